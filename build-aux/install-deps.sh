@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Installs the Debian 12 packages Lightbox needs to build, run and test. Idempotent: only
+# missing packages are installed, so a second run costs a dpkg query per package.
+#   install-deps.sh          build + run + full test suite (default)
+#   install-deps.sh --run    build + run only (README command one)
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+
+BUILD_PKGS=(
+  gcc libc6-dev meson ninja-build pkg-config git
+  libgtk-4-dev libsoup-3.0-dev libpng-dev libgdk-pixbuf-2.0-dev libglib2.0-dev libglib2.0-bin
+  libjson-glib-dev libxml2-dev libcairo2-dev
+  gettext desktop-file-utils appstream
+  # runtime pieces GTK needs: fonts, icons (SVG loader), Mesa llvmpipe for the GL renderer
+  fonts-dejavu-core adwaita-icon-theme librsvg2-common libgl1-mesa-dri libgtk-4-bin
+  # the sample store is made from real DICOM files with dcmtk
+  dcmtk python3-pydicom
+)
+TEST_PKGS=(
+  # headless session
+  xvfb xauth dbus at-spi2-core
+  # independent decoders and tools the tests compare against
+  netpbm imagemagick curl python3-dogtail valgrind file
+  # real servers for the store integration tests (all bound to 127.0.0.1)
+  nginx libnginx-mod-http-dav-ext apache2 orthanc orthanc-dicomweb orthanc-gdcm litmus wrk
+  # sanitizer/fuzzer toolchain
+  clang libclang-rt-14-dev
+)
+
+pkgs=("${BUILD_PKGS[@]}")
+[ "${1:-}" = "--run" ] || pkgs+=("${TEST_PKGS[@]}")
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  # Keep the package scripts from starting nginx/apache/orthanc on their default ports:
+  # the tests start their own instances on loopback.
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+    $SUDO chmod 755 /usr/sbin/policy-rc.d
+    trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
+  fi
+  echo "Installing: ${missing[*]}"
+  $SUDO apt-get -o DPkg::Lock::Timeout=900 update -qq
+  $SUDO apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${missing[@]}"
+fi

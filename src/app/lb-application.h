@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+#define LB_TYPE_APPLICATION (lb_application_get_type ())
+G_DECLARE_FINAL_TYPE (LbApplication, lb_application, LB, APPLICATION, GtkApplication)
+
+LbApplication *lb_application_new (void);
+
+G_END_DECLS

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-cli"
+
+#include "config.h"
+
+#include <locale.h>
+#include <stdio.h>
+
+#include "lb-cli.h"
+
+static const LbCliCommand commands[] = {
+  { "convert", "Decode any supported image and write PNG, keeping depth and alpha", lb_cli_convert },
+};
+
+int
+lb_cli_fail (const char *command, const GError *error)
+{
+  g_printerr ("lightbox-cli %s: %s\n", command, error ? error->message : "failed");
+  return 1;
+}
+
+static void
+usage (FILE *out)
+{
+  fprintf (out, "Usage: lightbox-cli COMMAND [OPTION…] ARGS…\n\nCommands:\n");
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf (out, "\nRun 'lightbox-cli COMMAND --help' for a command's options.\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  setlocale (LC_ALL, "");
+
+  if (argc < 2)
+    {
+      usage (stderr);
+      return 2;
+    }
+  if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "help"))
+    {
+      usage (stdout);
+      return 0;
+    }
+  if (g_str_equal (argv[1], "--version"))
+    {
+      printf ("lightbox-cli %s\n", PACKAGE_VERSION);
+      return 0;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (g_str_equal (argv[1], commands[i].name))
+      return commands[i].run (argc - 1, argv + 1);
+
+  g_printerr ("lightbox-cli: unknown command “%s”\n", argv[1]);
+  usage (stderr);
+  return 2;
+}
