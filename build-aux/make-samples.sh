@@ -19,6 +19,8 @@ $conv "$PYD/MR_small.dcm" "$OUT/MR/mr-head-64-16bit.png" --source "$PYD_SRC" --l
 $conv "$D3/0051.dcm" "$OUT/MR/mr-head-360-16bit.png" --source "dicom3tools example 0051.dcm" \
   --license "2019 Chris Rorden, BSD-2-Clause: see LICENSE.dicom3tools"
 $conv "$PYD/SC_rgb_rle.dcm" "$OUT/RGB/secondary-capture-rgb-100.png" --source "$PYD_SRC" --license "$PYD_LIC"
-sed -n '/^Files: \*/,/^Files: [^*]/p' /usr/share/doc/python3-pydicom/copyright > "$OUT/LICENSE.pydicom"
+# The copyright paragraph for the data, then the licence text itself (the last paragraph).
+{ sed -n '/^Files: \*/,/^$/p' /usr/share/doc/python3-pydicom/copyright
+  awk '/^License: Expat$/{n++} n==3' /usr/share/doc/python3-pydicom/copyright; } > "$OUT/LICENSE.pydicom"
 sed -n '/0051.dcm/,/^Files: [^d]/p' /usr/share/doc/dicom3tools/copyright > "$OUT/LICENSE.dicom3tools"
 ls -lR "$OUT"
