@@ -139,6 +139,10 @@ lb_filter_registry_class_init (LbFilterRegistryClass *klass)
 
   object_class->dispose = lb_filter_registry_dispose;
   object_class->finalize = lb_filter_registry_finalize;
+  /* Register the error quark from the host's copy of its name: g_quark_from_static_string()
+   * keeps the pointer, and a plugin that registered it first would leave it dangling when
+   * the module is unloaded. */
+  (void) lb_error_quark ();
 }
 
 static void
