@@ -52,6 +52,12 @@ test_default_dirs (void)
   g_assert_true (g_str_has_prefix (lb_filter_get_origin (f), g_getenv ("LB_BUILD_ROOT")));
   g_assert_true (g_str_has_suffix (lb_filter_get_origin (f), "lb-example-threshold.so"));
   g_assert_true (lb_filter_supports_format (f, LB_FORMAT_GRAY16));
+  {
+    g_autofree char *name = NULL, *origin = NULL;
+    g_object_get (f, "name", &name, "origin", &origin, NULL);
+    g_assert_cmpstr (name, ==, "Threshold");
+    g_assert_cmpstr (origin, ==, lb_filter_get_origin (f));
+  }
   level = lb_filter_find_param (f, "level", NULL);
   g_assert_nonnull (level);
   g_assert_cmpfloat (level->def, ==, 50);
