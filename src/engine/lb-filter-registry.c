@@ -212,13 +212,26 @@ dir_listed (GPtrArray  *dirs,
   return FALSE;
 }
 
+static void
+add_dir (GPtrArray  *dirs,
+         const char *path)
+{
+  char *canonical = g_canonicalize_filename (path, NULL);
+
+  /* A directory listed twice (say in the path and as the installed one) is scanned once. */
+  if (dir_listed (dirs, canonical))
+    g_free (canonical);
+  else
+    g_ptr_array_add (dirs, canonical);
+}
+
 void
 lb_filter_registry_add_plugin_dir (LbFilterRegistry *self,
                                    const char       *path)
 {
   g_return_if_fail (LB_IS_FILTER_REGISTRY (self));
-  if (!dir_listed (self->plugin_dirs, path))
-    g_ptr_array_add (self->plugin_dirs, g_canonicalize_filename (path, NULL));
+  g_return_if_fail (path != NULL);
+  add_dir (self->plugin_dirs, path);
 }
 
 void
@@ -226,8 +239,8 @@ lb_filter_registry_add_filter_dir (LbFilterRegistry *self,
                                    const char       *path)
 {
   g_return_if_fail (LB_IS_FILTER_REGISTRY (self));
-  if (!dir_listed (self->filter_dirs, path))
-    g_ptr_array_add (self->filter_dirs, g_canonicalize_filename (path, NULL));
+  g_return_if_fail (path != NULL);
+  add_dir (self->filter_dirs, path);
 }
 
 GPtrArray *
