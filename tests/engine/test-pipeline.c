@@ -114,6 +114,17 @@ test_determinism (void)
                 }
             after = pixels_copy (input);
             g_assert_true (g_bytes_equal (before, after));
+            /* The filter did something (every filter here changes a noisy image)… */
+            if (lb_image_equal_pixels (ref, input))
+              g_error ("%s (%s) on %s, selection %u: output equals input",
+                       lb_filter_get_id (f), params ? params : "defaults",
+                       lb_sample_format_to_string (formats[k]), s);
+            /* …and alpha passed through unchanged everywhere. */
+            if (formats[k] == LB_FORMAT_RGBA8)
+              for (guint y = 0; y < lb_image_get_height (input); y++)
+                for (guint x = 0; x < lb_image_get_width (input); x++)
+                  if (lb_image_get_row (input, y)[x * 4 + 3] != lb_image_get_row (ref, y)[x * 4 + 3])
+                    g_error ("%s changed alpha at %u,%u", lb_filter_get_id (f), x, y);
             n_checked++;
           }
       g_test_message ("%s: deterministic", lb_filter_get_id (f));
