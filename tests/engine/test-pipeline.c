@@ -318,8 +318,11 @@ main (int argc, char **argv)
   test_install_file (src, plugin_dir, "mark.so");
   /* The standard search path (the build's plugins and declarative filters) plus the test
    * plugin. */
-  g_setenv ("LIGHTBOX_PLUGIN_PATH",
-            g_strconcat (g_getenv ("LIGHTBOX_PLUGIN_PATH"), ":", plugin_dir, NULL), TRUE);
+  {
+    g_autofree char *path = g_strconcat (g_getenv ("LIGHTBOX_PLUGIN_PATH"), ":", plugin_dir,
+                                         NULL);
+    g_setenv ("LIGHTBOX_PLUGIN_PATH", path, TRUE);
+  }
   registry = lb_filter_registry_new_default ();
 
   g_test_add_func ("/pipeline/determinism", test_determinism);
