@@ -10,6 +10,8 @@
 
 static const LbCliCommand commands[] = {
   { "convert", "Decode any supported image and write PNG, keeping depth and alpha", lb_cli_convert },
+  { "filters", "List filters: ids, parameters, formats and origin", lb_cli_filters },
+  { "filter", "Run filter steps over an image and write PNG (xv set, plugins, declarative)", lb_cli_filter },
 };
 
 int
