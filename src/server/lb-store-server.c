@@ -674,7 +674,9 @@ early_handler (SoupServer        *soup,
   if (g_uri_get_fragment (uri) != NULL)
     return refuse_early (msg, SOUP_STATUS_BAD_REQUEST, "a request URI has no fragment");
 
-  ps = lb_store_path_decode (path, &req->rel, &req->slash);
+  /* libsoup hands the path over percent-decoded with dot segments resolved; it is checked
+   * again here (backslashes, stray dot segments, UTF-8) and never decoded twice. */
+  ps = lb_store_path_check_decoded (g_uri_get_path (uri), &req->rel, &req->slash);
   if (ps != LB_STORE_PATH_OK)
     return refuse_early (msg, ps, "path refused");
   req->abs = g_build_filename (self->root, req->rel, NULL);
@@ -758,6 +760,7 @@ send_listing (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   g_string_append (html, "</table>\n</body>\n</html>\n");
   (void) self_path;
   len = html->len;
+  soup_message_body_set_accumulate (soup_server_message_get_response_body (msg), FALSE);
   soup_server_message_set_response (msg, "text/html; charset=utf-8", SOUP_MEMORY_TAKE,
                                     g_string_free (g_steal_pointer (&html), FALSE), len);
   soup_server_message_set_status (msg, SOUP_STATUS_OK, NULL);
@@ -946,7 +949,11 @@ do_get (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
     status = SOUP_STATUS_OK;
 
   soup_message_headers_set_content_type (rh, content_type_for (req->rel, &ct_owned), NULL);
-  soup_message_body_append_bytes (soup_server_message_get_response_body (msg), bytes);
+  /* libsoup would apply Range to a complete 200 body on its own, ignoring If-Range; ranges
+   * are decided above, so its automatic handling is switched off. */
+  soup_message_body_set_accumulate (soup_server_message_get_response_body (msg), FALSE);
+  if (g_bytes_get_size (bytes) > 0)
+    soup_message_body_append_bytes (soup_server_message_get_response_body (msg), bytes);
   soup_server_message_set_status (msg, status, NULL);
 }
 
@@ -1402,6 +1409,7 @@ log_request (LbStoreServer *self, SoupServerMessage *msg, gboolean aborted)
   GUri *uri = soup_server_message_get_uri (msg);
   const char *method = soup_server_message_get_method (msg);
   guint64 out = 0;
+  g_autofree char *logged_path = NULL;
 
   if (req == NULL)
     return;
@@ -1409,12 +1417,15 @@ log_request (LbStoreServer *self, SoupServerMessage *msg, gboolean aborted)
   lb_request_drop_temp (req);
   if (self->log == NULL)
     return;
+  /* Re-encoded: the log shows each path in one canonical, unambiguous form. */
+  if (uri != NULL)
+    logged_path = g_uri_escape_string (g_uri_get_path (uri), "/", FALSE);
   if (!aborted && method != NULL && strcmp (method, "HEAD") != 0)
     out = (guint64) soup_server_message_get_response_body (msg)->length;
   lb_access_log_write (self->log, req->start,
                        soup_server_message_get_remote_host (msg),
                        req->user, method,
-                       uri != NULL ? g_uri_get_path (uri) : NULL,
+                       logged_path,
                        aborted && soup_server_message_get_status (msg) == 0 ? 0
                                                                            : soup_server_message_get_status (msg),
                        out, req->bytes_in,
