@@ -31,6 +31,8 @@
  * aborted upload leaves nothing behind.
  */
 
+#define LB_PUT_BLOCK (256 * 1024)
+
 #define ALLOW_METHODS "OPTIONS, GET, HEAD, PUT, DELETE, MKCOL, COPY, MOVE, PROPFIND"
 
 struct _LbStoreServer
@@ -69,6 +71,8 @@ typedef struct
   gboolean       existed;
   gboolean       too_large;
   int            write_errno;
+  GByteArray    *wbuf;     /* body bytes not yet written: libsoup hands over ~8 KiB chunks,
+                            * written in blocks of LB_PUT_BLOCK to save system calls */
   /* other methods with a body */
   GByteArray    *body;
 } LbRequest;
@@ -100,6 +104,8 @@ lb_request_free (LbRequest *req)
   g_free (req->abs);
   if (req->body != NULL)
     g_byte_array_unref (req->body);
+  if (req->wbuf != NULL)
+    g_byte_array_unref (req->wbuf);
   g_free (req);
 }
 
@@ -519,6 +525,33 @@ check_creatable (const char *rel, gboolean collection)
 /* ---------------------------------------------------------------------------------------- */
 /* body streaming                                                                           */
 
+/* Writes the buffered body bytes to the temporary; on failure remembers errno and removes
+ * the temporary at once, so a full disk does not stay full because of us. */
+static gboolean
+flush_upload (LbRequest *req)
+{
+  const guint8 *data = req->wbuf->data;
+  gsize len = req->wbuf->len;
+
+  while (len > 0 && req->fd >= 0)
+    {
+      ssize_t n = write (req->fd, data, len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          req->write_errno = errno;
+          lb_request_drop_temp (req);
+          break;
+        }
+      data += n;
+      len -= (gsize) n;
+    }
+  g_byte_array_set_size (req->wbuf, 0);
+  return req->write_errno == 0;
+}
+
 static void
 on_got_chunk (SoupServerMessage *msg, GBytes *chunk, gpointer user_data)
 {
@@ -546,22 +579,9 @@ on_got_chunk (SoupServerMessage *msg, GBytes *chunk, gpointer user_data)
       lb_request_drop_temp (req);
       return;
     }
-  while (len > 0)
-    {
-      ssize_t n = write (req->fd, data, len);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          req->write_errno = errno;
-          /* Free the space now: a full disk should not stay full because of us. */
-          lb_request_drop_temp (req);
-          return;
-        }
-      data += n;
-      len -= (gsize) n;
-    }
+  g_byte_array_append (req->wbuf, data, (guint) len);
+  if (req->wbuf->len >= LB_PUT_BLOCK)
+    flush_upload (req);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -620,6 +640,7 @@ early_put (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   if (req->fd < 0)
     return refuse_early (msg, status_for_errno (errno), g_strerror (errno));
   req->temp_path = g_steal_pointer (&tmpl);
+  req->wbuf = g_byte_array_sized_new (LB_PUT_BLOCK + 64 * 1024);
   g_hash_table_add (self->temps, g_strdup (req->temp_path));
   req->existed = exists;
 }
@@ -1094,6 +1115,10 @@ do_put (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
     }
   if (req->fd < 0 || req->temp_path == NULL)
     return set_error_status (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, "upload lost");
+  if (!flush_upload (req))
+    return set_error_status (msg, status_for_errno (req->write_errno) == SOUP_STATUS_INSUFFICIENT_STORAGE
+                                    ? SOUP_STATUS_INSUFFICIENT_STORAGE : SOUP_STATUS_INTERNAL_SERVER_ERROR,
+                             g_strerror (req->write_errno));
 
   if (fsync (req->fd) != 0)
     err = errno;
