@@ -138,8 +138,8 @@ start_partial_put (guint16 port, const char *path, gsize announced, GBytes *sent
   return conn;
 }
 
-/* Waits (bounded: 30 s) until the upload temporary holds @size bytes; returns its path. This
- * is a wait for an event, not a timing threshold. */
+/* Waits (bounded: 30 s) until the upload temporary holds at least @size bytes; returns its
+ * path. This is a wait for an event, not a timing threshold. */
 static char *
 wait_for_temp (const char *dir, goffset size)
 {
@@ -148,7 +148,7 @@ wait_for_temp (const char *dir, goffset size)
       g_autofree char *t = find_temp (dir);
       GStatBuf st;
 
-      if (t != NULL && g_stat (t, &st) == 0 && st.st_size == size)
+      if (t != NULL && g_stat (t, &st) == 0 && st.st_size >= size)
         return g_steal_pointer (&t);
       g_usleep (10000);
     }
@@ -173,8 +173,9 @@ test_kill_mid_upload (void)
   write_file (victim, old);
   p = start_store (base, NULL);
   conn = start_partial_put (p->port, "/victim.bin", 1000000, partial);
-  /* The body streams to a temporary next to the target, byte for byte, before it is complete. */
-  temp = wait_for_temp (base, 300000);
+  /* The body streams to a temporary next to the target before it is complete (the server
+   * writes in 256 KiB blocks). */
+  temp = wait_for_temp (base, 256 * 1024);
   temp_name = g_path_get_basename (temp);
 
   /* While the upload runs, readers see the old file, and never the temporary. */
@@ -233,7 +234,7 @@ test_sigterm_mid_upload (void)
   g_autofree char *base = store_make_tmpdir ("cli-term");
   g_autofree char *victim = g_build_filename (base, "victim.bin", NULL);
   g_autoptr(GBytes) old = store_test_bytes (20000, 33);
-  g_autoptr(GBytes) partial = store_test_bytes (100000, 34);
+  g_autoptr(GBytes) partial = store_test_bytes (300000, 34);
   g_autoptr(Proc) p = NULL;
   g_autoptr(GSocketConnection) conn = NULL;
   g_autofree char *temp = NULL;
@@ -244,7 +245,7 @@ test_sigterm_mid_upload (void)
   write_file (victim, old);
   p = start_store (base, NULL);
   conn = start_partial_put (p->port, "/victim.bin", 500000, partial);
-  temp = wait_for_temp (base, 100000);
+  temp = wait_for_temp (base, 256 * 1024);
 
   g_subprocess_send_signal (p->proc, SIGTERM);
   g_subprocess_wait (p->proc, NULL, &error);
