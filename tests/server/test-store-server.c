@@ -495,6 +495,51 @@ test_put_limit (void)
   g_assert_cmpuint (store_count_temps (s->root), ==, 0);
 }
 
+/* A client that goes away mid-upload: the target is untouched and the temporary removed. */
+static void
+test_put_aborted (void)
+{
+  g_autoptr(Store) s = store_new ();
+  g_autoptr(GBytes) old = store_test_bytes (5000, 21);
+  g_autoptr(GBytes) part = store_test_bytes (40000, 22);
+  g_autoptr(GSocketClient) client = g_socket_client_new ();
+  g_autoptr(GSocketConnection) conn = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *head = NULL;
+  g_autofree char *victim = root_path (s, "victim.bin");
+  guint i;
+
+  put_file (s, "victim.bin", old);
+  store_run (s);
+  head = g_strdup_printf ("PUT /victim.bin HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Length: 100000\r\n\r\n",
+                          (guint) s->port);
+  g_socket_client_set_enable_proxy (client, FALSE);
+  conn = g_socket_client_connect_to_host (client, "127.0.0.1", s->port, NULL, &error);
+  g_assert_no_error (error);
+  g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (conn)), head, strlen (head),
+                             NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (conn)),
+                             g_bytes_get_data (part, NULL), g_bytes_get_size (part), NULL, NULL, &error);
+  g_assert_no_error (error);
+  /* Bounded waits for events (the temporary appears, then goes), not timing thresholds. */
+  for (i = 0; i < 3000 && store_count_temps (s->root) == 0; i++)
+    g_usleep (10000);
+  g_assert_cmpuint (store_count_temps (s->root), ==, 1);
+  g_io_stream_close (G_IO_STREAM (conn), NULL, &error);
+  g_assert_no_error (error);
+  for (i = 0; i < 3000 && store_count_temps (s->root) > 0; i++)
+    g_usleep (10000);
+  g_assert_cmpuint (store_count_temps (s->root), ==, 0);
+  {
+    g_autoptr(GBytes) now = read_file_bytes (victim);
+    g_autoptr(Reply) r = request (s, "GET", "/victim.bin", NULL, NULL);
+    g_assert_true (g_bytes_equal (now, old));
+    g_assert_cmpuint (r->status, ==, 200);
+    g_assert_true (g_bytes_equal (r->body, old));
+  }
+}
+
 static void
 test_dav_methods (void)
 {
@@ -1246,6 +1291,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store/conditional", test_conditional);
   g_test_add_func ("/store/put", test_put);
   g_test_add_func ("/store/put-limit", test_put_limit);
+  g_test_add_func ("/store/put-aborted", test_put_aborted);
   g_test_add_func ("/store/dav-methods", test_dav_methods);
   g_test_add_func ("/store/propfind", test_propfind);
   g_test_add_func ("/store/listing", test_listing);
