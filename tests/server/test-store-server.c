@@ -689,6 +689,10 @@ test_propfind (void)
     "<a:prop><a:getcontentlength/><a:getetag/><z:custom/></a:prop></a:propfind>";
   const char *name_body =
     "<?xml version=\"1.0\"?><propfind xmlns=\"DAV:\"><propname/></propfind>";
+  g_autoptr(GBytes) prop_bytes = g_bytes_new_static (prop_body, strlen (prop_body));
+  g_autoptr(GBytes) name_bytes = g_bytes_new_static (name_body, strlen (name_body));
+  g_autoptr(GBytes) broken_xml = g_bytes_new_static ("<propfind", 9);
+  g_autoptr(GBytes) wrong_root = g_bytes_new_static ("<x xmlns=\"DAV:\"/>", 17);
 
   g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
   put_file (s, "a&b 50%.png", content);
@@ -737,7 +741,7 @@ test_propfind (void)
 
   /* prop: known properties in a 200 propstat, the unknown one in a 404 propstat with its
    * own namespace. */
-  named = request (s, "PROPFIND", "/a%26b%2050%25.png", g_bytes_new_static (prop_body, strlen (prop_body)),
+  named = request (s, "PROPFIND", "/a%26b%2050%25.png", prop_bytes,
                    "Depth", "0", "Content-Type", "application/xml", NULL);
   g_assert_cmpuint (named->status, ==, 207);
   doc = xmlReadMemory (g_bytes_get_data (named->body, NULL), (int) g_bytes_get_size (named->body),
@@ -753,7 +757,7 @@ test_propfind (void)
   xmlFreeDoc (doc);
 
   /* propname: names only, empty elements. */
-  names = request (s, "PROPFIND", "/a%26b%2050%25.png", g_bytes_new_static (name_body, strlen (name_body)),
+  names = request (s, "PROPFIND", "/a%26b%2050%25.png", name_bytes,
                    "Depth", "0", NULL);
   g_assert_cmpuint (names->status, ==, 207);
   doc = xmlReadMemory (g_bytes_get_data (names->body, NULL), (int) g_bytes_get_size (names->body),
@@ -772,8 +776,8 @@ test_propfind (void)
   g_assert_nonnull (g_strstr_len (g_bytes_get_data (inf->body, NULL), (gssize) g_bytes_get_size (inf->body),
                                   "propfind-finite-depth"));
   g_assert_cmpuint (status_of (s, "PROPFIND", "/", NULL, NULL), ==, 403);
-  g_assert_cmpuint (status_of (s, "PROPFIND", "/", g_bytes_new_static ("<propfind", 9), "Depth", "0", NULL), ==, 400);
-  g_assert_cmpuint (status_of (s, "PROPFIND", "/", g_bytes_new_static ("<x xmlns=\"DAV:\"/>", 17), "Depth", "0", NULL), ==, 400);
+  g_assert_cmpuint (status_of (s, "PROPFIND", "/", broken_xml, "Depth", "0", NULL), ==, 400);
+  g_assert_cmpuint (status_of (s, "PROPFIND", "/", wrong_root, "Depth", "0", NULL), ==, 400);
   g_assert_cmpuint (status_of (s, "PROPFIND", "/", NULL, "Depth", "2", NULL), ==, 400);
   g_assert_cmpuint (status_of (s, "PROPFIND", "/nothing", NULL, "Depth", "0", NULL), ==, 404);
   g_assert_cmpuint (status_of (s, "PROPFIND", "/.hidden", NULL, "Depth", "0", NULL), ==, 404);
@@ -1127,7 +1131,10 @@ test_filters (void)
   /* Only the filter repository is published among dotfiles. */
   g_assert_cmpuint (status_of (s, "GET", "/.lightbox/secret.conf", NULL, NULL), ==, 404);
   /* Without auth the repository is writable like the rest of the store. */
-  g_assert_cmpuint (status_of (s, "PUT", "/.lightbox/filters/new.lbfilter", g_bytes_new_static ("{}", 2), NULL), ==, 201);
+  {
+    g_autoptr(GBytes) empty_filter = g_bytes_new_static ("{}", 2);
+    g_assert_cmpuint (status_of (s, "PUT", "/.lightbox/filters/new.lbfilter", empty_filter, NULL), ==, 201);
+  }
 }
 
 static void
