@@ -503,6 +503,9 @@ lb_dicom_build_secondary_capture (LbImage              *image,
   lb_dicom_dataset_set_string (ds, LB_TAG_SERIES_DESCRIPTION, "LO", series_desc);
   lb_dicom_dataset_set_string (ds, LB_DICOM_TAG (0x0008, 0x0021), "DA", date);  /* SeriesDate */
   lb_dicom_dataset_set_string (ds, LB_DICOM_TAG (0x0008, 0x0031), "TM", time);  /* SeriesTime */
+  /* Laterality is type 2C (paired body parts); the source's value applies, else empty. */
+  if (!lb_dicom_dataset_copy_element (ds, source, LB_DICOM_TAG (0x0020, 0x0060)))
+    lb_dicom_dataset_set_string (ds, LB_DICOM_TAG (0x0020, 0x0060), "CS", NULL);
 
   /* General Equipment and SC Equipment */
   lb_dicom_dataset_set_string (ds, LB_DICOM_TAG (0x0008, 0x0070), "LO", "Lightbox");
