@@ -38,7 +38,7 @@ cleanup() {
     kill -0 "$PID" 2>/dev/null && kill -KILL "$PID" 2>/dev/null || true
     wait "$PID" 2>/dev/null || true
   fi
-  rm -rf "$RUN"
+  [ -n "${LB_KEEP_ORTHANC_DIR:-}" ] && echo "kept $RUN" || rm -rf "$RUN"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -84,7 +84,8 @@ done
 [ -n "$started" ] || { echo "Orthanc failed to start"; exit 1; }
 echo "Orthanc listening on 127.0.0.1:$PORT (pid $PID, dir $RUN)"
 
-SEED=("$PYD/CT_small.dcm" "$PYD/MR_small.dcm")
+# CT (16-bit signed, rescale), MR (16-bit signed, window), RT dose (32-bit: must be refused)
+SEED=("$PYD/CT_small.dcm" "$PYD/MR_small.dcm" "$PYD/rtdose.dcm")
 [ -e /usr/share/doc/dicom3tools/examples/0051.dcm ] && SEED+=(/usr/share/doc/dicom3tools/examples/0051.dcm)
 for f in "${SEED[@]}"; do
   curl -sf --noproxy '*' -H 'Expect:' --data-binary @"$f" "http://127.0.0.1:$PORT/instances" >/dev/null \
@@ -101,5 +102,5 @@ set +e
 "$@"
 rc=$?
 set -e
-[ $rc -eq 0 ] || { echo "--- Orthanc log (tail) ---"; tail -20 "$RUN/stdout" || true; }
+[ $rc -eq 0 ] || { echo "--- Orthanc log (tail) ---"; tail -20 "$RUN/stdout" "$RUN"/Orthanc.log 2>/dev/null || true; }
 exit $rc

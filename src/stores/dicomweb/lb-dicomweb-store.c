@@ -17,7 +17,12 @@
 #include "lb-png.h"
 
 #define MEDIA_DICOM_JSON "application/dicom+json"
-/* Ask for uncompressed frames: servers that can transcode (Orthanc with GDCM) do so. */
+/* Frames are first asked for as stored ("*"): uncompressed ones then need no transcoding (which
+ * costs the server time, and Orthanc's GDCM plugin has been seen to crash doing it for implicit
+ * VR files). Compressed ones are asked for again as Explicit VR Little Endian, which servers
+ * that can transcode (Orthanc with GDCM: JPEG 2000, JPEG-LS, …) deliver. */
+#define ACCEPT_FRAME_AS_STORED \
+  "multipart/related; type=\"application/octet-stream\"; transfer-syntax=*"
 #define ACCEPT_FRAME \
   "multipart/related; type=\"application/octet-stream\"; transfer-syntax=" LB_DICOM_TS_EXPLICIT_LE
 
@@ -74,7 +79,7 @@ lb_dicomweb_store_new (const char *uri, LbStoreOptions *options, GError **error)
   g_autoptr(GUri) parsed = NULL;
   g_autoptr(GError) local = NULL;
   const char *scheme, *http_scheme;
-  g_autofree char *base = NULL;
+  g_autofree char *base = NULL, *root = NULL, *root_path = NULL;
   gsize len;
 
   g_return_val_if_fail (uri != NULL, NULL);
@@ -115,14 +120,33 @@ lb_dicomweb_store_new (const char *uri, LbStoreOptions *options, GError **error)
   if (self->session == NULL)
     return NULL;
 
+  /* A URI below the DICOMweb root (…/studies/x/series/y/, as when a caller opens the parent
+   * of an instance) opens the whole server: the root is the path before the first "studies" or
+   * "patients" segment. (A DICOMweb root whose own path has such a segment cannot be used.) */
+  {
+    g_auto(GStrv) segs = g_strsplit (g_uri_get_path (parsed), "/", -1);
+    GString *path = g_string_new (NULL);
+
+    for (guint i = 0; segs[i]; i++)
+      {
+        if (strcmp (segs[i], "studies") == 0 || strcmp (segs[i], "patients") == 0)
+          break;
+        if (*segs[i] == '\0')
+          continue;
+        g_string_append_c (path, '/');
+        g_string_append (path, segs[i]);
+      }
+    root_path = g_string_free (path, FALSE);
+  }
   base = g_uri_join (G_URI_FLAGS_ENCODED, http_scheme, g_uri_get_userinfo (parsed),
-                     g_uri_get_host (parsed), g_uri_get_port (parsed), g_uri_get_path (parsed),
-                     NULL, NULL);
+                     g_uri_get_host (parsed), g_uri_get_port (parsed), root_path, NULL, NULL);
   len = strlen (base);
   while (len > 0 && base[len - 1] == '/')
     base[--len] = '\0';
   self->base_url = g_steal_pointer (&base);
-  self->root_uri = g_str_has_suffix (uri, "/") ? g_strdup (uri) : g_strconcat (uri, "/", NULL);
+  root = g_uri_join (G_URI_FLAGS_ENCODED, scheme, g_uri_get_userinfo (parsed),
+                     g_uri_get_host (parsed), g_uri_get_port (parsed), root_path, NULL, NULL);
+  self->root_uri = g_strconcat (root, "/", NULL);
   return LB_STORE (g_steal_pointer (&self));
 }
 
@@ -1048,6 +1072,7 @@ typedef struct {
   LbImage        *image;
   GFileProgressCallback progress;
   gpointer        progress_data;
+  gboolean        asked_uncompressed;  /* the second request, with an explicit syntax */
 } FetchData;
 
 static void
@@ -1072,6 +1097,15 @@ fetch_fail (GTask *task, GError *error)
   g_object_unref (task);
 }
 
+static void request_frame (GTask *task, const char *accept);
+
+static gboolean
+is_uncompressed (const char *ts)
+{
+  return ts == NULL || strcmp (ts, LB_DICOM_TS_EXPLICIT_LE) == 0
+         || strcmp (ts, LB_DICOM_TS_IMPLICIT_LE) == 0 || strcmp (ts, LB_DICOM_TS_EXPLICIT_BE) == 0;
+}
+
 static void
 on_frame (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -1093,13 +1127,15 @@ on_frame (GObject *source, GAsyncResult *result, gpointer user_data)
   if (status < 200 || status >= 300)
     {
       /* 401/403/404 keep their meaning; anything else on a frame request we could not have
-       * got wrong means the server cannot give us the pixels uncompressed (Orthanc without a
-       * transcoder for the stored syntax answers 4xx/5xx here). */
+       * got wrong means the server cannot give us the pixels in the syntax asked for (Orthanc
+       * without a transcoder for the stored syntax answers 4xx/5xx here). */
       if (status == 401 || status == 403 || status == 404 || status == 410 || status >= 502)
         {
           lb_http_check_status (r->msg, &error);
           fetch_fail (task, error);
         }
+      else if (!d->asked_uncompressed)
+        request_frame (task, ACCEPT_FRAME);
       else
         {
           g_autofree char *url = g_uri_to_string_partial (soup_message_get_uri (r->msg),
@@ -1122,12 +1158,19 @@ on_frame (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
     }
   part = parts->pdata[0];
-  if (strcmp (part->content_type, "application/octet-stream") != 0)
+  if (strcmp (part->content_type, "application/octet-stream") != 0
+      || !is_uncompressed (part->transfer_syntax))
     {
+      if (!d->asked_uncompressed)
+        {
+          request_frame (task, ACCEPT_FRAME);
+          return;
+        }
       fetch_fail (task, g_error_new (LB_ERROR, LB_ERROR_UNSUPPORTED,
-                                     "%s: the server sent the frame as %s (compressed); Lightbox "
-                                     "decodes only uncompressed frames", d->uri,
-                                     part->content_type));
+                                     "%s: the server sent the frame as %s, transfer syntax %s "
+                                     "(compressed); Lightbox decodes only uncompressed frames",
+                                     d->uri, part->content_type,
+                                     part->transfer_syntax ? part->transfer_syntax : "unknown"));
       return;
     }
   d->image = lb_dicom_decode_frame (d->metadata, part->transfer_syntax, part->body, d->uri,
@@ -1142,16 +1185,28 @@ on_frame (GObject *source, GAsyncResult *result, gpointer user_data)
 }
 
 static void
+request_frame (GTask *task, const char *accept)
+{
+  LbDicomwebStore *self = g_task_get_source_object (task);
+  FetchData *d = g_task_get_task_data (task);
+  g_autofree char *url = instance_url (self, &d->loc);
+  g_autofree char *frame_url = g_strconcat (url, "/frames/1", NULL);
+  /* a frame can be as large as the pixel limit allows, plus the multipart framing */
+  guint64 cap = d->limits.max_bytes + (1 << 20);
+
+  d->asked_uncompressed = strcmp (accept, ACCEPT_FRAME) == 0;
+  request_async (self, "GET", frame_url, accept, NULL, NULL, cap, g_task_get_cancellable (task),
+                 d->progress, d->progress_data, on_frame, task);
+}
+
+static void
 on_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
-  LbDicomwebStore *self = g_task_get_source_object (task);
   FetchData *d = g_task_get_task_data (task);
   GError *error = NULL;
   g_autoptr(Response) r = request_finish (result, &error);
   g_autoptr(GPtrArray) arr = NULL;
-  g_autofree char *url = NULL, *frame_url = NULL;
-  guint64 cap;
 
   if (r == NULL || !lb_http_check_status (r->msg, &error))
     {
@@ -1174,12 +1229,7 @@ on_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
     }
   d->metadata = lb_dicom_dataset_ref (arr->pdata[0]);
-  url = instance_url (self, &d->loc);
-  frame_url = g_strconcat (url, "/frames/1", NULL);
-  /* a frame can be as large as the pixel limit allows, plus the multipart framing */
-  cap = d->limits.max_bytes + (1 << 20);
-  request_async (self, "GET", frame_url, ACCEPT_FRAME, NULL, NULL, cap,
-                 g_task_get_cancellable (task), d->progress, d->progress_data, on_frame, task);
+  request_frame (task, ACCEPT_FRAME_AS_STORED);
 }
 
 static void
