@@ -707,6 +707,71 @@ test_write_refusals (void)
   g_assert_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED);
 }
 
+/* A ready Part 10 file (here one our writer made) goes up as it is; a second copy is refused. */
+static void
+test_write_raw_dicom (void)
+{
+  g_autoptr(LbStore) store = open_store ();
+  g_autofree char *group = group_for_file ("CT_small.dcm");
+  g_autofree char *src_uri = instance_uri_for (group);
+  g_autofree char *st = exp_str (group, "StudyInstanceUID");
+  g_autofree char *target = g_strdup_printf ("%s/studies/%s/upload.dcm", store_url, st);
+  g_autofree char *other = group_for_file ("MR_small.dcm");
+  g_autofree char *other_st = exp_str (other, "StudyInstanceUID");
+  g_autofree char *wrong = g_strdup_printf ("%s/studies/%s/upload.dcm", store_url, other_st);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbDicomDataset) md = NULL, sc = NULL, sc2 = NULL;
+  g_autoptr(LbImage) src = fetch_image (store, src_uri, &md, &error);
+  g_autoptr(GBytes) file = NULL, file2 = NULL;
+  g_autoptr(LbStoreEntry) entry = NULL, stat = NULL;
+  g_autoptr(LbImage) back = NULL;
+  GAsyncResult *res = NULL;
+  LbStoreEntry *again;
+
+  g_assert_no_error (error);
+  sc = lb_dicom_build_secondary_capture (src, md, "raw upload", 99, &error);
+  g_assert_no_error (error);
+  file = lb_dicom_write_part10 (sc, &error);
+  g_assert_no_error (error);
+
+  lb_store_write_bytes_async (store, target, file, "application/dicom", LB_STORE_WRITE_CREATE,
+                              NULL, NULL, NULL, NULL, on_done, &res);
+  entry = lb_store_write_finish (store, wait_result (&res), &error);
+  g_clear_object (&res);
+  g_assert_no_error (error);
+  g_assert_cmpstr (lb_store_entry_get_attribute (entry, "SOPInstanceUID"), ==,
+                   lb_dicom_dataset_get_string (sc, LB_TAG_SOP_INSTANCE_UID, 0));
+  g_assert_cmpstr (lb_store_entry_get_attribute (entry, "SeriesInstanceUID"), ==,
+                   lb_dicom_dataset_get_string (sc, LB_TAG_SERIES_INSTANCE_UID, 0));
+  stat = lb_store_stat_sync (store, lb_store_entry_get_uri (entry), NULL, &error);
+  g_assert_no_error (error);
+  back = fetch_image (store, lb_store_entry_get_uri (entry), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (lb_image_equal_pixels (back, src));
+
+  /* the same instance again: CREATE never replaces */
+  lb_store_write_bytes_async (store, target, file, "application/dicom", LB_STORE_WRITE_CREATE,
+                              NULL, NULL, NULL, NULL, on_done, &res);
+  again = lb_store_write_finish (store, wait_result (&res), &error);
+  g_clear_object (&res);
+  g_assert_null (again);
+  g_assert_error (error, LB_ERROR, LB_ERROR_CONFLICT);
+  g_clear_error (&error);
+
+  /* a file of one study posted to another study is refused by the server */
+  sc2 = lb_dicom_build_secondary_capture (src, md, "raw upload", 98, &error);
+  g_assert_no_error (error);
+  file2 = lb_dicom_write_part10 (sc2, &error);
+  g_assert_no_error (error);
+  lb_store_write_bytes_async (store, wrong, file2, "application/dicom", LB_STORE_WRITE_CREATE,
+                              NULL, NULL, NULL, NULL, on_done, &res);
+  again = lb_store_write_finish (store, wait_result (&res), &error);
+  g_clear_object (&res);
+  g_test_message ("wrong study: %s", error ? error->message : "(accepted)");
+  g_assert_null (again);
+  g_assert_nonnull (error);
+}
+
 static void
 test_missing_instance (void)
 {
@@ -753,5 +818,6 @@ main (int argc, char **argv)
   g_test_add_func ("/dicomweb/stow-derived", test_stow_derived);
   g_test_add_func ("/dicomweb/write-back", test_write_back);
   g_test_add_func ("/dicomweb/write-refusals", test_write_refusals);
+  g_test_add_func ("/dicomweb/write-raw-dicom", test_write_raw_dicom);
   return g_test_run ();
 }

@@ -1490,7 +1490,20 @@ on_stowed (GObject *source, GAsyncResult *result, gpointer user_data)
 
           if (g_strcmp0 (lb_dicom_dataset_get_string (item, LB_DICOM_TAG (0x0008, 0x1155), 0),
                          d->sop_uid) == 0)
-            stored = TRUE;
+            {
+              /* RetrieveURL …/studies/{st}/series/{se}/instances/{in} names the series of a
+               * ready DICOM file that was sent as it was */
+              const char *url = lb_dicom_dataset_get_string (item, LB_DICOM_TAG (0x0008, 0x1190), 0);
+              const char *p = url ? strstr (url, "/series/") : NULL;
+
+              stored = TRUE;
+              if ((d->series_uid == NULL || *d->series_uid == '\0') && p != NULL)
+                {
+                  g_free (d->series_uid);
+                  p += strlen ("/series/");
+                  d->series_uid = g_uri_unescape_segment (p, strchr (p, '/'), NULL);
+                }
+            }
         }
     }
   if (!lb_http_check_status (r->msg, &error))
@@ -1507,6 +1520,13 @@ on_stowed (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
     }
 
+  if (d->series_uid == NULL || *d->series_uid == '\0')
+    {
+      stow_fail (task, g_error_new (LB_ERROR, LB_ERROR_FAILED,
+                                    "STOW-RS %s: stored instance %s, but the response does not "
+                                    "say in which series", d->stow_url, d->sop_uid));
+      return;
+    }
   uri = instance_uri (self, d->study_uid, d->series_uid, d->sop_uid);
   entry = lb_store_entry_new (uri, d->sop_uid, LB_STORE_ENTRY_DICOM_INSTANCE);
   lb_store_entry_set_display_name (entry, "#1");
@@ -1694,9 +1714,37 @@ is_part10 (GBytes *bytes)
   return len >= 132 && memcmp (p + 128, "DICM", 4) == 0;
 }
 
+/* A ready DICOM file names its own SOP Instance UID: refuse (CREATE semantics) when the server
+ * already has it, since STOW-RS servers may replace or silently keep the old one. A narrow race
+ * remains between this check and the POST. */
+static void
+on_raw_precheck (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  StowData *d = g_task_get_task_data (task);
+  GError *error = NULL;
+  g_autoptr(GPtrArray) found = qido_finish (result, &error);
+
+  if (found == NULL)
+    {
+      stow_fail (task, error);
+      return;
+    }
+  for (guint i = 0; i < found->len; i++)
+    if (g_strcmp0 (lb_dicom_dataset_get_string (found->pdata[i], LB_TAG_SOP_INSTANCE_UID, 0),
+                   d->sop_uid) == 0)
+      {
+        stow_fail (task, g_error_new (LB_ERROR, LB_ERROR_CONFLICT,
+                                      "instance %s is already stored on the server; DICOM "
+                                      "instances are never replaced", d->sop_uid));
+        return;
+      }
+  stow_send (task);
+}
+
 /* Reads (0002,0003) MediaStorageSOPInstanceUID from the file meta (always explicit VR little
- * endian, PS3.10 §7.1) and, if the data set is explicit VR LE too, nothing more: the series of
- * a raw upload is only known to the server, so @series stays NULL. */
+ * endian, PS3.10 §7.1). The data set itself is not parsed: @series stays NULL, and the series
+ * is learnt from the server's STOW-RS response. */
 static gboolean
 part10_uids (GBytes *bytes, char **sop, char **series)
 {
@@ -1819,10 +1867,16 @@ on_write_read (GObject *source, GAsyncResult *result, gpointer user_data)
       d->dicom = g_bytes_ref (bytes);
       d->study_uid = g_strdup (wd->target.study);
       d->sop_uid = g_steal_pointer (&sop);
-      d->series_uid = series ? g_steal_pointer (&series)
-                             : g_strdup (wd->target.series ? wd->target.series : "");
+      /* the series comes from the STOW response's RetrieveURL */
+      d->series_uid = g_steal_pointer (&series);
       g_task_set_task_data (task, d, (GDestroyNotify) stow_data_free);
-      stow_send (task);
+      {
+        g_autofree char *e = esc (d->sop_uid);
+        g_autofree char *query = g_strdup_printf ("/instances?SOPInstanceUID=%s", e);
+
+        qido_async (self, query, g_task_get_cancellable (task), NULL, NULL, on_raw_precheck,
+                    task);
+      }
       return;
     }
 
@@ -1936,10 +1990,12 @@ dw_get_backend_name (LbStore *store)
   return "dicomweb";
 }
 
+/* Writes never replace anything: a derived image always gets fresh UIDs (a new instance in a
+ * new series), and a ready DICOM file whose instance exists is refused. */
 static LbStoreCapabilities
 dw_get_capabilities (LbStore *store)
 {
-  return LB_STORE_CAN_WRITE;
+  return LB_STORE_CAN_WRITE | LB_STORE_CONDITIONAL_WRITES;
 }
 
 static void
