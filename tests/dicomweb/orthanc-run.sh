@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# orthanc-run.sh EXPECTED_PY PROGRAM [ARGS…]
+# orthanc-run.sh [--no-gdcm] EXPECTED_PY PROGRAM [ARGS…]
 #
 # Starts a private Orthanc (DICOMweb + GDCM plugins) on 127.0.0.1 at a free port chosen now, with
 # its database in a fresh temporary directory, no DICOM port and no remote access; seeds it with
@@ -9,10 +9,14 @@
 #   LB_DICOMWEB_URL       http://127.0.0.1:PORT/dicom-web
 #   LB_DICOMWEB_EXPECTED  the key file
 #   LB_DICOMWEB_RUNDIR    the scratch directory
+#   LB_ORTHANC_GDCM       1 when the GDCM plugin (JPEG 2000 etc. transcoding) is loaded, else 0
+# --no-gdcm leaves the GDCM plugin out, so compressed instances cannot be transcoded.
 # and stops Orthanc afterwards, whatever happened. Exit status: PROGRAM's; 77 (skip) when
 # Orthanc or its DICOMweb plugin is not installed.
 set -euo pipefail
 
+GDCM=1
+if [ "${1:-}" = "--no-gdcm" ]; then GDCM=0; shift; fi
 EXPECTED_PY=$1; shift
 ORTHANC=/usr/sbin/Orthanc
 PLUGINS=/usr/share/orthanc/plugins
@@ -49,7 +53,8 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 
 plugins="\"$PLUGINS/libOrthancDicomWeb.so\""
-[ -e "$PLUGINS/libOrthancGdcm.so" ] && plugins="$plugins, \"$PLUGINS/libOrthancGdcm.so\""
+[ -e "$PLUGINS/libOrthancGdcm.so" ] || GDCM=0
+[ "$GDCM" = 1 ] && plugins="$plugins, \"$PLUGINS/libOrthancGdcm.so\""
 
 free_port() {
   "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
@@ -84,8 +89,11 @@ done
 [ -n "$started" ] || { echo "Orthanc failed to start"; exit 1; }
 echo "Orthanc listening on 127.0.0.1:$PORT (pid $PID, dir $RUN)"
 
-# CT (16-bit signed, rescale), MR (16-bit signed, window), RT dose (32-bit: must be refused)
+# CT (16-bit signed, rescale), MR (16-bit signed, window), RT dose (32-bit: must be refused),
+# a JPEG 2000 CT (14-bit signed; decodable only through the server's transcoder). The J2K
+# file stays in the installed package (its data set's licence forbids copying it).
 SEED=("$PYD/CT_small.dcm" "$PYD/MR_small.dcm" "$PYD/rtdose.dcm")
+[ -e "$PYD/693_J2KI.dcm" ] && SEED+=("$PYD/693_J2KI.dcm")
 [ -e /usr/share/doc/dicom3tools/examples/0051.dcm ] && SEED+=(/usr/share/doc/dicom3tools/examples/0051.dcm)
 for f in "${SEED[@]}"; do
   curl -sf --noproxy '*' -H 'Expect:' --data-binary @"$f" "http://127.0.0.1:$PORT/instances" >/dev/null \
@@ -98,6 +106,7 @@ printf '%s\n' "${SEED[@]}" > "$RUN/seeded.txt"
 export LB_DICOMWEB_URL="http://127.0.0.1:$PORT/dicom-web"
 export LB_DICOMWEB_EXPECTED="$RUN/expected.ini"
 export LB_DICOMWEB_RUNDIR="$RUN"
+export LB_ORTHANC_GDCM=$GDCM
 set +e
 "$@"
 rc=$?
