@@ -8,6 +8,7 @@
 #include "lb-dicom-dataset.h"
 #include "lb-dicom-frame.h"
 #include "lb-dicom-multipart.h"
+#include "lb-dicomweb-store.h"
 #include "lb-error.h"
 
 static char *
@@ -525,6 +526,82 @@ test_multipart_malformed (void)
     }
 }
 
+/* --- labels -------------------------------------------------------------------------------- */
+
+static LbDicomDataset *
+ds_with (guint32 tag1, const char *vr1, const char *v1, guint32 tag2, const char *vr2,
+         const char *v2, guint32 tag3, const char *vr3, const char *v3)
+{
+  LbDicomDataset *ds = lb_dicom_dataset_new ();
+
+  if (v1)
+    lb_dicom_dataset_set_string (ds, tag1, vr1, v1);
+  if (v2)
+    lb_dicom_dataset_set_string (ds, tag2, vr2, v2);
+  if (v3)
+    lb_dicom_dataset_set_string (ds, tag3, vr3, v3);
+  return ds;
+}
+
+static void
+check_label (char *label, const char *want)
+{
+  g_assert_cmpstr (label, ==, want);
+  g_free (label);
+}
+
+static void
+test_labels (void)
+{
+  const guint32 uid = LB_TAG_STUDY_INSTANCE_UID, date = LB_TAG_STUDY_DATE,
+                desc = LB_TAG_STUDY_DESCRIPTION;
+  const guint32 suid = LB_TAG_SERIES_INSTANCE_UID, mod = LB_TAG_MODALITY,
+                num = LB_TAG_SERIES_NUMBER, sdesc = LB_TAG_SERIES_DESCRIPTION;
+  LbDicomDataset *ds;
+
+  check_label (lb_dicomweb_label_patient ("Doe^John^A^Dr^Jr", "123"), "Doe, John A Dr Jr (123)");
+  check_label (lb_dicomweb_label_patient ("Doe", "123"), "Doe (123)");
+  check_label (lb_dicomweb_label_patient ("^John", "x"), "John (x)");
+  check_label (lb_dicomweb_label_patient (NULL, ""), "(no name) (no ID)");
+  check_label (lb_dicomweb_label_patient ("", NULL), "(no name) (no ID)");
+
+  ds = ds_with (uid, "UI", "1.2.3", date, "DA", "20040119", desc, "LO", "Head CT");
+  check_label (lb_dicomweb_label_study (ds), "2004-01-19 Head CT");
+  lb_dicom_dataset_unref (ds);
+  ds = ds_with (uid, "UI", "1.2.3", date, "DA", "20040119", desc, "LO", NULL);
+  check_label (lb_dicomweb_label_study (ds), "2004-01-19 (no description)");
+  lb_dicom_dataset_unref (ds);
+  ds = ds_with (uid, "UI", "1.2.3", date, "DA", NULL, desc, "LO", "Head");
+  check_label (lb_dicomweb_label_study (ds), "(no date) Head");
+  lb_dicom_dataset_unref (ds);
+  ds = ds_with (uid, "UI", "1.2.3", date, "DA", "", desc, "LO", "  ");
+  check_label (lb_dicomweb_label_study (ds), "1.2.3");
+  lb_dicom_dataset_unref (ds);
+
+  ds = ds_with (suid, "UI", "1.2.4", mod, "CS", "CT", num, "IS", "2");
+  lb_dicom_dataset_set_string (ds, sdesc, "LO", "Axial 5mm");
+  check_label (lb_dicomweb_label_series (ds), "CT #2 Axial 5mm");
+  lb_dicom_dataset_unref (ds);
+  ds = ds_with (suid, "UI", "1.2.4", mod, "CS", "MR", num, "IS", NULL);
+  check_label (lb_dicomweb_label_series (ds), "MR (no description)");
+  lb_dicom_dataset_unref (ds);
+  ds = ds_with (suid, "UI", "1.2.4", mod, "CS", NULL, num, "IS", "3");
+  check_label (lb_dicomweb_label_series (ds), "(no modality) #3 (no description)");
+  lb_dicom_dataset_unref (ds);
+  ds = ds_with (suid, "UI", "1.2.4", mod, "CS", NULL, num, "IS", NULL);
+  check_label (lb_dicomweb_label_series (ds), "1.2.4");
+  lb_dicom_dataset_unref (ds);
+
+  ds = ds_with (LB_TAG_SOP_INSTANCE_UID, "UI", "1.2.5", LB_TAG_INSTANCE_NUMBER, "IS", "17", 0,
+                NULL, NULL);
+  check_label (lb_dicomweb_label_instance (ds), "#17");
+  lb_dicom_dataset_unref (ds);
+  ds = ds_with (LB_TAG_SOP_INSTANCE_UID, "UI", "1.2.5", LB_TAG_INSTANCE_NUMBER, "IS", NULL, 0,
+                NULL, NULL);
+  check_label (lb_dicomweb_label_instance (ds), "1.2.5");
+  lb_dicom_dataset_unref (ds);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -541,5 +618,6 @@ main (int argc, char **argv)
   g_test_add_func ("/dicom/multipart/round-trip", test_multipart_round_trip);
   g_test_add_func ("/dicom/multipart/wado-frames", test_multipart_wado_frames);
   g_test_add_func ("/dicom/multipart/malformed", test_multipart_malformed);
+  g_test_add_func ("/dicom/labels", test_labels);
   return g_test_run ();
 }

@@ -794,6 +794,57 @@ test_write_raw_dicom (void)
   g_assert_nonnull (error);
 }
 
+/* A patient without ID or name (as in anonymised or broken exports): the store still shows
+ * and walks it, with fallback labels. The instance is made by our writer from a source that
+ * has nothing but a study UID, and uploaded as a ready DICOM file. */
+static void
+test_empty_patient (void)
+{
+  g_autoptr(LbStore) store = open_store ();
+  g_autofree char *group = group_for_file ("MR_small.dcm");
+  g_autofree char *src_uri = instance_uri_for (group);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbImage) src = fetch_image (store, src_uri, NULL, &error);
+  g_autoptr(LbDicomDataset) bare = lb_dicom_dataset_new ();
+  g_autoptr(LbDicomDataset) sc = NULL;
+  g_autoptr(GBytes) file = NULL;
+  g_autoptr(LbStoreEntry) entry = NULL;
+  g_autoptr(GPtrArray) patients = NULL, studies = NULL, series = NULL;
+  g_autofree char *study = lb_dicom_generate_uid ();
+  g_autofree char *target = g_strdup_printf ("%s/studies/%s/anon.dcm", store_url, study);
+  GAsyncResult *res = NULL;
+  LbStoreEntry *p, *s;
+
+  g_assert_no_error (error);
+  lb_dicom_dataset_set_string (bare, LB_TAG_STUDY_INSTANCE_UID, "UI", study);
+  sc = lb_dicom_build_secondary_capture (src, bare, "anonymous", 1, &error);
+  g_assert_no_error (error);
+  file = lb_dicom_write_part10 (sc, &error);
+  g_assert_no_error (error);
+  lb_store_write_bytes_async (store, target, file, "application/dicom", LB_STORE_WRITE_CREATE,
+                              NULL, NULL, NULL, NULL, on_done, &res);
+  entry = lb_store_write_finish (store, wait_result (&res), &error);
+  g_clear_object (&res);
+  g_assert_no_error (error);
+
+  patients = lb_store_list_sync (store, NULL, NULL, &error);
+  g_assert_no_error (error);
+  p = find_entry (patients, "");
+  g_assert_nonnull (p);
+  g_assert_cmpstr (lb_store_entry_get_display_name (p), ==, "(no name) (no ID)");
+  studies = lb_store_list_sync (store, lb_store_entry_get_uri (p), NULL, &error);
+  g_assert_no_error (error);
+  s = find_entry (studies, study);
+  g_assert_nonnull (s);
+  /* no date, no description: the UID is the label */
+  g_assert_cmpstr (lb_store_entry_get_display_name (s), ==, study);
+  series = lb_store_list_sync (store, lb_store_entry_get_uri (s), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (series->len, ==, 1);
+  g_assert_cmpstr (lb_store_entry_get_display_name (series->pdata[0]), ==,
+                   "OT #1 Lightbox: anonymous");
+}
+
 static void
 test_missing_instance (void)
 {
@@ -842,5 +893,6 @@ main (int argc, char **argv)
   g_test_add_func ("/dicomweb/write-back", test_write_back);
   g_test_add_func ("/dicomweb/write-refusals", test_write_refusals);
   g_test_add_func ("/dicomweb/write-raw-dicom", test_write_raw_dicom);
+  g_test_add_func ("/dicomweb/empty-patient", test_empty_patient);
   return g_test_run ();
 }

@@ -75,6 +75,19 @@ vr_is_binary (const char *vr)
   return vr[0] == 'O' || strcmp (vr, "UN") == 0;
 }
 
+/* Text values lose their padding (PS3.5 §6.2: trailing spaces are insignificant, leading ones
+ * too except in the free-text VRs LT, ST, UT). */
+static char *
+normalize_value (const char *vr, char *value)
+{
+  if (value == NULL)
+    return NULL;
+  g_strchomp (value);
+  if (strcmp (vr, "LT") != 0 && strcmp (vr, "ST") != 0 && strcmp (vr, "UT") != 0)
+    g_strchug (value);
+  return value;
+}
+
 static void
 element_free (gpointer data)
 {
@@ -404,6 +417,7 @@ element_from_json (LbDicomDataset *ds, const char *key, JsonNode *node, GError *
                 s = scalar_from_json (v, vr, key, error);
               if (s == NULL)
                 goto fail;
+              normalize_value (vr, s);
               if (strcmp (vr, "AT") == 0)
                 {
                   guint32 dummy;
@@ -741,7 +755,7 @@ lb_dicom_dataset_set_string (LbDicomDataset *ds, guint32 tag, const char *vr, co
       g_auto(GStrv) parts = g_strsplit (value, "\\", -1);
 
       for (guint i = 0; parts[i]; i++)
-        g_ptr_array_add (el->values, g_strdup (parts[i]));
+        g_ptr_array_add (el->values, normalize_value (vr, g_strdup (parts[i])));
     }
   put_element (ds, el);
 }

@@ -70,7 +70,8 @@ const char     *lb_dicom_dataset_get_vr    (const LbDicomDataset *ds,
 /* Number of values (0 for an element that is present but empty). */
 guint           lb_dicom_dataset_get_n_values (const LbDicomDataset *ds,
                                                guint32               tag);
-/* Value @index as text, or NULL when absent, empty or null. Leading/trailing spaces removed. */
+/* Value @index as text, or NULL when absent, empty (after removing padding) or null. Text is
+ * stored without padding: trailing spaces, and leading ones except for LT, ST, UT. */
 const char     *lb_dicom_dataset_get_string (const LbDicomDataset *ds,
                                              guint32               tag,
                                              guint                 index);
