@@ -11,6 +11,14 @@
 #include "lb-dicom-writer.h"
 #include "lb-error.h"
 
+static gboolean
+have_program (const char *name)
+{
+  g_autofree char *path = g_find_program_in_path (name);
+
+  return path != NULL;
+}
+
 static char *
 data_path (const char *name)
 {
@@ -248,7 +256,7 @@ test_secondary_capture (void)
     }
 
   /* dicom3tools checks the IOD: no errors allowed (warnings are advisory). */
-  if (g_find_program_in_path ("dciodvfy"))
+  if (have_program ("dciodvfy"))
     {
       const char *argv[] = { "dciodvfy", path, NULL };
       g_autofree char *out = NULL, *verr = NULL;

@@ -26,6 +26,14 @@ static gboolean gdcm;     /* the server can transcode compressed frames */
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
+static gboolean
+have_program (const char *name)
+{
+  g_autofree char *path = g_find_program_in_path (name);
+
+  return path != NULL;
+}
+
 static void
 on_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -597,7 +605,7 @@ test_stow_derived (void)
 
     g_assert_cmpstr (v, ==, pid);
   }
-  if (g_find_program_in_path ("dciodvfy"))
+  if (have_program ("dciodvfy"))
     {
       const char *argv[] = { "dciodvfy", path, NULL };
       g_autofree char *out = NULL, *verr = NULL;
