@@ -278,9 +278,9 @@ test_hot_reload (void)
   g_assert_true (all_samples_are (out, 10));
   g_clear_object (&out);
 
-  /* 2. A slow pass (50 ms per row, 64 rows on 2 threads ≈ 1.6 s) starts on the old code… */
+  /* 2. A slow pass (100 ms per row, 64 rows on 2 threads ≈ 3.2 s) starts on the old code… */
   slow = lb_pipeline_new (reg);
-  g_assert_true (lb_pipeline_append_step (slow, MARK_ID ":delay-us=50000", &error));
+  g_assert_true (lb_pipeline_append_step (slow, MARK_ID ":delay-us=100000", &error));
   g_assert_no_error (error);
   lb_pipeline_set_n_threads (slow, 2);
   lb_pipeline_set_band_height (slow, 1);
