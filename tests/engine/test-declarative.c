@@ -182,6 +182,25 @@ test_shipped_files (void)
   }
 }
 
+static void
+test_localised_name (void)
+{
+  const char *text = "[Filter]\nId=a.l\nName=Sharpen\nName[de]=Schärfen\nName[fr]=Netteté\n"
+                     "Category=Test\nType=kernel\n[Kernel]\nWidth=1\nHeight=1\nRow1=1\n";
+  g_autoptr(LbFilter) de = NULL, plain = NULL;
+  const char *old = g_getenv ("LANGUAGE");
+  g_autofree char *saved = g_strdup (old);
+
+  g_setenv ("LANGUAGE", "de", TRUE);
+  de = parse (text, NULL);
+  g_unsetenv ("LANGUAGE");
+  plain = parse (text, NULL);
+  if (saved != NULL)
+    g_setenv ("LANGUAGE", saved, TRUE);
+  g_assert_cmpstr (lb_filter_get_name (de), ==, "Schärfen");
+  g_assert_cmpstr (lb_filter_get_name (plain), ==, "Sharpen");
+}
+
 /* Random corruptions of valid files: every result is a filter or an LB_ERROR_PARSE naming
  * the origin, never a crash (run under valgrind/ASan by the test setups). */
 static void
@@ -252,6 +271,7 @@ main (int argc, char **argv)
   g_test_add_func ("/declarative/convolution-values", test_convolution_values);
   g_test_add_func ("/declarative/convolution-formats", test_convolution_formats);
   g_test_add_func ("/declarative/shipped-files", test_shipped_files);
+  g_test_add_func ("/declarative/localised-name", test_localised_name);
   g_test_add_func ("/declarative/mutations", test_mutations);
   ret = g_test_run ();
   g_object_unref (registry);
