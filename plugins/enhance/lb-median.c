@@ -104,14 +104,10 @@ lb_median_process_reference (const LbMedian    *st,
 typedef guint16 LbU16x16 __attribute__ ((vector_size (32)));
 typedef guint32 LbU32x16 __attribute__ ((vector_size (64)));
 
-static inline LbU16x16
-lb_load_u16x16 (const guint16 *p)
-{
-  LbU16x16 v;
-
-  memcpy (&v, p, sizeof v);
-  return v;
-}
+/* unaligned load of 16 column-histogram counts (a macro: a function returning a 32-byte
+ * vector would have an ABI that depends on AVX being enabled) */
+typedef guint16 LbU16x16u __attribute__ ((vector_size (32), aligned (2), may_alias));
+#define lb_load_u16x16(p) ((LbU16x16) *(const LbU16x16u *) (const void *) (p))
 
 #define KTV LbU16x16
 #define WIDEN(v) (v)
