@@ -326,8 +326,13 @@ run_bands (PassRun *run,
         }
       band.y0 = run->wr.y + b * run->band_height;
       band.y1 = MIN (band.y0 + run->band_height, run->wr.y + run->wr.height);
-      if (!run->info->process (run->state, &band, &error) && error != NULL)
+      if (!run->info->process (run->state, &band, &error)
+          && (error != NULL || !g_atomic_int_get (&run->stop)))
         {
+          /* FALSE without an error and without cancellation is still a failure. */
+          if (error == NULL)
+            g_set_error (&error, LB_ERROR, LB_ERROR_FAILED,
+                         "process failed on rows %d..%d without a reason", band.y0, band.y1 - 1);
           g_mutex_lock (&run->lock);
           if (run->error == NULL)
             run->error = g_steal_pointer (&error);
