@@ -471,6 +471,12 @@ typedef struct {
 typedef const LbPluginInfo *(*LbFilterPluginQueryFunc) (guint32 host_abi_major,
                                                         guint32 host_abi_minor);
 
+/* The prototype every plugin implements, declared here so the compiler checks the
+ * definition's signature (and -Wmissing-prototypes stays quiet). The host never calls it by
+ * name: it looks the symbol up with g_module_symbol(). */
+G_MODULE_EXPORT const LbPluginInfo *lb_filter_plugin_query (guint32 host_abi_major,
+                                                            guint32 host_abi_minor);
+
 /*
  * Host checks (every one failing skips the whole plugin file with a message, never fatal):
  *   - the file and its directory are not writable by group or others (a world-writable

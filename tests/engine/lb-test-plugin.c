@@ -197,8 +197,6 @@ G_MODULE_EXPORT const LbPluginInfo *
 lb_filter_plugin_query_misspelt (guint32 major,
                                  guint32 minor)
 #else
-G_MODULE_EXPORT const LbPluginInfo *lb_filter_plugin_query (guint32 major,
-                                                            guint32 minor);
 G_MODULE_EXPORT const LbPluginInfo *
 lb_filter_plugin_query (guint32 major,
                         guint32 minor)
