@@ -249,9 +249,12 @@ typedef struct {
  * LbFilterBand:
  * @struct_size: sizeof (LbFilterBand) as the host compiled it
  * @image: the same LbFilterImage prepare() saw
- * @dst: pixel (0,0) of the WHOLE destination image. Before any band runs, the host has
- *   copied the source into it (xv semantics: pixels a filter does not write keep their
- *   source value). process() writes only inside its band.
+ * @dst: pixel (0,0) of the WHOLE destination image. When process() is called, the band's
+ *   rows already hold a copy of the source (xv semantics: pixels a filter does not write
+ *   keep their source value). The host copies each band's rows just before the band runs,
+ *   on the band's thread (parallel, and cache-warm for the kernel), so process() must not
+ *   read destination rows outside its band: they may not be copied yet. It writes only
+ *   inside its band. (Sequential filters and finish() see a completely copied destination.)
  * @dst_stride: bytes from one destination row to the next
  * @x0: first column to write
  * @x1: one past the last column to write

@@ -273,6 +273,8 @@ typedef struct {
   guint8 *dst;
   gsize dst_stride;
   LbFilterRect wr;       /* write rectangle */
+  gsize row_size;        /* bytes of pixels in one row */
+  gboolean copy_in_bands; /* each band copies its own source rows into dst first */
   int band_height;
   int n_bands;
   gsize scratch_size;
@@ -326,6 +328,15 @@ run_bands (PassRun *run,
         }
       band.y0 = run->wr.y + b * run->band_height;
       band.y1 = MIN (band.y0 + run->band_height, run->wr.y + run->wr.height);
+      /* The destination starts as a copy of the source. Copying a band's rows right before
+       * the band runs spreads the copy over the threads and leaves the rows in cache for
+       * the kernel. Safe because process() writes, and reads of dst stay within, its rows.
+       * Bands are full-width here; a host that cuts tiles (LB_FILTER_FLAG_TILES) must copy
+       * per tile instead. */
+      if (run->copy_in_bands)
+        for (int y = band.y0; y < band.y1; y++)
+          memcpy (run->dst + (gsize) y * run->dst_stride,
+                  run->image->src + (gsize) y * run->image->src_stride, run->row_size);
       if (!run->info->process (run->state, &band, &error)
           && (error != NULL || !g_atomic_int_get (&run->stop)))
         {
@@ -468,10 +479,6 @@ run_pass (LbPipeline   *self,
   dst = lb_image_alloc_pixels (width, height, format, NULL, &dst_stride, error);
   if (dst == NULL)
     return NULL;
-  /* The destination starts as a copy of the source: untouched pixels keep their value. */
-  for (int y = 0; y < height; y++)
-    memcpy (dst + y * dst_stride, image.src + y * image.src_stride, row_size);
-
   wr = image.region;
   state = info->prepare (info, lb_filter_params_get_data (pass->params), &image, &wr, error);
   if (state == NULL)
@@ -483,11 +490,20 @@ run_pass (LbPipeline   *self,
     }
   clip_rect (&wr, width, height);
 
+  /* The destination starts as a copy of the source: untouched pixels keep their value.
+   * Rows outside the write rectangle are copied here; the bands copy their own rows,
+   * except for sequential filters (spread reads and writes anywhere in dst). */
+  run.copy_in_bands = wr.height > 0 && !(info->flags & LB_FILTER_FLAG_SEQUENTIAL);
+  for (int y = 0; y < height; y++)
+    if (!run.copy_in_bands || y < wr.y || y >= wr.y + wr.height)
+      memcpy (dst + (gsize) y * dst_stride, image.src + (gsize) y * image.src_stride, row_size);
+
   run.info = info;
   run.state = state;
   run.image = &image;
   run.dst = dst;
   run.dst_stride = dst_stride;
+  run.row_size = row_size;
   run.wr = wr;
   run.cancellable = cancellable;
   g_mutex_init (&run.lock);
