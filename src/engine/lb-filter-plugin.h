@@ -363,17 +363,58 @@ typedef gboolean (*LbFilterProcessFunc) (gconstpointer       state,
                                          GError            **error);
 
 /**
+ * LbFilterParallelFunc:
+ * @data: what the plugin passed to parallel_for()
+ * @item: 0..n_items-1
+ * @thread_index: 0..n_threads-1 (for per-thread slots; results must not depend on it)
+ *
+ * One item of a parallel loop run by the host for finish() (see LbFilterHost).
+ */
+typedef void (*LbFilterParallelFunc) (gpointer data,
+                                      int      item,
+                                      int      thread_index);
+
+typedef struct _LbFilterHost LbFilterHost;
+
+/**
+ * LbFilterHost:
+ * @struct_size: sizeof (LbFilterHost) as the host compiled it
+ * @n_threads: how many threads parallel_for() uses at most (the pass's thread count)
+ * @parallel_for: runs @func for every item 0..@n_items-1, spread over the host's threads,
+ *   and returns when all are done; %FALSE if the pass was cancelled meanwhile (some items
+ *   may then not have run). Items run concurrently in any order: each must touch only its
+ *   own part of the data, and a reduction over items must be combined by the plugin after
+ *   the call (for example the maximum of a per-item array), so the result does not depend on
+ *   the thread count.
+ * @host_data: private to the host
+ *
+ * The host's threads, lent to finish(): the host owns threading, so a global post-pass asks
+ * for a parallel loop instead of starting threads of its own.
+ */
+struct _LbFilterHost {
+  gsize struct_size;
+  int n_threads;
+  gboolean (*parallel_for) (const LbFilterHost  *host,
+                            int                  n_items,
+                            LbFilterParallelFunc func,
+                            gpointer             data);
+  gpointer host_data;
+};
+
+/**
  * LbFilterFinishFunc:
  * @dst: the whole destination, every band written
+ * @host: the host's parallel loop for a post-pass over many rows
  *
- * Optional global post-pass after all bands, on the calling thread (xv's edge detector
- * normalises the finished edge map by its maximum luminance here). @image->src is still
- * valid and unchanged.
+ * Optional global post-pass after all bands, called once on the calling thread (xv's edge
+ * detector finds the brightest edge, then normalises the edge map by it, here: both steps
+ * as parallel loops over row bands through @host). @image->src is still valid and unchanged.
  */
 typedef gboolean (*LbFilterFinishFunc) (gconstpointer        state,
                                         const LbFilterImage *image,
                                         guint8              *dst,
                                         gsize                dst_stride,
+                                        const LbFilterHost  *host,
                                         const gint          *cancelled,
                                         GError             **error);
 

@@ -367,6 +367,72 @@ worker_main (gpointer data)
   return NULL;
 }
 
+/* The parallel loop lent to finish() through LbFilterHost. */
+typedef struct {
+  LbFilterParallelFunc func;
+  gpointer data;
+  int n_items;
+  gint next;          /* atomic */
+  const gint *stop;
+} ParLoop;
+
+typedef struct {
+  ParLoop *loop;
+  int index;
+} ParWorker;
+
+static void
+par_run (ParLoop *loop,
+         int      thread_index)
+{
+  for (;;)
+    {
+      int i = g_atomic_int_add (&loop->next, 1);
+
+      if (i >= loop->n_items || g_atomic_int_get (loop->stop))
+        break;
+      loop->func (loop->data, i, thread_index);
+    }
+}
+
+static gpointer
+par_main (gpointer data)
+{
+  ParWorker *w = data;
+
+  par_run (w->loop, w->index);
+  return NULL;
+}
+
+static gboolean
+host_parallel_for (const LbFilterHost  *host,
+                   int                  n_items,
+                   LbFilterParallelFunc func,
+                   gpointer             data)
+{
+  PassRun *run = host->host_data;
+  ParLoop loop = { func, data, n_items, 0, &run->stop };
+  int n_threads = MAX (1, MIN (host->n_threads, n_items));
+  g_autofree ParWorker *workers = g_new0 (ParWorker, n_threads);
+  g_autoptr(GPtrArray) threads = g_ptr_array_new ();
+
+  for (int t = 1; t < n_threads; t++)
+    {
+      GThread *thread;
+
+      workers[t].loop = &loop;
+      workers[t].index = t;
+      thread = g_thread_try_new ("lb-pipeline", par_main, &workers[t], NULL);
+      if (thread == NULL)
+        break;
+      g_ptr_array_add (threads, thread);
+    }
+  par_run (&loop, 0);
+  for (guint t = 0; t < threads->len; t++)
+    g_thread_join (g_ptr_array_index (threads, t));
+  return !g_atomic_int_get (&run->stop);
+}
+
 static void
 cancelled_cb (GCancellable *cancellable,
               gpointer      data)
@@ -437,6 +503,7 @@ run_pass (LbPipeline   *self,
   PassRun run = { 0 };
   gpointer state;
   guint n_threads = 1;
+  guint max_threads = self->n_threads ? self->n_threads : g_get_num_processors ();
   gulong handler = 0;
   gint64 t0;
   LbImage *output;
@@ -512,7 +579,6 @@ run_pass (LbPipeline   *self,
 
   if (wr.height > 0)
     {
-      guint max_threads = self->n_threads ? self->n_threads : g_get_num_processors ();
       g_autoptr(GPtrArray) threads = g_ptr_array_new ();
       g_autofree Worker *workers = NULL;
 
@@ -546,10 +612,14 @@ run_pass (LbPipeline   *self,
         g_thread_join (g_ptr_array_index (threads, t));
     }
 
-  if (run.error == NULL && !g_atomic_int_get (&run.stop) && info->finish != NULL
-      && !info->finish (state, &image, dst, dst_stride, &run.stop, &run.error)
-      && run.error == NULL && !g_atomic_int_get (&run.stop))
-    g_set_error (&run.error, LB_ERROR, LB_ERROR_FAILED, "finish failed without a reason");
+  if (run.error == NULL && !g_atomic_int_get (&run.stop) && info->finish != NULL)
+    {
+      LbFilterHost host = { sizeof (LbFilterHost), (int) max_threads, host_parallel_for, &run };
+
+      if (!info->finish (state, &image, dst, dst_stride, &host, &run.stop, &run.error)
+          && run.error == NULL && !g_atomic_int_get (&run.stop))
+        g_set_error (&run.error, LB_ERROR, LB_ERROR_FAILED, "finish failed without a reason");
+    }
   info->release (state);
   if (handler != 0)
     g_cancellable_disconnect (cancellable, handler);
