@@ -234,12 +234,22 @@ despeckle_fast_rows_8 (const LbXvDespeckle *self,
 
               if (j > 0)
                 {
+                  /* restrict: the project builds with -fno-strict-aliasing, so without it
+                   * the u16 column and the u32 window could alias and stay scalar. */
+                  guint32 *restrict wc = p->wc;
+
                   if (j + r < rw)
-                    for (int b = 0; b < 16; b++)
-                      p->wc[b] += colc[(j + r) * 16 + b];
+                    {
+                      const guint16 *restrict in = colc + (gsize) (j + r) * 16;
+                      for (int b = 0; b < 16; b++)
+                        wc[b] += in[b];
+                    }
                   if (j - r - 1 >= 0)
-                    for (int b = 0; b < 16; b++)
-                      p->wc[b] -= colc[(j - r - 1) * 16 + b];
+                    {
+                      const guint16 *restrict gone = colc + (gsize) (j - r - 1) * 16;
+                      for (int b = 0; b < 16; b++)
+                        wc[b] -= gone[b];
+                    }
                 }
               p->lo = MAX (0, j - r);
               p->hi = MIN (rw - 1, j + r);
