@@ -38,11 +38,24 @@ lb_spread_prepare (const LbKernelBuf    *src,
       return NULL;
     }
   st->rectangle = params->rectangle;
-  st->px = params->width;
-  st->py = params->rectangle ? params->height : 0;
+  /* Distances beyond the region are clipped away anyway; limiting them keeps x ± d inside
+   * int. Rectangle: ±sw, ±sh cover the region. Diamond: with d ≥ sw + sh the x draw spans
+   * the region and the remaining y radius d − |x1 − x| ≥ sh spans it too, as with any larger
+   * d. The random draws are unchanged. */
+  if (params->rectangle)
+    {
+      st->px = MIN (params->width, st->r.width);
+      st->py = MIN (params->height, st->r.height);
+    }
+  else
+    {
+      st->px = (int) MIN ((gint64) params->width, (gint64) st->r.width + st->r.height);
+      st->py = 0;
+    }
   st->seed = params->seed;
   /* xv: "0" or "0x0" does nothing (and draws no random numbers) */
-  st->active = (st->px != 0 || st->py != 0) && st->r.width > 0 && st->r.height > 0;
+  st->active = (params->width != 0 || (params->rectangle && params->height != 0))
+                && st->r.width > 0 && st->r.height > 0;
   if (st->active)
     {
       /* a window clipped to the region spans at most its size */
