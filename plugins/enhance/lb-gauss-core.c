@@ -189,7 +189,7 @@ horizontal_point (const LbGaussCore *core,
   return acc;
 }
 
-void
+LB_KERNEL_TARGET_CLONES void
 lb_gauss_core_row (const LbGaussCore *core,
                    const LbKernelBuf *src,
                    int                y,
