@@ -25,9 +25,9 @@ WRAP (rotate, LbRotate)
 WRAP (pixelize, LbPixelize)
 WRAP (spread, LbSpread)
 
-/* formats the filters must support, plus gray+alpha */
+/* formats the filters must support (GRAY8, GRAY16, RGB8, RGBA8), plus GRAYA8, RGB16, RGBA16 */
 static const struct { int channels, depth; } formats[] = {
-  { 1, 8 }, { 1, 16 }, { 3, 8 }, { 4, 8 }, { 2, 8 },
+  { 1, 8 }, { 1, 16 }, { 3, 8 }, { 4, 8 }, { 2, 8 }, { 3, 16 }, { 4, 16 },
 };
 
 /* ------------------------------------------------------------------------------------------ */
