@@ -235,6 +235,31 @@ test_open (void)
   g_assert_true (LB_IS_DICOMWEB_STORE (typed));
   g_assert_cmpstr (lb_dicomweb_store_get_base_url (LB_DICOMWEB_STORE (typed)), ==, http_url);
 
+  /* opened at a study (as `lightbox-cli ls URL` does): NULL lists that study's series, and
+   * the entries are the same as when walking from the root */
+  {
+    g_autofree char *group = group_for_file ("CT_small.dcm");
+    g_autofree char *st = exp_str (group, "StudyInstanceUID");
+    g_autofree char *se = exp_str (group, "SeriesInstanceUID");
+    g_autofree char *study = g_strdup_printf ("%s/studies/%s", store_url, st);
+    g_autofree char *study_slash = g_strconcat (study, "/", NULL);
+    g_autoptr(LbStore) sub = lb_store_new_for_uri (study, NULL, &error);
+    g_autoptr(GPtrArray) list = NULL;
+    g_autoptr(GPtrArray) list2 = NULL;
+
+    g_assert_no_error (error);
+    g_assert_cmpstr (lb_store_get_uri (sub), ==, study_slash);
+    list = lb_store_list_sync (sub, NULL, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_nonnull (find_entry (list, se));
+    list2 = lb_store_list_sync (store, study_slash, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (list->len, ==, list2->len);
+    for (guint i = 0; i < list->len; i++)
+      g_assert_cmpstr (lb_store_entry_get_uri (list->pdata[i]), ==,
+                       lb_store_entry_get_uri (list2->pdata[i]));
+  }
+
   bad = lb_dicomweb_store_new ("ftp://127.0.0.1/x", NULL, &error);
   g_assert_null (bad);
   g_assert_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED);

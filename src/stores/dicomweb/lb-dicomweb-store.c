@@ -38,7 +38,9 @@ struct _LbDicomwebStore {
   GObject parent_instance;
 
   /* Owned */
-  char           *root_uri;  /* the store URI as given, ending in '/' */
+  char           *root_uri;  /* the store URI as opened, ending in '/' (what NULL lists) */
+  char           *tree_uri;  /* the DICOMweb root in the store's scheme, ending in '/': every
+                              * entry URI is tree_uri + the DICOMweb path of the resource */
   char           *base_url;  /* http(s) DICOMweb root without the trailing '/' */
   LbStoreOptions *options;
   SoupSession    *session;
@@ -55,6 +57,7 @@ lb_dicomweb_store_finalize (GObject *object)
   LbDicomwebStore *self = LB_DICOMWEB_STORE (object);
 
   g_free (self->root_uri);
+  g_free (self->tree_uri);
   g_free (self->base_url);
   g_clear_pointer (&self->options, lb_store_options_unref);
   g_clear_object (&self->session);
@@ -79,7 +82,7 @@ lb_dicomweb_store_new (const char *uri, LbStoreOptions *options, GError **error)
   g_autoptr(GUri) parsed = NULL;
   g_autoptr(GError) local = NULL;
   const char *scheme, *http_scheme;
-  g_autofree char *base = NULL, *root = NULL, *root_path = NULL;
+  g_autofree char *base = NULL, *root = NULL, *root_path = NULL, *below = NULL;
   gsize len;
 
   g_return_val_if_fail (uri != NULL, NULL);
@@ -126,8 +129,9 @@ lb_dicomweb_store_new (const char *uri, LbStoreOptions *options, GError **error)
   {
     g_auto(GStrv) segs = g_strsplit (g_uri_get_path (parsed), "/", -1);
     GString *path = g_string_new (NULL);
+    guint i;
 
-    for (guint i = 0; segs[i]; i++)
+    for (i = 0; segs[i]; i++)
       {
         if (strcmp (segs[i], "studies") == 0 || strcmp (segs[i], "patients") == 0)
           break;
@@ -137,6 +141,11 @@ lb_dicomweb_store_new (const char *uri, LbStoreOptions *options, GError **error)
         g_string_append (path, segs[i]);
       }
     root_path = g_string_free (path, FALSE);
+    /* the part below the DICOMweb root: "studies/x/series/y" (no trailing slash) */
+    below = segs[i] ? g_strjoinv ("/", segs + i) : g_strdup ("");
+    g_strchomp (below);
+    while (*below && below[strlen (below) - 1] == '/')
+      below[strlen (below) - 1] = '\0';
   }
   base = g_uri_join (G_URI_FLAGS_ENCODED, http_scheme, g_uri_get_userinfo (parsed),
                      g_uri_get_host (parsed), g_uri_get_port (parsed), root_path, NULL, NULL);
@@ -146,7 +155,9 @@ lb_dicomweb_store_new (const char *uri, LbStoreOptions *options, GError **error)
   self->base_url = g_steal_pointer (&base);
   root = g_uri_join (G_URI_FLAGS_ENCODED, scheme, g_uri_get_userinfo (parsed),
                      g_uri_get_host (parsed), g_uri_get_port (parsed), root_path, NULL, NULL);
-  self->root_uri = g_strconcat (root, "/", NULL);
+  self->tree_uri = g_strconcat (root, "/", NULL);
+  self->root_uri = *below ? g_strconcat (self->tree_uri, below, "/", NULL)
+                          : g_strdup (self->tree_uri);
   return LB_STORE (g_steal_pointer (&self));
 }
 
@@ -271,21 +282,23 @@ parse_location (LbDicomwebStore *self, const char *uri, gboolean allow_extra, Lo
   guint n;
 
   memset (loc, 0, sizeof *loc);
-  loc->uri = g_strdup (uri ? uri : self->root_uri);
-  if (uri == NULL || strcmp (uri, self->root_uri) == 0
-      || (strlen (uri) + 1 == strlen (self->root_uri)
-          && strncmp (uri, self->root_uri, strlen (uri)) == 0))
+  if (uri == NULL)
+    uri = self->root_uri;
+  loc->uri = g_strdup (uri);
+  if (uri == NULL || strcmp (uri, self->tree_uri) == 0
+      || (strlen (uri) + 1 == strlen (self->tree_uri)
+          && strncmp (uri, self->tree_uri, strlen (uri)) == 0))
     {
       loc->level = LEVEL_ROOT;
       return TRUE;
     }
-  if (!g_str_has_prefix (uri, self->root_uri))
+  if (!g_str_has_prefix (uri, self->tree_uri))
     {
       g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT, "%s is not inside the store %s",
-                   uri, self->root_uri);
+                   uri, self->tree_uri);
       return FALSE;
     }
-  rel = uri + strlen (self->root_uri);
+  rel = uri + strlen (self->tree_uri);
   if (strpbrk (rel, "?#") != NULL)
     goto bad;
   segs = g_strsplit (rel, "/", -1);
@@ -369,7 +382,7 @@ study_uri (LbDicomwebStore *self, const char *study)
 {
   g_autofree char *e = esc (study);
 
-  return g_strconcat (self->root_uri, "studies/", e, "/", NULL);
+  return g_strconcat (self->tree_uri, "studies/", e, "/", NULL);
 }
 
 static char *
@@ -638,7 +651,7 @@ static LbStoreEntry *
 patient_entry (LbDicomwebStore *self, const char *id, const LbDicomDataset *first, guint n_studies)
 {
   g_autofree char *e = esc (id);
-  g_autofree char *uri = g_strconcat (self->root_uri, "patients/", e, "/", NULL);
+  g_autofree char *uri = g_strconcat (self->tree_uri, "patients/", e, "/", NULL);
   g_autofree char *label = lb_dicomweb_label_patient (
     lb_dicom_dataset_get_string (first, LB_TAG_PATIENT_NAME, 0), id);
   g_autofree char *count = g_strdup_printf ("%u", n_studies);
@@ -1024,7 +1037,7 @@ dw_stat_async (LbStore *store, const char *uri, GCancellable *cancellable,
     {
     case LEVEL_ROOT:
       {
-        LbStoreEntry *e = lb_store_entry_new (self->root_uri, self->base_url,
+        LbStoreEntry *e = lb_store_entry_new (self->tree_uri, self->base_url,
                                               LB_STORE_ENTRY_DIRECTORY);
 
         g_task_return_pointer (task, e, g_object_unref);

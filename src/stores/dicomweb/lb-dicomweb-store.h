@@ -15,7 +15,11 @@ G_BEGIN_DECLS
  * "dicomweb+https://…", or from an http(s) URL with #LbStoreOptions.type "dicomweb". The
  * base is the DICOMweb root (Orthanc: http://host:8042/dicom-web).
  *
- * The tree (URIs relative to the store's root, which ends in '/'):
+ * A URI below the DICOMweb root (…/dicom-web/studies/x/) opens the same server, with that
+ * level as the store's own root (what a NULL URI lists): the DICOMweb root is the path before
+ * the first "studies" or "patients" segment.
+ *
+ * The tree (URIs relative to the DICOMweb root, which ends in '/'):
  *   (root)                                   patients, grouped by PatientID from /studies
  *   patients/{PatientID}/                    that patient's studies (an empty ID is an empty
  *                                            segment)
