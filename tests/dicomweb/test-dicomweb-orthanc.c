@@ -387,7 +387,7 @@ test_fetch_images (void)
 
       g_test_message ("%s: %s", groups[i], uri);
       if (!exp_bool (groups[i], "lightbox_supported")
-          || (exp_bool (groups[i], "compressed") && !gdcm))
+          || (exp_bool (groups[i], "needs_gdcm") && !gdcm))
         {
           /* the 32-bit RT dose; JPEG 2000 without a transcoder: a clear refusal, not garbage */
           g_test_message ("refused: %s", error ? error->message : "(no error)");
@@ -413,7 +413,9 @@ test_fetch_images (void)
         g_autofree char *pid = exp_str (groups[i], "PatientID");
         g_autofree char *mod = exp_str (groups[i], "Modality");
 
-        g_assert_cmpstr (lb_image_meta_get_text (lb_image_get_meta (img), "Patient ID"), ==, pid);
+        /* empty attributes are left out of the text metadata */
+        g_assert_cmpstr (lb_image_meta_get_text (lb_image_get_meta (img), "Patient ID"), ==,
+                         *pid ? pid : NULL);
         g_assert_cmpstr (lb_image_meta_get_text (lb_image_get_meta (img), "Modality"), ==, mod);
       }
     }

@@ -647,6 +647,14 @@ set_attr (LbStoreEntry *e, const char *key, const LbDicomDataset *ds, guint32 ta
     lb_store_entry_set_attribute (e, key, v);
 }
 
+static const char *
+patient_id_of (const LbDicomDataset *ds)
+{
+  const char *id = lb_dicom_dataset_get_string (ds, LB_TAG_PATIENT_ID, 0);
+
+  return id ? id : "";
+}
+
 static LbStoreEntry *
 patient_entry (LbDicomwebStore *self, const char *id, const LbDicomDataset *first, guint n_studies)
 {
@@ -678,7 +686,8 @@ study_entry (LbDicomwebStore *self, const LbDicomDataset *ds)
   entry = lb_store_entry_new (uri, uid, LB_STORE_ENTRY_DICOM_STUDY);
   lb_store_entry_set_display_name (entry, label);
   lb_store_entry_set_attribute (entry, "StudyInstanceUID", uid);
-  set_attr (entry, "PatientID", ds, LB_TAG_PATIENT_ID);
+  /* always present: "" is the (real) group of studies without a patient ID */
+  lb_store_entry_set_attribute (entry, "PatientID", patient_id_of (ds));
   set_attr (entry, "PatientName", ds, LB_TAG_PATIENT_NAME);
   set_attr (entry, "StudyDate", ds, LB_TAG_STUDY_DATE);
   set_attr (entry, "StudyDescription", ds, LB_TAG_STUDY_DESCRIPTION);
@@ -786,14 +795,6 @@ compare_instances (gconstpointer a, gconstpointer b)
   return compare_numbers_then (lb_store_entry_get_attribute (x, "InstanceNumber"),
                                lb_store_entry_get_attribute (y, "InstanceNumber"),
                                lb_store_entry_get_name (x), lb_store_entry_get_name (y));
-}
-
-static const char *
-patient_id_of (const LbDicomDataset *ds)
-{
-  const char *id = lb_dicom_dataset_get_string (ds, LB_TAG_PATIENT_ID, 0);
-
-  return id ? id : "";
 }
 
 /* Groups studies by PatientID (QIDO-RS has no patient level). */
