@@ -675,7 +675,7 @@ static void
 test_write_back (void)
 {
   g_autoptr(LbStore) store = open_store ();
-  g_autofree char *group = group_for_file ("MR_small.dcm");
+  g_autofree char *group = group_for_file ("CT_small.dcm");
   g_autofree char *src_uri = instance_uri_for (group);
   g_autofree char *st = exp_str (group, "StudyInstanceUID");
   g_autofree char *study_uri = g_strdup_printf ("%s/studies/%s/", store_url, st);
@@ -715,6 +715,15 @@ test_write_back (void)
   g_assert_no_error (error);
   g_assert_true (lb_image_equal_pixels (back, derived));
   g_assert_true (lb_image_meta_get_signed (lb_image_get_meta (back)));
+  /* the PNG in between carried the spacing in whole pixels per metre; the stored instance has
+   * the source's exact value again */
+  {
+    double x, y;
+
+    g_assert_true (lb_image_meta_get_pixel_spacing (lb_image_get_meta (back), &x, &y));
+    g_assert_cmpfloat (x, ==, exp_double (group, "spacing_x"));
+    g_assert_cmpfloat (y, ==, exp_double (group, "spacing_y"));
+  }
 }
 
 static void

@@ -5,6 +5,7 @@
 
 #include "lb-dicomweb-store.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1571,6 +1572,33 @@ stow_send (GTask *task)
                  on_stowed, task);
 }
 
+/* An image that travelled as PNG has its spacing from pHYs, in whole pixels per metre: 0.661468
+ * mm comes back as 0.661376. When the image's spacing is the source's within that rounding
+ * (half a pixel per metre: s² / 2000 mm), the source's exact value is the true one. A filter
+ * that resampled the image changes the spacing by far more and is left alone. */
+static void
+restore_exact_spacing (StowData *d)
+{
+  const LbImageMeta *meta = lb_image_get_meta (d->image);
+  double x, y, sx, sy;
+
+  if (!lb_image_meta_get_pixel_spacing (meta, &x, &y)
+      || !lb_dicom_dataset_get_double (d->metadata, LB_TAG_PIXEL_SPACING, 0, &sy)
+      || !lb_dicom_dataset_get_double (d->metadata, LB_TAG_PIXEL_SPACING, 1, &sx))
+    return;
+  if ((x != sx || y != sy) && fabs (x - sx) <= sx * sx / 2000 + 1e-12
+      && fabs (y - sy) <= sy * sy / 2000 + 1e-12)
+    {
+      g_autoptr(LbImageMeta) fixed = lb_image_meta_copy (meta);
+      LbImage *img;
+
+      lb_image_meta_set_pixel_spacing (fixed, sx, sy);
+      img = lb_image_with_meta (d->image, fixed);
+      g_object_unref (d->image);
+      d->image = img;
+    }
+}
+
 static void
 on_study_series (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -1594,6 +1622,7 @@ on_study_series (GObject *source, GAsyncResult *result, gpointer user_data)
       if (lb_dicom_dataset_get_int (series->pdata[i], LB_TAG_SERIES_NUMBER, 0, &n))
         max_number = MAX (max_number, n);
     }
+  restore_exact_spacing (d);
   sc = lb_dicom_build_secondary_capture (d->image, d->metadata, d->derivation,
                                          (guint) MIN (max_number + 1, G_MAXINT32), &error);
   if (sc == NULL)
