@@ -595,6 +595,20 @@ test_stow_derived (void)
     g_assert_cmpstr (lb_store_entry_get_name (before->pdata[i]), !=, new_series);
   series_entry = find_entry (after, new_series);
   g_assert_nonnull (series_entry);
+  /* numbered after every series the study had */
+  {
+    gint64 max_number = 0;
+
+    for (guint i = 0; i < before->len; i++)
+      {
+        const char *n = lb_store_entry_get_attribute (before->pdata[i], "SeriesNumber");
+
+        if (n)
+          max_number = MAX (max_number, g_ascii_strtoll (n, NULL, 10));
+      }
+    g_assert_cmpint (g_ascii_strtoll (lb_store_entry_get_attribute (series_entry, "SeriesNumber"),
+                                      NULL, 10), ==, max_number + 1);
+  }
   g_assert_true (g_str_has_prefix (lb_store_entry_get_display_name (series_entry), "OT #"));
   g_assert_true (g_str_has_suffix (lb_store_entry_get_display_name (series_entry),
                                    " Lightbox: negate(offset=3000)"));
@@ -645,8 +659,20 @@ test_stow_derived (void)
   v = dump_value (dump, "(0010,0020)");
   {
     g_autofree char *pid = exp_str (group, "PatientID");
+    g_autofree char *src_sop = exp_str (group, "SOPInstanceUID");
+    g_autofree char *src_class = exp_str (group, "SOPClassUID");
 
     g_assert_cmpstr (v, ==, pid);
+    g_free (v);
+    v = dump_value (dump, "(0008,2111)");
+    g_assert_cmpstr (v, ==, "Lightbox: negate(offset=3000)");
+    g_free (v);
+    /* SourceImageSequence > ReferencedSOPInstanceUID / ReferencedSOPClassUID */
+    v = dump_value (dump, "    (0008,1155)");
+    g_assert_cmpstr (v, ==, src_sop);
+    g_free (v);
+    v = dump_value (dump, "    (0008,1150)");
+    g_assert_cmpstr (v, ==, src_class);
   }
   if (have_program ("dciodvfy"))
     {
