@@ -1007,6 +1007,54 @@ test_cancelled (void)
 }
 
 static void
+check_same_listing (GPtrArray *a, GPtrArray *b)
+{
+  g_assert_cmpuint (a->len, ==, b->len);
+  for (guint i = 0; i < a->len; i++)
+    {
+      g_assert_cmpstr (lb_store_entry_get_uri (a->pdata[i]), ==, lb_store_entry_get_uri (b->pdata[i]));
+      g_assert_cmpstr (lb_store_entry_get_display_name (a->pdata[i]), ==,
+                       lb_store_entry_get_display_name (b->pdata[i]));
+    }
+}
+
+/* QIDO paging (limit/offset) gives the same listings as one request, page by page. */
+static void
+test_paging (void)
+{
+  g_autoptr(LbStore) whole = open_store ();
+  g_autoptr(LbStore) paged = open_store ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) a = NULL, b = NULL, pa = NULL, pb = NULL;
+  g_autofree char *group = group_for_file ("CT_small.dcm");
+  g_autofree char *st = exp_str (group, "StudyInstanceUID");
+  g_autofree char *study = g_strdup_printf ("%s/studies/%s/", store_url, st);
+
+  lb_dicomweb_store_set_page_size (LB_DICOMWEB_STORE (paged), 2);
+  a = lb_store_list_sync (whole, NULL, NULL, &error);
+  g_assert_no_error (error);
+  b = lb_store_list_sync (paged, NULL, NULL, &error);
+  g_assert_no_error (error);
+  check_same_listing (a, b);
+  /* more studies than one page: several requests were needed */
+  {
+    guint studies = 0;
+
+    for (guint i = 0; i < a->len; i++)
+      studies += (guint) g_ascii_strtoull (lb_store_entry_get_attribute (a->pdata[i],
+                                                                        "NumberOfStudies"),
+                                           NULL, 10);
+    g_assert_cmpuint (studies, >, 2);
+  }
+  lb_dicomweb_store_set_page_size (LB_DICOMWEB_STORE (paged), 1);
+  pa = lb_store_list_sync (whole, study, NULL, &error);
+  g_assert_no_error (error);
+  pb = lb_store_list_sync (paged, study, NULL, &error);
+  g_assert_no_error (error);
+  check_same_listing (pa, pb);
+}
+
+static void
 test_missing_instance (void)
 {
   g_autoptr(LbStore) store = open_store ();
@@ -1064,5 +1112,6 @@ main (int argc, char **argv)
   g_test_add_func ("/dicomweb/empty-patient", test_empty_patient);
   g_test_add_func ("/dicomweb/auth", test_auth);
   g_test_add_func ("/dicomweb/cancelled", test_cancelled);
+  g_test_add_func ("/dicomweb/paging", test_paging);
   return g_test_run ();
 }

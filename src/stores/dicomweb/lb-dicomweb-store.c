@@ -45,6 +45,7 @@ struct _LbDicomwebStore {
   char           *base_url;  /* http(s) DICOMweb root without the trailing '/' */
   LbStoreOptions *options;
   SoupSession    *session;
+  guint           page_size;  /* QIDO results asked for per request */
 };
 
 static void lb_dicomweb_store_iface_init (LbStoreInterface *iface);
@@ -74,6 +75,15 @@ lb_dicomweb_store_class_init (LbDicomwebStoreClass *klass)
 static void
 lb_dicomweb_store_init (LbDicomwebStore *self)
 {
+  self->page_size = LB_DICOMWEB_DEFAULT_PAGE_SIZE;
+}
+
+void
+lb_dicomweb_store_set_page_size (LbDicomwebStore *self, guint page_size)
+{
+  g_return_if_fail (LB_IS_DICOMWEB_STORE (self));
+  g_return_if_fail (page_size > 0);
+  self->page_size = page_size;
 }
 
 LbStore *
@@ -554,16 +564,51 @@ request_finish (GAsyncResult *result, GError **error)
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
-/* QIDO-RS search: @path_query is appended to the base URL. Returns the data sets. */
+/* QIDO-RS search, paged: @path_query is appended to the base URL with limit/offset
+ * (PS3.18 §8.3.4.4), so a server that caps its answers (most PACS do) still gives the whole
+ * listing; the listing caps (entries, bytes per page) apply to the total. */
+typedef struct {
+  char      *path_query;
+  char      *url;         /* of the current page, for messages */
+  guint      offset;
+  GPtrArray *all;         /* LbDicomDataset* */
+  GHashTable *seen;       /* identity keys of the data sets so far */
+  GFileProgressCallback progress;
+  gpointer   progress_data;
+} QidoData;
+
+static void
+qido_data_free (QidoData *q)
+{
+  g_free (q->path_query);
+  g_free (q->url);
+  g_ptr_array_unref (q->all);
+  g_hash_table_unref (q->seen);
+  g_free (q);
+}
+
+static char *
+identity_key (const LbDicomDataset *ds)
+{
+  const char *st = lb_dicom_dataset_get_string (ds, LB_TAG_STUDY_INSTANCE_UID, 0);
+  const char *se = lb_dicom_dataset_get_string (ds, LB_TAG_SERIES_INSTANCE_UID, 0);
+  const char *in = lb_dicom_dataset_get_string (ds, LB_TAG_SOP_INSTANCE_UID, 0);
+
+  return g_strdup_printf ("%s|%s|%s", st ? st : "", se ? se : "", in ? in : "");
+}
+
+static void qido_next_page (GTask *task);
+
 static void
 on_qido_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
   LbDicomwebStore *self = g_task_get_source_object (task);
+  QidoData *q = g_task_get_task_data (task);
   GError *error = NULL;
   g_autoptr(Response) r = request_finish (result, &error);
-  GPtrArray *arr;
-  guint max_entries;
+  g_autoptr(GPtrArray) arr = NULL;
+  guint max_entries, added = 0;
 
   if (r == NULL)
     {
@@ -571,13 +616,11 @@ on_qido_done (GObject *source, GAsyncResult *result, gpointer user_data)
       g_object_unref (task);
       return;
     }
-  /* 204 No Content: no matches (PS3.18 §10.6.3.3) */
+  /* 204 No Content: no (more) matches (PS3.18 §10.6.3.3) */
   if (soup_message_get_status (r->msg) == 204 || (soup_message_get_status (r->msg) == 200
                                                   && g_bytes_get_size (r->body) == 0))
     {
-      g_task_return_pointer (task,
-                             g_ptr_array_new_with_free_func ((GDestroyNotify) lb_dicom_dataset_unref),
-                             (GDestroyNotify) g_ptr_array_unref);
+      g_task_return_pointer (task, g_ptr_array_ref (q->all), (GDestroyNotify) g_ptr_array_unref);
       g_object_unref (task);
       return;
     }
@@ -591,24 +634,56 @@ on_qido_done (GObject *source, GAsyncResult *result, gpointer user_data)
                                    &error);
   if (arr == NULL)
     {
-      g_prefix_error (&error, "%s: ", (const char *) g_task_get_task_data (task));
+      g_prefix_error (&error, "%s: ", q->url);
       g_task_return_error (task, error);
       g_object_unref (task);
       return;
     }
+  for (guint i = 0; i < arr->len; i++)
+    {
+      char *key = identity_key (arr->pdata[i]);
+
+      /* a server that ignores offset sends the same page again: keep each data set once */
+      if (!g_hash_table_add (q->seen, key))
+        continue;
+      g_ptr_array_add (q->all, lb_dicom_dataset_ref (arr->pdata[i]));
+      added++;
+    }
   max_entries = self->options->max_listing_entries ? self->options->max_listing_entries
                                                    : LB_STORE_DEFAULT_MAX_LISTING_ENTRIES;
-  if (arr->len > max_entries)
+  if (q->all->len > max_entries)
     {
       g_task_return_new_error (task, LB_ERROR, LB_ERROR_TOO_LARGE,
-                               "%s: listing too large (%u entries, the limit is %u)",
-                               (const char *) g_task_get_task_data (task), arr->len, max_entries);
-      g_ptr_array_unref (arr);
+                               "%s%s: listing too large (more than %u entries)",
+                               self->base_url, q->path_query, max_entries);
       g_object_unref (task);
       return;
     }
-  g_task_return_pointer (task, arr, (GDestroyNotify) g_ptr_array_unref);
-  g_object_unref (task);
+  /* a short page (or one that ignored the limit, or brought nothing new) is the last */
+  if (arr->len != self->page_size || added == 0)
+    {
+      g_task_return_pointer (task, g_ptr_array_ref (q->all), (GDestroyNotify) g_ptr_array_unref);
+      g_object_unref (task);
+      return;
+    }
+  q->offset += arr->len;
+  qido_next_page (task);
+}
+
+static void
+qido_next_page (GTask *task)
+{
+  LbDicomwebStore *self = g_task_get_source_object (task);
+  QidoData *q = g_task_get_task_data (task);
+  guint64 cap = self->options->max_listing_bytes ? self->options->max_listing_bytes
+                                                 : LB_STORE_DEFAULT_MAX_LISTING_BYTES;
+
+  g_free (q->url);
+  q->url = g_strdup_printf ("%s%s%climit=%u&offset=%u", self->base_url, q->path_query,
+                            strchr (q->path_query, '?') ? '&' : '?', self->page_size, q->offset);
+  request_async (self, "GET", q->url, MEDIA_DICOM_JSON, NULL, NULL, cap,
+                 g_task_get_cancellable (task), q->progress, q->progress_data, on_qido_done,
+                 task);
 }
 
 static void
@@ -621,14 +696,16 @@ qido_async (LbDicomwebStore       *self,
             gpointer               user_data)
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
-  char *url = g_strconcat (self->base_url, path_query, NULL);
-  guint64 cap = self->options->max_listing_bytes ? self->options->max_listing_bytes
-                                                 : LB_STORE_DEFAULT_MAX_LISTING_BYTES;
+  QidoData *q = g_new0 (QidoData, 1);
 
   g_task_set_source_tag (task, qido_async);
-  g_task_set_task_data (task, url, g_free);
-  request_async (self, "GET", url, MEDIA_DICOM_JSON, NULL, NULL, cap, cancellable, progress,
-                 progress_data, on_qido_done, task);
+  q->path_query = g_strdup (path_query);
+  q->all = g_ptr_array_new_with_free_func ((GDestroyNotify) lb_dicom_dataset_unref);
+  q->seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  q->progress = progress;
+  q->progress_data = progress_data;
+  g_task_set_task_data (task, q, (GDestroyNotify) qido_data_free);
+  qido_next_page (task);
 }
 
 static GPtrArray *

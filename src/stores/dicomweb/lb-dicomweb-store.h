@@ -53,6 +53,12 @@ LbStore *lb_dicomweb_store_new (const char      *uri,
  * called once by the generated lb-store-backends.c. */
 void     lb_dicomweb_register (void);
 
+/* QIDO-RS searches are paged with limit/offset, this many results per request, so that servers
+ * that cap their answers still give whole listings. */
+#define LB_DICOMWEB_DEFAULT_PAGE_SIZE 1000
+void        lb_dicomweb_store_set_page_size (LbDicomwebStore *self,
+                                             guint            page_size);
+
 /* The http(s) URL of the DICOMweb root, without a trailing slash. */
 const char *lb_dicomweb_store_get_base_url (LbDicomwebStore *self);
 
