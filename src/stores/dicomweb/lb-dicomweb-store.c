@@ -1508,6 +1508,25 @@ stow_fail (GTask *task, GError *error)
   g_object_unref (task);
 }
 
+/* Failure Reason values of PS3.18 §I.2.2 (Table I.2-1) and the Storage Service (PS3.4 §B.2.3). */
+static const char *
+stow_failure_text (guint reason)
+{
+  switch (reason)
+    {
+    case 0x0110: return "processing failure";
+    case 0x0119: return "class-instance conflict";
+    case 0x0122: return "SOP class not supported";
+    case 0x0124: return "not authorized";
+    case 0xA700: return "out of resources";
+    case 0xA770: return "out of resources: data set too large";
+    case 0xA900: return "data set does not match SOP class";
+    case 0xC000: return "cannot understand";
+    case 0xC122: return "transfer syntax not supported";
+    default: return reason >= 0xA700 && reason <= 0xA7FF ? "out of resources" : "refused";
+    }
+}
+
 /* PS3.18 §10.5.3: the response lists stored instances in ReferencedSOPSequence (0008,1199) and
  * failures in FailedSOPSequence (0008,1198) with a FailureReason (0008,1197). */
 static void
@@ -1523,7 +1542,7 @@ on_stowed (GObject *source, GAsyncResult *result, gpointer user_data)
   guint status;
   gboolean stored = FALSE;
   LbStoreEntry *entry;
-  g_autofree char *uri = NULL, *size = NULL;
+  g_autofree char *uri = NULL;
 
   if (r == NULL)
     {
@@ -1565,15 +1584,17 @@ on_stowed (GObject *source, GAsyncResult *result, gpointer user_data)
           LbDicomDataset *item = lb_dicom_dataset_get_item (resp, LB_DICOM_TAG (0x0008, 0x1198), i);
           gint64 reason = -1;
 
-          lb_dicom_dataset_get_int (item, LB_DICOM_TAG (0x0008, 0x1197), 0, &reason);
+          const char *sop = lb_dicom_dataset_get_string (item, LB_DICOM_TAG (0x0008, 0x1155), 0);
+          g_autofree char *why = NULL;
+
+          if (lb_dicom_dataset_get_int (item, LB_DICOM_TAG (0x0008, 0x1197), 0, &reason))
+            why = g_strdup_printf ("failure reason 0x%04X, %s", (guint) reason,
+                                   stow_failure_text ((guint) reason));
+          else
+            why = g_strdup ("no failure reason given");
           stow_fail (task, g_error_new (LB_ERROR, status == 409 ? LB_ERROR_CONFLICT : LB_ERROR_FAILED,
-                                        "STOW-RS %s: the server refused instance %s "
-                                        "(HTTP %u, failure reason 0x%04" G_GINT64_MODIFIER "X)",
-                                        d->stow_url,
-                                        lb_dicom_dataset_get_string (item, LB_DICOM_TAG (0x0008, 0x1155), 0)
-                                          ? lb_dicom_dataset_get_string (item, LB_DICOM_TAG (0x0008, 0x1155), 0)
-                                          : d->sop_uid,
-                                        status, reason));
+                                        "STOW-RS %s: the server refused instance %s (HTTP %u, %s)",
+                                        d->stow_url, sop ? sop : d->sop_uid, status, why));
           return;
         }
       for (guint i = 0; i < nr; i++)
