@@ -366,11 +366,18 @@ test_frame_bits (void)
   {
     g_autoptr(LbDicomDataset) md = synthetic_md (1, 4, 1, "MONOCHROME2", 8, 8, 7, 0, 0);
     g_autoptr(GBytes) f = g_bytes_new_static (raw8s, sizeof raw8s);
-    g_autoptr(LbImage) img = lb_dicom_decode_frame (md, NULL, f, "t8", NULL, &error);
+    g_autoptr(LbImage) img = NULL;
+    double x = 0, y = 0;
 
+    /* only ImagerPixelSpacing (row 0.2 mm \ column 0.15 mm), as on a DX image */
+    lb_dicom_dataset_set_string (md, LB_TAG_IMAGER_PIXEL_SPACING, "DS", "0.2\\0.15");
+    img = lb_dicom_decode_frame (md, NULL, f, "t8", NULL, &error);
     g_assert_no_error (error);
     g_assert_cmpint (lb_image_get_format (img), ==, LB_FORMAT_GRAY8);
     g_assert_cmpmem (lb_image_get_row (img, 0), 4, raw8s, 4);
+    g_assert_true (lb_image_meta_get_pixel_spacing (lb_image_get_meta (img), &x, &y));
+    g_assert_cmpfloat (x, ==, 0.15);
+    g_assert_cmpfloat (y, ==, 0.2);
   }
 }
 
