@@ -13,7 +13,9 @@ G_BEGIN_DECLS
  * An #LbStore over a DICOMweb server (PS3.18): QIDO-RS to browse, WADO-RS to fetch frames and
  * metadata, STOW-RS to store derived images. Opened from "dicomweb+http://host/base" or
  * "dicomweb+https://…", or from an http(s) URL with #LbStoreOptions.type "dicomweb". The
- * base is the DICOMweb root (Orthanc: http://host:8042/dicom-web).
+ * base is the DICOMweb root (Orthanc: http://host:8042/dicom-web). Entry URIs keep the scheme
+ * the store was opened with: prefer dicomweb+http(s):// so that an entry URI handed to
+ * lb_store_new_for_uri() later (lightbox-cli get) finds this backend again without a type.
  *
  * A URI below the DICOMweb root (…/dicom-web/studies/x/) opens the same server, with that
  * level as the store's own root (what a NULL URI lists): the DICOMweb root is the path before
