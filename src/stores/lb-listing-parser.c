@@ -309,14 +309,15 @@ apply_details (LbStoreEntry *entry, const char *text)
   else
     {
       g_autofree char *line = g_strdup (text);
-      char *nl = strchr (line, '\n');
+      /* nginx ends its lines with CRLF */
+      char *nl = strpbrk (line, "\r\n");
       g_auto(GStrv) fields = NULL;
       const char *kept[3] = { NULL, NULL, NULL };
       guint n = 0;
 
       if (nl != NULL)
         *nl = '\0';
-      fields = g_strsplit_set (line, " \t", -1);
+      fields = g_strsplit_set (line, " \t\r\n", -1);
       for (guint i = 0; fields[i] != NULL && n < 3; i++)
         if (*fields[i] != '\0')
           kept[n++] = fields[i];

@@ -177,11 +177,18 @@ on_verify_stat (GObject *source, GAsyncResult *result, gpointer user_data)
   if (put->mode == LB_STORE_WRITE_CREATE && res->overwrote)
     g_string_append (message, ". WARNING: the server replaced a file that appeared after the "
                               "check (it ignores If-None-Match)");
-  else if (put->mode != LB_STORE_WRITE_REPLACE)
+  else if (put->mode == LB_STORE_WRITE_CREATE)
     g_string_append (message, enforced
-                                ? ". The server enforced the condition"
-                                : ". The server cannot guarantee it (it ignores conditional "
-                                  "requests): checked just before writing, a narrow race remains");
+                                ? ". The server enforced no-overwrite (If-None-Match)"
+                                : ". The server cannot guarantee no-overwrite (it ignores "
+                                  "If-None-Match): the name was checked just before the upload, "
+                                  "a narrow race remains");
+  else if (put->mode == LB_STORE_WRITE_IF_MATCH)
+    g_string_append (message, enforced
+                                ? ". The server enforced that only the version read was replaced (If-Match)"
+                                : ". The server cannot guarantee that only the version read was "
+                                  "replaced (it ignores If-Match): the ETag was compared just "
+                                  "before the upload, a narrow race remains");
   g_string_append_c (message, '.');
   res->message = g_string_free (message, FALSE);
   g_task_return_pointer (task, res, (GDestroyNotify) lb_write_back_result_free);

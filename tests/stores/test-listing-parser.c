@@ -32,7 +32,7 @@ test_nginx_html (void)
     "<a href=\"With%20Space/\">With Space/</a>                                        29-Nov-2026 20:22                   -\n"
     "<a href=\"%C3%9Cn%C3%AFc%C3%B6d%C3%A9/\">&#220;n&#239;c&#246;d&#233;/</a>                                       29-Nov-2026 20:22                   -\n"
     "<a href=\"a_very_long_file_name_that_exceeds_fifty_characters_for_sure_0123456789.png\">a_very_long_file_name_that_exceeds_fifty_charac..&gt;</a> 29-Nov-2026 20:22                   2\n"
-    "<a href=\"quote%22and%3Clt%3E.txt\">quote&quot;and&lt;lt&gt;.txt</a>                                  29-Nov-2026 20:22                   163521\n"
+    "<a href=\"quote%22and%3Clt%3E.txt\">quote&quot;and&lt;lt&gt;.txt</a>                                  29-Nov-2026 20:22                   163521\r\n"
     "</pre><hr></body>\n</html>\n";
   LbListingContext ctx = { BASE "upload/", BASE, 0 };
   g_autoptr(GError) error = NULL;
