@@ -34,7 +34,7 @@
 
 #define LB_PUT_BLOCK (256 * 1024)
 
-#define ALLOW_METHODS "OPTIONS, GET, HEAD, PUT, DELETE, MKCOL, COPY, MOVE, PROPFIND"
+#define ALLOW_METHODS "OPTIONS, GET, HEAD, PUT, DELETE, MKCOL, COPY, MOVE, PROPFIND, PROPPATCH"
 
 struct _LbStoreServer
 {
@@ -483,7 +483,7 @@ static gboolean
 method_writes (const char *m)
 {
   return strcmp (m, "PUT") == 0 || strcmp (m, "DELETE") == 0 || strcmp (m, "MKCOL") == 0 ||
-         strcmp (m, "COPY") == 0 || strcmp (m, "MOVE") == 0;
+         strcmp (m, "COPY") == 0 || strcmp (m, "MOVE") == 0 || strcmp (m, "PROPPATCH") == 0;
 }
 
 static gboolean
@@ -1093,6 +1093,38 @@ do_propfind (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   soup_server_message_set_status (msg, SOUP_STATUS_MULTI_STATUS, NULL);
 }
 
+/*
+ * PROPPATCH: the store keeps no dead properties and its live properties are computed from the
+ * file system, so every change is refused — per property, in a 207, as RFC 4918 §9.2 asks
+ * (all-or-nothing, so one refusal refuses all).
+ */
+static void
+do_proppatch (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
+{
+  g_autoptr(GPtrArray) names = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) out = NULL;
+  g_autofree char *href = NULL;
+  struct stat st;
+  xmlDocPtr doc;
+  const char *data;
+  gsize len;
+
+  if (stat (req->abs, &st) != 0)
+    return set_error_status (msg, SOUP_STATUS_NOT_FOUND, NULL);
+  if (!lb_dav_parse_propertyupdate ((const char *) req->body->data, req->body->len, &names, &error))
+    return set_error_status (msg, SOUP_STATUS_BAD_REQUEST, error->message);
+  href = lb_store_path_encode (req->rel, S_ISDIR (st.st_mode));
+  doc = lb_dav_multistatus_new ();
+  lb_dav_multistatus_add_propstat (doc, href, names, SOUP_STATUS_FORBIDDEN,
+                                   "cannot-modify-protected-property");
+  out = lb_dav_doc_to_bytes (doc);
+  xmlFreeDoc (doc);
+  data = g_bytes_get_data (out, &len);
+  soup_server_message_set_response (msg, "application/xml; charset=utf-8", SOUP_MEMORY_COPY, data, len);
+  soup_server_message_set_status (msg, SOUP_STATUS_MULTI_STATUS, NULL);
+}
+
 static void
 do_put (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
 {
@@ -1398,6 +1430,8 @@ main_handler (SoupServer        *soup,
     do_get (self, msg, req);
   else if (method_is (msg, "PROPFIND"))
     do_propfind (self, msg, req);
+  else if (method_is (msg, "PROPPATCH"))
+    do_proppatch (self, msg, req);
   else if (method_is (msg, "PUT"))
     do_put (self, msg, req);
   else if (method_is (msg, "MKCOL"))

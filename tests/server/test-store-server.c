@@ -735,6 +735,23 @@ test_dav_methods (void)
     g_assert_nonnull (strstr (allow, "MKCOL"));
   }
   g_assert_cmpuint (status_of (s, "PATCH", "/x", NULL, NULL), ==, 405);
+
+  /* PROPPATCH: no dead properties are kept, so every change is refused per property. */
+  {
+    const char *update = "<?xml version=\"1.0\"?><D:propertyupdate xmlns:D=\"DAV:\" xmlns:Z=\"urn:z\">"
+                         "<D:set><D:prop><Z:author>x</Z:author></D:prop></D:set></D:propertyupdate>";
+    g_autoptr(GBytes) ub = g_bytes_new_static (update, strlen (update));
+    const char *not_update = "<D:propfind xmlns:D=\"DAV:\"/>";
+    g_autoptr(GBytes) bad = g_bytes_new_static (not_update, strlen (not_update));
+    g_autoptr(Reply) pp = request (s, "PROPPATCH", "/shallow/", ub, NULL);
+    g_autofree char *xml = body_text (pp->body);
+
+    g_assert_cmpuint (pp->status, ==, 207);
+    g_assert_nonnull (strstr (xml, "author"));
+    g_assert_nonnull (strstr (xml, "HTTP/1.1 403 Forbidden"));
+    g_assert_cmpuint (status_of (s, "PROPPATCH", "/shallow/", bad, NULL), ==, 400);
+    g_assert_cmpuint (status_of (s, "PROPPATCH", "/nothing", ub, NULL), ==, 404);
+  }
   g_assert_cmpuint (store_count_temps (s->root), ==, 0);
 #undef DEST
 }
