@@ -288,7 +288,8 @@ parent_is_dir (const char *abs)
   return stat (dir, &st) == 0 && S_ISDIR (st.st_mode);
 }
 
-/* Entries that are part of the DAV namespace: no dotfiles, no symlinks leading out. */
+/* Entries that are part of the DAV namespace: no dotfiles, no symlinks leading out. The
+ * directory itself is known to lie inside the root, so only symlinks need resolving. */
 static gboolean
 entry_is_public (LbStoreServer *self, const char *dir_abs, const char *name, struct stat *st_out)
 {
@@ -297,9 +298,10 @@ entry_is_public (LbStoreServer *self, const char *dir_abs, const char *name, str
   if (name[0] == '.')
     return FALSE;
   child = g_build_filename (dir_abs, name, NULL);
-  if (!lb_store_path_is_contained (self->root_real, child))
+  if (lstat (child, st_out) != 0)
     return FALSE;
-  if (stat (child, st_out) != 0)
+  if (S_ISLNK (st_out->st_mode) &&
+      (!lb_store_path_is_contained (self->root_real, child) || stat (child, st_out) != 0))
     return FALSE;
   return S_ISREG (st_out->st_mode) || S_ISDIR (st_out->st_mode);
 }
