@@ -753,7 +753,6 @@ send_listing (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
 {
   g_autoptr(GPtrArray) names = list_children (self, req->abs);
   g_autoptr(GString) html = g_string_new (NULL);
-  g_autofree char *self_path = lb_store_path_encode (req->rel, TRUE);
   g_autofree char *title = g_markup_escape_text (req->rel[0] ? req->rel : "", -1);
   gsize len;
 
@@ -792,7 +791,6 @@ send_listing (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
                                 href, text, when, (gint64) st.st_size);
     }
   g_string_append (html, "</table>\n</body>\n</html>\n");
-  (void) self_path;
   len = html->len;
   soup_message_body_set_accumulate (soup_server_message_get_response_body (msg), FALSE);
   soup_server_message_set_response (msg, "text/html; charset=utf-8", SOUP_MEMORY_TAKE,
