@@ -172,7 +172,7 @@ void      lb_spread_free              (LbSpread             *state);
 
 /* Validates a buffer (channels 1–4, depth 8/16, stride large enough, data set) and clips
  * @region (NULL = whole image) to it. */
-gboolean  lb_kernel_check_and_clip    (const LbKernelBuf    *src,
+gboolean  lb_xvgeom_check_and_clip    (const LbKernelBuf    *src,
                                        const LbKernelRect   *region,
                                        LbKernelRect         *out_region,
                                        GError              **error);
