@@ -88,6 +88,175 @@ lb_median_process_reference (const LbMedian    *st,
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* Radius 1 and 2 (despeckle 3 and 5): selection networks over the samples of a row.
+ *
+ * Where the whole window lies inside the region (interior rows and columns), the median of
+ * the 9 or 25 samples is picked by a fixed min/max network (lb-median-networks.h, generated
+ * and checked by gen-median-networks.py). The loop runs over contiguous samples of a row with
+ * no branches, so the compiler turns each min/max into one SIMD instruction over 16 or 32
+ * samples (pminub / pminuw; AVX2 through target_clones). Every channel is its own median, so
+ * interleaved channels need nothing special: the window of sample i is at i + dx·channels.
+ * The windows clipped by the region border (with the even-count rule) take the scalar path. */
+
+#include "lb-median-networks.h"
+
+#define LB_MED_CS(a, b)                       \
+  do                                          \
+    {                                         \
+      __typeof__ (a) lb_med_t_ = MIN (a, b);  \
+      b = MAX (a, b);                         \
+      a = lb_med_t_;                          \
+    }                                         \
+  while (0)
+#define LB_MED_MIN(a, b) ((a) = MIN (a, b))
+#define LB_MED_MAX(a, b) ((b) = MAX (a, b))
+
+/* @rK points at sample 0 of the window's first column (x − r) in row y − r + K; @out gets
+ * @n samples; @ch is the sample distance between columns */
+#define LB_MED_NET_FUNCS(T, sfx)                                                              \
+  LB_XVGEOM_TARGET_CLONES static void                                                        \
+  median_net9_##sfx (const T *restrict r0, const T *restrict r1, const T *restrict r2,        \
+                     T *restrict out, gsize n, gsize ch)                                      \
+  {                                                                                          \
+    for (gsize i = 0; i < n; i++)                                                            \
+      {                                                                                      \
+        T v0 = r0[i], v1 = r0[i + ch], v2 = r0[i + 2 * ch];                                  \
+        T v3 = r1[i], v4 = r1[i + ch], v5 = r1[i + 2 * ch];                                  \
+        T v6 = r2[i], v7 = r2[i + ch], v8 = r2[i + 2 * ch];                                  \
+        LB_MEDIAN_NET9;                                                                      \
+        out[i] = v4;                                                                         \
+      }                                                                                      \
+  }                                                                                          \
+  LB_XVGEOM_TARGET_CLONES static void                                                        \
+  median_net25_##sfx (const T *restrict r0, const T *restrict r1, const T *restrict r2,       \
+                      const T *restrict r3, const T *restrict r4, T *restrict out, gsize n,   \
+                      gsize ch)                                                              \
+  {                                                                                          \
+    for (gsize i = 0; i < n; i++)                                                            \
+      {                                                                                      \
+        T v0 = r0[i], v1 = r0[i + ch], v2 = r0[i + 2 * ch], v3 = r0[i + 3 * ch];             \
+        T v4 = r0[i + 4 * ch], v5 = r1[i], v6 = r1[i + ch], v7 = r1[i + 2 * ch];             \
+        T v8 = r1[i + 3 * ch], v9 = r1[i + 4 * ch], v10 = r2[i], v11 = r2[i + ch];           \
+        T v12 = r2[i + 2 * ch], v13 = r2[i + 3 * ch], v14 = r2[i + 4 * ch], v15 = r3[i];     \
+        T v16 = r3[i + ch], v17 = r3[i + 2 * ch], v18 = r3[i + 3 * ch];                      \
+        T v19 = r3[i + 4 * ch], v20 = r4[i], v21 = r4[i + ch], v22 = r4[i + 2 * ch];         \
+        T v23 = r4[i + 3 * ch], v24 = r4[i + 4 * ch];                                        \
+        LB_MEDIAN_NET25;                                                                     \
+        out[i] = v12;                                                                        \
+      }                                                                                      \
+  }
+
+LB_MED_NET_FUNCS (guint8, u8)
+LB_MED_NET_FUNCS (guint16, u16)
+
+/* one sample of a window clipped by the region: insertion sort of ≤ 25 values */
+static int
+median_small_sample (const LbKernelBuf  *src,
+                     const LbKernelRect *r,
+                     int                 rad,
+                     int                 x,
+                     int                 y,
+                     int                 c)
+{
+  int vals[25], n = 0;
+  int wy0 = MAX (r->y, y - rad), wy1 = MIN (r->y + r->height - 1, y + rad);
+  int wx0 = MAX (r->x, x - rad), wx1 = MIN (r->x + r->width - 1, x + rad);
+
+  for (int yy = wy0; yy <= wy1; yy++)
+    {
+      const guint8 *row = lb_kbuf_row (src, yy);
+
+      for (int xx = wx0; xx <= wx1; xx++)
+        {
+          int v = lb_kbuf_get (src, row, (gsize) xx * src->channels + c), j = n++;
+
+          for (; j > 0 && vals[j - 1] > v; j--)
+            vals[j] = vals[j - 1];
+          vals[j] = v;
+        }
+    }
+  return (n & 1) ? vals[n / 2] : (vals[n / 2 - 1] + vals[n / 2]) / 2;
+}
+
+static void
+median_small_pixels (const LbMedian    *st,
+                     const LbKernelBuf *src,
+                     LbKernelBuf       *dst,
+                     int                y,
+                     int                xa,
+                     int                xb)
+{
+  int nc = lb_kbuf_color_channels (src);
+  guint8 *d = lb_kbuf_row (dst, y);
+
+  for (int x = xa; x < xb; x++)
+    for (int c = 0; c < nc; c++)
+      lb_kbuf_set (dst, d, (gsize) x * src->channels + c,
+                   median_small_sample (src, &st->r, st->radius, x, y, c));
+}
+
+static void
+median_small (const LbMedian    *st,
+              const LbKernelBuf *src,
+              LbKernelBuf       *dst,
+              int                y0,
+              int                y1)
+{
+  const LbKernelRect *r = &st->r;
+  int rad = st->radius, ch = src->channels, nc = lb_kbuf_color_channels (src);
+  int cx0 = r->x, cx1 = r->x + r->width - 1, ry0 = r->y, ry1 = r->y + r->height - 1;
+  int ix0 = cx0 + rad, ix1 = cx1 - rad;   /* columns whose window is not clipped */
+  gsize bps = src->depth / 8, n = ix1 >= ix0 ? (gsize) (ix1 - ix0 + 1) * ch : 0;
+  /* with alpha the network also computes the alpha samples: into a row buffer, from which
+   * only the colour samples are copied */
+  g_autofree guint8 *tmp = (nc != ch && n > 0) ? g_malloc (n * bps) : NULL;
+
+  for (int y = y0; y < y1; y++)
+    {
+      guint8 *drow = lb_kbuf_row (dst, y);
+      guint8 *out;
+      gsize off;
+
+      if (n == 0 || y - rad < ry0 || y + rad > ry1)
+        {
+          median_small_pixels (st, src, dst, y, cx0, cx1 + 1);
+          continue;
+        }
+      median_small_pixels (st, src, dst, y, cx0, ix0);
+      median_small_pixels (st, src, dst, y, ix1 + 1, cx1 + 1);
+      off = (gsize) (ix0 - rad) * ch * bps;
+      out = tmp != NULL ? tmp : drow + (gsize) ix0 * ch * bps;
+      if (src->depth == 8)
+        {
+          if (rad == 1)
+            median_net9_u8 (lb_kbuf_row (src, y - 1) + off, lb_kbuf_row (src, y) + off,
+                            lb_kbuf_row (src, y + 1) + off, out, n, ch);
+          else
+            median_net25_u8 (lb_kbuf_row (src, y - 2) + off, lb_kbuf_row (src, y - 1) + off,
+                             lb_kbuf_row (src, y) + off, lb_kbuf_row (src, y + 1) + off,
+                             lb_kbuf_row (src, y + 2) + off, out, n, ch);
+        }
+      else
+        {
+#define ROW16(dy) ((const guint16 *) (const void *) (lb_kbuf_row (src, y + (dy)) + off))
+          if (rad == 1)
+            median_net9_u16 (ROW16 (-1), ROW16 (0), ROW16 (1), (guint16 *) (void *) out, n, ch);
+          else
+            median_net25_u16 (ROW16 (-2), ROW16 (-1), ROW16 (0), ROW16 (1), ROW16 (2),
+                              (guint16 *) (void *) out, n, ch);
+#undef ROW16
+        }
+      if (tmp != NULL)
+        {
+          guint8 *d = drow + (gsize) ix0 * ch * bps;
+
+          for (gsize i = 0; i < n; i += ch)
+            memcpy (d + i * bps, tmp + i * bps, (gsize) nc * bps);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* 8 bits: Perreault & Hébert, "Median Filtering in Constant Time" (IEEE TIP 2007).
  *
  * Column histograms (256 fine + 16 coarse bins, u16: a column holds at most 2r+1 ≤ 2001
@@ -237,7 +406,9 @@ lb_median_process (const LbMedian    *st,
   y1 = MIN (y1, r->y + r->height);
   if (y0 >= y1 || r->width == 0 || st->radius == 0)
     return;
-  if (src->depth == 16)
+  if (st->radius <= 2)
+    median_small (st, src, dst, y0, y1);
+  else if (src->depth == 16)
     {
       /* all counts zero, pb = 0 with nothing below it */
       Hist16 *h = g_new0 (Hist16, 1);
