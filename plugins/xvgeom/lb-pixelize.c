@@ -176,6 +176,10 @@ lb_pixelize_process_reference (const LbPixelize  *st,
     }
 }
 
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 lb_u128;
+#endif
+
 /* Fast path: per block row, one vectorisable pass adds every region row into per-sample
  * column sums; blocks then sum px columns; one pattern row is built and copied to the band's
  * rows. Column sums are 32-bit: exact for block heights up to 65537 rows at 16 bits (larger
@@ -195,6 +199,7 @@ process_fast (const LbPixelize  *st,
   gsize bps = depth / 8;
   g_autofree guint32 *colsum = g_new (guint32, ns);
   g_autofree guint8 *pattern = g_malloc (ns * bps);
+  guint64 recip_n = 0, recip = 0;   /* ceil(2^64 / recip_n), 0 = use a division */
 
   for (int i = first_block_row (st, y0); i < st->nh; i++)
     {
@@ -240,10 +245,22 @@ process_fast (const LbPixelize  *st,
                   sums[c] += cs[c];
               }
           n = (guint64) (xb1 - xb0) * (guint64) (yb1 - yb0);
+          if (n != recip_n)
+            {
+              /* only edge blocks change n: the reciprocal is recomputed rarely */
+              recip_n = n;
+              recip = n > 1 && n <= G_MAXUINT32 ? G_MAXUINT64 / n + 1 : 0;
+            }
           for (int c = 0; c < nc; c++)
-            /* a 32-bit division is several times cheaper than a 64-bit one */
-            sums[c] = (sums[c] | n) <= G_MAXUINT32 ? (guint32) sums[c] / (guint32) n
-                                                   : sums[c] / n;
+            /* floor(s/n) = (s·ceil(2^64/n)) >> 64 exactly when s, n < 2^32: with
+             * e = ceil(2^64/n)·n − 2^64 < n, the error s·e/(n·2^64) stays below 1/n
+             * (Granlund & Montgomery); column sums of one block fit 32 bits here */
+#ifdef __SIZEOF_INT128__
+            if (recip != 0 && sums[c] <= G_MAXUINT32)
+              sums[c] = (guint64) (((lb_u128) sums[c] * recip) >> 64);
+            else
+#endif
+              sums[c] /= n;
           for (int x = xb0; x < xb1; x++)
             for (int c = 0; c < nc; c++)
               {
