@@ -124,13 +124,18 @@ void       lb_unsharp_free              (LbUnsharp             *state);
  * DeSpeckle of size 2r+1 on 8-bit RGB. 16 bits: the same rule on 0..65535.
  *
  * Optimised paths:
- *  - 8 bits: Perreault & Hébert's constant-time median — one 256-bin histogram per column
+ *  - radius 1 and 2, 8 and 16 bits: where the window is not clipped, a pruned Batcher
+ *    selection network for the median of 9 or 25 (lb-median-networks.h, generated and
+ *    verified by gen-median-networks.py) runs over the contiguous samples of a row, so each
+ *    min/max is one SIMD instruction over 16–32 samples; clipped windows (region border,
+ *    even-count rule) take a per-sample insertion sort. No setup per band.
+ *  - larger radii, 8 bits: Perreault & Hébert's constant-time median — one 256-bin histogram per column
  *    (slid down one row per output row), a window histogram slid along the row by adding and
  *    subtracting whole column histograms (16-bin coarse level always, fine buckets lazily),
  *    searched coarse-then-fine; vertical strips of 256 columns keep the column histograms in
  *    L2. Each band (and strip) starts by building its column histograms from 2r+1 rows, so
  *    bands much shorter than 2r rows repeat that work: prefer bands of ≥ 64 rows.
- *  - 16 bits: a three-level histogram (256 bins by the high byte, 4096 by the top 12 bits,
+ *  - larger radii, 16 bits: a three-level histogram (256 bins by the high byte, 4096 by the top 12 bits,
  *    65536 fine bins) for the window, updated by the column that enters and the column that
  *    leaves (Huang: O(r) per sample, so not radius-independent), searched from the previous
  *    answer's high-byte bin, then ≤ 16 + 16 bins.
