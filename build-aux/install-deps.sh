@@ -22,6 +22,8 @@ TEST_PKGS=(
   xvfb xauth dbus at-spi2-core
   # independent decoders and tools the tests compare against
   netpbm imagemagick curl python3-dogtail valgrind file
+  # lightbox-bench filters times libvips' operators next to ImageMagick's
+  libvips-tools
   # real servers for the store integration tests (all bound to 127.0.0.1)
   nginx libnginx-mod-http-dav-ext apache2 orthanc orthanc-dicomweb orthanc-gdcm litmus wrk
   # sanitizer/fuzzer toolchain
