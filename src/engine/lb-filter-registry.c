@@ -28,6 +28,9 @@ typedef struct {
   dev_t dev;
   ino_t ino;
   gint64 mtime_ns;
+  gint64 ctime_ns;   /* changes with chmod too: permissions are part of the identity */
+  guint mode;
+  guint dir_mode;
   goffset size;
   GPtrArray *filters;  /* owned LbFilter refs that made it into the registry */
 } LoadedFile;
@@ -136,6 +139,10 @@ lb_filter_registry_class_init (LbFilterRegistryClass *klass)
 
   object_class->dispose = lb_filter_registry_dispose;
   object_class->finalize = lb_filter_registry_finalize;
+  /* Register the error quark from the host's copy of its name: g_quark_from_static_string()
+   * keeps the pointer, and a plugin that registered it first would leave it dangling when
+   * the module is unloaded. */
+  (void) lb_error_quark ();
 }
 
 static void
@@ -205,13 +212,26 @@ dir_listed (GPtrArray  *dirs,
   return FALSE;
 }
 
+static void
+add_dir (GPtrArray  *dirs,
+         const char *path)
+{
+  char *canonical = g_canonicalize_filename (path, NULL);
+
+  /* A directory listed twice (say in the path and as the installed one) is scanned once. */
+  if (dir_listed (dirs, canonical))
+    g_free (canonical);
+  else
+    g_ptr_array_add (dirs, canonical);
+}
+
 void
 lb_filter_registry_add_plugin_dir (LbFilterRegistry *self,
                                    const char       *path)
 {
   g_return_if_fail (LB_IS_FILTER_REGISTRY (self));
-  if (!dir_listed (self->plugin_dirs, path))
-    g_ptr_array_add (self->plugin_dirs, g_canonicalize_filename (path, NULL));
+  g_return_if_fail (path != NULL);
+  add_dir (self->plugin_dirs, path);
 }
 
 void
@@ -219,8 +239,8 @@ lb_filter_registry_add_filter_dir (LbFilterRegistry *self,
                                    const char       *path)
 {
   g_return_if_fail (LB_IS_FILTER_REGISTRY (self));
-  if (!dir_listed (self->filter_dirs, path))
-    g_ptr_array_add (self->filter_dirs, g_canonicalize_filename (path, NULL));
+  g_return_if_fail (path != NULL);
+  add_dir (self->filter_dirs, path);
 }
 
 GPtrArray *
@@ -358,6 +378,21 @@ stat_file (const char *path,
   return g_stat (path, st) == 0 && S_ISREG (st->st_mode);
 }
 
+static guint
+dir_mode_of (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  GStatBuf st;
+
+  return g_stat (dir, &st) == 0 ? (guint) st.st_mode : 0;
+}
+
+static gint64
+ctime_ns (const GStatBuf *st)
+{
+  return (gint64) st->st_ctim.tv_sec * G_GINT64_CONSTANT (1000000000) + st->st_ctim.tv_nsec;
+}
+
 static gint64
 mtime_ns (const GStatBuf *st)
 {
@@ -379,6 +414,9 @@ load_file (LbFilterRegistry *self,
   f->dev = st->st_dev;
   f->ino = st->st_ino;
   f->mtime_ns = mtime_ns (st);
+  f->ctime_ns = ctime_ns (st);
+  f->mode = st->st_mode;
+  f->dir_mode = dir_mode_of (path);
   f->size = st->st_size;
   f->filters = g_ptr_array_new_with_free_func (g_object_unref);
   g_hash_table_replace (self->files, f->path, f);
@@ -496,7 +534,8 @@ lb_filter_registry_rescan (LbFilterRegistry *self)
 
       if (!g_hash_table_contains (present, f->path) || !stat_file (f->path, &st)
           || st.st_dev != f->dev || st.st_ino != f->ino || mtime_ns (&st) != f->mtime_ns
-          || st.st_size != f->size)
+          || ctime_ns (&st) != f->ctime_ns || st.st_mode != f->mode
+          || dir_mode_of (f->path) != f->dir_mode || st.st_size != f->size)
         {
           g_ptr_array_add (stale, f);
           plugins_changed |= f->is_plugin;
