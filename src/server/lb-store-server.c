@@ -11,6 +11,7 @@
 #include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
@@ -33,7 +34,7 @@
 
 #define LB_PUT_BLOCK (256 * 1024)
 
-#define ALLOW_METHODS "OPTIONS, GET, HEAD, PUT, DELETE, MKCOL, COPY, MOVE, PROPFIND"
+#define ALLOW_METHODS "OPTIONS, GET, HEAD, PUT, DELETE, MKCOL, COPY, MOVE, PROPFIND, PROPPATCH"
 
 struct _LbStoreServer
 {
@@ -47,6 +48,7 @@ struct _LbStoreServer
   LbAccessLog     *log;        /* (nullable) */
   SoupServer      *soup;
   GHashTable      *temps;      /* in-flight upload temporaries (owned paths) */
+  GHashTable      *idle_watches; /* (element-type GSource) keep-alive connections between requests */
   char            *url;
   mode_t           umask;
 };
@@ -481,7 +483,7 @@ static gboolean
 method_writes (const char *m)
 {
   return strcmp (m, "PUT") == 0 || strcmp (m, "DELETE") == 0 || strcmp (m, "MKCOL") == 0 ||
-         strcmp (m, "COPY") == 0 || strcmp (m, "MOVE") == 0;
+         strcmp (m, "COPY") == 0 || strcmp (m, "MOVE") == 0 || strcmp (m, "PROPPATCH") == 0;
 }
 
 static gboolean
@@ -1091,6 +1093,38 @@ do_propfind (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   soup_server_message_set_status (msg, SOUP_STATUS_MULTI_STATUS, NULL);
 }
 
+/*
+ * PROPPATCH: the store keeps no dead properties and its live properties are computed from the
+ * file system, so every change is refused — per property, in a 207, as RFC 4918 §9.2 asks
+ * (all-or-nothing, so one refusal refuses all).
+ */
+static void
+do_proppatch (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
+{
+  g_autoptr(GPtrArray) names = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) out = NULL;
+  g_autofree char *href = NULL;
+  struct stat st;
+  xmlDocPtr doc;
+  const char *data;
+  gsize len;
+
+  if (stat (req->abs, &st) != 0)
+    return set_error_status (msg, SOUP_STATUS_NOT_FOUND, NULL);
+  if (!lb_dav_parse_propertyupdate ((const char *) req->body->data, req->body->len, &names, &error))
+    return set_error_status (msg, SOUP_STATUS_BAD_REQUEST, error->message);
+  href = lb_store_path_encode (req->rel, S_ISDIR (st.st_mode));
+  doc = lb_dav_multistatus_new ();
+  lb_dav_multistatus_add_propstat (doc, href, names, SOUP_STATUS_FORBIDDEN,
+                                   "cannot-modify-protected-property");
+  out = lb_dav_doc_to_bytes (doc);
+  xmlFreeDoc (doc);
+  data = g_bytes_get_data (out, &len);
+  soup_server_message_set_response (msg, "application/xml; charset=utf-8", SOUP_MEMORY_COPY, data, len);
+  soup_server_message_set_status (msg, SOUP_STATUS_MULTI_STATUS, NULL);
+}
+
 static void
 do_put (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
 {
@@ -1396,6 +1430,8 @@ main_handler (SoupServer        *soup,
     do_get (self, msg, req);
   else if (method_is (msg, "PROPFIND"))
     do_propfind (self, msg, req);
+  else if (method_is (msg, "PROPPATCH"))
+    do_proppatch (self, msg, req);
   else if (method_is (msg, "PUT"))
     do_put (self, msg, req);
   else if (method_is (msg, "MKCOL"))
@@ -1457,10 +1493,92 @@ log_request (LbStoreServer *self, SoupServerMessage *msg, gboolean aborted)
                        g_get_monotonic_time () - req->start_us);
 }
 
+/*
+ * Keep-alive connections closed by the client between requests.
+ *
+ * libsoup 3.2 (Debian 12 ships 3.2.3) reads the EOF of an idle keep-alive connection and then
+ * forgets the connection without closing it: every such client leaves a socket in CLOSE_WAIT
+ * and the process runs out of descriptors (fixed upstream in 3.3). Until then the server
+ * watches each idle connection itself: readable with MSG_PEEK showing EOF means the client
+ * left, and the connection is taken from libsoup (steal) and closed. Bytes of a next request
+ * end the watch and leave everything to libsoup.
+ */
+typedef struct
+{
+  LbStoreServer     *server; /* (unowned) the watch is destroyed before the server */
+  SoupServerMessage *msg;    /* the request that finished, through which the connection is stolen */
+  GSocket           *socket;
+} LbIdleWatch;
+
+static void
+lb_idle_watch_free (LbIdleWatch *w)
+{
+  g_object_unref (w->msg);
+  g_object_unref (w->socket);
+  g_free (w);
+}
+
+static gboolean
+on_idle_connection_io (GSocket *socket, GIOCondition cond, gpointer user_data)
+{
+  LbIdleWatch *w = user_data;
+  char c;
+  ssize_t n;
+  GIOStream *stream;
+
+  if (g_socket_is_closed (socket))
+    goto done; /* libsoup closed it itself */
+  n = recv (g_socket_get_fd (socket), &c, 1, MSG_PEEK | MSG_DONTWAIT);
+  if (n > 0)
+    goto done; /* the next request: libsoup reads it */
+  if (n < 0 && (errno == EAGAIN || errno == EINTR))
+    return G_SOURCE_CONTINUE;
+  /* EOF or a reset on an idle connection: close it for libsoup. */
+  stream = soup_server_message_steal_connection (w->msg);
+  if (stream != NULL)
+    {
+      g_io_stream_close (stream, NULL, NULL);
+      g_object_unref (stream);
+    }
+  else
+    g_socket_close (socket, NULL);
+
+done:
+  g_hash_table_remove (w->server->idle_watches, g_main_current_source ());
+  return G_SOURCE_REMOVE;
+}
+
+static void
+watch_idle_connection (LbStoreServer *self, SoupServerMessage *msg)
+{
+  GSocket *socket = soup_server_message_get_socket (msg);
+  const char *conn_hdr = soup_message_headers_get_list (soup_server_message_get_response_headers (msg),
+                                                        "Connection");
+  LbIdleWatch *w;
+  GSource *source;
+
+  if (socket == NULL || g_socket_is_closed (socket))
+    return;
+  if (conn_hdr != NULL && soup_header_contains (conn_hdr, "close"))
+    return; /* libsoup closes this one itself */
+  if (soup_server_message_get_http_version (msg) == SOUP_HTTP_1_0)
+    return;
+  w = g_new0 (LbIdleWatch, 1);
+  w->server = self;
+  w->msg = g_object_ref (msg);
+  w->socket = g_object_ref (socket);
+  source = g_socket_create_source (socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
+  g_source_set_callback (source, G_SOURCE_FUNC (on_idle_connection_io), w,
+                         (GDestroyNotify) lb_idle_watch_free);
+  g_source_attach (source, g_main_context_get_thread_default ());
+  g_hash_table_add (self->idle_watches, source); /* the table owns the reference */
+}
+
 static void
 on_request_finished (SoupServer *soup, SoupServerMessage *msg, gpointer user_data)
 {
   log_request (user_data, msg, FALSE);
+  watch_idle_connection (user_data, msg);
 }
 
 static void
@@ -1493,6 +1611,7 @@ lb_store_server_finalize (GObject *object)
   g_free (self->root_real);
   g_free (self->url);
   g_hash_table_unref (self->temps);
+  g_hash_table_unref (self->idle_watches);
   G_OBJECT_CLASS (lb_store_server_parent_class)->finalize (object);
 }
 
@@ -1506,9 +1625,17 @@ lb_store_server_class_init (LbStoreServerClass *klass)
 }
 
 static void
+destroy_source (gpointer source)
+{
+  g_source_destroy (source);
+  g_source_unref (source);
+}
+
+static void
 lb_store_server_init (LbStoreServer *self)
 {
   self->temps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->idle_watches = g_hash_table_new_full (NULL, NULL, NULL, destroy_source);
   self->umask = umask (022);
   umask (self->umask);
 }
@@ -1705,6 +1832,7 @@ lb_store_server_stop (LbStoreServer *self)
 
   if (self->soup != NULL)
     soup_server_disconnect (self->soup);
+  g_hash_table_remove_all (self->idle_watches);
   g_hash_table_iter_init (&iter, self->temps);
   while (g_hash_table_iter_next (&iter, &key, NULL))
     g_unlink (key);

@@ -214,5 +214,8 @@ main (int argc, char **argv)
 
   g_main_loop_run (loop);
   lb_store_server_stop (server);
+  /* Let the closed connections finish tearing down before the objects go. */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
   return 0;
 }
