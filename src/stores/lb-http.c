@@ -522,13 +522,15 @@ lb_http_parse_date (const char *text)
 
   if (text == NULL || *text == '\0')
     return NULL;
-  dt = soup_date_time_new_from_http_string (text);
-  if (dt != NULL)
-    return dt;
-  {
-    g_autoptr(GTimeZone) utc = g_time_zone_new_utc ();
-    return g_date_time_new_from_iso8601 (text, utc);
-  }
+  /* ISO 8601 starts with the year; HTTP dates start with a weekday name */
+  if (g_ascii_isdigit (text[0]))
+    {
+      g_autoptr(GTimeZone) utc = g_time_zone_new_utc ();
+      dt = g_date_time_new_from_iso8601 (text, utc);
+      if (dt != NULL)
+        return dt;
+    }
+  return soup_date_time_new_from_http_string (text);
 }
 
 LbStoreEntry *
