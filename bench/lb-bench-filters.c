@@ -158,12 +158,22 @@ write_pnm (LbImage *image, const char *path, GError **error)
 /* ------------------------------------------------------------------------------------------ */
 /* One measured pass */
 
-typedef enum { PATH_ENGINE, PATH_KERNEL, PATH_REFERENCE } PassPath;
+/* engine: registry + pipeline; engine-exact: the same with the plugin's own "exact"
+ * parameter (its scalar reference path, where the plugin offers one); kernel / reference:
+ * the kernel library's optimised / scalar reference functions, called directly. */
+typedef enum { PATH_ENGINE, PATH_ENGINE_EXACT, PATH_KERNEL, PATH_REFERENCE } PassPath;
 
 static const char *
 path_name (PassPath p)
 {
-  return p == PATH_ENGINE ? "engine" : p == PATH_KERNEL ? "kernel" : "reference";
+  switch (p)
+    {
+    case PATH_ENGINE: return "engine";
+    case PATH_ENGINE_EXACT: return "engine-exact";
+    case PATH_KERNEL: return "kernel";
+    case PATH_REFERENCE: return "reference";
+    default: return "?";
+    }
 }
 
 typedef struct {
@@ -182,7 +192,7 @@ run_once (gpointer data)
 
   if (r->error != NULL)
     return 0;
-  if (r->path == PATH_ENGINE)
+  if (r->path == PATH_ENGINE || r->path == PATH_ENGINE_EXACT)
     {
       g_autoptr (GPtrArray) timings = NULL;
       g_autoptr (LbImage) out = lb_pipeline_run (r->pipeline, r->input, &timings, NULL, &r->error);
@@ -221,7 +231,8 @@ run_once (gpointer data)
 }
 
 /* Sets up @run for @spec on @image: the engine when its registry has the filter for this
- * format and accepts the step, else the kernel directly. */
+ * format and accepts the step, else the kernel directly. For the reference path: the
+ * plugin's "exact" parameter where it has one, else the kernel's reference functions. */
 static void
 run_setup (Ctx *ctx, Run *run, const LbBenchFilterSpec *spec, LbImage *image, guint threads,
            gboolean reference)
@@ -231,21 +242,31 @@ run_setup (Ctx *ctx, Run *run, const LbBenchFilterSpec *spec, LbImage *image, gu
   run->input = image;
   run->threads = threads;
   run->path = reference ? PATH_REFERENCE : PATH_KERNEL;
-  if (!reference && ctx->registry != NULL)
+  if (ctx->registry != NULL)
     {
       g_autoptr (LbFilter) filter = NULL;
       g_autoptr (LbFilterParams) params = NULL;
+      g_autofree char *step = NULL;
 
-      if (lb_pipeline_parse_step (ctx->registry, spec->step, &filter, &params, NULL)
-          && lb_filter_supports_format (filter, lb_image_get_format (image)))
+      if (!lb_pipeline_parse_step (ctx->registry, spec->step, &filter, &params, NULL)
+          || !lb_filter_supports_format (filter, lb_image_get_format (image)))
+        return;
+      if (reference)
         {
-          run->pipeline = lb_pipeline_new (ctx->registry);
-          lb_pipeline_set_n_threads (run->pipeline, threads);
-          if (lb_pipeline_append (run->pipeline, filter, params, NULL))
-            run->path = PATH_ENGINE;
-          else
-            g_clear_object (&run->pipeline);
+          if (lb_filter_find_param (filter, "exact", NULL) == NULL)
+            return;
+          step = g_strconcat (spec->step, strchr (spec->step, ':') ? ",exact=true" : ":exact=true", NULL);
+          g_clear_object (&filter);
+          g_clear_pointer (&params, lb_filter_params_unref);
+          if (!lb_pipeline_parse_step (ctx->registry, step, &filter, &params, NULL))
+            return;
         }
+      run->pipeline = lb_pipeline_new (ctx->registry);
+      lb_pipeline_set_n_threads (run->pipeline, threads);
+      if (lb_pipeline_append (run->pipeline, filter, params, NULL))
+        run->path = reference ? PATH_ENGINE_EXACT : PATH_ENGINE;
+      else
+        g_clear_object (&run->pipeline);
     }
 }
 
@@ -270,7 +291,7 @@ measure (Ctx *ctx, Run *run, LbBenchStats *st, GError **error)
 
   if (run->error == NULL)
     {
-      if (run->path == PATH_REFERENCE)
+      if (run->path == PATH_REFERENCE || run->path == PATH_ENGINE_EXACT)
         opt = &ref;
       else if (first >= 300 || ctx->quick)
         opt = first >= 300 ? &slow : &quick;
@@ -724,7 +745,7 @@ static const RadiusPair radius_pairs[] = {
   { "despeckle", "despeckle 3", "despeckle:size=3", 3, "despeckle 31", "despeckle:size=31", 31 },
   { "median", "median 1", "median:radius=1", 1, "median 15", "median:radius=15", 15 },
   /* the corrected symmetric window (odd size), since xv's own window is fixed at 4×4 */
-  { "oil", "oil 3", "oil:size=3", 3, "oil 31", "oil:size=31", 31 },
+  { "oil", "oil 3", "oil:window=symmetric,size=3", 3, "oil 31", "oil:window=symmetric,size=31", 31 },
   /* r = ⌈3σ⌉: σ 0.33 → r 1, σ 5 → r 15 */
   { "gaussian", "gaussian 0.33", "gaussian:sigma=0.33", 0.33, "gaussian 5", "gaussian:sigma=5", 5 },
 };
@@ -784,7 +805,7 @@ lb_bench_filters_main (int argc, char **argv)
   g_autoptr (LbFilterRegistry) registry = NULL;
   static const char *const main_cols[] = { "filter", "format", "size", "mpx", "threads", "path",
                                            "ms", "p10_ms", "p90_ms", "runs", "stable", "mpx_per_s",
-                                           "ref_ms", "speedup_vs_ref", NULL };
+                                           "ref_path", "ref_ms", "speedup_vs_ref", NULL };
   static const char *const xv_cols[] = { "filter", "xv_ms", "ms_1t", "ms_all", "xv_over_1t",
                                          "xv_over_all", "target_10x", NULL };
   static const char *const radius_cols[] = { "filter", "format", "mpx", "path", "ms_r1", "ms_r15",
@@ -860,7 +881,10 @@ lb_bench_filters_main (int argc, char **argv)
       return 1;
     }
 
-  /* The bench measures what users run: the filters of the default registry. */
+  /* The bench measures what users run: the filters of the default registry. Run from the
+   * build tree without LIGHTBOX_PLUGIN_PATH, it takes the plugins built next to it. */
+  if (g_getenv ("LIGHTBOX_PLUGIN_PATH") == NULL && g_file_test (LB_BENCH_BUILD_PLUGINDIR, G_FILE_TEST_IS_DIR))
+    g_setenv ("LIGHTBOX_PLUGIN_PATH", LB_BENCH_BUILD_PLUGINDIR, TRUE);
   registry = lb_filter_registry_new_default ();
   ctx.registry = registry;
 
@@ -907,13 +931,14 @@ lb_bench_filters_main (int argc, char **argv)
             const LbBenchFilterSpec *spec = sel->pdata[i];
             LbBenchStats ref = { 0 };
             gboolean have_ref = FALSE;
+            PassPath ref_path = PATH_REFERENCE;
             guint thread_counts[2] = { 1, ctx.threads_all };
             guint n_counts = ctx.threads_all > 1 ? 2 : 1;
             PassPath path;
 
             if (!no_reference && mpx <= REFERENCE_MAX_MPX)
               {
-                if (measure_cell (&ctx, spec, image, 1, TRUE, &ref, &path, &error))
+                if (measure_cell (&ctx, spec, image, 1, TRUE, &ref, &ref_path, &error))
                   have_ref = TRUE;
                 else
                   {
@@ -950,6 +975,7 @@ lb_bench_filters_main (int argc, char **argv)
                                              g_strdup_printf ("%u", st.n),
                                              g_strdup (st.stable ? "yes" : "no"),
                                              lb_bench_fmt (mpx / (st.median / 1000.0)),
+                                             g_strdup (have_ref ? path_name (ref_path) : ""),
                                              have_ref ? lb_bench_fmt (ref.median) : g_strdup (""),
                                              have_ref ? lb_bench_fmt (ref.median / st.median) : g_strdup (""),
                                              NULL);
@@ -1017,8 +1043,10 @@ lb_bench_filters_main (int argc, char **argv)
   g_ptr_array_add (notes, g_strdup_printf ("%u cells ran through the engine's registry and pipeline "
                                            "(LbPassTiming), %u through the kernel libraries directly "
                                            "(filter not offered by the registry)", n_engine, n_kernel));
-  g_ptr_array_add (notes, g_strdup ("ref_ms: the kernels' scalar reference functions, 1 thread, called "
-                                    "directly (the engine has no switch for them); timed up to 1.4 Mpx"));
+  g_ptr_array_add (notes, g_strdup ("ref_ms: the scalar reference path, 1 thread, timed up to 1.4 Mpx: "
+                                    "through the engine with the plugin's exact=true where it has that "
+                                    "parameter (ref_path engine-exact), else the kernel library's reference "
+                                    "functions called directly (ref_path reference)"));
   g_ptr_array_add (notes, g_strdup ("xv_ms: xv's own C code, gcc -O2, 1 thread (xv-filters.md Appendix A)"));
   g_ptr_array_add (notes, g_strdup ("memory-bandwidth floor (xv-filters.md Appendix A): ≈0.65 ms for one "
                                     "3×3 pass over 1.4 Mpx RGBA from DRAM"));
