@@ -188,27 +188,44 @@ lb_xv_edge_process (const LbXvEdge    *self,
     edge_fast_rows (self, src, dst, y0, y1, 16);
 }
 
+/* Largest MONO over columns [x0, x1) of one row; @ch is a constant at each call site. */
+LB_XV_INLINE guint
+row_max_mono (const guint8 *row, int x0, int x1, const int ch, const int nc, const int depth)
+{
+  guint maxv = 0;
+
+  for (int x = x0; x < x1; x++)
+    {
+      const gsize i = (gsize) x * ch;
+      const guint m = nc == 3 ? lb_xv_mono (lb_xv_get (row, i, depth),
+                                            lb_xv_get (row, i + 1, depth),
+                                            lb_xv_get (row, i + 2, depth))
+                              : lb_xv_get (row, i, depth);
+      maxv = m > maxv ? m : maxv;
+    }
+  return maxv;
+}
+
 LB_XV_INLINE guint
 edge_reduce_rows (const LbXvEdge *self, const LbKernelBuf *dst, int ya, int yb, const int depth)
 {
   const LbXvRegion *R = &self->region;
-  const int ch = dst->channels;
-  const int nc = lb_xv_colour_channels (ch);
   guint maxv = 0;
 
   for (int y = ya; y < yb; y++)
     {
       const guint8 *row = lb_xv_row (dst, y);
+      guint m;
 
-      for (int x = R->x0; x < R->x1; x++)
+      switch (dst->channels)
         {
-          const gsize i = (gsize) x * ch;
-          const guint m = nc == 3 ? lb_xv_mono (lb_xv_get (row, i, depth),
-                                                lb_xv_get (row, i + 1, depth),
-                                                lb_xv_get (row, i + 2, depth))
-                                  : lb_xv_get (row, i, depth);
-          maxv = MAX (maxv, m);
+        case 1: m = row_max_mono (row, R->x0, R->x1, 1, 1, depth); break;
+        case 2: m = row_max_mono (row, R->x0, R->x1, 2, 1, depth); break;
+        case 3: m = row_max_mono (row, R->x0, R->x1, 3, 3, depth); break;
+        case 4:
+        default: m = row_max_mono (row, R->x0, R->x1, 4, 3, depth); break;
         }
+      maxv = MAX (maxv, m);
     }
   return maxv;
 }
