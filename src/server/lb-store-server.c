@@ -51,6 +51,7 @@ struct _LbStoreServer
   GHashTable      *idle_watches; /* (element-type GSource) keep-alive connections between requests */
   char            *url;
   mode_t           umask;
+  gboolean         stopped;
 };
 
 G_DEFINE_FINAL_TYPE (LbStoreServer, lb_store_server, G_TYPE_OBJECT)
@@ -63,6 +64,7 @@ typedef struct
   gint64         start_us; /* monotonic */
   GDateTime     *start;
   char          *user;     /* authenticated user, NULL when anonymous */
+  char          *client;   /* remote address, taken while the connection is surely up */
   char          *rel;      /* decoded path relative to the root */
   char          *abs;      /* file-system path */
   gboolean       slash;    /* request path ended in '/' */
@@ -73,6 +75,7 @@ typedef struct
   gboolean       existed;
   gboolean       too_large;
   int            write_errno;
+  gboolean       committing; /* a worker thread is finishing this PUT */
   GByteArray    *wbuf;     /* body bytes not yet written: libsoup hands over ~8 KiB chunks,
                             * written in blocks of LB_PUT_BLOCK to save system calls */
   /* other methods with a body */
@@ -82,6 +85,9 @@ typedef struct
 static void
 lb_request_drop_temp (LbRequest *req)
 {
+  /* A commit thread owns the temporary until it reports back. */
+  if (req->committing)
+    return;
   if (req->fd >= 0)
     {
       close (req->fd);
@@ -102,6 +108,7 @@ lb_request_free (LbRequest *req)
   g_clear_pointer (&req->start, g_date_time_unref);
   g_hash_table_unref (req->temps);
   g_free (req->user);
+  g_free (req->client);
   g_free (req->rel);
   g_free (req->abs);
   if (req->body != NULL)
@@ -281,7 +288,8 @@ parent_is_dir (const char *abs)
   return stat (dir, &st) == 0 && S_ISDIR (st.st_mode);
 }
 
-/* Entries that are part of the DAV namespace: no dotfiles, no symlinks leading out. */
+/* Entries that are part of the DAV namespace: no dotfiles, no symlinks leading out. The
+ * directory itself is known to lie inside the root, so only symlinks need resolving. */
 static gboolean
 entry_is_public (LbStoreServer *self, const char *dir_abs, const char *name, struct stat *st_out)
 {
@@ -290,9 +298,10 @@ entry_is_public (LbStoreServer *self, const char *dir_abs, const char *name, str
   if (name[0] == '.')
     return FALSE;
   child = g_build_filename (dir_abs, name, NULL);
-  if (!lb_store_path_is_contained (self->root_real, child))
+  if (lstat (child, st_out) != 0)
     return FALSE;
-  if (stat (child, st_out) != 0)
+  if (S_ISLNK (st_out->st_mode) &&
+      (!lb_store_path_is_contained (self->root_real, child) || stat (child, st_out) != 0))
     return FALSE;
   return S_ISREG (st_out->st_mode) || S_ISDIR (st_out->st_mode);
 }
@@ -663,6 +672,7 @@ early_handler (SoupServer        *soup,
 
   if (req == NULL)
     return;
+  req->client = g_strdup (soup_server_message_get_remote_host (msg));
 
   if (lb_store_auth_is_enabled (self->auth))
     {
@@ -1125,15 +1135,165 @@ do_proppatch (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   soup_server_message_set_status (msg, SOUP_STATUS_MULTI_STATUS, NULL);
 }
 
+/*
+ * The end of a PUT: write the last buffered bytes, fsync, check the preconditions again (the
+ * target may have changed while the body streamed in, and If-Match must still protect against
+ * a concurrent writer), rename into place, fsync the directory. fsync of a large file can take
+ * a long time, so this runs in a worker thread while the message is paused; the thread touches
+ * only the file system and this struct, never the server's tables.
+ */
+typedef struct
+{
+  SoupServerMessage *msg;     /* (owned) paused until the commit is done */
+  LbStoreServer     *server;  /* (owned) */
+  int                fd;      /* (owned) the temporary, closed by the thread */
+  char              *temp;
+  char              *abs;
+  GByteArray        *pending; /* (owned) bytes not yet written */
+  mode_t             umask;
+  /* results */
+  guint              status;
+  const char        *detail;
+  int                err;
+  gboolean           renamed;
+  gboolean           existed;
+  char              *etag;
+  char              *lastmod;
+} LbPutCommit;
+
+static void
+lb_put_commit_free (LbPutCommit *pc)
+{
+  if (pc->fd >= 0)
+    close (pc->fd);
+  g_object_unref (pc->msg);
+  g_object_unref (pc->server);
+  g_free (pc->temp);
+  g_free (pc->abs);
+  g_byte_array_unref (pc->pending);
+  g_free (pc->etag);
+  g_free (pc->lastmod);
+  g_free (pc);
+}
+
+static guint
+status_for_write_errno (int err)
+{
+  return status_for_errno (err) == SOUP_STATUS_INSUFFICIENT_STORAGE ? SOUP_STATUS_INSUFFICIENT_STORAGE
+                                                                     : SOUP_STATUS_INTERNAL_SERVER_ERROR;
+}
+
+static void
+put_commit_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  LbPutCommit *pc = task_data;
+  const guint8 *data = pc->pending->data;
+  gsize len = pc->pending->len;
+  struct stat st;
+  int err = 0;
+  guint status;
+
+  while (len > 0)
+    {
+      ssize_t n = write (pc->fd, data, len);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          err = errno;
+          break;
+        }
+      data += n;
+      len -= (gsize) n;
+    }
+  if (err == 0 && fsync (pc->fd) != 0)
+    err = errno;
+  pc->existed = stat (pc->abs, &st) == 0;
+  if (err == 0 && fchmod (pc->fd, pc->existed ? (st.st_mode & 07777) : (0666 & ~pc->umask)) != 0)
+    err = errno;
+  if (close (pc->fd) != 0 && err == 0)
+    err = errno;
+  pc->fd = -1;
+  if (err != 0)
+    {
+      pc->err = err;
+      pc->status = status_for_write_errno (err);
+      pc->detail = g_strerror (err);
+      return;
+    }
+  if (pc->existed && S_ISDIR (st.st_mode))
+    {
+      pc->status = SOUP_STATUS_CONFLICT;
+      pc->detail = "a collection has this name";
+      return;
+    }
+  if ((status = evaluate_preconditions (pc->msg, pc->existed ? &st : NULL, FALSE)) != 0)
+    {
+      pc->status = status;
+      pc->detail = "precondition failed";
+      return;
+    }
+  if (rename (pc->temp, pc->abs) != 0)
+    {
+      pc->err = errno;
+      pc->status = status_for_errno (pc->err);
+      pc->detail = g_strerror (pc->err);
+      return;
+    }
+  pc->renamed = TRUE;
+  sync_dir_of (pc->abs);
+  if (stat (pc->abs, &st) == 0)
+    {
+      pc->etag = make_etag (&st);
+      pc->lastmod = lb_dav_format_rfc1123 (st.st_mtim.tv_sec);
+    }
+  pc->status = pc->existed ? SOUP_STATUS_NO_CONTENT : SOUP_STATUS_CREATED;
+}
+
+static void
+put_commit_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  LbPutCommit *pc = g_task_get_task_data (G_TASK (result));
+  LbRequest *req = get_request (pc->msg);
+  SoupMessageHeaders *rh = soup_server_message_get_response_headers (pc->msg);
+
+  if (req != NULL)
+    {
+      req->committing = FALSE;
+      if (pc->renamed)
+        {
+          g_hash_table_remove (req->temps, req->temp_path);
+          g_clear_pointer (&req->temp_path, g_free);
+        }
+      else
+        lb_request_drop_temp (req);
+    }
+  if (pc->status == SOUP_STATUS_CREATED || pc->status == SOUP_STATUS_NO_CONTENT)
+    {
+      if (pc->etag != NULL)
+        {
+          soup_message_headers_replace (rh, "ETag", pc->etag);
+          soup_message_headers_replace (rh, "Last-Modified", pc->lastmod);
+        }
+      if (pc->status == SOUP_STATUS_CREATED && req != NULL)
+        {
+          g_autofree char *loc = lb_store_path_encode (req->rel, FALSE);
+          soup_message_headers_replace (rh, "Location", loc);
+        }
+      soup_server_message_set_status (pc->msg, pc->status, NULL);
+    }
+  else
+    set_error_status (pc->msg, pc->status, pc->detail);
+  /* A stopped server has dropped its connections: nothing left to resume. */
+  if (!pc->server->stopped)
+    soup_server_message_unpause (pc->msg);
+}
+
 static void
 do_put (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
 {
-  SoupMessageHeaders *rh = soup_server_message_get_response_headers (msg);
-  struct stat st;
-  gboolean exists;
-  guint status;
-  int err = 0;
-  mode_t mode;
+  g_autoptr(GTask) task = NULL;
+  LbPutCommit *pc;
 
   if (req->too_large)
     {
@@ -1143,72 +1303,27 @@ do_put (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   if (req->write_errno != 0)
     {
       lb_request_drop_temp (req);
-      return set_error_status (msg, status_for_errno (req->write_errno) == SOUP_STATUS_INSUFFICIENT_STORAGE
-                                      ? SOUP_STATUS_INSUFFICIENT_STORAGE : SOUP_STATUS_INTERNAL_SERVER_ERROR,
-                               g_strerror (req->write_errno));
+      return set_error_status (msg, status_for_write_errno (req->write_errno), g_strerror (req->write_errno));
     }
   if (req->fd < 0 || req->temp_path == NULL)
     return set_error_status (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, "upload lost");
-  if (!flush_upload (req))
-    return set_error_status (msg, status_for_errno (req->write_errno) == SOUP_STATUS_INSUFFICIENT_STORAGE
-                                    ? SOUP_STATUS_INSUFFICIENT_STORAGE : SOUP_STATUS_INTERNAL_SERVER_ERROR,
-                             g_strerror (req->write_errno));
 
-  if (fsync (req->fd) != 0)
-    err = errno;
-  exists = stat (req->abs, &st) == 0;
-  mode = exists ? (st.st_mode & 07777) : (0666 & ~self->umask);
-  if (err == 0 && fchmod (req->fd, mode) != 0)
-    err = errno;
-  if (close (req->fd) != 0 && err == 0)
-    err = errno;
+  pc = g_new0 (LbPutCommit, 1);
+  pc->msg = g_object_ref (msg);
+  pc->server = g_object_ref (self);
+  pc->fd = req->fd;
   req->fd = -1;
-  if (err != 0)
-    {
-      lb_request_drop_temp (req);
-      return set_error_status (msg, status_for_errno (err) == SOUP_STATUS_INSUFFICIENT_STORAGE
-                                      ? SOUP_STATUS_INSUFFICIENT_STORAGE : SOUP_STATUS_INTERNAL_SERVER_ERROR,
-                               g_strerror (err));
-    }
+  pc->temp = g_strdup (req->temp_path);
+  pc->abs = g_strdup (req->abs);
+  pc->pending = g_steal_pointer (&req->wbuf);
+  pc->umask = self->umask;
+  req->committing = TRUE;
 
-  /* The target may have changed while the body streamed in: check the conditions again so
-   * If-Match still protects against a concurrent writer. */
-  if (exists && S_ISDIR (st.st_mode))
-    {
-      lb_request_drop_temp (req);
-      return set_error_status (msg, SOUP_STATUS_CONFLICT, "a collection has this name");
-    }
-  if ((status = evaluate_preconditions (msg, exists ? &st : NULL, FALSE)) != 0)
-    {
-      lb_request_drop_temp (req);
-      return set_error_status (msg, status, "precondition failed");
-    }
-
-  if (rename (req->temp_path, req->abs) != 0)
-    {
-      err = errno;
-      lb_request_drop_temp (req);
-      return set_error_status (msg, status_for_errno (err), g_strerror (err));
-    }
-  g_hash_table_remove (self->temps, req->temp_path);
-  g_clear_pointer (&req->temp_path, g_free);
-  sync_dir_of (req->abs);
-
-  if (stat (req->abs, &st) == 0)
-    {
-      g_autofree char *etag = make_etag (&st);
-      g_autofree char *lastmod = lb_dav_format_rfc1123 (st.st_mtim.tv_sec);
-      soup_message_headers_replace (rh, "ETag", etag);
-      soup_message_headers_replace (rh, "Last-Modified", lastmod);
-    }
-  if (exists)
-    soup_server_message_set_status (msg, SOUP_STATUS_NO_CONTENT, NULL);
-  else
-    {
-      g_autofree char *loc = lb_store_path_encode (req->rel, FALSE);
-      soup_message_headers_replace (rh, "Location", loc);
-      soup_server_message_set_status (msg, SOUP_STATUS_CREATED, NULL);
-    }
+  soup_server_message_pause (msg);
+  task = g_task_new (self, NULL, put_commit_done, NULL);
+  g_task_set_source_tag (task, do_put);
+  g_task_set_task_data (task, pc, (GDestroyNotify) lb_put_commit_free);
+  g_task_run_in_thread (task, put_commit_thread);
 }
 
 static void
@@ -1484,8 +1599,7 @@ log_request (LbStoreServer *self, SoupServerMessage *msg, gboolean aborted)
   if (!aborted && method != NULL && strcmp (method, "HEAD") != 0)
     out = (guint64) soup_server_message_get_response_body (msg)->length;
   lb_access_log_write (self->log, req->start,
-                       soup_server_message_get_remote_host (msg),
-                       req->user, method,
+                       req->client, req->user, method,
                        logged_path,
                        aborted && soup_server_message_get_status (msg) == 0 ? 0
                                                                            : soup_server_message_get_status (msg),
@@ -1830,6 +1944,7 @@ lb_store_server_stop (LbStoreServer *self)
 
   g_return_if_fail (LB_IS_STORE_SERVER (self));
 
+  self->stopped = TRUE;
   if (self->soup != NULL)
     soup_server_disconnect (self->soup);
   g_hash_table_remove_all (self->idle_watches);

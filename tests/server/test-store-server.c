@@ -641,6 +641,75 @@ test_keepalive_close (void)
   g_assert_cmpuint (after, <=, before + 2);
 }
 
+typedef struct {
+  Store  *store;
+  GBytes *versions[3];
+  guint   rounds;
+  gint    failures;
+  gint    finished;
+} Writers;
+
+static gpointer
+writer_thread (gpointer data)
+{
+  Writers *w = data;
+  g_autoptr(SoupSession) session = soup_session_new_with_options ("proxy-resolver", NULL, NULL);
+  g_autofree char *url = g_strconcat (w->store->url, "shared.bin", NULL);
+
+  for (guint r = 0; r < w->rounds; r++)
+    for (guint v = 0; v < 3; v++)
+      {
+        g_autoptr(SoupMessage) msg = soup_message_new ("PUT", url);
+        g_autoptr(GBytes) reply = NULL;
+
+        soup_message_set_request_body_from_bytes (msg, NULL, w->versions[(v + r) % 3]);
+        reply = soup_session_send_and_read (session, msg, NULL, NULL);
+        if (reply == NULL || (soup_message_get_status (msg) != 201 && soup_message_get_status (msg) != 204))
+          g_atomic_int_inc (&w->failures);
+      }
+  g_atomic_int_inc (&w->finished);
+  return NULL;
+}
+
+/* Readers racing two writers only ever see a complete version, never a mix or a prefix. */
+static void
+test_atomic_concurrent (void)
+{
+  g_autoptr(Store) s = store_new ();
+  Writers w = { 0 };
+  GThread *t1, *t2;
+  guint reads = 0;
+
+  w.store = s;
+  w.rounds = 15;
+  for (guint v = 0; v < 3; v++)
+    w.versions[v] = store_test_bytes (200000 * (v + 1), 40 + v);
+  put_file (s, "shared.bin", w.versions[0]);
+  store_run (s);
+  t1 = g_thread_new ("writer1", writer_thread, &w);
+  t2 = g_thread_new ("writer2", writer_thread, &w);
+  /* Read until both writers are done (each does a bounded number of PUTs). */
+  do
+    {
+      g_autoptr(Reply) r = request (s, "GET", "/shared.bin", NULL, NULL);
+      gboolean known = FALSE;
+
+      g_assert_cmpuint (r->status, ==, 200);
+      for (guint v = 0; v < 3; v++)
+        known = known || g_bytes_equal (r->body, w.versions[v]);
+      g_assert_true (known);
+      reads++;
+    }
+  while (g_atomic_int_get (&w.finished) < 2);
+  g_thread_join (t1);
+  g_thread_join (t2);
+  g_test_message ("%u complete reads during %u racing PUTs", reads, 2 * 3 * w.rounds);
+  g_assert_cmpint (w.failures, ==, 0);
+  g_assert_cmpuint (store_count_temps (s->root), ==, 0);
+  for (guint v = 0; v < 3; v++)
+    g_bytes_unref (w.versions[v]);
+}
+
 static void
 test_dav_methods (void)
 {
@@ -1418,6 +1487,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store/put-limit", test_put_limit);
   g_test_add_func ("/store/put-aborted", test_put_aborted);
   g_test_add_func ("/store/keepalive-close", test_keepalive_close);
+  g_test_add_func ("/store/atomic-concurrent", test_atomic_concurrent);
   g_test_add_func ("/store/dav-methods", test_dav_methods);
   g_test_add_func ("/store/propfind", test_propfind);
   g_test_add_func ("/store/listing", test_listing);
