@@ -58,6 +58,7 @@ on_run (GThreadedSocketService *svc, GSocketConnection *connection, GObject *sou
   g_auto(GStrv) parts = NULL;
   const char *method, *path;
   gint64 content_length = 0;
+  gboolean bearer_ok = FALSE;
 
   g_filter_input_stream_set_close_base_stream (G_FILTER_INPUT_STREAM (lines), FALSE);
   request = g_data_input_stream_read_line (lines, NULL, NULL, NULL);
@@ -74,6 +75,8 @@ on_run (GThreadedSocketService *svc, GSocketConnection *connection, GObject *sou
         break;
       if (g_ascii_strncasecmp (header, "Content-Length:", 15) == 0)
         content_length = g_ascii_strtoll (header + 15, NULL, 10);
+      if (g_ascii_strcasecmp (header, "Authorization: Bearer s3cret") == 0)
+        bearer_ok = TRUE;
     }
   /* swallow a request body (PUT) so that the response is read */
   while (content_length > 0)
@@ -91,7 +94,14 @@ on_run (GThreadedSocketService *svc, GSocketConnection *connection, GObject *sou
   method = parts[0];
   path = parts[1];
 
-  if (g_str_equal (method, "OPTIONS") || g_str_equal (method, "PROPFIND"))
+  if (g_str_has_prefix (path, "/bearer/") && !bearer_ok)
+    write_str (out, "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer realm=\"lb-test\"\r\n"
+                    "Content-Length: 0\r\n\r\n");
+  else if (g_str_equal (path, "/bearer/"))
+    respond (out, "200 OK", "text/html", "<a href=\"a.txt\">a.txt</a>", -1);
+  else if (g_str_equal (path, "/bearer/a.txt"))
+    respond (out, "200 OK", "text/plain", "token ok", -1);
+  else if (g_str_equal (method, "OPTIONS") || g_str_equal (method, "PROPFIND"))
     respond (out, "405 Method Not Allowed", "text/plain", "no", -1);
   else if (g_str_equal (path, "/truncated.png"))
     {
@@ -490,6 +500,93 @@ test_outside_store (void)
   }
 }
 
+typedef struct {
+  guint       calls;
+  char       *scheme;
+  char       *realm;
+  const char *tokens[3];
+} TokenState;
+
+static gboolean
+give_token (gpointer data)
+{
+  LbCredentialsRequest *request = data;
+  TokenState *state = g_object_get_data (G_OBJECT (service), "token-state");
+  const char *token = state->tokens[MIN (state->calls - 1, 2)];
+
+  if (token != NULL)
+    lb_credentials_request_set_token (request, token);
+  else
+    lb_credentials_request_cancel (request);
+  lb_credentials_request_unref (request);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+ask_token (LbCredentialsRequest *request, gpointer user_data)
+{
+  TokenState *state = user_data;
+
+  state->calls++;
+  g_free (state->scheme);
+  g_free (state->realm);
+  state->scheme = g_strdup (lb_credentials_request_get_scheme (request));
+  state->realm = g_strdup (lb_credentials_request_get_realm (request));
+  g_object_set_data (G_OBJECT (service), "token-state", state);
+  g_idle_add (give_token, lb_credentials_request_ref (request));
+}
+
+static void
+test_bearer (void)
+{
+  g_autofree char *root = url ("bearer/");
+  g_autofree char *file = url ("bearer/a.txt");
+  g_autoptr(GError) error = NULL;
+
+  {
+    g_autoptr(LbStore) store = open_store (0, 0, 0);
+    g_autoptr(GPtrArray) entries = test_list (store, root, &error);
+    g_assert_null (entries);
+    g_assert_error (error, LB_ERROR, LB_ERROR_PERMISSION);
+    g_clear_error (&error);
+  }
+  {
+    g_autoptr(LbStoreOptions) options = lb_store_options_new ();
+    g_autoptr(LbStore) store = NULL;
+    g_autoptr(GPtrArray) entries = NULL;
+    options->type = g_strdup ("listing");
+    options->token = g_strdup ("s3cret");
+    store = test_open (base_url, options);
+    entries = test_list (store, root, &error);
+    g_assert_no_error (error);
+    g_assert_nonnull (test_find (entries, "a.txt"));
+  }
+  {
+    g_autoptr(LbStoreOptions) options = lb_store_options_new ();
+    TokenState state = { 0, NULL, NULL, { "wrong", "s3cret", NULL } };
+    g_autoptr(LbStore) store = NULL;
+    g_autoptr(GPtrArray) entries = NULL;
+    g_autoptr(GBytes) body = NULL;
+
+    options->type = g_strdup ("listing");
+    lb_store_options_set_credentials_func (options, ask_token, &state, NULL);
+    store = test_open (base_url, options);
+    entries = test_list (store, root, &error);
+    g_assert_no_error (error);
+    g_assert_nonnull (test_find (entries, "a.txt"));
+    g_assert_cmpuint (state.calls, ==, 2);
+    g_assert_cmpstr (state.scheme, ==, "Bearer");
+    g_assert_cmpstr (state.realm, ==, "lb-test");
+    /* the token stays with the store */
+    body = test_read_all (store, file, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (state.calls, ==, 2);
+    g_assert_cmpmem (g_bytes_get_data (body, NULL), g_bytes_get_size (body), "token ok", 8);
+    g_free (state.scheme);
+    g_free (state.realm);
+  }
+}
+
 static void
 test_unknown_scheme (void)
 {
@@ -520,6 +617,7 @@ main (int argc, char **argv)
   g_test_add_func ("/faults/100000-entries", test_many_entries);
   g_test_add_func ("/faults/outside-store", test_outside_store);
   g_test_add_func ("/faults/unknown-scheme", test_unknown_scheme);
+  g_test_add_func ("/faults/bearer-token", test_bearer);
   status = g_test_run ();
   g_atomic_int_set (&stop_flag, 1);
   g_socket_service_stop (G_SOCKET_SERVICE (service));
