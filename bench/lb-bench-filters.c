@@ -277,7 +277,8 @@ run_clear (Run *run)
 /* Warm-up, then rounds until the median is stable. Slow passes keep the whole table within
  * tens of minutes: from 0.3 s a warm-up and three runs; from 1 s (64 Mpx, the reference
  * paths at 1.4 Mpx) the first run counts, plus one more, since page-cache and lazy-init
- * effects are small against a second. The runs column says how many samples a median has. */
+ * effects are small against a second; from 5 s the first run alone. The runs column says
+ * how many samples a median has. */
 static gboolean
 measure (Ctx *ctx, Run *run, LbBenchStats *st, GError **error)
 {
@@ -290,7 +291,12 @@ measure (Ctx *ctx, Run *run, LbBenchStats *st, GError **error)
 
   if (run->error == NULL)
     {
-      if (first >= 1000)
+      if (first >= 5000)
+        {
+          /* one sample: a second run would cost more time than its information is worth */
+          *st = lb_bench_stats_of (&first, 1);
+        }
+      else if (first >= 1000)
         {
           double samples[2] = { first, run_once (run) };
           *st = lb_bench_stats_of (samples, 2);
@@ -1070,8 +1076,8 @@ lb_bench_filters_main (int argc, char **argv)
                                     "parameter (ref_path engine-exact), else the kernel library's reference "
                                     "functions called directly (ref_path reference)"));
   g_ptr_array_add (notes, g_strdup ("medians: warm-up, then rounds until the median moves < 3% (--quick: 5%); "
-                                    "passes of 0.3–1 s: warm-up + 3 runs; passes over 1 s: 2 runs, the first "
-                                    "included (stable = no)"));
+                                    "passes of 0.3–1 s: warm-up + 3 runs; passes of 1–5 s: 2 runs, the first "
+                                    "included; over 5 s: that one run (stable = no)"));
   g_ptr_array_add (notes, g_strdup ("xv_ms: xv's own C code, gcc -O2, 1 thread (xv-filters.md Appendix A)"));
   g_ptr_array_add (notes, g_strdup ("memory-bandwidth floor (xv-filters.md Appendix A): ≈0.65 ms for one "
                                     "3×3 pass over 1.4 Mpx RGBA from DRAM"));
