@@ -187,7 +187,7 @@ test_net (void)
   check_csv (path, "buffer_kb,direction,lightbox_ms,raw_ms", 16);  /* 8 buffers × 2 directions */
   g_free (path);
   path = g_build_filename (out, "net-transactions.csv", NULL);
-  check_csv (path, "transaction,payload_bytes,lightbox_ms,raw_ms,overhead_ms", 12);
+  check_csv (path, "transaction,payload_bytes,lightbox_ms,lightbox_p90_ms", 12);
   g_free (path);
   path = g_build_filename (out, "net-files.csv", NULL);
   check_csv (path, "file,buffer,direction,lightbox_ms", 18);
