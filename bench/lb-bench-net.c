@@ -633,7 +633,7 @@ lb_bench_net_main (int argc, char **argv)
                                "single transactions; overhead = Lightbox − raw)", tx_cols);
   }
   lb_bench_plot_set_log (p_ttcp, TRUE, FALSE);
-  lb_bench_plot_set_log (p_tx, TRUE, FALSE);
+  lb_bench_plot_set_log (p_tx, TRUE, TRUE);  /* raw ≈ 0.03 ms, Lightbox ≈ 1 ms */
   n.quick = quick;
   n.notes = notes;
   n.raw_fd = -1;
