@@ -1057,7 +1057,7 @@ lb_bench_filters_main (int argc, char **argv)
                                    lb_bench_fmt (spec->xv_ms / t1), lb_bench_fmt (spec->xv_ms / ta),
                                    g_strdup (spec->xv_ms / ta >= 10 ? "yes" : "NO"), NULL);
     }
-  if (lb_bench_table_get_n_rows (t_xv) == 0)
+  if (lb_bench_table_get_n_rows (t_xv) == 0 && !memory_only)
     g_ptr_array_add (notes, g_strdup ("no 1.4 Mpx size measured: no comparison with xv"));
 
   if (!no_memory)
@@ -1070,7 +1070,8 @@ lb_bench_filters_main (int argc, char **argv)
                                                  "and allocator arenas dominates the pass's peak", mem_mpx));
     }
 
-  g_ptr_array_add (notes, g_strdup_printf ("%u cells ran through the engine's registry and pipeline "
+  if (!memory_only)
+    g_ptr_array_add (notes, g_strdup_printf ("%u cells ran through the engine's registry and pipeline "
                                            "(LbPassTiming), %u through the kernel libraries directly "
                                            "(filter not offered by the registry)", n_engine, n_kernel));
   g_ptr_array_add (notes, g_strdup ("ref_ms: the scalar reference path, 1 thread, timed up to 1.4 Mpx: "
