@@ -83,7 +83,7 @@ MED8 (kth) (MED8 (Hist) *h,
 
 /* Output columns [xs0, xs1) of rows [y0, y1): a vertical strip, so that the column
  * histograms of the strip (its width + 2r columns, 544 bytes each) stay in L2 cache. */
-static void
+LB_KERNEL_TARGET_CLONES static void
 MED8 (median8_strip) (const LbMedian    *st,
                       const LbKernelBuf *src,
                       LbKernelBuf       *dst,

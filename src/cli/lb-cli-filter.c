@@ -102,6 +102,7 @@ lb_cli_filter (int argc, char **argv)
       return 1;
     }
 
+  lb_cli_route_registry_messages ("filter");
   reg = lb_filter_registry_new_default ();
   pipe = lb_pipeline_new (reg);
   for (int i = 3; i < argc; i++)
