@@ -310,29 +310,22 @@ lb_xv_edge_finish (const LbXvEdge *self,
 
   if (dst->depth == 8)
     {
-      /* ⌊v·255 / maxv⌋ as (v·255 + 0.5)·(1/maxv) in float: v·255 < 2^16 is exact, and two
-       * float roundings (2^-23 relative) of a quotient below 65025/maxv stay below
-       * 0.008/maxv, inside the 0.5/maxv that separates (v·255 + 0.5)/maxv from an integer.
-       * Vectorises. */
-      const float inv = 1.0f / (float) maxv;
+      /* A table of the 256 possible results: one load per sample. */
+      guint8 lut[256];
 
+      for (guint v = 0; v < 256; v++)
+        lut[v] = (guint8) MIN (v * 255u / maxv, 255u);
       for (int y = y0; y < y1; y++)
         {
           guint8 *row = lb_xv_row_mut (dst, y) + (gsize) R->x0 * ch;
 
           if (nc == ch)
             for (int i = 0; i < (R->x1 - R->x0) * ch; i++)
-              {
-                const int q = (int) (((float) row[i] * 255.0f + 0.5f) * inv);
-                row[i] = (guint8) (q > 255 ? 255 : q);
-              }
+              row[i] = lut[row[i]];
           else
             for (int j = 0; j < R->x1 - R->x0; j++)
               for (int c = 0; c < nc; c++)
-                {
-                  const int q = (int) (((float) row[j * ch + c] * 255.0f + 0.5f) * inv);
-                  row[j * ch + c] = (guint8) (q > 255 ? 255 : q);
-                }
+                row[j * ch + c] = lut[row[j * ch + c]];
         }
     }
   else
