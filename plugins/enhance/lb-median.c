@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-median"
+
+#include "lb-enhance.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lb-error.h"
+#include "lb-kernel-private.h"
+#include "lb-xvgeom.h"
+
+struct _LbMedian {
+  LbKernelRect r;
+  int radius;
+};
+
+LbMedian *
+lb_median_prepare (const LbKernelBuf    *src,
+                   const LbKernelRect   *region,
+                   const LbMedianParams *params,
+                   GError              **error)
+{
+  g_autofree LbMedian *st = g_new0 (LbMedian, 1);
+
+  if (!lb_kernel_check_and_clip (src, region, &st->r, error))
+    return NULL;
+  if (params->radius < 0 || params->radius > LB_MEDIAN_RADIUS_MAX)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                   "Median radius must be between 0 and %d (got %d)", LB_MEDIAN_RADIUS_MAX,
+                   params->radius);
+      return NULL;
+    }
+  st->radius = params->radius;
+  return g_steal_pointer (&st);
+}
+
+void
+lb_median_free (LbMedian *st)
+{
+  g_free (st);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Reference: gather, sort, pick. */
+
+static int
+cmp_int (const void *a,
+         const void *b)
+{
+  int x = *(const int *) a, y = *(const int *) b;
+
+  return (x > y) - (x < y);
+}
+
+void
+lb_median_process_reference (const LbMedian    *st,
+                             const LbKernelBuf *src,
+                             LbKernelBuf       *dst,
+                             int                y0,
+                             int                y1)
+{
+  const LbKernelRect *r = &st->r;
+  int rad = st->radius, ch = src->channels, nc = lb_kbuf_color_channels (src);
+  g_autofree int *vals = NULL;
+
+  y0 = MAX (y0, r->y);
+  y1 = MIN (y1, r->y + r->height);
+  if (y0 >= y1 || r->width == 0 || rad == 0)
+    return;
+  vals = g_new (int, (gsize) (2 * rad + 1) * (2 * rad + 1));
+  for (int y = y0; y < y1; y++)
+    for (int x = r->x; x < r->x + r->width; x++)
+      for (int c = 0; c < nc; c++)
+        {
+          int wy0 = MAX (r->y, y - rad), wy1 = MIN (r->y + r->height - 1, y + rad);
+          int wx0 = MAX (r->x, x - rad), wx1 = MIN (r->x + r->width - 1, x + rad);
+          int n = 0, v;
+
+          for (int yy = wy0; yy <= wy1; yy++)
+            for (int xx = wx0; xx <= wx1; xx++)
+              vals[n++] = lb_kbuf_get (src, lb_kbuf_row (src, yy), (gsize) xx * ch + c);
+          qsort (vals, n, sizeof (int), cmp_int);
+          v = (n & 1) ? vals[n / 2] : (vals[n / 2 - 1] + vals[n / 2]) / 2;
+          lb_kbuf_set (dst, lb_kbuf_row (dst, y), (gsize) x * ch + c, v);
+        }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* 8 bits: Perreault & Hébert, "Median Filtering in Constant Time" (IEEE TIP 2007).
+ *
+ * Column histograms (256 fine + 16 coarse bins, u16: a column holds at most 2r+1 ≤ 2001
+ * samples) cover the window's rows. Along a row the window's coarse histogram is updated by
+ * adding the entering and subtracting the leaving column's coarse histogram. Its fine
+ * histogram is kept per coarse bucket and brought up to date only when the search needs that
+ * bucket ("lazy" update): incrementally if it was last updated recently, else rebuilt from
+ * the window's columns. */
+
+/* output columns per strip: strip + 2r column histograms of 544 bytes stay in L2 */
+#define MEDIAN8_STRIP 256
+
+/* 16 histogram bins as one value; GCC/Clang lower the arithmetic to SSE/AVX as available */
+typedef guint16 LbU16x16 __attribute__ ((vector_size (32)));
+typedef guint32 LbU32x16 __attribute__ ((vector_size (64)));
+
+/* unaligned load of 16 column-histogram counts (a macro: a function returning a 32-byte
+ * vector would have an ABI that depends on AVX being enabled) */
+typedef guint16 LbU16x16u __attribute__ ((vector_size (32), aligned (2), may_alias));
+#define lb_load_u16x16(p) ((LbU16x16) *(const LbU16x16u *) (const void *) (p))
+
+#define KTV LbU16x16
+#define WIDEN(v) (v)
+#define MED8(name) name##_k16
+#include "lb-median8-body.h"
+#undef KTV
+#undef WIDEN
+#undef MED8
+#define KTV LbU32x16
+#define WIDEN(v) __builtin_convertvector ((v), LbU32x16)
+#define MED8(name) name##_k32
+#include "lb-median8-body.h"
+#undef KTV
+#undef WIDEN
+#undef MED8
+
+/* ------------------------------------------------------------------------------------------ */
+/* 16 bits: Huang's sliding window on a three-level histogram (256 bins by the high byte,
+ * 4096 by the top 12 bits, 65536 fine bins), O(r) updates per output sample. The search
+ * starts from the previous answer's high-byte bin (whose count of smaller values is kept up
+ * to date by the updates), so on real images it moves a few bins, then scans ≤ 16 + 16. */
+
+typedef struct {
+  guint32 coarse[256];
+  guint32 mid[4096];
+  guint32 fine[65536];
+  int pb;           /* high-byte bin where the last search ended */
+  guint32 below;    /* number of window values < pb·256 */
+} Hist16;
+
+static inline void
+h16_col (Hist16            *h,
+         const LbKernelBuf *src,
+         int                x,
+         int                wy0,
+         int                wy1,
+         int                c,
+         int                d)
+{
+  for (int y = wy0; y <= wy1; y++)
+    {
+      int v = ((const guint16 *) (const void *) lb_kbuf_row (src, y))[(gsize) x * src->channels + c];
+
+      h->fine[v] += d;
+      h->mid[v >> 4] += d;
+      h->coarse[v >> 8] += d;
+      if ((v >> 8) < h->pb)
+        h->below += d;
+    }
+}
+
+/* the k-th smallest (0-based) of the window */
+static inline int
+kth16 (Hist16  *h,
+       guint32  k)
+{
+  guint32 cum = h->below;
+  int b = h->pb, m;
+
+  while (cum > k)
+    cum -= h->coarse[--b];
+  while (cum + h->coarse[b] <= k)
+    cum += h->coarse[b++];
+  h->pb = b;
+  h->below = cum;
+  for (m = b << 4; cum + h->mid[m] <= k; m++)
+    cum += h->mid[m];
+  for (int i = m << 4;; i++)
+    {
+      cum += h->fine[i];
+      if (cum > k)
+        return i;
+    }
+}
+
+static void
+median16_channel (const LbMedian    *st,
+                  const LbKernelBuf *src,
+                  LbKernelBuf       *dst,
+                  int                y0,
+                  int                y1,
+                  int                c,
+                  Hist16            *h)
+{
+  const LbKernelRect *r = &st->r;
+  int rad = st->radius, ch = src->channels;
+  int cx0 = r->x, cx1 = r->x + r->width - 1, ry0 = r->y, ry1 = r->y + r->height - 1;
+
+  for (int y = y0; y < y1; y++)
+    {
+      guint16 *d = (guint16 *) (void *) lb_kbuf_row (dst, y);
+      int wy0 = MAX (ry0, y - rad), wy1 = MIN (ry1, y + rad);
+
+      for (int col = cx0; col <= MIN (cx1, cx0 + rad - 1); col++)
+        h16_col (h, src, col, wy0, wy1, c, 1);
+      for (int x = cx0; x <= cx1; x++)
+        {
+          int wx0 = MAX (cx0, x - rad), wx1 = MIN (cx1, x + rad);
+          guint32 n = (guint32) (wx1 - wx0 + 1) * (guint32) (wy1 - wy0 + 1);
+
+          if (x + rad <= cx1)
+            h16_col (h, src, x + rad, wy0, wy1, c, 1);
+          if (x - rad - 1 >= cx0)
+            h16_col (h, src, x - rad - 1, wy0, wy1, c, -1);
+          if (n & 1)
+            d[(gsize) x * ch + c] = (guint16) kth16 (h, n / 2);
+          else
+            d[(gsize) x * ch + c] = (guint16) ((kth16 (h, n / 2 - 1) + kth16 (h, n / 2)) / 2);
+        }
+      /* empty the histogram by removing what is left, cheaper than clearing 256 KiB */
+      for (int col = MAX (cx0, cx1 - rad); col <= cx1; col++)
+        h16_col (h, src, col, wy0, wy1, c, -1);
+    }
+}
+
+void
+lb_median_process (const LbMedian    *st,
+                   const LbKernelBuf *src,
+                   LbKernelBuf       *dst,
+                   int                y0,
+                   int                y1)
+{
+  const LbKernelRect *r = &st->r;
+  int nc = lb_kbuf_color_channels (src);
+
+  y0 = MAX (y0, r->y);
+  y1 = MIN (y1, r->y + r->height);
+  if (y0 >= y1 || r->width == 0 || st->radius == 0)
+    return;
+  if (src->depth == 16)
+    {
+      /* all counts zero, pb = 0 with nothing below it */
+      Hist16 *h = g_new0 (Hist16, 1);
+
+      for (int c = 0; c < nc; c++)
+        median16_channel (st, src, dst, y0, y1, c, h);
+      g_free (h);
+    }
+  else
+    {
+      int strip = MIN (r->width, MEDIAN8_STRIP);
+      gsize ncols = (gsize) MIN (r->width, strip + 2 * st->radius);
+      guint16 *fine = g_new (guint16, ncols * 256);
+      guint16 *coarse = g_new (guint16, ncols * 16);
+
+      for (int xs0 = r->x; xs0 < r->x + r->width; xs0 += strip)
+        {
+          int xs1 = MIN (xs0 + strip, r->x + r->width);
+
+          if ((2 * st->radius + 1) * (2 * st->radius + 1) <= G_MAXUINT16)
+            {
+              Hist_k16 h = { fine, coarse };
+
+              for (int c = 0; c < nc; c++)
+                median8_strip_k16 (st, src, dst, y0, y1, xs0, xs1, c, &h);
+            }
+          else
+            {
+              Hist_k32 h = { fine, coarse };
+
+              for (int c = 0; c < nc; c++)
+                median8_strip_k32 (st, src, dst, y0, y1, xs0, xs1, c, &h);
+            }
+        }
+      g_free (fine);
+      g_free (coarse);
+    }
+}
