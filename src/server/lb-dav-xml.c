@@ -311,18 +311,11 @@ lb_dav_multistatus_add (xmlDocPtr            doc,
       if (strcmp (p->ns, LB_DAV_NS) == 0 && add_live_prop (ok_prop, ns, res, p->name, TRUE))
         continue;
       if (missing_prop == NULL)
-        {
-          xmlNodePtr ps = new_propstat (response, ns, "HTTP/1.1 404 Not Found", &missing_prop);
-          (void) ps;
-        }
+        new_propstat (response, ns, "HTTP/1.1 404 Not Found", &missing_prop);
       if (strcmp (p->ns, LB_DAV_NS) == 0)
         xmlNewChild (missing_prop, ns, BAD_CAST p->name, NULL);
       else if (p->ns[0] == '\0')
-        {
-          /* No namespace: the element must not inherit a default one. */
-          node = xmlNewChild (missing_prop, NULL, BAD_CAST p->name, NULL);
-          (void) node;
-        }
+        xmlNewChild (missing_prop, NULL, BAD_CAST p->name, NULL); /* no namespace */
       else
         {
           g_autofree char *prefix = g_strdup_printf ("ns%u", nsn++);

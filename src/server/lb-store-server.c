@@ -18,6 +18,7 @@
 #include <libsoup/soup.h>
 
 #include "lb-dav-xml.h"
+#include "lb-declarative.h"
 #include "lb-error.h"
 #include "lb-store-path.h"
 
@@ -752,7 +753,6 @@ send_listing (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
 {
   g_autoptr(GPtrArray) names = list_children (self, req->abs);
   g_autoptr(GString) html = g_string_new (NULL);
-  g_autofree char *self_path = lb_store_path_encode (req->rel, TRUE);
   g_autofree char *title = g_markup_escape_text (req->rel[0] ? req->rel : "", -1);
   gsize len;
 
@@ -791,7 +791,6 @@ send_listing (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
                                 href, text, when, (gint64) st.st_size);
     }
   g_string_append (html, "</table>\n</body>\n</html>\n");
-  (void) self_path;
   len = html->len;
   soup_message_body_set_accumulate (soup_server_message_get_response_body (msg), FALSE);
   soup_server_message_set_response (msg, "text/html; charset=utf-8", SOUP_MEMORY_TAKE,
@@ -1151,9 +1150,11 @@ typedef struct
   char              *abs;
   GByteArray        *pending; /* (owned) bytes not yet written */
   mode_t             umask;
+  char              *filter_origin; /* (nullable) set for .lbfilter uploads, which are parsed */
   /* results */
   guint              status;
   const char        *detail;
+  char              *detail_owned;
   int                err;
   gboolean           renamed;
   gboolean           existed;
@@ -1173,6 +1174,8 @@ lb_put_commit_free (LbPutCommit *pc)
   g_byte_array_unref (pc->pending);
   g_free (pc->etag);
   g_free (pc->lastmod);
+  g_free (pc->filter_origin);
+  g_free (pc->detail_owned);
   g_free (pc);
 }
 
@@ -1226,6 +1229,33 @@ put_commit_thread (GTask *task, gpointer source, gpointer task_data, GCancellabl
       pc->status = SOUP_STATUS_CONFLICT;
       pc->detail = "a collection has this name";
       return;
+    }
+  if (pc->filter_origin != NULL)
+    {
+      /* The repository only publishes filters the engine accepts: parsed strictly here (chain
+       * steps are checked where they run, against the filters installed there). */
+      g_autoptr(GError) error = NULL;
+      g_autoptr(LbFilter) filter = NULL;
+      char *text = NULL;
+      gsize text_len = 0;
+
+      if (stat (pc->temp, &st) == 0 && st.st_size > LB_STORE_MAX_XML_BODY)
+        {
+          pc->status = SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE;
+          pc->detail = "a declarative filter is at most 1 MiB";
+          return;
+        }
+      if (g_file_get_contents (pc->temp, &text, &text_len, &error))
+        {
+          g_autoptr(GBytes) bytes = g_bytes_new_take (text, text_len);
+          filter = lb_declarative_parse (bytes, pc->filter_origin, NULL, NULL, &error);
+        }
+      if (filter == NULL)
+        {
+          pc->status = SOUP_STATUS_UNPROCESSABLE_ENTITY;
+          pc->detail = pc->detail_owned = g_strdup (error->message);
+          return;
+        }
     }
   if ((status = evaluate_preconditions (pc->msg, pc->existed ? &st : NULL, FALSE)) != 0)
     {
@@ -1317,6 +1347,8 @@ do_put (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   pc->abs = g_strdup (req->abs);
   pc->pending = g_steal_pointer (&req->wbuf);
   pc->umask = self->umask;
+  if (lb_store_path_is_in_filter_repo (req->rel))
+    pc->filter_origin = g_path_get_basename (req->rel);
   req->committing = TRUE;
 
   soup_server_message_pause (msg);

@@ -21,6 +21,11 @@
 #include "lb-store-server.h"
 #include "store-test-util.h"
 
+/* A declarative filter in the engine's format (plugins/README.md §4). */
+static const char valid_filter[] =
+  "[Filter]\nId=org.example.test.sharpen\nName=Test sharpen\nCategory=Enhance\nType=kernel\n\n"
+  "[Kernel]\nWidth=3\nHeight=3\nRow1= 0 -1  0\nRow2=-1  5 -1\nRow3= 0 -1  0\nDivisor=1\n";
+
 typedef struct {
   char          *base;    /* temp dir holding root/ and outside/ */
   char          *root;
@@ -1201,8 +1206,11 @@ test_auth (void)
   g_assert_cmpuint (status_of (s, "MKCOL", "/d/", NULL, "Authorization", good, NULL), ==, 201);
 
   /* Filter repository: readable by all, writable with credentials only, .lbfilter names only. */
-  g_assert_cmpuint (status_of (s, "PUT", "/.lightbox/filters/x.lbfilter", data, NULL), ==, 401);
-  g_assert_cmpuint (status_of (s, "PUT", "/.lightbox/filters/x.lbfilter", data, "Authorization", good, NULL), ==, 201);
+  {
+    g_autoptr(GBytes) filter = g_bytes_new_static (valid_filter, strlen (valid_filter));
+    g_assert_cmpuint (status_of (s, "PUT", "/.lightbox/filters/x.lbfilter", filter, NULL), ==, 401);
+    g_assert_cmpuint (status_of (s, "PUT", "/.lightbox/filters/x.lbfilter", filter, "Authorization", good, NULL), ==, 201);
+  }
   g_assert_cmpuint (status_of (s, "GET", "/.lightbox/filters/x.lbfilter", NULL, NULL), ==, 200);
   g_assert_cmpuint (status_of (s, "PUT", "/.lightbox/filters/x.sh", data, "Authorization", good, NULL), ==, 403);
   g_assert_cmpuint (status_of (s, "PUT", "/.lightbox/other", data, "Authorization", good, NULL), ==, 403);
@@ -1317,10 +1325,33 @@ test_filters (void)
   g_assert_nonnull (strstr (html, "href=\"sharpen.lbfilter\""));
   /* Only the filter repository is published among dotfiles. */
   g_assert_cmpuint (status_of (s, "GET", "/.lightbox/secret.conf", NULL, NULL), ==, 404);
-  /* Without auth the repository is writable like the rest of the store. */
+  /* Without auth the repository is writable like the rest of the store, but only with filters
+   * the engine accepts: anything else is refused with the parser's message (file and line). */
   {
-    g_autoptr(GBytes) empty_filter = g_bytes_new_static ("{}", 2);
-    g_assert_cmpuint (status_of (s, "PUT", "/.lightbox/filters/new.lbfilter", empty_filter, NULL), ==, 201);
+    g_autoptr(GBytes) filter = g_bytes_new_static (valid_filter, strlen (valid_filter));
+    const char *bad_text = "[Filter]\nId=org.example.bad\nName=Bad\nCategory=Enhance\nType=kernel\n\n"
+                           "[Kernel]\nWidth=4\nHeight=1\nRow1=1 1 1 1\n";
+    g_autoptr(GBytes) bad = g_bytes_new_static (bad_text, strlen (bad_text));
+    g_autoptr(GBytes) junk = store_test_bytes (500, 24);
+    g_autoptr(Reply) refused = NULL;
+    g_autofree char *msg = NULL;
+
+    g_assert_cmpuint (status_of (s, "PUT", "/.lightbox/filters/new.lbfilter", filter, NULL), ==, 201);
+    g_assert_cmpuint (status_of (s, "GET", "/.lightbox/filters/new.lbfilter", NULL, NULL), ==, 200);
+    refused = request (s, "PUT", "/.lightbox/filters/bad.lbfilter", bad, NULL);
+    g_assert_cmpuint (refused->status, ==, 422);
+    msg = body_text (refused->body);
+    g_test_message ("422 body: %s", msg);
+    g_assert_nonnull (strstr (msg, "bad.lbfilter:"));
+    g_assert_cmpuint (status_of (s, "PUT", "/.lightbox/filters/junk.lbfilter", junk, NULL), ==, 422);
+    /* A bad replacement leaves the published filter as it was. */
+    g_assert_cmpuint (status_of (s, "PUT", "/.lightbox/filters/new.lbfilter", bad, NULL), ==, 422);
+    {
+      g_autoptr(Reply) still = request (s, "GET", "/.lightbox/filters/new.lbfilter", NULL, NULL);
+      g_assert_true (g_bytes_equal (still->body, filter));
+    }
+    g_assert_false (g_file_test (root_path (s, ".lightbox/filters/bad.lbfilter"), G_FILE_TEST_EXISTS));
+    g_assert_cmpuint (store_count_temps (s->root), ==, 0);
   }
 }
 

@@ -48,6 +48,16 @@ remove_tree (const char *path)
 }
 
 static void
+record_progress (goffset current, goffset total, gpointer data)
+{
+  goffset *last = data;
+
+  g_assert_cmpint (current, >, last[0]);
+  last[0] = current;
+  last[1] = total;
+}
+
+static void
 test_list_read (void)
 {
   g_autofree char *dir = make_tree ();
@@ -75,6 +85,24 @@ test_list_read (void)
   got = test_sha256_bytes (body);
   g_assert_cmpstr (got, ==, want);
   g_assert_cmpint (lb_store_entry_get_size (png), ==, g_bytes_get_size (body));
+
+  /* progress while reading: monotonic, ends at the size */
+  {
+    g_autoptr(GAsyncResult) result = NULL;
+    g_autoptr(GInputStream) stream = NULL;
+    goffset last[2] = { 0, 0 };
+    guint8 buffer[16];
+
+    lb_store_read_async (store, lb_store_entry_get_uri (png), NULL, record_progress, last,
+                         test_store_result, &result);
+    stream = lb_store_read_finish (store, test_wait (&result), NULL, &error);
+    g_assert_no_error (error);
+    while (g_input_stream_read (stream, buffer, sizeof buffer, NULL, &error) > 0)
+      ;
+    g_assert_no_error (error);
+    g_assert_cmpint (last[0], ==, lb_store_entry_get_size (png));
+    g_assert_cmpint (last[1], ==, lb_store_entry_get_size (png));
+  }
 
   /* outside the root */
   {
