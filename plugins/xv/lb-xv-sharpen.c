@@ -4,6 +4,7 @@
 #include "lb-xv-sharpen.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "lb-error.h"
 
@@ -382,6 +383,40 @@ sharpen_rgb8_row4 (const guint8 *restrict in, guint8 *restrict out, const double
   return k;
 }
 
+/* The new Values nv[1 .. ] of columns 1 .. rw−2, four at a time, with the scalar loop's
+ * operations in the same order (sum of the nine Values row by row, left to right; then
+ * (v − (f·s)/9)/g and the clamp to [0, 1]). Returns the number of columns done. */
+LB_XV_CLONES static int
+new_values4 (const double *restrict a, const double *restrict b, const double *restrict c,
+             double *restrict nv, double f, double g, int rw)
+{
+  const LbV4d zero = { 0.0, 0.0, 0.0, 0.0 }, one = { 1.0, 1.0, 1.0, 1.0 };
+  int k;
+
+  for (k = 0; k + 4 <= rw - 2; k += 4)
+    {
+      const int j = 1 + k;
+      LbV4d s, v, x;
+
+#define LD4(p) (memcpy (&x, (p), sizeof x), x)
+      s = LD4 (a + j - 1);
+      s = s + LD4 (a + j);
+      s = s + LD4 (a + j + 1);
+      s = s + LD4 (b + j - 1);
+      s = s + LD4 (b + j);
+      s = s + LD4 (b + j + 1);
+      s = s + LD4 (c + j - 1);
+      s = s + LD4 (c + j);
+      s = s + LD4 (c + j + 1);
+      v = (LD4 (b + j) - (f * s) / 9.0) / g;
+#undef LD4
+      v = sel4 (v < 0.0, zero, v);
+      v = sel4 (v > 1.0, one, v);
+      memcpy (nv + j, &v, sizeof v);
+    }
+  return k;
+}
+
 /* Values of the region part of source row y into @v (rw doubles). */
 LB_XV_INLINE void
 value_row (const LbKernelBuf *src, const LbXvRegion *R, int y, const double *lut, double *v,
@@ -462,7 +497,7 @@ sharpen_fast_rows (const LbXvSharpen *self,
         const double f = self->f, g = self->g;
 
         /* Same order as the reference: row y-1, then y, then y+1, left to right. */
-        for (int j = 1; j < rw - 1; j++)
+        for (int j = 1 + new_values4 (a, b, c, nv, f, g, rw); j < rw - 1; j++)
           {
             double s = a[j - 1];
             double v;
