@@ -328,7 +328,7 @@ sharpen_rgb8_row4 (const guint8 *restrict in, guint8 *restrict out, const double
       const LbV4d bd = { lut[px[2]], lut[px[5]], lut[px[8]], lut[px[11]] };
       const LbV4d v = { nv[k], nv[k + 1], nv[k + 2], nv[k + 3] };
       const LbV4d zero = { 0.0, 0.0, 0.0, 0.0 };
-      LbV4d mx = rd, mn = rd, del, s, rc, gc, bc, h, hh, fr, p, q, t, cr, cg, cb;
+      LbV4d mx = rd, mn = rd, del, s, h, hh, fr, p, q, t, cr, cg, cb;
       LbV4i j, o[3], og;
       LbV4l jl;
 
@@ -338,11 +338,18 @@ sharpen_rgb8_row4 (const guint8 *restrict in, guint8 *restrict out, const double
       mn = sel4 (bd < mn, bd, mn);
       del = mx - mn;
       s = del / mx;
-      rc = (mx - rd) / del;
-      gc = (mx - gd) / del;
-      bc = (mx - bd) / del;
-      h = sel4 (gd == mx, 2.0 + rc - bc, 4.0 + gc - rc);
-      h = sel4 (rd == mx, bc - gc, h);
+      /* Only the two quotients the hue needs (the same divisions of the same operands):
+       * r max: bc − gc; g max: 2 + rc − bc; else 4 + gc − rc. (0 + x) − y is x − y for
+       * the x ≥ 0 here, zero signs included. */
+      {
+        const LbV4l rmax = rd == mx, gmax = gd == mx;
+        const LbV4d two = { 2.0, 2.0, 2.0, 2.0 }, four = { 4.0, 4.0, 4.0, 4.0 };
+        const LbV4d n1 = sel4 (rmax, mx - bd, sel4 (gmax, mx - rd, mx - gd));
+        const LbV4d n2 = sel4 (rmax, mx - gd, sel4 (gmax, mx - bd, mx - rd));
+        const LbV4d base = sel4 (rmax, zero, sel4 (gmax, two, four));
+
+        h = (base + n1 / del) - n2 / del;
+      }
       h = h * 60.0;
       h = sel4 (h < 0.0, h + 360.0, h);
       h = sel4 (h == 360.0, zero, h);
