@@ -424,6 +424,19 @@ new_values4 (const double *restrict a, const double *restrict b, const double *r
   return k;
 }
 
+/* value_row() for RGB8 (n pixels from @row): max of the samples, then the table. */
+LB_XV_CLONES static void
+value_row_rgb8 (const guint8 *restrict row, const double *restrict lut, double *restrict v, int n)
+{
+  for (int x = 0; x < n; x++)
+    {
+      const guint8 r = row[3 * x], g = row[3 * x + 1], b = row[3 * x + 2];
+      const guint8 m1 = r > g ? r : g;
+
+      v[x] = lut[m1 > b ? m1 : b];
+    }
+}
+
 /* Values of the region part of source row y into @v (rw doubles). */
 LB_XV_INLINE void
 value_row (const LbKernelBuf *src, const LbXvRegion *R, int y, const double *lut, double *v,
@@ -432,6 +445,11 @@ value_row (const LbKernelBuf *src, const LbXvRegion *R, int y, const double *lut
   const int ch = src->channels, nc = lb_xv_colour_channels (ch);
   const guint8 *row = lb_xv_row (src, y);
 
+  if (depth == 8 && ch == 3)
+    {
+      value_row_rgb8 (row + (gsize) R->x0 * 3, lut, v, R->x1 - R->x0);
+      return;
+    }
   for (int x = R->x0; x < R->x1; x++)
     {
       guint m = lb_xv_get (row, (gsize) x * ch, depth);
