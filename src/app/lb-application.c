@@ -14,20 +14,75 @@ struct _LbApplication {
 
 G_DEFINE_FINAL_TYPE (LbApplication, lb_application, GTK_TYPE_APPLICATION)
 
-static void
-lb_application_activate (GApplication *app)
+static LbWindow *
+get_window (GApplication *app)
 {
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
 
   if (window == NULL)
     window = GTK_WINDOW (lb_window_new (LB_APPLICATION (app)));
-  gtk_window_present (window);
+  return LB_WINDOW (window);
 }
 
 static void
-quit_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+lb_application_activate (GApplication *app)
 {
+  gtk_window_present (GTK_WINDOW (get_window (app)));
+}
+
+/* `lightbox URL|FILE`: GApplication turns arguments into GFiles; their URIs tell stores
+ * (http, https, dicomweb+http, folders) from images. */
+static void
+lb_application_open (GApplication *app,
+                     GFile       **files,
+                     int           n_files,
+                     const char   *hint)
+{
+  LbWindow *window = get_window (app);
+
+  for (int i = 0; i < n_files; i++)
+    {
+      g_autofree char *uri = g_file_get_uri (files[i]);
+      lb_window_open_uri (window, uri);
+    }
+  gtk_window_present (GTK_WINDOW (window));
+}
+
+static void
+quit_activated (GSimpleAction *action,
+                GVariant      *param,
+                gpointer       user_data)
+{
+  GList *windows = gtk_application_get_windows (GTK_APPLICATION (user_data));
+
+  /* close windows properly so they save their state */
+  for (GList *l = windows; l != NULL;)
+    {
+      GList *next = l->next;
+      gtk_window_close (GTK_WINDOW (l->data));
+      l = next;
+    }
   g_application_quit (G_APPLICATION (user_data));
+}
+
+static void
+about_activated (GSimpleAction *action,
+                 GVariant      *param,
+                 gpointer       user_data)
+{
+  static const char *authors[] = { "The Lightbox developers", NULL };
+  GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (user_data));
+
+  gtk_show_about_dialog (parent,
+                         "program-name", "Lightbox",
+                         "logo-icon-name", APP_ID,
+                         "version", PACKAGE_VERSION,
+                         "comments", _("Medical image workstation: browse image stores, "
+                                       "window/level, filters, write-back"),
+                         "license-type", GTK_LICENSE_GPL_3_0,
+                         "authors", authors,
+                         "translator-credits", _("translator-credits"),
+                         NULL);
 }
 
 static void
@@ -35,8 +90,37 @@ lb_application_startup (GApplication *app)
 {
   static const GActionEntry entries[] = {
     { .name = "quit", .activate = quit_activated },
+    { .name = "about", .activate = about_activated },
   };
-  static const char *quit_accels[] = { "<Control>q", NULL };
+  static const struct {
+    const char *action;
+    const char *accels[3];
+  } accels[] = {
+    { "app.quit", { "<Control>q", NULL } },
+    { "win.open-file", { "<Control>o", NULL } },
+    { "win.open-store", { "<Control>l", NULL } },
+    { "win.upload", { "<Control>u", NULL } },
+    { "win.export", { "<Control><Shift>e", NULL } },
+    { "win.undo", { "<Control>z", NULL } },
+    { "win.redo", { "<Control><Shift>z", "<Control>y", NULL } },
+    { "win.revert", { "<Control><Shift>r", NULL } },
+    { "win.cancel", { "Escape", NULL } },
+    { "win.zoom-in", { "<Control>plus", "<Control>equal", NULL } },
+    { "win.zoom-out", { "<Control>minus", NULL } },
+    { "win.zoom-fit", { "<Control>0", NULL } },
+    { "win.zoom-1", { "<Control>1", NULL } },
+    { "win.rotate-cw", { "<Control>r", NULL } },
+    { "win.rotate-ccw", { "<Control><Alt>r", NULL } },
+    { "win.invert", { "<Control>i", NULL } },
+    { "win.flip", { "<Control>h", NULL } },
+    { "win.split", { "<Control>b", NULL } },
+    { "win.wl-auto", { "<Control><Shift>a", NULL } },
+    { "win.benchmark-mode", { "<Control><Shift>b", NULL } },
+    { "win.focus-tree", { "<Control>t", NULL } },
+    { "win.focus-canvas", { "<Control>period", NULL } },
+    { "win.show-help-overlay", { "<Control>question", NULL } },
+  };
+  g_autoptr (GtkCssProvider) css = gtk_css_provider_new ();
 
   G_APPLICATION_CLASS (lb_application_parent_class)->startup (app);
 
@@ -44,7 +128,15 @@ lb_application_startup (GApplication *app)
   g_object_set (gtk_settings_get_default (), "gtk-application-prefer-dark-theme", TRUE, NULL);
 
   g_action_map_add_action_entries (G_ACTION_MAP (app), entries, G_N_ELEMENTS (entries), app);
-  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);
+  for (guint i = 0; i < G_N_ELEMENTS (accels); i++)
+    gtk_application_set_accels_for_action (GTK_APPLICATION (app), accels[i].action,
+                                           accels[i].accels);
+
+  gtk_css_provider_load_from_resource (css, "/io/github/lightbox/Lightbox/ui/style.css");
+  gtk_style_context_add_provider_for_display (gdk_display_get_default (),
+                                              GTK_STYLE_PROVIDER (css),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+  gtk_window_set_default_icon_name (APP_ID);
 }
 
 static void
@@ -53,6 +145,7 @@ lb_application_class_init (LbApplicationClass *klass)
   GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
 
   app_class->activate = lb_application_activate;
+  app_class->open = lb_application_open;
   app_class->startup = lb_application_startup;
 }
 
