@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-bench-table"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "lb-bench-table.h"
+
+struct _LbBenchTable {
+  char *title;
+  GStrv columns;
+  guint n_columns;
+  GPtrArray *rows; /* GStrv each */
+};
+
+LbBenchTable *
+lb_bench_table_new (const char *title, const char *const *columns)
+{
+  LbBenchTable *t = g_new0 (LbBenchTable, 1);
+
+  t->title = g_strdup (title);
+  t->columns = g_strdupv ((char **) columns);
+  t->n_columns = g_strv_length (t->columns);
+  t->rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  return t;
+}
+
+void
+lb_bench_table_free (LbBenchTable *t)
+{
+  if (t == NULL)
+    return;
+  g_free (t->title);
+  g_strfreev (t->columns);
+  g_ptr_array_unref (t->rows);
+  g_free (t);
+}
+
+void
+lb_bench_table_add_row (LbBenchTable *t, const char *const *cells)
+{
+  char **row = g_new0 (char *, t->n_columns + 1);
+
+  for (guint i = 0; i < t->n_columns; i++)
+    row[i] = g_strdup (cells[i] ? cells[i] : "");
+  g_ptr_array_add (t->rows, row);
+}
+
+void
+lb_bench_table_add_rowf (LbBenchTable *t, const char *first, ...)
+{
+  va_list args;
+  g_autoptr (GPtrArray) cells = g_ptr_array_new ();
+  const char *c = first;
+
+  va_start (args, first);
+  while (c != NULL && cells->len < t->n_columns)
+    {
+      g_ptr_array_add (cells, (gpointer) c);
+      c = va_arg (args, const char *);
+    }
+  va_end (args);
+  g_return_if_fail (cells->len == t->n_columns);
+  lb_bench_table_add_row (t, (const char *const *) cells->pdata);
+}
+
+guint
+lb_bench_table_get_n_rows (LbBenchTable *t)
+{
+  return t->rows->len;
+}
+
+const char *
+lb_bench_table_get_cell (LbBenchTable *t, guint row, const char *column)
+{
+  g_return_val_if_fail (row < t->rows->len, NULL);
+  for (guint i = 0; i < t->n_columns; i++)
+    if (g_str_equal (t->columns[i], column))
+      return ((char **) t->rows->pdata[row])[i];
+  return NULL;
+}
+
+void
+lb_bench_table_print (LbBenchTable *t, FILE *out)
+{
+  g_autofree guint *width = g_new0 (guint, t->n_columns);
+
+  for (guint c = 0; c < t->n_columns; c++)
+    {
+      width[c] = g_utf8_strlen (t->columns[c], -1);
+      for (guint r = 0; r < t->rows->len; r++)
+        width[c] = MAX (width[c], (guint) g_utf8_strlen (((char **) t->rows->pdata[r])[c], -1));
+    }
+  fprintf (out, "\n%s\n", t->title);
+  for (guint c = 0; c < t->n_columns; c++)
+    fprintf (out, "%s%-*s", c ? "  " : "", (int) width[c], t->columns[c]);
+  fputc ('\n', out);
+  for (guint c = 0; c < t->n_columns; c++)
+    {
+      fprintf (out, "%s", c ? "  " : "");
+      for (guint i = 0; i < width[c]; i++)
+        fputc ('-', out);
+    }
+  fputc ('\n', out);
+  for (guint r = 0; r < t->rows->len; r++)
+    {
+      char **row = t->rows->pdata[r];
+      for (guint c = 0; c < t->n_columns; c++)
+        {
+          /* Right-align numbers, left-align text. */
+          gboolean numeric = row[c][0] && strspn (row[c], "0123456789.-+e×x%") == strlen (row[c]);
+          int pad = (int) width[c] - (int) g_utf8_strlen (row[c], -1);
+          fprintf (out, "%s", c ? "  " : "");
+          if (numeric)
+            fprintf (out, "%*s%s", pad, "", row[c]);
+          else
+            fprintf (out, "%s%*s", row[c], pad, "");
+        }
+      fputc ('\n', out);
+    }
+  fflush (out);
+}
+
+static void
+csv_cell (GString *s, const char *v)
+{
+  if (strpbrk (v, ",\"\n") == NULL)
+    {
+      g_string_append (s, v);
+      return;
+    }
+  g_string_append_c (s, '"');
+  for (const char *p = v; *p; p++)
+    {
+      if (*p == '"')
+        g_string_append_c (s, '"');
+      g_string_append_c (s, *p);
+    }
+  g_string_append_c (s, '"');
+}
+
+gboolean
+lb_bench_table_write_csv (LbBenchTable *t, const char *path, GError **error)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+
+  for (guint c = 0; c < t->n_columns; c++)
+    {
+      if (c)
+        g_string_append_c (s, ',');
+      csv_cell (s, t->columns[c]);
+    }
+  g_string_append_c (s, '\n');
+  for (guint r = 0; r < t->rows->len; r++)
+    {
+      for (guint c = 0; c < t->n_columns; c++)
+        {
+          if (c)
+            g_string_append_c (s, ',');
+          csv_cell (s, ((char **) t->rows->pdata[r])[c]);
+        }
+      g_string_append_c (s, '\n');
+    }
+  return g_file_set_contents (path, s->str, s->len, error);
+}
+
+JsonNode *
+lb_bench_table_to_json (LbBenchTable *t)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "title");
+  json_builder_add_string_value (b, t->title);
+  json_builder_set_member_name (b, "rows");
+  json_builder_begin_array (b);
+  for (guint r = 0; r < t->rows->len; r++)
+    {
+      char **row = t->rows->pdata[r];
+      json_builder_begin_object (b);
+      for (guint c = 0; c < t->n_columns; c++)
+        {
+          char *end = NULL;
+          double v = g_ascii_strtod (row[c], &end);
+          json_builder_set_member_name (b, t->columns[c]);
+          if (row[c][0] != '\0' && end != NULL && *end == '\0')
+            json_builder_add_double_value (b, v);
+          else
+            json_builder_add_string_value (b, row[c]);
+        }
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}

@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-image-loader"
+
+#include <gdk-pixbuf/gdk-pixbuf.h>
+#include <string.h>
+
+#include "lb-error.h"
+#include "lb-image-loader.h"
+#include "lb-png.h"
+
+#define STREAM_CHUNK (64 * 1024)
+
+/* GdkPixbuf path: everything that is not PNG. The loader reports the size before it
+ * allocates the pixbuf; we refuse there and shrink the requested size to 1×1 so that a
+ * bomb never gets its allocation. */
+typedef struct {
+  const char *name;
+  const LbLimits *limits;
+  GError *error;
+} PixbufCtx;
+
+static void
+on_size_prepared (GdkPixbufLoader *loader, int width, int height, gpointer user_data)
+{
+  PixbufCtx *ctx = user_data;
+  GError *error = NULL;
+
+  if (ctx->error != NULL)
+    return;
+  if (width <= 0 || height <= 0
+      || !lb_limits_check (ctx->limits, width, height, LB_FORMAT_RGBA8, NULL, NULL, &error))
+    {
+      if (error == NULL)
+        error = g_error_new (LB_ERROR, LB_ERROR_CORRUPT, "invalid image size %d×%d", width, height);
+      ctx->error = g_error_new (LB_ERROR, error->code, "%s: %s", ctx->name, error->message);
+      g_error_free (error);
+      gdk_pixbuf_loader_set_size (loader, 1, 1);
+    }
+}
+
+/* Some GdkPixbuf loaders (TIFF) always deliver RGBA, and grayscale JPEG/TIFF arrive as RGB
+ * with equal channels. Report what the pixels really carry, so a gray opaque TIFF becomes
+ * GRAY8 rather than RGBA8. */
+static void
+pixbuf_analyse (GdkPixbuf *pixbuf, gboolean *gray, gboolean *alpha)
+{
+  int w = gdk_pixbuf_get_width (pixbuf), h = gdk_pixbuf_get_height (pixbuf);
+  int stride = gdk_pixbuf_get_rowstride (pixbuf), n = gdk_pixbuf_get_n_channels (pixbuf);
+  const guint8 *px = gdk_pixbuf_read_pixels (pixbuf);
+
+  *gray = TRUE;
+  *alpha = FALSE;
+  for (int y = 0; y < h; y++)
+    {
+      const guint8 *row = px + (gsize) y * stride;
+      for (int x = 0; x < w; x++)
+        {
+          const guint8 *p = row + (gsize) x * n;
+          if (p[0] != p[1] || p[0] != p[2])
+            *gray = FALSE;
+          if (n == 4 && p[3] != 255)
+            *alpha = TRUE;
+        }
+    }
+}
+
+static LbImage *
+image_from_pixbuf (GdkPixbuf *pixbuf, const char *name, const LbLimits *limits, GError **error)
+{
+  int w = gdk_pixbuf_get_width (pixbuf), h = gdk_pixbuf_get_height (pixbuf);
+  int stride = gdk_pixbuf_get_rowstride (pixbuf), n = gdk_pixbuf_get_n_channels (pixbuf);
+  const guint8 *px = gdk_pixbuf_read_pixels (pixbuf);
+  gboolean gray, alpha;
+  LbSampleFormat format;
+  guint out_ch;
+  gsize out_stride;
+  guint8 *out;
+  g_autoptr (LbImageMeta) meta = lb_image_meta_new ();
+
+  if (gdk_pixbuf_get_bits_per_sample (pixbuf) != 8 || (n != 3 && n != 4))
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED, "%s: unsupported pixel layout", name);
+      return NULL;
+    }
+  pixbuf_analyse (pixbuf, &gray, &alpha);
+  format = lb_sample_format_compose (gray, alpha, 8);
+  out_ch = lb_sample_format_get_channels (format);
+  out = lb_image_alloc_pixels (w, h, format, limits, &out_stride, error);
+  if (out == NULL)
+    {
+      g_prefix_error (error, "%s: ", name);
+      return NULL;
+    }
+  for (int y = 0; y < h; y++)
+    {
+      const guint8 *row = px + (gsize) y * stride;
+      guint8 *dst = out + (gsize) y * out_stride;
+
+      if (out_ch == (guint) n)
+        memcpy (dst, row, (gsize) w * n);
+      else
+        for (int x = 0; x < w; x++)
+          {
+            const guint8 *p = row + (gsize) x * n;
+            guint8 *q = dst + (gsize) x * out_ch;
+            if (gray)
+              q[0] = p[0];
+            else
+              q[0] = p[0], q[1] = p[1], q[2] = p[2];
+            if (alpha)
+              q[out_ch - 1] = p[3];
+          }
+    }
+  return lb_image_new_take (w, h, format, out_stride, out, meta);
+}
+
+typedef struct {
+  GdkPixbufLoader *loader;
+  PixbufCtx ctx;
+} PixbufLoad;
+
+static void
+pixbuf_load_init (PixbufLoad *load, const char *name, const LbLimits *limits)
+{
+  load->ctx.name = name;
+  load->ctx.limits = limits;
+  load->ctx.error = NULL;
+  load->loader = gdk_pixbuf_loader_new ();
+  g_signal_connect (load->loader, "size-prepared", G_CALLBACK (on_size_prepared), &load->ctx);
+}
+
+static gboolean
+pixbuf_load_write (PixbufLoad *load, const guint8 *data, gsize len, GError **error)
+{
+  GError *local = NULL;
+
+  if (!gdk_pixbuf_loader_write (load->loader, data, len, &local) || load->ctx.error != NULL)
+    {
+      if (load->ctx.error != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&load->ctx.error));
+          g_clear_error (&local);
+        }
+      else
+        {
+          g_set_error (error, LB_ERROR, LB_ERROR_CORRUPT, "%s: %s", load->ctx.name, local->message);
+          g_error_free (local);
+        }
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static LbImage *
+pixbuf_load_finish (PixbufLoad *load, const LbLimits *limits, GError **error)
+{
+  GError *local = NULL;
+  GdkPixbuf *pixbuf;
+
+  if (!gdk_pixbuf_loader_close (load->loader, &local) || load->ctx.error != NULL)
+    {
+      if (load->ctx.error != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&load->ctx.error));
+          g_clear_error (&local);
+        }
+      else
+        {
+          int code = LB_ERROR_CORRUPT;
+          if (g_error_matches (local, GDK_PIXBUF_ERROR, GDK_PIXBUF_ERROR_UNKNOWN_TYPE))
+            code = LB_ERROR_UNSUPPORTED;
+          g_set_error (error, LB_ERROR, code, "%s: %s", load->ctx.name,
+                       local ? local->message : "cannot decode image");
+          g_clear_error (&local);
+        }
+      return NULL;
+    }
+  pixbuf = gdk_pixbuf_loader_get_pixbuf (load->loader);
+  if (pixbuf == NULL)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_TRUNCATED, "%s: image data ended before any pixels",
+                   load->ctx.name);
+      return NULL;
+    }
+  return image_from_pixbuf (pixbuf, load->ctx.name, limits, error);
+}
+
+static void
+pixbuf_load_clear (PixbufLoad *load)
+{
+  if (load->loader != NULL)
+    {
+      /* Closing discards whatever state a failed load left; its error is not interesting. */
+      gdk_pixbuf_loader_close (load->loader, NULL);
+      g_clear_object (&load->loader);
+    }
+  g_clear_error (&load->ctx.error);
+}
+
+static LbImage *
+set_source (LbImage *image, const char *name)
+{
+  g_autoptr (LbImageMeta) meta = NULL;
+  LbImage *with;
+
+  if (image == NULL || name == NULL || lb_image_meta_get_source_uri (lb_image_get_meta (image)))
+    return image;
+  meta = lb_image_dup_meta (image);
+  lb_image_meta_set_source_uri (meta, name);
+  with = lb_image_with_meta (image, meta);
+  g_object_unref (image);
+  return with;
+}
+
+LbImage *
+lb_image_load_bytes (GBytes *bytes, const char *name, const LbLimits *limits, GError **error)
+{
+  gsize len;
+  const guint8 *data;
+  PixbufLoad load = { 0 };
+  LbImage *image = NULL;
+
+  g_return_val_if_fail (bytes != NULL, NULL);
+  if (name == NULL)
+    name = "image data";
+  data = g_bytes_get_data (bytes, &len);
+  if (len == 0)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_TRUNCATED, "%s: empty file", name);
+      return NULL;
+    }
+  if (lb_png_sniff (data, len))
+    return set_source (lb_png_load_bytes (bytes, name, limits, error), name);
+
+  pixbuf_load_init (&load, name, limits);
+  if (pixbuf_load_write (&load, data, len, error))
+    image = pixbuf_load_finish (&load, limits, error);
+  pixbuf_load_clear (&load);
+  return set_source (image, name);
+}
+
+LbImage *
+lb_image_load_file (const char *path, const LbLimits *limits, GError **error)
+{
+  g_autoptr (GFile) file = NULL;
+  g_autoptr (GFileInputStream) in = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  file = g_file_new_for_commandline_arg (path);
+  in = g_file_read (file, NULL, error);
+  if (in == NULL)
+    return NULL;
+  return lb_image_load_stream (G_INPUT_STREAM (in), path, limits, NULL, error);
+}
+
+LbImage *
+lb_image_load_stream (GInputStream *stream, const char *name, const LbLimits *limits,
+                      GCancellable *cancellable, GError **error)
+{
+  g_autofree guint8 *buf = g_malloc (STREAM_CHUNK);
+  g_autoptr (LbPngDecoder) png = NULL;
+  PixbufLoad load = { 0 };
+  gboolean first = TRUE;
+  LbImage *image = NULL;
+
+  g_return_val_if_fail (G_IS_INPUT_STREAM (stream), NULL);
+  if (name == NULL)
+    name = "image data";
+
+  for (;;)
+    {
+      gsize n = 0;
+
+      if (!g_input_stream_read_all (stream, buf, STREAM_CHUNK, &n, cancellable, error))
+        {
+          g_prefix_error (error, "%s: ", name);
+          goto out;
+        }
+      if (first)
+        {
+          if (n == 0)
+            {
+              g_set_error (error, LB_ERROR, LB_ERROR_TRUNCATED, "%s: empty file", name);
+              goto out;
+            }
+          if (lb_png_sniff (buf, n))
+            png = lb_png_decoder_new (name, limits);
+          else
+            pixbuf_load_init (&load, name, limits);
+          first = FALSE;
+        }
+      if (n > 0)
+        {
+          if (png ? !lb_png_decoder_feed (png, buf, n, error)
+                  : !pixbuf_load_write (&load, buf, n, error))
+            goto out;
+        }
+      if (n < STREAM_CHUNK)
+        break;
+    }
+  image = png ? lb_png_decoder_finish (png, error) : pixbuf_load_finish (&load, limits, error);
+
+out:
+  pixbuf_load_clear (&load);
+  return set_source (image, name);
+}

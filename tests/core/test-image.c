@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The image model: geometry checks, overflow, immutability, metadata, format conversion. */
+#include <string.h>
+
+#include "lb-error.h"
+#include "lb-image.h"
+
+static void
+test_limits (void)
+{
+  g_autoptr (GError) error = NULL;
+  gsize stride, size;
+  LbLimits limits = { 1000, 3000 };
+
+  g_assert_true (lb_limits_check (NULL, 3, 2, LB_FORMAT_RGBA16, &stride, &size, &error));
+  g_assert_cmpuint (stride, ==, 24);
+  g_assert_cmpuint (size, ==, 48);
+
+  /* Products that overflow 64 bits are refused, never wrapped. */
+  g_assert_false (lb_limits_check (&(LbLimits) { G_MAXUINT64, G_MAXUINT64 }, G_MAXUINT, G_MAXUINT,
+                                   LB_FORMAT_RGBA16, NULL, NULL, &error));
+  g_assert_error (error, LB_ERROR, LB_ERROR_TOO_LARGE);
+  g_clear_error (&error);
+
+  g_assert_false (lb_limits_check (&limits, 40, 30, LB_FORMAT_GRAY8, NULL, NULL, &error));
+  g_assert_error (error, LB_ERROR, LB_ERROR_TOO_LARGE);
+  g_clear_error (&error);
+  g_assert_false (lb_limits_check (&limits, 30, 30, LB_FORMAT_RGBA8, NULL, NULL, &error));
+  g_assert_error (error, LB_ERROR, LB_ERROR_TOO_LARGE);
+  g_clear_error (&error);
+  g_assert_false (lb_limits_check (&limits, 0, 30, LB_FORMAT_GRAY8, NULL, NULL, &error));
+  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
+}
+
+static void
+test_new_checks_buffer (void)
+{
+  g_autoptr (GBytes) bytes = g_bytes_new_static ("0123456789", 10);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LbImage) ok = NULL;
+  g_autoptr (LbImage) bad = NULL;
+
+  /* 3×2 gray8 with stride 4 needs 4 + 3 = 7 bytes: the last row needs no padding. */
+  ok = lb_image_new (3, 2, LB_FORMAT_GRAY8, 4, bytes, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (lb_image_get_row (ok, 1)[0], ==, '4');
+
+  bad = lb_image_new (3, 3, LB_FORMAT_GRAY16, 6, bytes, NULL, &error);
+  g_assert_null (bad);
+  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  bad = lb_image_new (3, 2, LB_FORMAT_RGB8, 4, bytes, NULL, &error);
+  g_assert_null (bad);
+  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
+}
+
+static void
+test_meta (void)
+{
+  g_autoptr (LbImageMeta) meta = lb_image_meta_new ();
+  g_autoptr (LbImageMeta) copy = NULL;
+  g_autofree const char **keys = NULL;
+  guint n;
+  double a, b;
+  gsize stride;
+  guint8 *px = lb_image_alloc_pixels (2, 2, LB_FORMAT_GRAY8, NULL, &stride, NULL);
+  g_autoptr (LbImage) image = NULL;
+
+  lb_image_meta_set_text (meta, "b", "1");
+  lb_image_meta_set_text (meta, "a", "2");
+  lb_image_meta_set_text (meta, "b", "3");
+  keys = lb_image_meta_get_text_keys (meta, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpstr (keys[0], ==, "b");
+  g_assert_cmpstr (keys[1], ==, "a");
+  g_assert_cmpstr (lb_image_meta_get_text (meta, "b"), ==, "3");
+  lb_image_meta_set_text (meta, "b", NULL);
+  g_assert_null (lb_image_meta_get_text (meta, "b"));
+  g_assert_false (lb_image_meta_get_rescale (meta, &a, &b));
+  g_assert_cmpfloat (a, ==, 1.0);
+  g_assert_cmpfloat (b, ==, 0.0);
+
+  memset (px, 7, stride * 2);
+  image = lb_image_new_take (2, 2, LB_FORMAT_GRAY8, stride, px, meta);
+  /* The image took a copy: changing ours does not change it. */
+  lb_image_meta_set_text (meta, "a", "changed");
+  g_assert_cmpstr (lb_image_meta_get_text (lb_image_get_meta (image), "a"), ==, "2");
+  copy = lb_image_dup_meta (image);
+  g_assert_cmpstr (lb_image_meta_get_text (copy, "a"), ==, "2");
+}
+
+static void
+test_convert (void)
+{
+  static const guint16 rgb16[] = { 65535, 0, 0, 0, 65535, 0, 0, 0, 65535, 1000, 1000, 1000 };
+  g_autoptr (GBytes) bytes = g_bytes_new_static (rgb16, sizeof rgb16);
+  g_autoptr (LbImage) image = lb_image_new (2, 2, LB_FORMAT_RGB16, 12, bytes, NULL, NULL);
+  g_autoptr (LbImage) gray8 = NULL;
+  g_autoptr (LbImage) rgba8 = NULL;
+  g_autoptr (LbImage) back16 = NULL;
+  g_autoptr (GError) error = NULL;
+  const guint8 *p;
+
+  gray8 = lb_image_convert (image, LB_FORMAT_GRAY8, &error);
+  g_assert_no_error (error);
+  p = lb_image_get_data (gray8);
+  /* BT.601 luma of pure red, green, blue at full scale, then 16→8 rounding. */
+  g_assert_cmpuint (p[0], ==, 76);
+  g_assert_cmpuint (p[1], ==, 150);
+  g_assert_cmpuint (lb_image_get_row (gray8, 1)[0], ==, 29);
+  g_assert_cmpuint (lb_image_get_row (gray8, 1)[1], ==, 4); /* 1000/257 = 3.9 → 4 */
+
+  rgba8 = lb_image_convert (image, LB_FORMAT_RGBA8, &error);
+  g_assert_no_error (error);
+  p = lb_image_get_data (rgba8);
+  g_assert_cmpmem (p, 8, ((guint8[]) { 255, 0, 0, 255, 0, 255, 0, 255 }), 8);
+
+  /* 8 → 16 → 8 is lossless. */
+  back16 = lb_image_convert (rgba8, LB_FORMAT_RGBA16, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (((const guint16 *) lb_image_get_data (back16))[0], ==, 65535);
+  {
+    g_autoptr (LbImage) again = lb_image_convert (back16, LB_FORMAT_RGBA8, &error);
+    g_assert_true (lb_image_equal_pixels (again, rgba8));
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/image/limits", test_limits);
+  g_test_add_func ("/image/new-checks-buffer", test_new_checks_buffer);
+  g_test_add_func ("/image/meta", test_meta);
+  g_test_add_func ("/image/convert", test_convert);
+  return g_test_run ();
+}
