@@ -1,0 +1,1038 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-http-store"
+
+#include "lb-http-store.h"
+
+#include <string.h>
+
+#include "lb-error.h"
+#include "lb-http-body-stream.h"
+#include "lb-http.h"
+#include "lb-listing-parser.h"
+
+typedef enum {
+  DIALECT_UNKNOWN,
+  DIALECT_WEBDAV,
+  DIALECT_LISTING,
+} Dialect;
+
+struct _LbHttpStore {
+  GObject         parent_instance;
+  char           *root;        /* owned: normalised, ends in '/' */
+  LbStoreOptions *options;     /* owned (ref) */
+  SoupSession    *session;     /* owned */
+  Dialect         dialect;
+  gboolean        forced;      /* dialect set by options->type */
+  gboolean        dav_locking; /* DAV compliance class 2 advertised */
+  gboolean        lightbox_server;
+  gboolean        conditionals_ignored;  /* learned: a create-only PUT replaced a file */
+  gboolean        conditionals_enforced; /* learned: the server answered 412 */
+  gboolean        json_listing;          /* learned: GET listings come as JSON */
+  gboolean        detecting;
+  GPtrArray      *waiters;     /* owned: Waiter*, tasks waiting for detection */
+};
+
+static void lb_http_store_iface_init (LbStoreInterface *iface);
+
+G_DEFINE_TYPE_WITH_CODE (LbHttpStore, lb_http_store, G_TYPE_OBJECT,
+                         G_IMPLEMENT_INTERFACE (LB_TYPE_STORE, lb_http_store_iface_init))
+
+static const char propfind_body[] =
+  "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+  "<D:propfind xmlns:D=\"DAV:\"><D:prop>"
+  "<D:resourcetype/><D:getcontentlength/><D:getlastmodified/><D:getetag/>"
+  "<D:getcontenttype/><D:displayname/>"
+  "</D:prop></D:propfind>\n";
+
+/* ---- per-operation state ------------------------------------------------------------------ */
+
+typedef void (*Continuation) (GTask *task);
+
+typedef struct {
+  GTask        *task;   /* owned */
+  Continuation  next;
+} Waiter;
+
+typedef struct {
+  char                  *uri;          /* owned: target, normalised */
+  GFileProgressCallback  progress;
+  gpointer               progress_data;
+  SoupMessage           *msg;          /* owned, nullable: the message that answered */
+  GInputStream          *body;         /* owned, nullable */
+  /* write */
+  GInputStream          *source;       /* owned, nullable */
+  gint64                 size;
+  char                  *content_type; /* owned, nullable */
+  LbStoreWriteMode       mode;
+  char                  *etag;         /* owned, nullable */
+  gint64                 written;      /* bytes */
+  LbStoreEntry          *entry;        /* owned, nullable */
+} Op;
+
+static void
+op_free (gpointer data)
+{
+  Op *op = data;
+
+  g_free (op->uri);
+  g_clear_object (&op->msg);
+  g_clear_object (&op->body);
+  g_clear_object (&op->source);
+  g_free (op->content_type);
+  g_free (op->etag);
+  g_clear_object (&op->entry);
+  g_free (op);
+}
+
+static Op *
+task_op (GTask *task)
+{
+  return g_task_get_task_data (task);
+}
+
+static LbHttpStore *
+task_store (GTask *task)
+{
+  return LB_HTTP_STORE (g_task_get_source_object (task));
+}
+
+/* ---- URIs --------------------------------------------------------------------------------- */
+
+static char *
+decoded_path_checked (const char *path)
+{
+  g_autofree char *decoded = g_uri_unescape_string (path, NULL);
+  g_auto(GStrv) segments = NULL;
+
+  if (decoded == NULL)
+    return NULL;
+  segments = g_strsplit (decoded, "/", -1);
+  for (guint i = 0; segments[i] != NULL; i++)
+    if (g_str_equal (segments[i], ".") || g_str_equal (segments[i], ".."))
+      return NULL;
+  return g_steal_pointer (&decoded);
+}
+
+/* NULL → root; otherwise @uri must be on the store's origin and at or below its root. */
+static char *
+resolve_in_store (LbHttpStore *self, const char *uri, gboolean container, GError **error)
+{
+  g_autoptr(GUri) parsed = NULL;
+  g_autoptr(GUri) root = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *root_path = NULL;
+  g_autofree char *root_stripped = NULL;
+  char *result;
+
+  if (uri == NULL)
+    return g_strdup (self->root);
+  parsed = g_uri_parse (uri, G_URI_FLAGS_ENCODED, NULL);
+  root = g_uri_parse (self->root, G_URI_FLAGS_ENCODED, NULL);
+  if (parsed == NULL || root == NULL
+      || g_ascii_strcasecmp (g_uri_get_scheme (parsed), g_uri_get_scheme (root)) != 0
+      || g_uri_get_host (parsed) == NULL
+      || g_ascii_strcasecmp (g_uri_get_host (parsed), g_uri_get_host (root)) != 0
+      || g_uri_get_port (parsed) != g_uri_get_port (root))
+    goto outside;
+  path = decoded_path_checked (g_uri_get_path (parsed));
+  root_path = decoded_path_checked (g_uri_get_path (root));
+  if (path == NULL || root_path == NULL)
+    goto outside;
+  root_stripped = g_strndup (root_path, strlen (root_path) - (g_str_has_suffix (root_path, "/") ? 1 : 0));
+  if (!g_str_equal (path, root_stripped) && !g_str_has_prefix (path, root_path))
+    goto outside;
+  result = g_uri_to_string_partial (parsed, G_URI_HIDE_FRAGMENT);
+  if (container && !g_str_has_suffix (result, "/"))
+    {
+      char *with_slash = g_strconcat (result, "/", NULL);
+      g_free (result);
+      result = with_slash;
+    }
+  return result;
+
+outside:
+  g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT, "%s is not inside the store %s", uri,
+               self->root);
+  return NULL;
+}
+
+/* ---- detection ---------------------------------------------------------------------------- */
+
+static void
+run_waiters (LbHttpStore *self, const GError *error)
+{
+  g_autoptr(GPtrArray) waiters = g_steal_pointer (&self->waiters);
+
+  self->waiters = g_ptr_array_new ();
+  self->detecting = FALSE;
+  for (guint i = 0; i < waiters->len; i++)
+    {
+      Waiter *w = waiters->pdata[i];
+
+      if (error != NULL)
+        {
+          g_task_return_error (w->task, g_error_copy (error));
+          g_object_unref (w->task);
+        }
+      else if (g_task_return_error_if_cancelled (w->task))
+        g_object_unref (w->task);
+      else
+        w->next (w->task); /* takes the reference */
+      g_free (w);
+    }
+}
+
+static void
+note_server (LbHttpStore *self, SoupMessage *msg)
+{
+  SoupMessageHeaders *headers = soup_message_get_response_headers (msg);
+  const char *dav = soup_message_headers_get_list (headers, "DAV");
+  const char *server = soup_message_headers_get_one (headers, "Server");
+
+  if (dav != NULL && soup_header_contains (dav, "2"))
+    self->dav_locking = TRUE;
+  if (server != NULL && g_str_has_prefix (server, "lightbox-store"))
+    self->lightbox_server = TRUE;
+}
+
+static void
+on_detect_propfind (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(LbHttpStore) self = user_data;
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GInputStream) body = lb_http_send_finish (SOUP_SESSION (source), result, &msg, &error);
+
+  if (body == NULL)
+    {
+      run_waiters (self, error);
+      return;
+    }
+  g_input_stream_close (body, NULL, NULL);
+  note_server (self, msg);
+  self->dialect = soup_message_get_status (msg) == 207 ? DIALECT_WEBDAV : DIALECT_LISTING;
+  g_debug ("%s: PROPFIND → %u: %s", self->root, soup_message_get_status (msg),
+           self->dialect == DIALECT_WEBDAV ? "WebDAV" : "listing");
+  run_waiters (self, NULL);
+}
+
+static void
+on_detect_options (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(LbHttpStore) self = user_data;
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GInputStream) body = lb_http_send_finish (SOUP_SESSION (source), result, &msg, &error);
+  g_autoptr(SoupMessage) propfind = NULL;
+  g_autoptr(GBytes) request = NULL;
+  const char *dav;
+
+  if (body == NULL)
+    {
+      run_waiters (self, error);
+      return;
+    }
+  g_input_stream_close (body, NULL, NULL);
+  if (soup_message_get_status (msg) == 401)
+    {
+      lb_http_check_status (msg, &error);
+      run_waiters (self, error);
+      return;
+    }
+  note_server (self, msg);
+  dav = soup_message_headers_get_list (soup_message_get_response_headers (msg), "DAV");
+  if (soup_message_get_status (msg) < 300 && dav != NULL && soup_header_contains (dav, "1"))
+    {
+      self->dialect = DIALECT_WEBDAV;
+      g_debug ("%s: OPTIONS DAV: %s → WebDAV", self->root, dav);
+      run_waiters (self, NULL);
+      return;
+    }
+
+  /* no DAV header: a server may still answer PROPFIND (or hide OPTIONS behind a proxy) */
+  propfind = lb_http_message_new ("PROPFIND", self->root, self->options, &error);
+  if (propfind == NULL)
+    {
+      run_waiters (self, error);
+      return;
+    }
+  soup_message_headers_replace (soup_message_get_request_headers (propfind), "Depth", "0");
+  request = g_bytes_new_static (propfind_body, sizeof propfind_body - 1);
+  soup_message_set_request_body_from_bytes (propfind, "application/xml; charset=utf-8", request);
+  lb_http_send_async (self->session, propfind, self->options->max_retries, NULL, NULL, NULL,
+                      on_detect_propfind, g_object_ref (self));
+}
+
+/* Runs @next once the dialect is known (or fails @task if detection failed). */
+static void
+with_dialect (GTask *task, Continuation next)
+{
+  LbHttpStore *self = task_store (task);
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autoptr(GError) error = NULL;
+  Waiter *w;
+
+  if (self->dialect != DIALECT_UNKNOWN)
+    {
+      next (task);
+      return;
+    }
+  w = g_new0 (Waiter, 1);
+  w->task = task;
+  w->next = next;
+  g_ptr_array_add (self->waiters, w);
+  if (self->detecting)
+    return;
+  self->detecting = TRUE;
+  msg = lb_http_message_new ("OPTIONS", self->root, self->options, &error);
+  if (msg == NULL)
+    {
+      run_waiters (self, error);
+      return;
+    }
+  /* detection is not tied to one caller's cancellable: others may be waiting on it */
+  lb_http_send_async (self->session, msg, self->options->max_retries, NULL, NULL, NULL,
+                      on_detect_options, g_object_ref (self));
+}
+
+/* ---- list --------------------------------------------------------------------------------- */
+
+static void
+on_list_body (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  LbHttpStore *self = task_store (task);
+  Op *op = task_op (task);
+  GError *error = NULL;
+  g_autoptr(GBytes) bytes = lb_http_read_all_finish (G_INPUT_STREAM (source), result, &error);
+  g_autofree char *base = NULL;
+  LbListingContext ctx;
+  GPtrArray *entries;
+  const char *content_type;
+  const char *data;
+  gsize len;
+
+  if (bytes == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  /* after a redirect (nginx: /CT → /CT/), hrefs are relative to where we ended up */
+  base = g_uri_to_string_partial (soup_message_get_uri (op->msg), G_URI_HIDE_FRAGMENT | G_URI_HIDE_QUERY);
+  if (!g_str_has_suffix (base, "/"))
+    {
+      char *with_slash = g_strconcat (base, "/", NULL);
+      g_free (base);
+      base = with_slash;
+    }
+  ctx.base_uri = base;
+  ctx.root_uri = self->root;
+  ctx.max_entries = self->options->max_listing_entries;
+  data = g_bytes_get_data (bytes, &len);
+  content_type = soup_message_headers_get_content_type (soup_message_get_response_headers (op->msg), NULL);
+
+  if (self->dialect == DIALECT_WEBDAV)
+    entries = lb_listing_parse_multistatus (data, len, &ctx, NULL, &error);
+  else if (content_type != NULL && (g_str_equal (content_type, "application/json")
+                                    || g_str_has_suffix (content_type, "+json")))
+    {
+      self->json_listing = TRUE;
+      entries = lb_listing_parse_json (data, len, &ctx, &error);
+    }
+  else if (content_type == NULL || g_str_equal (content_type, "text/html")
+           || g_str_equal (content_type, "application/xhtml+xml"))
+    entries = lb_listing_parse_html (data, len, &ctx, &error);
+  else
+    {
+      entries = NULL;
+      g_set_error (&error, LB_ERROR, LB_ERROR_UNSUPPORTED,
+                   "%s: not a directory listing (Content-Type %s)", op->uri, content_type);
+    }
+  if (entries == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, entries, (GDestroyNotify) g_ptr_array_unref);
+  g_object_unref (task);
+}
+
+static void
+on_list_sent (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  LbHttpStore *self = task_store (task);
+  Op *op = task_op (task);
+  GError *error = NULL;
+  g_autoptr(GInputStream) body = NULL;
+  guint status;
+  gint64 total;
+
+  g_clear_object (&op->msg);
+  body = lb_http_send_finish (SOUP_SESSION (source), result, &op->msg, &error);
+  if (body == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  status = soup_message_get_status (op->msg);
+  if (!lb_http_check_status (op->msg, &error))
+    {
+      g_input_stream_close (body, NULL, NULL);
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  if (self->dialect == DIALECT_WEBDAV && status != 207)
+    {
+      g_input_stream_close (body, NULL, NULL);
+      g_task_return_new_error (task, LB_ERROR, LB_ERROR_HTTP,
+                               "PROPFIND %s: expected 207 Multi-Status, got %u", op->uri, status);
+      g_object_unref (task);
+      return;
+    }
+  total = lb_http_body_stream_get_expected (LB_HTTP_BODY_STREAM (body));
+  if (total >= 0 && (guint64) total > self->options->max_listing_bytes)
+    {
+      g_input_stream_close (body, NULL, NULL);
+      g_task_return_new_error (task, LB_ERROR, LB_ERROR_TOO_LARGE,
+                               "%s: listing too large (%" G_GINT64_FORMAT " bytes, the limit is %"
+                               G_GUINT64_FORMAT ")", op->uri, total, self->options->max_listing_bytes);
+      g_object_unref (task);
+      return;
+    }
+  lb_http_read_all_async (body, op->uri, total, self->options->max_listing_bytes,
+                          g_task_get_cancellable (task), op->progress, op->progress_data,
+                          on_list_body, task);
+}
+
+static void
+list_start (GTask *task)
+{
+  LbHttpStore *self = task_store (task);
+  Op *op = task_op (task);
+  GError *error = NULL;
+  g_autoptr(SoupMessage) msg = NULL;
+
+  if (self->dialect == DIALECT_WEBDAV)
+    {
+      g_autoptr(GBytes) request = g_bytes_new_static (propfind_body, sizeof propfind_body - 1);
+
+      msg = lb_http_message_new ("PROPFIND", op->uri, self->options, &error);
+      if (msg != NULL)
+        {
+          soup_message_headers_replace (soup_message_get_request_headers (msg), "Depth", "1");
+          soup_message_set_request_body_from_bytes (msg, "application/xml; charset=utf-8", request);
+        }
+    }
+  else
+    {
+      msg = lb_http_message_new ("GET", op->uri, self->options, &error);
+      if (msg != NULL)
+        soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept",
+                                      "application/json, text/html;q=0.9, */*;q=0.1");
+    }
+  if (msg == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  lb_http_send_async (self->session, msg, self->options->max_retries, NULL, NULL,
+                      g_task_get_cancellable (task), on_list_sent, task);
+}
+
+static GTask *
+new_op_task (LbHttpStore *self, const char *uri, gboolean container, GCancellable *cancellable,
+             GAsyncReadyCallback callback, gpointer user_data, gpointer tag)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  GError *error = NULL;
+  Op *op = g_new0 (Op, 1);
+
+  g_task_set_source_tag (task, tag);
+  g_task_set_task_data (task, op, op_free);
+  op->size = -1;
+  op->uri = resolve_in_store (self, uri, container, &error);
+  if (op->uri == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return NULL;
+    }
+  return task;
+}
+
+static void
+lb_http_store_list_async (LbStore *store, const char *uri, GCancellable *cancellable,
+                          GFileProgressCallback progress, gpointer progress_data,
+                          GAsyncReadyCallback callback, gpointer user_data)
+{
+  LbHttpStore *self = LB_HTTP_STORE (store);
+  GTask *task = new_op_task (self, uri, TRUE, cancellable, callback, user_data,
+                             lb_http_store_list_async);
+
+  if (task == NULL)
+    return;
+  task_op (task)->progress = progress;
+  task_op (task)->progress_data = progress_data;
+  with_dialect (task, list_start);
+}
+
+static GPtrArray *
+lb_http_store_list_finish (LbStore *store, GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* ---- stat --------------------------------------------------------------------------------- */
+
+static void
+on_stat_propfind (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  Op *op = task_op (task);
+  GError *error = NULL;
+  g_autoptr(GBytes) bytes = lb_http_read_all_finish (G_INPUT_STREAM (source), result, &error);
+  g_autoptr(GPtrArray) children = NULL;
+  LbStoreEntry *self_entry = NULL;
+  LbListingContext ctx = { op->uri, task_store (task)->root, 0 };
+
+  if (bytes == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  children = lb_listing_parse_multistatus (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
+                                           &ctx, &self_entry, &error);
+  if (children == NULL)
+    g_task_return_error (task, error);
+  else if (self_entry == NULL)
+    g_task_return_new_error (task, LB_ERROR, LB_ERROR_NOT_FOUND,
+                             "PROPFIND %s: the server did not describe it", op->uri);
+  else
+    g_task_return_pointer (task, self_entry, g_object_unref);
+  g_object_unref (task);
+}
+
+static void
+on_stat_sent (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  Op *op = task_op (task);
+  GError *error = NULL;
+  g_autoptr(GInputStream) body = NULL;
+  g_autofree char *final_uri = NULL;
+  LbStoreEntry *entry;
+
+  g_clear_object (&op->msg);
+  body = lb_http_send_finish (SOUP_SESSION (source), result, &op->msg, &error);
+  if (body == NULL || !lb_http_check_status (op->msg, &error))
+    {
+      if (body != NULL)
+        g_input_stream_close (body, NULL, NULL);
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  if (g_str_equal (soup_message_get_method (op->msg), "PROPFIND"))
+    {
+      lb_http_read_all_async (body, op->uri, -1, task_store (task)->options->max_listing_bytes,
+                              g_task_get_cancellable (task), NULL, NULL, on_stat_propfind, task);
+      return;
+    }
+  g_input_stream_close (body, NULL, NULL);
+  final_uri = g_uri_to_string_partial (soup_message_get_uri (op->msg), G_URI_HIDE_FRAGMENT);
+  entry = lb_http_entry_from_headers (final_uri, soup_message_get_response_headers (op->msg));
+  if (g_str_has_suffix (final_uri, "/"))
+    {
+      lb_store_entry_set_kind (entry, LB_STORE_ENTRY_DIRECTORY);
+      lb_store_entry_set_size (entry, -1);
+    }
+  g_task_return_pointer (task, entry, g_object_unref);
+  g_object_unref (task);
+}
+
+static void
+stat_start (GTask *task)
+{
+  LbHttpStore *self = task_store (task);
+  Op *op = task_op (task);
+  GError *error = NULL;
+  g_autoptr(SoupMessage) msg = NULL;
+
+  /* Files: HEAD (nginx's PROPFIND has no getetag, its HEAD does). Containers on WebDAV:
+   * PROPFIND depth 0. */
+  if (self->dialect == DIALECT_WEBDAV && g_str_has_suffix (op->uri, "/"))
+    {
+      g_autoptr(GBytes) request = g_bytes_new_static (propfind_body, sizeof propfind_body - 1);
+
+      msg = lb_http_message_new ("PROPFIND", op->uri, self->options, &error);
+      if (msg != NULL)
+        {
+          soup_message_headers_replace (soup_message_get_request_headers (msg), "Depth", "0");
+          soup_message_set_request_body_from_bytes (msg, "application/xml; charset=utf-8", request);
+        }
+    }
+  else
+    msg = lb_http_message_new ("HEAD", op->uri, self->options, &error);
+  if (msg == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  lb_http_send_async (self->session, msg, self->options->max_retries, NULL, NULL,
+                      g_task_get_cancellable (task), on_stat_sent, task);
+}
+
+static void
+lb_http_store_stat_async (LbStore *store, const char *uri, GCancellable *cancellable,
+                          GAsyncReadyCallback callback, gpointer user_data)
+{
+  GTask *task = new_op_task (LB_HTTP_STORE (store), uri, FALSE, cancellable, callback, user_data,
+                             lb_http_store_stat_async);
+
+  if (task != NULL)
+    with_dialect (task, stat_start);
+}
+
+static LbStoreEntry *
+lb_http_store_stat_finish (LbStore *store, GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* ---- read --------------------------------------------------------------------------------- */
+
+static void
+on_read_sent (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  Op *op = task_op (task);
+  GError *error = NULL;
+  g_autoptr(GInputStream) body = NULL;
+  g_autofree char *final_uri = NULL;
+
+  g_clear_object (&op->msg);
+  body = lb_http_send_finish (SOUP_SESSION (source), result, &op->msg, &error);
+  if (body == NULL || !lb_http_check_status (op->msg, &error))
+    {
+      if (body != NULL)
+        g_input_stream_close (body, NULL, NULL);
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  final_uri = g_uri_to_string_partial (soup_message_get_uri (op->msg), G_URI_HIDE_FRAGMENT);
+  op->entry = lb_http_entry_from_headers (final_uri, soup_message_get_response_headers (op->msg));
+  lb_http_body_stream_set_progress (LB_HTTP_BODY_STREAM (body), op->progress, op->progress_data);
+  g_task_return_pointer (task, g_steal_pointer (&body), g_object_unref);
+  g_object_unref (task);
+}
+
+static void
+read_start (GTask *task)
+{
+  LbHttpStore *self = task_store (task);
+  Op *op = task_op (task);
+  GError *error = NULL;
+  g_autoptr(SoupMessage) msg = lb_http_message_new ("GET", op->uri, self->options, &error);
+
+  if (msg == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  lb_http_send_async (self->session, msg, self->options->max_retries, NULL, NULL,
+                      g_task_get_cancellable (task), on_read_sent, task);
+}
+
+static void
+lb_http_store_read_async (LbStore *store, const char *uri, GCancellable *cancellable,
+                          GFileProgressCallback progress, gpointer progress_data,
+                          GAsyncReadyCallback callback, gpointer user_data)
+{
+  GTask *task = new_op_task (LB_HTTP_STORE (store), uri, FALSE, cancellable, callback, user_data,
+                             lb_http_store_read_async);
+
+  if (task == NULL)
+    return;
+  task_op (task)->progress = progress;
+  task_op (task)->progress_data = progress_data;
+  /* a GET works the same for both dialects: no need to wait for detection */
+  read_start (task);
+}
+
+static GInputStream *
+lb_http_store_read_finish (LbStore *store, GAsyncResult *result, LbStoreEntry **out_entry,
+                           GError **error)
+{
+  GInputStream *stream = g_task_propagate_pointer (G_TASK (result), error);
+  Op *op = task_op (G_TASK (result));
+
+  if (stream != NULL && out_entry != NULL)
+    *out_entry = g_object_ref (op->entry);
+  return stream;
+}
+
+/* ---- write -------------------------------------------------------------------------------- */
+
+static void
+on_wrote_body_data (SoupMessage *msg, guint chunk_size, gpointer user_data)
+{
+  Op *op = user_data;
+
+  op->written += chunk_size;
+  if (op->progress != NULL)
+    op->progress (op->written, op->size, op->progress_data);
+}
+
+static void
+on_write_sent (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  LbHttpStore *self = task_store (task);
+  Op *op = task_op (task);
+  GError *error = NULL;
+  g_autoptr(GInputStream) body = NULL;
+  g_autoptr(SoupMessage) msg = NULL;
+  guint status;
+  LbStoreEntry *entry;
+
+  body = lb_http_send_finish (SOUP_SESSION (source), result, &msg, &error);
+  g_signal_handlers_disconnect_by_data (msg, op);
+  if (body == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  g_input_stream_close (body, NULL, NULL);
+  status = soup_message_get_status (msg);
+  if (status == 412)
+    {
+      self->conditionals_enforced = TRUE;
+      g_task_return_new_error (task, LB_ERROR, LB_ERROR_CONFLICT,
+                               op->mode == LB_STORE_WRITE_CREATE
+                                 ? "PUT %s: 412 Precondition Failed: it already exists"
+                                 : "PUT %s: 412 Precondition Failed: it changed since it was read",
+                               op->uri);
+      g_object_unref (task);
+      return;
+    }
+  if (!lb_http_check_status (msg, &error))
+    {
+      if (status == 405 || status == 501)
+        g_prefix_error (&error, "the server does not accept uploads: ");
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+
+  entry = lb_http_entry_from_headers (op->uri, soup_message_get_response_headers (msg));
+  lb_store_entry_set_size (entry, op->written);
+  lb_store_entry_set_content_type (entry, op->content_type);
+  if (status != 201 && op->mode == LB_STORE_WRITE_CREATE)
+    {
+      /* 200/204 answer a PUT that replaced something: If-None-Match: * was ignored */
+      self->conditionals_ignored = TRUE;
+      lb_store_entry_set_attribute (entry, "lb:replaced-existing", "true");
+    }
+  g_task_return_pointer (task, entry, g_object_unref);
+  g_object_unref (task);
+}
+
+static void
+write_start (GTask *task)
+{
+  LbHttpStore *self = task_store (task);
+  Op *op = task_op (task);
+  GError *error = NULL;
+  g_autoptr(SoupMessage) msg = lb_http_message_new ("PUT", op->uri, self->options, &error);
+  SoupMessageHeaders *headers;
+
+  if (msg == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  headers = soup_message_get_request_headers (msg);
+  switch (op->mode)
+    {
+    case LB_STORE_WRITE_CREATE:
+      soup_message_headers_replace (headers, "If-None-Match", "*");
+      break;
+    case LB_STORE_WRITE_IF_MATCH:
+      soup_message_headers_replace (headers, "If-Match", op->etag);
+      break;
+    case LB_STORE_WRITE_REPLACE:
+    default:
+      break;
+    }
+  soup_message_set_request_body (msg, op->content_type != NULL ? op->content_type
+                                                               : "application/octet-stream",
+                                  op->source, op->size);
+  g_signal_connect (msg, "wrote-body-data", G_CALLBACK (on_wrote_body_data), op);
+  /* never retried: a PUT body is a stream that cannot be rewound */
+  lb_http_send_async (self->session, msg, 0, NULL, NULL, g_task_get_cancellable (task),
+                      on_write_sent, task);
+}
+
+static void
+lb_http_store_write_async (LbStore *store, const char *uri, GInputStream *source, gint64 size,
+                           const char *content_type, LbStoreWriteMode mode, const char *etag,
+                           GCancellable *cancellable, GFileProgressCallback progress,
+                           gpointer progress_data, GAsyncReadyCallback callback,
+                           gpointer user_data)
+{
+  GTask *task = new_op_task (LB_HTTP_STORE (store), uri, FALSE, cancellable, callback, user_data,
+                             lb_http_store_write_async);
+  Op *op;
+
+  if (task == NULL)
+    return;
+  op = task_op (task);
+  if (g_str_has_suffix (op->uri, "/"))
+    {
+      g_task_return_new_error (task, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                               "%s: cannot write to a folder", op->uri);
+      g_object_unref (task);
+      return;
+    }
+  op->source = g_object_ref (source);
+  op->size = size;
+  op->content_type = g_strdup (content_type);
+  op->mode = mode;
+  op->etag = g_strdup (etag);
+  op->progress = progress;
+  op->progress_data = progress_data;
+  with_dialect (task, write_start);
+}
+
+static LbStoreEntry *
+lb_http_store_write_finish (LbStore *store, GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* ---- mkdir -------------------------------------------------------------------------------- */
+
+static void
+on_mkdir_sent (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  Op *op = task_op (task);
+  GError *error = NULL;
+  g_autoptr(GInputStream) body = NULL;
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autofree char *name = NULL;
+  guint status;
+
+  body = lb_http_send_finish (SOUP_SESSION (source), result, &msg, &error);
+  if (body == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  g_input_stream_close (body, NULL, NULL);
+  status = soup_message_get_status (msg);
+  if (status == 405)
+    error = g_error_new (LB_ERROR, LB_ERROR_CONFLICT, "MKCOL %s: 405: it already exists", op->uri);
+  else if (status == 409)
+    error = g_error_new (LB_ERROR, LB_ERROR_CONFLICT, "MKCOL %s: 409: the parent folder is missing",
+                         op->uri);
+  else
+    lb_http_check_status (msg, &error);
+  if (error != NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  name = lb_store_uri_display_name (op->uri);
+  g_task_return_pointer (task, lb_store_entry_new (op->uri, name, LB_STORE_ENTRY_DIRECTORY),
+                         g_object_unref);
+  g_object_unref (task);
+}
+
+static void
+mkdir_start (GTask *task)
+{
+  LbHttpStore *self = task_store (task);
+  Op *op = task_op (task);
+  GError *error = NULL;
+  g_autoptr(SoupMessage) msg = NULL;
+
+  if (self->dialect != DIALECT_WEBDAV)
+    {
+      g_task_return_new_error (task, LB_ERROR, LB_ERROR_UNSUPPORTED,
+                               "%s: this server offers a read-only listing, not WebDAV: cannot create folders",
+                               op->uri);
+      g_object_unref (task);
+      return;
+    }
+  msg = lb_http_message_new ("MKCOL", op->uri, self->options, &error);
+  if (msg == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  lb_http_send_async (self->session, msg, 0, NULL, NULL, g_task_get_cancellable (task),
+                      on_mkdir_sent, task);
+}
+
+static void
+lb_http_store_mkdir_async (LbStore *store, const char *uri, GCancellable *cancellable,
+                           GAsyncReadyCallback callback, gpointer user_data)
+{
+  GTask *task = new_op_task (LB_HTTP_STORE (store), uri, TRUE, cancellable, callback, user_data,
+                             lb_http_store_mkdir_async);
+
+  if (task != NULL)
+    with_dialect (task, mkdir_start);
+}
+
+static LbStoreEntry *
+lb_http_store_mkdir_finish (LbStore *store, GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* ---- object ------------------------------------------------------------------------------- */
+
+static const char *
+lb_http_store_get_uri (LbStore *store)
+{
+  return LB_HTTP_STORE (store)->root;
+}
+
+static const char *
+lb_http_store_get_backend_name (LbStore *store)
+{
+  switch (LB_HTTP_STORE (store)->dialect)
+    {
+    case DIALECT_WEBDAV: return "webdav";
+    case DIALECT_LISTING: return "listing";
+    case DIALECT_UNKNOWN:
+    default: return "http";
+    }
+}
+
+static LbStoreCapabilities
+lb_http_store_get_capabilities (LbStore *store)
+{
+  LbHttpStore *self = LB_HTTP_STORE (store);
+  LbStoreCapabilities caps = LB_STORE_HAS_ETAGS;
+
+  if (self->dialect == DIALECT_WEBDAV)
+    {
+      caps |= LB_STORE_CAN_WRITE | LB_STORE_HAS_SIZES;
+      /* RFC 4918 servers with locking (class 2) must evaluate If-* preconditions; nginx is
+       * class 1 and ignores them on PUT. What we saw beats what was advertised. */
+      if ((self->dav_locking || self->lightbox_server || self->conditionals_enforced)
+          && !self->conditionals_ignored)
+        caps |= LB_STORE_CONDITIONAL_WRITES;
+    }
+  else if (self->json_listing)
+    caps |= LB_STORE_HAS_SIZES;
+  return caps;
+}
+
+static void
+lb_http_store_finalize (GObject *object)
+{
+  LbHttpStore *self = LB_HTTP_STORE (object);
+
+  g_assert (self->waiters->len == 0); /* waiters hold a reference on the store */
+  g_ptr_array_unref (self->waiters);
+  g_free (self->root);
+  g_clear_pointer (&self->options, lb_store_options_unref);
+  g_clear_object (&self->session);
+  G_OBJECT_CLASS (lb_http_store_parent_class)->finalize (object);
+}
+
+static void
+lb_http_store_class_init (LbHttpStoreClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = lb_http_store_finalize;
+}
+
+static void
+lb_http_store_init (LbHttpStore *self)
+{
+  self->waiters = g_ptr_array_new ();
+}
+
+static void
+lb_http_store_iface_init (LbStoreInterface *iface)
+{
+  iface->get_uri = lb_http_store_get_uri;
+  iface->get_backend_name = lb_http_store_get_backend_name;
+  iface->get_capabilities = lb_http_store_get_capabilities;
+  iface->list_async = lb_http_store_list_async;
+  iface->list_finish = lb_http_store_list_finish;
+  iface->stat_async = lb_http_store_stat_async;
+  iface->stat_finish = lb_http_store_stat_finish;
+  iface->read_async = lb_http_store_read_async;
+  iface->read_finish = lb_http_store_read_finish;
+  iface->write_async = lb_http_store_write_async;
+  iface->write_finish = lb_http_store_write_finish;
+  iface->mkdir_async = lb_http_store_mkdir_async;
+  iface->mkdir_finish = lb_http_store_mkdir_finish;
+}
+
+LbStore *
+lb_http_store_new (const char *uri, LbStoreOptions *options, GError **error)
+{
+  g_autoptr(GUri) parsed = NULL;
+  g_autoptr(LbHttpStore) self = NULL;
+  g_autoptr(GError) local = NULL;
+  const char *scheme;
+  char *root;
+
+  parsed = g_uri_parse (uri, G_URI_FLAGS_ENCODED, &local);
+  if (parsed == NULL)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT, "%s: not a valid URL: %s", uri,
+                   local->message);
+      return NULL;
+    }
+  scheme = g_uri_get_scheme (parsed);
+  if ((g_ascii_strcasecmp (scheme, "http") != 0 && g_ascii_strcasecmp (scheme, "https") != 0)
+      || g_uri_get_host (parsed) == NULL || *g_uri_get_host (parsed) == '\0')
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT, "%s: not an http(s) URL with a host",
+                   uri);
+      return NULL;
+    }
+
+  self = g_object_new (LB_TYPE_HTTP_STORE, NULL);
+  self->options = options != NULL ? lb_store_options_ref (options) : lb_store_options_new ();
+  root = g_uri_to_string_partial (parsed, G_URI_HIDE_FRAGMENT | G_URI_HIDE_QUERY);
+  if (*g_uri_get_path (parsed) == '\0')
+    self->root = g_strconcat (root, "/", NULL);
+  else if (!g_str_has_suffix (root, "/"))
+    self->root = g_strconcat (root, "/", NULL);
+  else
+    self->root = g_strdup (root);
+  g_free (root);
+
+  if (self->options->type != NULL)
+    {
+      if (g_ascii_strcasecmp (self->options->type, "webdav") == 0)
+        self->dialect = DIALECT_WEBDAV;
+      else if (g_ascii_strcasecmp (self->options->type, "listing") == 0)
+        self->dialect = DIALECT_LISTING;
+      self->forced = self->dialect != DIALECT_UNKNOWN;
+    }
+  self->session = lb_http_session_new (self->options, error);
+  if (self->session == NULL)
+    return NULL;
+  return LB_STORE (g_steal_pointer (&self));
+}

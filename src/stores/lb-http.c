@@ -1,0 +1,551 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-http"
+
+#include "config.h"
+
+#include "lb-http.h"
+
+#include <string.h>
+
+#include "lb-error.h"
+#include "lb-http-body-stream.h"
+#include "lb-store-private.h"
+
+#define OPTIONS_KEY "lb-http-options"
+#define AUTH_ATTEMPTS_KEY "lb-http-auth-attempts"
+/* Answers to a credentials callback before we give up on a message: a user who mistypes a
+ * password gets a few tries, a callback that always returns the same wrong answer does not
+ * loop forever. */
+#define MAX_AUTH_ATTEMPTS 3
+
+/* ---- session and messages ----------------------------------------------------------------- */
+
+SoupSession *
+lb_http_session_new (LbStoreOptions *options, GError **error)
+{
+  g_autofree char *ua = NULL;
+  guint timeout_s = options != NULL && options->timeout_s > 0 ? options->timeout_s
+                                                              : LB_STORE_DEFAULT_TIMEOUT_S;
+
+  if (options != NULL && options->pinned_cert_file != NULL)
+    {
+      g_autoptr(GTlsCertificate) cert = g_tls_certificate_new_from_file (options->pinned_cert_file, error);
+      if (cert == NULL)
+        {
+          g_prefix_error (error, "pinned certificate %s: ", options->pinned_cert_file);
+          return NULL;
+        }
+    }
+  if (options != NULL && options->ca_file != NULL)
+    {
+      g_autoptr(GTlsDatabase) db = g_tls_file_database_new (options->ca_file, error);
+      if (db == NULL)
+        {
+          g_prefix_error (error, "CA file %s: ", options->ca_file);
+          return NULL;
+        }
+    }
+  ua = g_strdup_printf ("Lightbox/%s", PACKAGE_VERSION);
+  return soup_session_new_with_options ("timeout", timeout_s,
+                                        "idle-timeout", 60u,
+                                        "user-agent",
+                                        options != NULL && options->user_agent != NULL
+                                          ? options->user_agent : ua,
+                                        NULL);
+}
+
+static gboolean
+on_accept_certificate (SoupMessage *msg, GTlsCertificate *cert, GTlsCertificateFlags errors,
+                       LbStoreOptions *options)
+{
+  GUri *uri = soup_message_get_uri (msg);
+
+  if (options->pinned_cert_file != NULL)
+    {
+      g_autoptr(GTlsCertificate) pinned =
+        g_tls_certificate_new_from_file (options->pinned_cert_file, NULL);
+      return pinned != NULL && g_tls_certificate_is_same (pinned, cert);
+    }
+  if (options->ca_file != NULL)
+    {
+      g_autoptr(GTlsDatabase) db = g_tls_file_database_new (options->ca_file, NULL);
+      g_autoptr(GSocketConnectable) identity = NULL;
+      GTlsCertificateFlags flags;
+
+      if (db == NULL)
+        return FALSE;
+      identity = g_network_address_new (g_uri_get_host (uri), g_uri_get_port (uri));
+      flags = g_tls_database_verify_chain (db, cert, G_TLS_DATABASE_PURPOSE_AUTHENTICATE_SERVER,
+                                           identity, NULL, G_TLS_DATABASE_VERIFY_NONE, NULL, NULL);
+      return flags == 0;
+    }
+  return FALSE;
+}
+
+typedef struct {
+  SoupMessage *msg;   /* owned */
+  SoupAuth    *auth;  /* owned */
+} AuthWait;
+
+static void
+auth_wait_free (gpointer data)
+{
+  AuthWait *wait = data;
+
+  g_clear_object (&wait->msg);
+  g_clear_object (&wait->auth);
+  g_free (wait);
+}
+
+static void
+on_credentials_answer (const char *username, const char *password, const char *token,
+                       gpointer user_data)
+{
+  AuthWait *wait = user_data;
+
+  if (username != NULL)
+    soup_auth_authenticate (wait->auth, username, password != NULL ? password : "");
+  else
+    {
+      if (token != NULL)
+        {
+          g_autofree char *value = g_strdup_printf ("Bearer %s", token);
+          soup_message_headers_replace (soup_message_get_request_headers (wait->msg),
+                                        "Authorization", value);
+        }
+      soup_auth_cancel (wait->auth);
+    }
+}
+
+static gboolean
+on_authenticate (SoupMessage *msg, SoupAuth *auth, gboolean retrying, LbStoreOptions *options)
+{
+  guint attempts = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (msg), AUTH_ATTEMPTS_KEY));
+  gboolean have_static = options->username != NULL;
+  g_autofree char *uri = NULL;
+  LbCredentialsRequest *request;
+  AuthWait *wait;
+
+  g_object_set_data (G_OBJECT (msg), AUTH_ATTEMPTS_KEY, GUINT_TO_POINTER (attempts + 1));
+  if (have_static && attempts == 0)
+    {
+      soup_auth_authenticate (auth, options->username,
+                              options->password != NULL ? options->password : "");
+      return TRUE;
+    }
+  if (options->credentials_func == NULL || attempts >= MAX_AUTH_ATTEMPTS + (have_static ? 1 : 0))
+    return FALSE; /* the 401 becomes the final answer → LB_ERROR_PERMISSION */
+
+  uri = g_uri_to_string (soup_message_get_uri (msg));
+  wait = g_new0 (AuthWait, 1);
+  wait->msg = g_object_ref (msg);
+  wait->auth = g_object_ref (auth);
+  request = lb_credentials_request_new (soup_auth_get_scheme_name (auth), soup_auth_get_realm (auth),
+                                        uri, retrying || attempts > 0, on_credentials_answer, wait,
+                                        auth_wait_free);
+  options->credentials_func (request, options->credentials_data);
+  lb_credentials_request_unref (request);
+  return TRUE;
+}
+
+SoupMessage *
+lb_http_message_new (const char *method, const char *uri, LbStoreOptions *options, GError **error)
+{
+  SoupMessage *msg;
+
+  g_return_val_if_fail (method != NULL && uri != NULL, NULL);
+  msg = soup_message_new (method, uri);
+  if (msg == NULL)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT, "%s: not a valid http(s) URL", uri);
+      return NULL;
+    }
+  if (options == NULL)
+    return msg;
+
+  g_object_set_data_full (G_OBJECT (msg), OPTIONS_KEY, lb_store_options_ref (options),
+                          (GDestroyNotify) lb_store_options_unref);
+  if (options->token != NULL)
+    {
+      g_autofree char *value = g_strdup_printf ("Bearer %s", options->token);
+      soup_message_headers_replace (soup_message_get_request_headers (msg), "Authorization", value);
+    }
+  g_signal_connect (msg, "authenticate", G_CALLBACK (on_authenticate), options);
+  if (options->pinned_cert_file != NULL || options->ca_file != NULL)
+    g_signal_connect (msg, "accept-certificate", G_CALLBACK (on_accept_certificate), options);
+  return msg;
+}
+
+/* ---- errors ------------------------------------------------------------------------------- */
+
+static char *
+message_uri (SoupMessage *msg)
+{
+  GUri *uri = soup_message_get_uri (msg);
+
+  /* never print credentials that may be in the userinfo */
+  return g_uri_to_string_partial (uri, G_URI_HIDE_USERINFO | G_URI_HIDE_AUTH_PARAMS);
+}
+
+gboolean
+lb_http_check_status (SoupMessage *msg, GError **error)
+{
+  guint status = soup_message_get_status (msg);
+  const char *reason = soup_message_get_reason_phrase (msg);
+  g_autofree char *uri = NULL;
+  LbError code;
+
+  if (status >= 200 && status < 300)
+    return TRUE;
+
+  switch (status)
+    {
+    case 401: case 403: code = LB_ERROR_PERMISSION; break;
+    case 404: case 410: code = LB_ERROR_NOT_FOUND; break;
+    case 409: case 412: code = LB_ERROR_CONFLICT; break;
+    case 413: case 507: code = LB_ERROR_TOO_LARGE; break;
+    case 415: code = LB_ERROR_UNSUPPORTED; break;
+    default: code = LB_ERROR_HTTP; break;
+    }
+  uri = message_uri (msg);
+  g_set_error (error, LB_ERROR, code, "%s %s: %u %s", soup_message_get_method (msg), uri, status,
+               reason != NULL && *reason != '\0' ? reason : soup_status_get_phrase (status));
+  return FALSE;
+}
+
+GError *
+lb_http_map_transport_error (SoupMessage *msg, GError *error)
+{
+  g_autofree char *uri = message_uri (msg);
+  GError *mapped;
+  const char *what;
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || error->domain == LB_ERROR)
+    {
+      if (error->domain == LB_ERROR && strstr (error->message, uri) == NULL)
+        g_prefix_error (&error, "%s: ", uri);
+      return error;
+    }
+  if (error->domain == G_TLS_ERROR)
+    what = "TLS failure (certificate not trusted or handshake failed)";
+  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
+    what = "timed out";
+  else if (g_error_matches (error, SOUP_SESSION_ERROR, SOUP_SESSION_ERROR_TOO_MANY_REDIRECTS))
+    what = "redirect loop";
+  else if (g_error_matches (error, G_RESOLVER_ERROR, G_RESOLVER_ERROR_NOT_FOUND)
+           || g_error_matches (error, G_RESOLVER_ERROR, G_RESOLVER_ERROR_TEMPORARY_FAILURE))
+    what = "host not found";
+  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED))
+    what = "connection refused";
+  else
+    what = "network error";
+  mapped = g_error_new (LB_ERROR, LB_ERROR_NETWORK, "%s %s: %s: %s", soup_message_get_method (msg),
+                        uri, what, error->message);
+  g_error_free (error);
+  return mapped;
+}
+
+gboolean
+lb_http_method_is_idempotent (const char *method)
+{
+  return g_str_equal (method, "GET") || g_str_equal (method, "HEAD")
+         || g_str_equal (method, "PROPFIND") || g_str_equal (method, "OPTIONS");
+}
+
+/* ---- send with retries -------------------------------------------------------------------- */
+
+typedef struct {
+  SoupSession       *session;  /* owned */
+  SoupMessage       *msg;      /* owned */
+  LbHttpRebuildFunc  rebuild;
+  gpointer           rebuild_data;
+  guint              retries_left;
+  guint              attempt;
+  GSource           *sleep;    /* owned, nullable */
+} SendData;
+
+static void
+send_data_free (gpointer data)
+{
+  SendData *d = data;
+
+  if (d->sleep != NULL)
+    {
+      g_source_destroy (d->sleep);
+      g_source_unref (d->sleep);
+    }
+  g_clear_object (&d->session);
+  g_clear_object (&d->msg);
+  g_free (d);
+}
+
+static void send_attempt (GTask *task);
+
+static gboolean
+retry_after_sleep (gpointer user_data)
+{
+  GTask *task = user_data;
+  SendData *d = g_task_get_task_data (task);
+
+  g_clear_pointer (&d->sleep, g_source_unref);
+  if (g_task_return_error_if_cancelled (task))
+    {
+      g_object_unref (task);
+      return G_SOURCE_REMOVE;
+    }
+  if (d->rebuild != NULL)
+    {
+      SoupMessage *fresh = d->rebuild (d->msg, d->rebuild_data);
+      g_object_unref (d->msg);
+      d->msg = fresh;
+    }
+  send_attempt (task); /* keeps the reference */
+  return G_SOURCE_REMOVE;
+}
+
+/* Exponential backoff: 250 ms × 2^n, capped at 4 s. */
+static void
+schedule_retry (GTask *task)
+{
+  SendData *d = g_task_get_task_data (task);
+  guint delay_ms = MIN (250u << MIN (d->attempt, 4u), 4000u);
+  GCancellable *cancellable = g_task_get_cancellable (task);
+  GSource *timeout = g_timeout_source_new (delay_ms);
+
+  d->retries_left--;
+  d->attempt++;
+  if (cancellable != NULL)
+    {
+      /* wake up as soon as the caller cancels instead of sleeping the whole backoff */
+      GSource *cancel_source = g_cancellable_source_new (cancellable);
+      g_source_set_dummy_callback (cancel_source);
+      g_source_add_child_source (timeout, cancel_source);
+      g_source_unref (cancel_source);
+    }
+  g_source_set_callback (timeout, retry_after_sleep, task, NULL);
+  g_source_attach (timeout, g_task_get_context (task));
+  d->sleep = timeout;
+}
+
+static gboolean
+is_retryable_transport_error (const GError *error)
+{
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return FALSE;
+  if (error->domain == G_TLS_ERROR)
+    return FALSE; /* a bad certificate does not get better by asking again */
+  if (error->domain == SOUP_SESSION_ERROR)
+    return FALSE; /* redirect loops, unparsable responses */
+  return TRUE;
+}
+
+static void
+on_send_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  SendData *d = g_task_get_task_data (task);
+  GError *error = NULL;
+  g_autoptr(GInputStream) stream = soup_session_send_finish (d->session, result, &error);
+  gboolean idempotent = lb_http_method_is_idempotent (soup_message_get_method (d->msg));
+
+  if (stream == NULL)
+    {
+      if (idempotent && d->retries_left > 0 && is_retryable_transport_error (error)
+          && !g_cancellable_is_cancelled (g_task_get_cancellable (task)))
+        {
+          g_debug ("retrying %s after: %s", soup_message_get_method (d->msg), error->message);
+          g_error_free (error);
+          schedule_retry (task);
+          return;
+        }
+      g_task_return_error (task, lb_http_map_transport_error (d->msg, error));
+      g_object_unref (task);
+      return;
+    }
+
+  {
+    guint status = soup_message_get_status (d->msg);
+
+    if ((status == 502 || status == 503 || status == 504) && idempotent && d->retries_left > 0)
+      {
+        g_input_stream_close (stream, NULL, NULL);
+        schedule_retry (task);
+        return;
+      }
+  }
+  g_task_return_pointer (task, lb_http_body_stream_new (stream, d->msg, NULL, NULL),
+                         g_object_unref);
+  g_object_unref (task);
+}
+
+static void
+send_attempt (GTask *task)
+{
+  SendData *d = g_task_get_task_data (task);
+
+  soup_session_send_async (d->session, d->msg, G_PRIORITY_DEFAULT, g_task_get_cancellable (task),
+                           on_send_done, task);
+}
+
+void
+lb_http_send_async (SoupSession *session, SoupMessage *msg, guint max_retries,
+                    LbHttpRebuildFunc rebuild, gpointer rebuild_data, GCancellable *cancellable,
+                    GAsyncReadyCallback callback, gpointer user_data)
+{
+  GTask *task = g_task_new (session, cancellable, callback, user_data);
+  SendData *d = g_new0 (SendData, 1);
+
+  g_task_set_source_tag (task, lb_http_send_async);
+  d->session = g_object_ref (session);
+  d->msg = g_object_ref (msg);
+  d->rebuild = rebuild;
+  d->rebuild_data = rebuild_data;
+  d->retries_left = max_retries;
+  g_task_set_task_data (task, d, send_data_free);
+  send_attempt (task);
+}
+
+GInputStream *
+lb_http_send_finish (SoupSession *session, GAsyncResult *result, SoupMessage **out_msg,
+                     GError **error)
+{
+  GTask *task = G_TASK (result);
+  SendData *d = g_task_get_task_data (task);
+
+  if (out_msg != NULL)
+    *out_msg = d != NULL && d->msg != NULL ? g_object_ref (d->msg) : NULL;
+  return g_task_propagate_pointer (task, error);
+}
+
+/* ---- read everything ---------------------------------------------------------------------- */
+
+typedef struct {
+  GByteArray            *data;     /* owned */
+  char                  *uri;      /* owned */
+  gint64                 total;
+  guint64                max_bytes;
+  GFileProgressCallback  progress;
+  gpointer               progress_data;
+} ReadAllData;
+
+static void
+read_all_data_free (gpointer data)
+{
+  ReadAllData *d = data;
+
+  g_byte_array_unref (d->data);
+  g_free (d->uri);
+  g_free (d);
+}
+
+static void read_all_next (GTask *task);
+
+static void
+on_read_all_chunk (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  ReadAllData *d = g_task_get_task_data (task);
+  GError *error = NULL;
+  g_autoptr(GBytes) chunk = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, &error);
+
+  if (chunk == NULL)
+    {
+      if (error->domain != LB_ERROR && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          GError *mapped = g_error_new (LB_ERROR, LB_ERROR_NETWORK, "%s: %s", d->uri, error->message);
+          g_error_free (error);
+          error = mapped;
+        }
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  if (g_bytes_get_size (chunk) == 0)
+    {
+      g_task_return_pointer (task, g_byte_array_free_to_bytes (g_byte_array_ref (d->data)),
+                             (GDestroyNotify) g_bytes_unref);
+      g_object_unref (task);
+      return;
+    }
+  if (d->max_bytes > 0 && d->data->len + g_bytes_get_size (chunk) > d->max_bytes)
+    {
+      g_task_return_new_error (task, LB_ERROR, LB_ERROR_TOO_LARGE,
+                               "%s: listing too large (more than %" G_GUINT64_FORMAT " bytes)",
+                               d->uri, d->max_bytes);
+      g_object_unref (task);
+      return;
+    }
+  g_byte_array_append (d->data, g_bytes_get_data (chunk, NULL), g_bytes_get_size (chunk));
+  if (d->progress != NULL)
+    d->progress (d->data->len, d->total, d->progress_data);
+  read_all_next (task);
+}
+
+static void
+read_all_next (GTask *task)
+{
+  g_input_stream_read_bytes_async (g_task_get_source_object (task), 64 * 1024, G_PRIORITY_DEFAULT,
+                                   g_task_get_cancellable (task), on_read_all_chunk, task);
+}
+
+void
+lb_http_read_all_async (GInputStream *stream, const char *uri, gint64 total, guint64 max_bytes,
+                        GCancellable *cancellable, GFileProgressCallback progress,
+                        gpointer progress_data, GAsyncReadyCallback callback, gpointer user_data)
+{
+  GTask *task = g_task_new (stream, cancellable, callback, user_data);
+  ReadAllData *d = g_new0 (ReadAllData, 1);
+
+  g_task_set_source_tag (task, lb_http_read_all_async);
+  d->data = g_byte_array_new ();
+  d->uri = g_strdup (uri);
+  d->total = total;
+  d->max_bytes = max_bytes;
+  d->progress = progress;
+  d->progress_data = progress_data;
+  g_task_set_task_data (task, d, read_all_data_free);
+  read_all_next (task);
+}
+
+GBytes *
+lb_http_read_all_finish (GInputStream *stream, GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* ---- headers → entry ---------------------------------------------------------------------- */
+
+GDateTime *
+lb_http_parse_date (const char *text)
+{
+  GDateTime *dt;
+
+  if (text == NULL || *text == '\0')
+    return NULL;
+  dt = soup_date_time_new_from_http_string (text);
+  if (dt != NULL)
+    return dt;
+  {
+    g_autoptr(GTimeZone) utc = g_time_zone_new_utc ();
+    return g_date_time_new_from_iso8601 (text, utc);
+  }
+}
+
+LbStoreEntry *
+lb_http_entry_from_headers (const char *uri, SoupMessageHeaders *headers)
+{
+  g_autofree char *name = lb_store_uri_display_name (uri);
+  const char *content_type = soup_message_headers_get_content_type (headers, NULL);
+  const char *last_modified = soup_message_headers_get_one (headers, "Last-Modified");
+  LbStoreEntry *entry;
+  g_autoptr(GDateTime) mtime = NULL;
+
+  entry = lb_store_entry_new (uri, name, lb_store_entry_guess_file_kind (name, content_type));
+  if (soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH)
+    lb_store_entry_set_size (entry, soup_message_headers_get_content_length (headers));
+  lb_store_entry_set_etag (entry, soup_message_headers_get_one (headers, "ETag"));
+  lb_store_entry_set_content_type (entry, content_type);
+  mtime = lb_http_parse_date (last_modified);
+  lb_store_entry_set_mtime (entry, mtime);
+  return entry;
+}

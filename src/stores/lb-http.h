@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <libsoup/soup.h>
+
+#include "lb-store.h"
+
+G_BEGIN_DECLS
+
+/**
+ * SECTION:lb-http
+ *
+ * HTTP plumbing shared by the HTTP-based backends (listing/WebDAV, DICOMweb): one
+ * #SoupSession per store configured from #LbStoreOptions (timeouts, TLS trust, user agent,
+ * credentials), status → %LB_ERROR mapping, and sending with bounded, cancellable retries.
+ * Everything runs on the thread-default main context the session was created on.
+ */
+
+/* A session configured from @options: I/O timeout, user agent, TLS trust (system CAs plus
+ * options->ca_file, or exactly options->pinned_cert_file), no automatic cookies. */
+SoupSession *lb_http_session_new          (LbStoreOptions  *options,
+                                           GError         **error);
+
+/**
+ * lb_http_message_new:
+ *
+ * A message with Lightbox's defaults: Authorization from options (bearer token, or Basic
+ * from static username/password is left to libsoup's auth manager), certificate pinning,
+ * the credentials callback hooked to SoupMessage::authenticate. @uri must be absolute.
+ */
+SoupMessage *lb_http_message_new          (const char      *method,
+                                           const char      *uri,
+                                           LbStoreOptions  *options,
+                                           GError         **error);
+
+/**
+ * lb_http_set_error_from_status:
+ *
+ * Maps a final HTTP status to %LB_ERROR: 401/403 → PERMISSION, 404/410 → NOT_FOUND,
+ * 409/412 → CONFLICT, 413/507 → TOO_LARGE, 415 → UNSUPPORTED, anything else ≥ 300 → HTTP.
+ * The message names the method, the URL, the status and the reason phrase, e.g.
+ * "PUT http://…/a.png: 412 Precondition Failed". Returns FALSE (and sets @error) for
+ * failures, TRUE for 2xx.
+ */
+gboolean     lb_http_check_status         (SoupMessage     *msg,
+                                           GError         **error);
+
+/* Maps a transport error (GIO, GTlsError, SoupSessionError) to %LB_ERROR_NETWORK with the
+ * URL in the message; cancellation stays G_IO_ERROR_CANCELLED. Takes ownership of @error. */
+GError      *lb_http_map_transport_error  (SoupMessage     *msg,
+                                           GError          *error);
+
+/* TRUE for idempotent methods that lb_http_send_async() may retry. */
+gboolean     lb_http_method_is_idempotent (const char      *method);
+
+/**
+ * lb_http_send_async:
+ * @max_retries: retries after transport errors or 502/503/504 (idempotent methods only;
+ *   others are sent once); backoff 250 ms × 2^n, capped at 4 s, cancellable
+ * @rebuild: (nullable): for retries of a message with a body, or any message: returns a
+ *   fresh copy of the request (libsoup cannot resend a consumed body); NULL resends @msg
+ *
+ * Sends @msg and completes once response headers are in. Finish returns the body stream
+ * (wrapped so that a body shorter than Content-Length fails with %LB_ERROR_TRUNCATED) and
+ * the message that produced the final response (which differs from @msg after a rebuild).
+ * The status is NOT checked: call lb_http_check_status() on the returned message.
+ */
+typedef SoupMessage *(*LbHttpRebuildFunc) (SoupMessage *previous,
+                                           gpointer     user_data);
+
+void          lb_http_send_async  (SoupSession         *session,
+                                   SoupMessage         *msg,
+                                   guint                max_retries,
+                                   LbHttpRebuildFunc    rebuild,
+                                   gpointer             rebuild_data,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data);
+GInputStream *lb_http_send_finish (SoupSession         *session,
+                                   GAsyncResult        *result,
+                                   SoupMessage        **out_msg,
+                                   GError             **error);
+
+/**
+ * lb_http_read_all_async:
+ * @max_bytes: fail with %LB_ERROR_TOO_LARGE past this many bytes (0 = no cap)
+ *
+ * Reads @stream to its end into a GBytes, reporting progress (total = @total or -1).
+ * Truncation and transport errors carry @uri.
+ */
+void     lb_http_read_all_async  (GInputStream          *stream,
+                                  const char            *uri,
+                                  gint64                 total,
+                                  guint64                max_bytes,
+                                  GCancellable          *cancellable,
+                                  GFileProgressCallback  progress,
+                                  gpointer               progress_data,
+                                  GAsyncReadyCallback    callback,
+                                  gpointer               user_data);
+GBytes  *lb_http_read_all_finish (GInputStream          *stream,
+                                  GAsyncResult          *result,
+                                  GError               **error);
+
+/**
+ * lb_http_entry_from_headers:
+ *
+ * An entry for @uri filled from response headers: Content-Length (size), ETag,
+ * Last-Modified (mtime), Content-Type (without parameters); kind guessed from the name and
+ * type.
+ */
+LbStoreEntry *lb_http_entry_from_headers (const char         *uri,
+                                          SoupMessageHeaders *headers);
+
+/* Parses RFC 1123 / RFC 850 / asctime HTTP dates and ISO 8601 (Orthanc's getlastmodified).
+ * Returns NULL if neither matches. */
+GDateTime    *lb_http_parse_date         (const char *text);
+
+G_END_DECLS
