@@ -88,5 +88,8 @@ void _lb_window_show_current   (LbWindow     *self);
 /* lb-window-upload.c */
 void _lb_window_upload         (LbWindow     *self);
 void _lb_window_export         (LbWindow     *self);
+/* Exports without the file chooser (tests). */
+void _lb_window_export_to_path (LbWindow     *self,
+                                const char   *path);
 
 G_END_DECLS

@@ -407,10 +407,6 @@ on_exported (GObject      *source,
 
 void
 _lb_window_export_to_path (LbWindow   *self,
-                           const char *path);
-
-void
-_lb_window_export_to_path (LbWindow   *self,
                            const char *path)
 {
   ExportData *d = g_new0 (ExportData, 1);

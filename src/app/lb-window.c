@@ -681,6 +681,16 @@ store_row (const char *uri,
   return button;
 }
 
+/* gtk_list_box_remove_all() is 4.12 */
+static void
+list_box_clear (GtkWidget *box)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (box)) != NULL)
+    gtk_list_box_remove (GTK_LIST_BOX (box), child);
+}
+
 static void
 rebuild_store_lists (LbWindow *self)
 {
@@ -693,8 +703,8 @@ rebuild_store_lists (LbWindow *self)
       g_free (sample);
       sample = g_strdup (env);
     }
-  gtk_list_box_remove_all (GTK_LIST_BOX (self->recent_list));
-  gtk_list_box_remove_all (GTK_LIST_BOX (self->welcome_list));
+  list_box_clear (self->recent_list);
+  list_box_clear (self->welcome_list);
   if (sample != NULL && *sample != '\0')
     {
       g_autofree char *label = g_strdup_printf (_("Sample images (%s)"), sample);
@@ -940,7 +950,9 @@ upload_activated (GSimpleAction *action,
                   GVariant      *param,
                   gpointer       user_data)
 {
+#ifdef LB_HAVE_WRITE_BACK
   _lb_window_upload (LB_WINDOW (user_data));
+#endif
 }
 
 static void
@@ -948,7 +960,9 @@ export_activated (GSimpleAction *action,
                   GVariant      *param,
                   gpointer       user_data)
 {
+#ifdef LB_HAVE_WRITE_BACK
   _lb_window_export (LB_WINDOW (user_data));
+#endif
 }
 
 static void
