@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib.h>
+#include <libxml/tree.h>
+
+G_BEGIN_DECLS
+
+/*
+ * WebDAV XML for lightbox-store: parsing PROPFIND bodies and building 207 Multi-Status
+ * replies, namespace-aware through libxml2 (clients use whatever prefixes they like).
+ */
+
+#define LB_DAV_NS "DAV:"
+
+typedef enum {
+  LB_DAV_PROPFIND_ALLPROP,
+  LB_DAV_PROPFIND_PROPNAME,
+  LB_DAV_PROPFIND_PROP,
+} LbDavPropfindKind;
+
+typedef struct {
+  char *ns;   /* namespace URI, "" for none */
+  char *name; /* local name */
+} LbDavPropName;
+
+/* What PROPFIND reports about one resource. */
+typedef struct {
+  const char *href;         /* percent-encoded absolute path */
+  const char *displayname;
+  gboolean    collection;
+  guint64     size;
+  gint64      mtime_s;      /* seconds since the epoch, UTC */
+  gint64      ctime_s;      /* creation (birth) time when known, else mtime */
+  const char *etag;         /* quoted strong ETag, NULL for collections */
+  const char *content_type;
+} LbDavResource;
+
+void       lb_dav_prop_name_free (LbDavPropName *p);
+
+gboolean   lb_dav_parse_propfind (const char        *body,
+                                  gsize              len,
+                                  LbDavPropfindKind *kind_out,
+                                  GPtrArray        **names_out,
+                                  GError           **error);
+
+xmlDocPtr  lb_dav_multistatus_new (void);
+void       lb_dav_multistatus_add (xmlDocPtr             doc,
+                                   const LbDavResource  *res,
+                                   LbDavPropfindKind     kind,
+                                   GPtrArray            *names);
+void       lb_dav_multistatus_add_status (xmlDocPtr   doc,
+                                          const char *href,
+                                          guint       status);
+GBytes    *lb_dav_doc_to_bytes (xmlDocPtr doc);
+GBytes    *lb_dav_error_body (const char *condition);
+
+char      *lb_dav_format_rfc1123 (gint64 unix_s);
+char      *lb_dav_format_iso8601 (gint64 unix_s);
+
+G_END_DECLS

@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-store-auth"
+
+#include "lb-store-auth.h"
+
+#include <crypt.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lb-error.h"
+
+#define LB_STORE_REALM "lightbox-store"
+
+/*
+ * Authentication for lightbox-store.
+ *
+ * Tokens (--token-file): one per line, blank lines and '#' comments ignored. A presented
+ * token is compared with every configured one through their SHA-256 digests, so the
+ * comparison time does not depend on where the strings differ.
+ *
+ * Passwords (--passwd-file): "user:hash" lines, the hash in crypt(3) form as produced by
+ * `lightbox-store --hash-password USER` (yescrypt, "$y$…", salted by libxcrypt). Verified
+ * credentials are remembered as a keyed SHA-256 of the whole Authorization header, so a
+ * keep-alive client does not pay yescrypt's deliberate cost (tens of ms) on every request.
+ */
+
+struct _LbStoreAuth
+{
+  GObject parent_instance;
+
+  GPtrArray  *token_digests; /* (element-type GBytes) SHA-256 of each configured token */
+  GHashTable *users;         /* user name → crypt(3) hash */
+  GHashTable *verified;      /* keyed digest of a good Basic header → user name */
+  guint8      cache_key[32]; /* random per process: the cache never holds a usable secret */
+  char       *dummy_setting; /* yescrypt setting hashed against for unknown users */
+  GMutex      lock;          /* the verified cache may be touched from several threads */
+};
+
+G_DEFINE_FINAL_TYPE (LbStoreAuth, lb_store_auth, G_TYPE_OBJECT)
+
+static void
+lb_store_auth_finalize (GObject *object)
+{
+  LbStoreAuth *self = LB_STORE_AUTH (object);
+
+  g_ptr_array_unref (self->token_digests);
+  g_hash_table_unref (self->users);
+  g_hash_table_unref (self->verified);
+  g_mutex_clear (&self->lock);
+  free (self->dummy_setting);
+  G_OBJECT_CLASS (lb_store_auth_parent_class)->finalize (object);
+}
+
+static void
+lb_store_auth_class_init (LbStoreAuthClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = lb_store_auth_finalize;
+}
+
+static void
+lb_store_auth_init (LbStoreAuth *self)
+{
+  self->token_digests = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  self->users = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->verified = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  for (guint i = 0; i < G_N_ELEMENTS (self->cache_key); i++)
+    self->cache_key[i] = (guint8) g_random_int_range (0, 256);
+  g_mutex_init (&self->lock);
+  self->dummy_setting = crypt_gensalt_ra ("$y$", 0, NULL, 0);
+}
+
+LbStoreAuth *
+lb_store_auth_new (void)
+{
+  return g_object_new (LB_TYPE_STORE_AUTH, NULL);
+}
+
+static GBytes *
+sha256 (const char *data, gsize len)
+{
+  g_autoptr(GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  guint8 digest[32];
+  gsize digest_len = sizeof digest;
+
+  g_checksum_update (sum, (const guchar *) data, len);
+  g_checksum_get_digest (sum, digest, &digest_len);
+  return g_bytes_new (digest, digest_len);
+}
+
+/* Equal-length comparison whose time does not depend on the contents. */
+static gboolean
+const_time_equal (const guint8 *a, const guint8 *b, gsize n)
+{
+  guint8 diff = 0;
+
+  for (gsize i = 0; i < n; i++)
+    diff |= a[i] ^ b[i];
+  return diff == 0;
+}
+
+static char **
+read_lines (const char *path, GError **error)
+{
+  g_autofree char *contents = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, error))
+    return NULL;
+  return g_strsplit (contents, "\n", -1);
+}
+
+gboolean
+lb_store_auth_load_tokens (LbStoreAuth *self, const char *path, GError **error)
+{
+  g_auto(GStrv) lines = read_lines (path, error);
+  guint added = 0;
+
+  g_return_val_if_fail (LB_IS_STORE_AUTH (self), FALSE);
+
+  if (lines == NULL)
+    {
+      g_prefix_error (error, "Cannot read token file: ");
+      return FALSE;
+    }
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      char *t = g_strstrip (lines[i]);
+
+      if (t[0] == '\0' || t[0] == '#')
+        continue;
+      g_ptr_array_add (self->token_digests, sha256 (t, strlen (t)));
+      added++;
+    }
+  if (added == 0)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                   "Token file %s holds no token", path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+lb_store_auth_load_passwd (LbStoreAuth *self, const char *path, GError **error)
+{
+  g_auto(GStrv) lines = read_lines (path, error);
+  guint added = 0;
+
+  g_return_val_if_fail (LB_IS_STORE_AUTH (self), FALSE);
+
+  if (lines == NULL)
+    {
+      g_prefix_error (error, "Cannot read password file: ");
+      return FALSE;
+    }
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      char *l = g_strstrip (lines[i]);
+      char *colon;
+
+      if (l[0] == '\0' || l[0] == '#')
+        continue;
+      colon = strchr (l, ':');
+      /* Only salted crypt(3) hashes ("$id$…") are accepted: never a plain password. */
+      if (colon == NULL || colon == l || colon[1] != '$')
+        {
+          g_set_error (error, LB_ERROR, LB_ERROR_PARSE,
+                       "%s:%u: expected user:$id$salt$hash (see --hash-password)", path, i + 1);
+          return FALSE;
+        }
+      *colon = '\0';
+      g_hash_table_replace (self->users, g_strdup (l), g_strdup (colon + 1));
+      added++;
+    }
+  if (added == 0)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                   "Password file %s holds no user", path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+lb_store_auth_is_enabled (LbStoreAuth *self)
+{
+  return self != NULL &&
+         (self->token_digests->len > 0 || g_hash_table_size (self->users) > 0);
+}
+
+static char *
+cache_key_for (LbStoreAuth *self, const char *header)
+{
+  g_autoptr(GHmac) hmac = g_hmac_new (G_CHECKSUM_SHA256, self->cache_key, sizeof self->cache_key);
+
+  g_hmac_update (hmac, (const guchar *) header, -1);
+  return g_strdup (g_hmac_get_string (hmac));
+}
+
+static LbStoreAuthResult
+check_basic (LbStoreAuth *self, const char *header, const char *b64, char **user_out)
+{
+  g_autofree char *key = cache_key_for (self, header);
+  g_autofree guchar *decoded = NULL;
+  g_autofree char *creds = NULL;
+  gsize len = 0;
+  const char *stored;
+  char *colon;
+  struct crypt_data *data;
+  const char *hashed;
+  gboolean ok;
+
+  g_mutex_lock (&self->lock);
+  stored = g_hash_table_lookup (self->verified, key);
+  if (stored != NULL)
+    {
+      *user_out = g_strdup (stored);
+      g_mutex_unlock (&self->lock);
+      return LB_STORE_AUTH_OK;
+    }
+  g_mutex_unlock (&self->lock);
+
+  decoded = g_base64_decode (b64, &len);
+  if (decoded == NULL || len == 0)
+    return LB_STORE_AUTH_DENIED;
+  creds = g_strndup ((const char *) decoded, len);
+  if (strlen (creds) != len)
+    return LB_STORE_AUTH_DENIED; /* embedded NUL */
+  colon = strchr (creds, ':');
+  if (colon == NULL)
+    return LB_STORE_AUTH_DENIED;
+  *colon = '\0';
+
+  stored = g_hash_table_lookup (self->users, creds);
+  /* Hash even for unknown users (against a fixed yescrypt setting) so timing does not tell
+   * which user names exist. */
+  data = g_new0 (struct crypt_data, 1);
+  hashed = crypt_r (colon + 1,
+                    stored != NULL ? stored : self->dummy_setting,
+                    data);
+  ok = stored != NULL && hashed != NULL && hashed[0] != '*' &&
+       strlen (hashed) == strlen (stored) &&
+       const_time_equal ((const guint8 *) hashed, (const guint8 *) stored, strlen (stored));
+  explicit_bzero (data, sizeof *data);
+  g_free (data);
+  explicit_bzero (colon + 1, strlen (colon + 1));
+  if (!ok)
+    return LB_STORE_AUTH_DENIED;
+
+  g_mutex_lock (&self->lock);
+  g_hash_table_replace (self->verified, g_steal_pointer (&key), g_strdup (creds));
+  g_mutex_unlock (&self->lock);
+  *user_out = g_strdup (creds);
+  return LB_STORE_AUTH_OK;
+}
+
+static LbStoreAuthResult
+check_bearer (LbStoreAuth *self, const char *token, char **user_out)
+{
+  g_autoptr(GBytes) presented = sha256 (token, strlen (token));
+  gint found = -1;
+
+  /* Walk all tokens whatever matches, so the time does not reveal which line matched. */
+  for (guint i = 0; i < self->token_digests->len; i++)
+    {
+      GBytes *d = g_ptr_array_index (self->token_digests, i);
+
+      if (const_time_equal (g_bytes_get_data (d, NULL), g_bytes_get_data (presented, NULL), 32) &&
+          found < 0)
+        found = (gint) i;
+    }
+  if (found < 0)
+    return LB_STORE_AUTH_DENIED;
+  /* The token itself is never logged: the audit name is its line rank in the file. */
+  *user_out = g_strdup_printf ("token#%d", found + 1);
+  return LB_STORE_AUTH_OK;
+}
+
+/*
+ * lb_store_auth_check:
+ * @authorization: (nullable): the request's Authorization header
+ * @user_out: (out): the authenticated user name for the access log, on LB_STORE_AUTH_OK
+ */
+LbStoreAuthResult
+lb_store_auth_check (LbStoreAuth *self, const char *authorization, char **user_out)
+{
+  const char *p;
+
+  *user_out = NULL;
+  if (authorization == NULL)
+    return LB_STORE_AUTH_ANONYMOUS;
+  if (!lb_store_auth_is_enabled (self))
+    return LB_STORE_AUTH_DENIED;
+
+  p = authorization;
+  if (g_ascii_strncasecmp (p, "Basic ", 6) == 0 && g_hash_table_size (self->users) > 0)
+    {
+      p += 6;
+      while (*p == ' ')
+        p++;
+      return check_basic (self, authorization, p, user_out);
+    }
+  if (g_ascii_strncasecmp (p, "Bearer ", 7) == 0 && self->token_digests->len > 0)
+    {
+      p += 7;
+      while (*p == ' ')
+        p++;
+      return check_bearer (self, p, user_out);
+    }
+  return LB_STORE_AUTH_DENIED;
+}
+
+void
+lb_store_auth_add_challenges (LbStoreAuth *self, SoupMessageHeaders *headers)
+{
+  if (g_hash_table_size (self->users) > 0)
+    soup_message_headers_append (headers, "WWW-Authenticate",
+                                 "Basic realm=\"" LB_STORE_REALM "\", charset=\"UTF-8\"");
+  if (self->token_digests->len > 0)
+    soup_message_headers_append (headers, "WWW-Authenticate",
+                                 "Bearer realm=\"" LB_STORE_REALM "\"");
+}
+
+/*
+ * lb_store_auth_hash_password:
+ *
+ * Returns a salted yescrypt hash ("$y$…") of @password, from libxcrypt's default cost.
+ */
+char *
+lb_store_auth_hash_password (const char *password, GError **error)
+{
+  g_autofree char *setting = NULL;
+  struct crypt_data *data;
+  char *result = NULL;
+  const char *hashed;
+
+  if (password == NULL || password[0] == '\0')
+    {
+      g_set_error_literal (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT, "Empty password");
+      return NULL;
+    }
+  setting = crypt_gensalt_ra ("$y$", 0, NULL, 0);
+  if (setting == NULL)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_FAILED,
+                   "Cannot make a yescrypt salt: %s", g_strerror (errno));
+      return NULL;
+    }
+  data = g_new0 (struct crypt_data, 1);
+  hashed = crypt_r (password, setting, data);
+  if (hashed == NULL || hashed[0] == '*')
+    g_set_error (error, LB_ERROR, LB_ERROR_FAILED, "crypt(3) failed: %s", g_strerror (errno));
+  else
+    result = g_strdup (hashed);
+  explicit_bzero (data, sizeof *data);
+  g_free (data);
+  return result;
+}

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-store-path"
+
+#include "lb-store-path.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/*
+ * lb_store_path_decode:
+ * @encoded_path: the request path as it came on the wire (still percent-encoded)
+ * @rel_out: (out): the decoded path relative to the root, segments joined by '/', "" for the root
+ * @trailing_slash_out: (out): whether the request path ended in '/'
+ *
+ * Each segment is decoded on its own, so "%2f" can never create a separator. Empty segments
+ * ("//") are folded. Returns LB_STORE_PATH_OK or the HTTP status the request deserves.
+ */
+LbStorePathStatus
+lb_store_path_decode (const char *encoded_path,
+                      char      **rel_out,
+                      gboolean   *trailing_slash_out)
+{
+  g_auto(GStrv) segments = NULL;
+  g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func (g_free);
+
+  *rel_out = NULL;
+  *trailing_slash_out = FALSE;
+
+  if (encoded_path == NULL || encoded_path[0] != '/')
+    return LB_STORE_PATH_BAD_REQUEST;
+  /* A backslash is a separator on some systems and in some clients' minds: never a name. */
+  if (strchr (encoded_path, '\\') != NULL)
+    return LB_STORE_PATH_BAD_REQUEST;
+
+  segments = g_strsplit (encoded_path, "/", -1);
+  for (guint i = 0; segments[i] != NULL; i++)
+    {
+      char *seg;
+
+      if (segments[i][0] == '\0')
+        continue;
+      /* NULL when the segment holds %00 or %2F (NUL and '/' are illegal here). */
+      seg = g_uri_unescape_segment (segments[i], NULL, "/");
+      if (seg == NULL)
+        return LB_STORE_PATH_BAD_REQUEST;
+      if (strchr (seg, '\\') != NULL || !g_utf8_validate (seg, -1, NULL))
+        {
+          g_free (seg);
+          return LB_STORE_PATH_BAD_REQUEST;
+        }
+      if (strcmp (seg, ".") == 0 || strcmp (seg, "..") == 0)
+        {
+          g_free (seg);
+          return LB_STORE_PATH_FORBIDDEN;
+        }
+      g_ptr_array_add (parts, seg);
+    }
+  g_ptr_array_add (parts, NULL);
+
+  *trailing_slash_out = g_str_has_suffix (encoded_path, "/");
+  *rel_out = g_strjoinv ("/", (char **) parts->pdata);
+  return LB_STORE_PATH_OK;
+}
+
+/* TRUE for the filter repository itself and the .lbfilter files directly in it. */
+gboolean
+lb_store_path_is_in_filter_repo (const char *rel)
+{
+  const char *rest;
+
+  if (strcmp (rel, ".lightbox") == 0 || strcmp (rel, LB_STORE_FILTER_DIR) == 0)
+    return TRUE;
+  if (!g_str_has_prefix (rel, LB_STORE_FILTER_DIR "/"))
+    return FALSE;
+  rest = rel + strlen (LB_STORE_FILTER_DIR "/");
+  return rest[0] != '\0' && rest[0] != '.' && strchr (rest, '/') == NULL;
+}
+
+/* A path is hidden when any segment is a dotfile, except the filter repository. */
+gboolean
+lb_store_path_is_hidden (const char *rel)
+{
+  const char *p = rel;
+
+  if (lb_store_path_is_in_filter_repo (rel))
+    return FALSE;
+  while (*p != '\0')
+    {
+      if (*p == '.')
+        return TRUE;
+      p = strchr (p, '/');
+      if (p == NULL)
+        break;
+      p++;
+    }
+  return FALSE;
+}
+
+/* Absolute, percent-encoded URL path for @rel; collections get a trailing slash. */
+char *
+lb_store_path_encode (const char *rel, gboolean collection)
+{
+  g_autofree char *escaped = g_uri_escape_string (rel, "/", FALSE);
+  gboolean slash = collection && rel[0] != '\0';
+
+  return g_strconcat ("/", escaped, slash ? "/" : "", NULL);
+}
+
+gboolean
+lb_store_path_is_inside (const char *parent, const char *child)
+{
+  size_t n = strlen (parent);
+
+  if (strcmp (parent, child) == 0)
+    return TRUE;
+  if (n == 1 && parent[0] == '/')
+    return child[0] == '/';
+  return strncmp (parent, child, n) == 0 && child[n] == '/';
+}
+
+/*
+ * lb_store_path_is_contained:
+ * @root_real: realpath() of the store root
+ * @abs_path: a path below the root, which may not exist yet
+ *
+ * Resolves the deepest existing ancestor of @abs_path (following symlinks) and checks that
+ * it still lies inside the root, so a symlink can never lead a read or a write out of it.
+ */
+gboolean
+lb_store_path_is_contained (const char *root_real, const char *abs_path)
+{
+  g_autofree char *probe = g_strdup (abs_path);
+
+  for (;;)
+    {
+      char *resolved = realpath (probe, NULL);
+
+      if (resolved != NULL)
+        {
+          gboolean inside = lb_store_path_is_inside (root_real, resolved);
+          free (resolved);
+          return inside;
+        }
+      if (errno != ENOENT && errno != ENOTDIR)
+        return FALSE;
+      {
+        struct stat st;
+
+        /* A dangling symlink: its target is unknown ground, never inside. */
+        if (lstat (probe, &st) == 0 && S_ISLNK (st.st_mode))
+          return FALSE;
+      }
+      {
+        char *dir = g_path_get_dirname (probe);
+        gboolean same = strcmp (dir, probe) == 0;
+
+        g_free (probe);
+        probe = dir;
+        if (same)
+          return FALSE;
+      }
+    }
+}
