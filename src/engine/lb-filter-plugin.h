@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/*
+ * lb-filter-plugin.h: the Lightbox filter plugin ABI.
+ *
+ * This is the only header a filter plugin includes. It depends on GLib alone (no GObject, no
+ * GIO, no Lightbox core library), so a plugin is built with
+ *
+ *     cc -shared -fPIC $(pkg-config --cflags --libs lightbox-plugin) my-filter.c -o my-filter.so
+ *
+ * and dropped into one of the plugin directories (see plugins/README.md for the guide).
+ *
+ * Design in one paragraph: a plugin is a shared object exporting ONE function,
+ * lb_filter_plugin_query(), which returns a static LbPluginInfo table listing plain C filter
+ * descriptors (LbFilterInfo). Descriptors are data: the host reads names, parameter specs and
+ * supported formats without running any filter code, validates all of it, and wraps each
+ * descriptor in a GObject for the UI. Running a filter is three (or four) callbacks:
+ *
+ *     prepare()  once per pass, sees the whole source image, returns a small immutable state
+ *     process()  many times, possibly concurrently, each call writes one band of rows
+ *     finish()   optional, once, after every band: a global post-pass over the destination
+ *     release()  frees the state
+ *
+ * Samples are the image's NATIVE type (guint8 or guint16), never float: the classic xv filters
+ * must stay bit-exact on 8-bit data, and 16-bit medical images must not lose precision or pay
+ * four times the memory traffic of a float copy.
+ *
+ * Compatibility rules:
+ *   - LB_FILTER_ABI_MAJOR changes only for incompatible changes. The host refuses any plugin
+ *     whose tables carry another major, with a message naming both numbers.
+ *   - LB_FILTER_ABI_MINOR grows when fields are APPENDED to a struct. Every struct the plugin
+ *     hands to the host starts with (or carries) its struct_size, so a newer host reads only
+ *     the fields an older plugin knows about, and an older host refuses tables that are smaller
+ *     than what it needs.
+ *   - Structs the host hands to the plugin (LbFilterImage, LbFilterBand) also carry
+ *     struct_size; a plugin built against a newer minor must check it before reading fields
+ *     that were appended after the minor it requires.
+ */
+
+#include <glib.h>
+#include <gmodule.h>
+
+G_BEGIN_DECLS
+
+/* Incompatible change → bump MAJOR (the host refuses other majors). */
+#define LB_FILTER_ABI_MAJOR 1
+/* Fields appended → bump MINOR (the host reads struct_size). */
+#define LB_FILTER_ABI_MINOR 0
+
+/* The symbol the host looks up with g_module_symbol(). */
+#define LB_FILTER_PLUGIN_QUERY_SYMBOL "lb_filter_plugin_query"
+
+/* ------------------------------------------------------------------------------------------ */
+/* Sample formats                                                                              */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * LbFilterFormat:
+ *
+ * The pixel layouts a filter may see. The numbering is the host's own LbSampleFormat enum
+ * (src/core/lb-format.h); it is repeated here so plugins need no core headers, and the host
+ * checks at compile time that the two agree. Channels are interleaved in the order the name
+ * gives; 16-bit samples are guint16 in host byte order; alpha is straight (not premultiplied)
+ * and is always the LAST channel.
+ */
+typedef enum {
+  LB_FILTER_FORMAT_GRAY8 = 0,
+  LB_FILTER_FORMAT_GRAY16 = 1,
+  LB_FILTER_FORMAT_GRAYA8 = 2,
+  LB_FILTER_FORMAT_GRAYA16 = 3,
+  LB_FILTER_FORMAT_RGB8 = 4,
+  LB_FILTER_FORMAT_RGBA8 = 5,
+  LB_FILTER_FORMAT_RGB16 = 6,
+  LB_FILTER_FORMAT_RGBA16 = 7,
+} LbFilterFormat;
+
+/* A set of formats for LbFilterInfo.formats: one bit per LbFilterFormat value. */
+#define LB_FILTER_FORMAT_BIT(f) (1u << (guint) (f))
+
+/* The set every Lightbox filter is expected to support (issue 3): gray and colour, 8 and
+ * 16 bits where it makes sense, alpha passed through unchanged. */
+#define LB_FILTER_FORMATS_COMMON                                                              \
+  (LB_FILTER_FORMAT_BIT (LB_FILTER_FORMAT_GRAY8) | LB_FILTER_FORMAT_BIT (LB_FILTER_FORMAT_GRAY16) \
+   | LB_FILTER_FORMAT_BIT (LB_FILTER_FORMAT_RGB8) | LB_FILTER_FORMAT_BIT (LB_FILTER_FORMAT_RGBA8))
+
+/* ------------------------------------------------------------------------------------------ */
+/* Parameters                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * LbParamType:
+ * @LB_PARAM_INT: a `gint` in the params struct
+ * @LB_PARAM_DOUBLE: a `double`
+ * @LB_PARAM_BOOL: a `gboolean` (0 or 1); min/max/def must lie in 0..1
+ * @LB_PARAM_ENUM: a `gint` holding the INDEX into LbParamSpec.values
+ *
+ * The C type stored at LbParamSpec.offset. The host writes values there; the plugin reads
+ * its own struct in prepare().
+ */
+typedef enum {
+  LB_PARAM_INT = 0,
+  LB_PARAM_DOUBLE = 1,
+  LB_PARAM_BOOL = 2,
+  LB_PARAM_ENUM = 3,
+} LbParamType;
+
+/**
+ * LbParamUnit:
+ *
+ * What a number means, for labels in dialogs ("px", "°", "%"). Purely descriptive in ABI 1.0:
+ * the host does not convert units (a later minor may convert LB_UNIT_MM with pixel spacing).
+ */
+typedef enum {
+  LB_UNIT_NONE = 0,
+  LB_UNIT_PIXEL = 1,
+  LB_UNIT_DEGREE = 2,
+  LB_UNIT_PERCENT = 3,
+  LB_UNIT_MM = 4,
+  LB_UNIT_SAMPLE = 5, /* a sample value (0..255 or 0..65535), e.g. a threshold */
+} LbParamUnit;
+
+/**
+ * LbParamFlags:
+ * @LB_PARAM_FLAG_ADVANCED: hide behind an "Advanced" expander in generated dialogs
+ * @LB_PARAM_FLAG_ODD: an INT that must be odd (mask sizes); the host rejects even values
+ *   with an error instead of rounding silently
+ */
+typedef enum {
+  LB_PARAM_FLAG_NONE = 0,
+  LB_PARAM_FLAG_ADVANCED = 1 << 0,
+  LB_PARAM_FLAG_ODD = 1 << 1,
+} LbParamFlags;
+
+/**
+ * LbParamEnumValue:
+ * @nick: stable machine name used on the command line and in presets ("xv", "corrected")
+ * @label: N_()-marked label for dialogs
+ *
+ * One choice of an LB_PARAM_ENUM. Arrays end with { NULL, NULL }.
+ */
+typedef struct {
+  const char *nick;
+  const char *label;
+} LbParamEnumValue;
+
+/**
+ * LbParamSpec:
+ * @name: stable key, lowercase ASCII letters, digits and '-' ("size", "sigma"). Used on the
+ *   command line (`blur:size=5`), in presets and in GVariant a{sv} dictionaries, so it never
+ *   changes once published.
+ * @label: N_()-marked short label, translated by the host with the plugin's gettext domain
+ * @description: N_()-marked tooltip, may be %NULL
+ * @type: the C type at @offset
+ * @offset: G_STRUCT_OFFSET() of the value inside the plugin's params struct
+ * @min: hard lower limit; values below are rejected with an error naming the range
+ * @max: hard upper limit
+ * @def: default; min <= def <= max
+ * @ui_min: slider lower end; min <= ui_min <= ui_max <= max (a slider may be narrower than
+ *   what the command line accepts, e.g. sigma 0.3..20 on the slider, 0.3..200 typed)
+ * @ui_max: slider upper end
+ * @step: increment of spin buttons / keyboard steps, > 0
+ * @digits: decimals shown (0 for INT/BOOL/ENUM)
+ * @unit: descriptive unit
+ * @values: for LB_PARAM_ENUM, the choices ({NULL,NULL}-terminated); min = 0, max = count-1.
+ *   %NULL for other types.
+ * @flags: LbParamFlags
+ *
+ * Everything a host needs to build a dialog and to validate a value, as a plain data table.
+ * The host validates every spec when it loads the plugin (see "Host checks" below).
+ */
+typedef struct {
+  const char *name;
+  const char *label;
+  const char *description;
+  LbParamType type;
+  gsize offset;
+  double min;
+  double max;
+  double def;
+  double ui_min;
+  double ui_max;
+  double step;
+  int digits;
+  LbParamUnit unit;
+  const LbParamEnumValue *values;
+  guint flags;
+} LbParamSpec;
+
+/* ------------------------------------------------------------------------------------------ */
+/* What the host gives to the callbacks                                                        */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * LbFilterRect:
+ *
+ * A rectangle in pixels, (x, y) = top-left corner, in image coordinates.
+ */
+typedef struct {
+  int x;
+  int y;
+  int width;
+  int height;
+} LbFilterRect;
+
+/**
+ * LbFilterImage:
+ * @struct_size: sizeof (LbFilterImage) as the HOST compiled it
+ * @width: image width in pixels
+ * @height: image height in pixels
+ * @format: an LbFilterFormat (always one of the filter's declared formats)
+ * @channels: 1..4 samples per pixel
+ * @depth: bits per sample, 8 (guint8) or 16 (guint16, host order)
+ * @has_alpha: TRUE when the last channel is alpha. Lightbox filters pass alpha through
+ *   unchanged; the destination already holds the source alpha.
+ * @src: pixel (0,0) of the WHOLE source image, READ-ONLY, valid until release()
+ * @src_stride: bytes from one source row to the next
+ * @region: where the filter works: the user's selection clipped to the image, or the whole
+ *   image. Like xv, neighbourhoods are clipped to the region, never to the image, so pixels
+ *   outside a selection are never used as neighbours (unless a filter documents otherwise).
+ * @seed: seed for filters that use random numbers; the same seed gives the same output.
+ *   Chosen by the caller of the pipeline (lightbox-cli --seed), never by the host's clock.
+ *
+ * Image-level facts, valid from prepare() to release(). Because the whole source is always
+ * visible, a filter needs no halo copies and no border policy from the host: it clips its
+ * own windows to @region.
+ */
+typedef struct {
+  gsize struct_size;
+  int width;
+  int height;
+  int format;
+  int channels;
+  int depth;
+  gboolean has_alpha;
+  const guint8 *src;
+  gsize src_stride;
+  LbFilterRect region;
+  guint64 seed;
+} LbFilterImage;
+
+/**
+ * LbFilterBand:
+ * @struct_size: sizeof (LbFilterBand) as the host compiled it
+ * @image: the same LbFilterImage prepare() saw
+ * @dst: pixel (0,0) of the WHOLE destination image. Before any band runs, the host has
+ *   copied the source into it (xv semantics: pixels a filter does not write keep their
+ *   source value). process() writes only inside its band.
+ * @dst_stride: bytes from one destination row to the next
+ * @x0: first column to write
+ * @x1: one past the last column to write
+ * @y0: first row to write
+ * @y1: one past the last row to write
+ * @scratch: per-thread scratch memory of scratch_size() bytes, 64-byte aligned, reused
+ *   between the bands one thread runs (so its content is undefined on entry); %NULL when
+ *   scratch_size is %NULL or returned 0
+ * @cancelled: poll it with g_atomic_int_get() every row or so; when non-zero, return
+ *   early (the host discards the result and reports cancellation)
+ * @thread_index: 0..n_threads-1, for diagnostics only (results must not depend on it)
+ *
+ * One unit of work: the rectangle [x0,x1) × [y0,y1) of the destination, inside the write
+ * rectangle prepare() chose. Unless the filter sets LB_FILTER_FLAG_TILES, x0 and x1 always
+ * span the full width of the write rectangle (bands of whole rows).
+ *
+ * Results must be a pure function of the source, the params, the region, the seed and the
+ * band's rectangle: the host promises callers byte-identical output for every thread count
+ * and band height, and tests it.
+ */
+typedef struct {
+  gsize struct_size;
+  const LbFilterImage *image;
+  guint8 *dst;
+  gsize dst_stride;
+  int x0;
+  int x1;
+  int y0;
+  int y1;
+  gpointer scratch;
+  const gint *cancelled;
+  int thread_index;
+} LbFilterBand;
+
+/* ------------------------------------------------------------------------------------------ */
+/* The filter descriptor                                                                       */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * LbFilterFlags:
+ * @LB_FILTER_FLAG_SEQUENTIAL: process() must see the whole write rectangle in ONE call on
+ *   one thread (xv's Spread swaps pixels in place in raster order). The host then calls it
+ *   with y0..y1 = the whole write rectangle.
+ * @LB_FILTER_FLAG_TILES: process() honours x0/x1, so the host may hand it tiles narrower than
+ *   the write rectangle. Without this flag bands are full-width.
+ * @LB_FILTER_FLAG_POINT: each output pixel depends only on the same source pixel (no
+ *   neighbourhood). Informational: hosts may fuse point filters.
+ *
+ * Scheduling hints. A filter without flags gets full-width row bands in parallel.
+ */
+typedef enum {
+  LB_FILTER_FLAG_NONE = 0,
+  LB_FILTER_FLAG_SEQUENTIAL = 1 << 0,
+  LB_FILTER_FLAG_TILES = 1 << 1,
+  LB_FILTER_FLAG_POINT = 1 << 2,
+} LbFilterFlags;
+
+typedef struct _LbFilterInfo LbFilterInfo;
+
+/**
+ * LbFilterPrepareFunc:
+ * @info: the descriptor being run (so one set of callbacks can serve several descriptors,
+ *   told apart by @info->user_data)
+ * @params: the plugin's params struct (@info->params_size bytes), every field already
+ *   validated against its LbParamSpec. Read-only; copy what you need into the state.
+ * @image: the source image and region
+ * @write_rect: (inout): on entry the region; a filter that paints outside it (xv's rotate)
+ *   enlarges it, clipped to the image. A filter that writes nothing (a no-op angle) may set
+ *   width or height to 0. The host splits this rectangle into bands.
+ * @error: set it, and return %NULL, when the input cannot be processed (for example a
+ *   region too small); the message should say why, in plain words.
+ *
+ * Runs once per pass on the calling thread, before any band. Global analysis belongs here
+ * (blend's border colour, a histogram, building a Gaussian kernel). Returns the state that
+ * every process() call shares READ-ONLY (concurrent readers!); it must be non-%NULL on
+ * success. Return any non-%NULL pointer (e.g. GINT_TO_POINTER (1)) if you need no state and
+ * make release() accept it.
+ */
+typedef gpointer (*LbFilterPrepareFunc) (const LbFilterInfo  *info,
+                                         gconstpointer        params,
+                                         const LbFilterImage *image,
+                                         LbFilterRect        *write_rect,
+                                         GError             **error);
+
+/**
+ * LbFilterScratchSizeFunc:
+ * @band_width: width of the widest band this thread will get, pixels
+ * @band_height: height of the tallest band, rows
+ *
+ * Bytes of per-thread scratch memory (running sums, histograms, a row of doubles). Optional.
+ */
+typedef gsize (*LbFilterScratchSizeFunc) (gconstpointer state,
+                                          int           band_width,
+                                          int           band_height);
+
+/**
+ * LbFilterProcessFunc:
+ *
+ * Writes one band of the destination. May run on several threads at once with different
+ * bands: touch only the band's pixels, the scratch and the read-only state. No GLib main
+ * context, no GTK, no global mutable state. Returns %FALSE with @error set on a real
+ * failure; on cancellation just return (TRUE or FALSE, the host checks the flag).
+ */
+typedef gboolean (*LbFilterProcessFunc) (gconstpointer       state,
+                                         const LbFilterBand *band,
+                                         GError            **error);
+
+/**
+ * LbFilterFinishFunc:
+ * @dst: the whole destination, every band written
+ *
+ * Optional global post-pass after all bands, on the calling thread (xv's edge detector
+ * normalises the finished edge map by its maximum luminance here). @image->src is still
+ * valid and unchanged.
+ */
+typedef gboolean (*LbFilterFinishFunc) (gconstpointer        state,
+                                        const LbFilterImage *image,
+                                        guint8              *dst,
+                                        gsize                dst_stride,
+                                        const gint          *cancelled,
+                                        GError             **error);
+
+/* Frees what prepare() returned. Called exactly once per successful prepare(). */
+typedef void (*LbFilterReleaseFunc) (gpointer state);
+
+/**
+ * LbFilterInfo:
+ * @struct_size: sizeof (LbFilterInfo) as the PLUGIN compiled it
+ * @id: stable reverse-DNS id, "io.github.lightbox.xv.blur"; lowercase letters, digits,
+ *   '.', '-' and '_'; unique across every loaded plugin; never changes once published
+ *   (presets and scripts store it)
+ * @alias: short name for the command line ("blur"), same character set without '.';
+ *   may be %NULL. Unique like ids.
+ * @name: N_()-marked display name ("Blur")
+ * @category: N_()-marked menu category ("Enhance", "Artistic", "Geometry", "Noise")
+ * @description: N_()-marked one-line description, may be %NULL
+ * @formats: the LbFilterFormat values the filter accepts, as LB_FILTER_FORMAT_BIT()s.
+ *   The host refuses other formats with an error before calling prepare().
+ * @flags: LbFilterFlags
+ * @params_version: bump when the meaning of the params struct changes; saved presets store
+ *   it next to the values (keyed by parameter name, so reordering fields is harmless)
+ * @params_size: sizeof the params struct (0 and @params = %NULL for no parameters)
+ * @params: array of @n_params specs
+ * @n_params: number of specs
+ * @prepare: required
+ * @scratch_size: optional
+ * @process: required
+ * @finish: optional
+ * @release: required
+ * @user_data: anything the plugin wants to find again in prepare() via @info
+ *
+ * One filter. Declare it `static const` in the plugin; the host never writes to it and
+ * reads it only while the module is loaded.
+ */
+struct _LbFilterInfo {
+  gsize struct_size;
+  const char *id;
+  const char *alias;
+  const char *name;
+  const char *category;
+  const char *description;
+  guint32 formats;
+  guint32 flags;
+  guint32 params_version;
+  gsize params_size;
+  const LbParamSpec *params;
+  guint n_params;
+  LbFilterPrepareFunc prepare;
+  LbFilterScratchSizeFunc scratch_size;
+  LbFilterProcessFunc process;
+  LbFilterFinishFunc finish;
+  LbFilterReleaseFunc release;
+  gconstpointer user_data;
+};
+
+/**
+ * LbPluginInfo:
+ * @abi_major: LB_FILTER_ABI_MAJOR the plugin was built against
+ * @abi_minor: LB_FILTER_ABI_MINOR the plugin was built against
+ * @struct_size: sizeof (LbPluginInfo) as the plugin compiled it
+ * @version: the plugin's own version string, shown in `lightbox-cli filters` ("1.2.0")
+ * @gettext_domain: the domain the host passes to g_dgettext() for every N_() string in the
+ *   descriptors; %NULL means the strings are not translated
+ * @filters: array of @n_filters descriptor pointers
+ * @n_filters: at least 1
+ *
+ * What lb_filter_plugin_query() returns: a static table, valid as long as the module stays
+ * loaded.
+ */
+typedef struct {
+  guint32 abi_major;
+  guint32 abi_minor;
+  gsize struct_size;
+  const char *version;
+  const char *gettext_domain;
+  const LbFilterInfo *const *filters;
+  guint n_filters;
+} LbPluginInfo;
+
+/**
+ * LbFilterPluginQueryFunc:
+ * @host_abi_major: the host's LB_FILTER_ABI_MAJOR
+ * @host_abi_minor: the host's LB_FILTER_ABI_MINOR
+ *
+ * The one exported symbol, named LB_FILTER_PLUGIN_QUERY_SYMBOL:
+ *
+ *     G_MODULE_EXPORT const LbPluginInfo *
+ *     lb_filter_plugin_query (guint32 host_abi_major, guint32 host_abi_minor)
+ *     {
+ *       return &my_plugin_info;
+ *     }
+ *
+ * It must do no work beyond returning the table (the host calls it when it scans
+ * directories, also from file-monitor callbacks). A plugin that cannot serve this host may
+ * return %NULL; the host then skips it with a message.
+ */
+typedef const LbPluginInfo *(*LbFilterPluginQueryFunc) (guint32 host_abi_major,
+                                                        guint32 host_abi_minor);
+
+/*
+ * Host checks (every one failing skips the whole plugin file with a message, never fatal):
+ *   - the file and its directory are not writable by group or others (a world-writable
+ *     plugin directory would let any local user run code inside Lightbox);
+ *   - g_module_open() succeeds and the query symbol exists;
+ *   - abi_major == LB_FILTER_ABI_MAJOR and the struct sizes cover the ABI 1.0 fields;
+ *   - every id and alias is well-formed and unique (also against plugins loaded before);
+ *   - name and category are set, formats is a non-empty subset of the eight formats;
+ *   - prepare, process and release are set;
+ *   - every LbParamSpec: a well-formed unique name, a known type, offset + sizeof (type)
+ *     <= params_size and aligned, min <= def <= max, min <= ui_min <= ui_max <= max,
+ *     step > 0, BOOL within 0..1, ENUM values present with max = count - 1, INT limits
+ *     integral, ODD defaults odd.
+ */
+
+G_END_DECLS

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-filter"
+
+#include "lb-filter.h"
+
+struct _LbFilter {
+  GObject parent_instance;
+
+  /* Borrowed from @owner: the descriptor lives in the plugin module or in the
+   * declarative data that @owner keeps alive. */
+  const LbFilterInfo *info;
+
+  /* Owned */
+  gpointer owner;
+  GDestroyNotify owner_release;
+  char *gettext_domain;
+  char *origin;
+  char *version;
+  GStrv chain;
+  LbFilterKind kind;
+};
+
+G_DEFINE_FINAL_TYPE (LbFilter, lb_filter, G_TYPE_OBJECT)
+
+static void
+lb_filter_finalize (GObject *object)
+{
+  LbFilter *self = LB_FILTER (object);
+
+  self->info = NULL;
+  /* Dropping the owner may unload the module: nothing of the descriptor is used after. */
+  if (self->owner_release != NULL)
+    g_clear_pointer (&self->owner, self->owner_release);
+  g_clear_pointer (&self->gettext_domain, g_free);
+  g_clear_pointer (&self->origin, g_free);
+  g_clear_pointer (&self->version, g_free);
+  g_clear_pointer (&self->chain, g_strfreev);
+  G_OBJECT_CLASS (lb_filter_parent_class)->finalize (object);
+}
+
+static void
+lb_filter_class_init (LbFilterClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = lb_filter_finalize;
+}
+
+static void
+lb_filter_init (LbFilter *self)
+{
+}
+
+LbFilter *
+_lb_filter_new (LbFilterKind        kind,
+                const LbFilterInfo *info,
+                const char         *gettext_domain,
+                const char         *origin,
+                const char         *version,
+                const char *const  *chain,
+                gpointer            owner,
+                GDestroyNotify      owner_release)
+{
+  LbFilter *self = g_object_new (LB_TYPE_FILTER, NULL);
+
+  self->kind = kind;
+  self->info = info;
+  self->gettext_domain = g_strdup (gettext_domain);
+  self->origin = g_strdup (origin);
+  self->version = g_strdup (version);
+  self->chain = g_strdupv ((char **) chain);
+  self->owner = owner;
+  self->owner_release = owner_release;
+  return self;
+}
+
+const LbFilterInfo *
+_lb_filter_get_info (LbFilter *self)
+{
+  return self->info;
+}
+
+const char *
+lb_filter_translate (LbFilter   *self,
+                     const char *msgid)
+{
+  g_return_val_if_fail (LB_IS_FILTER (self), NULL);
+  if (msgid == NULL || *msgid == '\0' || self->gettext_domain == NULL)
+    return msgid;
+  return g_dgettext (self->gettext_domain, msgid);
+}
+
+const char *
+lb_filter_get_id (LbFilter *self)
+{
+  g_return_val_if_fail (LB_IS_FILTER (self), NULL);
+  return self->info->id;
+}
+
+const char *
+lb_filter_get_alias (LbFilter *self)
+{
+  g_return_val_if_fail (LB_IS_FILTER (self), NULL);
+  return self->info->alias;
+}
+
+const char *
+lb_filter_get_name (LbFilter *self)
+{
+  g_return_val_if_fail (LB_IS_FILTER (self), NULL);
+  return lb_filter_translate (self, self->info->name);
+}
+
+const char *
+lb_filter_get_category (LbFilter *self)
+{
+  g_return_val_if_fail (LB_IS_FILTER (self), NULL);
+  return lb_filter_translate (self, self->info->category);
+}
+
+const char *
+lb_filter_get_description (LbFilter *self)
+{
+  g_return_val_if_fail (LB_IS_FILTER (self), NULL);
+  return lb_filter_translate (self, self->info->description);
+}
+
+const char *
+lb_filter_get_origin (LbFilter *self)
+{
+  g_return_val_if_fail (LB_IS_FILTER (self), NULL);
+  return self->origin;
+}
+
+const char *
+lb_filter_get_version (LbFilter *self)
+{
+  g_return_val_if_fail (LB_IS_FILTER (self), NULL);
+  return self->version;
+}
+
+LbFilterKind
+lb_filter_get_kind (LbFilter *self)
+{
+  g_return_val_if_fail (LB_IS_FILTER (self), LB_FILTER_KIND_PLUGIN);
+  return self->kind;
+}
+
+guint32
+lb_filter_get_formats (LbFilter *self)
+{
+  g_return_val_if_fail (LB_IS_FILTER (self), 0);
+  return self->info->formats;
+}
+
+gboolean
+lb_filter_supports_format (LbFilter      *self,
+                           LbSampleFormat format)
+{
+  g_return_val_if_fail (LB_IS_FILTER (self), FALSE);
+  return (self->info->formats & LB_FILTER_FORMAT_BIT (format)) != 0;
+}
+
+char *
+lb_filter_dup_formats_string (LbFilter *self)
+{
+  GString *s = g_string_new (NULL);
+
+  g_return_val_if_fail (LB_IS_FILTER (self), NULL);
+  for (guint f = 0; f < LB_N_FORMATS; f++)
+    if (self->info->formats & LB_FILTER_FORMAT_BIT (f))
+      g_string_append_printf (s, "%s%s", s->len ? ", " : "",
+                              lb_sample_format_to_string ((LbSampleFormat) f));
+  return g_string_free (s, FALSE);
+}
+
+guint32
+lb_filter_get_flags (LbFilter *self)
+{
+  g_return_val_if_fail (LB_IS_FILTER (self), 0);
+  return self->info->flags;
+}
+
+guint
+lb_filter_get_n_params (LbFilter *self)
+{
+  g_return_val_if_fail (LB_IS_FILTER (self), 0);
+  return self->info->n_params;
+}
+
+const LbParamSpec *
+lb_filter_get_param (LbFilter *self,
+                     guint     index)
+{
+  g_return_val_if_fail (LB_IS_FILTER (self), NULL);
+  g_return_val_if_fail (index < self->info->n_params, NULL);
+  return &self->info->params[index];
+}
+
+const LbParamSpec *
+lb_filter_find_param (LbFilter   *self,
+                      const char *name,
+                      guint      *out_index)
+{
+  g_return_val_if_fail (LB_IS_FILTER (self), NULL);
+  for (guint i = 0; i < self->info->n_params; i++)
+    if (g_str_equal (self->info->params[i].name, name))
+      {
+        if (out_index != NULL)
+          *out_index = i;
+        return &self->info->params[i];
+      }
+  return NULL;
+}
+
+const char *const *
+lb_filter_get_chain (LbFilter *self)
+{
+  g_return_val_if_fail (LB_IS_FILTER (self), NULL);
+  return (const char *const *) self->chain;
+}

@@ -1,0 +1,656 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-pipeline"
+
+#include <string.h>
+
+#include "lb-error.h"
+#include "lb-pipeline.h"
+
+/* Chains may contain chains; this bounds the expansion (and catches cycles). */
+#define MAX_CHAIN_DEPTH 8
+/* Scratch alignment promised by the ABI, bytes. */
+#define SCRATCH_ALIGN 64
+
+typedef struct {
+  LbFilter *filter;        /* owned: keeps the plugin module loaded for the pass */
+  LbFilterParams *params;  /* owned */
+} Pass;
+
+struct _LbPipeline {
+  GObject parent_instance;
+
+  /* Owned */
+  LbFilterRegistry *registry;  /* nullable */
+  GArray *passes;              /* Pass */
+  LbPipelineProgressFunc progress;
+  gpointer progress_data;
+  GDestroyNotify progress_destroy;
+
+  guint n_threads;
+  guint band_height;
+  gboolean has_selection;
+  LbFilterRect selection;
+  guint64 seed;
+};
+
+G_DEFINE_FINAL_TYPE (LbPipeline, lb_pipeline, G_TYPE_OBJECT)
+
+void
+lb_pass_timing_free (LbPassTiming *timing)
+{
+  if (timing == NULL)
+    return;
+  g_free (timing->filter_id);
+  g_free (timing->params);
+  g_free (timing);
+}
+
+static void
+pass_clear (gpointer data)
+{
+  Pass *p = data;
+
+  g_clear_object (&p->filter);
+  g_clear_pointer (&p->params, lb_filter_params_unref);
+}
+
+static void
+lb_pipeline_finalize (GObject *object)
+{
+  LbPipeline *self = LB_PIPELINE (object);
+
+  g_clear_object (&self->registry);
+  g_clear_pointer (&self->passes, g_array_unref);
+  if (self->progress_destroy != NULL)
+    self->progress_destroy (self->progress_data);
+  G_OBJECT_CLASS (lb_pipeline_parent_class)->finalize (object);
+}
+
+static void
+lb_pipeline_class_init (LbPipelineClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = lb_pipeline_finalize;
+}
+
+static void
+lb_pipeline_init (LbPipeline *self)
+{
+  self->passes = g_array_new (FALSE, TRUE, sizeof (Pass));
+  g_array_set_clear_func (self->passes, pass_clear);
+  self->seed = 1;
+}
+
+LbPipeline *
+lb_pipeline_new (LbFilterRegistry *registry)
+{
+  LbPipeline *self = g_object_new (LB_TYPE_PIPELINE, NULL);
+
+  g_return_val_if_fail (registry == NULL || LB_IS_FILTER_REGISTRY (registry), self);
+  if (registry != NULL)
+    self->registry = g_object_ref (registry);
+  return self;
+}
+
+gboolean
+lb_pipeline_parse_step (LbFilterRegistry *registry,
+                        const char       *step,
+                        LbFilter        **filter,
+                        LbFilterParams  **params,
+                        GError          **error)
+{
+  g_autofree char *id = NULL;
+  const char *colon;
+  g_autoptr(LbFilter) f = NULL;
+  g_autoptr(LbFilterParams) p = NULL;
+
+  g_return_val_if_fail (LB_IS_FILTER_REGISTRY (registry), FALSE);
+  g_return_val_if_fail (step != NULL, FALSE);
+
+  colon = strchr (step, ':');
+  id = colon ? g_strndup (step, colon - step) : g_strdup (step);
+  g_strstrip (id);
+  if (*id == '\0')
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                   "“%s” is not a filter step (ID[:NAME=VALUE,…])", step);
+      return FALSE;
+    }
+  f = lb_filter_registry_lookup (registry, id);
+  if (f == NULL)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_NOT_FOUND,
+                   "no filter “%s” (lightbox-cli filters lists them)", id);
+      return FALSE;
+    }
+  p = lb_filter_params_new (f);
+  if (colon != NULL && !lb_filter_params_set_from_string (p, colon + 1, error))
+    return FALSE;
+  *filter = g_steal_pointer (&f);
+  *params = g_steal_pointer (&p);
+  return TRUE;
+}
+
+static gboolean
+append_expanded (LbPipeline     *self,
+                 LbFilter       *filter,
+                 LbFilterParams *params,
+                 guint           depth,
+                 GError        **error)
+{
+  Pass pass;
+
+  if (lb_filter_get_kind (filter) == LB_FILTER_KIND_CHAIN)
+    {
+      const char *const *steps = lb_filter_get_chain (filter);
+
+      if (depth >= MAX_CHAIN_DEPTH)
+        {
+          g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                       "chain %s nests deeper than %d levels (a cycle?)",
+                       lb_filter_get_id (filter), MAX_CHAIN_DEPTH);
+          return FALSE;
+        }
+      if (self->registry == NULL)
+        {
+          g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                       "chain %s needs a pipeline with a registry", lb_filter_get_id (filter));
+          return FALSE;
+        }
+      for (guint i = 0; steps != NULL && steps[i] != NULL; i++)
+        {
+          g_autoptr(LbFilter) f = NULL;
+          g_autoptr(LbFilterParams) p = NULL;
+
+          if (!lb_pipeline_parse_step (self->registry, steps[i], &f, &p, error)
+              || !append_expanded (self, f, p, depth + 1, error))
+            {
+              g_prefix_error (error, "chain %s, step %u: ", lb_filter_get_id (filter), i + 1);
+              return FALSE;
+            }
+        }
+      return TRUE;
+    }
+
+  pass.filter = g_object_ref (filter);
+  pass.params = params ? lb_filter_params_copy (params) : lb_filter_params_new (filter);
+  g_array_append_val (self->passes, pass);
+  return TRUE;
+}
+
+gboolean
+lb_pipeline_append (LbPipeline     *self,
+                    LbFilter       *filter,
+                    LbFilterParams *params,
+                    GError        **error)
+{
+  g_return_val_if_fail (LB_IS_PIPELINE (self), FALSE);
+  g_return_val_if_fail (LB_IS_FILTER (filter), FALSE);
+  g_return_val_if_fail (params == NULL || lb_filter_params_get_filter (params) == filter, FALSE);
+  return append_expanded (self, filter, params, 0, error);
+}
+
+gboolean
+lb_pipeline_append_step (LbPipeline *self,
+                         const char *step,
+                         GError    **error)
+{
+  g_autoptr(LbFilter) f = NULL;
+  g_autoptr(LbFilterParams) p = NULL;
+
+  g_return_val_if_fail (LB_IS_PIPELINE (self), FALSE);
+  if (self->registry == NULL)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                   "step “%s”: the pipeline has no registry", step);
+      return FALSE;
+    }
+  return lb_pipeline_parse_step (self->registry, step, &f, &p, error)
+         && lb_pipeline_append (self, f, p, error);
+}
+
+guint
+lb_pipeline_get_n_passes (LbPipeline *self)
+{
+  g_return_val_if_fail (LB_IS_PIPELINE (self), 0);
+  return self->passes->len;
+}
+
+void
+lb_pipeline_set_n_threads (LbPipeline *self,
+                           guint       n_threads)
+{
+  g_return_if_fail (LB_IS_PIPELINE (self));
+  self->n_threads = n_threads;
+}
+
+void
+lb_pipeline_set_band_height (LbPipeline *self,
+                             guint       rows)
+{
+  g_return_if_fail (LB_IS_PIPELINE (self));
+  self->band_height = rows;
+}
+
+void
+lb_pipeline_set_selection (LbPipeline         *self,
+                           const LbFilterRect *rect)
+{
+  g_return_if_fail (LB_IS_PIPELINE (self));
+  self->has_selection = rect != NULL;
+  if (rect != NULL)
+    self->selection = *rect;
+}
+
+void
+lb_pipeline_set_seed (LbPipeline *self,
+                      guint64     seed)
+{
+  g_return_if_fail (LB_IS_PIPELINE (self));
+  self->seed = seed;
+}
+
+void
+lb_pipeline_set_progress_func (LbPipeline            *self,
+                               LbPipelineProgressFunc func,
+                               gpointer               user_data,
+                               GDestroyNotify         destroy)
+{
+  g_return_if_fail (LB_IS_PIPELINE (self));
+  if (self->progress_destroy != NULL)
+    self->progress_destroy (self->progress_data);
+  self->progress = func;
+  self->progress_data = user_data;
+  self->progress_destroy = destroy;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
+/* Everything the threads of one pass share. */
+typedef struct {
+  const LbFilterInfo *info;
+  gconstpointer state;
+  const LbFilterImage *image;
+  guint8 *dst;
+  gsize dst_stride;
+  LbFilterRect wr;       /* write rectangle */
+  int band_height;
+  int n_bands;
+  gsize scratch_size;
+  GCancellable *cancellable;
+
+  gint next_band;        /* atomic: the next band to take */
+  gint rows_done;        /* atomic: for progress */
+  gint stop;             /* atomic flag handed to plugins: cancelled or failed */
+  GMutex lock;
+  GError *error;         /* first failure, under @lock */
+} PassRun;
+
+typedef struct {
+  PassRun *run;
+  int index;
+} Worker;
+
+/* Runs bands until none is left. The calling thread reports progress through @report. */
+static void
+run_bands (PassRun *run,
+           int      thread_index,
+           void   (*report) (gpointer data, PassRun *run),
+           gpointer report_data)
+{
+  gpointer scratch = NULL;
+  LbFilterBand band = { 0 };
+
+  if (run->scratch_size > 0)
+    scratch = g_aligned_alloc0 (1, run->scratch_size, SCRATCH_ALIGN);
+  band.struct_size = sizeof band;
+  band.image = run->image;
+  band.dst = run->dst;
+  band.dst_stride = run->dst_stride;
+  band.x0 = run->wr.x;
+  band.x1 = run->wr.x + run->wr.width;
+  band.scratch = scratch;
+  band.cancelled = &run->stop;
+  band.thread_index = thread_index;
+
+  for (;;)
+    {
+      int b = g_atomic_int_add (&run->next_band, 1);
+      g_autoptr(GError) error = NULL;
+
+      if (b >= run->n_bands || g_atomic_int_get (&run->stop))
+        break;
+      if (run->cancellable != NULL && g_cancellable_is_cancelled (run->cancellable))
+        {
+          g_atomic_int_set (&run->stop, 1);
+          break;
+        }
+      band.y0 = run->wr.y + b * run->band_height;
+      band.y1 = MIN (band.y0 + run->band_height, run->wr.y + run->wr.height);
+      if (!run->info->process (run->state, &band, &error) && error != NULL)
+        {
+          g_mutex_lock (&run->lock);
+          if (run->error == NULL)
+            run->error = g_steal_pointer (&error);
+          g_mutex_unlock (&run->lock);
+          g_atomic_int_set (&run->stop, 1);
+          break;
+        }
+      g_atomic_int_add (&run->rows_done, band.y1 - band.y0);
+      if (report != NULL)
+        report (report_data, run);
+    }
+  g_aligned_free (scratch);
+}
+
+static gpointer
+worker_main (gpointer data)
+{
+  Worker *w = data;
+
+  run_bands (w->run, w->index, NULL, NULL);
+  return NULL;
+}
+
+static void
+cancelled_cb (GCancellable *cancellable,
+              gpointer      data)
+{
+  PassRun *run = data;
+
+  g_atomic_int_set (&run->stop, 1);
+}
+
+typedef struct {
+  LbPipeline *self;
+  guint pass_index;
+  guint n_passes;
+} Progress;
+
+static void
+report_progress (gpointer data,
+                 PassRun *run)
+{
+  Progress *p = data;
+  double frac;
+
+  if (p->self->progress == NULL)
+    return;
+  frac = run->wr.height > 0 ? (double) g_atomic_int_get (&run->rows_done) / run->wr.height : 1.0;
+  p->self->progress ((p->pass_index + frac) / p->n_passes, p->self->progress_data);
+}
+
+static gboolean
+clip_rect (LbFilterRect *r,
+           int           width,
+           int           height)
+{
+  gint64 x0 = MAX (r->x, 0), y0 = MAX (r->y, 0);
+  gint64 x1 = MIN ((gint64) r->x + r->width, width);
+  gint64 y1 = MIN ((gint64) r->y + r->height, height);
+
+  if (r->width <= 0 || r->height <= 0 || x1 <= x0 || y1 <= y0)
+    {
+      r->width = r->height = 0;
+      return FALSE;
+    }
+  r->x = (int) x0;
+  r->y = (int) y0;
+  r->width = (int) (x1 - x0);
+  r->height = (int) (y1 - y0);
+  return TRUE;
+}
+
+static LbImage *
+run_pass (LbPipeline   *self,
+          const Pass   *pass,
+          LbImage      *input,
+          Progress     *progress,
+          GCancellable *cancellable,
+          LbPassTiming **out_timing,
+          GError      **error)
+{
+  const LbFilterInfo *info = _lb_filter_get_info (pass->filter);
+  const char *id = lb_filter_get_id (pass->filter);
+  LbSampleFormat format = lb_image_get_format (input);
+  int width = lb_image_get_width (input), height = lb_image_get_height (input);
+  gsize row_size = lb_image_get_row_size (input);
+  gsize dst_stride;
+  g_autofree guint8 *dst = NULL;
+  LbFilterImage image = { 0 };
+  LbFilterRect wr;
+  PassRun run = { 0 };
+  gpointer state;
+  guint n_threads = 1;
+  gulong handler = 0;
+  gint64 t0;
+  LbImage *output;
+
+  if (!lb_filter_supports_format (pass->filter, format))
+    {
+      g_autofree char *formats = lb_filter_dup_formats_string (pass->filter);
+      g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED,
+                   "%s does not support %s images (it supports %s)", id,
+                   lb_sample_format_to_string (format), formats);
+      return NULL;
+    }
+
+  image.struct_size = sizeof image;
+  image.width = width;
+  image.height = height;
+  image.format = format;
+  image.channels = lb_sample_format_get_channels (format);
+  image.depth = lb_sample_format_get_bit_depth (format);
+  image.has_alpha = lb_sample_format_has_alpha (format);
+  image.src = lb_image_get_data (input);
+  image.src_stride = lb_image_get_stride (input);
+  image.seed = self->seed;
+  if (self->has_selection)
+    {
+      image.region = self->selection;
+      if (!clip_rect (&image.region, width, height))
+        {
+          g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                       "the selection %d,%d %d×%d does not overlap the %d×%d image",
+                       self->selection.x, self->selection.y, self->selection.width,
+                       self->selection.height, width, height);
+          return NULL;
+        }
+    }
+  else
+    image.region = (LbFilterRect) { 0, 0, width, height };
+
+  t0 = g_get_monotonic_time ();
+  dst = lb_image_alloc_pixels (width, height, format, NULL, &dst_stride, error);
+  if (dst == NULL)
+    return NULL;
+  /* The destination starts as a copy of the source: untouched pixels keep their value. */
+  for (int y = 0; y < height; y++)
+    memcpy (dst + y * dst_stride, image.src + y * image.src_stride, row_size);
+
+  wr = image.region;
+  state = info->prepare (info, lb_filter_params_get_data (pass->params), &image, &wr, error);
+  if (state == NULL)
+    {
+      if (error != NULL && *error == NULL)
+        g_set_error (error, LB_ERROR, LB_ERROR_FAILED, "prepare failed without a reason");
+      g_prefix_error (error, "%s: ", id);
+      return NULL;
+    }
+  clip_rect (&wr, width, height);
+
+  run.info = info;
+  run.state = state;
+  run.image = &image;
+  run.dst = dst;
+  run.dst_stride = dst_stride;
+  run.wr = wr;
+  run.cancellable = cancellable;
+  g_mutex_init (&run.lock);
+  if (cancellable != NULL)
+    handler = g_cancellable_connect (cancellable, G_CALLBACK (cancelled_cb), &run, NULL);
+
+  if (wr.height > 0)
+    {
+      guint max_threads = self->n_threads ? self->n_threads : g_get_num_processors ();
+      g_autoptr(GPtrArray) threads = g_ptr_array_new ();
+      g_autofree Worker *workers = NULL;
+
+      if (info->flags & LB_FILTER_FLAG_SEQUENTIAL)
+        run.band_height = wr.height;
+      else if (self->band_height > 0)
+        run.band_height = MIN ((int) self->band_height, wr.height);
+      else
+        run.band_height = MAX (1, (wr.height + 4 * (int) max_threads - 1) / (4 * (int) max_threads));
+      run.n_bands = (wr.height + run.band_height - 1) / run.band_height;
+      n_threads = MIN (max_threads, (guint) run.n_bands);
+      if (info->scratch_size != NULL)
+        run.scratch_size = info->scratch_size (state, wr.width, run.band_height);
+
+      workers = g_new0 (Worker, n_threads);
+      for (guint t = 1; t < n_threads; t++)
+        {
+          GThread *thread;
+
+          workers[t].run = &run;
+          workers[t].index = t;
+          thread = g_thread_try_new ("lb-pipeline", worker_main, &workers[t], NULL);
+          /* Without more threads the calling thread simply does all the bands. */
+          if (thread == NULL)
+            break;
+          g_ptr_array_add (threads, thread);
+        }
+      n_threads = threads->len + 1;
+      run_bands (&run, 0, report_progress, progress);
+      for (guint t = 0; t < threads->len; t++)
+        g_thread_join (g_ptr_array_index (threads, t));
+    }
+
+  if (run.error == NULL && !g_atomic_int_get (&run.stop) && info->finish != NULL
+      && !info->finish (state, &image, dst, dst_stride, &run.stop, &run.error)
+      && run.error == NULL && !g_atomic_int_get (&run.stop))
+    g_set_error (&run.error, LB_ERROR, LB_ERROR_FAILED, "finish failed without a reason");
+  info->release (state);
+  if (handler != 0)
+    g_cancellable_disconnect (cancellable, handler);
+  g_mutex_clear (&run.lock);
+
+  if (run.error != NULL)
+    {
+      g_propagate_prefixed_error (error, run.error, "%s: ", id);
+      return NULL;
+    }
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+
+  output = lb_image_new_take (width, height, format, dst_stride, g_steal_pointer (&dst),
+                              lb_image_get_meta (input));
+  if (out_timing != NULL)
+    {
+      LbPassTiming *t = g_new0 (LbPassTiming, 1);
+
+      t->usec = g_get_monotonic_time () - t0;
+      t->filter_id = g_strdup (id);
+      t->params = lb_filter_params_to_string (pass->params);
+      t->width = width;
+      t->height = height;
+      t->format = format;
+      t->threads = n_threads;
+      t->bands = run.n_bands;
+      *out_timing = t;
+    }
+  return output;
+}
+
+LbImage *
+lb_pipeline_run (LbPipeline   *self,
+                 LbImage      *input,
+                 GPtrArray   **timings,
+                 GCancellable *cancellable,
+                 GError      **error)
+{
+  g_autoptr(LbImage) current = NULL;
+  g_autoptr(GPtrArray) times = NULL;
+  Progress progress = { self, 0, 0 };
+
+  g_return_val_if_fail (LB_IS_PIPELINE (self), NULL);
+  g_return_val_if_fail (LB_IS_IMAGE (input), NULL);
+
+  times = g_ptr_array_new_with_free_func ((GDestroyNotify) lb_pass_timing_free);
+  current = g_object_ref (input);
+  progress.n_passes = self->passes->len;
+  for (guint i = 0; i < self->passes->len; i++)
+    {
+      LbPassTiming *t = NULL;
+      LbImage *next;
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return NULL;
+      progress.pass_index = i;
+      next = run_pass (self, &g_array_index (self->passes, Pass, i), current, &progress,
+                       cancellable, &t, error);
+      if (next == NULL)
+        return NULL;
+      g_ptr_array_add (times, t);
+      /* The previous intermediate goes now: at most input + one pass alive at a time. */
+      g_object_unref (current);
+      current = next;
+      if (self->progress != NULL)
+        self->progress ((double) (i + 1) / self->passes->len, self->progress_data);
+    }
+  if (timings != NULL)
+    *timings = g_steal_pointer (&times);
+  return g_steal_pointer (&current);
+}
+
+static void
+run_thread (GTask        *task,
+            gpointer      source,
+            gpointer      task_data,
+            GCancellable *cancellable)
+{
+  GPtrArray *timings = NULL;
+  GError *error = NULL;
+  LbImage *output = lb_pipeline_run (source, task_data, &timings, cancellable, &error);
+
+  if (output == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  /* Timings travel with the task (see lb_pipeline_run_finish()). */
+  g_object_set_data_full (G_OBJECT (task), "lb-timings", timings,
+                          (GDestroyNotify) g_ptr_array_unref);
+  g_task_return_pointer (task, output, g_object_unref);
+}
+
+void
+lb_pipeline_run_async (LbPipeline         *self,
+                       LbImage            *input,
+                       GCancellable       *cancellable,
+                       GAsyncReadyCallback callback,
+                       gpointer            user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (LB_IS_PIPELINE (self));
+  g_return_if_fail (LB_IS_IMAGE (input));
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, lb_pipeline_run_async);
+  g_task_set_task_data (task, g_object_ref (input), g_object_unref);
+  g_task_run_in_thread (task, run_thread);
+}
+
+LbImage *
+lb_pipeline_run_finish (LbPipeline   *self,
+                        GAsyncResult *result,
+                        GPtrArray   **timings,
+                        GError      **error)
+{
+  LbImage *output;
+
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  output = g_task_propagate_pointer (G_TASK (result), error);
+  if (output != NULL && timings != NULL)
+    *timings = g_ptr_array_ref (g_object_get_data (G_OBJECT (result), "lb-timings"));
+  return output;
+}

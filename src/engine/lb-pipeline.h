@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "lb-filter-params.h"
+#include "lb-filter-registry.h"
+#include "lb-image.h"
+
+G_BEGIN_DECLS
+
+/**
+ * LbPassTiming:
+ * @filter_id: the filter's stable id
+ * @params: its canonical parameter string ("size=3")
+ * @width: image width, pixels
+ * @height: image height, pixels
+ * @format: sample format of the pass
+ * @threads: worker threads that ran bands (1 for sequential filters)
+ * @bands: number of bands the write rectangle was cut into
+ * @usec: wall time of the whole pass on the monotonic clock, µs: allocation and copy of
+ *   the destination, prepare, every band, finish and release
+ *
+ * One pass of a pipeline run, as reported to the caller. lightbox-cli --time, bench/ and the
+ * UI's benchmark mode all read their figures from here.
+ */
+typedef struct {
+  char *filter_id;
+  char *params;
+  guint width;
+  guint height;
+  LbSampleFormat format;
+  guint threads;
+  guint bands;
+  gint64 usec;
+} LbPassTiming;
+
+void lb_pass_timing_free (LbPassTiming *timing);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LbPassTiming, lb_pass_timing_free)
+
+/**
+ * LbPipelineProgressFunc:
+ * @fraction: 0..1 over all passes
+ *
+ * Called on the thread that runs the pipeline (for lb_pipeline_run_async() that is a GTask
+ * worker: hand the value to the UI with g_main_context_invoke()).
+ */
+typedef void (*LbPipelineProgressFunc) (double   fraction,
+                                        gpointer user_data);
+
+#define LB_TYPE_PIPELINE (lb_pipeline_get_type ())
+G_DECLARE_FINAL_TYPE (LbPipeline, lb_pipeline, LB, PIPELINE, GObject)
+
+/**
+ * LbPipeline:
+ *
+ * Runs one filter or a chain of filters over an #LbImage into a new #LbImage; the input is
+ * never modified. Each pass copies its input into a new destination (so pixels a filter does
+ * not write keep their value, as in xv), calls prepare() once, runs process() over bands of
+ * rows on a pool of threads, then finish(). Output is byte-identical for every thread count
+ * and band height: bands are independent and each band's result depends only on its rows.
+ * Memory: one pass holds its input and its output, 2× the image.
+ *
+ * Configure first, then run; do not change a pipeline while it runs.
+ */
+/* @registry: (nullable): needed to expand declarative chains and to parse step strings */
+LbPipeline *lb_pipeline_new              (LbFilterRegistry *registry);
+
+/* @params: (nullable): defaults when NULL. Chains are expanded into their steps here. */
+gboolean    lb_pipeline_append           (LbPipeline       *self,
+                                          LbFilter         *filter,
+                                          LbFilterParams   *params,
+                                          GError          **error);
+/* "ID[:NAME=VALUE[,NAME=VALUE…]]"; ID may be the short alias ("blur:size=5"). */
+gboolean    lb_pipeline_append_step      (LbPipeline       *self,
+                                          const char       *step,
+                                          GError          **error);
+guint       lb_pipeline_get_n_passes     (LbPipeline       *self);
+
+/* 0 (the default) = g_get_num_processors() */
+void        lb_pipeline_set_n_threads    (LbPipeline       *self,
+                                          guint             n_threads);
+/* Rows per band; 0 (the default) = about four bands per thread. */
+void        lb_pipeline_set_band_height  (LbPipeline       *self,
+                                          guint             rows);
+/* @rect: (nullable): confine every pass to this rectangle (clipped to the image), as xv's
+ * selection does; NULL = the whole image */
+void        lb_pipeline_set_selection    (LbPipeline         *self,
+                                          const LbFilterRect *rect);
+/* Seed for random filters (spread); default 1. */
+void        lb_pipeline_set_seed         (LbPipeline       *self,
+                                          guint64           seed);
+void        lb_pipeline_set_progress_func (LbPipeline            *self,
+                                           LbPipelineProgressFunc func,
+                                           gpointer               user_data,
+                                           GDestroyNotify         destroy);
+
+/**
+ * lb_pipeline_run:
+ * @timings: (out) (optional) (transfer full): a #GPtrArray of #LbPassTiming, one per pass
+ *
+ * Runs every pass. Errors: %LB_ERROR_UNSUPPORTED for a format a filter does not accept,
+ * %LB_ERROR_INVALID_ARGUMENT for an empty selection, the filter's own errors prefixed with
+ * its id, %G_IO_ERROR_CANCELLED when @cancellable fires. A pipeline without passes returns
+ * a new reference to @input.
+ */
+LbImage    *lb_pipeline_run              (LbPipeline       *self,
+                                          LbImage          *input,
+                                          GPtrArray       **timings,
+                                          GCancellable     *cancellable,
+                                          GError          **error);
+void        lb_pipeline_run_async        (LbPipeline          *self,
+                                          LbImage             *input,
+                                          GCancellable        *cancellable,
+                                          GAsyncReadyCallback  callback,
+                                          gpointer             user_data);
+LbImage    *lb_pipeline_run_finish       (LbPipeline       *self,
+                                          GAsyncResult     *result,
+                                          GPtrArray       **timings,
+                                          GError          **error);
+
+/**
+ * lb_pipeline_parse_step:
+ * @filter: (out) (transfer full)
+ * @params: (out) (transfer full)
+ *
+ * Resolves "ID[:NAME=VALUE,…]" against @registry and validates the parameters.
+ */
+gboolean    lb_pipeline_parse_step       (LbFilterRegistry *registry,
+                                          const char       *step,
+                                          LbFilter        **filter,
+                                          LbFilterParams  **params,
+                                          GError          **error);
+
+G_END_DECLS
