@@ -605,8 +605,10 @@ lb_declarative_parse (GBytes                 *bytes,
       d->info.release = conv_release;
       if (!lb_filter_info_validate (&d->info, error))
         goto out;
-      filter = _lb_filter_new (LB_FILTER_KIND_KERNEL, &d->info, NULL, origin, NULL, NULL,
-                               g_steal_pointer (&d), decl_free);
+      Decl *owned = g_steal_pointer (&d);
+
+      filter = _lb_filter_new (LB_FILTER_KIND_KERNEL, &owned->info, NULL, origin, NULL, NULL,
+                               owned, decl_free);
     }
   else
     {
@@ -614,10 +616,11 @@ lb_declarative_parse (GBytes                 *bytes,
         goto out;
       g_ptr_array_add (steps, NULL);
       /* A chain's formats are those of its steps, checked when it runs. */
-      d->info.formats = 0;
-      filter = _lb_filter_new (LB_FILTER_KIND_CHAIN, &d->info, NULL, origin, NULL,
-                               (const char *const *) steps->pdata, g_steal_pointer (&d),
-                               decl_free);
+      Decl *owned = g_steal_pointer (&d);
+
+      owned->info.formats = 0;
+      filter = _lb_filter_new (LB_FILTER_KIND_CHAIN, &owned->info, NULL, origin, NULL,
+                               (const char *const *) steps->pdata, owned, decl_free);
     }
 
 out:

@@ -48,6 +48,12 @@ G_BEGIN_DECLS
 /* Fields appended → bump MINOR (the host reads struct_size). */
 #define LB_FILTER_ABI_MINOR 0
 
+/* Marks descriptor strings for xgettext without pulling in libintl; the host translates them
+ * at run time with g_dgettext (LbPluginInfo.gettext_domain, string). */
+#ifndef N_
+#define N_(String) (String)
+#endif
+
 /* The symbol the host looks up with g_module_symbol(). */
 #define LB_FILTER_PLUGIN_QUERY_SYMBOL "lb_filter_plugin_query"
 

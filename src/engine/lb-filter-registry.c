@@ -28,6 +28,9 @@ typedef struct {
   dev_t dev;
   ino_t ino;
   gint64 mtime_ns;
+  gint64 ctime_ns;   /* changes with chmod too: permissions are part of the identity */
+  guint mode;
+  guint dir_mode;
   goffset size;
   GPtrArray *filters;  /* owned LbFilter refs that made it into the registry */
 } LoadedFile;
@@ -358,6 +361,21 @@ stat_file (const char *path,
   return g_stat (path, st) == 0 && S_ISREG (st->st_mode);
 }
 
+static guint
+dir_mode_of (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  GStatBuf st;
+
+  return g_stat (dir, &st) == 0 ? (guint) st.st_mode : 0;
+}
+
+static gint64
+ctime_ns (const GStatBuf *st)
+{
+  return (gint64) st->st_ctim.tv_sec * G_GINT64_CONSTANT (1000000000) + st->st_ctim.tv_nsec;
+}
+
 static gint64
 mtime_ns (const GStatBuf *st)
 {
@@ -379,6 +397,9 @@ load_file (LbFilterRegistry *self,
   f->dev = st->st_dev;
   f->ino = st->st_ino;
   f->mtime_ns = mtime_ns (st);
+  f->ctime_ns = ctime_ns (st);
+  f->mode = st->st_mode;
+  f->dir_mode = dir_mode_of (path);
   f->size = st->st_size;
   f->filters = g_ptr_array_new_with_free_func (g_object_unref);
   g_hash_table_replace (self->files, f->path, f);
@@ -496,7 +517,8 @@ lb_filter_registry_rescan (LbFilterRegistry *self)
 
       if (!g_hash_table_contains (present, f->path) || !stat_file (f->path, &st)
           || st.st_dev != f->dev || st.st_ino != f->ino || mtime_ns (&st) != f->mtime_ns
-          || st.st_size != f->size)
+          || ctime_ns (&st) != f->ctime_ns || st.st_mode != f->mode
+          || dir_mode_of (f->path) != f->dir_mode || st.st_size != f->size)
         {
           g_ptr_array_add (stale, f);
           plugins_changed |= f->is_plugin;

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-gauss-core"
+
+#include "lb-gauss-core.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "lb-enhance.h"
+#include "lb-error.h"
+#include "lb-kernel-private.h"
+#include "lb-xvgeom.h"
+
+gboolean
+lb_gauss_core_init (LbGaussCore        *core,
+                    const LbKernelBuf  *src,
+                    const LbKernelRect *region,
+                    double              sigma,
+                    const char         *what,
+                    GError            **error)
+{
+  memset (core, 0, sizeof *core);
+  if (!lb_kernel_check_and_clip (src, region, &core->r, error))
+    return FALSE;
+  if (!(sigma >= LB_GAUSSIAN_SIGMA_MIN && sigma <= LB_GAUSSIAN_SIGMA_MAX))
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                   "%s must be between %g and %g pixels (got %g)", what,
+                   LB_GAUSSIAN_SIGMA_MIN, LB_GAUSSIAN_SIGMA_MAX, sigma);
+      return FALSE;
+    }
+  core->radius = (int) ceil (3.0 * sigma);
+  core->w = g_new (double, 2 * core->radius + 1);
+  core->full = g_new (float, 2 * core->radius + 1);
+  for (int k = -core->radius; k <= core->radius; k++)
+    core->w[k + core->radius] = exp (-(double) k * k / (2.0 * sigma * sigma));
+  {
+    double sum = 0.0;
+
+    for (int k = 0; k < 2 * core->radius + 1; k++)
+      sum += core->w[k];
+    for (int k = 0; k < 2 * core->radius + 1; k++)
+      core->full[k] = (float) (core->w[k] / sum);
+  }
+  return TRUE;
+}
+
+void
+lb_gauss_core_clear (LbGaussCore *core)
+{
+  g_clear_pointer (&core->w, g_free);
+  g_clear_pointer (&core->full, g_free);
+}
+
+gsize
+lb_gauss_core_scratch_floats (const LbGaussCore *core,
+                              const LbKernelBuf *src)
+{
+  return (gsize) core->r.width * src->channels + 2 * (gsize) core->radius + 1;
+}
+
+/* Taps for offsets lo..hi (a window clipped by the region), renormalised in double; for the
+ * unclipped window this computes exactly core->full. */
+static const float *
+clipped_taps (const LbGaussCore *core,
+              int                lo,
+              int                hi,
+              float             *out)
+{
+  double sum = 0.0;
+
+  if (lo == -core->radius && hi == core->radius)
+    return core->full;
+  for (int k = lo; k <= hi; k++)
+    sum += core->w[k + core->radius];
+  for (int k = lo; k <= hi; k++)
+    out[k - lo] = (float) (core->w[k + core->radius] / sum);
+  return out;
+}
+
+static G_ALWAYS_INLINE inline void
+vertical_fast (const LbGaussCore *core,
+               const LbKernelBuf *src,
+               int                y,
+               float             *v,
+               float             *tapbuf,
+               int                depth)
+{
+  int r = core->radius;
+  int lo = MAX (-r, core->r.y - y), hi = MIN (r, core->r.y + core->r.height - 1 - y);
+  const float *t = clipped_taps (core, lo, hi, tapbuf);
+  gsize ns = (gsize) core->r.width * src->channels;
+  gsize off = (gsize) core->r.x * src->channels;
+
+  for (gsize i = 0; i < ns; i++)
+    v[i] = 0.0f;
+  for (int k = lo; k <= hi; k++)
+    {
+      float tk = t[k - lo];
+
+      if (depth == 16)
+        {
+          const guint16 *s = (const guint16 *) (const void *) lb_kbuf_row (src, y + k) + off;
+
+          for (gsize i = 0; i < ns; i++)
+            v[i] += tk * (float) s[i];
+        }
+      else
+        {
+          const guint8 *s = lb_kbuf_row (src, y + k) + off;
+
+          for (gsize i = 0; i < ns; i++)
+            v[i] += tk * (float) s[i];
+        }
+    }
+}
+
+void
+lb_gauss_core_row (const LbGaussCore *core,
+                   const LbKernelBuf *src,
+                   int                y,
+                   float             *out,
+                   float             *scratch)
+{
+  int r = core->radius, ch = src->channels, sw = core->r.width;
+  float *v = scratch;
+  float *tapbuf = scratch + (gsize) sw * ch;
+  int xi0, xi1;   /* interior pixels (unclipped window), region-relative */
+
+  if (src->depth == 16)
+    vertical_fast (core, src, y, v, tapbuf, 16);
+  else
+    vertical_fast (core, src, y, v, tapbuf, 8);
+
+  xi0 = MIN (r, sw);
+  xi1 = MAX (xi0, sw - r);
+  /* interior: a flat 1-D convolution with stride ch over the interleaved samples */
+  {
+    gsize i0 = (gsize) xi0 * ch, i1 = (gsize) xi1 * ch;
+
+    for (gsize i = i0; i < i1; i++)
+      out[i] = 0.0f;
+    for (int k = -r; k <= r; k++)
+      {
+        float tk = core->full[k + r];
+        const float *vk = v + (gssize) k * ch;
+
+        for (gsize i = i0; i < i1; i++)
+          out[i] += tk * vk[i];
+      }
+  }
+  /* edges: per-pixel clipped taps */
+  for (int x = 0; x < sw; x++)
+    {
+      int lo, hi;
+      const float *t;
+
+      if (x == xi0)
+        x = xi1;
+      if (x >= sw)
+        break;
+      lo = MAX (-r, -x);
+      hi = MIN (r, sw - 1 - x);
+      t = clipped_taps (core, lo, hi, tapbuf);
+      for (int c = 0; c < ch; c++)
+        {
+          float acc = 0.0f;
+
+          for (int k = lo; k <= hi; k++)
+            acc += t[k - lo] * v[(gsize) (x + k) * ch + c];
+          out[(gsize) x * ch + c] = acc;
+        }
+    }
+}
+
+void
+lb_gauss_core_row_reference (const LbGaussCore *core,
+                             const LbKernelBuf *src,
+                             int                y,
+                             float             *out,
+                             float             *scratch)
+{
+  int r = core->radius, ch = src->channels, sw = core->r.width;
+  float *v = scratch;
+  float *tapbuf = scratch + (gsize) sw * ch;
+  int lo = MAX (-r, core->r.y - y), hi = MIN (r, core->r.y + core->r.height - 1 - y);
+  const float *t = clipped_taps (core, lo, hi, tapbuf);
+  float tv[2 * r + 1];
+
+  /* copy: the horizontal taps reuse tapbuf */
+  for (int k = lo; k <= hi; k++)
+    tv[k - lo] = t[k - lo];
+  for (int x = 0; x < sw; x++)
+    for (int c = 0; c < ch; c++)
+      {
+        float acc = 0.0f;
+
+        for (int k = lo; k <= hi; k++)
+          acc += tv[k - lo] * (float) lb_kbuf_get (src, lb_kbuf_row (src, y + k),
+                                                   (gsize) (core->r.x + x) * ch + c);
+        v[(gsize) x * ch + c] = acc;
+      }
+  for (int x = 0; x < sw; x++)
+    {
+      int hlo = MAX (-r, -x), hhi = MIN (r, sw - 1 - x);
+      const float *th = clipped_taps (core, hlo, hhi, tapbuf);
+
+      for (int c = 0; c < ch; c++)
+        {
+          float acc = 0.0f;
+
+          for (int k = hlo; k <= hhi; k++)
+            acc += th[k - hlo] * v[(gsize) (x + k) * ch + c];
+          out[(gsize) x * ch + c] = acc;
+        }
+    }
+}

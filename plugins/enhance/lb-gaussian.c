@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-gaussian"
+
+#include "lb-enhance.h"
+
+#include "lb-gauss-core.h"
+#include "lb-kernel-private.h"
+
+struct _LbGaussian {
+  LbGaussCore core;
+};
+
+LbGaussian *
+lb_gaussian_prepare (const LbKernelBuf      *src,
+                     const LbKernelRect     *region,
+                     const LbGaussianParams *params,
+                     GError                **error)
+{
+  LbGaussian *st = g_new0 (LbGaussian, 1);
+
+  if (!lb_gauss_core_init (&st->core, src, region, params->sigma, "Gaussian sigma", error))
+    {
+      lb_gaussian_free (st);
+      return NULL;
+    }
+  return st;
+}
+
+void
+lb_gaussian_free (LbGaussian *st)
+{
+  if (st == NULL)
+    return;
+  lb_gauss_core_clear (&st->core);
+  g_free (st);
+}
+
+int
+lb_gaussian_get_radius (const LbGaussian *st)
+{
+  return st->core.radius;
+}
+
+typedef void (*RowFunc) (const LbGaussCore *, const LbKernelBuf *, int, float *, float *);
+
+static void
+run (const LbGaussian  *st,
+     const LbKernelBuf *src,
+     LbKernelBuf       *dst,
+     int                y0,
+     int                y1,
+     RowFunc            row_func)
+{
+  const LbKernelRect *r = &st->core.r;
+  int ch = src->channels, nc = lb_kbuf_color_channels (src), maxv = lb_kbuf_max_value (src);
+  gsize ns = (gsize) r->width * ch;
+  g_autofree float *out = NULL;
+  g_autofree float *scratch = NULL;
+
+  y0 = MAX (y0, r->y);
+  y1 = MIN (y1, r->y + r->height);
+  if (y0 >= y1 || r->width == 0)
+    return;
+  out = g_new (float, ns);
+  scratch = g_new (float, lb_gauss_core_scratch_floats (&st->core, src));
+  for (int y = y0; y < y1; y++)
+    {
+      guint8 *drow = lb_kbuf_row (dst, y);
+
+      row_func (&st->core, src, y, out, scratch);
+      for (int x = 0; x < r->width; x++)
+        for (int c = 0; c < nc; c++)
+          {
+            gsize i = (gsize) x * ch + c;
+            int v = (int) (out[i] + 0.5f);
+
+            lb_kbuf_set (dst, drow, (gsize) r->x * ch + i, CLAMP (v, 0, maxv));
+          }
+    }
+}
+
+void
+lb_gaussian_process (const LbGaussian  *st,
+                     const LbKernelBuf *src,
+                     LbKernelBuf       *dst,
+                     int                y0,
+                     int                y1)
+{
+  run (st, src, dst, y0, y1, lb_gauss_core_row);
+}
+
+void
+lb_gaussian_process_reference (const LbGaussian  *st,
+                               const LbKernelBuf *src,
+                               LbKernelBuf       *dst,
+                               int                y0,
+                               int                y1)
+{
+  run (st, src, dst, y0, y1, lb_gauss_core_row_reference);
+}

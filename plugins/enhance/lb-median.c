@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-median"
+
+#include "lb-enhance.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lb-error.h"
+#include "lb-kernel-private.h"
+#include "lb-xvgeom.h"
+
+struct _LbMedian {
+  LbKernelRect r;
+  int radius;
+};
+
+LbMedian *
+lb_median_prepare (const LbKernelBuf    *src,
+                   const LbKernelRect   *region,
+                   const LbMedianParams *params,
+                   GError              **error)
+{
+  g_autofree LbMedian *st = g_new0 (LbMedian, 1);
+
+  if (!lb_kernel_check_and_clip (src, region, &st->r, error))
+    return NULL;
+  if (params->radius < 0 || params->radius > LB_MEDIAN_RADIUS_MAX)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                   "Median radius must be between 0 and %d (got %d)", LB_MEDIAN_RADIUS_MAX,
+                   params->radius);
+      return NULL;
+    }
+  st->radius = params->radius;
+  return g_steal_pointer (&st);
+}
+
+void
+lb_median_free (LbMedian *st)
+{
+  g_free (st);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Reference: gather, sort, pick. */
+
+static int
+cmp_int (const void *a,
+         const void *b)
+{
+  int x = *(const int *) a, y = *(const int *) b;
+
+  return (x > y) - (x < y);
+}
+
+void
+lb_median_process_reference (const LbMedian    *st,
+                             const LbKernelBuf *src,
+                             LbKernelBuf       *dst,
+                             int                y0,
+                             int                y1)
+{
+  const LbKernelRect *r = &st->r;
+  int rad = st->radius, ch = src->channels, nc = lb_kbuf_color_channels (src);
+  g_autofree int *vals = NULL;
+
+  y0 = MAX (y0, r->y);
+  y1 = MIN (y1, r->y + r->height);
+  if (y0 >= y1 || r->width == 0 || rad == 0)
+    return;
+  vals = g_new (int, (gsize) (2 * rad + 1) * (2 * rad + 1));
+  for (int y = y0; y < y1; y++)
+    for (int x = r->x; x < r->x + r->width; x++)
+      for (int c = 0; c < nc; c++)
+        {
+          int wy0 = MAX (r->y, y - rad), wy1 = MIN (r->y + r->height - 1, y + rad);
+          int wx0 = MAX (r->x, x - rad), wx1 = MIN (r->x + r->width - 1, x + rad);
+          int n = 0, v;
+
+          for (int yy = wy0; yy <= wy1; yy++)
+            for (int xx = wx0; xx <= wx1; xx++)
+              vals[n++] = lb_kbuf_get (src, lb_kbuf_row (src, yy), (gsize) xx * ch + c);
+          qsort (vals, n, sizeof (int), cmp_int);
+          v = (n & 1) ? vals[n / 2] : (vals[n / 2 - 1] + vals[n / 2]) / 2;
+          lb_kbuf_set (dst, lb_kbuf_row (dst, y), (gsize) x * ch + c, v);
+        }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* 8 bits: Perreault & Hébert, "Median Filtering in Constant Time" (IEEE TIP 2007).
+ *
+ * Column histograms (256 fine + 16 coarse bins, u16: a column holds at most 2r+1 ≤ 2001
+ * samples) cover the window's rows. Along a row the window's coarse histogram is updated by
+ * adding the entering and subtracting the leaving column's coarse histogram. Its fine
+ * histogram is kept per coarse bucket and brought up to date only when the search needs that
+ * bucket ("lazy" update): incrementally if it was last updated recently, else rebuilt from
+ * the window's columns. */
+
+typedef struct {
+  guint16 *fine;      /* [col][256] */
+  guint16 *coarse;    /* [col][16] */
+  guint32 kc[16];     /* window coarse histogram */
+  guint32 kf[256];    /* window fine histogram, bucket b valid as of column last[b] */
+  int last[16];
+} Hist8;
+
+static inline void
+col_add8 (Hist8 *h,
+          int    col,
+          int    v,
+          int    d)
+{
+  h->fine[(gsize) col * 256 + v] += d;
+  h->coarse[(gsize) col * 16 + (v >> 4)] += d;
+}
+
+/* brings bucket b of the window fine histogram to window [wx0, wx1] of column position x */
+static inline void
+update_bucket8 (Hist8 *h,
+                int    b,
+                int    x,
+                int    rad,
+                int    cx0,
+                int    cx1)
+{
+  guint32 *kf = h->kf + b * 16;
+  int last = h->last[b];
+
+  if (last == x)
+    return;
+  if (last < 0 || x - last > 2 * rad + 1)
+    {
+      int wx0 = MAX (cx0, x - rad), wx1 = MIN (cx1, x + rad);
+
+      memset (kf, 0, 16 * sizeof (guint32));
+      for (int col = wx0; col <= wx1; col++)
+        {
+          const guint16 *cf = h->fine + (gsize) col * 256 + b * 16;
+
+          for (int i = 0; i < 16; i++)
+            kf[i] += cf[i];
+        }
+    }
+  else
+    for (int xx = last + 1; xx <= x; xx++)
+      {
+        int add = xx + rad, sub = xx - rad - 1;
+
+        if (add <= cx1)
+          {
+            const guint16 *cf = h->fine + (gsize) add * 256 + b * 16;
+
+            for (int i = 0; i < 16; i++)
+              kf[i] += cf[i];
+          }
+        if (sub >= cx0)
+          {
+            const guint16 *cf = h->fine + (gsize) sub * 256 + b * 16;
+
+            for (int i = 0; i < 16; i++)
+              kf[i] -= cf[i];
+          }
+      }
+  h->last[b] = x;
+}
+
+/* the k-th smallest (0-based) in the window */
+static inline int
+kth8 (Hist8   *h,
+      guint32  k,
+      int      x,
+      int      rad,
+      int      cx0,
+      int      cx1)
+{
+  guint32 cum = 0;
+  int b = 0;
+
+  while (cum + h->kc[b] <= k)
+    cum += h->kc[b++];
+  update_bucket8 (h, b, x, rad, cx0, cx1);
+  for (int i = 0;; i++)
+    {
+      cum += h->kf[b * 16 + i];
+      if (cum > k)
+        return b * 16 + i;
+    }
+}
+
+static void
+median8_channel (const LbMedian    *st,
+                 const LbKernelBuf *src,
+                 LbKernelBuf       *dst,
+                 int                y0,
+                 int                y1,
+                 int                c,
+                 Hist8             *h)
+{
+  const LbKernelRect *r = &st->r;
+  int rad = st->radius, ch = src->channels;
+  int cx0 = r->x, cx1 = r->x + r->width - 1, ry0 = r->y, ry1 = r->y + r->height - 1;
+  /* columns are indexed by image x − r->x */
+  guint16 *fine = h->fine, *coarse = h->coarse;
+
+  memset (fine, 0, (gsize) r->width * 256 * sizeof (guint16));
+  memset (coarse, 0, (gsize) r->width * 16 * sizeof (guint16));
+  h->fine = fine - (gsize) cx0 * 256;    /* so that col_add8 takes image x */
+  h->coarse = coarse - (gsize) cx0 * 16;
+  /* rows y0−r−1 … y0+r−1: the first output row then adds y0+r and drops y0−r−1 */
+  for (int y = MAX (ry0, y0 - rad - 1); y <= MIN (ry1, y0 + rad - 1); y++)
+    {
+      const guint8 *s = lb_kbuf_row (src, y);
+
+      for (int x = cx0; x <= cx1; x++)
+        col_add8 (h, x, s[(gsize) x * ch + c], 1);
+    }
+  for (int y = y0; y < y1; y++)
+    {
+      guint8 *d = lb_kbuf_row (dst, y);
+      int wy0 = MAX (ry0, y - rad), wy1 = MIN (ry1, y + rad);
+
+      /* slide the column histograms down: row y + rad enters, y − rad − 1 leaves */
+      if (y + rad <= ry1)
+        {
+          const guint8 *s = lb_kbuf_row (src, y + rad);
+
+          for (int x = cx0; x <= cx1; x++)
+            col_add8 (h, x, s[(gsize) x * ch + c], 1);
+        }
+      if (y - rad - 1 >= ry0)
+        {
+          const guint8 *s = lb_kbuf_row (src, y - rad - 1);
+
+          for (int x = cx0; x <= cx1; x++)
+            col_add8 (h, x, s[(gsize) x * ch + c], -1);
+        }
+
+      memset (h->kc, 0, sizeof h->kc);
+      for (int b = 0; b < 16; b++)
+        h->last[b] = -1 - 4 * rad - 4;   /* stale: rebuilt on first use */
+      for (int col = cx0; col <= MIN (cx1, cx0 + rad - 1); col++)
+        for (int b = 0; b < 16; b++)
+          h->kc[b] += h->coarse[(gsize) col * 16 + b];
+      for (int x = cx0; x <= cx1; x++)
+        {
+          int wx0 = MAX (cx0, x - rad), wx1 = MIN (cx1, x + rad);
+          guint32 n = (guint32) (wx1 - wx0 + 1) * (guint32) (wy1 - wy0 + 1);
+          int v;
+
+          if (x + rad <= cx1)
+            for (int b = 0; b < 16; b++)
+              h->kc[b] += h->coarse[(gsize) (x + rad) * 16 + b];
+          if (x - rad - 1 >= cx0)
+            for (int b = 0; b < 16; b++)
+              h->kc[b] -= h->coarse[(gsize) (x - rad - 1) * 16 + b];
+          if (n & 1)
+            v = kth8 (h, n / 2, x, rad, cx0, cx1);
+          else
+            v = (kth8 (h, n / 2 - 1, x, rad, cx0, cx1) + kth8 (h, n / 2, x, rad, cx0, cx1)) / 2;
+          d[(gsize) x * ch + c] = (guint8) v;
+        }
+    }
+  h->fine = fine;
+  h->coarse = coarse;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* 16 bits: Huang's sliding window on a two-level histogram (256 coarse bins by high byte,
+ * 65536 fine bins), O(r) updates per output sample plus a ≤ 512-step search. */
+
+typedef struct {
+  guint32 coarse[256];
+  guint32 fine[65536];
+} Hist16;
+
+static inline void
+h16_col (Hist16            *h,
+         const LbKernelBuf *src,
+         int                x,
+         int                wy0,
+         int                wy1,
+         int                c,
+         int                d)
+{
+  for (int y = wy0; y <= wy1; y++)
+    {
+      int v = ((const guint16 *) (const void *) lb_kbuf_row (src, y))[(gsize) x * src->channels + c];
+
+      h->fine[v] += d;
+      h->coarse[v >> 8] += d;
+    }
+}
+
+static inline int
+kth16 (const Hist16 *h,
+       guint32       k)
+{
+  guint32 cum = 0;
+  int b = 0;
+
+  while (cum + h->coarse[b] <= k)
+    cum += h->coarse[b++];
+  for (int i = b << 8;; i++)
+    {
+      cum += h->fine[i];
+      if (cum > k)
+        return i;
+    }
+}
+
+static void
+median16_channel (const LbMedian    *st,
+                  const LbKernelBuf *src,
+                  LbKernelBuf       *dst,
+                  int                y0,
+                  int                y1,
+                  int                c,
+                  Hist16            *h)
+{
+  const LbKernelRect *r = &st->r;
+  int rad = st->radius, ch = src->channels;
+  int cx0 = r->x, cx1 = r->x + r->width - 1, ry0 = r->y, ry1 = r->y + r->height - 1;
+
+  for (int y = y0; y < y1; y++)
+    {
+      guint16 *d = (guint16 *) (void *) lb_kbuf_row (dst, y);
+      int wy0 = MAX (ry0, y - rad), wy1 = MIN (ry1, y + rad);
+
+      for (int col = cx0; col <= MIN (cx1, cx0 + rad - 1); col++)
+        h16_col (h, src, col, wy0, wy1, c, 1);
+      for (int x = cx0; x <= cx1; x++)
+        {
+          int wx0 = MAX (cx0, x - rad), wx1 = MIN (cx1, x + rad);
+          guint32 n = (guint32) (wx1 - wx0 + 1) * (guint32) (wy1 - wy0 + 1);
+
+          if (x + rad <= cx1)
+            h16_col (h, src, x + rad, wy0, wy1, c, 1);
+          if (x - rad - 1 >= cx0)
+            h16_col (h, src, x - rad - 1, wy0, wy1, c, -1);
+          if (n & 1)
+            d[(gsize) x * ch + c] = (guint16) kth16 (h, n / 2);
+          else
+            d[(gsize) x * ch + c] = (guint16) ((kth16 (h, n / 2 - 1) + kth16 (h, n / 2)) / 2);
+        }
+      /* empty the histogram by removing what is left, cheaper than clearing 256 KiB */
+      for (int col = MAX (cx0, cx1 - rad); col <= cx1; col++)
+        h16_col (h, src, col, wy0, wy1, c, -1);
+    }
+}
+
+void
+lb_median_process (const LbMedian    *st,
+                   const LbKernelBuf *src,
+                   LbKernelBuf       *dst,
+                   int                y0,
+                   int                y1)
+{
+  const LbKernelRect *r = &st->r;
+  int nc = lb_kbuf_color_channels (src);
+
+  y0 = MAX (y0, r->y);
+  y1 = MIN (y1, r->y + r->height);
+  if (y0 >= y1 || r->width == 0 || st->radius == 0)
+    return;
+  if (src->depth == 16)
+    {
+      Hist16 *h = g_new0 (Hist16, 1);
+
+      for (int c = 0; c < nc; c++)
+        median16_channel (st, src, dst, y0, y1, c, h);
+      g_free (h);
+    }
+  else
+    {
+      Hist8 h;
+
+      h.fine = g_new (guint16, (gsize) r->width * 256);
+      h.coarse = g_new (guint16, (gsize) r->width * 16);
+      for (int c = 0; c < nc; c++)
+        median8_channel (st, src, dst, y0, y1, c, &h);
+      g_free (h.fine);
+      g_free (h.coarse);
+    }
+}

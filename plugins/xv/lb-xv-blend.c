@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-xv-blend"
+
+#include "lb-xv-blend.h"
+
+#include <math.h>
+
+gboolean
+lb_xv_blend_prepare (LbXvBlend          *self,
+                     const LbKernelBuf  *src,
+                     const LbKernelRect *selection,
+                     GError            **error)
+{
+  const LbXvRegion *R;
+  int ch, nc, sw, sh;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (!_lb_xv_region_init (&self->region, src, selection, "blend", error))
+    return FALSE;
+  R = &self->region;
+  ch = src->channels;
+  nc = lb_xv_colour_channels (ch);
+  sw = R->x1 - R->x0;
+  sh = R->y1 - R->y0;
+  self->active = sw >= 3 && sh >= 3;
+  self->centre[0] = self->centre[1] = self->centre[2] = 0;
+
+  for (int c = 0; c < nc; c++)
+    {
+      const int depth = src->depth;
+      double sum = 0.0;
+
+      /* Integers below 2^53 add exactly in double, so the order does not matter. */
+      for (int x = R->x0; x < R->x1; x++)
+        sum += (double) lb_xv_get (lb_xv_row (src, R->y0), (gsize) x * ch + c, depth)
+               + (double) lb_xv_get (lb_xv_row (src, R->y1 - 1), (gsize) x * ch + c, depth);
+      for (int y = R->y0; y < R->y1; y++)
+        sum += (double) lb_xv_get (lb_xv_row (src, y), (gsize) R->x0 * ch + c, depth)
+               + (double) lb_xv_get (lb_xv_row (src, y), (gsize) (R->x1 - 1) * ch + c, depth);
+      self->centre[c] = (int) (sum / (double) (2 * sw + 2 * sh));
+    }
+  return TRUE;
+}
+
+LB_XV_INLINE void
+blend_ref_rows (const LbXvBlend   *self,
+                const LbKernelBuf *src,
+                LbKernelBuf       *dst,
+                int                ya,
+                int                yb,
+                const int          depth)
+{
+  const LbXvRegion *R = &self->region;
+  const int ch = src->channels;
+  const int nc = lb_xv_colour_channels (ch);
+  const int sx = R->x0, sy = R->y0, sw = R->x1 - R->x0, sh = R->y1 - R->y0;
+  const int cx = sx + sw / 2, cy = sy + sh / 2;
+  const double dslope = (double) sh / (double) sw;
+  const int top = (int) lb_xv_max_value (depth);
+
+  for (int y = MAX (ya, sy + 1); y < MIN (yb, sy + sh - 1); y++)
+    {
+      guint8 *out = lb_xv_row_mut (dst, y);
+
+      for (int x = sx + 1; x < sx + sw - 1; x++)
+        {
+          const int dx = x - cx, dy = y - cy;
+          int ex, ey;
+          double d, d1, ratio;
+
+          if (dx == 0 && dy == 0)
+            {
+              for (int c = 0; c < nc; c++)
+                lb_xv_put (out, (gsize) x * ch + c, (guint) self->centre[c], depth);
+              continue;
+            }
+          if (dx == 0)
+            {
+              ex = cx;
+              ey = dy < 0 ? sy : sy + sh - 1;
+            }
+          else if (dy == 0)
+            {
+              ex = dx < 0 ? sx : sx + sw - 1;
+              ey = cy;
+            }
+          else if (fabs ((double) dy / (double) dx) > fabs (dslope))
+            {
+              ey = dy < 0 ? sy : sy + sh - 1;
+              ex = cx + ((ey - cy) * dx) / dy;
+            }
+          else
+            {
+              ex = dx < 0 ? sx : sx + sw - 1;
+              ey = cy + ((ex - cx) * dy) / dx;
+            }
+          ex = CLAMP (ex, sx, sx + sw - 1);
+          ey = CLAMP (ey, sy, sy + sh - 1);
+
+          d = sqrt ((double) (dx * dx + dy * dy));
+          d1 = sqrt ((double) ((ex - cx) * (ex - cx) + (ey - cy) * (ey - cy)));
+          ratio = pow (d / d1, 2.0);
+
+          for (int c = 0; c < nc; c++)
+            {
+              const int e = (int) lb_xv_get (lb_xv_row (src, ey), (gsize) ex * ch + c, depth);
+              const int v = self->centre[c] + (int) ((e - self->centre[c]) * ratio);
+              lb_xv_put (out, (gsize) x * ch + c, (guint) CLAMP (v, 0, top), depth);
+            }
+        }
+    }
+}
+
+void
+lb_xv_blend_process_ref (const LbXvBlend   *self,
+                         const LbKernelBuf *src,
+                         LbKernelBuf       *dst,
+                         int                y0,
+                         int                y1)
+{
+  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
+
+  if (!self->active)
+    return;
+  if (src->depth == 8)
+    blend_ref_rows (self, src, dst, y0, y1, 8);
+  else
+    blend_ref_rows (self, src, dst, y0, y1, 16);
+}
+
+LB_XV_INLINE void
+blend_fast_rows (const LbXvBlend   *self,
+                 const LbKernelBuf *src,
+                 LbKernelBuf       *dst,
+                 int                ya,
+                 int                yb,
+                 const int          depth)
+{
+  const LbXvRegion *R = &self->region;
+  const int ch = src->channels;
+  const int nc = lb_xv_colour_channels (ch);
+  const int sx = R->x0, sy = R->y0, sw = R->x1 - R->x0, sh = R->y1 - R->y0;
+  const int cx = sx + sw / 2, cy = sy + sh / 2;
+  const double dslope = fabs ((double) sh / (double) sw);
+  const int top = (int) lb_xv_max_value (depth);
+  const int n = sw - 2;
+  g_autofree int *exs = g_new (int, n);
+  g_autofree int *eys = g_new (int, n);
+  g_autofree double *ratios = g_new (double, n);
+
+  for (int y = MAX (ya, sy + 1); y < MIN (yb, sy + sh - 1); y++)
+    {
+      const int dy = y - cy;
+      const double ddy = dy;
+      /* The border row the ray meets when it is steep, and its offset from the centre. */
+      const int ey_steep = dy < 0 ? sy : sy + sh - 1;
+      guint8 *out = lb_xv_row_mut (dst, y);
+
+      /* Pass 1, branch-free: border point and ratio for every interior column. */
+      for (int j = 0; j < n; j++)
+        {
+          const int dx = sx + 1 + j - cx;
+          const double ddx = dx;
+          const int ex_flat = dx < 0 ? sx : sx + sw - 1;
+          /* dx == 0 counts as steep, dy == 0 as flat, exactly as the reference decides. */
+          const int steep = dx == 0 || (dy != 0 && fabs (ddy / ddx) > dslope);
+          /* Truncated quotients from doubles: exact, see the header. */
+          const double qs = dy != 0 ? trunc ((double) (ey_steep - cy) * ddx / ddy) : 0.0;
+          const double qf = dx != 0 ? trunc ((double) (ex_flat - cx) * ddy / ddx) : 0.0;
+          int ex = steep ? cx + (int) qs : ex_flat;
+          int ey = steep ? ey_steep : cy + (int) qf;
+          double d, d1, q;
+
+          ex = ex < sx ? sx : (ex > sx + sw - 1 ? sx + sw - 1 : ex);
+          ey = ey < sy ? sy : (ey > sy + sh - 1 ? sy + sh - 1 : ey);
+          d = sqrt (ddx * ddx + ddy * ddy);
+          d1 = sqrt ((double) ((ex - cx) * (ex - cx) + (ey - cy) * (ey - cy)));
+          q = d / d1;
+          exs[j] = ex;
+          eys[j] = ey;
+          ratios[j] = q * q;
+        }
+
+      /* Pass 2: the samples. */
+      for (int j = 0; j < n; j++)
+        {
+          const int x = sx + 1 + j;
+          const guint8 *erow = lb_xv_row (src, eys[j]);
+
+          if (x == cx && y == cy)
+            {
+              for (int c = 0; c < nc; c++)
+                lb_xv_put (out, (gsize) x * ch + c, (guint) self->centre[c], depth);
+              continue;
+            }
+          for (int c = 0; c < nc; c++)
+            {
+              const int e = (int) lb_xv_get (erow, (gsize) exs[j] * ch + c, depth);
+              const int v = self->centre[c] + (int) ((e - self->centre[c]) * ratios[j]);
+              lb_xv_put (out, (gsize) x * ch + c, (guint) CLAMP (v, 0, top), depth);
+            }
+        }
+    }
+}
+
+void
+lb_xv_blend_process (const LbXvBlend   *self,
+                     const LbKernelBuf *src,
+                     LbKernelBuf       *dst,
+                     int                y0,
+                     int                y1)
+{
+  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
+
+  if (!self->active)
+    return;
+  if (src->depth == 8)
+    blend_fast_rows (self, src, dst, y0, y1, 8);
+  else
+    blend_fast_rows (self, src, dst, y0, y1, 16);
+}

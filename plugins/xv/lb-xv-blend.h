@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/* xv "Blend" (spec §6): a radial fill from the mean border colour at the centre of the region
+ * to the border colours, with quadratic falloff. Kernel contract: see lb-xv-common.h. */
+
+#include "lb-xv-common.h"
+
+G_BEGIN_DECLS
+
+/**
+ * LbXvBlend:
+ * @region: the selection clipped to the image (the whole image is allowed)
+ * @centre: per colour channel, (int)(Σ over the region's perimeter / (2·sw + 2·sh)): the top
+ *   and bottom rows for every x, the left and right columns for every y (corners twice)
+ * @active: %FALSE when the region is narrower or shorter than 3 pixels (then nothing changes)
+ *
+ * For each interior pixel the border point E on the ray from the centre (cx, cy) = (sx + sw/2,
+ * sy + sh/2) is found in integers as the spec describes; ratio = (d / d1)² with d, d1 the
+ * double distances to the pixel and to E; out = clamp(C + (int)((S(E) − C)·ratio), 0, M),
+ * M = 255 or 65535. 16 bits: the same maths (the products stay far below 2^31).
+ */
+typedef struct {
+  LbXvRegion region;
+  int centre[3];
+  gboolean active;
+} LbXvBlend;
+
+/* Computes the centre colour from the perimeter of the region of @src. */
+gboolean lb_xv_blend_prepare     (LbXvBlend          *self,
+                                  const LbKernelBuf  *src,
+                                  const LbKernelRect *selection,
+                                  GError            **error);
+/* Plain reference, pow(·, 2.0) as xv. */
+void     lb_xv_blend_process_ref (const LbXvBlend    *self,
+                                  const LbKernelBuf  *src,
+                                  LbKernelBuf        *dst,
+                                  int                 y0,
+                                  int                 y1);
+/* Border point and ratio once per pixel for all channels, branch-free row loop in doubles
+ * (an integer quotient below 2^50 truncates exactly from its double quotient), squaring by
+ * multiplication. Tested against the reference (may differ by at most 1 per sample). */
+void     lb_xv_blend_process     (const LbXvBlend    *self,
+                                  const LbKernelBuf  *src,
+                                  LbKernelBuf        *dst,
+                                  int                 y0,
+                                  int                 y1);
+
+G_END_DECLS

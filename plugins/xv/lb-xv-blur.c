@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-xv-blur"
+
+#include "lb-xv-blur.h"
+
+#include "lb-error.h"
+
+gboolean
+lb_xv_blur_prepare (LbXvBlur           *self,
+                    const LbKernelBuf  *src,
+                    const LbKernelRect *selection,
+                    int                 size,
+                    GError            **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (size < 1 || size % 2 == 0 || size > 65535)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                   "blur: the mask size must be odd and between 1 and 65535, not %d", size);
+      return FALSE;
+    }
+  if (!_lb_xv_region_init (&self->region, src, selection, "blur", error))
+    return FALSE;
+  self->size = size;
+  return TRUE;
+}
+
+LB_XV_INLINE void
+blur_ref_rows (const LbXvBlur    *self,
+               const LbKernelBuf *src,
+               LbKernelBuf       *dst,
+               int                ya,
+               int                yb,
+               const int          depth)
+{
+  const LbXvRegion *R = &self->region;
+  const int r = self->size / 2;
+  const int ch = src->channels;
+  const int nc = lb_xv_colour_channels (ch);
+
+  for (int y = ya; y < yb; y++)
+    {
+      const int wy0 = MAX (R->y0, y - r), wy1 = MIN (R->y1 - 1, y + r);
+      guint8 *out = lb_xv_row_mut (dst, y);
+
+      for (int x = R->x0; x < R->x1; x++)
+        {
+          const int wx0 = MAX (R->x0, x - r), wx1 = MIN (R->x1 - 1, x + r);
+          const guint64 count = (guint64) (wx1 - wx0 + 1) * (guint64) (wy1 - wy0 + 1);
+
+          for (int c = 0; c < nc; c++)
+            {
+              guint64 sum = 0;
+
+              for (int yy = wy0; yy <= wy1; yy++)
+                {
+                  const guint8 *row = lb_xv_row (src, yy);
+
+                  for (int xx = wx0; xx <= wx1; xx++)
+                    sum += lb_xv_get (row, (gsize) xx * ch + c, depth);
+                }
+              lb_xv_put (out, (gsize) x * ch + c, (guint) (sum / count), depth);
+            }
+        }
+    }
+}
+
+void
+lb_xv_blur_process_ref (const LbXvBlur    *self,
+                        const LbKernelBuf *src,
+                        LbKernelBuf       *dst,
+                        int                y0,
+                        int                y1)
+{
+  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
+
+  y0 = MAX (y0, self->region.y0);
+  y1 = MIN (y1, self->region.y1);
+  if (y0 >= y1 || self->size == 1)
+    return;
+  if (src->depth == 8)
+    blur_ref_rows (self, src, dst, y0, y1, 8);
+  else
+    blur_ref_rows (self, src, dst, y0, y1, 16);
+}
+
+/* col[i] += (or -=) sample i of the region part of a source row; alpha is summed too (the
+ * loop stays contiguous and vectorises) and simply never used. */
+LB_XV_INLINE void
+col_update (guint32 *restrict col, const guint8 *restrict row, int n, gboolean add,
+            const int depth)
+{
+  if (add)
+    for (int i = 0; i < n; i++)
+      col[i] += lb_xv_get (row, i, depth);
+  else
+    for (int i = 0; i < n; i++)
+      col[i] -= lb_xv_get (row, i, depth);
+}
+
+LB_XV_INLINE void
+blur_fast_rows (const LbXvBlur    *self,
+                const LbKernelBuf *src,
+                LbKernelBuf       *dst,
+                int                ya,
+                int                yb,
+                const int          depth)
+{
+  const LbXvRegion *R = &self->region;
+  const int r = self->size / 2;
+  const int ch = src->channels;
+  const int nc = lb_xv_colour_channels (ch);
+  const int rw = R->x1 - R->x0;
+  const int rh = R->y1 - R->y0;
+  const int n = rw * ch;
+  const gsize xoff = (gsize) R->x0 * ch * (depth / 8);
+  const double nmax = (double) MIN (self->size, rw) * (double) MIN (self->size, rh);
+  /* float has a 24-bit mantissa: (s + 0.5) · (1/N) stays within 0.5/N of the exact quotient
+   * (so truncation gives floor(s/N)) while s + 0.5 < 2^21; double covers 16 bits. */
+  const gboolean use_float = depth == 8 && 255.0 * nmax < 2097152.0;
+  g_autofree guint32 *col = NULL;
+  g_autofree guint32 *pre = NULL;
+
+  col = g_new0 (guint32, n);
+  /* pre[i + ch] = pre[i] + col[i]: a window sum is a difference of two prefix sums. The
+   * prefix may wrap modulo 2^32; the difference (a real window sum < 2^32) is still exact. */
+  pre = g_new0 (guint32, n + ch);
+
+  for (int yy = MAX (R->y0, ya - r); yy <= MIN (R->y1 - 1, ya + r); yy++)
+    col_update (col, lb_xv_row (src, yy) + xoff, n, TRUE, depth);
+
+  for (int y = ya; y < yb; y++)
+    {
+      const int wy0 = MAX (R->y0, y - r), wy1 = MIN (R->y1 - 1, y + r);
+      const guint32 ny = (guint32) (wy1 - wy0 + 1);
+      guint8 *out = lb_xv_row_mut (dst, y) + xoff;
+      int jlo, jhi;
+
+      if (y > ya)
+        {
+          if (y + r <= R->y1 - 1)
+            col_update (col, lb_xv_row (src, y + r) + xoff, n, TRUE, depth);
+          if (y - r - 1 >= R->y0)
+            col_update (col, lb_xv_row (src, y - r - 1) + xoff, n, FALSE, depth);
+        }
+
+      for (int i = 0; i < n; i++)
+        pre[i + ch] = pre[i] + col[i];
+
+      /* Columns whose window is not clipped horizontally: [jlo, jhi). */
+      jlo = MIN (r, rw);
+      jhi = MAX (jlo, rw - r);
+      if (jhi > jlo)
+        {
+          const guint32 count = (guint32) self->size * ny;
+          const int a = (r + 1) * ch, b = r * ch;
+          const int i0 = jlo * ch, i1 = jhi * ch;
+
+          if (nc == ch && use_float)
+            {
+              const float inv = 1.0f / (float) count;
+
+              for (int i = i0; i < i1; i++)
+                {
+                  const guint32 s = pre[i + a] - pre[i - b];
+                  lb_xv_put (out, i, (guint) (((float) s + 0.5f) * inv), depth);
+                }
+            }
+          else if (nc == ch)
+            {
+              const double inv = 1.0 / (double) count;
+
+              for (int i = i0; i < i1; i++)
+                {
+                  const guint32 s = pre[i + a] - pre[i - b];
+                  lb_xv_put (out, i, (guint) (((double) s + 0.5) * inv), depth);
+                }
+            }
+          else
+            {
+              const double inv = 1.0 / (double) count;
+
+              for (int j = jlo; j < jhi; j++)
+                for (int c = 0; c < nc; c++)
+                  {
+                    const int i = j * ch + c;
+                    const guint32 s = pre[i + a] - pre[i - b];
+                    lb_xv_put (out, i, (guint) (((double) s + 0.5) * inv), depth);
+                  }
+            }
+        }
+
+      /* Clipped columns at the left and right: exact integer division. */
+      for (int j = 0; j < rw; j++)
+        {
+          int lo, hi;
+
+          if (j == jlo && jhi > jlo)
+            j = jhi;
+          if (j >= rw)
+            break;
+          lo = MAX (0, j - r);
+          hi = MIN (rw - 1, j + r);
+          for (int c = 0; c < nc; c++)
+            {
+              const guint32 s = pre[(hi + 1) * ch + c] - pre[lo * ch + c];
+              lb_xv_put (out, (gsize) j * ch + c, s / ((guint32) (hi - lo + 1) * ny), depth);
+            }
+        }
+    }
+}
+
+void
+lb_xv_blur_process (const LbXvBlur    *self,
+                    const LbKernelBuf *src,
+                    LbKernelBuf       *dst,
+                    int                y0,
+                    int                y1)
+{
+  const LbXvRegion *R;
+  double nmax;
+
+  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
+
+  R = &self->region;
+  y0 = MAX (y0, R->y0);
+  y1 = MIN (y1, R->y1);
+  if (y0 >= y1 || self->size == 1)
+    return;
+
+  /* Window sums must fit the 32-bit running sums; windows above 65537 pixels at 16 bits
+   * (n > 256 on a region that large) take the reference path. */
+  nmax = (double) MIN (self->size, R->x1 - R->x0) * (double) MIN (self->size, R->y1 - R->y0);
+  if ((double) lb_xv_max_value (src->depth) * nmax >= 4294967295.0)
+    {
+      lb_xv_blur_process_ref (self, src, dst, y0, y1);
+      return;
+    }
+  if (src->depth == 8)
+    blur_fast_rows (self, src, dst, y0, y1, 8);
+  else
+    blur_fast_rows (self, src, dst, y0, y1, 16);
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/* xv "Blur": an n×n box mean (spec §1). Kernel contract: see lb-xv-common.h. */
+
+#include "lb-xv-common.h"
+
+G_BEGIN_DECLS
+
+/**
+ * LbXvBlur:
+ * @region: the selection clipped to the image
+ * @size: n, odd, 1 ≤ n ≤ 65535; n = 1 is the identity
+ *
+ * For every pixel of the region and every colour channel: the mean of the n×n window
+ * centred on it, clipped to the region (no padding: the count N shrinks at the borders),
+ * floor(Σ / N) in exact integer arithmetic. 16 bits: the same formula on 16-bit samples
+ * (sums are exact, so no rounding differs from 8 bits).
+ */
+typedef struct {
+  LbXvRegion region;
+  int size;
+} LbXvBlur;
+
+gboolean lb_xv_blur_prepare     (LbXvBlur           *self,
+                                 const LbKernelBuf  *src,
+                                 const LbKernelRect *selection,
+                                 int                 size,
+                                 GError            **error);
+/* Plain reference: the spec's loops, O(n²) per sample. */
+void     lb_xv_blur_process_ref (const LbXvBlur     *self,
+                                 const LbKernelBuf  *src,
+                                 LbKernelBuf        *dst,
+                                 int                 y0,
+                                 int                 y1);
+/* Running sums (column sums updated row by row, a row prefix sum for the window), so the cost
+ * does not depend on n; identical output. Allocates a few rows of scratch per call. */
+void     lb_xv_blur_process     (const LbXvBlur     *self,
+                                 const LbKernelBuf  *src,
+                                 LbKernelBuf        *dst,
+                                 int                 y0,
+                                 int                 y1);
+
+G_END_DECLS

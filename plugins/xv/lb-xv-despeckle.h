@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/* xv "DeSpeckle" (spec §11): a per-channel median. Kernel contract: see lb-xv-common.h. */
+
+#include "lb-xv-common.h"
+
+G_BEGIN_DECLS
+
+/**
+ * LbXvDespeckle:
+ * @region: the selection clipped to the image
+ * @size: n, odd, 1 ≤ n ≤ 65535; n = 1 is the identity
+ *
+ * For every pixel of the region and every colour channel independently (not a vector median):
+ * the median of the n×n window clipped to the region. With an odd count N the middle value;
+ * with an even count (clipped windows only) (v[N/2 − 1] + v[N/2]) / 2, truncated. 16 bits:
+ * the same on 16-bit samples.
+ */
+typedef struct {
+  LbXvRegion region;
+  int size;
+} LbXvDespeckle;
+
+gboolean lb_xv_despeckle_prepare     (LbXvDespeckle      *self,
+                                      const LbKernelBuf  *src,
+                                      const LbKernelRect *selection,
+                                      int                 size,
+                                      GError            **error);
+/* Plain reference: gather and sort every window. */
+void     lb_xv_despeckle_process_ref (const LbXvDespeckle *self,
+                                      const LbKernelBuf   *src,
+                                      LbKernelBuf         *dst,
+                                      int                  y0,
+                                      int                  y1);
+/* 8 bits: Perreault & Hébert's constant-time median. Per column a histogram (16 coarse and
+ * 256 fine bins) of the window rows, updated by one sample in and one out per row; the
+ * window's coarse histogram slides by one column histogram in and one out per pixel; the
+ * fine bins of a coarse bin are brought up to date only when the median falls into it. The
+ * cost per pixel does not depend on n.
+ * 16 bits: a sliding window histogram (Huang) on four levels of 16 bins (12, 8, 4 and 0 bits
+ * of shift), so selecting the k-th value takes at most 64 steps; each pixel moves one window
+ * column out and one in (2·n updates, linear in n rather than quadratic).
+ * Identical output. */
+void     lb_xv_despeckle_process     (const LbXvDespeckle *self,
+                                      const LbKernelBuf   *src,
+                                      LbKernelBuf         *dst,
+                                      int                  y0,
+                                      int                  y1);
+
+G_END_DECLS

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-xv-edge"
+
+#include "lb-xv-edge.h"
+
+gboolean
+lb_xv_edge_prepare (LbXvEdge           *self,
+                    const LbKernelBuf  *src,
+                    const LbKernelRect *selection,
+                    gboolean            correct_ring,
+                    GError            **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  self->correct_ring = correct_ring ? TRUE : FALSE;
+  return _lb_xv_region_init (&self->region, src, selection, "edge", error);
+}
+
+/* e for channel @c of pixel (x, y), neighbours clamped to the region (which changes nothing
+ * for interior pixels). */
+LB_XV_INLINE guint
+edge_at (const LbKernelBuf *src, const LbXvRegion *R, int x, int y, int c, const int depth)
+{
+  const int ch = src->channels;
+  const int xl = MAX (x - 1, R->x0), xr = MIN (x + 1, R->x1 - 1);
+  const int yt = MAX (y - 1, R->y0), yb = MIN (y + 1, R->y1 - 1);
+  const guint8 *rows[3] = { lb_xv_row (src, yt), lb_xv_row (src, y), lb_xv_row (src, yb) };
+  const int xs[3] = { xl, x, xr };
+  int hg = 0, vg = 0;
+
+  for (int k = 0; k < 3; k++)
+    {
+      hg += (int) lb_xv_get (rows[k], (gsize) xr * ch + c, depth)
+            - (int) lb_xv_get (rows[k], (gsize) xl * ch + c, depth);
+      vg += (int) lb_xv_get (rows[2], (gsize) xs[k] * ch + c, depth)
+            - (int) lb_xv_get (rows[0], (gsize) xs[k] * ch + c, depth);
+    }
+  return (guint) (MAX (ABS (hg), ABS (vg)) / 3);
+}
+
+LB_XV_INLINE void
+edge_ref_rows (const LbXvEdge    *self,
+               const LbKernelBuf *src,
+               LbKernelBuf       *dst,
+               int                ya,
+               int                yb,
+               const int          depth)
+{
+  const LbXvRegion *R = &self->region;
+  const int ch = src->channels;
+  const int nc = lb_xv_colour_channels (ch);
+
+  for (int y = ya; y < yb; y++)
+    {
+      const guint8 *in = lb_xv_row (src, y);
+      guint8 *out = lb_xv_row_mut (dst, y);
+
+      for (int x = R->x0; x < R->x1; x++)
+        {
+          const gboolean ring = x == R->x0 || x == R->x1 - 1 || y == R->y0 || y == R->y1 - 1;
+
+          for (int c = 0; c < nc; c++)
+            {
+              const gsize i = (gsize) x * ch + c;
+
+              if (ring && !self->correct_ring)
+                lb_xv_put (out, i, lb_xv_get (in, i, depth), depth);
+              else
+                lb_xv_put (out, i, edge_at (src, R, x, y, c, depth), depth);
+            }
+        }
+    }
+}
+
+void
+lb_xv_edge_process_ref (const LbXvEdge    *self,
+                        const LbKernelBuf *src,
+                        LbKernelBuf       *dst,
+                        int                y0,
+                        int                y1)
+{
+  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
+
+  y0 = MAX (y0, self->region.y0);
+  y1 = MIN (y1, self->region.y1);
+  if (y0 >= y1)
+    return;
+  if (src->depth == 8)
+    edge_ref_rows (self, src, dst, y0, y1, 8);
+  else
+    edge_ref_rows (self, src, dst, y0, y1, 16);
+}
+
+LB_XV_INLINE void
+edge_fast_rows (const LbXvEdge    *self,
+                const LbKernelBuf *src,
+                LbKernelBuf       *dst,
+                int                ya,
+                int                yb,
+                const int          depth)
+{
+  const LbXvRegion *R = &self->region;
+  const int ch = src->channels;
+  const int nc = lb_xv_colour_channels (ch);
+  const int rw = R->x1 - R->x0;
+  const int n = rw * ch;
+  const gsize xoff = (gsize) R->x0 * ch * (depth / 8);
+  g_autofree gint32 *cs = g_new (gint32, n);
+  g_autofree gint32 *vd = g_new (gint32, n);
+  g_autofree guint32 *e = g_new (guint32, n);
+
+  for (int y = ya; y < yb; y++)
+    {
+      const gboolean ring_row = y == R->y0 || y == R->y1 - 1;
+      const guint8 *in = lb_xv_row (src, y) + xoff;
+      guint8 *out = lb_xv_row_mut (dst, y) + xoff;
+
+      if (!self->correct_ring && (ring_row || rw < 3))
+        {
+          for (int j = 0; j < rw; j++)
+            for (int c = 0; c < nc; c++)
+              lb_xv_put (out, (gsize) j * ch + c, lb_xv_get (in, (gsize) j * ch + c, depth), depth);
+          continue;
+        }
+
+      {
+        /* Rows clamped to the region: only the corrected mode reaches the ring rows. */
+        const guint8 *restrict up = lb_xv_row (src, MAX (y - 1, R->y0)) + xoff;
+        const guint8 *restrict down = lb_xv_row (src, MIN (y + 1, R->y1 - 1)) + xoff;
+
+        for (int i = 0; i < n; i++)
+          {
+            const int u = (int) lb_xv_get (up, i, depth), d = (int) lb_xv_get (down, i, depth);
+            cs[i] = u + (int) lb_xv_get (in, i, depth) + d;
+            vd[i] = d - u;
+          }
+        for (int i = ch; i < n - ch; i++)
+          {
+            const int hg = cs[i + ch] - cs[i - ch];
+            const int vg = vd[i - ch] + vd[i] + vd[i + ch];
+            const int ahg = hg < 0 ? -hg : hg, avg = vg < 0 ? -vg : vg;
+            e[i] = (guint32) (ahg > avg ? ahg : avg) / 3u;
+          }
+      }
+
+      if (nc == ch)
+        for (int i = ch; i < n - ch; i++)
+          lb_xv_put (out, i, e[i], depth);
+      else
+        for (int j = 1; j < rw - 1; j++)
+          for (int c = 0; c < nc; c++)
+            lb_xv_put (out, (gsize) j * ch + c, e[j * ch + c], depth);
+
+      /* The first and last column: the source (xv) or the clamped window (corrected). */
+      for (int k = 0; k < (rw > 1 ? 2 : 1); k++)
+        {
+          const int j = k == 0 ? 0 : rw - 1;
+
+          for (int c = 0; c < nc; c++)
+            {
+              const gsize i = (gsize) j * ch + c;
+
+              if (self->correct_ring)
+                lb_xv_put (out, i, edge_at (src, R, R->x0 + j, y, c, depth), depth);
+              else
+                lb_xv_put (out, i, lb_xv_get (in, i, depth), depth);
+            }
+        }
+    }
+}
+
+void
+lb_xv_edge_process (const LbXvEdge    *self,
+                    const LbKernelBuf *src,
+                    LbKernelBuf       *dst,
+                    int                y0,
+                    int                y1)
+{
+  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
+
+  y0 = MAX (y0, self->region.y0);
+  y1 = MIN (y1, self->region.y1);
+  if (y0 >= y1)
+    return;
+  if (src->depth == 8)
+    edge_fast_rows (self, src, dst, y0, y1, 8);
+  else
+    edge_fast_rows (self, src, dst, y0, y1, 16);
+}
+
+LB_XV_INLINE guint
+edge_reduce_rows (const LbXvEdge *self, const LbKernelBuf *dst, int ya, int yb, const int depth)
+{
+  const LbXvRegion *R = &self->region;
+  const int ch = dst->channels;
+  const int nc = lb_xv_colour_channels (ch);
+  guint maxv = 0;
+
+  for (int y = ya; y < yb; y++)
+    {
+      const guint8 *row = lb_xv_row (dst, y);
+
+      for (int x = R->x0; x < R->x1; x++)
+        {
+          const gsize i = (gsize) x * ch;
+          const guint m = nc == 3 ? lb_xv_mono (lb_xv_get (row, i, depth),
+                                                lb_xv_get (row, i + 1, depth),
+                                                lb_xv_get (row, i + 2, depth))
+                                  : lb_xv_get (row, i, depth);
+          maxv = MAX (maxv, m);
+        }
+    }
+  return maxv;
+}
+
+guint
+lb_xv_edge_reduce (const LbXvEdge    *self,
+                   const LbKernelBuf *dst,
+                   int                y0,
+                   int                y1)
+{
+  g_return_val_if_fail (self != NULL && dst != NULL, 0);
+
+  y0 = MAX (y0, self->region.y0);
+  y1 = MIN (y1, self->region.y1);
+  if (y0 >= y1)
+    return 0;
+  return dst->depth == 8 ? edge_reduce_rows (self, dst, y0, y1, 8)
+                         : edge_reduce_rows (self, dst, y0, y1, 16);
+}
+
+LB_XV_INLINE void
+edge_finish_ref_rows (const LbXvEdge *self, LbKernelBuf *dst, guint maxv, int ya, int yb,
+                      const int depth)
+{
+  const LbXvRegion *R = &self->region;
+  const int ch = dst->channels;
+  const int nc = lb_xv_colour_channels (ch);
+  const guint64 top = lb_xv_max_value (depth);
+
+  for (int y = ya; y < yb; y++)
+    {
+      guint8 *row = lb_xv_row_mut (dst, y);
+
+      for (int x = R->x0; x < R->x1; x++)
+        for (int c = 0; c < nc; c++)
+          {
+            const gsize i = (gsize) x * ch + c;
+            const guint64 v = (guint64) lb_xv_get (row, i, depth) * top / maxv;
+            lb_xv_put (row, i, (guint) MIN (v, top), depth);
+          }
+    }
+}
+
+void
+lb_xv_edge_finish_ref (const LbXvEdge *self,
+                       LbKernelBuf    *dst,
+                       guint           maxv,
+                       int             y0,
+                       int             y1)
+{
+  g_return_if_fail (self != NULL && dst != NULL);
+
+  y0 = MAX (y0, self->region.y0);
+  y1 = MIN (y1, self->region.y1);
+  if (y0 >= y1 || maxv == 0)
+    return;
+  if (dst->depth == 8)
+    edge_finish_ref_rows (self, dst, maxv, y0, y1, 8);
+  else
+    edge_finish_ref_rows (self, dst, maxv, y0, y1, 16);
+}
+
+void
+lb_xv_edge_finish (const LbXvEdge *self,
+                   LbKernelBuf    *dst,
+                   guint           maxv,
+                   int             y0,
+                   int             y1)
+{
+  const LbXvRegion *R;
+  int ch, nc;
+
+  g_return_if_fail (self != NULL && dst != NULL);
+
+  R = &self->region;
+  y0 = MAX (y0, R->y0);
+  y1 = MIN (y1, R->y1);
+  if (y0 >= y1 || maxv == 0)
+    return;
+  ch = dst->channels;
+  nc = lb_xv_colour_channels (ch);
+
+  if (dst->depth == 8)
+    {
+      guint8 lut[256];
+
+      for (guint v = 0; v < 256; v++)
+        lut[v] = (guint8) MIN (v * 255u / maxv, 255u);
+      for (int y = y0; y < y1; y++)
+        {
+          guint8 *row = lb_xv_row_mut (dst, y) + (gsize) R->x0 * ch;
+
+          if (nc == ch)
+            for (int i = 0; i < (R->x1 - R->x0) * ch; i++)
+              row[i] = lut[row[i]];
+          else
+            for (int j = 0; j < R->x1 - R->x0; j++)
+              for (int c = 0; c < nc; c++)
+                row[j * ch + c] = lut[row[j * ch + c]];
+        }
+    }
+  else
+    {
+      /* ⌊s / maxv⌋ for s = v·65535 < 2^32: (s + 0.5)·(1/maxv) in double is within 2^-40 of
+       * the exact quotient, far less than the 0.5/maxv that separates it from an integer. */
+      const double inv = 1.0 / (double) maxv;
+
+      for (int y = y0; y < y1; y++)
+        {
+          guint16 *row = (guint16 *) (void *) (lb_xv_row_mut (dst, y)) + (gsize) R->x0 * ch;
+
+          for (int j = 0; j < R->x1 - R->x0; j++)
+            for (int c = 0; c < nc; c++)
+              {
+                const double s = (double) row[j * ch + c] * 65535.0 + 0.5;
+                const double q = s * inv;
+                row[j * ch + c] = (guint16) (q >= 65535.0 ? 65535.0 : q);
+              }
+        }
+    }
+}

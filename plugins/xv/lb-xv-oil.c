@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-xv-oil"
+
+#include "lb-xv-oil.h"
+
+#include <string.h>
+
+#include "lb-error.h"
+
+gboolean
+lb_xv_oil_prepare (LbXvOil            *self,
+                   const LbKernelBuf  *src,
+                   const LbKernelRect *selection,
+                   int                 size,
+                   GError            **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (size != 0 && (size < 1 || size % 2 == 0 || size > 255))
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                   "oil: the window size must be 0 (xv's 4×4 window) or odd between 1 and "
+                   "255, not %d", size);
+      return FALSE;
+    }
+  if (!_lb_xv_region_init (&self->region, src, selection, "oil", error))
+    return FALSE;
+  self->size = size;
+  self->up = size == 0 ? 2 : size / 2;
+  self->down = size == 0 ? 1 : size / 2;
+  return TRUE;
+}
+
+/* The colour of the pixel at sample offset i as one number: channels packed 16 bits apart. */
+LB_XV_INLINE guint64
+colour_key (const guint8 *row, gsize i, int nc, const int depth)
+{
+  guint64 k = 0;
+
+  for (int c = 0; c < nc; c++)
+    k |= (guint64) lb_xv_get (row, i + c, depth) << (16 * c);
+  return k;
+}
+
+LB_XV_INLINE void
+copy_colour (const LbKernelBuf *src, int sx, int sy, guint8 *out, int x, const int depth)
+{
+  const int ch = src->channels, nc = lb_xv_colour_channels (ch);
+  const guint8 *row = lb_xv_row (src, sy);
+
+  for (int c = 0; c < nc; c++)
+    lb_xv_put (out, (gsize) x * ch + c, lb_xv_get (row, (gsize) sx * ch + c, depth), depth);
+}
+
+LB_XV_INLINE void
+oil_ref_rows (const LbXvOil     *self,
+              const LbKernelBuf *src,
+              LbKernelBuf       *dst,
+              int                ya,
+              int                yb,
+              const int          depth)
+{
+  const LbXvRegion *R = &self->region;
+  const int ch = src->channels;
+  const int nc = lb_xv_colour_channels (ch);
+  const int side = self->up + self->down + 1;
+  g_autofree guint64 *keys = g_new (guint64, (gsize) side * side);
+  g_autofree int *xs = g_new (int, (gsize) side * side);
+  g_autofree int *ys = g_new (int, (gsize) side * side);
+
+  for (int y = ya; y < yb; y++)
+    {
+      guint8 *out = lb_xv_row_mut (dst, y);
+
+      for (int x = R->x0; x < R->x1; x++)
+        {
+          int n = 0, best = 0, best_count = 0;
+
+          /* The window in raster order, clipped to the region. */
+          for (int yy = MAX (R->y0, y - self->up); yy <= MIN (R->y1 - 1, y + self->down); yy++)
+            for (int xx = MAX (R->x0, x - self->up); xx <= MIN (R->x1 - 1, x + self->down); xx++)
+              {
+                keys[n] = colour_key (lb_xv_row (src, yy), (gsize) xx * ch, nc, depth);
+                xs[n] = xx;
+                ys[n] = yy;
+                n++;
+              }
+          /* Only a strictly larger count replaces the best: ties keep the earliest. */
+          for (int i = 0; i < n; i++)
+            {
+              int count = 0;
+
+              for (int j = 0; j < n; j++)
+                count += keys[j] == keys[i];
+              if (count > best_count)
+                best_count = count, best = i;
+            }
+          copy_colour (src, xs[best], ys[best], out, x, depth);
+        }
+    }
+}
+
+void
+lb_xv_oil_process_ref (const LbXvOil     *self,
+                       const LbKernelBuf *src,
+                       LbKernelBuf       *dst,
+                       int                y0,
+                       int                y1)
+{
+  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
+
+  y0 = MAX (y0, self->region.y0);
+  y1 = MIN (y1, self->region.y1);
+  if (y0 >= y1)
+    return;
+  if (src->depth == 8)
+    oil_ref_rows (self, src, dst, y0, y1, 8);
+  else
+    oil_ref_rows (self, src, dst, y0, y1, 16);
+}
+
+/* ---- optimised path ------------------------------------------------------------------- */
+
+typedef guint32 OilVec __attribute__ ((vector_size (64)));
+
+/* A 32-bit key no colour can have: 24-bit RGB8 and 16-bit gray keys stay below 2^24. */
+#define OIL_PAD(lane) (0xff000000u | (guint32) (lane))
+
+/* Ring of packed key rows: key row yy lives at slot yy % nrows. */
+typedef struct {
+  guint32 *keys;
+  int nrows;
+  int rw;
+} KeyRing;
+
+static inline const guint32 *
+ring_row (const KeyRing *ring, int yy)
+{
+  return ring->keys + (gsize) (yy % ring->nrows) * ring->rw;
+}
+
+LB_XV_INLINE void
+ring_fill (KeyRing *ring, const LbKernelBuf *src, const LbXvRegion *R, int yy, const int depth)
+{
+  const int ch = src->channels, nc = lb_xv_colour_channels (ch);
+  const guint8 *row = lb_xv_row (src, yy) + (gsize) R->x0 * ch * (depth / 8);
+  guint32 *k = ring->keys + (gsize) (yy % ring->nrows) * ring->rw;
+
+  if (nc == 3)
+    for (int j = 0; j < ring->rw; j++)
+      k[j] = lb_xv_get (row, (gsize) j * ch, depth) | lb_xv_get (row, (gsize) j * ch + 1, depth) << 8
+             | lb_xv_get (row, (gsize) j * ch + 2, depth) << 16;
+  else
+    for (int j = 0; j < ring->rw; j++)
+      k[j] = lb_xv_get (row, (gsize) j * ch, depth);
+}
+
+/* Mode of the window columns [jx0, jx1] × rows [wy0, wy1] (region-relative columns) by the
+ * all-pairs count; returns the winning column and row. */
+static void
+mode_small (const KeyRing *ring, int jx0, int jx1, int wy0, int wy1, int *bj, int *by)
+{
+  guint32 lanes[16] __attribute__ ((aligned (64)));
+  int n = 0, best = 0;
+  OilVec v, cnt = { 0 };
+  gint32 best_count;
+
+  for (int yy = wy0; yy <= wy1; yy++)
+    {
+      const guint32 *k = ring_row (ring, yy);
+
+      for (int j = jx0; j <= jx1; j++)
+        lanes[n++] = k[j];
+    }
+  for (int i = n; i < 16; i++)
+    lanes[i] = OIL_PAD (i);
+  memcpy (&v, lanes, sizeof v);
+  for (int i = 0; i < n; i++)
+    cnt += (OilVec) (v == lanes[i]);
+  /* cnt holds minus the counts (a true comparison is all ones); the first minimum wins. */
+  best_count = 0;
+  for (int i = 0; i < n; i++)
+    if ((gint32) cnt[i] < best_count)
+      best_count = (gint32) cnt[i], best = i;
+  *bj = jx0 + best % (jx1 - jx0 + 1);
+  *by = wy0 + best / (jx1 - jx0 + 1);
+}
+
+/* Incremental colour count: open addressing (linear probing, backward-shift deletion) from
+ * key to count, plus per count the number of colours having it, so the top count is O(1). */
+typedef struct {
+  guint32 *key;
+  guint32 *count; /* 0 = empty slot */
+  guint32 mask;
+  guint32 *ncolours; /* ncolours[c] = colours with count c */
+  guint32 top;
+} CountTable;
+
+static inline guint32
+slot_of (const CountTable *t, guint32 key)
+{
+  return (key * 2654435761u) >> 7 & t->mask;
+}
+
+static void
+table_add (CountTable *t, guint32 key)
+{
+  guint32 i = slot_of (t, key);
+
+  while (t->count[i] != 0 && t->key[i] != key)
+    i = (i + 1) & t->mask;
+  t->key[i] = key;
+  t->ncolours[t->count[i]]--;
+  t->count[i]++;
+  t->ncolours[t->count[i]]++;
+  if (t->count[i] > t->top)
+    t->top = t->count[i];
+}
+
+static void
+table_remove (CountTable *t, guint32 key)
+{
+  guint32 i = slot_of (t, key);
+
+  while (t->key[i] != key || t->count[i] == 0)
+    i = (i + 1) & t->mask;
+  t->ncolours[t->count[i]]--;
+  if (t->count[i] == t->top && t->ncolours[t->top] == 0)
+    t->top--;
+  t->count[i]--;
+  t->ncolours[t->count[i]]++;
+  if (t->count[i] > 0)
+    return;
+  /* Backward-shift deletion keeps every probe chain unbroken. */
+  for (guint32 j = (i + 1) & t->mask; t->count[j] != 0; j = (j + 1) & t->mask)
+    {
+      const guint32 home = slot_of (t, t->key[j]);
+      /* Move j into the hole i unless its home lies cyclically in (i, j]. */
+      const gboolean stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+
+      if (!stays)
+        {
+          t->key[i] = t->key[j];
+          t->count[i] = t->count[j];
+          t->count[j] = 0;
+          i = j;
+        }
+    }
+}
+
+static guint32
+table_count (const CountTable *t, guint32 key)
+{
+  guint32 i = slot_of (t, key);
+
+  while (t->count[i] != 0 && t->key[i] != key)
+    i = (i + 1) & t->mask;
+  return t->count[i];
+}
+
+LB_XV_INLINE void
+oil_fast_rows (const LbXvOil     *self,
+               const LbKernelBuf *src,
+               LbKernelBuf       *dst,
+               int                ya,
+               int                yb,
+               const int          depth)
+{
+  const LbXvRegion *R = &self->region;
+  const int rw = R->x1 - R->x0;
+  const int side = self->up + self->down + 1;
+  const gboolean small = side * side <= 16;
+  KeyRing ring = { NULL, side, rw };
+  CountTable t = { NULL, NULL, 0, NULL, 0 };
+  g_autofree guint32 *ring_keys = NULL;
+  g_autofree guint32 *tkeys = NULL, *tcounts = NULL, *tncol = NULL;
+  int filled = -1; /* last key row filled into the ring */
+
+  ring_keys = g_new (guint32, (gsize) side * rw);
+  ring.keys = ring_keys;
+  if (!small)
+    {
+      guint32 size = 1;
+
+      while (size < 2u * (guint32) side * (guint32) side)
+        size <<= 1;
+      tkeys = g_new (guint32, size);
+      tcounts = g_new0 (guint32, size);
+      tncol = g_new0 (guint32, (gsize) side * side + 1);
+      t.key = tkeys, t.count = tcounts, t.ncolours = tncol, t.mask = size - 1;
+    }
+
+  for (int y = ya; y < yb; y++)
+    {
+      const int wy0 = MAX (R->y0, y - self->up), wy1 = MIN (R->y1 - 1, y + self->down);
+      guint8 *out = lb_xv_row_mut (dst, y);
+
+      for (int yy = MAX (wy0, filled + 1); yy <= wy1; yy++)
+        ring_fill (&ring, src, R, yy, depth);
+      filled = wy1;
+
+      if (small)
+        {
+          for (int j = 0; j < rw; j++)
+            {
+              int bj, by;
+
+              mode_small (&ring, MAX (0, j - self->up), MIN (rw - 1, j + self->down), wy0, wy1,
+                          &bj, &by);
+              copy_colour (src, R->x0 + bj, by, out, R->x0 + j, depth);
+            }
+          continue;
+        }
+
+      /* Slide the count table along the row. */
+      memset (t.ncolours, 0, sizeof (guint32) * ((gsize) side * side + 1));
+      t.ncolours[0] = t.mask + 1; /* every empty slot is a colour of count 0; never read */
+      t.top = 0;
+      for (int j = 0; j <= MIN (rw - 1, self->down); j++)
+        for (int yy = wy0; yy <= wy1; yy++)
+          table_add (&t, ring_row (&ring, yy)[j]);
+
+      for (int j = 0; j < rw; j++)
+        {
+          const int jx0 = MAX (0, j - self->up), jx1 = MIN (rw - 1, j + self->down);
+          int bj = jx0, by = wy0;
+
+          if (t.top > 1)
+            {
+              /* The first pixel in raster order whose colour has the top count. */
+              for (int yy = wy0; yy <= wy1; yy++)
+                {
+                  const guint32 *k = ring_row (&ring, yy);
+                  int found = -1;
+
+                  for (int jj = jx0; jj <= jx1; jj++)
+                    if (table_count (&t, k[jj]) == t.top)
+                      {
+                        found = jj;
+                        break;
+                      }
+                  if (found >= 0)
+                    {
+                      bj = found, by = yy;
+                      break;
+                    }
+                }
+            }
+          copy_colour (src, R->x0 + bj, by, out, R->x0 + j, depth);
+
+          if (j + 1 < rw)
+            {
+              if (j - self->up >= 0)
+                for (int yy = wy0; yy <= wy1; yy++)
+                  table_remove (&t, ring_row (&ring, yy)[j - self->up]);
+              if (j + 1 + self->down < rw)
+                for (int yy = wy0; yy <= wy1; yy++)
+                  table_add (&t, ring_row (&ring, yy)[j + 1 + self->down]);
+            }
+        }
+      /* Empty the table for the next row. */
+      memset (t.count, 0, sizeof (guint32) * (t.mask + 1));
+    }
+}
+
+void
+lb_xv_oil_process (const LbXvOil     *self,
+                   const LbKernelBuf *src,
+                   LbKernelBuf       *dst,
+                   int                y0,
+                   int                y1)
+{
+  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
+
+  y0 = MAX (y0, self->region.y0);
+  y1 = MIN (y1, self->region.y1);
+  if (y0 >= y1)
+    return;
+  if (src->depth == 8)
+    oil_fast_rows (self, src, dst, y0, y1, 8);
+  else if (lb_xv_colour_channels (src->channels) == 1)
+    oil_fast_rows (self, src, dst, y0, y1, 16);
+  else
+    lb_xv_oil_process_ref (self, src, dst, y0, y1);
+}

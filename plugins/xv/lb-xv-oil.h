@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/* xv "Oil Painting" (spec §5): the most frequent exact colour of a window. Kernel contract:
+ * see lb-xv-common.h. */
+
+#include "lb-xv-common.h"
+
+G_BEGIN_DECLS
+
+/**
+ * LbXvOil:
+ * @region: the selection clipped to the image
+ * @size: 0 (default) is xv-exact: xv asks for 3 and then "rounds to odd" by incrementing, so
+ *   its window is 4×4, rows y−2…y+1 and columns x−2…x+1, which shifts continuous-tone images
+ *   2 px right and down. An odd @size n ≥ 1 selects the corrected, symmetric n×n window.
+ * @up: window rows/columns above and left of the pixel (2 for xv, n/2 corrected)
+ * @down: window rows/columns below and right (1 for xv, n/2 corrected)
+ *
+ * The window is clipped to the region. The result is the most frequent exact colour (all
+ * colour channels equal) in the window; among equally frequent colours the one that appears
+ * first in raster order of the window wins. Alpha is not part of the colour and is left alone.
+ * 16 bits: the same, on exact 16-bit colours.
+ */
+typedef struct {
+  LbXvRegion region;
+  int size;
+  int up;
+  int down;
+} LbXvOil;
+
+gboolean lb_xv_oil_prepare     (LbXvOil            *self,
+                                const LbKernelBuf  *src,
+                                const LbKernelRect *selection,
+                                int                 size,
+                                GError            **error);
+/* Plain reference: every pixel counts every window colour against every other, O(N²). */
+void     lb_xv_oil_process_ref (const LbXvOil      *self,
+                                const LbKernelBuf  *src,
+                                LbKernelBuf        *dst,
+                                int                 y0,
+                                int                 y1);
+/* Colours packed into 32-bit keys once per source row. Windows of at most 16 pixels (xv's
+ * 4×4, the corrected 3×3) count all pairs at once with 16-lane vector compares; larger
+ * windows keep an incremental colour count (a hash table of counts plus the number of colours
+ * per count, so the maximum is known at once) that slides along the row, adding and removing
+ * one window column per pixel. RGB16 colours do not fit 32 bits and take the reference path.
+ * Identical output. */
+void     lb_xv_oil_process     (const LbXvOil      *self,
+                                const LbKernelBuf  *src,
+                                LbKernelBuf        *dst,
+                                int                 y0,
+                                int                 y1);
+
+G_END_DECLS

@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-xv-sharpen"
+
+#include "lb-xv-sharpen.h"
+
+#include <math.h>
+
+#include "lb-error.h"
+
+gboolean
+lb_xv_sharpen_prepare (LbXvSharpen        *self,
+                       const LbKernelBuf  *src,
+                       const LbKernelRect *selection,
+                       int                 strength,
+                       GError            **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (strength < 0 || strength > 99)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                   "sharpen: the enhancement factor must be between 0 and 99 %%, not %d",
+                   strength);
+      return FALSE;
+    }
+  if (!_lb_xv_region_init (&self->region, src, selection, "sharpen", error))
+    return FALSE;
+  self->strength = strength;
+  self->f = strength / 100.0;
+  self->g = 1.0 - self->f;
+  return TRUE;
+}
+
+/* xv's rgb2hsv, Value and all; @top is 255.0 or 65535.0. */
+static void
+rgb2hsv (guint r, guint g, guint b, double top, double *h, double *s, double *v)
+{
+  const double rd = r / top, gd = g / top, bd = b / top;
+  double mx, mn, del;
+
+  mx = rd;
+  if (gd > mx)
+    mx = gd;
+  if (bd > mx)
+    mx = bd;
+  mn = rd;
+  if (gd < mn)
+    mn = gd;
+  if (bd < mn)
+    mn = bd;
+  del = mx - mn;
+  *v = mx;
+  *s = mx != 0.0 ? del / mx : 0.0;
+  if (*s == 0.0)
+    {
+      *h = -1.0;
+      return;
+    }
+  {
+    const double rc = (mx - rd) / del, gc = (mx - gd) / del, bc = (mx - bd) / del;
+
+    if (rd == mx)
+      *h = bc - gc;
+    else if (gd == mx)
+      *h = 2.0 + rc - bc;
+    else
+      *h = 4.0 + gc - rc;
+  }
+  *h = *h * 60.0;
+  if (*h < 0.0)
+    *h += 360.0;
+}
+
+static guint
+to_sample (double x, double top)
+{
+  const int v = (int) floor (x * top + 0.5);
+
+  return (guint) CLAMP (v, 0, (int) top);
+}
+
+/* xv's hsv2rgb followed by the conversion to samples. */
+static void
+hsv2rgb (double h, double s, double v, double top, guint out[3])
+{
+  double r, g, b;
+
+  if (h == -1.0 || s == 0.0)
+    {
+      r = g = b = v;
+    }
+  else
+    {
+      double hh, fr, p, q, t;
+      int j;
+
+      if (h == 360.0)
+        h = 0.0;
+      hh = h / 60.0;
+      j = (int) floor (hh);
+      if (j < 0)
+        j = 0;
+      fr = hh - j;
+      /* Separate multiply and subtract steps, as the spec asks (no contraction). */
+      p = v * (1.0 - s);
+      q = v * (1.0 - s * fr);
+      t = v * (1.0 - s * (1.0 - fr));
+      switch (j)
+        {
+        case 1: r = q, g = v, b = p; break;
+        case 2: r = p, g = v, b = t; break;
+        case 3: r = p, g = q, b = v; break;
+        case 4: r = t, g = p, b = v; break;
+        case 5: r = v, g = p, b = q; break;
+        case 0:
+        default: r = v, g = t, b = p; break;
+        }
+    }
+  out[0] = to_sample (r, top);
+  out[1] = to_sample (g, top);
+  out[2] = to_sample (b, top);
+}
+
+/* Value of pixel x: max over the colour channels of sample / top, in double. */
+LB_XV_INLINE double
+value_at (const guint8 *row, int x, int ch, int nc, double top, const int depth)
+{
+  double v = lb_xv_get (row, (gsize) x * ch, depth) / top;
+
+  for (int c = 1; c < nc; c++)
+    {
+      const double w = lb_xv_get (row, (gsize) x * ch + c, depth) / top;
+      if (w > v)
+        v = w;
+    }
+  return v;
+}
+
+/* The new Value from the centre's Value and the 3×3 sum, clamped to [0, 1]. */
+static inline double
+sharpen_value (const LbXvSharpen *self, double v, double vsum)
+{
+  double nv = (v - (self->f * vsum) / 9.0) / self->g;
+
+  if (nv < 0.0)
+    nv = 0.0;
+  if (nv > 1.0)
+    nv = 1.0;
+  return nv;
+}
+
+/* Writes the sharpened pixel x of @out, given the centre samples in @in. */
+LB_XV_INLINE void
+put_pixel (const LbXvSharpen *self, const guint8 *in, guint8 *out, int x, int ch, int nc,
+           double nv, double top, const int depth)
+{
+  const gsize i = (gsize) x * ch;
+
+  if (nc == 3)
+    {
+      double h, s, v;
+      guint rgb[3];
+
+      rgb2hsv (lb_xv_get (in, i, depth), lb_xv_get (in, i + 1, depth),
+               lb_xv_get (in, i + 2, depth), top, &h, &s, &v);
+      hsv2rgb (h, s, nv, top, rgb);
+      for (int c = 0; c < 3; c++)
+        lb_xv_put (out, i + c, rgb[c], depth);
+    }
+  else
+    {
+      lb_xv_put (out, i, to_sample (nv, top), depth);
+    }
+}
+
+/* Copies the colour samples of columns [xa, xb) of row y from src to dst. */
+LB_XV_INLINE void
+copy_span (const LbKernelBuf *src, LbKernelBuf *dst, int y, int xa, int xb, const int depth)
+{
+  const int ch = src->channels, nc = lb_xv_colour_channels (ch);
+  const guint8 *in = lb_xv_row (src, y);
+  guint8 *out = lb_xv_row_mut (dst, y);
+
+  for (int x = xa; x < xb; x++)
+    for (int c = 0; c < nc; c++)
+      lb_xv_put (out, (gsize) x * ch + c, lb_xv_get (in, (gsize) x * ch + c, depth), depth);
+}
+
+LB_XV_INLINE void
+sharpen_ref_rows (const LbXvSharpen *self,
+                  const LbKernelBuf *src,
+                  LbKernelBuf       *dst,
+                  int                ya,
+                  int                yb,
+                  const int          depth)
+{
+  const LbXvRegion *R = &self->region;
+  const int ch = src->channels;
+  const int nc = lb_xv_colour_channels (ch);
+  const double top = depth == 8 ? 255.0 : 65535.0;
+  const gboolean tiny = R->x1 - R->x0 < 3 || R->y1 - R->y0 < 3;
+
+  for (int y = ya; y < yb; y++)
+    {
+      const guint8 *in = lb_xv_row (src, y);
+      guint8 *out = lb_xv_row_mut (dst, y);
+
+      if (tiny || y == R->y0 || y == R->y1 - 1)
+        {
+          copy_span (src, dst, y, R->x0, R->x1, depth);
+          continue;
+        }
+      copy_span (src, dst, y, R->x0, R->x0 + 1, depth);
+      copy_span (src, dst, y, R->x1 - 1, R->x1, depth);
+      for (int x = R->x0 + 1; x < R->x1 - 1; x++)
+        {
+          double vsum = 0.0;
+
+          for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++)
+              vsum += value_at (lb_xv_row (src, y + dy), x + dx, ch, nc, top, depth);
+          put_pixel (self, in, out, x, ch, nc,
+                     sharpen_value (self, value_at (in, x, ch, nc, top, depth), vsum), top,
+                     depth);
+        }
+    }
+}
+
+void
+lb_xv_sharpen_process_ref (const LbXvSharpen *self,
+                           const LbKernelBuf *src,
+                           LbKernelBuf       *dst,
+                           int                y0,
+                           int                y1)
+{
+  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
+
+  y0 = MAX (y0, self->region.y0);
+  y1 = MIN (y1, self->region.y1);
+  if (y0 >= y1)
+    return;
+  if (src->depth == 8)
+    sharpen_ref_rows (self, src, dst, y0, y1, 8);
+  else
+    sharpen_ref_rows (self, src, dst, y0, y1, 16);
+}
+
+/* Values of the region part of source row y into @v (rw doubles). */
+LB_XV_INLINE void
+value_row (const LbKernelBuf *src, const LbXvRegion *R, int y, const double *lut, double *v,
+           const int depth)
+{
+  const int ch = src->channels, nc = lb_xv_colour_channels (ch);
+  const guint8 *row = lb_xv_row (src, y);
+
+  for (int x = R->x0; x < R->x1; x++)
+    {
+      guint m = lb_xv_get (row, (gsize) x * ch, depth);
+
+      /* max of the samples first: dividing is monotonic, so max(s)/top == max(s/top). */
+      for (int c = 1; c < nc; c++)
+        m = MAX (m, lb_xv_get (row, (gsize) x * ch + c, depth));
+      v[x - R->x0] = depth == 8 ? lut[m] : m / 65535.0;
+    }
+}
+
+LB_XV_INLINE void
+sharpen_fast_rows (const LbXvSharpen *self,
+                   const LbKernelBuf *src,
+                   LbKernelBuf       *dst,
+                   int                ya,
+                   int                yb,
+                   const int          depth)
+{
+  const LbXvRegion *R = &self->region;
+  const int ch = src->channels;
+  const int nc = lb_xv_colour_channels (ch);
+  const int rw = R->x1 - R->x0;
+  const double top = depth == 8 ? 255.0 : 65535.0;
+  double lut[256];
+  g_autofree double *buf = NULL;
+  g_autofree double *nv = NULL;
+  double *vr[3];
+  int have = -1; /* the last source row whose Values are in vr[2] */
+
+  if (rw < 3 || R->y1 - R->y0 < 3)
+    {
+      for (int y = ya; y < yb; y++)
+        copy_span (src, dst, y, R->x0, R->x1, depth);
+      return;
+    }
+
+  for (int i = 0; i < 256; i++)
+    lut[i] = i / 255.0;
+  buf = g_new (double, 3 * (gsize) rw);
+  nv = g_new (double, rw);
+  vr[0] = buf, vr[1] = buf + rw, vr[2] = buf + 2 * rw;
+
+  for (int y = ya; y < yb; y++)
+    {
+      const guint8 *in = lb_xv_row (src, y);
+      guint8 *out = lb_xv_row_mut (dst, y);
+
+      if (y == R->y0 || y == R->y1 - 1)
+        {
+          copy_span (src, dst, y, R->x0, R->x1, depth);
+          continue;
+        }
+      /* Slide the three rows of Values to y-1, y, y+1, computing only what is new. */
+      if (have == y)
+        {
+          double *t = vr[0];
+          vr[0] = vr[1], vr[1] = vr[2], vr[2] = t;
+          value_row (src, R, y + 1, lut, vr[2], depth);
+        }
+      else
+        {
+          for (int k = 0; k < 3; k++)
+            value_row (src, R, y - 1 + k, lut, vr[k], depth);
+        }
+      have = y + 1;
+
+      {
+        const double *restrict a = vr[0], *restrict b = vr[1], *restrict c = vr[2];
+        const double f = self->f, g = self->g;
+
+        /* Same order as the reference: row y-1, then y, then y+1, left to right. */
+        for (int j = 1; j < rw - 1; j++)
+          {
+            double s = a[j - 1];
+            double v;
+
+            s = s + a[j];
+            s = s + a[j + 1];
+            s = s + b[j - 1];
+            s = s + b[j];
+            s = s + b[j + 1];
+            s = s + c[j - 1];
+            s = s + c[j];
+            s = s + c[j + 1];
+            v = (b[j] - (f * s) / 9.0) / g;
+            v = v < 0.0 ? 0.0 : v;
+            v = v > 1.0 ? 1.0 : v;
+            nv[j] = v;
+          }
+      }
+
+      copy_span (src, dst, y, R->x0, R->x0 + 1, depth);
+      copy_span (src, dst, y, R->x1 - 1, R->x1, depth);
+      if (nc == 3)
+        for (int j = 1; j < rw - 1; j++)
+          put_pixel (self, in, out, R->x0 + j, ch, 3, nv[j], top, depth);
+      else
+        for (int j = 1; j < rw - 1; j++)
+          lb_xv_put (out, (gsize) (R->x0 + j) * ch, (guint) floor (nv[j] * top + 0.5), depth);
+    }
+}
+
+void
+lb_xv_sharpen_process (const LbXvSharpen *self,
+                       const LbKernelBuf *src,
+                       LbKernelBuf       *dst,
+                       int                y0,
+                       int                y1)
+{
+  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
+
+  y0 = MAX (y0, self->region.y0);
+  y1 = MIN (y1, self->region.y1);
+  if (y0 >= y1)
+    return;
+  if (src->depth == 8)
+    sharpen_fast_rows (self, src, dst, y0, y1, 8);
+  else
+    sharpen_fast_rows (self, src, dst, y0, y1, 16);
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-xv-random"
+
+#include "lb-xv-random.h"
+
+#include <string.h>
+
+/* glibc seeds r[1..30] with the Park–Miller LCG, computed without overflow by Schrage's
+ * method; the intermediate is 64-bit ("long") and stored as int32, which matters only for
+ * seeds ≥ 2³¹ (negative as int32). */
+static void
+seed_words (guint32 r[31],
+            guint32 seed)
+{
+  gint32 word = (gint32) (seed == 0 ? 1 : seed);
+
+  r[0] = (guint32) word;
+  for (int i = 1; i < 31; i++)
+    {
+      gint64 hi = word / 127773;
+      gint64 lo = word % 127773;
+      gint64 w = 16807 * lo - 2836 * hi;
+
+      word = (gint32) w;
+      if (word < 0)
+        word += 2147483647;
+      r[i] = (guint32) word;
+    }
+}
+
+void
+lb_xv_random_seed (LbXvRandom *rng,
+                   guint32     seed)
+{
+  seed_words (rng->state, seed);
+  rng->front = 3;
+  rng->rear = 0;
+  /* glibc discards 10 × 31 outputs */
+  for (int i = 0; i < 310; i++)
+    lb_xv_random_next (rng);
+}
+
+guint32
+lb_xv_random_next (LbXvRandom *rng)
+{
+  guint32 v = rng->state[rng->front] + rng->state[rng->rear];
+
+  rng->state[rng->front] = v;
+  if (++rng->front >= 31)
+    rng->front = 0;
+  if (++rng->rear >= 31)
+    rng->rear = 0;
+  return v >> 1;
+}
+
+/* hist[] holds r[] in write order: hist[i] = hist[i−31] + hist[i−3]. */
+static void
+batch_refill (LbXvRandomBatch *rng)
+{
+  guint32 *h = rng->hist;
+  int n = 31 + LB_XV_RANDOM_BATCH;
+
+  memmove (h, h + LB_XV_RANDOM_BATCH, 31 * sizeof (guint32));
+  for (int i = 31; i < n; i++)
+    h[i] = h[i - 31] + h[i - 3];
+  rng->pos = 31;
+}
+
+void
+lb_xv_random_batch_seed (LbXvRandomBatch *rng,
+                         guint32          seed)
+{
+  guint32 r[31];
+  guint32 skip[310];
+
+  seed_words (r, seed);
+  /* glibc's first write goes to state[3] and adds state[0]: in write order the history is
+   * state[3..30], state[0..2]. Place it at the end of the buffer so that the first refill
+   * moves it to the front. */
+  for (int i = 0; i < 28; i++)
+    rng->hist[LB_XV_RANDOM_BATCH + i] = r[3 + i];
+  for (int i = 0; i < 3; i++)
+    rng->hist[LB_XV_RANDOM_BATCH + 28 + i] = r[i];
+  rng->pos = 31 + LB_XV_RANDOM_BATCH;
+  lb_xv_random_batch_fill (rng, skip, G_N_ELEMENTS (skip));
+}
+
+void
+lb_xv_random_batch_fill (LbXvRandomBatch *rng,
+                         guint32         *out,
+                         gsize            n)
+{
+  while (n > 0)
+    {
+      gsize avail;
+
+      if (rng->pos >= 31 + LB_XV_RANDOM_BATCH)
+        batch_refill (rng);
+      avail = MIN (n, (gsize) (31 + LB_XV_RANDOM_BATCH - rng->pos));
+      for (gsize i = 0; i < avail; i++)
+        out[i] = rng->hist[rng->pos + i] >> 1;
+      rng->pos += avail;
+      out += avail;
+      n -= avail;
+    }
+}

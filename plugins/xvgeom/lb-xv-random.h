@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/* glibc's random() (the default TYPE_3 additive feedback generator), re-implemented from its
+ * published description so that xv's Spread can be reproduced on any C library:
+ *
+ *   seeding:  r[0] = seed (0 becomes 1); r[i] = 16807 · r[i−1] mod (2³¹ − 1) for i = 1..30,
+ *             computed with Schrage's method in signed 32-bit as glibc does;
+ *             r[i] = r[i−31] for i = 31..33;
+ *   running:  r[i] = r[i−3] + r[i−31] mod 2³², output o_k = r[k + 344] >> 1 (0..2³¹−1),
+ *             i.e. the first 310 values after seeding are discarded.
+ *
+ * Two implementations: a plain ring buffer stepped once per call (the reference) and a
+ * batched generator that fills arrays with the same sequence (the fast path). */
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Reference: glibc's own state layout (31 words, front/rear indices 3 apart). */
+typedef struct {
+  guint32 state[31];
+  int front;
+  int rear;
+} LbXvRandom;
+
+void     lb_xv_random_seed (LbXvRandom *rng,
+                            guint32     seed);
+guint32  lb_xv_random_next (LbXvRandom *rng);
+
+/* Batched: the last 31 values of the sequence r[] followed by room for a batch. */
+#define LB_XV_RANDOM_BATCH 4096
+
+typedef struct {
+  guint32 hist[31 + LB_XV_RANDOM_BATCH];
+  int pos;   /* next unread index into hist */
+} LbXvRandomBatch;
+
+void     lb_xv_random_batch_seed (LbXvRandomBatch *rng,
+                                  guint32          seed);
+/* Writes the next @n outputs (0..2³¹−1) to @out. */
+void     lb_xv_random_batch_fill (LbXvRandomBatch *rng,
+                                  guint32         *out,
+                                  gsize            n);
+
+G_END_DECLS

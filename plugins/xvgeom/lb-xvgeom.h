@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/* Kernels for xv's geometric/statistical algorithms: Copy Rotate, Clear Rotate, Pixelize and
+ * Spread (../shared/reference/xv-filters.md §7–10). GLib + libm only; the engine wraps them.
+ *
+ * Kernel contract (the same for every filter in this directory):
+ *
+ *  - lb_<f>_prepare (src, region, params, error) looks at the whole source, the region and the
+ *    parameters once and returns a small state (or NULL + a %LB_ERROR_INVALID_ARGUMENT /
+ *    %LB_ERROR_UNSUPPORTED error). @region is the selection, clipped to the image here; NULL
+ *    means the whole image. An empty clipped region is valid and makes process() a no-op.
+ *  - lb_<f>_process (state, src, dst, y0, y1) writes destination rows [y0, y1) only and may read
+ *    any source pixel. @dst has the geometry of @src and must start as a copy of it (xv's
+ *    semantics: pixels a filter does not write keep their source value). Calls for different
+ *    bands are independent and deterministic: any band split and any thread count give
+ *    byte-identical output. The state is read-only during process().
+ *  - lb_<f>_process_reference () has the same signature: the plain scalar loops written from
+ *    the spec, kept to test the optimised path and as the bench baseline.
+ *  - lb_<f>_free (state).
+ *
+ * Formats: channels 1–4 and depth 8 (guint8) or 16 (guint16, host order). With 2 or 4 channels
+ * the last one is alpha: it is never read for the maths and never written, so it passes through
+ * unchanged at every pixel position. 16-bit images use the same maths with 0..65535 in place of
+ * 0..255 (per filter below).
+ */
+
+#include <glib.h>
+
+#include "lb-kernel.h"
+
+G_BEGIN_DECLS
+
+/* ------------------------------------------------------------------------------------------ */
+/* Copy Rotate / Clear Rotate (spec §7–8) */
+
+/**
+ * LbRotateParams:
+ * @angle: degrees, counter-clockwise (xv's prompt); 0 leaves the image unchanged
+ * @clear: %FALSE = Copy Rotate, %TRUE = Clear Rotate (the region is first filled with
+ *   @clear_color)
+ * @clear_color: colour channels of the clear colour in native sample units (0..255 or
+ *   0..65535); xv's default is black {0, 0, 0}. Gray images use [0].
+ * @exact: %TRUE makes lb_rotate_process() run the scalar path (xv's polar maths with libm
+ *   atan/cos/sin/sqrt per pixel: equal to xv byte for byte). %FALSE (the default) maps
+ *   pixels with an affine transform; it chooses the same source pixels and neighbours as xv
+ *   (pixels whose coordinates come within 1e-6 of a rounding boundary are recomputed the xv
+ *   way) and differs from xv by at most 1 per sample, only where the double sum lands within
+ *   ~1e-9 of a rounding step.
+ *
+ * The rotated copy lands in the destination box around the region (spec §8), which can
+ * extend outside the region: call process() for every image row (or the rows of
+ * lb_rotate_get_dest_rows()). 16 bits: same double maths, result clamped to 0..65535.
+ */
+typedef struct {
+  double angle;
+  gboolean clear;
+  guint16 clear_color[3];
+  gboolean exact;
+} LbRotateParams;
+
+typedef struct _LbRotate LbRotate;
+
+LbRotate *lb_rotate_prepare           (const LbKernelBuf    *src,
+                                       const LbKernelRect   *region,
+                                       const LbRotateParams *params,
+                                       GError              **error);
+/* Destination rows the filter may write: [*y0, *y1). Rows outside are left as they are. */
+void      lb_rotate_get_dest_rows     (const LbRotate       *state,
+                                       int                  *y0,
+                                       int                  *y1);
+void      lb_rotate_process           (const LbRotate       *state,
+                                       const LbKernelBuf    *src,
+                                       LbKernelBuf          *dst,
+                                       int                   y0,
+                                       int                   y1);
+void      lb_rotate_process_reference (const LbRotate       *state,
+                                       const LbKernelBuf    *src,
+                                       LbKernelBuf          *dst,
+                                       int                   y0,
+                                       int                   y1);
+void      lb_rotate_free              (LbRotate             *state);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Pixelize (spec §9) */
+
+/**
+ * LbPixelizeParams:
+ * @width: block width in pixels, ≥ 1 (xv's "N" sets both, "AxB" sets A and B)
+ * @height: block height in pixels, ≥ 1
+ * @xv_bug: %FALSE (default): the intended result, each block B∩R becomes the truncated mean
+ *   of B∩R (matches the *_FIXED golden files). %TRUE reproduces xv's left-column read bug:
+ *   when the grid overhangs the region's left edge, each row of a first-column block sums k
+ *   samples starting at column x0 (k = its in-region column count) in the image's row-major
+ *   pixel order, so reads left of x = 0 wrap to the end of the previous row, and pixels in
+ *   front of the image (row 0) read as 0 — the memory xv's golden files were produced with.
+ *
+ * Grid centred on the region as xv does. Sums are 64-bit, means truncate (floor), at 8 and
+ * 16 bits alike.
+ */
+typedef struct {
+  int width;
+  int height;
+  gboolean xv_bug;
+} LbPixelizeParams;
+
+typedef struct _LbPixelize LbPixelize;
+
+LbPixelize *lb_pixelize_prepare           (const LbKernelBuf      *src,
+                                           const LbKernelRect     *region,
+                                           const LbPixelizeParams *params,
+                                           GError                **error);
+void        lb_pixelize_process           (const LbPixelize       *state,
+                                           const LbKernelBuf      *src,
+                                           LbKernelBuf            *dst,
+                                           int                     y0,
+                                           int                     y1);
+void        lb_pixelize_process_reference (const LbPixelize       *state,
+                                           const LbKernelBuf      *src,
+                                           LbKernelBuf            *dst,
+                                           int                     y0,
+                                           int                     y1);
+void        lb_pixelize_free              (LbPixelize             *state);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Spread (spec §10) */
+
+/**
+ * LbSpreadParams:
+ * @rectangle: %FALSE = xv's single-number form "N" (diamond of L1 radius @width);
+ *   %TRUE = xv's "AxB" form (uniform x in ±@width, then y in ±@height)
+ * @width: N, or A; ≥ 0
+ * @height: B (rectangle mode only); ≥ 0
+ * @seed: the srandom() seed; the golden files use 1. The generator is glibc's random()
+ *   (TYPE_3), see lb-xv-random.h, so a seed gives the same image as xv run with srandom(seed).
+ *
+ * Spread swaps pixels in place in raster order: it is inherently sequential. The filter is
+ * whole-image: process() must be called once with y0 = 0, y1 = height; it reads and writes
+ * @dst only (xv reads T, not S). Swaps move the colour channels; alpha stays where it is.
+ * Depth does not matter (pixels are moved, never computed).
+ */
+typedef struct {
+  gboolean rectangle;
+  int width;
+  int height;
+  guint32 seed;
+} LbSpreadParams;
+
+typedef struct _LbSpread LbSpread;
+
+LbSpread *lb_spread_prepare           (const LbKernelBuf    *src,
+                                       const LbKernelRect   *region,
+                                       const LbSpreadParams *params,
+                                       GError              **error);
+void      lb_spread_process           (const LbSpread       *state,
+                                       const LbKernelBuf    *src,
+                                       LbKernelBuf          *dst,
+                                       int                   y0,
+                                       int                   y1);
+void      lb_spread_process_reference (const LbSpread       *state,
+                                       const LbKernelBuf    *src,
+                                       LbKernelBuf          *dst,
+                                       int                   y0,
+                                       int                   y1);
+void      lb_spread_free              (LbSpread             *state);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Shared helpers (used by plugins/enhance too) */
+
+/* Validates a buffer (channels 1–4, depth 8/16, stride large enough, data set) and clips
+ * @region (NULL = whole image) to it. */
+gboolean  lb_kernel_check_and_clip    (const LbKernelBuf    *src,
+                                       const LbKernelRect   *region,
+                                       LbKernelRect         *out_region,
+                                       GError              **error);
+
+G_END_DECLS

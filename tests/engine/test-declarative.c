@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Declarative filters: strict parsing with line numbers, the convolution, chains. */
+
+#include <string.h>
+
+#include "lb-declarative.h"
+#include "lb-engine-test-util.h"
+#include "lb-error.h"
+#include "lb-filter-registry.h"
+#include "lb-pipeline.h"
+
+static LbFilterRegistry *registry;
+
+#define HEAD "[Filter]\nId=org.example.k\nName=K\nCategory=Test\nType=kernel\n"
+
+static LbFilter *
+parse (const char *text,
+       GError    **error)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
+
+  return lb_declarative_parse (bytes, "test.lbfilter", NULL, NULL, error);
+}
+
+static void
+test_errors (void)
+{
+  static const struct {
+    const char *text;
+    const char *message;  /* the whole message: origin, line number and reason */
+  } cases[] = {
+    { HEAD "[Kernel]\nWidth=3\nHeight=3\nRow1=1 1 1\nRow2=1 1\nRow3=1 1 1\n",
+      "test.lbfilter:10: Row2 has 2 taps, Width=3 needs 3" },
+    { HEAD "[Kernel]\nWidth=3\nHeight=3\nRow1=1 1 1\nRow2=1 1 1 1\nRow3=1 1 1\n",
+      "test.lbfilter:10: Row2 has more than Width=3 taps" },
+    { HEAD "[Kernel]\nWidth=4\nHeight=3\n",
+      "test.lbfilter:7: Width=4 must be odd (the kernel needs a centre)" },
+    { HEAD "[Kernel]\nWidth=17\nHeight=3\n",
+      "test.lbfilter:7: Width=17 is out of range 1..15" },
+    { HEAD "[Kernel]\nWidth=1\nHeight=1\nRow1=1\nDivisor=0\n",
+      "test.lbfilter:10: Divisor=0: division by zero" },
+    { HEAD "[Kernel]\nWidth=1\nHeight=1\nRow1=x\n",
+      "test.lbfilter:9: Row1: tap “x” is not an integer in -1048576..1048576" },
+    { HEAD "[Kernel]\nWidth=1\nHeight=1\nRow1=1\nBias=1.5\n",
+      "test.lbfilter:10: Bias=1.5 is not an integer" },
+    { HEAD "[Kernel]\nWidth=1\nHeight=1\nRow1=1\nColour=red\n",
+      "test.lbfilter:10: unknown key “Colour” in [Kernel]" },
+    { HEAD "[Kernel]\nWidth=1\nHeight=1\nRow1=1\nRow2=1\n",
+      "test.lbfilter:10: Row2, but Height=1 (line 8)" },
+    { HEAD "[Kernel]\nWidth=1\nHeight=3\nRow1=1\nRow3=1\n",
+      "test.lbfilter:6: [Kernel] lacks the key Row2" },
+    { HEAD "[Kernel]\nWidth=1\nWidth=1\n",
+      "test.lbfilter:8: key “Width” appears twice in [Kernel]" },
+    { HEAD "[Kernel]\nWidth 3\n", "test.lbfilter:7: “Width 3” is not KEY=VALUE, a [group] or a comment" },
+    { "# comment\n[Filter]\nId=Bad Id\nName=K\nCategory=Test\nType=kernel\n[Kernel]\nWidth=1\nHeight=1\nRow1=1\n",
+      "test.lbfilter:3: Id=Bad Id: use lowercase letters, digits, '.', '-' and '_' (reverse DNS)" },
+    { "[Filter]\nId=a.b\nName=K\nCategory=Test\nType=shader\n",
+      "test.lbfilter:5: Type=shader: must be kernel or chain" },
+    { "[Filter]\nId=a.b\nCategory=Test\nType=kernel\n[Kernel]\nWidth=1\nHeight=1\nRow1=1\n",
+      "test.lbfilter:1: [Filter] lacks the key Name" },
+    { "[Filter]\nId=a.b\nName=K\nCategory=Test\nType=chain\n[Kernel]\nWidth=1\n",
+      "test.lbfilter:6: unexpected group [Kernel] for Type=chain" },
+    { "[Filter]\nId=a.b\nName=K\nCategory=Test\nType=chain\n[Chain]\nStep1=blur\nStep3=blur\n",
+      "test.lbfilter:6: the steps must be numbered Step1..Step2 without gaps; Step2 is missing" },
+    { "Id=a.b\n", "test.lbfilter:1: key before the first [group]" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(LbFilter) f = parse (cases[i].text, &error);
+
+      g_assert_null (f);
+      g_assert_error (error, LB_ERROR, LB_ERROR_PARSE);
+      g_assert_cmpstr (error->message, ==, cases[i].message);
+    }
+}
+
+static void
+test_chain_unknown_step (void)
+{
+  const char *text = "[Filter]\nId=a.chain\nName=C\nCategory=Test\nType=chain\n\n[Chain]\n"
+                     "Step1=threshold:level=20\nStep2=no-such-filter:size=3\n";
+  const char *bad_param = "[Filter]\nId=a.chain\nName=C\nCategory=Test\nType=chain\n[Chain]\n"
+                          "Step1=threshold:level=200\n";
+  g_autoptr(GBytes) bytes = g_bytes_new_static (text, strlen (text));
+  g_autoptr(GBytes) bytes2 = g_bytes_new_static (bad_param, strlen (bad_param));
+  g_autoptr(GError) error = NULL;
+
+  g_assert_null (lb_filter_registry_add_declarative (registry, bytes, "mem:chain", &error));
+  g_assert_error (error, LB_ERROR, LB_ERROR_PARSE);
+  g_assert_cmpstr (error->message, ==, "mem:chain:9: Step2: no filter “no-such-filter” "
+                   "(lightbox-cli filters lists them)");
+  g_clear_error (&error);
+  g_assert_null (lb_filter_registry_add_declarative (registry, bytes2, "mem:chain", &error));
+  g_assert_cmpstr (error->message, ==, "mem:chain:7: Step1: io.github.lightbox.example.threshold: "
+                   "parameter “level” = 200 is out of range 0..100");
+}
+
+/* A hand-checked convolution: a horizontal [1 2 1]/4 + bias on a 4×1 gray image, edges
+ * clamped to the region. */
+static void
+test_convolution_values (void)
+{
+  const char *text = HEAD "[Kernel]\nWidth=3\nHeight=1\nRow1=1 2 1\nDivisor=4\nBias=1\n";
+  static const guint8 px[4] = { 0, 100, 200, 255 };
+  g_autoptr(LbFilter) f = parse (text, NULL);
+  g_autoptr(LbImage) in = lb_image_new (4, 1, LB_FORMAT_GRAY8, 4,
+                                        g_bytes_new_static (px, 4), NULL, NULL);
+  g_autoptr(LbPipeline) pipe = lb_pipeline_new (NULL);
+  g_autoptr(LbImage) out = NULL;
+  g_autoptr(GError) error = NULL;
+  const guint8 *o;
+
+  g_assert_nonnull (f);
+  g_assert_cmpint (lb_filter_get_kind (f), ==, LB_FILTER_KIND_KERNEL);
+  g_assert_true (lb_pipeline_append (pipe, f, NULL, &error));
+  out = lb_pipeline_run (pipe, in, NULL, NULL, &error);
+  g_assert_no_error (error);
+  o = lb_image_get_data (out);
+  g_assert_cmpuint (o[0], ==, (0 + 0 + 100) / 4 + 1);          /* left edge clamps: 26 */
+  g_assert_cmpuint (o[1], ==, (0 + 200 + 200) / 4 + 1);        /* 101 */
+  g_assert_cmpuint (o[2], ==, (100 + 400 + 255) / 4 + 1);      /* 189 */
+  g_assert_cmpuint (o[3], ==, (200 + 510 + 255) / 4 + 1);      /* right edge clamps: 242 */
+}
+
+/* Negative sums truncate toward zero and clamp at 0; alpha passes through; 16 bits. */
+static void
+test_convolution_formats (void)
+{
+  const char *text = HEAD "[Kernel]\nWidth=3\nHeight=3\nRow1=0 0 0\nRow2=-1 0 1\n"
+                     "Row3=0 0 0\nDivisor=2\nBias=0\n";
+  g_autoptr(LbFilter) f = parse (text, NULL);
+  static const guint16 gray16[3] = { 1000, 0, 65535 };
+  static const guint8 rgba[3 * 4] = { 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120 };
+  g_autoptr(LbImage) a = lb_image_new (3, 1, LB_FORMAT_GRAY16, 6,
+                                       g_bytes_new_static (gray16, 6), NULL, NULL);
+  g_autoptr(LbImage) b = lb_image_new (3, 1, LB_FORMAT_RGBA8, 12,
+                                       g_bytes_new_static (rgba, 12), NULL, NULL);
+  g_autoptr(LbPipeline) pipe = lb_pipeline_new (NULL);
+  g_autoptr(LbImage) oa = NULL, ob = NULL;
+  g_autoptr(GError) error = NULL;
+  const guint16 *o16;
+  const guint8 *o8;
+
+  g_assert_true (lb_pipeline_append (pipe, f, NULL, &error));
+  oa = lb_pipeline_run (pipe, a, NULL, NULL, &error);
+  g_assert_no_error (error);
+  o16 = (const guint16 *) lb_image_get_data (oa);
+  g_assert_cmpuint (o16[0], ==, 0);                 /* (0 − 1000) / 2 → −500 → 0 */
+  g_assert_cmpuint (o16[1], ==, (65535 - 1000) / 2);
+  g_assert_cmpuint (o16[2], ==, (65535 - 0) / 2);   /* right edge clamps to itself */
+  ob = lb_pipeline_run (pipe, b, NULL, NULL, &error);
+  g_assert_no_error (error);
+  o8 = lb_image_get_data (ob);
+  g_assert_cmpuint (o8[0], ==, (50 - 10) / 2);
+  g_assert_cmpuint (o8[3], ==, 40);                 /* alpha unchanged */
+  g_assert_cmpuint (o8[4], ==, (90 - 10) / 2);
+  g_assert_cmpuint (o8[7], ==, 80);
+  g_assert_cmpuint (o8[11], ==, 120);
+}
+
+static void
+test_shipped_files (void)
+{
+  g_autoptr(LbFilter) k = lb_filter_registry_lookup (registry, "soft-sharpen");
+  g_autoptr(LbFilter) c = lb_filter_registry_lookup (registry, "poster");
+
+  g_assert_nonnull (k);
+  g_assert_nonnull (c);
+  g_assert_true (g_str_has_suffix (lb_filter_get_origin (k), "soft-sharpen.lbfilter"));
+  g_assert_cmpstr (lb_filter_get_name (k), ==, "Soft sharpen");
+  g_assert_cmpint (lb_filter_get_kind (c), ==, LB_FILTER_KIND_CHAIN);
+  g_assert_cmpstr (lb_filter_get_chain (c)[1], ==, "threshold:level=40");
+  g_assert_cmpuint (lb_filter_registry_get_problems (registry)->len, ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  registry = lb_filter_registry_new_default ();
+  g_test_add_func ("/declarative/errors", test_errors);
+  g_test_add_func ("/declarative/chain-unknown-step", test_chain_unknown_step);
+  g_test_add_func ("/declarative/convolution-values", test_convolution_values);
+  g_test_add_func ("/declarative/convolution-formats", test_convolution_formats);
+  g_test_add_func ("/declarative/shipped-files", test_shipped_files);
+  ret = g_test_run ();
+  g_object_unref (registry);
+  return ret;
+}

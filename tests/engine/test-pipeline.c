@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* LbPipeline: determinism over threads and bands for every registered filter, selection,
+ * cancellation, timing, progress, chains, async, formats. */
+
+#include <string.h>
+
+#include "lb-engine-test-util.h"
+#include "lb-error.h"
+#include "lb-pipeline.h"
+
+#define MARK_ID "io.github.lightbox.test.mark"
+
+static LbFilterRegistry *registry;
+static char *plugin_dir;
+
+/* Parameters that make a filter do something visible (defaults elsewhere). */
+static const struct {
+  const char *alias;
+  const char *params;
+} interesting[] = {
+  { "rotate", "angle=30" },
+  { "rotate-clear", "angle=-12.5" },
+  { "blur", "size=5" },
+  { "despeckle", "size=5" },
+  { "median", "radius=2" },
+  { "gaussian", "sigma=1.5" },
+};
+
+static const char *
+interesting_params (LbFilter *f)
+{
+  const char *alias = lb_filter_get_alias (f);
+
+  for (guint i = 0; alias && i < G_N_ELEMENTS (interesting); i++)
+    if (g_str_equal (alias, interesting[i].alias))
+      return interesting[i].params;
+  return NULL;
+}
+
+static LbImage *
+run (LbFilter           *f,
+     const char         *params,
+     LbImage            *input,
+     guint               threads,
+     guint               band,
+     const LbFilterRect *sel,
+     GError            **error)
+{
+  g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
+  g_autoptr(LbFilterParams) p = lb_filter_params_new (f);
+
+  if (params != NULL && !lb_filter_params_set_from_string (p, params, error))
+    return NULL;
+  if (!lb_pipeline_append (pipe, f, p, error))
+    return NULL;
+  lb_pipeline_set_n_threads (pipe, threads);
+  lb_pipeline_set_band_height (pipe, band);
+  lb_pipeline_set_selection (pipe, sel);
+  lb_pipeline_set_seed (pipe, 1);
+  return lb_pipeline_run (pipe, input, NULL, NULL, error);
+}
+
+static GBytes *
+pixels_copy (LbImage *image)
+{
+  return g_bytes_new (lb_image_get_data (image),
+                      lb_image_get_stride (image) * lb_image_get_height (image));
+}
+
+/* Every filter, every common format it supports, with and without a selection: the output
+ * of {1,2,4} threads × bands {1,7,64,whole} equals the single-thread whole-image run, and
+ * the input is never modified. */
+static void
+test_determinism (void)
+{
+  static const LbSampleFormat formats[] = { LB_FORMAT_GRAY8, LB_FORMAT_GRAY16, LB_FORMAT_RGB8,
+                                            LB_FORMAT_RGBA8 };
+  static const guint threads[] = { 1, 2, 4 };
+  static const guint bands[] = { 1, 7, 64, 0 };
+  const LbFilterRect sel = { 9, 6, 40, 27 };
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (registry)), n_checked = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(LbFilter) f = g_list_model_get_item (G_LIST_MODEL (registry), i);
+      const char *params = interesting_params (f);
+
+      if (lb_filter_get_kind (f) == LB_FILTER_KIND_CHAIN)
+        continue;
+      for (guint k = 0; k < G_N_ELEMENTS (formats); k++)
+        for (guint s = 0; s < 2; s++)
+          {
+            g_autoptr(LbImage) input = test_image_new (61, 37, formats[k], 11 + k);
+            g_autoptr(GBytes) before = pixels_copy (input);
+            g_autoptr(GBytes) after = NULL;
+            g_autoptr(LbImage) ref = NULL;
+            g_autoptr(GError) error = NULL;
+            const LbFilterRect *r = s ? &sel : NULL;
+
+            if (!lb_filter_supports_format (f, formats[k]))
+              continue;
+            ref = run (f, params, input, 1, 37, r, &error);
+            g_assert_no_error (error);
+            for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+              for (guint b = 0; b < G_N_ELEMENTS (bands); b++)
+                {
+                  g_autoptr(LbImage) out = run (f, params, input, threads[t], bands[b], r,
+                                                &error);
+                  g_assert_no_error (error);
+                  if (!lb_image_equal_pixels (ref, out))
+                    g_error ("%s (%s) on %s, selection %u: %u threads, band %u differs from "
+                             "1 thread", lb_filter_get_id (f), params ? params : "defaults",
+                             lb_sample_format_to_string (formats[k]), s, threads[t], bands[b]);
+                }
+            after = pixels_copy (input);
+            g_assert_true (g_bytes_equal (before, after));
+            n_checked++;
+          }
+      g_test_message ("%s: deterministic", lb_filter_get_id (f));
+    }
+  /* At least the example plugin, the test plugin and two declarative kernels ran. */
+  g_assert_cmpuint (n_checked, >=, 4 * 4);
+}
+
+static void
+test_selection (void)
+{
+  g_autoptr(LbFilter) f = lb_filter_registry_lookup (registry, "threshold");
+  g_autoptr(LbImage) input = test_image_new (30, 20, LB_FORMAT_RGBA8, 3);
+  g_autoptr(LbImage) out = NULL;
+  g_autoptr(GError) error = NULL;
+  /* Partly outside the image: clipped to x 20..29, y 15..19. */
+  LbFilterRect sel = { 20, 15, 50, 50 };
+  LbFilterRect outside = { 40, 0, 5, 5 };
+
+  out = run (f, "level=50", input, 2, 1, &sel, &error);
+  g_assert_no_error (error);
+  for (guint y = 0; y < 20; y++)
+    for (guint x = 0; x < 30; x++)
+      for (guint c = 0; c < 4; c++)
+        {
+          guint8 a = lb_image_get_row (input, y)[x * 4 + c];
+          guint8 b = lb_image_get_row (out, y)[x * 4 + c];
+
+          if (x < 20 || y < 15 || c == 3)
+            g_assert_cmpuint (a, ==, b);  /* outside the region, and alpha: untouched */
+          else
+            g_assert_cmpuint (b, ==, a >= 128 ? 255 : 0);
+        }
+  g_clear_object (&out);
+  out = run (f, NULL, input, 1, 0, &outside, &error);
+  g_assert_null (out);
+  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "does not overlap"));
+}
+
+static gpointer
+cancel_thread (gpointer data)
+{
+  g_usleep (100000);
+  g_cancellable_cancel (data);
+  return NULL;
+}
+
+static void
+test_cancel (void)
+{
+  g_autoptr(LbImage) input = test_image_new (16, 400, LB_FORMAT_GRAY8, 1);
+  g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
+  g_autoptr(GCancellable) c = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbImage) out = NULL;
+  GThread *t;
+  gint64 t0;
+
+  /* 400 rows × 10 ms on 2 threads would take 2 s; it is cancelled after 0.1 s. */
+  g_assert_true (lb_pipeline_append_step (pipe, MARK_ID ":delay-us=10000", &error));
+  lb_pipeline_set_n_threads (pipe, 2);
+  t = g_thread_new ("canceller", cancel_thread, c);
+  t0 = g_get_monotonic_time ();
+  out = lb_pipeline_run (pipe, input, NULL, c, &error);
+  g_thread_join (t);
+  g_assert_null (out);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  /* Not a timing threshold: it proves the bands stopped early rather than all 400 rows
+   * running (which takes at least 2 s of sleeps). */
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 2000000);
+  g_clear_error (&error);
+
+  /* Already cancelled: nothing runs. */
+  out = lb_pipeline_run (pipe, input, NULL, c, &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+}
+
+static void
+progress_cb (double   fraction,
+             gpointer data)
+{
+  GArray *values = data;
+
+  g_array_append_val (values, fraction);
+}
+
+static void
+test_timing_progress_chain (void)
+{
+  g_autoptr(LbImage) input = test_image_new (40, 30, LB_FORMAT_RGB8, 9);
+  g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
+  g_autoptr(GArray) values = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr(GPtrArray) timings = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbImage) out = NULL;
+  LbPassTiming *t;
+
+  /* "poster" is a declarative chain: binomial-blur then threshold. */
+  g_assert_true (lb_pipeline_append_step (pipe, "poster", &error));
+  g_assert_no_error (error);
+  g_assert_true (lb_pipeline_append_step (pipe, MARK_ID ":value=77", &error));
+  g_assert_cmpuint (lb_pipeline_get_n_passes (pipe), ==, 3);
+  lb_pipeline_set_n_threads (pipe, 2);
+  lb_pipeline_set_band_height (pipe, 4);
+  lb_pipeline_set_progress_func (pipe, progress_cb, values, NULL);
+  out = lb_pipeline_run (pipe, input, &timings, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (out != input);
+
+  g_assert_cmpuint (timings->len, ==, 3);
+  t = g_ptr_array_index (timings, 0);
+  g_assert_cmpstr (t->filter_id, ==, "io.github.lightbox.filters.binomial-blur");
+  g_assert_cmpstr (t->params, ==, "");
+  t = g_ptr_array_index (timings, 1);
+  g_assert_cmpstr (t->filter_id, ==, "io.github.lightbox.example.threshold");
+  g_assert_cmpstr (t->params, ==, "level=40,invert=false");
+  t = g_ptr_array_index (timings, 2);
+  g_assert_cmpstr (t->params, ==, "delay-us=0,value=77,size=3,mode=fast,gain=0.5");
+  g_assert_cmpuint (t->width, ==, 40);
+  g_assert_cmpuint (t->height, ==, 30);
+  g_assert_cmpint (t->format, ==, LB_FORMAT_RGB8);
+  g_assert_cmpuint (t->threads, ==, 2);
+  g_assert_cmpuint (t->bands, ==, 8);
+  g_assert_cmpint (t->usec, >=, 0);
+
+  g_assert_cmpuint (values->len, >=, 3);
+  for (guint i = 1; i < values->len; i++)
+    g_assert_cmpfloat (g_array_index (values, double, i), >=,
+                       g_array_index (values, double, i - 1));
+  g_assert_cmpfloat (g_array_index (values, double, values->len - 1), ==, 1.0);
+  for (gsize i = 0; i < lb_image_get_row_size (out); i++)
+    g_assert_cmpuint (lb_image_get_row (out, 0)[i], ==, 77);
+}
+
+static void
+test_unsupported_format (void)
+{
+  g_autoptr(LbImage) input = test_image_new (8, 8, LB_FORMAT_RGB16, 2);
+  g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbImage) out = NULL;
+
+  g_assert_true (lb_pipeline_append_step (pipe, MARK_ID, &error));
+  out = lb_pipeline_run (pipe, input, NULL, NULL, &error);
+  g_assert_null (out);
+  g_assert_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED);
+  g_assert_cmpstr (error->message, ==, MARK_ID " does not support rgb16 images (it supports "
+                   "gray8, gray16, rgb8, rgba8)");
+}
+
+static void
+async_done (GObject      *source,
+            GAsyncResult *result,
+            gpointer      data)
+{
+  *(GAsyncResult **) data = g_object_ref (result);
+}
+
+static void
+test_async (void)
+{
+  g_autoptr(LbImage) input = test_image_new (50, 50, LB_FORMAT_GRAY16, 4);
+  g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GPtrArray) timings = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbImage) a = NULL, b = NULL;
+
+  g_assert_true (lb_pipeline_append_step (pipe, "soft-sharpen", &error));
+  g_assert_true (lb_pipeline_append_step (pipe, "threshold:level=30", &error));
+  a = lb_pipeline_run (pipe, input, NULL, NULL, &error);
+  g_assert_no_error (error);
+  lb_pipeline_run_async (pipe, input, NULL, async_done, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  b = lb_pipeline_run_finish (pipe, result, &timings, &error);
+  g_assert_no_error (error);
+  g_assert_true (lb_image_equal_pixels (a, b));
+  g_assert_cmpuint (timings->len, ==, 2);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autofree char *src = test_plugin_path ("test-mark-10.so");
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  plugin_dir = g_dir_make_tmp ("lb-test-pipeline-XXXXXX", NULL);
+  test_install_file (src, plugin_dir, "mark.so");
+  /* The standard search path (the build's plugins and declarative filters) plus the test
+   * plugin. */
+  g_setenv ("LIGHTBOX_PLUGIN_PATH",
+            g_strconcat (g_getenv ("LIGHTBOX_PLUGIN_PATH"), ":", plugin_dir, NULL), TRUE);
+  registry = lb_filter_registry_new_default ();
+
+  g_test_add_func ("/pipeline/determinism", test_determinism);
+  g_test_add_func ("/pipeline/selection", test_selection);
+  g_test_add_func ("/pipeline/cancel", test_cancel);
+  g_test_add_func ("/pipeline/timing-progress-chain", test_timing_progress_chain);
+  g_test_add_func ("/pipeline/unsupported-format", test_unsupported_format);
+  g_test_add_func ("/pipeline/async", test_async);
+  ret = g_test_run ();
+  g_object_unref (registry);
+  test_remove_tree (plugin_dir);
+  g_free (plugin_dir);
+  return ret;
+}

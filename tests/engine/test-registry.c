@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Plugin host: discovery, validation of broken plugins, permissions, hot reload. */
+
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lb-engine-test-util.h"
+#include "lb-error.h"
+#include "lb-filter-params.h"
+#include "lb-filter-registry.h"
+#include "lb-pipeline.h"
+
+#define EXAMPLE_ID "io.github.lightbox.example.threshold"
+#define MARK_ID "io.github.lightbox.test.mark"
+
+static gboolean
+problems_contain (LbFilterRegistry *reg,
+                  const char       *file,
+                  const char       *what)
+{
+  GPtrArray *p = lb_filter_registry_get_problems (reg);
+
+  for (guint i = 0; i < p->len; i++)
+    {
+      const char *msg = g_ptr_array_index (p, i);
+      if (strstr (msg, file) != NULL && strstr (msg, what) != NULL)
+        return TRUE;
+    }
+  g_test_message ("no problem mentions %s with “%s”; problems:", file, what);
+  for (guint i = 0; i < p->len; i++)
+    g_test_message ("  %s", (char *) g_ptr_array_index (p, i));
+  return FALSE;
+}
+
+static void
+test_default_dirs (void)
+{
+  g_autoptr(LbFilterRegistry) reg = lb_filter_registry_new_default ();
+  g_autoptr(LbFilter) f = lb_filter_registry_lookup (reg, "threshold");
+  g_autoptr(LbFilter) same = lb_filter_registry_lookup (reg, EXAMPLE_ID);
+  const LbParamSpec *level;
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (reg));
+  gboolean found = FALSE;
+
+  g_assert_true (g_list_model_get_item_type (G_LIST_MODEL (reg)) == LB_TYPE_FILTER);
+  g_assert_nonnull (f);
+  g_assert_true (f == same);
+  g_assert_cmpstr (lb_filter_get_id (f), ==, EXAMPLE_ID);
+  g_assert_cmpstr (lb_filter_get_name (f), ==, "Threshold");
+  g_assert_cmpstr (lb_filter_get_category (f), ==, "Adjust");
+  g_assert_cmpstr (lb_filter_get_version (f), ==, "1.0");
+  g_assert_true (g_str_has_prefix (lb_filter_get_origin (f), g_getenv ("LB_BUILD_ROOT")));
+  g_assert_true (g_str_has_suffix (lb_filter_get_origin (f), "lb-example-threshold.so"));
+  g_assert_true (lb_filter_supports_format (f, LB_FORMAT_GRAY16));
+  level = lb_filter_find_param (f, "level", NULL);
+  g_assert_nonnull (level);
+  g_assert_cmpfloat (level->def, ==, 50);
+  g_assert_cmpint (level->type, ==, LB_PARAM_DOUBLE);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(LbFilter) item = g_list_model_get_item (G_LIST_MODEL (reg), i);
+      found |= item == f;
+    }
+  g_assert_true (found);
+}
+
+/* Every broken fixture is skipped with the reason; the valid plugins still load. */
+static void
+test_broken_plugins (void)
+{
+  static const struct {
+    const char *file;
+    const char *reason;
+  } cases[] = {
+    { "broken-abi.so", "ABI 99" },
+    { "broken-no-symbol.so", "no lb_filter_plugin_query symbol" },
+    { "broken-range.so", "default 300 is outside the range 0..255" },
+    { "broken-ui-range.so", "slider range 0..2e+06 is not inside" },
+    { "broken-offset.so", "lies outside the" },
+    { "broken-size.so", "struct_size 16" },
+    { "broken-dup-id.so", "is already taken by " EXAMPLE_ID },
+    { "not-a-library.so", "cannot be loaded" },
+  };
+  g_autofree char *dir = g_dir_make_tmp ("lb-test-broken-XXXXXX", NULL);
+  g_autofree char *garbage = g_build_filename (dir, "not-a-library.so", NULL);
+  g_autoptr(LbFilterRegistry) reg = lb_filter_registry_new ();
+  g_autoptr(LbFilter) mark = NULL;
+  g_autoptr(LbFilter) example = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases) - 1; i++)
+    {
+      g_autofree char *src = test_plugin_path (cases[i].file);
+      test_install_file (src, dir, cases[i].file);
+    }
+  g_assert_true (g_file_set_contents (garbage, "this is text, not ELF\n", -1, NULL));
+  {
+    g_autofree char *good = test_plugin_path ("test-mark-10.so");
+    test_install_file (good, dir, "test-mark-10.so");
+  }
+
+  lb_filter_registry_add_plugin_dir (reg, g_getenv ("LIGHTBOX_PLUGIN_PATH"));
+  lb_filter_registry_add_plugin_dir (reg, dir);
+  lb_filter_registry_rescan (reg);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    g_assert_true (problems_contain (reg, cases[i].file, cases[i].reason));
+  example = lb_filter_registry_lookup (reg, EXAMPLE_ID);
+  g_assert_nonnull (example);
+  /* The duplicate did not replace the first provider. */
+  g_assert_true (g_str_has_suffix (lb_filter_get_origin (example), "lb-example-threshold.so"));
+  mark = lb_filter_registry_lookup (reg, MARK_ID);
+  g_assert_nonnull (mark);
+  g_assert_cmpstr (lb_filter_get_version (mark), ==, "mark-10");
+
+  /* A rescan with nothing changed neither reloads nor repeats the messages. */
+  {
+    guint before = lb_filter_registry_get_problems (reg)->len;
+    guint items = g_list_model_get_n_items (G_LIST_MODEL (reg));
+    lb_filter_registry_rescan (reg);
+    g_assert_cmpuint (lb_filter_registry_get_problems (reg)->len, ==, before);
+    g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (reg)), ==, items);
+  }
+  test_remove_tree (dir);
+}
+
+static void
+test_writable_refused (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("lb-test-perm-XXXXXX", NULL);
+  g_autofree char *src = test_plugin_path ("test-mark-10.so");
+  g_autofree char *file = g_build_filename (dir, "mark.so", NULL);
+  g_autoptr(LbFilterRegistry) reg = lb_filter_registry_new ();
+  g_autoptr(LbFilter) mark = NULL;
+
+  test_install_file (src, dir, "mark.so");
+  lb_filter_registry_add_plugin_dir (reg, dir);
+
+  /* A world-writable directory: anyone could drop code there. */
+  g_assert_cmpint (g_chmod (dir, 0777), ==, 0);
+  lb_filter_registry_rescan (reg);
+  g_assert_true (problems_contain (reg, dir, "writable by other users"));
+  mark = lb_filter_registry_lookup (reg, MARK_ID);
+  g_assert_null (mark);
+
+  /* A private directory but a group-writable file. */
+  g_assert_cmpint (g_chmod (dir, 0700), ==, 0);
+  g_assert_cmpint (g_chmod (file, 0664), ==, 0);
+  lb_filter_registry_rescan (reg);
+  g_assert_true (problems_contain (reg, file, "writable by its group"));
+  mark = lb_filter_registry_lookup (reg, MARK_ID);
+  g_assert_null (mark);
+
+  /* Fixed: a permission change alone makes the next scan try again. */
+  g_assert_cmpint (g_chmod (file, 0644), ==, 0);
+  lb_filter_registry_rescan (reg);
+  mark = lb_filter_registry_lookup (reg, MARK_ID);
+  g_assert_nonnull (mark);
+  test_remove_tree (dir);
+}
+
+typedef struct {
+  gboolean changed;
+} ChangeWatch;
+
+static void
+items_changed_cb (GListModel *model,
+                  guint       pos,
+                  guint       removed,
+                  guint       added,
+                  gpointer    data)
+{
+  ((ChangeWatch *) data)->changed = TRUE;
+}
+
+static void
+run_done_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      data)
+{
+  GAsyncResult **out = data;
+
+  *out = g_object_ref (result);
+}
+
+static guint8
+first_sample (LbImage *image)
+{
+  return lb_image_get_data (image)[0];
+}
+
+static gboolean
+all_samples_are (LbImage *image,
+                 guint8   value)
+{
+  for (guint y = 0; y < lb_image_get_height (image); y++)
+    {
+      const guint8 *row = lb_image_get_row (image, y);
+      for (gsize i = 0; i < lb_image_get_row_size (image); i++)
+        if (row[i] != value)
+          return FALSE;
+    }
+  return TRUE;
+}
+
+static LbImage *
+run_mark (LbFilterRegistry *reg,
+          LbImage          *input)
+{
+  g_autoptr(LbPipeline) pipe = lb_pipeline_new (reg);
+  g_autoptr(GError) error = NULL;
+  LbImage *out;
+
+  g_assert_true (lb_pipeline_append_step (pipe, MARK_ID, &error));
+  g_assert_no_error (error);
+  out = lb_pipeline_run (pipe, input, NULL, NULL, &error);
+  g_assert_no_error (error);
+  return out;
+}
+
+/* Add, replace and remove a plugin file while the registry watches, with a pass running
+ * across the replacement. */
+static void
+test_hot_reload (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("lb-test-hot-XXXXXX", NULL);
+  g_autofree char *build10 = test_plugin_path ("test-mark-10.so");
+  g_autofree char *build20 = test_plugin_path ("test-mark-20.so");
+  g_autofree char *file = g_build_filename (dir, "mark.so", NULL);
+  g_autoptr(LbFilterRegistry) reg = lb_filter_registry_new ();
+  g_autoptr(LbImage) input = test_image_new (32, 64, LB_FORMAT_RGB8, 5);
+  g_autoptr(LbImage) out = NULL;
+  g_autoptr(LbImage) slow_out = NULL;
+  g_autoptr(LbFilter) mark = NULL;
+  g_autoptr(LbPipeline) slow = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  ChangeWatch watch = { FALSE };
+
+  lb_filter_registry_add_plugin_dir (reg, dir);
+  lb_filter_registry_rescan (reg);
+  lb_filter_registry_set_watching (reg, TRUE);
+  g_signal_connect (reg, "items-changed", G_CALLBACK (items_changed_cb), &watch);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (reg)), ==, 0);
+
+  /* 1. Adding a file adds its filter. */
+  test_install_file (build10, dir, "mark.so");
+  g_assert_true (test_wait_until (&watch.changed, 10000));
+  mark = lb_filter_registry_lookup (reg, MARK_ID);
+  g_assert_nonnull (mark);
+  g_assert_cmpstr (lb_filter_get_version (mark), ==, "mark-10");
+  out = run_mark (reg, input);
+  g_assert_true (all_samples_are (out, 10));
+  g_clear_object (&out);
+
+  /* 2. A slow pass (50 ms per row, 64 rows on 2 threads ≈ 1.6 s) starts on the old code… */
+  slow = lb_pipeline_new (reg);
+  g_assert_true (lb_pipeline_append_step (slow, MARK_ID ":delay-us=50000", &error));
+  g_assert_no_error (error);
+  lb_pipeline_set_n_threads (slow, 2);
+  lb_pipeline_set_band_height (slow, 1);
+  lb_pipeline_run_async (slow, input, NULL, run_done_cb, &result);
+  g_clear_object (&mark);
+
+  /* …and the file is replaced by a different build while it runs. */
+  watch.changed = FALSE;
+  test_install_file (build20, dir, "mark.so");
+  g_assert_true (test_wait_until (&watch.changed, 10000));
+  mark = lb_filter_registry_lookup (reg, MARK_ID);
+  g_assert_nonnull (mark);
+  g_assert_cmpstr (lb_filter_get_version (mark), ==, "mark-20");
+  g_clear_object (&mark);
+
+  /* The new code is used by new passes, even while the old one still runs. */
+  out = run_mark (reg, input);
+  g_assert_true (all_samples_are (out, 20));
+  g_clear_object (&out);
+
+  g_assert_null (result);  /* the slow pass really spanned the replacement */
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  slow_out = lb_pipeline_run_finish (slow, result, NULL, &error);
+  g_assert_no_error (error);
+  /* The running pass finished on the code it started with. */
+  g_assert_cmpuint (first_sample (slow_out), ==, 10);
+  g_assert_true (all_samples_are (slow_out, 10));
+  g_clear_object (&slow);
+
+  /* 3. Removing the file removes the filter. */
+  watch.changed = FALSE;
+  g_assert_cmpint (g_unlink (file), ==, 0);
+  g_assert_true (test_wait_until (&watch.changed, 10000));
+  mark = lb_filter_registry_lookup (reg, MARK_ID);
+  g_assert_null (mark);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (reg)), ==, 0);
+
+  lb_filter_registry_set_watching (reg, FALSE);
+  test_remove_tree (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/registry/default-dirs", test_default_dirs);
+  g_test_add_func ("/registry/broken-plugins", test_broken_plugins);
+  g_test_add_func ("/registry/writable-refused", test_writable_refused);
+  g_test_add_func ("/registry/hot-reload", test_hot_reload);
+  return g_test_run ();
+}

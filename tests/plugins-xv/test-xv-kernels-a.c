@@ -1,0 +1,816 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "test-xv-kernels-a"
+
+/* The xv kernels blur, sharpen, edge, emboss, oil, blend and despeckle:
+ *  - both paths against xv's own output (tests/data/golden, see MANIFEST.txt) on 8-bit RGB,
+ *    with and without a selection, for several band splits;
+ *  - GRAY8 and RGBA8 against the same golden data (a gray image is the one-channel case of a
+ *    R = G = B image; alpha must come back untouched);
+ *  - 16 bits: relations to the 8-bit golden data that the maths guarantees (oil, despeckle),
+ *    hand-computed cases, and the two paths against each other;
+ *  - reference against optimised on random images of odd sizes, all 8 formats, random
+ *    selections and random band splits;
+ *  - the corrected modes (oil window, edge ring) and parameter errors. */
+
+#include <string.h>
+
+#include "lb-error.h"
+#include "lb-image-loader.h"
+#include "lb-xv-blend.h"
+#include "lb-xv-blur.h"
+#include "lb-xv-despeckle.h"
+#include "lb-xv-edge.h"
+#include "lb-xv-emboss.h"
+#include "lb-xv-oil.h"
+#include "lb-xv-sharpen.h"
+
+typedef enum {
+  F_BLUR,
+  F_SHARPEN,
+  F_EDGE,
+  F_EMBOSS,
+  F_OIL,
+  F_BLEND,
+  F_DESPECKLE,
+} FilterId;
+
+typedef struct {
+  FilterId id;
+  int param;       /* blur/despeckle size, sharpen strength, oil size (0 = xv) */
+  gboolean alt;    /* edge: corrected ring */
+} Spec;
+
+/* An owned buffer with a padded stride, so kernels cannot assume packed rows. */
+typedef struct {
+  LbKernelBuf b;
+  guint8 *mem;
+} Buf;
+
+static void
+buf_init (Buf *buf, int width, int height, int channels, int depth, int pad)
+{
+  buf->b.width = width;
+  buf->b.height = height;
+  buf->b.channels = channels;
+  buf->b.depth = depth;
+  buf->b.stride = (gsize) width * channels * (depth / 8) + 2 * (gsize) pad;
+  buf->mem = g_malloc0 (buf->b.stride * height);
+  buf->b.data = buf->mem;
+}
+
+static void
+buf_copy (Buf *dst, const Buf *src)
+{
+  buf_init (dst, src->b.width, src->b.height, src->b.channels, src->b.depth, 3);
+  for (int y = 0; y < src->b.height; y++)
+    memcpy (dst->b.data + y * dst->b.stride, src->b.data + y * src->b.stride,
+            (gsize) src->b.width * src->b.channels * (src->b.depth / 8));
+}
+
+static void
+buf_clear (Buf *buf)
+{
+  g_clear_pointer (&buf->mem, g_free);
+}
+
+static guint
+buf_get (const Buf *buf, int x, int y, int c)
+{
+  const guint8 *row = buf->b.data + y * buf->b.stride;
+  const gsize i = (gsize) x * buf->b.channels + c;
+
+  return buf->b.depth == 8 ? row[i] : ((const guint16 *) (const void *) row)[i];
+}
+
+static void
+buf_set (Buf *buf, int x, int y, int c, guint v)
+{
+  guint8 *row = buf->b.data + y * buf->b.stride;
+  const gsize i = (gsize) x * buf->b.channels + c;
+
+  if (buf->b.depth == 8)
+    row[i] = (guint8) v;
+  else
+    ((guint16 *) (void *) row)[i] = (guint16) v;
+}
+
+static void
+load_png (Buf *buf, const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (g_getenv ("LB_TEST_DATA"), "golden", name, NULL);
+  g_autoptr (LbImage) image = lb_image_load_file (path, NULL, &error);
+  LbSampleFormat format;
+
+  g_assert_no_error (error);
+  format = lb_image_get_format (image);
+  g_assert_cmpint (format, ==, LB_FORMAT_RGB8);
+  buf_init (buf, (int) lb_image_get_width (image), (int) lb_image_get_height (image), 3, 8, 5);
+  for (int y = 0; y < buf->b.height; y++)
+    memcpy (buf->b.data + y * buf->b.stride, lb_image_get_row (image, (guint) y),
+            lb_image_get_row_size (image));
+}
+
+/* Bands: cuts[0] = 0 < cuts[1] < … < cuts[n] = height. NULL cuts = one band. */
+static gboolean
+run_filter (const Spec         *spec,
+            const Buf          *src,
+            Buf                *dst,
+            const LbKernelRect *sel,
+            gboolean            fast,
+            const int          *cuts,
+            int                 ncuts,
+            GError            **error)
+{
+  const int one[2] = { 0, src->b.height };
+  union {
+    LbXvBlur blur;
+    LbXvSharpen sharpen;
+    LbXvEdge edge;
+    LbXvEmboss emboss;
+    LbXvOil oil;
+    LbXvBlend blend;
+    LbXvDespeckle despeckle;
+  } st;
+  gboolean ok = FALSE;
+
+  if (cuts == NULL)
+    cuts = one, ncuts = 1;
+  buf_copy (dst, src);
+
+  switch (spec->id)
+    {
+    case F_BLUR: ok = lb_xv_blur_prepare (&st.blur, &src->b, sel, spec->param, error); break;
+    case F_SHARPEN:
+      ok = lb_xv_sharpen_prepare (&st.sharpen, &src->b, sel, spec->param, error);
+      break;
+    case F_EDGE: ok = lb_xv_edge_prepare (&st.edge, &src->b, sel, spec->alt, error); break;
+    case F_EMBOSS: ok = lb_xv_emboss_prepare (&st.emboss, &src->b, sel, error); break;
+    case F_OIL: ok = lb_xv_oil_prepare (&st.oil, &src->b, sel, spec->param, error); break;
+    case F_BLEND: ok = lb_xv_blend_prepare (&st.blend, &src->b, sel, error); break;
+    case F_DESPECKLE:
+      ok = lb_xv_despeckle_prepare (&st.despeckle, &src->b, sel, spec->param, error);
+      break;
+    default: g_assert_not_reached ();
+    }
+  if (!ok)
+    return FALSE;
+
+  /* Bands in reverse order: no kernel may depend on the order in which bands run. */
+  for (int k = ncuts - 1; k >= 0; k--)
+    {
+      const int y0 = cuts[k], y1 = cuts[k + 1];
+
+      switch (spec->id)
+        {
+        case F_BLUR:
+          (fast ? lb_xv_blur_process : lb_xv_blur_process_ref) (&st.blur, &src->b, &dst->b, y0, y1);
+          break;
+        case F_SHARPEN:
+          (fast ? lb_xv_sharpen_process : lb_xv_sharpen_process_ref) (&st.sharpen, &src->b,
+                                                                      &dst->b, y0, y1);
+          break;
+        case F_EDGE:
+          (fast ? lb_xv_edge_process : lb_xv_edge_process_ref) (&st.edge, &src->b, &dst->b, y0, y1);
+          break;
+        case F_EMBOSS:
+          (fast ? lb_xv_emboss_process : lb_xv_emboss_process_ref) (&st.emboss, &src->b, &dst->b,
+                                                                    y0, y1);
+          break;
+        case F_OIL:
+          (fast ? lb_xv_oil_process : lb_xv_oil_process_ref) (&st.oil, &src->b, &dst->b, y0, y1);
+          break;
+        case F_BLEND:
+          (fast ? lb_xv_blend_process : lb_xv_blend_process_ref) (&st.blend, &src->b, &dst->b,
+                                                                  y0, y1);
+          break;
+        case F_DESPECKLE:
+          (fast ? lb_xv_despeckle_process : lb_xv_despeckle_process_ref) (&st.despeckle,
+                                                                          &src->b, &dst->b,
+                                                                          y0, y1);
+          break;
+        default: g_assert_not_reached ();
+        }
+    }
+
+  if (spec->id == F_EDGE)
+    {
+      guint maxv = 0;
+
+      for (int k = 0; k < ncuts; k++)
+        maxv = MAX (maxv, lb_xv_edge_reduce (&st.edge, &dst->b, cuts[k], cuts[k + 1]));
+      for (int k = 0; k < ncuts; k++)
+        (fast ? lb_xv_edge_finish : lb_xv_edge_finish_ref) (&st.edge, &dst->b, maxv, cuts[k],
+                                                            cuts[k + 1]);
+    }
+  return TRUE;
+}
+
+static void
+run_ok (const Spec *spec, const Buf *src, Buf *dst, const LbKernelRect *sel, gboolean fast,
+        const int *cuts, int ncuts)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (run_filter (spec, src, dst, sel, fast, cuts, ncuts, &error));
+  g_assert_no_error (error);
+}
+
+/* Number of samples of channels [c0, c1) that differ; reports the first. */
+static gsize
+count_diff (const Buf *a, const Buf *b, int c0, int c1, const char *what)
+{
+  gsize n = 0;
+
+  g_assert_cmpint (a->b.width, ==, b->b.width);
+  g_assert_cmpint (a->b.height, ==, b->b.height);
+  for (int y = 0; y < a->b.height; y++)
+    for (int x = 0; x < a->b.width; x++)
+      for (int c = c0; c < c1; c++)
+        if (buf_get (a, x, y, c) != buf_get (b, x, y, c))
+          {
+            if (n == 0)
+              g_test_message ("%s: first difference at (%d,%d) channel %d: %u vs %u", what, x,
+                              y, c, buf_get (a, x, y, c), buf_get (b, x, y, c));
+            n++;
+          }
+  return n;
+}
+
+static void
+assert_same (const Buf *a, const Buf *b, const char *what)
+{
+  const gsize n = count_diff (a, b, 0, a->b.channels, what);
+
+  if (n != 0)
+    g_error ("%s: %" G_GSIZE_FORMAT " of %d samples differ", what, n,
+             a->b.width * a->b.height * a->b.channels);
+}
+
+/* Random band cuts over @height, seeded. */
+static int
+random_cuts (GRand *rand, int height, int *cuts, int max_cuts)
+{
+  int n = 0;
+
+  cuts[0] = 0;
+  while (cuts[n] < height && n < max_cuts - 1)
+    {
+      cuts[n + 1] = MIN (height, cuts[n] + g_rand_int_range (rand, 1, 9));
+      n++;
+    }
+  cuts[n] = height;
+  return n;
+}
+
+/* ---- golden -------------------------------------------------------------------------- */
+
+typedef struct {
+  const char *file;
+  Spec spec;
+  const char *size;
+  gboolean sel;
+} Golden;
+
+static const Golden goldens[] = {
+#define SIZES(name, id, param, sel)                             \
+  { "64x48_" name ".png", { id, param, FALSE }, "64x48", sel },  \
+  { "61x37_" name ".png", { id, param, FALSE }, "61x37", sel },  \
+  { "512x512_" name ".png", { id, param, FALSE }, "512x512", sel }
+  SIZES ("blur_3", F_BLUR, 3, FALSE),
+  SIZES ("blur_7", F_BLUR, 7, FALSE),
+  SIZES ("blur_5_sel", F_BLUR, 5, TRUE),
+  SIZES ("sharpen_75", F_SHARPEN, 75, FALSE),
+  SIZES ("sharpen_30", F_SHARPEN, 30, FALSE),
+  SIZES ("edge", F_EDGE, 0, FALSE),
+  SIZES ("emboss", F_EMBOSS, 0, FALSE),
+  SIZES ("oil", F_OIL, 0, FALSE),
+  SIZES ("blend_full", F_BLEND, 0, FALSE),
+  SIZES ("blend_sel", F_BLEND, 0, TRUE),
+  SIZES ("despeckle_3", F_DESPECKLE, 3, FALSE),
+  SIZES ("despeckle_5", F_DESPECKLE, 5, FALSE),
+#undef SIZES
+};
+
+/* The selection rectangles of MANIFEST.txt. */
+static LbKernelRect
+golden_selection (const char *size)
+{
+  if (g_str_equal (size, "64x48"))
+    return (LbKernelRect) { 10, 7, 30, 25 };
+  if (g_str_equal (size, "61x37"))
+    return (LbKernelRect) { 9, 5, 33, 21 };
+  return (LbKernelRect) { 100, 150, 257, 201 };
+}
+
+static void
+test_golden (gconstpointer data)
+{
+  const Golden *g = data;
+  g_autofree char *input = g_strdup_printf ("in_%s.png", g->size);
+  const LbKernelRect rect = golden_selection (g->size);
+  const LbKernelRect *sel = g->sel ? &rect : NULL;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (7);
+  Buf src, want, ref, fast, banded;
+  int cuts[1024];
+  int ncuts;
+  gsize n_ref, n_fast, n_banded;
+
+  load_png (&src, input);
+  load_png (&want, g->file);
+
+  run_ok (&g->spec, &src, &ref, sel, FALSE, NULL, 0);
+  run_ok (&g->spec, &src, &fast, sel, TRUE, NULL, 0);
+  ncuts = random_cuts (rand, src.b.height, cuts, G_N_ELEMENTS (cuts));
+  run_ok (&g->spec, &src, &banded, sel, TRUE, cuts, ncuts);
+
+  n_ref = count_diff (&ref, &want, 0, 3, "reference vs xv");
+  n_fast = count_diff (&fast, &want, 0, 3, "optimised vs xv");
+  n_banded = count_diff (&banded, &fast, 0, 3, "banded vs one band");
+  g_test_message ("%s: reference %" G_GSIZE_FORMAT ", optimised %" G_GSIZE_FORMAT
+                  " samples differ from xv; %d bands: %" G_GSIZE_FORMAT " differ", g->file,
+                  n_ref, n_fast, ncuts, n_banded);
+  if (n_ref || n_fast || n_banded)
+    g_error ("%s: %" G_GSIZE_FORMAT " (reference) / %" G_GSIZE_FORMAT
+             " (optimised) of %d samples differ from xv, %" G_GSIZE_FORMAT
+             " differ between band splits", g->file, n_ref, n_fast,
+             src.b.width * src.b.height * 3, n_banded);
+
+  buf_clear (&src), buf_clear (&want), buf_clear (&ref), buf_clear (&fast);
+  buf_clear (&banded);
+}
+
+/* GRAY8 (one channel, and gray + alpha) and RGBA8 against xv. A gray image is made from the
+ * red channel; run as R = G = B through the golden-verified RGB path it must give the same
+ * as the one-channel kernels. The RGBA8 run must reproduce the golden RGB and keep alpha. */
+static void
+test_formats_8 (gconstpointer data)
+{
+  const Golden *g = data;
+  g_autofree char *input = g_strdup_printf ("in_%s.png", g->size);
+  const LbKernelRect rect = golden_selection (g->size);
+  const LbKernelRect *sel = g->sel ? &rect : NULL;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (11);
+  Buf src, want, rgba, rgba_out, grey3, grey3_out, grey1, grey2;
+
+  load_png (&src, input);
+  load_png (&want, g->file);
+  buf_init (&rgba, src.b.width, src.b.height, 4, 8, 1);
+  buf_init (&grey3, src.b.width, src.b.height, 3, 8, 0);
+  buf_init (&grey1, src.b.width, src.b.height, 1, 8, 2);
+  buf_init (&grey2, src.b.width, src.b.height, 2, 8, 1);
+  for (int y = 0; y < src.b.height; y++)
+    for (int x = 0; x < src.b.width; x++)
+      {
+        const guint a = (guint) g_rand_int_range (rand, 0, 256), r = buf_get (&src, x, y, 0);
+
+        for (int c = 0; c < 3; c++)
+          {
+            buf_set (&rgba, x, y, c, buf_get (&src, x, y, c));
+            buf_set (&grey3, x, y, c, r);
+          }
+        buf_set (&rgba, x, y, 3, a);
+        buf_set (&grey1, x, y, 0, r);
+        buf_set (&grey2, x, y, 0, r);
+        buf_set (&grey2, x, y, 1, a);
+      }
+
+  for (int fast = 0; fast <= 1; fast++)
+    {
+      Buf out1, out2;
+      gsize n;
+
+      run_ok (&g->spec, &rgba, &rgba_out, sel, fast, NULL, 0);
+      n = count_diff (&rgba_out, &want, 0, 3, "rgba8 vs xv");
+      n += count_diff (&rgba_out, &rgba, 3, 4, "rgba8 alpha");
+      if (n)
+        g_error ("%s rgba8 (%s): %" G_GSIZE_FORMAT " samples differ", g->file,
+                 fast ? "optimised" : "reference", n);
+      buf_clear (&rgba_out);
+
+      run_ok (&g->spec, &grey3, &grey3_out, sel, fast, NULL, 0);
+      /* The RGB path keeps R = G = B on a gray image (spec §0). */
+      for (int y = 0; y < src.b.height; y++)
+        for (int x = 0; x < src.b.width; x++)
+          {
+            g_assert_cmpuint (buf_get (&grey3_out, x, y, 1), ==, buf_get (&grey3_out, x, y, 0));
+            g_assert_cmpuint (buf_get (&grey3_out, x, y, 2), ==, buf_get (&grey3_out, x, y, 0));
+          }
+      run_ok (&g->spec, &grey1, &out1, sel, fast, NULL, 0);
+      run_ok (&g->spec, &grey2, &out2, sel, fast, NULL, 0);
+      n = count_diff (&out1, &grey3_out, 0, 1, "gray8 vs rgb8 on gray");
+      n += count_diff (&out2, &grey3_out, 0, 1, "graya8 vs rgb8 on gray");
+      n += count_diff (&out2, &grey2, 1, 2, "graya8 alpha");
+      if (n)
+        g_error ("%s gray8 (%s): %" G_GSIZE_FORMAT " samples differ", g->file,
+                 fast ? "optimised" : "reference", n);
+      buf_clear (&out1), buf_clear (&out2), buf_clear (&grey3_out);
+    }
+  buf_clear (&src), buf_clear (&want), buf_clear (&rgba), buf_clear (&grey3);
+  buf_clear (&grey1), buf_clear (&grey2);
+}
+
+/* 16 bits against the 8-bit golden data where the maths makes them comparable. With
+ * samples v·257: oil picks the same pixel (the map is one-to-one), so the output is
+ * 257 × xv's; a median of an odd count commutes with the map, so despeckle gives 257 × xv's
+ * wherever the window is not clipped. For every filter, GRAY16 and RGB16 made from the golden
+ * input give identical results on both paths and for any band split. */
+static void
+test_gray16 (gconstpointer data)
+{
+  const Golden *g = data;
+  g_autofree char *input = g_strdup_printf ("in_%s.png", g->size);
+  const LbKernelRect rect = golden_selection (g->size);
+  const LbKernelRect *sel = g->sel ? &rect : NULL;
+  Buf src, want, g16, rgb16, ref, fast;
+  const int r = g->spec.param / 2;
+
+  load_png (&src, input);
+  load_png (&want, g->file);
+  buf_init (&g16, src.b.width, src.b.height, 1, 16, 1);
+  buf_init (&rgb16, src.b.width, src.b.height, 3, 16, 0);
+  for (int y = 0; y < src.b.height; y++)
+    for (int x = 0; x < src.b.width; x++)
+      {
+        buf_set (&g16, x, y, 0, buf_get (&src, x, y, 0) * 257);
+        for (int c = 0; c < 3; c++)
+          buf_set (&rgb16, x, y, c, buf_get (&src, x, y, c) * 257);
+      }
+
+  if (g->spec.id == F_OIL)
+    {
+      for (int fast_path = 0; fast_path <= 1; fast_path++)
+        {
+          run_ok (&g->spec, &rgb16, &fast, sel, fast_path, NULL, 0);
+          for (int y = 0; y < src.b.height; y++)
+            for (int x = 0; x < src.b.width; x++)
+              for (int c = 0; c < 3; c++)
+                g_assert_cmpuint (buf_get (&fast, x, y, c), ==, buf_get (&want, x, y, c) * 257);
+          buf_clear (&fast);
+        }
+    }
+  else if (g->spec.id == F_DESPECKLE)
+    {
+      for (int fast_path = 0; fast_path <= 1; fast_path++)
+        {
+          run_ok (&g->spec, &rgb16, &fast, sel, fast_path, NULL, 0);
+          for (int y = r; y < src.b.height - r; y++)
+            for (int x = r; x < src.b.width - r; x++)
+              for (int c = 0; c < 3; c++)
+                g_assert_cmpuint (buf_get (&fast, x, y, c), ==, buf_get (&want, x, y, c) * 257);
+          buf_clear (&fast);
+        }
+    }
+
+  /* Gray16 and RGB16: the two paths agree exactly, for any band split. */
+  for (int k = 0; k < 2; k++)
+    {
+      const Buf *in = k == 0 ? &g16 : &rgb16;
+      const int cuts[4] = { 0, 1, src.b.height / 2, src.b.height };
+      Buf banded;
+
+      run_ok (&g->spec, in, &ref, sel, FALSE, NULL, 0);
+      run_ok (&g->spec, in, &fast, sel, TRUE, NULL, 0);
+      run_ok (&g->spec, in, &banded, sel, TRUE, cuts, 3);
+      assert_same (&ref, &fast, "16-bit reference vs optimised");
+      assert_same (&banded, &fast, "16-bit banded vs one band");
+      buf_clear (&ref), buf_clear (&fast), buf_clear (&banded);
+    }
+
+  buf_clear (&src), buf_clear (&want), buf_clear (&g16), buf_clear (&rgb16);
+}
+
+/* ---- hand-computed 16-bit cases ------------------------------------------------------- */
+
+static void
+make_gray16 (Buf *buf, int w, int h, const guint *v)
+{
+  buf_init (buf, w, h, 1, 16, 0);
+  for (int i = 0; i < w * h; i++)
+    buf_set (buf, i % w, i / w, 0, v[i]);
+}
+
+static void
+test_hand16 (void)
+{
+  /* 3×3, centre processed, the ring fixed. */
+  const guint px[9] = { 1000, 2000, 3000,
+                        4000, 5000, 6000,
+                        7000, 8000, 60000 };
+  Buf src, out;
+  Spec spec;
+
+  make_gray16 (&src, 3, 3, px);
+
+  /* Emboss: s = −2·1000 − 2000 − 4000 + 6000 + 8000 + 2·60000 = 126000; q = 15750;
+   * centre 32768 + 15750 = 48518, ring 32768. */
+  spec = (Spec) { F_EMBOSS, 0, FALSE };
+  for (int fast = 0; fast <= 1; fast++)
+    {
+      run_ok (&spec, &src, &out, NULL, fast, NULL, 0);
+      g_assert_cmpuint (buf_get (&out, 1, 1, 0), ==, 48518);
+      g_assert_cmpuint (buf_get (&out, 0, 0, 0), ==, 32768);
+      g_assert_cmpuint (buf_get (&out, 2, 2, 0), ==, 32768);
+      buf_clear (&out);
+    }
+
+  /* Edge: Hg = (3000+6000+60000) − (1000+4000+7000) = 57000, Vg = 75000 − 6000 = 69000;
+   * e = 23000. Ring keeps the source; maxv = 60000 (the ring!); scaled by 65535/60000:
+   * centre ⌊23000·65535/60000⌋ = 25121, 60000 → 65535, 1000 → 1092. */
+  spec = (Spec) { F_EDGE, 0, FALSE };
+  for (int fast = 0; fast <= 1; fast++)
+    {
+      run_ok (&spec, &src, &out, NULL, fast, NULL, 0);
+      g_assert_cmpuint (buf_get (&out, 1, 1, 0), ==, 25121);
+      g_assert_cmpuint (buf_get (&out, 2, 2, 0), ==, 65535);
+      g_assert_cmpuint (buf_get (&out, 0, 0, 0), ==, 1092);
+      buf_clear (&out);
+    }
+
+  /* Blur 3 at the corner: (1000 + 2000 + 4000 + 5000) / 4 = 3000; centre 96000 / 9 = 10666. */
+  spec = (Spec) { F_BLUR, 3, FALSE };
+  for (int fast = 0; fast <= 1; fast++)
+    {
+      run_ok (&spec, &src, &out, NULL, fast, NULL, 0);
+      g_assert_cmpuint (buf_get (&out, 0, 0, 0), ==, 3000);
+      g_assert_cmpuint (buf_get (&out, 1, 1, 0), ==, 10666);
+      /* Bottom-right: (5000 + 6000 + 8000 + 60000) / 4 = 19750. */
+      g_assert_cmpuint (buf_get (&out, 2, 2, 0), ==, 19750);
+      buf_clear (&out);
+    }
+
+  /* Despeckle 3: centre median of the nine = 5000; corner (1000,2000,4000,5000) → (2000 +
+   * 4000) / 2 = 3000; top edge (1000..6000 six values) → (3000 + 4000) / 2 = 3500. */
+  spec = (Spec) { F_DESPECKLE, 3, FALSE };
+  for (int fast = 0; fast <= 1; fast++)
+    {
+      run_ok (&spec, &src, &out, NULL, fast, NULL, 0);
+      g_assert_cmpuint (buf_get (&out, 1, 1, 0), ==, 5000);
+      g_assert_cmpuint (buf_get (&out, 0, 0, 0), ==, 3000);
+      g_assert_cmpuint (buf_get (&out, 1, 0, 0), ==, 3500);
+      buf_clear (&out);
+    }
+
+  /* Sharpen 50 (f = g = 0.5): V = 5000/65535, vsum = 96000/65535;
+   * v' = (V − 0.5·vsum/9)/0.5 = 2V − vsum/9 = (10000 − 10666.67)/65535 < 0 → 0. */
+  spec = (Spec) { F_SHARPEN, 50, FALSE };
+  for (int fast = 0; fast <= 1; fast++)
+    {
+      run_ok (&spec, &src, &out, NULL, fast, NULL, 0);
+      g_assert_cmpuint (buf_get (&out, 1, 1, 0), ==, 0);
+      g_assert_cmpuint (buf_get (&out, 2, 2, 0), ==, 60000);
+      buf_clear (&out);
+    }
+  buf_clear (&src);
+
+  /* Blend on 3×3: only the centre is interior and it gets C = ⌊Σ perimeter / 12⌋ where the
+   * perimeter walk counts each corner twice: rows 0 and 2 (6000 + 75000) + columns 0 and 2
+   * (12000 + 69000) = 162000 → 13500. */
+  make_gray16 (&src, 3, 3, px);
+  spec = (Spec) { F_BLEND, 0, FALSE };
+  for (int fast = 0; fast <= 1; fast++)
+    {
+      run_ok (&spec, &src, &out, NULL, fast, NULL, 0);
+      g_assert_cmpuint (buf_get (&out, 1, 1, 0), ==, 13500);
+      g_assert_cmpuint (buf_get (&out, 0, 1, 0), ==, 4000);
+      buf_clear (&out);
+    }
+  buf_clear (&src);
+}
+
+/* ---- random images: reference vs optimised -------------------------------------------- */
+
+/* Noise with flat patches and a small palette, so that modes and medians have ties. */
+static void
+random_image (GRand *rand, Buf *buf, int w, int h, int channels, int depth)
+{
+  const guint top = depth == 8 ? 255 : 65535;
+  guint palette[6];
+
+  buf_init (buf, w, h, channels, depth, g_rand_int_range (rand, 0, 4));
+  for (int i = 0; i < 6; i++)
+    palette[i] = (guint) g_rand_int_range (rand, 0, (gint32) top + 1);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      {
+        const int kind = ((x / 5) + (y / 4)) % 3;
+
+        for (int c = 0; c < channels; c++)
+          {
+            guint v;
+
+            if (kind == 0)
+              v = (guint) g_rand_int_range (rand, 0, (gint32) top + 1);
+            else if (kind == 1)
+              v = palette[(g_rand_int_range (rand, 0, 3) + c) % 6];
+            else
+              v = palette[(x / 3 + y / 3) % 6];
+            buf_set (buf, x, y, c, v);
+          }
+      }
+}
+
+static void
+random_compare (const Spec *spec)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (1234 + spec->id * 10 + spec->param);
+  int diffs_total = 0;
+
+  for (int iter = 0; iter < 40; iter++)
+    {
+      const int channels = 1 + iter % 4;
+      const int depth = (iter / 4) % 2 ? 16 : 8;
+      const int w = g_rand_int_range (rand, 1, 40) | 1;
+      const int h = g_rand_int_range (rand, 1, 30) | 1;
+      LbKernelRect rect = { g_rand_int_range (rand, -3, w), g_rand_int_range (rand, -3, h),
+                            g_rand_int_range (rand, 1, w + 4), g_rand_int_range (rand, 1, h + 4) };
+      const gboolean use_sel = iter % 3 != 0;
+      g_autoptr (GError) error = NULL;
+      int cuts[64];
+      int ncuts;
+      Buf src, ref, fast, banded;
+      gsize n;
+
+      random_image (rand, &src, w, h, channels, depth);
+      ncuts = random_cuts (rand, h, cuts, G_N_ELEMENTS (cuts));
+      if (!run_filter (spec, &src, &ref, use_sel ? &rect : NULL, FALSE, NULL, 0, &error))
+        {
+          /* Only a selection that misses the image may fail, with a clear error. */
+          g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
+          g_assert_true (use_sel);
+          g_assert_true (rect.x + rect.width <= 0 || rect.y + rect.height <= 0 || rect.x >= w
+                         || rect.y >= h);
+          buf_clear (&src), buf_clear (&ref);
+          continue;
+        }
+      run_ok (spec, &src, &fast, use_sel ? &rect : NULL, TRUE, NULL, 0);
+      run_ok (spec, &src, &banded, use_sel ? &rect : NULL, TRUE, cuts, ncuts);
+
+      n = count_diff (&ref, &fast, 0, channels, "reference vs optimised");
+      n += count_diff (&banded, &fast, 0, channels, "banded vs one band");
+      if (n)
+        g_error ("filter %d param %d: %dx%d, %d channels, %d bits, selection %s %d,%d %dx%d: "
+                 "%" G_GSIZE_FORMAT " samples differ", spec->id, spec->param, w, h, channels,
+                 depth, use_sel ? "on" : "off", rect.x, rect.y, rect.width, rect.height, n);
+      /* Nothing outside the region and no alpha sample may change. */
+      if (channels == 2 || channels == 4)
+        diffs_total += (int) count_diff (&fast, &src, channels - 1, channels, "alpha");
+      buf_clear (&src), buf_clear (&ref), buf_clear (&fast), buf_clear (&banded);
+    }
+  g_assert_cmpint (diffs_total, ==, 0);
+}
+
+static void
+test_random (gconstpointer data)
+{
+  random_compare (data);
+}
+
+/* ---- corrected modes and errors -------------------------------------------------------- */
+
+static void
+test_edge_ring (void)
+{
+  /* A flat image: xv keeps the ring (then scales it to 255), the corrected mode gives 0
+   * everywhere (maxv = 0 leaves it at 0). */
+  Buf src, out;
+  const Spec xv = { F_EDGE, 0, FALSE }, corrected = { F_EDGE, 0, TRUE };
+
+  buf_init (&src, 7, 5, 3, 8, 0);
+  for (int y = 0; y < 5; y++)
+    for (int x = 0; x < 7; x++)
+      for (int c = 0; c < 3; c++)
+        buf_set (&src, x, y, c, 100);
+  for (int fast = 0; fast <= 1; fast++)
+    {
+      run_ok (&xv, &src, &out, NULL, fast, NULL, 0);
+      g_assert_cmpuint (buf_get (&out, 0, 0, 0), ==, 255);
+      g_assert_cmpuint (buf_get (&out, 3, 2, 0), ==, 0);
+      buf_clear (&out);
+      run_ok (&corrected, &src, &out, NULL, fast, NULL, 0);
+      for (int y = 0; y < 5; y++)
+        for (int x = 0; x < 7; x++)
+          g_assert_cmpuint (buf_get (&out, x, y, 1), ==, 0);
+      buf_clear (&out);
+    }
+  buf_clear (&src);
+}
+
+static void
+test_oil_corrected (void)
+{
+  /* Continuous tone (all colours differ): xv's 4×4 window returns the top-left pixel of the
+   * window, shifting the image by 2; the corrected 3×3 window returns the first pixel of a
+   * window centred on the pixel, (x−1, y−1). */
+  Buf src, out;
+  const Spec xv = { F_OIL, 0, FALSE }, corrected = { F_OIL, 3, FALSE };
+
+  buf_init (&src, 9, 8, 3, 8, 0);
+  for (int y = 0; y < 8; y++)
+    for (int x = 0; x < 9; x++)
+      {
+        buf_set (&src, x, y, 0, (guint) (x * 20));
+        buf_set (&src, x, y, 1, (guint) (y * 20));
+        buf_set (&src, x, y, 2, 7);
+      }
+  for (int fast = 0; fast <= 1; fast++)
+    {
+      run_ok (&xv, &src, &out, NULL, fast, NULL, 0);
+      g_assert_cmpuint (buf_get (&out, 5, 5, 0), ==, 3 * 20);
+      g_assert_cmpuint (buf_get (&out, 5, 5, 1), ==, 3 * 20);
+      buf_clear (&out);
+      run_ok (&corrected, &src, &out, NULL, fast, NULL, 0);
+      g_assert_cmpuint (buf_get (&out, 5, 5, 0), ==, 4 * 20);
+      g_assert_cmpuint (buf_get (&out, 5, 5, 1), ==, 4 * 20);
+      buf_clear (&out);
+    }
+  buf_clear (&src);
+}
+
+static void
+test_errors (void)
+{
+  Buf src;
+  const Spec bad[] = {
+    { F_BLUR, 4, FALSE }, { F_BLUR, 0, FALSE }, { F_DESPECKLE, -3, FALSE },
+    { F_SHARPEN, 100, FALSE }, { F_SHARPEN, -1, FALSE }, { F_OIL, 2, FALSE },
+  };
+  const LbKernelRect outside = { 50, 50, 10, 10 };
+  const Spec ok = { F_EMBOSS, 0, FALSE };
+
+  buf_init (&src, 9, 8, 3, 8, 0);
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      Buf out;
+
+      g_assert_false (run_filter (&bad[i], &src, &out, NULL, TRUE, NULL, 0, &error));
+      g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
+      g_test_message ("%s", error->message);
+      buf_clear (&out);
+    }
+  {
+    g_autoptr (GError) error = NULL;
+    Buf out;
+
+    g_assert_false (run_filter (&ok, &src, &out, &outside, TRUE, NULL, 0, &error));
+    g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
+    buf_clear (&out);
+  }
+  {
+    g_autoptr (GError) error = NULL;
+    Buf out;
+
+    src.b.depth = 12;
+    g_assert_false (run_filter (&ok, &src, &out, NULL, TRUE, NULL, 0, &error));
+    g_assert_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED);
+    src.b.depth = 8;
+    buf_clear (&out);
+  }
+  buf_clear (&src);
+}
+
+static const Spec random_specs[] = {
+  { F_BLUR, 1, FALSE }, { F_BLUR, 3, FALSE }, { F_BLUR, 5, FALSE }, { F_BLUR, 9, FALSE },
+  { F_BLUR, 31, FALSE }, { F_SHARPEN, 0, FALSE }, { F_SHARPEN, 75, FALSE },
+  { F_SHARPEN, 99, FALSE }, { F_EDGE, 0, FALSE }, { F_EDGE, 0, TRUE }, { F_EMBOSS, 0, FALSE },
+  { F_OIL, 0, FALSE }, { F_OIL, 1, FALSE }, { F_OIL, 3, FALSE }, { F_OIL, 5, FALSE },
+  { F_OIL, 9, FALSE }, { F_BLEND, 0, FALSE }, { F_DESPECKLE, 1, FALSE },
+  { F_DESPECKLE, 3, FALSE }, { F_DESPECKLE, 5, FALSE }, { F_DESPECKLE, 11, FALSE },
+  { F_DESPECKLE, 31, FALSE },
+};
+
+static const char *const filter_names[] = {
+  "blur", "sharpen", "edge", "emboss", "oil", "blend", "despeckle",
+};
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (goldens); i++)
+    {
+      g_autofree char *stem = g_strndup (goldens[i].file, strlen (goldens[i].file) - 4);
+      g_autofree char *p1 = g_strdup_printf ("/xv-a/golden/rgb8/%s", stem);
+      g_autofree char *p2 = g_strdup_printf ("/xv-a/golden/gray8-rgba8/%s", stem);
+      g_autofree char *p3 = g_strdup_printf ("/xv-a/golden/16bit/%s", stem);
+
+      g_test_add_data_func (p1, &goldens[i], test_golden);
+      g_test_add_data_func (p2, &goldens[i], test_formats_8);
+      g_test_add_data_func (p3, &goldens[i], test_gray16);
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (random_specs); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/xv-a/random/%s-%d%s",
+                                               filter_names[random_specs[i].id],
+                                               random_specs[i].param,
+                                               random_specs[i].alt ? "-corrected" : "");
+      g_test_add_data_func (path, &random_specs[i], test_random);
+    }
+  g_test_add_func ("/xv-a/hand16", test_hand16);
+  g_test_add_func ("/xv-a/edge-ring", test_edge_ring);
+  g_test_add_func ("/xv-a/oil-corrected", test_oil_corrected);
+  g_test_add_func ("/xv-a/errors", test_errors);
+  return g_test_run ();
+}

@@ -1,0 +1,429 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "test-xvgeom"
+
+/* xv's Copy/Clear Rotate, Pixelize and Spread kernels: golden files made by xv's own code
+ * (tests/data/golden, see MANIFEST.txt), reference vs optimised paths on random images in
+ * every format, band-split invariance, alpha pass-through, parameter errors. */
+
+#include "kb-test-util.h"
+#include "lb-error.h"
+#include "lb-xvgeom.h"
+
+#define WRAP(name, T)                                                                        \
+  static void name##_fast (gconstpointer s, const LbKernelBuf *a, LbKernelBuf *b, int y0,     \
+                           int y1)                                                           \
+  { lb_##name##_process ((const T *) s, a, b, y0, y1); }                                      \
+  static void name##_ref (gconstpointer s, const LbKernelBuf *a, LbKernelBuf *b, int y0,      \
+                          int y1)                                                            \
+  { lb_##name##_process_reference ((const T *) s, a, b, y0, y1); }
+
+WRAP (rotate, LbRotate)
+WRAP (pixelize, LbPixelize)
+WRAP (spread, LbSpread)
+
+/* formats the filters must support, plus gray+alpha */
+static const struct { int channels, depth; } formats[] = {
+  { 1, 8 }, { 1, 16 }, { 3, 8 }, { 4, 8 }, { 2, 8 },
+};
+
+/* ------------------------------------------------------------------------------------------ */
+/* Rotate */
+
+static void
+check_rotate_golden (const char *input,
+                     const char *golden,
+                     double      angle,
+                     gboolean    clear)
+{
+  g_autoptr (LbKernelBuf) src = kb_load_golden (input);
+  g_autoptr (LbKernelBuf) want = kb_load_golden (golden);
+  g_autoptr (GError) error = NULL;
+  LbRotateParams p = { .angle = angle, .clear = clear };
+  LbRotate *st = lb_rotate_prepare (src, NULL, &p, &error);
+  g_autoptr (LbKernelBuf) ref = NULL;
+  g_autoptr (LbKernelBuf) fast = NULL;
+  int maxd;
+  gsize n;
+
+  g_assert_no_error (error);
+  ref = kb_run_whole (rotate_ref, st, src);
+  n = kb_compare (ref, want, &maxd);
+  g_test_message ("%s: scalar path differs from xv in %" G_GSIZE_FORMAT " samples", golden, n);
+  g_assert_cmpuint (n, ==, 0);
+  fast = kb_run_whole (rotate_fast, st, src);
+  n = kb_compare (fast, want, &maxd);
+  g_printerr ("# rotate %s: fast path differs from xv in %" G_GSIZE_FORMAT " of %d samples "
+              "(max %d)\n", golden, n, src->width * src->height * 3, maxd);
+  g_assert_cmpint (maxd, <=, 1);
+  lb_rotate_free (st);
+}
+
+static void
+test_rotate_golden (void)
+{
+  static const char *sizes[] = { "64x48", "61x37", "512x512" };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+    {
+      g_autofree char *in = g_strdup_printf ("in_%s.png", sizes[i]);
+      g_autofree char *copy = g_strdup_printf ("%s_rotate_copy_30.png", sizes[i]);
+      g_autofree char *clear = g_strdup_printf ("%s_rotate_clear_m12.5.png", sizes[i]);
+
+      check_rotate_golden (in, copy, 30.0, FALSE);
+      check_rotate_golden (in, clear, -12.5, TRUE);
+    }
+}
+
+static void
+test_rotate_formats (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (7);
+  static const double angles[] = { 30.0, -12.5, 90.0, 180.0, 7.25, -135.0, 1e-3 };
+
+  for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (int iter = 0; iter < 8; iter++)
+      {
+        int w = g_rand_int_range (rand, 1, 60) | 1, h = g_rand_int_range (rand, 1, 50) | 1;
+        g_autoptr (LbKernelBuf) src = kb_new (w, h, formats[f].channels, formats[f].depth);
+        LbKernelRect sel = { g_rand_int_range (rand, -5, w), g_rand_int_range (rand, -5, h),
+                             g_rand_int_range (rand, 1, w + 5), g_rand_int_range (rand, 1, h + 5) };
+        LbRotateParams p = { .angle = angles[iter % G_N_ELEMENTS (angles)],
+                             .clear = iter & 1,
+                             .clear_color = { 12, 200, 77 } };
+        g_autoptr (GError) error = NULL;
+        LbRotate *st;
+        g_autoptr (LbKernelBuf) ref = NULL;
+        g_autoptr (LbKernelBuf) ref_bands = NULL;
+        g_autoptr (LbKernelBuf) fast = NULL;
+        g_autoptr (LbKernelBuf) fast_bands = NULL;
+        int maxd;
+        gsize n;
+
+        kb_fill_random (src, rand, iter % 3);
+        st = lb_rotate_prepare (src, iter < 4 ? &sel : NULL, &p, &error);
+        g_assert_no_error (error);
+        ref = kb_run_whole (rotate_ref, st, src);
+        ref_bands = kb_run_bands (rotate_ref, st, src, rand);
+        fast = kb_run_whole (rotate_fast, st, src);
+        fast_bands = kb_run_bands (rotate_fast, st, src, rand);
+        g_assert_cmpuint (kb_compare (ref, ref_bands, NULL), ==, 0);
+        g_assert_cmpuint (kb_compare (fast, fast_bands, NULL), ==, 0);
+        n = kb_compare (ref, fast, &maxd);
+        if (n)
+          g_printerr ("# rotate %d×%d ch %d depth %d angle %g: fast differs in %" G_GSIZE_FORMAT
+                      " samples\n", w, h, formats[f].channels, formats[f].depth, p.angle, n);
+        g_assert_cmpint (maxd, <=, 1);
+        if (formats[f].channels == 2 || formats[f].channels == 4)
+          g_assert_true (kb_channel_equal (src, fast, formats[f].channels - 1));
+        if (p.angle == 0.0 || iter >= 4)
+          {
+            /* whole image, not a multiple of 360°: something must have changed */
+            if (w > 2 && h > 2 && p.angle != 1e-3)
+              g_assert_cmpuint (kb_compare (src, ref, NULL), >, 0);
+          }
+        lb_rotate_free (st);
+      }
+}
+
+static void
+test_rotate_exact_param (void)
+{
+  g_autoptr (LbKernelBuf) src = kb_load_golden ("in_61x37.png");
+  g_autoptr (LbKernelBuf) want = kb_load_golden ("61x37_rotate_copy_30.png");
+  LbRotateParams p = { .angle = 30.0, .exact = TRUE };
+  LbRotate *st = lb_rotate_prepare (src, NULL, &p, NULL);
+  g_autoptr (LbKernelBuf) got = kb_run_whole (rotate_fast, st, src);
+
+  g_assert_cmpuint (kb_compare (got, want, NULL), ==, 0);
+  lb_rotate_free (st);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Pixelize */
+
+static LbKernelBuf *
+pixelize (const LbKernelBuf  *src,
+          const LbKernelRect *sel,
+          int                 pw,
+          int                 ph,
+          gboolean            bug,
+          KbProcessFunc       func)
+{
+  LbPixelizeParams p = { pw, ph, bug };
+  g_autoptr (GError) error = NULL;
+  LbPixelize *st = lb_pixelize_prepare (src, sel, &p, &error);
+  LbKernelBuf *out;
+
+  g_assert_no_error (error);
+  out = kb_run_whole (func, st, src);
+  lb_pixelize_free (st);
+  return out;
+}
+
+/* golden file: size, block, selection (w = 0: none), whether xv's bug shows in it */
+static const struct {
+  const char *size, *file;
+  int pw, ph;
+  LbKernelRect sel;
+  gboolean bug_shows;
+} pixelize_cases[] = {
+  { "64x48", "64x48_pixelize_4.png", 4, 4, { 0 }, FALSE },
+  { "64x48", "64x48_pixelize_5x8.png", 5, 8, { 0 }, FALSE },
+  { "64x48", "64x48_pixelize_4_sel.png", 4, 4, { 10, 7, 30, 25 }, TRUE },
+  { "61x37", "61x37_pixelize_4.png", 4, 4, { 0 }, TRUE },
+  { "61x37", "61x37_pixelize_5x8.png", 5, 8, { 0 }, TRUE },
+  { "61x37", "61x37_pixelize_4_sel.png", 4, 4, { 9, 5, 33, 21 }, TRUE },
+  { "512x512", "512x512_pixelize_4.png", 4, 4, { 0 }, FALSE },
+  { "512x512", "512x512_pixelize_5x8.png", 5, 8, { 0 }, TRUE },
+  { "512x512", "512x512_pixelize_4_sel.png", 4, 4, { 100, 150, 257, 201 }, TRUE },
+};
+
+static void
+test_pixelize_golden (void)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (pixelize_cases); i++)
+    {
+      const LbKernelRect *sel = pixelize_cases[i].sel.width ? &pixelize_cases[i].sel : NULL;
+      int pw = pixelize_cases[i].pw, ph = pixelize_cases[i].ph;
+      g_autofree char *in = g_strdup_printf ("in_%s.png", pixelize_cases[i].size);
+      g_autoptr (LbKernelBuf) src = kb_load_golden (in);
+      g_autoptr (LbKernelBuf) want = kb_load_golden (pixelize_cases[i].file);
+      KbProcessFunc funcs[2] = { pixelize_ref, pixelize_fast };
+
+      for (int f = 0; f < 2; f++)
+        {
+          g_autoptr (LbKernelBuf) fixed = pixelize (src, sel, pw, ph, FALSE, funcs[f]);
+          g_autoptr (LbKernelBuf) bug = pixelize (src, sel, pw, ph, TRUE, funcs[f]);
+          int rx = sel ? sel->x : 0, rw = sel ? sel->width : src->width;
+          int nw = (rw + pw - 1) / pw, stx = rx - (nw * pw - rw) / 2;
+          /* the first block column ends here; xv's bug touches nothing to its right */
+          int first_col_end = stx + pw;
+          gsize outside = 0, n;
+
+          /* xv_bug = TRUE reproduces xv exactly, in front-of-buffer reads (read as 0) too */
+          n = kb_compare (bug, want, NULL);
+          g_assert_cmpuint (n, ==, 0);
+          for (int y = 0; y < src->height; y++)
+            for (int x = 0; x < src->width; x++)
+              for (int c = 0; c < 3; c++)
+                if (kb_get (fixed, x, y, c) != kb_get (want, x, y, c))
+                  {
+                    g_assert_cmpint (x, <, first_col_end);
+                    outside++;
+                  }
+          if (!pixelize_cases[i].bug_shows)
+            g_assert_cmpuint (outside, ==, 0);
+          else
+            g_assert_cmpuint (kb_compare (fixed, bug, NULL), >, 0);
+        }
+    }
+}
+
+static void
+test_pixelize_fixed_golden (void)
+{
+  static const struct { const char *in, *file; int pw, ph; } cases[] = {
+    { "in_61x37.png", "61x37_pixelize_4_FIXED.png", 4, 4 },
+    { "in_61x37.png", "61x37_pixelize_5x8_FIXED.png", 5, 8 },
+    { "in_512x512.png", "512x512_pixelize_5x8_FIXED.png", 5, 8 },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (LbKernelBuf) src = kb_load_golden (cases[i].in);
+      g_autoptr (LbKernelBuf) want = kb_load_golden (cases[i].file);
+      g_autoptr (LbKernelBuf) ref = pixelize (src, NULL, cases[i].pw, cases[i].ph, FALSE,
+                                              pixelize_ref);
+      g_autoptr (LbKernelBuf) fast = pixelize (src, NULL, cases[i].pw, cases[i].ph, FALSE,
+                                               pixelize_fast);
+
+      g_assert_cmpuint (kb_compare (ref, want, NULL), ==, 0);
+      g_assert_cmpuint (kb_compare (fast, want, NULL), ==, 0);
+    }
+}
+
+static void
+test_pixelize_formats (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (11);
+
+  for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (int iter = 0; iter < 10; iter++)
+      {
+        int w = g_rand_int_range (rand, 1, 70) | 1, h = g_rand_int_range (rand, 1, 50) | 1;
+        g_autoptr (LbKernelBuf) src = kb_new (w, h, formats[f].channels, formats[f].depth);
+        LbKernelRect sel = { g_rand_int_range (rand, -3, w), g_rand_int_range (rand, -3, h),
+                             g_rand_int_range (rand, 1, w + 3), g_rand_int_range (rand, 1, h + 3) };
+        LbPixelizeParams p = { g_rand_int_range (rand, 1, 9), g_rand_int_range (rand, 1, 9),
+                               iter & 1 };
+        g_autoptr (GError) error = NULL;
+        LbPixelize *st;
+        g_autoptr (LbKernelBuf) ref = NULL;
+        g_autoptr (LbKernelBuf) fast = NULL;
+        g_autoptr (LbKernelBuf) fast_bands = NULL;
+
+        kb_fill_random (src, rand, 0);
+        st = lb_pixelize_prepare (src, iter < 6 ? &sel : NULL, &p, &error);
+        g_assert_no_error (error);
+        ref = kb_run_whole (pixelize_ref, st, src);
+        fast = kb_run_whole (pixelize_fast, st, src);
+        fast_bands = kb_run_bands (pixelize_fast, st, src, rand);
+        g_assert_cmpuint (kb_compare (ref, fast, NULL), ==, 0);
+        g_assert_cmpuint (kb_compare (ref, fast_bands, NULL), ==, 0);
+        if (formats[f].channels == 2 || formats[f].channels == 4)
+          g_assert_true (kb_channel_equal (src, fast, formats[f].channels - 1));
+        lb_pixelize_free (st);
+      }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Spread */
+
+static void
+test_spread_golden (void)
+{
+  static const char *sizes[] = { "64x48", "61x37", "512x512" };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+    for (int mode = 0; mode < 2; mode++)
+      {
+        g_autofree char *in = g_strdup_printf ("in_%s.png", sizes[i]);
+        g_autofree char *file = g_strdup_printf ("%s_spread_%s_seed1.png", sizes[i],
+                                                 mode ? "1x5" : "5");
+        g_autoptr (LbKernelBuf) src = kb_load_golden (in);
+        g_autoptr (LbKernelBuf) want = kb_load_golden (file);
+        LbSpreadParams p = mode ? (LbSpreadParams) { TRUE, 1, 5, 1 }
+                                : (LbSpreadParams) { FALSE, 5, 0, 1 };
+        LbSpread *st = lb_spread_prepare (src, NULL, &p, NULL);
+        g_autoptr (LbKernelBuf) ref = kb_run_whole (spread_ref, st, src);
+        g_autoptr (LbKernelBuf) fast = kb_run_whole (spread_fast, st, src);
+
+        g_assert_cmpuint (kb_compare (ref, want, NULL), ==, 0);
+        g_assert_cmpuint (kb_compare (fast, want, NULL), ==, 0);
+        lb_spread_free (st);
+      }
+}
+
+static void
+test_spread_formats (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (13);
+
+  for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (int iter = 0; iter < 12; iter++)
+      {
+        int w = g_rand_int_range (rand, 1, 70) | 1, h = g_rand_int_range (rand, 1, 50) | 1;
+        g_autoptr (LbKernelBuf) src = kb_new (w, h, formats[f].channels, formats[f].depth);
+        LbKernelRect sel = { g_rand_int_range (rand, -3, w), g_rand_int_range (rand, -3, h),
+                             g_rand_int_range (rand, 1, w + 3), g_rand_int_range (rand, 1, h + 3) };
+        LbSpreadParams p = { iter & 1, g_rand_int_range (rand, 0, 12), g_rand_int_range (rand, 0, 12),
+                             g_rand_int (rand) };
+        LbSpread *st;
+        g_autoptr (GError) error = NULL;
+        g_autoptr (LbKernelBuf) ref = NULL;
+        g_autoptr (LbKernelBuf) fast = NULL;
+
+        kb_fill_random (src, rand, 0);
+        st = lb_spread_prepare (src, iter < 6 ? &sel : NULL, &p, &error);
+        g_assert_no_error (error);
+        ref = kb_run_whole (spread_ref, st, src);
+        fast = kb_run_whole (spread_fast, st, src);
+        g_assert_cmpuint (kb_compare (ref, fast, NULL), ==, 0);
+        if (formats[f].channels == 2 || formats[f].channels == 4)
+          g_assert_true (kb_channel_equal (src, fast, formats[f].channels - 1));
+        lb_spread_free (st);
+      }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
+static void
+test_bad_params (void)
+{
+  g_autoptr (LbKernelBuf) src = kb_new (10, 10, 3, 8);
+  g_autoptr (GError) error = NULL;
+  LbPixelizeParams pp = { 0, 4, FALSE };
+  LbSpreadParams sp = { TRUE, -1, 2, 1 };
+  LbRotateParams rp = { .angle = 1.0 / 0.0 };
+  LbRotateParams rc = { .angle = 10, .clear = TRUE, .clear_color = { 256, 0, 0 } };
+  LbKernelRect bad = { 0, 0, -4, 3 };
+  LbPixelizeParams ok = { 4, 4, FALSE };
+  LbKernelBuf weird = *src;
+
+  g_assert_null (lb_pixelize_prepare (src, NULL, &pp, &error));
+  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_null (lb_spread_prepare (src, NULL, &sp, &error));
+  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_null (lb_rotate_prepare (src, NULL, &rp, &error));
+  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_null (lb_rotate_prepare (src, NULL, &rc, &error));
+  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_null (lb_pixelize_prepare (src, &bad, &ok, &error));
+  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  weird.depth = 12;
+  g_assert_null (lb_pixelize_prepare (&weird, NULL, &ok, &error));
+  g_assert_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED);
+  g_clear_error (&error);
+  weird = *src;
+  weird.stride = 5;
+  g_assert_null (lb_pixelize_prepare (&weird, NULL, &ok, &error));
+  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
+}
+
+/* A selection entirely outside the image clips to nothing: prepare succeeds, nothing changes. */
+static void
+test_empty_region (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (3);
+  g_autoptr (LbKernelBuf) src = kb_new (9, 7, 3, 8);
+  LbKernelRect sel = { 20, 20, 5, 5 };
+  LbRotateParams rp = { .angle = 30, .clear = TRUE };
+  LbPixelizeParams pp = { 3, 3, TRUE };
+  LbSpreadParams sp = { FALSE, 5, 0, 1 };
+  LbRotate *r;
+  LbPixelize *p;
+  LbSpread *s;
+  g_autoptr (LbKernelBuf) o1 = NULL;
+  g_autoptr (LbKernelBuf) o2 = NULL;
+  g_autoptr (LbKernelBuf) o3 = NULL;
+
+  kb_fill_random (src, rand, 0);
+  r = lb_rotate_prepare (src, &sel, &rp, NULL);
+  p = lb_pixelize_prepare (src, &sel, &pp, NULL);
+  s = lb_spread_prepare (src, &sel, &sp, NULL);
+  g_assert_nonnull (r);
+  g_assert_nonnull (p);
+  g_assert_nonnull (s);
+  o1 = kb_run_whole (rotate_fast, r, src);
+  o2 = kb_run_whole (pixelize_fast, p, src);
+  o3 = kb_run_whole (spread_fast, s, src);
+  g_assert_cmpuint (kb_compare (src, o1, NULL), ==, 0);
+  g_assert_cmpuint (kb_compare (src, o2, NULL), ==, 0);
+  g_assert_cmpuint (kb_compare (src, o3, NULL), ==, 0);
+  lb_rotate_free (r);
+  lb_pixelize_free (p);
+  lb_spread_free (s);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/xvgeom/rotate/golden", test_rotate_golden);
+  g_test_add_func ("/xvgeom/rotate/exact-param", test_rotate_exact_param);
+  g_test_add_func ("/xvgeom/rotate/formats", test_rotate_formats);
+  g_test_add_func ("/xvgeom/pixelize/golden", test_pixelize_golden);
+  g_test_add_func ("/xvgeom/pixelize/fixed-golden", test_pixelize_fixed_golden);
+  g_test_add_func ("/xvgeom/pixelize/formats", test_pixelize_formats);
+  g_test_add_func ("/xvgeom/spread/golden", test_spread_golden);
+  g_test_add_func ("/xvgeom/spread/formats", test_spread_formats);
+  g_test_add_func ("/xvgeom/bad-params", test_bad_params);
+  g_test_add_func ("/xvgeom/empty-region", test_empty_region);
+  return g_test_run ();
+}
