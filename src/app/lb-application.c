@@ -6,10 +6,13 @@
 #include <glib/gi18n.h>
 
 #include "lb-application.h"
+#include "lb-plugin-manager.h"
 #include "lb-window.h"
 
 struct _LbApplication {
-  GtkApplication parent_instance;
+  GtkApplication    parent_instance;
+
+  LbFilterRegistry *registry;   /* created on first use: start-up stays fast */
 };
 
 G_DEFINE_FINAL_TYPE (LbApplication, lb_application, GTK_TYPE_APPLICATION)
@@ -85,12 +88,17 @@ about_activated (GSimpleAction *action,
                          NULL);
 }
 
+static void plugins_activated (GSimpleAction *action,
+                               GVariant      *param,
+                               gpointer       user_data);
+
 static void
 lb_application_startup (GApplication *app)
 {
   static const GActionEntry entries[] = {
     { .name = "quit", .activate = quit_activated },
     { .name = "about", .activate = about_activated },
+    { .name = "plugins", .activate = plugins_activated },
   };
   static const struct {
     const char *action;
@@ -139,11 +147,48 @@ lb_application_startup (GApplication *app)
   gtk_window_set_default_icon_name (APP_ID);
 }
 
+LbFilterRegistry *
+lb_application_get_registry (LbApplication *self)
+{
+  g_return_val_if_fail (LB_IS_APPLICATION (self), NULL);
+  if (self->registry == NULL)
+    {
+      self->registry = lb_filter_registry_new_default ();
+      /* plugins added, replaced or removed while Lightbox runs update the Filter menu */
+      lb_filter_registry_set_watching (self->registry, TRUE);
+    }
+  return self->registry;
+}
+
+static void
+plugins_activated (GSimpleAction *action,
+                   GVariant      *param,
+                   gpointer       user_data)
+{
+  LbApplication *self = user_data;
+  GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (self));
+
+  gtk_window_present (GTK_WINDOW (lb_plugin_manager_new (lb_application_get_registry (self),
+                                                         parent)));
+}
+
+static void
+lb_application_dispose (GObject *object)
+{
+  LbApplication *self = LB_APPLICATION (object);
+
+  if (self->registry)
+    lb_filter_registry_set_watching (self->registry, FALSE);
+  g_clear_object (&self->registry);
+  G_OBJECT_CLASS (lb_application_parent_class)->dispose (object);
+}
+
 static void
 lb_application_class_init (LbApplicationClass *klass)
 {
   GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
 
+  G_OBJECT_CLASS (klass)->dispose = lb_application_dispose;
   app_class->activate = lb_application_activate;
   app_class->open = lb_application_open;
   app_class->startup = lb_application_startup;
@@ -159,7 +204,7 @@ lb_application_new (void)
 {
   return g_object_new (LB_TYPE_APPLICATION,
                        "application-id", APP_ID,
-                       "flags", G_APPLICATION_HANDLES_OPEN,
+                       "flags", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_CAN_OVERRIDE_APP_ID,
                        "resource-base-path", "/io/github/lightbox/Lightbox",
                        NULL);
 }

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "lb-bench-panel.h"
 #include "lb-canvas.h"
+#include "lb-filter-registry.h"
+#include "lb-filter-params.h"
 #include "lb-history.h"
 #include "lb-store-browser.h"
 #include "lb-window.h"
@@ -67,8 +70,17 @@ struct _LbWindow {
   char           *last_upload_uri;
   gboolean        busy;
 
-  /* Benchmark panel (lb-window-bench.c) */
-  gpointer        bench;
+  /* Filters (lb-window-filters.c) */
+  LbFilterRegistry *registry;         /* the application's */
+  GListStore     *store_filters;      /* LbFilter published by the current store */
+  GCancellable   *store_filters_cancellable;
+  GCancellable   *preview_cancellable;
+  guint           preview_source;
+  guint           preview_serial;
+  LbFilter       *last_filter;        /* for Run Benchmark */
+  LbFilterParams *last_params;
+  double          last_filter_ms;
+  LbBenchPanel   *bench;
 };
 
 /* lb-window.c */
@@ -84,6 +96,19 @@ void _lb_window_set_progress   (LbWindow     *self,
                                 double        fraction);
 /* Shows @image as the new current state (a filter result or an undo step). */
 void _lb_window_show_current   (LbWindow     *self);
+
+/* lb-window-filters.c */
+void _lb_window_filters_init    (LbWindow     *self);
+void _lb_window_filters_dispose (LbWindow     *self);
+/* The store changed: fetch the filters it publishes. */
+void _lb_window_filters_load_store (LbWindow  *self);
+/* Runs @filter with @params (NULL = defaults) on the current image, pushing the result. */
+void _lb_window_run_filter     (LbWindow       *self,
+                                LbFilter       *filter,
+                                LbFilterParams *params);
+/* The filter for an apply-filter target ("ID" or "store:ID"). (transfer none) */
+LbFilter *_lb_window_find_filter (LbWindow   *self,
+                                  const char *target);
 
 /* lb-window-upload.c */
 void _lb_window_upload         (LbWindow     *self);

@@ -621,6 +621,7 @@ lb_window_open_store (LbWindow   *self,
   lb_store_browser_set_store (self->browser, store);
   gtk_stack_set_visible_child_name (GTK_STACK (self->tree_stack), "tree");
   add_recent_store (self, lb_store_get_uri (store));
+  _lb_window_filters_load_store (self);
   gtk_window_set_title (GTK_WINDOW (self), lb_store_get_uri (store));
   update_actions (self);
 }
@@ -1181,6 +1182,7 @@ lb_window_dispose (GObject *object)
   /* a decoder buffer must not outlive the load that owns it */
   if (self->canvas && !lb_canvas_get_image (self->canvas))
     lb_canvas_clear (self->canvas);
+  _lb_window_filters_dispose (self);
   g_clear_object (&self->load_cancellable);
   g_clear_object (&self->op_cancellable);
   g_clear_object (&self->history);
@@ -1315,5 +1317,9 @@ lb_window_init (LbWindow *self)
 LbWindow *
 lb_window_new (LbApplication *app)
 {
-  return g_object_new (LB_TYPE_WINDOW, "application", app, NULL);
+  LbWindow *self = g_object_new (LB_TYPE_WINDOW, "application", app, NULL);
+
+  /* needs the application's filter registry, known only once "application" is set */
+  _lb_window_filters_init (self);
+  return self;
 }
