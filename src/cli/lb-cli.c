@@ -10,6 +10,9 @@
 
 static const LbCliCommand commands[] = {
   { "convert", "Decode any supported image and write PNG, keeping depth and alpha", lb_cli_convert },
+  { "ls", "List a store folder (http(s) listing or WebDAV, local folder, …)", lb_cli_ls },
+  { "get", "Download one entry of a store to a file (atomic)", lb_cli_get },
+  { "put", "Upload a file to a store without ever replacing (unless --overwrite)", lb_cli_put },
 };
 
 int

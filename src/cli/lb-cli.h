@@ -14,6 +14,9 @@ typedef struct {
 } LbCliCommand;
 
 int lb_cli_convert (int argc, char **argv);
+int lb_cli_ls (int argc, char **argv);
+int lb_cli_get (int argc, char **argv);
+int lb_cli_put (int argc, char **argv);
 
 /* Prints "lightbox-cli NAME: MESSAGE" to stderr and returns 1. */
 int lb_cli_fail (const char *command, const GError *error);

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-cli"
+
+#include "lb-cli-store-options.h"
+#include "lb-cli.h"
+#include "lb-store-sync.h"
+
+int
+lb_cli_get (int argc, char **argv)
+{
+  g_autoptr(GOptionContext) context = g_option_context_new ("URL FILE");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbStoreOptions) options = NULL;
+  g_autoptr(LbStoreEntry) entry = NULL;
+
+  g_option_context_set_summary (context,
+                                "Download one entry of a store to FILE. FILE is replaced atomically, and only\n"
+                                "when the whole body arrived: a failed or truncated download leaves it untouched.");
+  g_option_context_add_group (context, lb_cli_store_option_group ());
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return lb_cli_fail ("get", error);
+  if (argc != 3)
+    {
+      g_printerr ("Usage: lightbox-cli get URL FILE\n");
+      return 2;
+    }
+  options = lb_cli_store_options (&error);
+  if (options == NULL)
+    return lb_cli_fail ("get", error);
+  entry = lb_store_download_sync (argv[1], argv[2], options, NULL, &error);
+  if (entry == NULL)
+    return lb_cli_fail ("get", error);
+  return 0;
+}
