@@ -250,6 +250,7 @@ setup_row (GtkSignalListItemFactory *f,
   GtkWidget *label = gtk_label_new (NULL);
 
   gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
   gtk_widget_add_css_class (label, "monospace");
   gtk_list_item_set_child (item, label);
 }
@@ -264,7 +265,7 @@ bind_row (GtkSignalListItemFactory *f,
   gtk_label_set_text (GTK_LABEL (gtk_list_item_get_child (item)), gtk_string_object_get_string (s));
 }
 
-#define ROW_FORMAT "%-34s %-22s %11s %-7s %7s %10s %9s"
+#define ROW_FORMAT "%-14s %-20s %9s %-6s %3s %9s %8s"
 
 static void
 lb_bench_panel_init (LbBenchPanel *self)
@@ -307,9 +308,10 @@ lb_bench_panel_init (LbBenchPanel *self)
   gtk_box_append (GTK_BOX (left), toolbar);
 
   head = g_strdup_printf (ROW_FORMAT, _("filter"), _("parameters"), _("size"), _("format"),
-                          _("threads"), _("ms"), _("Mpx/s"));
+                          _("thr"), _("ms"), _("Mpx/s"));
   header = gtk_label_new (head);
   gtk_label_set_xalign (GTK_LABEL (header), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (header), PANGO_ELLIPSIZE_END);
   gtk_widget_add_css_class (header, "monospace");
   gtk_widget_add_css_class (header, "dim-label");
   gtk_box_append (GTK_BOX (left), header);
@@ -327,7 +329,7 @@ lb_bench_panel_init (LbBenchPanel *self)
   gtk_box_append (GTK_BOX (self->box), left);
 
   self->plot = gtk_drawing_area_new ();
-  gtk_widget_set_size_request (self->plot, 360, 200);
+  gtk_widget_set_size_request (self->plot, 320, 180);
   gtk_widget_add_css_class (self->plot, "lb-bench-plot");
   gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->plot), draw_plot, self, NULL);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->plot), GTK_ACCESSIBLE_PROPERTY_LABEL,
@@ -367,8 +369,9 @@ lb_bench_panel_add (LbBenchPanel  *self,
   thr = g_strdup_printf ("%u", threads);
   mss = g_strdup_printf ("%.2f", ms);
   mps = g_strdup_printf ("%.1f", mpx_per_s (&r));
-  line = g_strdup_printf (ROW_FORMAT, filter, r.params, size, lb_sample_format_to_string (format),
-                          thr, mss, mps);
+  /* the log shows the last part of the id ("threshold"); CSV keeps the full id */
+  line = g_strdup_printf (ROW_FORMAT, strrchr (filter, '.') ? strrchr (filter, '.') + 1 : filter,
+                          r.params, size, lb_sample_format_to_string (format), thr, mss, mps);
   gtk_string_list_append (self->rows, line);
   gtk_widget_queue_draw (self->plot);
   {

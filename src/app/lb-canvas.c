@@ -733,6 +733,18 @@ lb_canvas_describe_pixel (LbCanvas *self,
   return g_string_free (s, FALSE);
 }
 
+void
+lb_canvas_probe_at (LbCanvas *self,
+                    double    x,
+                    double    y)
+{
+  g_return_if_fail (LB_IS_CANVAS (self));
+  self->pointer_x = x;
+  self->pointer_y = y;
+  self->pointer_inside = TRUE;
+  update_probe (self);
+}
+
 gboolean
 lb_canvas_peek_display_pixel (LbCanvas *self,
                               guint     x,

@@ -93,6 +93,12 @@ char      *lb_canvas_describe_pixel     (LbCanvas          *self,
                                          int                x,
                                          int                y);
 
+/* Probes the pixel under widget point (@x, @y) as if the pointer were there (keyboard users
+ * and tests); the status bar follows "probe-text". */
+void       lb_canvas_probe_at           (LbCanvas          *self,
+                                         double             x,
+                                         double             y);
+
 /* The ARGB32 display pixel last drawn at device pixel (@x, @y), for tests. FALSE if the
  * canvas has not drawn yet or the point is outside. */
 gboolean   lb_canvas_peek_display_pixel (LbCanvas          *self,

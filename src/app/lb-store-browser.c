@@ -210,8 +210,13 @@ children_new (LbStoreBrowser *browser,
 {
   LbBrowserChildren *self = g_object_new (LB_TYPE_BROWSER_CHILDREN, NULL);
 
+  LbBrowserNode *loading;
+
   self->uri = g_strdup (uri);
   g_set_weak_pointer (&self->browser, browser);
+  loading = node_new (NODE_LOADING, NULL, NULL, self);
+  g_list_store_append (self->items, loading);
+  g_object_unref (loading);
   return self;
 }
 
@@ -273,32 +278,59 @@ on_listed (GObject      *source,
   set_pending (self->browser, -1);
 }
 
+static gboolean
+only_loading (LbBrowserChildren *self)
+{
+  g_autoptr (LbBrowserNode) first = NULL;
+
+  if (g_list_model_get_n_items (G_LIST_MODEL (self->items)) != 1)
+    return FALSE;
+  first = g_list_model_get_item (G_LIST_MODEL (self->items), 0);
+  return first->kind == NODE_LOADING;
+}
+
 static void
 children_list (LbBrowserChildren *self)
 {
-  g_autoptr (LbBrowserNode) loading = NULL;
-
   if (self->browser == NULL || self->browser->store == NULL)
     return;
   if (self->cancellable)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   self->cancellable = g_cancellable_new ();
-  loading = node_new (NODE_LOADING, NULL, NULL, self);
-  g_list_store_splice (self->items, 0, g_list_model_get_n_items (G_LIST_MODEL (self->items)),
-                       (gpointer *) &loading, 1);
+  /* one spinner row while the listing runs (already there the first time) */
+  if (!only_loading (self))
+    {
+      g_autoptr (LbBrowserNode) loading = node_new (NODE_LOADING, NULL, NULL, self);
+      g_list_store_splice (self->items, 0, g_list_model_get_n_items (G_LIST_MODEL (self->items)),
+                           (gpointer *) &loading, 1);
+    }
   set_pending (self->browser, +1);
   lb_store_list_async (self->browser->store, self->uri, self->cancellable, NULL, NULL,
                        on_listed, g_object_ref (self));
 }
 
+static gboolean
+children_start_idle (gpointer data)
+{
+  LbBrowserChildren *self = data;
+
+  children_list (self);
+  set_pending (self->browser, -1);
+  return G_SOURCE_REMOVE;
+}
+
+/* Called from get_n_items/get_item: GTK is in the middle of reading the model, so nothing
+ * may change now; the listing starts from an idle. */
 static void
 children_start (LbBrowserChildren *self)
 {
   if (self->started)
     return;
   self->started = TRUE;
-  children_list (self);
+  /* counts as running from now, so waiting for "no pending listings" is reliable */
+  set_pending (self->browser, +1);
+  g_idle_add_full (G_PRIORITY_DEFAULT, children_start_idle, g_object_ref (self), g_object_unref);
 }
 
 /* ---- tree model ------------------------------------------------------------------------ */
@@ -365,6 +397,8 @@ name_setup (GtkSignalListItemFactory *factory,
 
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
+  /* names matter more than dates: keep room for about 18 characters */
+  gtk_label_set_width_chars (GTK_LABEL (label), 18);
   gtk_widget_set_hexpand (label, TRUE);
   gtk_widget_add_css_class (retry, "flat");
   gtk_accessible_update_property (GTK_ACCESSIBLE (retry), GTK_ACCESSIBLE_PROPERTY_LABEL,

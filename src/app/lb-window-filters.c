@@ -69,7 +69,10 @@ rebuild_filter_menu (LbWindow *self)
   for (guint i = 0; i < n; i++)
     g_ptr_array_add (filters, g_list_model_get_item (model, i));
   g_ptr_array_sort (filters, compare_filters);
-  g_menu_remove_all (self->filter_menu);
+  /* a fresh menu each time: GtkPopoverMenu does not cope with submenus being replaced in
+   * place (duplicate stack page names) */
+  g_clear_object (&self->filter_menu);
+  self->filter_menu = g_menu_new ();
   for (guint i = 0; i < filters->len; i++)
     {
       LbFilter *f = filters->pdata[i];
@@ -111,6 +114,8 @@ rebuild_filter_menu (LbWindow *self)
   g_menu_append (history, _("_Revert to Original"), "win.revert");
   g_menu_append (history, _("_Plugins"), "app.plugins");
   g_menu_append_section (self->filter_menu, NULL, G_MENU_MODEL (history));
+  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (self->filter_button),
+                                  G_MENU_MODEL (self->filter_menu));
 }
 
 static void

@@ -951,9 +951,7 @@ upload_activated (GSimpleAction *action,
                   GVariant      *param,
                   gpointer       user_data)
 {
-#ifdef LB_HAVE_WRITE_BACK
   _lb_window_upload (LB_WINDOW (user_data));
-#endif
 }
 
 static void
@@ -961,9 +959,7 @@ export_activated (GSimpleAction *action,
                   GVariant      *param,
                   gpointer       user_data)
 {
-#ifdef LB_HAVE_WRITE_BACK
   _lb_window_export (LB_WINDOW (user_data));
-#endif
 }
 
 static void
@@ -1189,7 +1185,6 @@ lb_window_dispose (GObject *object)
   g_clear_object (&self->store);
   g_clear_object (&self->filter_menu);
   g_clear_object (&self->wl_menu);
-  gtk_widget_dispose_template (GTK_WIDGET (self), LB_TYPE_WINDOW);
   G_OBJECT_CLASS (lb_window_parent_class)->dispose (object);
 }
 

@@ -440,9 +440,13 @@ test_screenshot (void)
   gsize stride;
   const char *dir = g_getenv ("LB_BUILD_ROOT");
 
-  /* a readable state: the original CT with a brain window, the tree showing the folder */
-  gtk_widget_activate_action (GTK_WIDGET (win), "win.undo", NULL);
+  /* a readable state: the original CT with a brain window, the pixel probe in the middle */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.revert", NULL);
+  g_assert_true (lb_history_get_current (win->history) == lb_history_get_original (win->history));
   gtk_widget_activate_action (GTK_WIDGET (win), "win.wl-preset", "s", "brain");
+  lb_canvas_probe_at (win->canvas, gtk_widget_get_width (GTK_WIDGET (win->canvas)) / 2.0,
+                      gtk_widget_get_height (GTK_WIDGET (win->canvas)) / 2.0);
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (win->probe_label)), " HU)"));
   redraw ();
   tex = render_window ();
   path = g_build_filename (dir, "ui-window-screenshot.png", NULL);
