@@ -11,6 +11,8 @@ BUILD_PKGS=(
   gcc libc6-dev meson ninja-build pkg-config git
   libgtk-4-dev libsoup-3.0-dev libpng-dev libgdk-pixbuf-2.0-dev libglib2.0-dev libglib2.0-bin
   libjson-glib-dev libxml2-dev libcairo2-dev
+  # lightbox-store: yescrypt password hashes (libxcrypt), TLS for GIO (--tls-cert/--tls-key)
+  libcrypt-dev glib-networking
   gettext desktop-file-utils appstream
   # runtime pieces GTK needs: fonts, icons (SVG loader), Mesa llvmpipe for the GL renderer
   fonts-dejavu-core adwaita-icon-theme librsvg2-common libgl1-mesa-dri libgtk-4-bin
@@ -22,8 +24,13 @@ TEST_PKGS=(
   xvfb xauth dbus at-spi2-core
   # independent decoders and tools the tests compare against
   netpbm imagemagick curl python3-dogtail valgrind file
+  # self-signed certificates made at test time (lightbox-store TLS tests)
+  openssl
   # real servers for the store integration tests (all bound to 127.0.0.1)
   nginx libnginx-mod-http-dav-ext apache2 orthanc orthanc-dicomweb orthanc-gdcm litmus wrk
+  # DICOM checks: dciodvfy (IOD validator), the 0051.dcm sample; numpy + PIL let pydicom decode
+  # pixel data (JPEG 2000 too) as the independent reference
+  dicom3tools python3-numpy python3-pil
   # sanitizer/fuzzer toolchain
   clang libclang-rt-14-dev
 )

@@ -97,173 +97,36 @@ lb_median_process_reference (const LbMedian    *st,
  * bucket ("lazy" update): incrementally if it was last updated recently, else rebuilt from
  * the window's columns. */
 
-typedef struct {
-  guint16 *fine;      /* [col][256] */
-  guint16 *coarse;    /* [col][16] */
-  guint32 kc[16];     /* window coarse histogram */
-  guint32 kf[256];    /* window fine histogram, bucket b valid as of column last[b] */
-  int last[16];
-} Hist8;
+/* output columns per strip: strip + 2r column histograms of 544 bytes stay in L2 */
+#define MEDIAN8_STRIP 256
 
-static inline void
-col_add8 (Hist8 *h,
-          int    col,
-          int    v,
-          int    d)
+/* 16 histogram bins as one value; GCC/Clang lower the arithmetic to SSE/AVX as available */
+typedef guint16 LbU16x16 __attribute__ ((vector_size (32)));
+typedef guint32 LbU32x16 __attribute__ ((vector_size (64)));
+
+static inline LbU16x16
+lb_load_u16x16 (const guint16 *p)
 {
-  h->fine[(gsize) col * 256 + v] += d;
-  h->coarse[(gsize) col * 16 + (v >> 4)] += d;
+  LbU16x16 v;
+
+  memcpy (&v, p, sizeof v);
+  return v;
 }
 
-/* brings bucket b of the window fine histogram to window [wx0, wx1] of column position x */
-static inline void
-update_bucket8 (Hist8 *h,
-                int    b,
-                int    x,
-                int    rad,
-                int    cx0,
-                int    cx1)
-{
-  guint32 *kf = h->kf + b * 16;
-  int last = h->last[b];
-
-  if (last == x)
-    return;
-  if (last < 0 || x - last > 2 * rad + 1)
-    {
-      int wx0 = MAX (cx0, x - rad), wx1 = MIN (cx1, x + rad);
-
-      memset (kf, 0, 16 * sizeof (guint32));
-      for (int col = wx0; col <= wx1; col++)
-        {
-          const guint16 *cf = h->fine + (gsize) col * 256 + b * 16;
-
-          for (int i = 0; i < 16; i++)
-            kf[i] += cf[i];
-        }
-    }
-  else
-    for (int xx = last + 1; xx <= x; xx++)
-      {
-        int add = xx + rad, sub = xx - rad - 1;
-
-        if (add <= cx1)
-          {
-            const guint16 *cf = h->fine + (gsize) add * 256 + b * 16;
-
-            for (int i = 0; i < 16; i++)
-              kf[i] += cf[i];
-          }
-        if (sub >= cx0)
-          {
-            const guint16 *cf = h->fine + (gsize) sub * 256 + b * 16;
-
-            for (int i = 0; i < 16; i++)
-              kf[i] -= cf[i];
-          }
-      }
-  h->last[b] = x;
-}
-
-/* the k-th smallest (0-based) in the window */
-static inline int
-kth8 (Hist8   *h,
-      guint32  k,
-      int      x,
-      int      rad,
-      int      cx0,
-      int      cx1)
-{
-  guint32 cum = 0;
-  int b = 0;
-
-  while (cum + h->kc[b] <= k)
-    cum += h->kc[b++];
-  update_bucket8 (h, b, x, rad, cx0, cx1);
-  for (int i = 0;; i++)
-    {
-      cum += h->kf[b * 16 + i];
-      if (cum > k)
-        return b * 16 + i;
-    }
-}
-
-static void
-median8_channel (const LbMedian    *st,
-                 const LbKernelBuf *src,
-                 LbKernelBuf       *dst,
-                 int                y0,
-                 int                y1,
-                 int                c,
-                 Hist8             *h)
-{
-  const LbKernelRect *r = &st->r;
-  int rad = st->radius, ch = src->channels;
-  int cx0 = r->x, cx1 = r->x + r->width - 1, ry0 = r->y, ry1 = r->y + r->height - 1;
-  /* columns are indexed by image x − r->x */
-  guint16 *fine = h->fine, *coarse = h->coarse;
-
-  memset (fine, 0, (gsize) r->width * 256 * sizeof (guint16));
-  memset (coarse, 0, (gsize) r->width * 16 * sizeof (guint16));
-  h->fine = fine - (gsize) cx0 * 256;    /* so that col_add8 takes image x */
-  h->coarse = coarse - (gsize) cx0 * 16;
-  /* rows y0−r−1 … y0+r−1: the first output row then adds y0+r and drops y0−r−1 */
-  for (int y = MAX (ry0, y0 - rad - 1); y <= MIN (ry1, y0 + rad - 1); y++)
-    {
-      const guint8 *s = lb_kbuf_row (src, y);
-
-      for (int x = cx0; x <= cx1; x++)
-        col_add8 (h, x, s[(gsize) x * ch + c], 1);
-    }
-  for (int y = y0; y < y1; y++)
-    {
-      guint8 *d = lb_kbuf_row (dst, y);
-      int wy0 = MAX (ry0, y - rad), wy1 = MIN (ry1, y + rad);
-
-      /* slide the column histograms down: row y + rad enters, y − rad − 1 leaves */
-      if (y + rad <= ry1)
-        {
-          const guint8 *s = lb_kbuf_row (src, y + rad);
-
-          for (int x = cx0; x <= cx1; x++)
-            col_add8 (h, x, s[(gsize) x * ch + c], 1);
-        }
-      if (y - rad - 1 >= ry0)
-        {
-          const guint8 *s = lb_kbuf_row (src, y - rad - 1);
-
-          for (int x = cx0; x <= cx1; x++)
-            col_add8 (h, x, s[(gsize) x * ch + c], -1);
-        }
-
-      memset (h->kc, 0, sizeof h->kc);
-      for (int b = 0; b < 16; b++)
-        h->last[b] = -1 - 4 * rad - 4;   /* stale: rebuilt on first use */
-      for (int col = cx0; col <= MIN (cx1, cx0 + rad - 1); col++)
-        for (int b = 0; b < 16; b++)
-          h->kc[b] += h->coarse[(gsize) col * 16 + b];
-      for (int x = cx0; x <= cx1; x++)
-        {
-          int wx0 = MAX (cx0, x - rad), wx1 = MIN (cx1, x + rad);
-          guint32 n = (guint32) (wx1 - wx0 + 1) * (guint32) (wy1 - wy0 + 1);
-          int v;
-
-          if (x + rad <= cx1)
-            for (int b = 0; b < 16; b++)
-              h->kc[b] += h->coarse[(gsize) (x + rad) * 16 + b];
-          if (x - rad - 1 >= cx0)
-            for (int b = 0; b < 16; b++)
-              h->kc[b] -= h->coarse[(gsize) (x - rad - 1) * 16 + b];
-          if (n & 1)
-            v = kth8 (h, n / 2, x, rad, cx0, cx1);
-          else
-            v = (kth8 (h, n / 2 - 1, x, rad, cx0, cx1) + kth8 (h, n / 2, x, rad, cx0, cx1)) / 2;
-          d[(gsize) x * ch + c] = (guint8) v;
-        }
-    }
-  h->fine = fine;
-  h->coarse = coarse;
-}
+#define KTV LbU16x16
+#define WIDEN(v) (v)
+#define MED8(name) name##_k16
+#include "lb-median8-body.h"
+#undef KTV
+#undef WIDEN
+#undef MED8
+#define KTV LbU32x16
+#define WIDEN(v) __builtin_convertvector ((v), LbU32x16)
+#define MED8(name) name##_k32
+#include "lb-median8-body.h"
+#undef KTV
+#undef WIDEN
+#undef MED8
 
 /* ------------------------------------------------------------------------------------------ */
 /* 16 bits: Huang's sliding window on a two-level histogram (256 coarse bins by high byte,
@@ -373,13 +236,31 @@ lb_median_process (const LbMedian    *st,
     }
   else
     {
-      Hist8 h;
+      int strip = MIN (r->width, MEDIAN8_STRIP);
+      gsize ncols = (gsize) MIN (r->width, strip + 2 * st->radius);
+      guint16 *fine = g_new (guint16, ncols * 256);
+      guint16 *coarse = g_new (guint16, ncols * 16);
 
-      h.fine = g_new (guint16, (gsize) r->width * 256);
-      h.coarse = g_new (guint16, (gsize) r->width * 16);
-      for (int c = 0; c < nc; c++)
-        median8_channel (st, src, dst, y0, y1, c, &h);
-      g_free (h.fine);
-      g_free (h.coarse);
+      for (int xs0 = r->x; xs0 < r->x + r->width; xs0 += strip)
+        {
+          int xs1 = MIN (xs0 + strip, r->x + r->width);
+
+          if ((2 * st->radius + 1) * (2 * st->radius + 1) <= G_MAXUINT16)
+            {
+              Hist_k16 h = { fine, coarse };
+
+              for (int c = 0; c < nc; c++)
+                median8_strip_k16 (st, src, dst, y0, y1, xs0, xs1, c, &h);
+            }
+          else
+            {
+              Hist_k32 h = { fine, coarse };
+
+              for (int c = 0; c < nc; c++)
+                median8_strip_k32 (st, src, dst, y0, y1, xs0, xs1, c, &h);
+            }
+        }
+      g_free (fine);
+      g_free (coarse);
     }
 }

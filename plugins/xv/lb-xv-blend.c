@@ -142,7 +142,6 @@ blend_fast_rows (const LbXvBlend   *self,
   const int nc = lb_xv_colour_channels (ch);
   const int sx = R->x0, sy = R->y0, sw = R->x1 - R->x0, sh = R->y1 - R->y0;
   const int cx = sx + sw / 2, cy = sy + sh / 2;
-  const double dslope = fabs ((double) sh / (double) sw);
   const int top = (int) lb_xv_max_value (depth);
   const int n = sw - 2;
   g_autofree int *exs = g_new (int, n);
@@ -153,6 +152,7 @@ blend_fast_rows (const LbXvBlend   *self,
     {
       const int dy = y - cy;
       const double ddy = dy;
+      const gint64 ady = dy < 0 ? -dy : dy;
       /* The border row the ray meets when it is steep, and its offset from the centre. */
       const int ey_steep = dy < 0 ? sy : sy + sh - 1;
       guint8 *out = lb_xv_row_mut (dst, y);
@@ -161,25 +161,30 @@ blend_fast_rows (const LbXvBlend   *self,
       for (int j = 0; j < n; j++)
         {
           const int dx = sx + 1 + j - cx;
-          const double ddx = dx;
           const int ex_flat = dx < 0 ? sx : sx + sw - 1;
-          /* dx == 0 counts as steep, dy == 0 as flat, exactly as the reference decides. */
-          const int steep = dx == 0 || (dy != 0 && fabs (ddy / ddx) > dslope);
-          /* Truncated quotients from doubles: exact, see the header. */
-          const double qs = dy != 0 ? trunc ((double) (ey_steep - cy) * ddx / ddy) : 0.0;
-          const double qf = dx != 0 ? trunc ((double) (ex_flat - cx) * ddy / ddx) : 0.0;
-          int ex = steep ? cx + (int) qs : ex_flat;
-          int ey = steep ? ey_steep : cy + (int) qf;
-          double d, d1, q;
+          const gint64 adx = dx < 0 ? -dx : dx;
+          /* dx == 0 counts as steep, dy == 0 as flat, as in the reference; the comparison
+           * |dy/dx| > sh/sw is made exactly in integers (the reference's doubles decide the
+           * same way: two different quotients of numbers below 2^16 are further apart than
+           * their rounding errors). */
+          const int steep = dx == 0 || (dy != 0 && ady * (gint64) sw > (gint64) sh * adx);
+          const double num = steep ? (double) (ey_steep - cy) * dx : (double) (ex_flat - cx) * dy;
+          const double den = steep ? (dy != 0 ? ddy : 1.0) : (double) dx;
+          /* A truncated quotient from doubles is exact (see the header). */
+          const int q = (int) (num / den);
+          int ex = steep ? cx + q : ex_flat;
+          int ey = steep ? ey_steep : cy + q;
+          double d1;
 
           ex = ex < sx ? sx : (ex > sx + sw - 1 ? sx + sw - 1 : ex);
           ey = ey < sy ? sy : (ey > sy + sh - 1 ? sy + sh - 1 : ey);
-          d = sqrt (ddx * ddx + ddy * ddy);
-          d1 = sqrt ((double) ((ex - cx) * (ex - cx) + (ey - cy) * (ey - cy)));
-          q = d / d1;
+          d1 = (double) ((ex - cx) * (ex - cx) + (ey - cy) * (ey - cy));
           exs[j] = ex;
           eys[j] = ey;
-          ratios[j] = q * q;
+          /* (d / d1)² as a ratio of squared distances: no square roots; within an ulp or two
+           * of the reference's value, so a sample may differ by 1 where the product is within
+           * that of an integer. */
+          ratios[j] = (double) (dx * dx + dy * dy) / d1;
         }
 
       /* Pass 2: the samples. */

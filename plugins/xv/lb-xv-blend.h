@@ -37,9 +37,11 @@ void     lb_xv_blend_process_ref (const LbXvBlend    *self,
                                   LbKernelBuf        *dst,
                                   int                 y0,
                                   int                 y1);
-/* Border point and ratio once per pixel for all channels, branch-free row loop in doubles
- * (an integer quotient below 2^50 truncates exactly from its double quotient), squaring by
- * multiplication. Tested against the reference (may differ by at most 1 per sample). */
+/* Border point and ratio once per pixel for all channels in a branch-free row loop: the
+ * steepness test in exact integers, the border point's integer quotient truncated from a
+ * double quotient (exact below 2^50), and the ratio as (dx² + dy²) / d1² without square
+ * roots. That ratio can differ from xv's (d/d1)² in the last bits, so a sample may differ
+ * from the reference by 1 (never more); the tests count how many do. */
 void     lb_xv_blend_process     (const LbXvBlend    *self,
                                   const LbKernelBuf  *src,
                                   LbKernelBuf        *dst,

@@ -121,7 +121,9 @@ lb_xv_oil_process_ref (const LbXvOil     *self,
 
 /* ---- optimised path ------------------------------------------------------------------- */
 
-typedef guint32 OilVec __attribute__ ((vector_size (64)));
+/* Four SSE-sized vectors make the 16 lanes: GCC lowers a 64-byte generic vector to scalar
+ * code on plain x86-64, but maps 16-byte ones straight onto SSE2. */
+typedef guint32 OilVec __attribute__ ((vector_size (16)));
 
 /* A 32-bit key no colour can have: 24-bit RGB8 and 16-bit gray keys stay below 2^24. */
 #define OIL_PAD(lane) (0xff000000u | (guint32) (lane))
@@ -157,33 +159,41 @@ ring_fill (KeyRing *ring, const LbKernelBuf *src, const LbXvRegion *R, int yy, c
 
 /* Mode of the window columns [jx0, jx1] × rows [wy0, wy1] (region-relative columns) by the
  * all-pairs count; returns the winning column and row. */
-static void
-mode_small (const KeyRing *ring, int jx0, int jx1, int wy0, int wy1, int *bj, int *by)
+/* Mode of the window columns [jx0, jx1] of the key rows kr[0..nrows-1] (region-relative
+ * columns, at most 16 pixels) by counting all pairs at once; returns the winning pixel's
+ * index in raster order of the window. */
+static inline int
+mode_small (const guint32 *const *kr, int nrows, int jx0, int jx1)
 {
-  guint32 lanes[16] __attribute__ ((aligned (64)));
-  int n = 0, best = 0;
-  OilVec v, cnt = { 0 };
-  gint32 best_count;
+  guint32 lanes[16] __attribute__ ((aligned (16)));
+  gint32 counts[16] __attribute__ ((aligned (16)));
+  OilVec v[4], cnt[4] = { { 0 } };
+  gint32 best_key = G_MININT32;
+  int n = 0;
 
-  for (int yy = wy0; yy <= wy1; yy++)
-    {
-      const guint32 *k = ring_row (ring, yy);
-
-      for (int j = jx0; j <= jx1; j++)
-        lanes[n++] = k[j];
-    }
+  for (int k = 0; k < nrows; k++)
+    for (int j = jx0; j <= jx1; j++)
+      lanes[n++] = kr[k][j];
   for (int i = n; i < 16; i++)
     lanes[i] = OIL_PAD (i);
-  memcpy (&v, lanes, sizeof v);
+  memcpy (v, lanes, sizeof v);
   for (int i = 0; i < n; i++)
-    cnt += (OilVec) (v == lanes[i]);
-  /* cnt holds minus the counts (a true comparison is all ones); the first minimum wins. */
-  best_count = 0;
+    {
+      const OilVec b = { lanes[i], lanes[i], lanes[i], lanes[i] };
+
+      for (int q = 0; q < 4; q++)
+        cnt[q] += (OilVec) (v[q] == b);
+    }
+  memcpy (counts, cnt, sizeof counts);
+  /* counts[i] is minus the count of lane i (a true comparison is all ones). The key
+   * count·16 + (15 − i) is largest for the highest count and, among equal counts, the
+   * earliest lane; padding lanes are excluded. */
   for (int i = 0; i < n; i++)
-    if ((gint32) cnt[i] < best_count)
-      best_count = (gint32) cnt[i], best = i;
-  *bj = jx0 + best % (jx1 - jx0 + 1);
-  *by = wy0 + best / (jx1 - jx0 + 1);
+    {
+      const gint32 key = -counts[i] * 16 + (15 - i);
+      best_key = key > best_key ? key : best_key;
+    }
+  return 15 - (best_key & 15);
 }
 
 /* Incremental colour count: open addressing (linear probing, backward-shift deletion) from
@@ -301,13 +311,19 @@ oil_fast_rows (const LbXvOil     *self,
 
       if (small)
         {
+          const guint32 *kr[16];
+          const int nrows = wy1 - wy0 + 1;
+
+          for (int k = 0; k < nrows; k++)
+            kr[k] = ring_row (&ring, wy0 + k);
           for (int j = 0; j < rw; j++)
             {
-              int bj, by;
+              const int jx0 = MAX (0, j - self->up), jx1 = MIN (rw - 1, j + self->down);
+              const int best = mode_small (kr, nrows, jx0, jx1);
+              const int wcols = jx1 - jx0 + 1;
 
-              mode_small (&ring, MAX (0, j - self->up), MIN (rw - 1, j + self->down), wy0, wy1,
-                          &bj, &by);
-              copy_colour (src, R->x0 + bj, by, out, R->x0 + j, depth);
+              copy_colour (src, R->x0 + jx0 + best % wcols, wy0 + best / wcols, out, R->x0 + j,
+                           depth);
             }
           continue;
         }

@@ -245,6 +245,61 @@ lb_xv_sharpen_process_ref (const LbXvSharpen *self,
     sharpen_ref_rows (self, src, dst, y0, y1, 16);
 }
 
+/* The optimised path's colour conversion: the same double operations as rgb2hsv() and
+ * hsv2rgb() above, so the same results, minus the costs that do not change a bit:
+ *  - sample / top comes from a table (the same correctly rounded quotient) at 8 bits;
+ *  - floor() of a value known to be ≥ 0 is the truncating cast (floor is a libm call on
+ *    plain x86-64): h ≥ 0 once S > 0, and x·top + 0.5 > 0 since x ≥ 0;
+ *  - a gray pixel (r = g = b, the only case with S = 0) needs no conversion at all.
+ * Only called for pixels with S > 0. */
+LB_XV_INLINE void
+sharpen_colour_fast (guint r, guint g, guint b, double nv, double top, const double *lut,
+                     guint out[3], const int depth)
+{
+  const double rd = depth == 8 ? lut[r] : r / top;
+  const double gd = depth == 8 ? lut[g] : g / top;
+  const double bd = depth == 8 ? lut[b] : b / top;
+  double mx = rd, mn = rd, del, s, h, hh, fr, p, q, t, cr, cg, cb;
+  int j;
+
+  mx = gd > mx ? gd : mx;
+  mx = bd > mx ? bd : mx;
+  mn = gd < mn ? gd : mn;
+  mn = bd < mn ? bd : mn;
+  del = mx - mn;
+  s = del / mx;
+  if (rd == mx)
+    h = (mx - bd) / del - (mx - gd) / del;
+  else if (gd == mx)
+    h = 2.0 + (mx - rd) / del - (mx - bd) / del;
+  else
+    h = 4.0 + (mx - gd) / del - (mx - rd) / del;
+  h = h * 60.0;
+  if (h < 0.0)
+    h += 360.0;
+  if (h == 360.0)
+    h = 0.0;
+  hh = h / 60.0;
+  j = (int) hh;
+  fr = hh - j;
+  p = nv * (1.0 - s);
+  q = nv * (1.0 - s * fr);
+  t = nv * (1.0 - s * (1.0 - fr));
+  switch (j)
+    {
+    case 1: cr = q, cg = nv, cb = p; break;
+    case 2: cr = p, cg = nv, cb = t; break;
+    case 3: cr = p, cg = q, cb = nv; break;
+    case 4: cr = t, cg = p, cb = nv; break;
+    case 5: cr = nv, cg = p, cb = q; break;
+    case 0:
+    default: cr = nv, cg = t, cb = p; break;
+    }
+  out[0] = (guint) MIN ((int) (cr * top + 0.5), (int) top);
+  out[1] = (guint) MIN ((int) (cg * top + 0.5), (int) top);
+  out[2] = (guint) MIN ((int) (cb * top + 0.5), (int) top);
+}
+
 /* Values of the region part of source row y into @v (rw doubles). */
 LB_XV_INLINE void
 value_row (const LbKernelBuf *src, const LbXvRegion *R, int y, const double *lut, double *v,
@@ -349,10 +404,23 @@ sharpen_fast_rows (const LbXvSharpen *self,
       copy_span (src, dst, y, R->x1 - 1, R->x1, depth);
       if (nc == 3)
         for (int j = 1; j < rw - 1; j++)
-          put_pixel (self, in, out, R->x0 + j, ch, 3, nv[j], top, depth);
+          {
+            const gsize i = (gsize) (R->x0 + j) * ch;
+            const guint r = lb_xv_get (in, i, depth), g = lb_xv_get (in, i + 1, depth),
+                        b = lb_xv_get (in, i + 2, depth);
+            guint rgb[3];
+
+            if (r == g && g == b)
+              rgb[0] = rgb[1] = rgb[2] = (guint) (int) (nv[j] * top + 0.5);
+            else
+              sharpen_colour_fast (r, g, b, nv[j], top, lut, rgb, depth);
+            lb_xv_put (out, i, rgb[0], depth);
+            lb_xv_put (out, i + 1, rgb[1], depth);
+            lb_xv_put (out, i + 2, rgb[2], depth);
+          }
       else
         for (int j = 1; j < rw - 1; j++)
-          lb_xv_put (out, (gsize) (R->x0 + j) * ch, (guint) floor (nv[j] * top + 0.5), depth);
+          lb_xv_put (out, (gsize) (R->x0 + j) * ch, (guint) (int) (nv[j] * top + 0.5), depth);
     }
 }
 

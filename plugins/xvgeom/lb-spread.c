@@ -154,7 +154,8 @@ spread_rows (const LbSpread *st,
   LbXvRandomBatch *rng = g_new (LbXvRandomBatch, 1);
   int sx = st->r.x, sy = st->r.y, ex = st->r.x + st->r.width - 1, ey = st->r.y + st->r.height - 1;
   gsize pb = (gsize) dst->channels * (dst->depth / 8);
-  guint32 *rnd = g_new (guint32, 2 * (gsize) st->r.width);
+  /* random numbers for 128 pixels at a time: small enough to stay in L1 beside the rows */
+  guint32 rnd[256];
   const guint64 *fm = st->fastmod;
   gboolean rect = st->rectangle;
   int px = st->px, py = st->py;
@@ -163,11 +164,16 @@ spread_rows (const LbSpread *st,
   for (int y = sy; y <= ey; y++)
     {
       guint8 *arow = lb_kbuf_row (dst, y) + (gsize) sx * pb;
-      const guint32 *rp = rnd;
+      const guint32 *rp = rnd + 256;
 
-      lb_xv_random_batch_fill (rng, rnd, 2 * (gsize) st->r.width);
       for (int x = sx; x <= ex; x++, rp += 2, arow += pb)
         {
+          if (rp == rnd + 256)
+            {
+              lb_xv_random_batch_fill (rng, rnd, MIN (256, 2 * (gsize) (ex - x + 1)));
+              rp = rnd;
+            }
+          {
           int lo = MAX (sx, x - px), hi = MIN (ex, x + px);
           guint32 m = (guint32) (hi - lo + 1);
           int x1 = lo + (int) fast_mod (rp[0], m, fm[m]);
@@ -204,9 +210,9 @@ spread_rows (const LbSpread *st,
                 }
               break;
             }
+          }
         }
     }
-  g_free (rnd);
   g_free (rng);
 }
 

@@ -60,8 +60,26 @@ batch_refill (LbXvRandomBatch *rng)
   guint32 *h = rng->hist;
   int n = 31 + LB_XV_RANDOM_BATCH;
 
+  guint32 a, b, c;
+  int i;
+
   memmove (h, h + LB_XV_RANDOM_BATCH, 31 * sizeof (guint32));
-  for (int i = 31; i < n; i++)
+  /* h[i−3], h[i−2], h[i−1] stay in registers: a plain loop gets vectorised two lanes wide
+   * and every load then straddles the two previous stores, which defeats store forwarding
+   * (measured 3× slower). */
+  a = h[28];
+  b = h[29];
+  c = h[30];
+  for (i = 31; i + 3 <= n; i += 3)
+    {
+      a += h[i - 31];
+      h[i] = a;
+      b += h[i - 30];
+      h[i + 1] = b;
+      c += h[i - 29];
+      h[i + 2] = c;
+    }
+  for (; i < n; i++)
     h[i] = h[i - 31] + h[i - 3];
   rng->pos = 31;
 }

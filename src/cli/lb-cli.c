@@ -10,6 +10,8 @@
 
 static const LbCliCommand commands[] = {
   { "convert", "Decode any supported image and write PNG, keeping depth and alpha", lb_cli_convert },
+  { "filters", "List filters: ids, parameters, formats and origin", lb_cli_filters },
+  { "filter", "Run filter steps over an image and write PNG (xv set, plugins, declarative)", lb_cli_filter },
   { "ls", "List a store folder (http(s) listing or WebDAV, local folder, …)", lb_cli_ls },
   { "get", "Download one entry of a store to a file (atomic)", lb_cli_get },
   { "put", "Upload a file to a store without ever replacing (unless --overwrite)", lb_cli_put },

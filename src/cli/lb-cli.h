@@ -14,6 +14,8 @@ typedef struct {
 } LbCliCommand;
 
 int lb_cli_convert (int argc, char **argv);
+int lb_cli_filters (int argc, char **argv);
+int lb_cli_filter  (int argc, char **argv);
 int lb_cli_ls (int argc, char **argv);
 int lb_cli_get (int argc, char **argv);
 int lb_cli_put (int argc, char **argv);

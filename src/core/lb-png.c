@@ -59,7 +59,7 @@ decoder_set_error (LbPngDecoder *self, int code, const char *fmt, ...)
   self->error = g_error_new (LB_ERROR, code, "%s: %s", self->name, msg);
 }
 
-static void
+G_NORETURN static void
 on_png_error (png_structp png, png_const_charp message)
 {
   LbPngDecoder *self = png_get_error_ptr (png);
@@ -446,7 +446,7 @@ typedef struct {
   const char *what;
 } WriteCtx;
 
-static void
+G_NORETURN static void
 on_write_error (png_structp png, png_const_charp message)
 {
   WriteCtx *ctx = png_get_error_ptr (png);
@@ -556,7 +556,7 @@ write_png (png_structp png, png_infop info, LbImage *image, GArray *texts)
   png_set_IHDR (png, info, width, height, lb_sample_format_get_bit_depth (format), color_type,
                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   if (texts->len > 0)
-    png_set_text (png, info, (png_textp) texts->data, texts->len);
+    png_set_text (png, info, &g_array_index (texts, png_text, 0), texts->len);
   if (lb_image_meta_get_pixel_spacing (meta, &sx, &sy))
     png_set_pHYs (png, info, (png_uint_32) (1000.0 / sx + 0.5), (png_uint_32) (1000.0 / sy + 0.5),
                   PNG_RESOLUTION_METER);

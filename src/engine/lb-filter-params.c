@@ -329,8 +329,12 @@ lb_filter_params_set_variant (LbFilterParams *self,
   GVariantIter iter;
   const char *key;
   GVariant *value;
+  g_autoptr(GVariant) owned = NULL;
 
   g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (dict != NULL, FALSE);
+  /* Consumes a floating reference, so callers can pass g_variant_builder_end() directly. */
+  owned = g_variant_ref_sink (dict);
   if (!g_variant_is_of_type (dict, G_VARIANT_TYPE_VARDICT))
     {
       g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,

@@ -53,7 +53,8 @@ double          lb_filter_params_get_number  (LbFilterParams *self,
                                               const char     *name);
 /**
  * lb_filter_params_set_variant:
- * @dict: an a{sv}: int32/int64/uint32/double/boolean values, strings for enum nicks
+ * @dict: (transfer floating): an a{sv}: int32/int64/uint32/double/boolean values, strings
+ *   for enum nicks; a floating reference is consumed
  */
 gboolean        lb_filter_params_set_variant (LbFilterParams *self,
                                               GVariant       *dict,

@@ -139,6 +139,10 @@ lb_filter_registry_class_init (LbFilterRegistryClass *klass)
 
   object_class->dispose = lb_filter_registry_dispose;
   object_class->finalize = lb_filter_registry_finalize;
+  /* Register the error quark from the host's copy of its name: g_quark_from_static_string()
+   * keeps the pointer, and a plugin that registered it first would leave it dangling when
+   * the module is unloaded. */
+  (void) lb_error_quark ();
 }
 
 static void
@@ -208,13 +212,26 @@ dir_listed (GPtrArray  *dirs,
   return FALSE;
 }
 
+static void
+add_dir (GPtrArray  *dirs,
+         const char *path)
+{
+  char *canonical = g_canonicalize_filename (path, NULL);
+
+  /* A directory listed twice (say in the path and as the installed one) is scanned once. */
+  if (dir_listed (dirs, canonical))
+    g_free (canonical);
+  else
+    g_ptr_array_add (dirs, canonical);
+}
+
 void
 lb_filter_registry_add_plugin_dir (LbFilterRegistry *self,
                                    const char       *path)
 {
   g_return_if_fail (LB_IS_FILTER_REGISTRY (self));
-  if (!dir_listed (self->plugin_dirs, path))
-    g_ptr_array_add (self->plugin_dirs, g_canonicalize_filename (path, NULL));
+  g_return_if_fail (path != NULL);
+  add_dir (self->plugin_dirs, path);
 }
 
 void
@@ -222,8 +239,8 @@ lb_filter_registry_add_filter_dir (LbFilterRegistry *self,
                                    const char       *path)
 {
   g_return_if_fail (LB_IS_FILTER_REGISTRY (self));
-  if (!dir_listed (self->filter_dirs, path))
-    g_ptr_array_add (self->filter_dirs, g_canonicalize_filename (path, NULL));
+  g_return_if_fail (path != NULL);
+  add_dir (self->filter_dirs, path);
 }
 
 GPtrArray *

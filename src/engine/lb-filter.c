@@ -22,6 +22,57 @@ struct _LbFilter {
 
 G_DEFINE_FINAL_TYPE (LbFilter, lb_filter, G_TYPE_OBJECT)
 
+/* Read-only properties, so GTK list items can bind them with GtkExpression. */
+enum {
+  PROP_0,
+  PROP_ID,
+  PROP_ALIAS,
+  PROP_NAME,
+  PROP_CATEGORY,
+  PROP_DESCRIPTION,
+  PROP_ORIGIN,
+  PROP_VERSION,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+lb_filter_get_property (GObject    *object,
+                        guint       prop_id,
+                        GValue     *value,
+                        GParamSpec *pspec)
+{
+  LbFilter *self = LB_FILTER (object);
+
+  switch (prop_id)
+    {
+    case PROP_ID:
+      g_value_set_string (value, lb_filter_get_id (self));
+      break;
+    case PROP_ALIAS:
+      g_value_set_string (value, lb_filter_get_alias (self));
+      break;
+    case PROP_NAME:
+      g_value_set_string (value, lb_filter_get_name (self));
+      break;
+    case PROP_CATEGORY:
+      g_value_set_string (value, lb_filter_get_category (self));
+      break;
+    case PROP_DESCRIPTION:
+      g_value_set_string (value, lb_filter_get_description (self));
+      break;
+    case PROP_ORIGIN:
+      g_value_set_string (value, lb_filter_get_origin (self));
+      break;
+    case PROP_VERSION:
+      g_value_set_string (value, lb_filter_get_version (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
 static void
 lb_filter_finalize (GObject *object)
 {
@@ -41,7 +92,19 @@ lb_filter_finalize (GObject *object)
 static void
 lb_filter_class_init (LbFilterClass *klass)
 {
-  G_OBJECT_CLASS (klass)->finalize = lb_filter_finalize;
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+  object_class->finalize = lb_filter_finalize;
+  object_class->get_property = lb_filter_get_property;
+  properties[PROP_ID] = g_param_spec_string ("id", NULL, NULL, NULL, flags);
+  properties[PROP_ALIAS] = g_param_spec_string ("alias", NULL, NULL, NULL, flags);
+  properties[PROP_NAME] = g_param_spec_string ("name", NULL, NULL, NULL, flags);
+  properties[PROP_CATEGORY] = g_param_spec_string ("category", NULL, NULL, NULL, flags);
+  properties[PROP_DESCRIPTION] = g_param_spec_string ("description", NULL, NULL, NULL, flags);
+  properties[PROP_ORIGIN] = g_param_spec_string ("origin", NULL, NULL, NULL, flags);
+  properties[PROP_VERSION] = g_param_spec_string ("version", NULL, NULL, NULL, flags);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void

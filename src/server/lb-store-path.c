@@ -8,19 +8,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/*
- * lb_store_path_decode:
- * @encoded_path: the request path as it came on the wire (still percent-encoded)
- * @rel_out: (out): the decoded path relative to the root, segments joined by '/', "" for the root
- * @trailing_slash_out: (out): whether the request path ended in '/'
- *
- * Each segment is decoded on its own, so "%2f" can never create a separator. Empty segments
- * ("//") are folded. Returns LB_STORE_PATH_OK or the HTTP status the request deserves.
- */
-LbStorePathStatus
-lb_store_path_decode (const char *encoded_path,
-                      char      **rel_out,
-                      gboolean   *trailing_slash_out)
+static LbStorePathStatus
+check_segment (const char *seg)
+{
+  if (strchr (seg, '\\') != NULL || !g_utf8_validate (seg, -1, NULL))
+    return LB_STORE_PATH_BAD_REQUEST;
+  if (strcmp (seg, ".") == 0 || strcmp (seg, "..") == 0)
+    return LB_STORE_PATH_FORBIDDEN;
+  return LB_STORE_PATH_OK;
+}
+
+static LbStorePathStatus
+split_path (const char *path, gboolean decode, char **rel_out, gboolean *trailing_slash_out)
 {
   g_auto(GStrv) segments = NULL;
   g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func (g_free);
@@ -28,40 +27,73 @@ lb_store_path_decode (const char *encoded_path,
   *rel_out = NULL;
   *trailing_slash_out = FALSE;
 
-  if (encoded_path == NULL || encoded_path[0] != '/')
+  if (path == NULL || path[0] != '/')
     return LB_STORE_PATH_BAD_REQUEST;
   /* A backslash is a separator on some systems and in some clients' minds: never a name. */
-  if (strchr (encoded_path, '\\') != NULL)
+  if (strchr (path, '\\') != NULL)
     return LB_STORE_PATH_BAD_REQUEST;
 
-  segments = g_strsplit (encoded_path, "/", -1);
+  segments = g_strsplit (path, "/", -1);
   for (guint i = 0; segments[i] != NULL; i++)
     {
       char *seg;
+      LbStorePathStatus st;
 
       if (segments[i][0] == '\0')
         continue;
-      /* NULL when the segment holds %00 or %2F (NUL and '/' are illegal here). */
-      seg = g_uri_unescape_segment (segments[i], NULL, "/");
-      if (seg == NULL)
-        return LB_STORE_PATH_BAD_REQUEST;
-      if (strchr (seg, '\\') != NULL || !g_utf8_validate (seg, -1, NULL))
+      if (decode)
         {
-          g_free (seg);
-          return LB_STORE_PATH_BAD_REQUEST;
+          /* NULL when the segment holds %00 or %2F (NUL and '/' are illegal here), or a
+           * malformed escape. */
+          seg = g_uri_unescape_segment (segments[i], NULL, "/");
+          if (seg == NULL)
+            return LB_STORE_PATH_BAD_REQUEST;
         }
-      if (strcmp (seg, ".") == 0 || strcmp (seg, "..") == 0)
+      else
+        seg = g_strdup (segments[i]);
+      st = check_segment (seg);
+      if (st != LB_STORE_PATH_OK)
         {
           g_free (seg);
-          return LB_STORE_PATH_FORBIDDEN;
+          return st;
         }
       g_ptr_array_add (parts, seg);
     }
   g_ptr_array_add (parts, NULL);
 
-  *trailing_slash_out = g_str_has_suffix (encoded_path, "/");
+  *trailing_slash_out = g_str_has_suffix (path, "/");
   *rel_out = g_strjoinv ("/", (char **) parts->pdata);
   return LB_STORE_PATH_OK;
+}
+
+/*
+ * lb_store_path_decode:
+ * @encoded_path: a path still percent-encoded (as in a Destination header)
+ * @rel_out: (out): the decoded path relative to the root, segments joined by '/', "" for the root
+ * @trailing_slash_out: (out): whether the path ended in '/'
+ *
+ * Each segment is decoded on its own, so "%2f" can never create a separator. Empty segments
+ * ("//") are folded; '.' and '..' (also encoded) are refused. Returns LB_STORE_PATH_OK or the
+ * HTTP status the request deserves.
+ */
+LbStorePathStatus
+lb_store_path_decode (const char *encoded_path, char **rel_out, gboolean *trailing_slash_out)
+{
+  return split_path (encoded_path, TRUE, rel_out, trailing_slash_out);
+}
+
+/*
+ * lb_store_path_check_decoded:
+ * @decoded_path: a request path as libsoup's SoupServer hands it over: percent-decoded, dot
+ *   segments already resolved (RFC 3986 §5.2.4), so it cannot climb above "/"
+ *
+ * The same rules as lb_store_path_decode() without decoding again (a literal "%2e%2e" name
+ * stays a name).
+ */
+LbStorePathStatus
+lb_store_path_check_decoded (const char *decoded_path, char **rel_out, gboolean *trailing_slash_out)
+{
+  return split_path (decoded_path, FALSE, rel_out, trailing_slash_out);
 }
 
 /* TRUE for the filter repository itself and the .lbfilter files directly in it. */

@@ -27,6 +27,10 @@ LbStorePathStatus lb_store_path_decode (const char *encoded_path,
                                         char      **rel_out,
                                         gboolean   *trailing_slash_out);
 
+LbStorePathStatus lb_store_path_check_decoded (const char *decoded_path,
+                                               char      **rel_out,
+                                               gboolean   *trailing_slash_out);
+
 gboolean lb_store_path_is_hidden (const char *rel);
 gboolean lb_store_path_is_in_filter_repo (const char *rel);
 

@@ -31,6 +31,8 @@
  * aborted upload leaves nothing behind.
  */
 
+#define LB_PUT_BLOCK (256 * 1024)
+
 #define ALLOW_METHODS "OPTIONS, GET, HEAD, PUT, DELETE, MKCOL, COPY, MOVE, PROPFIND"
 
 struct _LbStoreServer
@@ -69,6 +71,8 @@ typedef struct
   gboolean       existed;
   gboolean       too_large;
   int            write_errno;
+  GByteArray    *wbuf;     /* body bytes not yet written: libsoup hands over ~8 KiB chunks,
+                            * written in blocks of LB_PUT_BLOCK to save system calls */
   /* other methods with a body */
   GByteArray    *body;
 } LbRequest;
@@ -100,6 +104,8 @@ lb_request_free (LbRequest *req)
   g_free (req->abs);
   if (req->body != NULL)
     g_byte_array_unref (req->body);
+  if (req->wbuf != NULL)
+    g_byte_array_unref (req->wbuf);
   g_free (req);
 }
 
@@ -519,6 +525,33 @@ check_creatable (const char *rel, gboolean collection)
 /* ---------------------------------------------------------------------------------------- */
 /* body streaming                                                                           */
 
+/* Writes the buffered body bytes to the temporary; on failure remembers errno and removes
+ * the temporary at once, so a full disk does not stay full because of us. */
+static gboolean
+flush_upload (LbRequest *req)
+{
+  const guint8 *data = req->wbuf->data;
+  gsize len = req->wbuf->len;
+
+  while (len > 0 && req->fd >= 0)
+    {
+      ssize_t n = write (req->fd, data, len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          req->write_errno = errno;
+          lb_request_drop_temp (req);
+          break;
+        }
+      data += n;
+      len -= (gsize) n;
+    }
+  g_byte_array_set_size (req->wbuf, 0);
+  return req->write_errno == 0;
+}
+
 static void
 on_got_chunk (SoupServerMessage *msg, GBytes *chunk, gpointer user_data)
 {
@@ -546,22 +579,9 @@ on_got_chunk (SoupServerMessage *msg, GBytes *chunk, gpointer user_data)
       lb_request_drop_temp (req);
       return;
     }
-  while (len > 0)
-    {
-      ssize_t n = write (req->fd, data, len);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          req->write_errno = errno;
-          /* Free the space now: a full disk should not stay full because of us. */
-          lb_request_drop_temp (req);
-          return;
-        }
-      data += n;
-      len -= (gsize) n;
-    }
+  g_byte_array_append (req->wbuf, data, (guint) len);
+  if (req->wbuf->len >= LB_PUT_BLOCK)
+    flush_upload (req);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -620,6 +640,7 @@ early_put (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   if (req->fd < 0)
     return refuse_early (msg, status_for_errno (errno), g_strerror (errno));
   req->temp_path = g_steal_pointer (&tmpl);
+  req->wbuf = g_byte_array_sized_new (LB_PUT_BLOCK + 64 * 1024);
   g_hash_table_add (self->temps, g_strdup (req->temp_path));
   req->existed = exists;
 }
@@ -674,7 +695,9 @@ early_handler (SoupServer        *soup,
   if (g_uri_get_fragment (uri) != NULL)
     return refuse_early (msg, SOUP_STATUS_BAD_REQUEST, "a request URI has no fragment");
 
-  ps = lb_store_path_decode (path, &req->rel, &req->slash);
+  /* libsoup hands the path over percent-decoded with dot segments resolved; it is checked
+   * again here (backslashes, stray dot segments, UTF-8) and never decoded twice. */
+  ps = lb_store_path_check_decoded (g_uri_get_path (uri), &req->rel, &req->slash);
   if (ps != LB_STORE_PATH_OK)
     return refuse_early (msg, ps, "path refused");
   req->abs = g_build_filename (self->root, req->rel, NULL);
@@ -758,6 +781,7 @@ send_listing (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   g_string_append (html, "</table>\n</body>\n</html>\n");
   (void) self_path;
   len = html->len;
+  soup_message_body_set_accumulate (soup_server_message_get_response_body (msg), FALSE);
   soup_server_message_set_response (msg, "text/html; charset=utf-8", SOUP_MEMORY_TAKE,
                                     g_string_free (g_steal_pointer (&html), FALSE), len);
   soup_server_message_set_status (msg, SOUP_STATUS_OK, NULL);
@@ -946,7 +970,11 @@ do_get (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
     status = SOUP_STATUS_OK;
 
   soup_message_headers_set_content_type (rh, content_type_for (req->rel, &ct_owned), NULL);
-  soup_message_body_append_bytes (soup_server_message_get_response_body (msg), bytes);
+  /* libsoup would apply Range to a complete 200 body on its own, ignoring If-Range; ranges
+   * are decided above, so its automatic handling is switched off. */
+  soup_message_body_set_accumulate (soup_server_message_get_response_body (msg), FALSE);
+  if (g_bytes_get_size (bytes) > 0)
+    soup_message_body_append_bytes (soup_server_message_get_response_body (msg), bytes);
   soup_server_message_set_status (msg, status, NULL);
 }
 
@@ -1087,6 +1115,10 @@ do_put (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
     }
   if (req->fd < 0 || req->temp_path == NULL)
     return set_error_status (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, "upload lost");
+  if (!flush_upload (req))
+    return set_error_status (msg, status_for_errno (req->write_errno) == SOUP_STATUS_INSUFFICIENT_STORAGE
+                                    ? SOUP_STATUS_INSUFFICIENT_STORAGE : SOUP_STATUS_INTERNAL_SERVER_ERROR,
+                             g_strerror (req->write_errno));
 
   if (fsync (req->fd) != 0)
     err = errno;
@@ -1402,6 +1434,7 @@ log_request (LbStoreServer *self, SoupServerMessage *msg, gboolean aborted)
   GUri *uri = soup_server_message_get_uri (msg);
   const char *method = soup_server_message_get_method (msg);
   guint64 out = 0;
+  g_autofree char *logged_path = NULL;
 
   if (req == NULL)
     return;
@@ -1409,12 +1442,15 @@ log_request (LbStoreServer *self, SoupServerMessage *msg, gboolean aborted)
   lb_request_drop_temp (req);
   if (self->log == NULL)
     return;
+  /* Re-encoded: the log shows each path in one canonical, unambiguous form. */
+  if (uri != NULL)
+    logged_path = g_uri_escape_string (g_uri_get_path (uri), "/", FALSE);
   if (!aborted && method != NULL && strcmp (method, "HEAD") != 0)
     out = (guint64) soup_server_message_get_response_body (msg)->length;
   lb_access_log_write (self->log, req->start,
                        soup_server_message_get_remote_host (msg),
                        req->user, method,
-                       uri != NULL ? g_uri_get_path (uri) : NULL,
+                       logged_path,
                        aborted && soup_server_message_get_status (msg) == 0 ? 0
                                                                            : soup_server_message_get_status (msg),
                        out, req->bytes_in,

@@ -105,8 +105,8 @@ test_convolution_values (void)
   const char *text = HEAD "[Kernel]\nWidth=3\nHeight=1\nRow1=1 2 1\nDivisor=4\nBias=1\n";
   static const guint8 px[4] = { 0, 100, 200, 255 };
   g_autoptr(LbFilter) f = parse (text, NULL);
-  g_autoptr(LbImage) in = lb_image_new (4, 1, LB_FORMAT_GRAY8, 4,
-                                        g_bytes_new_static (px, 4), NULL, NULL);
+  g_autoptr(GBytes) pxb = g_bytes_new_static (px, 4);
+  g_autoptr(LbImage) in = lb_image_new (4, 1, LB_FORMAT_GRAY8, 4, pxb, NULL, NULL);
   g_autoptr(LbPipeline) pipe = lb_pipeline_new (NULL);
   g_autoptr(LbImage) out = NULL;
   g_autoptr(GError) error = NULL;
@@ -133,10 +133,10 @@ test_convolution_formats (void)
   g_autoptr(LbFilter) f = parse (text, NULL);
   static const guint16 gray16[3] = { 1000, 0, 65535 };
   static const guint8 rgba[3 * 4] = { 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120 };
-  g_autoptr(LbImage) a = lb_image_new (3, 1, LB_FORMAT_GRAY16, 6,
-                                       g_bytes_new_static (gray16, 6), NULL, NULL);
-  g_autoptr(LbImage) b = lb_image_new (3, 1, LB_FORMAT_RGBA8, 12,
-                                       g_bytes_new_static (rgba, 12), NULL, NULL);
+  g_autoptr(GBytes) ab = g_bytes_new_static (gray16, 6);
+  g_autoptr(GBytes) bb = g_bytes_new_static (rgba, 12);
+  g_autoptr(LbImage) a = lb_image_new (3, 1, LB_FORMAT_GRAY16, 6, ab, NULL, NULL);
+  g_autoptr(LbImage) b = lb_image_new (3, 1, LB_FORMAT_RGBA8, 12, bb, NULL, NULL);
   g_autoptr(LbPipeline) pipe = lb_pipeline_new (NULL);
   g_autoptr(LbImage) oa = NULL, ob = NULL;
   g_autoptr(GError) error = NULL;

@@ -114,6 +114,17 @@ test_determinism (void)
                 }
             after = pixels_copy (input);
             g_assert_true (g_bytes_equal (before, after));
+            /* The filter did something (every filter here changes a noisy image)… */
+            if (lb_image_equal_pixels (ref, input))
+              g_error ("%s (%s) on %s, selection %u: output equals input",
+                       lb_filter_get_id (f), params ? params : "defaults",
+                       lb_sample_format_to_string (formats[k]), s);
+            /* …and alpha passed through unchanged everywhere. */
+            if (formats[k] == LB_FORMAT_RGBA8)
+              for (guint y = 0; y < lb_image_get_height (input); y++)
+                for (guint x = 0; x < lb_image_get_width (input); x++)
+                  if (lb_image_get_row (input, y)[x * 4 + 3] != lb_image_get_row (ref, y)[x * 4 + 3])
+                    g_error ("%s changed alpha at %u,%u", lb_filter_get_id (f), x, y);
             n_checked++;
           }
       g_test_message ("%s: deterministic", lb_filter_get_id (f));
@@ -307,8 +318,11 @@ main (int argc, char **argv)
   test_install_file (src, plugin_dir, "mark.so");
   /* The standard search path (the build's plugins and declarative filters) plus the test
    * plugin. */
-  g_setenv ("LIGHTBOX_PLUGIN_PATH",
-            g_strconcat (g_getenv ("LIGHTBOX_PLUGIN_PATH"), ":", plugin_dir, NULL), TRUE);
+  {
+    g_autofree char *path = g_strconcat (g_getenv ("LIGHTBOX_PLUGIN_PATH"), ":", plugin_dir,
+                                         NULL);
+    g_setenv ("LIGHTBOX_PLUGIN_PATH", path, TRUE);
+  }
   registry = lb_filter_registry_new_default ();
 
   g_test_add_func ("/pipeline/determinism", test_determinism);

@@ -52,6 +52,12 @@ test_default_dirs (void)
   g_assert_true (g_str_has_prefix (lb_filter_get_origin (f), g_getenv ("LB_BUILD_ROOT")));
   g_assert_true (g_str_has_suffix (lb_filter_get_origin (f), "lb-example-threshold.so"));
   g_assert_true (lb_filter_supports_format (f, LB_FORMAT_GRAY16));
+  {
+    g_autofree char *name = NULL, *origin = NULL;
+    g_object_get (f, "name", &name, "origin", &origin, NULL);
+    g_assert_cmpstr (name, ==, "Threshold");
+    g_assert_cmpstr (origin, ==, lb_filter_get_origin (f));
+  }
   level = lb_filter_find_param (f, "level", NULL);
   g_assert_nonnull (level);
   g_assert_cmpfloat (level->def, ==, 50);
@@ -182,6 +188,26 @@ run_done_cb (GObject      *source,
   *out = g_object_ref (result);
 }
 
+/* Loaded plugin copies live under the registry's private lightbox-plugins-XXXXXX directory;
+ * count the distinct ones mapped into this process right now. */
+static guint
+count_mapped_plugin_copies (void)
+{
+  g_autofree char *maps = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  g_assert_true (g_file_get_contents ("/proc/self/maps", &maps, NULL, NULL));
+  lines = g_strsplit (maps, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *path = strchr (lines[i], '/');
+      if (path != NULL && strstr (path, "/lightbox-plugins-") != NULL)
+        g_hash_table_add (seen, g_strdup (path));
+    }
+  return g_hash_table_size (seen);
+}
+
 static guint8
 first_sample (LbImage *image)
 {
@@ -270,6 +296,10 @@ test_hot_reload (void)
   g_assert_cmpstr (lb_filter_get_version (mark), ==, "mark-20");
   g_clear_object (&mark);
 
+  /* Old and new code are both mapped: the old module stays until the pass lets go of it. */
+  g_assert_null (result);
+  g_assert_cmpuint (count_mapped_plugin_copies (), >=, 2);
+
   /* The new code is used by new passes, even while the old one still runs. */
   out = run_mark (reg, input);
   g_assert_true (all_samples_are (out, 20));
@@ -283,6 +313,8 @@ test_hot_reload (void)
   /* The running pass finished on the code it started with. */
   g_assert_cmpuint (first_sample (slow_out), ==, 10);
   g_assert_true (all_samples_are (slow_out, 10));
+  /* The task holds its pipeline, which holds the old filter. */
+  g_clear_object (&result);
   g_clear_object (&slow);
 
   /* 3. Removing the file removes the filter. */
@@ -292,6 +324,12 @@ test_hot_reload (void)
   mark = lb_filter_registry_lookup (reg, MARK_ID);
   g_assert_null (mark);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (reg)), ==, 0);
+  /* Nobody holds a filter any more: every module gets closed. (GTask's worker thread may
+   * drop its reference on the finished task, and so the old pipeline, a moment after the
+   * callback ran: give it up to 10 s.) */
+  for (int i = 0; i < 10000 && count_mapped_plugin_copies () != 0; i++)
+    g_usleep (1000);
+  g_assert_cmpuint (count_mapped_plugin_copies (), ==, 0);
 
   lb_filter_registry_set_watching (reg, FALSE);
   test_remove_tree (dir);

@@ -216,25 +216,57 @@ run_ok (const Spec *spec, const Buf *src, Buf *dst, const LbKernelRect *sel, gbo
   g_assert_no_error (error);
 }
 
-/* Number of samples of channels [c0, c1) that differ; reports the first. */
+/* Number of samples of channels [c0, c1) that differ; reports the first and, in @max_diff
+ * (if not NULL), the largest absolute difference. */
 static gsize
-count_diff (const Buf *a, const Buf *b, int c0, int c1, const char *what)
+count_diff_max (const Buf *a, const Buf *b, int c0, int c1, const char *what, guint *max_diff)
 {
   gsize n = 0;
+  guint worst = 0;
 
   g_assert_cmpint (a->b.width, ==, b->b.width);
   g_assert_cmpint (a->b.height, ==, b->b.height);
   for (int y = 0; y < a->b.height; y++)
     for (int x = 0; x < a->b.width; x++)
       for (int c = c0; c < c1; c++)
-        if (buf_get (a, x, y, c) != buf_get (b, x, y, c))
-          {
-            if (n == 0)
-              g_test_message ("%s: first difference at (%d,%d) channel %d: %u vs %u", what, x,
-                              y, c, buf_get (a, x, y, c), buf_get (b, x, y, c));
-            n++;
-          }
+        {
+          const guint va = buf_get (a, x, y, c), vb = buf_get (b, x, y, c);
+
+          if (va != vb)
+            {
+              if (n == 0)
+                g_test_message ("%s: first difference at (%d,%d) channel %d: %u vs %u", what, x,
+                                y, c, va, vb);
+              n++;
+              worst = MAX (worst, va > vb ? va - vb : vb - va);
+            }
+        }
+  if (max_diff != NULL)
+    *max_diff = worst;
   return n;
+}
+
+static gsize
+count_diff (const Buf *a, const Buf *b, int c0, int c1, const char *what)
+{
+  return count_diff_max (a, b, c0, c1, what, NULL);
+}
+
+/* The samples of the optimised path that differ from @want, which must be none, except for
+ * blend, whose optimised path may be off by 1 (issue 3): those are counted and reported. */
+static gsize
+count_fast_diff (FilterId id, const Buf *fast, const Buf *want, int c0, int c1, const char *what)
+{
+  guint worst = 0;
+  const gsize n = count_diff_max (fast, want, c0, c1, what, &worst);
+
+  if (id != F_BLEND)
+    return n;
+  if (n > 0)
+    g_test_message ("%s: %" G_GSIZE_FORMAT " samples differ by 1 (allowed for blend's "
+                    "optimised path), largest difference %u", what, n, worst);
+  g_assert_cmpuint (worst, <=, 1);
+  return 0;
 }
 
 static void
@@ -325,11 +357,12 @@ test_golden (gconstpointer data)
   run_ok (&g->spec, &src, &banded, sel, TRUE, cuts, ncuts);
 
   n_ref = count_diff (&ref, &want, 0, 3, "reference vs xv");
-  n_fast = count_diff (&fast, &want, 0, 3, "optimised vs xv");
   n_banded = count_diff (&banded, &fast, 0, 3, "banded vs one band");
   g_test_message ("%s: reference %" G_GSIZE_FORMAT ", optimised %" G_GSIZE_FORMAT
                   " samples differ from xv; %d bands: %" G_GSIZE_FORMAT " differ", g->file,
-                  n_ref, n_fast, ncuts, n_banded);
+                  n_ref, count_diff (&fast, &want, 0, 3, "optimised vs xv"), ncuts, n_banded);
+  /* Zero, or for blend the number of samples off by 1 after checking none is further off. */
+  n_fast = count_fast_diff (g->spec.id, &fast, &want, 0, 3, "optimised vs xv");
   if (n_ref || n_fast || n_banded)
     g_error ("%s: %" G_GSIZE_FORMAT " (reference) / %" G_GSIZE_FORMAT
              " (optimised) of %d samples differ from xv, %" G_GSIZE_FORMAT
@@ -381,7 +414,8 @@ test_formats_8 (gconstpointer data)
       gsize n;
 
       run_ok (&g->spec, &rgba, &rgba_out, sel, fast, NULL, 0);
-      n = count_diff (&rgba_out, &want, 0, 3, "rgba8 vs xv");
+      n = fast ? count_fast_diff (g->spec.id, &rgba_out, &want, 0, 3, "rgba8 vs xv")
+               : count_diff (&rgba_out, &want, 0, 3, "rgba8 vs xv");
       n += count_diff (&rgba_out, &rgba, 3, 4, "rgba8 alpha");
       if (n)
         g_error ("%s rgba8 (%s): %" G_GSIZE_FORMAT " samples differ", g->file,
@@ -472,7 +506,8 @@ test_gray16 (gconstpointer data)
       run_ok (&g->spec, in, &ref, sel, FALSE, NULL, 0);
       run_ok (&g->spec, in, &fast, sel, TRUE, NULL, 0);
       run_ok (&g->spec, in, &banded, sel, TRUE, cuts, 3);
-      assert_same (&ref, &fast, "16-bit reference vs optimised");
+      g_assert_cmpuint (count_fast_diff (g->spec.id, &fast, &ref, 0, in->b.channels,
+                                         "16-bit optimised vs reference"), ==, 0);
       assert_same (&banded, &fast, "16-bit banded vs one band");
       buf_clear (&ref), buf_clear (&fast), buf_clear (&banded);
     }
@@ -646,7 +681,7 @@ random_compare (const Spec *spec)
       run_ok (spec, &src, &fast, use_sel ? &rect : NULL, TRUE, NULL, 0);
       run_ok (spec, &src, &banded, use_sel ? &rect : NULL, TRUE, cuts, ncuts);
 
-      n = count_diff (&ref, &fast, 0, channels, "reference vs optimised");
+      n = count_fast_diff (spec->id, &fast, &ref, 0, channels, "optimised vs reference");
       n += count_diff (&banded, &fast, 0, channels, "banded vs one band");
       if (n)
         g_error ("filter %d param %d: %dx%d, %d channels, %d bits, selection %s %d,%d %dx%d: "

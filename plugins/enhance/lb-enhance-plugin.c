@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+
+/*
+ * Filters beyond xv as a Lightbox plugin: Gaussian blur, unsharp mask and median of any
+ * radius. Only the ABI wrapper lives here; the kernels (lb-gaussian.c, lb-unsharp.c,
+ * lb-median.c) are tested on their own.
+ */
+
+#include <lb-filter-plugin.h>
+
+#include "lb-enhance.h"
+
+typedef enum {
+  ENH_GAUSSIAN = 1,
+  ENH_UNSHARP,
+  ENH_MEDIAN,
+} EnhKind;
+
+typedef struct {
+  double sigma;      /* gaussian: standard deviation, pixels */
+  double radius;     /* unsharp: σ of its blur, pixels */
+  double amount;     /* unsharp: gain of the difference */
+  double threshold;  /* unsharp: 8-bit levels (×257 at 16 bits) */
+  gint median_radius;
+} EnhParams;
+
+typedef struct {
+  EnhKind kind;
+  gpointer kernel;
+} EnhState;
+
+static const LbParamSpec gaussian_params[] = {
+  {
+    .name = "sigma", .label = N_("Sigma"), .description = N_("Standard deviation"),
+    .type = LB_PARAM_DOUBLE, .offset = G_STRUCT_OFFSET (EnhParams, sigma),
+    .min = LB_GAUSSIAN_SIGMA_MIN, .max = LB_GAUSSIAN_SIGMA_MAX, .def = 1.0,
+    .ui_min = 0.3, .ui_max = 20, .step = 0.1, .digits = 2, .unit = LB_UNIT_PIXEL,
+  },
+};
+
+static const LbParamSpec unsharp_params[] = {
+  {
+    .name = "radius", .label = N_("Radius"), .description = N_("Sigma of the blur"),
+    .type = LB_PARAM_DOUBLE, .offset = G_STRUCT_OFFSET (EnhParams, radius),
+    .min = LB_GAUSSIAN_SIGMA_MIN, .max = LB_GAUSSIAN_SIGMA_MAX, .def = 2.0,
+    .ui_min = 0.3, .ui_max = 20, .step = 0.1, .digits = 2, .unit = LB_UNIT_PIXEL,
+  },
+  {
+    .name = "amount", .label = N_("Amount"), .description = N_("How much detail is added"),
+    .type = LB_PARAM_DOUBLE, .offset = G_STRUCT_OFFSET (EnhParams, amount),
+    .min = 0, .max = 10, .def = 0.5, .ui_min = 0, .ui_max = 3, .step = 0.05, .digits = 2,
+  },
+  {
+    .name = "threshold", .label = N_("Threshold"),
+    .description = N_("Differences smaller than this (8-bit levels) are left alone"),
+    .type = LB_PARAM_DOUBLE, .offset = G_STRUCT_OFFSET (EnhParams, threshold),
+    .min = 0, .max = 255, .def = 0, .ui_min = 0, .ui_max = 64, .step = 1, .digits = 0,
+    .unit = LB_UNIT_SAMPLE,
+  },
+};
+
+static const LbParamSpec median_params[] = {
+  {
+    .name = "radius", .label = N_("Radius"),
+    .description = N_("The window is (2 × radius + 1) pixels square"),
+    .type = LB_PARAM_INT, .offset = G_STRUCT_OFFSET (EnhParams, median_radius),
+    .min = 0, .max = LB_MEDIAN_RADIUS_MAX, .def = 1, .ui_min = 0, .ui_max = 25, .step = 1,
+    .unit = LB_UNIT_PIXEL,
+  },
+};
+
+static LbKernelBuf
+src_buf (const LbFilterImage *im)
+{
+  LbKernelBuf b = { (guint8 *) im->src, im->src_stride, im->width, im->height, im->channels,
+                    im->depth };
+  return b;
+}
+
+static gpointer
+enh_prepare (const LbFilterInfo  *info,
+             gconstpointer        params,
+             const LbFilterImage *image,
+             LbFilterRect        *write_rect,
+             GError             **error)
+{
+  const EnhParams *p = params;
+  EnhState *s = g_new0 (EnhState, 1);
+  LbKernelBuf src = src_buf (image);
+  LbKernelRect region = { image->region.x, image->region.y, image->region.width,
+                          image->region.height };
+
+  s->kind = GPOINTER_TO_INT (info->user_data);
+  switch (s->kind)
+    {
+    case ENH_GAUSSIAN:
+      {
+        LbGaussianParams gp = { p->sigma };
+        s->kernel = lb_gaussian_prepare (&src, &region, &gp, error);
+      }
+      break;
+    case ENH_UNSHARP:
+      {
+        LbUnsharpParams up = { p->radius, p->amount, p->threshold };
+        s->kernel = lb_unsharp_prepare (&src, &region, &up, error);
+      }
+      break;
+    case ENH_MEDIAN:
+      {
+        LbMedianParams mp = { p->median_radius };
+        s->kernel = lb_median_prepare (&src, &region, &mp, error);
+      }
+      break;
+    default:
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "unknown filter %d", s->kind);
+      break;
+    }
+  if (s->kernel == NULL)
+    {
+      g_free (s);
+      return NULL;
+    }
+  return s;
+}
+
+static gboolean
+enh_process (gconstpointer       state,
+             const LbFilterBand *band,
+             GError            **error)
+{
+  const EnhState *s = state;
+  const LbFilterImage *im = band->image;
+  LbKernelBuf src = src_buf (im);
+  LbKernelBuf dst = { band->dst, band->dst_stride, im->width, im->height, im->channels,
+                      im->depth };
+
+  if (g_atomic_int_get (band->cancelled))
+    return TRUE;
+  switch (s->kind)
+    {
+    case ENH_GAUSSIAN:
+      lb_gaussian_process (s->kernel, &src, &dst, band->y0, band->y1);
+      break;
+    case ENH_UNSHARP:
+      lb_unsharp_process (s->kernel, &src, &dst, band->y0, band->y1);
+      break;
+    case ENH_MEDIAN:
+      lb_median_process (s->kernel, &src, &dst, band->y0, band->y1);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+  return TRUE;
+}
+
+static void
+enh_release (gpointer state)
+{
+  EnhState *s = state;
+
+  switch (s->kind)
+    {
+    case ENH_GAUSSIAN:
+      lb_gaussian_free (s->kernel);
+      break;
+    case ENH_UNSHARP:
+      lb_unsharp_free (s->kernel);
+      break;
+    case ENH_MEDIAN:
+      lb_median_free (s->kernel);
+      break;
+    default:
+      break;
+    }
+  g_free (s);
+}
+
+#define ENH_FILTER(var, kind_, id_, name_, category_, desc_, params_)                         \
+  static const LbFilterInfo var = {                                                           \
+    .struct_size = sizeof (LbFilterInfo),                                                     \
+    .id = "io.github.lightbox.enhance." id_,                                                  \
+    .alias = id_,                                                                             \
+    .name = name_,                                                                            \
+    .category = category_,                                                                    \
+    .description = desc_,                                                                     \
+    .formats = LB_FILTER_FORMATS_COMMON,                                                      \
+    .params_version = 1,                                                                      \
+    .params_size = sizeof (EnhParams),                                                        \
+    .params = params_,                                                                        \
+    .n_params = G_N_ELEMENTS (params_),                                                       \
+    .prepare = enh_prepare,                                                                   \
+    .process = enh_process,                                                                   \
+    .release = enh_release,                                                                   \
+    .user_data = GINT_TO_POINTER (kind_),                                                     \
+  }
+
+ENH_FILTER (gaussian_info, ENH_GAUSSIAN, "gaussian", N_("Gaussian blur"), N_("Blur"),
+            N_("A Gaussian blur of any sigma, renormalised at the region's edges"),
+            gaussian_params);
+ENH_FILTER (unsharp_info, ENH_UNSHARP, "unsharp", N_("Unsharp mask"), N_("Enhance"),
+            N_("Adds the difference from a Gaussian blur, above a threshold"), unsharp_params);
+ENH_FILTER (median_info, ENH_MEDIAN, "median", N_("Median"), N_("Noise"),
+            N_("A per-channel median of any radius"), median_params);
+
+static const LbFilterInfo *const enh_filters[] = { &gaussian_info, &unsharp_info, &median_info };
+
+static const LbPluginInfo enh_plugin = {
+  .abi_major = LB_FILTER_ABI_MAJOR,
+  .abi_minor = LB_FILTER_ABI_MINOR,
+  .struct_size = sizeof (LbPluginInfo),
+  .version = "1.0",
+  .gettext_domain = "lightbox",
+  .filters = enh_filters,
+  .n_filters = G_N_ELEMENTS (enh_filters),
+};
+
+G_MODULE_EXPORT const LbPluginInfo *lb_filter_plugin_query (guint32 host_abi_major,
+                                                            guint32 host_abi_minor);
+
+G_MODULE_EXPORT const LbPluginInfo *
+lb_filter_plugin_query (guint32 host_abi_major,
+                        guint32 host_abi_minor)
+{
+  return &enh_plugin;
+}

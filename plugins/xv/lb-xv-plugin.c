@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+
+/*
+ * The xv Algorithms menu as a Lightbox plugin: blur, sharpen, edge detect, emboss, oil
+ * painting, blend and despeckle. This file is only the ABI wrapper (descriptors, parameter
+ * tables, band dispatch); the maths lives in the lb-xv-*.c kernels, which are tested against
+ * xv's golden files on their own.
+ *
+ * One callback set serves all seven filters: LbFilterInfo.user_data says which kernel runs.
+ */
+
+#include <lb-filter-plugin.h>
+
+#include "lb-xv-blend.h"
+#include "lb-xv-blur.h"
+#include "lb-xv-despeckle.h"
+#include "lb-xv-edge.h"
+#include "lb-xv-emboss.h"
+#include "lb-xv-oil.h"
+#include "lb-xv-sharpen.h"
+
+typedef enum {
+  XV_BLUR = 1,
+  XV_SHARPEN,
+  XV_EDGE,
+  XV_EMBOSS,
+  XV_OIL,
+  XV_BLEND,
+  XV_DESPECKLE,
+} XvKind;
+
+/* One params struct for the whole family; each filter's spec table uses its own fields. */
+typedef struct {
+  gint size;       /* blur, despeckle, oil (symmetric window): odd mask side, pixels */
+  gint strength;   /* sharpen: xv's enhancement factor, percent */
+  gint ring;       /* edge: 0 = xv (ring keeps source colours), 1 = corrected */
+  gint window;     /* oil: 0 = xv's 4×4 window, 1 = symmetric size×size */
+  gboolean exact;  /* sharpen, blend: run the scalar reference path */
+} XvParams;
+
+typedef struct {
+  XvKind kind;
+  gboolean exact;
+  union {
+    LbXvBlur blur;
+    LbXvSharpen sharpen;
+    LbXvEdge edge;
+    LbXvEmboss emboss;
+    LbXvOil oil;
+    LbXvBlend blend;
+    LbXvDespeckle despeckle;
+  } k;
+} XvState;
+
+static const LbParamEnumValue ring_values[] = {
+  { "xv", N_("As xv (the frame keeps the original colours)") },
+  { "corrected", N_("Corrected (the frame is filtered too)") },
+  { NULL, NULL },
+};
+
+static const LbParamEnumValue window_values[] = {
+  { "xv", N_("As xv (4×4, shifts the image)") },
+  { "symmetric", N_("Symmetric (size × size)") },
+  { NULL, NULL },
+};
+
+#define SIZE_SPEC(desc)                                                                       \
+  {                                                                                           \
+    .name = "size", .label = N_("Mask size"), .description = desc, .type = LB_PARAM_INT,      \
+    .offset = G_STRUCT_OFFSET (XvParams, size), .min = 1, .max = 1001, .def = 3,              \
+    .ui_min = 1, .ui_max = 31, .step = 2, .unit = LB_UNIT_PIXEL, .flags = LB_PARAM_FLAG_ODD,  \
+  }
+
+#define EXACT_SPEC                                                                            \
+  {                                                                                           \
+    .name = "exact", .label = N_("Exact (scalar path)"),                                      \
+    .description = N_("Use the plain reference loops, byte-identical to xv; the default "     \
+                      "fast path may differ by 1 in rare samples"),                           \
+    .type = LB_PARAM_BOOL, .offset = G_STRUCT_OFFSET (XvParams, exact), .min = 0, .max = 1,   \
+    .def = 0, .ui_min = 0, .ui_max = 1, .step = 1, .flags = LB_PARAM_FLAG_ADVANCED,           \
+  }
+
+static const LbParamSpec blur_params[] = {
+  SIZE_SPEC (N_("Side of the square averaging window (odd)")),
+};
+
+static const LbParamSpec despeckle_params[] = {
+  SIZE_SPEC (N_("Side of the square median window (odd)")),
+};
+
+static const LbParamSpec sharpen_params[] = {
+  {
+    .name = "strength", .label = N_("Strength"),
+    .description = N_("xv's enhancement factor: how much of the local mean is subtracted"),
+    .type = LB_PARAM_INT, .offset = G_STRUCT_OFFSET (XvParams, strength),
+    .min = 0, .max = 99, .def = 75, .ui_min = 0, .ui_max = 99, .step = 1,
+    .unit = LB_UNIT_PERCENT,
+  },
+  EXACT_SPEC,
+};
+
+static const LbParamSpec edge_params[] = {
+  {
+    .name = "ring", .label = N_("Frame"), .type = LB_PARAM_ENUM, .values = ring_values,
+    .description = N_("What happens to the one-pixel frame of the region"),
+    .offset = G_STRUCT_OFFSET (XvParams, ring), .min = 0, .max = 1, .def = 0,
+    .ui_min = 0, .ui_max = 1, .step = 1, .flags = LB_PARAM_FLAG_ADVANCED,
+  },
+};
+
+static const LbParamSpec oil_params[] = {
+  {
+    .name = "window", .label = N_("Window"), .type = LB_PARAM_ENUM, .values = window_values,
+    .description = N_("xv's even 4×4 window or a symmetric odd one"),
+    .offset = G_STRUCT_OFFSET (XvParams, window), .min = 0, .max = 1, .def = 0,
+    .ui_min = 0, .ui_max = 1, .step = 1, .flags = LB_PARAM_FLAG_ADVANCED,
+  },
+  {
+    .name = "size", .label = N_("Mask size"),
+    .description = N_("Side of the symmetric window (used with window=symmetric)"),
+    .type = LB_PARAM_INT, .offset = G_STRUCT_OFFSET (XvParams, size), .min = 1, .max = 63,
+    .def = 3, .ui_min = 1, .ui_max = 15, .step = 2, .unit = LB_UNIT_PIXEL,
+    .flags = LB_PARAM_FLAG_ODD | LB_PARAM_FLAG_ADVANCED,
+  },
+};
+
+static const LbParamSpec blend_params[] = {
+  EXACT_SPEC,
+};
+
+static LbKernelBuf
+src_buf (const LbFilterImage *im)
+{
+  /* The kernels take the source as const LbKernelBuf *: they never write through it. */
+  LbKernelBuf b = { (guint8 *) im->src, im->src_stride, im->width, im->height, im->channels,
+                    im->depth };
+  return b;
+}
+
+static LbKernelBuf
+dst_buf (const LbFilterImage *im,
+         guint8              *dst,
+         gsize                stride)
+{
+  LbKernelBuf b = { dst, stride, im->width, im->height, im->channels, im->depth };
+  return b;
+}
+
+static gpointer
+xv_prepare (const LbFilterInfo  *info,
+            gconstpointer        params,
+            const LbFilterImage *image,
+            LbFilterRect        *write_rect,
+            GError             **error)
+{
+  const XvParams *p = params;
+  XvState *s = g_new0 (XvState, 1);
+  LbKernelBuf src = src_buf (image);
+  LbKernelRect sel = { image->region.x, image->region.y, image->region.width,
+                       image->region.height };
+  gboolean ok = FALSE;
+
+  s->kind = GPOINTER_TO_INT (info->user_data);
+  s->exact = p->exact;
+  switch (s->kind)
+    {
+    case XV_BLUR:
+      ok = lb_xv_blur_prepare (&s->k.blur, &src, &sel, p->size, error);
+      break;
+    case XV_SHARPEN:
+      ok = lb_xv_sharpen_prepare (&s->k.sharpen, &src, &sel, p->strength, error);
+      break;
+    case XV_EDGE:
+      ok = lb_xv_edge_prepare (&s->k.edge, &src, &sel, p->ring == 1, error);
+      break;
+    case XV_EMBOSS:
+      ok = lb_xv_emboss_prepare (&s->k.emboss, &src, &sel, error);
+      break;
+    case XV_OIL:
+      /* size 0 selects xv's 4×4 window in the kernel. */
+      ok = lb_xv_oil_prepare (&s->k.oil, &src, &sel, p->window == 1 ? p->size : 0, error);
+      break;
+    case XV_BLEND:
+      ok = lb_xv_blend_prepare (&s->k.blend, &src, &sel, error);
+      break;
+    case XV_DESPECKLE:
+      ok = lb_xv_despeckle_prepare (&s->k.despeckle, &src, &sel, p->size, error);
+      break;
+    default:
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "unknown xv filter %d", s->kind);
+      break;
+    }
+  if (!ok)
+    {
+      g_free (s);
+      return NULL;
+    }
+  return s;
+}
+
+static gboolean
+xv_process (gconstpointer       state,
+            const LbFilterBand *band,
+            GError            **error)
+{
+  const XvState *s = state;
+  LbKernelBuf src = src_buf (band->image);
+  LbKernelBuf dst = dst_buf (band->image, band->dst, band->dst_stride);
+  int y0 = band->y0, y1 = band->y1;
+
+  if (g_atomic_int_get (band->cancelled))
+    return TRUE;
+  switch (s->kind)
+    {
+    case XV_BLUR:
+      lb_xv_blur_process (&s->k.blur, &src, &dst, y0, y1);
+      break;
+    case XV_SHARPEN:
+      if (s->exact)
+        lb_xv_sharpen_process_ref (&s->k.sharpen, &src, &dst, y0, y1);
+      else
+        lb_xv_sharpen_process (&s->k.sharpen, &src, &dst, y0, y1);
+      break;
+    case XV_EDGE:
+      lb_xv_edge_process (&s->k.edge, &src, &dst, y0, y1);
+      break;
+    case XV_EMBOSS:
+      lb_xv_emboss_process (&s->k.emboss, &src, &dst, y0, y1);
+      break;
+    case XV_OIL:
+      lb_xv_oil_process (&s->k.oil, &src, &dst, y0, y1);
+      break;
+    case XV_BLEND:
+      if (s->exact)
+        lb_xv_blend_process_ref (&s->k.blend, &src, &dst, y0, y1);
+      else
+        lb_xv_blend_process (&s->k.blend, &src, &dst, y0, y1);
+      break;
+    case XV_DESPECKLE:
+      lb_xv_despeckle_process (&s->k.despeckle, &src, &dst, y0, y1);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+  return TRUE;
+}
+
+/* Edge only: normalise the finished edge map by its largest luminance (spec §3). */
+static gboolean
+edge_finish (gconstpointer        state,
+             const LbFilterImage *image,
+             guint8              *dst,
+             gsize                dst_stride,
+             const gint          *cancelled,
+             GError             **error)
+{
+  const XvState *s = state;
+  LbKernelBuf d = dst_buf (image, dst, dst_stride);
+  guint maxv = lb_xv_edge_reduce (&s->k.edge, &d, 0, image->height);
+
+  lb_xv_edge_finish (&s->k.edge, &d, maxv, 0, image->height);
+  return TRUE;
+}
+
+static void
+xv_release (gpointer state)
+{
+  g_free (state);
+}
+
+#define XV_FILTER(var, kind_, id_, alias_, name_, category_, desc_, params_, finish_)         \
+  static const LbFilterInfo var = {                                                           \
+    .struct_size = sizeof (LbFilterInfo),                                                     \
+    .id = "io.github.lightbox.xv." id_,                                                       \
+    .alias = alias_,                                                                          \
+    .name = name_,                                                                            \
+    .category = category_,                                                                    \
+    .description = desc_,                                                                     \
+    .formats = LB_FILTER_FORMATS_COMMON,                                                      \
+    .params_version = 1,                                                                      \
+    .params_size = sizeof (XvParams),                                                         \
+    .params = params_,                                                                        \
+    .n_params = G_N_ELEMENTS (params_),                                                       \
+    .prepare = xv_prepare,                                                                    \
+    .process = xv_process,                                                                    \
+    .finish = finish_,                                                                        \
+    .release = xv_release,                                                                    \
+    .user_data = GINT_TO_POINTER (kind_),                                                     \
+  }
+
+XV_FILTER (blur_info, XV_BLUR, "blur", "blur", N_("Blur"), N_("Blur"),
+           N_("xv's box blur: the mean of a square window"), blur_params, NULL);
+XV_FILTER (sharpen_info, XV_SHARPEN, "sharpen", "sharpen", N_("Sharpen"), N_("Enhance"),
+           N_("xv's sharpen: an unsharp mask on the HSV value"), sharpen_params, NULL);
+XV_FILTER (edge_info, XV_EDGE, "edge", "edge", N_("Edge detect"), N_("Edges"),
+           N_("xv's edge detector: Prewitt magnitude, normalised"), edge_params, edge_finish);
+XV_FILTER (oil_info, XV_OIL, "oil", "oil", N_("Oil painting"), N_("Artistic"),
+           N_("xv's oil painting: the most frequent colour of a window"), oil_params, NULL);
+XV_FILTER (blend_info, XV_BLEND, "blend", "blend", N_("Blend"), N_("Artistic"),
+           N_("xv's blend: a radial fill from the border colours"), blend_params, NULL);
+XV_FILTER (despeckle_info, XV_DESPECKLE, "despeckle", "despeckle", N_("Despeckle"),
+           N_("Noise"), N_("xv's despeckle: a per-channel median"), despeckle_params, NULL);
+
+/* Emboss has no parameters (params_size stays for uniformity; no specs). */
+static const LbFilterInfo emboss_info = {
+  .struct_size = sizeof (LbFilterInfo),
+  .id = "io.github.lightbox.xv.emboss",
+  .alias = "emboss",
+  .name = N_("Emboss"),
+  .category = N_("Artistic"),
+  .description = N_("xv's emboss (tin foil): a gray relief"),
+  .formats = LB_FILTER_FORMATS_COMMON,
+  .params_version = 1,
+  .params_size = sizeof (XvParams),
+  .prepare = xv_prepare,
+  .process = xv_process,
+  .release = xv_release,
+  .user_data = GINT_TO_POINTER (XV_EMBOSS),
+};
+
+static const LbFilterInfo *const xv_filters[] = {
+  &blur_info, &sharpen_info, &edge_info, &emboss_info, &oil_info, &blend_info, &despeckle_info,
+};
+
+static const LbPluginInfo xv_plugin = {
+  .abi_major = LB_FILTER_ABI_MAJOR,
+  .abi_minor = LB_FILTER_ABI_MINOR,
+  .struct_size = sizeof (LbPluginInfo),
+  .version = "1.0",
+  .gettext_domain = "lightbox",
+  .filters = xv_filters,
+  .n_filters = G_N_ELEMENTS (xv_filters),
+};
+
+G_MODULE_EXPORT const LbPluginInfo *lb_filter_plugin_query (guint32 host_abi_major,
+                                                            guint32 host_abi_minor);
+
+G_MODULE_EXPORT const LbPluginInfo *
+lb_filter_plugin_query (guint32 host_abi_major,
+                        guint32 host_abi_minor)
+{
+  return &xv_plugin;
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "lb-dicom-dataset.h"
+#include "lb-image.h"
+#include "lb-store.h"
+
+G_BEGIN_DECLS
+
+/**
+ * LbDicomwebStore:
+ *
+ * An #LbStore over a DICOMweb server (PS3.18): QIDO-RS to browse, WADO-RS to fetch frames and
+ * metadata, STOW-RS to store derived images. Opened from "dicomweb+http://host/base" or
+ * "dicomweb+https://…", or from an http(s) URL with #LbStoreOptions.type "dicomweb". The
+ * base is the DICOMweb root (Orthanc: http://host:8042/dicom-web).
+ *
+ * The tree (URIs relative to the store's root, which ends in '/'):
+ *   (root)                                   patients, grouped by PatientID from /studies
+ *   patients/{PatientID}/                    that patient's studies (an empty ID is an empty
+ *                                            segment)
+ *   studies/{StudyUID}/                      series
+ *   studies/{StudyUID}/series/{SeriesUID}/   instances
+ *   studies/{…}/series/{…}/instances/{SOPInstanceUID}   an image
+ * so the path below the root is also the DICOMweb path of the resource. Display names are
+ * readable labels ("Doe, John (12345)", "2004-01-19 Head CT", "CT #2 Axial 5mm", "#17") with
+ * fallbacks for empty tags; the UIDs are in the entries' attributes ("StudyInstanceUID", …).
+ *
+ * Reading an instance yields a 16-bit (or 8-bit, RGB) PNG of the first frame at full fidelity
+ * (signed samples, rescale, window and spacing in its lightbox:* text chunks), so generic code
+ * that decodes store content gets the real stored values; lb_dicomweb_store_fetch_image_async()
+ * returns the #LbImage directly.
+ *
+ * Writing stores a derived image as a new Secondary Capture instance in a new series of the
+ * source's study (STOW-RS): the content is a PNG (or anything Lightbox decodes) whose metadata
+ * names the source instance (the dicom:*UID keys set when it was read, or "Source" from the
+ * write-back provenance), or a ready DICOM Part 10 file (application/dicom). Only
+ * %LB_STORE_WRITE_CREATE is possible: instances are never replaced.
+ */
+#define LB_TYPE_DICOMWEB_STORE (lb_dicomweb_store_get_type ())
+G_DECLARE_FINAL_TYPE (LbDicomwebStore, lb_dicomweb_store, LB, DICOMWEB_STORE, GObject)
+
+/* The #LbStoreConstructor: @uri is dicomweb+http(s)://… or http(s)://… */
+LbStore *lb_dicomweb_store_new (const char      *uri,
+                                LbStoreOptions  *options,
+                                GError         **error);
+
+/* Registers the backend ("dicomweb", "dicomweb+http", "dicomweb+https") with the factory;
+ * called once by the generated lb-store-backends.c. */
+void     lb_dicomweb_register (void);
+
+/* The http(s) URL of the DICOMweb root, without a trailing slash. */
+const char *lb_dicomweb_store_get_base_url (LbDicomwebStore *self);
+
+/**
+ * lb_dicomweb_store_fetch_image_async:
+ * @uri: an instance entry's URI
+ *
+ * Fetches the instance's metadata (WADO-RS …/metadata) and its first frame (…/frames/1,
+ * requested as Explicit VR Little Endian, so the server transcodes compressed images if it
+ * can) and decodes them with lb_dicom_decode_frame(). A frame the server cannot deliver
+ * uncompressed is %LB_ERROR_UNSUPPORTED.
+ */
+void      lb_dicomweb_store_fetch_image_async  (LbDicomwebStore     *self,
+                                                const char          *uri,
+                                                const LbLimits      *limits,
+                                                GCancellable        *cancellable,
+                                                GAsyncReadyCallback  callback,
+                                                gpointer             user_data);
+/* @out_metadata: (out) (optional) (transfer full): the instance's data set */
+LbImage  *lb_dicomweb_store_fetch_image_finish (LbDicomwebStore     *self,
+                                                GAsyncResult        *result,
+                                                LbDicomDataset     **out_metadata,
+                                                GError             **error);
+
+/**
+ * lb_dicomweb_store_store_derived_async:
+ * @source_uri: the instance @image was derived from
+ * @derivation: (nullable): the filter chain, for SeriesDescription/DerivationDescription
+ *
+ * Builds a Secondary Capture instance from @image and the source's metadata
+ * (lb_dicom_build_secondary_capture(), SeriesNumber one above the study's highest), writes
+ * it as Part 10 and POSTs it to …/studies/{StudyUID} (STOW-RS). The result is the new
+ * instance's entry (attributes StudyInstanceUID, SeriesInstanceUID, SOPInstanceUID).
+ * A FailedSOPSequence in the response, or a response that does not list the instance, is an
+ * error naming the server's failure reason.
+ */
+void          lb_dicomweb_store_store_derived_async  (LbDicomwebStore     *self,
+                                                      LbImage             *image,
+                                                      const char          *source_uri,
+                                                      const char          *derivation,
+                                                      GCancellable        *cancellable,
+                                                      GAsyncReadyCallback  callback,
+                                                      gpointer             user_data);
+LbStoreEntry *lb_dicomweb_store_store_derived_finish (LbDicomwebStore     *self,
+                                                      GAsyncResult        *result,
+                                                      GError             **error);
+
+/* Labels used for the tree, exposed for tests. Each returns a newly allocated string. */
+char *lb_dicomweb_label_patient  (const char *patient_name,
+                                  const char *patient_id);
+char *lb_dicomweb_label_study    (const LbDicomDataset *study);
+char *lb_dicomweb_label_series   (const LbDicomDataset *series);
+char *lb_dicomweb_label_instance (const LbDicomDataset *instance);
+
+G_END_DECLS
