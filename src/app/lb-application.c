@@ -17,6 +17,31 @@ struct _LbApplication {
 
 G_DEFINE_FINAL_TYPE (LbApplication, lb_application, GTK_TYPE_APPLICATION)
 
+static gint64 created_us;  /* monotonic time lb_application_new() ran: start-up measurement */
+
+/* LIGHTBOX_BENCH_STARTUP=1 (bench/ui-timing): report when the first frame of the window is
+ * painted, counted from lb_application_new(), then quit. */
+static void
+on_first_paint (GdkFrameClock *clock,
+                GApplication  *app)
+{
+  g_signal_handlers_disconnect_by_func (clock, on_first_paint, app);
+  g_print ("lightbox: first frame %.1f ms after start\n",
+           (g_get_monotonic_time () - created_us) / 1000.0);
+  g_application_quit (app);
+}
+
+static void
+on_window_mapped (GtkWidget    *window,
+                  GApplication *app)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (window);
+
+  g_signal_handlers_disconnect_by_func (window, on_window_mapped, app);
+  if (clock)
+    g_signal_connect (clock, "after-paint", G_CALLBACK (on_first_paint), app);
+}
+
 static LbWindow *
 get_window (GApplication *app)
 {
@@ -30,7 +55,11 @@ get_window (GApplication *app)
 static void
 lb_application_activate (GApplication *app)
 {
-  gtk_window_present (GTK_WINDOW (get_window (app)));
+  GtkWindow *window = GTK_WINDOW (get_window (app));
+
+  if (g_getenv ("LIGHTBOX_BENCH_STARTUP") != NULL)
+    g_signal_connect (window, "map", G_CALLBACK (on_window_mapped), app);
+  gtk_window_present (window);
 }
 
 /* `lightbox URL|FILE`: GApplication turns arguments into GFiles; their URIs tell stores
@@ -202,6 +231,8 @@ lb_application_init (LbApplication *self)
 LbApplication *
 lb_application_new (void)
 {
+  if (created_us == 0)
+    created_us = g_get_monotonic_time ();
   return g_object_new (LB_TYPE_APPLICATION,
                        "application-id", APP_ID,
                        "flags", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_CAN_OVERRIDE_APP_ID,

@@ -129,7 +129,9 @@ read_next (GTask *task)
 {
   LoadData *d = g_task_get_task_data (task);
 
-  g_input_stream_read_bytes_async (d->stream, CHUNK_SIZE, G_PRIORITY_DEFAULT,
+  /* Below GTK's redraw priority: on loopback the data is always ready, and at default
+   * priority the decoding would starve painting until the whole image is in. */
+  g_input_stream_read_bytes_async (d->stream, CHUNK_SIZE, G_PRIORITY_DEFAULT_IDLE,
                                    g_task_get_cancellable (task), on_read, task);
 }
 

@@ -61,8 +61,8 @@ rebuild_filter_menu (LbWindow *self)
   g_autoptr (GPtrArray) filters = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr (GMenu) categories = g_menu_new ();
   g_autoptr (GMenu) history = g_menu_new ();
-  GListModel *model = G_LIST_MODEL (self->registry);
-  guint n = g_list_model_get_n_items (model), n_store;
+  GListModel *model = self->registry ? G_LIST_MODEL (self->registry) : NULL;
+  guint n = model ? g_list_model_get_n_items (model) : 0, n_store;
   GMenu *current = NULL;
   const char *current_cat = NULL;
 
@@ -128,10 +128,40 @@ on_registry_changed (GListModel *model,
   rebuild_filter_menu (self);
 }
 
+/* The registry loads every plugin (dlopen), so it is opened after the first frame, or at
+ * once when something needs it. */
+static void
+ensure_registry (LbWindow *self)
+{
+  GtkApplication *app;
+
+  if (self->registry != NULL)
+    return;
+  app = gtk_window_get_application (GTK_WINDOW (self));
+  if (app == NULL)
+    return;
+  self->registry = g_object_ref (lb_application_get_registry (LB_APPLICATION (app)));
+  g_signal_connect (self->registry, "items-changed", G_CALLBACK (on_registry_changed), self);
+  rebuild_filter_menu (self);
+}
+
+static gboolean
+load_registry_idle (gpointer data)
+{
+  LbWindow *self = data;
+
+  self->registry_source = 0;
+  ensure_registry (self);
+  return G_SOURCE_REMOVE;
+}
+
 LbFilter *
 _lb_window_find_filter (LbWindow   *self,
                         const char *target)
 {
+  ensure_registry (self);
+  if (self->registry == NULL)
+    return NULL;
   if (g_str_has_prefix (target, "store:"))
     {
       guint n = g_list_model_get_n_items (G_LIST_MODEL (self->store_filters));
@@ -307,8 +337,10 @@ make_pipeline (LbWindow       *self,
                LbFilterParams *params,
                GError        **error)
 {
-  g_autoptr (LbPipeline) pipeline = lb_pipeline_new (self->registry);
+  g_autoptr (LbPipeline) pipeline = NULL;
 
+  ensure_registry (self);
+  pipeline = lb_pipeline_new (self->registry);
   if (!lb_pipeline_append (pipeline, filter, params, error))
     return NULL;
   lb_pipeline_set_n_threads (pipeline, thread_count (self));
@@ -478,6 +510,7 @@ check_step (const char *step,
   g_autoptr (LbFilter) f = NULL;
   g_autoptr (LbFilterParams) p = NULL;
 
+  ensure_registry (self);
   return lb_pipeline_parse_step (self->registry, step, &f, &p, error);
 }
 
@@ -788,6 +821,9 @@ run_benchmark_activated (GSimpleAction *action,
 
   if (self->history == NULL || self->busy)
     return;
+  ensure_registry (self);
+  if (self->registry == NULL)
+    return;
   fmt = lb_image_get_format (lb_history_get_current (self->history));
   if (filter == NULL)
     {
@@ -829,13 +865,10 @@ static const GActionEntry filter_entries[] = {
 void
 _lb_window_filters_init (LbWindow *self)
 {
-  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
-
   g_action_map_add_action_entries (G_ACTION_MAP (self), filter_entries,
                                    G_N_ELEMENTS (filter_entries), self);
   self->store_filters = g_list_store_new (LB_TYPE_FILTER);
-  self->registry = g_object_ref (lb_application_get_registry (LB_APPLICATION (app)));
-  g_signal_connect (self->registry, "items-changed", G_CALLBACK (on_registry_changed), self);
+  self->registry_source = g_idle_add_full (G_PRIORITY_LOW, load_registry_idle, self, NULL);
   self->bench = LB_BENCH_PANEL (lb_bench_panel_new ());
   gtk_revealer_set_child (GTK_REVEALER (self->bench_revealer), GTK_WIDGET (self->bench));
   rebuild_filter_menu (self);
@@ -844,6 +877,7 @@ _lb_window_filters_init (LbWindow *self)
 void
 _lb_window_filters_dispose (LbWindow *self)
 {
+  g_clear_handle_id (&self->registry_source, g_source_remove);
   g_clear_handle_id (&self->preview_source, g_source_remove);
   if (self->preview_cancellable)
     g_cancellable_cancel (self->preview_cancellable);

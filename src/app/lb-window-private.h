@@ -71,7 +71,8 @@ struct _LbWindow {
   gboolean        busy;
 
   /* Filters (lb-window-filters.c) */
-  LbFilterRegistry *registry;         /* the application's */
+  LbFilterRegistry *registry;         /* the application's, opened after the first frame */
+  guint           registry_source;
   GListStore     *store_filters;      /* LbFilter published by the current store */
   GCancellable   *store_filters_cancellable;
   GCancellable   *preview_cancellable;

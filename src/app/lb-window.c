@@ -1111,7 +1111,24 @@ on_search_stop (GtkSearchEntry *entry,
   gtk_widget_grab_focus (lb_store_browser_get_view (self->browser));
 }
 
+/* The shortcuts window is built on first use: parsing it for every window would cost
+ * start-up time (GtkApplication's automatic gtk/help-overlay.ui does exactly that). */
+static void
+show_help_overlay_activated (GSimpleAction *action,
+                             GVariant      *param,
+                             gpointer       user_data)
+{
+  LbWindow *self = user_data;
+  g_autoptr (GtkBuilder) builder =
+    gtk_builder_new_from_resource ("/io/github/lightbox/Lightbox/ui/lb-shortcuts.ui");
+  GtkWindow *overlay = GTK_WINDOW (gtk_builder_get_object (builder, "help_overlay"));
+
+  gtk_window_set_transient_for (overlay, GTK_WINDOW (self));
+  gtk_window_present (overlay);
+}
+
 static const GActionEntry win_entries[] = {
+  { .name = "show-help-overlay", .activate = show_help_overlay_activated },
   { .name = "open-file", .activate = open_file_activated },
   { .name = "open-store", .activate = open_store_activated },
   { .name = "open-store-uri", .activate = open_store_uri_activated, .parameter_type = "s" },
