@@ -178,9 +178,9 @@ bench_wl (LbWindow *win,
 /* ---- 2: first pixels from lightbox-store ----------------------------------------------- */
 
 static gboolean
-has_history (gpointer data)
+load_done (gpointer data)
 {
-  return LB_WINDOW (data)->history != NULL && !lb_window_is_busy (LB_WINDOW (data));
+  return LB_WINDOW (data)->load_done_us != 0 && !lb_window_is_busy (LB_WINDOW (data));
 }
 
 static gboolean
@@ -250,7 +250,8 @@ bench_first_pixels (LbWindow *win,
         g_main_context_iteration (NULL, TRUE);
       wait_painted_after (win->first_pixels_us, 5000);
       painted_first = painted_us;
-      wait_for (has_history, win, 60000);
+      if (!wait_for (load_done, win, 60000))
+        g_error ("the image did not load: %s", win->last_status ? win->last_status : "no status");
       if (i == 0)
         continue; /* warm-up: page cache, connection */
       ms = (win->first_pixels_us - win->load_started_us) / 1000.0;
@@ -370,6 +371,7 @@ main (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   LbWindow *win;
 
+  setvbuf (stdout, NULL, _IOLBF, 0);
   if (argc > 1 && g_str_equal (argv[1], "--baseline-window"))
     return run_baseline_window ();
   if (g_getenv ("LB_BUILD_ROOT") == NULL)

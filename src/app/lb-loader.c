@@ -8,6 +8,13 @@
 #include "lb-loader.h"
 
 #define CHUNK_SIZE (64 * 1024)
+/* just below GTK's redraw priority (G_PRIORITY_HIGH_IDLE + 20), above idle animations */
+#define LB_LOADER_PRIORITY (G_PRIORITY_HIGH_IDLE + 30)
+/* Decode at most this long before letting GTK paint: short until the first rows are on
+ * screen, then longer, because every frame costs a full canvas upload and a download is
+ * better spent decoding than repainting at 60 Hz. */
+#define FIRST_SLICE_US 8000
+#define SLICE_US 100000
 
 typedef struct {
   GInputStream       *stream;
@@ -19,6 +26,8 @@ typedef struct {
   LbLoaderHeaderFunc  header_func;
   LbLoaderRowsFunc    rows_func;
   gpointer            func_data;
+  gint64              slice_start;  /* µs: start of the current run of chunks, 0 = none */
+  gboolean            first_paint_offered;
 } LoadData;
 
 static void
@@ -128,10 +137,24 @@ static void
 read_next (GTask *task)
 {
   LoadData *d = g_task_get_task_data (task);
+  gint64 now = g_get_monotonic_time ();
+  int priority = G_PRIORITY_DEFAULT;
 
-  /* Below GTK's redraw priority: on loopback the data is always ready, and at default
-   * priority the decoding would starve painting until the whole image is in. */
-  g_input_stream_read_bytes_async (d->stream, CHUNK_SIZE, G_PRIORITY_DEFAULT_IDLE,
+  /* Time slices: decode chunk after chunk at default priority for up to SLICE_US, then
+   * read the next chunk just below GTK's redraw priority so a due frame shows the new rows.
+   * Painting between every chunk would make a large image take far longer to load; never
+   * painting would show nothing until the end. */
+  if (d->slice_start == 0)
+    d->slice_start = now;
+  else if (now - d->slice_start > (d->header_sent ? SLICE_US : FIRST_SLICE_US)
+           || (d->header_sent && !d->first_paint_offered))
+    {
+      priority = LB_LOADER_PRIORITY;
+      d->slice_start = 0;
+      d->first_paint_offered |= d->header_sent;
+    }
+
+  g_input_stream_read_bytes_async (d->stream, CHUNK_SIZE, priority,
                                    g_task_get_cancellable (task), on_read, task);
 }
 
