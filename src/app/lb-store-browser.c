@@ -66,7 +66,7 @@ struct _LbStoreBrowser {
 
 G_DEFINE_FINAL_TYPE (LbStoreBrowser, lb_store_browser, GTK_TYPE_WIDGET)
 
-enum { SIGNAL_ENTRY_ACTIVATED, N_SIGNALS };
+enum { SIGNAL_ENTRY_ACTIVATED, SIGNAL_LISTING_FAILED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 enum { PROP_0, PROP_PENDING, N_PROPS };
@@ -264,6 +264,8 @@ on_listed (GObject      *source,
     {
       g_ptr_array_add (nodes, node_new (NODE_ERROR, NULL, error->message, self));
       g_debug ("listing %s failed: %s", self->uri ? self->uri : "root", error->message);
+      if (self->browser)
+        g_signal_emit (self->browser, signals[SIGNAL_LISTING_FAILED], 0, error);
     }
   else
     {
@@ -579,6 +581,10 @@ lb_store_browser_class_init (LbStoreBrowserClass *klass)
   signals[SIGNAL_ENTRY_ACTIVATED] =
     g_signal_new ("entry-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
                   NULL, NULL, G_TYPE_NONE, 1, LB_TYPE_STORE_ENTRY);
+  /* a listing failed (the error row shows it too); the window explains TLS problems */
+  signals[SIGNAL_LISTING_FAILED] =
+    g_signal_new ("listing-failed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                  NULL, NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "lb-store-browser");
 }

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <libsoup/soup.h>
 
 #include "lb-error.h"
 #include "lb-loader.h"
@@ -147,6 +148,61 @@ _lb_window_set_progress (LbWindow *self,
     gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress_bar), CLAMP (fraction, 0, 1));
 }
 
+/* The TLS dialog names the certificate problem: the store client reports only that TLS
+ * failed, so a HEAD request to the same server with an accept-certificate handler collects
+ * the GTlsCertificateFlags, which are then spelled out. */
+static char *
+describe_certificate_flags (GTlsCertificateFlags flags)
+{
+  GString *s = g_string_new (_("The server’s certificate"));
+  gboolean first = TRUE;
+  static const struct {
+    GTlsCertificateFlags flag;
+    const char *text;
+  } reasons[] = {
+    { G_TLS_CERTIFICATE_UNKNOWN_CA,
+      N_("is not signed by an authority this computer trusts (self-signed or unknown issuer)") },
+    { G_TLS_CERTIFICATE_BAD_IDENTITY, N_("was issued for a different host name") },
+    { G_TLS_CERTIFICATE_NOT_ACTIVATED, N_("is not valid yet") },
+    { G_TLS_CERTIFICATE_EXPIRED, N_("has expired") },
+    { G_TLS_CERTIFICATE_REVOKED, N_("has been revoked") },
+    { G_TLS_CERTIFICATE_INSECURE, N_("uses an insecure algorithm") },
+    { G_TLS_CERTIFICATE_GENERIC_ERROR, N_("could not be checked") },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (reasons); i++)
+    if (flags & reasons[i].flag)
+      {
+        g_string_append (s, first ? " " : _(", and "));
+        g_string_append (s, _(reasons[i].text));
+        first = FALSE;
+      }
+  if (first)
+    g_string_append (s, _(" was refused during the secure handshake"));
+  g_string_append (s, ". ");
+  g_string_append (s, _("Lightbox does not send anything to a server it cannot verify."));
+  return g_string_free (s, FALSE);
+}
+
+typedef struct {
+  LbWindow            *self;
+  GTlsCertificateFlags flags;
+  gboolean             seen;
+  char                *title;
+  char                *message;
+} TlsProbe;
+
+static gboolean
+on_probe_accept_certificate (SoupMessage          *msg,
+                             GTlsCertificate      *cert,
+                             GTlsCertificateFlags  errors,
+                             TlsProbe             *probe)
+{
+  probe->flags = errors;
+  probe->seen = TRUE;
+  return FALSE; /* never accept: this request only asks what is wrong */
+}
+
 static void
 on_error_response (GtkDialog *dialog,
                    int        response,
@@ -157,17 +213,40 @@ on_error_response (GtkDialog *dialog,
   gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
-/* Names the certificate problem GLib found, for the TLS dialog. */
-static const char *
-describe_tls_error (const GError *error)
+static void
+present_error (LbWindow   *self,
+               gboolean    tls,
+               const char *title,
+               const char *detail)
 {
-  const char *m = error->message;
+  GtkWidget *dialog;
 
-  if (strstr (m, "not trusted") || strstr (m, "unknown") || strstr (m, "Unacceptable"))
-    return _("The server’s certificate is not signed by an authority this computer trusts "
-             "(self-signed or unknown issuer), or it does not match the server’s name, or it "
-             "has expired. Lightbox does not send anything to a server it cannot verify.");
-  return _("The secure connection could not be established.");
+  if (self->error_dialog != NULL)
+    gtk_window_destroy (GTK_WINDOW (self->error_dialog));
+  dialog = gtk_message_dialog_new (GTK_WINDOW (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                   tls ? GTK_MESSAGE_WARNING : GTK_MESSAGE_ERROR,
+                                   GTK_BUTTONS_CLOSE, "%s", title);
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", detail);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_error_response), self);
+  self->error_dialog = dialog;
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+on_probe_done (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  TlsProbe *probe = user_data;
+  g_autoptr (GInputStream) stream = soup_session_send_finish (SOUP_SESSION (source), result, NULL);
+  g_autofree char *why = describe_certificate_flags (probe->seen ? probe->flags : 0);
+  g_autofree char *detail = g_strdup_printf ("%s\n\n%s", why, probe->message);
+
+  present_error (probe->self, TRUE, _("Certificate problem"), detail);
+  g_object_unref (probe->self);
+  g_free (probe->title);
+  g_free (probe->message);
+  g_free (probe);
 }
 
 void
@@ -175,26 +254,25 @@ _lb_window_show_error (LbWindow     *self,
                        const char   *title,
                        const GError *error)
 {
-  GtkWidget *dialog;
-  gboolean tls = error->domain == G_TLS_ERROR || strstr (error->message, "TLS") != NULL
-                 || strstr (error->message, "certificate") != NULL;
+  gboolean tls = error->domain == G_TLS_ERROR || strstr (error->message, "TLS") != NULL;
+  const char *uri = self->store ? lb_store_get_uri (self->store) : NULL;
 
-  g_warning ("%s: %s", title, error->message);
+  g_message ("%s: %s", title, error->message);
   _lb_window_set_status (self, error->message);
-  if (self->error_dialog != NULL)
-    gtk_window_destroy (GTK_WINDOW (self->error_dialog));
-  dialog = gtk_message_dialog_new (GTK_WINDOW (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
-                                   tls ? GTK_MESSAGE_WARNING : GTK_MESSAGE_ERROR,
-                                   GTK_BUTTONS_CLOSE, "%s",
-                                   tls ? _("Certificate problem") : title);
-  if (tls)
-    gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s\n\n%s",
-                                              describe_tls_error (error), error->message);
-  else
-    gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", error->message);
-  g_signal_connect (dialog, "response", G_CALLBACK (on_error_response), self);
-  self->error_dialog = dialog;
-  gtk_window_present (GTK_WINDOW (dialog));
+  if (tls && uri != NULL && g_str_has_prefix (uri, "https"))
+    {
+      g_autoptr (SoupSession) session = soup_session_new_with_options ("timeout", 10, NULL);
+      g_autoptr (SoupMessage) msg = soup_message_new ("HEAD", uri);
+      TlsProbe *probe = g_new0 (TlsProbe, 1);
+
+      probe->self = g_object_ref (self);
+      probe->title = g_strdup (title);
+      probe->message = g_strdup (error->message);
+      g_signal_connect (msg, "accept-certificate", G_CALLBACK (on_probe_accept_certificate), probe);
+      soup_session_send_async (session, msg, G_PRIORITY_DEFAULT, NULL, on_probe_done, probe);
+      return;
+    }
+  present_error (self, FALSE, title, error->message);
 }
 
 /* ---- image display --------------------------------------------------------------------- */
@@ -494,6 +572,16 @@ on_entry_activated (LbStoreBrowser *browser,
 /* ---- stores ---------------------------------------------------------------------------- */
 
 static void
+on_listing_failed (LbStoreBrowser *browser,
+                   const GError   *error,
+                   LbWindow       *self)
+{
+  /* the error row says what failed; a certificate problem deserves the dialog that names it */
+  if (error->domain == G_TLS_ERROR || strstr (error->message, "TLS") != NULL)
+    _lb_window_show_error (self, _("Could not open the store"), error);
+}
+
+static void
 add_recent_store (LbWindow   *self,
                   const char *uri)
 {
@@ -703,6 +791,17 @@ rebuild_store_lists (LbWindow *self)
     {
       g_free (sample);
       sample = g_strdup (env);
+    }
+  if (sample == NULL || *sample == '\0')
+    {
+      /* where build-aux/quickstart.sh puts its writable copy of data/samples */
+      g_autofree char *dir = g_build_filename (g_get_user_data_dir (), "lightbox", "sample-store",
+                                               NULL);
+      if (g_file_test (dir, G_FILE_TEST_IS_DIR))
+        {
+          g_free (sample);
+          sample = g_filename_to_uri (dir, NULL, NULL);
+        }
     }
   list_box_clear (self->recent_list);
   list_box_clear (self->welcome_list);
@@ -1287,6 +1386,7 @@ lb_window_init (LbWindow *self)
   self->browser = LB_STORE_BROWSER (lb_store_browser_new ());
   gtk_box_append (GTK_BOX (self->tree_box), GTK_WIDGET (self->browser));
   g_signal_connect (self->browser, "entry-activated", G_CALLBACK (on_entry_activated), self);
+  g_signal_connect (self->browser, "listing-failed", G_CALLBACK (on_listing_failed), self);
   gtk_search_entry_set_key_capture_widget (GTK_SEARCH_ENTRY (self->tree_search),
                                            lb_store_browser_get_view (self->browser));
   g_signal_connect (self->tree_search, "search-changed", G_CALLBACK (on_search_changed), self);

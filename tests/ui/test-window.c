@@ -498,6 +498,65 @@ test_store_filter_direct (void)
   g_assert_true (lb_history_get_current (win->history) == lb_history_get_original (win->history));
 }
 
+static gboolean
+has_error_dialog (gpointer data)
+{
+  return LB_WINDOW (data)->error_dialog != NULL;
+}
+
+/* A lightbox-store with a self-signed certificate: the tree shows the error row and the
+ * dialog names the problem (unknown authority), from the certificate flags. */
+static void
+test_tls_dialog (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("lightbox-tls-XXXXXX", NULL);
+  g_autofree char *cert = g_build_filename (dir, "cert.pem", NULL);
+  g_autofree char *key = g_build_filename (dir, "key.pem", NULL);
+  g_autofree char *root = g_build_filename (dir, "root", NULL);
+  g_autofree char *server = g_build_filename (g_getenv ("LB_BUILD_ROOT"), "src", "server",
+                                              "lightbox-store", NULL);
+  g_autofree char *line = NULL, *url = NULL, *secondary = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) proc = NULL;
+  g_autoptr (GDataInputStream) out = NULL;
+  LbWindow *w;
+  int status;
+
+  if (!g_find_program_in_path ("openssl"))
+    {
+      g_test_skip ("openssl is not installed");
+      return;
+    }
+  g_mkdir (root, 0755);
+  const char *argv[] = { "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj",
+                         "/CN=127.0.0.1", "-days", "2", "-keyout", key, "-out", cert, NULL };
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv,
+                               NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL
+                               | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error));
+  g_assert_no_error (error);
+  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, server, "--port", "0",
+                           "--tls-cert", cert, "--tls-key", key, root, NULL);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (proc));
+  line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
+  g_assert_nonnull (line);
+  url = g_strdup (strstr (line, " at ") + 4);
+  g_assert_true (g_str_has_prefix (url, "https://127.0.0.1:"));
+
+  w = lb_window_new (app);
+  gtk_window_present (GTK_WINDOW (w));
+  lb_window_open_store (w, url);
+  g_assert_true (lb_test_wait (has_error_dialog, w, 20000));
+  g_object_get (w->error_dialog, "secondary-text", &secondary, NULL);
+  g_test_message ("TLS dialog: %s", secondary);
+  g_assert_nonnull (strstr (secondary, "not signed by an authority this computer trusts"));
+  gtk_window_destroy (GTK_WINDOW (w));
+  g_subprocess_send_signal (proc, SIGTERM);
+  g_subprocess_wait (proc, NULL, NULL);
+  lb_test_rm_rf (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -526,6 +585,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/upload", test_upload);
   g_test_add_func ("/ui/window/store-filter", test_store_filter_direct);
   g_test_add_func ("/ui/window/screenshot", test_screenshot);
+  g_test_add_func ("/ui/window/tls-dialog", test_tls_dialog);
   ret = g_test_run ();
 
   if (win)
