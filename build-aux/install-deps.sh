@@ -27,7 +27,7 @@ TEST_PKGS=(
   # self-signed certificates made at test time (lightbox-store TLS tests)
   openssl
   # real servers for the store integration tests (all bound to 127.0.0.1)
-  nginx libnginx-mod-http-dav-ext apache2 orthanc orthanc-dicomweb orthanc-gdcm litmus wrk
+  nginx libnginx-mod-http-dav-ext apache2 apache2-utils orthanc orthanc-dicomweb orthanc-gdcm litmus wrk
   # DICOM checks: dciodvfy (IOD validator), the 0051.dcm sample; numpy + PIL let pydicom decode
   # pixel data (JPEG 2000 too) as the independent reference
   dicom3tools python3-numpy python3-pil

@@ -214,9 +214,6 @@ static const LbPluginInfo enh_plugin = {
   .n_filters = G_N_ELEMENTS (enh_filters),
 };
 
-G_MODULE_EXPORT const LbPluginInfo *lb_filter_plugin_query (guint32 host_abi_major,
-                                                            guint32 host_abi_minor);
-
 G_MODULE_EXPORT const LbPluginInfo *
 lb_filter_plugin_query (guint32 host_abi_major,
                         guint32 host_abi_minor)

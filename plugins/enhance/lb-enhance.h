@@ -33,12 +33,16 @@ G_BEGIN_DECLS
  * by their sum (in double); because the clipped 2-D window is a rectangle this is exactly the
  * renormalised 2-D Gaussian.
  *
- * Precision: taps are float (from double), each pass accumulates in float in tap order
- * (k = −r … r), the result is rounded half up and clamped to 0..255 (8-bit) or 0..65535
- * (16-bit; the same maths). The optimised and reference paths perform the same float
- * operations in the same order, so they are bit-identical; against a double-precision 2-D
- * evaluation the result differs by at most 1 (tests check this). Cost grows with r: O(r) per
- * sample and pass.
+ * Precision: taps are float (from double). Each pass accumulates in float in a fixed order:
+ * a symmetric window (lo = −hi, i.e. everywhere except near the region's edges) starts from
+ * t₀·s₀ and adds t_k·(s₋k + s_k) for k = 1 … r, the mirrored pair added first (exactly, in
+ * integers, in the vertical pass); a clipped window adds t_k·s_k for k = lo … hi. The result
+ * is rounded half up and clamped to 0..255 (8-bit) or 0..65535 (16-bit; the same maths).
+ * The optimised and reference paths perform the same float operations in the same order, so
+ * they are bit-identical (and the AVX2 build of the hot loop too: no FMA contraction);
+ * against a double-precision 2-D evaluation the result differs by at most 1 (tests check
+ * this). Cost grows with r: O(r) per sample and pass — an exact sampled Gaussian has no
+ * constant-time form; only approximations (box cascades, IIR) do.
  */
 typedef struct {
   double sigma;
@@ -119,13 +123,17 @@ void       lb_unsharp_free              (LbUnsharp             *state);
  * → (v[N/2−1] + v[N/2]) / 2 truncated — xv's DeSpeckle rule (spec §11), so radius r equals
  * DeSpeckle of size 2r+1 on 8-bit RGB. 16 bits: the same rule on 0..65535.
  *
- * Optimised paths, cost independent of the radius except for a per-band start-up:
+ * Optimised paths:
  *  - 8 bits: Perreault & Hébert's constant-time median — one 256-bin histogram per column
  *    (slid down one row per output row), a window histogram slid along the row by adding and
- *    subtracting whole column histograms, searched through a 16-bin coarse level.
- *  - 16 bits: a two-level histogram (high byte: 256 coarse bins, full value: 65536 fine bins)
- *    for the window, updated by the column that enters and the column that leaves (Huang),
- *    searched coarse-then-fine.
+ *    subtracting whole column histograms (16-bin coarse level always, fine buckets lazily),
+ *    searched coarse-then-fine; vertical strips of 256 columns keep the column histograms in
+ *    L2. Each band (and strip) starts by building its column histograms from 2r+1 rows, so
+ *    bands much shorter than 2r rows repeat that work: prefer bands of ≥ 64 rows.
+ *  - 16 bits: a three-level histogram (256 bins by the high byte, 4096 by the top 12 bits,
+ *    65536 fine bins) for the window, updated by the column that enters and the column that
+ *    leaves (Huang: O(r) per sample, so not radius-independent), searched from the previous
+ *    answer's high-byte bin, then ≤ 16 + 16 bins.
  * The reference sorts each window.
  */
 typedef struct {

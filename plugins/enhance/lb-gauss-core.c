@@ -8,7 +8,7 @@
 
 #include "lb-enhance.h"
 #include "lb-error.h"
-#include "lb-kernel-private.h"
+#include "lb-xvgeom-private.h"
 #include "lb-xvgeom.h"
 
 gboolean
@@ -20,7 +20,7 @@ lb_gauss_core_init (LbGaussCore        *core,
                     GError            **error)
 {
   memset (core, 0, sizeof *core);
-  if (!lb_kernel_check_and_clip (src, region, &core->r, error))
+  if (!lb_xvgeom_check_and_clip (src, region, &core->r, error))
     return FALSE;
   if (!(sigma >= LB_GAUSSIAN_SIGMA_MIN && sigma <= LB_GAUSSIAN_SIGMA_MAX))
     {
@@ -78,6 +78,12 @@ clipped_taps (const LbGaussCore *core,
   return out;
 }
 
+/* Evaluation order, shared by both paths so that they agree bit for bit: a window that is
+ * symmetric (lo = −hi; always true away from the region's edges) adds mirrored samples first
+ * — exactly, in integers for the vertical pass — and multiplies once per pair:
+ *   acc = t₀·s₀;  acc += t_k·(s₋k + s_k) for k = 1 … hi.
+ * A clipped, asymmetric window sums acc += t_k·s_k for k = lo … hi from acc = 0. */
+
 static G_ALWAYS_INLINE inline void
 vertical_fast (const LbGaussCore *core,
                const LbKernelBuf *src,
@@ -90,8 +96,46 @@ vertical_fast (const LbGaussCore *core,
   int lo = MAX (-r, core->r.y - y), hi = MIN (r, core->r.y + core->r.height - 1 - y);
   const float *t = clipped_taps (core, lo, hi, tapbuf);
   gsize ns = (gsize) core->r.width * src->channels;
-  gsize off = (gsize) core->r.x * src->channels;
+  gsize off = (gsize) core->r.x * src->channels * (depth / 8);
 
+#define ROW8(k) ((const guint8 *) lb_kbuf_row (src, y + (k)) + off)
+#define ROW16(k) ((const guint16 *) (const void *) (lb_kbuf_row (src, y + (k)) + off))
+  if (lo == -hi)
+    {
+      float tc = t[-lo];
+
+      if (depth == 16)
+        {
+          const guint16 *s0 = ROW16 (0);
+
+          for (gsize i = 0; i < ns; i++)
+            v[i] = tc * (float) s0[i];
+          for (int k = 1; k <= hi; k++)
+            {
+              const guint16 *sm = ROW16 (-k), *sp = ROW16 (k);
+              float tk = t[k - lo];
+
+              for (gsize i = 0; i < ns; i++)
+                v[i] += tk * (float) ((guint32) sm[i] + sp[i]);
+            }
+        }
+      else
+        {
+          const guint8 *s0 = ROW8 (0);
+
+          for (gsize i = 0; i < ns; i++)
+            v[i] = tc * (float) s0[i];
+          for (int k = 1; k <= hi; k++)
+            {
+              const guint8 *sm = ROW8 (-k), *sp = ROW8 (k);
+              float tk = t[k - lo];
+
+              for (gsize i = 0; i < ns; i++)
+                v[i] += tk * (float) (guint16) (sm[i] + sp[i]);
+            }
+        }
+      return;
+    }
   for (gsize i = 0; i < ns; i++)
     v[i] = 0.0f;
   for (int k = lo; k <= hi; k++)
@@ -100,22 +144,52 @@ vertical_fast (const LbGaussCore *core,
 
       if (depth == 16)
         {
-          const guint16 *s = (const guint16 *) (const void *) lb_kbuf_row (src, y + k) + off;
+          const guint16 *s = ROW16 (k);
 
           for (gsize i = 0; i < ns; i++)
             v[i] += tk * (float) s[i];
         }
       else
         {
-          const guint8 *s = lb_kbuf_row (src, y + k) + off;
+          const guint8 *s = ROW8 (k);
 
           for (gsize i = 0; i < ns; i++)
             v[i] += tk * (float) s[i];
         }
     }
+#undef ROW8
+#undef ROW16
 }
 
-void
+/* one horizontal output sample, region-relative x, in the shared evaluation order */
+static inline float
+horizontal_point (const LbGaussCore *core,
+                  const float       *v,
+                  int                ch,
+                  int                x,
+                  int                c,
+                  float             *tapbuf)
+{
+  int r = core->radius, sw = core->r.width;
+  int lo = MAX (-r, -x), hi = MIN (r, sw - 1 - x);
+  const float *t = clipped_taps (core, lo, hi, tapbuf);
+  const float *vc = v + (gsize) x * ch + c;
+  float acc;
+
+  if (lo == -hi)
+    {
+      acc = t[-lo] * vc[0];
+      for (int k = 1; k <= hi; k++)
+        acc += t[k - lo] * (vc[-(gssize) k * ch] + vc[(gssize) k * ch]);
+      return acc;
+    }
+  acc = 0.0f;
+  for (int k = lo; k <= hi; k++)
+    acc += t[k - lo] * vc[(gssize) k * ch];
+  return acc;
+}
+
+LB_XVGEOM_TARGET_CLONES void
 lb_gauss_core_row (const LbGaussCore *core,
                    const LbKernelBuf *src,
                    int                y,
@@ -134,45 +208,35 @@ lb_gauss_core_row (const LbGaussCore *core,
 
   xi0 = MIN (r, sw);
   xi1 = MAX (xi0, sw - r);
-  /* interior: a flat 1-D convolution with stride ch over the interleaved samples */
+  /* interior: a flat symmetric 1-D convolution with stride ch over the interleaved samples */
   {
     gsize i0 = (gsize) xi0 * ch, i1 = (gsize) xi1 * ch;
+    float tc = core->full[r];
 
     for (gsize i = i0; i < i1; i++)
-      out[i] = 0.0f;
-    for (int k = -r; k <= r; k++)
+      out[i] = tc * v[i];
+    for (int k = 1; k <= r; k++)
       {
         float tk = core->full[k + r];
-        const float *vk = v + (gssize) k * ch;
+        const float *vm = v - (gssize) k * ch, *vp = v + (gssize) k * ch;
 
         for (gsize i = i0; i < i1; i++)
-          out[i] += tk * vk[i];
+          out[i] += tk * (vm[i] + vp[i]);
       }
   }
   /* edges: per-pixel clipped taps */
   for (int x = 0; x < sw; x++)
     {
-      int lo, hi;
-      const float *t;
-
       if (x == xi0)
         x = xi1;
       if (x >= sw)
         break;
-      lo = MAX (-r, -x);
-      hi = MIN (r, sw - 1 - x);
-      t = clipped_taps (core, lo, hi, tapbuf);
       for (int c = 0; c < ch; c++)
-        {
-          float acc = 0.0f;
-
-          for (int k = lo; k <= hi; k++)
-            acc += t[k - lo] * v[(gsize) (x + k) * ch + c];
-          out[(gsize) x * ch + c] = acc;
-        }
+        out[(gsize) x * ch + c] = horizontal_point (core, v, ch, x, c, tapbuf);
     }
 }
 
+/* Plain loops, one output value at a time, in the evaluation order above. */
 void
 lb_gauss_core_row_reference (const LbGaussCore *core,
                              const LbKernelBuf *src,
@@ -193,25 +257,26 @@ lb_gauss_core_row_reference (const LbGaussCore *core,
   for (int x = 0; x < sw; x++)
     for (int c = 0; c < ch; c++)
       {
-        float acc = 0.0f;
+        gsize i = (gsize) (core->r.x + x) * ch + c;
+        float acc;
 
-        for (int k = lo; k <= hi; k++)
-          acc += tv[k - lo] * (float) lb_kbuf_get (src, lb_kbuf_row (src, y + k),
-                                                   (gsize) (core->r.x + x) * ch + c);
+#define S(k) lb_kbuf_get (src, lb_kbuf_row (src, y + (k)), i)
+        if (lo == -hi)
+          {
+            acc = tv[-lo] * (float) S (0);
+            for (int k = 1; k <= hi; k++)
+              acc += tv[k - lo] * (float) (S (-k) + S (k));
+          }
+        else
+          {
+            acc = 0.0f;
+            for (int k = lo; k <= hi; k++)
+              acc += tv[k - lo] * (float) S (k);
+          }
+#undef S
         v[(gsize) x * ch + c] = acc;
       }
   for (int x = 0; x < sw; x++)
-    {
-      int hlo = MAX (-r, -x), hhi = MIN (r, sw - 1 - x);
-      const float *th = clipped_taps (core, hlo, hhi, tapbuf);
-
-      for (int c = 0; c < ch; c++)
-        {
-          float acc = 0.0f;
-
-          for (int k = hlo; k <= hhi; k++)
-            acc += th[k - hlo] * v[(gsize) (x + k) * ch + c];
-          out[(gsize) x * ch + c] = acc;
-        }
-    }
+    for (int c = 0; c < ch; c++)
+      out[(gsize) x * ch + c] = horizontal_point (core, v, ch, x, c, tapbuf);
 }

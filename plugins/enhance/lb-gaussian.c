@@ -4,7 +4,7 @@
 #include "lb-enhance.h"
 
 #include "lb-gauss-core.h"
-#include "lb-kernel-private.h"
+#include "lb-xvgeom-private.h"
 
 struct _LbGaussian {
   LbGaussCore core;
@@ -68,14 +68,38 @@ run (const LbGaussian  *st,
       guint8 *drow = lb_kbuf_row (dst, y);
 
       row_func (&st->core, src, y, out, scratch);
-      for (int x = 0; x < r->width; x++)
-        for (int c = 0; c < nc; c++)
-          {
-            gsize i = (gsize) x * ch + c;
-            int v = (int) (out[i] + 0.5f);
+      if (nc == ch && src->depth == 8)
+        {
+          /* no alpha: one flat, vectorisable loop */
+          guint8 *d = drow + (gsize) r->x * ch;
 
-            lb_kbuf_set (dst, drow, (gsize) r->x * ch + i, CLAMP (v, 0, maxv));
-          }
+          for (gsize i = 0; i < ns; i++)
+            {
+              int v = (int) (out[i] + 0.5f);
+
+              d[i] = (guint8) CLAMP (v, 0, 255);
+            }
+        }
+      else if (nc == ch)
+        {
+          guint16 *d = (guint16 *) (void *) drow + (gsize) r->x * ch;
+
+          for (gsize i = 0; i < ns; i++)
+            {
+              int v = (int) (out[i] + 0.5f);
+
+              d[i] = (guint16) CLAMP (v, 0, 65535);
+            }
+        }
+      else
+        for (int x = 0; x < r->width; x++)
+          for (int c = 0; c < nc; c++)
+            {
+              gsize i = (gsize) x * ch + c;
+              int v = (int) (out[i] + 0.5f);
+
+              lb_kbuf_set (dst, drow, (gsize) r->x * ch + i, CLAMP (v, 0, maxv));
+            }
     }
 }
 

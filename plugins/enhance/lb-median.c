@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "lb-error.h"
-#include "lb-kernel-private.h"
+#include "lb-xvgeom-private.h"
 #include "lb-xvgeom.h"
 
 struct _LbMedian {
@@ -23,7 +23,7 @@ lb_median_prepare (const LbKernelBuf    *src,
 {
   g_autofree LbMedian *st = g_new0 (LbMedian, 1);
 
-  if (!lb_kernel_check_and_clip (src, region, &st->r, error))
+  if (!lb_xvgeom_check_and_clip (src, region, &st->r, error))
     return NULL;
   if (params->radius < 0 || params->radius > LB_MEDIAN_RADIUS_MAX)
     {
@@ -104,14 +104,10 @@ lb_median_process_reference (const LbMedian    *st,
 typedef guint16 LbU16x16 __attribute__ ((vector_size (32)));
 typedef guint32 LbU32x16 __attribute__ ((vector_size (64)));
 
-static inline LbU16x16
-lb_load_u16x16 (const guint16 *p)
-{
-  LbU16x16 v;
-
-  memcpy (&v, p, sizeof v);
-  return v;
-}
+/* unaligned load of 16 column-histogram counts (a macro: a function returning a 32-byte
+ * vector would have an ABI that depends on AVX being enabled) */
+typedef guint16 LbU16x16u __attribute__ ((vector_size (32), aligned (2), may_alias));
+#define lb_load_u16x16(p) ((LbU16x16) *(const LbU16x16u *) (const void *) (p))
 
 #define KTV LbU16x16
 #define WIDEN(v) (v)
@@ -129,12 +125,17 @@ lb_load_u16x16 (const guint16 *p)
 #undef MED8
 
 /* ------------------------------------------------------------------------------------------ */
-/* 16 bits: Huang's sliding window on a two-level histogram (256 coarse bins by high byte,
- * 65536 fine bins), O(r) updates per output sample plus a ≤ 512-step search. */
+/* 16 bits: Huang's sliding window on a three-level histogram (256 bins by the high byte,
+ * 4096 by the top 12 bits, 65536 fine bins), O(r) updates per output sample. The search
+ * starts from the previous answer's high-byte bin (whose count of smaller values is kept up
+ * to date by the updates), so on real images it moves a few bins, then scans ≤ 16 + 16. */
 
 typedef struct {
   guint32 coarse[256];
+  guint32 mid[4096];
   guint32 fine[65536];
+  int pb;           /* high-byte bin where the last search ended */
+  guint32 below;    /* number of window values < pb·256 */
 } Hist16;
 
 static inline void
@@ -151,20 +152,30 @@ h16_col (Hist16            *h,
       int v = ((const guint16 *) (const void *) lb_kbuf_row (src, y))[(gsize) x * src->channels + c];
 
       h->fine[v] += d;
+      h->mid[v >> 4] += d;
       h->coarse[v >> 8] += d;
+      if ((v >> 8) < h->pb)
+        h->below += d;
     }
 }
 
+/* the k-th smallest (0-based) of the window */
 static inline int
-kth16 (const Hist16 *h,
-       guint32       k)
+kth16 (Hist16  *h,
+       guint32  k)
 {
-  guint32 cum = 0;
-  int b = 0;
+  guint32 cum = h->below;
+  int b = h->pb, m;
 
+  while (cum > k)
+    cum -= h->coarse[--b];
   while (cum + h->coarse[b] <= k)
     cum += h->coarse[b++];
-  for (int i = b << 8;; i++)
+  h->pb = b;
+  h->below = cum;
+  for (m = b << 4; cum + h->mid[m] <= k; m++)
+    cum += h->mid[m];
+  for (int i = m << 4;; i++)
     {
       cum += h->fine[i];
       if (cum > k)
@@ -228,6 +239,7 @@ lb_median_process (const LbMedian    *st,
     return;
   if (src->depth == 16)
     {
+      /* all counts zero, pb = 0 with nothing below it */
       Hist16 *h = g_new0 (Hist16, 1);
 
       for (int c = 0; c < nc; c++)

@@ -128,10 +128,6 @@ static const LbPluginInfo plugin_info = {
   .n_filters = G_N_ELEMENTS (filters),
 };
 
-/* The one exported symbol. */
-G_MODULE_EXPORT const LbPluginInfo *lb_filter_plugin_query (guint32 host_abi_major,
-                                                            guint32 host_abi_minor);
-
 G_MODULE_EXPORT const LbPluginInfo *
 lb_filter_plugin_query (guint32 host_abi_major,
                         guint32 host_abi_minor)

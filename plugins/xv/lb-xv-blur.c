@@ -99,6 +99,22 @@ col_update (guint32 *restrict col, const guint8 *restrict row, int n, gboolean a
       col[i] -= lb_xv_get (row, i, depth);
 }
 
+/* pre[(j + 1)·ch + c] = Σ_{j' ≤ j} col[j'·ch + c], with the running sums in registers (a
+ * loop through memory would wait on store forwarding at every sample). @ch is a constant at
+ * each call site. */
+LB_XV_INLINE void
+prefix_sums (guint32 *restrict pre, const guint32 *restrict col, int rw, const int ch)
+{
+  guint32 acc[4] = { 0, 0, 0, 0 };
+
+  for (int j = 0; j < rw; j++)
+    for (int c = 0; c < ch; c++)
+      {
+        acc[c] += col[j * ch + c];
+        pre[(j + 1) * ch + c] = acc[c];
+      }
+}
+
 LB_XV_INLINE void
 blur_fast_rows (const LbXvBlur    *self,
                 const LbKernelBuf *src,
@@ -121,8 +137,10 @@ blur_fast_rows (const LbXvBlur    *self,
   const gboolean use_float = depth == 8 && 255.0 * nmax < 2097152.0;
   g_autofree guint32 *col = NULL;
   g_autofree guint32 *pre = NULL;
+  g_autofree guint32 *winbuf = NULL;
 
   col = g_new0 (guint32, n);
+  winbuf = g_new (guint32, n);
   /* pre[i + ch] = pre[i] + col[i]: a window sum is a difference of two prefix sums. The
    * prefix may wrap modulo 2^32; the difference (a real window sum < 2^32) is still exact. */
   pre = g_new0 (guint32, n + ch);
@@ -145,8 +163,14 @@ blur_fast_rows (const LbXvBlur    *self,
             col_update (col, lb_xv_row (src, y - r - 1) + xoff, n, FALSE, depth);
         }
 
-      for (int i = 0; i < n; i++)
-        pre[i + ch] = pre[i] + col[i];
+      switch (ch)
+        {
+        case 1: prefix_sums (pre, col, rw, 1); break;
+        case 2: prefix_sums (pre, col, rw, 2); break;
+        case 3: prefix_sums (pre, col, rw, 3); break;
+        case 4:
+        default: prefix_sums (pre, col, rw, 4); break;
+        }
 
       /* Columns whose window is not clipped horizontally: [jlo, jhi). */
       jlo = MIN (r, rw);
@@ -156,6 +180,15 @@ blur_fast_rows (const LbXvBlur    *self,
           const guint32 count = (guint32) self->size * ny;
           const int a = (r + 1) * ch, b = r * ch;
           const int i0 = jlo * ch, i1 = jhi * ch;
+          guint32 *restrict win = winbuf;
+
+          /* Window sums of the unclipped columns: three loads for n = 3, else the prefix. */
+          if (r == 1)
+            for (int i = i0; i < i1; i++)
+              win[i] = col[i - ch] + col[i] + col[i + ch];
+          else
+            for (int i = i0; i < i1; i++)
+              win[i] = pre[i + a] - pre[i - b];
 
           if (nc == ch && use_float)
             {
@@ -163,7 +196,7 @@ blur_fast_rows (const LbXvBlur    *self,
 
               for (int i = i0; i < i1; i++)
                 {
-                  const guint32 s = pre[i + a] - pre[i - b];
+                  const guint32 s = win[i];
                   lb_xv_put (out, i, (guint) (((float) s + 0.5f) * inv), depth);
                 }
             }
@@ -173,7 +206,7 @@ blur_fast_rows (const LbXvBlur    *self,
 
               for (int i = i0; i < i1; i++)
                 {
-                  const guint32 s = pre[i + a] - pre[i - b];
+                  const guint32 s = win[i];
                   lb_xv_put (out, i, (guint) (((double) s + 0.5) * inv), depth);
                 }
             }
@@ -185,7 +218,7 @@ blur_fast_rows (const LbXvBlur    *self,
                 for (int c = 0; c < nc; c++)
                   {
                     const int i = j * ch + c;
-                    const guint32 s = pre[i + a] - pre[i - b];
+                    const guint32 s = win[i];
                     lb_xv_put (out, i, (guint) (((double) s + 0.5) * inv), depth);
                   }
             }

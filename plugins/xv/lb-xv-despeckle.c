@@ -102,6 +102,7 @@ typedef struct {
   guint32 wf[16][16];
   int blo[16], bhi[16]; /* columns [blo, bhi] are in wf[b]; empty when blo > bhi */
   int lo, hi;           /* current window columns */
+  int off;              /* region column of colf/colc's first column */
 } Perreault;
 
 static inline void
@@ -136,15 +137,15 @@ perreault_select (Perreault *p, guint32 k)
       /* Rebuilding is cheaper (or the only way). */
       memset (w, 0, sizeof p->wf[b]);
       for (int j = p->lo; j <= p->hi; j++)
-        fine_add (w, p->colf + (gsize) j * 256 + b * 16);
+        fine_add (w, p->colf + (gsize) (j - p->off) * 256 + b * 16);
     }
   else
     {
       /* Windows only move right: add the new columns, drop the old ones. */
       for (int j = p->bhi[b] + 1; j <= p->hi; j++)
-        fine_add (w, p->colf + (gsize) j * 256 + b * 16);
+        fine_add (w, p->colf + (gsize) (j - p->off) * 256 + b * 16);
       for (int j = p->blo[b]; j < p->lo; j++)
-        fine_sub (w, p->colf + (gsize) j * 256 + b * 16);
+        fine_sub (w, p->colf + (gsize) (j - p->off) * 256 + b * 16);
     }
   p->blo[b] = p->lo;
   p->bhi[b] = p->hi;
@@ -152,6 +153,27 @@ perreault_select (Perreault *p, guint32 k)
   while (acc + w[i] <= k)
     acc += w[i++];
   return (guint) (b * 16 + i);
+}
+
+/* Output columns per strip: the column histograms of a strip plus its halo (2·r columns)
+ * then stay within the L2 cache (128 columns × 544 bytes ≈ 70 KB), as in Perreault's paper. */
+#define STRIP_COLUMNS 128
+
+/* Adds (d = +1) or removes (d = −1) region row yy of channel c to the column histograms of
+ * columns [hlo, hhi). */
+static inline void
+column_rows (guint16 *restrict colf, guint16 *restrict colc, const LbKernelBuf *src,
+             const LbXvRegion *R, int yy, int c, int hlo, int hhi, int d)
+{
+  const int ch = src->channels;
+  const guint8 *row = lb_xv_row (src, yy) + (gsize) R->x0 * ch + c;
+
+  for (int j = hlo; j < hhi; j++)
+    {
+      const guint v = row[(gsize) j * ch];
+      colf[(j - hlo) * 256 + v] += (guint16) d;
+      colc[(j - hlo) * 16 + (v >> 4)] += (guint16) d;
+    }
 }
 
 static void
@@ -166,92 +188,82 @@ despeckle_fast_rows_8 (const LbXvDespeckle *self,
   const int ch = src->channels;
   const int nc = lb_xv_colour_channels (ch);
   const int rw = R->x1 - R->x0;
-  g_autofree guint16 *colf = g_new (guint16, (gsize) rw * 256);
-  g_autofree guint16 *colc = g_new (guint16, (gsize) rw * 16);
+  const int maxcols = MIN (rw, STRIP_COLUMNS + 2 * r);
+  g_autofree guint16 *colf = g_new (guint16, (gsize) maxcols * 256);
+  g_autofree guint16 *colc = g_new (guint16, (gsize) maxcols * 16);
   g_autofree Perreault *p = g_new0 (Perreault, 1);
 
   p->colf = colf;
   p->colc = colc;
 
   for (int c = 0; c < nc; c++)
-    {
-      memset (colf, 0, sizeof (guint16) * rw * 256);
-      memset (colc, 0, sizeof (guint16) * rw * 16);
-      for (int yy = MAX (R->y0, ya - r); yy <= MIN (R->y1 - 1, ya + r); yy++)
-        {
-          const guint8 *row = lb_xv_row (src, yy) + (gsize) R->x0 * ch + c;
+    for (int ja = 0; ja < rw; ja += STRIP_COLUMNS)
+      {
+        const int jb = MIN (rw, ja + STRIP_COLUMNS);
+        /* Histogram columns [hlo, hhi): the strip and its halo. */
+        const int hlo = MAX (0, ja - r), hhi = MIN (rw, jb + r);
 
-          for (int j = 0; j < rw; j++)
-            {
-              const guint v = row[(gsize) j * ch];
-              colf[j * 256 + v]++;
-              colc[j * 16 + (v >> 4)]++;
-            }
-        }
+        p->off = hlo;
+        memset (colf, 0, sizeof (guint16) * (hhi - hlo) * 256);
+        memset (colc, 0, sizeof (guint16) * (hhi - hlo) * 16);
+        for (int yy = MAX (R->y0, ya - r); yy <= MIN (R->y1 - 1, ya + r); yy++)
+          column_rows (colf, colc, src, R, yy, c, hlo, hhi, 1);
 
-      for (int y = ya; y < yb; y++)
-        {
-          const guint32 ny = (guint32) (MIN (R->y1 - 1, y + r) - MAX (R->y0, y - r) + 1);
-          guint8 *out = lb_xv_row_mut (dst, y) + (gsize) R->x0 * ch + c;
+        for (int y = ya; y < yb; y++)
+          {
+            const guint32 ny = (guint32) (MIN (R->y1 - 1, y + r) - MAX (R->y0, y - r) + 1);
+            guint8 *out = lb_xv_row_mut (dst, y) + (gsize) R->x0 * ch + c;
 
-          if (y > ya)
-            {
-              if (y + r <= R->y1 - 1)
-                {
-                  const guint8 *row = lb_xv_row (src, y + r) + (gsize) R->x0 * ch + c;
+            if (y > ya)
+              {
+                if (y + r <= R->y1 - 1)
+                  column_rows (colf, colc, src, R, y + r, c, hlo, hhi, 1);
+                if (y - r - 1 >= R->y0)
+                  column_rows (colf, colc, src, R, y - r - 1, c, hlo, hhi, -1);
+              }
 
-                  for (int j = 0; j < rw; j++)
-                    {
-                      const guint v = row[(gsize) j * ch];
-                      colf[j * 256 + v]++;
-                      colc[j * 16 + (v >> 4)]++;
-                    }
-                }
-              if (y - r - 1 >= R->y0)
-                {
-                  const guint8 *row = lb_xv_row (src, y - r - 1) + (gsize) R->x0 * ch + c;
-
-                  for (int j = 0; j < rw; j++)
-                    {
-                      const guint v = row[(gsize) j * ch];
-                      colf[j * 256 + v]--;
-                      colc[j * 16 + (v >> 4)]--;
-                    }
-                }
-            }
-
-          /* A new row: column histograms changed, so every fine window bin is stale. */
-          memset (p->wc, 0, sizeof p->wc);
-          for (int b = 0; b < 16; b++)
-            p->blo[b] = 1, p->bhi[b] = 0;
-          for (int j = 0; j <= MIN (rw - 1, r); j++)
+            /* A new row: column histograms changed, so every fine window bin is stale. */
+            memset (p->wc, 0, sizeof p->wc);
             for (int b = 0; b < 16; b++)
-              p->wc[b] += colc[j * 16 + b];
+              p->blo[b] = 1, p->bhi[b] = 0;
+            for (int j = MAX (0, ja - r); j <= MIN (rw - 1, ja + r); j++)
+              for (int b = 0; b < 16; b++)
+                p->wc[b] += colc[(j - hlo) * 16 + b];
 
-          for (int j = 0; j < rw; j++)
-            {
-              guint32 n;
+            for (int j = ja; j < jb; j++)
+              {
+                guint32 n;
 
-              if (j > 0)
-                {
-                  if (j + r < rw)
-                    for (int b = 0; b < 16; b++)
-                      p->wc[b] += colc[(j + r) * 16 + b];
-                  if (j - r - 1 >= 0)
-                    for (int b = 0; b < 16; b++)
-                      p->wc[b] -= colc[(j - r - 1) * 16 + b];
-                }
-              p->lo = MAX (0, j - r);
-              p->hi = MIN (rw - 1, j + r);
-              n = (guint32) (p->hi - p->lo + 1) * ny;
-              if (n % 2)
-                out[(gsize) j * ch] = (guint8) perreault_select (p, n / 2);
-              else
-                out[(gsize) j * ch] = (guint8) ((perreault_select (p, n / 2 - 1)
-                                                 + perreault_select (p, n / 2)) / 2);
-            }
-        }
-    }
+                if (j > ja)
+                  {
+                    /* restrict: the project builds with -fno-strict-aliasing, so without it
+                     * the u16 column and the u32 window could alias and stay scalar. */
+                    guint32 *restrict wc = p->wc;
+
+                    if (j + r < rw)
+                      {
+                        const guint16 *restrict in = colc + (gsize) (j + r - hlo) * 16;
+                        for (int b = 0; b < 16; b++)
+                          wc[b] += in[b];
+                      }
+                    if (j - r - 1 >= 0)
+                      {
+                        const guint16 *restrict gone = colc + (gsize) (j - r - 1 - hlo) * 16;
+                        for (int b = 0; b < 16; b++)
+                          wc[b] -= gone[b];
+                      }
+                  }
+                p->lo = MAX (0, j - r);
+                p->hi = MIN (rw - 1, j + r);
+                n = (guint32) (p->hi - p->lo + 1) * ny;
+                if (n % 2)
+                  out[(gsize) j * ch] = (guint8) perreault_select (p, n / 2);
+                else
+                  out[(gsize) j * ch] = (guint8) ((perreault_select (p, n / 2 - 1)
+                                                   + perreault_select (p, n / 2)) / 2);
+              }
+          }
+      }
 }
 
 /* ---- 16 bits: Huang on a four-level histogram ------------------------------------------ */
@@ -349,6 +361,281 @@ despeckle_fast_rows_16 (const LbXvDespeckle *self,
       }
 }
 
+/* ---- n = 3: a median network on whole rows ---------------------------------------------- */
+
+/* The median of a 3×3 window is med3(max of the column minima, med3 of the column medians,
+ * min of the column maxima), exactly; sorting each column of three once serves the three
+ * windows that share it. Vectorises over the samples of a row (any channel count: the
+ * neighbours of sample i are i ± channels). Interior rows only, every channel at once. */
+static inline guint16
+min16 (guint16 a, guint16 b)
+{
+  return a < b ? a : b;
+}
+
+static inline guint16
+max16 (guint16 a, guint16 b)
+{
+  return a > b ? a : b;
+}
+
+static inline guint16
+med3_16 (guint16 a, guint16 b, guint16 c)
+{
+  return max16 (min16 (a, b), min16 (max16 (a, b), c));
+}
+
+LB_XV_INLINE void
+median3_row (const guint8 *up, const guint8 *mid, const guint8 *down, int n, int ch,
+             guint16 *restrict lo, guint16 *restrict md, guint16 *restrict hi,
+             guint16 *restrict res, const int depth)
+{
+  for (int i = 0; i < n; i++)
+    {
+      const guint16 a = (guint16) lb_xv_get (up, i, depth), b = (guint16) lb_xv_get (mid, i, depth),
+                    c = (guint16) lb_xv_get (down, i, depth);
+      const guint16 l1 = min16 (a, b), h1 = max16 (a, b);
+
+      lo[i] = min16 (l1, c);
+      hi[i] = max16 (h1, c);
+      md[i] = max16 (l1, min16 (h1, c));
+    }
+  for (int i = ch; i < n - ch; i++)
+    {
+      const guint16 l = max16 (max16 (lo[i - ch], lo[i]), lo[i + ch]);
+      const guint16 h = min16 (min16 (hi[i - ch], hi[i]), hi[i + ch]);
+      const guint16 m = med3_16 (md[i - ch], md[i], md[i + ch]);
+
+      res[i] = med3_16 (l, m, h);
+    }
+}
+
+/* The clipped-window median of one sample (r ≤ 2), for the columns next to the region's edges. */
+LB_XV_INLINE guint
+median_direct (const LbKernelBuf *src, const LbXvRegion *R, int x, int y, int c, int r,
+               const int depth)
+{
+  guint v[25] = { 0 };
+  int n = 0;
+
+  for (int yy = MAX (R->y0, y - r); yy <= MIN (R->y1 - 1, y + r); yy++)
+    for (int xx = MAX (R->x0, x - r); xx <= MIN (R->x1 - 1, x + r); xx++)
+      {
+        const guint s = lb_xv_get (lb_xv_row (src, yy), (gsize) xx * src->channels + c, depth);
+        int k = n++;
+
+        /* Insertion sort: at most 9 values. */
+        while (k > 0 && v[k - 1] > s)
+          {
+            v[k] = v[k - 1];
+            k--;
+          }
+        v[k] = s;
+      }
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+LB_XV_INLINE void
+despeckle3_rows (const LbXvDespeckle *self,
+                 const LbKernelBuf   *src,
+                 LbKernelBuf         *dst,
+                 int                  ya,
+                 int                  yb,
+                 const int            depth)
+{
+  const LbXvRegion *R = &self->region;
+  const int ch = src->channels;
+  const int nc = lb_xv_colour_channels (ch);
+  const int rw = R->x1 - R->x0;
+  const int n = rw * ch;
+  const gsize xoff = (gsize) R->x0 * ch * (depth / 8);
+  g_autofree guint16 *tmp = g_new (guint16, 4 * (gsize) n);
+  guint16 *lo = tmp, *md = tmp + n, *hi = tmp + 2 * n, *res = tmp + 3 * n;
+
+  for (int y = ya; y < yb; y++)
+    {
+      guint8 *out = lb_xv_row_mut (dst, y) + xoff;
+
+      median3_row (lb_xv_row (src, y - 1) + xoff, lb_xv_row (src, y) + xoff,
+                   lb_xv_row (src, y + 1) + xoff, n, ch, lo, md, hi, res, depth);
+      if (nc == ch)
+        for (int i = ch; i < n - ch; i++)
+          lb_xv_put (out, i, res[i], depth);
+      else
+        for (int j = 1; j < rw - 1; j++)
+          for (int c = 0; c < nc; c++)
+            lb_xv_put (out, (gsize) j * ch + c, res[j * ch + c], depth);
+      for (int c = 0; c < nc; c++)
+        {
+          lb_xv_put (out, c, median_direct (src, R, R->x0, y, c, 1, depth), depth);
+          lb_xv_put (out, (gsize) (rw - 1) * ch + c,
+                     median_direct (src, R, R->x1 - 1, y, c, 1, depth), depth);
+        }
+    }
+}
+
+/* ---- n = 5: a selection network on whole rows --------------------------------------------- */
+
+/* Each window column of five is sorted once (Batcher's network, 9 compare-exchanges) and
+ * shared by the five windows that contain it. Wires 5·c + k of a window hold the k-th smallest
+ * of its column c; the median is wire 12 after the comparators below: Batcher's odd-even
+ * merge sort of 25 wires, minus the comparators that never swap on inputs made of five sorted
+ * columns, minus those that cannot reach wire 12 (and only the needed half, min or max, of
+ * the rest). Generated by a script and checked with the 0-1 principle on all 6^5 inputs of
+ * five sorted binary columns (a comparator network commutes with thresholding, which keeps
+ * columns sorted), then on random integers. Each entry: {lo wire, hi wire, 1 = keep the min
+ * in lo, 2 = keep the max in hi}. */
+static const guint8 median25_net[][3] = {
+  { 4, 5, 3 }, { 14, 15, 3 }, { 5, 7, 3 }, { 8, 10, 3 }, { 9, 11, 3 }, { 12, 14, 3 },
+  { 5, 6, 3 }, { 9, 10, 3 }, { 13, 14, 3 }, { 0, 4, 3 }, { 1, 5, 3 }, { 2, 6, 3 }, { 8, 12, 3 },
+  { 10, 14, 3 }, { 11, 15, 3 }, { 16, 20, 3 }, { 17, 21, 3 }, { 18, 22, 3 }, { 19, 23, 3 },
+  { 2, 4, 3 }, { 3, 5, 3 }, { 10, 12, 3 }, { 11, 13, 3 }, { 18, 20, 3 }, { 19, 21, 3 },
+  { 1, 2, 3 }, { 3, 4, 3 }, { 5, 6, 3 }, { 9, 10, 3 }, { 11, 12, 3 }, { 13, 14, 3 },
+  { 17, 18, 3 }, { 19, 20, 3 }, { 21, 22, 3 }, { 0, 8, 3 }, { 1, 9, 3 }, { 2, 10, 3 },
+  { 3, 11, 3 }, { 4, 12, 3 }, { 5, 13, 3 }, { 6, 14, 3 }, { 7, 15, 1 }, { 4, 8, 3 }, { 5, 9, 3 },
+  { 6, 10, 3 }, { 7, 11, 3 }, { 20, 24, 3 }, { 2, 4, 3 }, { 3, 5, 3 }, { 6, 8, 3 }, { 7, 9, 3 },
+  { 10, 12, 3 }, { 11, 13, 3 }, { 22, 24, 3 }, { 1, 2, 3 }, { 3, 4, 3 }, { 5, 6, 3 },
+  { 7, 8, 3 }, { 9, 10, 3 }, { 11, 12, 3 }, { 13, 14, 1 }, { 21, 22, 3 }, { 23, 24, 3 },
+  { 0, 16, 2 }, { 1, 17, 2 }, { 2, 18, 2 }, { 3, 19, 2 }, { 4, 20, 2 }, { 5, 21, 2 },
+  { 6, 22, 1 }, { 7, 23, 1 }, { 8, 24, 1 }, { 8, 16, 2 }, { 9, 17, 2 }, { 10, 18, 1 },
+  { 11, 19, 1 }, { 12, 20, 1 }, { 13, 21, 1 }, { 6, 10, 2 }, { 7, 11, 2 }, { 12, 16, 1 },
+  { 13, 17, 1 }, { 10, 12, 2 }, { 11, 13, 1 }, { 11, 12, 2 },
+};
+
+static const guint8 sort5_net[][2] = {
+  { 0, 1 }, { 2, 3 }, { 0, 2 }, { 1, 3 }, { 1, 2 }, { 0, 4 }, { 2, 4 }, { 1, 2 }, { 3, 4 },
+};
+
+/* Lanes per network pass: 25 rows of this many samples stay in L1. */
+#define MEDIAN5_LANES 64
+
+/* One instance per sample type (guint8 for 8 bits: 16 lanes per SSE register). */
+#define DEFINE_MEDIAN5(T, SUFFIX)                                                           \
+static void                                                                                 \
+median5_row_##SUFFIX (const T *const rows[5], int n, int ch, T *restrict cs, T *restrict res) \
+{                                                                                           \
+  T v[25][MEDIAN5_LANES];                                                                   \
+                                                                                            \
+  /* Sorted columns: cs[k·n + i] = k-th smallest of sample i in the five rows. */          \
+  for (int k = 0; k < 5; k++)                                                               \
+    memcpy (cs + (gsize) k * n, rows[k], sizeof (T) * n);                                   \
+  for (gsize q = 0; q < G_N_ELEMENTS (sort5_net); q++)                                       \
+    {                                                                                       \
+      T *restrict a = cs + (gsize) sort5_net[q][0] * n;                                     \
+      T *restrict b = cs + (gsize) sort5_net[q][1] * n;                                     \
+      for (int i = 0; i < n; i++)                                                           \
+        {                                                                                   \
+          const T x = a[i], y = b[i];                                                       \
+          a[i] = x < y ? x : y;                                                             \
+          b[i] = x < y ? y : x;                                                             \
+        }                                                                                   \
+    }                                                                                       \
+                                                                                            \
+  for (int i0 = 2 * ch; i0 < n - 2 * ch; i0 += MEDIAN5_LANES)                               \
+    {                                                                                       \
+      const int lanes = MIN (MEDIAN5_LANES, n - 2 * ch - i0);                               \
+                                                                                            \
+      /* Plain loops, not memcpy: these copies are short and a call each would dominate. */ \
+      for (int c = 0; c < 5; c++)                                                           \
+        for (int k = 0; k < 5; k++)                                                         \
+          {                                                                                 \
+            const T *restrict from = cs + (gsize) k * n + i0 + (c - 2) * ch;                \
+            T *restrict to = v[5 * c + k];                                                  \
+            for (int l = 0; l < lanes; l++)                                                 \
+              to[l] = from[l];                                                              \
+          }                                                                                 \
+      for (gsize q = 0; q < G_N_ELEMENTS (median25_net); q++)                                \
+        {                                                                                   \
+          T *restrict a = v[median25_net[q][0]];                                            \
+          T *restrict b = v[median25_net[q][1]];                                            \
+          switch (median25_net[q][2])                                                       \
+            {                                                                               \
+            case 1:                                                                         \
+              for (int l = 0; l < MEDIAN5_LANES; l++)                                       \
+                a[l] = a[l] < b[l] ? a[l] : b[l];                                           \
+              break;                                                                        \
+            case 2:                                                                         \
+              for (int l = 0; l < MEDIAN5_LANES; l++)                                       \
+                b[l] = a[l] < b[l] ? b[l] : a[l];                                           \
+              break;                                                                        \
+            default:                                                                        \
+              for (int l = 0; l < MEDIAN5_LANES; l++)                                       \
+                {                                                                           \
+                  const T x = a[l], y = b[l];                                               \
+                  a[l] = x < y ? x : y;                                                     \
+                  b[l] = x < y ? y : x;                                                     \
+                }                                                                           \
+              break;                                                                        \
+            }                                                                               \
+        }                                                                                   \
+      for (int l = 0; l < lanes; l++)                                                       \
+        res[i0 + l] = v[12][l];                                                             \
+    }                                                                                       \
+}
+
+DEFINE_MEDIAN5 (guint8, 8)
+DEFINE_MEDIAN5 (guint16, 16)
+
+LB_XV_INLINE void
+despeckle5_rows (const LbXvDespeckle *self,
+                 const LbKernelBuf   *src,
+                 LbKernelBuf         *dst,
+                 int                  ya,
+                 int                  yb,
+                 const int            depth)
+{
+  const LbXvRegion *R = &self->region;
+  const int ch = src->channels;
+  const int nc = lb_xv_colour_channels (ch);
+  const int rw = R->x1 - R->x0;
+  const int n = rw * ch;
+  const gsize bytes = (gsize) (depth / 8);
+  const gsize xoff = (gsize) R->x0 * ch * bytes;
+  g_autofree guint8 *cs = g_malloc (5 * (gsize) n * bytes);
+  g_autofree guint8 *res = g_malloc ((gsize) n * bytes);
+
+  for (int y = ya; y < yb; y++)
+    {
+      guint8 *out = lb_xv_row_mut (dst, y) + xoff;
+      const void *rows[5];
+
+      for (int k = 0; k < 5; k++)
+        rows[k] = lb_xv_row (src, y - 2 + k) + xoff;
+      if (depth == 8)
+        median5_row_8 ((const guint8 *const *) rows, n, ch, cs, res);
+      else
+        median5_row_16 ((const guint16 *const *) rows, n, ch, (guint16 *) (void *) cs,
+                        (guint16 *) (void *) res);
+      for (int j = 2; j < rw - 2; j++)
+        for (int c = 0; c < nc; c++)
+          {
+            const gsize i = (gsize) j * ch + c;
+            lb_xv_put (out, i, depth == 8 ? res[i] : ((guint16 *) (void *) res)[i], depth);
+          }
+      for (int c = 0; c < nc; c++)
+        for (int j = 0; j < rw; j++)
+          {
+            if (j == 2 && rw - 2 > 2)
+              j = rw - 2;
+            lb_xv_put (out, (gsize) j * ch + c,
+                       median_direct (src, R, R->x0 + j, y, c, 2, depth), depth);
+          }
+    }
+}
+
+static void
+despeckle_hist_rows (const LbXvDespeckle *self,
+                     const LbKernelBuf   *src,
+                     LbKernelBuf         *dst,
+                     int                  y0,
+                     int                  y1)
+{
+  if (src->depth == 8)
+    despeckle_fast_rows_8 (self, src, dst, y0, y1);
+  else
+    despeckle_fast_rows_16 (self, src, dst, y0, y1);
+}
+
 void
 lb_xv_despeckle_process (const LbXvDespeckle *self,
                          const LbKernelBuf   *src,
@@ -356,14 +643,52 @@ lb_xv_despeckle_process (const LbXvDespeckle *self,
                          int                  y0,
                          int                  y1)
 {
+  const LbXvRegion *R;
+
   g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
 
-  y0 = MAX (y0, self->region.y0);
-  y1 = MIN (y1, self->region.y1);
+  R = &self->region;
+  y0 = MAX (y0, R->y0);
+  y1 = MIN (y1, R->y1);
   if (y0 >= y1 || self->size == 1)
     return;
-  if (src->depth == 8)
-    despeckle_fast_rows_8 (self, src, dst, y0, y1);
-  else
-    despeckle_fast_rows_16 (self, src, dst, y0, y1);
+  if (self->size == 3 && R->x1 - R->x0 >= 3 && R->y1 - R->y0 >= 3)
+    {
+      /* The network for interior rows; the first and last row of the region (clipped
+       * windows) go through the histogram path below. */
+      const int ia = MAX (y0, R->y0 + 1), ib = MIN (y1, R->y1 - 1);
+
+      if (ia < ib)
+        {
+          if (src->depth == 8)
+            despeckle3_rows (self, src, dst, ia, ib, 8);
+          else
+            despeckle3_rows (self, src, dst, ia, ib, 16);
+        }
+      if (y0 == R->y0)
+        despeckle_hist_rows (self, src, dst, y0, y0 + 1);
+      if (y1 == R->y1)
+        despeckle_hist_rows (self, src, dst, y1 - 1, y1);
+      return;
+    }
+  if (self->size == 5 && R->x1 - R->x0 >= 5 && R->y1 - R->y0 >= 5)
+    {
+      /* The network for rows whose window is not clipped; the two rows at each end of the
+       * region go through the histogram path. */
+      const int ia = MAX (y0, R->y0 + 2), ib = MIN (y1, R->y1 - 2);
+
+      if (ia < ib)
+        {
+          if (src->depth == 8)
+            despeckle5_rows (self, src, dst, ia, ib, 8);
+          else
+            despeckle5_rows (self, src, dst, ia, ib, 16);
+        }
+      if (y0 < R->y0 + 2)
+        despeckle_hist_rows (self, src, dst, y0, MIN (y1, R->y0 + 2));
+      if (y1 > R->y1 - 2)
+        despeckle_hist_rows (self, src, dst, MAX (y0, R->y1 - 2), y1);
+      return;
+    }
+  despeckle_hist_rows (self, src, dst, y0, y1);
 }

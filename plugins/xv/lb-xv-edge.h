@@ -58,7 +58,7 @@ guint    lb_xv_edge_reduce      (const LbXvEdge     *self,
                                  int                 y0,
                                  int                 y1);
 /* Step 3 with the combined @maxv; does nothing when @maxv is 0. _ref divides sample by sample
- * in integers; the other uses a table (8 bits) or an exact reciprocal (16 bits). */
+ * in integers; the other uses a table (8 bits) or an exact reciprocal in double (16 bits). */
 void     lb_xv_edge_finish_ref  (const LbXvEdge     *self,
                                  LbKernelBuf        *dst,
                                  guint               maxv,

@@ -245,20 +245,63 @@ xv_process (gconstpointer       state,
   return TRUE;
 }
 
-/* Edge only: normalise the finished edge map by its largest luminance (spec §3). */
+/* Edge's post-pass over row bands of the destination, run through the host's threads. */
+#define EDGE_FINISH_ROWS 32
+
+typedef struct {
+  const XvState *s;
+  LbKernelBuf dst;
+  guint *band_max;  /* step 2: one maximum per band, combined after the loop */
+  guint maxv;       /* step 3: the combined maximum */
+} EdgeFinish;
+
+static void
+edge_reduce_band (gpointer data,
+                  int      item,
+                  int      thread_index)
+{
+  EdgeFinish *f = data;
+  int y0 = item * EDGE_FINISH_ROWS;
+
+  f->band_max[item] = lb_xv_edge_reduce (&f->s->k.edge, &f->dst, y0,
+                                         MIN (y0 + EDGE_FINISH_ROWS, f->dst.height));
+}
+
+static void
+edge_scale_band (gpointer data,
+                 int      item,
+                 int      thread_index)
+{
+  EdgeFinish *f = data;
+  int y0 = item * EDGE_FINISH_ROWS;
+
+  lb_xv_edge_finish (&f->s->k.edge, &f->dst, f->maxv, y0,
+                     MIN (y0 + EDGE_FINISH_ROWS, f->dst.height));
+}
+
+/* Edge only: normalise the finished edge map by its largest luminance (spec §3). The maximum
+ * is a reduction: each band writes its own slot, the slots are combined afterwards, so the
+ * result is the same for any thread count. */
 static gboolean
 edge_finish (gconstpointer        state,
              const LbFilterImage *image,
              guint8              *dst,
              gsize                dst_stride,
+             const LbFilterHost  *host,
              const gint          *cancelled,
              GError             **error)
 {
-  const XvState *s = state;
-  LbKernelBuf d = dst_buf (image, dst, dst_stride);
-  guint maxv = lb_xv_edge_reduce (&s->k.edge, &d, 0, image->height);
+  EdgeFinish f = { state, dst_buf (image, dst, dst_stride), NULL, 0 };
+  int n = (image->height + EDGE_FINISH_ROWS - 1) / EDGE_FINISH_ROWS;
+  gboolean ok;
 
-  lb_xv_edge_finish (&s->k.edge, &d, maxv, 0, image->height);
+  f.band_max = g_new0 (guint, n);
+  ok = host->parallel_for (host, n, edge_reduce_band, &f);
+  for (int i = 0; ok && i < n; i++)
+    f.maxv = MAX (f.maxv, f.band_max[i]);
+  if (ok && f.maxv > 0)
+    ok = host->parallel_for (host, n, edge_scale_band, &f);
+  g_free (f.band_max);
   return TRUE;
 }
 
@@ -331,9 +374,6 @@ static const LbPluginInfo xv_plugin = {
   .filters = xv_filters,
   .n_filters = G_N_ELEMENTS (xv_filters),
 };
-
-G_MODULE_EXPORT const LbPluginInfo *lb_filter_plugin_query (guint32 host_abi_major,
-                                                            guint32 host_abi_minor);
 
 G_MODULE_EXPORT const LbPluginInfo *
 lb_filter_plugin_query (guint32 host_abi_major,

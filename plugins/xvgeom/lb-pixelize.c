@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "lb-error.h"
-#include "lb-kernel-private.h"
+#include "lb-xvgeom-private.h"
 
 struct _LbPixelize {
   LbKernelRect r;
@@ -24,7 +24,7 @@ lb_pixelize_prepare (const LbKernelBuf      *src,
 {
   g_autofree LbPixelize *st = g_new0 (LbPixelize, 1);
 
-  if (!lb_kernel_check_and_clip (src, region, &st->r, error))
+  if (!lb_xvgeom_check_and_clip (src, region, &st->r, error))
     return NULL;
   if (params->width < 1 || params->height < 1)
     {
@@ -241,7 +241,9 @@ process_fast (const LbPixelize  *st,
               }
           n = (guint64) (xb1 - xb0) * (guint64) (yb1 - yb0);
           for (int c = 0; c < nc; c++)
-            sums[c] /= n;
+            /* a 32-bit division is several times cheaper than a 64-bit one */
+            sums[c] = (sums[c] | n) <= G_MAXUINT32 ? (guint32) sums[c] / (guint32) n
+                                                   : sums[c] / n;
           for (int x = xb0; x < xb1; x++)
             for (int c = 0; c < nc; c++)
               {
@@ -276,7 +278,7 @@ process_fast (const LbPixelize  *st,
     }
 }
 
-void
+LB_XVGEOM_TARGET_CLONES void
 lb_pixelize_process (const LbPixelize  *st,
                      const LbKernelBuf *src,
                      LbKernelBuf       *dst,

@@ -6,7 +6,7 @@
 #include <math.h>
 
 #include "lb-error.h"
-#include "lb-kernel-private.h"
+#include "lb-xvgeom-private.h"
 
 /* Coordinates closer than this (pixels) to a place where xv's floor()/"−0.5 cheat" changes
  * its choice of source pixel are recomputed with xv's exact polar maths in the fast path.
@@ -58,7 +58,7 @@ lb_rotate_prepare (const LbKernelBuf    *src,
   g_autofree LbRotate *st = g_new0 (LbRotate, 1);
   int maxv;
 
-  if (!lb_kernel_check_and_clip (src, region, &st->r, error))
+  if (!lb_xvgeom_check_and_clip (src, region, &st->r, error))
     return NULL;
   if (!isfinite (params->angle) || fabs (params->angle) > 1e6)
     {
@@ -284,13 +284,17 @@ lb_rotate_process_reference (const LbRotate    *st,
     process_exact (st, src, dst, y0, y1, 8);
 }
 
-static inline gboolean
-near_boundary (double v)
-{
-  double f = v - floor (v);
+/* Fixed-point fraction bits of the fast path's weights: the weights are xv's doubles rounded
+ * to multiples of 2^-22 (8 bits, sums fit 32 bits) or 2^-30 (16 bits, 64-bit sums), so a
+ * value moves by at most 4·max·2^-(bits+1) (≈1.2e-4 at 8 bits): the result differs from
+ * xv's by 1 only where xv's sum lies that close to a rounding step. */
+#define FIX8 22
+#define FIX16 30
 
-  return f < BOUNDARY_EPS || f > 1.0 - BOUNDARY_EPS || fabs (v + 0.5) < BOUNDARY_EPS;
-}
+/* Destination tiles of 32 rows × 64 columns keep the source pixels a tile reads (a rotated
+ * 64×32 patch) in L1 cache. */
+#define TILE_H 32
+#define TILE_W 64
 
 static G_ALWAYS_INLINE inline void
 process_fast (const LbRotate    *st,
@@ -300,32 +304,120 @@ process_fast (const LbRotate    *st,
               int                y1,
               int                depth)
 {
-  int nc = lb_kbuf_color_channels (src);
+  const LbKernelRect *r = &st->r;
+  int nc = lb_kbuf_color_channels (src), ch = src->channels;
   /* region bounds widened by the −0.5 cheat and the epsilon: anything outside cannot land in
    * the region, so the per-pixel work is skipped with two compares */
-  double lox = st->r.x - 0.5 - 2 * BOUNDARY_EPS, hix = st->r.x + st->r.width + 2 * BOUNDARY_EPS;
-  double loy = st->r.y - 0.5 - 2 * BOUNDARY_EPS, hiy = st->r.y + st->r.height + 2 * BOUNDARY_EPS;
+  double lox = r->x - 0.5 - 2 * BOUNDARY_EPS, hix = r->x + r->width + 2 * BOUNDARY_EPS;
+  double loy = r->y - 0.5 - 2 * BOUNDARY_EPS, hiy = r->y + r->height + 2 * BOUNDARY_EPS;
+  const int fix = depth == 16 ? FIX16 : FIX8;
+  const double one = (double) ((gint64) 1 << fix);
 
-  for (int y = MAX (y0, 0); y < MIN (y1, dst->height); y++)
+  y0 = MAX (y0, 0);
+  y1 = MIN (y1, dst->height);
+  for (int ty = y0; ty < y1; ty += TILE_H)
     {
-      guint8 *drow = lb_kbuf_row (dst, y);
-      double dyu = st->cfy - y;
-      /* xf = cfx + dx·cos − dyu·sin ; yf = cfy − (dx·sin + dyu·cos), dx = x − cfx */
-      double ax0 = st->cfx - st->cfx * st->ca - dyu * st->sa;
-      double ay0 = st->cfy - dyu * st->ca + st->cfx * st->sa;
+      int tye = MIN (ty + TILE_H, y1);
 
-      if (!band_setup (st, dst, y))
-        continue;
-      for (int x = st->bx0; x < st->bx1; x++)
+      /* Clear Rotate: the region rows are cleared before any rotated pixel lands on them */
+      for (int y = ty; y < tye; y++)
+        band_setup (st, dst, y);
+      for (int tx = st->bx0; tx < st->bx1; tx += TILE_W)
         {
-          double xf = ax0 + x * st->ca;
-          double yf = ay0 - x * st->sa;
+          int txe = MIN (tx + TILE_W, st->bx1);
 
-          if (xf < lox || xf >= hix || yf < loy || yf >= hiy)
-            continue;
-          if (G_UNLIKELY (near_boundary (xf) || near_boundary (yf)))
-            rot_xv (st, x, y, -st->rad, &xf, &yf);
-          sample_xv (st, src, drow, x, xf, yf, nc, depth);
+          for (int y = MAX (ty, st->by0); y < MIN (tye, st->by1); y++)
+            {
+              guint8 *drow = lb_kbuf_row (dst, y);
+              double dyu = st->cfy - y;
+              /* xf = cfx + dx·cos − dyu·sin ; yf = cfy − (dx·sin + dyu·cos), dx = x − cfx */
+              double ax0 = st->cfx - st->cfx * st->ca - dyu * st->sa;
+              double ay0 = st->cfy - dyu * st->ca + st->cfx * st->sa;
+
+              for (int x = tx; x < txe; x++)
+                {
+                  double xf = ax0 + x * st->ca;
+                  double yf = ay0 - x * st->sa;
+                  double fx, fy, px, py, ax, ay, w1, w2, w3;
+                  int ox, oy, ox1, oy1;
+                  gboolean ux, uy;
+                  gint64 iw0, iw1, iw2, iw3;
+                  const guint8 *row0, *row1;
+
+                  if (xf < lox || xf >= hix || yf < loy || yf >= hiy)
+                    continue;
+                  if (G_UNLIKELY (xf < 0.0 || yf < 0.0))
+                    {
+                      /* xv's −0.5 cheat: do it xv's way */
+                      rot_xv (st, x, y, -st->rad, &xf, &yf);
+                      sample_xv (st, src, drow, x, xf, yf, nc, depth);
+                      continue;
+                    }
+                  ox = (int) xf;   /* xf ≥ 0: truncation is floor */
+                  oy = (int) yf;
+                  fx = xf - ox;
+                  fy = yf - oy;
+                  if (G_UNLIKELY (fx < BOUNDARY_EPS || fx > 1.0 - BOUNDARY_EPS
+                                  || fy < BOUNDARY_EPS || fy > 1.0 - BOUNDARY_EPS))
+                    {
+                      /* floor() could differ from xv's: take xv's coordinates */
+                      rot_xv (st, x, y, -st->rad, &xf, &yf);
+                      sample_xv (st, src, drow, x, xf, yf, nc, depth);
+                      continue;
+                    }
+                  if (ox < r->x || ox >= r->x + r->width || oy < r->y || oy >= r->y + r->height)
+                    continue;
+                  /* xv's weights, in the same double operations */
+                  px = fx - 0.5;
+                  py = fy - 0.5;
+                  ax = fabs (px);
+                  ay = fabs (py);
+                  ox1 = px < 0 ? ox - 1 : ox + 1;
+                  oy1 = py < 0 ? oy - 1 : oy + 1;
+                  ux = ox1 >= r->x && ox1 < r->x + r->width;
+                  uy = oy1 >= r->y && oy1 < r->y + r->height;
+                  w1 = ux ? ax * (1.0 - ay) : 0.0;
+                  w2 = uy ? ay * (1.0 - ax) : 0.0;
+                  w3 = (ux && uy) ? ax * ay : 0.0;
+                  iw1 = (gint64) (w1 * 0.7 * one + 0.5);
+                  iw2 = (gint64) (w2 * 0.7 * one + 0.5);
+                  iw3 = (gint64) (w3 * 0.7 * one + 0.5);
+                  iw0 = ((gint64) 1 << fix) - iw1 - iw2 - iw3;
+                  /* an unused neighbour has weight 0: read a valid pixel instead */
+                  if (!ux)
+                    ox1 = ox;
+                  if (!uy)
+                    oy1 = oy;
+                  row0 = lb_kbuf_row (src, oy);
+                  row1 = lb_kbuf_row (src, oy1);
+                  if (depth == 16)
+                    {
+                      const guint16 *s0 = (const guint16 *) (const void *) row0;
+                      const guint16 *s1 = (const guint16 *) (const void *) row1;
+                      guint16 *d = (guint16 *) (void *) drow;
+
+                      for (int c = 0; c < nc; c++)
+                        {
+                          gint64 v = s0[(gsize) ox * ch + c] * iw0 + s0[(gsize) ox1 * ch + c] * iw1
+                                     + s1[(gsize) ox * ch + c] * iw2 + s1[(gsize) ox1 * ch + c] * iw3;
+
+                          d[(gsize) x * ch + c] = (guint16) ((v + ((gint64) 1 << (FIX16 - 1))) >> FIX16);
+                        }
+                    }
+                  else
+                    {
+                      gint32 jw0 = (gint32) iw0, jw1 = (gint32) iw1, jw2 = (gint32) iw2, jw3 = (gint32) iw3;
+
+                      for (int c = 0; c < nc; c++)
+                        {
+                          gint32 v = row0[(gsize) ox * ch + c] * jw0 + row0[(gsize) ox1 * ch + c] * jw1
+                                     + row1[(gsize) ox * ch + c] * jw2 + row1[(gsize) ox1 * ch + c] * jw3;
+
+                          drow[(gsize) x * ch + c] = (guint8) ((v + (1 << (FIX8 - 1))) >> FIX8);
+                        }
+                    }
+                }
+            }
         }
     }
 }

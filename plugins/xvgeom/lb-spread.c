@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "lb-error.h"
-#include "lb-kernel-private.h"
+#include "lb-xvgeom-private.h"
 #include "lb-xv-random.h"
 
 struct _LbSpread {
@@ -28,7 +28,7 @@ lb_spread_prepare (const LbKernelBuf    *src,
 {
   g_autofree LbSpread *st = g_new0 (LbSpread, 1);
 
-  if (!lb_kernel_check_and_clip (src, region, &st->r, error))
+  if (!lb_xvgeom_check_and_clip (src, region, &st->r, error))
     return NULL;
   if (params->width < 0 || (params->rectangle && params->height < 0))
     {
@@ -38,11 +38,24 @@ lb_spread_prepare (const LbKernelBuf    *src,
       return NULL;
     }
   st->rectangle = params->rectangle;
-  st->px = params->width;
-  st->py = params->rectangle ? params->height : 0;
+  /* Distances beyond the region are clipped away anyway; limiting them keeps x ± d inside
+   * int. Rectangle: ±sw, ±sh cover the region. Diamond: with d ≥ sw + sh the x draw spans
+   * the region and the remaining y radius d − |x1 − x| ≥ sh spans it too, as with any larger
+   * d. The random draws are unchanged. */
+  if (params->rectangle)
+    {
+      st->px = MIN (params->width, st->r.width);
+      st->py = MIN (params->height, st->r.height);
+    }
+  else
+    {
+      st->px = (int) MIN ((gint64) params->width, (gint64) st->r.width + st->r.height);
+      st->py = 0;
+    }
   st->seed = params->seed;
   /* xv: "0" or "0x0" does nothing (and draws no random numbers) */
-  st->active = (st->px != 0 || st->py != 0) && st->r.width > 0 && st->r.height > 0;
+  st->active = (params->width != 0 || (params->rectangle && params->height != 0))
+                && st->r.width > 0 && st->r.height > 0;
   if (st->active)
     {
       /* a window clipped to the region spans at most its size */
@@ -144,8 +157,35 @@ fast_mod (guint32 a,
   return (guint32) (((unsigned __int128) low * m) >> 64);
 }
 
-/* Fast path: random numbers drawn a row at a time from the batched generator, modulo by
- * multiplication, the swap specialised for the pixel size. */
+/* A draw range [lo, lo + m) with Lemire's constant for "% m". */
+typedef struct {
+  int lo;
+  guint32 m;
+  guint64 mconst;
+} Range;
+
+static inline void
+range_set (Range         *rg,
+           const LbSpread *st,
+           int             lo,
+           int             hi)
+{
+  rg->lo = lo;
+  rg->m = (guint32) (hi - lo + 1);
+  rg->mconst = st->fastmod[rg->m];
+}
+
+static inline int
+range_draw (const Range *rg,
+            guint32      rnd)
+{
+  return rg->lo + (int) fast_mod (rnd, rg->m, rg->mconst);
+}
+
+/* Fast path: the x ranges are tabulated once per image (they depend on x only) and the y
+ * ranges once per row (they depend on y and, in diamond mode, on the remaining radius);
+ * random numbers come 128 pixels at a time from the batched generator; "% m" is a
+ * multiplication; the swap is specialised for the pixel size. */
 static G_ALWAYS_INLINE inline void
 spread_rows (const LbSpread *st,
              LbKernelBuf    *dst,
@@ -156,63 +196,60 @@ spread_rows (const LbSpread *st,
   gsize pb = (gsize) dst->channels * (dst->depth / 8);
   /* random numbers for 128 pixels at a time: small enough to stay in L1 beside the rows */
   guint32 rnd[256];
-  const guint64 *fm = st->fastmod;
   gboolean rect = st->rectangle;
   int px = st->px, py = st->py;
+  /* diamond: the y range for each remaining radius rd = 0 … px; rectangle: [0] only */
+  int nyr = rect ? 1 : px + 1;
+  Range *xr = g_new (Range, st->r.width);
+  Range *yr = g_new (Range, nyr);
 
+  for (int x = sx; x <= ex; x++)
+    range_set (&xr[x - sx], st, MAX (sx, x - px), MIN (ex, x + px));
   lb_xv_random_batch_seed (rng, st->seed);
   for (int y = sy; y <= ey; y++)
     {
       guint8 *arow = lb_kbuf_row (dst, y) + (gsize) sx * pb;
-      const guint32 *rp = rnd + 256;
 
-      for (int x = sx; x <= ex; x++, rp += 2, arow += pb)
+      if (rect)
+        range_set (&yr[0], st, MAX (sy, y - py), MIN (ey, y + py));
+      else
+        for (int rd = 0; rd <= px; rd++)
+          range_set (&yr[rd], st, MAX (sy, y - rd), MIN (ey, y + rd));
+      for (int x0 = sx; x0 <= ex; x0 += 128)
         {
-          if (rp == rnd + 256)
-            {
-              lb_xv_random_batch_fill (rng, rnd, MIN (256, 2 * (gsize) (ex - x + 1)));
-              rp = rnd;
-            }
-          {
-          int lo = MAX (sx, x - px), hi = MIN (ex, x + px);
-          guint32 m = (guint32) (hi - lo + 1);
-          int x1 = lo + (int) fast_mod (rp[0], m, fm[m]);
-          guint8 *b, *a = arow;
+          int x1end = MIN (ex, x0 + 127);
+          const guint32 *rp = rnd;
 
-          if (rect)
+          lb_xv_random_batch_fill (rng, rnd, 2 * (gsize) (x1end - x0 + 1));
+          for (int x = x0; x <= x1end; x++, rp += 2, arow += pb)
             {
-              lo = MAX (sy, y - py);
-              hi = MIN (ey, y + py);
-            }
-          else
-            {
-              int rd = px - abs (x1 - x);
+              int x1 = range_draw (&xr[x - sx], rp[0]);
+              const Range *ry = rect ? &yr[0] : &yr[px - abs (x1 - x)];
+              guint8 *a = arow;
+              guint8 *b = lb_kbuf_row (dst, range_draw (ry, rp[1])) + (gsize) x1 * pb;
 
-              lo = MAX (sy, y - rd);
-              hi = MIN (ey, y + rd);
-            }
-          m = (guint32) (hi - lo + 1);
-          b = lb_kbuf_row (dst, lo + (int) fast_mod (rp[1], m, fm[m])) + (gsize) x1 * pb;
-          /* constant sizes let the compiler turn these into register moves */
-          switch (cb)
-            {
-            case 1: { guint8 t = a[0]; a[0] = b[0]; b[0] = t; } break;
-            case 2: { guint8 t[2]; memcpy (t, a, 2); memcpy (a, b, 2); memcpy (b, t, 2); } break;
-            case 3: { guint8 t[3]; memcpy (t, a, 3); memcpy (a, b, 3); memcpy (b, t, 3); } break;
-            case 6: { guint8 t[6]; memcpy (t, a, 6); memcpy (a, b, 6); memcpy (b, t, 6); } break;
-            default:
-              for (gsize i = 0; i < cb; i++)
+              /* constant sizes let the compiler turn these into register moves */
+              switch (cb)
                 {
-                  guint8 t = a[i];
+                case 1: { guint8 t = a[0]; a[0] = b[0]; b[0] = t; } break;
+                case 2: { guint8 t[2]; memcpy (t, a, 2); memcpy (a, b, 2); memcpy (b, t, 2); } break;
+                case 3: { guint8 t[3]; memcpy (t, a, 3); memcpy (a, b, 3); memcpy (b, t, 3); } break;
+                case 6: { guint8 t[6]; memcpy (t, a, 6); memcpy (a, b, 6); memcpy (b, t, 6); } break;
+                default:
+                  for (gsize i = 0; i < cb; i++)
+                    {
+                      guint8 t = a[i];
 
-                  a[i] = b[i];
-                  b[i] = t;
+                      a[i] = b[i];
+                      b[i] = t;
+                    }
+                  break;
                 }
-              break;
             }
-          }
         }
     }
+  g_free (xr);
+  g_free (yr);
   g_free (rng);
 }
 

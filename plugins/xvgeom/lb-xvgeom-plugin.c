@@ -284,9 +284,6 @@ static const LbPluginInfo geom_plugin = {
   .n_filters = G_N_ELEMENTS (geom_filters),
 };
 
-G_MODULE_EXPORT const LbPluginInfo *lb_filter_plugin_query (guint32 host_abi_major,
-                                                            guint32 host_abi_minor);
-
 G_MODULE_EXPORT const LbPluginInfo *
 lb_filter_plugin_query (guint32 host_abi_major,
                         guint32 host_abi_minor)

@@ -73,6 +73,23 @@ print_param (LbFilter          *f,
   printf ("%s\n", line->str);
 }
 
+static void
+registry_message (const char    *domain,
+                  GLogLevelFlags level,
+                  const char    *message,
+                  gpointer       command)
+{
+  g_printerr ("lightbox-cli %s: %s\n", (const char *) command, message);
+}
+
+void
+lb_cli_route_registry_messages (const char *command)
+{
+  /* "Skipping FILE: REASON" from the plugin host, without GLib's log prefix. */
+  g_log_set_handler ("lb-filter-registry", G_LOG_LEVEL_MESSAGE, registry_message,
+                     (gpointer) command);
+}
+
 int
 lb_cli_filters (int argc, char **argv)
 {
@@ -103,6 +120,7 @@ lb_cli_filters (int argc, char **argv)
       return 2;
     }
 
+  lb_cli_route_registry_messages ("filters");
   reg = lb_filter_registry_new_default ();
   n = g_list_model_get_n_items (G_LIST_MODEL (reg));
   for (guint i = 0; i < n; i++)

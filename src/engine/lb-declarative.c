@@ -348,6 +348,35 @@ get_string (GKeyFile   *kf,
   return v;
 }
 
+/* The user's language's variant of a [Filter] string, "Name[de]", else the plain key; NULL
+ * when absent. (Done by hand: g_key_file_get_locale_string() of GLib 2.74 leaks a GError on
+ * an unreadable value.) */
+static gboolean
+get_locale (GKeyFile   *kf,
+            Scan       *scan,
+            const char *key,
+            char      **out,
+            GError    **error)
+{
+  const char *const *langs = g_get_language_names ();
+
+  *out = NULL;
+  for (guint i = 0; langs[i] != NULL; i++)
+    {
+      g_autofree char *lkey = g_strdup_printf ("%s[%s]", key, langs[i]);
+
+      if (g_key_file_has_key (kf, GROUP_FILTER, lkey, NULL))
+        {
+          *out = get_string (kf, scan, GROUP_FILTER, lkey, TRUE, error);
+          return *out != NULL;
+        }
+    }
+  if (!g_key_file_has_key (kf, GROUP_FILTER, key, NULL))
+    return TRUE;
+  *out = get_string (kf, scan, GROUP_FILTER, key, TRUE, error);
+  return *out != NULL;
+}
+
 static gboolean
 get_int (GKeyFile   *kf,
          Scan       *scan,
@@ -583,9 +612,22 @@ lb_declarative_parse (GBytes                 *bytes,
           goto out;
         }
     }
-  d->name = g_key_file_get_locale_string (kf, GROUP_FILTER, "Name", NULL, NULL);
-  d->category = g_key_file_get_locale_string (kf, GROUP_FILTER, "Category", NULL, NULL);
-  d->description = g_key_file_get_locale_string (kf, GROUP_FILTER, "Description", NULL, NULL);
+  /* Every plain string of [Filter] must be readable (no bad escapes). Localised variants
+   * for other languages are dropped by GKeyFile on load; the one for the user's language is
+   * checked by get_locale(). */
+  for (guint k = 0; k < scan.keys->len; k++)
+    {
+      KeyLine *kl = &g_array_index (scan.keys, KeyLine, k);
+      g_autofree char *v = NULL;
+
+      if (g_str_equal (kl->group, GROUP_FILTER) && strchr (kl->key, '[') == NULL
+          && (v = get_string (kf, &scan, GROUP_FILTER, kl->key, TRUE, error)) == NULL)
+        goto out;
+    }
+  if (!get_locale (kf, &scan, "Name", &d->name, error)
+      || !get_locale (kf, &scan, "Category", &d->category, error)
+      || !get_locale (kf, &scan, "Description", &d->description, error))
+    goto out;
 
   d->info.struct_size = sizeof (LbFilterInfo);
   d->info.id = d->id;

@@ -249,9 +249,12 @@ typedef struct {
  * LbFilterBand:
  * @struct_size: sizeof (LbFilterBand) as the host compiled it
  * @image: the same LbFilterImage prepare() saw
- * @dst: pixel (0,0) of the WHOLE destination image. Before any band runs, the host has
- *   copied the source into it (xv semantics: pixels a filter does not write keep their
- *   source value). process() writes only inside its band.
+ * @dst: pixel (0,0) of the WHOLE destination image. When process() is called, the band's
+ *   rows already hold a copy of the source (xv semantics: pixels a filter does not write
+ *   keep their source value). The host copies each band's rows just before the band runs,
+ *   on the band's thread (parallel, and cache-warm for the kernel), so process() must not
+ *   read destination rows outside its band: they may not be copied yet. It writes only
+ *   inside its band. (Sequential filters and finish() see a completely copied destination.)
  * @dst_stride: bytes from one destination row to the next
  * @x0: first column to write
  * @x1: one past the last column to write
@@ -360,17 +363,58 @@ typedef gboolean (*LbFilterProcessFunc) (gconstpointer       state,
                                          GError            **error);
 
 /**
+ * LbFilterParallelFunc:
+ * @data: what the plugin passed to parallel_for()
+ * @item: 0..n_items-1
+ * @thread_index: 0..n_threads-1 (for per-thread slots; results must not depend on it)
+ *
+ * One item of a parallel loop run by the host for finish() (see LbFilterHost).
+ */
+typedef void (*LbFilterParallelFunc) (gpointer data,
+                                      int      item,
+                                      int      thread_index);
+
+typedef struct _LbFilterHost LbFilterHost;
+
+/**
+ * LbFilterHost:
+ * @struct_size: sizeof (LbFilterHost) as the host compiled it
+ * @n_threads: how many threads parallel_for() uses at most (the pass's thread count)
+ * @parallel_for: runs @func for every item 0..@n_items-1, spread over the host's threads,
+ *   and returns when all are done; %FALSE if the pass was cancelled meanwhile (some items
+ *   may then not have run). Items run concurrently in any order: each must touch only its
+ *   own part of the data, and a reduction over items must be combined by the plugin after
+ *   the call (for example the maximum of a per-item array), so the result does not depend on
+ *   the thread count.
+ * @host_data: private to the host
+ *
+ * The host's threads, lent to finish(): the host owns threading, so a global post-pass asks
+ * for a parallel loop instead of starting threads of its own.
+ */
+struct _LbFilterHost {
+  gsize struct_size;
+  int n_threads;
+  gboolean (*parallel_for) (const LbFilterHost  *host,
+                            int                  n_items,
+                            LbFilterParallelFunc func,
+                            gpointer             data);
+  gpointer host_data;
+};
+
+/**
  * LbFilterFinishFunc:
  * @dst: the whole destination, every band written
+ * @host: the host's parallel loop for a post-pass over many rows
  *
- * Optional global post-pass after all bands, on the calling thread (xv's edge detector
- * normalises the finished edge map by its maximum luminance here). @image->src is still
- * valid and unchanged.
+ * Optional global post-pass after all bands, called once on the calling thread (xv's edge
+ * detector finds the brightest edge, then normalises the edge map by it, here: both steps
+ * as parallel loops over row bands through @host). @image->src is still valid and unchanged.
  */
 typedef gboolean (*LbFilterFinishFunc) (gconstpointer        state,
                                         const LbFilterImage *image,
                                         guint8              *dst,
                                         gsize                dst_stride,
+                                        const LbFilterHost  *host,
                                         const gint          *cancelled,
                                         GError             **error);
 
@@ -470,6 +514,12 @@ typedef struct {
  */
 typedef const LbPluginInfo *(*LbFilterPluginQueryFunc) (guint32 host_abi_major,
                                                         guint32 host_abi_minor);
+
+/* The prototype every plugin implements, declared here so the compiler checks the
+ * definition's signature (and -Wmissing-prototypes stays quiet). The host never calls it by
+ * name: it looks the symbol up with g_module_symbol(). */
+G_MODULE_EXPORT const LbPluginInfo *lb_filter_plugin_query (guint32 host_abi_major,
+                                                            guint32 host_abi_minor);
 
 /*
  * Host checks (every one failing skips the whole plugin file with a message, never fatal):

@@ -273,6 +273,8 @@ typedef struct {
   guint8 *dst;
   gsize dst_stride;
   LbFilterRect wr;       /* write rectangle */
+  gsize row_size;        /* bytes of pixels in one row */
+  gboolean copy_in_bands; /* each band copies its own source rows into dst first */
   int band_height;
   int n_bands;
   gsize scratch_size;
@@ -326,8 +328,22 @@ run_bands (PassRun *run,
         }
       band.y0 = run->wr.y + b * run->band_height;
       band.y1 = MIN (band.y0 + run->band_height, run->wr.y + run->wr.height);
-      if (!run->info->process (run->state, &band, &error) && error != NULL)
+      /* The destination starts as a copy of the source. Copying a band's rows right before
+       * the band runs spreads the copy over the threads and leaves the rows in cache for
+       * the kernel. Safe because process() writes, and reads of dst stay within, its rows.
+       * Bands are full-width here; a host that cuts tiles (LB_FILTER_FLAG_TILES) must copy
+       * per tile instead. */
+      if (run->copy_in_bands)
+        for (int y = band.y0; y < band.y1; y++)
+          memcpy (run->dst + (gsize) y * run->dst_stride,
+                  run->image->src + (gsize) y * run->image->src_stride, run->row_size);
+      if (!run->info->process (run->state, &band, &error)
+          && (error != NULL || !g_atomic_int_get (&run->stop)))
         {
+          /* FALSE without an error and without cancellation is still a failure. */
+          if (error == NULL)
+            g_set_error (&error, LB_ERROR, LB_ERROR_FAILED,
+                         "process failed on rows %d..%d without a reason", band.y0, band.y1 - 1);
           g_mutex_lock (&run->lock);
           if (run->error == NULL)
             run->error = g_steal_pointer (&error);
@@ -349,6 +365,72 @@ worker_main (gpointer data)
 
   run_bands (w->run, w->index, NULL, NULL);
   return NULL;
+}
+
+/* The parallel loop lent to finish() through LbFilterHost. */
+typedef struct {
+  LbFilterParallelFunc func;
+  gpointer data;
+  int n_items;
+  gint next;          /* atomic */
+  const gint *stop;
+} ParLoop;
+
+typedef struct {
+  ParLoop *loop;
+  int index;
+} ParWorker;
+
+static void
+par_run (ParLoop *loop,
+         int      thread_index)
+{
+  for (;;)
+    {
+      int i = g_atomic_int_add (&loop->next, 1);
+
+      if (i >= loop->n_items || g_atomic_int_get (loop->stop))
+        break;
+      loop->func (loop->data, i, thread_index);
+    }
+}
+
+static gpointer
+par_main (gpointer data)
+{
+  ParWorker *w = data;
+
+  par_run (w->loop, w->index);
+  return NULL;
+}
+
+static gboolean
+host_parallel_for (const LbFilterHost  *host,
+                   int                  n_items,
+                   LbFilterParallelFunc func,
+                   gpointer             data)
+{
+  PassRun *run = host->host_data;
+  ParLoop loop = { func, data, n_items, 0, &run->stop };
+  int n_threads = MAX (1, MIN (host->n_threads, n_items));
+  g_autofree ParWorker *workers = g_new0 (ParWorker, n_threads);
+  g_autoptr(GPtrArray) threads = g_ptr_array_new ();
+
+  for (int t = 1; t < n_threads; t++)
+    {
+      GThread *thread;
+
+      workers[t].loop = &loop;
+      workers[t].index = t;
+      thread = g_thread_try_new ("lb-pipeline", par_main, &workers[t], NULL);
+      if (thread == NULL)
+        break;
+      g_ptr_array_add (threads, thread);
+    }
+  par_run (&loop, 0);
+  for (guint t = 0; t < threads->len; t++)
+    g_thread_join (g_ptr_array_index (threads, t));
+  return !g_atomic_int_get (&run->stop);
 }
 
 static void
@@ -421,6 +503,7 @@ run_pass (LbPipeline   *self,
   PassRun run = { 0 };
   gpointer state;
   guint n_threads = 1;
+  guint max_threads = self->n_threads ? self->n_threads : g_get_num_processors ();
   gulong handler = 0;
   gint64 t0;
   LbImage *output;
@@ -463,10 +546,6 @@ run_pass (LbPipeline   *self,
   dst = lb_image_alloc_pixels (width, height, format, NULL, &dst_stride, error);
   if (dst == NULL)
     return NULL;
-  /* The destination starts as a copy of the source: untouched pixels keep their value. */
-  for (int y = 0; y < height; y++)
-    memcpy (dst + y * dst_stride, image.src + y * image.src_stride, row_size);
-
   wr = image.region;
   state = info->prepare (info, lb_filter_params_get_data (pass->params), &image, &wr, error);
   if (state == NULL)
@@ -478,11 +557,20 @@ run_pass (LbPipeline   *self,
     }
   clip_rect (&wr, width, height);
 
+  /* The destination starts as a copy of the source: untouched pixels keep their value.
+   * Rows outside the write rectangle are copied here; the bands copy their own rows,
+   * except for sequential filters (spread reads and writes anywhere in dst). */
+  run.copy_in_bands = wr.height > 0 && !(info->flags & LB_FILTER_FLAG_SEQUENTIAL);
+  for (int y = 0; y < height; y++)
+    if (!run.copy_in_bands || y < wr.y || y >= wr.y + wr.height)
+      memcpy (dst + (gsize) y * dst_stride, image.src + (gsize) y * image.src_stride, row_size);
+
   run.info = info;
   run.state = state;
   run.image = &image;
   run.dst = dst;
   run.dst_stride = dst_stride;
+  run.row_size = row_size;
   run.wr = wr;
   run.cancellable = cancellable;
   g_mutex_init (&run.lock);
@@ -491,7 +579,6 @@ run_pass (LbPipeline   *self,
 
   if (wr.height > 0)
     {
-      guint max_threads = self->n_threads ? self->n_threads : g_get_num_processors ();
       g_autoptr(GPtrArray) threads = g_ptr_array_new ();
       g_autofree Worker *workers = NULL;
 
@@ -525,10 +612,14 @@ run_pass (LbPipeline   *self,
         g_thread_join (g_ptr_array_index (threads, t));
     }
 
-  if (run.error == NULL && !g_atomic_int_get (&run.stop) && info->finish != NULL
-      && !info->finish (state, &image, dst, dst_stride, &run.stop, &run.error)
-      && run.error == NULL && !g_atomic_int_get (&run.stop))
-    g_set_error (&run.error, LB_ERROR, LB_ERROR_FAILED, "finish failed without a reason");
+  if (run.error == NULL && !g_atomic_int_get (&run.stop) && info->finish != NULL)
+    {
+      LbFilterHost host = { sizeof (LbFilterHost), (int) max_threads, host_parallel_for, &run };
+
+      if (!info->finish (state, &image, dst, dst_stride, &host, &run.stop, &run.error)
+          && run.error == NULL && !g_atomic_int_get (&run.stop))
+        g_set_error (&run.error, LB_ERROR, LB_ERROR_FAILED, "finish failed without a reason");
+    }
   info->release (state);
   if (handler != 0)
     g_cancellable_disconnect (cancellable, handler);

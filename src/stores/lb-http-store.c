@@ -67,6 +67,7 @@ typedef struct {
   char                  *etag;         /* owned, nullable */
   gint64                 written;      /* bytes */
   LbStoreEntry          *entry;        /* owned, nullable */
+  LbListingParser       *parser;       /* owned, nullable: list */
 } Op;
 
 static void
@@ -81,6 +82,7 @@ op_free (gpointer data)
   g_free (op->content_type);
   g_free (op->etag);
   g_clear_object (&op->entry);
+  g_clear_pointer (&op->parser, lb_listing_parser_free);
   g_free (op);
 }
 
@@ -297,63 +299,68 @@ with_dialect (GTask *task, Continuation next)
 
 /* ---- list --------------------------------------------------------------------------------- */
 
+static void list_read_next (GTask *task);
+
 static void
-on_list_body (GObject *source, GAsyncResult *result, gpointer user_data)
+on_list_chunk (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
   LbHttpStore *self = task_store (task);
   Op *op = task_op (task);
   GError *error = NULL;
-  g_autoptr(GBytes) bytes = lb_http_read_all_finish (G_INPUT_STREAM (source), result, &error);
-  g_autofree char *base = NULL;
-  LbListingContext ctx;
+  g_autoptr(GBytes) chunk = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, &error);
   GPtrArray *entries;
-  const char *content_type;
-  const char *data;
-  gsize len;
 
-  if (bytes == NULL)
+  if (chunk == NULL)
     {
+      if (error->domain != LB_ERROR && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          GError *mapped = g_error_new (LB_ERROR, LB_ERROR_NETWORK, "%s: %s", op->uri, error->message);
+          g_error_free (error);
+          error = mapped;
+        }
       g_task_return_error (task, error);
       g_object_unref (task);
       return;
     }
-  /* after a redirect (nginx: /CT → /CT/), hrefs are relative to where we ended up */
-  base = g_uri_to_string_partial (soup_message_get_uri (op->msg), G_URI_HIDE_FRAGMENT | G_URI_HIDE_QUERY);
-  if (!g_str_has_suffix (base, "/"))
+  if (g_bytes_get_size (chunk) > 0)
     {
-      char *with_slash = g_strconcat (base, "/", NULL);
-      g_free (base);
-      base = with_slash;
+      op->written += g_bytes_get_size (chunk); /* bytes of the listing received */
+      if ((guint64) op->written > self->options->max_listing_bytes)
+        {
+          g_task_return_new_error (task, LB_ERROR, LB_ERROR_TOO_LARGE,
+                                   "%s: listing too large (more than %" G_GUINT64_FORMAT " bytes)",
+                                   op->uri, self->options->max_listing_bytes);
+          g_object_unref (task);
+          return;
+        }
+      if (!lb_listing_parser_feed (op->parser, g_bytes_get_data (chunk, NULL),
+                                   g_bytes_get_size (chunk), &error))
+        {
+          g_task_return_error (task, error);
+          g_object_unref (task);
+          return;
+        }
+      if (op->progress != NULL)
+        op->progress (op->written, op->size, op->progress_data);
+      list_read_next (task);
+      return;
     }
-  ctx.base_uri = base;
-  ctx.root_uri = self->root;
-  ctx.max_entries = self->options->max_listing_entries;
-  data = g_bytes_get_data (bytes, &len);
-  content_type = soup_message_headers_get_content_type (soup_message_get_response_headers (op->msg), NULL);
-
-  if (self->dialect == DIALECT_WEBDAV)
-    entries = lb_listing_parse_multistatus (data, len, &ctx, NULL, &error);
-  else if (content_type != NULL && (g_str_equal (content_type, "application/json")
-                                    || g_str_has_suffix (content_type, "+json")))
-    {
-      self->json_listing = TRUE;
-      entries = lb_listing_parse_json (data, len, &ctx, &error);
-    }
-  else if (content_type == NULL || g_str_equal (content_type, "text/html")
-           || g_str_equal (content_type, "application/xhtml+xml"))
-    entries = lb_listing_parse_html (data, len, &ctx, &error);
-  else
-    {
-      entries = NULL;
-      g_set_error (&error, LB_ERROR, LB_ERROR_UNSUPPORTED,
-                   "%s: not a directory listing (Content-Type %s)", op->uri, content_type);
-    }
+  entries = lb_listing_parser_finish (op->parser, NULL, &error);
   if (entries == NULL)
     g_task_return_error (task, error);
   else
     g_task_return_pointer (task, entries, (GDestroyNotify) g_ptr_array_unref);
   g_object_unref (task);
+}
+
+static void
+list_read_next (GTask *task)
+{
+  Op *op = task_op (task);
+
+  g_input_stream_read_bytes_async (op->body, 64 * 1024, G_PRIORITY_DEFAULT,
+                                   g_task_get_cancellable (task), on_list_chunk, task);
 }
 
 static void
@@ -401,9 +408,51 @@ on_list_sent (GObject *source, GAsyncResult *result, gpointer user_data)
       g_object_unref (task);
       return;
     }
-  lb_http_read_all_async (body, op->uri, total, self->options->max_listing_bytes,
-                          g_task_get_cancellable (task), op->progress, op->progress_data,
-                          on_list_body, task);
+  {
+    g_autofree char *base = NULL;
+    const char *content_type =
+      soup_message_headers_get_content_type (soup_message_get_response_headers (op->msg), NULL);
+    LbListingContext ctx;
+    LbListingFormat format;
+
+    /* after a redirect (nginx: /CT → /CT/), hrefs are relative to where we ended up */
+    base = g_uri_to_string_partial (soup_message_get_uri (op->msg),
+                                    G_URI_HIDE_FRAGMENT | G_URI_HIDE_QUERY);
+    if (!g_str_has_suffix (base, "/"))
+      {
+        char *with_slash = g_strconcat (base, "/", NULL);
+        g_free (base);
+        base = with_slash;
+      }
+    if (self->dialect == DIALECT_WEBDAV)
+      format = LB_LISTING_MULTISTATUS;
+    else if (content_type != NULL && (g_str_equal (content_type, "application/json")
+                                      || g_str_has_suffix (content_type, "+json")))
+      {
+        self->json_listing = TRUE;
+        format = LB_LISTING_JSON;
+      }
+    else if (content_type == NULL || g_str_equal (content_type, "text/html")
+             || g_str_equal (content_type, "application/xhtml+xml"))
+      format = LB_LISTING_HTML;
+    else
+      {
+        g_input_stream_close (body, NULL, NULL);
+        g_task_return_new_error (task, LB_ERROR, LB_ERROR_UNSUPPORTED,
+                                 "%s: not a directory listing (Content-Type %s)", op->uri,
+                                 content_type);
+        g_object_unref (task);
+        return;
+      }
+    ctx.base_uri = base;
+    ctx.root_uri = self->root;
+    ctx.max_entries = self->options->max_listing_entries;
+    op->parser = lb_listing_parser_new (format, &ctx);
+    op->size = total;
+    op->written = 0;
+    op->body = g_steal_pointer (&body);
+    list_read_next (task);
+  }
 }
 
 static void

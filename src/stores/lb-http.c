@@ -13,6 +13,8 @@
 
 #define OPTIONS_KEY "lb-http-options"
 #define AUTH_ATTEMPTS_KEY "lb-http-auth-attempts"
+#define PENDING_TOKEN_KEY "lb-http-pending-token"
+#define SESSION_TOKEN_KEY "lb-http-bearer-token"
 /* Answers to a credentials callback before we give up on a message: a user who mistypes a
  * password gets a few tries, a callback that always returns the same wrong answer does not
  * loop forever. */
@@ -107,12 +109,10 @@ on_credentials_answer (const char *username, const char *password, const char *t
     soup_auth_authenticate (wait->auth, username, password != NULL ? password : "");
   else
     {
+      /* a token for a Basic/Digest challenge: libsoup cannot send it, so the 401 comes
+       * back and lb_http_send_async() retries with "Authorization: Bearer" */
       if (token != NULL)
-        {
-          g_autofree char *value = g_strdup_printf ("Bearer %s", token);
-          soup_message_headers_replace (soup_message_get_request_headers (wait->msg),
-                                        "Authorization", value);
-        }
+        g_object_set_data_full (G_OBJECT (wait->msg), PENDING_TOKEN_KEY, g_strdup (token), g_free);
       soup_auth_cancel (wait->auth);
     }
 }
@@ -257,6 +257,8 @@ lb_http_method_is_idempotent (const char *method)
 typedef struct {
   SoupSession       *session;  /* owned */
   SoupMessage       *msg;      /* owned */
+  GInputStream      *held;     /* owned, nullable: a 401 body kept while asking for a token */
+  guint              bearer_attempts;
   LbHttpRebuildFunc  rebuild;
   gpointer           rebuild_data;
   guint              retries_left;
@@ -276,10 +278,12 @@ send_data_free (gpointer data)
     }
   g_clear_object (&d->session);
   g_clear_object (&d->msg);
+  g_clear_object (&d->held);
   g_free (d);
 }
 
 static void send_attempt (GTask *task);
+static gboolean try_bearer (GTask *task, GInputStream *stream);
 
 static gboolean
 retry_after_sleep (gpointer user_data)
@@ -373,15 +377,98 @@ on_send_done (GObject *source, GAsyncResult *result, gpointer user_data)
         return;
       }
   }
+  if (soup_message_get_status (d->msg) == 401 && try_bearer (task, stream))
+    return;
   g_task_return_pointer (task, lb_http_body_stream_new (stream, d->msg, NULL, NULL),
                          g_object_unref);
   g_object_unref (task);
 }
 
 static void
+set_bearer (SoupMessage *msg, const char *token)
+{
+  g_autofree char *value = g_strdup_printf ("Bearer %s", token);
+
+  soup_message_headers_replace (soup_message_get_request_headers (msg), "Authorization", value);
+}
+
+static void
+on_bearer_answer (const char *username, const char *password, const char *token, gpointer user_data)
+{
+  GTask *task = user_data;
+  SendData *d = g_task_get_task_data (task);
+
+  if (token != NULL)
+    {
+      /* the whole store uses it from now on */
+      g_object_set_data_full (G_OBJECT (d->session), SESSION_TOKEN_KEY, g_strdup (token), g_free);
+      set_bearer (d->msg, token);
+      g_clear_object (&d->held);
+      send_attempt (task);
+      return;
+    }
+  /* cancelled (a password is no answer to a Bearer challenge): the 401 stands */
+  g_task_return_pointer (task, lb_http_body_stream_new (d->held, d->msg, NULL, NULL), g_object_unref);
+  g_clear_object (&d->held);
+  g_object_unref (task);
+}
+
+/* After a 401: resend with a token the user gave for a Basic/Digest challenge, or ask the
+ * credentials callback for a token when the server wants Bearer (libsoup has no Bearer
+ * support). Only bodiless or byte-bodied requests can be resent, so only idempotent ones. */
+static gboolean
+try_bearer (GTask *task, GInputStream *stream)
+{
+  SendData *d = g_task_get_task_data (task);
+  LbStoreOptions *options = g_object_get_data (G_OBJECT (d->msg), OPTIONS_KEY);
+  const char *pending = g_object_get_data (G_OBJECT (d->msg), PENDING_TOKEN_KEY);
+  const char *challenge = soup_message_headers_get_list (soup_message_get_response_headers (d->msg),
+                                                         "WWW-Authenticate");
+  g_autofree char *uri = NULL;
+  g_autofree char *realm = NULL;
+  LbCredentialsRequest *request;
+
+  if (!lb_http_method_is_idempotent (soup_message_get_method (d->msg)) || d->bearer_attempts >= MAX_AUTH_ATTEMPTS)
+    return FALSE;
+  if (pending != NULL)
+    {
+      g_autofree char *token = g_strdup (pending);
+
+      d->bearer_attempts++;
+      g_object_set_data (G_OBJECT (d->msg), PENDING_TOKEN_KEY, NULL);
+      g_object_set_data_full (G_OBJECT (d->session), SESSION_TOKEN_KEY, g_strdup (token), g_free);
+      set_bearer (d->msg, token);
+      g_input_stream_close (stream, NULL, NULL);
+      send_attempt (task);
+      return TRUE;
+    }
+  if (options == NULL || options->credentials_func == NULL || challenge == NULL
+      || g_ascii_strncasecmp (challenge, "Bearer", 6) != 0)
+    return FALSE;
+
+  d->bearer_attempts++;
+  {
+    g_autoptr(GHashTable) params = soup_header_parse_param_list (challenge + 6);
+    realm = g_strdup (g_hash_table_lookup (params, "realm"));
+  }
+  uri = g_uri_to_string_partial (soup_message_get_uri (d->msg), G_URI_HIDE_USERINFO);
+  d->held = g_object_ref (stream);
+  request = lb_credentials_request_new ("Bearer", realm, uri, d->bearer_attempts > 1,
+                                        on_bearer_answer, task, NULL);
+  options->credentials_func (request, options->credentials_data);
+  lb_credentials_request_unref (request);
+  return TRUE;
+}
+
+static void
 send_attempt (GTask *task)
 {
   SendData *d = g_task_get_task_data (task);
+  const char *token = g_object_get_data (G_OBJECT (d->session), SESSION_TOKEN_KEY);
+
+  if (token != NULL
+      && soup_message_headers_get_one (soup_message_get_request_headers (d->msg), "Authorization") == NULL)
+    set_bearer (d->msg, token);
 
   soup_session_send_async (d->session, d->msg, G_PRIORITY_DEFAULT, g_task_get_cancellable (task),
                            on_send_done, task);
@@ -522,13 +609,15 @@ lb_http_parse_date (const char *text)
 
   if (text == NULL || *text == '\0')
     return NULL;
-  dt = soup_date_time_new_from_http_string (text);
-  if (dt != NULL)
-    return dt;
-  {
-    g_autoptr(GTimeZone) utc = g_time_zone_new_utc ();
-    return g_date_time_new_from_iso8601 (text, utc);
-  }
+  /* ISO 8601 starts with the year; HTTP dates start with a weekday name */
+  if (g_ascii_isdigit (text[0]))
+    {
+      g_autoptr(GTimeZone) utc = g_time_zone_new_utc ();
+      dt = g_date_time_new_from_iso8601 (text, utc);
+      if (dt != NULL)
+        return dt;
+    }
+  return soup_date_time_new_from_http_string (text);
 }
 
 LbStoreEntry *

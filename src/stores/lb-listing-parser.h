@@ -44,6 +44,36 @@ LbListingHrefKind lb_listing_classify_href (const LbListingContext *ctx,
                                             char                  **out_name,
                                             gboolean               *out_is_dir);
 
+/**
+ * LbListingParser:
+ *
+ * Streaming form of the parsers below: feed the document as it arrives; HTML and WebDAV
+ * documents are parsed incrementally with libxml2's SAX push parsers (no tree is built), so
+ * the entry cap stops a hostile listing as soon as it is exceeded. JSON (json-glib has no
+ * incremental parser) is collected and parsed at finish; the byte cap of the caller bounds it.
+ */
+typedef enum {
+  LB_LISTING_HTML,
+  LB_LISTING_JSON,
+  LB_LISTING_MULTISTATUS,
+} LbListingFormat;
+
+typedef struct _LbListingParser LbListingParser;
+
+LbListingParser *lb_listing_parser_new    (LbListingFormat         format,
+                                           const LbListingContext *ctx);
+void             lb_listing_parser_free   (LbListingParser        *parser);
+/* FALSE (sticky) once the document is known to be bad or over the cap */
+gboolean         lb_listing_parser_feed   (LbListingParser        *parser,
+                                           const char             *data,
+                                           gsize                   len,
+                                           GError                **error);
+/* (transfer full): the entries; @out_self as for lb_listing_parse_multistatus() */
+GPtrArray       *lb_listing_parser_finish (LbListingParser        *parser,
+                                           LbStoreEntry          **out_self,
+                                           GError                **error);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LbListingParser, lb_listing_parser_free)
+
 /* Apache / nginx HTML autoindex and python http.server (libxml2 HTML parser, recovering,
  * no network). Sizes are taken only where the index shows exact byte counts (nginx with
  * autoindex_exact_size on); mtimes where shown. */

@@ -11,6 +11,9 @@
 #include "lb-png.h"
 
 #define DEFAULT_MAX_NUMBERED 99
+/* Apache's ETags are weak for one second after a change (mod_core FileETag). */
+#define WEAK_ETAG_WAIT_MS 600
+#define MAX_WEAK_ETAG_RETRIES 4
 
 G_DEFINE_BOXED_TYPE (LbWriteBackResult, lb_write_back_result, lb_write_back_result_copy,
                      lb_write_back_result_free)
@@ -109,6 +112,7 @@ typedef struct {
   GFileProgressCallback  progress;
   gpointer               progress_data;
   LbStoreEntry          *written;       /* owned, nullable: what the PUT returned */
+  guint                  weak_retries;
 } Put;
 
 static void
@@ -138,6 +142,16 @@ etags_equal (const char *a, const char *b)
   return g_str_equal (a, b);
 }
 
+/* Where the upload landed: the entry the store returned when it names one (a DICOMweb store
+ * creates a new instance), else the URI that was written. */
+static const char *
+verify_uri (Put *put)
+{
+  const char *written = put->written != NULL ? lb_store_entry_get_uri (put->written) : NULL;
+
+  return written != NULL ? written : put->uri;
+}
+
 static void
 on_verify_stat (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -149,15 +163,25 @@ on_verify_stat (GObject *source, GAsyncResult *result, gpointer user_data)
   gboolean enforced = (lb_store_get_capabilities (put->store) & LB_STORE_CONDITIONAL_WRITES) != 0;
   const char *put_etag = lb_store_entry_get_etag (put->written);
   gint64 size = (gint64) g_bytes_get_size (put->bytes);
-  g_autofree char *name = lb_store_uri_display_name (put->uri);
+  g_autofree char *name = put->written != NULL && lb_store_entry_get_display_name (put->written) != NULL
+                            ? g_strdup (lb_store_entry_get_display_name (put->written))
+                            : lb_store_uri_display_name (put->uri);
   GString *message = g_string_new (NULL);
 
-  res->uri = g_strdup (put->uri);
+  /* Some stores keep a different representation from what was sent (DICOMweb stores a DICOM
+   * instance made from the PNG, under a new URI): sizes are only compared when the store
+   * reports one for the same content type. */
+  const char *seen_type = seen != NULL ? lb_store_entry_get_content_type (seen) : NULL;
+  gboolean size_comparable = seen != NULL && lb_store_entry_get_size (seen) >= 0
+                             && (seen_type == NULL || put->content_type == NULL
+                                 || g_ascii_strcasecmp (seen_type, put->content_type) == 0);
+
+  res->uri = g_strdup (verify_uri (put));
   res->size = size;
   res->verified_size = seen != NULL ? lb_store_entry_get_size (seen) : -1;
   res->etag = g_strdup (seen != NULL && lb_store_entry_get_etag (seen) != NULL
                           ? lb_store_entry_get_etag (seen) : put_etag);
-  res->verified = seen != NULL && res->verified_size == size
+  res->verified = seen != NULL && (!size_comparable || res->verified_size == size)
                   && (put_etag == NULL || etags_equal (put_etag, lb_store_entry_get_etag (seen)));
   res->guarantee = enforced ? LB_WRITE_BACK_SERVER_ENFORCED : LB_WRITE_BACK_CLIENT_CHECKED;
   res->overwrote = put->mode != LB_STORE_WRITE_CREATE
@@ -166,7 +190,11 @@ on_verify_stat (GObject *source, GAsyncResult *result, gpointer user_data)
 
   g_string_append_printf (message, "%s “%s” (%" G_GINT64_FORMAT " bytes)",
                           put->mode == LB_STORE_WRITE_CREATE ? "Saved as" : "Replaced", name, size);
-  if (res->verified)
+  if (res->verified && !size_comparable && lb_store_entry_get_size (seen) < 0)
+    g_string_append (message, "; present on the server (it reports no size to compare)");
+  else if (res->verified && !size_comparable)
+    g_string_append_printf (message, "; present on the server, stored as %s", seen_type);
+  else if (res->verified)
     g_string_append (message, put_etag != NULL ? "; size and ETag verified"
                                                : "; size verified");
   else if (seen == NULL)
@@ -177,11 +205,18 @@ on_verify_stat (GObject *source, GAsyncResult *result, gpointer user_data)
   if (put->mode == LB_STORE_WRITE_CREATE && res->overwrote)
     g_string_append (message, ". WARNING: the server replaced a file that appeared after the "
                               "check (it ignores If-None-Match)");
-  else if (put->mode != LB_STORE_WRITE_REPLACE)
+  else if (put->mode == LB_STORE_WRITE_CREATE)
     g_string_append (message, enforced
-                                ? ". The server enforced the condition"
-                                : ". The server cannot guarantee it (it ignores conditional "
-                                  "requests): checked just before writing, a narrow race remains");
+                                ? ". The server enforced no-overwrite (If-None-Match)"
+                                : ". The server cannot guarantee no-overwrite (it ignores "
+                                  "If-None-Match): the name was checked just before the upload, "
+                                  "a narrow race remains");
+  else if (put->mode == LB_STORE_WRITE_IF_MATCH)
+    g_string_append (message, enforced
+                                ? ". The server enforced that only the version read was replaced (If-Match)"
+                                : ". The server cannot guarantee that only the version read was "
+                                  "replaced (it ignores If-Match): the ETag was compared just "
+                                  "before the upload, a narrow race remains");
   g_string_append_c (message, '.');
   res->message = g_string_free (message, FALSE);
   g_task_return_pointer (task, res, (GDestroyNotify) lb_write_back_result_free);
@@ -202,7 +237,7 @@ on_put_written (GObject *source, GAsyncResult *result, gpointer user_data)
       g_object_unref (task);
       return;
     }
-  lb_store_stat_async (put->store, put->uri, g_task_get_cancellable (task), on_verify_stat, task);
+  lb_store_stat_async (put->store, verify_uri (put), g_task_get_cancellable (task), on_verify_stat, task);
 }
 
 static void
@@ -213,6 +248,18 @@ send_put (GTask *task)
   lb_store_write_bytes_async (put->store, put->uri, put->bytes, put->content_type, put->mode,
                               put->etag, g_task_get_cancellable (task), put->progress,
                               put->progress_data, on_put_written, task);
+}
+
+static void on_precheck_stat (GObject *source, GAsyncResult *result, gpointer user_data);
+
+static gboolean
+restat_later (gpointer user_data)
+{
+  GTask *task = user_data;
+  Put *put = g_task_get_task_data (task);
+
+  lb_store_stat_async (put->store, put->uri, g_task_get_cancellable (task), on_precheck_stat, task);
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -266,6 +313,30 @@ on_precheck_stat (GObject *source, GAsyncResult *result, gpointer user_data)
       g_object_unref (task);
       return;
     }
+  if (g_str_has_prefix (lb_store_entry_get_etag (current), "W/"))
+    {
+      /* If-Match compares strongly, so a weak ETag can never match. Apache hands out weak
+       * ETags during the second a file was modified and strong ones afterwards: ask again a
+       * little later instead of failing with a spurious 412. */
+      if (put->weak_retries < MAX_WEAK_ETAG_RETRIES)
+        {
+          put->weak_retries++;
+          GSource *wait = g_timeout_source_new (WEAK_ETAG_WAIT_MS);
+
+          g_source_set_callback (wait, restat_later, task, NULL);
+          g_source_attach (wait, g_task_get_context (task));
+          g_source_unref (wait);
+          return;
+        }
+      g_task_return_new_error (task, LB_ERROR, LB_ERROR_CONFLICT,
+                               "%s: the server gives only a weak ETag (%s), so it cannot be "
+                               "overwritten safely", put->uri, lb_store_entry_get_etag (current));
+      g_object_unref (task);
+      return;
+    }
+  /* the strong form of the ETag the caller saw */
+  g_free (put->etag);
+  put->etag = g_strdup (lb_store_entry_get_etag (current));
   send_put (task);
 }
 

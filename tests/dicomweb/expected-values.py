@@ -73,8 +73,9 @@ for i, path in enumerate(sys.argv[2:]):
     g['photometric'] = s(ds, 'PhotometricInterpretation') or ''
     ts = str(ds.file_meta.TransferSyntaxUID)
     g['transfer_syntax'] = ts
-    g['compressed'] = 'false' if ts in ('1.2.840.10008.1.2', '1.2.840.10008.1.2.1',
-                                        '1.2.840.10008.1.2.2') else 'true'
+    # Orthanc decodes RLE and JPEG itself (DCMTK); JPEG 2000 and JPEG-LS need the GDCM plugin
+    g['needs_gdcm'] = 'true' if ts in ('1.2.840.10008.1.2.4.90', '1.2.840.10008.1.2.4.91',
+                                       '1.2.840.10008.1.2.4.80', '1.2.840.10008.1.2.4.81') else 'false'
     # what Lightbox decodes: 8/16 allocated bits, grey or RGB
     g['lightbox_supported'] = 'true' if (ds.BitsAllocated in (8, 16) and g['photometric'] in
                                          ('MONOCHROME1', 'MONOCHROME2', 'RGB')) else 'false'

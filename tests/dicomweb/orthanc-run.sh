@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# orthanc-run.sh [--no-gdcm] EXPECTED_PY PROGRAM [ARGS…]
+# orthanc-run.sh [--no-gdcm] [--auth] EXPECTED_PY PROGRAM [ARGS…]
 #
 # Starts a private Orthanc (DICOMweb + GDCM plugins) on 127.0.0.1 at a free port chosen now, with
 # its database in a fresh temporary directory, no DICOM port and no remote access; seeds it with
@@ -10,13 +10,22 @@
 #   LB_DICOMWEB_EXPECTED  the key file
 #   LB_DICOMWEB_RUNDIR    the scratch directory
 #   LB_ORTHANC_GDCM       1 when the GDCM plugin (JPEG 2000 etc. transcoding) is loaded, else 0
+#   LB_DICOMWEB_AUTH      user:password when --auth turned on HTTP Basic authentication
 # --no-gdcm leaves the GDCM plugin out, so compressed instances cannot be transcoded.
+# --auth requires HTTP Basic authentication, with a user and password made up now.
 # and stops Orthanc afterwards, whatever happened. Exit status: PROGRAM's; 77 (skip) when
 # Orthanc or its DICOMweb plugin is not installed.
 set -euo pipefail
 
 GDCM=1
-if [ "${1:-}" = "--no-gdcm" ]; then GDCM=0; shift; fi
+AUTH=
+while :; do
+  case "${1:-}" in
+    --no-gdcm) GDCM=0; shift ;;
+    --auth) AUTH="lightbox:$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"; shift ;;
+    *) break ;;
+  esac
+done
 EXPECTED_PY=$1; shift
 ORTHANC=/usr/sbin/Orthanc
 PLUGINS=/usr/share/orthanc/plugins
@@ -67,7 +76,9 @@ for attempt in 1 2 3 4 5; do
   cat > "$RUN/orthanc.json" <<JSON
 { "Name" : "LightboxTestOrthanc",
   "StorageDirectory" : "$RUN/db", "IndexDirectory" : "$RUN/db",
-  "HttpPort" : $PORT, "RemoteAccessAllowed" : false, "AuthenticationEnabled" : false,
+  "HttpPort" : $PORT, "RemoteAccessAllowed" : false,
+  "AuthenticationEnabled" : $([ -n "$AUTH" ] && echo true || echo false),
+  $([ -n "$AUTH" ] && echo "\"RegisteredUsers\" : { \"${AUTH%%:*}\" : \"${AUTH#*:}\" },")
   "DicomServerEnabled" : false, "WebDavEnabled" : false,
   "DicomWeb" : { "Enable" : true, "Root" : "/dicom-web/" },
   "Plugins" : [ $plugins ] }
@@ -77,7 +88,8 @@ JSON
   PID=$!
   for _ in $(seq 1 400); do
     kill -0 "$PID" 2>/dev/null || break
-    if curl -sf --noproxy '*' -o /dev/null "http://127.0.0.1:$PORT/system"; then started=1; break; fi
+    code=$(curl -s --noproxy '*' -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/system" || true)
+    if [ "$code" != 000 ]; then started=1; break; fi
     sleep 0.05
   done
   [ -n "$started" ] && break
@@ -92,11 +104,14 @@ echo "Orthanc listening on 127.0.0.1:$PORT (pid $PID, dir $RUN)"
 # CT (16-bit signed, rescale), MR (16-bit signed, window), RT dose (32-bit: must be refused),
 # a JPEG 2000 CT (14-bit signed; decodable only through the server's transcoder). The J2K
 # file stays in the installed package (its data set's licence forbids copying it).
-SEED=("$PYD/CT_small.dcm" "$PYD/MR_small.dcm" "$PYD/rtdose.dcm")
+# RGB: RLE (the server decompresses), big-endian colour-by-plane; YBR_FULL_422 (refused).
+SEED=("$PYD/CT_small.dcm" "$PYD/MR_small.dcm" "$PYD/rtdose.dcm" "$PYD/SC_rgb_rle.dcm"
+      "$PYD/ExplVR_BigEnd.dcm" "$PYD/SC_ybr_full_422_uncompressed.dcm")
 [ -e "$PYD/693_J2KI.dcm" ] && SEED+=("$PYD/693_J2KI.dcm")
 [ -e /usr/share/doc/dicom3tools/examples/0051.dcm ] && SEED+=(/usr/share/doc/dicom3tools/examples/0051.dcm)
 for f in "${SEED[@]}"; do
-  curl -sf --noproxy '*' -H 'Expect:' --data-binary @"$f" "http://127.0.0.1:$PORT/instances" >/dev/null \
+  curl -sf --noproxy '*' ${AUTH:+-u "$AUTH"} -H 'Expect:' --data-binary @"$f" \
+    "http://127.0.0.1:$PORT/instances" >/dev/null \
     || { echo "seeding $f failed"; exit 1; }
 done
 printf '%s\n' "${SEED[@]}" > "$RUN/seeded.txt"
@@ -107,6 +122,7 @@ export LB_DICOMWEB_URL="http://127.0.0.1:$PORT/dicom-web"
 export LB_DICOMWEB_EXPECTED="$RUN/expected.ini"
 export LB_DICOMWEB_RUNDIR="$RUN"
 export LB_ORTHANC_GDCM=$GDCM
+export LB_DICOMWEB_AUTH="$AUTH"
 set +e
 "$@"
 rc=$?

@@ -366,11 +366,18 @@ test_frame_bits (void)
   {
     g_autoptr(LbDicomDataset) md = synthetic_md (1, 4, 1, "MONOCHROME2", 8, 8, 7, 0, 0);
     g_autoptr(GBytes) f = g_bytes_new_static (raw8s, sizeof raw8s);
-    g_autoptr(LbImage) img = lb_dicom_decode_frame (md, NULL, f, "t8", NULL, &error);
+    g_autoptr(LbImage) img = NULL;
+    double x = 0, y = 0;
 
+    /* only ImagerPixelSpacing (row 0.2 mm \ column 0.15 mm), as on a DX image */
+    lb_dicom_dataset_set_string (md, LB_TAG_IMAGER_PIXEL_SPACING, "DS", "0.2\\0.15");
+    img = lb_dicom_decode_frame (md, NULL, f, "t8", NULL, &error);
     g_assert_no_error (error);
     g_assert_cmpint (lb_image_get_format (img), ==, LB_FORMAT_GRAY8);
     g_assert_cmpmem (lb_image_get_row (img, 0), 4, raw8s, 4);
+    g_assert_true (lb_image_meta_get_pixel_spacing (lb_image_get_meta (img), &x, &y));
+    g_assert_cmpfloat (x, ==, 0.15);
+    g_assert_cmpfloat (y, ==, 0.2);
   }
 }
 
@@ -602,6 +609,95 @@ test_labels (void)
   lb_dicom_dataset_unref (ds);
 }
 
+/* --- robustness ---------------------------------------------------------------------------- */
+
+/* Damaged metadata never crashes the parser: every mutation either parses or is a PARSE error;
+ * whatever parses decodes the frame or fails with an LB_ERROR. Deterministic (fixed seed). */
+static void
+test_json_mutations (void)
+{
+  g_autoptr(GBytes) orig = load_data ("CT_small.json");
+  g_autoptr(GBytes) frame = load_data ("CT_small.frame");
+  g_autoptr(GRand) rand = g_rand_new_with_seed (20261129);
+  gsize len = g_bytes_get_size (orig);
+  guint parsed = 0, refused = 0;
+
+  for (guint round = 0; round < 400; round++)
+    {
+      g_autofree char *buf = g_memdup2 (g_bytes_get_data (orig, NULL), len);
+      gsize n = len;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) arr = NULL;
+
+      for (guint k = 0; k < 1 + round % 4; k++)
+        {
+          gsize at = g_rand_int_range (rand, 0, (gint32) n);
+
+          switch (g_rand_int_range (rand, 0, 3))
+            {
+            case 0: buf[at] = (char) g_rand_int_range (rand, 32, 127); break;
+            case 1: n = at; break;                                    /* truncate */
+            default: buf[at] = "[]{}\",:0-e\\"[g_rand_int_range (rand, 0, 10)]; break;
+            }
+        }
+      arr = lb_dicom_json_parse_array (buf, n, &error);
+      if (arr == NULL)
+        {
+          g_assert_error (error, LB_ERROR, LB_ERROR_PARSE);
+          refused++;
+          continue;
+        }
+      parsed++;
+      for (guint i = 0; i < arr->len; i++)
+        {
+          g_autoptr(GError) e2 = NULL;
+          g_autoptr(LbImage) img = lb_dicom_decode_frame (arr->pdata[i], NULL, frame, "m", NULL,
+                                                          &e2);
+
+          if (img == NULL)
+            g_assert_true (e2 != NULL && e2->domain == LB_ERROR);
+        }
+    }
+  g_test_message ("%u mutations parsed, %u refused", parsed, refused);
+  g_assert_cmpuint (refused, >, 0);
+}
+
+/* A multipart body cut at any length is a PARSE error, never a crash and never a shorter part
+ * presented as the frame. */
+static void
+test_multipart_truncations (void)
+{
+  g_autoptr(GPtrArray) bodies = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  g_autoptr(GBytes) body = NULL;
+  g_autofree char *ct = NULL;
+  const guint8 *data;
+  gsize len;
+  guint complete = 0;
+
+  g_ptr_array_add (bodies, load_data ("CT_small.frame"));
+  body = lb_dicom_multipart_build ("application/octet-stream", bodies, &ct);
+  data = g_bytes_get_data (body, &len);
+  for (gsize cut = 0; cut <= len;
+       cut = (cut < 200 || cut + 200 >= len) ? cut + 1 : MIN (cut + 997, len - 200))
+    {
+      g_autoptr(GBytes) part = g_bytes_new (data, cut);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) parts = lb_dicom_multipart_parse (ct, part, &error);
+
+      if (parts == NULL)
+        {
+          g_assert_error (error, LB_ERROR, LB_ERROR_PARSE);
+          continue;
+        }
+      /* whatever parses is the whole frame: a cut body never yields a shorter part */
+      g_assert_cmpuint (parts->len, ==, 1);
+      g_assert_true (g_bytes_equal (((LbDicomPart *) parts->pdata[0])->body, bodies->pdata[0]));
+      complete++;
+    }
+  /* the complete body (and cuts inside its closing boundary's final CRLF) parse */
+  g_assert_cmpuint (complete, >=, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -619,5 +715,7 @@ main (int argc, char **argv)
   g_test_add_func ("/dicom/multipart/wado-frames", test_multipart_wado_frames);
   g_test_add_func ("/dicom/multipart/malformed", test_multipart_malformed);
   g_test_add_func ("/dicom/labels", test_labels);
+  g_test_add_func ("/dicom/robustness/json-mutations", test_json_mutations);
+  g_test_add_func ("/dicom/robustness/multipart-truncations", test_multipart_truncations);
   return g_test_run ();
 }

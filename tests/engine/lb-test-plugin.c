@@ -31,6 +31,7 @@ typedef struct {
   gint size;      /* unused: an odd-only parameter for the params tests */
   gint mode;      /* unused: an enum for the params tests */
   double gain;    /* unused: a double for the params tests */
+  gint fail_row;  /* -1: never fail; -2: fail in prepare; N: process fails on row N */
 } MarkParams;
 
 static const LbParamEnumValue mark_modes[] = {
@@ -81,6 +82,11 @@ static const LbParamSpec mark_params[] = {
     .offset = G_STRUCT_OFFSET (MarkParams, gain),
     .min = -2.5, .max = 2.5, .def = 0.5, .ui_min = 0, .ui_max = 1, .step = 0.1, .digits = 2,
   },
+  {
+    .name = "fail-row", .label = "Fail", .type = LB_PARAM_INT,
+    .offset = G_STRUCT_OFFSET (MarkParams, fail_row),
+    .min = -2, .max = 100000, .def = -1, .ui_min = -2, .ui_max = 100, .step = 1,
+  },
 };
 
 static gpointer
@@ -90,7 +96,14 @@ mark_prepare (const LbFilterInfo  *info,
               LbFilterRect        *write_rect,
               GError             **error)
 {
-  MarkParams *copy = g_memdup2 (params, sizeof (MarkParams));
+  MarkParams *copy;
+
+  if (((const MarkParams *) params)->fail_row == -2)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "refusing in prepare, as asked");
+      return NULL;
+    }
+  copy = g_memdup2 (params, sizeof (MarkParams));
 
   if (copy->value == 0)
     copy->value = TEST_MARK;
@@ -114,6 +127,11 @@ mark_process (gconstpointer       state,
         return TRUE;
       if (p->delay_us > 0)
         g_usleep (p->delay_us);
+      if (y == p->fail_row)
+        {
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "failing at row %d, as asked", y);
+          return FALSE;
+        }
       for (int x = band->x0; x < band->x1; x++)
         for (int c = 0; c < colours; c++)
           {
@@ -179,8 +197,6 @@ G_MODULE_EXPORT const LbPluginInfo *
 lb_filter_plugin_query_misspelt (guint32 major,
                                  guint32 minor)
 #else
-G_MODULE_EXPORT const LbPluginInfo *lb_filter_plugin_query (guint32 major,
-                                                            guint32 minor);
 G_MODULE_EXPORT const LbPluginInfo *
 lb_filter_plugin_query (guint32 major,
                         guint32 minor)

@@ -63,11 +63,13 @@ golden_path (const char *name)
   return g_build_filename (g_getenv ("LB_TEST_DATA"), "golden", name, NULL);
 }
 
-/* Runs lightbox-cli; returns the exit status, stdout and stderr. */
+/* Runs lightbox-cli (with @env, or this process's environment); returns the exit status,
+ * stdout and stderr. */
 static int
-run_cli (const char *const *args,
-         char              **out,
-         char              **err)
+run_cli_env (const char *const *args,
+             char             **env,
+             char             **out,
+             char             **err)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_autoptr(GError) error = NULL;
@@ -77,10 +79,18 @@ run_cli (const char *const *args,
   for (guint i = 0; args[i] != NULL; i++)
     g_ptr_array_add (argv, (gpointer) args[i]);
   g_ptr_array_add (argv, NULL);
-  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err,
+  g_spawn_sync (NULL, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL, out, err,
                 &status, &error);
   g_assert_no_error (error);
   return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+static int
+run_cli (const char *const *args,
+         char              **out,
+         char              **err)
+{
+  return run_cli_env (args, NULL, out, err);
 }
 
 /* Largest |a − b| over all samples, and how many samples differ. */
@@ -192,6 +202,32 @@ test_filters_listing (void)
     }
 }
 
+/* A plugin in a world-writable directory is refused, with the reason, and the rest loads. */
+static void
+test_filters_skips_unsafe (void)
+{
+  g_autofree char *dir = g_build_filename (outdir, "unsafe", NULL);
+  g_autofree char *src = g_build_filename (g_getenv ("LIGHTBOX_PLUGIN_PATH"), "lb-xv.so", NULL);
+  g_autofree char *path = NULL;
+  g_auto(GStrv) env = g_get_environ ();
+  const char *args[] = { "filters", "--ids", NULL };
+  g_autofree char *out = NULL, *err = NULL, *expect = NULL;
+
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  test_install_file (src, dir, "lb-xv.so");
+  g_assert_cmpint (g_chmod (dir, 0777), ==, 0);
+  path = g_strconcat (dir, ":", g_getenv ("LIGHTBOX_PLUGIN_PATH"), NULL);
+  env = g_environ_setenv (env, "LIGHTBOX_PLUGIN_PATH", path, TRUE);
+  g_assert_cmpint (run_cli_env (args, env, &out, &err), ==, 0);
+  expect = g_strdup_printf ("lightbox-cli filters: Skipping %s/lb-xv.so: %s is writable by "
+                            "other users (mode 0777); refusing to load code from it", dir, dir);
+  g_assert_nonnull (strstr (err, expect));
+  /* The safe copy later in the path provides the filters. */
+  g_assert_nonnull (strstr (out, "blur io.github.lightbox.xv.blur\n"));
+  g_assert_cmpint (g_chmod (dir, 0700), ==, 0);
+  test_remove_tree (dir);
+}
+
 static void
 test_time_and_chain (void)
 {
@@ -281,6 +317,7 @@ main (int argc, char **argv)
   outdir = g_dir_make_tmp ("lb-test-cli-XXXXXX", NULL);
   g_test_add_func ("/cli/golden", test_golden);
   g_test_add_func ("/cli/filters-listing", test_filters_listing);
+  g_test_add_func ("/cli/filters-skips-unsafe", test_filters_skips_unsafe);
   g_test_add_func ("/cli/time-and-chain", test_time_and_chain);
   g_test_add_func ("/cli/errors", test_errors);
   ret = g_test_run ();

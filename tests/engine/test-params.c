@@ -43,7 +43,7 @@ test_defaults_and_string (void)
   g_autofree char *s = NULL;
 
   s = lb_filter_params_to_string (p);
-  g_assert_cmpstr (s, ==, "delay-us=0,value=0,size=3,mode=fast,gain=0.5");
+  g_assert_cmpstr (s, ==, "delay-us=0,value=0,size=3,mode=fast,gain=0.5,fail-row=-1");
   g_clear_pointer (&s, g_free);
 
   g_assert_true (lb_filter_params_set_from_string (p, "value=200,size=7,mode=exact,gain=-1.25",
@@ -54,7 +54,7 @@ test_defaults_and_string (void)
   g_assert_cmpfloat (lb_filter_params_get_number (p, "mode"), ==, 1);
   g_assert_cmpfloat (lb_filter_params_get_number (p, "gain"), ==, -1.25);
   s = lb_filter_params_to_string (p);
-  g_assert_cmpstr (s, ==, "delay-us=0,value=200,size=7,mode=exact,gain=-1.25");
+  g_assert_cmpstr (s, ==, "delay-us=0,value=200,size=7,mode=exact,gain=-1.25,fail-row=-1");
 
   /* The struct the plugin sees holds the values at the spec offsets. */
   {
@@ -79,7 +79,7 @@ test_errors (void)
   expect_error (p, "gain=nan", LB_ERROR_INVALID_ARGUMENT, "not a finite number");
   expect_error (p, "mode=slow", LB_ERROR_INVALID_ARGUMENT, "is not one of fast, exact");
   expect_error (p, "colour=3", LB_ERROR_INVALID_ARGUMENT,
-                "has no parameter “colour” (parameters: delay-us, value, size, mode, gain)");
+                "has no parameter “colour” (parameters: delay-us, value, size, mode, gain, fail-row)");
   expect_error (p, "value", LB_ERROR_INVALID_ARGUMENT, "is not NAME=VALUE");
   expect_error (p, "value=", LB_ERROR_INVALID_ARGUMENT, "is not a number");
   /* A failed setter leaves the earlier value alone. */
@@ -109,7 +109,7 @@ test_variant (void)
   a = lb_filter_params_to_string (p);
   b = lb_filter_params_to_string (q);
   g_assert_cmpstr (a, ==, b);
-  g_assert_cmpstr (a, ==, "delay-us=0,value=9,size=3,mode=exact,gain=2");
+  g_assert_cmpstr (a, ==, "delay-us=0,value=9,size=3,mode=exact,gain=2,fail-row=-1");
 
   g_variant_builder_init (&bld, G_VARIANT_TYPE_VARDICT);
   g_variant_builder_add (&bld, "{sv}", "gain", g_variant_new_double (3));

@@ -243,7 +243,7 @@ test_timing_progress_chain (void)
   g_assert_cmpstr (t->filter_id, ==, "io.github.lightbox.example.threshold");
   g_assert_cmpstr (t->params, ==, "level=40,invert=false");
   t = g_ptr_array_index (timings, 2);
-  g_assert_cmpstr (t->params, ==, "delay-us=0,value=77,size=3,mode=fast,gain=0.5");
+  g_assert_cmpstr (t->params, ==, "delay-us=0,value=77,size=3,mode=fast,gain=0.5,fail-row=-1");
   g_assert_cmpuint (t->width, ==, 40);
   g_assert_cmpuint (t->height, ==, 30);
   g_assert_cmpint (t->format, ==, LB_FORMAT_RGB8);
@@ -274,6 +274,33 @@ test_unsupported_format (void)
   g_assert_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED);
   g_assert_cmpstr (error->message, ==, MARK_ID " does not support rgb16 images (it supports "
                    "gray8, gray16, rgb8, rgba8)");
+}
+
+/* A failing band or prepare becomes the pass's error, prefixed with the filter id; the
+ * other threads stop early. */
+static void
+test_filter_errors (void)
+{
+  g_autoptr(LbImage) input = test_image_new (16, 64, LB_FORMAT_GRAY8, 1);
+  const char *steps[] = { MARK_ID ":fail-row=37", MARK_ID ":fail-row=-2" };
+  const char *messages[] = { MARK_ID ": failing at row 37, as asked",
+                             MARK_ID ": refusing in prepare, as asked" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
+    for (guint threads = 1; threads <= 4; threads *= 2)
+      {
+        g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
+        g_autoptr(GError) error = NULL;
+        g_autoptr(LbImage) out = NULL;
+
+        g_assert_true (lb_pipeline_append_step (pipe, steps[i], &error));
+        lb_pipeline_set_n_threads (pipe, threads);
+        lb_pipeline_set_band_height (pipe, 3);
+        out = lb_pipeline_run (pipe, input, NULL, NULL, &error);
+        g_assert_null (out);
+        g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL);
+        g_assert_cmpstr (error->message, ==, messages[i]);
+      }
 }
 
 static void
@@ -331,6 +358,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pipeline/timing-progress-chain", test_timing_progress_chain);
   g_test_add_func ("/pipeline/unsupported-format", test_unsupported_format);
   g_test_add_func ("/pipeline/async", test_async);
+  g_test_add_func ("/pipeline/filter-errors", test_filter_errors);
   ret = g_test_run ();
   g_object_unref (registry);
   test_remove_tree (plugin_dir);

@@ -278,9 +278,9 @@ test_hot_reload (void)
   g_assert_true (all_samples_are (out, 10));
   g_clear_object (&out);
 
-  /* 2. A slow pass (50 ms per row, 64 rows on 2 threads ≈ 1.6 s) starts on the old code… */
+  /* 2. A slow pass (100 ms per row, 64 rows on 2 threads ≈ 3.2 s) starts on the old code… */
   slow = lb_pipeline_new (reg);
-  g_assert_true (lb_pipeline_append_step (slow, MARK_ID ":delay-us=50000", &error));
+  g_assert_true (lb_pipeline_append_step (slow, MARK_ID ":delay-us=100000", &error));
   g_assert_no_error (error);
   lb_pipeline_set_n_threads (slow, 2);
   lb_pipeline_set_band_height (slow, 1);
@@ -335,6 +335,54 @@ test_hot_reload (void)
   test_remove_tree (dir);
 }
 
+/* Declarative files are watched too: add, change (a new kernel), remove. */
+static void
+test_hot_reload_declarative (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("lb-test-hotdecl-XXXXXX", NULL);
+  g_autofree char *file = g_build_filename (dir, "k.lbfilter", NULL);
+  g_autofree char *tmp = g_build_filename (dir, ".k.tmp", NULL);
+  g_autoptr(LbFilterRegistry) reg = lb_filter_registry_new ();
+  g_autoptr(LbFilter) f = NULL;
+  ChangeWatch watch = { FALSE };
+  const char *v1 = "[Filter]\nId=a.k\nName=One\nCategory=T\nType=kernel\n"
+                   "[Kernel]\nWidth=1\nHeight=1\nRow1=1\n";
+  const char *v2 = "[Filter]\nId=a.k\nName=Two\nCategory=T\nType=kernel\n"
+                   "[Kernel]\nWidth=3\nHeight=1\nRow1=1 1 1\n";
+
+  lb_filter_registry_add_filter_dir (reg, dir);
+  lb_filter_registry_rescan (reg);
+  lb_filter_registry_set_watching (reg, TRUE);
+  g_signal_connect (reg, "items-changed", G_CALLBACK (items_changed_cb), &watch);
+
+  g_assert_true (g_file_set_contents (tmp, v1, -1, NULL));
+  g_assert_cmpint (g_rename (tmp, file), ==, 0);
+  g_assert_true (test_wait_until (&watch.changed, 10000));
+  f = lb_filter_registry_lookup (reg, "a.k");
+  g_assert_nonnull (f);
+  g_assert_cmpstr (lb_filter_get_name (f), ==, "One");
+  g_clear_object (&f);
+
+  watch.changed = FALSE;
+  g_assert_true (g_file_set_contents (tmp, v2, -1, NULL));
+  g_assert_cmpint (g_rename (tmp, file), ==, 0);
+  g_assert_true (test_wait_until (&watch.changed, 10000));
+  /* A removal and an addition: wait until the new one is in. */
+  for (int i = 0; i < 10000 && (f = lb_filter_registry_lookup (reg, "a.k")) == NULL; i++)
+    g_main_context_iteration (NULL, FALSE), g_usleep (1000);
+  g_assert_nonnull (f);
+  g_assert_cmpstr (lb_filter_get_name (f), ==, "Two");
+  g_clear_object (&f);
+
+  watch.changed = FALSE;
+  g_assert_cmpint (g_unlink (file), ==, 0);
+  g_assert_true (test_wait_until (&watch.changed, 10000));
+  f = lb_filter_registry_lookup (reg, "a.k");
+  g_assert_null (f);
+  lb_filter_registry_set_watching (reg, FALSE);
+  test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -343,5 +391,6 @@ main (int argc, char **argv)
   g_test_add_func ("/registry/broken-plugins", test_broken_plugins);
   g_test_add_func ("/registry/writable-refused", test_writable_refused);
   g_test_add_func ("/registry/hot-reload", test_hot_reload);
+  g_test_add_func ("/registry/hot-reload-declarative", test_hot_reload_declarative);
   return g_test_run ();
 }

@@ -24,7 +24,7 @@ WRAP (unsharp, LbUnsharp)
 WRAP (median, LbMedian)
 
 static const struct { int channels, depth; } formats[] = {
-  { 1, 8 }, { 1, 16 }, { 3, 8 }, { 4, 8 }, { 2, 8 },
+  { 1, 8 }, { 1, 16 }, { 3, 8 }, { 4, 8 }, { 2, 8 }, { 3, 16 }, { 4, 16 },
 };
 
 static void

@@ -5,8 +5,12 @@
  * (tests/data/golden, see MANIFEST.txt), reference vs optimised paths on random images in
  * every format, band-split invariance, alpha pass-through, parameter errors. */
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "kb-test-util.h"
 #include "lb-error.h"
+#include "lb-xv-random.h"
 #include "lb-xvgeom.h"
 
 #define WRAP(name, T)                                                                        \
@@ -21,9 +25,9 @@ WRAP (rotate, LbRotate)
 WRAP (pixelize, LbPixelize)
 WRAP (spread, LbSpread)
 
-/* formats the filters must support, plus gray+alpha */
+/* formats the filters must support (GRAY8, GRAY16, RGB8, RGBA8), plus GRAYA8, RGB16, RGBA16 */
 static const struct { int channels, depth; } formats[] = {
-  { 1, 8 }, { 1, 16 }, { 3, 8 }, { 4, 8 }, { 2, 8 },
+  { 1, 8 }, { 1, 16 }, { 3, 8 }, { 4, 8 }, { 2, 8 }, { 3, 16 }, { 4, 16 },
 };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -335,6 +339,59 @@ test_spread_formats (void)
       }
 }
 
+/* The kernel limits distances to the region's size; spec §10 with 64-bit arithmetic and no
+ * limit must give the same image for distances near INT_MAX. */
+static void
+spread_unlimited (LbKernelBuf *img,
+                  gboolean     rect,
+                  gint64       px,
+                  gint64       py,
+                  guint32      seed)
+{
+  LbXvRandom rng;
+  gint64 ex = img->width - 1, ey = img->height - 1;
+
+  lb_xv_random_seed (&rng, seed);
+  for (gint64 y = 0; y <= ey; y++)
+    for (gint64 x = 0; x <= ex; x++)
+      {
+        gint64 lo = MAX (0, x - px), hi = MIN (ex, x + px), x1, y1, rd;
+        guint8 *a, *b, t[3];
+
+        x1 = lo + lb_xv_random_next (&rng) % (hi - lo + 1);
+        rd = rect ? py : px - ABS (x1 - x);
+        lo = MAX (0, y - rd);
+        hi = MIN (ey, y + rd);
+        y1 = lo + lb_xv_random_next (&rng) % (hi - lo + 1);
+        a = img->data + y * img->stride + x * 3;
+        b = img->data + y1 * img->stride + x1 * 3;
+        memcpy (t, a, 3);
+        memcpy (a, b, 3);
+        memcpy (b, t, 3);
+      }
+}
+
+static void
+test_spread_huge_distance (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (31);
+  g_autoptr (LbKernelBuf) src = kb_new (23, 17, 3, 8);
+
+  kb_fill_random (src, rand, 0);
+  for (int rect = 0; rect < 2; rect++)
+    {
+      LbSpreadParams p = { rect, G_MAXINT, G_MAXINT, 77 };
+      LbSpread *st = lb_spread_prepare (src, NULL, &p, NULL);
+      g_autoptr (LbKernelBuf) got = kb_run_whole (spread_fast, st, src);
+      g_autoptr (LbKernelBuf) want = kb_copy (src);
+
+      spread_unlimited (want, rect, G_MAXINT, G_MAXINT, 77);
+      g_assert_cmpuint (kb_compare (got, want, NULL), ==, 0);
+      g_assert_cmpuint (kb_compare (got, src, NULL), >, 0);
+      lb_spread_free (st);
+    }
+}
+
 /* ------------------------------------------------------------------------------------------ */
 
 static void
@@ -423,6 +480,7 @@ main (int    argc,
   g_test_add_func ("/xvgeom/pixelize/formats", test_pixelize_formats);
   g_test_add_func ("/xvgeom/spread/golden", test_spread_golden);
   g_test_add_func ("/xvgeom/spread/formats", test_spread_formats);
+  g_test_add_func ("/xvgeom/spread/huge-distance", test_spread_huge_distance);
   g_test_add_func ("/xvgeom/bad-params", test_bad_params);
   g_test_add_func ("/xvgeom/empty-region", test_empty_region);
   return g_test_run ();

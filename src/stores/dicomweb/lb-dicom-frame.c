@@ -310,10 +310,18 @@ lb_dicom_decode_frame (const LbDicomDataset *md,
   if (lb_dicom_dataset_get_double (md, LB_TAG_WINDOW_CENTER, 0, &a)
       && lb_dicom_dataset_get_double (md, LB_TAG_WINDOW_WIDTH, 0, &b) && b > 0)
     lb_image_meta_set_window (meta, a, b);
-  /* PixelSpacing is row spacing (vertical) \ column spacing (horizontal), in mm. */
+  /* PixelSpacing is row spacing (vertical) \ column spacing (horizontal), in mm. Projection
+   * radiographs (CR, DX) often carry only ImagerPixelSpacing, at the detector plane. */
   if (lb_dicom_dataset_get_double (md, LB_TAG_PIXEL_SPACING, 0, &a)
       && lb_dicom_dataset_get_double (md, LB_TAG_PIXEL_SPACING, 1, &b) && a > 0 && b > 0)
     lb_image_meta_set_pixel_spacing (meta, b, a);
+  else if (lb_dicom_dataset_get_double (md, LB_TAG_IMAGER_PIXEL_SPACING, 0, &a)
+           && lb_dicom_dataset_get_double (md, LB_TAG_IMAGER_PIXEL_SPACING, 1, &b)
+           && a > 0 && b > 0)
+    {
+      lb_image_meta_set_pixel_spacing (meta, b, a);
+      lb_image_meta_set_text (meta, "Pixel spacing", "at the detector (ImagerPixelSpacing)");
+    }
   if (name)
     lb_image_meta_set_source_uri (meta, name);
 

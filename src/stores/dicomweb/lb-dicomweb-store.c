@@ -5,6 +5,7 @@
 
 #include "lb-dicomweb-store.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,10 +39,13 @@ struct _LbDicomwebStore {
   GObject parent_instance;
 
   /* Owned */
-  char           *root_uri;  /* the store URI as given, ending in '/' */
+  char           *root_uri;  /* the store URI as opened, ending in '/' (what NULL lists) */
+  char           *tree_uri;  /* the DICOMweb root in the store's scheme, ending in '/': every
+                              * entry URI is tree_uri + the DICOMweb path of the resource */
   char           *base_url;  /* http(s) DICOMweb root without the trailing '/' */
   LbStoreOptions *options;
   SoupSession    *session;
+  guint           page_size;  /* QIDO results asked for per request */
 };
 
 static void lb_dicomweb_store_iface_init (LbStoreInterface *iface);
@@ -55,6 +59,7 @@ lb_dicomweb_store_finalize (GObject *object)
   LbDicomwebStore *self = LB_DICOMWEB_STORE (object);
 
   g_free (self->root_uri);
+  g_free (self->tree_uri);
   g_free (self->base_url);
   g_clear_pointer (&self->options, lb_store_options_unref);
   g_clear_object (&self->session);
@@ -70,6 +75,15 @@ lb_dicomweb_store_class_init (LbDicomwebStoreClass *klass)
 static void
 lb_dicomweb_store_init (LbDicomwebStore *self)
 {
+  self->page_size = LB_DICOMWEB_DEFAULT_PAGE_SIZE;
+}
+
+void
+lb_dicomweb_store_set_page_size (LbDicomwebStore *self, guint page_size)
+{
+  g_return_if_fail (LB_IS_DICOMWEB_STORE (self));
+  g_return_if_fail (page_size > 0);
+  self->page_size = page_size;
 }
 
 LbStore *
@@ -79,7 +93,7 @@ lb_dicomweb_store_new (const char *uri, LbStoreOptions *options, GError **error)
   g_autoptr(GUri) parsed = NULL;
   g_autoptr(GError) local = NULL;
   const char *scheme, *http_scheme;
-  g_autofree char *base = NULL, *root = NULL, *root_path = NULL;
+  g_autofree char *base = NULL, *root = NULL, *root_path = NULL, *below = NULL;
   gsize len;
 
   g_return_val_if_fail (uri != NULL, NULL);
@@ -126,8 +140,9 @@ lb_dicomweb_store_new (const char *uri, LbStoreOptions *options, GError **error)
   {
     g_auto(GStrv) segs = g_strsplit (g_uri_get_path (parsed), "/", -1);
     GString *path = g_string_new (NULL);
+    guint i;
 
-    for (guint i = 0; segs[i]; i++)
+    for (i = 0; segs[i]; i++)
       {
         if (strcmp (segs[i], "studies") == 0 || strcmp (segs[i], "patients") == 0)
           break;
@@ -137,6 +152,11 @@ lb_dicomweb_store_new (const char *uri, LbStoreOptions *options, GError **error)
         g_string_append (path, segs[i]);
       }
     root_path = g_string_free (path, FALSE);
+    /* the part below the DICOMweb root: "studies/x/series/y" (no trailing slash) */
+    below = segs[i] ? g_strjoinv ("/", segs + i) : g_strdup ("");
+    g_strchomp (below);
+    while (*below && below[strlen (below) - 1] == '/')
+      below[strlen (below) - 1] = '\0';
   }
   base = g_uri_join (G_URI_FLAGS_ENCODED, http_scheme, g_uri_get_userinfo (parsed),
                      g_uri_get_host (parsed), g_uri_get_port (parsed), root_path, NULL, NULL);
@@ -146,7 +166,9 @@ lb_dicomweb_store_new (const char *uri, LbStoreOptions *options, GError **error)
   self->base_url = g_steal_pointer (&base);
   root = g_uri_join (G_URI_FLAGS_ENCODED, scheme, g_uri_get_userinfo (parsed),
                      g_uri_get_host (parsed), g_uri_get_port (parsed), root_path, NULL, NULL);
-  self->root_uri = g_strconcat (root, "/", NULL);
+  self->tree_uri = g_strconcat (root, "/", NULL);
+  self->root_uri = *below ? g_strconcat (self->tree_uri, below, "/", NULL)
+                          : g_strdup (self->tree_uri);
   return LB_STORE (g_steal_pointer (&self));
 }
 
@@ -271,21 +293,23 @@ parse_location (LbDicomwebStore *self, const char *uri, gboolean allow_extra, Lo
   guint n;
 
   memset (loc, 0, sizeof *loc);
-  loc->uri = g_strdup (uri ? uri : self->root_uri);
-  if (uri == NULL || strcmp (uri, self->root_uri) == 0
-      || (strlen (uri) + 1 == strlen (self->root_uri)
-          && strncmp (uri, self->root_uri, strlen (uri)) == 0))
+  if (uri == NULL)
+    uri = self->root_uri;
+  loc->uri = g_strdup (uri);
+  if (uri == NULL || strcmp (uri, self->tree_uri) == 0
+      || (strlen (uri) + 1 == strlen (self->tree_uri)
+          && strncmp (uri, self->tree_uri, strlen (uri)) == 0))
     {
       loc->level = LEVEL_ROOT;
       return TRUE;
     }
-  if (!g_str_has_prefix (uri, self->root_uri))
+  if (!g_str_has_prefix (uri, self->tree_uri))
     {
       g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT, "%s is not inside the store %s",
-                   uri, self->root_uri);
+                   uri, self->tree_uri);
       return FALSE;
     }
-  rel = uri + strlen (self->root_uri);
+  rel = uri + strlen (self->tree_uri);
   if (strpbrk (rel, "?#") != NULL)
     goto bad;
   segs = g_strsplit (rel, "/", -1);
@@ -369,7 +393,7 @@ study_uri (LbDicomwebStore *self, const char *study)
 {
   g_autofree char *e = esc (study);
 
-  return g_strconcat (self->root_uri, "studies/", e, "/", NULL);
+  return g_strconcat (self->tree_uri, "studies/", e, "/", NULL);
 }
 
 static char *
@@ -540,16 +564,51 @@ request_finish (GAsyncResult *result, GError **error)
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
-/* QIDO-RS search: @path_query is appended to the base URL. Returns the data sets. */
+/* QIDO-RS search, paged: @path_query is appended to the base URL with limit/offset
+ * (PS3.18 §8.3.4.4), so a server that caps its answers (most PACS do) still gives the whole
+ * listing; the listing caps (entries, bytes per page) apply to the total. */
+typedef struct {
+  char      *path_query;
+  char      *url;         /* of the current page, for messages */
+  guint      offset;
+  GPtrArray *all;         /* LbDicomDataset* */
+  GHashTable *seen;       /* identity keys of the data sets so far */
+  GFileProgressCallback progress;
+  gpointer   progress_data;
+} QidoData;
+
+static void
+qido_data_free (QidoData *q)
+{
+  g_free (q->path_query);
+  g_free (q->url);
+  g_ptr_array_unref (q->all);
+  g_hash_table_unref (q->seen);
+  g_free (q);
+}
+
+static char *
+identity_key (const LbDicomDataset *ds)
+{
+  const char *st = lb_dicom_dataset_get_string (ds, LB_TAG_STUDY_INSTANCE_UID, 0);
+  const char *se = lb_dicom_dataset_get_string (ds, LB_TAG_SERIES_INSTANCE_UID, 0);
+  const char *in = lb_dicom_dataset_get_string (ds, LB_TAG_SOP_INSTANCE_UID, 0);
+
+  return g_strdup_printf ("%s|%s|%s", st ? st : "", se ? se : "", in ? in : "");
+}
+
+static void qido_next_page (GTask *task);
+
 static void
 on_qido_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
   LbDicomwebStore *self = g_task_get_source_object (task);
+  QidoData *q = g_task_get_task_data (task);
   GError *error = NULL;
   g_autoptr(Response) r = request_finish (result, &error);
-  GPtrArray *arr;
-  guint max_entries;
+  g_autoptr(GPtrArray) arr = NULL;
+  guint max_entries, added = 0;
 
   if (r == NULL)
     {
@@ -557,13 +616,11 @@ on_qido_done (GObject *source, GAsyncResult *result, gpointer user_data)
       g_object_unref (task);
       return;
     }
-  /* 204 No Content: no matches (PS3.18 §10.6.3.3) */
+  /* 204 No Content: no (more) matches (PS3.18 §10.6.3.3) */
   if (soup_message_get_status (r->msg) == 204 || (soup_message_get_status (r->msg) == 200
                                                   && g_bytes_get_size (r->body) == 0))
     {
-      g_task_return_pointer (task,
-                             g_ptr_array_new_with_free_func ((GDestroyNotify) lb_dicom_dataset_unref),
-                             (GDestroyNotify) g_ptr_array_unref);
+      g_task_return_pointer (task, g_ptr_array_ref (q->all), (GDestroyNotify) g_ptr_array_unref);
       g_object_unref (task);
       return;
     }
@@ -577,24 +634,56 @@ on_qido_done (GObject *source, GAsyncResult *result, gpointer user_data)
                                    &error);
   if (arr == NULL)
     {
-      g_prefix_error (&error, "%s: ", (const char *) g_task_get_task_data (task));
+      g_prefix_error (&error, "%s: ", q->url);
       g_task_return_error (task, error);
       g_object_unref (task);
       return;
     }
+  for (guint i = 0; i < arr->len; i++)
+    {
+      char *key = identity_key (arr->pdata[i]);
+
+      /* a server that ignores offset sends the same page again: keep each data set once */
+      if (!g_hash_table_add (q->seen, key))
+        continue;
+      g_ptr_array_add (q->all, lb_dicom_dataset_ref (arr->pdata[i]));
+      added++;
+    }
   max_entries = self->options->max_listing_entries ? self->options->max_listing_entries
                                                    : LB_STORE_DEFAULT_MAX_LISTING_ENTRIES;
-  if (arr->len > max_entries)
+  if (q->all->len > max_entries)
     {
       g_task_return_new_error (task, LB_ERROR, LB_ERROR_TOO_LARGE,
-                               "%s: listing too large (%u entries, the limit is %u)",
-                               (const char *) g_task_get_task_data (task), arr->len, max_entries);
-      g_ptr_array_unref (arr);
+                               "%s%s: listing too large (more than %u entries)",
+                               self->base_url, q->path_query, max_entries);
       g_object_unref (task);
       return;
     }
-  g_task_return_pointer (task, arr, (GDestroyNotify) g_ptr_array_unref);
-  g_object_unref (task);
+  /* a short page (or one that ignored the limit, or brought nothing new) is the last */
+  if (arr->len != self->page_size || added == 0)
+    {
+      g_task_return_pointer (task, g_ptr_array_ref (q->all), (GDestroyNotify) g_ptr_array_unref);
+      g_object_unref (task);
+      return;
+    }
+  q->offset += arr->len;
+  qido_next_page (task);
+}
+
+static void
+qido_next_page (GTask *task)
+{
+  LbDicomwebStore *self = g_task_get_source_object (task);
+  QidoData *q = g_task_get_task_data (task);
+  guint64 cap = self->options->max_listing_bytes ? self->options->max_listing_bytes
+                                                 : LB_STORE_DEFAULT_MAX_LISTING_BYTES;
+
+  g_free (q->url);
+  q->url = g_strdup_printf ("%s%s%climit=%u&offset=%u", self->base_url, q->path_query,
+                            strchr (q->path_query, '?') ? '&' : '?', self->page_size, q->offset);
+  request_async (self, "GET", q->url, MEDIA_DICOM_JSON, NULL, NULL, cap,
+                 g_task_get_cancellable (task), q->progress, q->progress_data, on_qido_done,
+                 task);
 }
 
 static void
@@ -607,14 +696,16 @@ qido_async (LbDicomwebStore       *self,
             gpointer               user_data)
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
-  char *url = g_strconcat (self->base_url, path_query, NULL);
-  guint64 cap = self->options->max_listing_bytes ? self->options->max_listing_bytes
-                                                 : LB_STORE_DEFAULT_MAX_LISTING_BYTES;
+  QidoData *q = g_new0 (QidoData, 1);
 
   g_task_set_source_tag (task, qido_async);
-  g_task_set_task_data (task, url, g_free);
-  request_async (self, "GET", url, MEDIA_DICOM_JSON, NULL, NULL, cap, cancellable, progress,
-                 progress_data, on_qido_done, task);
+  q->path_query = g_strdup (path_query);
+  q->all = g_ptr_array_new_with_free_func ((GDestroyNotify) lb_dicom_dataset_unref);
+  q->seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  q->progress = progress;
+  q->progress_data = progress_data;
+  g_task_set_task_data (task, q, (GDestroyNotify) qido_data_free);
+  qido_next_page (task);
 }
 
 static GPtrArray *
@@ -634,11 +725,19 @@ set_attr (LbStoreEntry *e, const char *key, const LbDicomDataset *ds, guint32 ta
     lb_store_entry_set_attribute (e, key, v);
 }
 
+static const char *
+patient_id_of (const LbDicomDataset *ds)
+{
+  const char *id = lb_dicom_dataset_get_string (ds, LB_TAG_PATIENT_ID, 0);
+
+  return id ? id : "";
+}
+
 static LbStoreEntry *
 patient_entry (LbDicomwebStore *self, const char *id, const LbDicomDataset *first, guint n_studies)
 {
   g_autofree char *e = esc (id);
-  g_autofree char *uri = g_strconcat (self->root_uri, "patients/", e, "/", NULL);
+  g_autofree char *uri = g_strconcat (self->tree_uri, "patients/", e, "/", NULL);
   g_autofree char *label = lb_dicomweb_label_patient (
     lb_dicom_dataset_get_string (first, LB_TAG_PATIENT_NAME, 0), id);
   g_autofree char *count = g_strdup_printf ("%u", n_studies);
@@ -665,7 +764,8 @@ study_entry (LbDicomwebStore *self, const LbDicomDataset *ds)
   entry = lb_store_entry_new (uri, uid, LB_STORE_ENTRY_DICOM_STUDY);
   lb_store_entry_set_display_name (entry, label);
   lb_store_entry_set_attribute (entry, "StudyInstanceUID", uid);
-  set_attr (entry, "PatientID", ds, LB_TAG_PATIENT_ID);
+  /* always present: "" is the (real) group of studies without a patient ID */
+  lb_store_entry_set_attribute (entry, "PatientID", patient_id_of (ds));
   set_attr (entry, "PatientName", ds, LB_TAG_PATIENT_NAME);
   set_attr (entry, "StudyDate", ds, LB_TAG_STUDY_DATE);
   set_attr (entry, "StudyDescription", ds, LB_TAG_STUDY_DESCRIPTION);
@@ -773,14 +873,6 @@ compare_instances (gconstpointer a, gconstpointer b)
   return compare_numbers_then (lb_store_entry_get_attribute (x, "InstanceNumber"),
                                lb_store_entry_get_attribute (y, "InstanceNumber"),
                                lb_store_entry_get_name (x), lb_store_entry_get_name (y));
-}
-
-static const char *
-patient_id_of (const LbDicomDataset *ds)
-{
-  const char *id = lb_dicom_dataset_get_string (ds, LB_TAG_PATIENT_ID, 0);
-
-  return id ? id : "";
 }
 
 /* Groups studies by PatientID (QIDO-RS has no patient level). */
@@ -1024,7 +1116,7 @@ dw_stat_async (LbStore *store, const char *uri, GCancellable *cancellable,
     {
     case LEVEL_ROOT:
       {
-        LbStoreEntry *e = lb_store_entry_new (self->root_uri, self->base_url,
+        LbStoreEntry *e = lb_store_entry_new (self->tree_uri, self->base_url,
                                               LB_STORE_ENTRY_DIRECTORY);
 
         g_task_return_pointer (task, e, g_object_unref);
@@ -1416,6 +1508,25 @@ stow_fail (GTask *task, GError *error)
   g_object_unref (task);
 }
 
+/* Failure Reason values of PS3.18 §I.2.2 (Table I.2-1) and the Storage Service (PS3.4 §B.2.3). */
+static const char *
+stow_failure_text (guint reason)
+{
+  switch (reason)
+    {
+    case 0x0110: return "processing failure";
+    case 0x0119: return "class-instance conflict";
+    case 0x0122: return "SOP class not supported";
+    case 0x0124: return "not authorized";
+    case 0xA700: return "out of resources";
+    case 0xA770: return "out of resources: data set too large";
+    case 0xA900: return "data set does not match SOP class";
+    case 0xC000: return "cannot understand";
+    case 0xC122: return "transfer syntax not supported";
+    default: return reason >= 0xA700 && reason <= 0xA7FF ? "out of resources" : "refused";
+    }
+}
+
 /* PS3.18 §10.5.3: the response lists stored instances in ReferencedSOPSequence (0008,1199) and
  * failures in FailedSOPSequence (0008,1198) with a FailureReason (0008,1197). */
 static void
@@ -1431,7 +1542,7 @@ on_stowed (GObject *source, GAsyncResult *result, gpointer user_data)
   guint status;
   gboolean stored = FALSE;
   LbStoreEntry *entry;
-  g_autofree char *uri = NULL, *size = NULL;
+  g_autofree char *uri = NULL;
 
   if (r == NULL)
     {
@@ -1473,15 +1584,17 @@ on_stowed (GObject *source, GAsyncResult *result, gpointer user_data)
           LbDicomDataset *item = lb_dicom_dataset_get_item (resp, LB_DICOM_TAG (0x0008, 0x1198), i);
           gint64 reason = -1;
 
-          lb_dicom_dataset_get_int (item, LB_DICOM_TAG (0x0008, 0x1197), 0, &reason);
+          const char *sop = lb_dicom_dataset_get_string (item, LB_DICOM_TAG (0x0008, 0x1155), 0);
+          g_autofree char *why = NULL;
+
+          if (lb_dicom_dataset_get_int (item, LB_DICOM_TAG (0x0008, 0x1197), 0, &reason))
+            why = g_strdup_printf ("failure reason 0x%04X, %s", (guint) reason,
+                                   stow_failure_text ((guint) reason));
+          else
+            why = g_strdup ("no failure reason given");
           stow_fail (task, g_error_new (LB_ERROR, status == 409 ? LB_ERROR_CONFLICT : LB_ERROR_FAILED,
-                                        "STOW-RS %s: the server refused instance %s "
-                                        "(HTTP %u, failure reason 0x%04" G_GINT64_MODIFIER "X)",
-                                        d->stow_url,
-                                        lb_dicom_dataset_get_string (item, LB_DICOM_TAG (0x0008, 0x1155), 0)
-                                          ? lb_dicom_dataset_get_string (item, LB_DICOM_TAG (0x0008, 0x1155), 0)
-                                          : d->sop_uid,
-                                        status, reason));
+                                        "STOW-RS %s: the server refused instance %s (HTTP %u, %s)",
+                                        d->stow_url, sop ? sop : d->sop_uid, status, why));
           return;
         }
       for (guint i = 0; i < nr; i++)
@@ -1557,6 +1670,33 @@ stow_send (GTask *task)
                  on_stowed, task);
 }
 
+/* An image that travelled as PNG has its spacing from pHYs, in whole pixels per metre: 0.661468
+ * mm comes back as 0.661376. When the image's spacing is the source's within that rounding
+ * (half a pixel per metre: s² / 2000 mm), the source's exact value is the true one. A filter
+ * that resampled the image changes the spacing by far more and is left alone. */
+static void
+restore_exact_spacing (StowData *d)
+{
+  const LbImageMeta *meta = lb_image_get_meta (d->image);
+  double x, y, sx, sy;
+
+  if (!lb_image_meta_get_pixel_spacing (meta, &x, &y)
+      || !lb_dicom_dataset_get_double (d->metadata, LB_TAG_PIXEL_SPACING, 0, &sy)
+      || !lb_dicom_dataset_get_double (d->metadata, LB_TAG_PIXEL_SPACING, 1, &sx))
+    return;
+  if ((x != sx || y != sy) && fabs (x - sx) <= sx * sx / 2000 + 1e-12
+      && fabs (y - sy) <= sy * sy / 2000 + 1e-12)
+    {
+      g_autoptr(LbImageMeta) fixed = lb_image_meta_copy (meta);
+      LbImage *img;
+
+      lb_image_meta_set_pixel_spacing (fixed, sx, sy);
+      img = lb_image_with_meta (d->image, fixed);
+      g_object_unref (d->image);
+      d->image = img;
+    }
+}
+
 static void
 on_study_series (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -1580,6 +1720,7 @@ on_study_series (GObject *source, GAsyncResult *result, gpointer user_data)
       if (lb_dicom_dataset_get_int (series->pdata[i], LB_TAG_SERIES_NUMBER, 0, &n))
         max_number = MAX (max_number, n);
     }
+  restore_exact_spacing (d);
   sc = lb_dicom_build_secondary_capture (d->image, d->metadata, d->derivation,
                                          (guint) MIN (max_number + 1, G_MAXINT32), &error);
   if (sc == NULL)

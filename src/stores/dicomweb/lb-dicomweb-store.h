@@ -13,9 +13,15 @@ G_BEGIN_DECLS
  * An #LbStore over a DICOMweb server (PS3.18): QIDO-RS to browse, WADO-RS to fetch frames and
  * metadata, STOW-RS to store derived images. Opened from "dicomweb+http://host/base" or
  * "dicomweb+https://…", or from an http(s) URL with #LbStoreOptions.type "dicomweb". The
- * base is the DICOMweb root (Orthanc: http://host:8042/dicom-web).
+ * base is the DICOMweb root (Orthanc: http://host:8042/dicom-web). Entry URIs keep the scheme
+ * the store was opened with: prefer dicomweb+http(s):// so that an entry URI handed to
+ * lb_store_new_for_uri() later (lightbox-cli get) finds this backend again without a type.
  *
- * The tree (URIs relative to the store's root, which ends in '/'):
+ * A URI below the DICOMweb root (…/dicom-web/studies/x/) opens the same server, with that
+ * level as the store's own root (what a NULL URI lists): the DICOMweb root is the path before
+ * the first "studies" or "patients" segment.
+ *
+ * The tree (URIs relative to the DICOMweb root, which ends in '/'):
  *   (root)                                   patients, grouped by PatientID from /studies
  *   patients/{PatientID}/                    that patient's studies (an empty ID is an empty
  *                                            segment)
@@ -48,6 +54,12 @@ LbStore *lb_dicomweb_store_new (const char      *uri,
 /* Registers the backend ("dicomweb", "dicomweb+http", "dicomweb+https") with the factory;
  * called once by the generated lb-store-backends.c. */
 void     lb_dicomweb_register (void);
+
+/* QIDO-RS searches are paged with limit/offset, this many results per request, so that servers
+ * that cap their answers still give whole listings. */
+#define LB_DICOMWEB_DEFAULT_PAGE_SIZE 1000
+void        lb_dicomweb_store_set_page_size (LbDicomwebStore *self,
+                                             guint            page_size);
 
 /* The http(s) URL of the DICOMweb root, without a trailing slash. */
 const char *lb_dicomweb_store_get_base_url (LbDicomwebStore *self);
