@@ -5,6 +5,7 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
+#include <string.h>
 
 #include "lb-bench-panel.h"
 #include "lb-bench-table.h"
@@ -97,10 +98,11 @@ draw_plot (GtkDrawingArea *area,
     }
   if (xmax <= 0)
     xmax = 1;
+  /* room on the right so the largest size is not drawn on the frame */
   if (ymax <= 0)
     ymax = 1;
-  xmax *= 1.05;
-  ymax *= 1.1;
+  xmax *= 1.15;
+  ymax *= 1.2;
 
   /* axes and grid */
   cairo_set_line_width (cr, 1);
@@ -179,8 +181,12 @@ draw_plot (GtkDrawingArea *area,
           cairo_arc (cr, px, py, 3, 0, 2 * G_PI);
           cairo_fill (cr);
         }
-      cairo_move_to (cr, ml + pw - 180, mt + 14 + 13 * s);
-      cairo_show_text (cr, names->pdata[s]);
+      /* legend at the top left: the largest sizes (and points) are on the right */
+      {
+        const char *n = names->pdata[s], *dot = strrchr (n, '.');
+        cairo_move_to (cr, ml + 8, mt + 24 + 13 * s);
+        cairo_show_text (cr, dot ? dot + 1 : n);
+      }
     }
 }
 

@@ -8,13 +8,12 @@
 #include "lb-loader.h"
 
 #define CHUNK_SIZE (64 * 1024)
-/* just below GTK's redraw priority (G_PRIORITY_HIGH_IDLE + 20), above idle animations */
-#define LB_LOADER_PRIORITY (G_PRIORITY_HIGH_IDLE + 30)
 /* Decode at most this long before letting GTK paint: short until the first rows are on
  * screen, then longer, because every frame costs a full canvas upload and a download is
  * better spent decoding than repainting at 60 Hz. */
 #define FIRST_SLICE_US 8000
 #define SLICE_US 100000
+#define PAUSE_MS 17 /* one frame at 60 Hz */
 
 typedef struct {
   GInputStream       *stream;
@@ -134,28 +133,42 @@ on_read (GObject      *source,
 }
 
 static void
+read_now (GTask *task)
+{
+  LoadData *d = g_task_get_task_data (task);
+
+  g_input_stream_read_bytes_async (d->stream, CHUNK_SIZE, G_PRIORITY_DEFAULT,
+                                   g_task_get_cancellable (task), on_read, task);
+}
+
+static gboolean
+resume_reading (gpointer data)
+{
+  read_now (G_TASK (data));
+  return G_SOURCE_REMOVE;
+}
+
+static void
 read_next (GTask *task)
 {
   LoadData *d = g_task_get_task_data (task);
   gint64 now = g_get_monotonic_time ();
-  int priority = G_PRIORITY_DEFAULT;
 
-  /* Time slices: decode chunk after chunk at default priority for up to SLICE_US, then
-   * read the next chunk just below GTK's redraw priority so a due frame shows the new rows.
-   * Painting between every chunk would make a large image take far longer to load; never
-   * painting would show nothing until the end. */
+  /* Time slices: decode chunk after chunk for a while, then pause one frame interval so
+   * GTK can paint the new rows. Priorities alone do not do it: when painting is slower than
+   * the frame rate, the frame clock is always due and would starve a lower-priority read,
+   * while a read at default priority would starve painting until the whole image is in. */
   if (d->slice_start == 0)
     d->slice_start = now;
   else if (now - d->slice_start > (d->header_sent ? SLICE_US : FIRST_SLICE_US)
            || (d->header_sent && !d->first_paint_offered))
     {
-      priority = LB_LOADER_PRIORITY;
       d->slice_start = 0;
       d->first_paint_offered |= d->header_sent;
+      g_timeout_add_full (G_PRIORITY_DEFAULT, PAUSE_MS, resume_reading, task, NULL);
+      return;
     }
-
-  g_input_stream_read_bytes_async (d->stream, CHUNK_SIZE, priority,
-                                   g_task_get_cancellable (task), on_read, task);
+  read_now (task);
 }
 
 void
