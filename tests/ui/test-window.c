@@ -500,8 +500,9 @@ test_store_filter_direct (void)
   g_assert_true (lb_history_get_current (win->history) == lb_history_get_original (win->history));
 }
 
-/* A folder of 100 000 entries: listed, sorted and shown without stalling (times printed,
- * no thresholds), and the last row reachable. */
+/* A large folder (20 000 entries here, so the sanitizer runs stay short; bench/ui-timing
+ * times 100 000): listed, sorted and shown, and the last row reachable. */
+#define LARGE_N 20000
 static void
 test_large_folder (void)
 {
@@ -512,7 +513,7 @@ test_large_folder (void)
   guint n, last;
   char name[64];
 
-  for (int i = 0; i < 100000; i++)
+  for (int i = 0; i < LARGE_N; i++)
     {
       g_autofree char *p = NULL;
       int fd;
@@ -528,18 +529,19 @@ test_large_folder (void)
   gtk_test_widget_wait_for_draw (GTK_WIDGET (w));
   t0 = g_get_monotonic_time ();
   lb_window_open_store (w, uri);
-  g_assert_true (lb_test_wait (store_idle, w, 60000));
+  g_assert_true (lb_test_wait (store_idle, w, 120000));
   t1 = g_get_monotonic_time ();
   n = g_list_model_get_n_items (lb_store_browser_get_rows (w->browser));
-  g_assert_cmpuint (n, ==, 100000);
+  g_assert_cmpuint (n, ==, LARGE_N);
   /* sorted by name: the last row is the last file; selecting it scrolls the view there */
-  last = lb_store_browser_find_row (w->browser, "img-099999.png");
-  g_assert_cmpuint (last, ==, 99999);
+  g_snprintf (name, sizeof name, "img-%06d.png", LARGE_N - 1);
+  last = lb_store_browser_find_row (w->browser, name);
+  g_assert_cmpuint (last, ==, LARGE_N - 1);
   lb_store_browser_select_row (w->browser, last);
   gtk_widget_queue_draw (GTK_WIDGET (w));
   gtk_test_widget_wait_for_draw (GTK_WIDGET (w));
   t2 = g_get_monotonic_time ();
-  g_test_message ("100 000 entries: listed and shown in %.0f ms, jump to the end %.0f ms",
+  g_test_message ("%d entries: listed and shown in %.0f ms, jump to the end %.0f ms", LARGE_N,
                   (t1 - t0) / 1000.0, (t2 - t1) / 1000.0);
   gtk_window_destroy (GTK_WINDOW (w));
   drain (50);
