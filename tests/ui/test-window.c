@@ -572,7 +572,9 @@ test_tls_dialog (void)
   LbWindow *w;
   int status;
 
-  if (!g_find_program_in_path ("openssl"))
+  g_autofree char *openssl = g_find_program_in_path ("openssl");
+
+  if (openssl == NULL)
     {
       g_test_skip ("openssl is not installed");
       return;
