@@ -24,6 +24,8 @@ TEST_PKGS=(
   xvfb xauth dbus at-spi2-core
   # independent decoders and tools the tests compare against
   netpbm imagemagick curl python3-dogtail valgrind file
+  # lightbox-bench filters times libvips' operators next to ImageMagick's
+  libvips-tools
   # self-signed certificates made at test time (lightbox-store TLS tests)
   openssl
   # real servers for the store integration tests (all bound to 127.0.0.1)
