@@ -41,10 +41,12 @@ static const Case cases[] = {
   { "emboss", F_EMBOSS, 0, 13.1, TRUE },
   { "oil (xv 4x4)", F_OIL, 0, 177.6, TRUE },
   { "oil 3 (corr.)", F_OIL, 3, 0, TRUE },
+  { "oil 5 (corr.)", F_OIL, 5, 0, FALSE },
   { "oil 31 (corr.)", F_OIL, 31, 0, FALSE },
   { "blend", F_BLEND, 0, 16.7, TRUE },
   { "despeckle 3", F_DESPECKLE, 3, 99.2, TRUE },
   { "despeckle 5", F_DESPECKLE, 5, 485.2, TRUE },
+  { "despeckle 7", F_DESPECKLE, 7, 0, FALSE },
   { "despeckle 31", F_DESPECKLE, 31, 0, FALSE },
 };
 
@@ -274,6 +276,7 @@ main (int argc, char **argv)
   const char *only = argc > (quick ? 2 : 1) ? argv[quick ? 2 : 1] : NULL;
   LbKernelBuf rgb, rgb_dst, g16, g16_dst;
   double r1[3] = { 0 }, r15[3] = { 0 }; /* blur, oil, despeckle at radius 1 and 15 */
+  double oil_r2 = 0, despeckle_r3 = 0;     /* the general paths at a small radius */
 
   make_image (&rgb, 1400, 1000, 3, 8);
   rgb_dst = rgb, rgb_dst.data = g_memdup2 (rgb.data, rgb.stride * rgb.height);
@@ -330,9 +333,16 @@ main (int argc, char **argv)
         r1[2] = opt;
       if (c->id == F_DESPECKLE && c->param == 31)
         r15[2] = opt;
+      if (c->id == F_OIL && c->param == 5)
+        oil_r2 = opt;
+      if (c->id == F_DESPECKLE && c->param == 7)
+        despeckle_r3 = opt;
     }
   g_print ("radius 15 / radius 1 (optimised, 1 thread, RGB8): blur %.2f, oil (corrected) %.2f, "
            "despeckle %.2f\n", r15[0] / r1[0], r15[1] / r1[1], r15[2] / r1[2]);
+  g_print ("general paths (radius 1 uses a network): oil radius 15 / radius 2 (hash) %.2f, "
+           "despeckle radius 15 / radius 3 (histogram) %.2f\n", r15[1] / oil_r2,
+           r15[2] / despeckle_r3);
 
   g_free (rgb.data), g_free (rgb_dst.data), g_free (g16.data), g_free (g16_dst.data);
   return 0;

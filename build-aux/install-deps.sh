@@ -24,10 +24,12 @@ TEST_PKGS=(
   xvfb xauth dbus at-spi2-core
   # independent decoders and tools the tests compare against
   netpbm imagemagick curl python3-dogtail valgrind file
+  # lightbox-bench filters times libvips' operators next to ImageMagick's
+  libvips-tools
   # self-signed certificates made at test time (lightbox-store TLS tests)
   openssl
   # real servers for the store integration tests (all bound to 127.0.0.1)
-  nginx libnginx-mod-http-dav-ext apache2 orthanc orthanc-dicomweb orthanc-gdcm litmus wrk
+  nginx libnginx-mod-http-dav-ext apache2 apache2-utils orthanc orthanc-dicomweb orthanc-gdcm litmus wrk
   # DICOM checks: dciodvfy (IOD validator), the 0051.dcm sample; numpy + PIL let pydicom decode
   # pixel data (JPEG 2000 too) as the independent reference
   dicom3tools python3-numpy python3-pil

@@ -8,7 +8,7 @@
 
 #include "lb-enhance.h"
 #include "lb-error.h"
-#include "lb-kernel-private.h"
+#include "lb-xvgeom-private.h"
 #include "lb-xvgeom.h"
 
 gboolean
@@ -20,7 +20,7 @@ lb_gauss_core_init (LbGaussCore        *core,
                     GError            **error)
 {
   memset (core, 0, sizeof *core);
-  if (!lb_kernel_check_and_clip (src, region, &core->r, error))
+  if (!lb_xvgeom_check_and_clip (src, region, &core->r, error))
     return FALSE;
   if (!(sigma >= LB_GAUSSIAN_SIGMA_MIN && sigma <= LB_GAUSSIAN_SIGMA_MAX))
     {
@@ -189,7 +189,7 @@ horizontal_point (const LbGaussCore *core,
   return acc;
 }
 
-LB_KERNEL_TARGET_CLONES void
+LB_XVGEOM_TARGET_CLONES void
 lb_gauss_core_row (const LbGaussCore *core,
                    const LbKernelBuf *src,
                    int                y,

@@ -4,7 +4,7 @@
 #include "lb-enhance.h"
 
 #include "lb-gauss-core.h"
-#include "lb-kernel-private.h"
+#include "lb-xvgeom-private.h"
 
 struct _LbGaussian {
   LbGaussCore core;

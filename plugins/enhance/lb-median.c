@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "lb-error.h"
-#include "lb-kernel-private.h"
+#include "lb-xvgeom-private.h"
 #include "lb-xvgeom.h"
 
 struct _LbMedian {
@@ -23,7 +23,7 @@ lb_median_prepare (const LbKernelBuf    *src,
 {
   g_autofree LbMedian *st = g_new0 (LbMedian, 1);
 
-  if (!lb_kernel_check_and_clip (src, region, &st->r, error))
+  if (!lb_xvgeom_check_and_clip (src, region, &st->r, error))
     return NULL;
   if (params->radius < 0 || params->radius > LB_MEDIAN_RADIUS_MAX)
     {

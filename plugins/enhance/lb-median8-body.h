@@ -83,7 +83,7 @@ MED8 (kth) (MED8 (Hist) *h,
 
 /* Output columns [xs0, xs1) of rows [y0, y1): a vertical strip, so that the column
  * histograms of the strip (its width + 2r columns, 544 bytes each) stay in L2 cache. */
-LB_KERNEL_TARGET_CLONES static void
+LB_XVGEOM_TARGET_CLONES static void
 MED8 (median8_strip) (const LbMedian    *st,
                       const LbKernelBuf *src,
                       LbKernelBuf       *dst,
@@ -118,15 +118,26 @@ MED8 (median8_strip) (const LbMedian    *st,
       guint8 *d = lb_kbuf_row (dst, y);
       int wy0 = MAX (ry0, y - rad), wy1 = MIN (ry1, y + rad);
 
-      /* slide the column histograms down: row y + rad enters, y − rad − 1 leaves */
-      if (y + rad <= ry1)
+      /* slide the column histograms down: row y + rad enters, y − rad − 1 leaves (one pass
+       * when both happen, so each column's histogram is touched once) */
+      if (y + rad <= ry1 && y - rad - 1 >= ry0)
+        {
+          const guint8 *sa = lb_kbuf_row (src, y + rad), *ss = lb_kbuf_row (src, y - rad - 1);
+
+          for (int x = colmin; x <= colmax; x++)
+            {
+              MED8 (col_add) (h, x, sa[(gsize) x * ch + c], 1);
+              MED8 (col_add) (h, x, ss[(gsize) x * ch + c], -1);
+            }
+        }
+      else if (y + rad <= ry1)
         {
           const guint8 *s = lb_kbuf_row (src, y + rad);
 
           for (int x = colmin; x <= colmax; x++)
             MED8 (col_add) (h, x, s[(gsize) x * ch + c], 1);
         }
-      if (y - rad - 1 >= ry0)
+      else if (y - rad - 1 >= ry0)
         {
           const guint8 *s = lb_kbuf_row (src, y - rad - 1);
 

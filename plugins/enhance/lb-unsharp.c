@@ -7,7 +7,7 @@
 
 #include "lb-error.h"
 #include "lb-gauss-core.h"
-#include "lb-kernel-private.h"
+#include "lb-xvgeom-private.h"
 
 struct _LbUnsharp {
   LbGaussCore core;

@@ -33,7 +33,11 @@ void     lb_xv_despeckle_process_ref (const LbXvDespeckle *self,
                                       LbKernelBuf         *dst,
                                       int                  y0,
                                       int                  y1);
-/* 8 bits: Perreault & Hébert's constant-time median. Per column a histogram (16 coarse and
+/* n = 3 and n = 5 (xv's default and the common choice): exact selection networks run over
+ * whole rows, every channel at once, 16 (8 bits) or 8 (16 bits) samples per SSE register;
+ * each window column is sorted once and shared. Clipped windows at the region's edges use the
+ * general paths below.
+ * Other n, 8 bits: Perreault & Hébert's constant-time median. Per column a histogram (16 coarse and
  * 256 fine bins) of the window rows, updated by one sample in and one out per row; the
  * window's coarse histogram slides by one column histogram in and one out per pixel; the
  * fine bins of a coarse bin are brought up to date only when the median falls into it. The

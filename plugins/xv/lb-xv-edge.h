@@ -58,7 +58,7 @@ guint    lb_xv_edge_reduce      (const LbXvEdge     *self,
                                  int                 y0,
                                  int                 y1);
 /* Step 3 with the combined @maxv; does nothing when @maxv is 0. _ref divides sample by sample
- * in integers; the other multiplies by an exact reciprocal (float at 8 bits, double at 16). */
+ * in integers; the other uses a table (8 bits) or an exact reciprocal in double (16 bits). */
 void     lb_xv_edge_finish_ref  (const LbXvEdge     *self,
                                  LbKernelBuf        *dst,
                                  guint               maxv,

@@ -87,6 +87,22 @@ lb_xv_emboss_process_ref (const LbXvEmboss  *self,
     emboss_ref_rows (self, src, dst, y0, y1, 16);
 }
 
+/* MONO of the embossed colours into R, G and B of columns 1..rw-2; @ch (3 or 4) is a
+ * constant at each call site so that the strided loop vectorises. */
+LB_XV_INLINE void
+mono_span (const gint32 *restrict t, guint8 *restrict out, int rw, const int ch,
+           const int depth)
+{
+  for (int j = 1; j < rw - 1; j++)
+    {
+      const guint m = lb_xv_mono ((guint) t[j * ch], (guint) t[j * ch + 1],
+                                  (guint) t[j * ch + 2]);
+      lb_xv_put (out, (gsize) j * ch, m, depth);
+      lb_xv_put (out, (gsize) j * ch + 1, m, depth);
+      lb_xv_put (out, (gsize) j * ch + 2, m, depth);
+    }
+}
+
 LB_XV_INLINE void
 emboss_fast_rows (const LbXvEmboss  *self,
                   const LbKernelBuf *src,
@@ -134,13 +150,10 @@ emboss_fast_rows (const LbXvEmboss  *self,
 
       put_gray (out, 0, ch, nc, (guint) mid, depth);
       put_gray (out, rw - 1, ch, nc, (guint) mid, depth);
-      if (nc == 3)
-        for (int j = 1; j < rw - 1; j++)
-          {
-            const guint m = lb_xv_mono ((guint) t[j * ch], (guint) t[j * ch + 1],
-                                        (guint) t[j * ch + 2]);
-            put_gray (out, j, ch, 3, m, depth);
-          }
+      if (ch == 3)
+        mono_span (t, out, rw, 3, depth);
+      else if (ch == 4)
+        mono_span (t, out, rw, 4, depth);
       else
         for (int j = 1; j < rw - 1; j++)
           lb_xv_put (out, (gsize) j * ch, (guint) t[j * ch], depth);

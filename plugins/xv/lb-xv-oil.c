@@ -196,6 +196,97 @@ mode_small (const guint32 *const *kr, int nrows, int jx0, int jx1)
   return 15 - (best_key & 15);
 }
 
+/* xv's 4×4 window on rows whose four window rows are all in the region: column vectors.
+ *
+ * A window column is one 4-lane vector (its four rows). For two columns P and Q the four
+ * compares (Q == rotate_r(P)), r = 0..3, cover all 16 pairs; their sum counts, for each lane
+ * of Q, the equal keys in P, and the same masks rotated back count, for each lane of P, the
+ * equal keys in Q. Each column entering the window is paired with itself and its three left
+ * neighbours once; the count of any window lane is then four vector adds. The winner is the
+ * lane with the highest count, ties to the earliest in raster order (row-major). */
+typedef struct {
+  OilVec self;   /* counts within the column itself (each lane counts itself) */
+  OilVec left[4];  /* left[d]: counts of this column's lanes in column x − d (d = 1..3) */
+  OilVec right[4]; /* right[d]: counts of this column's lanes in column x + d */
+} OilColumn;
+
+static inline OilVec
+rot (OilVec v, int r)
+{
+  switch (r)
+    {
+    case 1: return __builtin_shuffle (v, (OilVec) { 1, 2, 3, 0 });
+    case 2: return __builtin_shuffle (v, (OilVec) { 2, 3, 0, 1 });
+    case 3: return __builtin_shuffle (v, (OilVec) { 3, 0, 1, 2 });
+    default: return v;
+    }
+}
+
+typedef gint32 OilKeyVec __attribute__ ((vector_size (16)));
+
+static inline OilKeyVec
+vmax (OilKeyVec a, OilKeyVec b)
+{
+  /* SSE2 has no 32-bit max; a compare and a select. */
+  const OilKeyVec m = (OilKeyVec) (a > b);
+
+  return (a & m) | (b & ~m);
+}
+
+static void
+oil_xv_row_columns (const guint32 *const kr[4], int rw, OilColumn *cols, OilVec *colv,
+                    guint16 *best_lane)
+{
+  for (int x = 0; x < rw; x++)
+    {
+      const OilVec cx = { kr[0][x], kr[1][x], kr[2][x], kr[3][x] };
+      OilVec self = { 0, 0, 0, 0 };
+
+      colv[x] = cx;
+      for (int r = 0; r < 4; r++)
+        self += (OilVec) (cx == rot (cx, r));
+      cols[x].self = self;
+      for (int d = 1; d <= 3 && x - d >= 0; d++)
+        {
+          const OilVec cp = colv[x - d];
+          OilVec mine = { 0, 0, 0, 0 }, theirs = { 0, 0, 0, 0 };
+
+          for (int r = 0; r < 4; r++)
+            {
+              /* m[k] = (cx[k] == cp[k + r]) */
+              const OilVec m = (OilVec) (cx == rot (cp, r));
+              mine += m;
+              /* lane k of cp meets lane k − r of cx */
+              theirs += rot (m, (4 - r) & 3);
+            }
+          cols[x].left[d] = mine;
+          cols[x - d].right[d] = theirs;
+        }
+
+      /* The window whose last column is x: columns x − 3 .. x, output column x − 1. */
+      if (x >= 3)
+        {
+          const OilColumn *a = &cols[x - 3], *b = &cols[x - 2], *c = &cols[x - 1], *e = &cols[x];
+          /* Counts are negative (a true compare is all ones). The key −count·16 + (15 − i),
+           * i = 4·row + column the raster index, is largest for the highest count and, among
+           * equal counts, the earliest pixel. */
+          const OilKeyVec k0 = -((OilKeyVec) (a->self + a->right[1] + a->right[2] + a->right[3]) << 4)
+                               + (OilKeyVec) { 15, 11, 7, 3 };
+          const OilKeyVec k1 = -((OilKeyVec) (b->self + b->left[1] + b->right[1] + b->right[2]) << 4)
+                               + (OilKeyVec) { 14, 10, 6, 2 };
+          const OilKeyVec k2 = -((OilKeyVec) (c->self + c->left[2] + c->left[1] + c->right[1]) << 4)
+                               + (OilKeyVec) { 13, 9, 5, 1 };
+          const OilKeyVec k3 = -((OilKeyVec) (e->self + e->left[3] + e->left[2] + e->left[1]) << 4)
+                               + (OilKeyVec) { 12, 8, 4, 0 };
+          OilKeyVec m = vmax (vmax (k0, k1), vmax (k2, k3));
+
+          m = vmax (m, __builtin_shuffle (m, (OilKeyVec) { 2, 3, 0, 1 }));
+          m = vmax (m, __builtin_shuffle (m, (OilKeyVec) { 1, 0, 3, 2 }));
+          best_lane[x - 1] = (guint16) (15 - (m[0] & 15));
+        }
+    }
+}
+
 /* Incremental colour count: open addressing (linear probing, backward-shift deletion) from
  * key to count, plus per count the number of colours having it, so the top count is O(1). */
 typedef struct {
@@ -285,8 +376,19 @@ oil_fast_rows (const LbXvOil     *self,
   g_autofree guint32 *ring_keys = NULL;
   g_autofree guint32 *tkeys = NULL, *tcounts = NULL, *tncol = NULL;
   int filled = -1; /* last key row filled into the ring */
+  /* xv's window (2 up/left, 1 down/right) has the column-vector path. */
+  const gboolean xv_columns = self->up == 2 && self->down == 1;
+  g_autofree OilColumn *cols = NULL;
+  g_autofree OilVec *colv = NULL;
+  g_autofree guint16 *best_lane = NULL;
 
   ring_keys = g_new (guint32, (gsize) side * rw);
+  if (xv_columns)
+    {
+      cols = g_new (OilColumn, rw);
+      colv = g_new (OilVec, rw);
+      best_lane = g_new (guint16, rw);
+    }
   ring.keys = ring_keys;
   if (!small)
     {
@@ -316,8 +418,21 @@ oil_fast_rows (const LbXvOil     *self,
 
           for (int k = 0; k < nrows; k++)
             kr[k] = ring_row (&ring, wy0 + k);
+          if (xv_columns && nrows == 4 && rw >= 4)
+            {
+              /* Unclipped windows (columns 2 .. rw − 2) by column vectors. */
+              oil_xv_row_columns (kr, rw, cols, colv, best_lane);
+              for (int j = 2; j <= rw - 2; j++)
+                {
+                  const int best = best_lane[j];
+                  copy_colour (src, R->x0 + j - 2 + best % 4, wy0 + best / 4, out, R->x0 + j,
+                               depth);
+                }
+            }
           for (int j = 0; j < rw; j++)
             {
+              if (xv_columns && nrows == 4 && rw >= 4 && j == 2)
+                j = rw - 1;
               const int jx0 = MAX (0, j - self->up), jx1 = MIN (rw - 1, j + self->down);
               const int best = mode_small (kr, nrows, jx0, jx1);
               const int wcols = jx1 - jx0 + 1;

@@ -40,8 +40,11 @@ void     lb_xv_oil_process_ref (const LbXvOil      *self,
                                 LbKernelBuf        *dst,
                                 int                 y0,
                                 int                 y1);
-/* Colours packed into 32-bit keys once per source row. Windows of at most 16 pixels (xv's
- * 4×4, the corrected 3×3) count all pairs at once with 16-lane vector compares; larger
+/* Colours packed into 32-bit keys once per source row. xv's 4×4 window, where not clipped:
+ * each window column is one 4-lane vector, and each column entering the window is compared
+ * with itself and its three left neighbours once (4 rotations × 4 lanes cover all pairs), so
+ * a window's 16 counts are a few vector adds. Other windows of at most 16 pixels (clipped,
+ * the corrected 3×3) count all pairs at once with 16-lane vector compares; larger
  * windows keep an incremental colour count (a hash table of counts plus the number of colours
  * per count, so the maximum is known at once) that slides along the row, adding and removing
  * one window column per pixel. RGB16 colours do not fit 32 bits and take the reference path.

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "lb-error.h"
-#include "lb-kernel-private.h"
+#include "lb-xvgeom-private.h"
 
 struct _LbPixelize {
   LbKernelRect r;
@@ -24,7 +24,7 @@ lb_pixelize_prepare (const LbKernelBuf      *src,
 {
   g_autofree LbPixelize *st = g_new0 (LbPixelize, 1);
 
-  if (!lb_kernel_check_and_clip (src, region, &st->r, error))
+  if (!lb_xvgeom_check_and_clip (src, region, &st->r, error))
     return NULL;
   if (params->width < 1 || params->height < 1)
     {
@@ -278,7 +278,7 @@ process_fast (const LbPixelize  *st,
     }
 }
 
-LB_KERNEL_TARGET_CLONES void
+LB_XVGEOM_TARGET_CLONES void
 lb_pixelize_process (const LbPixelize  *st,
                      const LbKernelBuf *src,
                      LbKernelBuf       *dst,

@@ -6,7 +6,7 @@
 #include <math.h>
 
 #include "lb-error.h"
-#include "lb-kernel-private.h"
+#include "lb-xvgeom-private.h"
 
 /* Coordinates closer than this (pixels) to a place where xv's floor()/"−0.5 cheat" changes
  * its choice of source pixel are recomputed with xv's exact polar maths in the fast path.
@@ -58,7 +58,7 @@ lb_rotate_prepare (const LbKernelBuf    *src,
   g_autofree LbRotate *st = g_new0 (LbRotate, 1);
   int maxv;
 
-  if (!lb_kernel_check_and_clip (src, region, &st->r, error))
+  if (!lb_xvgeom_check_and_clip (src, region, &st->r, error))
     return NULL;
   if (!isfinite (params->angle) || fabs (params->angle) > 1e6)
     {

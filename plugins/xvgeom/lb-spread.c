@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "lb-error.h"
-#include "lb-kernel-private.h"
+#include "lb-xvgeom-private.h"
 #include "lb-xv-random.h"
 
 struct _LbSpread {
@@ -28,7 +28,7 @@ lb_spread_prepare (const LbKernelBuf    *src,
 {
   g_autofree LbSpread *st = g_new0 (LbSpread, 1);
 
-  if (!lb_kernel_check_and_clip (src, region, &st->r, error))
+  if (!lb_xvgeom_check_and_clip (src, region, &st->r, error))
     return NULL;
   if (params->width < 0 || (params->rectangle && params->height < 0))
     {

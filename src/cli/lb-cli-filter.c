@@ -5,6 +5,8 @@
 
 #include <glib/gstdio.h>
 
+#include "lb-cli-store-io.h"
+#include "lb-cli-store-options.h"
 #include "lb-cli.h"
 #include "lb-error.h"
 #include "lb-image-loader.h"
@@ -62,12 +64,16 @@ lb_cli_filter (int argc, char **argv)
   LbFilterRect rect;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_add_group (ctx, lb_cli_store_option_group ());
   g_option_context_set_description (ctx,
     "STEP = ID[:NAME=VALUE[,NAME=VALUE…]], for example blur:size=5, sharpen:strength=60,\n"
     "rotate:angle=30, pixelize:width=5,height=8, spread:distance=5, spread:width=1,height=5.\n"
     "ID is a filter id or its short alias; `lightbox-cli filters` lists them with their\n"
     "parameters. Steps run in order, each on the previous result. OUTPUT is written as PNG,\n"
-    "atomically, and never over an existing file without --force.");
+    "atomically, and never over an existing file without --force.\n"
+    "INPUT and OUTPUT may be store URLs (http(s)://…, dicomweb+http(s)://…): the result is\n"
+    "uploaded as PNG with provenance, never replacing anything unless --force, which\n"
+    "replaces only the version seen just before (If-Match).");
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
       lb_cli_fail ("filter", error);
@@ -90,7 +96,7 @@ lb_cli_filter (int argc, char **argv)
       lb_cli_fail ("filter", error);
       return 2;
     }
-  if (!force && g_file_test (argv[2], G_FILE_TEST_EXISTS))
+  if (!force && !lb_cli_is_store_url (argv[2]) && g_file_test (argv[2], G_FILE_TEST_EXISTS))
     {
       g_printerr ("lightbox-cli filter: %s exists; use --force to overwrite it\n", argv[2]);
       return 1;
@@ -112,7 +118,7 @@ lb_cli_filter (int argc, char **argv)
   if (select != NULL)
     lb_pipeline_set_selection (pipe, &rect);
 
-  input = lb_image_load_file (argv[1], NULL, &error);
+  input = lb_cli_load_image (argv[1], &error);
   if (input == NULL)
     return lb_cli_fail ("filter", error);
   output = lb_pipeline_run (pipe, input, &timings, NULL, &error);
@@ -121,8 +127,12 @@ lb_cli_filter (int argc, char **argv)
       g_prefix_error (&error, "%s: ", argv[1]);
       return lb_cli_fail ("filter", error);
     }
-  if (!lb_png_save_to_file (output, argv[2], &error))
-    return lb_cli_fail ("filter", error);
+  {
+    g_autofree char *chain = g_strjoinv ("\n", argv + 3);
+
+    if (!lb_cli_save_image (output, argv[2], force, chain, &error))
+      return lb_cli_fail ("filter", error);
+  }
 
   if (show_time)
     for (guint i = 0; i < timings->len; i++)

@@ -15,6 +15,9 @@
 #define KEY_SIGNED "lightbox:signed"
 #define KEY_RESCALE "lightbox:rescale"
 #define KEY_WINDOW "lightbox:window"
+/* pHYs holds whole pixels per metre (0.661468 mm comes back as 0.661376 mm); this keeps the
+ * spacing exact in millimetres, x then y. */
+#define KEY_SPACING "lightbox:spacing"
 
 #define STREAM_CHUNK (64 * 1024)
 
@@ -174,6 +177,7 @@ read_metadata (LbPngDecoder *self, png_infop info)
   int n_text = 0;
   png_uint_32 res_x, res_y;
   int unit;
+  gboolean exact_spacing = FALSE;
 
   if (png_get_text (self->png, info, &text, &n_text) > 0)
     for (int i = 0; i < n_text; i++)
@@ -196,12 +200,14 @@ read_metadata (LbPngDecoder *self, png_infop info)
           lb_image_meta_set_rescale (self->meta, a, b);
         else if (g_str_equal (key, KEY_WINDOW) && parse_doubles (value, &a, &b) && b > 0)
           lb_image_meta_set_window (self->meta, a, b);
+        else if (g_str_equal (key, KEY_SPACING) && parse_doubles (value, &a, &b) && a > 0 && b > 0)
+          exact_spacing = TRUE, lb_image_meta_set_pixel_spacing (self->meta, a, b);
         else if (*key != '\0')
           lb_image_meta_set_text (self->meta, key, value);
       }
 
-  if (png_get_pHYs (self->png, info, &res_x, &res_y, &unit) && unit == PNG_RESOLUTION_METER
-      && res_x > 0 && res_y > 0)
+  if (!exact_spacing && png_get_pHYs (self->png, info, &res_x, &res_y, &unit)
+      && unit == PNG_RESOLUTION_METER && res_x > 0 && res_y > 0)
     lb_image_meta_set_pixel_spacing (self->meta, 1000.0 / res_x, 1000.0 / res_y);
 }
 
@@ -608,6 +614,14 @@ lb_png_save_to_stream (LbImage *image, GOutputStream *stream, GCancellable *canc
                                  g_ascii_dtostr (buf[1], sizeof buf[1], b));
       g_ptr_array_add (strings, s);
       add_text (texts, strings, KEY_RESCALE, s);
+    }
+  if (lb_image_meta_get_pixel_spacing (meta, &a, &b))
+    {
+      char buf[2][G_ASCII_DTOSTR_BUF_SIZE];
+      char *s = g_strdup_printf ("%s %s", g_ascii_dtostr (buf[0], sizeof buf[0], a),
+                                 g_ascii_dtostr (buf[1], sizeof buf[1], b));
+      g_ptr_array_add (strings, s);
+      add_text (texts, strings, KEY_SPACING, s);
     }
   if (lb_image_meta_get_window (meta, &a, &b))
     {

@@ -44,7 +44,17 @@ gboolean   lb_dav_parse_propfind (const char        *body,
                                   GPtrArray        **names_out,
                                   GError           **error);
 
+gboolean   lb_dav_parse_propertyupdate (const char *body,
+                                        gsize       len,
+                                        GPtrArray **names_out,
+                                        GError    **error);
+
 xmlDocPtr  lb_dav_multistatus_new (void);
+void       lb_dav_multistatus_add_propstat (xmlDocPtr   doc,
+                                            const char *href,
+                                            GPtrArray  *names,
+                                            guint       status,
+                                            const char *condition);
 void       lb_dav_multistatus_add (xmlDocPtr             doc,
                                    const LbDavResource  *res,
                                    LbDavPropfindKind     kind,

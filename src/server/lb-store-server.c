@@ -11,12 +11,14 @@
 #include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 #include <libsoup/soup.h>
 
 #include "lb-dav-xml.h"
+#include "lb-declarative.h"
 #include "lb-error.h"
 #include "lb-store-path.h"
 
@@ -33,7 +35,7 @@
 
 #define LB_PUT_BLOCK (256 * 1024)
 
-#define ALLOW_METHODS "OPTIONS, GET, HEAD, PUT, DELETE, MKCOL, COPY, MOVE, PROPFIND"
+#define ALLOW_METHODS "OPTIONS, GET, HEAD, PUT, DELETE, MKCOL, COPY, MOVE, PROPFIND, PROPPATCH"
 
 struct _LbStoreServer
 {
@@ -47,9 +49,11 @@ struct _LbStoreServer
   LbAccessLog     *log;        /* (nullable) */
   SoupServer      *soup;
   GHashTable      *temps;      /* in-flight upload temporaries (owned paths) */
+  GHashTable      *idle_watches; /* (element-type GSource) keep-alive connections between requests */
   char            *url;
   mode_t           umask;
   guint            timeout_s;  /* header deadline and longest I/O wait, 0 = none */
+  gboolean         stopped;
 };
 
 G_DEFINE_FINAL_TYPE (LbStoreServer, lb_store_server, G_TYPE_OBJECT)
@@ -62,6 +66,7 @@ typedef struct
   gint64         start_us; /* monotonic */
   GDateTime     *start;
   char          *user;     /* authenticated user, NULL when anonymous */
+  char          *client;   /* remote address, taken while the connection is surely up */
   char          *rel;      /* decoded path relative to the root */
   char          *abs;      /* file-system path */
   gboolean       slash;    /* request path ended in '/' */
@@ -72,6 +77,7 @@ typedef struct
   gboolean       existed;
   gboolean       too_large;
   int            write_errno;
+  gboolean       committing; /* a worker thread is finishing this PUT */
   GByteArray    *wbuf;     /* body bytes not yet written: libsoup hands over ~8 KiB chunks,
                             * written in blocks of LB_PUT_BLOCK to save system calls */
   /* other methods with a body */
@@ -82,6 +88,9 @@ typedef struct
 static void
 lb_request_drop_temp (LbRequest *req)
 {
+  /* A commit thread owns the temporary until it reports back. */
+  if (req->committing)
+    return;
   if (req->fd >= 0)
     {
       close (req->fd);
@@ -107,6 +116,7 @@ lb_request_free (LbRequest *req)
   g_clear_pointer (&req->start, g_date_time_unref);
   g_hash_table_unref (req->temps);
   g_free (req->user);
+  g_free (req->client);
   g_free (req->rel);
   g_free (req->abs);
   if (req->body != NULL)
@@ -286,7 +296,8 @@ parent_is_dir (const char *abs)
   return stat (dir, &st) == 0 && S_ISDIR (st.st_mode);
 }
 
-/* Entries that are part of the DAV namespace: no dotfiles, no symlinks leading out. */
+/* Entries that are part of the DAV namespace: no dotfiles, no symlinks leading out. The
+ * directory itself is known to lie inside the root, so only symlinks need resolving. */
 static gboolean
 entry_is_public (LbStoreServer *self, const char *dir_abs, const char *name, struct stat *st_out)
 {
@@ -295,9 +306,10 @@ entry_is_public (LbStoreServer *self, const char *dir_abs, const char *name, str
   if (name[0] == '.')
     return FALSE;
   child = g_build_filename (dir_abs, name, NULL);
-  if (!lb_store_path_is_contained (self->root_real, child))
+  if (lstat (child, st_out) != 0)
     return FALSE;
-  if (stat (child, st_out) != 0)
+  if (S_ISLNK (st_out->st_mode) &&
+      (!lb_store_path_is_contained (self->root_real, child) || stat (child, st_out) != 0))
     return FALSE;
   return S_ISREG (st_out->st_mode) || S_ISDIR (st_out->st_mode);
 }
@@ -488,7 +500,7 @@ static gboolean
 method_writes (const char *m)
 {
   return strcmp (m, "PUT") == 0 || strcmp (m, "DELETE") == 0 || strcmp (m, "MKCOL") == 0 ||
-         strcmp (m, "COPY") == 0 || strcmp (m, "MOVE") == 0;
+         strcmp (m, "COPY") == 0 || strcmp (m, "MOVE") == 0 || strcmp (m, "PROPPATCH") == 0;
 }
 
 static gboolean
@@ -692,6 +704,7 @@ early_handler (SoupServer        *soup,
 
   if (req == NULL)
     return;
+  req->client = g_strdup (soup_server_message_get_remote_host (msg));
 
   /* Two Authorization fields are ambiguous (RFC 9110 §5.3: not a list field): which one a
    * proxy in front checked and which one we would check could differ. */
@@ -783,7 +796,6 @@ send_listing (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
 {
   g_autoptr(GPtrArray) names = list_children (self, req->abs);
   g_autoptr(GString) html = g_string_new (NULL);
-  g_autofree char *self_path = lb_store_path_encode (req->rel, TRUE);
   g_autofree char *title = g_markup_escape_text (req->rel[0] ? req->rel : "", -1);
   gsize len;
 
@@ -822,7 +834,6 @@ send_listing (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
                                 href, text, when, (gint64) st.st_size);
     }
   g_string_append (html, "</table>\n</body>\n</html>\n");
-  (void) self_path;
   len = html->len;
   soup_message_body_set_accumulate (soup_server_message_get_response_body (msg), FALSE);
   soup_server_message_set_response (msg, "text/html; charset=utf-8", SOUP_MEMORY_TAKE,
@@ -1134,15 +1145,228 @@ do_propfind (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   soup_server_message_set_status (msg, SOUP_STATUS_MULTI_STATUS, NULL);
 }
 
+/*
+ * PROPPATCH: the store keeps no dead properties and its live properties are computed from the
+ * file system, so every change is refused — per property, in a 207, as RFC 4918 §9.2 asks
+ * (all-or-nothing, so one refusal refuses all).
+ */
+static void
+do_proppatch (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
+{
+  g_autoptr(GPtrArray) names = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) out = NULL;
+  g_autofree char *href = NULL;
+  struct stat st;
+  xmlDocPtr doc;
+  const char *data;
+  gsize len;
+
+  if (stat (req->abs, &st) != 0)
+    return set_error_status (msg, SOUP_STATUS_NOT_FOUND, NULL);
+  if (!lb_dav_parse_propertyupdate ((const char *) req->body->data, req->body->len, &names, &error))
+    return set_error_status (msg, SOUP_STATUS_BAD_REQUEST, error->message);
+  href = lb_store_path_encode (req->rel, S_ISDIR (st.st_mode));
+  doc = lb_dav_multistatus_new ();
+  lb_dav_multistatus_add_propstat (doc, href, names, SOUP_STATUS_FORBIDDEN,
+                                   "cannot-modify-protected-property");
+  out = lb_dav_doc_to_bytes (doc);
+  xmlFreeDoc (doc);
+  data = g_bytes_get_data (out, &len);
+  soup_server_message_set_response (msg, "application/xml; charset=utf-8", SOUP_MEMORY_COPY, data, len);
+  soup_server_message_set_status (msg, SOUP_STATUS_MULTI_STATUS, NULL);
+}
+
+/*
+ * The end of a PUT: write the last buffered bytes, fsync, check the preconditions again (the
+ * target may have changed while the body streamed in, and If-Match must still protect against
+ * a concurrent writer), rename into place, fsync the directory. fsync of a large file can take
+ * a long time, so this runs in a worker thread while the message is paused; the thread touches
+ * only the file system and this struct, never the server's tables.
+ */
+typedef struct
+{
+  SoupServerMessage *msg;     /* (owned) paused until the commit is done */
+  LbStoreServer     *server;  /* (owned) */
+  int                fd;      /* (owned) the temporary, closed by the thread */
+  char              *temp;
+  char              *abs;
+  GByteArray        *pending; /* (owned) bytes not yet written */
+  mode_t             umask;
+  char              *filter_origin; /* (nullable) set for .lbfilter uploads, which are parsed */
+  /* results */
+  guint              status;
+  const char        *detail;
+  char              *detail_owned;
+  int                err;
+  gboolean           renamed;
+  gboolean           existed;
+  char              *etag;
+  char              *lastmod;
+} LbPutCommit;
+
+static void
+lb_put_commit_free (LbPutCommit *pc)
+{
+  if (pc->fd >= 0)
+    close (pc->fd);
+  g_object_unref (pc->msg);
+  g_object_unref (pc->server);
+  g_free (pc->temp);
+  g_free (pc->abs);
+  g_byte_array_unref (pc->pending);
+  g_free (pc->etag);
+  g_free (pc->lastmod);
+  g_free (pc->filter_origin);
+  g_free (pc->detail_owned);
+  g_free (pc);
+}
+
+static guint
+status_for_write_errno (int err)
+{
+  return status_for_errno (err) == SOUP_STATUS_INSUFFICIENT_STORAGE ? SOUP_STATUS_INSUFFICIENT_STORAGE
+                                                                     : SOUP_STATUS_INTERNAL_SERVER_ERROR;
+}
+
+static void
+put_commit_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  LbPutCommit *pc = task_data;
+  const guint8 *data = pc->pending->data;
+  gsize len = pc->pending->len;
+  struct stat st;
+  int err = 0;
+  guint status;
+
+  while (len > 0)
+    {
+      ssize_t n = write (pc->fd, data, len);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          err = errno;
+          break;
+        }
+      data += n;
+      len -= (gsize) n;
+    }
+  if (err == 0 && fsync (pc->fd) != 0)
+    err = errno;
+  pc->existed = stat (pc->abs, &st) == 0;
+  if (err == 0 && fchmod (pc->fd, pc->existed ? (st.st_mode & 07777) : (0666 & ~pc->umask)) != 0)
+    err = errno;
+  if (close (pc->fd) != 0 && err == 0)
+    err = errno;
+  pc->fd = -1;
+  if (err != 0)
+    {
+      pc->err = err;
+      pc->status = status_for_write_errno (err);
+      pc->detail = g_strerror (err);
+      return;
+    }
+  if (pc->existed && S_ISDIR (st.st_mode))
+    {
+      pc->status = SOUP_STATUS_CONFLICT;
+      pc->detail = "a collection has this name";
+      return;
+    }
+  if (pc->filter_origin != NULL)
+    {
+      /* The repository only publishes filters the engine accepts: parsed strictly here (chain
+       * steps are checked where they run, against the filters installed there). */
+      g_autoptr(GError) error = NULL;
+      g_autoptr(LbFilter) filter = NULL;
+      char *text = NULL;
+      gsize text_len = 0;
+
+      if (stat (pc->temp, &st) == 0 && st.st_size > LB_STORE_MAX_XML_BODY)
+        {
+          pc->status = SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE;
+          pc->detail = "a declarative filter is at most 1 MiB";
+          return;
+        }
+      if (g_file_get_contents (pc->temp, &text, &text_len, &error))
+        {
+          g_autoptr(GBytes) bytes = g_bytes_new_take (text, text_len);
+          filter = lb_declarative_parse (bytes, pc->filter_origin, NULL, NULL, &error);
+        }
+      if (filter == NULL)
+        {
+          pc->status = SOUP_STATUS_UNPROCESSABLE_ENTITY;
+          pc->detail = pc->detail_owned = g_strdup (error->message);
+          return;
+        }
+    }
+  if ((status = evaluate_preconditions (pc->msg, pc->existed ? &st : NULL, FALSE)) != 0)
+    {
+      pc->status = status;
+      pc->detail = "precondition failed";
+      return;
+    }
+  if (rename (pc->temp, pc->abs) != 0)
+    {
+      pc->err = errno;
+      pc->status = status_for_errno (pc->err);
+      pc->detail = g_strerror (pc->err);
+      return;
+    }
+  pc->renamed = TRUE;
+  sync_dir_of (pc->abs);
+  if (stat (pc->abs, &st) == 0)
+    {
+      pc->etag = make_etag (&st);
+      pc->lastmod = lb_dav_format_rfc1123 (st.st_mtim.tv_sec);
+    }
+  pc->status = pc->existed ? SOUP_STATUS_NO_CONTENT : SOUP_STATUS_CREATED;
+}
+
+static void
+put_commit_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  LbPutCommit *pc = g_task_get_task_data (G_TASK (result));
+  LbRequest *req = get_request (pc->msg);
+  SoupMessageHeaders *rh = soup_server_message_get_response_headers (pc->msg);
+
+  if (req != NULL)
+    {
+      req->committing = FALSE;
+      if (pc->renamed)
+        {
+          g_hash_table_remove (req->temps, req->temp_path);
+          g_clear_pointer (&req->temp_path, g_free);
+        }
+      else
+        lb_request_drop_temp (req);
+    }
+  if (pc->status == SOUP_STATUS_CREATED || pc->status == SOUP_STATUS_NO_CONTENT)
+    {
+      if (pc->etag != NULL)
+        {
+          soup_message_headers_replace (rh, "ETag", pc->etag);
+          soup_message_headers_replace (rh, "Last-Modified", pc->lastmod);
+        }
+      if (pc->status == SOUP_STATUS_CREATED && req != NULL)
+        {
+          g_autofree char *loc = lb_store_path_encode (req->rel, FALSE);
+          soup_message_headers_replace (rh, "Location", loc);
+        }
+      soup_server_message_set_status (pc->msg, pc->status, NULL);
+    }
+  else
+    set_error_status (pc->msg, pc->status, pc->detail);
+  /* A stopped server has dropped its connections: nothing left to resume. */
+  if (!pc->server->stopped)
+    soup_server_message_unpause (pc->msg);
+}
+
 static void
 do_put (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
 {
-  SoupMessageHeaders *rh = soup_server_message_get_response_headers (msg);
-  struct stat st;
-  gboolean exists;
-  guint status;
-  int err = 0;
-  mode_t mode;
+  g_autoptr(GTask) task = NULL;
+  LbPutCommit *pc;
 
   if (req->too_large)
     {
@@ -1152,72 +1376,29 @@ do_put (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   if (req->write_errno != 0)
     {
       lb_request_drop_temp (req);
-      return set_error_status (msg, status_for_errno (req->write_errno) == SOUP_STATUS_INSUFFICIENT_STORAGE
-                                      ? SOUP_STATUS_INSUFFICIENT_STORAGE : SOUP_STATUS_INTERNAL_SERVER_ERROR,
-                               g_strerror (req->write_errno));
+      return set_error_status (msg, status_for_write_errno (req->write_errno), g_strerror (req->write_errno));
     }
   if (req->fd < 0 || req->temp_path == NULL)
     return set_error_status (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, "upload lost");
-  if (!flush_upload (req))
-    return set_error_status (msg, status_for_errno (req->write_errno) == SOUP_STATUS_INSUFFICIENT_STORAGE
-                                    ? SOUP_STATUS_INSUFFICIENT_STORAGE : SOUP_STATUS_INTERNAL_SERVER_ERROR,
-                             g_strerror (req->write_errno));
 
-  if (fsync (req->fd) != 0)
-    err = errno;
-  exists = stat (req->abs, &st) == 0;
-  mode = exists ? (st.st_mode & 07777) : (0666 & ~self->umask);
-  if (err == 0 && fchmod (req->fd, mode) != 0)
-    err = errno;
-  if (close (req->fd) != 0 && err == 0)
-    err = errno;
+  pc = g_new0 (LbPutCommit, 1);
+  pc->msg = g_object_ref (msg);
+  pc->server = g_object_ref (self);
+  pc->fd = req->fd;
   req->fd = -1;
-  if (err != 0)
-    {
-      lb_request_drop_temp (req);
-      return set_error_status (msg, status_for_errno (err) == SOUP_STATUS_INSUFFICIENT_STORAGE
-                                      ? SOUP_STATUS_INSUFFICIENT_STORAGE : SOUP_STATUS_INTERNAL_SERVER_ERROR,
-                               g_strerror (err));
-    }
+  pc->temp = g_strdup (req->temp_path);
+  pc->abs = g_strdup (req->abs);
+  pc->pending = g_steal_pointer (&req->wbuf);
+  pc->umask = self->umask;
+  if (lb_store_path_is_in_filter_repo (req->rel))
+    pc->filter_origin = g_path_get_basename (req->rel);
+  req->committing = TRUE;
 
-  /* The target may have changed while the body streamed in: check the conditions again so
-   * If-Match still protects against a concurrent writer. */
-  if (exists && S_ISDIR (st.st_mode))
-    {
-      lb_request_drop_temp (req);
-      return set_error_status (msg, SOUP_STATUS_CONFLICT, "a collection has this name");
-    }
-  if ((status = evaluate_preconditions (msg, exists ? &st : NULL, FALSE)) != 0)
-    {
-      lb_request_drop_temp (req);
-      return set_error_status (msg, status, "precondition failed");
-    }
-
-  if (rename (req->temp_path, req->abs) != 0)
-    {
-      err = errno;
-      lb_request_drop_temp (req);
-      return set_error_status (msg, status_for_errno (err), g_strerror (err));
-    }
-  g_hash_table_remove (self->temps, req->temp_path);
-  g_clear_pointer (&req->temp_path, g_free);
-  sync_dir_of (req->abs);
-
-  if (stat (req->abs, &st) == 0)
-    {
-      g_autofree char *etag = make_etag (&st);
-      g_autofree char *lastmod = lb_dav_format_rfc1123 (st.st_mtim.tv_sec);
-      soup_message_headers_replace (rh, "ETag", etag);
-      soup_message_headers_replace (rh, "Last-Modified", lastmod);
-    }
-  if (exists)
-    soup_server_message_set_status (msg, SOUP_STATUS_NO_CONTENT, NULL);
-  else
-    {
-      g_autofree char *loc = lb_store_path_encode (req->rel, FALSE);
-      soup_message_headers_replace (rh, "Location", loc);
-      soup_server_message_set_status (msg, SOUP_STATUS_CREATED, NULL);
-    }
+  soup_server_message_pause (msg);
+  task = g_task_new (self, NULL, put_commit_done, NULL);
+  g_task_set_source_tag (task, do_put);
+  g_task_set_task_data (task, pc, (GDestroyNotify) lb_put_commit_free);
+  g_task_run_in_thread (task, put_commit_thread);
 }
 
 static void
@@ -1439,6 +1620,8 @@ main_handler (SoupServer        *soup,
     do_get (self, msg, req);
   else if (method_is (msg, "PROPFIND"))
     do_propfind (self, msg, req);
+  else if (method_is (msg, "PROPPATCH"))
+    do_proppatch (self, msg, req);
   else if (method_is (msg, "PUT"))
     do_put (self, msg, req);
   else if (method_is (msg, "MKCOL"))
@@ -1528,8 +1711,7 @@ log_request (LbStoreServer *self, SoupServerMessage *msg, gboolean aborted)
   if (!aborted && method != NULL && strcmp (method, "HEAD") != 0)
     out = (guint64) soup_server_message_get_response_body (msg)->length;
   lb_access_log_write (self->log, req->start,
-                       soup_server_message_get_remote_host (msg),
-                       req->user, method,
+                       req->client, req->user, method,
                        logged_path,
                        aborted && soup_server_message_get_status (msg) == 0 ? 0
                                                                            : soup_server_message_get_status (msg),
@@ -1537,10 +1719,92 @@ log_request (LbStoreServer *self, SoupServerMessage *msg, gboolean aborted)
                        g_get_monotonic_time () - req->start_us);
 }
 
+/*
+ * Keep-alive connections closed by the client between requests.
+ *
+ * libsoup 3.2 (Debian 12 ships 3.2.3) reads the EOF of an idle keep-alive connection and then
+ * forgets the connection without closing it: every such client leaves a socket in CLOSE_WAIT
+ * and the process runs out of descriptors (fixed upstream in 3.3). Until then the server
+ * watches each idle connection itself: readable with MSG_PEEK showing EOF means the client
+ * left, and the connection is taken from libsoup (steal) and closed. Bytes of a next request
+ * end the watch and leave everything to libsoup.
+ */
+typedef struct
+{
+  LbStoreServer     *server; /* (unowned) the watch is destroyed before the server */
+  SoupServerMessage *msg;    /* the request that finished, through which the connection is stolen */
+  GSocket           *socket;
+} LbIdleWatch;
+
+static void
+lb_idle_watch_free (LbIdleWatch *w)
+{
+  g_object_unref (w->msg);
+  g_object_unref (w->socket);
+  g_free (w);
+}
+
+static gboolean
+on_idle_connection_io (GSocket *socket, GIOCondition cond, gpointer user_data)
+{
+  LbIdleWatch *w = user_data;
+  char c;
+  ssize_t n;
+  GIOStream *stream;
+
+  if (g_socket_is_closed (socket))
+    goto done; /* libsoup closed it itself */
+  n = recv (g_socket_get_fd (socket), &c, 1, MSG_PEEK | MSG_DONTWAIT);
+  if (n > 0)
+    goto done; /* the next request: libsoup reads it */
+  if (n < 0 && (errno == EAGAIN || errno == EINTR))
+    return G_SOURCE_CONTINUE;
+  /* EOF or a reset on an idle connection: close it for libsoup. */
+  stream = soup_server_message_steal_connection (w->msg);
+  if (stream != NULL)
+    {
+      g_io_stream_close (stream, NULL, NULL);
+      g_object_unref (stream);
+    }
+  else
+    g_socket_close (socket, NULL);
+
+done:
+  g_hash_table_remove (w->server->idle_watches, g_main_current_source ());
+  return G_SOURCE_REMOVE;
+}
+
+static void
+watch_idle_connection (LbStoreServer *self, SoupServerMessage *msg)
+{
+  GSocket *socket = soup_server_message_get_socket (msg);
+  const char *conn_hdr = soup_message_headers_get_list (soup_server_message_get_response_headers (msg),
+                                                        "Connection");
+  LbIdleWatch *w;
+  GSource *source;
+
+  if (socket == NULL || g_socket_is_closed (socket))
+    return;
+  if (conn_hdr != NULL && soup_header_contains (conn_hdr, "close"))
+    return; /* libsoup closes this one itself */
+  if (soup_server_message_get_http_version (msg) == SOUP_HTTP_1_0)
+    return;
+  w = g_new0 (LbIdleWatch, 1);
+  w->server = self;
+  w->msg = g_object_ref (msg);
+  w->socket = g_object_ref (socket);
+  source = g_socket_create_source (socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
+  g_source_set_callback (source, G_SOURCE_FUNC (on_idle_connection_io), w,
+                         (GDestroyNotify) lb_idle_watch_free);
+  g_source_attach (source, g_main_context_get_thread_default ());
+  g_hash_table_add (self->idle_watches, source); /* the table owns the reference */
+}
+
 static void
 on_request_finished (SoupServer *soup, SoupServerMessage *msg, gpointer user_data)
 {
   log_request (user_data, msg, FALSE);
+  watch_idle_connection (user_data, msg);
 }
 
 static void
@@ -1573,6 +1837,7 @@ lb_store_server_finalize (GObject *object)
   g_free (self->root_real);
   g_free (self->url);
   g_hash_table_unref (self->temps);
+  g_hash_table_unref (self->idle_watches);
   G_OBJECT_CLASS (lb_store_server_parent_class)->finalize (object);
 }
 
@@ -1586,9 +1851,17 @@ lb_store_server_class_init (LbStoreServerClass *klass)
 }
 
 static void
+destroy_source (gpointer source)
+{
+  g_source_destroy (source);
+  g_source_unref (source);
+}
+
+static void
 lb_store_server_init (LbStoreServer *self)
 {
   self->temps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->idle_watches = g_hash_table_new_full (NULL, NULL, NULL, destroy_source);
   self->umask = umask (022);
   umask (self->umask);
 }
@@ -1799,8 +2072,10 @@ lb_store_server_stop (LbStoreServer *self)
 
   g_return_if_fail (LB_IS_STORE_SERVER (self));
 
+  self->stopped = TRUE;
   if (self->soup != NULL)
     soup_server_disconnect (self->soup);
+  g_hash_table_remove_all (self->idle_watches);
   g_hash_table_iter_init (&iter, self->temps);
   while (g_hash_table_iter_next (&iter, &key, NULL))
     g_unlink (key);

@@ -77,7 +77,7 @@ main (int argc, char **argv)
   g_auto(GStrv) rest = NULL;
   GOptionEntry entries[] = {
     { "bind", 0, 0, G_OPTION_ARG_STRING, &bind,
-      "Address to listen on (default 127.0.0.1; another than loopback needs authentication)", "ADDR" },
+      "Address to listen on (default 127.0.0.1; a non-loopback address needs authentication)", "ADDR" },
     { "port", 0, 0, G_OPTION_ARG_INT, &port, "Port (default 8080; 0 picks a free port)", "N" },
     { "token-file", 0, 0, G_OPTION_ARG_FILENAME, &token_file,
       "Bearer tokens, one per line", "F" },
@@ -96,10 +96,10 @@ main (int argc, char **argv)
       "Append one audit line per request to F", "F" },
     { "hash-password", 0, 0, G_OPTION_ARG_NONE, &hash_password,
       "Read a password from stdin and print a USER:hash line for --passwd-file", NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "ROOT" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &rest, NULL, "ROOT  |  --hash-password USER" },
     { NULL }
   };
-  g_autoptr(GOptionContext) ctx = g_option_context_new ("ROOT  |  --hash-password USER");
+  g_autoptr(GOptionContext) ctx = g_option_context_new (NULL);
   g_autoptr(GError) error = NULL;
   g_autoptr(LbStoreServer) server = NULL;
   g_autoptr(LbStoreAuth) auth = NULL;
@@ -225,5 +225,8 @@ main (int argc, char **argv)
 
   g_main_loop_run (loop);
   lb_store_server_stop (server);
+  /* Let the closed connections finish tearing down before the objects go. */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
   return 0;
 }

@@ -58,22 +58,57 @@ strip_slashes (const char *path)
   return copy;
 }
 
-LbListingHrefKind
-lb_listing_classify_href (const LbListingContext *ctx, const char *href, char **out_uri,
-                          char **out_name, gboolean *out_is_dir)
+/* The base and root of a listing, parsed and decoded once for all its hrefs. */
+typedef struct {
+  const LbListingContext *ctx;
+  GUri *base;           /* owned, nullable if unparsable */
+  GUri *root;           /* owned, nullable */
+  char *root_path;      /* owned: decoded */
+  char *base_stripped;  /* owned: decoded, without trailing '/' */
+  gboolean valid;       /* base on the root's origin and below its path */
+} Prepared;
+
+static void
+prepared_init (Prepared *pp, const LbListingContext *ctx)
+{
+  g_autofree char *base_path = NULL;
+
+  memset (pp, 0, sizeof *pp);
+  pp->ctx = ctx;
+  pp->base = g_uri_parse (ctx->base_uri, G_URI_FLAGS_ENCODED, NULL);
+  pp->root = g_uri_parse (ctx->root_uri, G_URI_FLAGS_ENCODED, NULL);
+  if (pp->base == NULL || pp->root == NULL || !same_origin (pp->base, pp->root))
+    return;
+  base_path = decoded_path (g_uri_get_path (pp->base));
+  pp->root_path = decoded_path (g_uri_get_path (pp->root));
+  if (base_path == NULL || pp->root_path == NULL)
+    return;
+  if (!g_str_has_prefix (base_path, pp->root_path) && !g_str_equal (base_path, pp->root_path))
+    return;
+  pp->base_stripped = strip_slashes (base_path);
+  pp->valid = TRUE;
+}
+
+static void
+prepared_clear (Prepared *pp)
+{
+  g_clear_pointer (&pp->base, g_uri_unref);
+  g_clear_pointer (&pp->root, g_uri_unref);
+  g_clear_pointer (&pp->root_path, g_free);
+  g_clear_pointer (&pp->base_stripped, g_free);
+}
+
+static LbListingHrefKind
+classify_prepared (const Prepared *pp, const char *href, char **out_uri, char **out_name,
+                   gboolean *out_is_dir)
 {
   g_autofree char *normalised = NULL;
-  g_autofree char *resolved = NULL;
   g_autoptr(GUri) uri = NULL;
-  g_autoptr(GUri) base = NULL;
-  g_autoptr(GUri) root = NULL;
   g_autofree char *path = NULL;
-  g_autofree char *base_path = NULL;
-  g_autofree char *root_path = NULL;
   g_autofree char *path_stripped = NULL;
-  g_autofree char *base_stripped = NULL;
   const char *raw_path;
   const char *rest;
+  gsize base_len;
   gboolean is_dir;
 
   if (out_uri != NULL)
@@ -82,7 +117,7 @@ lb_listing_classify_href (const LbListingContext *ctx, const char *href, char **
     *out_name = NULL;
   if (out_is_dir != NULL)
     *out_is_dir = FALSE;
-  if (href == NULL)
+  if (href == NULL || !pp->valid)
     return LB_LISTING_HREF_REJECT;
   while (g_ascii_isspace (*href))
     href++;
@@ -90,32 +125,22 @@ lb_listing_classify_href (const LbListingContext *ctx, const char *href, char **
     return LB_LISTING_HREF_REJECT;
 
   normalised = g_uri_escape_string (href, HREF_KEEP, FALSE);
-  resolved = g_uri_resolve_relative (ctx->base_uri, normalised, G_URI_FLAGS_ENCODED, NULL);
-  if (resolved == NULL)
-    return LB_LISTING_HREF_REJECT;
-  uri = g_uri_parse (resolved, G_URI_FLAGS_ENCODED, NULL);
-  base = g_uri_parse (ctx->base_uri, G_URI_FLAGS_ENCODED, NULL);
-  root = g_uri_parse (ctx->root_uri, G_URI_FLAGS_ENCODED, NULL);
-  if (uri == NULL || base == NULL || root == NULL)
+  uri = g_uri_parse_relative (pp->base, normalised, G_URI_FLAGS_ENCODED, NULL);
+  if (uri == NULL)
     return LB_LISTING_HREF_REJECT;
   if (g_uri_get_query (uri) != NULL || g_uri_get_fragment (uri) != NULL)
     return LB_LISTING_HREF_REJECT;
-  if (!same_origin (uri, root) || !same_origin (base, root))
+  if (!same_origin (uri, pp->root))
     return LB_LISTING_HREF_REJECT;
 
   raw_path = g_uri_get_path (uri);
   path = decoded_path (raw_path);
-  base_path = decoded_path (g_uri_get_path (base));
-  root_path = decoded_path (g_uri_get_path (root));
-  if (path == NULL || base_path == NULL || root_path == NULL || *path != '/')
-    return LB_LISTING_HREF_REJECT;
-  if (!g_str_has_prefix (base_path, root_path) && !g_str_equal (base_path, root_path))
+  if (path == NULL || *path != '/')
     return LB_LISTING_HREF_REJECT;
 
   is_dir = g_str_has_suffix (raw_path, "/");
   path_stripped = strip_slashes (path);
-  base_stripped = strip_slashes (base_path);
-  if (g_str_equal (path_stripped, base_stripped))
+  if (g_str_equal (path_stripped, pp->base_stripped))
     {
       if (out_uri != NULL)
         {
@@ -130,21 +155,21 @@ lb_listing_classify_href (const LbListingContext *ctx, const char *href, char **
     }
 
   /* a direct child: base path + one non-empty segment (+ optional trailing '/') */
-  if (!g_str_has_prefix (path_stripped, base_stripped)
-      || path_stripped[strlen (base_stripped)] != '/')
+  base_len = strlen (pp->base_stripped);
+  if (!g_str_has_prefix (path_stripped, pp->base_stripped) || path_stripped[base_len] != '/')
     return LB_LISTING_HREF_REJECT;
-  rest = path_stripped + strlen (base_stripped) + 1;
+  rest = path_stripped + base_len + 1;
   if (*rest == '\0' || strchr (rest, '/') != NULL)
     return LB_LISTING_HREF_REJECT;
-  /* and still below the root (base is, so a child is; checked again for clarity) */
-  if (!g_str_has_prefix (path_stripped, root_path))
+  /* and still below the root (the base is, so a child is; checked again for clarity) */
+  if (!g_str_has_prefix (path_stripped, pp->root_path))
     return LB_LISTING_HREF_REJECT;
 
   if (out_uri != NULL)
     {
-      g_autoptr(GUri) clean = g_uri_build (G_URI_FLAGS_ENCODED, g_uri_get_scheme (root),
-                                           g_uri_get_userinfo (root), g_uri_get_host (root),
-                                           g_uri_get_port (root), raw_path, NULL, NULL);
+      g_autoptr(GUri) clean = g_uri_build (G_URI_FLAGS_ENCODED, g_uri_get_scheme (pp->root),
+                                           g_uri_get_userinfo (pp->root), g_uri_get_host (pp->root),
+                                           g_uri_get_port (pp->root), raw_path, NULL, NULL);
       *out_uri = g_uri_to_string (clean);
     }
   if (out_name != NULL)
@@ -161,6 +186,19 @@ lb_listing_classify_href (const LbListingContext *ctx, const char *href, char **
   if (out_is_dir != NULL)
     *out_is_dir = is_dir;
   return LB_LISTING_HREF_CHILD;
+}
+
+LbListingHrefKind
+lb_listing_classify_href (const LbListingContext *ctx, const char *href, char **out_uri,
+                          char **out_name, gboolean *out_is_dir)
+{
+  Prepared pp;
+  LbListingHrefKind kind;
+
+  prepared_init (&pp, ctx);
+  kind = classify_prepared (&pp, href, out_uri, out_name, out_is_dir);
+  prepared_clear (&pp);
+  return kind;
 }
 
 static gboolean
@@ -185,6 +223,7 @@ lb_listing_parse_json (const char *data, gsize len, const LbListingContext *ctx,
   g_autoptr(GError) local = NULL;
   JsonNode *root;
   JsonArray *array;
+  Prepared pp;
 
   if (len > G_MAXSSIZE || !json_parser_load_from_data (parser, data, (gssize) len, &local))
     {
@@ -200,6 +239,7 @@ lb_listing_parse_json (const char *data, gsize len, const LbListingContext *ctx,
       return NULL;
     }
   array = json_node_get_array (root);
+  prepared_init (&pp, ctx);
   for (guint i = 0; i < json_array_get_length (array); i++)
     {
       JsonNode *node = json_array_get_element (array, i);
@@ -229,7 +269,7 @@ lb_listing_parse_json (const char *data, gsize len, const LbListingContext *ctx,
           g_free (child);
           child = with_slash;
         }
-      if (lb_listing_classify_href (ctx, child, &uri, &decoded, NULL) != LB_LISTING_HREF_CHILD)
+      if (classify_prepared (&pp, child, &uri, &decoded, NULL) != LB_LISTING_HREF_CHILD)
         continue;
       entry = lb_store_entry_new (uri, name, is_dir ? LB_STORE_ENTRY_DIRECTORY
                                                     : lb_store_entry_guess_file_kind (name, NULL));
@@ -243,8 +283,12 @@ lb_listing_parse_json (const char *data, gsize len, const LbListingContext *ctx,
         }
       g_ptr_array_add (entries, entry);
       if (!check_cap (entries, ctx, error))
-        return NULL;
+        {
+          prepared_clear (&pp);
+          return NULL;
+        }
     }
+  prepared_clear (&pp);
   return g_steal_pointer (&entries);
 }
 
@@ -347,6 +391,7 @@ struct _LbListingParser {
   char             *base_uri;   /* owned */
   char             *root_uri;   /* owned */
   LbListingContext  ctx;        /* points at the copies above */
+  Prepared          prepared;   /* ctx's base and root, parsed once */
   xmlParserCtxtPtr  xml;        /* owned, nullable (JSON) */
   xmlSAXHandler     sax;
   GByteArray       *json;       /* owned, JSON only */
@@ -434,7 +479,7 @@ html_start (void *user_data, const xmlChar *name, const xmlChar **attrs)
         if (xmlStrcasecmp (attrs[i], BAD_CAST "href") == 0)
           href = (const char *) attrs[i + 1];
       if (href != NULL
-          && lb_listing_classify_href (&p->ctx, href, &uri, &entry_name, &is_dir) == LB_LISTING_HREF_CHILD
+          && classify_prepared (&p->prepared, href, &uri, &entry_name, &is_dir) == LB_LISTING_HREF_CHILD
           && !g_hash_table_contains (p->seen, entry_name))
         {
           g_hash_table_add (p->seen, g_strdup (entry_name));
@@ -610,7 +655,7 @@ finish_response (LbListingParser *p)
   gboolean is_dir = FALSE;
   LbListingHrefKind kind;
 
-  kind = lb_listing_classify_href (&p->ctx, p->href, &uri, &name, &is_dir);
+  kind = classify_prepared (&p->prepared, p->href, &uri, &name, &is_dir);
   if (kind == LB_LISTING_HREF_REJECT || !p->have_props)
     return;
   if (kind == LB_LISTING_HREF_SELF)
@@ -735,6 +780,7 @@ lb_listing_parser_new (LbListingFormat format, const LbListingContext *ctx)
   p->ctx.base_uri = p->base_uri;
   p->ctx.root_uri = p->root_uri;
   p->ctx.max_entries = ctx->max_entries;
+  prepared_init (&p->prepared, &p->ctx);
   p->entries = g_ptr_array_new_with_free_func (g_object_unref);
   p->seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   p->details = g_string_new (NULL);
@@ -818,6 +864,7 @@ lb_listing_parser_free (LbListingParser *p)
   g_ptr_array_unref (p->pending_props);
   g_clear_object (&p->current);
   g_clear_object (&p->self_entry);
+  prepared_clear (&p->prepared);
   g_free (p->base_uri);
   g_free (p->root_uri);
   g_free (p);

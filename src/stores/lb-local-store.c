@@ -298,6 +298,48 @@ lb_local_store_stat_async (LbStore *store, const char *uri, GCancellable *cancel
 
 /* ---- read --------------------------------------------------------------------------------- */
 
+/* Counts what the caller reads and reports it (from the reading thread, as documented for
+ * lb_store_read_async()). */
+#define LB_TYPE_PROGRESS_STREAM (lb_progress_stream_get_type ())
+G_DECLARE_FINAL_TYPE (LbProgressStream, lb_progress_stream, LB, PROGRESS_STREAM, GFilterInputStream)
+
+struct _LbProgressStream {
+  GFilterInputStream     parent_instance;
+  gint64                 total;    /* bytes, -1 unknown */
+  gint64                 done;     /* bytes */
+  GFileProgressCallback  progress;
+  gpointer               progress_data;
+};
+
+G_DEFINE_TYPE (LbProgressStream, lb_progress_stream, G_TYPE_FILTER_INPUT_STREAM)
+
+static gssize
+lb_progress_stream_read (GInputStream *stream, void *buffer, gsize count,
+                         GCancellable *cancellable, GError **error)
+{
+  LbProgressStream *self = LB_PROGRESS_STREAM (stream);
+  GInputStream *base = g_filter_input_stream_get_base_stream (G_FILTER_INPUT_STREAM (stream));
+  gssize n = g_input_stream_read (base, buffer, count, cancellable, error);
+
+  if (n > 0)
+    {
+      self->done += n;
+      self->progress (self->done, self->total, self->progress_data);
+    }
+  return n;
+}
+
+static void
+lb_progress_stream_class_init (LbProgressStreamClass *klass)
+{
+  G_INPUT_STREAM_CLASS (klass)->read_fn = lb_progress_stream_read;
+}
+
+static void
+lb_progress_stream_init (LbProgressStream *self)
+{
+}
+
 static void
 read_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
@@ -318,6 +360,16 @@ read_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
       return;
     }
   op->entry = entry_from_info (op->file, info);
+  if (op->progress != NULL)
+    {
+      LbProgressStream *counted = g_object_new (LB_TYPE_PROGRESS_STREAM, "base-stream", stream, NULL);
+
+      counted->total = lb_store_entry_get_size (op->entry);
+      counted->progress = op->progress;
+      counted->progress_data = op->progress_data;
+      g_task_return_pointer (task, counted, g_object_unref);
+      return;
+    }
   g_task_return_pointer (task, g_steal_pointer (&stream), g_object_unref);
 }
 
@@ -328,9 +380,13 @@ lb_local_store_read_async (LbStore *store, const char *uri, GCancellable *cancel
 {
   GTask *task = new_task (LB_LOCAL_STORE (store), uri, cancellable, callback, user_data,
                           lb_local_store_read_async);
+  Op *op;
 
   if (task == NULL)
     return;
+  op = g_task_get_task_data (task);
+  op->progress = progress;
+  op->progress_data = progress_data;
   g_task_run_in_thread (task, read_thread);
   g_object_unref (task);
 }

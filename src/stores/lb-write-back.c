@@ -142,6 +142,16 @@ etags_equal (const char *a, const char *b)
   return g_str_equal (a, b);
 }
 
+/* Where the upload landed: the entry the store returned when it names one (a DICOMweb store
+ * creates a new instance), else the URI that was written. */
+static const char *
+verify_uri (Put *put)
+{
+  const char *written = put->written != NULL ? lb_store_entry_get_uri (put->written) : NULL;
+
+  return written != NULL ? written : put->uri;
+}
+
 static void
 on_verify_stat (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -153,15 +163,25 @@ on_verify_stat (GObject *source, GAsyncResult *result, gpointer user_data)
   gboolean enforced = (lb_store_get_capabilities (put->store) & LB_STORE_CONDITIONAL_WRITES) != 0;
   const char *put_etag = lb_store_entry_get_etag (put->written);
   gint64 size = (gint64) g_bytes_get_size (put->bytes);
-  g_autofree char *name = lb_store_uri_display_name (put->uri);
+  g_autofree char *name = put->written != NULL && lb_store_entry_get_display_name (put->written) != NULL
+                            ? g_strdup (lb_store_entry_get_display_name (put->written))
+                            : lb_store_uri_display_name (put->uri);
   GString *message = g_string_new (NULL);
 
-  res->uri = g_strdup (put->uri);
+  /* Some stores keep a different representation from what was sent (DICOMweb stores a DICOM
+   * instance made from the PNG, under a new URI): sizes are only compared when the store
+   * reports one for the same content type. */
+  const char *seen_type = seen != NULL ? lb_store_entry_get_content_type (seen) : NULL;
+  gboolean size_comparable = seen != NULL && lb_store_entry_get_size (seen) >= 0
+                             && (seen_type == NULL || put->content_type == NULL
+                                 || g_ascii_strcasecmp (seen_type, put->content_type) == 0);
+
+  res->uri = g_strdup (verify_uri (put));
   res->size = size;
   res->verified_size = seen != NULL ? lb_store_entry_get_size (seen) : -1;
   res->etag = g_strdup (seen != NULL && lb_store_entry_get_etag (seen) != NULL
                           ? lb_store_entry_get_etag (seen) : put_etag);
-  res->verified = seen != NULL && res->verified_size == size
+  res->verified = seen != NULL && (!size_comparable || res->verified_size == size)
                   && (put_etag == NULL || etags_equal (put_etag, lb_store_entry_get_etag (seen)));
   res->guarantee = enforced ? LB_WRITE_BACK_SERVER_ENFORCED : LB_WRITE_BACK_CLIENT_CHECKED;
   res->overwrote = put->mode != LB_STORE_WRITE_CREATE
@@ -170,7 +190,11 @@ on_verify_stat (GObject *source, GAsyncResult *result, gpointer user_data)
 
   g_string_append_printf (message, "%s “%s” (%" G_GINT64_FORMAT " bytes)",
                           put->mode == LB_STORE_WRITE_CREATE ? "Saved as" : "Replaced", name, size);
-  if (res->verified)
+  if (res->verified && !size_comparable && lb_store_entry_get_size (seen) < 0)
+    g_string_append (message, "; present on the server (it reports no size to compare)");
+  else if (res->verified && !size_comparable)
+    g_string_append_printf (message, "; present on the server, stored as %s", seen_type);
+  else if (res->verified)
     g_string_append (message, put_etag != NULL ? "; size and ETag verified"
                                                : "; size verified");
   else if (seen == NULL)
@@ -213,7 +237,7 @@ on_put_written (GObject *source, GAsyncResult *result, gpointer user_data)
       g_object_unref (task);
       return;
     }
-  lb_store_stat_async (put->store, put->uri, g_task_get_cancellable (task), on_verify_stat, task);
+  lb_store_stat_async (put->store, verify_uri (put), g_task_get_cancellable (task), on_verify_stat, task);
 }
 
 static void

@@ -724,6 +724,9 @@ test_write_back (void)
   g_object_unref (res);
   g_assert_no_error (error);
   g_test_message ("write-back: %s", wb->message);
+  /* Verified against the instance the upload created (a DICOM object, not the PNG sent). */
+  g_assert_true (wb->verified);
+  g_assert_nonnull (strstr (wb->message, "present on the server"));
 
   after = lb_store_list_sync (store, study_uri, NULL, &error);
   g_assert_no_error (error);

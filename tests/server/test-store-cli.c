@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <glib/gstdio.h>
 
+#include <libsoup/soup.h>
+
 #include "store-test-util.h"
 
 typedef struct {
@@ -75,7 +77,7 @@ start_store (const char *root, const char *const *extra)
   g_test_message ("%s", line);
   g_assert_true (g_str_has_prefix (line, expect));
   p->url = g_strdup (line + strlen (expect));
-  g_assert_true (g_regex_match_simple ("^http://127\\.0\\.0\\.1:[0-9]+/$", p->url, 0, 0));
+  g_assert_true (g_regex_match_simple ("^https?://127\\.0\\.0\\.1:[0-9]+/$", p->url, 0, 0));
   p->port = store_url_port (p->url);
   return p;
 }
@@ -353,6 +355,68 @@ test_hash_password (void)
   store_rm_rf (base);
 }
 
+/* --tls-cert/--tls-key: a self-signed certificate made now with openssl. */
+static void
+test_tls (void)
+{
+  g_autofree char *base = store_make_tmpdir ("cli-tls");
+  g_autofree char *root = g_build_filename (base, "root", NULL);
+  g_autofree char *cert = g_build_filename (base, "cert.pem", NULL);
+  g_autofree char *key = g_build_filename (base, "key.pem", NULL);
+  g_autofree char *file = g_build_filename (root, "t.bin", NULL);
+  g_autofree char *openssl = g_find_program_in_path ("openssl");
+  g_autoptr(GBytes) data = store_test_bytes (2048, 35);
+  g_autoptr(Proc) p = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GTlsDatabase) db = NULL;
+  g_autofree char *url = NULL;
+  int status = 0;
+
+  if (openssl == NULL)
+    {
+      g_test_skip ("openssl not installed (build-aux/install-deps.sh installs it)");
+      store_rm_rf (base);
+      return;
+    }
+  {
+    const char *argv[] = { openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                           "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                           "-keyout", key, "-out", cert, NULL };
+    g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                  NULL, NULL, NULL, NULL, &status, &error);
+    g_assert_no_error (error);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+  }
+  g_assert_cmpint (g_mkdir (root, 0755), ==, 0);
+  write_file (file, data);
+  {
+    const char *extra[] = { "--tls-cert", cert, "--tls-key", key, NULL };
+    p = start_store (root, extra);
+  }
+  g_assert_true (g_str_has_prefix (p->url, "https://127.0.0.1:"));
+  url = g_strconcat (p->url, "t.bin", NULL);
+  {
+    g_autoptr(SoupSession) plain = soup_session_new_with_options ("proxy-resolver", NULL, NULL);
+    g_autoptr(SoupMessage) msg = soup_message_new ("GET", url);
+    g_autoptr(GBytes) body = soup_session_send_and_read (plain, msg, NULL, &error);
+    g_assert_null (body);
+    g_assert_error (error, G_TLS_ERROR, G_TLS_ERROR_BAD_CERTIFICATE);
+    g_clear_error (&error);
+  }
+  db = g_tls_file_database_new (cert, &error);
+  g_assert_no_error (error);
+  {
+    g_autoptr(SoupSession) trusting = soup_session_new_with_options ("tls-database", db,
+                                                                     "proxy-resolver", NULL, NULL);
+    g_autoptr(SoupMessage) msg = soup_message_new ("GET", url);
+    g_autoptr(GBytes) body = soup_session_send_and_read (trusting, msg, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (soup_message_get_status (msg), ==, 200);
+    g_assert_true (g_bytes_equal (body, data));
+  }
+  store_rm_rf (base);
+}
+
 static void
 test_refusals (void)
 {
@@ -403,6 +467,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store-cli/sigterm-mid-upload", test_sigterm_mid_upload);
   g_test_add_func ("/store-cli/sigint", test_sigint);
   g_test_add_func ("/store-cli/hash-password", test_hash_password);
+  g_test_add_func ("/store-cli/tls", test_tls);
   g_test_add_func ("/store-cli/refusals", test_refusals);
   return g_test_run ();
 }

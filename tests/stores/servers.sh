@@ -13,6 +13,7 @@
 #   apache  LB_APACHE_URL (mod_dav + autoindex; /private/ needs Basic auth: LB_AUTH_USER,
 #           LB_AUTH_PASSWORD)
 #   python  LB_PYTHON_URL (python3 -m http.server, read-only)
+#   lightbox-store  LB_LIGHTBOX_STORE_URL, when $LIGHTBOX_STORE names the built binary
 # LB_STORES_RUNDIR is the run directory; the document roots are $LB_STORES_RUNDIR/www-{nginx,
 # apache,py}. LB_SEED_DIR holds the seed tree they were copied from.
 # Needs: nginx libnginx-mod-http-dav-ext apache2 apache2-utils python3 dcmtk openssl curl.
@@ -86,8 +87,8 @@ printf 'h\n' > "$S/.hidden"
 mkdir -p "$R/victim"
 head -c $((48 * 1024 * 1024)) /dev/urandom > "$R/victim/big.bin"
 mkdir -p "$R/victim/upload"
-for s in nginx apache py; do cp -a "$S" "$R/www-$s"; done
-rm -rf "$R/www-nginx/private" "$R/www-py/private"
+for s in nginx apache py lbs; do cp -a "$S" "$R/www-$s"; done
+rm -rf "$R/www-nginx/private" "$R/www-py/private" "$R/www-lbs/private"
 
 # ---- TLS material ------------------------------------------------------------------------------
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
@@ -221,6 +222,20 @@ wait_http "http://127.0.0.1:$P_APACHE/" apache $! || { cat "$R/apache/logs/"* >&
 "${AS_NOBODY[@]}" "$PY" -m http.server --bind 127.0.0.1 --directory "$R/www-py" "$P_PY" >"$R/py/log" 2>&1 &
 PIDS+=($!)
 wait_http "http://127.0.0.1:$P_PY/" python $!
+
+# ---- lightbox-store (our own server), if built -------------------------------------------------
+if [ -n "${LIGHTBOX_STORE:-}" ] && [ -x "$LIGHTBOX_STORE" ]; then
+  mkdir -p "$R/lbs"; chown 65534:65534 "$R/lbs" 2>/dev/null || true
+  "${AS_NOBODY[@]}" "$LIGHTBOX_STORE" --port 0 "$R/www-lbs" >"$R/lbs/stdout" 2>"$R/lbs/stderr" &
+  PIDS+=($!)
+  for _ in $(seq 1 200); do
+    LBS_URL=$(sed -n 's/^Serving .* at //p' "$R/lbs/stdout")
+    [ -n "$LBS_URL" ] && break
+    sleep 0.05
+  done
+  [ -n "$LBS_URL" ] || { echo "servers.sh: lightbox-store did not start" >&2; cat "$R/lbs/stderr" >&2; exit 1; }
+  export LB_LIGHTBOX_STORE_URL=$LBS_URL
+fi
 
 export LB_STORES_RUNDIR=$R LB_SEED_DIR=$S
 export LB_NGINX_HTML_URL=http://127.0.0.1:$P_HTML/

@@ -82,5 +82,22 @@ check "401 error names the status" grep -q "401" "$T/err"
 LIGHTBOX_PASSWORD=$LB_AUTH_PASSWORD "$CLI" ls --user "$LB_AUTH_USER" "${LB_APACHE_URL}private/" > "$T/out" 2>"$T/err"
 check "credentials from the environment" grep -qxF "secret.png	$(size_of "$R/www-apache/private/secret.png")" "$T/out"
 
+# filter straight from and to stores
+"$CLI" filter "${LB_NGINX_JSON_URL}CT/CT_small_16.png" "$T/local.png" gaussian:sigma=1 > "$T/out" 2>"$T/err"; rc=$?
+check "filter: store URL in, local file out" [ $rc = 0 ] && [ -s "$T/local.png" ]
+src="${LB_APACHE_URL}CT/CT_small_8.png"; dst="${LB_APACHE_URL}upload/ct%20filtered.png"
+disk="$R/www-apache/upload/ct filtered.png"
+"$CLI" filter "$src" "$dst" gaussian:sigma=2 > "$T/out" 2>"$T/err"; rc=$?
+check "filter: store URL in and out" [ $rc = 0 ] && [ -s "$disk" ]
+check "filter upload carries the source URL" grep -aqF "$src" "$disk"
+check "filter upload carries the filter chain" grep -aqF "gaussian:sigma=2" "$disk"
+check "filter upload carries the Lightbox version" grep -aq "Lightbox [0-9]" "$disk"
+cp "$disk" "$T/first.png"
+"$CLI" filter "$src" "$dst" gaussian:sigma=3 > "$T/out" 2>"$T/err"; rc=$?
+check "filter never replaces a store entry without --force" [ $rc = 1 ] && grep -q "already exists" "$T/err"
+check "refused filter upload left the entry" cmp -s "$T/first.png" "$disk"
+"$CLI" filter --force "$src" "$dst" gaussian:sigma=3 > "$T/out" 2>"$T/err"; rc=$?
+check "filter --force replaces the version seen" [ $rc = 0 ] && grep -aqF "gaussian:sigma=3" "$disk"
+
 echo "1..$n"
 [ $fails = 0 ]

@@ -27,6 +27,7 @@ static const Server servers[] = {
   { "nginx-dav", "LB_NGINX_DAV_URL", "www-nginx", "webdav", TRUE, TRUE, FALSE },
   { "apache", "LB_APACHE_URL", "www-apache", "webdav", TRUE, TRUE, TRUE },
   { "python", "LB_PYTHON_URL", "www-py", "listing", FALSE, FALSE, FALSE },
+  { "lightbox-store", "LB_LIGHTBOX_STORE_URL", "www-lbs", "webdav", TRUE, TRUE, TRUE },
 };
 
 static char *

@@ -8,9 +8,9 @@
 /* Hot loops are compiled twice on x86-64, for the baseline and for AVX2 (no FMA: results stay
  * bit-identical), and the loader picks one at start-up (GCC function multi-versioning). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
-#define LB_KERNEL_TARGET_CLONES __attribute__ ((target_clones ("avx2", "default")))
+#define LB_XVGEOM_TARGET_CLONES __attribute__ ((target_clones ("avx2", "default")))
 #else
-#define LB_KERNEL_TARGET_CLONES
+#define LB_XVGEOM_TARGET_CLONES
 #endif
 
 static inline guint8 *

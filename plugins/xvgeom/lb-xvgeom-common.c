@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#define G_LOG_DOMAIN "lb-kernel-common"
+#define G_LOG_DOMAIN "lb-xvgeom-common"
 
 #include "lb-xvgeom.h"
 
 #include "lb-error.h"
 
 gboolean
-lb_kernel_check_and_clip (const LbKernelBuf  *src,
+lb_xvgeom_check_and_clip (const LbKernelBuf  *src,
                           const LbKernelRect *region,
                           LbKernelRect       *out_region,
                           GError            **error)

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib.h>
+
+#include "lb-bench-stats.h"
+#include "lb-bench-table.h"
+
+G_BEGIN_DECLS
+
+/* lightbox-bench subcommands, one file each (lb-bench-<name>.c); lb-bench.c dispatches.
+ * Each takes argv with argv[0] = the subcommand name and returns the exit status. */
+int lb_bench_filters_main  (int argc, char **argv);
+int lb_bench_mem_pass_main (int argc, char **argv);   /* hidden: the memory child of filters */
+int lb_bench_net_main      (int argc, char **argv);
+
+/* Helpers shared by the subcommands (lb-bench.c). */
+
+/* Writes @dir/@name-@key.csv for every table and @dir/@name.json with all of them:
+ * {"command": name, "date": ISO 8601, "threads": n, "notes": […], "tables": {key: table}}.
+ * @keys and @tables are parallel, NULL-terminated. */
+gboolean    lb_bench_write_results (const char          *dir,
+                                    const char          *name,
+                                    const char * const  *keys,
+                                    LbBenchTable       **tables,
+                                    GPtrArray           *notes,
+                                    GError             **error);
+/* Adds a row from a NULL-terminated list of g_strdup'ed/g_strdup_printf'ed cells, which it
+ * frees (so callers can write add_row_take (t, g_strdup_printf (…), …, NULL)). */
+void        lb_bench_table_add_row_take (LbBenchTable *table,
+                                         char         *first,
+                                         ...) G_GNUC_NULL_TERMINATED;
+/* "12.3", "0.456", "1234": three significant digits at least, no exponent. */
+char       *lb_bench_fmt           (double value);
+/* Wall time of one child process run to completion (ms), stdout and stderr discarded. A
+ * non-zero exit is an error naming the command. */
+gboolean    lb_bench_time_command  (const char * const  *argv,
+                                    double              *out_ms,
+                                    GError             **error);
+/* The first of @names found in PATH (or as an absolute path), or NULL. */
+char       *lb_bench_find_program  (const char * const  *names);
+/* Maximum of the all-threads count: g_get_num_processors (). */
+guint       lb_bench_n_threads     (void);
+
+G_END_DECLS
