@@ -235,6 +235,32 @@ bmp_header_sane (const guint8 *data, gsize len, const char *name, GError **error
   return TRUE;
 }
 
+/* GdkPixbuf's GIF loader composites frames on the logical screen the header declares, and
+ * allocates it at close even when size-prepared asked for 1×1: a 1 KiB GIF declaring a
+ * 65535×60927 screen made it allocate 16 GB (found by tests/fuzz/fuzz-image). The screen
+ * size (bytes 6–9) is checked against the limits first. */
+static gboolean
+gif_screen_sane (const guint8 *data, gsize len, const char *name, const LbLimits *limits,
+                 GError **error)
+{
+  guint w, h;
+  g_autoptr (GError) local = NULL;
+
+  if (len < 10 || memcmp (data, "GIF8", 4) != 0)
+    return TRUE;
+  w = data[6] | (guint) data[7] << 8;
+  h = data[8] | (guint) data[9] << 8;
+  if (w == 0 || h == 0)
+    return TRUE; /* the frames carry the size; the loader reports what it finds */
+  if (!lb_limits_check (limits, w, h, LB_FORMAT_RGBA8, NULL, NULL, &local))
+    {
+      g_set_error (error, LB_ERROR, local->code, "%s: GIF screen %u×%u: %s", name, w, h,
+                   local->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 LbImage *
 lb_image_load_bytes (GBytes *bytes, const char *name, const LbLimits *limits, GError **error)
 {
@@ -254,7 +280,8 @@ lb_image_load_bytes (GBytes *bytes, const char *name, const LbLimits *limits, GE
     }
   if (lb_png_sniff (data, len))
     return set_source (lb_png_load_bytes (bytes, name, limits, error), name);
-  if (!bmp_header_sane (data, len, name, error))
+  if (!bmp_header_sane (data, len, name, error) ||
+      !gif_screen_sane (data, len, name, limits, error))
     return NULL;
 
   pixbuf_load_init (&load, name, limits);
