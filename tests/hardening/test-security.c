@@ -350,7 +350,7 @@ test_auth_bypass (void)
     { "mkcol-no-auth", "MKCOL /newdir/ HTTP/1.1\r\nHost: h", NULL, 401 },
     { "copy-no-auth", "COPY /dir/a.png HTTP/1.1\r\nHost: h\r\nDestination: http://127.0.0.1:{PORT}/dir/c.png", NULL, 401 },
     { "move-no-auth", "MOVE /dir/a.png HTTP/1.1\r\nHost: h\r\nDestination: http://127.0.0.1:{PORT}/dir/c.png", NULL, 401 },
-    { "proppatch-no-auth", "PROPPATCH /dir/a.png HTTP/1.1\r\nHost: h\r\nContent-Length: 0", NULL, 405 },
+    { "proppatch-no-auth", "PROPPATCH /dir/a.png HTTP/1.1\r\nHost: h\r\nContent-Length: 0", NULL, 401 },
     { "delete-lowercase-method", "delete /dir/a.png HTTP/1.1\r\nHost: h", NULL, 405 },
     { "lock-no-auth", "LOCK /dir/a.png HTTP/1.1\r\nHost: h", NULL, 405 },
     /* Reads are anonymous, and never write: an override header turns no GET into a DELETE. */
