@@ -244,6 +244,55 @@ blur_fast_rows (const LbXvBlur    *self,
     }
 }
 
+/* Blur 3 at 8 bits without alpha (the common case), interior rows: the three-row column
+ * sums in 16 bits (≤ 765), the 3×3 window sums (≤ 2295) and the exact division by 9 as a
+ * multiply-high, over the row as a flat array of samples (neighbours at ±ch). Columns 1 ..
+ * rw-2 of @out; @col receives all n column sums (the clipped end columns use them). */
+LB_XV_CLONES static void
+blur3_row_8 (const guint8 *restrict up, const guint8 *restrict in, const guint8 *restrict down,
+             guint8 *restrict out, guint16 *restrict col, int n, int ch)
+{
+  for (int i = 0; i < n; i++)
+    col[i] = (guint16) (up[i] + in[i] + down[i]);
+  for (int i = ch; i < n - ch; i++)
+    out[i] = (guint8) lb_xv_div9_u16 ((guint16) (col[i - ch] + col[i] + col[i + ch]));
+}
+
+static void blur_fast_rows_8 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
+                              int ya, int yb);
+
+/* Blur 3, 8 bits, no alpha, region at least 3×3: rows with the full three-row window take
+ * blur3_row_8 (and the two clipped end columns, 6-pixel windows, here); the region's first and
+ * last rows take the general path, one row at a time (it starts afresh for any band). */
+static void
+blur3_fast_8 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb)
+{
+  const LbXvRegion *R = &self->region;
+  const int ch = src->channels;
+  const int rw = R->x1 - R->x0;
+  const int n = rw * ch;
+  const gsize xoff = (gsize) R->x0 * ch;
+  g_autofree guint16 *col = g_new (guint16, n);
+
+  for (int y = ya; y < yb; y++)
+    {
+      guint8 *out = lb_xv_row_mut (dst, y) + xoff;
+
+      if (y == R->y0 || y == R->y1 - 1)
+        {
+          blur_fast_rows_8 (self, src, dst, y, y + 1);
+          continue;
+        }
+      blur3_row_8 (lb_xv_row (src, y - 1) + xoff, lb_xv_row (src, y) + xoff,
+                   lb_xv_row (src, y + 1) + xoff, out, col, n, ch);
+      for (int c = 0; c < ch; c++)
+        {
+          out[c] = (guint8) ((col[c] + col[ch + c]) / 6u);
+          out[n - ch + c] = (guint8) ((col[n - 2 * ch + c] + col[n - ch + c]) / 6u);
+        }
+    }
+}
+
 void
 lb_xv_blur_process (const LbXvBlur    *self,
                     const LbKernelBuf *src,
@@ -270,8 +319,17 @@ lb_xv_blur_process (const LbXvBlur    *self,
       lb_xv_blur_process_ref (self, src, dst, y0, y1);
       return;
     }
-  if (src->depth == 8)
-    blur_fast_rows (self, src, dst, y0, y1, 8);
+  if (src->depth == 8 && self->size == 3 && lb_xv_colour_channels (src->channels) == src->channels
+      && R->x1 - R->x0 >= 3 && R->y1 - R->y0 >= 3)
+    blur3_fast_8 (self, src, dst, y0, y1);
+  else if (src->depth == 8)
+    blur_fast_rows_8 (self, src, dst, y0, y1);
   else
     blur_fast_rows (self, src, dst, y0, y1, 16);
+}
+
+static void
+blur_fast_rows_8 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb)
+{
+  blur_fast_rows (self, src, dst, ya, yb, 8);
 }

@@ -99,4 +99,30 @@ lb_xv_max_value (int depth)
   return depth == 8 ? 255u : 65535u;
 }
 
+/* Hot row loops get an AVX2 clone beside the baseline (SSE2) one, chosen at load time by
+ * the CPU (an ifunc). Integer loops only, or doubles without contraction (-ffp-contract=off
+ * holds for the clone too), so both clones give identical results. */
+#define LB_XV_CLONES __attribute__ ((target_clones ("avx2", "default")))
+
+/* Exact floor(s / 9) for 0 ≤ s ≤ 2295 (= 9 · 255, a 3×3 sum of 8-bit samples) as
+ * (s · 7282) >> 16, a 16-bit multiply-high: 7282 = ⌈2^16 / 9⌉ overshoots 1/9 by less than
+ * 2^-18, so the error stays below 2295 · 2^-18 < 1/9. Checked for every s in the tests. */
+#define LB_XV_DIV9_MAGIC 7282u
+#define LB_XV_DIV9_MAX 2295u
+static inline G_GNUC_UNUSED guint16
+lb_xv_div9_u16 (guint16 s)
+{
+  return (guint16) (((guint32) s * LB_XV_DIV9_MAGIC) >> 16);
+}
+
+/* Exact floor(s / 3) for 0 ≤ s ≤ 765 (= 3 · 255, edge's gradients) as (s · 21846) >> 16,
+ * 21846 = ⌈2^16 / 3⌉. Checked for every s in the tests. */
+#define LB_XV_DIV3_MAGIC 21846u
+#define LB_XV_DIV3_MAX 765u
+static inline G_GNUC_UNUSED guint16
+lb_xv_div3_u16 (guint16 s)
+{
+  return (guint16) (((guint32) s * LB_XV_DIV3_MAGIC) >> 16);
+}
+
 G_END_DECLS

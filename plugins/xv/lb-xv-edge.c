@@ -130,6 +130,23 @@ edge_row_16 (const guint16 *restrict up, const guint16 *restrict in,
     }
 }
 
+/* 8 bits without alpha: samples ch .. n−ch−1 of one row straight into @out, the row as a
+ * flat array of samples (neighbours at ±ch), 16-bit lanes, the exact /3 as a multiply-high. */
+LB_XV_CLONES static void
+edge_row_8_direct (const guint8 *restrict up, const guint8 *restrict in,
+                   const guint8 *restrict down, guint8 *restrict out, int n, int ch)
+{
+  for (int i = ch; i < n - ch; i++)
+    {
+      const gint16 hg = (gint16) ((up[i + ch] + in[i + ch] + down[i + ch])
+                                  - (up[i - ch] + in[i - ch] + down[i - ch]));
+      const gint16 vg = (gint16) ((down[i - ch] + down[i] + down[i + ch])
+                                  - (up[i - ch] + up[i] + up[i + ch]));
+      const gint16 ahg = hg < 0 ? (gint16) -hg : hg, avg = vg < 0 ? (gint16) -vg : vg;
+      out[i] = (guint8) lb_xv_div3_u16 ((guint16) (ahg > avg ? ahg : avg));
+    }
+}
+
 LB_XV_INLINE void
 edge_fast_rows (const LbXvEdge    *self,
                 const LbKernelBuf *src,
@@ -168,6 +185,11 @@ edge_fast_rows (const LbXvEdge    *self,
         const guint8 *restrict up = lb_xv_row (src, MAX (y - 1, R->y0)) + xoff;
         const guint8 *restrict down = lb_xv_row (src, MIN (y + 1, R->y1 - 1)) + xoff;
 
+        if (depth == 8 && nc == ch)
+          {
+            edge_row_8_direct (up, in, down, out, n, ch);
+            goto ends;
+          }
         if (depth == 8)
           edge_row_8 (up, in, down, n, ch, (gint16 *) (void *) cs, (gint16 *) (void *) vd, e16);
         else
@@ -184,6 +206,7 @@ edge_fast_rows (const LbXvEdge    *self,
             lb_xv_put (out, (gsize) j * ch + c, depth == 8 ? e16[j * ch + c] : e[j * ch + c],
                        depth);
 
+    ends:
       /* The first and last column: the source (xv) or the clamped window (corrected). */
       for (int k = 0; k < (rw > 1 ? 2 : 1); k++)
         {
@@ -239,6 +262,21 @@ row_max_mono (const guint8 *row, int x0, int x1, const int ch, const int nc, con
   return maxv;
 }
 
+/* Largest MONO of an RGB8 row part (n pixels), 16-bit lanes (11 r + 16 g + 5 b ≤ 8160). */
+LB_XV_CLONES static guint
+row_max_mono_rgb8 (const guint8 *restrict row, int n)
+{
+  guint16 maxv = 0;
+
+  for (int x = 0; x < n; x++)
+    {
+      const guint16 m = (guint16) ((11 * row[3 * x] + 16 * row[3 * x + 1]
+                                    + 5 * row[3 * x + 2]) >> 5);
+      maxv = m > maxv ? m : maxv;
+    }
+  return maxv;
+}
+
 LB_XV_INLINE guint
 edge_reduce_rows (const LbXvEdge *self, const LbKernelBuf *dst, int ya, int yb, const int depth)
 {
@@ -254,7 +292,10 @@ edge_reduce_rows (const LbXvEdge *self, const LbKernelBuf *dst, int ya, int yb, 
         {
         case 1: m = row_max_mono (row, R->x0, R->x1, 1, 1, depth); break;
         case 2: m = row_max_mono (row, R->x0, R->x1, 2, 1, depth); break;
-        case 3: m = row_max_mono (row, R->x0, R->x1, 3, 3, depth); break;
+        case 3:
+          m = depth == 8 ? row_max_mono_rgb8 (row + (gsize) R->x0 * 3, R->x1 - R->x0)
+                         : row_max_mono (row, R->x0, R->x1, 3, 3, depth);
+          break;
         case 4:
         default: m = row_max_mono (row, R->x0, R->x1, 4, 3, depth); break;
         }
@@ -321,6 +362,17 @@ lb_xv_edge_finish_ref (const LbXvEdge *self,
     edge_finish_ref_rows (self, dst, maxv, y0, y1, 16);
 }
 
+/* row[i] = min((row[i] · mul) >> 16, 255) over n samples (see lb_xv_edge_finish). */
+LB_XV_CLONES static void
+scale_row_8 (guint8 *restrict row, int n, guint32 mul)
+{
+  for (int i = 0; i < n; i++)
+    {
+      const guint32 q = ((guint32) row[i] * mul) >> 16;
+      row[i] = (guint8) (q < 255u ? q : 255u);
+    }
+}
+
 void
 lb_xv_edge_finish (const LbXvEdge *self,
                    LbKernelBuf    *dst,
@@ -346,8 +398,23 @@ lb_xv_edge_finish (const LbXvEdge *self,
       /* A table of the 256 possible results: one load per sample. */
       guint8 lut[256];
 
+      /* Or one multiply: ⌊255 v / maxv⌋ = (v · mul) >> 16 with mul = ⌊255 · 2^16 / maxv⌋ + 1
+       * (v · mul < 2^32), used only when it matches the table for all 256 values (checked
+       * here, for this maxv). */
+      const guint32 mul = 255u * 65536u / maxv + 1u;
+      gboolean exact = TRUE;
+
       for (guint v = 0; v < 256; v++)
-        lut[v] = (guint8) MIN (v * 255u / maxv, 255u);
+        {
+          lut[v] = (guint8) MIN (v * 255u / maxv, 255u);
+          exact = exact && MIN ((v * mul) >> 16, 255u) == lut[v];
+        }
+      if (exact && nc == ch)
+        {
+          for (int y = y0; y < y1; y++)
+            scale_row_8 (lb_xv_row_mut (dst, y) + (gsize) R->x0 * ch, (R->x1 - R->x0) * ch, mul);
+          return;
+        }
       for (int y = y0; y < y1; y++)
         {
           guint8 *row = lb_xv_row_mut (dst, y) + (gsize) R->x0 * ch;

@@ -103,6 +103,49 @@ mono_span (const gint32 *restrict t, guint8 *restrict out, int rw, const int ch,
     }
 }
 
+/* 8 bits: the embossed samples ch .. n−ch−1 of one row as a flat array (neighbours at ±ch),
+ * in 16-bit lanes (|s| ≤ 1530): C's truncation toward zero of s / 8 is the arithmetic shift
+ * of s + 7 for negative s. */
+LB_XV_CLONES static void
+emboss_row_8 (const guint8 *restrict up, const guint8 *restrict in, const guint8 *restrict down,
+              gint16 *restrict t, int n, int ch)
+{
+  for (int i = ch; i < n - ch; i++)
+    {
+      const gint16 s = (gint16) (-2 * up[i - ch] - up[i] - in[i - ch] + in[i + ch] + down[i]
+                                 + 2 * down[i + ch]);
+      const gint16 q = (gint16) ((gint16) (s + ((s >> 15) & 7)) >> 3);
+      t[i] = (gint16) (q + 128);
+    }
+}
+
+/* RGB8 fused: emboss of the three channels of pixels 1 .. rw−2 (as emboss_row_8) and their
+ * MONO into all three channels, in 16-bit lanes. */
+LB_XV_CLONES static void
+emboss_mono_rgb8 (const guint8 *restrict up, const guint8 *restrict in,
+                  const guint8 *restrict down, guint8 *restrict out, int rw)
+{
+  for (int j = 1; j < rw - 1; j++)
+    {
+      gint16 t[3];
+
+      for (int c = 0; c < 3; c++)
+        {
+          const int i = 3 * j + c;
+          const gint16 s = (gint16) (-2 * up[i - 3] - up[i] - in[i - 3] + in[i + 3] + down[i]
+                                     + 2 * down[i + 3]);
+          const gint16 q = (gint16) ((gint16) (s + ((s >> 15) & 7)) >> 3);
+          t[c] = (gint16) (q + 128);
+        }
+      {
+        const guint16 m = (guint16) ((11 * t[0] + 16 * t[1] + 5 * t[2]) >> 5);
+        out[3 * j] = (guint8) m;
+        out[3 * j + 1] = (guint8) m;
+        out[3 * j + 2] = (guint8) m;
+      }
+    }
+}
+
 LB_XV_INLINE void
 emboss_fast_rows (const LbXvEmboss  *self,
                   const LbKernelBuf *src,
@@ -128,6 +171,25 @@ emboss_fast_rows (const LbXvEmboss  *self,
         {
           for (int j = 0; j < rw; j++)
             put_gray (out, j, ch, nc, (guint) mid, depth);
+          continue;
+        }
+
+      if (depth == 8 && (ch == 1 || ch == 3))
+        {
+          gint16 *t16 = (gint16 *) (void *) t;
+
+          put_gray (out, 0, ch, nc, (guint) mid, depth);
+          put_gray (out, rw - 1, ch, nc, (guint) mid, depth);
+          if (ch == 3)
+            {
+              emboss_mono_rgb8 (lb_xv_row (src, y - 1) + xoff, lb_xv_row (src, y) + xoff,
+                                lb_xv_row (src, y + 1) + xoff, out, rw);
+              continue;
+            }
+          emboss_row_8 (lb_xv_row (src, y - 1) + xoff, lb_xv_row (src, y) + xoff,
+                        lb_xv_row (src, y + 1) + xoff, t16, n, ch);
+          for (int i = 1; i < n - 1; i++)
+            out[i] = (guint8) t16[i];
           continue;
         }
 

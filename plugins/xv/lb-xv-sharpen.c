@@ -4,6 +4,7 @@
 #include "lb-xv-sharpen.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "lb-error.h"
 
@@ -300,6 +301,142 @@ sharpen_colour_fast (guint r, guint g, guint b, double nv, double top, const dou
   out[2] = (guint) MIN ((int) (cb * top + 0.5), (int) top);
 }
 
+typedef double LbV4d __attribute__ ((vector_size (32)));
+typedef gint64 LbV4l __attribute__ ((vector_size (32)));
+typedef gint32 LbV4i __attribute__ ((vector_size (16)));
+
+/* Lane-wise m ? a : b by bits (m is all ones or all zeros per lane): exact. A macro, since a
+ * function returning a 32-byte vector has a different ABI with and without AVX. */
+#define sel4(m, a, b) ((LbV4d) (((LbV4l) (m) & (LbV4l) (a)) | (~(LbV4l) (m) & (LbV4l) (b))))
+
+/* RGB8, pixels 0 .. 4·⌊n/4⌋−1 of a row, four at a time: sharpen_colour_fast() (and the gray
+ * shortcut) in GCC vector extensions, every branch a bitwise select. Each lane does exactly the
+ * IEEE operations of the scalar code in the same order (no contraction: -ffp-contract=off);
+ * the arms not selected may divide by zero or make NaNs (gray pixels), which are discarded.
+ * @nv holds the new Values of the pixels. Returns the number of pixels done. */
+LB_XV_CLONES static int
+sharpen_rgb8_row4 (const guint8 *restrict in, guint8 *restrict out, const double *restrict nv,
+                   const double *restrict lut, int n)
+{
+  int k;
+
+  for (k = 0; k + 4 <= n; k += 4)
+    {
+      const guint8 *px = in + 3 * k;
+      const LbV4d rd = { lut[px[0]], lut[px[3]], lut[px[6]], lut[px[9]] };
+      const LbV4d gd = { lut[px[1]], lut[px[4]], lut[px[7]], lut[px[10]] };
+      const LbV4d bd = { lut[px[2]], lut[px[5]], lut[px[8]], lut[px[11]] };
+      const LbV4d v = { nv[k], nv[k + 1], nv[k + 2], nv[k + 3] };
+      const LbV4d zero = { 0.0, 0.0, 0.0, 0.0 };
+      LbV4d mx = rd, mn = rd, del, s, h, hh, fr, p, q, t, cr, cg, cb;
+      LbV4i j, o[3], og;
+      LbV4l jl;
+
+      mx = sel4 (gd > mx, gd, mx);
+      mx = sel4 (bd > mx, bd, mx);
+      mn = sel4 (gd < mn, gd, mn);
+      mn = sel4 (bd < mn, bd, mn);
+      del = mx - mn;
+      s = del / mx;
+      /* Only the two quotients the hue needs (the same divisions of the same operands):
+       * r max: bc − gc; g max: 2 + rc − bc; else 4 + gc − rc. (0 + x) − y is x − y for
+       * the x ≥ 0 here, zero signs included. */
+      {
+        const LbV4l rmax = rd == mx, gmax = gd == mx;
+        const LbV4d two = { 2.0, 2.0, 2.0, 2.0 }, four = { 4.0, 4.0, 4.0, 4.0 };
+        const LbV4d n1 = sel4 (rmax, mx - bd, sel4 (gmax, mx - rd, mx - gd));
+        const LbV4d n2 = sel4 (rmax, mx - gd, sel4 (gmax, mx - bd, mx - rd));
+        const LbV4d base = sel4 (rmax, zero, sel4 (gmax, two, four));
+
+        h = (base + n1 / del) - n2 / del;
+      }
+      h = h * 60.0;
+      h = sel4 (h < 0.0, h + 360.0, h);
+      h = sel4 (h == 360.0, zero, h);
+      hh = h / 60.0;
+      j = __builtin_convertvector (hh, LbV4i);
+      fr = hh - __builtin_convertvector (j, LbV4d);
+      p = v * (1.0 - s);
+      q = v * (1.0 - s * fr);
+      t = v * (1.0 - s * (1.0 - fr));
+      jl = __builtin_convertvector (j, LbV4l);
+      /* Sectors: 1 (q,v,p) 2 (p,v,t) 3 (p,q,v) 4 (t,p,v) 5 (v,p,q), any other as 0 (v,t,p). */
+      cr = sel4 (jl == 1, q, v);
+      cr = sel4 (jl == 2, p, cr);
+      cr = sel4 (jl == 3, p, cr);
+      cr = sel4 (jl == 4, t, cr);
+      cg = sel4 (jl == 1, v, t);
+      cg = sel4 (jl == 2, v, cg);
+      cg = sel4 (jl == 3, q, cg);
+      cg = sel4 (jl == 4, p, cg);
+      cg = sel4 (jl == 5, p, cg);
+      cb = sel4 (jl == 2, t, p);
+      cb = sel4 (jl == 3, v, cb);
+      cb = sel4 (jl == 4, v, cb);
+      cb = sel4 (jl == 5, q, cb);
+      o[0] = __builtin_convertvector (cr * 255.0 + 0.5, LbV4i);
+      o[1] = __builtin_convertvector (cg * 255.0 + 0.5, LbV4i);
+      o[2] = __builtin_convertvector (cb * 255.0 + 0.5, LbV4i);
+      og = __builtin_convertvector (v * 255.0 + 0.5, LbV4i);
+      for (int l = 0; l < 4; l++)
+        {
+          const guint8 *c = px + 3 * l;
+          const gboolean gray = c[0] == c[1] && c[1] == c[2];
+
+          for (int m = 0; m < 3; m++)
+            out[3 * (k + l) + m] = (guint8) (gray ? og[l] : MIN (o[m][l], 255));
+        }
+    }
+  return k;
+}
+
+/* The new Values nv[1 .. ] of columns 1 .. rw−2, four at a time, with the scalar loop's
+ * operations in the same order (sum of the nine Values row by row, left to right; then
+ * (v − (f·s)/9)/g and the clamp to [0, 1]). Returns the number of columns done. */
+LB_XV_CLONES static int
+new_values4 (const double *restrict a, const double *restrict b, const double *restrict c,
+             double *restrict nv, double f, double g, int rw)
+{
+  const LbV4d zero = { 0.0, 0.0, 0.0, 0.0 }, one = { 1.0, 1.0, 1.0, 1.0 };
+  int k;
+
+  for (k = 0; k + 4 <= rw - 2; k += 4)
+    {
+      const int j = 1 + k;
+      LbV4d s, v, x;
+
+#define LD4(p) (memcpy (&x, (p), sizeof x), x)
+      s = LD4 (a + j - 1);
+      s = s + LD4 (a + j);
+      s = s + LD4 (a + j + 1);
+      s = s + LD4 (b + j - 1);
+      s = s + LD4 (b + j);
+      s = s + LD4 (b + j + 1);
+      s = s + LD4 (c + j - 1);
+      s = s + LD4 (c + j);
+      s = s + LD4 (c + j + 1);
+      v = (LD4 (b + j) - (f * s) / 9.0) / g;
+#undef LD4
+      v = sel4 (v < 0.0, zero, v);
+      v = sel4 (v > 1.0, one, v);
+      memcpy (nv + j, &v, sizeof v);
+    }
+  return k;
+}
+
+/* value_row() for RGB8 (n pixels from @row): max of the samples, then the table. */
+LB_XV_CLONES static void
+value_row_rgb8 (const guint8 *restrict row, const double *restrict lut, double *restrict v, int n)
+{
+  for (int x = 0; x < n; x++)
+    {
+      const guint8 r = row[3 * x], g = row[3 * x + 1], b = row[3 * x + 2];
+      const guint8 m1 = r > g ? r : g;
+
+      v[x] = lut[m1 > b ? m1 : b];
+    }
+}
+
 /* Values of the region part of source row y into @v (rw doubles). */
 LB_XV_INLINE void
 value_row (const LbKernelBuf *src, const LbXvRegion *R, int y, const double *lut, double *v,
@@ -308,6 +445,11 @@ value_row (const LbKernelBuf *src, const LbXvRegion *R, int y, const double *lut
   const int ch = src->channels, nc = lb_xv_colour_channels (ch);
   const guint8 *row = lb_xv_row (src, y);
 
+  if (depth == 8 && ch == 3)
+    {
+      value_row_rgb8 (row + (gsize) R->x0 * 3, lut, v, R->x1 - R->x0);
+      return;
+    }
   for (int x = R->x0; x < R->x1; x++)
     {
       guint m = lb_xv_get (row, (gsize) x * ch, depth);
@@ -380,7 +522,7 @@ sharpen_fast_rows (const LbXvSharpen *self,
         const double f = self->f, g = self->g;
 
         /* Same order as the reference: row y-1, then y, then y+1, left to right. */
-        for (int j = 1; j < rw - 1; j++)
+        for (int j = 1 + new_values4 (a, b, c, nv, f, g, rw); j < rw - 1; j++)
           {
             double s = a[j - 1];
             double v;
@@ -403,7 +545,12 @@ sharpen_fast_rows (const LbXvSharpen *self,
       copy_span (src, dst, y, R->x0, R->x0 + 1, depth);
       copy_span (src, dst, y, R->x1 - 1, R->x1, depth);
       if (nc == 3)
-        for (int j = 1; j < rw - 1; j++)
+        for (int j = (depth == 8 && ch == 3)
+                       ? 1 + sharpen_rgb8_row4 (in + (gsize) (R->x0 + 1) * 3,
+                                                out + (gsize) (R->x0 + 1) * 3, nv + 1, lut,
+                                                rw - 2)
+                       : 1;
+             j < rw - 1; j++)
           {
             const gsize i = (gsize) (R->x0 + j) * ch;
             const guint r = lb_xv_get (in, i, depth), g = lb_xv_get (in, i + 1, depth),

@@ -6,37 +6,158 @@
 #include <glib/gi18n.h>
 
 #include "lb-application.h"
+#include "lb-plugin-manager.h"
 #include "lb-window.h"
 
 struct _LbApplication {
-  GtkApplication parent_instance;
+  GtkApplication    parent_instance;
+
+  LbFilterRegistry *registry;   /* created on first use: start-up stays fast */
 };
 
 G_DEFINE_FINAL_TYPE (LbApplication, lb_application, GTK_TYPE_APPLICATION)
 
+static gint64 created_us;  /* monotonic time lb_application_new() ran: start-up measurement */
+
+/* LIGHTBOX_BENCH_STARTUP=1 (bench/ui-timing): report when the first frame of the window is
+ * painted, counted from lb_application_new(), then quit. */
 static void
-lb_application_activate (GApplication *app)
+on_first_paint (GdkFrameClock *clock,
+                GApplication  *app)
+{
+  g_signal_handlers_disconnect_by_func (clock, on_first_paint, app);
+  g_print ("lightbox: first frame %.1f ms after start\n",
+           (g_get_monotonic_time () - created_us) / 1000.0);
+  g_application_quit (app);
+}
+
+static void
+on_window_mapped (GtkWidget    *window,
+                  GApplication *app)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (window);
+
+  g_signal_handlers_disconnect_by_func (window, on_window_mapped, app);
+  if (clock)
+    g_signal_connect (clock, "after-paint", G_CALLBACK (on_first_paint), app);
+}
+
+static LbWindow *
+get_window (GApplication *app)
 {
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
 
   if (window == NULL)
     window = GTK_WINDOW (lb_window_new (LB_APPLICATION (app)));
-  gtk_window_present (window);
+  return LB_WINDOW (window);
 }
 
 static void
-quit_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+lb_application_activate (GApplication *app)
 {
+  GtkWindow *window = GTK_WINDOW (get_window (app));
+
+  if (g_getenv ("LIGHTBOX_BENCH_STARTUP") != NULL)
+    g_signal_connect (window, "map", G_CALLBACK (on_window_mapped), app);
+  gtk_window_present (window);
+}
+
+/* `lightbox URL|FILE`: GApplication turns arguments into GFiles; their URIs tell stores
+ * (http, https, dicomweb+http, folders) from images. */
+static void
+lb_application_open (GApplication *app,
+                     GFile       **files,
+                     int           n_files,
+                     const char   *hint)
+{
+  LbWindow *window = get_window (app);
+
+  for (int i = 0; i < n_files; i++)
+    {
+      g_autofree char *uri = g_file_get_uri (files[i]);
+      lb_window_open_uri (window, uri);
+    }
+  gtk_window_present (GTK_WINDOW (window));
+}
+
+static void
+quit_activated (GSimpleAction *action,
+                GVariant      *param,
+                gpointer       user_data)
+{
+  GList *windows = gtk_application_get_windows (GTK_APPLICATION (user_data));
+
+  /* close windows properly so they save their state */
+  for (GList *l = windows; l != NULL;)
+    {
+      GList *next = l->next;
+      gtk_window_close (GTK_WINDOW (l->data));
+      l = next;
+    }
   g_application_quit (G_APPLICATION (user_data));
 }
+
+static void
+about_activated (GSimpleAction *action,
+                 GVariant      *param,
+                 gpointer       user_data)
+{
+  static const char *authors[] = { "The Lightbox developers", NULL };
+  GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (user_data));
+
+  gtk_show_about_dialog (parent,
+                         "program-name", "Lightbox",
+                         "logo-icon-name", APP_ID,
+                         "version", PACKAGE_VERSION,
+                         "comments", _("Medical image workstation: browse image stores, "
+                                       "window/level, filters, write-back"),
+                         "license-type", GTK_LICENSE_GPL_3_0,
+                         "authors", authors,
+                         "translator-credits", _("translator-credits"),
+                         NULL);
+}
+
+static void plugins_activated (GSimpleAction *action,
+                               GVariant      *param,
+                               gpointer       user_data);
 
 static void
 lb_application_startup (GApplication *app)
 {
   static const GActionEntry entries[] = {
     { .name = "quit", .activate = quit_activated },
+    { .name = "about", .activate = about_activated },
+    { .name = "plugins", .activate = plugins_activated },
   };
-  static const char *quit_accels[] = { "<Control>q", NULL };
+  static const struct {
+    const char *action;
+    const char *accels[3];
+  } accels[] = {
+    { "app.quit", { "<Control>q", NULL } },
+    { "win.open-file", { "<Control>o", NULL } },
+    { "win.open-store", { "<Control>l", NULL } },
+    { "win.upload", { "<Control>u", NULL } },
+    { "win.export", { "<Control><Shift>e", NULL } },
+    { "win.undo", { "<Control>z", NULL } },
+    { "win.redo", { "<Control><Shift>z", "<Control>y", NULL } },
+    { "win.revert", { "<Control><Shift>r", NULL } },
+    { "win.cancel", { "Escape", NULL } },
+    { "win.zoom-in", { "<Control>plus", "<Control>equal", NULL } },
+    { "win.zoom-out", { "<Control>minus", NULL } },
+    { "win.zoom-fit", { "<Control>0", NULL } },
+    { "win.zoom-1", { "<Control>1", NULL } },
+    { "win.rotate-cw", { "<Control>r", NULL } },
+    { "win.rotate-ccw", { "<Control><Alt>r", NULL } },
+    { "win.invert", { "<Control>i", NULL } },
+    { "win.flip", { "<Control>h", NULL } },
+    { "win.split", { "<Control>b", NULL } },
+    { "win.wl-auto", { "<Control><Shift>a", NULL } },
+    { "win.benchmark-mode", { "<Control><Shift>b", NULL } },
+    { "win.focus-tree", { "<Control>t", NULL } },
+    { "win.focus-canvas", { "<Control>period", NULL } },
+    { "win.show-help-overlay", { "<Control>question", NULL } },
+  };
+  g_autoptr (GtkCssProvider) css = gtk_css_provider_new ();
 
   G_APPLICATION_CLASS (lb_application_parent_class)->startup (app);
 
@@ -44,7 +165,51 @@ lb_application_startup (GApplication *app)
   g_object_set (gtk_settings_get_default (), "gtk-application-prefer-dark-theme", TRUE, NULL);
 
   g_action_map_add_action_entries (G_ACTION_MAP (app), entries, G_N_ELEMENTS (entries), app);
-  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);
+  for (guint i = 0; i < G_N_ELEMENTS (accels); i++)
+    gtk_application_set_accels_for_action (GTK_APPLICATION (app), accels[i].action,
+                                           accels[i].accels);
+
+  gtk_css_provider_load_from_resource (css, "/io/github/lightbox/Lightbox/ui/style.css");
+  gtk_style_context_add_provider_for_display (gdk_display_get_default (),
+                                              GTK_STYLE_PROVIDER (css),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+  gtk_window_set_default_icon_name (APP_ID);
+}
+
+LbFilterRegistry *
+lb_application_get_registry (LbApplication *self)
+{
+  g_return_val_if_fail (LB_IS_APPLICATION (self), NULL);
+  if (self->registry == NULL)
+    {
+      self->registry = lb_filter_registry_new_default ();
+      /* plugins added, replaced or removed while Lightbox runs update the Filter menu */
+      lb_filter_registry_set_watching (self->registry, TRUE);
+    }
+  return self->registry;
+}
+
+static void
+plugins_activated (GSimpleAction *action,
+                   GVariant      *param,
+                   gpointer       user_data)
+{
+  LbApplication *self = user_data;
+  GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (self));
+
+  gtk_window_present (GTK_WINDOW (lb_plugin_manager_new (lb_application_get_registry (self),
+                                                         parent)));
+}
+
+static void
+lb_application_dispose (GObject *object)
+{
+  LbApplication *self = LB_APPLICATION (object);
+
+  if (self->registry)
+    lb_filter_registry_set_watching (self->registry, FALSE);
+  g_clear_object (&self->registry);
+  G_OBJECT_CLASS (lb_application_parent_class)->dispose (object);
 }
 
 static void
@@ -52,7 +217,9 @@ lb_application_class_init (LbApplicationClass *klass)
 {
   GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
 
+  G_OBJECT_CLASS (klass)->dispose = lb_application_dispose;
   app_class->activate = lb_application_activate;
+  app_class->open = lb_application_open;
   app_class->startup = lb_application_startup;
 }
 
@@ -64,9 +231,11 @@ lb_application_init (LbApplication *self)
 LbApplication *
 lb_application_new (void)
 {
+  if (created_us == 0)
+    created_us = g_get_monotonic_time ();
   return g_object_new (LB_TYPE_APPLICATION,
                        "application-id", APP_ID,
-                       "flags", G_APPLICATION_HANDLES_OPEN,
+                       "flags", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_CAN_OVERRIDE_APP_ID,
                        "resource-base-path", "/io/github/lightbox/Lightbox",
                        NULL);
 }

@@ -3,11 +3,15 @@
 
 #include <gtk/gtk.h>
 
+#include "lb-filter-registry.h"
+
 G_BEGIN_DECLS
 
 #define LB_TYPE_APPLICATION (lb_application_get_type ())
 G_DECLARE_FINAL_TYPE (LbApplication, lb_application, LB, APPLICATION, GtkApplication)
 
-LbApplication *lb_application_new (void);
+LbApplication    *lb_application_new          (void);
+/* The filter registry (plugin and filter directories, watched for changes). (transfer none) */
+LbFilterRegistry *lb_application_get_registry (LbApplication *self);
 
 G_END_DECLS

@@ -8,6 +8,18 @@ G_BEGIN_DECLS
 #define LB_TYPE_WINDOW (lb_window_get_type ())
 G_DECLARE_FINAL_TYPE (LbWindow, lb_window, LB, WINDOW, GtkApplicationWindow)
 
-LbWindow *lb_window_new (LbApplication *app);
+LbWindow *lb_window_new              (LbApplication *app);
+/* A store (http(s)://, dicomweb+http(s)://, a folder) or an image file (path or file://). */
+void      lb_window_open_uri         (LbWindow      *self,
+                                      const char    *uri_or_path);
+void      lb_window_open_store       (LbWindow      *self,
+                                      const char    *uri);
+void      lb_window_open_image_file  (LbWindow      *self,
+                                      GFile         *file);
+/* Opens the image at @uri of the current store. */
+void      lb_window_open_store_image (LbWindow      *self,
+                                      const char    *uri);
+/* TRUE while a download, filter, upload or export runs. */
+gboolean  lb_window_is_busy          (LbWindow      *self);
 
 G_END_DECLS

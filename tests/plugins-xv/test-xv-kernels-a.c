@@ -805,6 +805,16 @@ test_errors (void)
   buf_clear (&src);
 }
 
+/* The multiply-high divisions of the optimised paths, for every input they can get. */
+static void
+test_magic_division (void)
+{
+  for (guint s = 0; s <= LB_XV_DIV9_MAX; s++)
+    g_assert_cmpuint (lb_xv_div9_u16 ((guint16) s), ==, s / 9);
+  for (guint s = 0; s <= LB_XV_DIV3_MAX; s++)
+    g_assert_cmpuint (lb_xv_div3_u16 ((guint16) s), ==, s / 3);
+}
+
 static const Spec random_specs[] = {
   { F_BLUR, 1, FALSE }, { F_BLUR, 3, FALSE }, { F_BLUR, 5, FALSE }, { F_BLUR, 9, FALSE },
   { F_BLUR, 31, FALSE }, { F_SHARPEN, 0, FALSE }, { F_SHARPEN, 75, FALSE },
@@ -847,5 +857,6 @@ main (int argc, char **argv)
   g_test_add_func ("/xv-a/edge-ring", test_edge_ring);
   g_test_add_func ("/xv-a/oil-corrected", test_oil_corrected);
   g_test_add_func ("/xv-a/errors", test_errors);
+  g_test_add_func ("/xv-a/magic-division", test_magic_division);
   return g_test_run ();
 }

@@ -98,12 +98,13 @@ test_contained (void)
   g_autofree char *l1 = g_build_filename (root, "out-link", NULL);
   g_autofree char *l2 = g_build_filename (root, "in-link", NULL);
   g_autofree char *l3 = g_build_filename (root, "dangling", NULL);
+  g_autofree char *sub = g_build_filename (root, "sub", NULL);
   g_autofree char *p = NULL;
   char *real_root;
 
   g_assert_cmpint (g_mkdir (root, 0755), ==, 0);
   g_assert_cmpint (g_mkdir (out, 0755), ==, 0);
-  g_assert_cmpint (g_mkdir (g_build_filename (root, "sub", NULL), 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
   g_assert_cmpint (symlink (out, l1), ==, 0);
   g_assert_cmpint (symlink ("sub", l2), ==, 0);
   g_assert_cmpint (symlink ("/nonexistent/target", l3), ==, 0);

@@ -1529,5 +1529,16 @@ main (int argc, char **argv)
   g_test_add_func ("/store/filters", test_filters);
   g_test_add_func ("/store/tls", test_tls);
   g_test_add_func ("/store/disk-full", test_disk_full);
+#if defined(__SANITIZE_ADDRESS__)
+  {
+    /* LeakSanitizer's exit-time tracer crashes (signal 11 while stopping threads) after the TLS
+     * subtest has run GnuTLS's threads; every subtest has passed by then. Leaks in this program
+     * are checked with `meson test --setup valgrind` instead. */
+    int status = g_test_run ();
+    fflush (stdout);
+    _exit (status);
+  }
+#else
   return g_test_run ();
+#endif
 }

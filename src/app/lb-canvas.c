@@ -1,0 +1,1233 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-canvas"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "lb-canvas.h"
+#include "lb-render.h"
+
+#define MIN_ZOOM (1.0 / 64.0)
+#define MAX_ZOOM 64.0
+#define ZOOM_STEP 1.25
+#define PAN_STEP 48.0 /* widget pixels per arrow key */
+
+struct _LbCanvas {
+  GtkWidget parent_instance;
+
+  /* Owned */
+  LbImage        *image;
+  LbImage        *before;
+  LbImageMeta    *meta;          /* of what is shown (image or progressive) */
+  LbRenderSource  src;           /* what is shown: image pixels or a decoder's buffer */
+  gboolean        have_src;
+  LbRenderSource  before_src;
+  LbValueMap      map;
+  LbLut           lut;
+  LbLut           before_lut;
+  guint64        *hist;          /* 65536 or 256 bins of the first channel */
+  guint           hist_bins;
+  gboolean        hist_valid;
+  GdkTexture     *texture;       /* the last rendered view, device pixels */
+  GBytes         *display;       /* its pixels */
+  guint           display_w, display_h;
+
+  /* View state */
+  LbViewTransform view;          /* zoom in logical pixels; scaled when rendering */
+  gboolean        fit_mode;      /* refit on resize until the user zooms */
+  double          wl_center, wl_width;
+  gboolean        wl_user;       /* the user chose the window: keep it */
+  gboolean        progressive;   /* showing a decoder's buffer that is still filling */
+  gboolean        invert;
+  gboolean        split;
+  double          split_pos;     /* 0..1 of the width */
+  gboolean        dirty;
+
+  /* Gestures */
+  double          pointer_x, pointer_y;
+  gboolean        pointer_inside;
+  double          drag_center_x, drag_center_y;
+  double          drag_wl_center, drag_wl_width;
+  char           *probe_text;
+};
+
+G_DEFINE_FINAL_TYPE (LbCanvas, lb_canvas, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_ZOOM,
+  PROP_WINDOW_CENTER,
+  PROP_WINDOW_WIDTH,
+  PROP_INVERT,
+  PROP_ROTATION,
+  PROP_FLIP,
+  PROP_SPLIT,
+  PROP_PROBE_TEXT,
+  PROP_HAS_PIXELS,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+invalidate (LbCanvas *self)
+{
+  self->dirty = TRUE;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static guint
+src_bit_depth (const LbRenderSource *src)
+{
+  return lb_sample_format_get_sample_size (src->format) == 2 ? 16 : 8;
+}
+
+static void
+rebuild_luts (LbCanvas *self)
+{
+  if (self->have_src)
+    lb_lut_build (&self->lut, src_bit_depth (&self->src), &self->map, self->wl_center,
+                  self->wl_width, self->invert);
+  if (self->before != NULL)
+    {
+      LbValueMap bmap;
+
+      lb_value_map_from_meta (&bmap, lb_image_get_meta (self->before));
+      lb_lut_build (&self->before_lut, src_bit_depth (&self->before_src), &bmap,
+                    self->wl_center, self->wl_width, self->invert);
+    }
+  invalidate (self);
+}
+
+static void
+ensure_histogram (LbCanvas *self)
+{
+  guint bins;
+
+  if (self->hist_valid || !self->have_src)
+    return;
+  bins = src_bit_depth (&self->src) == 16 ? 65536 : 256;
+  if (self->hist_bins != bins)
+    {
+      g_free (self->hist);
+      self->hist = g_new0 (guint64, bins);
+      self->hist_bins = bins;
+    }
+  else
+    memset (self->hist, 0, bins * sizeof (guint64));
+  lb_histogram_add_rows (self->hist, &self->src, 0, self->src.height);
+  self->hist_valid = TRUE;
+}
+
+/* A sensible window for a new image: the producer's, else full range for 8-bit, else the
+ * histogram's 1st–99th percentile. */
+static void
+default_window (LbCanvas *self)
+{
+  double c, w;
+
+  if (self->meta != NULL && lb_image_meta_get_window (self->meta, &c, &w) && w > 0)
+    ;
+  else if (self->image == NULL && src_bit_depth (&self->src) == 16)
+    {
+      /* progressive: lb_canvas_progress_rows() follows the histogram as rows arrive */
+      c = 32768 * self->map.slope + self->map.intercept;
+      w = 65536 * fabs (self->map.slope);
+    }
+  else if (src_bit_depth (&self->src) == 8)
+    {
+      double lo = self->map.intercept, hi = 255 * self->map.slope + self->map.intercept;
+      c = (lo + hi) / 2.0;
+      w = fabs (hi - lo) + self->map.slope;
+    }
+  else
+    {
+      ensure_histogram (self);
+      if (!lb_histogram_window (self->hist, self->hist_bins, &self->map, 0.01, 0.99, &c, &w))
+        {
+          c = 32768;
+          w = 65536;
+        }
+    }
+  self->wl_center = c;
+  self->wl_width = w;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_WINDOW_CENTER]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_WINDOW_WIDTH]);
+}
+
+static void
+clamp_center (LbCanvas *self)
+{
+  double rw, rh;
+
+  if (!self->have_src)
+    return;
+  /* Keep the view centre on the image so it can never be panned out of sight. */
+  lb_view_rotated_size (&self->view, self->src.width, self->src.height, &rw, &rh);
+  self->view.center_x = CLAMP (self->view.center_x, 0, rw);
+  self->view.center_y = CLAMP (self->view.center_y, 0, rh);
+}
+
+static void
+set_zoom_internal (LbCanvas *self,
+                   double    zoom)
+{
+  zoom = CLAMP (zoom, MIN_ZOOM, MAX_ZOOM);
+  if (zoom == self->view.zoom)
+    return;
+  self->view.zoom = zoom;
+  invalidate (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM]);
+}
+
+static void
+fit (LbCanvas *self)
+{
+  double rw, rh, ww, wh;
+
+  if (!self->have_src)
+    return;
+  ww = gtk_widget_get_width (GTK_WIDGET (self));
+  wh = gtk_widget_get_height (GTK_WIDGET (self));
+  lb_view_rotated_size (&self->view, self->src.width, self->src.height, &rw, &rh);
+  self->view.center_x = rw / 2.0;
+  self->view.center_y = rh / 2.0;
+  if (ww > 0 && wh > 0)
+    set_zoom_internal (self, MIN (ww / rw, wh / rh));
+  invalidate (self);
+}
+
+static void
+update_probe (LbCanvas *self)
+{
+  g_autofree char *text = NULL;
+  int ix, iy;
+
+  if (self->pointer_inside
+      && lb_canvas_widget_to_image (self, self->pointer_x, self->pointer_y, &ix, &iy))
+    text = lb_canvas_describe_pixel (self, ix, iy);
+  if (g_strcmp0 (text, self->probe_text) == 0)
+    return;
+  g_free (self->probe_text);
+  self->probe_text = g_steal_pointer (&text);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROBE_TEXT]);
+}
+
+/* ---- public API ------------------------------------------------------------------------ */
+
+GtkWidget *
+lb_canvas_new (void)
+{
+  return g_object_new (LB_TYPE_CANVAS, NULL);
+}
+
+static void
+set_source (LbCanvas             *self,
+            const LbRenderSource *src,
+            const LbImageMeta    *meta,
+            gboolean              keep_view)
+{
+  gboolean had = self->have_src;
+  gboolean same_size = had && self->src.width == src->width && self->src.height == src->height;
+
+  self->src = *src;
+  self->have_src = TRUE;
+  self->hist_valid = FALSE;
+  g_clear_pointer (&self->meta, lb_image_meta_unref);
+  self->meta = meta != NULL ? lb_image_meta_copy (meta) : NULL;
+  lb_value_map_from_meta (&self->map, self->meta);
+  if (!keep_view || !same_size)
+    {
+      self->view.rotation = keep_view ? self->view.rotation : 0;
+      self->view.flip = keep_view ? self->view.flip : FALSE;
+      self->fit_mode = TRUE;
+      fit (self);
+    }
+  if (!keep_view || !had || (self->progressive && !self->wl_user))
+    {
+      if (!keep_view || !had)
+        self->wl_user = FALSE;
+      default_window (self);
+    }
+  self->progressive = FALSE;
+  if (!had)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HAS_PIXELS]);
+  rebuild_luts (self);
+  update_probe (self);
+}
+
+void
+lb_canvas_set_image (LbCanvas *self,
+                     LbImage  *image,
+                     gboolean  keep_view)
+{
+  LbRenderSource src;
+
+  g_return_if_fail (LB_IS_CANVAS (self));
+  g_return_if_fail (image == NULL || LB_IS_IMAGE (image));
+
+  if (image == NULL)
+    {
+      lb_canvas_clear (self);
+      return;
+    }
+  g_object_ref (image);
+  g_clear_object (&self->image);
+  self->image = image;
+  lb_render_source_from_image (&src, image);
+  set_source (self, &src, lb_image_get_meta (image), keep_view);
+}
+
+LbImage *
+lb_canvas_get_image (LbCanvas *self)
+{
+  g_return_val_if_fail (LB_IS_CANVAS (self), NULL);
+  return self->image;
+}
+
+void
+lb_canvas_set_before_image (LbCanvas *self,
+                            LbImage  *image)
+{
+  g_return_if_fail (LB_IS_CANVAS (self));
+
+  g_set_object (&self->before, image);
+  if (image != NULL)
+    lb_render_source_from_image (&self->before_src, image);
+  else
+    lb_lut_clear (&self->before_lut);
+  rebuild_luts (self);
+}
+
+void
+lb_canvas_begin_progressive (LbCanvas          *self,
+                             guint              width,
+                             guint              height,
+                             LbSampleFormat     format,
+                             const guint8      *data,
+                             gsize              stride,
+                             const LbImageMeta *meta)
+{
+  LbRenderSource src = { data, stride, width, height, format };
+
+  g_return_if_fail (LB_IS_CANVAS (self));
+  g_return_if_fail (data != NULL);
+
+  g_clear_object (&self->image);
+  g_clear_object (&self->before);
+  lb_lut_clear (&self->before_lut);
+  /* A progressive image is new: start from an empty histogram and fill it as rows come. */
+  self->have_src = FALSE;
+  set_source (self, &src, meta, FALSE);
+  self->progressive = TRUE;
+  if (self->hist_bins != (src_bit_depth (&src) == 16 ? 65536u : 256u))
+    {
+      g_free (self->hist);
+      self->hist_bins = src_bit_depth (&src) == 16 ? 65536 : 256;
+      self->hist = g_new0 (guint64, self->hist_bins);
+    }
+  else
+    memset (self->hist, 0, self->hist_bins * sizeof (guint64));
+}
+
+void
+lb_canvas_progress_rows (LbCanvas *self,
+                         guint     y0,
+                         guint     y1)
+{
+  double c, w;
+
+  g_return_if_fail (LB_IS_CANVAS (self));
+  if (!self->have_src || self->image != NULL)
+    return;
+  /* Until the user takes over, the window follows the histogram of the rows seen so far. */
+  lb_histogram_add_rows (self->hist, &self->src, y0, y1);
+  if (!self->wl_user && src_bit_depth (&self->src) == 16
+      && (self->meta == NULL || !lb_image_meta_get_window (self->meta, &c, &w))
+      && lb_histogram_window (self->hist, self->hist_bins, &self->map, 0.01, 0.99, &c, &w)
+      && (c != self->wl_center || w != self->wl_width))
+    {
+      self->wl_center = c;
+      self->wl_width = w;
+      rebuild_luts (self);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_WINDOW_CENTER]);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_WINDOW_WIDTH]);
+    }
+  invalidate (self);
+}
+
+void
+lb_canvas_clear (LbCanvas *self)
+{
+  g_return_if_fail (LB_IS_CANVAS (self));
+
+  g_clear_object (&self->image);
+  g_clear_object (&self->before);
+  g_clear_pointer (&self->meta, lb_image_meta_unref);
+  lb_lut_clear (&self->before_lut);
+  if (self->have_src)
+    {
+      self->have_src = FALSE;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HAS_PIXELS]);
+    }
+  self->hist_valid = FALSE;
+  invalidate (self);
+  update_probe (self);
+}
+
+gboolean
+lb_canvas_has_pixels (LbCanvas *self)
+{
+  g_return_val_if_fail (LB_IS_CANVAS (self), FALSE);
+  return self->have_src;
+}
+
+double
+lb_canvas_get_zoom (LbCanvas *self)
+{
+  g_return_val_if_fail (LB_IS_CANVAS (self), 1.0);
+  return self->view.zoom;
+}
+
+void
+lb_canvas_set_zoom (LbCanvas *self,
+                    double    zoom)
+{
+  g_return_if_fail (LB_IS_CANVAS (self));
+  self->fit_mode = FALSE;
+  set_zoom_internal (self, zoom);
+  update_probe (self);
+}
+
+void
+lb_canvas_zoom_at (LbCanvas *self,
+                   double    factor,
+                   double    x,
+                   double    y)
+{
+  double ww = gtk_widget_get_width (GTK_WIDGET (self));
+  double wh = gtk_widget_get_height (GTK_WIDGET (self));
+  double old = self->view.zoom, nz;
+  double vx, vy;
+
+  g_return_if_fail (LB_IS_CANVAS (self));
+  nz = CLAMP (old * factor, MIN_ZOOM, MAX_ZOOM);
+  /* Keep the view point under (x, y) fixed. */
+  vx = (x - ww / 2.0) / old + self->view.center_x;
+  vy = (y - wh / 2.0) / old + self->view.center_y;
+  self->view.center_x = vx - (x - ww / 2.0) / nz;
+  self->view.center_y = vy - (y - wh / 2.0) / nz;
+  clamp_center (self);
+  lb_canvas_set_zoom (self, nz);
+  invalidate (self);
+}
+
+void
+lb_canvas_zoom_fit (LbCanvas *self)
+{
+  g_return_if_fail (LB_IS_CANVAS (self));
+  self->fit_mode = TRUE;
+  fit (self);
+  update_probe (self);
+}
+
+void
+lb_canvas_pan (LbCanvas *self,
+               double    dx,
+               double    dy)
+{
+  g_return_if_fail (LB_IS_CANVAS (self));
+  self->view.center_x -= dx / self->view.zoom;
+  self->view.center_y -= dy / self->view.zoom;
+  clamp_center (self);
+  self->fit_mode = FALSE;
+  invalidate (self);
+  update_probe (self);
+}
+
+void
+lb_canvas_set_window (LbCanvas *self,
+                      double    center,
+                      double    width)
+{
+  g_return_if_fail (LB_IS_CANVAS (self));
+  width = MAX (width, 1.0);
+  self->wl_user = TRUE;
+  if (center == self->wl_center && width == self->wl_width)
+    return;
+  self->wl_center = center;
+  self->wl_width = width;
+  rebuild_luts (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_WINDOW_CENTER]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_WINDOW_WIDTH]);
+}
+
+void
+lb_canvas_get_window (LbCanvas *self,
+                      double   *center,
+                      double   *width)
+{
+  g_return_if_fail (LB_IS_CANVAS (self));
+  if (center)
+    *center = self->wl_center;
+  if (width)
+    *width = self->wl_width;
+}
+
+gboolean
+lb_canvas_auto_window (LbCanvas *self)
+{
+  double c, w;
+
+  g_return_val_if_fail (LB_IS_CANVAS (self), FALSE);
+  if (!self->have_src)
+    return FALSE;
+  if (self->image == NULL)
+    {
+      /* still loading: the running histogram is what we have */
+      if (!lb_histogram_window (self->hist, self->hist_bins, &self->map, 0.01, 0.99, &c, &w))
+        return FALSE;
+    }
+  else
+    {
+      ensure_histogram (self);
+      if (!lb_histogram_window (self->hist, self->hist_bins, &self->map, 0.01, 0.99, &c, &w))
+        return FALSE;
+    }
+  lb_canvas_set_window (self, c, w);
+  return TRUE;
+}
+
+gboolean
+lb_canvas_has_rescale (LbCanvas *self)
+{
+  double s, i;
+
+  g_return_val_if_fail (LB_IS_CANVAS (self), FALSE);
+  return self->meta != NULL && lb_image_meta_get_rescale (self->meta, &s, &i);
+}
+
+void
+lb_canvas_set_invert (LbCanvas *self,
+                      gboolean  invert)
+{
+  g_return_if_fail (LB_IS_CANVAS (self));
+  invert = !!invert;
+  if (invert == self->invert)
+    return;
+  self->invert = invert;
+  rebuild_luts (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INVERT]);
+}
+
+gboolean
+lb_canvas_get_invert (LbCanvas *self)
+{
+  g_return_val_if_fail (LB_IS_CANVAS (self), FALSE);
+  return self->invert;
+}
+
+void
+lb_canvas_set_rotation (LbCanvas *self,
+                        guint     rotation)
+{
+  double rw, rh, ix, iy, fx, fy;
+  guint old;
+
+  g_return_if_fail (LB_IS_CANVAS (self));
+  rotation &= 3;
+  if (rotation == self->view.rotation)
+    return;
+  old = self->view.rotation;
+  /* Keep the image point at the centre of the view at the centre. */
+  if (self->have_src)
+    {
+      lb_view_rotated_size (&self->view, self->src.width, self->src.height, &rw, &rh);
+      fx = self->view.flip ? rw - self->view.center_x : self->view.center_x;
+      fy = self->view.center_y;
+      switch (old)
+        {
+        case 1: ix = fy; iy = self->src.height - fx; break;
+        case 2: ix = self->src.width - fx; iy = self->src.height - fy; break;
+        case 3: ix = self->src.width - fy; iy = fx; break;
+        default: ix = fx; iy = fy; break;
+        }
+      /* forward map for the new rotation (inverse of lb-render.c's unrotate) */
+      switch (rotation)
+        {
+        case 1: fx = self->src.height - iy; fy = ix; break;
+        case 2: fx = self->src.width - ix; fy = self->src.height - iy; break;
+        case 3: fx = iy; fy = self->src.width - ix; break;
+        default: fx = ix; fy = iy; break;
+        }
+      self->view.rotation = rotation;
+      lb_view_rotated_size (&self->view, self->src.width, self->src.height, &rw, &rh);
+      self->view.center_x = self->view.flip ? rw - fx : fx;
+      self->view.center_y = fy;
+    }
+  self->view.rotation = rotation;
+  if (self->fit_mode)
+    fit (self);
+  invalidate (self);
+  update_probe (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ROTATION]);
+}
+
+guint
+lb_canvas_get_rotation (LbCanvas *self)
+{
+  g_return_val_if_fail (LB_IS_CANVAS (self), 0);
+  return self->view.rotation;
+}
+
+void
+lb_canvas_set_flip (LbCanvas *self,
+                    gboolean  flip)
+{
+  double rw, rh;
+
+  g_return_if_fail (LB_IS_CANVAS (self));
+  flip = !!flip;
+  if (flip == self->view.flip)
+    return;
+  if (self->have_src)
+    {
+      lb_view_rotated_size (&self->view, self->src.width, self->src.height, &rw, &rh);
+      self->view.center_x = rw - self->view.center_x;
+    }
+  self->view.flip = flip;
+  invalidate (self);
+  update_probe (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FLIP]);
+}
+
+gboolean
+lb_canvas_get_flip (LbCanvas *self)
+{
+  g_return_val_if_fail (LB_IS_CANVAS (self), FALSE);
+  return self->view.flip;
+}
+
+void
+lb_canvas_set_split (LbCanvas *self,
+                     gboolean  split)
+{
+  g_return_if_fail (LB_IS_CANVAS (self));
+  split = !!split;
+  if (split == self->split)
+    return;
+  self->split = split;
+  self->split_pos = 0.5;
+  invalidate (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SPLIT]);
+}
+
+gboolean
+lb_canvas_get_split (LbCanvas *self)
+{
+  g_return_val_if_fail (LB_IS_CANVAS (self), FALSE);
+  return self->split;
+}
+
+gboolean
+lb_canvas_widget_to_image (LbCanvas *self,
+                           double    x,
+                           double    y,
+                           int      *ix,
+                           int      *iy)
+{
+  double fx, fy;
+
+  g_return_val_if_fail (LB_IS_CANVAS (self), FALSE);
+  if (!self->have_src)
+    return FALSE;
+  lb_view_to_image (&self->view, self->src.width, self->src.height,
+                    gtk_widget_get_width (GTK_WIDGET (self)),
+                    gtk_widget_get_height (GTK_WIDGET (self)), x, y, &fx, &fy);
+  fx = floor (fx);
+  fy = floor (fy);
+  if (fx < 0 || fy < 0 || fx >= self->src.width || fy >= self->src.height)
+    return FALSE;
+  *ix = (int) fx;
+  *iy = (int) fy;
+  return TRUE;
+}
+
+gboolean
+lb_canvas_get_visible_rect (LbCanvas     *self,
+                            GdkRectangle *rect)
+{
+  double ww, wh, x0 = G_MAXDOUBLE, y0 = G_MAXDOUBLE, x1 = -G_MAXDOUBLE, y1 = -G_MAXDOUBLE;
+  const double cx[4] = { 0, 1, 0, 1 }, cy[4] = { 0, 0, 1, 1 };
+
+  g_return_val_if_fail (LB_IS_CANVAS (self), FALSE);
+  if (!self->have_src)
+    return FALSE;
+  ww = gtk_widget_get_width (GTK_WIDGET (self));
+  wh = gtk_widget_get_height (GTK_WIDGET (self));
+  for (int i = 0; i < 4; i++)
+    {
+      double fx, fy;
+
+      lb_view_to_image (&self->view, self->src.width, self->src.height, ww, wh,
+                        cx[i] * ww, cy[i] * wh, &fx, &fy);
+      x0 = MIN (x0, fx);
+      y0 = MIN (y0, fy);
+      x1 = MAX (x1, fx);
+      y1 = MAX (y1, fy);
+    }
+  x0 = CLAMP (floor (x0), 0, self->src.width);
+  y0 = CLAMP (floor (y0), 0, self->src.height);
+  x1 = CLAMP (ceil (x1), 0, self->src.width);
+  y1 = CLAMP (ceil (y1), 0, self->src.height);
+  if (x1 <= x0 || y1 <= y0)
+    return FALSE;
+  rect->x = (int) x0;
+  rect->y = (int) y0;
+  rect->width = (int) (x1 - x0);
+  rect->height = (int) (y1 - y0);
+  return TRUE;
+}
+
+char *
+lb_canvas_describe_pixel (LbCanvas *self,
+                          int       x,
+                          int       y)
+{
+  const guint8 *p;
+  guint channels, v[4];
+  gboolean wide;
+  GString *s;
+
+  g_return_val_if_fail (LB_IS_CANVAS (self), NULL);
+  if (!self->have_src || x < 0 || y < 0 || x >= (int) self->src.width
+      || y >= (int) self->src.height)
+    return NULL;
+  channels = lb_sample_format_get_channels (self->src.format);
+  wide = lb_sample_format_get_sample_size (self->src.format) == 2;
+  p = self->src.data + (gsize) y * self->src.stride
+      + (gsize) x * lb_sample_format_get_pixel_size (self->src.format);
+  for (guint c = 0; c < channels; c++)
+    v[c] = wide ? ((const guint16 *) p)[c] : p[c];
+
+  s = g_string_new (NULL);
+  /* TRANSLATORS: pixel probe: image column and row */
+  g_string_append_printf (s, _("x %d  y %d"), x, y);
+  g_string_append (s, "  ");
+  if (channels >= 3)
+    g_string_append_printf (s, "R %u G %u B %u", v[0], v[1], v[2]);
+  else if (self->map.is_signed && wide)
+    g_string_append_printf (s, "%d", (int) (gint16) (guint16) v[0]);
+  else
+    g_string_append_printf (s, "%u", v[0]);
+  if (channels < 3 && lb_canvas_has_rescale (self))
+    {
+      double m = wide ? lb_value_map_apply (&self->map, v[0])
+                      : v[0] * self->map.slope + self->map.intercept;
+      /* TRANSLATORS: Hounsfield units of the probed pixel */
+      g_string_append_printf (s, _("  (%.0f HU)"), m);
+    }
+  return g_string_free (s, FALSE);
+}
+
+void
+lb_canvas_probe_at (LbCanvas *self,
+                    double    x,
+                    double    y)
+{
+  g_return_if_fail (LB_IS_CANVAS (self));
+  self->pointer_x = x;
+  self->pointer_y = y;
+  self->pointer_inside = TRUE;
+  update_probe (self);
+}
+
+gboolean
+lb_canvas_peek_display_pixel (LbCanvas *self,
+                              guint     x,
+                              guint     y,
+                              guint32  *argb)
+{
+  gsize len;
+  const guint32 *px;
+
+  g_return_val_if_fail (LB_IS_CANVAS (self), FALSE);
+  if (self->display == NULL || x >= self->display_w || y >= self->display_h)
+    return FALSE;
+  px = g_bytes_get_data (self->display, &len);
+  *argb = px[(gsize) y * self->display_w + x];
+  return TRUE;
+}
+
+/* ---- drawing --------------------------------------------------------------------------- */
+
+static void
+render (LbCanvas *self,
+        guint     dw,
+        guint     dh,
+        int       scale)
+{
+  gsize stride = (gsize) dw * 4;
+  guint8 *buf = g_malloc (stride * dh);
+  LbViewTransform v = self->view;
+  guint split_x = 0;
+
+  /* The view state is in logical pixels; render at device resolution. */
+  v.zoom *= scale;
+  if (self->split && self->before != NULL)
+    split_x = (guint) (self->split_pos * dw);
+  lb_render_view (buf, stride, dw, dh, &v, &self->src, &self->lut,
+                  self->before != NULL ? &self->before_src : NULL,
+                  self->before != NULL ? &self->before_lut : NULL, split_x);
+  g_clear_object (&self->texture);
+  g_clear_pointer (&self->display, g_bytes_unref);
+  self->display = g_bytes_new_take (buf, stride * dh);
+  self->display_w = dw;
+  self->display_h = dh;
+  self->texture = gdk_memory_texture_new (dw, dh, GDK_MEMORY_DEFAULT, self->display, stride);
+  self->dirty = FALSE;
+}
+
+static void
+lb_canvas_snapshot (GtkWidget   *widget,
+                    GtkSnapshot *snapshot)
+{
+  LbCanvas *self = LB_CANVAS (widget);
+  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+  int scale = gtk_widget_get_scale_factor (widget);
+  graphene_rect_t bounds = GRAPHENE_RECT_INIT (0, 0, w, h);
+
+  if (w <= 0 || h <= 0)
+    return;
+  if (!self->have_src)
+    {
+      gtk_snapshot_append_color (snapshot, &(GdkRGBA) { 0, 0, 0, 1 }, &bounds);
+      return;
+    }
+  if (self->dirty || self->texture == NULL || self->display_w != (guint) (w * scale)
+      || self->display_h != (guint) (h * scale))
+    render (self, w * scale, h * scale, scale);
+  /* One texture pixel per device pixel, so GTK's linear filter never blurs. */
+  gtk_snapshot_append_texture (snapshot, self->texture, &bounds);
+  if (self->split && self->before != NULL)
+    {
+      float sx = (float) ((guint) (self->split_pos * w * scale)) / scale;
+      gtk_snapshot_append_color (snapshot, &(GdkRGBA) { 1, 0.8f, 0.2f, 1 },
+                                 &GRAPHENE_RECT_INIT (sx - 0.5f, 0, 1, h));
+    }
+}
+
+static void
+lb_canvas_size_allocate (GtkWidget *widget,
+                         int        width,
+                         int        height,
+                         int        baseline)
+{
+  LbCanvas *self = LB_CANVAS (widget);
+
+  if (self->fit_mode)
+    fit (self);
+  invalidate (self);
+}
+
+static void
+lb_canvas_measure (GtkWidget      *widget,
+                   GtkOrientation  orientation,
+                   int             for_size,
+                   int            *minimum,
+                   int            *natural,
+                   int            *minimum_baseline,
+                   int            *natural_baseline)
+{
+  *minimum = 64;
+  *natural = 512;
+}
+
+/* ---- input ----------------------------------------------------------------------------- */
+
+static gboolean
+on_scroll (GtkEventControllerScroll *ctrl,
+           double                    dx,
+           double                    dy,
+           LbCanvas                 *self)
+{
+  if (!self->have_src || dy == 0)
+    return FALSE;
+  lb_canvas_zoom_at (self, pow (1.1, -dy), self->pointer_x, self->pointer_y);
+  return TRUE;
+}
+
+static void
+on_motion (GtkEventControllerMotion *ctrl,
+           double                    x,
+           double                    y,
+           LbCanvas                 *self)
+{
+  self->pointer_x = x;
+  self->pointer_y = y;
+  self->pointer_inside = TRUE;
+  update_probe (self);
+}
+
+static void
+on_leave (GtkEventControllerMotion *ctrl,
+          LbCanvas                 *self)
+{
+  self->pointer_inside = FALSE;
+  update_probe (self);
+}
+
+static void
+pan_begin (GtkGestureDrag *gesture,
+           double          x,
+           double          y,
+           LbCanvas       *self)
+{
+  self->drag_center_x = self->view.center_x;
+  self->drag_center_y = self->view.center_y;
+  gtk_widget_grab_focus (GTK_WIDGET (self));
+}
+
+static void
+pan_update (GtkGestureDrag *gesture,
+            double          dx,
+            double          dy,
+            LbCanvas       *self)
+{
+  self->view.center_x = self->drag_center_x;
+  self->view.center_y = self->drag_center_y;
+  lb_canvas_pan (self, dx, dy);
+}
+
+static void
+wl_begin (GtkGestureDrag *gesture,
+          double          x,
+          double          y,
+          LbCanvas       *self)
+{
+  self->drag_wl_center = self->wl_center;
+  self->drag_wl_width = self->wl_width;
+  gtk_widget_grab_focus (GTK_WIDGET (self));
+}
+
+/* Sensitivity of a W/L drag in modality units per widget pixel: the whole data range over
+ * about 500 pixels, so one sweep across the canvas covers everything. */
+static double
+wl_sensitivity (LbCanvas *self)
+{
+  double lo = 0, hi = 255;
+
+  if (src_bit_depth (&self->src) == 16)
+    {
+      double c, w;
+
+      ensure_histogram (self);
+      if (self->hist_valid
+          && lb_histogram_window (self->hist, self->hist_bins, &self->map, 0.0, 1.0, &c, &w))
+        {
+          lo = c - w / 2;
+          hi = c + w / 2;
+        }
+      else
+        hi = 65535;
+    }
+  else
+    hi = 255 * fabs (self->map.slope);
+  return MAX ((hi - lo) / 500.0, 0.05);
+}
+
+static void
+wl_update (GtkGestureDrag *gesture,
+           double          dx,
+           double          dy,
+           LbCanvas       *self)
+{
+  double k;
+
+  if (!self->have_src)
+    return;
+  k = wl_sensitivity (self);
+  /* right widens the window, down raises the level (the image darkens), as on PACS */
+  lb_canvas_set_window (self, self->drag_wl_center + dy * k,
+                        MAX (1.0, self->drag_wl_width + dx * k));
+}
+
+static void
+on_click (GtkGestureClick *gesture,
+          int              n_press,
+          double           x,
+          double           y,
+          LbCanvas        *self)
+{
+  gtk_widget_grab_focus (GTK_WIDGET (self));
+}
+
+static gboolean
+key_pan (GtkWidget *widget,
+         GVariant  *args,
+         gpointer   user_data)
+{
+  double dx, dy;
+
+  g_variant_get (args, "(dd)", &dx, &dy);
+  lb_canvas_pan (LB_CANVAS (widget), dx, dy);
+  return TRUE;
+}
+
+static gboolean
+key_zoom (GtkWidget *widget,
+          GVariant  *args,
+          gpointer   user_data)
+{
+  LbCanvas *self = LB_CANVAS (widget);
+  double f = g_variant_get_double (args);
+
+  if (f == 0)
+    lb_canvas_zoom_fit (self);
+  else if (f < 0)
+    lb_canvas_set_zoom (self, 1.0);
+  else
+    lb_canvas_zoom_at (self, f, gtk_widget_get_width (widget) / 2.0,
+                       gtk_widget_get_height (widget) / 2.0);
+  return TRUE;
+}
+
+static gboolean
+key_window (GtkWidget *widget,
+            GVariant  *args,
+            gpointer   user_data)
+{
+  LbCanvas *self = LB_CANVAS (widget);
+  double dc, dw, k;
+
+  if (!self->have_src)
+    return FALSE;
+  g_variant_get (args, "(dd)", &dc, &dw);
+  /* one key press = 10 pixels of drag */
+  k = wl_sensitivity (self) * 10;
+  lb_canvas_set_window (self, self->wl_center + dc * k, MAX (1.0, self->wl_width + dw * k));
+  return TRUE;
+}
+
+static gboolean
+key_toggle (GtkWidget *widget,
+            GVariant  *args,
+            gpointer   user_data)
+{
+  LbCanvas *self = LB_CANVAS (widget);
+  const char *what = g_variant_get_string (args, NULL);
+
+  if (g_str_equal (what, "invert"))
+    lb_canvas_set_invert (self, !self->invert);
+  else if (g_str_equal (what, "rotate"))
+    lb_canvas_set_rotation (self, self->view.rotation + 1);
+  else if (g_str_equal (what, "rotate-back"))
+    lb_canvas_set_rotation (self, self->view.rotation + 3);
+  else if (g_str_equal (what, "flip"))
+    lb_canvas_set_flip (self, !self->view.flip);
+  else if (g_str_equal (what, "split"))
+    lb_canvas_set_split (self, !self->split);
+  else if (g_str_equal (what, "auto"))
+    lb_canvas_auto_window (self);
+  return TRUE;
+}
+
+/* ---- GObject --------------------------------------------------------------------------- */
+
+static void
+lb_canvas_get_property (GObject    *object,
+                        guint       prop_id,
+                        GValue     *value,
+                        GParamSpec *pspec)
+{
+  LbCanvas *self = LB_CANVAS (object);
+
+  switch (prop_id)
+    {
+    case PROP_ZOOM: g_value_set_double (value, self->view.zoom); break;
+    case PROP_WINDOW_CENTER: g_value_set_double (value, self->wl_center); break;
+    case PROP_WINDOW_WIDTH: g_value_set_double (value, self->wl_width); break;
+    case PROP_INVERT: g_value_set_boolean (value, self->invert); break;
+    case PROP_ROTATION: g_value_set_uint (value, self->view.rotation); break;
+    case PROP_FLIP: g_value_set_boolean (value, self->view.flip); break;
+    case PROP_SPLIT: g_value_set_boolean (value, self->split); break;
+    case PROP_PROBE_TEXT: g_value_set_string (value, self->probe_text); break;
+    case PROP_HAS_PIXELS: g_value_set_boolean (value, self->have_src); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+lb_canvas_set_property (GObject      *object,
+                        guint         prop_id,
+                        const GValue *value,
+                        GParamSpec   *pspec)
+{
+  LbCanvas *self = LB_CANVAS (object);
+
+  switch (prop_id)
+    {
+    case PROP_ZOOM: lb_canvas_set_zoom (self, g_value_get_double (value)); break;
+    case PROP_INVERT: lb_canvas_set_invert (self, g_value_get_boolean (value)); break;
+    case PROP_ROTATION: lb_canvas_set_rotation (self, g_value_get_uint (value)); break;
+    case PROP_FLIP: lb_canvas_set_flip (self, g_value_get_boolean (value)); break;
+    case PROP_SPLIT: lb_canvas_set_split (self, g_value_get_boolean (value)); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+lb_canvas_dispose (GObject *object)
+{
+  LbCanvas *self = LB_CANVAS (object);
+
+  g_clear_object (&self->image);
+  g_clear_object (&self->before);
+  g_clear_object (&self->texture);
+  g_clear_pointer (&self->display, g_bytes_unref);
+  g_clear_pointer (&self->meta, lb_image_meta_unref);
+  self->have_src = FALSE;
+  G_OBJECT_CLASS (lb_canvas_parent_class)->dispose (object);
+}
+
+static void
+lb_canvas_finalize (GObject *object)
+{
+  LbCanvas *self = LB_CANVAS (object);
+
+  lb_lut_clear (&self->lut);
+  lb_lut_clear (&self->before_lut);
+  g_free (self->hist);
+  g_free (self->probe_text);
+  G_OBJECT_CLASS (lb_canvas_parent_class)->finalize (object);
+}
+
+static void
+add_pan_binding (GtkWidgetClass *wc,
+                 guint           key,
+                 double          dx,
+                 double          dy)
+{
+  gtk_widget_class_add_binding (wc, key, 0, key_pan, "(dd)", dx, dy);
+}
+
+static void
+lb_canvas_class_init (LbCanvasClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *wc = GTK_WIDGET_CLASS (klass);
+
+  object_class->get_property = lb_canvas_get_property;
+  object_class->set_property = lb_canvas_set_property;
+  object_class->dispose = lb_canvas_dispose;
+  object_class->finalize = lb_canvas_finalize;
+  wc->snapshot = lb_canvas_snapshot;
+  wc->size_allocate = lb_canvas_size_allocate;
+  wc->measure = lb_canvas_measure;
+
+  properties[PROP_ZOOM] = g_param_spec_double ("zoom", NULL, NULL, MIN_ZOOM, MAX_ZOOM, 1.0,
+                                               G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY
+                                               | G_PARAM_STATIC_STRINGS);
+  properties[PROP_WINDOW_CENTER] = g_param_spec_double ("window-center", NULL, NULL,
+                                                        -G_MAXDOUBLE, G_MAXDOUBLE, 0,
+                                                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_WINDOW_WIDTH] = g_param_spec_double ("window-width", NULL, NULL,
+                                                       0, G_MAXDOUBLE, 1,
+                                                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_INVERT] = g_param_spec_boolean ("invert", NULL, NULL, FALSE,
+                                                  G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY
+                                                  | G_PARAM_STATIC_STRINGS);
+  properties[PROP_ROTATION] = g_param_spec_uint ("rotation", NULL, NULL, 0, 3, 0,
+                                                 G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY
+                                                 | G_PARAM_STATIC_STRINGS);
+  properties[PROP_FLIP] = g_param_spec_boolean ("flip", NULL, NULL, FALSE,
+                                                G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY
+                                                | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SPLIT] = g_param_spec_boolean ("split", NULL, NULL, FALSE,
+                                                 G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY
+                                                 | G_PARAM_STATIC_STRINGS);
+  properties[PROP_PROBE_TEXT] = g_param_spec_string ("probe-text", NULL, NULL, NULL,
+                                                     G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_HAS_PIXELS] = g_param_spec_boolean ("has-pixels", NULL, NULL, FALSE,
+                                                      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  add_pan_binding (wc, GDK_KEY_Left, PAN_STEP, 0);
+  add_pan_binding (wc, GDK_KEY_Right, -PAN_STEP, 0);
+  add_pan_binding (wc, GDK_KEY_Up, 0, PAN_STEP);
+  add_pan_binding (wc, GDK_KEY_Down, 0, -PAN_STEP);
+  gtk_widget_class_add_binding (wc, GDK_KEY_plus, 0, key_zoom, "d", ZOOM_STEP);
+  gtk_widget_class_add_binding (wc, GDK_KEY_KP_Add, 0, key_zoom, "d", ZOOM_STEP);
+  gtk_widget_class_add_binding (wc, GDK_KEY_equal, 0, key_zoom, "d", ZOOM_STEP);
+  gtk_widget_class_add_binding (wc, GDK_KEY_minus, 0, key_zoom, "d", 1.0 / ZOOM_STEP);
+  gtk_widget_class_add_binding (wc, GDK_KEY_KP_Subtract, 0, key_zoom, "d", 1.0 / ZOOM_STEP);
+  gtk_widget_class_add_binding (wc, GDK_KEY_f, 0, key_zoom, "d", 0.0);
+  gtk_widget_class_add_binding (wc, GDK_KEY_1, 0, key_zoom, "d", -1.0);
+  /* Shift+arrows: left/right narrow/widen the window, up/down lower/raise the level */
+  gtk_widget_class_add_binding (wc, GDK_KEY_Left, GDK_SHIFT_MASK, key_window, "(dd)", 0.0, -1.0);
+  gtk_widget_class_add_binding (wc, GDK_KEY_Right, GDK_SHIFT_MASK, key_window, "(dd)", 0.0, 1.0);
+  gtk_widget_class_add_binding (wc, GDK_KEY_Up, GDK_SHIFT_MASK, key_window, "(dd)", -1.0, 0.0);
+  gtk_widget_class_add_binding (wc, GDK_KEY_Down, GDK_SHIFT_MASK, key_window, "(dd)", 1.0, 0.0);
+  gtk_widget_class_add_binding (wc, GDK_KEY_i, 0, key_toggle, "s", "invert");
+  gtk_widget_class_add_binding (wc, GDK_KEY_r, 0, key_toggle, "s", "rotate");
+  gtk_widget_class_add_binding (wc, GDK_KEY_r, GDK_SHIFT_MASK, key_toggle, "s", "rotate-back");
+  gtk_widget_class_add_binding (wc, GDK_KEY_h, 0, key_toggle, "s", "flip");
+  gtk_widget_class_add_binding (wc, GDK_KEY_s, 0, key_toggle, "s", "split");
+  gtk_widget_class_add_binding (wc, GDK_KEY_a, 0, key_toggle, "s", "auto");
+
+  gtk_widget_class_set_css_name (wc, "lb-canvas");
+  gtk_widget_class_set_accessible_role (wc, GTK_ACCESSIBLE_ROLE_IMG);
+}
+
+static void
+lb_canvas_init (LbCanvas *self)
+{
+  GtkEventController *ctrl;
+  GtkGesture *drag;
+
+  self->view.zoom = 1.0;
+  self->fit_mode = TRUE;
+  self->wl_center = 127.5;
+  self->wl_width = 256;
+  self->split_pos = 0.5;
+  gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_overflow (GTK_WIDGET (self), GTK_OVERFLOW_HIDDEN);
+  gtk_widget_set_hexpand (GTK_WIDGET (self), TRUE);
+  gtk_widget_set_vexpand (GTK_WIDGET (self), TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Image"), -1);
+
+  ctrl = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
+  g_signal_connect (ctrl, "scroll", G_CALLBACK (on_scroll), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), ctrl);
+
+  ctrl = gtk_event_controller_motion_new ();
+  g_signal_connect (ctrl, "motion", G_CALLBACK (on_motion), self);
+  g_signal_connect (ctrl, "leave", G_CALLBACK (on_leave), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), ctrl);
+
+  drag = gtk_gesture_drag_new ();
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (drag), GDK_BUTTON_PRIMARY);
+  g_signal_connect (drag, "drag-begin", G_CALLBACK (pan_begin), self);
+  g_signal_connect (drag, "drag-update", G_CALLBACK (pan_update), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
+
+  drag = gtk_gesture_drag_new ();
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (drag), GDK_BUTTON_MIDDLE);
+  g_signal_connect (drag, "drag-begin", G_CALLBACK (pan_begin), self);
+  g_signal_connect (drag, "drag-update", G_CALLBACK (pan_update), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
+
+  drag = gtk_gesture_drag_new ();
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (drag), GDK_BUTTON_SECONDARY);
+  g_signal_connect (drag, "drag-begin", G_CALLBACK (wl_begin), self);
+  g_signal_connect (drag, "drag-update", G_CALLBACK (wl_update), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
+
+  drag = gtk_gesture_click_new ();
+  g_signal_connect (drag, "pressed", G_CALLBACK (on_click), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "lb-image.h"
+
+G_BEGIN_DECLS
+
+#define LB_TYPE_CANVAS (lb_canvas_get_type ())
+G_DECLARE_FINAL_TYPE (LbCanvas, lb_canvas, LB, CANVAS, GtkWidget)
+
+GtkWidget *lb_canvas_new                (void);
+
+/* Shows @image. With @keep_view the zoom, pan, rotation and window stay (a filter result);
+ * otherwise the view fits the image and the window comes from the metadata or the
+ * histogram. */
+void       lb_canvas_set_image          (LbCanvas          *self,
+                                         LbImage           *image,
+                                         gboolean           keep_view);
+LbImage   *lb_canvas_get_image          (LbCanvas          *self);
+/* The image shown left of the split line when split view is on (the original). */
+void       lb_canvas_set_before_image   (LbCanvas          *self,
+                                         LbImage           *image);
+
+/* Progressive display: shows @data (owned by a decoder that keeps filling it) until
+ * lb_canvas_set_image() or lb_canvas_clear(). Rows not yet decoded must be zero. */
+void       lb_canvas_begin_progressive  (LbCanvas          *self,
+                                         guint              width,
+                                         guint              height,
+                                         LbSampleFormat     format,
+                                         const guint8      *data,
+                                         gsize              stride,
+                                         const LbImageMeta *meta);
+void       lb_canvas_progress_rows      (LbCanvas          *self,
+                                         guint              y0,
+                                         guint              y1);
+void       lb_canvas_clear              (LbCanvas          *self);
+gboolean   lb_canvas_has_pixels         (LbCanvas          *self);
+
+/* Zoom in display pixels per image pixel. */
+double     lb_canvas_get_zoom           (LbCanvas          *self);
+void       lb_canvas_set_zoom           (LbCanvas          *self,
+                                         double             zoom);
+/* Zooms by @factor keeping the image point under widget point (@x, @y) in place. */
+void       lb_canvas_zoom_at            (LbCanvas          *self,
+                                         double             factor,
+                                         double             x,
+                                         double             y);
+void       lb_canvas_zoom_fit           (LbCanvas          *self);
+/* Pans by @dx, @dy widget pixels (positive moves the image right/down). */
+void       lb_canvas_pan                (LbCanvas          *self,
+                                         double             dx,
+                                         double             dy);
+
+/* Window in modality units (Hounsfield when the image has a rescale). */
+void       lb_canvas_set_window         (LbCanvas          *self,
+                                         double             center,
+                                         double             width);
+void       lb_canvas_get_window         (LbCanvas          *self,
+                                         double            *center,
+                                         double            *width);
+/* Window from the 1st–99th percentile of the histogram. */
+gboolean   lb_canvas_auto_window        (LbCanvas          *self);
+/* TRUE when the image has a rescale, so windows are in HU. */
+gboolean   lb_canvas_has_rescale        (LbCanvas          *self);
+
+void       lb_canvas_set_invert         (LbCanvas          *self,
+                                         gboolean           invert);
+gboolean   lb_canvas_get_invert         (LbCanvas          *self);
+/* Quarter turns clockwise, 0..3; view only. */
+void       lb_canvas_set_rotation       (LbCanvas          *self,
+                                         guint              rotation);
+guint      lb_canvas_get_rotation       (LbCanvas          *self);
+void       lb_canvas_set_flip           (LbCanvas          *self,
+                                         gboolean           flip);
+gboolean   lb_canvas_get_flip           (LbCanvas          *self);
+void       lb_canvas_set_split          (LbCanvas          *self,
+                                         gboolean           split);
+gboolean   lb_canvas_get_split          (LbCanvas          *self);
+
+/* Image coordinates of widget point (@x, @y); FALSE if outside the image. */
+gboolean   lb_canvas_widget_to_image    (LbCanvas          *self,
+                                         double             x,
+                                         double             y,
+                                         int               *ix,
+                                         int               *iy);
+/* The part of the image currently visible, clipped to the image. FALSE if none. */
+gboolean   lb_canvas_get_visible_rect   (LbCanvas          *self,
+                                         GdkRectangle      *rect);
+/* Describes the pixel at image (@x, @y): "x 12  y 40  1043  (19 HU)"; NULL if outside. */
+char      *lb_canvas_describe_pixel     (LbCanvas          *self,
+                                         int                x,
+                                         int                y);
+
+/* Probes the pixel under widget point (@x, @y) as if the pointer were there (keyboard users
+ * and tests); the status bar follows "probe-text". */
+void       lb_canvas_probe_at           (LbCanvas          *self,
+                                         double             x,
+                                         double             y);
+
+/* The ARGB32 display pixel last drawn at device pixel (@x, @y), for tests. FALSE if the
+ * canvas has not drawn yet or the point is outside. */
+gboolean   lb_canvas_peek_display_pixel (LbCanvas          *self,
+                                         guint              x,
+                                         guint              y,
+                                         guint32           *argb);
+
+G_END_DECLS

@@ -1,0 +1,400 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-param-dialog"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "lb-param-dialog.h"
+
+struct _LbParamDialog {
+  GtkWindow       parent_instance;
+
+  /* Owned */
+  LbFilter       *filter;
+  LbFilterParams *params;
+  GHashTable     *widgets;     /* name → editing widget (borrowed) */
+  /* Borrowed */
+  GtkWidget      *apply;
+  GtkWidget      *error_label;
+  GtkWidget      *preview;
+  gboolean        done;
+  gboolean        syncing;     /* scale ↔ spin updates in progress */
+};
+
+G_DEFINE_FINAL_TYPE (LbParamDialog, lb_param_dialog, GTK_TYPE_WINDOW)
+
+enum { SIGNAL_CHANGED, SIGNAL_DONE, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+static const char *
+unit_suffix (LbParamUnit unit)
+{
+  switch (unit)
+    {
+    case LB_UNIT_PIXEL: return _("px");
+    case LB_UNIT_DEGREE: return "°";
+    case LB_UNIT_PERCENT: return "%";
+    case LB_UNIT_MM: return _("mm");
+    case LB_UNIT_SAMPLE:
+    case LB_UNIT_NONE:
+    default: return NULL;
+    }
+}
+
+static void
+set_param (LbParamDialog *self,
+           const char    *name,
+           double         value)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!lb_filter_params_set_number (self->params, name, value, &error))
+    {
+      gtk_label_set_text (GTK_LABEL (self->error_label), error->message);
+      gtk_widget_set_visible (self->error_label, TRUE);
+      gtk_widget_set_sensitive (self->apply, FALSE);
+      return;
+    }
+  gtk_widget_set_visible (self->error_label, FALSE);
+  gtk_widget_set_sensitive (self->apply, TRUE);
+  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+}
+
+static void
+on_spin_changed (GtkSpinButton *spin,
+                 LbParamDialog *self)
+{
+  GtkAdjustment *scale_adj = g_object_get_data (G_OBJECT (spin), "scale-adj");
+  const char *name = g_object_get_data (G_OBJECT (spin), "param");
+  double v = gtk_spin_button_get_value (spin);
+
+  if (self->syncing)
+    return;
+  self->syncing = TRUE;
+  if (scale_adj)
+    gtk_adjustment_set_value (scale_adj, v);
+  self->syncing = FALSE;
+  set_param (self, name, v);
+}
+
+static void
+on_scale_changed (GtkAdjustment *adj,
+                  GtkSpinButton *spin)
+{
+  LbParamDialog *self = LB_PARAM_DIALOG (gtk_widget_get_root (GTK_WIDGET (spin)));
+
+  if (self == NULL || self->syncing)
+    return;
+  /* the spin button rounds to its digits and emits value-changed → on_spin_changed */
+  gtk_spin_button_set_value (spin, gtk_adjustment_get_value (adj));
+}
+
+static void
+on_switch_changed (GtkSwitch     *sw,
+                   GParamSpec    *pspec,
+                   LbParamDialog *self)
+{
+  set_param (self, g_object_get_data (G_OBJECT (sw), "param"), gtk_switch_get_active (sw));
+}
+
+static void
+on_dropdown_changed (GtkDropDown   *dd,
+                     GParamSpec    *pspec,
+                     LbParamDialog *self)
+{
+  set_param (self, g_object_get_data (G_OBJECT (dd), "param"), gtk_drop_down_get_selected (dd));
+}
+
+static GtkWidget *
+build_row (LbParamDialog     *self,
+           const LbParamSpec *spec,
+           GtkWidget        **out_label)
+{
+  const char *label_text = lb_filter_translate (self->filter, spec->label);
+  const char *tip = spec->description ? lb_filter_translate (self->filter, spec->description)
+                                      : NULL;
+  const char *unit = unit_suffix (spec->unit);
+  double value = lb_filter_params_get_number (self->params, spec->name);
+  g_autofree char *text = unit ? g_strdup_printf ("%s (%s)", label_text, unit)
+                               : g_strdup (label_text);
+  GtkWidget *label = gtk_label_new (text), *box, *editor;
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_widget_set_tooltip_text (label, tip);
+  *out_label = label;
+  box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  switch (spec->type)
+    {
+    case LB_PARAM_BOOL:
+      editor = gtk_switch_new ();
+      gtk_switch_set_active (GTK_SWITCH (editor), value != 0);
+      gtk_widget_set_halign (editor, GTK_ALIGN_START);
+      g_signal_connect (editor, "notify::active", G_CALLBACK (on_switch_changed), self);
+      gtk_box_append (GTK_BOX (box), editor);
+      break;
+    case LB_PARAM_ENUM:
+      {
+        g_autoptr (GtkStringList) list = gtk_string_list_new (NULL);
+        for (guint i = 0; spec->values && spec->values[i].nick; i++)
+          gtk_string_list_append (list, lb_filter_translate (self->filter, spec->values[i].label
+                                                             ? spec->values[i].label
+                                                             : spec->values[i].nick));
+        editor = gtk_drop_down_new (G_LIST_MODEL (g_object_ref (list)), NULL);
+        gtk_drop_down_set_selected (GTK_DROP_DOWN (editor), (guint) value);
+        g_signal_connect (editor, "notify::selected", G_CALLBACK (on_dropdown_changed), self);
+        gtk_box_append (GTK_BOX (box), editor);
+      }
+      break;
+    case LB_PARAM_INT:
+    case LB_PARAM_DOUBLE:
+    default:
+      {
+        double step = spec->step > 0 ? spec->step : 1;
+        GtkAdjustment *spin_adj = gtk_adjustment_new (value, spec->min, spec->max, step,
+                                                      step * 10, 0);
+        GtkAdjustment *scale_adj = gtk_adjustment_new (value, spec->ui_min, spec->ui_max, step,
+                                                       step * 10, 0);
+        GtkWidget *scale = gtk_scale_new (GTK_ORIENTATION_HORIZONTAL, scale_adj);
+
+        editor = gtk_spin_button_new (spin_adj, step, spec->type == LB_PARAM_INT ? 0 : spec->digits);
+        gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (editor), TRUE);
+        gtk_scale_set_draw_value (GTK_SCALE (scale), FALSE);
+        gtk_scale_set_digits (GTK_SCALE (scale), spec->type == LB_PARAM_INT ? 0 : spec->digits);
+        gtk_range_set_round_digits (GTK_RANGE (scale), spec->type == LB_PARAM_INT ? 0 : spec->digits);
+        gtk_widget_set_hexpand (scale, TRUE);
+        gtk_widget_set_size_request (scale, 200, -1);
+        gtk_accessible_update_property (GTK_ACCESSIBLE (scale), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                        label_text, -1);
+        g_object_set_data (G_OBJECT (editor), "scale-adj", scale_adj);
+        g_signal_connect (editor, "value-changed", G_CALLBACK (on_spin_changed), self);
+        g_signal_connect (scale_adj, "value-changed", G_CALLBACK (on_scale_changed), editor);
+        gtk_box_append (GTK_BOX (box), scale);
+        gtk_box_append (GTK_BOX (box), editor);
+      }
+      break;
+    }
+  g_object_set_data_full (G_OBJECT (editor), "param", g_strdup (spec->name), g_free);
+  gtk_widget_set_tooltip_text (editor, tip);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (editor), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  label_text, -1);
+  g_hash_table_insert (self->widgets, g_strdup (spec->name), editor);
+  return box;
+}
+
+static void
+finish (LbParamDialog *self,
+        gboolean       apply)
+{
+  if (self->done)
+    return;
+  self->done = TRUE;
+  g_signal_emit (self, signals[SIGNAL_DONE], 0, apply);
+  gtk_window_destroy (GTK_WINDOW (self));
+}
+
+static gboolean
+lb_param_dialog_close_request (GtkWindow *window)
+{
+  finish (LB_PARAM_DIALOG (window), FALSE);
+  return TRUE;
+}
+
+static void
+lb_param_dialog_dispose (GObject *object)
+{
+  LbParamDialog *self = LB_PARAM_DIALOG (object);
+
+  g_clear_pointer (&self->widgets, g_hash_table_unref);
+  g_clear_pointer (&self->params, lb_filter_params_unref);
+  g_clear_object (&self->filter);
+  G_OBJECT_CLASS (lb_param_dialog_parent_class)->dispose (object);
+}
+
+static void
+lb_param_dialog_class_init (LbParamDialogClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = lb_param_dialog_dispose;
+  GTK_WINDOW_CLASS (klass)->close_request = lb_param_dialog_close_request;
+  signals[SIGNAL_CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                          0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_DONE] = g_signal_new ("done", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                       0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_BOOLEAN);
+  gtk_widget_class_add_binding_action (GTK_WIDGET_CLASS (klass), GDK_KEY_Escape, 0,
+                                       "window.close", NULL);
+}
+
+static void
+lb_param_dialog_init (LbParamDialog *self)
+{
+  self->widgets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
+
+static void
+on_apply_clicked (LbParamDialog *self)
+{
+  finish (self, TRUE);
+}
+
+static void
+on_cancel_clicked (LbParamDialog *self)
+{
+  finish (self, FALSE);
+}
+
+static void
+on_preview_toggled (LbParamDialog *self)
+{
+  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+}
+
+LbParamDialog *
+lb_param_dialog_new (LbFilter       *filter,
+                     LbFilterParams *initial,
+                     GtkWindow      *parent)
+{
+  LbParamDialog *self;
+  GtkWidget *header, *cancel, *grid, *adv_grid = NULL, *expander = NULL, *box, *desc;
+  int row = 0, adv_row = 0;
+
+  g_return_val_if_fail (LB_IS_FILTER (filter), NULL);
+  self = g_object_new (LB_TYPE_PARAM_DIALOG, "title", lb_filter_get_name (filter),
+                       "transient-for", parent, "resizable", TRUE, "default-width", 420, NULL);
+  self->filter = g_object_ref (filter);
+  self->params = initial ? lb_filter_params_copy (initial) : lb_filter_params_new (filter);
+
+  header = gtk_header_bar_new ();
+  gtk_header_bar_set_show_title_buttons (GTK_HEADER_BAR (header), FALSE);
+  cancel = gtk_button_new_with_mnemonic (_("_Cancel"));
+  self->apply = gtk_button_new_with_mnemonic (_("_Apply"));
+  gtk_widget_add_css_class (self->apply, "suggested-action");
+  gtk_header_bar_pack_start (GTK_HEADER_BAR (header), cancel);
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (header), self->apply);
+  gtk_window_set_titlebar (GTK_WINDOW (self), header);
+  gtk_window_set_default_widget (GTK_WINDOW (self), self->apply);
+  g_signal_connect_swapped (self->apply, "clicked", G_CALLBACK (on_apply_clicked), self);
+  g_signal_connect_swapped (cancel, "clicked", G_CALLBACK (on_cancel_clicked), self);
+
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+  gtk_widget_set_margin_start (box, 18);
+  gtk_widget_set_margin_end (box, 18);
+  gtk_widget_set_margin_top (box, 12);
+  gtk_widget_set_margin_bottom (box, 18);
+  if (lb_filter_get_description (filter))
+    {
+      desc = gtk_label_new (lb_filter_get_description (filter));
+      gtk_label_set_wrap (GTK_LABEL (desc), TRUE);
+      gtk_label_set_xalign (GTK_LABEL (desc), 0);
+      gtk_widget_add_css_class (desc, "dim-label");
+      gtk_box_append (GTK_BOX (box), desc);
+    }
+  grid = gtk_grid_new ();
+  gtk_grid_set_row_spacing (GTK_GRID (grid), 8);
+  gtk_grid_set_column_spacing (GTK_GRID (grid), 12);
+  gtk_box_append (GTK_BOX (box), grid);
+  for (guint i = 0; i < lb_filter_get_n_params (filter); i++)
+    {
+      const LbParamSpec *spec = lb_filter_get_param (filter, i);
+      GtkWidget *label, *editor = build_row (self, spec, &label);
+
+      if (spec->flags & LB_PARAM_FLAG_ADVANCED)
+        {
+          if (adv_grid == NULL)
+            {
+              adv_grid = gtk_grid_new ();
+              gtk_grid_set_row_spacing (GTK_GRID (adv_grid), 8);
+              gtk_grid_set_column_spacing (GTK_GRID (adv_grid), 12);
+              gtk_widget_set_margin_top (adv_grid, 8);
+              expander = gtk_expander_new_with_mnemonic (_("A_dvanced"));
+              gtk_expander_set_child (GTK_EXPANDER (expander), adv_grid);
+            }
+          gtk_grid_attach (GTK_GRID (adv_grid), label, 0, adv_row, 1, 1);
+          gtk_grid_attach (GTK_GRID (adv_grid), editor, 1, adv_row++, 1, 1);
+        }
+      else
+        {
+          gtk_grid_attach (GTK_GRID (grid), label, 0, row, 1, 1);
+          gtk_grid_attach (GTK_GRID (grid), editor, 1, row++, 1, 1);
+        }
+    }
+  if (expander)
+    gtk_box_append (GTK_BOX (box), expander);
+  self->error_label = gtk_label_new (NULL);
+  gtk_widget_add_css_class (self->error_label, "error");
+  gtk_label_set_wrap (GTK_LABEL (self->error_label), TRUE);
+  gtk_widget_set_visible (self->error_label, FALSE);
+  gtk_box_append (GTK_BOX (box), self->error_label);
+  self->preview = gtk_check_button_new_with_mnemonic (_("_Preview the visible area"));
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (self->preview), TRUE);
+  g_signal_connect_swapped (self->preview, "toggled", G_CALLBACK (on_preview_toggled), self);
+  gtk_box_append (GTK_BOX (box), self->preview);
+  gtk_window_set_child (GTK_WINDOW (self), box);
+  return self;
+}
+
+LbFilter *
+lb_param_dialog_get_filter (LbParamDialog *self)
+{
+  g_return_val_if_fail (LB_IS_PARAM_DIALOG (self), NULL);
+  return self->filter;
+}
+
+LbFilterParams *
+lb_param_dialog_get_params (LbParamDialog *self)
+{
+  g_return_val_if_fail (LB_IS_PARAM_DIALOG (self), NULL);
+  return self->params;
+}
+
+gboolean
+lb_param_dialog_get_preview (LbParamDialog *self)
+{
+  g_return_val_if_fail (LB_IS_PARAM_DIALOG (self), FALSE);
+  return gtk_check_button_get_active (GTK_CHECK_BUTTON (self->preview));
+}
+
+gboolean
+lb_param_dialog_set_value (LbParamDialog *self,
+                           const char    *name,
+                           double         value)
+{
+  GtkWidget *w;
+
+  g_return_val_if_fail (LB_IS_PARAM_DIALOG (self), FALSE);
+  w = g_hash_table_lookup (self->widgets, name);
+  if (w == NULL)
+    return FALSE;
+  if (GTK_IS_SPIN_BUTTON (w))
+    gtk_spin_button_set_value (GTK_SPIN_BUTTON (w), value);
+  else if (GTK_IS_SWITCH (w))
+    gtk_switch_set_active (GTK_SWITCH (w), value != 0);
+  else if (GTK_IS_DROP_DOWN (w))
+    gtk_drop_down_set_selected (GTK_DROP_DOWN (w), (guint) value);
+  return TRUE;
+}
+
+void
+lb_param_dialog_respond (LbParamDialog *self,
+                         gboolean       apply)
+{
+  g_return_if_fail (LB_IS_PARAM_DIALOG (self));
+  if (apply && gtk_widget_get_sensitive (self->apply))
+    g_signal_emit_by_name (self->apply, "clicked");
+  else if (!apply)
+    finish (self, FALSE);
+}
+
+GtkWidget *
+lb_param_dialog_get_widget (LbParamDialog *self,
+                            const char    *name)
+{
+  g_return_val_if_fail (LB_IS_PARAM_DIALOG (self), NULL);
+  return g_hash_table_lookup (self->widgets, name);
+}
+
+GtkWidget *
+lb_param_dialog_get_apply_button (LbParamDialog *self)
+{
+  g_return_val_if_fail (LB_IS_PARAM_DIALOG (self), NULL);
+  return self->apply;
+}

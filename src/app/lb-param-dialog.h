@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "lb-filter-params.h"
+
+G_BEGIN_DECLS
+
+/**
+ * LbParamDialog:
+ *
+ * A dialog generated from a filter's parameter specs: a scale plus spin button for numbers
+ * (the scale spans the spec's slider range, the spin button its hard range), a switch for
+ * booleans, a drop-down for enums; parameters flagged advanced sit in an expander. Values go
+ * through lb_filter_params_set_number(), so an invalid value (an even mask size) shows the
+ * engine's message and disables Apply. Emits ::changed after every valid change (the window
+ * previews) and ::done with TRUE for Apply, FALSE for Cancel or close.
+ */
+#define LB_TYPE_PARAM_DIALOG (lb_param_dialog_get_type ())
+G_DECLARE_FINAL_TYPE (LbParamDialog, lb_param_dialog, LB, PARAM_DIALOG, GtkWindow)
+
+LbParamDialog  *lb_param_dialog_new        (LbFilter       *filter,
+                                            LbFilterParams *initial,
+                                            GtkWindow      *parent);
+LbFilter       *lb_param_dialog_get_filter (LbParamDialog  *self);
+/* (transfer none): the current, valid values */
+LbFilterParams *lb_param_dialog_get_params (LbParamDialog  *self);
+gboolean        lb_param_dialog_get_preview (LbParamDialog *self);
+/* Sets a parameter through its widget, as a user would. FALSE if there is no such widget. */
+gboolean        lb_param_dialog_set_value  (LbParamDialog  *self,
+                                            const char     *name,
+                                            double          value);
+/* Presses Apply (TRUE) or Cancel (FALSE). */
+void            lb_param_dialog_respond    (LbParamDialog  *self,
+                                            gboolean        apply);
+/* The widget that edits @name (spin button, switch or drop-down), for tests. */
+GtkWidget      *lb_param_dialog_get_widget (LbParamDialog  *self,
+                                            const char     *name);
+GtkWidget      *lb_param_dialog_get_apply_button (LbParamDialog *self);
+
+G_END_DECLS

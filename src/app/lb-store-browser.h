@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "lb-store.h"
+
+G_BEGIN_DECLS
+
+/**
+ * LbStoreBrowser:
+ *
+ * The store tree: a GtkColumnView (name, size, modified) over a GtkTreeListModel whose
+ * containers list their children lazily and asynchronously when first expanded. While a
+ * listing runs the container shows a spinner row; a failed listing shows an error row with a
+ * Retry button. Emits ::entry-activated for images (Enter, double click).
+ */
+#define LB_TYPE_STORE_BROWSER (lb_store_browser_get_type ())
+G_DECLARE_FINAL_TYPE (LbStoreBrowser, lb_store_browser, LB, STORE_BROWSER, GtkWidget)
+
+GtkWidget    *lb_store_browser_new          (void);
+/* @store: (nullable) */
+void          lb_store_browser_set_store    (LbStoreBrowser *self,
+                                             LbStore        *store);
+LbStore      *lb_store_browser_get_store    (LbStoreBrowser *self);
+/* Rows currently in the flattened tree (expanded containers included). */
+GListModel   *lb_store_browser_get_rows     (LbStoreBrowser *self);
+/* Expands the container row at @position (starts its listing). */
+gboolean      lb_store_browser_expand_row   (LbStoreBrowser *self,
+                                             guint           position,
+                                             gboolean        expand);
+/* The entry at @position, NULL for spinner/error rows. (transfer none) */
+LbStoreEntry *lb_store_browser_get_entry    (LbStoreBrowser *self,
+                                             guint           position);
+/* Position of the first row whose name is @name, G_MAXUINT if none. */
+guint         lb_store_browser_find_row     (LbStoreBrowser *self,
+                                             const char     *name);
+/* Type-to-search: selects and scrolls to the next row (from the selection on) whose name
+ * starts with @text, else contains it (case-insensitive). FALSE if none. */
+gboolean      lb_store_browser_search       (LbStoreBrowser *self,
+                                             const char     *text,
+                                             gboolean        next);
+void          lb_store_browser_select_row   (LbStoreBrowser *self,
+                                             guint           position);
+/* Activates the row at @position: images emit ::entry-activated, containers toggle. */
+void          lb_store_browser_activate_row (LbStoreBrowser *self,
+                                             guint           position);
+/* Number of listings still running. */
+guint         lb_store_browser_get_pending  (LbStoreBrowser *self);
+/* Re-lists the container that holds @uri (after an upload). */
+void          lb_store_browser_refresh_parent (LbStoreBrowser *self,
+                                               const char     *uri);
+GtkWidget    *lb_store_browser_get_view     (LbStoreBrowser *self);
+
+G_END_DECLS

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "lb-bench-panel.h"
+#include "lb-canvas.h"
+#include "lb-filter-registry.h"
+#include "lb-filter-params.h"
+#include "lb-history.h"
+#include "lb-store-browser.h"
+#include "lb-window.h"
+
+G_BEGIN_DECLS
+
+/* The window's state, shared with its sibling files (lb-window-*.c) and the UI tests. */
+struct _LbWindow {
+  GtkApplicationWindow parent_instance;
+
+  /* Template widgets */
+  GtkWidget      *header_bar;
+  GtkWidget      *open_store_button;
+  GtkWidget      *filter_button;
+  GtkWidget      *window_button;
+  GtkWidget      *main_menu_button;
+  GtkWidget      *benchmark_button;
+  GtkWidget      *save_button;
+  GtkWidget      *upload_button;
+  GtkWidget      *undo_button;
+  GtkWidget      *redo_button;
+  GtkWidget      *paned;
+  GtkWidget      *tree_search;
+  GtkWidget      *tree_stack;
+  GtkWidget      *tree_box;
+  GtkWidget      *welcome_list;
+  LbCanvas       *canvas;
+  GtkWidget      *empty_label;
+  GtkWidget      *canvas_spinner;
+  GtkWidget      *bench_revealer;
+  GtkWidget      *probe_label;
+  GtkWidget      *zoom_label;
+  GtkWidget      *wl_label;
+  GtkWidget      *size_label;
+  GtkWidget      *filter_time_label;
+  GtkWidget      *progress_bar;
+  GtkWidget      *cancel_button;
+  GtkWidget      *url_entry;
+  GtkWidget      *url_open_button;
+  GtkWidget      *recent_list;
+  GtkWidget      *store_popover;
+
+  /* Owned */
+  GSettings      *settings;
+  LbStoreBrowser *browser;
+  LbStore        *store;
+  LbHistory      *history;
+  GCancellable   *load_cancellable;   /* the image download */
+  GCancellable   *op_cancellable;     /* filter, upload, export, benchmark */
+  guint           load_serial;        /* a newer load makes older callbacks no-ops */
+  gint64          load_started_us;
+  gint64          first_pixels_us;    /* monotonic time of the first rows, 0 until then */
+  gint64          load_done_us;
+  char           *image_name;         /* display name of the open image */
+  GMenu          *filter_menu;
+  GMenu          *wl_menu;
+  GtkWidget      *upload_dialog;      /* non-NULL while the name prompt is open */
+  GtkWidget      *upload_entry;
+  GtkWidget      *conflict_dialog;    /* non-NULL while asking keep both/overwrite/cancel */
+  GtkWidget      *param_dialog;       /* non-NULL while a filter dialog is open */
+  GtkWidget      *error_dialog;       /* the last error shown, while open */
+  char           *last_status;        /* the last result line (upload verification, errors) */
+  char           *last_upload_uri;
+  gboolean        busy;
+
+  /* Filters (lb-window-filters.c) */
+  LbFilterRegistry *registry;         /* the application's, opened after the first frame */
+  guint           registry_source;
+  GListStore     *store_filters;      /* LbFilter published by the current store */
+  GCancellable   *store_filters_cancellable;
+  GCancellable   *preview_cancellable;
+  guint           preview_source;
+  guint           preview_serial;
+  LbFilter       *last_filter;        /* for Run Benchmark */
+  LbFilterParams *last_params;
+  double          last_filter_ms;
+  LbBenchPanel   *bench;
+};
+
+/* lb-window.c */
+void _lb_window_show_error     (LbWindow     *self,
+                                const char   *title,
+                                const GError *error);
+void _lb_window_set_status     (LbWindow     *self,
+                                const char   *text);
+void _lb_window_begin_op       (LbWindow     *self,
+                                const char   *what);
+void _lb_window_end_op         (LbWindow     *self);
+void _lb_window_set_progress   (LbWindow     *self,
+                                double        fraction);
+/* Shows @image as the new current state (a filter result or an undo step). */
+void _lb_window_show_current   (LbWindow     *self);
+
+/* lb-window-filters.c */
+void _lb_window_filters_init    (LbWindow     *self);
+void _lb_window_filters_dispose (LbWindow     *self);
+/* The store changed: fetch the filters it publishes. */
+void _lb_window_filters_load_store (LbWindow  *self);
+/* Runs @filter with @params (NULL = defaults) on the current image, pushing the result. */
+void _lb_window_run_filter     (LbWindow       *self,
+                                LbFilter       *filter,
+                                LbFilterParams *params);
+/* The filter for an apply-filter target ("ID" or "store:ID"). (transfer none) */
+LbFilter *_lb_window_find_filter (LbWindow   *self,
+                                  const char *target);
+
+/* lb-window-upload.c */
+void _lb_window_upload         (LbWindow     *self);
+void _lb_window_export         (LbWindow     *self);
+/* Exports without the file chooser (tests). */
+void _lb_window_export_to_path (LbWindow     *self,
+                                const char   *path);
+
+G_END_DECLS

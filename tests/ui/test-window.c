@@ -1,0 +1,650 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The workstation against a real lightbox-store on 127.0.0.1 serving a copy of data/samples:
+ * expand the tree, open a 16-bit CT image, change window/level and check the displayed
+ * pixels, apply a filter through its action and generated dialog, undo/redo/reapply, upload
+ * (name prompt, conflict dialog: keep both, overwrite) and check the files on the server
+ * with their provenance; render the window to a PNG and check it has real content.
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <gtk/gtk.h>
+#include <math.h>
+#include <unistd.h>
+
+#include "lb-param-dialog.h"
+#include "lb-png.h"
+#include "lb-render.h"
+#include "lb-ui-test-util.h"
+#include "lb-window-private.h"
+
+#define CT_NAME "ct-head-128-16bit.png"
+#define THRESHOLD_ID "io.github.lightbox.example.threshold"
+
+static LbApplication *app;
+static LbTestStore store;
+static LbWindow *win;
+
+static gboolean
+store_idle (gpointer data)
+{
+  LbWindow *w = data;
+  return lb_store_browser_get_pending (w->browser) == 0
+         && lb_store_browser_get_rows (w->browser) != NULL
+         && g_list_model_get_n_items (lb_store_browser_get_rows (w->browser)) > 0;
+}
+
+static gboolean
+not_busy (gpointer data)
+{
+  return !lb_window_is_busy (LB_WINDOW (data));
+}
+
+static gboolean
+has_param_dialog (gpointer data)
+{
+  return LB_WINDOW (data)->param_dialog != NULL;
+}
+
+static gboolean
+canvas_shows_other (gpointer data)
+{
+  LbWindow *w = data;
+  return lb_canvas_get_image (w->canvas) != lb_history_get_current (w->history);
+}
+
+static gboolean
+store_filter_loaded (gpointer data)
+{
+  return g_list_model_get_n_items (G_LIST_MODEL (LB_WINDOW (data)->store_filters)) > 0;
+}
+
+static void
+drain (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * 1000;
+  while (g_get_monotonic_time () < end)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+}
+
+/* Waits until GTK has drawn the window with the current state. */
+static void
+redraw (void)
+{
+  gtk_widget_queue_draw (GTK_WIDGET (win));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (win));
+  drain (20);
+}
+
+static guint16
+raw_at (LbImage *image,
+        int      x,
+        int      y)
+{
+  return ((const guint16 *) lb_image_get_row (image, y))[x];
+}
+
+/* What the display must show for stored value @v under window (@c, @w), computed here
+ * from the DICOM-style rescale, independently of the canvas' lookup table. */
+static guint8
+expected_display (LbImage *image,
+                  guint16  v,
+                  double   c,
+                  double   w)
+{
+  double slope = 1, intercept = 0, m, d;
+
+  lb_image_meta_get_rescale (lb_image_get_meta (image), &slope, &intercept);
+  m = v * slope + intercept;
+  d = (m - (c - w / 2)) * 255.0 / w;
+  return d <= 0 ? 0 : d >= 255 ? 255 : (guint8) floor (d + 0.5);
+}
+
+static void
+test_open_store (void)
+{
+  guint pos;
+
+  win = lb_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (win), 1100, 700);
+  gtk_window_present (GTK_WINDOW (win));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (win));
+
+  lb_window_open_store (win, store.url);
+  g_assert_true (lb_test_wait (store_idle, win, 10000));
+  /* root: CT, MR, RGB folders (dotfiles hidden), containers first */
+  pos = lb_store_browser_find_row (win->browser, "CT");
+  g_assert_cmpuint (pos, !=, G_MAXUINT);
+  g_assert_nonnull (lb_store_browser_get_entry (win->browser, pos));
+  g_assert_true (lb_store_entry_is_container (lb_store_browser_get_entry (win->browser, pos)));
+
+  /* expanding lists the folder lazily: a spinner row first, then the entries */
+  g_assert_true (lb_store_browser_expand_row (win->browser, pos, TRUE));
+  g_assert_true (lb_test_wait (store_idle, win, 10000));
+  g_assert_cmpuint (lb_store_browser_find_row (win->browser, CT_NAME), !=, G_MAXUINT);
+
+  /* type-to-search finds and selects it */
+  g_assert_true (lb_store_browser_search (win->browser, "ct-head-128-16", FALSE));
+
+  /* the store's declarative filter appears under "From store" */
+  g_assert_true (lb_test_wait (store_filter_loaded, win, 10000));
+}
+
+static void
+test_open_image (void)
+{
+  guint pos = lb_store_browser_find_row (win->browser, CT_NAME);
+  LbImage *image;
+  const char *size;
+
+  g_assert_cmpuint (pos, !=, G_MAXUINT);
+  lb_store_browser_activate_row (win->browser, pos);
+  g_assert_true (lb_test_wait (not_busy, win, 10000));
+  g_assert_nonnull (win->history);
+  image = lb_history_get_current (win->history);
+  g_assert_cmpint (lb_image_get_format (image), ==, LB_FORMAT_GRAY16);
+  g_assert_cmpuint (lb_image_get_width (image), ==, 128);
+  g_assert_true (g_str_has_suffix (lb_image_meta_get_source_uri (lb_image_get_meta (image)),
+                                   "/CT/" CT_NAME));
+  g_assert_nonnull (lb_image_meta_get_source_etag (lb_image_get_meta (image)));
+  g_assert_true (win->first_pixels_us > 0);
+  size = gtk_label_get_text (GTK_LABEL (win->size_label));
+  g_assert_nonnull (strstr (size, "128 × 128"));
+  g_assert_nonnull (strstr (size, "gray16"));
+  g_assert_true (lb_canvas_has_rescale (win->canvas));
+}
+
+static void
+check_center_pixel (double c,
+                    double w)
+{
+  LbImage *image = lb_history_get_current (win->history);
+  int cx = gtk_widget_get_width (GTK_WIDGET (win->canvas)) / 2;
+  int cy = gtk_widget_get_height (GTK_WIDGET (win->canvas)) / 2;
+  int ix, iy;
+  guint32 argb;
+  guint8 want;
+
+  g_assert_true (lb_canvas_widget_to_image (win->canvas, cx + 0.5, cy + 0.5, &ix, &iy));
+  g_assert_true (lb_canvas_peek_display_pixel (win->canvas, cx, cy, &argb));
+  want = expected_display (image, raw_at (image, ix, iy), c, w);
+  g_assert_cmpuint (argb & 0xff, ==, want);
+  g_assert_cmpuint ((argb >> 8) & 0xff, ==, want);
+  g_assert_cmpuint (argb >> 24, ==, 0xff);
+}
+
+static void
+test_window_level (void)
+{
+  g_autofree char *wl = NULL;
+  guint32 before, after;
+  int cx = gtk_widget_get_width (GTK_WIDGET (win->canvas)) / 2;
+  int cy = gtk_widget_get_height (GTK_WIDGET (win->canvas)) / 2;
+  double c, w;
+
+  redraw ();
+  lb_canvas_get_window (win->canvas, &c, &w);
+  check_center_pixel (c, w);
+  g_assert_true (lb_canvas_peek_display_pixel (win->canvas, cx, cy, &before));
+
+  /* the CT brain preset (40/80 HU) through its action */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.wl-preset", "s", "brain");
+  redraw ();
+  lb_canvas_get_window (win->canvas, &c, &w);
+  g_assert_cmpfloat (c, ==, 40);
+  g_assert_cmpfloat (w, ==, 80);
+  check_center_pixel (40, 80);
+  wl = g_strdup (gtk_label_get_text (GTK_LABEL (win->wl_label)));
+  g_assert_cmpstr (wl, ==, "W 80  L 40 HU");
+
+  /* a bone window shows the same pixel differently, exactly as computed */
+  lb_canvas_set_window (win->canvas, 400, 1800);
+  redraw ();
+  check_center_pixel (400, 1800);
+  g_assert_true (lb_canvas_peek_display_pixel (win->canvas, cx, cy, &after));
+
+  /* invert flips the display value */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.invert", NULL);
+  redraw ();
+  {
+    guint32 inv;
+    g_assert_true (lb_canvas_peek_display_pixel (win->canvas, cx, cy, &inv));
+    g_assert_cmpuint (inv & 0xff, ==, 255 - (after & 0xff));
+  }
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.invert", NULL);
+
+  /* auto window from the histogram is back to a useful range */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.wl-auto", NULL);
+  redraw ();
+  lb_canvas_get_window (win->canvas, &c, &w);
+  check_center_pixel (c, w);
+  (void) before;
+}
+
+static void
+check_threshold (LbImage *in,
+                 LbImage *out,
+                 double   level)
+{
+  guint limit = (guint) (level / 100.0 * 65535 + 0.5);
+
+  g_assert_cmpuint (lb_image_get_width (out), ==, lb_image_get_width (in));
+  for (guint y = 0; y < lb_image_get_height (in); y++)
+    for (guint x = 0; x < lb_image_get_width (in); x++)
+      g_assert_cmpuint (raw_at (out, x, y), ==, raw_at (in, x, y) >= limit ? 65535 : 0);
+}
+
+static void
+apply_threshold (double level)
+{
+  LbParamDialog *dialog;
+
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.apply-filter", "s", THRESHOLD_ID);
+  g_assert_true (lb_test_wait (has_param_dialog, win, 2000));
+  dialog = LB_PARAM_DIALOG (win->param_dialog);
+  g_assert_nonnull (lb_param_dialog_get_widget (dialog, "level"));
+  g_assert_true (GTK_IS_SPIN_BUTTON (lb_param_dialog_get_widget (dialog, "level")));
+  g_assert_true (GTK_IS_SWITCH (lb_param_dialog_get_widget (dialog, "invert")));
+  g_assert_true (lb_param_dialog_set_value (dialog, "level", level));
+  /* the live preview replaces what the canvas shows, without touching the history */
+  g_assert_true (lb_test_wait (canvas_shows_other, win, 5000));
+  g_assert_cmpuint (lb_history_get_position (win->history), ==,
+                    lb_history_get_position (win->history));
+  lb_param_dialog_respond (dialog, TRUE);
+  g_assert_null (win->param_dialog);
+  g_assert_true (lb_test_wait (not_busy, win, 10000));
+}
+
+static void
+test_filter_undo_redo (void)
+{
+  LbImage *original = lb_history_get_current (win->history);
+  LbImage *first;
+  guint n_records;
+
+  g_settings_set_boolean (win->settings, "benchmark-mode", TRUE);
+  n_records = lb_bench_panel_get_n_records (win->bench);
+
+  apply_threshold (30);
+  g_assert_cmpuint (lb_history_get_position (win->history), ==, 1);
+  first = lb_history_get_current (win->history);
+  check_threshold (original, first, 30);
+  g_assert_true (lb_canvas_get_image (win->canvas) == first);
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (win->filter_time_label)), "ms"));
+  /* benchmark mode logged the pass */
+  g_assert_cmpuint (lb_bench_panel_get_n_records (win->bench), ==, n_records + 1);
+
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.undo", NULL);
+  g_assert_true (lb_history_get_current (win->history) == original);
+  g_assert_true (lb_canvas_get_image (win->canvas) == original);
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.redo", NULL);
+  g_assert_true (lb_history_get_current (win->history) == first);
+
+  /* undo, then apply again with other values: the redo tail is replaced */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.undo", NULL);
+  apply_threshold (40);
+  g_assert_cmpuint (lb_history_get_position (win->history), ==, 1);
+  g_assert_cmpuint (lb_history_get_length (win->history), ==, 2);
+  check_threshold (original, lb_history_get_current (win->history), 40);
+  g_assert_false (lb_history_can_redo (win->history));
+}
+
+static gboolean
+has_upload_dialog (gpointer data)
+{
+  return LB_WINDOW (data)->upload_dialog != NULL;
+}
+
+static gboolean
+has_conflict_dialog (gpointer data)
+{
+  return LB_WINDOW (data)->conflict_dialog != NULL;
+}
+
+static LbImage *
+load_from_root (const char *rel)
+{
+  g_autofree char *path = g_build_filename (store.root, rel, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) bytes = NULL;
+  g_autofree char *data = NULL;
+  gsize len;
+  LbImage *image;
+
+  g_assert_true (g_file_get_contents (path, &data, &len, &error));
+  bytes = g_bytes_new_take (g_steal_pointer (&data), len);
+  image = lb_png_load_bytes (bytes, path, NULL, &error);
+  g_assert_no_error (error);
+  return image;
+}
+
+static void
+upload_as (const char *name,
+           int         conflict_response)
+{
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.upload", NULL);
+  g_assert_true (lb_test_wait (has_upload_dialog, win, 2000));
+  g_assert_true (g_str_has_suffix (gtk_editable_get_text (GTK_EDITABLE (win->upload_entry)),
+                                   ".png"));
+  gtk_editable_set_text (GTK_EDITABLE (win->upload_entry), name);
+  gtk_dialog_response (GTK_DIALOG (win->upload_dialog), GTK_RESPONSE_OK);
+  if (conflict_response != 0)
+    {
+      g_assert_true (lb_test_wait (has_conflict_dialog, win, 10000));
+      gtk_dialog_response (GTK_DIALOG (win->conflict_dialog), conflict_response);
+    }
+  g_assert_true (lb_test_wait (not_busy, win, 10000));
+}
+
+static void
+test_upload (void)
+{
+  LbImage *current = lb_history_get_current (win->history);
+  g_autoptr (LbImage) uploaded = NULL;
+  g_autoptr (LbImage) second = NULL;
+  g_autoptr (LbImage) replaced = NULL;
+  const LbImageMeta *meta;
+  const char *src = lb_image_meta_get_source_uri (lb_image_get_meta (current));
+  g_autofree char *default_name = NULL;
+
+  /* the derived default name: source name + filter alias */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.upload", NULL);
+  g_assert_true (lb_test_wait (has_upload_dialog, win, 2000));
+  default_name = g_strdup (gtk_editable_get_text (GTK_EDITABLE (win->upload_entry)));
+  g_assert_cmpstr (default_name, ==, "ct-head-128-16bit.threshold.png");
+  gtk_dialog_response (GTK_DIALOG (win->upload_dialog), GTK_RESPONSE_CANCEL);
+  g_assert_null (win->upload_dialog);
+
+  upload_as ("result.png", 0);
+  g_assert_nonnull (win->last_upload_uri);
+  g_assert_true (g_str_has_suffix (win->last_upload_uri, "/CT/result.png"));
+  uploaded = load_from_root ("CT/result.png");
+  g_assert_true (lb_image_equal_pixels (uploaded, current));
+  g_assert_cmpint (lb_image_get_format (uploaded), ==, LB_FORMAT_GRAY16);
+  meta = lb_image_get_meta (uploaded);
+  g_assert_cmpstr (lb_image_meta_get_text (meta, "Source"), ==, src);
+  g_assert_nonnull (lb_image_meta_get_text (meta, "lightbox:filter-chain"));
+  g_assert_nonnull (strstr (lb_image_meta_get_text (meta, "lightbox:filter-chain"), THRESHOLD_ID));
+  g_assert_nonnull (strstr (lb_image_meta_get_text (meta, "lightbox:filter-chain"), "level=40"));
+  g_assert_nonnull (win->last_status);
+
+  /* the same name again: conflict → keep both → result-2.png, the first one untouched */
+  upload_as ("result.png", 2);
+  second = load_from_root ("CT/result-2.png");
+  g_assert_true (lb_image_equal_pixels (second, current));
+
+  /* a new state, then overwrite result.png with explicit consent */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.undo", NULL);
+  upload_as ("result.png", 1);
+  replaced = load_from_root ("CT/result.png");
+  g_assert_true (lb_image_equal_pixels (replaced, lb_history_get_current (win->history)));
+  g_assert_false (lb_image_equal_pixels (replaced, uploaded));
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.redo", NULL);
+}
+
+/* Renders the whole window through GTK's renderer (gtk-toolchain.md §6a). */
+static GdkTexture *
+render_window (void)
+{
+  int w = gtk_widget_get_width (GTK_WIDGET (win)), h = gtk_widget_get_height (GTK_WIDGET (win));
+  g_autoptr (GdkPaintable) p = gtk_widget_paintable_new (GTK_WIDGET (win));
+  GtkSnapshot *s = gtk_snapshot_new ();
+  GskRenderNode *node;
+  GdkTexture *tex;
+
+  gdk_paintable_snapshot (p, s, w, h);
+  node = gtk_snapshot_free_to_node (s);
+  tex = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (win)), node,
+                                     &GRAPHENE_RECT_INIT (0, 0, w, h));
+  gsk_render_node_unref (node);
+  return tex;
+}
+
+/* Distinct colours in a rectangle of a downloaded BGRA texture. */
+static guint
+count_colours (const guint8 *px,
+               gsize         stride,
+               int           x0,
+               int           y0,
+               int           x1,
+               int           y1)
+{
+  g_autoptr (GHashTable) set = g_hash_table_new (g_direct_hash, g_direct_equal);
+
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++)
+      {
+        guint32 v = *(const guint32 *) (px + y * stride + x * 4);
+        g_hash_table_add (set, GUINT_TO_POINTER (v & 0xffffff));
+      }
+  return g_hash_table_size (set);
+}
+
+static void
+widget_rect (GtkWidget       *widget,
+             graphene_rect_t *out)
+{
+  g_assert_true (gtk_widget_compute_bounds (widget, GTK_WIDGET (win), out));
+}
+
+static void
+test_screenshot (void)
+{
+  g_autoptr (GdkTexture) tex = NULL;
+  g_autofree guint8 *px = NULL;
+  g_autofree char *path = NULL;
+  graphene_rect_t tree, canvas, status;
+  int w, h;
+  gsize stride;
+  const char *dir = g_getenv ("LB_BUILD_ROOT");
+
+  /* a readable state: the original CT with a brain window, the pixel probe in the middle */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.revert", NULL);
+  g_assert_true (lb_history_get_current (win->history) == lb_history_get_original (win->history));
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.wl-preset", "s", "brain");
+  lb_canvas_probe_at (win->canvas, gtk_widget_get_width (GTK_WIDGET (win->canvas)) / 2.0,
+                      gtk_widget_get_height (GTK_WIDGET (win->canvas)) / 2.0);
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (win->probe_label)), " HU)"));
+  redraw ();
+  tex = render_window ();
+  path = g_build_filename (dir, "ui-window-screenshot.png", NULL);
+  g_assert_true (gdk_texture_save_to_png (tex, path));
+  g_test_message ("screenshot: %s", path);
+  w = gdk_texture_get_width (tex);
+  h = gdk_texture_get_height (tex);
+  stride = (gsize) w * 4;
+  px = g_malloc (stride * h);
+  gdk_texture_download (tex, px, stride);
+  g_assert_cmpuint (count_colours (px, stride, 0, 0, w, h), >, 50);
+
+  /* the tree has text (more than a flat background) */
+  widget_rect (GTK_WIDGET (win->browser), &tree);
+  g_assert_cmpuint (count_colours (px, stride, tree.origin.x, tree.origin.y,
+                                   MIN (w, tree.origin.x + tree.size.width),
+                                   MIN (h, tree.origin.y + tree.size.height)), >, 8);
+  /* the canvas shows the CT: many gray levels */
+  widget_rect (GTK_WIDGET (win->canvas), &canvas);
+  g_assert_cmpuint (count_colours (px, stride, canvas.origin.x, canvas.origin.y,
+                                   MIN (w, canvas.origin.x + canvas.size.width),
+                                   MIN (h, canvas.origin.y + canvas.size.height)), >, 30);
+  /* the status bar: probe/zoom/W-L/size text */
+  widget_rect (gtk_widget_get_parent (win->zoom_label), &status);
+  g_assert_cmpuint (count_colours (px, stride, status.origin.x, status.origin.y,
+                                   MIN (w, status.origin.x + status.size.width),
+                                   MIN (h, status.origin.y + status.size.height)), >, 4);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (win->wl_label)), ==, "W 80  L 40 HU");
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (win->zoom_label)), "%"));
+}
+
+static void
+test_store_filter_direct (void)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (win->store_filters));
+  g_autoptr (LbFilter) f = NULL;
+  g_autofree char *target = NULL;
+  guint pos = lb_history_get_position (win->history);
+
+  g_assert_cmpuint (n, >, 0);
+  f = g_list_model_get_item (G_LIST_MODEL (win->store_filters), 0);
+  /* a declarative kernel has no parameters: it applies at once, no dialog */
+  target = g_strconcat ("store:", lb_filter_get_id (f), NULL);
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.apply-filter", "s", target);
+  g_assert_null (win->param_dialog);
+  g_assert_true (lb_test_wait (not_busy, win, 10000));
+  g_assert_cmpuint (lb_history_get_position (win->history), ==, pos + 1);
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.revert", NULL);
+  g_assert_true (lb_history_get_current (win->history) == lb_history_get_original (win->history));
+}
+
+/* A large folder (20 000 entries here, so the sanitizer runs stay short; bench/ui-timing
+ * times 100 000): listed, sorted and shown, and the last row reachable. */
+#define LARGE_N 20000
+static void
+test_large_folder (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("lightbox-100k-XXXXXX", NULL);
+  g_autofree char *uri = g_filename_to_uri (dir, NULL, NULL);
+  LbWindow *w;
+  gint64 t0, t1, t2;
+  guint n, last;
+  char name[64];
+
+  for (int i = 0; i < LARGE_N; i++)
+    {
+      g_autofree char *p = NULL;
+      int fd;
+
+      g_snprintf (name, sizeof name, "img-%06d.png", i);
+      p = g_build_filename (dir, name, NULL);
+      fd = g_open (p, O_CREAT | O_WRONLY, 0644);
+      g_assert_cmpint (fd, >=, 0);
+      close (fd);
+    }
+  w = lb_window_new (app);
+  gtk_window_present (GTK_WINDOW (w));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (w));
+  t0 = g_get_monotonic_time ();
+  lb_window_open_store (w, uri);
+  g_assert_true (lb_test_wait (store_idle, w, 120000));
+  t1 = g_get_monotonic_time ();
+  n = g_list_model_get_n_items (lb_store_browser_get_rows (w->browser));
+  g_assert_cmpuint (n, ==, LARGE_N);
+  /* sorted by name: the last row is the last file; selecting it scrolls the view there */
+  g_snprintf (name, sizeof name, "img-%06d.png", LARGE_N - 1);
+  last = lb_store_browser_find_row (w->browser, name);
+  g_assert_cmpuint (last, ==, LARGE_N - 1);
+  lb_store_browser_select_row (w->browser, last);
+  gtk_widget_queue_draw (GTK_WIDGET (w));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (w));
+  t2 = g_get_monotonic_time ();
+  g_test_message ("%d entries: listed and shown in %.0f ms, jump to the end %.0f ms", LARGE_N,
+                  (t1 - t0) / 1000.0, (t2 - t1) / 1000.0);
+  gtk_window_destroy (GTK_WINDOW (w));
+  drain (50);
+  lb_test_rm_rf (dir);
+}
+
+static gboolean
+has_error_dialog (gpointer data)
+{
+  return LB_WINDOW (data)->error_dialog != NULL;
+}
+
+/* A lightbox-store with a self-signed certificate: the tree shows the error row and the
+ * dialog names the problem (unknown authority), from the certificate flags. */
+static void
+test_tls_dialog (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("lightbox-tls-XXXXXX", NULL);
+  g_autofree char *cert = g_build_filename (dir, "cert.pem", NULL);
+  g_autofree char *key = g_build_filename (dir, "key.pem", NULL);
+  g_autofree char *root = g_build_filename (dir, "root", NULL);
+  g_autofree char *server = g_build_filename (g_getenv ("LB_BUILD_ROOT"), "src", "server",
+                                              "lightbox-store", NULL);
+  g_autofree char *line = NULL, *url = NULL, *secondary = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) proc = NULL;
+  g_autoptr (GDataInputStream) out = NULL;
+  LbWindow *w;
+  int status;
+
+  g_autofree char *openssl = g_find_program_in_path ("openssl");
+
+  if (openssl == NULL)
+    {
+      g_test_skip ("openssl is not installed");
+      return;
+    }
+  g_mkdir (root, 0755);
+  const char *argv[] = { "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj",
+                         "/CN=127.0.0.1", "-days", "2", "-keyout", key, "-out", cert, NULL };
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv,
+                               NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL
+                               | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error));
+  g_assert_no_error (error);
+  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, server, "--port", "0",
+                           "--tls-cert", cert, "--tls-key", key, root, NULL);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (proc));
+  line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
+  g_assert_nonnull (line);
+  url = g_strdup (strstr (line, " at ") + 4);
+  g_assert_true (g_str_has_prefix (url, "https://127.0.0.1:"));
+
+  w = lb_window_new (app);
+  gtk_window_present (GTK_WINDOW (w));
+  lb_window_open_store (w, url);
+  g_assert_true (lb_test_wait (has_error_dialog, w, 20000));
+  g_object_get (w->error_dialog, "secondary-text", &secondary, NULL);
+  g_test_message ("TLS dialog: %s", secondary);
+  g_assert_nonnull (strstr (secondary, "not signed by an authority this computer trusts"));
+  gtk_window_destroy (GTK_WINDOW (w));
+  g_subprocess_send_signal (proc, SIGTERM);
+  g_subprocess_wait (proc, NULL, NULL);
+  lb_test_rm_rf (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *filter_file = NULL;
+  int ret;
+
+  gtk_test_init (&argc, &argv, NULL);
+  if (gdk_display_get_default () == NULL)
+    {
+      g_print ("1..0 # SKIP no display\n");
+      return 0;
+    }
+  filter_file = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "plugins", "filters",
+                                  "soft-sharpen.lbfilter", NULL);
+  lb_test_store_start (&store, filter_file);
+  app = lb_application_new ();
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
+  g_application_register (G_APPLICATION (app), NULL, &error);
+  g_assert_no_error (error);
+
+  g_test_add_func ("/ui/window/open-store", test_open_store);
+  g_test_add_func ("/ui/window/open-image", test_open_image);
+  g_test_add_func ("/ui/window/window-level", test_window_level);
+  g_test_add_func ("/ui/window/filter-undo-redo", test_filter_undo_redo);
+  g_test_add_func ("/ui/window/upload", test_upload);
+  g_test_add_func ("/ui/window/store-filter", test_store_filter_direct);
+  g_test_add_func ("/ui/window/screenshot", test_screenshot);
+  g_test_add_func ("/ui/window/tls-dialog", test_tls_dialog);
+  g_test_add_func ("/ui/window/large-folder", test_large_folder);
+  ret = g_test_run ();
+
+  if (win)
+    gtk_window_destroy (GTK_WINDOW (win));
+  drain (50);
+  g_clear_object (&app);
+  lb_test_store_stop (&store);
+  return ret;
+}
