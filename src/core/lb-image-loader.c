@@ -212,6 +212,55 @@ set_source (LbImage *image, const char *name)
   return with;
 }
 
+/* GdkPixbuf's BMP loader allocates a buffer of the size the file header claims before any
+ * size check of ours can run: a 54-byte file claiming a 4 GiB pixel offset made it allocate
+ * 4 GiB (found by tests/fuzz/fuzz-image). In a well-formed BMP both the pixel-data offset
+ * (bytes 10–13) and the info header size (bytes 14–17) lie inside the file. */
+static gboolean
+bmp_header_sane (const guint8 *data, gsize len, const char *name, GError **error)
+{
+  guint32 off_bits, header_size;
+
+  if (len < 18 || data[0] != 'B' || data[1] != 'M')
+    return TRUE;
+  off_bits = (guint32) data[10] | (guint32) data[11] << 8 | (guint32) data[12] << 16 | (guint32) data[13] << 24;
+  header_size = (guint32) data[14] | (guint32) data[15] << 8 | (guint32) data[16] << 16 | (guint32) data[17] << 24;
+  if (off_bits > len || header_size > len)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_CORRUPT,
+                   "%s: BMP header points past the end of the file (pixel offset %u, header "
+                   "size %u, file %" G_GSIZE_FORMAT " bytes)", name, off_bits, header_size, len);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* GdkPixbuf's GIF loader composites frames on the logical screen the header declares, and
+ * allocates it at close even when size-prepared asked for 1×1: a 1 KiB GIF declaring a
+ * 65535×60927 screen made it allocate 16 GB (found by tests/fuzz/fuzz-image). The screen
+ * size (bytes 6–9) is checked against the limits first. */
+static gboolean
+gif_screen_sane (const guint8 *data, gsize len, const char *name, const LbLimits *limits,
+                 GError **error)
+{
+  guint w, h;
+  g_autoptr (GError) local = NULL;
+
+  if (len < 10 || memcmp (data, "GIF8", 4) != 0)
+    return TRUE;
+  w = data[6] | (guint) data[7] << 8;
+  h = data[8] | (guint) data[9] << 8;
+  if (w == 0 || h == 0)
+    return TRUE; /* the frames carry the size; the loader reports what it finds */
+  if (!lb_limits_check (limits, w, h, LB_FORMAT_RGBA8, NULL, NULL, &local))
+    {
+      g_set_error (error, LB_ERROR, local->code, "%s: GIF screen %u×%u: %s", name, w, h,
+                   local->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 LbImage *
 lb_image_load_bytes (GBytes *bytes, const char *name, const LbLimits *limits, GError **error)
 {
@@ -231,6 +280,9 @@ lb_image_load_bytes (GBytes *bytes, const char *name, const LbLimits *limits, GE
     }
   if (lb_png_sniff (data, len))
     return set_source (lb_png_load_bytes (bytes, name, limits, error), name);
+  if (!bmp_header_sane (data, len, name, error) ||
+      !gif_screen_sane (data, len, name, limits, error))
+    return NULL;
 
   pixbuf_load_init (&load, name, limits);
   if (pixbuf_load_write (&load, data, len, error))

@@ -13,6 +13,11 @@ check_segment (const char *seg)
 {
   if (strchr (seg, '\\') != NULL || !g_utf8_validate (seg, -1, NULL))
     return LB_STORE_PATH_BAD_REQUEST;
+  /* Control characters (CR, LF, ESC, …) in a name end up in listings, logs and terminals:
+   * a name like "a\r\nX-Header: 1" is an injection waiting for a careless consumer. */
+  for (const char *c = seg; *c != '\0'; c++)
+    if ((guchar) *c < 0x20 || *c == 0x7f)
+      return LB_STORE_PATH_BAD_REQUEST;
   if (strcmp (seg, ".") == 0 || strcmp (seg, "..") == 0)
     return LB_STORE_PATH_FORBIDDEN;
   return LB_STORE_PATH_OK;

@@ -13,7 +13,7 @@ G_BEGIN_DECLS
 
 typedef enum {
   LB_STORE_PATH_OK = 0,
-  LB_STORE_PATH_BAD_REQUEST = 400, /* NUL, encoded '/', backslash, invalid UTF-8 */
+  LB_STORE_PATH_BAD_REQUEST = 400, /* NUL, encoded '/', backslash, invalid UTF-8, control characters */
   LB_STORE_PATH_FORBIDDEN = 403,   /* '.' or '..' segments */
 } LbStorePathStatus;
 

@@ -52,6 +52,7 @@ struct _LbStoreServer
   GHashTable      *idle_watches; /* (element-type GSource) keep-alive connections between requests */
   char            *url;
   mode_t           umask;
+  guint            timeout_s;  /* header deadline and longest I/O wait, 0 = none */
   gboolean         stopped;
 };
 
@@ -81,6 +82,7 @@ typedef struct
                             * written in blocks of LB_PUT_BLOCK to save system calls */
   /* other methods with a body */
   GByteArray    *body;
+  GSource       *header_deadline; /* (nullable) closes a connection whose headers are late */
 } LbRequest;
 
 static void
@@ -106,6 +108,11 @@ static void
 lb_request_free (LbRequest *req)
 {
   lb_request_drop_temp (req);
+  if (req->header_deadline != NULL)
+    {
+      g_source_destroy (req->header_deadline);
+      g_clear_pointer (&req->header_deadline, g_source_unref);
+    }
   g_clear_pointer (&req->start, g_date_time_unref);
   g_hash_table_unref (req->temps);
   g_free (req->user);
@@ -657,6 +664,30 @@ early_put (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   req->existed = exists;
 }
 
+typedef struct
+{
+  const char *name;
+  guint       n;
+} HeaderCount;
+
+static void
+count_header_cb (const char *name, const char *value, gpointer user_data)
+{
+  HeaderCount *c = user_data;
+
+  if (g_ascii_strcasecmp (name, c->name) == 0)
+    c->n++;
+}
+
+static guint
+count_headers (SoupMessageHeaders *h, const char *name)
+{
+  HeaderCount c = { name, 0 };
+
+  soup_message_headers_foreach (h, count_header_cb, &c);
+  return c.n;
+}
+
 static void
 early_handler (SoupServer        *soup,
                SoupServerMessage *msg,
@@ -674,6 +705,18 @@ early_handler (SoupServer        *soup,
   if (req == NULL)
     return;
   req->client = g_strdup (soup_server_message_get_remote_host (msg));
+
+  /* Two Authorization fields are ambiguous (RFC 9110 §5.3: not a list field): which one a
+   * proxy in front checked and which one we would check could differ. */
+  if (count_headers (h, "Authorization") > 1)
+    return refuse_early (msg, SOUP_STATUS_BAD_REQUEST, "more than one Authorization field");
+  /* Both framings at once is the request-smuggling pattern (RFC 9112 §6.1): refuse it rather
+   * than pick one, since a proxy in front may have picked the other. */
+  if (soup_message_headers_get_one (h, "Transfer-Encoding") != NULL &&
+      soup_message_headers_get_one (h, "Content-Length") != NULL)
+    return refuse_early (msg, SOUP_STATUS_BAD_REQUEST, "both Content-Length and Transfer-Encoding");
+  if (count_headers (h, "Content-Length") > 1)
+    return refuse_early (msg, SOUP_STATUS_BAD_REQUEST, "more than one Content-Length field");
 
   if (lb_store_auth_is_enabled (self->auth))
     {
@@ -1596,6 +1639,29 @@ main_handler (SoupServer        *soup,
 /* ---------------------------------------------------------------------------------------- */
 /* request life cycle: state, access log                                                    */
 
+/* Slow clients (slowloris): the socket timeout bounds every single wait for the peer, the
+ * deadline bounds the whole request head, so a client trickling one byte a second cannot hold
+ * a connection for longer than timeout_s. Shutting the socket down makes libsoup's pending read
+ * see end-of-file and drop the connection the usual way. */
+static gboolean
+on_header_deadline (gpointer user_data)
+{
+  g_socket_shutdown (G_SOCKET (user_data), TRUE, TRUE, NULL);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_got_headers_deadline (SoupServerMessage *msg, gpointer user_data)
+{
+  LbRequest *req = get_request (msg);
+
+  if (req != NULL && req->header_deadline != NULL)
+    {
+      g_source_destroy (req->header_deadline);
+      g_clear_pointer (&req->header_deadline, g_source_unref);
+    }
+}
+
 static void
 on_request_started (SoupServer *soup, SoupServerMessage *msg, gpointer user_data)
 {
@@ -1608,6 +1674,20 @@ on_request_started (SoupServer *soup, SoupServerMessage *msg, gpointer user_data
   req->start_us = g_get_monotonic_time ();
   req->start = g_date_time_new_now_utc ();
   g_object_set_data_full (G_OBJECT (msg), "lb-request", req, (GDestroyNotify) lb_request_free);
+  if (self->timeout_s > 0)
+    {
+      GSocket *sock = soup_server_message_get_socket (msg);
+
+      if (sock != NULL)
+        {
+          g_socket_set_timeout (sock, self->timeout_s);
+          req->header_deadline = g_timeout_source_new_seconds (self->timeout_s);
+          g_source_set_callback (req->header_deadline, on_header_deadline, g_object_ref (sock),
+                                 g_object_unref);
+          g_source_attach (req->header_deadline, g_main_context_get_thread_default ());
+          g_signal_connect (msg, "got-headers", G_CALLBACK (on_got_headers_deadline), NULL);
+        }
+    }
 }
 
 static void
@@ -1818,6 +1898,7 @@ lb_store_server_new (const char *root, GError **error)
     }
   self = g_object_new (LB_TYPE_STORE_SERVER, NULL);
   self->root = g_strdup (real);
+  self->timeout_s = LB_STORE_DEFAULT_TIMEOUT;
   self->root_real = g_strdup (real);
   free (real);
   self->soup = soup_server_new ("server-header", "lightbox-store/" PACKAGE_VERSION " ", NULL);
@@ -1827,6 +1908,21 @@ lb_store_server_new (const char *root, GError **error)
   g_signal_connect (self->soup, "request-finished", G_CALLBACK (on_request_finished), self);
   g_signal_connect (self->soup, "request-aborted", G_CALLBACK (on_request_aborted), self);
   return g_steal_pointer (&self);
+}
+
+/*
+ * lb_store_server_set_timeout:
+ * @seconds: 0 for none
+ *
+ * A request head must arrive completely within @seconds, and no single wait for the peer (for
+ * body bytes, or for it to read the response) may last longer; otherwise the connection is
+ * closed. Defaults to %LB_STORE_DEFAULT_TIMEOUT.
+ */
+void
+lb_store_server_set_timeout (LbStoreServer *self, guint seconds)
+{
+  g_return_if_fail (LB_IS_STORE_SERVER (self));
+  self->timeout_s = seconds;
 }
 
 void

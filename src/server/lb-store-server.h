@@ -13,11 +13,15 @@ G_DECLARE_FINAL_TYPE (LbStoreServer, lb_store_server, LB, STORE_SERVER, GObject)
 
 /* Bodies of methods other than PUT (PROPFIND, …) are held in memory up to this size. */
 #define LB_STORE_MAX_XML_BODY (1024 * 1024)
+/* Seconds a client may take for a request head, or stay silent mid-transfer. */
+#define LB_STORE_DEFAULT_TIMEOUT 60
 
 LbStoreServer *lb_store_server_new             (const char      *root,
                                                 GError         **error);
 void           lb_store_server_set_read_only   (LbStoreServer   *self,
                                                 gboolean         read_only);
+void           lb_store_server_set_timeout     (LbStoreServer   *self,
+                                                guint            seconds);
 void           lb_store_server_set_max_upload  (LbStoreServer   *self,
                                                 guint64          max_bytes);
 void           lb_store_server_set_auth        (LbStoreServer   *self,

@@ -16,7 +16,8 @@
  * lightbox-store: serves a directory as a WebDAV class-1 store.
  *
  *   lightbox-store [--bind ADDR] [--port N] [--token-file F] [--passwd-file F] [--read-only]
- *                  [--tls-cert F --tls-key F] [--max-upload BYTES] [--access-log F] ROOT
+ *                  [--tls-cert F --tls-key F] [--max-upload BYTES] [--timeout SECONDS]
+ *                  [--access-log F] ROOT
  *   lightbox-store --hash-password USER   < password    → prints "USER:$y$…" for --passwd-file
  */
 
@@ -70,6 +71,7 @@ main (int argc, char **argv)
   g_autofree char *tls_cert = NULL;
   g_autofree char *tls_key = NULL;
   gint64 max_upload = 0;
+  gint timeout = LB_STORE_DEFAULT_TIMEOUT;
   g_autofree char *access_log = NULL;
   gboolean hash_password = FALSE;
   g_auto(GStrv) rest = NULL;
@@ -87,6 +89,9 @@ main (int argc, char **argv)
     { "tls-key", 0, 0, G_OPTION_ARG_FILENAME, &tls_key, "TLS private key (PEM)", "F" },
     { "max-upload", 0, 0, G_OPTION_ARG_INT64, &max_upload,
       "Largest accepted PUT body in bytes (default: no limit)", "BYTES" },
+    { "timeout", 0, 0, G_OPTION_ARG_INT, &timeout,
+      "Close connections whose request head takes longer, or that stall for longer, than "
+      "this many seconds (default 60; 0 = never)", "SECONDS" },
     { "access-log", 0, 0, G_OPTION_ARG_FILENAME, &access_log,
       "Append one audit line per request to F", "F" },
     { "hash-password", 0, 0, G_OPTION_ARG_NONE, &hash_password,
@@ -135,6 +140,11 @@ main (int argc, char **argv)
       g_printerr ("lightbox-store: --tls-cert and --tls-key go together\n");
       return 2;
     }
+  if (timeout < 0)
+    {
+      g_printerr ("lightbox-store: --timeout must not be negative\n");
+      return 2;
+    }
   if (max_upload < 0)
     {
       g_printerr ("lightbox-store: --max-upload must not be negative\n");
@@ -160,6 +170,7 @@ main (int argc, char **argv)
     }
   lb_store_server_set_read_only (server, read_only);
   lb_store_server_set_max_upload (server, (guint64) max_upload);
+  lb_store_server_set_timeout (server, (guint) timeout);
   if (access_log != NULL)
     {
       g_autoptr(LbAccessLog) log = lb_access_log_new (access_log, &error);

@@ -707,6 +707,8 @@ dav_end (void *user_data, const xmlChar *localname, const xmlChar *prefix, const
         }
       else if (p->depth == p->response_depth + 1 && is_dav_name (uri, localname, "href"))
         {
+          /* A response may carry several hrefs (RFC 4918 §14.24): the last one counts. */
+          g_free (p->href);
           p->href = g_strdup (p->text->str);
           p->collecting = FALSE;
         }

@@ -4,6 +4,7 @@
 #include "lb-dicom-multipart.h"
 
 #include <libsoup/soup.h>
+#include <string.h>
 
 #include "lb-error.h"
 
@@ -76,7 +77,22 @@ lb_dicom_multipart_parse (const char *content_type, GBytes *body, GError **error
   if (outer)
     g_free (split_type (outer, &default_ts));
 
-  mp = soup_multipart_new_from_message (headers, body);
+  {
+    /* libsoup 3.2's soup_multipart_new_from_message() looks for the end of each part's
+     * headers with strstr(), which reads past the end of a body that is not NUL-terminated
+     * (found by tests/fuzz/fuzz-dicomweb; regression input in tests/data/regressions/).
+     * Hand it a copy with a NUL after the last byte: the GBytes keeps the exact size, so
+     * nothing changes for well-formed bodies, and the search stops inside the buffer. */
+    gsize len = g_bytes_get_size (body);
+    char *copy = g_malloc (len + 1);
+    g_autoptr(GBytes) terminated = NULL;
+
+    if (len > 0)
+      memcpy (copy, g_bytes_get_data (body, NULL), len);
+    copy[len] = '\0';
+    terminated = g_bytes_new_take (copy, len);
+    mp = soup_multipart_new_from_message (headers, terminated);
+  }
   if (mp == NULL)
     {
       g_set_error (error, LB_ERROR, LB_ERROR_PARSE,
