@@ -232,6 +232,23 @@ bmp_header_sane (const guint8 *data, gsize len, const char *name, GError **error
                    "size %u, file %" G_GSIZE_FORMAT " bytes)", name, off_bits, header_size, len);
       return FALSE;
     }
+  /* BITMAPINFOHEADER and later: the colour table of biClrUsed entries (4 bytes each) follows
+   * the headers and must fit in the file; the loader allocates it from the claimed count (a
+   * 151-byte file claiming 4 282 187 566 colours made it allocate 4 GiB). */
+  if (header_size >= 40 && len >= 50)
+    {
+      guint32 clr_used = (guint32) data[46] | (guint32) data[47] << 8 | (guint32) data[48] << 16
+                         | (guint32) data[49] << 24;
+      guint64 table_end = 14 + (guint64) header_size + 4 * (guint64) clr_used;
+
+      if (table_end > len)
+        {
+          g_set_error (error, LB_ERROR, LB_ERROR_CORRUPT,
+                       "%s: BMP colour table of %u entries does not fit in the file (%" G_GSIZE_FORMAT
+                       " bytes)", name, clr_used, len);
+          return FALSE;
+        }
+    }
   return TRUE;
 }
 
@@ -311,14 +328,17 @@ lb_image_load_stream (GInputStream *stream, const char *name, const LbLimits *li
 {
   g_autofree guint8 *buf = g_malloc (STREAM_CHUNK);
   g_autoptr (LbPngDecoder) png = NULL;
-  PixbufLoad load = { 0 };
+  g_autoptr (GByteArray) other = NULL;
   gboolean first = TRUE;
-  LbImage *image = NULL;
+  guint64 max_bytes = (limits ? limits : lb_limits_get_default ())->max_bytes;
 
   g_return_val_if_fail (G_IS_INPUT_STREAM (stream), NULL);
   if (name == NULL)
     name = "image data";
 
+  /* PNG decodes as it arrives (progressive display). Everything else goes through GdkPixbuf,
+   * whose loaders need the header checks above on the whole file: it is gathered first, up to
+   * the byte limit, then decoded by lb_image_load_bytes(). */
   for (;;)
     {
       gsize n = 0;
@@ -326,33 +346,47 @@ lb_image_load_stream (GInputStream *stream, const char *name, const LbLimits *li
       if (!g_input_stream_read_all (stream, buf, STREAM_CHUNK, &n, cancellable, error))
         {
           g_prefix_error (error, "%s: ", name);
-          goto out;
+          return NULL;
         }
       if (first)
         {
           if (n == 0)
             {
               g_set_error (error, LB_ERROR, LB_ERROR_TRUNCATED, "%s: empty file", name);
-              goto out;
+              return NULL;
             }
           if (lb_png_sniff (buf, n))
             png = lb_png_decoder_new (name, limits);
           else
-            pixbuf_load_init (&load, name, limits);
+            other = g_byte_array_new ();
           first = FALSE;
         }
       if (n > 0)
         {
-          if (png ? !lb_png_decoder_feed (png, buf, n, error)
-                  : !pixbuf_load_write (&load, buf, n, error))
-            goto out;
+          if (png != NULL)
+            {
+              if (!lb_png_decoder_feed (png, buf, n, error))
+                return NULL;
+            }
+          else
+            {
+              if ((guint64) other->len + n > max_bytes)
+                {
+                  g_set_error (error, LB_ERROR, LB_ERROR_TOO_LARGE,
+                               "%s: file is larger than the limit of %" G_GUINT64_FORMAT " bytes",
+                               name, max_bytes);
+                  return NULL;
+                }
+              g_byte_array_append (other, buf, n);
+            }
         }
       if (n < STREAM_CHUNK)
         break;
     }
-  image = png ? lb_png_decoder_finish (png, error) : pixbuf_load_finish (&load, limits, error);
-
-out:
-  pixbuf_load_clear (&load);
-  return set_source (image, name);
+  if (png != NULL)
+    return set_source (lb_png_decoder_finish (png, error), name);
+  {
+    g_autoptr (GBytes) bytes = g_byte_array_free_to_bytes (g_steal_pointer (&other));
+    return lb_image_load_bytes (bytes, name, limits, error);
+  }
 }

@@ -553,6 +553,57 @@ test_pixbuf_formats (void)
   g_rmdir (dir);
 }
 
+/* Files the fuzzer found that made GdkPixbuf's loaders allocate gigabytes from a header field
+ * (tests/data/regressions). They must be refused from their headers, before any loader runs:
+ * in a child capped at 512 MiB of address space the error must be CORRUPT/TOO_LARGE, never an
+ * allocation failure, whether the bytes come in one piece or streamed. */
+static void
+test_hostile_headers (void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+  g_test_skip ("address-space limits do not mix with ASan's shadow memory");
+#else
+  const char *files[] = { "fuzz-image-bmp-4gib-offset.bin", "fuzz-image-gif-16gb-screen.bin",
+                          "fuzz-image-bmp-4gib-colour-table.bin" };
+  /* Our header checks' words, so that a loader failing on its own does not pass the test. */
+  const char *reasons[] = { "points past the end", "GIF screen", "colour table" };
+
+  if (g_test_subprocess ())
+    {
+      struct rlimit rl = { 512u << 20, 512u << 20 };
+
+      g_assert_cmpint (setrlimit (RLIMIT_AS, &rl), ==, 0);
+      for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+        {
+          g_autofree char *path = g_build_filename (g_getenv ("LB_TEST_DATA"), "regressions", files[i], NULL);
+          g_autofree char *data = NULL;
+          gsize len;
+          g_autoptr (GBytes) bytes = NULL;
+          g_autoptr (GError) error = NULL;
+          g_autoptr (GError) error2 = NULL;
+          g_autoptr (LbImage) a = NULL;
+          g_autoptr (LbImage) b = NULL;
+          g_autoptr (GInputStream) in = NULL;
+
+          g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+          bytes = g_bytes_new (data, len);
+          a = lb_image_load_bytes (bytes, files[i], NULL, &error);
+          g_assert_null (a);
+          g_assert_true (g_error_matches (error, LB_ERROR, LB_ERROR_CORRUPT)
+                         || g_error_matches (error, LB_ERROR, LB_ERROR_TOO_LARGE));
+          g_assert_nonnull (strstr (error->message, reasons[i]));
+          in = g_memory_input_stream_new_from_bytes (bytes);
+          b = lb_image_load_stream (in, files[i], NULL, NULL, &error2);
+          g_assert_null (b);
+          g_assert_cmpint (error2->code, ==, error->code);
+        }
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+#endif
+}
+
 int
 main (int argc, char **argv)
 {
@@ -568,5 +619,6 @@ main (int argc, char **argv)
   g_test_add_func ("/png/bomb-no-allocation", test_bomb_no_allocation);
   g_test_add_func ("/png/progressive", test_progressive);
   g_test_add_func ("/loader/pixbuf-formats", test_pixbuf_formats);
+  g_test_add_func ("/loader/hostile-headers", test_hostile_headers);
   return g_test_run ();
 }
