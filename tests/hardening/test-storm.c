@@ -7,12 +7,19 @@
 #include <libsoup/soup.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 
 typedef struct {
   GSubprocess *proc;
   char *url;   /* with trailing slash */
 } Store;
+
+static void
+die_with_parent (gpointer data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+}
 
 static void
 store_start (Store *s, const char *root)
@@ -22,7 +29,11 @@ store_start (Store *s, const char *root)
   g_autoptr (GDataInputStream) out = NULL;
   g_autofree char *line = NULL;
 
-  s->proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, bin, "--port", "0", root, NULL);
+  g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+
+  /* If this test dies (a timeout, a failed assertion), the server must not outlive it. */
+  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
+  s->proc = g_subprocess_launcher_spawn (launcher, &error, bin, "--port", "0", root, NULL);
   g_assert_no_error (error);
   out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (s->proc));
   line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
