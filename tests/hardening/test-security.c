@@ -727,5 +727,12 @@ main (int argc, char **argv)
     const char *rm[] = { "rm", "-rf", "--", base, NULL };
     g_spawn_sync (NULL, (char **) rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
   }
+#if defined(__SANITIZE_ADDRESS__)
+  /* As in test-store-server: LeakSanitizer's exit-time tracer crashes (signal 11 while
+   * stopping threads) after the TLS case has run GnuTLS's threads, when every case has
+   * already passed. Leaks in this program are left to the valgrind setup. */
+  fflush (stdout);
+  _exit (rc);
+#endif
   return rc;
 }
