@@ -18,7 +18,15 @@ struct _LbSpread {
   gboolean active;
   int mmax;          /* largest modulus a draw can use */
   guint64 *fastmod;  /* [m] = 2⁶⁴/m rounded up, for m = 1..mmax (Lemire's exact a % m) */
+  /* banded path (lb_spread_process_band + lb_spread_gather) */
+  int reach;         /* rows a swap reaches up or down */
+  int band_rows;     /* region rows per band */
+  int n_bands;
+  guint64 wdiv;      /* 2⁶⁴/width rounded up: exact q / width for 32-bit q (width ≥ 2) */
+  guint32 **bufs;    /* [band]: the band's index permutation over its extended rows */
 };
+
+static void set_bands (LbSpread *st, int band_rows);
 
 LbSpread *
 lb_spread_prepare (const LbKernelBuf    *src,
@@ -67,8 +75,51 @@ lb_spread_prepare (const LbKernelBuf    *src,
       st->fastmod[0] = 0;
       for (int m = 1; m <= st->mmax; m++)
         st->fastmod[m] = G_MAXUINT64 / (guint64) m + 1;
+      st->reach = st->rectangle ? st->py : st->px;
+      st->wdiv = G_MAXUINT64 / (guint64) st->r.width + 1;
+      /* 16 bands at least 4 reaches high: bands run in parallel, and a pixel near a band
+       * edge costs one more lookup in the gather */
+      set_bands (st, MAX ((st->r.height + 15) / 16, MAX (4 * st->reach, 8)));
     }
   return g_steal_pointer (&st);
+}
+
+static void
+free_bufs (LbSpread *st)
+{
+  for (int b = 0; b < st->n_bands; b++)
+    g_free (st->bufs[b]);
+  g_clear_pointer (&st->bufs, g_free);
+}
+
+static void
+set_bands (LbSpread *st,
+           int       band_rows)
+{
+  free_bufs (st);
+  st->band_rows = MAX (1, MIN (band_rows, st->r.height));
+  st->n_bands = (st->r.height + st->band_rows - 1) / st->band_rows;
+  /* the gather's indices are 32-bit: larger regions have one band (the in-place path) */
+  if ((guint64) st->r.width * (guint64) st->r.height > G_MAXUINT32)
+    {
+      st->band_rows = st->r.height;
+      st->n_bands = 1;
+    }
+  st->bufs = g_new0 (guint32 *, st->n_bands);
+}
+
+void
+lb_spread_set_band_rows (LbSpread *st,
+                         int       band_rows)
+{
+  if (st->active)
+    set_bands (st, band_rows);
+}
+
+int
+lb_spread_get_n_bands (const LbSpread *st)
+{
+  return st->active ? st->n_bands : 0;
 }
 
 void
@@ -76,6 +127,7 @@ lb_spread_free (LbSpread *st)
 {
   if (st == NULL)
     return;
+  free_bufs (st);
   g_free (st->fastmod);
   g_free (st);
 }
@@ -185,15 +237,24 @@ range_draw (const Range *rg,
 /* Fast path: the x ranges are tabulated once per image (they depend on x only) and the y
  * ranges once per row (they depend on y and, in diamond mode, on the remaining radius);
  * random numbers come 128 pixels at a time from the batched generator; "% m" is a
- * multiplication; the swap is specialised for the pixel size. */
+ * multiplication; the swap is specialised for the element size.
+ *
+ * It runs xv's swaps for region rows [r0, r1) on elements of @esize bytes (swapping the
+ * first @cb): pixels of the destination, or the 32-bit indices of a band's permutation.
+ * @base is the element of region column sx in region row @e0; rows are @rstride bytes apart.
+ * @rng must stand at the first draw of row r0. */
 static G_ALWAYS_INLINE inline void
-spread_rows (const LbSpread *st,
-             LbKernelBuf    *dst,
-             gsize           cb)
+spread_rows (const LbSpread  *st,
+             LbXvRandomBatch *rng,
+             int              r0,
+             int              r1,
+             guint8          *base,
+             int              e0,
+             gsize            rstride,
+             gsize            esize,
+             gsize            cb)
 {
-  LbXvRandomBatch *rng = g_new (LbXvRandomBatch, 1);
   int sx = st->r.x, sy = st->r.y, ex = st->r.x + st->r.width - 1, ey = st->r.y + st->r.height - 1;
-  gsize pb = (gsize) dst->channels * (dst->depth / 8);
   /* random numbers for 128 pixels at a time: small enough to stay in L1 beside the rows */
   guint32 rnd[256];
   gboolean rect = st->rectangle;
@@ -205,10 +266,9 @@ spread_rows (const LbSpread *st,
 
   for (int x = sx; x <= ex; x++)
     range_set (&xr[x - sx], st, MAX (sx, x - px), MIN (ex, x + px));
-  lb_xv_random_batch_seed (rng, st->seed);
-  for (int y = sy; y <= ey; y++)
+  for (int y = r0; y < r1; y++)
     {
-      guint8 *arow = lb_kbuf_row (dst, y) + (gsize) sx * pb;
+      guint8 *arow = base + (gsize) (y - e0) * rstride;
 
       if (rect)
         range_set (&yr[0], st, MAX (sy, y - py), MIN (ey, y + py));
@@ -221,12 +281,14 @@ spread_rows (const LbSpread *st,
           const guint32 *rp = rnd;
 
           lb_xv_random_batch_fill (rng, rnd, 2 * (gsize) (x1end - x0 + 1));
-          for (int x = x0; x <= x1end; x++, rp += 2, arow += pb)
+          for (int x = x0; x <= x1end; x++, rp += 2, arow += esize)
             {
               int x1 = range_draw (&xr[x - sx], rp[0]);
               const Range *ry = rect ? &yr[0] : &yr[px - abs (x1 - x)];
               guint8 *a = arow;
-              guint8 *b = lb_kbuf_row (dst, range_draw (ry, rp[1])) + (gsize) x1 * pb;
+              /* the drawn row is ≥ e0: the band's reach holds every row its swaps touch */
+              guint8 *b = base + (gsize) (range_draw (ry, rp[1]) - e0) * rstride
+                          + (gsize) (x1 - sx) * esize;
 
               /* constant sizes let the compiler turn these into register moves */
               switch (cb)
@@ -234,6 +296,7 @@ spread_rows (const LbSpread *st,
                 case 1: { guint8 t = a[0]; a[0] = b[0]; b[0] = t; } break;
                 case 2: { guint8 t[2]; memcpy (t, a, 2); memcpy (a, b, 2); memcpy (b, t, 2); } break;
                 case 3: { guint8 t[3]; memcpy (t, a, 3); memcpy (a, b, 3); memcpy (b, t, 3); } break;
+                case 4: { guint8 t[4]; memcpy (t, a, 4); memcpy (a, b, 4); memcpy (b, t, 4); } break;
                 case 6: { guint8 t[6]; memcpy (t, a, 6); memcpy (a, b, 6); memcpy (b, t, 6); } break;
                 default:
                   for (gsize i = 0; i < cb; i++)
@@ -250,7 +313,159 @@ spread_rows (const LbSpread *st,
     }
   g_free (xr);
   g_free (yr);
+}
+
+static void
+spread_in_place (const LbSpread *st,
+                 LbKernelBuf    *dst,
+                 gsize           cb)
+{
+  LbXvRandomBatch *rng = g_new (LbXvRandomBatch, 1);
+  gsize pb = (gsize) dst->channels * (dst->depth / 8);
+  guint8 *base = lb_kbuf_row (dst, st->r.y) + (gsize) st->r.x * pb;
+  int r0 = st->r.y, r1 = st->r.y + st->r.height;
+
+  lb_xv_random_batch_seed (rng, st->seed);
+  switch (cb)
+    {
+    case 1: spread_rows (st, rng, r0, r1, base, r0, dst->stride, pb, 1); break;
+    case 3: spread_rows (st, rng, r0, r1, base, r0, dst->stride, pb, 3); break;
+    default: spread_rows (st, rng, r0, r1, base, r0, dst->stride, pb, cb); break;
+    }
   g_free (rng);
+}
+
+/* Band b's rows [*r0, *r1) and the rows its swaps reach, [*e0, *e1) (image rows). */
+static void
+band_extent (const LbSpread *st,
+             int             b,
+             int            *r0,
+             int            *r1,
+             int            *e0,
+             int            *e1)
+{
+  *r0 = st->r.y + b * st->band_rows;
+  *r1 = MIN (*r0 + st->band_rows, st->r.y + st->r.height);
+  *e0 = MAX (st->r.y, *r0 - st->reach);
+  *e1 = MIN (st->r.y + st->r.height, *r1 + st->reach);
+}
+
+/* Banded path. The swaps depend on the random stream only, never on pixel values, so band b's
+ * swaps alone define a permutation P_b of the positions its rows reach: run them on an array
+ * of region indices, starting from the identity, and P_b[p] names the position whose content
+ * those swaps bring to p. Running the bands one after the other (xv's order) moves content
+ * the same way as the composition, so the final pixel at p is the source pixel at
+ * P_0(P_1(…P_last(p)…)) — exact for any band split, with each band's random numbers found
+ * by jumping the generator ahead to the band's first draw (2 per pixel). P_b is the identity
+ * outside band b's reach, so the gather applies only the few bands whose reach holds the
+ * position, from the last to the first. */
+void
+lb_spread_process_band (const LbSpread *st,
+                        int             b)
+{
+  LbXvRandomBatch *rng;
+  int r0, r1, e0, e1, w = st->r.width;
+  guint32 *buf, first;
+  gsize n;
+
+  g_return_if_fail (b >= 0 && b < lb_spread_get_n_bands (st));
+  band_extent (st, b, &r0, &r1, &e0, &e1);
+  n = (gsize) (e1 - e0) * w;
+  /* each band owns its slot: bands may run concurrently */
+  if (st->bufs[b] == NULL)
+    st->bufs[b] = g_new (guint32, n);
+  buf = st->bufs[b];
+  first = (guint32) ((gsize) (e0 - st->r.y) * w);
+  for (gsize i = 0; i < n; i++)
+    buf[i] = first + (guint32) i;
+  rng = g_new (LbXvRandomBatch, 1);
+  lb_xv_random_batch_seed_at (rng, st->seed, 2 * (guint64) (r0 - st->r.y) * (guint64) w);
+  spread_rows (st, rng, r0, r1, (guint8 *) buf, e0, (gsize) w * sizeof (guint32),
+               sizeof (guint32), sizeof (guint32));
+  g_free (rng);
+}
+
+static G_ALWAYS_INLINE inline void
+gather_rows (const LbSpread    *st,
+             const LbKernelBuf *src,
+             LbKernelBuf       *dst,
+             int                y0,
+             int                y1,
+             gsize              cb)
+{
+  int w = st->r.width, sy = st->r.y;
+  gsize pb = (gsize) src->channels * (src->depth / 8);
+  /* band b's reach as region indices [lo[b], hi[b]) */
+  guint32 lo[64], hi[64];
+  g_autofree guint32 *lo_big = NULL;
+  g_autofree guint32 *hi_big = NULL;
+  guint32 *plo = lo, *phi = hi;
+  const guint8 *sbase = lb_kbuf_row (src, sy) + (gsize) st->r.x * pb;
+
+  if (st->n_bands > 64)
+    {
+      plo = lo_big = g_new (guint32, st->n_bands);
+      phi = hi_big = g_new (guint32, st->n_bands);
+    }
+  for (int b = 0; b < st->n_bands; b++)
+    {
+      int r0, r1, e0, e1;
+
+      band_extent (st, b, &r0, &r1, &e0, &e1);
+      plo[b] = (guint32) ((gsize) (e0 - sy) * w);
+      phi[b] = (guint32) ((gsize) (e1 - sy) * w);
+    }
+  y0 = MAX (y0, sy);
+  y1 = MIN (y1, sy + st->r.height);
+  for (int y = y0; y < y1; y++)
+    {
+      guint8 *d = lb_kbuf_row (dst, y) + (gsize) st->r.x * pb;
+      /* the last band whose reach holds row y */
+      int top = MIN (st->n_bands - 1, (MIN (y + st->reach, sy + st->r.height - 1) - sy) / st->band_rows);
+      guint32 q0 = (guint32) ((gsize) (y - sy) * w);
+
+      for (int x = 0; x < w; x++, d += pb)
+        {
+          guint32 q = q0 + (guint32) x, qy, qx;
+          const guint8 *s;
+
+          for (int b = top; b >= 0; b--)
+            {
+              if (q >= phi[b])
+                break;   /* beyond this band's reach, and so beyond every earlier band's */
+              if (q >= plo[b])
+                q = st->bufs[b][q - plo[b]];
+            }
+          /* 2⁶⁴/1 does not fit: width 1 divides by itself */
+          qy = w == 1 ? q : (guint32) (((unsigned __int128) st->wdiv * q) >> 64);
+          qx = q - qy * (guint32) w;
+          s = sbase + (gsize) qy * src->stride + (gsize) qx * pb;
+          memcpy (d, s, cb);
+        }
+    }
+}
+
+void
+lb_spread_gather (const LbSpread    *st,
+                  const LbKernelBuf *src,
+                  LbKernelBuf       *dst,
+                  int                y0,
+                  int                y1)
+{
+  gsize cb = (gsize) lb_kbuf_color_channels (dst) * (dst->depth / 8);
+
+  if (!st->active)
+    return;
+  for (int b = 0; b < st->n_bands; b++)
+    g_return_if_fail (st->bufs[b] != NULL);
+  switch (cb)
+    {
+    case 1: gather_rows (st, src, dst, y0, y1, 1); break;
+    case 2: gather_rows (st, src, dst, y0, y1, 2); break;
+    case 3: gather_rows (st, src, dst, y0, y1, 3); break;
+    case 6: gather_rows (st, src, dst, y0, y1, 6); break;
+    default: gather_rows (st, src, dst, y0, y1, cb); break;
+    }
 }
 
 void
@@ -265,10 +480,5 @@ lb_spread_process (const LbSpread    *st,
   g_return_if_fail (y0 <= 0 && y1 >= dst->height);
   if (!st->active)
     return;
-  switch (cb)
-    {
-    case 1: spread_rows (st, dst, 1); break;
-    case 3: spread_rows (st, dst, 3); break;
-    default: spread_rows (st, dst, cb); break;
-    }
+  spread_in_place (st, dst, cb);
 }

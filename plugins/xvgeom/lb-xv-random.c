@@ -122,3 +122,66 @@ lb_xv_random_batch_fill (LbXvRandomBatch *rng,
       n -= avail;
     }
 }
+
+/* a · b modulo x³¹ − x²⁸ − 1 (coefficients mod 2³²): x^d = x^(d−3) + x^(d−31) for d ≥ 31 */
+static void
+poly_mulmod (const guint32 a[31],
+             const guint32 b[31],
+             guint32       out[31])
+{
+  guint32 prod[61] = { 0 };
+
+  for (int i = 0; i < 31; i++)
+    if (a[i] != 0)
+      for (int j = 0; j < 31; j++)
+        prod[i + j] += a[i] * b[j];
+  for (int d = 60; d >= 31; d--)
+    {
+      guint32 t = prod[d];
+
+      prod[d - 3] += t;
+      prod[d - 31] += t;
+    }
+  memcpy (out, prod, 31 * sizeof (guint32));
+}
+
+void
+lb_xv_random_batch_seed_at (LbXvRandomBatch *rng,
+                            guint32          seed,
+                            guint64          skip)
+{
+  guint32 r[31];
+  guint32 w[61];
+  guint32 c[31] = { 0 }, base[31] = { 0 };
+  /* the history before output k is words k + 310 … k + 340 (words 0–30 are the seeded state
+   * in write order, outputs start at word 341) */
+  guint64 n = skip + 310;
+
+  seed_words (r, seed);
+  for (int i = 0; i < 28; i++)
+    w[i] = r[3 + i];
+  for (int i = 0; i < 3; i++)
+    w[28 + i] = r[i];
+  for (int i = 31; i < 61; i++)
+    w[i] = w[i - 31] + w[i - 3];
+  /* c = x^n mod P by square-and-multiply */
+  c[0] = 1;
+  base[1] = 1;
+  while (n > 0)
+    {
+      if (n & 1)
+        poly_mulmod (c, base, c);
+      n >>= 1;
+      if (n > 0)
+        poly_mulmod (base, base, base);
+    }
+  for (int m = 0; m < 31; m++)
+    {
+      guint32 v = 0;
+
+      for (int j = 0; j < 31; j++)
+        v += c[j] * w[j + m];
+      rng->hist[LB_XV_RANDOM_BATCH + m] = v;
+    }
+  rng->pos = 31 + LB_XV_RANDOM_BATCH;
+}

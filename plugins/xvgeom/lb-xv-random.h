@@ -38,6 +38,13 @@ typedef struct {
 
 void     lb_xv_random_batch_seed (LbXvRandomBatch *rng,
                                   guint32          seed);
+/* Seeds and skips the first @skip outputs in O(31² · log skip) operations (not O(skip)):
+ * the next output is number @skip of the sequence, counting from 0. The recurrence is linear,
+ * r[n + m] = Σ c_j · r[j + m] (mod 2³²) where x^n ≡ Σ c_j x^j modulo x³¹ − x²⁸ − 1, so the
+ * 31 words of history at any offset come from the first 61 words. */
+void     lb_xv_random_batch_seed_at (LbXvRandomBatch *rng,
+                                     guint32          seed,
+                                     guint64          skip);
 /* Writes the next @n outputs (0..2³¹−1) to @out. */
 void     lb_xv_random_batch_fill (LbXvRandomBatch *rng,
                                   guint32         *out,

@@ -64,6 +64,47 @@ test_batch_matches_libc (void)
     }
 }
 
+/* Jumping ahead gives the same outputs as drawing and discarding, for offsets around the
+ * history length and the batch size and far beyond. */
+static void
+test_batch_seed_at (void)
+{
+  static const guint64 skips[] = { 0, 1, 2, 30, 31, 32, 340, 4095, 4096, 4127, 100003, 2800001 };
+
+  for (gsize s = 0; s < G_N_ELEMENTS (seeds); s += 2)
+    {
+      LbXvRandomBatch *rng = g_new (LbXvRandomBatch, 1);
+      guint64 drawn = 0;
+
+      srandom (seeds[s]);
+      for (gsize k = 0; k < G_N_ELEMENTS (skips); k++)
+        {
+          guint32 got[5000];
+
+          for (; drawn < skips[k]; drawn++)
+            random ();
+          lb_xv_random_batch_seed_at (rng, seeds[s], skips[k]);
+          lb_xv_random_batch_fill (rng, got, G_N_ELEMENTS (got));
+          for (gsize i = 0; i < G_N_ELEMENTS (got); i++)
+            {
+              guint32 want = (guint32) random ();
+
+              if (want != got[i])
+                g_error ("seed %u, skip %" G_GUINT64_FORMAT ", output %" G_GSIZE_FORMAT
+                         ": libc %u, jump %u", seeds[s], skips[k], i, want, got[i]);
+            }
+          drawn += G_N_ELEMENTS (got);
+          /* the next skip may be below where libc's stream now is: restart it */
+          if (k + 1 < G_N_ELEMENTS (skips) && skips[k + 1] < drawn)
+            {
+              srandom (seeds[s]);
+              drawn = 0;
+            }
+        }
+      g_free (rng);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -71,5 +112,6 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/xv-random/reference-matches-libc", test_reference_matches_libc);
   g_test_add_func ("/xv-random/batch-matches-libc", test_batch_matches_libc);
+  g_test_add_func ("/xv-random/batch-seed-at", test_batch_seed_at);
   return g_test_run ();
 }

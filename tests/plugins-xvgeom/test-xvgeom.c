@@ -339,6 +339,114 @@ test_spread_formats (void)
       }
 }
 
+/* The banded (parallel) form: bands in shuffled order, then the gather in random row bands
+ * (kb_run_bands). @band_rows ≤ 0 keeps the kernel's own choice. */
+static void
+spread_gather_cb (gconstpointer      s,
+                  const LbKernelBuf *a,
+                  LbKernelBuf       *b,
+                  int                y0,
+                  int                y1)
+{
+  lb_spread_gather ((const LbSpread *) s, a, b, y0, y1);
+}
+
+static LbKernelBuf *
+spread_banded (LbSpread          *st,
+               const LbKernelBuf *src,
+               int                band_rows,
+               GRand             *rand)
+{
+  int n;
+  g_autofree int *order = NULL;
+
+  if (band_rows > 0)
+    lb_spread_set_band_rows (st, band_rows);
+  n = lb_spread_get_n_bands (st);
+  order = g_new (int, MAX (n, 1));
+  for (int i = 0; i < n; i++)
+    order[i] = i;
+  for (int i = n; i > 1; i--)
+    {
+      int j = g_rand_int_range (rand, 0, i), t = order[i - 1];
+
+      order[i - 1] = order[j];
+      order[j] = t;
+    }
+  for (int i = 0; i < n; i++)
+    lb_spread_process_band (st, order[i]);
+  return kb_run_bands (spread_gather_cb, st, src, rand);
+}
+
+static void
+test_spread_banded_golden (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (17);
+  static const char *sizes[] = { "64x48", "61x37", "512x512" };
+  static const int band_rows[] = { 0, 1, 3, 7, 10, 21 };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+    for (int mode = 0; mode < 2; mode++)
+      for (gsize k = 0; k < G_N_ELEMENTS (band_rows); k++)
+        {
+          g_autofree char *in = g_strdup_printf ("in_%s.png", sizes[i]);
+          g_autofree char *file = g_strdup_printf ("%s_spread_%s_seed1.png", sizes[i],
+                                                   mode ? "1x5" : "5");
+          g_autoptr (LbKernelBuf) src = kb_load_golden (in);
+          g_autoptr (LbKernelBuf) want = kb_load_golden (file);
+          LbSpreadParams p = mode ? (LbSpreadParams) { TRUE, 1, 5, 1 }
+                                  : (LbSpreadParams) { FALSE, 5, 0, 1 };
+          LbSpread *st = lb_spread_prepare (src, NULL, &p, NULL);
+          g_autoptr (LbKernelBuf) got = spread_banded (st, src, band_rows[k], rand);
+
+          if (band_rows[k] > 0)
+            g_assert_cmpint (lb_spread_get_n_bands (st), ==, (src->height + band_rows[k] - 1) / band_rows[k]);
+          else
+            g_assert_cmpint (lb_spread_get_n_bands (st), >, 1);
+          g_assert_cmpuint (kb_compare (got, want, NULL), ==, 0);
+          lb_spread_free (st);
+        }
+}
+
+/* Banded vs the scalar reference: every format, regions, both modes, many seeds and
+ * distances, band heights from 1 row (far below the distance) to the whole region. */
+static void
+test_spread_banded_formats (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (23);
+
+  for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (int iter = 0; iter < 24; iter++)
+      {
+        int w = g_rand_int_range (rand, 1, 90), h = g_rand_int_range (rand, 1, 120);
+        g_autoptr (LbKernelBuf) src = kb_new (w, h, formats[f].channels, formats[f].depth);
+        LbKernelRect sel = { g_rand_int_range (rand, -3, w), g_rand_int_range (rand, -3, h),
+                             g_rand_int_range (rand, 1, w + 3), g_rand_int_range (rand, 1, h + 3) };
+        LbSpreadParams p = { iter & 1, g_rand_int_range (rand, 0, 14), g_rand_int_range (rand, 0, 14),
+                             g_rand_int (rand) };
+        int band_rows = iter % 3 == 0 ? 0 : g_rand_int_range (rand, 1, 40);
+        LbSpread *st;
+        g_autoptr (GError) error = NULL;
+        g_autoptr (LbKernelBuf) ref = NULL;
+        g_autoptr (LbKernelBuf) got = NULL;
+
+        kb_fill_random (src, rand, 0);
+        st = lb_spread_prepare (src, iter < 12 ? &sel : NULL, &p, &error);
+        g_assert_no_error (error);
+        ref = kb_run_whole (spread_ref, st, src);
+        got = spread_banded (st, src, band_rows, rand);
+        if (kb_compare (ref, got, NULL) != 0)
+          g_printerr ("# banded spread %d×%d ch %d depth %d sel %d,%d %d×%d rect %d %d×%d seed %u band rows %d (%d bands)\n",
+                      w, h, formats[f].channels, formats[f].depth, sel.x, sel.y, sel.width,
+                      sel.height, p.rectangle, p.width, p.height, p.seed, band_rows,
+                      lb_spread_get_n_bands (st));
+        g_assert_cmpuint (kb_compare (ref, got, NULL), ==, 0);
+        if (formats[f].channels == 2 || formats[f].channels == 4)
+          g_assert_true (kb_channel_equal (src, got, formats[f].channels - 1));
+        lb_spread_free (st);
+      }
+}
+
 /* The kernel limits distances to the region's size; spec §10 with 64-bit arithmetic and no
  * limit must give the same image for distances near INT_MAX. */
 static void
@@ -481,6 +589,8 @@ main (int    argc,
   g_test_add_func ("/xvgeom/spread/golden", test_spread_golden);
   g_test_add_func ("/xvgeom/spread/formats", test_spread_formats);
   g_test_add_func ("/xvgeom/spread/huge-distance", test_spread_huge_distance);
+  g_test_add_func ("/xvgeom/spread/banded-golden", test_spread_banded_golden);
+  g_test_add_func ("/xvgeom/spread/banded-formats", test_spread_banded_formats);
   g_test_add_func ("/xvgeom/bad-params", test_bad_params);
   g_test_add_func ("/xvgeom/empty-region", test_empty_region);
   return g_test_run ();
