@@ -4,6 +4,7 @@
 #include "lb-xvgeom.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "lb-error.h"
 #include "lb-xvgeom-private.h"
@@ -23,6 +24,7 @@ struct _LbRotate {
   gboolean clear;
   guint16 clear_color[3];
   gboolean exact;
+  gboolean no_simd;        /* tests: the fast path without its AVX2 inner loop */
 };
 
 /* xv's point rotation in polar form, y axis flipped; same libm calls, same order. */
@@ -133,6 +135,13 @@ lb_rotate_get_dest_rows (const LbRotate *st,
 }
 
 void
+lb_rotate_set_simd (LbRotate *st,
+                    gboolean  enable)
+{
+  st->no_simd = !enable;
+}
+
+void
 lb_rotate_free (LbRotate *st)
 {
   g_free (st);
@@ -224,12 +233,33 @@ fill_clear_row (const LbRotate *st,
                 LbKernelBuf    *dst,
                 int             y)
 {
-  guint8 *drow = lb_kbuf_row (dst, y);
-  int nc = lb_kbuf_color_channels (dst);
+  guint8 *drow = lb_kbuf_row (dst, y) + (gsize) st->r.x * dst->channels * (dst->depth / 8);
+  int nc = lb_kbuf_color_channels (dst), ch = dst->channels;
+  gsize pb = (gsize) ch * (dst->depth / 8), cb = (gsize) nc * (dst->depth / 8);
+  guint8 pix[8];
 
-  for (int x = st->r.x; x < st->r.x + st->r.width; x++)
-    for (int c = 0; c < nc; c++)
-      lb_kbuf_set (dst, drow, (gsize) x * dst->channels + c, st->clear_color[c]);
+  if (st->r.width <= 0)
+    return;
+  /* one pixel's colour bytes, then copied along the row (alpha bytes untouched) */
+  for (int c = 0; c < nc; c++)
+    lb_kbuf_set (dst, pix, (gsize) c, st->clear_color[c]);
+  if (cb == pb)
+    {
+      /* the row doubles: log2(width) memcpy calls */
+      gsize done = pb, total = (gsize) st->r.width * pb;
+
+      memcpy (drow, pix, pb);
+      while (done < total)
+        {
+          gsize n = MIN (done, total - done);
+
+          memcpy (drow + done, drow, n);
+          done += n;
+        }
+    }
+  else
+    for (int x = 0; x < st->r.width; x++)
+      memcpy (drow + (gsize) x * pb, pix, cb);
 }
 
 /* Clear Rotate fills the region rows first; returns whether row @y is in the box. */
@@ -523,6 +553,168 @@ row_inner (const LbRotate    *st,
     }
 }
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define HAVE_AVX2_PATH 1
+#include <immintrin.h>
+
+/* Scalar instances of the inner loop, for the vector path's odd pixels. */
+static void
+row_inner_3_8 (const LbRotate *st, const LbKernelBuf *src, guint8 *drow, int y,
+               const RowLine *l, int xs, int xe)
+{
+  row_inner (st, src, drow, y, l, xs, xe, 3, 3, 8);
+}
+
+static void
+row_inner_4_8 (const LbRotate *st, const LbKernelBuf *src, guint8 *drow, int y,
+               const RowLine *l, int xs, int xe)
+{
+  row_inner (st, src, drow, y, l, xs, xe, 3, 4, 8);
+}
+
+
+/* The inner loop for 8-bit RGB and RGBA, four pixels per step in AVX2: each lane performs
+ * exactly the scalar loop's double operations (no FMA, same order), so the result is
+ * byte-identical to row_inner(); the four neighbours come from 32-bit gathers. A step
+ * where a lane is within the epsilon of a floor() step, or would read past the end of the
+ * buffer, runs the scalar loop for its four pixels. The caller checks that byte offsets
+ * fit 31 bits. */
+__attribute__ ((target ("avx2"))) static void
+row_inner_avx2_8 (const LbRotate    *st,
+                  const LbKernelBuf *src,
+                  guint8            *drow,
+                  int                y,
+                  const RowLine     *l,
+                  int                xs,
+                  int                xe,
+                  int                ch)
+{
+  const __m256d vax0 = _mm256_set1_pd (l->ax0), vay0 = _mm256_set1_pd (l->ay0);
+  const __m256d vca = _mm256_set1_pd (l->ca), vsa = _mm256_set1_pd (l->sa);
+  const __m256d eps = _mm256_set1_pd (BOUNDARY_EPS), eps1 = _mm256_set1_pd (1.0 - BOUNDARY_EPS);
+  const __m256d half = _mm256_set1_pd (0.5), one = _mm256_set1_pd (1.0), k07 = _mm256_set1_pd (0.7);
+  const __m256d signbit = _mm256_set1_pd (-0.0), zero = _mm256_setzero_pd ();
+  const __m256d m2ch = _mm256_set1_pd (-2.0 * ch), m2st = _mm256_set1_pd (-2.0 * (double) src->stride);
+  const __m128i vch = _mm_set1_epi32 (ch), vstride = _mm_set1_epi32 ((int) src->stride);
+  const __m128i vmax = _mm_set1_epi32 (255);
+  /* the last byte offset a 4-byte read may start at */
+  const __m128i limit = _mm_set1_epi32 ((int) (src->stride * (gsize) (src->height - 1)
+                                               + (gsize) src->width * src->channels - 4));
+  const int *base = (const int *) (const void *) src->data;
+  /* byte c of each 32-bit lane into the lane's low byte */
+  const __m128i pick[3] = {
+    _mm_setr_epi8 (0, -1, -1, -1, 4, -1, -1, -1, 8, -1, -1, -1, 12, -1, -1, -1),
+    _mm_setr_epi8 (1, -1, -1, -1, 5, -1, -1, -1, 9, -1, -1, -1, 13, -1, -1, -1),
+    _mm_setr_epi8 (2, -1, -1, -1, 6, -1, -1, -1, 10, -1, -1, -1, 14, -1, -1, -1),
+  };
+  const __m256d four = _mm256_set1_pd (4.0);
+  int x = xs;
+  /* the lanes' x as doubles, stepped by 4 (exact: small integers) */
+  __m256d xd = _mm256_set_pd (x + 3, x + 2, x + 1, x);
+
+  for (; x + 4 <= xe; x += 4, xd = _mm256_add_pd (xd, four))
+    {
+      __m256d xf = _mm256_add_pd (vax0, _mm256_mul_pd (xd, vca));
+      __m256d yf = _mm256_sub_pd (vay0, _mm256_mul_pd (xd, vsa));
+      __m128i oxi = _mm256_cvttpd_epi32 (xf), oyi = _mm256_cvttpd_epi32 (yf);
+      __m256d fx = _mm256_sub_pd (xf, _mm256_cvtepi32_pd (oxi));
+      __m256d fy = _mm256_sub_pd (yf, _mm256_cvtepi32_pd (oyi));
+      __m256d bad = _mm256_or_pd (_mm256_or_pd (_mm256_cmp_pd (fx, eps, _CMP_LT_OQ),
+                                                _mm256_cmp_pd (fx, eps1, _CMP_GT_OQ)),
+                                  _mm256_or_pd (_mm256_cmp_pd (fy, eps, _CMP_LT_OQ),
+                                                _mm256_cmp_pd (fy, eps1, _CMP_GT_OQ)));
+      __m256d px, py, ax, ay, w0, w1, w2, w3;
+      __m128i off0, off1, off2, off3, dx, dy, g0, g1, g2, g3, out;
+
+      px = _mm256_sub_pd (fx, half);
+      py = _mm256_sub_pd (fy, half);
+      ax = _mm256_andnot_pd (signbit, px);
+      ay = _mm256_andnot_pd (signbit, py);
+      w1 = _mm256_mul_pd (ax, _mm256_sub_pd (one, ay));
+      w2 = _mm256_mul_pd (ay, _mm256_sub_pd (one, ax));
+      w3 = _mm256_mul_pd (ax, ay);
+      w1 = _mm256_mul_pd (w1, k07);
+      w2 = _mm256_mul_pd (w2, k07);
+      w3 = _mm256_mul_pd (w3, k07);
+      w0 = _mm256_sub_pd (one, _mm256_add_pd (_mm256_add_pd (w1, w2), w3));
+      /* byte offsets of the four neighbours; px < 0 reads the left neighbour, py < 0 the row
+       * above (−2·ch or −2·stride added to +ch, +stride) */
+      off0 = _mm_add_epi32 (_mm_mullo_epi32 (oyi, vstride), _mm_mullo_epi32 (oxi, vch));
+      dx = _mm_add_epi32 (vch, _mm256_cvttpd_epi32 (_mm256_and_pd (_mm256_cmp_pd (px, zero, _CMP_LT_OQ), m2ch)));
+      dy = _mm_add_epi32 (vstride, _mm256_cvttpd_epi32 (_mm256_and_pd (_mm256_cmp_pd (py, zero, _CMP_LT_OQ), m2st)));
+      off1 = _mm_add_epi32 (off0, dx);
+      off2 = _mm_add_epi32 (off0, dy);
+      off3 = _mm_add_epi32 (off2, dx);
+      if (G_UNLIKELY (_mm256_movemask_pd (bad) != 0
+                      || _mm_movemask_epi8 (_mm_cmpgt_epi32 (_mm_max_epi32 (_mm_max_epi32 (off0, off1),
+                                                                            _mm_max_epi32 (off2, off3)),
+                                                             limit)) != 0))
+        {
+          if (ch == 3)
+            row_inner_3_8 (st, src, drow, y, l, x, x + 4);
+          else
+            row_inner_4_8 (st, src, drow, y, l, x, x + 4);
+          continue;
+        }
+      g0 = _mm_i32gather_epi32 (base, off0, 1);
+      g1 = _mm_i32gather_epi32 (base, off1, 1);
+      g2 = _mm_i32gather_epi32 (base, off2, 1);
+      g3 = _mm_i32gather_epi32 (base, off3, 1);
+      out = _mm_setzero_si128 ();
+      for (int c = 0; c < 3; c++)
+        {
+          __m256d p0 = _mm256_cvtepi32_pd (_mm_shuffle_epi8 (g0, pick[c]));
+          __m256d p1 = _mm256_cvtepi32_pd (_mm_shuffle_epi8 (g1, pick[c]));
+          __m256d p2 = _mm256_cvtepi32_pd (_mm_shuffle_epi8 (g2, pick[c]));
+          __m256d p3 = _mm256_cvtepi32_pd (_mm_shuffle_epi8 (g3, pick[c]));
+          __m256d v = _mm256_add_pd (_mm256_add_pd (_mm256_add_pd (_mm256_mul_pd (p0, w0),
+                                                                   _mm256_mul_pd (p1, w1)),
+                                                    _mm256_mul_pd (p2, w2)),
+                                     _mm256_mul_pd (p3, w3));
+          __m128i iv = _mm_min_epi32 (_mm256_cvttpd_epi32 (_mm256_add_pd (v, half)), vmax);
+
+          out = _mm_or_si128 (out, _mm_slli_epi32 (iv, 8 * c));
+        }
+      if (ch == 3)
+        {
+          __m128i packed = _mm_shuffle_epi8 (out, _mm_setr_epi8 (0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13,
+                                                                 14, -1, -1, -1, -1));
+          guint32 tail = (guint32) _mm_cvtsi128_si32 (_mm_srli_si128 (packed, 8));
+
+          _mm_storel_epi64 ((__m128i *) (void *) (drow + (gsize) x * 3), packed);
+          memcpy (drow + (gsize) x * 3 + 8, &tail, 4);
+        }
+      else
+        {
+          /* alpha (byte 3 of each pixel) passes through */
+          __m128i *d = (__m128i *) (void *) (drow + (gsize) x * 4);
+          __m128i keep = _mm_and_si128 (_mm_loadu_si128 (d), _mm_set1_epi32 ((int) 0xff000000u));
+
+          _mm_storeu_si128 (d, _mm_or_si128 (keep, out));
+        }
+    }
+  if (ch == 3)
+    row_inner_3_8 (st, src, drow, y, l, x, xe);
+  else
+    row_inner_4_8 (st, src, drow, y, l, x, xe);
+}
+
+static gboolean
+have_avx2 (void)
+{
+  static gsize once = 0;
+  static gboolean avx2 = FALSE;
+
+  if (g_once_init_enter (&once))
+    {
+      __builtin_cpu_init ();
+      avx2 = __builtin_cpu_supports ("avx2");
+      g_once_init_leave (&once, 1);
+    }
+  return avx2;
+}
+#endif
+
 static G_ALWAYS_INLINE inline void
 process_fast (const LbRotate    *st,
               const LbKernelBuf *src,
@@ -540,6 +732,11 @@ process_fast (const LbRotate    *st,
   double loy = r->y - 0.5 - 2 * BOUNDARY_EPS, hiy = r->y + r->height + 2 * BOUNDARY_EPS;
   /* inner: floor(xf) in [r.x + 1, r.x + width − 2], likewise y (≥ 1 also rules out the cheat) */
   double ilx = r->x + 1, ihx = r->x + r->width - 1, ily = r->y + 1, ihy = r->y + r->height - 1;
+#ifdef HAVE_AVX2_PATH
+  /* 8-bit RGB/RGBA in AVX2 when byte offsets fit the gathers' 32-bit indices */
+  gboolean use_avx2 = DEPTH == 8 && NC == 3 && !st->no_simd && have_avx2 ()
+                      && src->stride * (gsize) src->height < G_MAXINT32 / 2;
+#endif
 
   y0 = MAX (y0, 0);
   y1 = MIN (y1, dst->height);
@@ -587,7 +784,12 @@ process_fast (const LbRotate    *st,
 
               for (int x = a; x < ia; x++)
                 pixel_general (st, src, drow, x, y, l[k].ax0 + x * l[k].ca, l[k].ay0 - x * l[k].sa, NC, DEPTH);
-              row_inner (st, src, drow, y, &l[k], ia, ib, NC, CH, DEPTH);
+#ifdef HAVE_AVX2_PATH
+              if (use_avx2)
+                row_inner_avx2_8 (st, src, drow, y, &l[k], ia, ib, CH);
+              else
+#endif
+                row_inner (st, src, drow, y, &l[k], ia, ib, NC, CH, DEPTH);
               for (int x = ib; x < b; x++)
                 pixel_general (st, src, drow, x, y, l[k].ax0 + x * l[k].ca, l[k].ay0 - x * l[k].sa, NC, DEPTH);
             }

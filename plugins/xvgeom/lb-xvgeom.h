@@ -82,6 +82,10 @@ void      lb_rotate_process_reference (const LbRotate       *state,
                                        LbKernelBuf          *dst,
                                        int                   y0,
                                        int                   y1);
+/* For tests: %FALSE makes the fast path use its portable inner loop instead of the AVX2 one
+ * (default %TRUE; both give identical bytes). */
+void      lb_rotate_set_simd          (LbRotate             *state,
+                                       gboolean              enable);
 void      lb_rotate_free              (LbRotate             *state);
 
 /* ------------------------------------------------------------------------------------------ */
