@@ -23,7 +23,7 @@ struct _LbSpread {
   int band_rows;     /* region rows per band */
   int n_bands;
   guint64 wdiv;      /* 2⁶⁴/width rounded up: exact q / width for 32-bit q (width ≥ 2) */
-  guint32 **bufs;    /* [band]: the band's index permutation over its extended rows */
+  guint32 **bufs;    /* [band]: the band's cells over the rows it reaches (see below) */
 };
 
 static void set_bands (LbSpread *st, int band_rows);
@@ -99,8 +99,8 @@ set_bands (LbSpread *st,
   free_bufs (st);
   st->band_rows = MAX (1, MIN (band_rows, st->r.height));
   st->n_bands = (st->r.height + st->band_rows - 1) / st->band_rows;
-  /* the gather's indices are 32-bit: larger regions have one band (the in-place path) */
-  if ((guint64) st->r.width * (guint64) st->r.height > G_MAXUINT32)
+  /* positions are 31-bit (the top bit marks tokens): larger regions have one band */
+  if ((guint64) st->r.width * (guint64) st->r.height > G_MAXINT32)
     {
       st->band_rows = st->r.height;
       st->n_bands = 1;
@@ -295,7 +295,20 @@ spread_rows (const LbSpread  *st,
                 {
                 case 1: { guint8 t = a[0]; a[0] = b[0]; b[0] = t; } break;
                 case 2: { guint8 t[2]; memcpy (t, a, 2); memcpy (a, b, 2); memcpy (b, t, 2); } break;
-                case 3: { guint8 t[3]; memcpy (t, a, 3); memcpy (a, b, 3); memcpy (b, t, 3); } break;
+                case 3:
+                  {
+                    /* in registers: a stack temporary costs a store-forwarding round trip */
+                    guint16 a01, b01;
+                    guint8 a2 = a[2], b2 = b[2];
+
+                    memcpy (&a01, a, 2);
+                    memcpy (&b01, b, 2);
+                    memcpy (a, &b01, 2);
+                    a[2] = b2;
+                    memcpy (b, &a01, 2);
+                    b[2] = a2;
+                  }
+                  break;
                 case 4: { guint8 t[4]; memcpy (t, a, 4); memcpy (a, b, 4); memcpy (b, t, 4); } break;
                 case 6: { guint8 t[6]; memcpy (t, a, 6); memcpy (a, b, 6); memcpy (b, t, 6); } break;
                 default:
@@ -351,21 +364,90 @@ band_extent (const LbSpread *st,
 }
 
 /* Banded path. The swaps depend on the random stream only, never on pixel values, so band b's
- * swaps alone define a permutation P_b of the positions its rows reach: run them on an array
- * of region indices, starting from the identity, and P_b[p] names the position whose content
- * those swaps bring to p. Running the bands one after the other (xv's order) moves content
- * the same way as the composition, so the final pixel at p is the source pixel at
- * P_0(P_1(…P_last(p)…)) — exact for any band split, with each band's random numbers found
- * by jumping the generator ahead to the band's first draw (2 per pixel). P_b is the identity
- * outside band b's reach, so the gather applies only the few bands whose reach holds the
- * position, from the last to the first. */
+ * swaps alone define a permutation P_b of the positions its rows reach: run on an array of
+ * region positions starting from the identity, P_b[p] names the position whose content those
+ * swaps bring to p. Running the bands one after the other (xv's order) moves content as the
+ * composition does, so the final pixel at p is the source pixel at P_0(P_1(…P_last(p)…)):
+ * exact for any band split, each band's random numbers found by jumping the generator ahead
+ * to the band's first draw (2 per pixel). P_b is the identity outside band b's reach.
+ *
+ * Cells: rows of band b that no earlier band reaches (from r0 + reach on) start with their
+ * source pixel itself (colour bytes ≤ 3: a "value" cell, top bit clear) rather than a
+ * position, so most of the gather is a sequential copy; the other cells hold a position
+ * with the top bit set (a "token"), resolved through band b − 1's cells or, outside every
+ * earlier band's reach, in the source. */
+#define TOKEN 0x80000000u
+
+/* A pixel's colour bytes (cb ≤ 3) as a value cell, in registers: going through a memory
+ * temporary would cost a failed store-to-load forwarding per pixel. */
+static inline guint32
+load_value (const guint8 *s,
+            gsize         cb)
+{
+  guint32 v = s[0];
+
+  if (cb >= 2)
+    v |= (guint32) s[1] << 8;
+  if (cb >= 3)
+    v |= (guint32) s[2] << 16;
+  return v;
+}
+
+/* value cells exist only for cb ≤ 3 */
+static inline void
+store_value (guint8  *d,
+             guint32  c,
+             gsize    cb)
+{
+  d[0] = (guint8) c;
+  if (cb >= 2)
+    d[1] = (guint8) (c >> 8);
+  if (cb >= 3)
+    d[2] = (guint8) (c >> 16);
+}
+
+static G_ALWAYS_INLINE inline void
+band_init (const LbSpread    *st,
+           const LbKernelBuf *src,
+           guint32           *buf,
+           int                e0,
+           int                e1,
+           int                vfrom,
+           gsize              cb)
+{
+  int w = st->r.width, sy = st->r.y;
+  gsize pb = (gsize) src->channels * (src->depth / 8);
+
+  for (int y = e0; y < e1; y++)
+    {
+      guint32 *row = buf + (gsize) (y - e0) * w;
+
+      if (y < vfrom)
+        {
+          guint32 q = (guint32) ((gsize) (y - sy) * w) | TOKEN;
+
+          for (int x = 0; x < w; x++)
+            row[x] = q + (guint32) x;
+        }
+      else
+        {
+          const guint8 *s = lb_kbuf_row (src, y) + (gsize) st->r.x * pb;
+
+          for (int x = 0; x < w; x++, s += pb)
+            row[x] = load_value (s, cb);
+        }
+    }
+}
+
 void
-lb_spread_process_band (const LbSpread *st,
-                        int             b)
+lb_spread_process_band (const LbSpread    *st,
+                        const LbKernelBuf *src,
+                        int                b)
 {
   LbXvRandomBatch *rng;
-  int r0, r1, e0, e1, w = st->r.width;
-  guint32 *buf, first;
+  int r0, r1, e0, e1, w = st->r.width, vfrom;
+  gsize cb = (gsize) lb_kbuf_color_channels (src) * (src->depth / 8);
+  guint32 *buf;
   gsize n;
 
   g_return_if_fail (b >= 0 && b < lb_spread_get_n_bands (st));
@@ -375,9 +457,16 @@ lb_spread_process_band (const LbSpread *st,
   if (st->bufs[b] == NULL)
     st->bufs[b] = g_new (guint32, n);
   buf = st->bufs[b];
-  first = (guint32) ((gsize) (e0 - st->r.y) * w);
-  for (gsize i = 0; i < n; i++)
-    buf[i] = first + (guint32) i;
+  /* value cells where no earlier band reaches (band 0: everywhere), if a pixel fits 31 bits */
+  vfrom = b == 0 ? e0 : r0 + st->reach;
+  if (cb > 3)
+    vfrom = e1;
+  switch (cb)
+    {
+    case 1: band_init (st, src, buf, e0, e1, vfrom, 1); break;
+    case 3: band_init (st, src, buf, e0, e1, vfrom, 3); break;
+    default: band_init (st, src, buf, e0, e1, vfrom, cb); break;
+    }
   rng = g_new (LbXvRandomBatch, 1);
   lb_xv_random_batch_seed_at (rng, st->seed, 2 * (guint64) (r0 - st->r.y) * (guint64) w);
   spread_rows (st, rng, r0, r1, (guint8 *) buf, e0, (gsize) w * sizeof (guint32),
@@ -395,7 +484,7 @@ gather_rows (const LbSpread    *st,
 {
   int w = st->r.width, sy = st->r.y;
   gsize pb = (gsize) src->channels * (src->depth / 8);
-  /* band b's reach as region indices [lo[b], hi[b]) */
+  /* band b's reach as region positions [lo[b], hi[b]) */
   guint32 lo[64], hi[64];
   g_autofree guint32 *lo_big = NULL;
   g_autofree guint32 *hi_big = NULL;
@@ -420,27 +509,43 @@ gather_rows (const LbSpread    *st,
   for (int y = y0; y < y1; y++)
     {
       guint8 *d = lb_kbuf_row (dst, y) + (gsize) st->r.x * pb;
-      /* the last band whose reach holds row y */
+      /* the last band whose reach holds row y: its cells hold the row's final content */
       int top = MIN (st->n_bands - 1, (MIN (y + st->reach, sy + st->r.height - 1) - sy) / st->band_rows);
-      guint32 q0 = (guint32) ((gsize) (y - sy) * w);
+      const guint32 *cells = st->bufs[top] + ((gsize) (y - sy) * w - plo[top]);
 
       for (int x = 0; x < w; x++, d += pb)
         {
-          guint32 q = q0 + (guint32) x, qy, qx;
-          const guint8 *s;
+          guint32 c = cells[x];
 
-          for (int b = top; b >= 0; b--)
+          if (G_LIKELY (!(c & TOKEN)))
             {
-              if (q >= phi[b])
-                break;   /* beyond this band's reach, and so beyond every earlier band's */
-              if (q >= plo[b])
-                q = st->bufs[b][q - plo[b]];
+              store_value (d, c, cb);
+              continue;
             }
-          /* 2⁶⁴/1 does not fit: width 1 divides by itself */
-          qy = w == 1 ? q : (guint32) (((unsigned __int128) st->wdiv * q) >> 64);
-          qx = q - qy * (guint32) w;
-          s = sbase + (gsize) qy * src->stride + (gsize) qx * pb;
-          memcpy (d, s, cb);
+          /* a token: the content band b's swaps found at position q, i.e. what the earlier
+           * bands left there, or the source pixel where none of them reaches */
+          for (int b = top;;)
+            {
+              guint32 q = c & ~TOKEN;
+
+              if (b > 0 && q < phi[b - 1])
+                {
+                  b--;
+                  c = st->bufs[b][q - plo[b]];
+                  if (c & TOKEN)
+                    continue;
+                  store_value (d, c, cb);
+                }
+              else
+                {
+                  /* 2⁶⁴/1 does not fit: width 1 divides by itself */
+                  guint32 qy = w == 1 ? q : (guint32) (((unsigned __int128) st->wdiv * q) >> 64);
+                  guint32 qx = q - qy * (guint32) w;
+
+                  memcpy (d, sbase + (gsize) qy * src->stride + (gsize) qx * pb, cb);
+                }
+              break;
+            }
         }
     }
 }

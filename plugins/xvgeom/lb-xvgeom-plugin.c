@@ -206,13 +206,70 @@ geom_process (gconstpointer       state,
       lb_pixelize_process (s->kernel, &src, &dst, band->y0, band->y1);
       break;
     case GEOM_SPREAD:
-      /* Sequential (LB_FILTER_FLAG_SEQUENTIAL): one call; the kernel wants every row. */
-      lb_spread_process (s->kernel, &src, &dst, 0, im->height);
+      /* Nothing per band: the host copies the band's rows, spread_finish() does the work
+       * once every row is there (xv's swaps run in scan order over the whole region). */
       break;
     default:
       g_assert_not_reached ();
     }
   return TRUE;
+}
+
+/* Spread's global pass. One thread: xv's swaps in place. More: the kernel's exact banded
+ * form (lb-xvgeom.h), as two parallel loops through the host's threads: the bands' swaps,
+ * then the gather over row chunks. Both give the same bytes. */
+typedef struct {
+  const LbSpread *kernel;
+  LbKernelBuf src;
+  LbKernelBuf dst;
+} SpreadFinish;
+
+#define SPREAD_GATHER_ROWS 32
+
+static void
+spread_band_item (gpointer data,
+                  int      item,
+                  int      thread_index)
+{
+  SpreadFinish *f = data;
+
+  lb_spread_process_band (f->kernel, &f->src, item);
+}
+
+static void
+spread_gather_item (gpointer data,
+                    int      item,
+                    int      thread_index)
+{
+  SpreadFinish *f = data;
+  int y0 = item * SPREAD_GATHER_ROWS;
+
+  lb_spread_gather (f->kernel, &f->src, &f->dst, y0, MIN (y0 + SPREAD_GATHER_ROWS, f->dst.height));
+}
+
+static gboolean
+spread_finish (gconstpointer        state,
+               const LbFilterImage *image,
+               guint8              *dst,
+               gsize                dst_stride,
+               const LbFilterHost  *host,
+               const gint          *cancelled,
+               GError             **error)
+{
+  const GeomState *s = state;
+  SpreadFinish f = { s->kernel, src_buf (image),
+                     { dst, dst_stride, image->width, image->height, image->channels, image->depth } };
+  int n_bands = lb_spread_get_n_bands (s->kernel);
+
+  if (host->n_threads <= 1 || n_bands <= 1)
+    {
+      lb_spread_process (s->kernel, &f.src, &f.dst, 0, image->height);
+      return TRUE;
+    }
+  if (!host->parallel_for (host, n_bands, spread_band_item, &f))
+    return FALSE;
+  return host->parallel_for (host, (image->height + SPREAD_GATHER_ROWS - 1) / SPREAD_GATHER_ROWS,
+                             spread_gather_item, &f);
 }
 
 static void
@@ -238,7 +295,7 @@ geom_release (gpointer state)
   g_free (s);
 }
 
-#define GEOM_FILTER(var, kind_, id_, name_, category_, desc_, params_, flags_)                \
+#define GEOM_FILTER(var, kind_, id_, name_, category_, desc_, params_, flags_, finish_)       \
   static const LbFilterInfo var = {                                                           \
     .struct_size = sizeof (LbFilterInfo),                                                     \
     .id = "io.github.lightbox.xv." id_,                                                       \
@@ -255,20 +312,22 @@ geom_release (gpointer state)
     .prepare = geom_prepare,                                                                  \
     .process = geom_process,                                                                  \
     .release = geom_release,                                                                  \
+    .finish = finish_,                                                                        \
     .user_data = GINT_TO_POINTER (kind_),                                                     \
   }
 
 GEOM_FILTER (rotate_info, GEOM_ROTATE, "rotate", N_("Copy rotate"), N_("Geometry"),
-             N_("xv's copy rotate: a rotated copy pasted over the image"), rotate_params, 0);
+             N_("xv's copy rotate: a rotated copy pasted over the image"), rotate_params, 0,
+             NULL);
 GEOM_FILTER (rotate_clear_info, GEOM_ROTATE_CLEAR, "rotate-clear", N_("Clear rotate"),
              N_("Geometry"), N_("xv's clear rotate: the region is cleared, then rotated"),
-             rotate_clear_params, 0);
+             rotate_clear_params, 0, NULL);
 GEOM_FILTER (pixelize_info, GEOM_PIXELIZE, "pixelize", N_("Pixelize"), N_("Artistic"),
              N_("Blocks of the mean colour, on a grid centred on the region"), pixelize_params,
-             0);
+             0, NULL);
 GEOM_FILTER (spread_info, GEOM_SPREAD, "spread", N_("Spread"), N_("Noise"),
              N_("xv's spread: pixels swap with random neighbours (seeded)"), spread_params,
-             LB_FILTER_FLAG_SEQUENTIAL);
+             0, spread_finish);
 
 static const LbFilterInfo *const geom_filters[] = {
   &rotate_info, &rotate_clear_info, &pixelize_info, &spread_info,

@@ -173,15 +173,16 @@ void      lb_spread_free              (LbSpread             *state);
 
 /* Parallel form of lb_spread_process(), byte-identical to it (see lb-spread.c):
  *  1. lb_spread_process_band() for every band 0 … lb_spread_get_n_bands() − 1, in any order
- *     and concurrently: each runs its rows' swaps on a permutation of positions kept in the
- *     state (this is the one exception to "the state is read-only": each band writes only
+ *     and concurrently: each runs its rows' swaps on cells (pixels or positions) kept in the
+ *     state, reading @src (this is the one exception to "the state is read-only": each band writes only
  *     its own slot, so a state serves one pass at a time);
  *  2. then lb_spread_gather() over the image rows in any split, concurrently: it writes the
  *     region's colour channels of @dst (rows [y0, y1)) from @src, which must be unchanged.
  * The bands are 1/16 of the region's rows (at least 4× the distance); a region of more than
- * 2³² − 1 pixels has a single band. */
+ * 2³¹ − 1 pixels has a single band. */
 int       lb_spread_get_n_bands       (const LbSpread       *state);
 void      lb_spread_process_band      (const LbSpread       *state,
+                                       const LbKernelBuf    *src,
                                        int                   band);
 void      lb_spread_gather            (const LbSpread       *state,
                                        const LbKernelBuf    *src,

@@ -435,7 +435,7 @@ spread_banded (LbSpread          *st,
       order[j] = t;
     }
   for (int i = 0; i < n; i++)
-    lb_spread_process_band (st, order[i]);
+    lb_spread_process_band (st, src, order[i]);
   return kb_run_bands (spread_gather_cb, st, src, rand);
 }
 
