@@ -190,11 +190,11 @@ process_fast (const LbPixelize  *st,
               LbKernelBuf       *dst,
               int                y0,
               int                y1,
+              int                nc,
+              int                ch,
               int                depth)
 {
   typedef guint16 u16a;
-  int nc = lb_kbuf_color_channels (src);
-  int ch = src->channels;
   gsize ns = (gsize) st->r.width * ch;
   gsize bps = depth / 8;
   g_autofree guint32 *colsum = g_new (guint32, ns);
@@ -295,7 +295,24 @@ process_fast (const LbPixelize  *st,
     }
 }
 
-LB_XVGEOM_TARGET_CLONES void
+/* one instance per pixel layout: the channel loops unroll (the block loop, not the memory
+ * traffic, was the cost with a run-time channel count) */
+#define FAST(nc, ch, depth)                                                                  \
+  LB_XVGEOM_TARGET_CLONES static void                                                       \
+  process_fast_##ch##_##depth (const LbPixelize *st, const LbKernelBuf *src, LbKernelBuf *dst, \
+                               int y0, int y1)                                              \
+  { process_fast (st, src, dst, y0, y1, nc, ch, depth); }
+FAST (1, 1, 8)
+FAST (1, 2, 8)
+FAST (3, 3, 8)
+FAST (3, 4, 8)
+FAST (1, 1, 16)
+FAST (1, 2, 16)
+FAST (3, 3, 16)
+FAST (3, 4, 16)
+#undef FAST
+
+void
 lb_pixelize_process (const LbPixelize  *st,
                      const LbKernelBuf *src,
                      LbKernelBuf       *dst,
@@ -308,8 +325,14 @@ lb_pixelize_process (const LbPixelize  *st,
     return;
   if ((src->depth == 16 && st->py > 65537) || st->py > 16843009)
     lb_pixelize_process_reference (st, src, dst, y0, y1);
-  else if (src->depth == 16)
-    process_fast (st, src, dst, y0, y1, 16);
   else
-    process_fast (st, src, dst, y0, y1, 8);
+    {
+      typedef void (*Fn) (const LbPixelize *, const LbKernelBuf *, LbKernelBuf *, int, int);
+      static const Fn fns[2][4] = {
+        { process_fast_1_8, process_fast_2_8, process_fast_3_8, process_fast_4_8 },
+        { process_fast_1_16, process_fast_2_16, process_fast_3_16, process_fast_4_16 },
+      };
+
+      fns[src->depth == 16][src->channels - 1] (st, src, dst, y0, y1);
+    }
 }
