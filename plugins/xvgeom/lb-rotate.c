@@ -339,6 +339,11 @@ typedef struct {
 #ifndef TILE_W
 #define TILE_W 64
 #endif
+/* pixels ahead of the AVX2 loop's software prefetch (measured at 1.4 Mpx, 30°: 8 to 64 all
+ * take the pass from ~22 to ~12 ms of CPU on the 2-vCPU EPYC; 32 stays inside a tile) */
+#ifndef PREFETCH_AHEAD
+#define PREFETCH_AHEAD 32
+#endif
 
 static inline gboolean
 in_box (const RowLine *l,
@@ -645,6 +650,22 @@ row_inner_avx2_8 (const LbRotate    *st,
       off1 = _mm_add_epi32 (off0, dx);
       off2 = _mm_add_epi32 (off0, dy);
       off3 = _mm_add_epi32 (off2, dx);
+#if PREFETCH_AHEAD > 0
+      {
+        /* software prefetch PREFETCH_AHEAD pixels ahead: the loop is long enough that the
+         * out-of-order window holds few steps, so misses on the slanted source line would
+         * otherwise not overlap */
+        double pxf = l->ax0 + (x + PREFETCH_AHEAD) * l->ca, pyf = l->ay0 - (x + PREFETCH_AHEAD) * l->sa;
+
+        if (pxf >= 0 && pyf >= 0 && pxf < src->width && pyf < src->height - 1)
+          {
+            const guint8 *pp = src->data + (gsize) (int) pyf * src->stride + (gsize) (int) pxf * ch;
+
+            __builtin_prefetch (pp);
+            __builtin_prefetch (pp + src->stride);
+          }
+      }
+#endif
       if (G_UNLIKELY (_mm256_movemask_pd (bad) != 0
                       || _mm_movemask_epi8 (_mm_cmpgt_epi32 (_mm_max_epi32 (_mm_max_epi32 (off0, off1),
                                                                             _mm_max_epi32 (off2, off3)),
