@@ -1662,6 +1662,24 @@ on_got_headers_deadline (SoupServerMessage *msg, gpointer user_data)
     }
 }
 
+/*
+ * Keep-alive after 204 and 304 (libsoup 3.2): these responses have no body by definition
+ * (RFC 9110 §6.4.1) and carry no Content-Length, and libsoup's keep-alive test then takes the
+ * response for one delimited by end-of-file and closes the connection. Every overwriting PUT,
+ * DELETE, COPY and MOVE answered 204 and so cost the client a new TCP connection (0.4–0.8 ms on
+ * loopback, lightbox-bench net). Declaring the framing explicitly (no body) changes nothing on
+ * the wire: write_headers already treats 204/304 as bodiless and sends no Content-Length.
+ */
+static void
+on_wrote_headers (SoupServerMessage *msg, gpointer user_data)
+{
+  guint status = soup_server_message_get_status (msg);
+
+  if (status == SOUP_STATUS_NO_CONTENT || status == SOUP_STATUS_NOT_MODIFIED)
+    soup_message_headers_set_encoding (soup_server_message_get_response_headers (msg),
+                                       SOUP_ENCODING_NONE);
+}
+
 static void
 on_request_started (SoupServer *soup, SoupServerMessage *msg, gpointer user_data)
 {
@@ -1674,6 +1692,7 @@ on_request_started (SoupServer *soup, SoupServerMessage *msg, gpointer user_data
   req->start_us = g_get_monotonic_time ();
   req->start = g_date_time_new_now_utc ();
   g_object_set_data_full (G_OBJECT (msg), "lb-request", req, (GDestroyNotify) lb_request_free);
+  g_signal_connect (msg, "wrote-headers", G_CALLBACK (on_wrote_headers), NULL);
   if (self->timeout_s > 0)
     {
       GSocket *sock = soup_server_message_get_socket (msg);

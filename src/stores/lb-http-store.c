@@ -740,6 +740,17 @@ on_wrote_body_data (SoupMessage *msg, guint chunk_size, gpointer user_data)
 }
 
 static void
+on_write_drained (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  Op *op = task_op (task);
+
+  lb_http_drain_finish (G_INPUT_STREAM (source), result);
+  g_task_return_pointer (task, g_steal_pointer (&op->entry), g_object_unref);
+  g_object_unref (task);
+}
+
+static void
 on_write_sent (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
@@ -759,8 +770,9 @@ on_write_sent (GObject *source, GAsyncResult *result, gpointer user_data)
       g_object_unref (task);
       return;
     }
-  g_input_stream_close (body, NULL, NULL);
   status = soup_message_get_status (msg);
+  if (!SOUP_STATUS_IS_SUCCESSFUL (status))
+    g_input_stream_close (body, NULL, NULL);
   if (status == 412)
     {
       self->conditionals_enforced = TRUE;
@@ -790,8 +802,10 @@ on_write_sent (GObject *source, GAsyncResult *result, gpointer user_data)
       self->conditionals_ignored = TRUE;
       lb_store_entry_set_attribute (entry, "lb:replaced-existing", "true");
     }
-  g_task_return_pointer (task, entry, g_object_unref);
-  g_object_unref (task);
+  /* The answer is complete; reading the (empty) rest of the body keeps the connection. */
+  g_clear_object (&op->entry);
+  op->entry = entry;
+  lb_http_drain_async (body, on_write_drained, task);
 }
 
 static void
