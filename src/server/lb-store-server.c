@@ -34,6 +34,7 @@
  */
 
 #define LB_PUT_BLOCK (256 * 1024)
+#define LB_GET_COPY_MAX (64 * 1024) /* bytes: GET reads files up to this size, maps larger ones */
 
 #define ALLOW_METHODS "OPTIONS, GET, HEAD, PUT, DELETE, MKCOL, COPY, MOVE, PROPFIND, PROPPATCH"
 
@@ -967,7 +968,33 @@ do_get (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
       return soup_server_message_set_status (msg, status, NULL);
     }
 
-  if (st.st_size > 0)
+  if (st.st_size > 0 && st.st_size <= LB_GET_COPY_MAX)
+    {
+      /* Small files are read: a mapping costs mmap, a page fault per page and munmap (with a
+       * TLB flush), more than copying a few pages once. */
+      gsize len = (gsize) st.st_size, got = 0;
+      guint8 *data = g_malloc (len);
+
+      while (got < len)
+        {
+          ssize_t k = pread (fd, data + got, len - got, (off_t) got);
+          if (k < 0 && errno == EINTR)
+            continue;
+          if (k <= 0)
+            break;
+          got += (gsize) k;
+        }
+      close (fd);
+      if (got != len)
+        {
+          g_free (data);
+          /* Truncated under us by something outside the server (its own PUTs rename a new
+           * inode in): an error, never a short body under the full Content-Length. */
+          return set_error_status (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, "short read");
+        }
+      bytes = g_bytes_new_take (data, len);
+    }
+  else if (st.st_size > 0)
     {
       /* A mapping, not a copy: a PUT renames a new inode in, so these pages never change. */
       map = g_mapped_file_new_from_fd (fd, FALSE, &error);
