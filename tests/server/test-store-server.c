@@ -739,9 +739,10 @@ wait_result (GAsyncResult **slot)
   return *slot;
 }
 
-/* LbStore (the webdav client) writing the same file three times (201, 204, 204) and reading it
- * back keeps one connection: libsoup 3.2 on both ends dropped it after every 204, and its
- * client also drops a connection whose response stream is closed before its end. */
+/* LbStore (the webdav client) making a folder (201), writing the same file three times (201,
+ * 204, 204), reading it back and stat-ing it keeps one connection: libsoup 3.2 on both ends
+ * dropped it after every 204, and its client also drops a connection whose response stream is
+ * closed before its end. */
 static void
 test_client_keepalive (void)
 {
@@ -756,7 +757,20 @@ test_client_keepalive (void)
   opt->type = g_strdup ("webdav");
   store = lb_store_new_for_uri (s->url, opt, &error);
   g_assert_no_error (error);
-  uri = g_strconcat (s->url, g_str_has_suffix (s->url, "/") ? "" : "/", "client-ka.bin", NULL);
+  uri = g_strconcat (s->url, g_str_has_suffix (s->url, "/") ? "" : "/", "ka-dir/client-ka.bin",
+                     NULL);
+  {
+    g_autofree char *dir = g_strconcat (s->url, g_str_has_suffix (s->url, "/") ? "" : "/",
+                                        "ka-dir/", NULL);
+    g_autoptr(LbStoreEntry) entry = NULL;
+    GAsyncResult *res = NULL;
+
+    lb_store_mkdir_async (store, dir, NULL, got_result, &res);
+    entry = lb_store_mkdir_finish (store, wait_result (&res), &error);
+    g_clear_object (&res);
+    g_assert_no_error (error);
+    g_assert_nonnull (entry);
+  }
   for (guint i = 0; i < 3; i++)
     {
       g_autoptr(GBytes) data = store_test_bytes (2000 + i, 50 + i);
@@ -787,6 +801,16 @@ test_client_keepalive (void)
     g_assert_no_error (error);
     g_assert_true (g_bytes_equal (got, last));
     g_input_stream_close (stream, NULL, NULL);
+  }
+  {
+    GAsyncResult *res = NULL;
+    g_autoptr(LbStoreEntry) entry = NULL;
+
+    lb_store_stat_async (store, uri, NULL, got_result, &res);
+    entry = lb_store_stat_finish (store, wait_result (&res), &error);
+    g_clear_object (&res);
+    g_assert_no_error (error);
+    g_assert_cmpint (lb_store_entry_get_size (entry), ==, (gint64) g_bytes_get_size (last));
   }
   /* Both ends of one connection, nothing in TIME_WAIT. */
   g_assert_cmpuint (count_tcp_connections (s->port), ==, 2);
