@@ -93,7 +93,6 @@ typedef struct {
   gpointer state;
   gint next_band;
   gint next_gather;  /* spread's all-thread form */
-  gint bands_done;
   double cpu_ms;   /* CPU time of the calling thread in the last run */
 } Run;
 
@@ -131,13 +130,13 @@ worker (gpointer data)
 }
 
 /* Spread on all threads: its exact banded form (lb-xvgeom.h), the bands' swaps and then the
- * gather in bands of rows, each pulled by the threads as the plugin does through the host. */
+ * gather in bands of rows, each a parallel loop whose threads are joined before the next, as
+ * the plugin's finish() does through the host. */
 static gpointer
-spread_worker (gpointer data)
+spread_band_worker (gpointer data)
 {
   Run *run = data;
   int nb = lb_spread_get_n_bands (run->state);
-  int ng = (run->src->height + BAND_ROWS - 1) / BAND_ROWS;
 
   for (;;)
     {
@@ -147,10 +146,15 @@ spread_worker (gpointer data)
         break;
       lb_spread_process_band (run->state, run->src, b);
     }
-  /* every thread waits for the last band: the gather reads all of them */
-  g_atomic_int_inc (&run->bands_done);
-  while (g_atomic_int_get (&run->bands_done) < run->threads)
-    g_thread_yield ();
+  return NULL;
+}
+
+static gpointer
+spread_gather_worker (gpointer data)
+{
+  Run *run = data;
+  int ng = (run->src->height + BAND_ROWS - 1) / BAND_ROWS;
+
   for (;;)
     {
       int b = g_atomic_int_add (&run->next_gather, 1);
@@ -168,14 +172,17 @@ spread_all_threads (Run *run)
 {
   GThread *th[64];
   int n = MIN (run->threads, 64);
+  GThreadFunc phases[2] = { spread_band_worker, spread_gather_worker };
 
-  run->next_band = run->next_gather = run->bands_done = 0;
-  run->threads = n;
-  for (int i = 1; i < n; i++)
-    th[i] = g_thread_new ("band", spread_worker, run);
-  spread_worker (run);
-  for (int i = 1; i < n; i++)
-    g_thread_join (th[i]);
+  run->next_band = run->next_gather = 0;
+  for (int p = 0; p < 2; p++)
+    {
+      for (int i = 1; i < n; i++)
+        th[i] = g_thread_new ("band", phases[p], run);
+      phases[p] (run);
+      for (int i = 1; i < n; i++)
+        g_thread_join (th[i]);
+    }
 }
 
 static double
