@@ -41,6 +41,7 @@ typedef struct {
 typedef struct {
   XvKind kind;
   gboolean exact;
+  gint edge_max;  /* edge: the largest MONO of the bands processed so far (atomic) */
   union {
     LbXvBlur blur;
     LbXvSharpen sharpen;
@@ -222,7 +223,16 @@ xv_process (gconstpointer       state,
         lb_xv_sharpen_process (&s->k.sharpen, &src, &dst, y0, y1);
       break;
     case XV_EDGE:
-      lb_xv_edge_process (&s->k.edge, &src, &dst, y0, y1);
+      {
+        /* The band's maximum joins the pass's (atomic max; any order gives the same). The
+         * state is otherwise read-only; this field is written only here, read in finish. */
+        const gint m = (gint) lb_xv_edge_process_reduce (&s->k.edge, &src, &dst, y0, y1);
+        gint *slot = (gint *) &s->edge_max;
+        gint old = g_atomic_int_get (slot);
+
+        while (m > old && !g_atomic_int_compare_and_exchange (slot, old, m))
+          old = g_atomic_int_get (slot);
+      }
       break;
     case XV_EMBOSS:
       lb_xv_emboss_process (&s->k.emboss, &src, &dst, y0, y1);
@@ -251,21 +261,8 @@ xv_process (gconstpointer       state,
 typedef struct {
   const XvState *s;
   LbKernelBuf dst;
-  guint *band_max;  /* step 2: one maximum per band, combined after the loop */
-  guint maxv;       /* step 3: the combined maximum */
+  guint maxv;
 } EdgeFinish;
-
-static void
-edge_reduce_band (gpointer data,
-                  int      item,
-                  int      thread_index)
-{
-  EdgeFinish *f = data;
-  int y0 = item * EDGE_FINISH_ROWS;
-
-  f->band_max[item] = lb_xv_edge_reduce (&f->s->k.edge, &f->dst, y0,
-                                         MIN (y0 + EDGE_FINISH_ROWS, f->dst.height));
-}
 
 static void
 edge_scale_band (gpointer data,
@@ -280,8 +277,7 @@ edge_scale_band (gpointer data,
 }
 
 /* Edge only: normalise the finished edge map by its largest luminance (spec §3). The maximum
- * is a reduction: each band writes its own slot, the slots are combined afterwards, so the
- * result is the same for any thread count. */
+ * was reduced by the bands themselves (xv_process), so this is one parallel pass. */
 static gboolean
 edge_finish (gconstpointer        state,
              const LbFilterImage *image,
@@ -291,17 +287,13 @@ edge_finish (gconstpointer        state,
              const gint          *cancelled,
              GError             **error)
 {
-  EdgeFinish f = { state, dst_buf (image, dst, dst_stride), NULL, 0 };
+  const XvState *s = state;
+  EdgeFinish f = { s, dst_buf (image, dst, dst_stride), 0 };
   int n = (image->height + EDGE_FINISH_ROWS - 1) / EDGE_FINISH_ROWS;
-  gboolean ok;
 
-  f.band_max = g_new0 (guint, n);
-  ok = host->parallel_for (host, n, edge_reduce_band, &f);
-  for (int i = 0; ok && i < n; i++)
-    f.maxv = MAX (f.maxv, f.band_max[i]);
-  if (ok && f.maxv > 0)
-    ok = host->parallel_for (host, n, edge_scale_band, &f);
-  g_free (f.band_max);
+  f.maxv = (guint) g_atomic_int_get (&s->edge_max);
+  if (f.maxv > 0)
+    host->parallel_for (host, n, edge_scale_band, &f);
   return TRUE;
 }
 
