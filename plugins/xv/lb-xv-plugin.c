@@ -199,6 +199,32 @@ xv_prepare (const LbFilterInfo  *info,
   return s;
 }
 
+/* Sharpen, edge and emboss write every colour sample of the region rows they are given, and
+ * declare LB_FILTER_FLAG_OVERWRITES so the host skips copying the source into the band
+ * first: the one thing left to write is alpha, which passes through. */
+static void
+copy_alpha (const LbFilterBand *band)
+{
+  const LbFilterImage *im = band->image;
+  const int ch = im->channels;
+
+  if (ch != 2 && ch != 4)
+    return;
+  for (int y = band->y0; y < band->y1; y++)
+    {
+      const guint8 *s = im->src + (gsize) y * im->src_stride;
+      guint8 *d = band->dst + (gsize) y * band->dst_stride;
+
+      if (im->depth == 8)
+        for (int x = band->x0; x < band->x1; x++)
+          d[(gsize) x * ch + ch - 1] = s[(gsize) x * ch + ch - 1];
+      else
+        for (int x = band->x0; x < band->x1; x++)
+          ((guint16 *) (void *) d)[(gsize) x * ch + ch - 1]
+            = ((const guint16 *) (const void *) s)[(gsize) x * ch + ch - 1];
+    }
+}
+
 static gboolean
 xv_process (gconstpointer       state,
             const LbFilterBand *band,
@@ -252,6 +278,8 @@ xv_process (gconstpointer       state,
     default:
       g_assert_not_reached ();
     }
+  if (s->kind == XV_SHARPEN || s->kind == XV_EDGE || s->kind == XV_EMBOSS)
+    copy_alpha (band);
   return TRUE;
 }
 
@@ -303,7 +331,7 @@ xv_release (gpointer state)
   g_free (state);
 }
 
-#define XV_FILTER(var, kind_, id_, alias_, name_, category_, desc_, params_, finish_)         \
+#define XV_FILTER(var, kind_, id_, alias_, name_, category_, desc_, params_, finish_, flags_) \
   static const LbFilterInfo var = {                                                           \
     .struct_size = sizeof (LbFilterInfo),                                                     \
     .id = "io.github.lightbox.xv." id_,                                                       \
@@ -320,21 +348,28 @@ xv_release (gpointer state)
     .process = xv_process,                                                                    \
     .finish = finish_,                                                                        \
     .release = xv_release,                                                                    \
+    .flags = flags_,                                                                          \
     .user_data = GINT_TO_POINTER (kind_),                                                     \
   }
 
 XV_FILTER (blur_info, XV_BLUR, "blur", "blur", N_("Blur"), N_("Blur"),
-           N_("xv's box blur: the mean of a square window"), blur_params, NULL);
+           N_("xv's box blur: the mean of a square window"), blur_params, NULL,
+           LB_FILTER_FLAG_NONE);
 XV_FILTER (sharpen_info, XV_SHARPEN, "sharpen", "sharpen", N_("Sharpen"), N_("Enhance"),
-           N_("xv's sharpen: an unsharp mask on the HSV value"), sharpen_params, NULL);
+           N_("xv's sharpen: an unsharp mask on the HSV value"), sharpen_params, NULL,
+           LB_FILTER_FLAG_OVERWRITES);
 XV_FILTER (edge_info, XV_EDGE, "edge", "edge", N_("Edge detect"), N_("Edges"),
-           N_("xv's edge detector: Prewitt magnitude, normalised"), edge_params, edge_finish);
+           N_("xv's edge detector: Prewitt magnitude, normalised"), edge_params, edge_finish,
+           LB_FILTER_FLAG_OVERWRITES);
 XV_FILTER (oil_info, XV_OIL, "oil", "oil", N_("Oil painting"), N_("Artistic"),
-           N_("xv's oil painting: the most frequent colour of a window"), oil_params, NULL);
+           N_("xv's oil painting: the most frequent colour of a window"), oil_params, NULL,
+           LB_FILTER_FLAG_NONE);
 XV_FILTER (blend_info, XV_BLEND, "blend", "blend", N_("Blend"), N_("Artistic"),
-           N_("xv's blend: a radial fill from the border colours"), blend_params, NULL);
+           N_("xv's blend: a radial fill from the border colours"), blend_params, NULL,
+           LB_FILTER_FLAG_NONE);
 XV_FILTER (despeckle_info, XV_DESPECKLE, "despeckle", "despeckle", N_("Despeckle"),
-           N_("Noise"), N_("xv's despeckle: a per-channel median"), despeckle_params, NULL);
+           N_("Noise"), N_("xv's despeckle: a per-channel median"), despeckle_params, NULL,
+           LB_FILTER_FLAG_NONE);
 
 /* Emboss has no parameters (params_size stays for uniformity; no specs). */
 static const LbFilterInfo emboss_info = {
@@ -350,6 +385,7 @@ static const LbFilterInfo emboss_info = {
   .prepare = xv_prepare,
   .process = xv_process,
   .release = xv_release,
+  .flags = LB_FILTER_FLAG_OVERWRITES,
   .user_data = GINT_TO_POINTER (XV_EMBOSS),
 };
 
