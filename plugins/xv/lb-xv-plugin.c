@@ -320,7 +320,9 @@ edge_finish (gconstpointer        state,
   int n = (image->height + EDGE_FINISH_ROWS - 1) / EDGE_FINISH_ROWS;
 
   f.maxv = (guint) g_atomic_int_get (&s->edge_max);
-  if (f.maxv > 0)
+  /* maxv = 0 leaves the map alone (spec), and so does maxv = the largest sample value
+   * (⌊v · 255 / 255⌋ = v): common, since xv's ring keeps the source's bright border. */
+  if (f.maxv > 0 && f.maxv != (image->depth == 8 ? 255u : 65535u))
     host->parallel_for (host, n, edge_scale_band, &f);
   return TRUE;
 }
