@@ -277,19 +277,15 @@ BLEND_RUN_VARIANT (1, TRUE, blend_run_1_steep)
 BLEND_RUN_VARIANT (3, FALSE, blend_run_3_flat)
 BLEND_RUN_VARIANT (3, TRUE, blend_run_3_steep)
 
-/* The planar samples o of interior columns 0 .. n−1 into the row @out, except the columns
- * [skip0, skip1) (the centre row's centre pixel). */
+/* The planar samples o of interior columns 0 .. n−1 into the row @out (the centre row's
+ * centre pixel, in no run, gets a stale value here and its own right after). */
 LB_XV_INLINE void
-blend_store (guint8 *restrict out, const int *restrict o, int sx, int n, int skip0, int skip1,
-             const int ch, const int nc, const int depth)
+blend_store (guint8 *restrict out, const int *restrict o, int sx, int n, const int ch,
+             const int nc, const int depth)
 {
   for (int j = 0; j < n; j++)
-    {
-      if (j >= skip0 && j < skip1)
-        continue;
-      for (int c = 0; c < nc; c++)
-        lb_xv_put (out, (gsize) (sx + 1 + j) * ch + c, (guint) o[c * n + j], depth);
-    }
+    for (int c = 0; c < nc; c++)
+      lb_xv_put (out, (gsize) (sx + 1 + j) * ch + c, (guint) o[c * n + j], depth);
 }
 
 LB_XV_INLINE void
@@ -351,7 +347,7 @@ blend_fast_rows (const LbXvBlend   *self,
         bp += side->n;
       }
   }
-  o = g_new (int, (gsize) nc * n);
+  o = g_new0 (int, (gsize) nc * n);
   bad = g_new (guint8, n);
 
   for (int y = y_first; y < y_end; y++)
@@ -380,10 +376,10 @@ blend_fast_rows (const LbXvBlend   *self,
        * the ties. */
       switch (ch)
         {
-        case 1: blend_store (out, o, sx, n, dy == 0 ? jl1 : n, jr0, 1, 1, depth); break;
-        case 2: blend_store (out, o, sx, n, dy == 0 ? jl1 : n, jr0, 2, 1, depth); break;
-        case 3: blend_store (out, o, sx, n, dy == 0 ? jl1 : n, jr0, 3, 3, depth); break;
-        default: blend_store (out, o, sx, n, dy == 0 ? jl1 : n, jr0, 4, 3, depth); break;
+        case 1: blend_store (out, o, sx, n, 1, 1, depth); break;
+        case 2: blend_store (out, o, sx, n, 2, 1, depth); break;
+        case 3: blend_store (out, o, sx, n, 3, 3, depth); break;
+        default: blend_store (out, o, sx, n, 4, 3, depth); break;
         }
       for (int j = 0; j < n;)
         {
