@@ -252,9 +252,10 @@ typedef struct {
  * @dst: pixel (0,0) of the WHOLE destination image. When process() is called, the band's
  *   rows already hold a copy of the source (xv semantics: pixels a filter does not write
  *   keep their source value); with LB_FILTER_FLAG_OVERWRITES only the parts outside
- *   [x0,x1) do, the band's rectangle itself is undefined until process() writes it. The host copies each band's rows just before the band runs,
- *   on the band's thread (parallel, and cache-warm for the kernel), so process() must not
- *   read destination rows outside its band: they may not be copied yet. It writes only
+ *   [x0,x1) do, the band's rectangle itself is undefined until process() writes it. The
+ *   host copies each band's rows just before the band runs, on the band's thread
+ *   (parallel, and cache-warm for the kernel), so process() must not read destination
+ *   rows outside its band: they may not be copied yet. It writes only
  *   inside its band. (Sequential filters and finish() see a completely copied destination.)
  * @dst_stride: bytes from one destination row to the next
  * @x0: first column to write
