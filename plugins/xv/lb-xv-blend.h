@@ -37,10 +37,11 @@ void     lb_xv_blend_process_ref (const LbXvBlend    *self,
                                   LbKernelBuf        *dst,
                                   int                 y0,
                                   int                 y1);
-/* Identical output to the reference: each row in at most three runs of one border side each,
- * vectorised, the ratio as (dx² + dy²) · (1 / d1²) from a per-band table of the border, and
- * the rare pixels where xv's rounding meets an exact integer recomputed as xv does (see
- * lb-xv-blend.c for why that is exact). */
+/* Border point and ratio once per pixel for all channels in a branch-free row loop: the
+ * steepness test in exact integers, the border point's integer quotient truncated from a
+ * double quotient (exact below 2^50), and the ratio as (dx² + dy²) / d1² without square
+ * roots. That ratio can differ from xv's (d/d1)² in the last bits, so a sample may differ
+ * from the reference by 1 (never more); the tests count how many do. */
 void     lb_xv_blend_process     (const LbXvBlend    *self,
                                   const LbKernelBuf  *src,
                                   LbKernelBuf        *dst,

@@ -11,7 +11,7 @@
  *   edge       correct_ring (default FALSE = xv)  reduce + finish yes
  *   emboss     —                                  —               yes
  *   oil        size (0 = xv's 4×4, default; odd n = corrected n×n)   yes
- *   blend      —                                  —               yes
+ *   blend      —                                  —               ±1 (counted by the tests)
  *   despeckle  size (odd, default 3)              —               yes
  *
  * Wrapping one pass (what the tests and bench/kernels-a-timing.c do):

@@ -75,8 +75,9 @@ static const LbParamEnumValue window_values[] = {
 #define EXACT_SPEC                                                                            \
   {                                                                                           \
     .name = "exact", .label = N_("Exact (scalar path)"),                                      \
-    .description = N_("Use the plain reference loops (slower); the default optimised path "   \
-                      "gives the same bytes"),                                                \
+    .description = N_("Use the plain reference loops, byte-identical to xv (slower); the "    \
+                      "default optimised path is too for sharpen, and may differ by 1 in "    \
+                      "rare samples for blend"),                                              \
     .type = LB_PARAM_BOOL, .offset = G_STRUCT_OFFSET (XvParams, exact), .min = 0, .max = 1,   \
     .def = 0, .ui_min = 0, .ui_max = 1, .step = 1, .flags = LB_PARAM_FLAG_ADVANCED,           \
   }

@@ -6,7 +6,8 @@
  * pipeline does not copy the source into their bands first: these tests prove the bands come
  * out complete anyway — every format (alpha passes through), with and without a selection
  * (the columns outside it are the source's), for several thread counts and band heights, all
- * byte-identical to the reference. Blend, which does not overwrite, is run as a control. */
+ * byte-identical to the reference. Blend, which does not overwrite, is run as a control
+ * against its kernel's optimised path. */
 
 #include <string.h>
 
@@ -62,7 +63,8 @@ random_image (GRand *rand, guint w, guint h, LbSampleFormat format)
   return lb_image_new_take (w, h, format, stride, px, NULL);
 }
 
-/* The reference: a copy of the source, the kernel's reference path on the selection. */
+/* The reference: a copy of the source, the kernel's reference path on the selection (for
+ * blend its optimised path, the plugin's default). */
 static guint8 *
 reference (const Case *c, LbImage *image, const LbKernelRect *sel, gsize *out_stride)
 {
@@ -112,8 +114,10 @@ reference (const Case *c, LbImage *image, const LbKernelRect *sel, gsize *out_st
       {
         LbXvBlend st;
 
+        /* Blend's default path may differ from its reference by 1 (issue 3): the engine must
+         * give exactly what the kernel's optimised path gives. */
         g_assert_true (lb_xv_blend_prepare (&st, &src, sel, &error));
-        lb_xv_blend_process_ref (&st, &src, &dst, 0, h);
+        lb_xv_blend_process (&st, &src, &dst, 0, h);
       }
       break;
     }

@@ -252,18 +252,22 @@ count_diff (const Buf *a, const Buf *b, int c0, int c1, const char *what)
   return count_diff_max (a, b, c0, c1, what, NULL);
 }
 
-/* The samples of the optimised path that differ from @want, which must be none: every
- * optimised path, blend's and sharpen's included, is exact (issue 3 allowed blend ±1; the
- * rare exact ties of its rounding are now recomputed the reference way). @id is kept for
- * the messages of the callers. */
+/* The samples of the optimised path that differ from @want, which must be none, except for
+ * blend, whose optimised path may be off by 1 (issue 3): those are counted and reported.
+ * Sharpen's optimised path is exact (see lb-xv-sharpen.c). */
 static gsize
 count_fast_diff (FilterId id, const Buf *fast, const Buf *want, int c0, int c1, const char *what)
 {
-  const gsize n = count_diff (fast, want, c0, c1, what);
+  guint worst = 0;
+  const gsize n = count_diff_max (fast, want, c0, c1, what, &worst);
 
+  if (id != F_BLEND)
+    return n;
   if (n > 0)
-    g_test_message ("%s (filter %d): %" G_GSIZE_FORMAT " samples differ", what, id, n);
-  return n;
+    g_test_message ("%s: %" G_GSIZE_FORMAT " samples differ by 1 (allowed for blend's "
+                    "optimised path), largest difference %u", what, n, worst);
+  g_assert_cmpuint (worst, <=, 1);
+  return 0;
 }
 
 static void
@@ -358,7 +362,7 @@ test_golden (gconstpointer data)
   g_test_message ("%s: reference %" G_GSIZE_FORMAT ", optimised %" G_GSIZE_FORMAT
                   " samples differ from xv; %d bands: %" G_GSIZE_FORMAT " differ", g->file,
                   n_ref, count_diff (&fast, &want, 0, 3, "optimised vs xv"), ncuts, n_banded);
-  /* Zero for every filter: the optimised paths are exact. */
+  /* Zero, or for blend the number of samples off by 1 after checking none is further off. */
   n_fast = count_fast_diff (g->spec.id, &fast, &want, 0, 3, "optimised vs xv");
   if (n_ref || n_fast || n_banded)
     g_error ("%s: %" G_GSIZE_FORMAT " (reference) / %" G_GSIZE_FORMAT
