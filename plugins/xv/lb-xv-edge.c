@@ -304,6 +304,44 @@ edge_reduce_rows (const LbXvEdge *self, const LbKernelBuf *dst, int ya, int yb, 
   return maxv;
 }
 
+/* Step 1 and this band's share of step 2 in one pass: chunks of rows are reduced right after
+ * they are written, while they are still in cache, which saves the host a second parallel
+ * pass over the whole destination. */
+#define EDGE_REDUCE_CHUNK 16
+
+guint
+lb_xv_edge_process_reduce (const LbXvEdge    *self,
+                           const LbKernelBuf *src,
+                           LbKernelBuf       *dst,
+                           int                y0,
+                           int                y1)
+{
+  guint maxv = 0;
+
+  g_return_val_if_fail (self != NULL && _lb_xv_same_geometry (src, dst), 0);
+
+  y0 = MAX (y0, self->region.y0);
+  y1 = MIN (y1, self->region.y1);
+  for (int y = y0; y < y1; y += EDGE_REDUCE_CHUNK)
+    {
+      const int yb = MIN (y + EDGE_REDUCE_CHUNK, y1);
+      guint m;
+
+      if (src->depth == 8)
+        {
+          edge_fast_rows (self, src, dst, y, yb, 8);
+          m = edge_reduce_rows (self, dst, y, yb, 8);
+        }
+      else
+        {
+          edge_fast_rows (self, src, dst, y, yb, 16);
+          m = edge_reduce_rows (self, dst, y, yb, 16);
+        }
+      maxv = MAX (maxv, m);
+    }
+  return maxv;
+}
+
 guint
 lb_xv_edge_reduce (const LbXvEdge    *self,
                    const LbKernelBuf *dst,

@@ -52,6 +52,14 @@ void     lb_xv_edge_process     (const LbXvEdge     *self,
                                  LbKernelBuf        *dst,
                                  int                 y0,
                                  int                 y1);
+/* Steps 1 and 2 for one band: lb_xv_edge_process() on rows [y0, y1), then returns
+ * lb_xv_edge_reduce() of those rows (reduced chunk by chunk while they are in cache). The
+ * maximum over all bands is then the same as step 2's. */
+guint    lb_xv_edge_process_reduce (const LbXvEdge  *self,
+                                    const LbKernelBuf *src,
+                                    LbKernelBuf     *dst,
+                                    int              y0,
+                                    int              y1);
 /* Step 2: the maximum MONO of the destination over the region rows in [y0, y1); 0 if none. */
 guint    lb_xv_edge_reduce      (const LbXvEdge     *self,
                                  const LbKernelBuf  *dst,

@@ -119,30 +119,36 @@ emboss_row_8 (const guint8 *restrict up, const guint8 *restrict in, const guint8
     }
 }
 
-/* RGB8 fused: emboss of the three channels of pixels 1 .. rw−2 (as emboss_row_8) and their
- * MONO into all three channels, in 16-bit lanes. */
+/* RGB8: the emboss of every sample as one flat run (no deinterleaving: 16-bit lanes over
+ * consecutive samples, as emboss_row_8), each weighted by its channel's MONO weight
+ * (11, 16, 5: @wt repeats them); then every sample of pixel j gets
+ * (u[3j] + u[3j+1] + u[3j+2]) >> 5, which for sample i is the three-sample sum centred on
+ * i + 1, i or i − 1 for channel 0, 1 or 2 (@sel0, @sel1, @sel2: all-ones where i is that
+ * channel). Writes samples 3 .. 3·rw − 4 (pixels 1 .. rw−2); u needs 3·rw entries. */
 LB_XV_CLONES static void
 emboss_mono_rgb8 (const guint8 *restrict up, const guint8 *restrict in,
-                  const guint8 *restrict down, guint8 *restrict out, int rw)
+                  const guint8 *restrict down, guint8 *restrict out, int rw,
+                  const gint16 *restrict wt, const guint16 *restrict sel0,
+                  const guint16 *restrict sel1, const guint16 *restrict sel2,
+                  gint16 *restrict u)
 {
-  for (int j = 1; j < rw - 1; j++)
-    {
-      gint16 t[3];
+  const int n = 3 * rw;
 
-      for (int c = 0; c < 3; c++)
-        {
-          const int i = 3 * j + c;
-          const gint16 s = (gint16) (-2 * up[i - 3] - up[i] - in[i - 3] + in[i + 3] + down[i]
-                                     + 2 * down[i + 3]);
-          const gint16 q = (gint16) ((gint16) (s + ((s >> 15) & 7)) >> 3);
-          t[c] = (gint16) (q + 128);
-        }
-      {
-        const guint16 m = (guint16) ((11 * t[0] + 16 * t[1] + 5 * t[2]) >> 5);
-        out[3 * j] = (guint8) m;
-        out[3 * j + 1] = (guint8) m;
-        out[3 * j + 2] = (guint8) m;
-      }
+  u[0] = u[1] = u[2] = u[n - 3] = u[n - 2] = u[n - 1] = 0;
+  for (int i = 3; i < n - 3; i++)
+    {
+      const gint16 s = (gint16) (-2 * up[i - 3] - up[i] - in[i - 3] + in[i + 3] + down[i]
+                                 + 2 * down[i + 3]);
+      const gint16 q = (gint16) ((gint16) (s + ((s >> 15) & 7)) >> 3);
+      u[i] = (gint16) (wt[i] * (q + 128));
+    }
+  for (int i = 3; i < n - 3; i++)
+    {
+      /* ≤ 32 · 255: fits 16 bits unsigned. */
+      const guint16 c0 = (guint16) (u[i] + u[i + 1] + u[i + 2]);
+      const guint16 c1 = (guint16) (u[i - 1] + u[i] + u[i + 1]);
+      const guint16 c2 = (guint16) (u[i - 2] + u[i - 1] + u[i]);
+      out[i] = (guint8) (((c0 & sel0[i]) | (c1 & sel1[i]) | (c2 & sel2[i])) >> 5);
     }
 }
 
@@ -162,6 +168,7 @@ emboss_fast_rows (const LbXvEmboss  *self,
   const gsize xoff = (gsize) R->x0 * ch * (depth / 8);
   const int mid = depth == 8 ? 128 : 32768;
   g_autofree gint32 *t = g_new (gint32, n);
+  g_autofree gint16 *pattern = NULL;
 
   for (int y = ya; y < yb; y++)
     {
@@ -182,8 +189,25 @@ emboss_fast_rows (const LbXvEmboss  *self,
           put_gray (out, rw - 1, ch, nc, (guint) mid, depth);
           if (ch == 3)
             {
+              if (pattern == NULL)
+                {
+                  /* The MONO weights and channel masks of emboss_mono_rgb8, and its u. */
+                  static const gint16 w3[3] = { 11, 16, 5 };
+
+                  pattern = g_new (gint16, 5 * (gsize) n);
+                  for (int i = 0; i < n; i++)
+                    {
+                      pattern[i] = w3[i % 3];
+                      for (int c = 0; c < 3; c++)
+                        pattern[(gsize) (1 + c) * n + i] = (gint16) (i % 3 == c ? -1 : 0);
+                    }
+                }
               emboss_mono_rgb8 (lb_xv_row (src, y - 1) + xoff, lb_xv_row (src, y) + xoff,
-                                lb_xv_row (src, y + 1) + xoff, out, rw);
+                                lb_xv_row (src, y + 1) + xoff, out, rw, pattern,
+                                (const guint16 *) (pattern + n),
+                                (const guint16 *) (pattern + 2 * (gsize) n),
+                                (const guint16 *) (pattern + 3 * (gsize) n),
+                                pattern + 4 * (gsize) n);
               continue;
             }
           emboss_row_8 (lb_xv_row (src, y - 1) + xoff, lb_xv_row (src, y) + xoff,

@@ -41,6 +41,7 @@ typedef struct {
 typedef struct {
   XvKind kind;
   gboolean exact;
+  gint edge_max;  /* edge: the largest MONO of the bands processed so far (atomic) */
   union {
     LbXvBlur blur;
     LbXvSharpen sharpen;
@@ -74,8 +75,9 @@ static const LbParamEnumValue window_values[] = {
 #define EXACT_SPEC                                                                            \
   {                                                                                           \
     .name = "exact", .label = N_("Exact (scalar path)"),                                      \
-    .description = N_("Use the plain reference loops, byte-identical to xv; the default "     \
-                      "fast path may differ by 1 in rare samples"),                           \
+    .description = N_("Use the plain reference loops, byte-identical to xv (slower); the "    \
+                      "default optimised path is too for sharpen, and may differ by 1 in "    \
+                      "rare samples for blend"),                                              \
     .type = LB_PARAM_BOOL, .offset = G_STRUCT_OFFSET (XvParams, exact), .min = 0, .max = 1,   \
     .def = 0, .ui_min = 0, .ui_max = 1, .step = 1, .flags = LB_PARAM_FLAG_ADVANCED,           \
   }
@@ -198,6 +200,32 @@ xv_prepare (const LbFilterInfo  *info,
   return s;
 }
 
+/* Sharpen, edge and emboss write every colour sample of the region rows they are given, and
+ * declare LB_FILTER_FLAG_OVERWRITES so the host skips copying the source into the band
+ * first: the one thing left to write is alpha, which passes through. */
+static void
+copy_alpha (const LbFilterBand *band)
+{
+  const LbFilterImage *im = band->image;
+  const int ch = im->channels;
+
+  if (ch != 2 && ch != 4)
+    return;
+  for (int y = band->y0; y < band->y1; y++)
+    {
+      const guint8 *s = im->src + (gsize) y * im->src_stride;
+      guint8 *d = band->dst + (gsize) y * band->dst_stride;
+
+      if (im->depth == 8)
+        for (int x = band->x0; x < band->x1; x++)
+          d[(gsize) x * ch + ch - 1] = s[(gsize) x * ch + ch - 1];
+      else
+        for (int x = band->x0; x < band->x1; x++)
+          ((guint16 *) (void *) d)[(gsize) x * ch + ch - 1]
+            = ((const guint16 *) (const void *) s)[(gsize) x * ch + ch - 1];
+    }
+}
+
 static gboolean
 xv_process (gconstpointer       state,
             const LbFilterBand *band,
@@ -222,7 +250,16 @@ xv_process (gconstpointer       state,
         lb_xv_sharpen_process (&s->k.sharpen, &src, &dst, y0, y1);
       break;
     case XV_EDGE:
-      lb_xv_edge_process (&s->k.edge, &src, &dst, y0, y1);
+      {
+        /* The band's maximum joins the pass's (atomic max; any order gives the same). The
+         * state is otherwise read-only; this field is written only here, read in finish. */
+        const gint m = (gint) lb_xv_edge_process_reduce (&s->k.edge, &src, &dst, y0, y1);
+        gint *slot = (gint *) &s->edge_max;
+        gint old = g_atomic_int_get (slot);
+
+        while (m > old && !g_atomic_int_compare_and_exchange (slot, old, m))
+          old = g_atomic_int_get (slot);
+      }
       break;
     case XV_EMBOSS:
       lb_xv_emboss_process (&s->k.emboss, &src, &dst, y0, y1);
@@ -242,6 +279,8 @@ xv_process (gconstpointer       state,
     default:
       g_assert_not_reached ();
     }
+  if (s->kind == XV_SHARPEN || s->kind == XV_EDGE || s->kind == XV_EMBOSS)
+    copy_alpha (band);
   return TRUE;
 }
 
@@ -251,21 +290,8 @@ xv_process (gconstpointer       state,
 typedef struct {
   const XvState *s;
   LbKernelBuf dst;
-  guint *band_max;  /* step 2: one maximum per band, combined after the loop */
-  guint maxv;       /* step 3: the combined maximum */
+  guint maxv;
 } EdgeFinish;
-
-static void
-edge_reduce_band (gpointer data,
-                  int      item,
-                  int      thread_index)
-{
-  EdgeFinish *f = data;
-  int y0 = item * EDGE_FINISH_ROWS;
-
-  f->band_max[item] = lb_xv_edge_reduce (&f->s->k.edge, &f->dst, y0,
-                                         MIN (y0 + EDGE_FINISH_ROWS, f->dst.height));
-}
 
 static void
 edge_scale_band (gpointer data,
@@ -280,8 +306,7 @@ edge_scale_band (gpointer data,
 }
 
 /* Edge only: normalise the finished edge map by its largest luminance (spec §3). The maximum
- * is a reduction: each band writes its own slot, the slots are combined afterwards, so the
- * result is the same for any thread count. */
+ * was reduced by the bands themselves (xv_process), so this is one parallel pass. */
 static gboolean
 edge_finish (gconstpointer        state,
              const LbFilterImage *image,
@@ -291,17 +316,15 @@ edge_finish (gconstpointer        state,
              const gint          *cancelled,
              GError             **error)
 {
-  EdgeFinish f = { state, dst_buf (image, dst, dst_stride), NULL, 0 };
+  const XvState *s = state;
+  EdgeFinish f = { s, dst_buf (image, dst, dst_stride), 0 };
   int n = (image->height + EDGE_FINISH_ROWS - 1) / EDGE_FINISH_ROWS;
-  gboolean ok;
 
-  f.band_max = g_new0 (guint, n);
-  ok = host->parallel_for (host, n, edge_reduce_band, &f);
-  for (int i = 0; ok && i < n; i++)
-    f.maxv = MAX (f.maxv, f.band_max[i]);
-  if (ok && f.maxv > 0)
-    ok = host->parallel_for (host, n, edge_scale_band, &f);
-  g_free (f.band_max);
+  f.maxv = (guint) g_atomic_int_get (&s->edge_max);
+  /* maxv = 0 leaves the map alone (spec), and so does maxv = the largest sample value
+   * (⌊v · 255 / 255⌋ = v): common, since xv's ring keeps the source's bright border. */
+  if (f.maxv > 0 && f.maxv != (image->depth == 8 ? 255u : 65535u))
+    host->parallel_for (host, n, edge_scale_band, &f);
   return TRUE;
 }
 
@@ -311,7 +334,7 @@ xv_release (gpointer state)
   g_free (state);
 }
 
-#define XV_FILTER(var, kind_, id_, alias_, name_, category_, desc_, params_, finish_)         \
+#define XV_FILTER(var, kind_, id_, alias_, name_, category_, desc_, params_, finish_, flags_) \
   static const LbFilterInfo var = {                                                           \
     .struct_size = sizeof (LbFilterInfo),                                                     \
     .id = "io.github.lightbox.xv." id_,                                                       \
@@ -328,21 +351,28 @@ xv_release (gpointer state)
     .process = xv_process,                                                                    \
     .finish = finish_,                                                                        \
     .release = xv_release,                                                                    \
+    .flags = flags_,                                                                          \
     .user_data = GINT_TO_POINTER (kind_),                                                     \
   }
 
 XV_FILTER (blur_info, XV_BLUR, "blur", "blur", N_("Blur"), N_("Blur"),
-           N_("xv's box blur: the mean of a square window"), blur_params, NULL);
+           N_("xv's box blur: the mean of a square window"), blur_params, NULL,
+           LB_FILTER_FLAG_NONE);
 XV_FILTER (sharpen_info, XV_SHARPEN, "sharpen", "sharpen", N_("Sharpen"), N_("Enhance"),
-           N_("xv's sharpen: an unsharp mask on the HSV value"), sharpen_params, NULL);
+           N_("xv's sharpen: an unsharp mask on the HSV value"), sharpen_params, NULL,
+           LB_FILTER_FLAG_OVERWRITES);
 XV_FILTER (edge_info, XV_EDGE, "edge", "edge", N_("Edge detect"), N_("Edges"),
-           N_("xv's edge detector: Prewitt magnitude, normalised"), edge_params, edge_finish);
+           N_("xv's edge detector: Prewitt magnitude, normalised"), edge_params, edge_finish,
+           LB_FILTER_FLAG_OVERWRITES);
 XV_FILTER (oil_info, XV_OIL, "oil", "oil", N_("Oil painting"), N_("Artistic"),
-           N_("xv's oil painting: the most frequent colour of a window"), oil_params, NULL);
+           N_("xv's oil painting: the most frequent colour of a window"), oil_params, NULL,
+           LB_FILTER_FLAG_NONE);
 XV_FILTER (blend_info, XV_BLEND, "blend", "blend", N_("Blend"), N_("Artistic"),
-           N_("xv's blend: a radial fill from the border colours"), blend_params, NULL);
+           N_("xv's blend: a radial fill from the border colours"), blend_params, NULL,
+           LB_FILTER_FLAG_NONE);
 XV_FILTER (despeckle_info, XV_DESPECKLE, "despeckle", "despeckle", N_("Despeckle"),
-           N_("Noise"), N_("xv's despeckle: a per-channel median"), despeckle_params, NULL);
+           N_("Noise"), N_("xv's despeckle: a per-channel median"), despeckle_params, NULL,
+           LB_FILTER_FLAG_NONE);
 
 /* Emboss has no parameters (params_size stays for uniformity; no specs). */
 static const LbFilterInfo emboss_info = {
@@ -358,6 +388,7 @@ static const LbFilterInfo emboss_info = {
   .prepare = xv_prepare,
   .process = xv_process,
   .release = xv_release,
+  .flags = LB_FILTER_FLAG_OVERWRITES,
   .user_data = GINT_TO_POINTER (XV_EMBOSS),
 };
 

@@ -303,92 +303,10 @@ sharpen_colour_fast (guint r, guint g, guint b, double nv, double top, const dou
 
 typedef double LbV4d __attribute__ ((vector_size (32)));
 typedef gint64 LbV4l __attribute__ ((vector_size (32)));
-typedef gint32 LbV4i __attribute__ ((vector_size (16)));
 
 /* Lane-wise m ? a : b by bits (m is all ones or all zeros per lane): exact. A macro, since a
  * function returning a 32-byte vector has a different ABI with and without AVX. */
 #define sel4(m, a, b) ((LbV4d) (((LbV4l) (m) & (LbV4l) (a)) | (~(LbV4l) (m) & (LbV4l) (b))))
-
-/* RGB8, pixels 0 .. 4·⌊n/4⌋−1 of a row, four at a time: sharpen_colour_fast() (and the gray
- * shortcut) in GCC vector extensions, every branch a bitwise select. Each lane does exactly the
- * IEEE operations of the scalar code in the same order (no contraction: -ffp-contract=off);
- * the arms not selected may divide by zero or make NaNs (gray pixels), which are discarded.
- * @nv holds the new Values of the pixels. Returns the number of pixels done. */
-LB_XV_CLONES static int
-sharpen_rgb8_row4 (const guint8 *restrict in, guint8 *restrict out, const double *restrict nv,
-                   const double *restrict lut, int n)
-{
-  int k;
-
-  for (k = 0; k + 4 <= n; k += 4)
-    {
-      const guint8 *px = in + 3 * k;
-      const LbV4d rd = { lut[px[0]], lut[px[3]], lut[px[6]], lut[px[9]] };
-      const LbV4d gd = { lut[px[1]], lut[px[4]], lut[px[7]], lut[px[10]] };
-      const LbV4d bd = { lut[px[2]], lut[px[5]], lut[px[8]], lut[px[11]] };
-      const LbV4d v = { nv[k], nv[k + 1], nv[k + 2], nv[k + 3] };
-      const LbV4d zero = { 0.0, 0.0, 0.0, 0.0 };
-      LbV4d mx = rd, mn = rd, del, s, h, hh, fr, p, q, t, cr, cg, cb;
-      LbV4i j, o[3], og;
-      LbV4l jl;
-
-      mx = sel4 (gd > mx, gd, mx);
-      mx = sel4 (bd > mx, bd, mx);
-      mn = sel4 (gd < mn, gd, mn);
-      mn = sel4 (bd < mn, bd, mn);
-      del = mx - mn;
-      s = del / mx;
-      /* Only the two quotients the hue needs (the same divisions of the same operands):
-       * r max: bc − gc; g max: 2 + rc − bc; else 4 + gc − rc. (0 + x) − y is x − y for
-       * the x ≥ 0 here, zero signs included. */
-      {
-        const LbV4l rmax = rd == mx, gmax = gd == mx;
-        const LbV4d two = { 2.0, 2.0, 2.0, 2.0 }, four = { 4.0, 4.0, 4.0, 4.0 };
-        const LbV4d n1 = sel4 (rmax, mx - bd, sel4 (gmax, mx - rd, mx - gd));
-        const LbV4d n2 = sel4 (rmax, mx - gd, sel4 (gmax, mx - bd, mx - rd));
-        const LbV4d base = sel4 (rmax, zero, sel4 (gmax, two, four));
-
-        h = (base + n1 / del) - n2 / del;
-      }
-      h = h * 60.0;
-      h = sel4 (h < 0.0, h + 360.0, h);
-      h = sel4 (h == 360.0, zero, h);
-      hh = h / 60.0;
-      j = __builtin_convertvector (hh, LbV4i);
-      fr = hh - __builtin_convertvector (j, LbV4d);
-      p = v * (1.0 - s);
-      q = v * (1.0 - s * fr);
-      t = v * (1.0 - s * (1.0 - fr));
-      jl = __builtin_convertvector (j, LbV4l);
-      /* Sectors: 1 (q,v,p) 2 (p,v,t) 3 (p,q,v) 4 (t,p,v) 5 (v,p,q), any other as 0 (v,t,p). */
-      cr = sel4 (jl == 1, q, v);
-      cr = sel4 (jl == 2, p, cr);
-      cr = sel4 (jl == 3, p, cr);
-      cr = sel4 (jl == 4, t, cr);
-      cg = sel4 (jl == 1, v, t);
-      cg = sel4 (jl == 2, v, cg);
-      cg = sel4 (jl == 3, q, cg);
-      cg = sel4 (jl == 4, p, cg);
-      cg = sel4 (jl == 5, p, cg);
-      cb = sel4 (jl == 2, t, p);
-      cb = sel4 (jl == 3, v, cb);
-      cb = sel4 (jl == 4, v, cb);
-      cb = sel4 (jl == 5, q, cb);
-      o[0] = __builtin_convertvector (cr * 255.0 + 0.5, LbV4i);
-      o[1] = __builtin_convertvector (cg * 255.0 + 0.5, LbV4i);
-      o[2] = __builtin_convertvector (cb * 255.0 + 0.5, LbV4i);
-      og = __builtin_convertvector (v * 255.0 + 0.5, LbV4i);
-      for (int l = 0; l < 4; l++)
-        {
-          const guint8 *c = px + 3 * l;
-          const gboolean gray = c[0] == c[1] && c[1] == c[2];
-
-          for (int m = 0; m < 3; m++)
-            out[3 * (k + l) + m] = (guint8) (gray ? og[l] : MIN (o[m][l], 255));
-        }
-    }
-  return k;
-}
 
 /* The new Values nv[1 .. ] of columns 1 .. rw−2, four at a time, with the scalar loop's
  * operations in the same order (sum of the nine Values row by row, left to right; then
@@ -424,19 +342,6 @@ new_values4 (const double *restrict a, const double *restrict b, const double *r
   return k;
 }
 
-/* value_row() for RGB8 (n pixels from @row): max of the samples, then the table. */
-LB_XV_CLONES static void
-value_row_rgb8 (const guint8 *restrict row, const double *restrict lut, double *restrict v, int n)
-{
-  for (int x = 0; x < n; x++)
-    {
-      const guint8 r = row[3 * x], g = row[3 * x + 1], b = row[3 * x + 2];
-      const guint8 m1 = r > g ? r : g;
-
-      v[x] = lut[m1 > b ? m1 : b];
-    }
-}
-
 /* Values of the region part of source row y into @v (rw doubles). */
 LB_XV_INLINE void
 value_row (const LbKernelBuf *src, const LbXvRegion *R, int y, const double *lut, double *v,
@@ -445,11 +350,6 @@ value_row (const LbKernelBuf *src, const LbXvRegion *R, int y, const double *lut
   const int ch = src->channels, nc = lb_xv_colour_channels (ch);
   const guint8 *row = lb_xv_row (src, y);
 
-  if (depth == 8 && ch == 3)
-    {
-      value_row_rgb8 (row + (gsize) R->x0 * 3, lut, v, R->x1 - R->x0);
-      return;
-    }
   for (int x = R->x0; x < R->x1; x++)
     {
       guint m = lb_xv_get (row, (gsize) x * ch, depth);
@@ -545,12 +445,7 @@ sharpen_fast_rows (const LbXvSharpen *self,
       copy_span (src, dst, y, R->x0, R->x0 + 1, depth);
       copy_span (src, dst, y, R->x1 - 1, R->x1, depth);
       if (nc == 3)
-        for (int j = (depth == 8 && ch == 3)
-                       ? 1 + sharpen_rgb8_row4 (in + (gsize) (R->x0 + 1) * 3,
-                                                out + (gsize) (R->x0 + 1) * 3, nv + 1, lut,
-                                                rw - 2)
-                       : 1;
-             j < rw - 1; j++)
+        for (int j = 1; j < rw - 1; j++)
           {
             const gsize i = (gsize) (R->x0 + j) * ch;
             const guint r = lb_xv_get (in, i, depth), g = lb_xv_get (in, i + 1, depth),
@@ -571,6 +466,260 @@ sharpen_fast_rows (const LbXvSharpen *self,
     }
 }
 
+/* ---- 8 bits: the same results from exact integers ----------------------------------------
+ *
+ * With n the strength, K the centre's Value sample (the largest colour sample, 0..255), S the
+ * sum of the nine Value samples of the 3×3 and k_c a colour sample of the centre, xv's doubles
+ * approximate exact rationals: v' = (900 K − n S) / (255 B) with B = 9 (100 − n), clamped to
+ * [0, 1], i.e. v' = A' / (255 B) with A' = clamp (900 K − n S, 0, 255 B); and hsv2rgb with the
+ * centre's hue and saturation only rescales the centre's colour, so the exact output sample is
+ *
+ *   out_c = ⌊x_c⌋,  x_c = k_c · v' · 255 / K + 1/2 = (2 k_c A' + B K) / (2 B K)   (K ≥ 1)
+ *
+ * (K = 0 is black: every sample 0, and A' = 0 gives 0 as well). x_c is a fraction with a
+ * denominator ≤ 2 · 900 · 255 = 459000, so when it is not an integer it lies at least 2.1e-6
+ * from one, while xv's double evaluation (a few dozen correctly rounded operations on values
+ * ≤ 360, the division by g ≥ 0.01 included) stays within 1e-10 of x_c, and our own
+ * x̃_c = k_c · (A' · (1 / (B K))) + 1/2 within 1e-12. So ⌊x̃_c⌋ is xv's sample unless x̃_c is
+ * within 1e-9 of an integer, which only happens when x_c is an integer: there xv's rounding
+ * could go either way, and the pixel is recomputed the reference way (about 0.6 % of the
+ * pixels of a photograph at strength 75: x_c is often a simple fraction).
+ * The tests /xv-a/sharpen-exact/… compare this with the reference over every (K, S) for gray and
+ * over millions of colour cases, every strength. */
+
+#define SHARPEN_NEAR 1e-9
+
+/* The largest colour sample of each of n pixels. */
+LB_XV_INLINE void
+kmax_row (const guint8 *restrict row, guint8 *restrict k, int n, const int ch, const int nc)
+{
+  for (int x = 0; x < n; x++)
+    {
+      guint8 m = row[x * ch];
+
+      if (nc == 3)
+        {
+          m = row[x * ch + 1] > m ? row[x * ch + 1] : m;
+          m = row[x * ch + 2] > m ? row[x * ch + 2] : m;
+        }
+      k[x] = m;
+    }
+}
+
+/* Per interior column j (1 .. rw−2) the weight w = A' / (B K) into the samples of pixel j of
+ * @ws (alpha samples get 1.0, which gives back the source sample). */
+LB_XV_INLINE void
+sharpen8_weights (const guint8 *restrict ka, const guint8 *restrict kb,
+                  const guint8 *restrict kc, guint16 *restrict cs, const double *restrict inv,
+                  int n, int b, int rw, double *restrict ws, const int ch, const int nc)
+{
+  const int hi = 255 * b;
+
+  for (int j = 0; j < rw; j++)
+    cs[j] = (guint16) (ka[j] + kb[j] + kc[j]);
+  for (int j = 1; j < rw - 1; j++)
+    {
+      const int s = cs[j - 1] + cs[j] + cs[j + 1];
+      int a = 900 * kb[j] - n * s;
+      double w;
+
+      a = a < 0 ? 0 : a;
+      a = a > hi ? hi : a;
+      w = (double) a * inv[kb[j]];
+      for (int c = 0; c < ch; c++)
+        ws[j * ch + c] = c < nc ? w : 1.0;
+    }
+}
+
+/* Samples ch .. (rw−1)·ch − 1 (the interior columns, as one flat run); bad[i] is set where
+ * x̃ is within 1e-9 of an integer. Returns nonzero if any is. */
+LB_XV_INLINE int
+sharpen8_samples (const guint8 *restrict in, guint8 *restrict out, const double *restrict ws,
+                  guint8 *restrict bad, int rw, const int ch)
+{
+  int any = 0;
+
+  for (int i = ch; i < (rw - 1) * ch; i++)
+    {
+      const double t = in[i] * ws[i] + 0.5;
+      const int q = (int) t;
+      const double d = (t - q) - 0.5;
+      const guint8 near = (d < -0.5 + SHARPEN_NEAR) | (d > 0.5 - SHARPEN_NEAR);
+
+      out[i] = (guint8) q;
+      bad[i] = near;
+      any |= near;
+    }
+  return any;
+}
+
+#define SHARPEN8_VARIANT(ch_, nc_)                                                            \
+  LB_XV_CLONES static void                                                                    \
+  kmax_row_##ch_ (const guint8 *row, guint8 *k, int n)                                        \
+  {                                                                                           \
+    kmax_row (row, k, n, ch_, nc_);                                                           \
+  }                                                                                           \
+  LB_XV_CLONES static void                                                                    \
+  sharpen8_weights_##ch_ (const guint8 *ka, const guint8 *kb, const guint8 *kc, guint16 *cs,  \
+                          const double *inv, int n, int b, int rw, double *ws)               \
+  {                                                                                           \
+    sharpen8_weights (ka, kb, kc, cs, inv, n, b, rw, ws, ch_, nc_);                           \
+  }                                                                                           \
+  LB_XV_CLONES static int                                                                     \
+  sharpen8_samples_##ch_ (const guint8 *in, guint8 *out, const double *ws, guint8 *bad,      \
+                          int rw)                                                             \
+  {                                                                                           \
+    return sharpen8_samples (in, out, ws, bad, rw, ch_);                                      \
+  }
+
+SHARPEN8_VARIANT (1, 1)
+SHARPEN8_VARIANT (2, 1)
+SHARPEN8_VARIANT (3, 3)
+SHARPEN8_VARIANT (4, 3)
+
+/* One interior pixel (x, y) the reference way, for the ties: the same double operations as
+ * the reference (Values from a table of the same quotients, the Value of a pixel as the
+ * quotient of its largest sample, sharpen_colour_fast() for the colour), so the same bits. */
+static void
+sharpen_pixel_ref8 (const LbXvSharpen *self, const LbKernelBuf *src, LbKernelBuf *dst,
+                    const double *lut, int x, int y)
+{
+  const int ch = src->channels, nc = lb_xv_colour_channels (ch);
+  const guint8 *in = lb_xv_row (src, y) + (gsize) x * ch;
+  guint8 *out = lb_xv_row_mut (dst, y) + (gsize) x * ch;
+  double vsum = 0.0, nv;
+
+  for (int dy = -1; dy <= 1; dy++)
+    {
+      const guint8 *row = lb_xv_row (src, y + dy);
+
+      for (int dx = -1; dx <= 1; dx++)
+        {
+          const guint8 *p = row + (gsize) (x + dx) * ch;
+          guint m = p[0];
+
+          if (nc == 3)
+            m = MAX (m, MAX ((guint) p[1], (guint) p[2]));
+          vsum += lut[m];
+        }
+    }
+  nv = sharpen_value (self, lut[nc == 3 ? MAX (in[0], MAX (in[1], in[2])) : in[0]], vsum);
+  if (nc == 1 || (in[0] == in[1] && in[1] == in[2]))
+    {
+      const guint8 v = (guint8) (int) (nv * 255.0 + 0.5);
+
+      for (int c = 0; c < nc; c++)
+        out[c] = v;
+    }
+  else
+    {
+      guint rgb[3];
+
+      sharpen_colour_fast (in[0], in[1], in[2], nv, 255.0, lut, rgb, 8);
+      for (int c = 0; c < 3; c++)
+        out[c] = (guint8) rgb[c];
+    }
+}
+
+static void
+sharpen8_rows (const LbXvSharpen *self,
+               const LbKernelBuf *src,
+               LbKernelBuf       *dst,
+               int                ya,
+               int                yb)
+{
+  const LbXvRegion *R = &self->region;
+  const int ch = src->channels;
+  const int rw = R->x1 - R->x0;
+  const int b = 9 * (100 - self->strength);
+  const gsize xoff = (gsize) R->x0 * ch;
+  void (*kmax) (const guint8 *, guint8 *, int);
+  void (*weights) (const guint8 *, const guint8 *, const guint8 *, guint16 *, const double *,
+                   int, int, int, double *);
+  int (*samples) (const guint8 *, guint8 *, const double *, guint8 *, int);
+  double inv[256], lut[256];
+  g_autofree guint8 *kbuf = NULL;
+  g_autofree guint8 *bad = NULL;
+  g_autofree guint16 *cs = NULL;
+  g_autofree double *ws = NULL;
+  guint8 *kr[3];
+  int have = -1; /* the last source row whose Values are in kr[2] */
+
+  if (rw < 3 || R->y1 - R->y0 < 3)
+    {
+      for (int y = ya; y < yb; y++)
+        copy_span (src, dst, y, R->x0, R->x1, 8);
+      return;
+    }
+  switch (ch)
+    {
+    case 1: kmax = kmax_row_1, weights = sharpen8_weights_1, samples = sharpen8_samples_1; break;
+    case 2: kmax = kmax_row_2, weights = sharpen8_weights_2, samples = sharpen8_samples_2; break;
+    case 3: kmax = kmax_row_3, weights = sharpen8_weights_3, samples = sharpen8_samples_3; break;
+    default: kmax = kmax_row_4, weights = sharpen8_weights_4, samples = sharpen8_samples_4; break;
+    }
+  inv[0] = 0.0;
+  for (int k = 1; k < 256; k++)
+    inv[k] = 1.0 / (double) (b * k);
+  for (int k = 0; k < 256; k++)
+    lut[k] = k / 255.0;
+  kbuf = g_new (guint8, 3 * (gsize) rw);
+  bad = g_new (guint8, (gsize) rw * ch);
+  cs = g_new (guint16, rw);
+  ws = g_new0 (double, (gsize) rw * ch);
+  kr[0] = kbuf, kr[1] = kbuf + rw, kr[2] = kbuf + 2 * rw;
+
+  for (int y = ya; y < yb; y++)
+    {
+      const guint8 *in = lb_xv_row (src, y) + xoff;
+      guint8 *out = lb_xv_row_mut (dst, y) + xoff;
+
+      if (y == R->y0 || y == R->y1 - 1)
+        {
+          copy_span (src, dst, y, R->x0, R->x1, 8);
+          continue;
+        }
+      if (have == y)
+        {
+          guint8 *t = kr[0];
+          kr[0] = kr[1], kr[1] = kr[2], kr[2] = t;
+          kmax (lb_xv_row (src, y + 1) + xoff, kr[2], rw);
+        }
+      else
+        for (int k = 0; k < 3; k++)
+          kmax (lb_xv_row (src, y - 1 + k) + xoff, kr[k], rw);
+      have = y + 1;
+
+      weights (kr[0], kr[1], kr[2], cs, inv, self->strength, b, rw, ws);
+      copy_span (src, dst, y, R->x0, R->x0 + 1, 8);
+      copy_span (src, dst, y, R->x1 - 1, R->x1, 8);
+      if (!samples (in, out, ws, bad, rw))
+        continue;
+      /* The ties, found eight flags at a time (bad[] is zero but for them). */
+      for (int i = ch; i < (rw - 1) * ch;)
+        {
+          guint64 word = 0;
+
+          if (i + 8 <= (rw - 1) * ch)
+            memcpy (&word, bad + i, 8);
+          if (i + 8 <= (rw - 1) * ch && word == 0)
+            {
+              i += 8;
+              continue;
+            }
+          if (bad[i])
+            {
+              const int j = i / ch;
+
+              sharpen_pixel_ref8 (self, src, dst, lut, R->x0 + j, y);
+              i = (j + 1) * ch;
+            }
+          else
+            i++;
+        }
+    }
+}
+
 void
 lb_xv_sharpen_process (const LbXvSharpen *self,
                        const LbKernelBuf *src,
@@ -585,7 +734,7 @@ lb_xv_sharpen_process (const LbXvSharpen *self,
   if (y0 >= y1)
     return;
   if (src->depth == 8)
-    sharpen_fast_rows (self, src, dst, y0, y1, 8);
+    sharpen8_rows (self, src, dst, y0, y1);
   else
     sharpen_fast_rows (self, src, dst, y0, y1, 16);
 }

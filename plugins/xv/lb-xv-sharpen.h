@@ -42,8 +42,10 @@ void     lb_xv_sharpen_process_ref (const LbXvSharpen  *self,
                                     LbKernelBuf        *dst,
                                     int                 y0,
                                     int                 y1);
-/* Values computed once per source row (a table lookup at 8 bits) and kept for three rows; the
- * same double operations in the same order, so the output is identical to the reference. */
+/* Identical output to the reference. 8 bits: exact integers (the Value sums of the 3×3 and
+ * one weight per pixel, vectorised), with the rare exact ties of xv's rounding recomputed in
+ * xv's doubles (see lb-xv-sharpen.c for why this is exact). 16 bits: Values computed once
+ * per source row and kept for three rows, the same double operations in the same order. */
 void     lb_xv_sharpen_process     (const LbXvSharpen  *self,
                                     const LbKernelBuf  *src,
                                     LbKernelBuf        *dst,

@@ -251,9 +251,11 @@ typedef struct {
  * @image: the same LbFilterImage prepare() saw
  * @dst: pixel (0,0) of the WHOLE destination image. When process() is called, the band's
  *   rows already hold a copy of the source (xv semantics: pixels a filter does not write
- *   keep their source value). The host copies each band's rows just before the band runs,
- *   on the band's thread (parallel, and cache-warm for the kernel), so process() must not
- *   read destination rows outside its band: they may not be copied yet. It writes only
+ *   keep their source value); with LB_FILTER_FLAG_OVERWRITES only the parts outside
+ *   [x0,x1) do, the band's rectangle itself is undefined until process() writes it. The
+ *   host copies each band's rows just before the band runs, on the band's thread
+ *   (parallel, and cache-warm for the kernel), so process() must not read destination
+ *   rows outside its band: they may not be copied yet. It writes only
  *   inside its band. (Sequential filters and finish() see a completely copied destination.)
  * @dst_stride: bytes from one destination row to the next
  * @x0: first column to write
@@ -302,6 +304,11 @@ typedef struct {
  *   the write rectangle. Without this flag bands are full-width.
  * @LB_FILTER_FLAG_POINT: each output pixel depends only on the same source pixel (no
  *   neighbourhood). Informational: hosts may fuse point filters.
+ * @LB_FILTER_FLAG_OVERWRITES: process() writes EVERY sample (alpha included) of the band's
+ *   rectangle [x0,x1) × [y0,y1), so the host need not copy the source into it first (it still
+ *   copies the rest of the destination). A hint: a host that copies anyway is still correct.
+ *   Saves one full read and write of the image per pass (the copy was 10–15 % of a 3×3
+ *   filter's pass at 1.4 Mpx RGB8).
  *
  * Scheduling hints. A filter without flags gets full-width row bands in parallel.
  */
@@ -310,6 +317,7 @@ typedef enum {
   LB_FILTER_FLAG_SEQUENTIAL = 1 << 0,
   LB_FILTER_FLAG_TILES = 1 << 1,
   LB_FILTER_FLAG_POINT = 1 << 2,
+  LB_FILTER_FLAG_OVERWRITES = 1 << 3,
 } LbFilterFlags;
 
 typedef struct _LbFilterInfo LbFilterInfo;

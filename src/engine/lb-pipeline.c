@@ -333,10 +333,28 @@ run_bands (PassRun *run,
        * the kernel. Safe because process() writes, and reads of dst stay within, its rows.
        * Bands are full-width here; a host that cuts tiles (LB_FILTER_FLAG_TILES) must copy
        * per tile instead. */
-      if (run->copy_in_bands)
+      if (run->copy_in_bands && !(run->info->flags & LB_FILTER_FLAG_OVERWRITES))
         for (int y = band.y0; y < band.y1; y++)
           memcpy (run->dst + (gsize) y * run->dst_stride,
                   run->image->src + (gsize) y * run->image->src_stride, run->row_size);
+      else if (run->copy_in_bands)
+        {
+          /* The filter writes every sample of [x0, x1) × band rows itself (its flag says so):
+           * copy only the columns left and right of it, usually none. */
+          const gsize px = run->row_size / (gsize) run->image->width;
+          const gsize left = (gsize) band.x0 * px, right = (gsize) band.x1 * px;
+
+          for (int y = band.y0; y < band.y1; y++)
+            {
+              guint8 *d = run->dst + (gsize) y * run->dst_stride;
+              const guint8 *s = run->image->src + (gsize) y * run->image->src_stride;
+
+              if (left > 0)
+                memcpy (d, s, left);
+              if (right < run->row_size)
+                memcpy (d + right, s + right, run->row_size - right);
+            }
+        }
       if (!run->info->process (run->state, &band, &error)
           && (error != NULL || !g_atomic_int_get (&run->stop)))
         {

@@ -253,7 +253,8 @@ count_diff (const Buf *a, const Buf *b, int c0, int c1, const char *what)
 }
 
 /* The samples of the optimised path that differ from @want, which must be none, except for
- * blend, whose optimised path may be off by 1 (issue 3): those are counted and reported. */
+ * blend, whose optimised path may be off by 1 (issue 3): those are counted and reported.
+ * Sharpen's optimised path is exact (see lb-xv-sharpen.c). */
 static gsize
 count_fast_diff (FilterId id, const Buf *fast, const Buf *want, int c0, int c1, const char *what)
 {
@@ -815,6 +816,93 @@ test_magic_division (void)
     g_assert_cmpuint (lb_xv_div3_u16 ((guint16) s), ==, s / 3);
 }
 
+/* Sharpen's 8-bit path computes from integers (K, S) what xv computes in doubles (see
+ * lb-xv-sharpen.c). Gray: every strength, every centre Value K and every 3×3 sum S
+ * (K ≤ S ≤ K + 8·255), each case in its own 3×3 block of one image (blocks are 3 columns
+ * apart, so neighbourhoods do not overlap); the optimised output must equal the reference
+ * on every pixel of the image (the cases and the pixels between them). */
+static void
+test_sharpen_gray_exhaustive (void)
+{
+  const int per_row = 8 * 255 + 1; /* S − K = 0 .. 2040 */
+  Buf src;
+
+  buf_init (&src, 3 * per_row, 3 * 256, 1, 8, 0);
+  for (int k = 0; k < 256; k++)
+    for (int i = 0; i < per_row; i++)
+      {
+        static const int nb[8] = { 0, 1, 2, 3, 5, 6, 7, 8 };
+        int rest = i;
+
+        /* The 8 neighbours share S − K: the first ones 255, one the remainder, then 0; the
+         * rotation by k varies which positions carry the large values. */
+        buf_set (&src, 3 * i + 1, 3 * k + 1, 0, (guint) k);
+        for (int m = 0; m < 8; m++)
+          {
+            const int pos = nb[(m + k) % 8], v = MIN (rest, 255);
+
+            rest -= v;
+            buf_set (&src, 3 * i + pos % 3, 3 * k + pos / 3, 0, (guint) v);
+          }
+      }
+  /* Every strength with -m slow (about a minute here); a spread of them otherwise, odd and
+   * even (an even strength makes B even, which allows more exact ties). */
+  for (int n = 0; n <= 99; n += g_test_slow () ? 1 : n < 3 || n > 96 || (n >= 49 && n <= 51) || (n >= 74 && n <= 76) ? 1 : 11)
+    {
+      const Spec spec = { F_SHARPEN, n, FALSE };
+      Buf ref, fast;
+
+      run_ok (&spec, &src, &ref, NULL, FALSE, NULL, 0);
+      run_ok (&spec, &src, &fast, NULL, TRUE, NULL, 0);
+      assert_same (&fast, &ref, "sharpen gray, every (K, S)");
+      buf_clear (&ref), buf_clear (&fast);
+    }
+  buf_clear (&src);
+}
+
+/* Colour: the optimised 8-bit path against the reference on random colours (uniform, and
+ * near-gray, dark and saturated ones, where hue and saturation are extreme), every strength,
+ * RGB8 and RGBA8. */
+static void
+test_sharpen_colour (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (99);
+
+  for (int n = 0; n <= 99; n++)
+    for (int channels = 3; channels <= 4; channels++)
+      {
+        const Spec spec = { F_SHARPEN, n, FALSE };
+        const int w = 257, h = 61;
+        Buf src, ref, fast;
+
+        buf_init (&src, w, h, channels, 8, 1);
+        for (int y = 0; y < h; y++)
+          for (int x = 0; x < w; x++)
+            {
+              const int kind = g_rand_int_range (rand, 0, 4);
+              const int base = g_rand_int_range (rand, 0, 256);
+
+              for (int c = 0; c < channels; c++)
+                {
+                  int v;
+
+                  switch (kind)
+                    {
+                    case 0: v = g_rand_int_range (rand, 0, 256); break;
+                    case 1: v = base + g_rand_int_range (rand, -2, 3); break;
+                    case 2: v = g_rand_int_range (rand, 0, 8); break;
+                    default: v = g_rand_boolean (rand) ? 255 : g_rand_int_range (rand, 0, 256); break;
+                    }
+                  buf_set (&src, x, y, c, (guint) CLAMP (v, 0, 255));
+                }
+            }
+        run_ok (&spec, &src, &ref, NULL, FALSE, NULL, 0);
+        run_ok (&spec, &src, &fast, NULL, TRUE, NULL, 0);
+        assert_same (&fast, &ref, "sharpen colour, random");
+        buf_clear (&src), buf_clear (&ref), buf_clear (&fast);
+      }
+}
+
 static const Spec random_specs[] = {
   { F_BLUR, 1, FALSE }, { F_BLUR, 3, FALSE }, { F_BLUR, 5, FALSE }, { F_BLUR, 9, FALSE },
   { F_BLUR, 31, FALSE }, { F_SHARPEN, 0, FALSE }, { F_SHARPEN, 75, FALSE },
@@ -858,5 +946,7 @@ main (int argc, char **argv)
   g_test_add_func ("/xv-a/oil-corrected", test_oil_corrected);
   g_test_add_func ("/xv-a/errors", test_errors);
   g_test_add_func ("/xv-a/magic-division", test_magic_division);
+  g_test_add_func ("/xv-a/sharpen-exact/gray-every-case", test_sharpen_gray_exhaustive);
+  g_test_add_func ("/xv-a/sharpen-exact/colour", test_sharpen_colour);
   return g_test_run ();
 }
