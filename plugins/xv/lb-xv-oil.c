@@ -301,13 +301,18 @@ oil_xv_row_columns (const guint32 *const kr[4], int rw, OilColumn *cols, OilVec 
 #define TOP_MAX 8
 
 typedef struct {
+  guint32 key;
+  guint32 count;
+} OilSlot;
+
+typedef struct {
   gboolean direct;
   /* direct */
   guint16 *dcount;   /* [2^depth]; a window holds at most 255² < 2^16 pixels */
-  /* hashed */
-  guint32 *key;
-  guint32 *count;    /* 0 = empty slot */
+  /* hashed: key and count side by side, so a probe touches one cache line */
+  OilSlot *slot;     /* count 0 = empty slot */
   guint32 mask;
+  int shift;         /* 32 − log2 (slots): the product's top bits pick the slot */
   /* both */
   guint32 *ncolours; /* ncolours[c] = colours with count c (c ≥ 1) */
   guint32 top;
@@ -319,7 +324,9 @@ typedef struct {
 static inline guint32
 slot_of (const CountTable *t, guint32 key)
 {
-  return (key * 2654435761u) >> 7 & t->mask;
+  /* Fibonacci hashing takes the product's top bits: its low bits depend only on the key's
+   * low bits, so colours differing only in blue would share a slot. */
+  return (key * 2654435761u) >> t->shift;
 }
 
 /* A colour's count went up to c. */
@@ -378,10 +385,10 @@ table_add (CountTable *t, guint32 key)
       return;
     }
   i = slot_of (t, key);
-  while (t->count[i] != 0 && t->key[i] != key)
+  while (t->slot[i].count != 0 && t->slot[i].key != key)
     i = (i + 1) & t->mask;
-  t->key[i] = key;
-  top_after_add (t, key, ++t->count[i]);
+  t->slot[i].key = key;
+  top_after_add (t, key, ++t->slot[i].count);
 }
 
 static inline void
@@ -395,24 +402,24 @@ table_remove (CountTable *t, guint32 key)
       return;
     }
   i = slot_of (t, key);
-  while (t->key[i] != key || t->count[i] == 0)
+  while (t->slot[i].key != key || t->slot[i].count == 0)
     i = (i + 1) & t->mask;
-  top_before_remove (t, key, t->count[i]);
-  t->count[i]--;
-  if (t->count[i] > 0)
+  top_before_remove (t, key, t->slot[i].count);
+  t->slot[i].count--;
+  if (t->slot[i].count > 0)
     return;
   /* Backward-shift deletion keeps every probe chain unbroken. */
-  for (guint32 j = (i + 1) & t->mask; t->count[j] != 0; j = (j + 1) & t->mask)
+  for (guint32 j = (i + 1) & t->mask; t->slot[j].count != 0; j = (j + 1) & t->mask)
     {
-      const guint32 home = slot_of (t, t->key[j]);
+      const guint32 home = slot_of (t, t->slot[j].key);
       /* Move j into the hole i unless its home lies cyclically in (i, j]. */
       const gboolean stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
 
       if (!stays)
         {
-          t->key[i] = t->key[j];
-          t->count[i] = t->count[j];
-          t->count[j] = 0;
+          t->slot[i].key = t->slot[j].key;
+          t->slot[i].count = t->slot[j].count;
+          t->slot[j].count = 0;
           i = j;
         }
     }
@@ -426,9 +433,9 @@ table_count (const CountTable *t, guint32 key)
   if (t->direct)
     return t->dcount[key];
   i = slot_of (t, key);
-  while (t->count[i] != 0 && t->key[i] != key)
+  while (t->slot[i].count != 0 && t->slot[i].key != key)
     i = (i + 1) & t->mask;
-  return t->count[i];
+  return t->slot[i].count;
 }
 
 /* Index of the first of k[0..n-1] that is one of set[0..ns-1], or −1. */
@@ -499,8 +506,8 @@ table_rebuild_top (CountTable *t, const KeyRing *ring, int wy0, int wy1, int jx0
     }
   else
     for (guint32 i = 0; i <= t->mask; i++)
-      if (t->count[i] == t->top)
-        t->tk[t->tn++] = t->key[i];
+      if (t->slot[i].count == t->top)
+        t->tk[t->tn++] = t->slot[i].key;
   t->tvalid = TRUE;
 }
 
@@ -559,8 +566,11 @@ oil_fast_rows (const LbXvOil     *self,
   KeyRing ring = { NULL, side, rw };
   CountTable t = { 0 };
   g_autofree guint32 *ring_keys = NULL;
-  g_autofree guint32 *tkeys = NULL, *tcounts = NULL, *tncol = NULL;
+  g_autofree OilSlot *tslots = NULL;
+  g_autofree guint32 *tncol = NULL;
   g_autofree guint16 *tdirect = NULL;
+  g_autofree const guint32 **wr = g_new0 (const guint32 *, side);
+  int nwr = 0;
   int filled = -1; /* last key row filled into the ring */
   /* xv's window (2 up/left, 1 down/right) has the column-vector path. */
   const gboolean xv_columns = self->up == 2 && self->down == 1;
@@ -590,11 +600,12 @@ oil_fast_rows (const LbXvOil     *self,
         {
           guint32 size = 1;
 
-          while (size < 2u * (guint32) side * (guint32) side)
+          /* At most a quarter full: short probe chains. */
+          while (size < 4u * (guint32) side * (guint32) side)
             size <<= 1;
-          tkeys = g_new (guint32, size);
-          tcounts = g_new0 (guint32, size);
-          t.key = tkeys, t.count = tcounts, t.mask = size - 1;
+          tslots = g_new0 (OilSlot, size);
+          t.slot = tslots, t.mask = size - 1;
+          t.shift = 32 - g_bit_storage (size - 1);
         }
     }
 
@@ -639,13 +650,17 @@ oil_fast_rows (const LbXvOil     *self,
           continue;
         }
 
-      /* Slide the count table along the row; it is empty here. */
+      /* Slide the count table along the row; it is empty here. wr: the window's key rows
+       * (the ring's modulo once per row, not per sample). */
+      nwr = wy1 - wy0 + 1;
+      for (int k = 0; k < nwr; k++)
+        wr[k] = ring_row (&ring, wy0 + k);
       t.top = 0;
       t.tn = 0;
       t.tvalid = TRUE;
       for (int j = 0; j <= MIN (rw - 1, self->down); j++)
-        for (int yy = wy0; yy <= wy1; yy++)
-          table_add (&t, ring_row (&ring, yy)[j]);
+        for (int k = 0; k < nwr; k++)
+          table_add (&t, wr[k][j]);
 
       for (int j = 0; j < rw; j++)
         {
@@ -658,18 +673,18 @@ oil_fast_rows (const LbXvOil     *self,
           if (j + 1 < rw)
             {
               if (j - self->up >= 0)
-                for (int yy = wy0; yy <= wy1; yy++)
-                  table_remove (&t, ring_row (&ring, yy)[j - self->up]);
+                for (int k = 0; k < nwr; k++)
+                  table_remove (&t, wr[k][j - self->up]);
               if (j + 1 + self->down < rw)
-                for (int yy = wy0; yy <= wy1; yy++)
-                  table_add (&t, ring_row (&ring, yy)[j + 1 + self->down]);
+                for (int k = 0; k < nwr; k++)
+                  table_add (&t, wr[k][j + 1 + self->down]);
             }
         }
       /* Empty the table for the next row: remove the last window (cheaper than clearing a
        * direct table of 2^16 counts). */
       for (int j = MAX (0, rw - 1 - self->up); j < rw; j++)
-        for (int yy = wy0; yy <= wy1; yy++)
-          table_remove (&t, ring_row (&ring, yy)[j]);
+        for (int k = 0; k < nwr; k++)
+          table_remove (&t, wr[k][j]);
     }
 }
 
