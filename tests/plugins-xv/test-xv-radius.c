@@ -363,6 +363,42 @@ test_large (gconstpointer data)
       compare_one (rand, s->id, p, s->w, s->h, formats[f][0], formats[f][1], f % 2 == 1);
 }
 
+/* Blur's 8-bit path keeps column sums in 16 bits up to n = 257 (257 · 255 = 65535): bright
+ * images tall enough for full columns at n = 255, 257 (the limit) and 259 (the 32-bit path),
+ * against the reference, one band and one row per band. */
+static void
+test_blur_u16_limit (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (99);
+
+  for (int channels = 1; channels <= 3; channels += 2)
+    for (int size = 255; size <= 259; size += 2)
+      {
+        Job job = { F_BLUR, size, { { { 0 } } }, NULL };
+        Buf src, ref, out;
+        int cuts[MAX_CUTS];
+        const int ncuts = make_cuts (rand, 300, 1, cuts);
+
+        buf_init (&src, 23, 300, channels, 8, 1);
+        for (int y = 0; y < 300; y++)
+          for (int x = 0; x < 23; x++)
+            for (int c = 0; c < channels; c++)
+              buf_set (&src, x, y, c, (guint) g_rand_int_range (rand, 240, 256));
+        g_assert_true (job_prepare (&job, &src, NULL, NULL));
+        buf_copy (&ref, &src);
+        job_run (&job, &src, &ref, FALSE, 0, 300);
+        buf_copy (&out, &src);
+        job_run (&job, &src, &out, TRUE, 0, 300);
+        g_assert_cmpuint (count_diff (&out, &ref, "one band"), ==, 0);
+        buf_clear (&out);
+        buf_copy (&out, &src);
+        for (int k = 0; k < ncuts; k++)
+          job_run (&job, &src, &out, TRUE, cuts[k], cuts[k + 1]);
+        g_assert_cmpuint (count_diff (&out, &ref, "one row per band"), ==, 0);
+        buf_clear (&out), buf_clear (&ref), buf_clear (&src);
+      }
+}
+
 static const Sweep sweeps[] = {
   { F_BLUR, 1, 33, 2, 45, 39 },
   { F_DESPECKLE, 1, 33, 2, 43, 37 },
@@ -397,5 +433,6 @@ main (int argc, char **argv)
                                                large[i].hi);
       g_test_add_data_func (path, &large[i], test_large);
     }
+  g_test_add_func ("/xv-radius/blur-u16-limit", test_blur_u16_limit);
   return g_test_run ();
 }
