@@ -445,35 +445,41 @@ despeckle_fast16_rows_8 (const LbXvDespeckle *self,
                            colc, &w);
 }
 
-/* ---- 16 bits: Huang on a four-level histogram ------------------------------------------ */
+/* ---- 16 bits: Huang on a three-level histogram, searched from the last answer --------- */
 
 typedef struct {
-  guint32 l0[16];
-  guint32 l1[256];
-  guint32 l2[4096];
+  guint32 l1[256];   /* by the high byte */
+  guint32 l2[4096];  /* by the top 12 bits */
   guint32 l3[65536];
+  guint pb;          /* high-byte bin where the last search ended */
+  guint32 below;     /* window values < pb · 256 */
 } Hist16;
 
 static inline void
 hist16_add (Hist16 *h, guint v, guint32 d)
 {
-  h->l0[v >> 12] += d;
   h->l1[v >> 8] += d;
   h->l2[v >> 4] += d;
   h->l3[v] += d;
+  if ((v >> 8) < h->pb)
+    h->below += d;
 }
 
+/* The k-th smallest (0-based) value. The search starts from the previous answer's high-byte
+ * bin, whose count of smaller values the updates keep: along a row the median moves a few
+ * bins at most, then ≤ 16 + 16 steps below it. */
 static guint
-hist16_select (const Hist16 *h, guint32 k)
+hist16_select (Hist16 *h, guint32 k)
 {
-  guint32 acc = 0;
-  guint i = 0;
+  guint32 acc = h->below;
+  guint i = h->pb;
 
-  while (acc + h->l0[i] <= k)
-    acc += h->l0[i++];
-  i <<= 4;
+  while (acc > k)
+    acc -= h->l1[--i];
   while (acc + h->l1[i] <= k)
     acc += h->l1[i++];
+  h->pb = i;
+  h->below = acc;
   i <<= 4;
   while (acc + h->l2[i] <= k)
     acc += h->l2[i++];
