@@ -314,7 +314,7 @@ typedef struct {
   guint32 mask;
   int shift;         /* 32 − log2 (slots): the product's top bits pick the slot */
   /* both */
-  guint32 *ncolours; /* ncolours[c] = colours with count c (c ≥ 1) */
+  guint32 *ncolours; /* ncolours[c] = colours with count c (c ≥ 2 only) */
   guint32 top;
   guint32 tk[TOP_MAX]; /* the colours with count top, when tvalid */
   int tn;
@@ -329,11 +329,22 @@ slot_of (const CountTable *t, guint32 key)
   return (key * 2654435761u) >> t->shift;
 }
 
-/* A colour's count went up to c. */
+/* A colour's count went up to c. Counts 0 and 1 are not counted per count: with top = 1 the
+ * winner is the window's first pixel whatever the colours, and the top never falls below 1
+ * within a row (a column leaves only with another one still in the window), so transitions
+ * 0 ↔ 1, the most frequent on continuous-tone images, touch no shared counter (a read-
+ * modify-write of the same ncolours entry at every update made one long dependency chain). */
 static inline void
 top_after_add (CountTable *t, guint32 key, guint32 c)
 {
-  t->ncolours[c - 1]--;
+  if (c < 2)
+    {
+      if (t->top == 0)
+        t->top = 1;
+      return;
+    }
+  if (c >= 3)
+    t->ncolours[c - 1]--;
   t->ncolours[c]++;
   if (c > t->top)
     {
@@ -355,8 +366,11 @@ top_after_add (CountTable *t, guint32 key, guint32 c)
 static inline void
 top_before_remove (CountTable *t, guint32 key, guint32 c)
 {
+  if (c < 2)
+    return;
   t->ncolours[c]--;
-  t->ncolours[c - 1]++;
+  if (c >= 3)
+    t->ncolours[c - 1]++;
   if (c != t->top)
     return;
   if (t->ncolours[c] == 0)
