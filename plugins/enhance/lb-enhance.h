@@ -132,7 +132,8 @@ void       lb_unsharp_free              (LbUnsharp             *state);
  *  - larger radii, 8 bits: Perreault & Hébert's constant-time median — one 256-bin histogram per column
  *    (slid down one row per output row), a window histogram slid along the row by adding and
  *    subtracting whole column histograms (16-bin coarse level always, fine buckets lazily),
- *    searched coarse-then-fine; vertical strips of 256 columns keep the column histograms in
+ *    searched coarse-then-fine (without branches when (2r+1)² ≤ 65535: prefix sums of 16
+ *    counts compared with k in SSE2); vertical strips of 256 columns keep the column histograms in
  *    L2. Each band (and strip) starts by building its column histograms from 2r+1 rows, so
  *    bands much shorter than 2r rows repeat that work: prefer bands of ≥ 64 rows.
  *  - larger radii, 16 bits: a three-level histogram (256 bins by the high byte, 4096 by the top 12 bits,

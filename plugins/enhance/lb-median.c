@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <emmintrin.h>
+
 #include "lb-error.h"
 #include "lb-xvgeom-private.h"
 #include "lb-xvgeom.h"
@@ -278,20 +280,55 @@ typedef guint32 LbU32x16 __attribute__ ((vector_size (64)));
 typedef guint16 LbU16x16u __attribute__ ((vector_size (32), aligned (2), may_alias));
 #define lb_load_u16x16(p) ((LbU16x16) *(const LbU16x16u *) (const void *) (p))
 
+/* The bin of 16 (u16 counts, total ≤ 65535) holding the k-th smallest value, and in *cum the
+ * count of the bins before it, without a data-dependent branch: prefix sums of the 16 counts
+ * in two SSE2 registers, compared with k (p ≤ k as a saturating p − k == 0), the number of
+ * prefixes ≤ k is the bin. A scan with an early exit mispredicts once per search (the bin
+ * changes from sample to sample), which cost more than the search itself. */
+static inline __attribute__ ((always_inline)) int
+lb_select16_u16 (const guint16 *h, guint32 k, guint32 *cum)
+{
+  __m128i lo = _mm_loadu_si128 ((const __m128i *) (const void *) h);
+  __m128i hi = _mm_loadu_si128 ((const __m128i *) (const void *) (h + 8));
+  const __m128i kv = _mm_set1_epi16 ((short) k), zero = _mm_setzero_si128 ();
+  guint16 pre[16];
+  unsigned bits;
+  int b;
+
+  lo = _mm_add_epi16 (lo, _mm_slli_si128 (lo, 2));
+  hi = _mm_add_epi16 (hi, _mm_slli_si128 (hi, 2));
+  lo = _mm_add_epi16 (lo, _mm_slli_si128 (lo, 4));
+  hi = _mm_add_epi16 (hi, _mm_slli_si128 (hi, 4));
+  lo = _mm_add_epi16 (lo, _mm_slli_si128 (lo, 8));
+  hi = _mm_add_epi16 (hi, _mm_slli_si128 (hi, 8));
+  hi = _mm_add_epi16 (hi, _mm_set1_epi16 ((short) _mm_extract_epi16 (lo, 7)));
+  bits = (unsigned) _mm_movemask_epi8 (_mm_cmpeq_epi16 (_mm_subs_epu16 (lo, kv), zero))
+         | (unsigned) _mm_movemask_epi8 (_mm_cmpeq_epi16 (_mm_subs_epu16 (hi, kv), zero)) << 16;
+  b = __builtin_popcount (bits) / 2;
+  _mm_storeu_si128 ((__m128i *) (void *) pre, lo);
+  _mm_storeu_si128 ((__m128i *) (void *) (pre + 8), hi);
+  *cum += b > 0 ? pre[b - 1] : 0;
+  return b;
+}
+
 #define KTV LbU16x16
 #define WIDEN(v) (v)
 #define MED8(name) name##_k16
+#define MED8_SIMD_SELECT 1
 #include "lb-median8-body.h"
 #undef KTV
 #undef WIDEN
 #undef MED8
+#undef MED8_SIMD_SELECT
 #define KTV LbU32x16
 #define WIDEN(v) __builtin_convertvector ((v), LbU32x16)
 #define MED8(name) name##_k32
+#define MED8_SIMD_SELECT 0
 #include "lb-median8-body.h"
 #undef KTV
 #undef WIDEN
 #undef MED8
+#undef MED8_SIMD_SELECT
 
 /* ------------------------------------------------------------------------------------------ */
 /* 16 bits: Huang's sliding window on a three-level histogram (256 bins by the high byte,

@@ -70,6 +70,11 @@ MED8 (kth) (MED8 (Hist) *h,
   guint32 cum = 0;
   int b = 0;
 
+#if MED8_SIMD_SELECT
+  b = lb_select16_u16 ((const guint16 *) (const void *) &h->kc, k, &cum);
+  MED8 (update_bucket) (h, b, x, rad, cx0, cx1);
+  return b * 16 + lb_select16_u16 ((const guint16 *) (const void *) &h->kf[b], k - cum, &cum);
+#else
   while (cum + h->kc[b] <= k)
     cum += h->kc[b++];
   MED8 (update_bucket) (h, b, x, rad, cx0, cx1);
@@ -79,6 +84,7 @@ MED8 (kth) (MED8 (Hist) *h,
       if (cum > k)
         return b * 16 + i;
     }
+#endif
 }
 
 /* Output columns [xs0, xs1) of rows [y0, y1): a vertical strip, so that the column

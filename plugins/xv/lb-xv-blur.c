@@ -3,6 +3,8 @@
 
 #include "lb-xv-blur.h"
 
+#include <emmintrin.h>
+
 #include "lb-error.h"
 
 gboolean
@@ -244,6 +246,155 @@ blur_fast_rows (const LbXvBlur    *self,
     }
 }
 
+/* pre[(j + 1)·ch + c] = Σ_{j' ≤ j} col[j'·ch + c] for 16-bit column sums. */
+LB_XV_INLINE void
+prefix_sums16 (guint32 *restrict pre, const guint16 *restrict col, int rw, const int ch)
+{
+  guint32 acc[4] = { 0, 0, 0, 0 };
+
+  for (int j = 0; j < rw; j++)
+    for (int c = 0; c < ch; c++)
+      {
+        acc[c] += col[j * ch + c];
+        pre[(j + 1) * ch + c] = acc[c];
+      }
+}
+
+/* 8 bits without alpha, n ≤ 257 (a column of n samples sums to at most 65535): the column
+ * sums in 16 bits, updated by one row in and one out in a single pass; the window sum as a
+ * difference of prefix sums and the division fused in one loop (no intermediate row), so a
+ * row costs a few passes over its samples whatever n. Same arithmetic as blur_fast_rows. */
+LB_XV_CLONES static void
+blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb)
+{
+  const LbXvRegion *R = &self->region;
+  const int r = self->size / 2;
+  const int ch = src->channels;
+  const int rw = R->x1 - R->x0;
+  const int rh = R->y1 - R->y0;
+  const int n = rw * ch;
+  const gsize xoff = (gsize) R->x0 * ch;
+  const double nmax = (double) MIN (self->size, rw) * (double) MIN (self->size, rh);
+  /* As in blur_fast_rows: float is exact enough while s + 0.5 < 2^21. */
+  const gboolean use_float = 255.0 * nmax < 2097152.0;
+  g_autofree guint16 *col = g_new0 (guint16, n + 4);
+  g_autofree guint32 *pre = g_new0 (guint32, n + ch + 4);
+
+  for (int yy = MAX (R->y0, ya - r); yy <= MIN (R->y1 - 1, ya + r); yy++)
+    {
+      const guint8 *restrict in = lb_xv_row (src, yy) + xoff;
+
+      for (int i = 0; i < n; i++)
+        col[i] += in[i];
+    }
+
+  for (int y = ya; y < yb; y++)
+    {
+      const int wy0 = MAX (R->y0, y - r), wy1 = MIN (R->y1 - 1, y + r);
+      const guint32 ny = (guint32) (wy1 - wy0 + 1);
+      guint8 *restrict out = lb_xv_row_mut (dst, y) + xoff;
+      const gboolean add = y > ya && y + r <= R->y1 - 1, sub = y > ya && y - r - 1 >= R->y0;
+      int jlo, jhi;
+
+      if (add && sub)
+        {
+          const guint8 *restrict in = lb_xv_row (src, y + r) + xoff;
+          const guint8 *restrict gone = lb_xv_row (src, y - r - 1) + xoff;
+
+          /* Modulo 2^16 the difference is exact: the result is a real column sum. */
+          for (int i = 0; i < n; i++)
+            col[i] = (guint16) (col[i] + in[i] - gone[i]);
+        }
+      else if (add)
+        {
+          const guint8 *restrict in = lb_xv_row (src, y + r) + xoff;
+
+          for (int i = 0; i < n; i++)
+            col[i] = (guint16) (col[i] + in[i]);
+        }
+      else if (sub)
+        {
+          const guint8 *restrict gone = lb_xv_row (src, y - r - 1) + xoff;
+
+          for (int i = 0; i < n; i++)
+            col[i] = (guint16) (col[i] - gone[i]);
+        }
+
+      switch (ch)
+        {
+        case 1: prefix_sums16 (pre, col, rw, 1); break;
+        case 3:
+          {
+            /* One pixel per step as a 4-lane vector (lane 3 carries the next pixel's first
+             * sample, never used: the next store overwrites it); one add on the serial
+             * chain per pixel instead of three. col and pre have a spare sample at the end. */
+            __m128i acc = _mm_setzero_si128 ();
+            const __m128i zero = _mm_setzero_si128 ();
+
+            for (int j = 0; j < rw; j++)
+              {
+                const __m128i v = _mm_loadl_epi64 ((const __m128i *) (const void *) (col + j * 3));
+
+                acc = _mm_add_epi32 (acc, _mm_unpacklo_epi16 (v, zero));
+                _mm_storeu_si128 ((__m128i *) (void *) (pre + (j + 1) * 3), acc);
+              }
+          }
+          break;
+        default: prefix_sums16 (pre, col, rw, ch); break;
+        }
+
+      /* Columns whose window is not clipped horizontally: [jlo, jhi). */
+      jlo = MIN (r, rw);
+      jhi = MAX (jlo, rw - r);
+      if (jhi > jlo)
+        {
+          const guint32 count = (guint32) self->size * ny;
+          const int a = (r + 1) * ch, b = r * ch;
+          const int i0 = jlo * ch, i1 = jhi * ch;
+
+          if (use_float)
+            {
+              const float inv = 1.0f / (float) count;
+
+              for (int i = i0; i < i1; i++)
+                out[i] = (guint8) (guint) (((float) (pre[i + a] - pre[i - b]) + 0.5f) * inv);
+            }
+          else
+            {
+              const double inv = 1.0 / (double) count;
+
+              for (int i = i0; i < i1; i++)
+                out[i] = (guint8) (guint) (((double) (pre[i + a] - pre[i - b]) + 0.5) * inv);
+            }
+        }
+
+      /* Clipped columns at the left and right: exact integer division. */
+      for (int j = 0; j < rw; j++)
+        {
+          int lo, hi;
+
+          if (j == jlo && jhi > jlo)
+            j = jhi;
+          if (j >= rw)
+            break;
+          lo = MAX (0, j - r);
+          hi = MIN (rw - 1, j + r);
+          /* A reciprocal per column rather than an integer division per sample (2r columns
+           * × channels per row added up to as much as the rest of the row); exact as in the
+           * interior: (s + 0.5) · (1/N) in double is within 0.5/N of s/N for s < 2^51. */
+          {
+            const double inv = 1.0 / (double) ((guint32) (hi - lo + 1) * ny);
+
+            for (int c = 0; c < ch; c++)
+              {
+                const guint32 sum = pre[(hi + 1) * ch + c] - pre[lo * ch + c];
+                out[(gsize) j * ch + c] = (guint8) (guint) (((double) sum + 0.5) * inv);
+              }
+          }
+        }
+    }
+}
+
 /* Blur 3 at 8 bits without alpha (the common case), interior rows: the three-row column
  * sums in 16 bits (≤ 765), the 3×3 window sums (≤ 2295) and the exact division by 9 as a
  * multiply-high, over the row as a flat array of samples (neighbours at ±ch). Columns 1 ..
@@ -322,13 +473,16 @@ lb_xv_blur_process (const LbXvBlur    *self,
   if (src->depth == 8 && self->size == 3 && lb_xv_colour_channels (src->channels) == src->channels
       && R->x1 - R->x0 >= 3 && R->y1 - R->y0 >= 3)
     blur3_fast_8 (self, src, dst, y0, y1);
+  else if (src->depth == 8 && self->size <= 257
+           && lb_xv_colour_channels (src->channels) == src->channels)
+    blur_rows_8_u16 (self, src, dst, y0, y1);
   else if (src->depth == 8)
     blur_fast_rows_8 (self, src, dst, y0, y1);
   else
     blur_fast_rows (self, src, dst, y0, y1, 16);
 }
 
-static void
+LB_XV_CLONES static void
 blur_fast_rows_8 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb)
 {
   blur_fast_rows (self, src, dst, ya, yb, 8);

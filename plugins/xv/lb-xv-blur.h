@@ -34,7 +34,9 @@ void     lb_xv_blur_process_ref (const LbXvBlur     *self,
                                  int                 y0,
                                  int                 y1);
 /* Running sums (column sums updated row by row, a row prefix sum for the window), so the cost
- * does not depend on n; identical output. Allocates a few rows of scratch per call. */
+ * does not depend on n; identical output. 8 bits without alpha and n ≤ 257: 16-bit column
+ * sums, one pass per row for the row in and out, the window sum and division fused (n = 3
+ * has its own multiply-high path). Allocates a few rows of scratch per call. */
 void     lb_xv_blur_process     (const LbXvBlur     *self,
                                  const LbKernelBuf  *src,
                                  LbKernelBuf        *dst,

@@ -41,10 +41,12 @@ void     lb_xv_despeckle_process_ref (const LbXvDespeckle *self,
  * 256 fine bins) of the window rows, updated by one sample in and one out per row; the
  * window's coarse histogram slides by one column histogram in and one out per pixel; the
  * fine bins of a coarse bin are brought up to date only when the median falls into it. The
- * cost per pixel does not depend on n.
- * 16 bits: a sliding window histogram (Huang) on four levels of 16 bins (12, 8, 4 and 0 bits
- * of shift), so selecting the k-th value takes at most 64 steps; each pixel moves one window
- * column out and one in (2·n updates, linear in n rather than quadratic).
+ * cost per pixel does not depend on n. For n ≤ 255 every window count fits 16 bits: the
+ * window histograms are 16-lane vectors and the k-th value is found without branches
+ * (prefix sums of 16 counts compared with k in SSE2).
+ * 16 bits: a sliding window histogram (Huang) on three levels (256, 4096 and 65536 bins),
+ * searched from the previous answer's high-byte bin; each pixel moves one window column out
+ * and one in (2·n updates: linear in n, not constant).
  * Identical output. */
 void     lb_xv_despeckle_process     (const LbXvDespeckle *self,
                                       const LbKernelBuf   *src,

@@ -287,76 +287,282 @@ oil_xv_row_columns (const guint32 *const kr[4], int rw, OilColumn *cols, OilVec 
     }
 }
 
-/* Incremental colour count: open addressing (linear probing, backward-shift deletion) from
- * key to count, plus per count the number of colours having it, so the top count is O(1). */
+/* Incremental colour count for windows above 16 pixels, slid along a row one window column
+ * in and one out per pixel. Two kinds of table:
+ *  - direct (one colour channel, so keys < 2^depth): count[key], no hashing;
+ *  - hashed (RGB keys of 24 bits): open addressing (linear probing, backward-shift deletion)
+ *    from key to count.
+ * Both keep per count the number of colours having it, so the top count is known at once, and
+ * the set of colours having the top count (up to TOP_MAX of them) as a list of keys, kept up
+ * to date by the updates and rebuilt only when the top count drops. The answer, the first
+ * window pixel in raster order whose colour has the top count, is then a scan of the window
+ * rows comparing keys with that short list (a few vector compares per 8 pixels) instead of a
+ * table look-up per pixel, which cost O(n²) per output pixel. */
+#define TOP_MAX 8
+
 typedef struct {
-  guint32 *key;
-  guint32 *count; /* 0 = empty slot */
+  guint32 key;
+  guint32 count;
+} OilSlot;
+
+typedef struct {
+  gboolean direct;
+  /* direct */
+  guint16 *dcount;   /* [2^depth]; a window holds at most 255² < 2^16 pixels */
+  /* hashed: key and count side by side, so a probe touches one cache line */
+  OilSlot *slot;     /* count 0 = empty slot */
   guint32 mask;
-  guint32 *ncolours; /* ncolours[c] = colours with count c */
+  int shift;         /* 32 − log2 (slots): the product's top bits pick the slot */
+  /* both */
+  guint32 *ncolours; /* ncolours[c] = colours with count c (c ≥ 2 only) */
   guint32 top;
+  guint32 tk[TOP_MAX]; /* the colours with count top, when tvalid */
+  int tn;
+  gboolean tvalid;
 } CountTable;
 
 static inline guint32
 slot_of (const CountTable *t, guint32 key)
 {
-  return (key * 2654435761u) >> 7 & t->mask;
+  /* Fibonacci hashing takes the product's top bits: its low bits depend only on the key's
+   * low bits, so colours differing only in blue would share a slot. */
+  return (key * 2654435761u) >> t->shift;
 }
 
-static void
+/* A colour's count went up to c. Counts 0 and 1 are not counted per count: with top = 1 the
+ * winner is the window's first pixel whatever the colours, and the top never falls below 1
+ * within a row (a column leaves only with another one still in the window), so transitions
+ * 0 ↔ 1, the most frequent on continuous-tone images, touch no shared counter (a read-
+ * modify-write of the same ncolours entry at every update made one long dependency chain). */
+static inline void
+top_after_add (CountTable *t, guint32 key, guint32 c)
+{
+  if (c < 2)
+    {
+      if (t->top == 0)
+        t->top = 1;
+      return;
+    }
+  if (c >= 3)
+    t->ncolours[c - 1]--;
+  t->ncolours[c]++;
+  if (c > t->top)
+    {
+      t->top = c;
+      t->tk[0] = key;
+      t->tn = 1;
+      t->tvalid = TRUE;
+    }
+  else if (c == t->top && t->tvalid)
+    {
+      if (t->tn < TOP_MAX)
+        t->tk[t->tn++] = key;
+      else
+        t->tvalid = FALSE;
+    }
+}
+
+/* A colour's count is about to go down from c. */
+static inline void
+top_before_remove (CountTable *t, guint32 key, guint32 c)
+{
+  if (c < 2)
+    return;
+  t->ncolours[c]--;
+  if (c >= 3)
+    t->ncolours[c - 1]++;
+  if (c != t->top)
+    return;
+  if (t->ncolours[c] == 0)
+    {
+      /* The new top's colours are unknown here: rebuilt when needed. */
+      t->top--;
+      t->tvalid = FALSE;
+    }
+  else if (t->tvalid)
+    for (int i = 0; i < t->tn; i++)
+      if (t->tk[i] == key)
+        {
+          t->tk[i] = t->tk[--t->tn];
+          break;
+        }
+}
+
+static inline void
 table_add (CountTable *t, guint32 key)
 {
-  guint32 i = slot_of (t, key);
+  guint32 i;
 
-  while (t->count[i] != 0 && t->key[i] != key)
+  if (t->direct)
+    {
+      top_after_add (t, key, ++t->dcount[key]);
+      return;
+    }
+  i = slot_of (t, key);
+  while (t->slot[i].count != 0 && t->slot[i].key != key)
     i = (i + 1) & t->mask;
-  t->key[i] = key;
-  t->ncolours[t->count[i]]--;
-  t->count[i]++;
-  t->ncolours[t->count[i]]++;
-  if (t->count[i] > t->top)
-    t->top = t->count[i];
+  t->slot[i].key = key;
+  top_after_add (t, key, ++t->slot[i].count);
 }
 
-static void
+static inline void
 table_remove (CountTable *t, guint32 key)
 {
-  guint32 i = slot_of (t, key);
+  guint32 i;
 
-  while (t->key[i] != key || t->count[i] == 0)
+  if (t->direct)
+    {
+      top_before_remove (t, key, t->dcount[key]--);
+      return;
+    }
+  i = slot_of (t, key);
+  while (t->slot[i].key != key || t->slot[i].count == 0)
     i = (i + 1) & t->mask;
-  t->ncolours[t->count[i]]--;
-  if (t->count[i] == t->top && t->ncolours[t->top] == 0)
-    t->top--;
-  t->count[i]--;
-  t->ncolours[t->count[i]]++;
-  if (t->count[i] > 0)
+  top_before_remove (t, key, t->slot[i].count);
+  t->slot[i].count--;
+  if (t->slot[i].count > 0)
     return;
   /* Backward-shift deletion keeps every probe chain unbroken. */
-  for (guint32 j = (i + 1) & t->mask; t->count[j] != 0; j = (j + 1) & t->mask)
+  for (guint32 j = (i + 1) & t->mask; t->slot[j].count != 0; j = (j + 1) & t->mask)
     {
-      const guint32 home = slot_of (t, t->key[j]);
+      const guint32 home = slot_of (t, t->slot[j].key);
       /* Move j into the hole i unless its home lies cyclically in (i, j]. */
       const gboolean stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
 
       if (!stays)
         {
-          t->key[i] = t->key[j];
-          t->count[i] = t->count[j];
-          t->count[j] = 0;
+          t->slot[i].key = t->slot[j].key;
+          t->slot[i].count = t->slot[j].count;
+          t->slot[j].count = 0;
           i = j;
         }
     }
 }
 
-static guint32
+static inline guint32
 table_count (const CountTable *t, guint32 key)
 {
-  guint32 i = slot_of (t, key);
+  guint32 i;
 
-  while (t->count[i] != 0 && t->key[i] != key)
+  if (t->direct)
+    return t->dcount[key];
+  i = slot_of (t, key);
+  while (t->slot[i].count != 0 && t->slot[i].key != key)
     i = (i + 1) & t->mask;
-  return t->count[i];
+  return t->slot[i].count;
+}
+
+/* Index of the first of k[0..n-1] that is one of set[0..ns-1], or −1. */
+static int
+find_first_of (const guint32 *k, int n, const guint32 *set, int ns)
+{
+  int j = 0;
+
+  for (; j + 8 <= n; j += 8)
+    {
+      OilVec a, b, ma = { 0, 0, 0, 0 }, mb = { 0, 0, 0, 0 }, m;
+
+      memcpy (&a, k + j, sizeof a);
+      memcpy (&b, k + j + 4, sizeof b);
+      for (int s = 0; s < ns; s++)
+        {
+          const OilVec v = { set[s], set[s], set[s], set[s] };
+
+          ma |= (OilVec) (a == v);
+          mb |= (OilVec) (b == v);
+        }
+      m = ma | mb;
+      if ((m[0] | m[1] | m[2] | m[3]) != 0)
+        {
+          for (int l = 0; l < 4; l++)
+            if (ma[l])
+              return j + l;
+          for (int l = 0; l < 4; l++)
+            if (mb[l])
+              return j + 4 + l;
+        }
+    }
+  for (; j < n; j++)
+    for (int s = 0; s < ns; s++)
+      if (k[j] == set[s])
+        return j;
+  return -1;
+}
+
+/* The list of colours with the top count, when there are at most TOP_MAX of them and the
+ * list is stale (the top dropped, or it overflowed earlier). */
+static void
+table_rebuild_top (CountTable *t, const KeyRing *ring, int wy0, int wy1, int jx0, int jx1)
+{
+  t->tn = 0;
+  if (t->direct)
+    {
+      /* The colours are among the window's pixels; stop once all are found. */
+      for (int yy = wy0; yy <= wy1 && (guint32) t->tn < t->ncolours[t->top]; yy++)
+        {
+          const guint32 *k = ring_row (ring, yy);
+
+          for (int jj = jx0; jj <= jx1; jj++)
+            if (t->dcount[k[jj]] == t->top)
+              {
+                gboolean seen = FALSE;
+
+                for (int i = 0; i < t->tn; i++)
+                  seen |= t->tk[i] == k[jj];
+                if (!seen)
+                  {
+                    t->tk[t->tn++] = k[jj];
+                    if ((guint32) t->tn == t->ncolours[t->top])
+                      break;
+                  }
+              }
+        }
+    }
+  else
+    for (guint32 i = 0; i <= t->mask; i++)
+      if (t->slot[i].count == t->top)
+        t->tk[t->tn++] = t->slot[i].key;
+  t->tvalid = TRUE;
+}
+
+/* The first window pixel in raster order whose colour has the top count. */
+static void
+table_winner (CountTable *t, const KeyRing *ring, int wy0, int wy1, int jx0, int jx1, int *bj,
+              int *by)
+{
+  *bj = jx0, *by = wy0;
+  if (t->top <= 1)
+    return;
+  if (t->ncolours[t->top] <= TOP_MAX)
+    {
+      if (!t->tvalid)
+        table_rebuild_top (t, ring, wy0, wy1, jx0, jx1);
+      for (int yy = wy0; yy <= wy1; yy++)
+        {
+          const int found = find_first_of (ring_row (ring, yy) + jx0, jx1 - jx0 + 1, t->tk,
+                                           t->tn);
+
+          if (found >= 0)
+            {
+              *bj = jx0 + found, *by = yy;
+              return;
+            }
+        }
+      g_assert_not_reached ();
+    }
+  /* Many colours share the top count: a look-up per pixel finds one soon. */
+  for (int yy = wy0; yy <= wy1; yy++)
+    {
+      const guint32 *k = ring_row (ring, yy);
+
+      for (int jj = jx0; jj <= jx1; jj++)
+        if (table_count (t, k[jj]) == t->top)
+          {
+            *bj = jj, *by = yy;
+            return;
+          }
+    }
+  g_assert_not_reached ();
 }
 
 LB_XV_INLINE void
@@ -372,9 +578,13 @@ oil_fast_rows (const LbXvOil     *self,
   const int side = self->up + self->down + 1;
   const gboolean small = side * side <= 16;
   KeyRing ring = { NULL, side, rw };
-  CountTable t = { NULL, NULL, 0, NULL, 0 };
+  CountTable t = { 0 };
   g_autofree guint32 *ring_keys = NULL;
-  g_autofree guint32 *tkeys = NULL, *tcounts = NULL, *tncol = NULL;
+  g_autofree OilSlot *tslots = NULL;
+  g_autofree guint32 *tncol = NULL;
+  g_autofree guint16 *tdirect = NULL;
+  g_autofree const guint32 **wr = g_new0 (const guint32 *, side);
+  int nwr = 0;
   int filled = -1; /* last key row filled into the ring */
   /* xv's window (2 up/left, 1 down/right) has the column-vector path. */
   const gboolean xv_columns = self->up == 2 && self->down == 1;
@@ -392,14 +602,25 @@ oil_fast_rows (const LbXvOil     *self,
   ring.keys = ring_keys;
   if (!small)
     {
-      guint32 size = 1;
-
-      while (size < 2u * (guint32) side * (guint32) side)
-        size <<= 1;
-      tkeys = g_new (guint32, size);
-      tcounts = g_new0 (guint32, size);
       tncol = g_new0 (guint32, (gsize) side * side + 1);
-      t.key = tkeys, t.count = tcounts, t.ncolours = tncol, t.mask = size - 1;
+      t.ncolours = tncol;
+      if (lb_xv_colour_channels (src->channels) == 1)
+        {
+          t.direct = TRUE;
+          tdirect = g_new0 (guint16, (gsize) 1 << depth);
+          t.dcount = tdirect;
+        }
+      else
+        {
+          guint32 size = 1;
+
+          /* At most a quarter full: short probe chains. */
+          while (size < 4u * (guint32) side * (guint32) side)
+            size <<= 1;
+          tslots = g_new0 (OilSlot, size);
+          t.slot = tslots, t.mask = size - 1;
+          t.shift = 32 - g_bit_storage (size - 1);
+        }
     }
 
   for (int y = ya; y < yb; y++)
@@ -443,54 +664,41 @@ oil_fast_rows (const LbXvOil     *self,
           continue;
         }
 
-      /* Slide the count table along the row. */
-      memset (t.ncolours, 0, sizeof (guint32) * ((gsize) side * side + 1));
-      t.ncolours[0] = t.mask + 1; /* every empty slot is a colour of count 0; never read */
+      /* Slide the count table along the row; it is empty here. wr: the window's key rows
+       * (the ring's modulo once per row, not per sample). */
+      nwr = wy1 - wy0 + 1;
+      for (int k = 0; k < nwr; k++)
+        wr[k] = ring_row (&ring, wy0 + k);
       t.top = 0;
+      t.tn = 0;
+      t.tvalid = TRUE;
       for (int j = 0; j <= MIN (rw - 1, self->down); j++)
-        for (int yy = wy0; yy <= wy1; yy++)
-          table_add (&t, ring_row (&ring, yy)[j]);
+        for (int k = 0; k < nwr; k++)
+          table_add (&t, wr[k][j]);
 
       for (int j = 0; j < rw; j++)
         {
           const int jx0 = MAX (0, j - self->up), jx1 = MIN (rw - 1, j + self->down);
-          int bj = jx0, by = wy0;
+          int bj, by;
 
-          if (t.top > 1)
-            {
-              /* The first pixel in raster order whose colour has the top count. */
-              for (int yy = wy0; yy <= wy1; yy++)
-                {
-                  const guint32 *k = ring_row (&ring, yy);
-                  int found = -1;
-
-                  for (int jj = jx0; jj <= jx1; jj++)
-                    if (table_count (&t, k[jj]) == t.top)
-                      {
-                        found = jj;
-                        break;
-                      }
-                  if (found >= 0)
-                    {
-                      bj = found, by = yy;
-                      break;
-                    }
-                }
-            }
+          table_winner (&t, &ring, wy0, wy1, jx0, jx1, &bj, &by);
           copy_colour (src, R->x0 + bj, by, out, R->x0 + j, depth);
 
           if (j + 1 < rw)
             {
               if (j - self->up >= 0)
-                for (int yy = wy0; yy <= wy1; yy++)
-                  table_remove (&t, ring_row (&ring, yy)[j - self->up]);
+                for (int k = 0; k < nwr; k++)
+                  table_remove (&t, wr[k][j - self->up]);
               if (j + 1 + self->down < rw)
-                for (int yy = wy0; yy <= wy1; yy++)
-                  table_add (&t, ring_row (&ring, yy)[j + 1 + self->down]);
+                for (int k = 0; k < nwr; k++)
+                  table_add (&t, wr[k][j + 1 + self->down]);
             }
         }
-      /* Empty the table for the next row. */
-      memset (t.count, 0, sizeof (guint32) * (t.mask + 1));
+      /* Empty the table for the next row: remove the last window (cheaper than clearing a
+       * direct table of 2^16 counts). */
+      for (int j = MAX (0, rw - 1 - self->up); j < rw; j++)
+        for (int k = 0; k < nwr; k++)
+          table_remove (&t, wr[k][j]);
     }
 }
 

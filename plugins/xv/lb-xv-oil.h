@@ -45,10 +45,12 @@ void     lb_xv_oil_process_ref (const LbXvOil      *self,
  * with itself and its three left neighbours once (4 rotations × 4 lanes cover all pairs), so
  * a window's 16 counts are a few vector adds. Other windows of at most 16 pixels (clipped,
  * the corrected 3×3) count all pairs at once with 16-lane vector compares; larger
- * windows keep an incremental colour count (a hash table of counts plus the number of colours
- * per count, so the maximum is known at once) that slides along the row, adding and removing
- * one window column per pixel. RGB16 colours do not fit 32 bits and take the reference path.
- * Identical output. */
+ * windows keep an incremental colour count (a direct table for one channel, a hash table for
+ * RGB, plus the number of colours per count so the maximum is known at once, and the list of
+ * colours having it) that slides along the row, adding and removing one window column per
+ * pixel (2·n updates: linear in n, not constant); the winner is then found by comparing the
+ * window's keys with that short list. RGB16 colours do not fit 32 bits and take the
+ * reference path. Identical output. */
 void     lb_xv_oil_process     (const LbXvOil      *self,
                                 const LbKernelBuf  *src,
                                 LbKernelBuf        *dst,

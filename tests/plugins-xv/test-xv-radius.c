@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "test-xv-radius"
+
+/* The radius-independent paths of blur, despeckle, oil (xv) and median (enhance) against
+ * their scalar reference paths, at every window size from the smallest to 31 and beyond:
+ *  - GRAY8, GRAY16, RGB8 and RGBA8 (plus the other formats at a few sizes), images with
+ *    noise, flat patches and a small palette (ties for modes, equal values for medians);
+ *  - with and without a selection (so windows are clipped at the region's edges, including
+ *    regions narrower or shorter than the window);
+ *  - the same output for any split into row bands (one row per band, tiny random bands, bands
+ *    run in reverse order and from several threads at once), since band starts are where
+ *    sliding-window algorithms go wrong;
+ *  - alpha samples and everything outside the region come back untouched. */
+
+#include <string.h>
+
+#include "lb-enhance.h"
+#include "lb-error.h"
+#include "lb-xv-blur.h"
+#include "lb-xv-despeckle.h"
+#include "lb-xv-oil.h"
+
+typedef enum { F_BLUR, F_DESPECKLE, F_OIL, F_MEDIAN } FilterId;
+
+static const char *const filter_names[] = { "blur", "despeckle", "oil", "median" };
+
+/* An owned buffer with a padded stride, so kernels cannot assume packed rows. */
+typedef struct {
+  LbKernelBuf b;
+  guint8 *mem;
+} Buf;
+
+static void
+buf_init (Buf *buf, int width, int height, int channels, int depth, int pad)
+{
+  buf->b.width = width;
+  buf->b.height = height;
+  buf->b.channels = channels;
+  buf->b.depth = depth;
+  buf->b.stride = (gsize) width * channels * (depth / 8) + 2 * (gsize) pad;
+  buf->mem = g_malloc0 (buf->b.stride * height);
+  buf->b.data = buf->mem;
+}
+
+static void
+buf_copy (Buf *dst, const Buf *src)
+{
+  buf_init (dst, src->b.width, src->b.height, src->b.channels, src->b.depth, 3);
+  for (int y = 0; y < src->b.height; y++)
+    memcpy (dst->b.data + y * dst->b.stride, src->b.data + y * src->b.stride,
+            (gsize) src->b.width * src->b.channels * (src->b.depth / 8));
+}
+
+static void
+buf_clear (Buf *buf)
+{
+  g_clear_pointer (&buf->mem, g_free);
+}
+
+static guint
+buf_get (const Buf *buf, int x, int y, int c)
+{
+  const guint8 *row = buf->b.data + y * buf->b.stride;
+  const gsize i = (gsize) x * buf->b.channels + c;
+
+  return buf->b.depth == 8 ? row[i] : ((const guint16 *) (const void *) row)[i];
+}
+
+static void
+buf_set (Buf *buf, int x, int y, int c, guint v)
+{
+  guint8 *row = buf->b.data + y * buf->b.stride;
+  const gsize i = (gsize) x * buf->b.channels + c;
+
+  if (buf->b.depth == 8)
+    row[i] = (guint8) v;
+  else
+    ((guint16 *) (void *) row)[i] = (guint16) v;
+}
+
+/* Number of samples that differ; logs the first. */
+static gsize
+count_diff (const Buf *a, const Buf *b, const char *what)
+{
+  gsize n = 0;
+
+  for (int y = 0; y < a->b.height; y++)
+    for (int x = 0; x < a->b.width; x++)
+      for (int c = 0; c < a->b.channels; c++)
+        {
+          const guint va = buf_get (a, x, y, c), vb = buf_get (b, x, y, c);
+
+          if (va != vb && n++ == 0)
+            g_test_message ("%s: first difference at (%d,%d) channel %d: %u vs %u", what, x, y,
+                            c, va, vb);
+        }
+  return n;
+}
+
+/* Noise, flat patches, a small palette and smooth ramps, so that modes and medians see ties,
+ * runs of equal values and many distinct values. */
+static void
+test_image (GRand *rand, Buf *buf, int w, int h, int channels, int depth)
+{
+  const guint top = depth == 8 ? 255 : 65535;
+  guint palette[5];
+
+  buf_init (buf, w, h, channels, depth, g_rand_int_range (rand, 0, 4));
+  for (int i = 0; i < 5; i++)
+    palette[i] = (guint) g_rand_int_range (rand, 0, (gint32) top + 1);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      {
+        const int kind = ((x / 7) + 2 * (y / 6)) % 4;
+        const int pick = g_rand_int_range (rand, 0, 3);
+
+        for (int c = 0; c < channels; c++)
+          {
+            guint v;
+
+            if (kind == 0)
+              v = (guint) g_rand_int_range (rand, 0, (gint32) top + 1);
+            else if (kind == 1)
+              v = palette[(pick + c) % 5];
+            else if (kind == 2)
+              v = palette[(x / 4 + y / 5) % 5];
+            else
+              v = (guint) ((x * 9 + y * 5 + c * 40) % 256) * (top / 255);
+            buf_set (buf, x, y, c, v);
+          }
+      }
+}
+
+typedef struct {
+  FilterId id;
+  int param; /* blur/despeckle/oil size (oil 0 = xv's 4×4), median radius */
+  union {
+    LbXvBlur blur;
+    LbXvDespeckle despeckle;
+    LbXvOil oil;
+  } st;
+  LbMedian *median;
+} Job;
+
+static gboolean
+job_prepare (Job *job, const Buf *src, const LbKernelRect *sel, GError **error)
+{
+  switch (job->id)
+    {
+    case F_BLUR: return lb_xv_blur_prepare (&job->st.blur, &src->b, sel, job->param, error);
+    case F_DESPECKLE:
+      return lb_xv_despeckle_prepare (&job->st.despeckle, &src->b, sel, job->param, error);
+    case F_OIL: return lb_xv_oil_prepare (&job->st.oil, &src->b, sel, job->param, error);
+    case F_MEDIAN:
+      {
+        const LbMedianParams p = { job->param };
+
+        job->median = lb_median_prepare (&src->b, sel, &p, error);
+        return job->median != NULL;
+      }
+    default: g_assert_not_reached ();
+    }
+}
+
+static void
+job_run (const Job *job, const Buf *src, Buf *dst, gboolean fast, int y0, int y1)
+{
+  switch (job->id)
+    {
+    case F_BLUR:
+      (fast ? lb_xv_blur_process : lb_xv_blur_process_ref) (&job->st.blur, &src->b, &dst->b, y0,
+                                                            y1);
+      break;
+    case F_DESPECKLE:
+      (fast ? lb_xv_despeckle_process : lb_xv_despeckle_process_ref) (&job->st.despeckle, &src->b,
+                                                                      &dst->b, y0, y1);
+      break;
+    case F_OIL:
+      (fast ? lb_xv_oil_process : lb_xv_oil_process_ref) (&job->st.oil, &src->b, &dst->b, y0, y1);
+      break;
+    case F_MEDIAN:
+      (fast ? lb_median_process : lb_median_process_reference) (job->median, &src->b, &dst->b,
+                                                                y0, y1);
+      break;
+    default: g_assert_not_reached ();
+    }
+}
+
+/* Bands from several threads at once: thread t runs bands t, t + n, t + 2n, … */
+typedef struct {
+  const Job *job;
+  const Buf *src;
+  Buf *dst;
+  const int *cuts;
+  int ncuts;
+  int first;
+  int step;
+} ThreadArgs;
+
+static gpointer
+thread_main (gpointer data)
+{
+  const ThreadArgs *a = data;
+
+  for (int k = a->first; k < a->ncuts; k += a->step)
+    job_run (a->job, a->src, a->dst, TRUE, a->cuts[k], a->cuts[k + 1]);
+  return NULL;
+}
+
+#define MAX_CUTS 256
+
+/* Bands of @band rows (0: random heights 1..8). */
+static int
+make_cuts (GRand *rand, int height, int band, int *cuts)
+{
+  int n = 0;
+
+  cuts[0] = 0;
+  while (cuts[n] < height && n < MAX_CUTS - 1)
+    {
+      cuts[n + 1] = MIN (height, cuts[n] + (band > 0 ? band : g_rand_int_range (rand, 1, 9)));
+      n++;
+    }
+  cuts[n] = height;
+  return n;
+}
+
+/* Reference on one band; the optimised path on one band, one row per band, random bands in
+ * reverse order and random bands from three threads: all must agree. */
+static void
+compare_one (GRand *rand, FilterId id, int param, int w, int h, int channels, int depth,
+             gboolean use_sel)
+{
+  Job job = { id, param, { { { 0 } } }, NULL };
+  LbKernelRect rect = { 0, 0, 0, 0 };
+  g_autoptr (GError) error = NULL;
+  Buf src, ref, out;
+  int cuts[MAX_CUTS];
+  gsize n = 0;
+
+  test_image (rand, &src, w, h, channels, depth);
+  if (use_sel)
+    {
+      /* A selection that may reach past the image (clipped), narrower than the window. */
+      rect.x = g_rand_int_range (rand, -2, w / 2);
+      rect.y = g_rand_int_range (rand, -2, h / 2);
+      rect.width = g_rand_int_range (rand, 1, w + 3);
+      rect.height = g_rand_int_range (rand, 1, h + 3);
+      if (rect.x + rect.width <= 0)
+        rect.width = 1 - rect.x;
+      if (rect.y + rect.height <= 0)
+        rect.height = 1 - rect.y;
+    }
+  g_assert_true (job_prepare (&job, &src, use_sel ? &rect : NULL, &error));
+  g_assert_no_error (error);
+
+  buf_copy (&ref, &src);
+  job_run (&job, &src, &ref, FALSE, 0, h);
+
+  for (int variant = 0; variant < 4; variant++)
+    {
+      const char *what[] = { "one band", "one row per band", "random bands, reverse order",
+                             "random bands, three threads" };
+      int ncuts;
+      gsize d;
+
+      buf_copy (&out, &src);
+      switch (variant)
+        {
+        case 0: job_run (&job, &src, &out, TRUE, 0, h); break;
+        case 1:
+          ncuts = make_cuts (rand, h, 1, cuts);
+          for (int k = ncuts - 1; k >= 0; k--)
+            job_run (&job, &src, &out, TRUE, cuts[k], cuts[k + 1]);
+          break;
+        case 2:
+          ncuts = make_cuts (rand, h, 0, cuts);
+          for (int k = ncuts - 1; k >= 0; k--)
+            job_run (&job, &src, &out, TRUE, cuts[k], cuts[k + 1]);
+          break;
+        default:
+          {
+            ThreadArgs args[3];
+            GThread *threads[3];
+
+            ncuts = make_cuts (rand, h, 0, cuts);
+            for (int t = 0; t < 3; t++)
+              {
+                args[t] = (ThreadArgs) { &job, &src, &out, cuts, ncuts, t, 3 };
+                threads[t] = g_thread_new ("band", thread_main, &args[t]);
+              }
+            for (int t = 0; t < 3; t++)
+              g_thread_join (threads[t]);
+          }
+          break;
+        }
+      d = count_diff (&out, &ref, what[variant]);
+      if (d != 0)
+        g_error ("%s %d, %dx%d, %d channels, %d bits, selection %s (%d,%d %dx%d), %s: "
+                 "%" G_GSIZE_FORMAT " samples differ from the reference",
+                 filter_names[id], param, w, h, channels, depth, use_sel ? "on" : "off", rect.x,
+                 rect.y, rect.width, rect.height, what[variant], d);
+      buf_clear (&out);
+      n += d;
+    }
+
+  /* The reference itself keeps alpha and the outside of the region. */
+  if (channels == 2 || channels == 4)
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++)
+        g_assert_cmpuint (buf_get (&ref, x, y, channels - 1), ==,
+                          buf_get (&src, x, y, channels - 1));
+  if (use_sel)
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++)
+        if (x < rect.x || y < rect.y || x >= rect.x + rect.width || y >= rect.y + rect.height)
+          for (int c = 0; c < channels; c++)
+            g_assert_cmpuint (buf_get (&ref, x, y, c), ==, buf_get (&src, x, y, c));
+
+  g_assert_cmpuint (n, ==, 0);
+  if (job.median != NULL)
+    lb_median_free (job.median);
+  buf_clear (&src), buf_clear (&ref);
+}
+
+typedef struct {
+  FilterId id;
+  int lo, hi, step; /* parameters lo, lo + step, …, hi */
+  int w, h;         /* image size; odd sizes */
+} Sweep;
+
+/* Formats: GRAY8, GRAY16, RGB8, RGBA8 at every parameter; the other four (GRAYA8, GRAYA16,
+ * RGB16, RGBA16) at every third. */
+static void
+test_sweep (gconstpointer data)
+{
+  const Sweep *s = data;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (4321 + 100 * s->id + s->lo);
+  static const int formats[][2] = { { 1, 8 }, { 1, 16 }, { 3, 8 }, { 4, 8 },
+                                    { 2, 8 }, { 2, 16 }, { 3, 16 }, { 4, 16 } };
+
+  for (int p = s->lo, k = 0; p <= s->hi; p += s->step, k++)
+    for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+      {
+        if (f >= 4 && k % 3 != 0)
+          continue;
+        for (int sel = 0; sel <= 1; sel++)
+          compare_one (rand, s->id, p, s->w, s->h, formats[f][0], formats[f][1], sel);
+      }
+}
+
+/* Large windows against the reference at a few sizes: the reference sorts (median) or counts
+ * all pairs (oil) per window, so the images stay small and the formats few. */
+static void
+test_large (gconstpointer data)
+{
+  const Sweep *s = data;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (777 + 100 * s->id + s->lo);
+  static const int formats[][2] = { { 1, 8 }, { 3, 8 }, { 1, 16 }, { 4, 8 } };
+
+  for (int p = s->lo; p <= s->hi; p += s->step)
+    for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+      compare_one (rand, s->id, p, s->w, s->h, formats[f][0], formats[f][1], f % 2 == 1);
+}
+
+/* Blur's 8-bit path keeps column sums in 16 bits up to n = 257 (257 · 255 = 65535): bright
+ * images tall enough for full columns at n = 255, 257 (the limit) and 259 (the 32-bit path),
+ * against the reference, one band and one row per band. */
+static void
+test_blur_u16_limit (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (99);
+
+  for (int channels = 1; channels <= 3; channels += 2)
+    for (int size = 255; size <= 259; size += 2)
+      {
+        Job job = { F_BLUR, size, { { { 0 } } }, NULL };
+        Buf src, ref, out;
+        int cuts[MAX_CUTS];
+        const int ncuts = make_cuts (rand, 300, 1, cuts);
+
+        buf_init (&src, 23, 300, channels, 8, 1);
+        for (int y = 0; y < 300; y++)
+          for (int x = 0; x < 23; x++)
+            for (int c = 0; c < channels; c++)
+              buf_set (&src, x, y, c, (guint) g_rand_int_range (rand, 240, 256));
+        g_assert_true (job_prepare (&job, &src, NULL, NULL));
+        buf_copy (&ref, &src);
+        job_run (&job, &src, &ref, FALSE, 0, 300);
+        buf_copy (&out, &src);
+        job_run (&job, &src, &out, TRUE, 0, 300);
+        g_assert_cmpuint (count_diff (&out, &ref, "one band"), ==, 0);
+        buf_clear (&out);
+        buf_copy (&out, &src);
+        for (int k = 0; k < ncuts; k++)
+          job_run (&job, &src, &out, TRUE, cuts[k], cuts[k + 1]);
+        g_assert_cmpuint (count_diff (&out, &ref, "one row per band"), ==, 0);
+        buf_clear (&out), buf_clear (&ref), buf_clear (&src);
+      }
+}
+
+static const Sweep sweeps[] = {
+  { F_BLUR, 1, 33, 2, 45, 39 },
+  { F_DESPECKLE, 1, 33, 2, 43, 37 },
+  { F_MEDIAN, 0, 17, 1, 41, 39 },
+  { F_OIL, 0, 0, 1, 33, 29 },
+  { F_OIL, 1, 15, 2, 35, 31 },
+};
+
+static const Sweep large[] = {
+  { F_BLUR, 61, 101, 40, 120, 70 },
+  { F_DESPECKLE, 45, 63, 18, 70, 66 },
+  { F_MEDIAN, 24, 31, 7, 70, 66 },
+  { F_OIL, 21, 31, 10, 37, 34 },
+};
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (sweeps); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/xv-radius/sweep/%s-%d-%d",
+                                               filter_names[sweeps[i].id], sweeps[i].lo,
+                                               sweeps[i].hi);
+      g_test_add_data_func (path, &sweeps[i], test_sweep);
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (large); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/xv-radius/large/%s-%d-%d",
+                                               filter_names[large[i].id], large[i].lo,
+                                               large[i].hi);
+      g_test_add_data_func (path, &large[i], test_large);
+    }
+  g_test_add_func ("/xv-radius/blur-u16-limit", test_blur_u16_limit);
+  return g_test_run ();
+}
