@@ -46,6 +46,7 @@ typedef struct {
   GCancellable       *cancellable; /* the task's, or NULL */
   gboolean            reading;     /* the read chain holds a task reference */
   gboolean            in_flight;   /* an async read is pending */
+  gboolean            pollable;    /* more can be read without waiting (a socket) */
   gboolean            yielding;    /* that read was issued at LOAD_PRIORITY */
   gint64              burst_start; /* µs: start of the current run of default-priority reads */
   gboolean            returned;
@@ -272,6 +273,33 @@ stop_reading (LoadData *d)
   g_object_unref (d->task); /* may free d */
 }
 
+/* Hands @bytes (owned; empty = end of data) to the decoder thread. TRUE if reading should
+ * pause until the thread has drained the queue. */
+static gboolean
+push_chunk (LoadData *d,
+            GBytes   *bytes)
+{
+  gsize len = g_bytes_get_size (bytes);
+  gboolean pause = FALSE;
+
+  g_mutex_lock (&d->lock);
+  if (len == 0)
+    {
+      g_bytes_unref (bytes);
+      d->eof = TRUE;
+    }
+  else
+    {
+      g_queue_push_tail (&d->chunks, bytes);
+      d->queued += len;
+    }
+  g_cond_signal (&d->cond);
+  pause = d->queued > QUEUE_HIGH;
+  d->paused = pause;
+  g_mutex_unlock (&d->lock);
+  return pause;
+}
+
 static void
 on_read (GObject      *source,
          GAsyncResult *result,
@@ -282,7 +310,7 @@ on_read (GObject      *source,
   GError *error = NULL;
   const guint8 *data;
   gsize len;
-  gboolean pause;
+  gboolean pause = FALSE;
 
   bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, &error);
   d->in_flight = FALSE;
@@ -304,7 +332,7 @@ on_read (GObject      *source,
       return;
     }
   data = g_bytes_get_data (bytes, &len);
-  if (!d->sniffed && len > 0)
+  if (!d->sniffed)
     {
       d->sniffed = TRUE;
       if (len >= 8 && lb_png_sniff (data, len))
@@ -316,32 +344,37 @@ on_read (GObject      *source,
         d->collected = g_byte_array_new ();
       d->thread = g_thread_new ("lb-loader", decode_thread, d);
     }
-  if (len == 0 && !d->sniffed)
+  /* then what else the socket holds, without a main-loop iteration per chunk, for the rest
+   * of the burst */
+  while (len > 0 && !(pause = push_chunk (d, bytes)) && d->pollable
+         && g_get_monotonic_time () - d->burst_start <= BURST_US)
     {
-      /* an empty stream: nothing for a thread to do */
-      g_bytes_unref (bytes);
-      complete (d, NULL, g_error_new (LB_ERROR, LB_ERROR_TRUNCATED, "%s: the file is empty",
-                                      d->name));
+      guint8 *buf = g_malloc (CHUNK_SIZE);
+      gssize n = g_pollable_input_stream_read_nonblocking (G_POLLABLE_INPUT_STREAM (d->stream),
+                                                           buf, CHUNK_SIZE, d->cancellable,
+                                                           &error);
+      if (n < 0)
+        {
+          g_free (buf);
+          bytes = NULL;
+          if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+            {
+              g_clear_error (&error);
+              break;
+            }
+          g_prefix_error (&error, "%s: ", d->name);
+          complete (d, NULL, error);
+          stop_reading (d);
+          return;
+        }
+      len = (gsize) n;
+      bytes = g_bytes_new_take (g_realloc (buf, MAX (n, 1)), len);
+    }
+  if (len == 0)
+    {
+      push_chunk (d, bytes); /* end of data */
       stop_reading (d);
-      return;
     }
-  g_mutex_lock (&d->lock);
-  if (len == 0)
-    {
-      g_bytes_unref (bytes);
-      d->eof = TRUE;
-    }
-  else
-    {
-      g_queue_push_tail (&d->chunks, bytes);
-      d->queued += len;
-    }
-  g_cond_signal (&d->cond);
-  pause = d->queued > QUEUE_HIGH;
-  d->paused = pause;
-  g_mutex_unlock (&d->lock);
-  if (len == 0)
-    stop_reading (d);
   else if (!pause)
     read_now (d);
   /* else: the decoder thread asks for more when the queue has drained (on_notify) */
@@ -383,6 +416,8 @@ lb_loader_load_async (GInputStream        *stream,
   d->func_data = func_data;
   d->context = g_main_context_ref_thread_default ();
   d->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
+  d->pollable = G_IS_POLLABLE_INPUT_STREAM (stream)
+                && g_pollable_input_stream_can_poll (G_POLLABLE_INPUT_STREAM (stream));
   d->dirty_y0 = G_MAXUINT;
   g_mutex_init (&d->lock);
   g_cond_init (&d->cond);
