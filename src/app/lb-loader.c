@@ -233,7 +233,7 @@ on_notify (gpointer data)
   d->dirty_y0 = G_MAXUINT;
   d->dirty_y1 = 0;
   done = d->done;
-  resume = d->paused && d->queued <= QUEUE_LOW && !done;
+  resume = d->paused && d->reading && d->queued <= QUEUE_LOW && !done;
   if (resume)
     d->paused = FALSE;
   g_mutex_unlock (&d->lock);
@@ -294,7 +294,8 @@ push_chunk (LoadData *d,
       d->queued += len;
     }
   g_cond_signal (&d->cond);
-  pause = d->queued > QUEUE_HIGH;
+  /* after the end of data there is nothing left to read, whatever the queue holds */
+  pause = len > 0 && d->queued > QUEUE_HIGH;
   d->paused = pause;
   g_mutex_unlock (&d->lock);
   return pause;
