@@ -60,7 +60,9 @@ typedef struct {
   gboolean            eof;
   gboolean            stop;
   gboolean            paused;      /* reading waits for the queue to drain */
-  LbPngDecoder       *decoder;     /* PNG: decoded as it comes (thread only, after the header) */
+  LbPngDecoder       *decoder;     /* PNG: fed by the thread; the main thread only reads its
+                                    * size and buffer after the header, and finishes it once
+                                    * the thread is done */
   GByteArray         *collected;   /* other formats: decoded at the end */
   gboolean            header;      /* the decoder has a header; not yet passed on */
   gboolean            header_sent; /* main thread only */
