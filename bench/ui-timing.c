@@ -9,6 +9,10 @@
  *  2. the same image opened from lightbox-store on 127.0.0.1: time to the first rows on
  *     screen (first frame painted after the first decoded rows) and to the complete image;
  *     baseline: the complete download + decode.
+ *  5. a ≈ 1 GB 16-bit PNG (generated at run time in /dev/shm or the temp dir, removed after)
+ *     opened from lightbox-store: frame intervals while the window animates, zoom input →
+ *     painted frame, a 5 ms timer's lateness, throughput; baseline: the same with nothing
+ *     loading. LB_UI_TIMING_SECTIONS=5 (any list of digits) runs only the sections named.
  *  3. cold start: process start to the first painted frame of the Lightbox window
  *     (LIGHTBOX_BENCH_STARTUP=1 makes the app print it and quit); baseline: a plain
  *     GtkWindow with one label, started the same way by this program.
@@ -20,9 +24,13 @@
 #include <gtk/gtk.h>
 #include <math.h>
 #include <glib/gstdio.h>
+#include <png.h>
+#include <zlib.h>
 #include <signal.h>
+#include <string.h>
 
 #include "lb-bench-stats.h"
+#include "lb-limits.h"
 #include "lb-png.h"
 #include "lb-render.h"
 #include "lb-window-private.h"
@@ -344,6 +352,335 @@ bench_large_folder (LbWindow *win)
   g_rmdir (dir);
 }
 
+/* ---- 5: responsiveness while a 1 GB image downloads ------------------------------------ */
+
+/* 23 170² 16-bit gray, ≈ 1.07 GB of pixels; noise in every bit so zlib keeps it that size. */
+#define BIG_SIZE 23170
+
+/* Writes the image row by row (no 1 GB buffer) with libpng: zlib level 1, Huffman coding
+ * only — a match search on noise finds nothing and costs minutes on this machine, while the
+ * reader still has to Huffman-decode every byte as it would for a real image. */
+static gboolean
+write_big_png (const char *path,
+               guint       size)
+{
+  FILE *f = g_fopen (path, "wb");
+  png_structp png;
+  png_infop info;
+  g_autofree guint16 *row = g_new (guint16, size);
+  guint64 s = 0x9E3779B97F4A7C15u;
+
+  if (f == NULL)
+    return FALSE;
+  png = png_create_write_struct (PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+  info = png_create_info_struct (png);
+  if (setjmp (png_jmpbuf (png)))
+    {
+      png_destroy_write_struct (&png, &info);
+      fclose (f);
+      return FALSE;
+    }
+  png_init_io (png, f);
+  png_set_compression_level (png, 1);
+  png_set_compression_strategy (png, Z_HUFFMAN_ONLY);
+  png_set_filter (png, 0, PNG_FILTER_NONE);
+  png_set_IHDR (png, info, size, size, 16, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
+                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_write_info (png, info);
+  png_set_swap (png); /* host-order samples; PNG is big-endian */
+  for (guint y = 0; y < size; y++)
+    {
+      /* a slow gradient (so the histogram has a shape) plus 12 bits of noise (xorshift64) */
+      for (guint x = 0; x < size; x++)
+        {
+          s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+          row[x] = (guint16) (((x + y) * 24000u / (2 * size)) + (s & 0xfff) + 20000);
+        }
+      png_write_row (png, (png_const_bytep) row);
+    }
+  png_write_end (png, info);
+  png_destroy_write_struct (&png, &info);
+  return fclose (f) == 0;
+}
+
+/* The measurements of one run: frame gaps, input latency, main-loop lateness. */
+typedef struct {
+  GArray  *frame_gap;    /* ms between successive painted frames */
+  GArray  *input;        /* ms from the scheduled input to the frame that shows it */
+  GArray  *loop_late;    /* ms a 5 ms timeout fired late */
+  gint64   last_paint;
+  gint64   last_tick;
+  gint64   input_due;    /* µs: when the next input is scheduled */
+  gint64   input_sent;   /* µs: scheduled time of the input waiting for its frame, 0 = none */
+  guint    n_inputs;
+  GdkFrameClock *clock;
+  gulong   paint_handler;
+} Resp;
+
+static Resp *resp_now;
+
+static void
+resp_after_paint (GdkFrameClock *clock,
+                  gpointer       data)
+{
+  Resp *r = resp_now;
+  gint64 now = g_get_monotonic_time ();
+  double ms;
+
+  if (r == NULL)
+    return;
+  if (r->last_paint)
+    {
+      ms = (now - r->last_paint) / 1000.0;
+      g_array_append_val (r->frame_gap, ms);
+    }
+  r->last_paint = now;
+  if (r->input_sent)
+    {
+      ms = (now - r->input_sent) / 1000.0;
+      g_array_append_val (r->input, ms);
+      r->input_sent = 0;
+    }
+}
+
+/* Keeps the window animating (a redraw every frame clock tick), like a spinner does. */
+static gboolean
+resp_tick (GtkWidget     *widget,
+           GdkFrameClock *clock,
+           gpointer       data)
+{
+  if (resp_now == NULL)
+    return G_SOURCE_REMOVE;
+  gtk_widget_queue_draw (widget);
+  return G_SOURCE_CONTINUE;
+}
+
+/* Every 5 ms: how late this timeout runs (main-loop latency), and every 50 ms an input —
+ * zoom in, then out — timed from when it was due, as a key press queued at that moment
+ * would be. */
+static gboolean
+resp_timeout (gpointer data)
+{
+  LbWindow *win = data;
+  Resp *r = resp_now;
+  gint64 now = g_get_monotonic_time ();
+  double ms;
+
+  if (r == NULL)
+    return G_SOURCE_REMOVE;
+  if (r->last_tick)
+    {
+      ms = MAX (0, now - r->last_tick - 5000) / 1000.0;
+      g_array_append_val (r->loop_late, ms);
+    }
+  r->last_tick = now;
+  if (now >= r->input_due && r->input_sent == 0)
+    {
+      r->input_sent = r->input_due;
+      g_action_group_activate_action (G_ACTION_GROUP (win), r->n_inputs++ % 2 ? "zoom-out" : "zoom-in",
+                                      NULL);
+      r->input_due += 50000;
+      if (r->input_due < now)
+        r->input_due = now + 50000;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+resp_start (Resp     *r,
+            LbWindow *win)
+{
+  memset (r, 0, sizeof *r);
+  r->frame_gap = g_array_new (FALSE, FALSE, sizeof (double));
+  r->input = g_array_new (FALSE, FALSE, sizeof (double));
+  r->loop_late = g_array_new (FALSE, FALSE, sizeof (double));
+  r->input_due = g_get_monotonic_time () + 50000;
+  resp_now = r;
+  r->clock = gtk_widget_get_frame_clock (GTK_WIDGET (win));
+  r->paint_handler = g_signal_connect (r->clock, "after-paint", G_CALLBACK (resp_after_paint), NULL);
+  gtk_widget_add_tick_callback (GTK_WIDGET (win->canvas), resp_tick, NULL, NULL);
+  g_timeout_add (5, resp_timeout, win);
+}
+
+static void
+resp_stop (void)
+{
+  g_signal_handler_disconnect (resp_now->clock, resp_now->paint_handler);
+  resp_now = NULL;
+  /* let the tick callback and the timeout see it and remove themselves */
+  for (int i = 0; i < 20; i++)
+    g_main_context_iteration (NULL, FALSE);
+}
+
+static void
+resp_clear (Resp *r)
+{
+  g_array_unref (r->frame_gap);
+  g_array_unref (r->input);
+  g_array_unref (r->loop_late);
+}
+
+static double
+arr_max (GArray *a)
+{
+  double m = 0;
+  for (guint i = 0; i < a->len; i++)
+    m = MAX (m, g_array_index (a, double, i));
+  return a->len ? m : NAN;
+}
+
+static void
+resp_print (const char *what,
+            Resp       *r)
+{
+  g_print ("   %s\n", what);
+  g_print ("     frame interval:       median %6.1f  p99 %7.1f  max %7.1f ms  (%u frames)\n",
+           median (r->frame_gap), pct (r->frame_gap, 0.99), arr_max (r->frame_gap), r->frame_gap->len);
+  g_print ("     input → painted:      median %6.1f  p99 %7.1f  max %7.1f ms  (%u zoom steps)\n",
+           median (r->input), pct (r->input, 0.99), arr_max (r->input), r->input->len);
+  g_print ("     main loop, 5 ms timer late by: median %5.2f  p99 %7.1f  max %7.1f ms\n",
+           median (r->loop_late), pct (r->loop_late, 0.99), arr_max (r->loop_late));
+}
+
+static void
+rm_tree (const char *path)
+{
+  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (path, name, NULL);
+
+      if (g_file_test (p, G_FILE_TEST_IS_DIR) && !g_file_test (p, G_FILE_TEST_IS_SYMLINK))
+        rm_tree (p);
+      else
+        g_unlink (p);
+    }
+  g_rmdir (path);
+}
+
+static gboolean
+load_finished (gpointer data)
+{
+  LbWindow *win = data;
+  return win->load_cancellable == NULL;
+}
+
+static void
+bench_download (LbWindow *win,
+                LbImage  *shown)
+{
+  const char *dirs[] = { "/dev/shm", g_get_tmp_dir () };
+  guint64 need = (guint64) BIG_SIZE * BIG_SIZE * 2 + (256u << 20);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *root = NULL, *path = NULL, *server = NULL, *line = NULL, *url = NULL;
+  g_autofree char *img_url = NULL;
+  g_autoptr (GSubprocess) proc = NULL;
+  g_autoptr (GDataInputStream) out = NULL;
+  LbLimits saved = *lb_limits_get_default (), big = saved;
+  Resp base, dl;
+  GStatBuf st;
+  gint64 t0;
+  double total_s, gen_s;
+  gboolean finished;
+
+  g_print ("\n5. UI responsiveness while a %u×%u 16-bit PNG (≈ 1 GB) downloads from lightbox-store\n",
+           BIG_SIZE, BIG_SIZE);
+  for (guint i = 0; i < G_N_ELEMENTS (dirs) && root == NULL; i++)
+    {
+      g_autoptr (GFile) d = g_file_new_for_path (dirs[i]);
+      g_autoptr (GFileInfo) fi = g_file_query_filesystem_info (d, G_FILE_ATTRIBUTE_FILESYSTEM_FREE,
+                                                               NULL, NULL);
+      if (fi && g_file_info_get_attribute_uint64 (fi, G_FILE_ATTRIBUTE_FILESYSTEM_FREE) > need)
+        {
+          g_autofree char *tmpl = g_build_filename (dirs[i], "lightbox-1g-XXXXXX", NULL);
+          root = g_mkdtemp (g_steal_pointer (&tmpl));
+        }
+    }
+  if (root == NULL)
+    {
+      g_print ("   SKIPPED: neither /dev/shm nor %s has %.1f GB free\n", g_get_tmp_dir (), need / 1e9);
+      return;
+    }
+  /* The default limits refuse it (256 Mpx): say so, then measure as a user who raised
+   * LIGHTBOX_MAX_PIXELS for such images would see it. */
+  if (!lb_limits_check (NULL, BIG_SIZE, BIG_SIZE, LB_FORMAT_GRAY16, NULL, NULL, &error))
+    {
+      g_print ("   default limits refuse it: %s\n"
+               "   measured with the pixel limit raised to %u² (as LIGHTBOX_MAX_PIXELS=%" G_GUINT64_FORMAT " does)\n",
+               error->message, BIG_SIZE, (guint64) BIG_SIZE * BIG_SIZE);
+      g_clear_error (&error);
+      big.max_pixels = (guint64) BIG_SIZE * BIG_SIZE;
+      lb_limits_set_default (&big);
+    }
+  path = g_build_filename (root, "big-gray16.png", NULL);
+  t0 = g_get_monotonic_time ();
+  if (!write_big_png (path, BIG_SIZE) || g_stat (path, &st) != 0)
+    {
+      g_print ("   SKIPPED: could not write %s\n", path);
+      rm_tree (root);
+      lb_limits_set_default (&saved);
+      return;
+    }
+  gen_s = (g_get_monotonic_time () - t0) / 1e6;
+  g_print ("   file: %.1f MB in %s (written in %.1f s)\n", st.st_size / 1e6, root, gen_s);
+
+  server = g_build_filename (g_getenv ("LB_BUILD_ROOT"), "src", "server", "lightbox-store", NULL);
+  /* --timeout 0: with its default slow-client deadline, lightbox-store (libsoup 3.2) crashed
+   * here 60 s after the listing's keep-alive connection went idle, in the middle of this
+   * download (segfault in libsoup, seen in dmesg) */
+  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, server, "--port", "0",
+                           "--timeout", "0", root, NULL);
+  if (proc == NULL)
+    g_error ("%s", error->message);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (proc));
+  line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
+  if (line == NULL || strstr (line, " at ") == NULL)
+    g_error ("lightbox-store did not start");
+  url = g_strdup (strstr (line, " at ") + 4);
+  img_url = g_strconcat (url, "big-gray16.png", NULL);
+  lb_window_open_store (win, url);
+  wait_for (store_ready, win, 10000);
+
+  /* baseline: the same measurements for 8 s with an image shown and nothing loading */
+  lb_canvas_set_image (win->canvas, shown, FALSE);
+  resp_start (&base, win);
+  t0 = g_get_monotonic_time ();
+  while (g_get_monotonic_time () - t0 < 8 * G_USEC_PER_SEC)
+    g_main_context_iteration (NULL, TRUE);
+  resp_stop ();
+
+  resp_start (&dl, win);
+  lb_window_open_store_image (win, img_url);
+  finished = wait_for (load_finished, win, 600000);
+  total_s = (g_get_monotonic_time () - win->load_started_us) / 1e6;
+  resp_stop ();
+  if (!finished)
+    {
+      double fraction = gtk_progress_bar_get_fraction (GTK_PROGRESS_BAR (win->progress_bar));
+
+      g_action_group_activate_action (G_ACTION_GROUP (win), "cancel", NULL);
+      wait_for (load_finished, win, 60000);
+      g_print ("   NOT FINISHED after %.0f s (%.0f %% downloaded, %.1f MB/s), cancelled\n", total_s,
+               fraction * 100, fraction * st.st_size / 1e6 / total_s);
+    }
+  else if (win->load_done_us == 0)
+    g_print ("   the download FAILED after %.1f s: %s\n", total_s,
+             win->last_status ? win->last_status : "no status");
+  else
+    g_print ("   download + decode: %.1f s, %.0f MB/s; first rows after %.0f ms\n", total_s,
+             st.st_size / 1e6 / total_s, (win->first_pixels_us - win->load_started_us) / 1000.0);
+  resp_print ("baseline, nothing loading (8 s):", &base);
+  resp_print (win->load_done_us ? "while downloading:" : "while downloading (until it failed):", &dl);
+  resp_clear (&base);
+  resp_clear (&dl);
+  g_subprocess_send_signal (proc, SIGTERM);
+  g_subprocess_wait (proc, NULL, NULL);
+  rm_tree (root); /* the file and the .lightbox folder lightbox-store made */
+  lb_limits_set_default (&saved);
+}
+
 /* ---- 3: cold start --------------------------------------------------------------------- */
 
 static double
@@ -434,6 +771,13 @@ bench_startup (const char *self_path)
            median (base), median (app) / median (base));
 }
 
+static gboolean
+section_wanted (char n)
+{
+  const char *only = g_getenv ("LB_UI_TIMING_SECTIONS");
+  return only == NULL || strchr (only, n) != NULL;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -474,10 +818,16 @@ main (int argc, char **argv)
   g_signal_connect (gtk_widget_get_frame_clock (GTK_WIDGET (win)), "before-paint",
                     G_CALLBACK (on_before_paint), NULL);
   img = make_ct ();
-  bench_wl (win, img);
-  bench_first_pixels (win, img);
-  bench_large_folder (win);
+  if (section_wanted ('1'))
+    bench_wl (win, img);
+  if (section_wanted ('2'))
+    bench_first_pixels (win, img);
+  if (section_wanted ('4'))
+    bench_large_folder (win);
+  if (section_wanted ('5'))
+    bench_download (win, img);
   gtk_window_destroy (GTK_WINDOW (win));
+  if (section_wanted ('3'))
   {
     /* spawn this very binary for the baseline, wherever it was started from */
     g_autofree char *self_exe = g_file_read_link ("/proc/self/exe", NULL);

@@ -41,6 +41,7 @@ struct _LbCanvas {
   double          wl_center, wl_width;
   gboolean        wl_user;       /* the user chose the window: keep it */
   gboolean        progressive;   /* showing a decoder's buffer that is still filling */
+  guint64         progress_rows; /* rows added to the histogram while progressive */
   gboolean        invert;
   gboolean        split;
   double          split_pos;     /* 0..1 of the width */
@@ -232,10 +233,16 @@ set_source (LbCanvas             *self,
 {
   gboolean had = self->have_src;
   gboolean same_size = had && self->src.width == src->width && self->src.height == src->height;
+  /* The decoder's buffer became the image (same pixels) and every row went into the
+   * histogram exactly once: it is the image's histogram, no need for another full pass over
+   * the pixels on the main thread (a second for a 1 GB image). */
+  gboolean hist_done = had && self->progressive && self->progress_rows == src->height
+                       && self->src.data == src->data && self->src.stride == src->stride
+                       && same_size && self->src.format == src->format;
 
   self->src = *src;
   self->have_src = TRUE;
-  self->hist_valid = FALSE;
+  self->hist_valid = hist_done;
   g_clear_pointer (&self->meta, lb_image_meta_unref);
   self->meta = meta != NULL ? lb_image_meta_copy (meta) : NULL;
   lb_value_map_from_meta (&self->map, self->meta);
@@ -331,6 +338,7 @@ lb_canvas_begin_progressive (LbCanvas          *self,
     }
   else
     memset (self->hist, 0, self->hist_bins * sizeof (guint64));
+  self->progress_rows = 0;
 }
 
 void
@@ -344,7 +352,11 @@ lb_canvas_progress_rows (LbCanvas *self,
   if (!self->have_src || self->image != NULL)
     return;
   /* Until the user takes over, the window follows the histogram of the rows seen so far. */
+  y1 = MIN (y1, self->src.height);
+  if (y0 >= y1)
+    return;
   lb_histogram_add_rows (self->hist, &self->src, y0, y1);
+  self->progress_rows += y1 - y0;
   if (!self->wl_user && src_bit_depth (&self->src) == 16
       && (self->meta == NULL || !lb_image_meta_get_window (self->meta, &c, &w))
       && lb_histogram_window (self->hist, self->hist_bins, &self->map, 0.01, 0.99, &c, &w)

@@ -58,6 +58,7 @@ struct _LbWindow {
   gint64          load_started_us;
   gint64          first_pixels_us;    /* monotonic time of the first rows, 0 until then */
   gint64          load_done_us;
+  guint           progressive_serial; /* the load whose decoder buffer the canvas shows, 0 = none */
   char           *image_name;         /* display name of the open image */
   GMenu          *filter_menu;
   GMenu          *wl_menu;

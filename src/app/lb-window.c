@@ -318,6 +318,7 @@ typedef struct {
   char     *uri;
   char     *etag;
   char     *name;
+  LbHistory *previous; /* what was shown before the first rows replaced it */
 } LoadCtx;
 
 static void
@@ -327,7 +328,27 @@ load_ctx_free (LoadCtx *ctx)
   g_free (ctx->uri);
   g_free (ctx->etag);
   g_free (ctx->name);
+  g_clear_object (&ctx->previous);
   g_free (ctx);
+}
+
+/* The load @ctx ends without an image while the canvas may still show its decoder's buffer,
+ * which goes away with the load: bring back what was shown before, or clear. */
+static void
+drop_progressive (LoadCtx *ctx)
+{
+  LbWindow *self = ctx->self;
+
+  if (self->progressive_serial != ctx->serial)
+    return;
+  self->progressive_serial = 0;
+  if (ctx->previous != NULL)
+    {
+      set_history (self, ctx->previous);
+      _lb_window_show_current (self);
+    }
+  else
+    lb_canvas_clear (self->canvas);
 }
 
 static void
@@ -342,6 +363,8 @@ on_load_header (LbPngDecoder *decoder,
   if (ctx->serial != self->load_serial)
     return;
   pixels = lb_png_decoder_peek_pixels (decoder, &stride);
+  g_set_object (&ctx->previous, self->history);
+  self->progressive_serial = ctx->serial;
   set_history (self, NULL);
   lb_canvas_begin_progressive (self->canvas, lb_png_decoder_get_width (decoder),
                                lb_png_decoder_get_height (decoder),
@@ -391,15 +414,15 @@ on_image_loaded (GObject      *source,
 
   if (ctx->serial != self->load_serial)
     {
+      /* superseded before the newer load's first rows: its buffer must not stay on screen */
+      drop_progressive (ctx);
       load_ctx_free (ctx);
       return;
     }
   finish_loading_ui (self);
   if (image == NULL)
     {
-      /* the decoder's buffer goes away with the load: stop showing it */
-      if (!lb_canvas_get_image (self->canvas))
-        lb_canvas_clear (self->canvas);
+      drop_progressive (ctx);
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         _lb_window_show_error (self, _("Could not open the image"), error);
       else
@@ -408,6 +431,7 @@ on_image_loaded (GObject      *source,
       return;
     }
   self->load_done_us = g_get_monotonic_time ();
+  self->progressive_serial = 0;
   /* remember where it came from, for write-back and provenance */
   meta = lb_image_dup_meta (image);
   lb_image_meta_set_source_uri (meta, ctx->uri);
