@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lb-error.h"
+#include "lb-isolation.h"
 #include "lb-pipeline.h"
 
 /* Chains may contain chains; this bounds the expansion (and catches cycles). */
@@ -31,6 +32,7 @@ struct _LbPipeline {
   gboolean has_selection;
   LbFilterRect selection;
   guint64 seed;
+  LbIsolation isolation;
 };
 
 G_DEFINE_FINAL_TYPE (LbPipeline, lb_pipeline, G_TYPE_OBJECT)
@@ -250,6 +252,14 @@ lb_pipeline_set_seed (LbPipeline *self,
 }
 
 void
+lb_pipeline_set_isolation (LbPipeline *self,
+                           LbIsolation isolation)
+{
+  g_return_if_fail (LB_IS_PIPELINE (self));
+  self->isolation = isolation;
+}
+
+void
 lb_pipeline_set_progress_func (LbPipeline            *self,
                                LbPipelineProgressFunc func,
                                gpointer               user_data,
@@ -461,6 +471,36 @@ report_progress (gpointer data,
   p->self->progress ((p->pass_index + frac) / p->n_passes, p->self->progress_data);
 }
 
+static void
+report_isolated_progress (double   fraction,
+                          gpointer data)
+{
+  Progress *p = data;
+
+  if (p->self->progress != NULL)
+    p->self->progress ((p->pass_index + fraction) / p->n_passes, p->self->progress_data);
+}
+
+static LbPassTiming *
+new_timing (const Pass    *pass,
+            LbImage       *input,
+            guint          threads,
+            guint          bands,
+            gint64         t0)
+{
+  LbPassTiming *t = g_new0 (LbPassTiming, 1);
+
+  t->usec = g_get_monotonic_time () - t0;
+  t->filter_id = g_strdup (lb_filter_get_id (pass->filter));
+  t->params = lb_filter_params_to_string (pass->params);
+  t->width = lb_image_get_width (input);
+  t->height = lb_image_get_height (input);
+  t->format = lb_image_get_format (input);
+  t->threads = threads;
+  t->bands = bands;
+  return t;
+}
+
 static gboolean
 clip_rect (LbFilterRect *r,
            int           width,
@@ -543,6 +583,21 @@ run_pass (LbPipeline   *self,
     image.region = (LbFilterRect) { 0, 0, width, height };
 
   t0 = g_get_monotonic_time ();
+  if (lb_filter_runs_isolated (pass->filter, self->isolation))
+    {
+      /* Same pipeline code, run by lightbox-filter-host on the same bands and threads. */
+      LbIsolatedOptions options = { self->n_threads, self->band_height, self->has_selection,
+                                    self->selection, self->seed, -1 };
+      LbIsolatedResult result = { 0 };
+
+      output = _lb_isolated_run_pass (pass->filter, pass->params, input, &options,
+                                      report_isolated_progress, progress, &result,
+                                      cancellable, error);
+      if (output != NULL && out_timing != NULL)
+        *out_timing = new_timing (pass, input, result.threads, result.bands, t0);
+      return output;
+    }
+
   dst = lb_image_alloc_pixels (width, height, format, NULL, &dst_stride, error);
   if (dst == NULL)
     return NULL;
@@ -636,19 +691,7 @@ run_pass (LbPipeline   *self,
   output = lb_image_new_take (width, height, format, dst_stride, g_steal_pointer (&dst),
                               lb_image_get_meta (input));
   if (out_timing != NULL)
-    {
-      LbPassTiming *t = g_new0 (LbPassTiming, 1);
-
-      t->usec = g_get_monotonic_time () - t0;
-      t->filter_id = g_strdup (id);
-      t->params = lb_filter_params_to_string (pass->params);
-      t->width = width;
-      t->height = height;
-      t->format = format;
-      t->threads = n_threads;
-      t->bands = run.n_bands;
-      *out_timing = t;
-    }
+    *out_timing = new_timing (pass, input, n_threads, run.n_bands, t0);
   return output;
 }
 

@@ -6,6 +6,7 @@
 #include "lb-filter-params.h"
 #include "lb-filter-registry.h"
 #include "lb-image.h"
+#include "lb-isolation.h"
 
 G_BEGIN_DECLS
 
@@ -90,6 +91,10 @@ void        lb_pipeline_set_selection    (LbPipeline         *self,
 /* Seed for random filters (spread); default 1. */
 void        lb_pipeline_set_seed         (LbPipeline       *self,
                                           guint64           seed);
+/* Where plugin filters run (LB_ISOLATION_DEFAULT, the default, follows
+ * $LIGHTBOX_PLUGIN_ISOLATION); see lb-isolation.h. */
+void        lb_pipeline_set_isolation    (LbPipeline       *self,
+                                          LbIsolation       isolation);
 void        lb_pipeline_set_progress_func (LbPipeline            *self,
                                            LbPipelineProgressFunc func,
                                            gpointer               user_data,
