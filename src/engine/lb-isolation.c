@@ -29,6 +29,7 @@
 #include "lb-error.h"
 #include "lb-filter-host-proto.h"
 #include "lb-isolation.h"
+#include "lb-limits.h"
 #include "lb-plugin-loader.h"
 
 /* How long a helper whose socket closed gets to be reaped before it is killed, ms. Its
@@ -372,7 +373,7 @@ make_memfd (const char *name,
     goto fail;
   if (ftruncate (fd, (off_t) size) != 0)
     goto fail;
-  *map = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  *map = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
   if (*map == MAP_FAILED)
     {
       *map = NULL;
@@ -388,6 +389,21 @@ fail:
                "cannot create %" G_GSIZE_FORMAT " bytes of shared memory for the filter helper: %s",
                size, g_strerror (saved));
   return -1;
+}
+
+/* A shared mapping that an output image keeps (see the DONE case below). */
+typedef struct {
+  gpointer addr;
+  gsize size;
+} Mapping;
+
+static void
+mapping_free (gpointer data)
+{
+  Mapping *m = data;
+
+  munmap (m->addr, m->size);
+  g_free (m);
 }
 
 static gboolean
@@ -475,20 +491,18 @@ _lb_isolated_run_pass (LbFilter                *filter,
   gsize dst_size = row_size * height;
   double timeout_s = options->timeout_s >= 0 ? options->timeout_s : lb_isolation_get_timeout ();
   g_autoptr(GVariant) pv = g_variant_ref_sink (lb_filter_params_to_variant (params));
-  g_autofree guint8 *out = NULL;
   g_autofree char *buf = NULL;
   guint8 *src_map = NULL, *dst_map = NULL;
   int src_fd = -1, dst_fd = -1;
-  gsize out_stride;
+  gsize out_stride, out_size;
   LbFhRun run = { 0 };
   Helper *h = NULL;
   Outcome outcome = OUTCOME_BROKEN;
   gint64 last_progress;
   LbImage *output = NULL;
 
-  /* The same size check and allocation as an in-process pass, before any work. */
-  out = lb_image_alloc_pixels (width, height, format, NULL, &out_stride, error);
-  if (out == NULL)
+  /* The same size limits as an in-process pass, before any work. */
+  if (!lb_limits_check (NULL, width, height, format, &out_stride, &out_size, error))
     return NULL;
 
   src_fd = make_memfd ("lightbox-filter-source", src_size, &src_map, error);
@@ -604,16 +618,24 @@ _lb_isolated_run_pass (LbFilter                *filter,
         }
       if (reply.type == LB_FH_DONE)
         {
-          for (guint y = 0; y < height; y++)
-            memcpy (out + (gsize) y * out_stride, dst_map + (gsize) y * row_size, row_size);
+          /* The output keeps the shared pages; the helper unmapped them already and
+           * never sees them again (each pass gets a new memfd), so the image stays
+           * immutable even though the helper process lives on. */
+          Mapping *m = g_new (Mapping, 1);
+          g_autoptr(GBytes) pixels = NULL;
+
+          m->addr = dst_map;
+          m->size = dst_size;
+          pixels = g_bytes_new_with_free_func (dst_map, dst_size, mapping_free, m);
+          dst_map = NULL;
+          output = lb_image_new (width, height, format, row_size, pixels,
+                                 lb_image_get_meta (input), error);
           if (result != NULL)
             {
               result->threads = reply.threads;
               result->bands = reply.bands;
             }
-          output = lb_image_new_take (width, height, format, out_stride, g_steal_pointer (&out),
-                                      lb_image_get_meta (input));
-          outcome = OUTCOME_DONE;
+          outcome = output != NULL ? OUTCOME_DONE : OUTCOME_BROKEN;
           break;
         }
       if (reply.type == LB_FH_ERROR && reply.domain_len > 0 && reply.domain_len < 256

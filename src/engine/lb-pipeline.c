@@ -33,6 +33,9 @@ struct _LbPipeline {
   LbFilterRect selection;
   guint64 seed;
   LbIsolation isolation;
+  guint8 *out_data;       /* borrowed: _lb_pipeline_set_output_buffer() */
+  gsize out_stride;
+  gsize out_size;
 };
 
 G_DEFINE_FINAL_TYPE (LbPipeline, lb_pipeline, G_TYPE_OBJECT)
@@ -257,6 +260,18 @@ lb_pipeline_set_isolation (LbPipeline *self,
 {
   g_return_if_fail (LB_IS_PIPELINE (self));
   self->isolation = isolation;
+}
+
+void
+_lb_pipeline_set_output_buffer (LbPipeline *self,
+                                guint8     *data,
+                                gsize       stride,
+                                gsize       size)
+{
+  g_return_if_fail (LB_IS_PIPELINE (self));
+  self->out_data = data;
+  self->out_stride = stride;
+  self->out_size = size;
 }
 
 void
@@ -537,7 +552,8 @@ run_pass (LbPipeline   *self,
   int width = lb_image_get_width (input), height = lb_image_get_height (input);
   gsize row_size = lb_image_get_row_size (input);
   gsize dst_stride;
-  g_autofree guint8 *dst = NULL;
+  g_autofree guint8 *owned = NULL;
+  guint8 *dst;
   LbFilterImage image = { 0 };
   LbFilterRect wr;
   PassRun run = { 0 };
@@ -598,9 +614,21 @@ run_pass (LbPipeline   *self,
       return output;
     }
 
-  dst = lb_image_alloc_pixels (width, height, format, NULL, &dst_stride, error);
-  if (dst == NULL)
-    return NULL;
+  if (self->out_data != NULL && progress->pass_index + 1 == progress->n_passes
+      && self->out_stride >= row_size && self->out_size / self->out_stride >= (gsize) height)
+    {
+      /* The last pass writes straight into the caller's buffer (lightbox-filter-host's
+       * shared memory), saving a copy of the image. */
+      dst = self->out_data;
+      dst_stride = self->out_stride;
+    }
+  else
+    {
+      owned = lb_image_alloc_pixels (width, height, format, NULL, &dst_stride, error);
+      if (owned == NULL)
+        return NULL;
+      dst = owned;
+    }
   wr = image.region;
   state = info->prepare (info, lb_filter_params_get_data (pass->params), &image, &wr, error);
   if (state == NULL)
@@ -688,8 +716,18 @@ run_pass (LbPipeline   *self,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
 
-  output = lb_image_new_take (width, height, format, dst_stride, g_steal_pointer (&dst),
-                              lb_image_get_meta (input));
+  if (owned != NULL)
+    output = lb_image_new_take (width, height, format, dst_stride, g_steal_pointer (&owned),
+                                lb_image_get_meta (input));
+  else
+    {
+      g_autoptr(GBytes) borrowed = g_bytes_new_static (dst, dst_stride * height);
+
+      output = lb_image_new (width, height, format, dst_stride, borrowed,
+                             lb_image_get_meta (input), error);
+      if (output == NULL)
+        return NULL;
+    }
   if (out_timing != NULL)
     *out_timing = new_timing (pass, input, n_threads, run.n_bands, t0);
   return output;

@@ -95,6 +95,13 @@ void        lb_pipeline_set_seed         (LbPipeline       *self,
  * $LIGHTBOX_PLUGIN_ISOLATION); see lb-isolation.h. */
 void        lb_pipeline_set_isolation    (LbPipeline       *self,
                                           LbIsolation       isolation);
+/* Engine-internal (lightbox-filter-host): the last pass writes into @data (@size bytes,
+ * rows @stride apart) instead of a new buffer; the output image then borrows @data, which
+ * must outlive it. */
+void        _lb_pipeline_set_output_buffer (LbPipeline *self,
+                                            guint8     *data,
+                                            gsize       stride,
+                                            gsize       size);
 void        lb_pipeline_set_progress_func (LbPipeline            *self,
                                            LbPipelineProgressFunc func,
                                            gpointer               user_data,

@@ -156,7 +156,8 @@ run_job (Job     *job,
   g_autoptr(GBytes) src = NULL;
   Mapping *m;
   guint8 *dst;
-  gsize row_size, dst_size;
+  gsize dst_size;
+  gboolean ok;
 
   if (load_error != NULL)
     {
@@ -177,7 +178,7 @@ run_job (Job     *job,
     }
   m = g_new0 (Mapping, 1);
   m->size = run->src_size;
-  m->addr = mmap (NULL, m->size, PROT_READ, MAP_SHARED, job->src_fd, 0);
+  m->addr = mmap (NULL, m->size, PROT_READ, MAP_SHARED | MAP_POPULATE, job->src_fd, 0);
   if (m->addr == MAP_FAILED)
     {
       int saved = errno;
@@ -199,6 +200,22 @@ run_job (Job     *job,
                                         error))
     return FALSE;
 
+  dst_size = (gsize) run->dst_stride * run->height;
+  if (run->dst_stride < lb_image_get_row_size (input) || dst_size / run->height != run->dst_stride
+      || !fd_size_at_least (job->dst_fd, dst_size))
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT, "bad destination in the request");
+      return FALSE;
+    }
+  dst = mmap (NULL, dst_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, job->dst_fd, 0);
+  if (dst == MAP_FAILED)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "cannot map the destination: %s", g_strerror (saved));
+      return FALSE;
+    }
+
   pipe = lb_pipeline_new (NULL);
   lb_pipeline_set_isolation (pipe, LB_ISOLATION_NONE);
   lb_pipeline_set_n_threads (pipe, run->n_threads);
@@ -207,31 +224,22 @@ run_job (Job     *job,
   if (run->has_selection)
     lb_pipeline_set_selection (pipe, &run->selection);
   lb_pipeline_set_progress_func (pipe, progress_cb, NULL, NULL);
-  if (!lb_pipeline_append (pipe, filter, params, error))
-    return FALSE;
-  output = lb_pipeline_run (pipe, input, &timings, NULL, error);
-  if (output == NULL)
-    return FALSE;
-
-  row_size = lb_image_get_row_size (output);
-  dst_size = (gsize) run->dst_stride * run->height;
-  if (run->dst_stride < row_size || dst_size / run->height != run->dst_stride
-      || !fd_size_at_least (job->dst_fd, dst_size))
+  /* The pass writes straight into Lightbox's shared memory. */
+  _lb_pipeline_set_output_buffer (pipe, dst, run->dst_stride, dst_size);
+  if (lb_pipeline_append (pipe, filter, params, error))
+    output = lb_pipeline_run (pipe, input, &timings, NULL, error);
+  ok = output != NULL;
+  if (output != NULL && lb_image_get_data (output) != dst)
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT, "bad destination in the request");
-      return FALSE;
+      /* Not expected (one pass always uses the buffer), but stay correct if it did not. */
+      for (guint y = 0; y < run->height; y++)
+        memcpy (dst + (gsize) y * run->dst_stride, lb_image_get_row (output, y),
+                lb_image_get_row_size (output));
     }
-  dst = mmap (NULL, dst_size, PROT_READ | PROT_WRITE, MAP_SHARED, job->dst_fd, 0);
-  if (dst == MAP_FAILED)
-    {
-      int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "cannot map the destination: %s", g_strerror (saved));
-      return FALSE;
-    }
-  for (guint y = 0; y < run->height; y++)
-    memcpy (dst + (gsize) y * run->dst_stride, lb_image_get_row (output, y), row_size);
+  g_clear_object (&output);
   munmap (dst, dst_size);
+  if (!ok)
+    return FALSE;
   if (timings != NULL && timings->len > 0)
     {
       LbPassTiming *t = g_ptr_array_index (timings, 0);
