@@ -360,9 +360,13 @@ helper_reap (Helper *h)
 /* One pass                                                                                    */
 /* ------------------------------------------------------------------------------------------ */
 
+/* @populate: fault every page in now, in one go (for a buffer we fill right away). Pages
+ * the helper writes are better faulted in by its pipeline threads, in parallel, as an
+ * in-process pass does with its destination. */
 static int
 make_memfd (const char *name,
             gsize       size,
+            gboolean    populate,
             guint8    **map,
             GError    **error)
 {
@@ -373,7 +377,8 @@ make_memfd (const char *name,
     goto fail;
   if (ftruncate (fd, (off_t) size) != 0)
     goto fail;
-  *map = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+  *map = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | (populate ? MAP_POPULATE : 0),
+               fd, 0);
   if (*map == MAP_FAILED)
     {
       *map = NULL;
@@ -499,13 +504,14 @@ _lb_isolated_run_pass (LbFilter                *filter,
   Helper *h = NULL;
   Outcome outcome = OUTCOME_BROKEN;
   gint64 last_progress;
+  gint64 t0 = g_get_monotonic_time ();
   LbImage *output = NULL;
 
   /* The same size limits as an in-process pass, before any work. */
   if (!lb_limits_check (NULL, width, height, format, &out_stride, &out_size, error))
     return NULL;
 
-  src_fd = make_memfd ("lightbox-filter-source", src_size, &src_map, error);
+  src_fd = make_memfd ("lightbox-filter-source", src_size, TRUE, &src_map, error);
   if (src_fd < 0)
     goto out;
   memcpy (src_map, g_bytes_get_data (src_bytes, NULL), src_size);
@@ -518,7 +524,7 @@ _lb_isolated_run_pass (LbFilter                *filter,
                    "cannot seal the filter helper's source memory: %s", g_strerror (saved));
       goto out;
     }
-  dst_fd = make_memfd ("lightbox-filter-destination", dst_size, &dst_map, error);
+  dst_fd = make_memfd ("lightbox-filter-destination", dst_size, FALSE, &dst_map, error);
   if (dst_fd < 0)
     goto out;
   /* The helper writes here, but can never shrink it under our mapping (SIGBUS). */
@@ -548,6 +554,8 @@ _lb_isolated_run_pass (LbFilter                *filter,
   run.id_len = (guint32) strlen (id);
   run.params_len = (guint32) g_variant_get_size (pv);
 
+  g_debug ("%s: %.1f ms to share %" G_GSIZE_FORMAT " + %" G_GSIZE_FORMAT " bytes", id,
+           (g_get_monotonic_time () - t0) / 1000.0, src_size, dst_size);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     goto out;
   h = pool_take (_lb_filter_get_owner (filter));
@@ -570,6 +578,7 @@ _lb_isolated_run_pass (LbFilter                *filter,
         }
     }
 
+  g_debug ("%s: %.1f ms with the request sent", id, (g_get_monotonic_time () - t0) / 1000.0);
   buf = g_malloc (LB_FH_MAX_MESSAGE);
   last_progress = g_get_monotonic_time ();
   for (;;)
@@ -636,6 +645,7 @@ _lb_isolated_run_pass (LbFilter                *filter,
               result->bands = reply.bands;
             }
           outcome = output != NULL ? OUTCOME_DONE : OUTCOME_BROKEN;
+          g_debug ("%s: %.1f ms when done", id, (g_get_monotonic_time () - t0) / 1000.0);
           break;
         }
       if (reply.type == LB_FH_ERROR && reply.domain_len > 0 && reply.domain_len < 256

@@ -113,8 +113,12 @@ void        lb_pipeline_set_progress_func (LbPipeline            *self,
  *
  * Runs every pass. Errors: %LB_ERROR_UNSUPPORTED for a format a filter does not accept,
  * %LB_ERROR_INVALID_ARGUMENT for an empty selection, the filter's own errors prefixed with
- * its id, %G_IO_ERROR_CANCELLED when @cancellable fires. A pipeline without passes returns
- * a new reference to @input.
+ * its id, %G_IO_ERROR_CANCELLED when @cancellable fires. A pass that runs isolated
+ * (lb_pipeline_set_isolation()) also fails with %LB_ERROR_PLUGIN when the plugin crashes
+ * ("Filter “ID” in plugin PATH crashed (signal 11, Segmentation fault); the image is
+ * unchanged"), exits, or completes no band for $LIGHTBOX_FILTER_TIMEOUT seconds; cancelling
+ * such a pass kills its helper process at once, whether or not the plugin polls the cancel
+ * flag. A pipeline without passes returns a new reference to @input.
  */
 LbImage    *lb_pipeline_run              (LbPipeline       *self,
                                           LbImage          *input,

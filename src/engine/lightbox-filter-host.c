@@ -207,7 +207,7 @@ run_job (Job     *job,
       g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT, "bad destination in the request");
       return FALSE;
     }
-  dst = mmap (NULL, dst_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, job->dst_fd, 0);
+  dst = mmap (NULL, dst_size, PROT_READ | PROT_WRITE, MAP_SHARED, job->dst_fd, 0);
   if (dst == MAP_FAILED)
     {
       int saved = errno;
