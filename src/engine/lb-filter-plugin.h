@@ -50,7 +50,8 @@
  *     helper may or may not be reused for the next pass, and is restarted after a crash);
  *   - errors travel as GError domain NAME, code and message, so a plugin's own error domain
  *     arrives intact (registered by name in Lightbox);
- *   - never write to stdout (the helper shares Lightbox's); stderr is fine for diagnostics;
+ *   - write diagnostics to stderr, never data to stdout (in the helper, stdout is redirected
+ *     to Lightbox's stderr);
  *   - cancellation inside the helper is by SIGKILL, so release() is not called for a
  *     cancelled or timed-out isolated pass: hold no resource outside the process (temporary
  *     files, locks) across process() calls. In-process passes are still cancelled

@@ -297,6 +297,13 @@ helper_spawn (LbFilter *filter,
    * other end of the socket and its death shows up here as end-of-file. */
   g_subprocess_launcher_take_fd (launcher, child_sock, 3);
   g_subprocess_launcher_take_fd (launcher, plugin_fd, 4);
+  /* A plugin's printf() must not end up in Lightbox's stdout (lightbox-cli may write data
+   * there): the helper's stdout is our stderr. */
+  {
+    int out = dup_high (STDERR_FILENO);
+    if (out >= 0)
+      g_subprocess_launcher_take_stdout_fd (launcher, out);
+  }
   h->proc = g_subprocess_launcher_spawn (launcher, error, path, "--plugin",
                                          lb_filter_get_origin (filter), NULL);
   g_clear_object (&launcher);
