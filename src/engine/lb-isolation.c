@@ -367,13 +367,28 @@ helper_reap (Helper *h)
 /* One pass                                                                                    */
 /* ------------------------------------------------------------------------------------------ */
 
-/* @populate: fault every page in now, in one go (for a buffer we fill right away). Pages
- * the helper writes are better faulted in by its pipeline threads, in parallel, as an
- * in-process pass does with its destination. */
+/* A shared mapping that an output image keeps (see take_output()). */
+typedef struct {
+  gpointer addr;
+  gsize size;
+} Mapping;
+
+static void
+mapping_free (gpointer data)
+{
+  Mapping *m = data;
+
+  munmap (m->addr, m->size);
+  g_free (m);
+}
+
+/* A memfd of @size bytes. With @map, also mapped writable with every page faulted in at
+ * once (a buffer we fill right away). The destination is not mapped here: the helper's
+ * pipeline threads fault its pages in, in parallel, as an in-process pass does, and our
+ * own mapping is made only once the helper is done (see LB_FH_DONE below). */
 static int
 make_memfd (const char *name,
             gsize       size,
-            gboolean    populate,
             guint8    **map,
             GError    **error)
 {
@@ -384,12 +399,14 @@ make_memfd (const char *name,
     goto fail;
   if (ftruncate (fd, (off_t) size) != 0)
     goto fail;
-  *map = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | (populate ? MAP_POPULATE : 0),
-               fd, 0);
-  if (*map == MAP_FAILED)
+  if (map != NULL)
     {
-      *map = NULL;
-      goto fail;
+      *map = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+      if (*map == MAP_FAILED)
+        {
+          *map = NULL;
+          goto fail;
+        }
     }
   return fd;
 
@@ -403,19 +420,40 @@ fail:
   return -1;
 }
 
-/* A shared mapping that an output image keeps (see the DONE case below). */
-typedef struct {
-  gpointer addr;
-  gsize size;
-} Mapping;
-
-static void
-mapping_free (gpointer data)
+/* The helper's result as bytes we own. The write seal takes only when no process has the
+ * memfd mapped shared any more (the helper unmaps it before it reports DONE); then nobody
+ * can ever write these pages again, and the output image keeps them without a copy, even
+ * though the helper lives on. Otherwise (a helper that kept a mapping) it gets a copy. */
+static GBytes *
+take_output (int         fd,
+             gsize       size,
+             const char *id,
+             GError    **error)
 {
-  Mapping *m = data;
+  gboolean sealed = fcntl (fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SEAL) == 0;
+  int saved = errno;
+  guint8 *map = mmap (NULL, size, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+  Mapping *m;
 
-  munmap (m->addr, m->size);
-  g_free (m);
+  if (map == MAP_FAILED)
+    {
+      saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "cannot map the filter helper's result: %s", g_strerror (saved));
+      return NULL;
+    }
+  if (!sealed)
+    {
+      GBytes *copy = g_bytes_new (map, size);
+
+      g_debug ("%s: cannot seal the output (%s); copying it", id, g_strerror (saved));
+      munmap (map, size);
+      return copy;
+    }
+  m = g_new (Mapping, 1);
+  m->addr = map;
+  m->size = size;
+  return g_bytes_new_with_free_func (map, size, mapping_free, m);
 }
 
 static gboolean
@@ -504,7 +542,7 @@ _lb_isolated_run_pass (LbFilter                *filter,
   double timeout_s = options->timeout_s >= 0 ? options->timeout_s : lb_isolation_get_timeout ();
   g_autoptr(GVariant) pv = g_variant_ref_sink (lb_filter_params_to_variant (params));
   g_autofree char *buf = NULL;
-  guint8 *src_map = NULL, *dst_map = NULL;
+  guint8 *src_map = NULL;
   int src_fd = -1, dst_fd = -1;
   gsize out_stride, out_size;
   LbFhRun run = { 0 };
@@ -518,7 +556,7 @@ _lb_isolated_run_pass (LbFilter                *filter,
   if (!lb_limits_check (NULL, width, height, format, &out_stride, &out_size, error))
     return NULL;
 
-  src_fd = make_memfd ("lightbox-filter-source", src_size, TRUE, &src_map, error);
+  src_fd = make_memfd ("lightbox-filter-source", src_size, &src_map, error);
   if (src_fd < 0)
     goto out;
   memcpy (src_map, g_bytes_get_data (src_bytes, NULL), src_size);
@@ -531,11 +569,12 @@ _lb_isolated_run_pass (LbFilter                *filter,
                    "cannot seal the filter helper's source memory: %s", g_strerror (saved));
       goto out;
     }
-  dst_fd = make_memfd ("lightbox-filter-destination", dst_size, FALSE, &dst_map, error);
+  dst_fd = make_memfd ("lightbox-filter-destination", dst_size, NULL, error);
   if (dst_fd < 0)
     goto out;
-  /* The helper writes here, but can never shrink it under our mapping (SIGBUS). */
-  if (fcntl (dst_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
+  /* The helper writes here, but can never shrink it under our mapping (SIGBUS). Writes
+   * are sealed off once it is done (see LB_FH_DONE below). */
+  if (fcntl (dst_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) != 0)
     {
       int saved = errno;
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
@@ -634,18 +673,11 @@ _lb_isolated_run_pass (LbFilter                *filter,
         }
       if (reply.type == LB_FH_DONE)
         {
-          /* The output keeps the shared pages; the helper unmapped them already and
-           * never sees them again (each pass gets a new memfd), so the image stays
-           * immutable even though the helper process lives on. */
-          Mapping *m = g_new (Mapping, 1);
-          g_autoptr(GBytes) pixels = NULL;
+          g_autoptr(GBytes) pixels = take_output (dst_fd, dst_size, id, error);
 
-          m->addr = dst_map;
-          m->size = dst_size;
-          pixels = g_bytes_new_with_free_func (dst_map, dst_size, mapping_free, m);
-          dst_map = NULL;
-          output = lb_image_new (width, height, format, row_size, pixels,
-                                 lb_image_get_meta (input), error);
+          if (pixels != NULL)
+            output = lb_image_new (width, height, format, row_size, pixels,
+                                   lb_image_get_meta (input), error);
           if (result != NULL)
             {
               result->threads = reply.threads;
@@ -684,8 +716,6 @@ out:
       else
         helper_kill (h);
     }
-  if (dst_map != NULL)
-    munmap (dst_map, dst_size);
   if (src_fd >= 0)
     close (src_fd);
   if (dst_fd >= 0)
