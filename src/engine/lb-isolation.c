@@ -549,6 +549,7 @@ _lb_isolated_run_pass (LbFilter                *filter,
   Helper *h = NULL;
   Outcome outcome = OUTCOME_BROKEN;
   gint64 last_progress;
+  double last_fraction = -1;
   gint64 t0 = g_get_monotonic_time ();
   LbImage *output = NULL;
 
@@ -667,8 +668,12 @@ _lb_isolated_run_pass (LbFilter                *filter,
       if (reply.type == LB_FH_PROGRESS)
         {
           last_progress = g_get_monotonic_time ();
-          if (progress != NULL && reply.fraction >= 0 && reply.fraction <= 1)
-            progress (reply.fraction, progress_data);
+          /* Bands finish on several threads; pass on only forward steps. */
+          if (progress != NULL && reply.fraction > last_fraction && reply.fraction <= 1)
+            {
+              last_fraction = reply.fraction;
+              progress (reply.fraction, progress_data);
+            }
           continue;
         }
       if (reply.type == LB_FH_DONE)

@@ -33,6 +33,7 @@ struct _LbPipeline {
   LbFilterRect selection;
   guint64 seed;
   LbIsolation isolation;
+  gboolean progress_any_thread;
   guint8 *out_data;       /* borrowed: _lb_pipeline_set_output_buffer() */
   gsize out_stride;
   gsize out_size;
@@ -275,6 +276,14 @@ _lb_pipeline_set_output_buffer (LbPipeline *self,
 }
 
 void
+_lb_pipeline_set_progress_any_thread (LbPipeline *self,
+                                      gboolean    any_thread)
+{
+  g_return_if_fail (LB_IS_PIPELINE (self));
+  self->progress_any_thread = any_thread;
+}
+
+void
 lb_pipeline_set_progress_func (LbPipeline            *self,
                                LbPipelineProgressFunc func,
                                gpointer               user_data,
@@ -315,6 +324,8 @@ typedef struct {
 typedef struct {
   PassRun *run;
   int index;
+  void (*report) (gpointer data, PassRun *run);  /* nullable */
+  gpointer report_data;
 } Worker;
 
 /* Runs bands until none is left. The calling thread reports progress through @report. */
@@ -388,7 +399,7 @@ worker_main (gpointer data)
 {
   Worker *w = data;
 
-  run_bands (w->run, w->index, NULL, NULL);
+  run_bands (w->run, w->index, w->report, w->report_data);
   return NULL;
 }
 
@@ -683,6 +694,13 @@ run_pass (LbPipeline   *self,
 
           workers[t].run = &run;
           workers[t].index = t;
+          /* Normally only the calling thread reports; lightbox-filter-host's watchdog wants
+           * to hear about every band, whichever thread finished it. */
+          if (self->progress_any_thread)
+            {
+              workers[t].report = report_progress;
+              workers[t].report_data = progress;
+            }
           thread = g_thread_try_new ("lb-pipeline", worker_main, &workers[t], NULL);
           /* Without more threads the calling thread simply does all the bands. */
           if (thread == NULL)

@@ -102,6 +102,11 @@ void        _lb_pipeline_set_output_buffer (LbPipeline *self,
                                             guint8     *data,
                                             gsize       stride,
                                             gsize       size);
+/* Engine-internal (lightbox-filter-host): call the progress function after every band on
+ * whichever pipeline thread finished it (it must then be thread-safe; fractions may arrive
+ * slightly out of order). */
+void        _lb_pipeline_set_progress_any_thread (LbPipeline *self,
+                                                  gboolean    any_thread);
 void        lb_pipeline_set_progress_func (LbPipeline            *self,
                                            LbPipelineProgressFunc func,
                                            gpointer               user_data,

@@ -224,6 +224,8 @@ run_job (Job     *job,
   if (run->has_selection)
     lb_pipeline_set_selection (pipe, &run->selection);
   lb_pipeline_set_progress_func (pipe, progress_cb, NULL, NULL);
+  /* The watchdog counts bands finished by any thread (send_reply() is thread-safe). */
+  _lb_pipeline_set_progress_any_thread (pipe, TRUE);
   /* The pass writes straight into Lightbox's shared memory. */
   _lb_pipeline_set_output_buffer (pipe, dst, run->dst_stride, dst_size);
   if (lb_pipeline_append (pipe, filter, params, error))

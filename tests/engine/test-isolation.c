@@ -322,6 +322,27 @@ test_watchdog (void)
   assert_good_pass_works (input);
 }
 
+/* Progress resets the watchdog: a pass that takes longer than the timeout in total, but
+ * finishes a band every 50 ms, completes (one thread, 60 one-row bands of 50 ms, 3 s in
+ * all, with a 2 s limit), and equals the in-process result. */
+static void
+test_watchdog_progress (void)
+{
+  g_autoptr(LbImage) input = test_image_new (16, 60, LB_FORMAT_GRAY8, 4);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbImage) ref = NULL;
+  g_autoptr(LbImage) out = NULL;
+  const char *step = "io.github.lightbox.test.mark:delay-us=50000,value=99";
+
+  ref = run_step (step, input, LB_ISOLATION_NONE, 1, 1, NULL, &error);
+  g_assert_no_error (error);
+  g_setenv ("LIGHTBOX_FILTER_TIMEOUT", "2", TRUE);
+  out = run_step (step, input, LB_ISOLATION_ALL, 1, 1, NULL, &error);
+  g_unsetenv ("LIGHTBOX_FILTER_TIMEOUT");
+  g_assert_no_error (error);
+  g_assert_true (lb_image_equal_pixels (ref, out));
+}
+
 /* lightbox-cli filter with a crashing plugin: a non-zero exit with the message, no output. */
 static void
 test_cli_crash (void)
@@ -389,6 +410,7 @@ main (int argc, char **argv)
   g_test_add_func ("/isolation/filter-error", test_filter_error);
   g_test_add_func ("/isolation/cancel-hang", test_cancel_hang);
   g_test_add_func ("/isolation/watchdog", test_watchdog);
+  g_test_add_func ("/isolation/watchdog-progress", test_watchdog_progress);
   g_test_add_func ("/isolation/cli-crash", test_cli_crash);
   ret = g_test_run ();
   g_clear_object (&registry);
