@@ -382,14 +382,15 @@ mapping_free (gpointer data)
   g_free (m);
 }
 
-/* A memfd of @size bytes. With @map, also mapped writable with every page faulted in at
- * once (a buffer we fill right away). The destination is not mapped here: the helper's
- * pipeline threads fault its pages in, in parallel, as an in-process pass does, and our
- * own mapping is made only once the helper is done (see LB_FH_DONE below). */
+/* A memfd of @size bytes, holding @data if not %NULL. The data is written with pwrite(),
+ * not through a mapping: the kernel then fills each new page once, without zeroing it first
+ * and without page-table work in this process. The destination is never mapped here before
+ * the helper is done (see take_output()); the helper's pipeline threads fault its pages in,
+ * in parallel, as an in-process pass does. */
 static int
 make_memfd (const char *name,
             gsize       size,
-            guint8    **map,
+            const guint8 *data,
             GError    **error)
 {
   int fd = memfd_create (name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -399,14 +400,20 @@ make_memfd (const char *name,
     goto fail;
   if (ftruncate (fd, (off_t) size) != 0)
     goto fail;
-  if (map != NULL)
+  for (gsize done = 0; data != NULL && done < size;)
     {
-      *map = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
-      if (*map == MAP_FAILED)
+      gssize n = pwrite (fd, data + done, MIN (size - done, (gsize) G_MAXINT32 & ~4095u),
+                         (off_t) done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
         {
-          *map = NULL;
+          if (n == 0)
+            errno = ENOSPC;
           goto fail;
         }
+      done += (gsize) n;
     }
   return fd;
 
@@ -542,7 +549,6 @@ _lb_isolated_run_pass (LbFilter                *filter,
   double timeout_s = options->timeout_s >= 0 ? options->timeout_s : lb_isolation_get_timeout ();
   g_autoptr(GVariant) pv = g_variant_ref_sink (lb_filter_params_to_variant (params));
   g_autofree char *buf = NULL;
-  guint8 *src_map = NULL;
   int src_fd = -1, dst_fd = -1;
   gsize out_stride, out_size;
   LbFhRun run = { 0 };
@@ -557,12 +563,11 @@ _lb_isolated_run_pass (LbFilter                *filter,
   if (!lb_limits_check (NULL, width, height, format, &out_stride, &out_size, error))
     return NULL;
 
-  src_fd = make_memfd ("lightbox-filter-source", src_size, &src_map, error);
+  src_fd = make_memfd ("lightbox-filter-source", src_size, g_bytes_get_data (src_bytes, NULL),
+                       error);
   if (src_fd < 0)
     goto out;
-  memcpy (src_map, g_bytes_get_data (src_bytes, NULL), src_size);
-  munmap (src_map, src_size);
-  /* Read-only for the helper and fixed in size (no writable mapping is left). */
+  /* Read-only for the helper and fixed in size. */
   if (fcntl (src_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
     {
       int saved = errno;
