@@ -26,8 +26,11 @@
 #include "lb-bench-chunk-stream.h"
 #include "lb-bench-plot.h"
 #include "lb-bench-rawtcp.h"
+#include "lb-bench-soupmin.h"
 #include "lb-bench.h"
 #include "lb-store.h"
+
+#include <libsoup/soup.h>
 
 typedef struct {
   gboolean quick;
@@ -39,6 +42,9 @@ typedef struct {
   LbStore *store;
   LbRawServer *raw;
   int raw_fd;           /* keep-alive connection for transactions */
+  LbSoupMinServer *soupmin;
+  SoupSession *soup;    /* plain libsoup client for the minimal libsoup server */
+  char *soup_url;       /* http://127.0.0.1:PORT/ of the minimal server */
   gsize max_upload_request;
   GPtrArray *notes;
 } Net;
@@ -238,6 +244,94 @@ lb_upload (Net *n, const char *name, guint64 size, gsize buffer, LbStoreWriteMod
   return TRUE;
 }
 
+/* The same exchanges with plain libsoup against the minimal libsoup server: what libsoup
+ * costs by itself, without LbStore and lightbox-store. */
+static gboolean
+soup_check (SoupMessage *msg, GError **error)
+{
+  guint status = soup_message_get_status (msg);
+
+  if (status >= 200 && status < 300)
+    return TRUE;
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "minimal libsoup server: HTTP %u", status);
+  return FALSE;
+}
+
+/* As LbStore does (lb-http.c): keep the connection after a 204, which libsoup 3.2 would drop. */
+static void
+soup_keepalive (SoupMessage *msg, gpointer data)
+{
+  if (soup_message_get_status (msg) == SOUP_STATUS_NO_CONTENT)
+    soup_message_headers_set_encoding (soup_message_get_response_headers (msg), SOUP_ENCODING_NONE);
+}
+
+static gboolean
+soup_download (Net *n, guint64 size, gsize buffer, guint8 *buf, GError **error)
+{
+  g_autofree char *uri = g_strdup_printf ("%s%" G_GUINT64_FORMAT, n->soup_url, size);
+  g_autoptr (SoupMessage) msg = soup_message_new ("GET", uri);
+  g_autoptr (GInputStream) stream = NULL;
+  GAsyncResult *res = NULL;
+  guint64 total = 0;
+
+  soup_session_send_async (n->soup, msg, G_PRIORITY_DEFAULT, NULL, got_result, &res);
+  stream = soup_session_send_finish (n->soup, wait_for (n, &res), error);
+  g_clear_object (&res);
+  if (stream == NULL || !soup_check (msg, error))
+    return FALSE;
+  for (;;)
+    {
+      gssize k;
+
+      g_input_stream_read_async (stream, buf, buffer, G_PRIORITY_DEFAULT, NULL, got_result, &res);
+      k = g_input_stream_read_finish (stream, wait_for (n, &res), error);
+      g_clear_object (&res);
+      if (k < 0)
+        return FALSE;
+      if (k == 0)
+        break;
+      total += (guint64) k;
+    }
+  g_input_stream_close (stream, NULL, NULL);
+  if (total != size)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "minimal libsoup server: %" G_GUINT64_FORMAT
+                   " bytes instead of %" G_GUINT64_FORMAT, total, size);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+soup_upload (Net *n, guint64 size, gsize buffer, const char *if_match, GError **error)
+{
+  g_autofree char *uri = g_strconcat (n->soup_url, "up", NULL);
+  g_autoptr (SoupMessage) msg = soup_message_new ("PUT", uri);
+  g_autoptr (GInputStream) source = lb_bench_chunk_stream_new (size, buffer);
+  g_autoptr (GInputStream) stream = NULL;
+  GAsyncResult *res = NULL;
+
+  g_signal_connect (msg, "got-headers", G_CALLBACK (soup_keepalive), NULL);
+  if (if_match != NULL)
+    soup_message_headers_replace (soup_message_get_request_headers (msg), "If-Match", if_match);
+  soup_message_set_request_body (msg, "application/octet-stream", source, (gssize) size);
+  soup_session_send_async (n->soup, msg, G_PRIORITY_DEFAULT, NULL, got_result, &res);
+  stream = soup_session_send_finish (n->soup, wait_for (n, &res), error);
+  g_clear_object (&res);
+  if (stream == NULL)
+    return FALSE;
+  {
+    /* Read to the end before closing, as LbStore does (lb_http_drain_async): libsoup 3.2 drops
+     * a connection whose response stream is closed early. */
+    guint8 b[64];
+    g_input_stream_read_async (stream, b, sizeof b, G_PRIORITY_DEFAULT, NULL, got_result, &res);
+    g_input_stream_read_finish (stream, wait_for (n, &res), NULL);
+    g_clear_object (&res);
+  }
+  g_input_stream_close (stream, NULL, NULL);
+  return soup_check (msg, error);
+}
+
 static gboolean
 put_file_at (const char *path, gsize size, GError **error)
 {
@@ -265,6 +359,7 @@ typedef enum {
   OP_LB_REQUEST, OP_LB_REPLY, OP_LB_UPDATE,
   OP_RAW_REQUEST, OP_RAW_REPLY, OP_RAW_UPDATE,
   OP_CURL_UP, OP_CURL_DOWN,
+  OP_SOUP_UP, OP_SOUP_DOWN, OP_SOUP_REQUEST, OP_SOUP_REPLY, OP_SOUP_UPDATE,
 } OpKind;
 
 typedef struct {
@@ -359,6 +454,25 @@ op_once (gpointer data)
         if (lb_raw_exchange (n->raw_fd, 0, op->size, op->size, &op->error))
           lb_raw_exchange (n->raw_fd, op->size, 0, op->size, &op->error);
       break;
+    case OP_SOUP_UP:
+      soup_upload (n, op->size, op->buffer, NULL, &op->error);
+      break;
+    case OP_SOUP_DOWN:
+      soup_download (n, op->size, op->buffer, op->buf, &op->error);
+      break;
+    case OP_SOUP_REQUEST:
+      for (guint i = 0; i < op->repeat && op->error == NULL; i++)
+        soup_upload (n, op->size, op->size, NULL, &op->error);
+      break;
+    case OP_SOUP_REPLY:
+      for (guint i = 0; i < op->repeat && op->error == NULL; i++)
+        soup_download (n, op->size, op->size, op->buf, &op->error);
+      break;
+    case OP_SOUP_UPDATE:
+      for (guint i = 0; i < op->repeat && op->error == NULL; i++)
+        if (soup_download (n, op->size, op->size, op->buf, &op->error))
+          soup_upload (n, op->size, op->size, "\"x\"", &op->error);
+      break;
     case OP_CURL_UP:
     case OP_CURL_DOWN:
     default:
@@ -427,6 +541,8 @@ ttcp_section (Net *n, guint64 image_bytes, LbBenchTable *table, LbBenchPlot *plo
   guint s_lb_down = lb_bench_plot_add_series (plot, "Lightbox download (GET)");
   guint s_raw_up = lb_bench_plot_add_series (plot, "raw TCP upload");
   guint s_raw_down = lb_bench_plot_add_series (plot, "raw TCP download");
+  guint s_soup_up = lb_bench_plot_add_series (plot, "minimal libsoup upload");
+  guint s_soup_down = lb_bench_plot_add_series (plot, "minimal libsoup download");
 
   *ratio_up = *ratio_down = INFINITY;
   *updown = 1;
@@ -434,28 +550,36 @@ ttcp_section (Net *n, guint64 image_bytes, LbBenchTable *table, LbBenchPlot *plo
     return FALSE;
   for (gsize buffer = 1024; buffer <= 128 * 1024; buffer *= 2)
     {
-      double lb_mbs[2], raw_mbs[2];
+      double lb_mbs[2], raw_mbs[2], soup_mbs[2];
 
       for (int dir = 0; dir < 2; dir++)
         {
-          LbBenchStats lb, raw;
+          LbBenchStats lb, raw, soup;
 
           if (!measure_op (n, dir == 0 ? OP_LB_UP : OP_LB_DOWN, dir == 0 ? "ttcp-up.bin" : "ttcp.bin",
                            image_bytes, buffer, 1, &opt, &lb, error)
               || !measure_op (n, dir == 0 ? OP_RAW_UP : OP_RAW_DOWN, NULL, image_bytes, buffer, 1,
-                              &opt, &raw, error))
+                              &opt, &raw, error)
+              || !measure_op (n, dir == 0 ? OP_SOUP_UP : OP_SOUP_DOWN, NULL, image_bytes, buffer, 1,
+                              &opt, &soup, error))
             return FALSE;
           lb_mbs[dir] = mb_per_s (image_bytes, lb.median);
           raw_mbs[dir] = mb_per_s (image_bytes, raw.median);
-          fprintf (stderr, "ttcp %3zu KB %-8s lightbox %8.1f MB/s  raw %8.1f MB/s\n", buffer / 1024,
-                   dir == 0 ? "upload" : "download", lb_mbs[dir], raw_mbs[dir]);
+          soup_mbs[dir] = mb_per_s (image_bytes, soup.median);
+          fprintf (stderr, "ttcp %3zu KB %-8s lightbox %8.1f MB/s  raw %8.1f MB/s  libsoup %8.1f MB/s\n",
+                   buffer / 1024, dir == 0 ? "upload" : "download", lb_mbs[dir], raw_mbs[dir],
+                   soup_mbs[dir]);
           lb_bench_table_add_row_take (table, g_strdup_printf ("%zu", buffer / 1024),
                                        g_strdup (dir == 0 ? "upload" : "download"),
                                        lb_bench_fmt (lb.median), lb_bench_fmt (raw.median),
+                                       lb_bench_fmt (soup.median),
                                        lb_bench_fmt (lb_mbs[dir]), lb_bench_fmt (raw_mbs[dir]),
-                                       lb_bench_fmt (lb_mbs[dir] / raw_mbs[dir]), NULL);
+                                       lb_bench_fmt (soup_mbs[dir]),
+                                       lb_bench_fmt (lb_mbs[dir] / raw_mbs[dir]),
+                                       lb_bench_fmt (soup_mbs[dir] / raw_mbs[dir]), NULL);
           lb_bench_plot_add_point (plot, dir == 0 ? s_lb_up : s_lb_down, buffer / 1024.0, lb_mbs[dir]);
           lb_bench_plot_add_point (plot, dir == 0 ? s_raw_up : s_raw_down, buffer / 1024.0, raw_mbs[dir]);
+          lb_bench_plot_add_point (plot, dir == 0 ? s_soup_up : s_soup_down, buffer / 1024.0, soup_mbs[dir]);
         }
       if (buffer >= 16 * 1024)
         {
@@ -477,14 +601,16 @@ transactions_section (Net *n, LbBenchTable *table, LbBenchPlot *plot, double *wo
   static const guint payloads[] = { 256, 1024, 4096, 16384 };
   LbBenchOptions opt = n->quick ? (LbBenchOptions) { 2, 10, 30, 0.3, 0.05 }
                                 : (LbBenchOptions) { 5, 25, 400, 3.0, 0.02 };
-  guint series[6];
+  guint series[9];
 
   for (int k = 0; k < 3; k++)
     {
       g_autofree char *a = g_strdup_printf ("Lightbox %s", kinds[k]);
       g_autofree char *b = g_strdup_printf ("raw TCP %s", kinds[k]);
+      g_autofree char *c = g_strdup_printf ("minimal libsoup %s", kinds[k]);
       series[k] = lb_bench_plot_add_series (plot, a);
       series[3 + k] = lb_bench_plot_add_series (plot, b);
+      series[6 + k] = lb_bench_plot_add_series (plot, c);
     }
   *worst_overhead = -INFINITY;
   for (guint p = 0; p < G_N_ELEMENTS (payloads); p++)
@@ -497,24 +623,30 @@ transactions_section (Net *n, LbBenchTable *table, LbBenchPlot *plot, double *wo
         {
           static const OpKind lb_ops[] = { OP_LB_REQUEST, OP_LB_REPLY, OP_LB_UPDATE };
           static const OpKind raw_ops[] = { OP_RAW_REQUEST, OP_RAW_REPLY, OP_RAW_UPDATE };
-          LbBenchStats lb, raw;
+          static const OpKind soup_ops[] = { OP_SOUP_REQUEST, OP_SOUP_REPLY, OP_SOUP_UPDATE };
+          LbBenchStats lb, raw, soup;
           double overhead;
 
           if (!measure_op (n, lb_ops[k], name, payloads[p], payloads[p], 1, &opt, &lb, error)
-              || !measure_op (n, raw_ops[k], NULL, payloads[p], payloads[p], 1, &opt, &raw, error))
+              || !measure_op (n, raw_ops[k], NULL, payloads[p], payloads[p], 1, &opt, &raw, error)
+              || !measure_op (n, soup_ops[k], NULL, payloads[p], payloads[p], 1, &opt, &soup, error))
             return FALSE;
           overhead = lb.median - raw.median;
           *worst_overhead = MAX (*worst_overhead, overhead);
-          fprintf (stderr, "transaction %-7s %5u B  lightbox %.4f ms (p90 %.4f, max %.3f)  raw %.4f ms\n",
-                   kinds[k], payloads[p], lb.median, lb.p90, lb.max, raw.median);
+          fprintf (stderr, "transaction %-7s %5u B  lightbox %.4f ms (p90 %.4f, max %.3f)  raw %.4f ms  "
+                   "libsoup %.4f ms\n", kinds[k], payloads[p], lb.median, lb.p90, lb.max, raw.median,
+                   soup.median);
           lb_bench_table_add_row_take (table, g_strdup (kinds[k]), g_strdup_printf ("%u", payloads[p]),
                                        lb_bench_fmt (lb.median), lb_bench_fmt (lb.p90),
                                        lb_bench_fmt (lb.max), lb_bench_fmt (raw.median),
-                                       lb_bench_fmt (raw.p90), g_strdup_printf ("%u", lb.n),
+                                       lb_bench_fmt (raw.p90), lb_bench_fmt (soup.median),
+                                       g_strdup_printf ("%u", lb.n),
                                        lb_bench_fmt (overhead),
+                                       lb_bench_fmt (soup.median - raw.median),
                                        g_strdup (overhead <= 0.1 ? "yes" : "NO"), NULL);
           lb_bench_plot_add_point (plot, series[k], payloads[p], lb.median);
           lb_bench_plot_add_point (plot, series[3 + k], payloads[p], raw.median);
+          lb_bench_plot_add_point (plot, series[6 + k], payloads[p], soup.median);
         }
     }
   return TRUE;
@@ -574,7 +706,9 @@ lb_bench_net_main (int argc, char **argv)
   gboolean quick = FALSE;
   g_autofree char *out_dir = NULL;
   int ttcp_mb = 0;
+  g_autofree char *only = NULL;
   GOptionEntry entries[] = {
+    { "only", 0, 0, G_OPTION_ARG_STRING, &only, "Run one section only (for profiling)", "ttcp|transactions|files" },
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "A 8 MB TTCP image and fewer runs", NULL },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out_dir, "Directory for CSV, JSON, SVG and PNG (default bench-results)", "DIR" },
     { "ttcp-mb", 0, 0, G_OPTION_ARG_INT, &ttcp_mb, "TTCP image size in MB (default 64, 8 with --quick)", "N" },
@@ -585,10 +719,13 @@ lb_bench_net_main (int argc, char **argv)
   g_autoptr (GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (LbStoreOptions) sopt = NULL;
   static const char *const ttcp_cols[] = { "buffer_kb", "direction", "lightbox_ms", "raw_ms",
-                                           "lightbox_mb_per_s", "raw_mb_per_s", "lightbox_over_raw", NULL };
+                                           "libsoup_ms", "lightbox_mb_per_s", "raw_mb_per_s",
+                                           "libsoup_mb_per_s", "lightbox_over_raw",
+                                           "libsoup_over_raw", NULL };
   static const char *const tx_cols[] = { "transaction", "payload_bytes", "lightbox_ms",
                                          "lightbox_p90_ms", "lightbox_max_ms", "raw_ms", "raw_p90_ms",
-                                         "samples", "overhead_ms", "overhead_le_0.1ms", NULL };
+                                         "libsoup_ms", "samples", "overhead_ms",
+                                         "libsoup_overhead_ms", "overhead_le_0.1ms", NULL };
   static const char *const file_cols[] = { "file", "buffer", "direction", "lightbox_ms", "raw_ms",
                                            "curl_ms", "lightbox_mb_per_s", "lightbox_over_raw",
                                            "lightbox_over_curl", NULL };
@@ -618,6 +755,12 @@ lb_bench_net_main (int argc, char **argv)
       fprintf (stderr, "lightbox-bench net: --ttcp-mb must be 1 … 4000\n");
       return 2;
     }
+  if (only != NULL && strcmp (only, "ttcp") != 0 && strcmp (only, "transactions") != 0
+      && strcmp (only, "files") != 0)
+    {
+      fprintf (stderr, "lightbox-bench net: --only takes ttcp, transactions or files\n");
+      return 2;
+    }
   if (out_dir == NULL)
     out_dir = g_strdup ("bench-results");
   image_bytes = (guint64) (ttcp_mb > 0 ? ttcp_mb : quick ? 8 : 64) << 20;
@@ -645,7 +788,11 @@ lb_bench_net_main (int argc, char **argv)
     ok = (n.raw = lb_raw_server_start (&error)) != NULL
          && (n.raw_fd = lb_raw_connect (lb_raw_server_get_port (n.raw), &error)) >= 0;
   if (ok)
+    ok = (n.soupmin = lb_soup_min_server_start ((gsize) image_bytes, &error)) != NULL;
+  if (ok)
     {
+      n.soup = soup_session_new ();
+      n.soup_url = g_strdup_printf ("http://127.0.0.1:%u/", lb_soup_min_server_get_port (n.soupmin));
       sopt = lb_store_options_new ();
       sopt->type = g_strdup ("webdav");
       n.store = lb_store_new_for_uri (n.url, sopt, &error);
@@ -655,9 +802,12 @@ lb_bench_net_main (int argc, char **argv)
     {
       fprintf (stderr, "lightbox-store at %s (root %s), raw TCP on 127.0.0.1:%u\n", n.url, n.root,
                lb_raw_server_get_port (n.raw));
-      ok = ttcp_section (&n, image_bytes, t_ttcp, p_ttcp, &ratio_up, &ratio_down, &updown, &error)
-           && transactions_section (&n, t_tx, p_tx, &overhead, &error)
-           && files_section (&n, curl != NULL, t_file, &error);
+      ok = ((only != NULL && strcmp (only, "ttcp") != 0)
+            || ttcp_section (&n, image_bytes, t_ttcp, p_ttcp, &ratio_up, &ratio_down, &updown, &error))
+           && ((only != NULL && strcmp (only, "transactions") != 0)
+               || transactions_section (&n, t_tx, p_tx, &overhead, &error))
+           && ((only != NULL && strcmp (only, "files") != 0)
+               || files_section (&n, curl != NULL, t_file, &error));
     }
   if (!ok)
     {
@@ -666,9 +816,12 @@ lb_bench_net_main (int argc, char **argv)
     }
 
   g_clear_object (&n.store);
+  g_clear_object (&n.soup);
+  g_clear_pointer (&n.soup_url, g_free);
   if (n.raw_fd >= 0)
     close (n.raw_fd);
   lb_raw_server_stop (n.raw);
+  lb_soup_min_server_stop (n.soupmin);
   server_stop (&n);
   /* Let libsoup finish closing its connections before the context goes. */
   while (g_main_context_iteration (n.context, FALSE))
@@ -693,7 +846,9 @@ lb_bench_net_main (int argc, char **argv)
 
   g_ptr_array_add (notes, g_strdup ("Lightbox = LbStore (webdav backend, libsoup 3) against lightbox-store "
                                     "(child process, --port 0, root on /dev/shm when available); raw = "
-                                    "a C TTCP over 127.0.0.1 (thread per connection, TCP_NODELAY)"));
+                                    "a C TTCP over 127.0.0.1 (thread per connection, TCP_NODELAY); "
+                                    "libsoup = a plain SoupSession against a minimal SoupServer in this "
+                                    "process (bodies dropped / served from memory): libsoup's own floor"));
   g_ptr_array_add (notes, g_strdup_printf ("LbStore takes streams, not buffer sizes: downloads read its stream "
                                            "with read calls of the buffer size; uploads hand it a source "
                                            "stream yielding at most the buffer size per read, and the HTTP "

@@ -85,6 +85,22 @@ account (LbHttpBodyStream *self, gssize nread, GError **error)
   return nread;
 }
 
+/* Once the last byte of a Content-Length body has been handed out, read its end from libsoup
+ * right away (no I/O: the length is exhausted). libsoup 3.2 drops the connection of a response
+ * stream that is closed before its end, and callers that read exactly the announced length and
+ * close would otherwise cost the next request a new TCP connection. */
+static void
+consume_end (LbHttpBodyStream *self, GInputStream *base, gssize nread)
+{
+  guint8 probe;
+
+  if (nread <= 0 || self->expected < 0 || self->received != self->expected
+      || !G_IS_POLLABLE_INPUT_STREAM (base)
+      || !g_pollable_input_stream_can_poll (G_POLLABLE_INPUT_STREAM (base)))
+    return;
+  g_pollable_input_stream_read_nonblocking (G_POLLABLE_INPUT_STREAM (base), &probe, 1, NULL, NULL);
+}
+
 static gssize
 lb_http_body_stream_read (GInputStream *stream, void *buffer, gsize count,
                           GCancellable *cancellable, GError **error)
@@ -97,6 +113,7 @@ lb_http_body_stream_read (GInputStream *stream, void *buffer, gsize count,
   n = account (self, n, &local);
   if (n < 0)
     g_propagate_error (error, local);
+  consume_end (self, base, n);
   return n;
 }
 
@@ -158,6 +175,7 @@ pollable_read_nonblocking (GPollableInputStream *stream, void *buffer, gsize cou
   n = account (self, n, &local);
   if (n < 0)
     g_propagate_error (error, local);
+  consume_end (self, base, n);
   return n;
 }
 

@@ -565,6 +565,29 @@ on_stat_propfind (GObject *source, GAsyncResult *result, gpointer user_data)
   g_object_unref (task);
 }
 
+/* The answer is complete and op->entry holds the result: the (empty) rest of the body is read
+ * before the stream is closed, so libsoup 3.2 keeps the connection (lb_http_drain_async). */
+static void
+on_entry_drained (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  Op *op = task_op (task);
+
+  lb_http_drain_finish (G_INPUT_STREAM (source), result);
+  g_task_return_pointer (task, g_steal_pointer (&op->entry), g_object_unref);
+  g_object_unref (task);
+}
+
+static void
+return_entry_after_drain (GTask *task, GInputStream *body, LbStoreEntry *entry)
+{
+  Op *op = task_op (task);
+
+  g_clear_object (&op->entry);
+  op->entry = entry;
+  lb_http_drain_async (body, g_task_get_cancellable (task), on_entry_drained, task);
+}
+
 static void
 on_stat_sent (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -591,7 +614,6 @@ on_stat_sent (GObject *source, GAsyncResult *result, gpointer user_data)
                               g_task_get_cancellable (task), NULL, NULL, on_stat_propfind, task);
       return;
     }
-  g_input_stream_close (body, NULL, NULL);
   final_uri = g_uri_to_string_partial (soup_message_get_uri (op->msg), G_URI_HIDE_FRAGMENT);
   entry = lb_http_entry_from_headers (final_uri, soup_message_get_response_headers (op->msg));
   if (g_str_has_suffix (final_uri, "/"))
@@ -599,8 +621,7 @@ on_stat_sent (GObject *source, GAsyncResult *result, gpointer user_data)
       lb_store_entry_set_kind (entry, LB_STORE_ENTRY_DIRECTORY);
       lb_store_entry_set_size (entry, -1);
     }
-  g_task_return_pointer (task, entry, g_object_unref);
-  g_object_unref (task);
+  return_entry_after_drain (task, body, entry);
 }
 
 static void
@@ -759,8 +780,9 @@ on_write_sent (GObject *source, GAsyncResult *result, gpointer user_data)
       g_object_unref (task);
       return;
     }
-  g_input_stream_close (body, NULL, NULL);
   status = soup_message_get_status (msg);
+  if (!SOUP_STATUS_IS_SUCCESSFUL (status))
+    g_input_stream_close (body, NULL, NULL);
   if (status == 412)
     {
       self->conditionals_enforced = TRUE;
@@ -790,8 +812,7 @@ on_write_sent (GObject *source, GAsyncResult *result, gpointer user_data)
       self->conditionals_ignored = TRUE;
       lb_store_entry_set_attribute (entry, "lb:replaced-existing", "true");
     }
-  g_task_return_pointer (task, entry, g_object_unref);
-  g_object_unref (task);
+  return_entry_after_drain (task, body, entry);
 }
 
 static void
@@ -888,8 +909,9 @@ on_mkdir_sent (GObject *source, GAsyncResult *result, gpointer user_data)
       g_object_unref (task);
       return;
     }
-  g_input_stream_close (body, NULL, NULL);
   status = soup_message_get_status (msg);
+  if (!SOUP_STATUS_IS_SUCCESSFUL (status))
+    g_input_stream_close (body, NULL, NULL);
   if (status == 405)
     error = g_error_new (LB_ERROR, LB_ERROR_CONFLICT, "MKCOL %s: 405: it already exists", op->uri);
   else if (status == 409)
@@ -904,9 +926,7 @@ on_mkdir_sent (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
     }
   name = lb_store_uri_display_name (op->uri);
-  g_task_return_pointer (task, lb_store_entry_new (op->uri, name, LB_STORE_ENTRY_DIRECTORY),
-                         g_object_unref);
-  g_object_unref (task);
+  return_entry_after_drain (task, body, lb_store_entry_new (op->uri, name, LB_STORE_ENTRY_DIRECTORY));
 }
 
 static void

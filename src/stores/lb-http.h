@@ -102,6 +102,23 @@ GBytes  *lb_http_read_all_finish (GInputStream          *stream,
                                   GError               **error);
 
 /**
+ * lb_http_drain_async:
+ *
+ * Reads what is left of a response body (up to 64 KiB, discarded) and closes @stream. libsoup
+ * 3.2 drops the connection when a response stream is closed before its end, so a PUT or MKCOL
+ * answered with an empty body would otherwise cost the next request a new TCP connection.
+ * Finishes TRUE when the body ended (the connection can be reused); FALSE when it was longer,
+ * the read failed or @cancellable fired (the stream is closed either way and the connection
+ * dropped, which is harmless: the answer was already complete). Never an error.
+ */
+void     lb_http_drain_async     (GInputStream          *stream,
+                                  GCancellable          *cancellable,
+                                  GAsyncReadyCallback    callback,
+                                  gpointer               user_data);
+gboolean lb_http_drain_finish    (GInputStream          *stream,
+                                  GAsyncResult          *result);
+
+/**
  * lb_http_entry_from_headers:
  *
  * An entry for @uri filled from response headers: Content-Length (size), ETag,

@@ -19,6 +19,7 @@
 
 #include "lb-store-auth.h"
 #include "lb-store-server.h"
+#include "lb-store.h"
 #include "store-test-util.h"
 
 /* A declarative filter in the engine's format (plugins/README.md §4). */
@@ -644,6 +645,175 @@ test_keepalive_close (void)
     }
   g_test_message ("descriptors before %u, after 100 closed keep-alive connections %u", before, after);
   g_assert_cmpuint (after, <=, before + 2);
+}
+
+/* One raw connection through a whole edit: create (201), replace (204), read, delete (204),
+ * read (404). libsoup 3.2 took each 204 for an EOF-delimited answer and closed the connection
+ * behind it, so the request after it found the connection gone. */
+static void
+test_keepalive_204 (void)
+{
+  g_autoptr(Store) s = store_new ();
+  g_autoptr(GBytes) v1 = store_test_bytes (700, 41);
+  g_autoptr(GBytes) v2 = store_test_bytes (900, 42);
+  g_autoptr(GSocketClient) client = g_socket_client_new ();
+  g_autoptr(GSocketConnection) conn = NULL;
+  g_autoptr(GDataInputStream) in = NULL;
+  g_autoptr(GError) error = NULL;
+  GOutputStream *out;
+  static const guint expected[] = { 201, 204, 200, 204, 404 };
+
+  store_run (s);
+  g_socket_client_set_enable_proxy (client, FALSE);
+  conn = g_socket_client_connect_to_host (client, "127.0.0.1", s->port, NULL, &error);
+  g_assert_no_error (error);
+  out = g_io_stream_get_output_stream (G_IO_STREAM (conn));
+  in = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (conn)));
+  g_data_input_stream_set_newline_type (in, G_DATA_STREAM_NEWLINE_TYPE_CR_LF);
+  for (guint step = 0; step < G_N_ELEMENTS (expected); step++)
+    {
+      GBytes *put = step == 0 ? v1 : step == 1 ? v2 : NULL;
+      const char *method = put != NULL ? "PUT" : step == 3 ? "DELETE" : "GET";
+      g_autofree char *head = g_strdup_printf ("%s /ka.bin HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                                               "Content-Length: %zu\r\n\r\n", method,
+                                               (guint) s->port,
+                                               put != NULL ? g_bytes_get_size (put) : (gsize) 0);
+      g_autoptr(GBytes) body = NULL;
+
+      g_output_stream_write_all (out, head, strlen (head), NULL, NULL, &error);
+      g_assert_no_error (error);
+      if (put != NULL)
+        {
+          g_output_stream_write_all (out, g_bytes_get_data (put, NULL), g_bytes_get_size (put),
+                                     NULL, NULL, &error);
+          g_assert_no_error (error);
+        }
+      g_assert_cmpuint (read_one_response (in, &body), ==, expected[step]);
+      if (step == 2)
+        g_assert_true (g_bytes_equal (body, v2));
+    }
+}
+
+/* TCP sockets (either end, any state but LISTEN) of 127.0.0.1:@port in /proc/net/tcp: a
+ * connection that was closed stays there in TIME_WAIT, so the count says how many were opened. */
+static guint
+count_tcp_connections (guint16 port)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  guint n = 0;
+
+  g_assert_true (g_file_get_contents ("/proc/net/tcp", &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 1; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) f = g_strsplit_set (g_strstrip (lines[i]), " ", -1);
+      g_autoptr(GPtrArray) cols = g_ptr_array_new ();
+      const char *local, *remote;
+
+      for (guint k = 0; f[k] != NULL; k++)
+        if (f[k][0] != '\0')
+          g_ptr_array_add (cols, f[k]);
+      if (cols->len < 4 || strcmp (cols->pdata[3], "0A") == 0)
+        continue;
+      local = strchr (cols->pdata[1], ':');
+      remote = strchr (cols->pdata[2], ':');
+      if ((local != NULL && g_ascii_strtoull (local + 1, NULL, 16) == port)
+          || (remote != NULL && g_ascii_strtoull (remote + 1, NULL, 16) == port))
+        n++;
+    }
+  return n;
+}
+
+static void
+got_result (GObject *source, GAsyncResult *result, gpointer data)
+{
+  *(GAsyncResult **) data = g_object_ref (result);
+}
+
+static GAsyncResult *
+wait_result (GAsyncResult **slot)
+{
+  while (*slot == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  return *slot;
+}
+
+/* LbStore (the webdav client) making a folder (201), writing the same file three times (201,
+ * 204, 204), reading it back and stat-ing it keeps one connection: libsoup 3.2 on both ends
+ * dropped it after every 204, and its client also drops a connection whose response stream is
+ * closed before its end. */
+static void
+test_client_keepalive (void)
+{
+  g_autoptr(Store) s = store_new ();
+  g_autoptr(LbStoreOptions) opt = lb_store_options_new ();
+  g_autoptr(LbStore) store = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *uri = NULL;
+  g_autoptr(GBytes) last = NULL;
+
+  store_run (s);
+  opt->type = g_strdup ("webdav");
+  store = lb_store_new_for_uri (s->url, opt, &error);
+  g_assert_no_error (error);
+  uri = g_strconcat (s->url, g_str_has_suffix (s->url, "/") ? "" : "/", "ka-dir/client-ka.bin",
+                     NULL);
+  {
+    g_autofree char *dir = g_strconcat (s->url, g_str_has_suffix (s->url, "/") ? "" : "/",
+                                        "ka-dir/", NULL);
+    g_autoptr(LbStoreEntry) entry = NULL;
+    GAsyncResult *res = NULL;
+
+    lb_store_mkdir_async (store, dir, NULL, got_result, &res);
+    entry = lb_store_mkdir_finish (store, wait_result (&res), &error);
+    g_clear_object (&res);
+    g_assert_no_error (error);
+    g_assert_nonnull (entry);
+  }
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(GBytes) data = store_test_bytes (2000 + i, 50 + i);
+      g_autoptr(GInputStream) source = g_memory_input_stream_new_from_bytes (data);
+      g_autoptr(LbStoreEntry) entry = NULL;
+      GAsyncResult *res = NULL;
+
+      lb_store_write_async (store, uri, source, (gint64) g_bytes_get_size (data),
+                            "application/octet-stream", LB_STORE_WRITE_REPLACE, NULL, NULL, NULL,
+                            NULL, got_result, &res);
+      entry = lb_store_write_finish (store, wait_result (&res), &error);
+      g_clear_object (&res);
+      g_assert_no_error (error);
+      g_assert_nonnull (entry);
+      g_clear_pointer (&last, g_bytes_unref);
+      last = g_bytes_ref (data);
+    }
+  {
+    GAsyncResult *res = NULL;
+    g_autoptr(GInputStream) stream = NULL;
+    g_autoptr(GBytes) got = NULL;
+
+    lb_store_read_async (store, uri, NULL, NULL, NULL, got_result, &res);
+    stream = lb_store_read_finish (store, wait_result (&res), NULL, &error);
+    g_clear_object (&res);
+    g_assert_no_error (error);
+    got = g_input_stream_read_bytes (stream, 1 << 20, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_true (g_bytes_equal (got, last));
+    g_input_stream_close (stream, NULL, NULL);
+  }
+  {
+    GAsyncResult *res = NULL;
+    g_autoptr(LbStoreEntry) entry = NULL;
+
+    lb_store_stat_async (store, uri, NULL, got_result, &res);
+    entry = lb_store_stat_finish (store, wait_result (&res), &error);
+    g_clear_object (&res);
+    g_assert_no_error (error);
+    g_assert_cmpint (lb_store_entry_get_size (entry), ==, (gint64) g_bytes_get_size (last));
+  }
+  /* Both ends of one connection, nothing in TIME_WAIT. */
+  g_assert_cmpuint (count_tcp_connections (s->port), ==, 2);
 }
 
 typedef struct {
@@ -1518,6 +1688,8 @@ main (int argc, char **argv)
   g_test_add_func ("/store/put-limit", test_put_limit);
   g_test_add_func ("/store/put-aborted", test_put_aborted);
   g_test_add_func ("/store/keepalive-close", test_keepalive_close);
+  g_test_add_func ("/store/keepalive-204", test_keepalive_204);
+  g_test_add_func ("/store/client-keepalive", test_client_keepalive);
   g_test_add_func ("/store/atomic-concurrent", test_atomic_concurrent);
   g_test_add_func ("/store/dav-methods", test_dav_methods);
   g_test_add_func ("/store/propfind", test_propfind);
