@@ -36,6 +36,26 @@
  *   - Structs the host hands to the plugin (LbFilterImage, LbFilterBand) also carry
  *     struct_size; a plugin built against a newer minor must check it before reading fields
  *     that were appended after the minor it requires.
+ *
+ * Where the code runs (plugins/README.md, "Crashes and hangs"): plugins shipped with
+ * Lightbox run inside the Lightbox process; any other plugin's prepare(), scratch_size(),
+ * process(), finish() and release() run in a helper process, lightbox-filter-host, which
+ * Lightbox kills when the user cancels or when no band completes within the watchdog
+ * timeout. The same source code must work in both places, so:
+ *   - the module is loaded in BOTH processes: lb_filter_plugin_query() and any ELF
+ *     constructor run in Lightbox itself and must be side-effect free (a crash there is not
+ *     contained);
+ *   - a pass's result must depend only on its inputs (as already required for bands): no
+ *     global state shared with the application, none carried from one pass to the next (a
+ *     helper may or may not be reused for the next pass, and is restarted after a crash);
+ *   - errors travel as GError domain NAME, code and message, so a plugin's own error domain
+ *     arrives intact (registered by name in Lightbox);
+ *   - write diagnostics to stderr, never data to stdout (in the helper, stdout is redirected
+ *     to Lightbox's stderr);
+ *   - cancellation inside the helper is by SIGKILL, so release() is not called for a
+ *     cancelled or timed-out isolated pass: hold no resource outside the process (temporary
+ *     files, locks) across process() calls. In-process passes are still cancelled
+ *     cooperatively through LbFilterBand.cancelled.
  */
 
 #include <glib.h>

@@ -135,6 +135,13 @@ _lb_filter_new (LbFilterKind        kind,
   return self;
 }
 
+gpointer
+_lb_filter_get_owner (LbFilter *self)
+{
+  g_return_val_if_fail (LB_IS_FILTER (self), NULL);
+  return self->owner;
+}
+
 const LbFilterInfo *
 _lb_filter_get_info (LbFilter *self)
 {

@@ -67,6 +67,8 @@ const char *const *lb_filter_get_chain  (LbFilter *self);
 
 /* Engine-internal. */
 const LbFilterInfo *_lb_filter_get_info (LbFilter *self);
+/* What keeps the descriptor alive (for plugins: the loaded module, see lb-plugin-loader). */
+gpointer      _lb_filter_get_owner      (LbFilter *self);
 LbFilter     *_lb_filter_new            (LbFilterKind        kind,
                                          const LbFilterInfo *info,
                                          const char         *gettext_domain,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lb-error.h"
+#include "lb-isolation.h"
 #include "lb-pipeline.h"
 
 /* Chains may contain chains; this bounds the expansion (and catches cycles). */
@@ -31,6 +32,11 @@ struct _LbPipeline {
   gboolean has_selection;
   LbFilterRect selection;
   guint64 seed;
+  LbIsolation isolation;
+  gboolean progress_any_thread;
+  guint8 *out_data;       /* borrowed: _lb_pipeline_set_output_buffer() */
+  gsize out_stride;
+  gsize out_size;
 };
 
 G_DEFINE_FINAL_TYPE (LbPipeline, lb_pipeline, G_TYPE_OBJECT)
@@ -250,6 +256,34 @@ lb_pipeline_set_seed (LbPipeline *self,
 }
 
 void
+lb_pipeline_set_isolation (LbPipeline *self,
+                           LbIsolation isolation)
+{
+  g_return_if_fail (LB_IS_PIPELINE (self));
+  self->isolation = isolation;
+}
+
+void
+_lb_pipeline_set_output_buffer (LbPipeline *self,
+                                guint8     *data,
+                                gsize       stride,
+                                gsize       size)
+{
+  g_return_if_fail (LB_IS_PIPELINE (self));
+  self->out_data = data;
+  self->out_stride = stride;
+  self->out_size = size;
+}
+
+void
+_lb_pipeline_set_progress_any_thread (LbPipeline *self,
+                                      gboolean    any_thread)
+{
+  g_return_if_fail (LB_IS_PIPELINE (self));
+  self->progress_any_thread = any_thread;
+}
+
+void
 lb_pipeline_set_progress_func (LbPipeline            *self,
                                LbPipelineProgressFunc func,
                                gpointer               user_data,
@@ -290,6 +324,8 @@ typedef struct {
 typedef struct {
   PassRun *run;
   int index;
+  void (*report) (gpointer data, PassRun *run);  /* nullable */
+  gpointer report_data;
 } Worker;
 
 /* Runs bands until none is left. The calling thread reports progress through @report. */
@@ -381,7 +417,7 @@ worker_main (gpointer data)
 {
   Worker *w = data;
 
-  run_bands (w->run, w->index, NULL, NULL);
+  run_bands (w->run, w->index, w->report, w->report_data);
   return NULL;
 }
 
@@ -479,6 +515,36 @@ report_progress (gpointer data,
   p->self->progress ((p->pass_index + frac) / p->n_passes, p->self->progress_data);
 }
 
+static void
+report_isolated_progress (double   fraction,
+                          gpointer data)
+{
+  Progress *p = data;
+
+  if (p->self->progress != NULL)
+    p->self->progress ((p->pass_index + fraction) / p->n_passes, p->self->progress_data);
+}
+
+static LbPassTiming *
+new_timing (const Pass    *pass,
+            LbImage       *input,
+            guint          threads,
+            guint          bands,
+            gint64         t0)
+{
+  LbPassTiming *t = g_new0 (LbPassTiming, 1);
+
+  t->usec = g_get_monotonic_time () - t0;
+  t->filter_id = g_strdup (lb_filter_get_id (pass->filter));
+  t->params = lb_filter_params_to_string (pass->params);
+  t->width = lb_image_get_width (input);
+  t->height = lb_image_get_height (input);
+  t->format = lb_image_get_format (input);
+  t->threads = threads;
+  t->bands = bands;
+  return t;
+}
+
 static gboolean
 clip_rect (LbFilterRect *r,
            int           width,
@@ -515,7 +581,8 @@ run_pass (LbPipeline   *self,
   int width = lb_image_get_width (input), height = lb_image_get_height (input);
   gsize row_size = lb_image_get_row_size (input);
   gsize dst_stride;
-  g_autofree guint8 *dst = NULL;
+  g_autofree guint8 *owned = NULL;
+  guint8 *dst;
   LbFilterImage image = { 0 };
   LbFilterRect wr;
   PassRun run = { 0 };
@@ -561,9 +628,36 @@ run_pass (LbPipeline   *self,
     image.region = (LbFilterRect) { 0, 0, width, height };
 
   t0 = g_get_monotonic_time ();
-  dst = lb_image_alloc_pixels (width, height, format, NULL, &dst_stride, error);
-  if (dst == NULL)
-    return NULL;
+  if (lb_filter_runs_isolated (pass->filter, self->isolation))
+    {
+      /* Same pipeline code, run by lightbox-filter-host on the same bands and threads. */
+      LbIsolatedOptions options = { self->n_threads, self->band_height, self->has_selection,
+                                    self->selection, self->seed, -1 };
+      LbIsolatedResult result = { 0 };
+
+      output = _lb_isolated_run_pass (pass->filter, pass->params, input, &options,
+                                      report_isolated_progress, progress, &result,
+                                      cancellable, error);
+      if (output != NULL && out_timing != NULL)
+        *out_timing = new_timing (pass, input, result.threads, result.bands, t0);
+      return output;
+    }
+
+  if (self->out_data != NULL && progress->pass_index + 1 == progress->n_passes
+      && self->out_stride >= row_size && self->out_size / self->out_stride >= (gsize) height)
+    {
+      /* The last pass writes straight into the caller's buffer (lightbox-filter-host's
+       * shared memory), saving a copy of the image. */
+      dst = self->out_data;
+      dst_stride = self->out_stride;
+    }
+  else
+    {
+      owned = lb_image_alloc_pixels (width, height, format, NULL, &dst_stride, error);
+      if (owned == NULL)
+        return NULL;
+      dst = owned;
+    }
   wr = image.region;
   state = info->prepare (info, lb_filter_params_get_data (pass->params), &image, &wr, error);
   if (state == NULL)
@@ -618,6 +712,13 @@ run_pass (LbPipeline   *self,
 
           workers[t].run = &run;
           workers[t].index = t;
+          /* Normally only the calling thread reports; lightbox-filter-host's watchdog wants
+           * to hear about every band, whichever thread finished it. */
+          if (self->progress_any_thread)
+            {
+              workers[t].report = report_progress;
+              workers[t].report_data = progress;
+            }
           thread = g_thread_try_new ("lb-pipeline", worker_main, &workers[t], NULL);
           /* Without more threads the calling thread simply does all the bands. */
           if (thread == NULL)
@@ -651,22 +752,20 @@ run_pass (LbPipeline   *self,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
 
-  output = lb_image_new_take (width, height, format, dst_stride, g_steal_pointer (&dst),
-                              lb_image_get_meta (input));
-  if (out_timing != NULL)
+  if (owned != NULL)
+    output = lb_image_new_take (width, height, format, dst_stride, g_steal_pointer (&owned),
+                                lb_image_get_meta (input));
+  else
     {
-      LbPassTiming *t = g_new0 (LbPassTiming, 1);
+      g_autoptr(GBytes) borrowed = g_bytes_new_static (dst, dst_stride * height);
 
-      t->usec = g_get_monotonic_time () - t0;
-      t->filter_id = g_strdup (id);
-      t->params = lb_filter_params_to_string (pass->params);
-      t->width = width;
-      t->height = height;
-      t->format = format;
-      t->threads = n_threads;
-      t->bands = run.n_bands;
-      *out_timing = t;
+      output = lb_image_new (width, height, format, dst_stride, borrowed,
+                             lb_image_get_meta (input), error);
+      if (output == NULL)
+        return NULL;
     }
+  if (out_timing != NULL)
+    *out_timing = new_timing (pass, input, n_threads, run.n_bands, t0);
   return output;
 }
 

@@ -6,6 +6,7 @@
 #include "lb-filter-params.h"
 #include "lb-filter-registry.h"
 #include "lb-image.h"
+#include "lb-isolation.h"
 
 G_BEGIN_DECLS
 
@@ -90,6 +91,22 @@ void        lb_pipeline_set_selection    (LbPipeline         *self,
 /* Seed for random filters (spread); default 1. */
 void        lb_pipeline_set_seed         (LbPipeline       *self,
                                           guint64           seed);
+/* Where plugin filters run (LB_ISOLATION_DEFAULT, the default, follows
+ * $LIGHTBOX_PLUGIN_ISOLATION); see lb-isolation.h. */
+void        lb_pipeline_set_isolation    (LbPipeline       *self,
+                                          LbIsolation       isolation);
+/* Engine-internal (lightbox-filter-host): the last pass writes into @data (@size bytes,
+ * rows @stride apart) instead of a new buffer; the output image then borrows @data, which
+ * must outlive it. */
+void        _lb_pipeline_set_output_buffer (LbPipeline *self,
+                                            guint8     *data,
+                                            gsize       stride,
+                                            gsize       size);
+/* Engine-internal (lightbox-filter-host): call the progress function after every band on
+ * whichever pipeline thread finished it (it must then be thread-safe; fractions may arrive
+ * slightly out of order). */
+void        _lb_pipeline_set_progress_any_thread (LbPipeline *self,
+                                                  gboolean    any_thread);
 void        lb_pipeline_set_progress_func (LbPipeline            *self,
                                            LbPipelineProgressFunc func,
                                            gpointer               user_data,
@@ -101,8 +118,12 @@ void        lb_pipeline_set_progress_func (LbPipeline            *self,
  *
  * Runs every pass. Errors: %LB_ERROR_UNSUPPORTED for a format a filter does not accept,
  * %LB_ERROR_INVALID_ARGUMENT for an empty selection, the filter's own errors prefixed with
- * its id, %G_IO_ERROR_CANCELLED when @cancellable fires. A pipeline without passes returns
- * a new reference to @input.
+ * its id, %G_IO_ERROR_CANCELLED when @cancellable fires. A pass that runs isolated
+ * (lb_pipeline_set_isolation()) also fails with %LB_ERROR_PLUGIN when the plugin crashes
+ * ("Filter “ID” in plugin PATH crashed (signal 11, Segmentation fault); the image is
+ * unchanged"), exits, or completes no band for $LIGHTBOX_FILTER_TIMEOUT seconds; cancelling
+ * such a pass kills its helper process at once, whether or not the plugin polls the cancel
+ * flag. A pipeline without passes returns a new reference to @input.
  */
 LbImage    *lb_pipeline_run              (LbPipeline       *self,
                                           LbImage          *input,

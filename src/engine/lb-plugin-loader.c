@@ -2,6 +2,7 @@
 #define G_LOG_DOMAIN "lb-plugin-loader"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <unistd.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 #include "lb-error.h"
 #include "lb-filter.h"
 #include "lb-format.h"
+#include "lb-isolation.h"
 #include "lb-plugin-loader.h"
 
 /* The plugin header repeats the core's format numbering; keep them in step. */
@@ -39,6 +41,11 @@ G_STATIC_ASSERT (LB_N_FORMATS == 8);
 typedef struct {
   GModule *module;
   char *path;
+  /* Read-only descriptor of the private copy that was dlopen()ed (its name is already
+   * unlinked), or -1. An isolated pass hands it to lightbox-filter-host, so the helper runs
+   * exactly the code whose descriptors the registry shows, even after hot reload replaced
+   * or removed @path. */
+  int fd;
 } LbPluginModule;
 
 static void
@@ -48,8 +55,18 @@ plugin_module_clear (gpointer data)
 
   /* Only reached when no LbFilter, and so no running pass, refers to this code. */
   g_debug ("Unloading %s", m->path);
+  _lb_isolation_forget_module (m);
   g_clear_pointer (&m->module, g_module_close);
   g_clear_pointer (&m->path, g_free);
+  if (m->fd >= 0)
+    close (m->fd);
+  m->fd = -1;
+}
+
+int
+_lb_plugin_module_get_fd (gpointer module)
+{
+  return module != NULL ? ((LbPluginModule *) module)->fd : -1;
 }
 
 static void
@@ -321,11 +338,8 @@ lb_plugin_load_file (const char *path,
 {
   g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *copy = NULL;
-  g_autoptr(GPtrArray) filters = NULL;
-  LbFilterPluginQueryFunc query = NULL;
-  const LbPluginInfo *pinfo;
-  LbPluginModule *m;
-  GModule *module;
+  GPtrArray *filters;
+  int fd;
 
   if (!lb_plugin_check_permissions (dir, error) || !lb_plugin_check_permissions (path, error))
     return NULL;
@@ -333,11 +347,31 @@ lb_plugin_load_file (const char *path,
   copy = copy_to_private (path, copy_dir, error);
   if (copy == NULL)
     return NULL;
-  module = g_module_open (copy, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+  /* Kept open (see LbPluginModule.fd); a failure only disables isolation for this file. */
+  fd = open (copy, O_RDONLY | O_CLOEXEC);
+  filters = _lb_plugin_load_module (copy, path, fd, error);
   /* The mapping stays valid after the name is gone; nothing is left behind on exit. */
   g_unlink (copy);
+  return filters;
+}
+
+GPtrArray *
+_lb_plugin_load_module (const char *open_path,
+                        const char *path,
+                        int         fd,
+                        GError    **error)
+{
+  g_autoptr(GPtrArray) filters = NULL;
+  LbFilterPluginQueryFunc query = NULL;
+  const LbPluginInfo *pinfo;
+  LbPluginModule *m;
+  GModule *module;
+
+  module = g_module_open (open_path, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
   if (module == NULL)
     {
+      if (fd >= 0)
+        close (fd);
       /* g_module_error() names the private copy; say which file the user put there. */
       g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN, "cannot be loaded: %s",
                    g_module_error ());
@@ -346,6 +380,7 @@ lb_plugin_load_file (const char *path,
   m = g_atomic_rc_box_new0 (LbPluginModule);
   m->module = module;
   m->path = g_strdup (path);
+  m->fd = fd;
 
   if (!g_module_symbol (module, LB_FILTER_PLUGIN_QUERY_SYMBOL, (gpointer *) &query)
       || query == NULL)

@@ -52,4 +52,14 @@ GPtrArray *lb_plugin_load_file         (const char *path,
                                         const char *copy_dir,
                                         GError    **error);
 
+/* Engine-internal. Loads the module at @open_path (already checked and copied, or
+ * /proc/self/fd/N in lightbox-filter-host) as if it were @path; takes ownership of @fd (the
+ * open copy, or -1). */
+GPtrArray *_lb_plugin_load_module      (const char *open_path,
+                                        const char *path,
+                                        int         fd,
+                                        GError    **error);
+/* The open copy's descriptor of a module handed to _lb_filter_new() as owner, or -1. */
+int        _lb_plugin_module_get_fd    (gpointer    module);
+
 G_END_DECLS

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/*
+ * lb-filter-host-proto.h: the messages between Lightbox (lb-isolation.c) and the helper
+ * process lightbox-filter-host (engine-internal; both sides are built from the same tree).
+ *
+ * Transport: one AF_UNIX SOCK_SEQPACKET socketpair per helper, so every message is one
+ * datagram (no framing, no partial reads) and descriptors travel with it (SCM_RIGHTS).
+ * The helper gets its end as fd 3 and the plugin (the registry's private, already unlinked
+ * copy, see lb-plugin-loader.c) as fd 4.
+ *
+ *   Lightbox → helper   RUN: LbFhRun + filter id + params (serialised a{sv} GVariant),
+ *                       with two descriptors: the source pixels (a sealed memfd) and the
+ *                       destination (a memfd whose size is sealed, rows packed)
+ *   helper → Lightbox   PROGRESS (0..1 after each band), then DONE or ERROR (GError
+ *                       domain name, code and message follow the header)
+ *
+ * Pixels never travel through the socket. The helper exits when its end of the socket
+ * reports end-of-file (Lightbox closed it or died), even while a plugin spins.
+ */
+
+#include <glib.h>
+
+#include "lb-filter-plugin.h"
+
+G_BEGIN_DECLS
+
+#define LB_FH_MAGIC 0x4c424648u   /* "LBFH" */
+#define LB_FH_VERSION 1u
+/* Largest message either side sends or accepts, bytes (params are at most 64 KiB). */
+#define LB_FH_MAX_MESSAGE (128 * 1024)
+
+typedef enum {
+  LB_FH_RUN = 1,
+  LB_FH_PROGRESS = 2,
+  LB_FH_DONE = 3,
+  LB_FH_ERROR = 4,
+} LbFhType;
+
+typedef struct {
+  guint32 magic;
+  guint32 version;
+  guint32 type;          /* LB_FH_RUN */
+  guint32 format;        /* LbSampleFormat */
+  guint32 width;
+  guint32 height;
+  guint64 src_stride;    /* bytes per row in the source memfd */
+  guint64 src_size;      /* bytes of the source memfd */
+  guint64 dst_stride;    /* bytes per row in the destination memfd (= row size) */
+  guint64 seed;
+  gint32 has_selection;
+  LbFilterRect selection;
+  guint32 n_threads;     /* 0 = the helper's processor count (the same machine) */
+  guint32 band_height;
+  guint32 id_len;        /* bytes of the filter id that follow */
+  guint32 params_len;    /* bytes of the serialised a{sv} after the id */
+} LbFhRun;
+
+typedef struct {
+  guint32 magic;
+  guint32 type;          /* LB_FH_PROGRESS, LB_FH_DONE or LB_FH_ERROR */
+  double fraction;       /* PROGRESS: 0..1 of the pass */
+  guint32 threads;       /* DONE: threads that ran bands */
+  guint32 bands;         /* DONE: bands the write rectangle was cut into */
+  gint32 code;           /* ERROR: GError code */
+  guint32 domain_len;    /* ERROR: bytes of the domain name that follow */
+  guint32 message_len;   /* ERROR: bytes of the message after the domain */
+  guint32 reserved;
+} LbFhReply;
+
+G_END_DECLS

@@ -1,0 +1,734 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-isolation"
+
+/*
+ * Out-of-process filter passes: a plugin that is not shipped with Lightbox runs in a
+ * lightbox-filter-host helper (one per loaded plugin module, kept for the next pass), so a
+ * crash, an exit() or an endless loop inside it costs one failed pass instead of the
+ * workstation. The helper runs the very same pipeline code (lb-pipeline.c) on the same
+ * bands and threads, so its output is byte-identical to an in-process pass.
+ *
+ * Pixels go through two memfds (source sealed read-only, destination with a sealed size so
+ * the helper cannot make Lightbox fault by shrinking it); the socket carries only small
+ * messages, see lb-filter-host-proto.h.
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gio/gunixfdmessage.h>
+
+#include "lb-error.h"
+#include "lb-filter-host-proto.h"
+#include "lb-isolation.h"
+#include "lb-limits.h"
+#include "lb-plugin-loader.h"
+
+/* How long a helper whose socket closed gets to be reaped before it is killed, ms. Its
+ * socket closes when the kernel tears the process down, so this is normally immediate. */
+#define REAP_GRACE_MS 2000
+
+/* ------------------------------------------------------------------------------------------ */
+/* Policy                                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+/* TRUE when this program itself runs from the build tree (tests, `meson devenv`): only then
+ * are the build tree's plugins trusted and its helper used. */
+static gboolean
+running_from_build_tree (void)
+{
+  static gsize once;
+  static gboolean in_tree;
+
+  if (g_once_init_enter (&once))
+    {
+      g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+
+      in_tree = exe != NULL && g_str_has_prefix (exe, LB_BUILD_ROOT "/");
+      g_once_init_leave (&once, 1);
+    }
+  return in_tree;
+}
+
+static char *
+real_path (const char *path)
+{
+  char buf[PATH_MAX];
+
+  if (realpath (path, buf) != NULL)
+    return g_strdup (buf);
+  return g_canonicalize_filename (path, NULL);
+}
+
+gboolean
+lb_filter_is_trusted (LbFilter *filter)
+{
+  static gsize once;
+  static char *installed, *build;
+  g_autofree char *dir = NULL;
+  g_autofree char *real = NULL;
+
+  g_return_val_if_fail (LB_IS_FILTER (filter), FALSE);
+  if (g_once_init_enter (&once))
+    {
+      installed = real_path (LB_PLUGINDIR);
+      build = running_from_build_tree () ? real_path (LB_BUILD_ROOT "/plugins") : NULL;
+      g_once_init_leave (&once, 1);
+    }
+  if (lb_filter_get_kind (filter) != LB_FILTER_KIND_PLUGIN)
+    return TRUE;
+  dir = g_path_get_dirname (lb_filter_get_origin (filter));
+  real = real_path (dir);
+  return g_str_equal (real, installed) || (build != NULL && g_str_equal (real, build));
+}
+
+LbIsolation
+lb_isolation_get_default (void)
+{
+  const char *value = g_getenv ("LIGHTBOX_PLUGIN_ISOLATION");
+
+  if (value == NULL || *value == '\0' || g_str_equal (value, "untrusted"))
+    return LB_ISOLATION_UNTRUSTED;
+  if (g_str_equal (value, "all"))
+    return LB_ISOLATION_ALL;
+  if (g_str_equal (value, "none"))
+    return LB_ISOLATION_NONE;
+  g_message ("LIGHTBOX_PLUGIN_ISOLATION=%s is not all, untrusted or none; using untrusted",
+             value);
+  return LB_ISOLATION_UNTRUSTED;
+}
+
+double
+lb_isolation_get_timeout (void)
+{
+  const char *value = g_getenv ("LIGHTBOX_FILTER_TIMEOUT");
+  char *end = NULL;
+  double s;
+
+  if (value == NULL || *value == '\0')
+    return LB_ISOLATION_DEFAULT_TIMEOUT_S;
+  s = g_ascii_strtod (value, &end);
+  if (end == value || *end != '\0' || !(s >= 0) || s > 86400.0 * 365)
+    {
+      g_message ("LIGHTBOX_FILTER_TIMEOUT=%s is not a number of seconds ≥ 0; using %g s",
+                 value, LB_ISOLATION_DEFAULT_TIMEOUT_S);
+      return LB_ISOLATION_DEFAULT_TIMEOUT_S;
+    }
+  return s;
+}
+
+gboolean
+lb_filter_runs_isolated (LbFilter   *filter,
+                         LbIsolation isolation)
+{
+  g_return_val_if_fail (LB_IS_FILTER (filter), FALSE);
+  if (lb_filter_get_kind (filter) != LB_FILTER_KIND_PLUGIN)
+    return FALSE;
+  if (isolation == LB_ISOLATION_DEFAULT)
+    isolation = lb_isolation_get_default ();
+  switch (isolation)
+    {
+    case LB_ISOLATION_NONE:
+      return FALSE;
+    case LB_ISOLATION_ALL:
+      return TRUE;
+    case LB_ISOLATION_UNTRUSTED:
+    case LB_ISOLATION_DEFAULT:
+    default:
+      return !lb_filter_is_trusted (filter);
+    }
+}
+
+static const char *
+helper_path (void)
+{
+  const char *env = g_getenv ("LIGHTBOX_FILTER_HOST");
+
+  if (env != NULL && *env != '\0')
+    return env;
+  if (running_from_build_tree ())
+    return LB_BUILD_ROOT "/src/engine/lightbox-filter-host";
+  return LB_LIBEXECDIR "/lightbox-filter-host";
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Helper processes                                                                            */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+  gpointer module;    /* the LbPluginModule it serves (a key, not a reference) */
+  GSubprocess *proc;
+  GSocket *sock;
+} Helper;
+
+/* Idle helpers, one per module at most: module → Helper. */
+static GMutex pool_lock;
+static GHashTable *pool;
+
+static void
+helper_free (Helper *h)
+{
+  if (h == NULL)
+    return;
+  g_clear_object (&h->sock);
+  g_clear_object (&h->proc);
+  g_free (h);
+}
+
+/* SIGKILL, for a helper that is stuck, cancelled or no longer trusted to behave. GSubprocess
+ * reaps it in the background. */
+static void
+helper_kill (Helper *h)
+{
+  if (h == NULL)
+    return;
+  if (h->sock != NULL)
+    g_socket_close (h->sock, NULL);
+  if (h->proc != NULL)
+    g_subprocess_force_exit (h->proc);
+  helper_free (h);
+}
+
+static void
+pool_destroy_helper (gpointer data)
+{
+  /* An idle helper exits by itself once its socket closes; kill it anyway, it may be a
+   * plugin's zombie thread that ignores that. */
+  helper_kill (data);
+}
+
+static Helper *
+pool_take (gpointer module)
+{
+  Helper *h = NULL;
+
+  g_mutex_lock (&pool_lock);
+  if (pool != NULL && g_hash_table_steal_extended (pool, module, NULL, (gpointer *) &h))
+    g_debug ("Reusing helper %s", g_subprocess_get_identifier (h->proc));
+  g_mutex_unlock (&pool_lock);
+  return h;
+}
+
+static void
+pool_put (Helper *h)
+{
+  g_mutex_lock (&pool_lock);
+  if (pool == NULL)
+    pool = g_hash_table_new_full (NULL, NULL, NULL, pool_destroy_helper);
+  if (g_hash_table_contains (pool, h->module))
+    {
+      /* Two passes of one plugin ran at once; one idle helper is enough. */
+      g_mutex_unlock (&pool_lock);
+      helper_kill (h);
+      return;
+    }
+  g_hash_table_insert (pool, h->module, h);
+  g_mutex_unlock (&pool_lock);
+}
+
+void
+_lb_isolation_forget_module (gpointer module)
+{
+  Helper *h = pool_take (module);
+
+  helper_kill (h);
+}
+
+/* A private copy of @fd numbered ≥ 10, so the launcher's moves to 3 and 4 never overlap. */
+static int
+dup_high (int fd)
+{
+  return fcntl (fd, F_DUPFD_CLOEXEC, 10);
+}
+
+static Helper *
+helper_spawn (LbFilter *filter,
+              GError  **error)
+{
+  gpointer module = _lb_filter_get_owner (filter);
+  int module_fd = _lb_plugin_module_get_fd (module);
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  const char *path = helper_path ();
+  Helper *h;
+  int sv[2], child_sock, plugin_fd;
+
+  if (module_fd < 0)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
+                   "plugin %s cannot run isolated: its loaded copy was not kept open",
+                   lb_filter_get_origin (filter));
+      return NULL;
+    }
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "cannot create a socket for the filter helper: %s", g_strerror (saved));
+      return NULL;
+    }
+  child_sock = dup_high (sv[1]);
+  close (sv[1]);
+  plugin_fd = dup_high (module_fd);
+  if (child_sock < 0 || plugin_fd < 0)
+    {
+      int saved = errno;
+      close (sv[0]);
+      if (child_sock >= 0)
+        close (child_sock);
+      if (plugin_fd >= 0)
+        close (plugin_fd);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "cannot pass descriptors to the filter helper: %s", g_strerror (saved));
+      return NULL;
+    }
+
+  h = g_new0 (Helper, 1);
+  h->module = module;
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  /* The launcher closes our copies of both when it goes, so only the helper holds the
+   * other end of the socket and its death shows up here as end-of-file. */
+  g_subprocess_launcher_take_fd (launcher, child_sock, 3);
+  g_subprocess_launcher_take_fd (launcher, plugin_fd, 4);
+  /* A plugin's printf() must not end up in Lightbox's stdout (lightbox-cli may write data
+   * there): the helper's stdout is our stderr. */
+  {
+    int out = dup_high (STDERR_FILENO);
+    if (out >= 0)
+      g_subprocess_launcher_take_stdout_fd (launcher, out);
+  }
+  h->proc = g_subprocess_launcher_spawn (launcher, error, path, "--plugin",
+                                         lb_filter_get_origin (filter), NULL);
+  g_clear_object (&launcher);
+  if (h->proc == NULL)
+    {
+      close (sv[0]);
+      g_prefix_error (error, "cannot start the filter helper %s: ", path);
+      helper_free (h);
+      return NULL;
+    }
+  h->sock = g_socket_new_from_fd (sv[0], error);
+  if (h->sock == NULL)
+    {
+      close (sv[0]);
+      helper_kill (h);
+      return NULL;
+    }
+  g_debug ("Started helper %s for %s", g_subprocess_get_identifier (h->proc),
+           lb_filter_get_origin (filter));
+  return h;
+}
+
+static void
+wait_cb (GObject      *source,
+         GAsyncResult *result,
+         gpointer      data)
+{
+  gboolean *done = data;
+
+  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
+  *done = TRUE;
+}
+
+static gboolean
+grace_cb (gpointer data)
+{
+  g_subprocess_force_exit (G_SUBPROCESS (data));
+  return G_SOURCE_REMOVE;
+}
+
+/* Waits for a helper whose socket closed, killing it if it lingers past REAP_GRACE_MS (a
+ * plugin could close descriptor 3 itself). Runs on any thread: a private main context. */
+static void
+helper_reap (Helper *h)
+{
+  g_autoptr(GMainContext) ctx = g_main_context_new ();
+  g_autoptr(GSource) grace = g_timeout_source_new (REAP_GRACE_MS);
+  gboolean done = FALSE;
+
+  g_main_context_push_thread_default (ctx);
+  g_subprocess_wait_async (h->proc, NULL, wait_cb, &done);
+  g_source_set_callback (grace, grace_cb, h->proc, NULL);
+  g_source_attach (grace, ctx);
+  while (!done)
+    g_main_context_iteration (ctx, TRUE);
+  g_source_destroy (grace);
+  g_main_context_pop_thread_default (ctx);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* One pass                                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+/* A shared mapping that an output image keeps (see take_output()). */
+typedef struct {
+  gpointer addr;
+  gsize size;
+} Mapping;
+
+static void
+mapping_free (gpointer data)
+{
+  Mapping *m = data;
+
+  munmap (m->addr, m->size);
+  g_free (m);
+}
+
+/* A memfd of @size bytes, holding @data if not %NULL. The data is written with pwrite(),
+ * not through a mapping: the kernel then fills each new page once, without zeroing it first
+ * and without page-table work in this process. The destination is never mapped here before
+ * the helper is done (see take_output()); the helper's pipeline threads fault its pages in,
+ * in parallel, as an in-process pass does. */
+static int
+make_memfd (const char *name,
+            gsize       size,
+            const guint8 *data,
+            GError    **error)
+{
+  int fd = memfd_create (name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  int saved;
+
+  if (fd < 0)
+    goto fail;
+  if (ftruncate (fd, (off_t) size) != 0)
+    goto fail;
+  for (gsize done = 0; data != NULL && done < size;)
+    {
+      gssize n = pwrite (fd, data + done, MIN (size - done, (gsize) G_MAXINT32 & ~4095u),
+                         (off_t) done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          if (n == 0)
+            errno = ENOSPC;
+          goto fail;
+        }
+      done += (gsize) n;
+    }
+  return fd;
+
+fail:
+  saved = errno;
+  if (fd >= 0)
+    close (fd);
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+               "cannot create %" G_GSIZE_FORMAT " bytes of shared memory for the filter helper: %s",
+               size, g_strerror (saved));
+  return -1;
+}
+
+/* The helper's result as bytes we own. The write seal takes only when no process has the
+ * memfd mapped shared any more (the helper unmaps it before it reports DONE); then nobody
+ * can ever write these pages again, and the output image keeps them without a copy, even
+ * though the helper lives on. Otherwise (a helper that kept a mapping) it gets a copy. */
+static GBytes *
+take_output (int         fd,
+             gsize       size,
+             const char *id,
+             GError    **error)
+{
+  gboolean sealed = fcntl (fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SEAL) == 0;
+  int saved = errno;
+  guint8 *map = mmap (NULL, size, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+  Mapping *m;
+
+  if (map == MAP_FAILED)
+    {
+      saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "cannot map the filter helper's result: %s", g_strerror (saved));
+      return NULL;
+    }
+  if (!sealed)
+    {
+      GBytes *copy = g_bytes_new (map, size);
+
+      g_debug ("%s: cannot seal the output (%s); copying it", id, g_strerror (saved));
+      munmap (map, size);
+      return copy;
+    }
+  m = g_new (Mapping, 1);
+  m->addr = map;
+  m->size = size;
+  return g_bytes_new_with_free_func (map, size, mapping_free, m);
+}
+
+static gboolean
+send_run (Helper        *h,
+          const LbFhRun *run,
+          const char    *id,
+          GVariant      *params,
+          int            src_fd,
+          int            dst_fd,
+          GError       **error)
+{
+  g_autoptr(GSocketControlMessage) fds = g_unix_fd_message_new ();
+  GOutputVector vec[3] = {
+    { run, sizeof *run },
+    { id, run->id_len },
+    { g_variant_get_data (params), run->params_len },
+  };
+  gssize n;
+
+  if (!g_unix_fd_message_append_fd (G_UNIX_FD_MESSAGE (fds), src_fd, error)
+      || !g_unix_fd_message_append_fd (G_UNIX_FD_MESSAGE (fds), dst_fd, error))
+    return FALSE;
+  n = g_socket_send_message (h->sock, NULL, vec, G_N_ELEMENTS (vec), &fds, 1, 0, NULL, error);
+  if (n < 0)
+    return FALSE;
+  if ((gsize) n != sizeof *run + run->id_len + run->params_len)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "short message to the filter helper");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+typedef enum {
+  OUTCOME_DONE,
+  OUTCOME_FILTER_ERROR,  /* the filter failed cleanly; the helper is fine */
+  OUTCOME_GONE,          /* the helper died */
+  OUTCOME_BROKEN,        /* cancelled, timed out or nonsense on the socket: kill it */
+} Outcome;
+
+static void
+set_died_error (GError   **error,
+                LbFilter  *filter,
+                Helper    *h)
+{
+  const char *id = lb_filter_get_id (filter);
+  const char *origin = lb_filter_get_origin (filter);
+
+  helper_reap (h);
+  if (g_subprocess_get_if_signaled (h->proc))
+    {
+      int sig = g_subprocess_get_term_sig (h->proc);
+      g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
+                   "Filter “%s” in plugin %s crashed (signal %d, %s); the image is unchanged",
+                   id, origin, sig, g_strsignal (sig));
+    }
+  else if (g_subprocess_get_if_exited (h->proc))
+    g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
+                 "Filter “%s” in plugin %s ended its process (exit status %d); the image is "
+                 "unchanged", id, origin, g_subprocess_get_exit_status (h->proc));
+  else
+    g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
+                 "Filter “%s” in plugin %s: its helper process went away; the image is "
+                 "unchanged", id, origin);
+}
+
+LbImage *
+_lb_isolated_run_pass (LbFilter                *filter,
+                       LbFilterParams          *params,
+                       LbImage                 *input,
+                       const LbIsolatedOptions *options,
+                       void                   (*progress) (double   fraction,
+                                                           gpointer data),
+                       gpointer                 progress_data,
+                       LbIsolatedResult        *result,
+                       GCancellable            *cancellable,
+                       GError                 **error)
+{
+  const char *id = lb_filter_get_id (filter);
+  guint width = lb_image_get_width (input), height = lb_image_get_height (input);
+  LbSampleFormat format = lb_image_get_format (input);
+  gsize row_size = lb_image_get_row_size (input);
+  GBytes *src_bytes = lb_image_get_bytes (input);
+  gsize src_size = g_bytes_get_size (src_bytes);
+  gsize dst_size = row_size * height;
+  double timeout_s = options->timeout_s >= 0 ? options->timeout_s : lb_isolation_get_timeout ();
+  g_autoptr(GVariant) pv = g_variant_ref_sink (lb_filter_params_to_variant (params));
+  g_autofree char *buf = NULL;
+  int src_fd = -1, dst_fd = -1;
+  gsize out_stride, out_size;
+  LbFhRun run = { 0 };
+  Helper *h = NULL;
+  Outcome outcome = OUTCOME_BROKEN;
+  gint64 last_progress;
+  double last_fraction = -1;
+  gint64 t0 = g_get_monotonic_time ();
+  LbImage *output = NULL;
+
+  /* The same size limits as an in-process pass, before any work. */
+  if (!lb_limits_check (NULL, width, height, format, &out_stride, &out_size, error))
+    return NULL;
+
+  src_fd = make_memfd ("lightbox-filter-source", src_size, g_bytes_get_data (src_bytes, NULL),
+                       error);
+  if (src_fd < 0)
+    goto out;
+  /* Read-only for the helper and fixed in size. */
+  if (fcntl (src_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "cannot seal the filter helper's source memory: %s", g_strerror (saved));
+      goto out;
+    }
+  dst_fd = make_memfd ("lightbox-filter-destination", dst_size, NULL, error);
+  if (dst_fd < 0)
+    goto out;
+  /* The helper writes here, but can never shrink it under our mapping (SIGBUS). Writes
+   * are sealed off once it is done (see LB_FH_DONE below). */
+  if (fcntl (dst_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "cannot seal the filter helper's destination memory: %s",
+                   g_strerror (saved));
+      goto out;
+    }
+
+  run.magic = LB_FH_MAGIC;
+  run.version = LB_FH_VERSION;
+  run.type = LB_FH_RUN;
+  run.format = format;
+  run.width = width;
+  run.height = height;
+  run.src_stride = lb_image_get_stride (input);
+  run.src_size = src_size;
+  run.dst_stride = row_size;
+  run.seed = options->seed;
+  run.has_selection = options->has_selection;
+  run.selection = options->selection;
+  run.n_threads = options->n_threads;
+  run.band_height = options->band_height;
+  run.id_len = (guint32) strlen (id);
+  run.params_len = (guint32) g_variant_get_size (pv);
+
+  g_debug ("%s: %.1f ms to share %" G_GSIZE_FORMAT " + %" G_GSIZE_FORMAT " bytes", id,
+           (g_get_monotonic_time () - t0) / 1000.0, src_size, dst_size);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    goto out;
+  h = pool_take (_lb_filter_get_owner (filter));
+  if (h != NULL && !send_run (h, &run, id, pv, src_fd, dst_fd, NULL))
+    {
+      /* The idle helper died meanwhile (killed from outside): start a fresh one. */
+      helper_kill (h);
+      h = NULL;
+    }
+  if (h == NULL)
+    {
+      h = helper_spawn (filter, error);
+      if (h == NULL)
+        goto out;
+      if (!send_run (h, &run, id, pv, src_fd, dst_fd, NULL))
+        {
+          outcome = OUTCOME_GONE;
+          set_died_error (error, filter, h);
+          goto out;
+        }
+    }
+
+  g_debug ("%s: %.1f ms with the request sent", id, (g_get_monotonic_time () - t0) / 1000.0);
+  buf = g_malloc (LB_FH_MAX_MESSAGE);
+  last_progress = g_get_monotonic_time ();
+  for (;;)
+    {
+      g_autoptr(GError) local = NULL;
+      gint64 timeout_us = -1;
+      GInputVector vec = { buf, LB_FH_MAX_MESSAGE };
+      int flags = 0;
+      gssize n;
+      LbFhReply reply;
+
+      if (timeout_s > 0)
+        timeout_us = MAX (0, last_progress + (gint64) (timeout_s * G_USEC_PER_SEC)
+                             - g_get_monotonic_time ());
+      if (!g_socket_condition_timed_wait (h->sock, G_IO_IN, timeout_us, cancellable, &local))
+        {
+          if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
+            g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
+                         "Filter “%s” in plugin %s made no progress for %g s and was stopped "
+                         "(LIGHTBOX_FILTER_TIMEOUT sets the limit); the image is unchanged",
+                         id, lb_filter_get_origin (filter), timeout_s);
+          else
+            g_propagate_error (error, g_steal_pointer (&local));
+          outcome = OUTCOME_BROKEN;
+          break;
+        }
+      n = g_socket_receive_message (h->sock, NULL, &vec, 1, NULL, NULL, &flags, NULL, &local);
+      if (n <= 0)
+        {
+          /* End-of-file or a reset: the helper is dead. */
+          outcome = OUTCOME_GONE;
+          set_died_error (error, filter, h);
+          break;
+        }
+      if ((gsize) n < sizeof reply)
+        goto protocol_error;
+      memcpy (&reply, buf, sizeof reply);
+      if (reply.magic != LB_FH_MAGIC)
+        goto protocol_error;
+      if (reply.type == LB_FH_PROGRESS)
+        {
+          last_progress = g_get_monotonic_time ();
+          /* Bands finish on several threads; pass on only forward steps. */
+          if (progress != NULL && reply.fraction > last_fraction && reply.fraction <= 1)
+            {
+              last_fraction = reply.fraction;
+              progress (reply.fraction, progress_data);
+            }
+          continue;
+        }
+      if (reply.type == LB_FH_DONE)
+        {
+          g_autoptr(GBytes) pixels = take_output (dst_fd, dst_size, id, error);
+
+          if (pixels != NULL)
+            output = lb_image_new (width, height, format, row_size, pixels,
+                                   lb_image_get_meta (input), error);
+          if (result != NULL)
+            {
+              result->threads = reply.threads;
+              result->bands = reply.bands;
+            }
+          outcome = output != NULL ? OUTCOME_DONE : OUTCOME_BROKEN;
+          g_debug ("%s: %.1f ms when done", id, (g_get_monotonic_time () - t0) / 1000.0);
+          break;
+        }
+      if (reply.type == LB_FH_ERROR && reply.domain_len > 0 && reply.domain_len < 256
+          && reply.message_len < LB_FH_MAX_MESSAGE
+          && (gsize) n == sizeof reply + reply.domain_len + reply.message_len)
+        {
+          g_autofree char *domain = g_strndup (buf + sizeof reply, reply.domain_len);
+          g_autofree char *message = g_strndup (buf + sizeof reply + reply.domain_len,
+                                                reply.message_len);
+
+          g_set_error_literal (error, g_quark_from_string (domain), reply.code, message);
+          outcome = OUTCOME_FILTER_ERROR;
+          break;
+        }
+
+    protocol_error:
+      g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
+                   "Filter “%s” in plugin %s: the helper process sent a malformed message; "
+                   "the image is unchanged", id, lb_filter_get_origin (filter));
+      outcome = OUTCOME_BROKEN;
+      break;
+    }
+
+out:
+  if (h != NULL)
+    {
+      if (outcome == OUTCOME_DONE || outcome == OUTCOME_FILTER_ERROR)
+        pool_put (h);
+      else
+        helper_kill (h);
+    }
+  if (src_fd >= 0)
+    close (src_fd);
+  if (dst_fd >= 0)
+    close (dst_fd);
+  return output;
+}

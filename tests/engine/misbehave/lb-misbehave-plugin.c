@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+
+/*
+ * Fixture plugins that misbehave, for the isolation tests (test-isolation.c). Built once per
+ * -D option, each a plugin with one filter:
+ *
+ *   MISBEHAVE_CRASH  "crash": process() raises SIGSEGV (what a NULL write does)
+ *   MISBEHAVE_HANG   "hang": process() loops forever and never looks at band->cancelled
+ *   MISBEHAVE_ABORT  "abort-prepare": prepare() calls abort()
+ *   MISBEHAVE_EXIT   "exit-prepare": prepare() calls exit (3)
+ *
+ * Run inside Lightbox they would take it down; run by lightbox-filter-host they must not.
+ */
+
+#include <signal.h>
+#include <stdlib.h>
+
+#include <lb-filter-plugin.h>
+
+#if defined(MISBEHAVE_CRASH)
+#define FILTER_ID "io.github.lightbox.test.crash"
+#define FILTER_ALIAS "crash"
+#elif defined(MISBEHAVE_HANG)
+#define FILTER_ID "io.github.lightbox.test.hang"
+#define FILTER_ALIAS "hang"
+#elif defined(MISBEHAVE_ABORT)
+#define FILTER_ID "io.github.lightbox.test.abort-prepare"
+#define FILTER_ALIAS "abort-prepare"
+#elif defined(MISBEHAVE_EXIT)
+#define FILTER_ID "io.github.lightbox.test.exit-prepare"
+#define FILTER_ALIAS "exit-prepare"
+#else
+#error "define one MISBEHAVE_* option"
+#endif
+
+static gpointer
+misbehave_prepare (const LbFilterInfo  *info,
+                   gconstpointer        params,
+                   const LbFilterImage *image,
+                   LbFilterRect        *write_rect,
+                   GError             **error)
+{
+#if defined(MISBEHAVE_ABORT)
+  abort ();
+#elif defined(MISBEHAVE_EXIT)
+  exit (3);
+#endif
+  return GINT_TO_POINTER (1);
+}
+
+static gboolean
+misbehave_process (gconstpointer       state,
+                   const LbFilterBand *band,
+                   GError            **error)
+{
+#if defined(MISBEHAVE_CRASH)
+  raise (SIGSEGV);
+#elif defined(MISBEHAVE_HANG)
+  /* Sleeps rather than spins so the test does not eat a shared CPU; to the host it is the
+   * same thing: no band ever completes and the cancel flag is never read. */
+  for (;;)
+    g_usleep (10000);
+#endif
+  /* Scribbles on its band, so a pass that wrongly "succeeded" would show. */
+  for (int y = band->y0; y < band->y1; y++)
+    band->dst[(gsize) y * band->dst_stride] ^= 0xff;
+  return TRUE;
+}
+
+static void
+misbehave_release (gpointer state)
+{
+}
+
+static const LbFilterInfo misbehave_info = {
+  .struct_size = sizeof (LbFilterInfo),
+  .id = FILTER_ID,
+  .alias = FILTER_ALIAS,
+  .name = "Misbehave",
+  .category = "Test",
+  .formats = LB_FILTER_FORMATS_COMMON,
+  .params_version = 1,
+  .prepare = misbehave_prepare,
+  .process = misbehave_process,
+  .release = misbehave_release,
+};
+
+static const LbFilterInfo *const filters[] = { &misbehave_info };
+
+static const LbPluginInfo plugin_info = {
+  .abi_major = LB_FILTER_ABI_MAJOR,
+  .abi_minor = LB_FILTER_ABI_MINOR,
+  .struct_size = sizeof (LbPluginInfo),
+  .version = "misbehave",
+  .filters = filters,
+  .n_filters = G_N_ELEMENTS (filters),
+};
+
+G_MODULE_EXPORT const LbPluginInfo *
+lb_filter_plugin_query (guint32 host_abi_major,
+                        guint32 host_abi_minor)
+{
+  return &plugin_info;
+}

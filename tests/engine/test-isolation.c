@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+
+/*
+ * Untrusted plugins run in lightbox-filter-host (lb-isolation.c): a plugin that crashes,
+ * aborts, exits or hangs fails one pass with a clear error, this test process lives on, the
+ * input image is untouched, the next pass works, and isolated results are byte-identical
+ * to in-process ones. The misbehaving fixtures are tests/engine/misbehave/.
+ */
+
+#include <string.h>
+#include <sys/wait.h>
+
+#include "lb-engine-test-util.h"
+#include "lb-error.h"
+#include "lb-isolation.h"
+#include "lb-pipeline.h"
+
+static LbFilterRegistry *registry;
+
+static char *
+misbehave_path (const char *name)
+{
+  g_autofree char *file = g_strdup_printf ("misbehave-%s.%s", name, G_MODULE_SUFFIX);
+
+  return g_build_filename (g_getenv ("LB_MISBEHAVE_PLUGIN_DIR"), file, NULL);
+}
+
+static GBytes *
+copy_pixels (LbImage *image)
+{
+  GBytes *b = lb_image_get_bytes (image);
+
+  return g_bytes_new (g_bytes_get_data (b, NULL), g_bytes_get_size (b));
+}
+
+/* Runs one step; returns the output or NULL with @error. */
+static LbImage *
+run_step (const char  *step,
+          LbImage     *input,
+          LbIsolation  isolation,
+          guint        threads,
+          guint        band_height,
+          GCancellable *cancellable,
+          GError     **error)
+{
+  g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
+
+  lb_pipeline_set_isolation (pipe, isolation);
+  lb_pipeline_set_n_threads (pipe, threads);
+  lb_pipeline_set_band_height (pipe, band_height);
+  if (!lb_pipeline_append_step (pipe, step, error))
+    return NULL;
+  return lb_pipeline_run (pipe, input, NULL, cancellable, error);
+}
+
+static void
+assert_good_pass_works (LbImage *input)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbImage) in_process = run_step ("threshold:level=40", input, LB_ISOLATION_NONE, 2, 0,
+                                            NULL, &error);
+  g_autoptr(LbImage) isolated = NULL;
+
+  g_assert_no_error (error);
+  isolated = run_step ("threshold:level=40", input, LB_ISOLATION_ALL, 2, 0, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (lb_image_equal_pixels (in_process, isolated));
+}
+
+static void
+test_trust (void)
+{
+  g_autoptr(LbFilter) threshold = lb_filter_registry_lookup (registry, "threshold");
+  g_autoptr(LbFilter) crash = lb_filter_registry_lookup (registry, "crash");
+  g_autoptr(LbFilter) chain = lb_filter_registry_lookup (registry, "soft-sharpen");
+
+  g_assert_nonnull (threshold);
+  g_assert_nonnull (crash);
+  /* The build tree's plugins/ is shipped code; the fixtures' directory is not. */
+  g_assert_true (lb_filter_is_trusted (threshold));
+  g_assert_false (lb_filter_is_trusted (crash));
+  g_assert_false (lb_filter_runs_isolated (threshold, LB_ISOLATION_UNTRUSTED));
+  g_assert_true (lb_filter_runs_isolated (crash, LB_ISOLATION_UNTRUSTED));
+  g_assert_true (lb_filter_runs_isolated (threshold, LB_ISOLATION_ALL));
+  g_assert_false (lb_filter_runs_isolated (crash, LB_ISOLATION_NONE));
+  /* The environment decides for LB_ISOLATION_DEFAULT. */
+  g_assert_false (lb_filter_runs_isolated (threshold, LB_ISOLATION_DEFAULT));
+  g_assert_true (lb_filter_runs_isolated (crash, LB_ISOLATION_DEFAULT));
+  g_setenv ("LIGHTBOX_PLUGIN_ISOLATION", "all", TRUE);
+  g_assert_true (lb_filter_runs_isolated (threshold, LB_ISOLATION_DEFAULT));
+  g_setenv ("LIGHTBOX_PLUGIN_ISOLATION", "none", TRUE);
+  g_assert_false (lb_filter_runs_isolated (crash, LB_ISOLATION_DEFAULT));
+  g_unsetenv ("LIGHTBOX_PLUGIN_ISOLATION");
+  /* Declarative filters are engine code and never leave the process. */
+  if (chain != NULL)
+    g_assert_false (lb_filter_runs_isolated (chain, LB_ISOLATION_ALL));
+}
+
+/* A plugin that dies in @step fails the pass with @expect, twice in a row (the second pass
+ * needs a fresh helper), and the input stays as it was. */
+static void
+check_death (const char *step,
+             const char *plugin,
+             const char *id,
+             const char *expect)
+{
+  g_autoptr(LbImage) input = test_image_new (61, 47, LB_FORMAT_RGB8, 5);
+  g_autoptr(GBytes) before = copy_pixels (input);
+  g_autofree char *path = misbehave_path (plugin);
+  g_autofree char *message = g_strdup_printf ("Filter “%s” in plugin %s %s; the image is "
+                                              "unchanged", id, path, expect);
+
+  for (int round = 0; round < 2; round++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(LbImage) out = run_step (step, input, LB_ISOLATION_DEFAULT, 2, 0, NULL, &error);
+
+      g_assert_null (out);
+      g_assert_error (error, LB_ERROR, LB_ERROR_PLUGIN);
+      g_assert_cmpstr (error->message, ==, message);
+      g_assert_true (g_bytes_equal (before, lb_image_get_bytes (input)));
+    }
+  assert_good_pass_works (input);
+}
+
+static void
+test_crash (void)
+{
+  check_death ("crash", "crash", "io.github.lightbox.test.crash",
+               "crashed (signal 11, Segmentation fault)");
+}
+
+static void
+test_abort (void)
+{
+  check_death ("abort-prepare", "abort", "io.github.lightbox.test.abort-prepare",
+               "crashed (signal 6, Aborted)");
+}
+
+static void
+test_exit (void)
+{
+  check_death ("exit-prepare", "exit", "io.github.lightbox.test.exit-prepare",
+               "ended its process (exit status 3)");
+}
+
+/* Isolated passes equal in-process ones for every thread count and band height: band
+ * filters, a filter with finish() and the host's parallel loop (edge), a sequential random
+ * filter (spread), 8 and 16 bits, a selection. Progress arrives and ends at 1. */
+typedef struct {
+  double last;
+  guint calls;
+} ProgressLog;
+
+static void
+progress_cb (double   fraction,
+             gpointer data)
+{
+  ProgressLog *log = data;
+
+  g_assert_cmpfloat (fraction, >=, 0);
+  g_assert_cmpfloat (fraction, <=, 1);
+  log->last = fraction;
+  log->calls++;
+}
+
+static void
+test_identical (void)
+{
+  const char *steps[] = { "threshold:level=40", "blur", "edge", "spread", "emboss" };
+  const LbSampleFormat formats[] = { LB_FORMAT_RGB8, LB_FORMAT_GRAY16, LB_FORMAT_RGBA8 };
+  const guint threads[] = { 1, 2, 3 };
+  const guint bands[] = { 0, 7 };
+  const LbFilterRect selection = { 5, 9, 40, 30 };
+
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
+    {
+      g_autoptr(LbImage) input = test_image_new (73, 58, formats[f], 11 + f);
+
+      for (guint s = 0; s < G_N_ELEMENTS (steps); s++)
+        for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+          for (guint b = 0; b < G_N_ELEMENTS (bands); b++)
+            for (guint sel = 0; sel < 2; sel++)
+              {
+                g_autoptr(GError) error = NULL;
+                g_autoptr(LbImage) ref = NULL;
+                g_autoptr(LbImage) iso = NULL;
+                g_autoptr(GPtrArray) timings = NULL;
+                ProgressLog log = { -1, 0 };
+                LbIsolation modes[2] = { LB_ISOLATION_NONE, LB_ISOLATION_ALL };
+                LbImage *outs[2] = { NULL, NULL };
+
+                for (guint m = 0; m < 2; m++)
+                  {
+                    g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
+
+                    lb_pipeline_set_isolation (pipe, modes[m]);
+                    lb_pipeline_set_n_threads (pipe, threads[t]);
+                    lb_pipeline_set_band_height (pipe, bands[b]);
+                    lb_pipeline_set_seed (pipe, 42);
+                    if (sel)
+                      lb_pipeline_set_selection (pipe, &selection);
+                    if (m == 1)
+                      lb_pipeline_set_progress_func (pipe, progress_cb, &log, NULL);
+                    g_assert_true (lb_pipeline_append_step (pipe, steps[s], &error));
+                    g_assert_no_error (error);
+                    outs[m] = lb_pipeline_run (pipe, input, m == 1 ? &timings : NULL, NULL,
+                                               &error);
+                    g_assert_no_error (error);
+                  }
+                ref = outs[0];
+                iso = outs[1];
+                if (!lb_image_equal_pixels (ref, iso))
+                  g_error ("%s on %s, %u threads, band %u, selection %u: isolated output "
+                           "differs", steps[s], lb_sample_format_to_string (formats[f]),
+                           threads[t], bands[b], sel);
+                g_assert_cmpuint (timings->len, ==, 1);
+                g_assert_cmpuint (((LbPassTiming *) g_ptr_array_index (timings, 0))->bands,
+                                  >, 0);
+                g_assert_cmpuint (log.calls, >, 0);
+                g_assert_cmpfloat (log.last, ==, 1.0);
+              }
+    }
+}
+
+/* A filter's own error crosses the process boundary unchanged (domain, code, message). */
+static void
+test_filter_error (void)
+{
+  g_autoptr(LbImage) input = test_image_new (32, 32, LB_FORMAT_GRAY8, 3);
+  const char *steps[] = { "io.github.lightbox.test.mark:fail-row=5",
+                          "io.github.lightbox.test.mark:fail-row=-2" };
+
+  for (guint s = 0; s < G_N_ELEMENTS (steps); s++)
+    {
+      g_autoptr(GError) e1 = NULL;
+      g_autoptr(GError) e2 = NULL;
+      g_autoptr(LbImage) o1 = run_step (steps[s], input, LB_ISOLATION_NONE, 2, 0, NULL, &e1);
+      g_autoptr(LbImage) o2 = run_step (steps[s], input, LB_ISOLATION_ALL, 2, 0, NULL, &e2);
+
+      g_assert_null (o1);
+      g_assert_null (o2);
+      g_assert_nonnull (e1);
+      g_assert_error (e2, e1->domain, e1->code);
+      g_assert_cmpstr (e2->message, ==, e1->message);
+    }
+  assert_good_pass_works (input);
+}
+
+typedef struct {
+  GCancellable *cancellable;
+  GError *error;
+  LbImage *output;
+  gboolean done;
+} AsyncRun;
+
+static void
+run_done (GObject      *source,
+          GAsyncResult *result,
+          gpointer      data)
+{
+  AsyncRun *r = data;
+
+  r->output = lb_pipeline_run_finish (LB_PIPELINE (source), result, NULL, &r->error);
+  r->done = TRUE;
+}
+
+static gboolean
+cancel_cb (gpointer data)
+{
+  g_cancellable_cancel (data);
+  return G_SOURCE_REMOVE;
+}
+
+/* Cancel works on a plugin that never reads the cancel flag: the helper is killed. The
+ * watchdog is off, so nothing but the cancellation can end this pass. */
+static void
+test_cancel_hang (void)
+{
+  g_autoptr(LbImage) input = test_image_new (40, 40, LB_FORMAT_RGB8, 9);
+  g_autoptr(GBytes) before = copy_pixels (input);
+  g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  AsyncRun r = { cancellable, NULL, NULL, FALSE };
+
+  g_setenv ("LIGHTBOX_FILTER_TIMEOUT", "0", TRUE);
+  g_assert_true (lb_pipeline_append_step (pipe, "hang", &error));
+  g_assert_no_error (error);
+  lb_pipeline_run_async (pipe, input, cancellable, run_done, &r);
+  g_timeout_add (300, cancel_cb, cancellable);
+  while (!r.done)
+    g_main_context_iteration (NULL, TRUE);
+  g_unsetenv ("LIGHTBOX_FILTER_TIMEOUT");
+  g_assert_null (r.output);
+  g_assert_error (r.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&r.error);
+  g_assert_true (g_bytes_equal (before, lb_image_get_bytes (input)));
+  assert_good_pass_works (input);
+}
+
+/* The watchdog stops a helper that completes no band within LIGHTBOX_FILTER_TIMEOUT. */
+static void
+test_watchdog (void)
+{
+  g_autoptr(LbImage) input = test_image_new (40, 40, LB_FORMAT_RGB8, 9);
+  g_autoptr(GBytes) before = copy_pixels (input);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbImage) out = NULL;
+  g_autofree char *path = misbehave_path ("hang");
+  g_autofree char *message = g_strdup_printf (
+      "Filter “io.github.lightbox.test.hang” in plugin %s made no progress for 0.5 s and was "
+      "stopped (LIGHTBOX_FILTER_TIMEOUT sets the limit); the image is unchanged", path);
+
+  g_setenv ("LIGHTBOX_FILTER_TIMEOUT", "0.5", TRUE);
+  out = run_step ("hang", input, LB_ISOLATION_DEFAULT, 2, 0, NULL, &error);
+  g_unsetenv ("LIGHTBOX_FILTER_TIMEOUT");
+  g_assert_null (out);
+  g_assert_error (error, LB_ERROR, LB_ERROR_PLUGIN);
+  g_assert_cmpstr (error->message, ==, message);
+  g_assert_true (g_bytes_equal (before, lb_image_get_bytes (input)));
+  assert_good_pass_works (input);
+}
+
+/* Progress resets the watchdog: a pass that takes longer than the timeout in total, but
+ * finishes a band every 50 ms, completes (one thread, 60 one-row bands of 50 ms, 3 s in
+ * all, with a 2 s limit), and equals the in-process result. */
+static void
+test_watchdog_progress (void)
+{
+  g_autoptr(LbImage) input = test_image_new (16, 60, LB_FORMAT_GRAY8, 4);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbImage) ref = NULL;
+  g_autoptr(LbImage) out = NULL;
+  const char *step = "io.github.lightbox.test.mark:delay-us=50000,value=99";
+
+  ref = run_step (step, input, LB_ISOLATION_NONE, 1, 1, NULL, &error);
+  g_assert_no_error (error);
+  g_setenv ("LIGHTBOX_FILTER_TIMEOUT", "2", TRUE);
+  out = run_step (step, input, LB_ISOLATION_ALL, 1, 1, NULL, &error);
+  g_unsetenv ("LIGHTBOX_FILTER_TIMEOUT");
+  g_assert_no_error (error);
+  g_assert_true (lb_image_equal_pixels (ref, out));
+}
+
+/* lightbox-cli filter with a crashing plugin: a non-zero exit with the message, no output. */
+static void
+test_cli_crash (void)
+{
+  g_autofree char *cli = g_build_filename (g_getenv ("LB_BUILD_ROOT"), "src", "cli",
+                                           "lightbox-cli", NULL);
+  g_autofree char *input = g_build_filename (g_getenv ("LB_TEST_DATA"), "pngsuite",
+                                             "basn2c08.png", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("lb-test-isolation-XXXXXX", NULL);
+  g_autofree char *output = g_build_filename (dir, "out.png", NULL);
+  g_autofree char *path = misbehave_path ("crash");
+  g_autofree char *plugin_path = g_strdup_printf ("%s:%s", g_getenv ("LIGHTBOX_PLUGIN_PATH"),
+                                                  g_getenv ("LB_MISBEHAVE_PLUGIN_DIR"));
+  g_autofree char *expect = g_strdup_printf ("Filter “io.github.lightbox.test.crash” in plugin "
+                                             "%s crashed (signal 11, Segmentation fault); the "
+                                             "image is unchanged", path);
+  g_auto(GStrv) env = g_environ_setenv (g_get_environ (), "LIGHTBOX_PLUGIN_PATH", plugin_path,
+                                        TRUE);
+  const char *argv[] = { cli, "filter", input, output, "crash", NULL };
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status,
+                &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), !=, 0);
+  g_assert_nonnull (strstr (err, expect));
+  g_assert_false (g_file_test (output, G_FILE_TEST_EXISTS));
+  g_rmdir (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  g_unsetenv ("LIGHTBOX_PLUGIN_ISOLATION");
+  g_unsetenv ("LIGHTBOX_FILTER_TIMEOUT");
+  /* Under `meson test --setup asan` the helper and the fixtures are instrumented too, and
+   * ASan's own SIGSEGV handler would turn the fixture's crash into an abort(): let the
+   * signal through, as in a normal build, so the documented message is what we check; and
+   * LeakSanitizer, run by the exit (3) fixture's atexit, would replace its exit status. */
+  if (g_getenv ("ASAN_OPTIONS") != NULL)
+    {
+      g_autofree char *opts = g_strconcat (g_getenv ("ASAN_OPTIONS"),
+                                           ":handle_segv=0:detect_leaks=0", NULL);
+      g_setenv ("ASAN_OPTIONS", opts, TRUE);
+    }
+  registry = lb_filter_registry_new ();
+  lb_filter_registry_add_plugin_dir (registry, g_getenv ("LIGHTBOX_PLUGIN_PATH"));
+  lb_filter_registry_add_plugin_dir (registry, g_getenv ("LB_MISBEHAVE_PLUGIN_DIR"));
+  lb_filter_registry_add_plugin_dir (registry, g_getenv ("LB_TEST_PLUGIN_DIR"));
+  lb_filter_registry_add_filter_dir (registry, g_getenv ("LIGHTBOX_FILTER_PATH"));
+  lb_filter_registry_rescan (registry);
+
+  g_test_add_func ("/isolation/trust", test_trust);
+  g_test_add_func ("/isolation/crash", test_crash);
+  g_test_add_func ("/isolation/abort", test_abort);
+  g_test_add_func ("/isolation/exit", test_exit);
+  g_test_add_func ("/isolation/identical", test_identical);
+  g_test_add_func ("/isolation/filter-error", test_filter_error);
+  g_test_add_func ("/isolation/cancel-hang", test_cancel_hang);
+  g_test_add_func ("/isolation/watchdog", test_watchdog);
+  g_test_add_func ("/isolation/watchdog-progress", test_watchdog_progress);
+  g_test_add_func ("/isolation/cli-crash", test_cli_crash);
+  ret = g_test_run ();
+  g_clear_object (&registry);
+  return ret;
+}
