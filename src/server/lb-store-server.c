@@ -1772,14 +1772,24 @@ log_request (LbStoreServer *self, SoupServerMessage *msg, gboolean aborted)
  * forgets the connection without closing it: every such client leaves a socket in CLOSE_WAIT
  * and the process runs out of descriptors (fixed upstream in 3.3). Until then the server
  * watches each idle connection itself: readable with MSG_PEEK showing EOF means the client
- * left, and the connection is taken from libsoup (steal) and closed. Bytes of a next request
- * end the watch and leave everything to libsoup.
+ * left, and the server closes the socket. Bytes of a next request end the watch and leave
+ * everything to libsoup.
+ *
+ * The watch also enforces the idle timeout: libsoup's own wait for the next request times out
+ * with the socket timeout (timeout_s) and then leaves the connection half torn down: it never
+ * reads the next request (the client waits forever) and stealing the connection from the
+ * finished message then crashed inside libsoup (SIGSEGV, a NULL I/O structure). So the watch
+ * never steals: it shuts the socket down and closes it when the client left or when the
+ * connection stayed idle for timeout_s; libsoup's pending read then fails on the closed
+ * socket and libsoup drops the connection its usual way. The client sees an orderly close,
+ * which HTTP/1.1 allows for idle connections at any time (RFC 9112 §9.8).
  */
 typedef struct
 {
   LbStoreServer     *server; /* (unowned) the watch is destroyed before the server */
-  SoupServerMessage *msg;    /* the request that finished, through which the connection is stolen */
+  SoupServerMessage *msg;    /* the request that finished (kept for its lifetime only) */
   GSocket           *socket;
+  gint64             idle_since_us; /* monotonic time the connection went idle */
 } LbIdleWatch;
 
 static void
@@ -1794,9 +1804,9 @@ static gboolean
 on_idle_connection_io (GSocket *socket, GIOCondition cond, gpointer user_data)
 {
   LbIdleWatch *w = user_data;
+  guint timeout_s = w->server->timeout_s;
   char c;
   ssize_t n;
-  GIOStream *stream;
 
   if (g_socket_is_closed (socket))
     goto done; /* libsoup closed it itself */
@@ -1804,16 +1814,16 @@ on_idle_connection_io (GSocket *socket, GIOCondition cond, gpointer user_data)
   if (n > 0)
     goto done; /* the next request: libsoup reads it */
   if (n < 0 && (errno == EAGAIN || errno == EINTR))
-    return G_SOURCE_CONTINUE;
-  /* EOF or a reset on an idle connection: close it for libsoup. */
-  stream = soup_server_message_steal_connection (w->msg);
-  if (stream != NULL)
     {
-      g_io_stream_close (stream, NULL, NULL);
-      g_object_unref (stream);
+      /* The socket timeout wakes this source after timeout_s without traffic. */
+      if (timeout_s == 0
+          || g_get_monotonic_time () - w->idle_since_us < (gint64) timeout_s * G_USEC_PER_SEC)
+        return G_SOURCE_CONTINUE;
+      g_debug ("closing a keep-alive connection idle for %u s", timeout_s);
     }
-  else
-    g_socket_close (socket, NULL);
+  /* EOF or a reset from the client, or idle too long: close it for libsoup. */
+  g_socket_shutdown (socket, TRUE, TRUE, NULL);
+  g_socket_close (socket, NULL);
 
 done:
   g_hash_table_remove (w->server->idle_watches, g_main_current_source ());
@@ -1839,6 +1849,9 @@ watch_idle_connection (LbStoreServer *self, SoupServerMessage *msg)
   w->server = self;
   w->msg = g_object_ref (msg);
   w->socket = g_object_ref (socket);
+  w->idle_since_us = g_get_monotonic_time ();
+  /* With timeout_s set on the socket (on_request_started), this source also fires after that
+   * long without traffic: the idle timeout below. */
   source = g_socket_create_source (socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
   g_source_set_callback (source, G_SOURCE_FUNC (on_idle_connection_io), w,
                          (GDestroyNotify) lb_idle_watch_free);

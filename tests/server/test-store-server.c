@@ -694,6 +694,63 @@ test_keepalive_204 (void)
     }
 }
 
+/* Keep-alive connections left idle longer than the timeout. lightbox-store with libsoup 3.2
+ * crashed (SIGSEGV in libsoup) when a client closed such a connection, which libsoup's socket
+ * timeout had already torn down half-way, and a client that sent its next request on one got
+ * no answer at all. Now the server closes idle connections itself after the timeout. */
+static GSocketConnection *
+connect_and_get (Store *s, GDataInputStream **in_out)
+{
+  g_autoptr(GSocketClient) client = g_socket_client_new ();
+  g_autofree char *req = g_strdup_printf ("GET /idle.bin HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n",
+                                          (guint) s->port);
+  g_autoptr(GBytes) body = NULL;
+  g_autoptr(GError) error = NULL;
+  GSocketConnection *conn;
+
+  g_socket_client_set_enable_proxy (client, FALSE);
+  conn = g_socket_client_connect_to_host (client, "127.0.0.1", s->port, NULL, &error);
+  g_assert_no_error (error);
+  /* A guard against a hang only (a broken server never answers), not a speed threshold. */
+  g_socket_set_timeout (g_socket_connection_get_socket (conn), 60);
+  *in_out = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (conn)));
+  g_data_input_stream_set_newline_type (*in_out, G_DATA_STREAM_NEWLINE_TYPE_CR_LF);
+  g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (conn)), req, strlen (req),
+                             NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (read_one_response (*in_out, &body), ==, 200);
+  g_assert_cmpuint (g_bytes_get_size (body), ==, 1000);
+  return conn;
+}
+
+static void
+test_keepalive_idle_timeout (void)
+{
+  g_autoptr(Store) s = store_new ();
+  g_autoptr(GBytes) content = store_test_bytes (1000, 77);
+  g_autoptr(GSocketConnection) a = NULL, b = NULL, c = NULL;
+  g_autoptr(GDataInputStream) ain = NULL, bin = NULL, cin = NULL;
+  g_autoptr(GError) error = NULL;
+  char byte;
+  gssize n;
+
+  put_file (s, "idle.bin", content);
+  lb_store_server_set_timeout (s->server, 1);
+  store_run (s);
+  a = connect_and_get (s, &ain);
+  b = connect_and_get (s, &bin);
+  g_usleep (2500 * 1000); /* idle for 2.5 timeouts */
+  /* a: the client closes its idle connection (what crashed the server) */
+  g_io_stream_close (G_IO_STREAM (a), NULL, &error);
+  g_assert_no_error (error);
+  /* b: the server has closed it: end-of-file, not silence */
+  n = g_input_stream_read (G_INPUT_STREAM (bin), &byte, 1, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (n, ==, 0);
+  /* and the server still serves new connections */
+  c = connect_and_get (s, &cin);
+}
+
 /* TCP sockets (either end, any state but LISTEN) of 127.0.0.1:@port in /proc/net/tcp: a
  * connection that was closed stays there in TIME_WAIT, so the count says how many were opened. */
 static guint
@@ -1689,6 +1746,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store/put-aborted", test_put_aborted);
   g_test_add_func ("/store/keepalive-close", test_keepalive_close);
   g_test_add_func ("/store/keepalive-204", test_keepalive_204);
+  g_test_add_func ("/store/keepalive-idle-timeout", test_keepalive_idle_timeout);
   g_test_add_func ("/store/client-keepalive", test_client_keepalive);
   g_test_add_func ("/store/atomic-concurrent", test_atomic_concurrent);
   g_test_add_func ("/store/dav-methods", test_dav_methods);
