@@ -371,6 +371,7 @@ lb_browser_children_dispose (GObject *object)
     g_signal_handlers_disconnect_by_func (self->items, on_items_changed, self);
   g_clear_object (&self->items);
   g_clear_weak_pointer (&self->browser);
+  g_clear_weak_pointer (&self->parent);
   G_OBJECT_CLASS (lb_browser_children_parent_class)->dispose (object);
 }
 
@@ -809,7 +810,7 @@ create_children (gpointer item,
   if (node->children == NULL)
     {
       node->children = children_new (browser, lb_store_entry_get_uri (node->entry));
-      node->children->parent = node;
+      g_set_weak_pointer (&node->children->parent, node);
     }
   /* a pass-through wrapper per expansion: the tree model drops it when the row collapses
    * (or the tree goes), which is how the list learns that nobody shows it any more */
