@@ -120,7 +120,8 @@ enum { PROP_0, PROP_PENDING, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
 /* Rows shown at once when a listing is ready (a screenful and then some), then batches that
- * aim at this many µs of main-thread work each, so a frame (16.7 ms) is never missed. */
+ * aim at this many µs of main-thread work each (well inside a 16.7 ms frame); the size of
+ * the next batch follows from the time the last one took. */
 #define FIRST_BATCH 256
 #define BATCH_TARGET_US 6000
 #define BATCH_MIN 256
@@ -584,7 +585,7 @@ prepare_thread (GTask        *task,
       nodes = g_ptr_array_new_full (p->entries->len, g_object_unref);
       for (guint i = 0; i < p->entries->len; i++)
         {
-          /* 4096 entries take about a millisecond: check that often */
+          /* every 4096 entries (a few ms of collation keys and formatting) */
           if (i % 4096 == 0 && g_task_return_error_if_cancelled (task))
             return;
           g_ptr_array_add (nodes, node_new (NODE_ENTRY, g_ptr_array_index (p->entries, i), NULL,
