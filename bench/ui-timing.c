@@ -512,6 +512,8 @@ main (int argc, char **argv)
   LbWindow *win;
 
   setvbuf (stdout, NULL, _IOLBF, 0);
+  /* the renderer Lightbox itself would pick, for the baseline window too: a fair comparison */
+  lb_application_pick_renderer ();
   if (argc > 1 && g_str_equal (argv[1], "--baseline-window"))
     return run_baseline_window ();
   if (g_getenv ("LB_BUILD_ROOT") == NULL)
