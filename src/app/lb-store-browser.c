@@ -49,6 +49,10 @@ struct _LbBrowserNode {
   gint64             size;       /* bytes, -1 unknown or container */
   gint64             mtime_us;   /* µs since the epoch, G_MININT64 unknown */
   const char        *icon_name;  /* static */
+  /* formatted on the first bind: only rows that are shown pay for it (measured: formatting
+   * all 100 000 in the worker made that pass 1.2–1.5 s instead of 0.3–0.45 s, delaying the
+   * first rows by as much; local time and g_format_size are the cost) */
+  gboolean           texts_done;
   char              *size_text;  /* nullable */
   char              *date_text;  /* nullable, local time */
   LbBrowserChildren *children;   /* containers: created on demand, listed lazily */
@@ -198,18 +202,10 @@ node_new (NodeKind           kind,
       node->container = lb_store_entry_is_container (entry);
       node->icon_name = icon_for_kind (lb_store_entry_get_kind (entry));
       if (!node->container && lb_store_entry_get_size (entry) >= 0)
-        {
-          node->size = lb_store_entry_get_size (entry);
-          node->size_text = g_format_size (node->size);
-        }
+        node->size = lb_store_entry_get_size (entry);
       if (mtime != NULL)
-        {
-          g_autoptr (GDateTime) local = g_date_time_to_local (mtime);
-
-          node->mtime_us = g_date_time_to_unix (mtime) * G_USEC_PER_SEC
-                           + g_date_time_get_microsecond (mtime);
-          node->date_text = local ? g_date_time_format (local, "%Y-%m-%d %H:%M") : NULL;
-        }
+        node->mtime_us = g_date_time_to_unix (mtime) * G_USEC_PER_SEC
+                         + g_date_time_get_microsecond (mtime);
     }
   return node;
 }
@@ -952,12 +948,32 @@ label_setup (GtkSignalListItemFactory *factory,
 }
 
 static void
+node_format (LbBrowserNode *node)
+{
+  GDateTime *mtime;
+
+  if (node->texts_done)
+    return;
+  node->texts_done = TRUE;
+  if (node->kind != NODE_ENTRY)
+    return;
+  if (node->size >= 0)
+    node->size_text = g_format_size (node->size);
+  if ((mtime = lb_store_entry_get_mtime (node->entry)) != NULL)
+    {
+      g_autoptr (GDateTime) local = g_date_time_to_local (mtime);
+      node->date_text = local ? g_date_time_format (local, "%Y-%m-%d %H:%M") : NULL;
+    }
+}
+
+static void
 size_bind (GtkSignalListItemFactory *factory,
            GtkListItem              *item,
            gpointer                  user_data)
 {
   LbBrowserNode *node = row_node (item);
 
+  node_format (node);
   gtk_label_set_text (GTK_LABEL (gtk_list_item_get_child (item)),
                       node->size_text ? node->size_text : "");
 }
@@ -969,6 +985,7 @@ date_bind (GtkSignalListItemFactory *factory,
 {
   LbBrowserNode *node = row_node (item);
 
+  node_format (node);
   gtk_label_set_text (GTK_LABEL (gtk_list_item_get_child (item)),
                       node->date_text ? node->date_text : "");
 }
