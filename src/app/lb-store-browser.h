@@ -14,6 +14,13 @@ G_BEGIN_DECLS
  * containers list their children lazily and asynchronously when first expanded. While a
  * listing runs the container shows a spinner row; a failed listing shows an error row with a
  * Retry button. Emits ::entry-activated for images (Enter, double click).
+ *
+ * Listings are turned into rows and sorted in a worker thread and reach the model in batches
+ * from an idle, so the main loop keeps running while a large folder arrives. Collapsing a
+ * row, closing or switching the store cancels its listing; nothing of it lands later.
+ * Each container's children are sorted within it, folders first, by the column whose header
+ * was clicked (or tree.sort, Alt+1/2/3); the order is kept in GSettings
+ * (tree-sort-column, tree-sort-descending).
  */
 #define LB_TYPE_STORE_BROWSER (lb_store_browser_get_type ())
 G_DECLARE_FINAL_TYPE (LbStoreBrowser, lb_store_browser, LB, STORE_BROWSER, GtkWidget)
@@ -47,6 +54,13 @@ void          lb_store_browser_activate_row (LbStoreBrowser *self,
                                              guint           position);
 /* Number of listings still running. */
 guint         lb_store_browser_get_pending  (LbStoreBrowser *self);
+/* Store listings and worker passes whose callbacks have not come back yet, cancelled ones
+ * included (their results are dropped when they do). */
+guint         lb_store_browser_get_in_flight (LbStoreBrowser *self);
+/* The cancellable of the listing running for the container at @position, NULL if none
+ * runs (yet). (transfer none) */
+GCancellable *lb_store_browser_get_listing_cancellable (LbStoreBrowser *self,
+                                                        guint           position);
 /* Re-lists the container that holds @uri (after an upload). */
 void          lb_store_browser_refresh_parent (LbStoreBrowser *self,
                                                const char     *uri);
