@@ -671,7 +671,8 @@ run_pass (LbPipeline   *self,
 
   /* The destination starts as a copy of the source: untouched pixels keep their value.
    * Rows outside the write rectangle are copied here; the bands copy their own rows,
-   * except for sequential filters (spread reads and writes anywhere in dst). */
+   * except for sequential filters (a raster-order process that may read and write anywhere in
+   * dst, such as xv's spread in its one-thread form). */
   run.copy_in_bands = wr.height > 0 && !(info->flags & LB_FILTER_FLAG_SEQUENTIAL);
   for (int y = 0; y < height; y++)
     if (!run.copy_in_bands || y < wr.y || y >= wr.y + wr.height)
