@@ -233,58 +233,83 @@ vmax (OilKeyVec a, OilKeyVec b)
   return (a & m) | (b & ~m);
 }
 
-static void
-oil_xv_row_columns (const guint32 *const kr[4], int rw, OilColumn *cols, OilVec *colv,
-                    guint16 *best_lane)
+/* One column x of oil_xv_row_columns, in ring slot @s = x % 4 (a constant at each call site,
+ * so the ring's slots are fixed offsets). */
+LB_XV_INLINE void
+oil_xv_column (const guint32 *const kr[4], int x, OilColumn *cols, OilVec *colv,
+               guint16 *best_lane, const int s)
 {
-  for (int x = 0; x < rw; x++)
+  const OilVec cx = { kr[0][x], kr[1][x], kr[2][x], kr[3][x] };
+  OilVec self = { 0, 0, 0, 0 };
+
+  colv[s] = cx;
+  for (int r = 0; r < 4; r++)
+    self += (OilVec) (cx == rot (cx, r));
+  cols[s].self = self;
+  for (int d = 1; d <= 3 && x - d >= 0; d++)
     {
-      const OilVec cx = { kr[0][x], kr[1][x], kr[2][x], kr[3][x] };
-      OilVec self = { 0, 0, 0, 0 };
+      const OilVec cp = colv[(s - d) & 3];
+      OilVec mine = { 0, 0, 0, 0 }, theirs = { 0, 0, 0, 0 };
 
-      colv[x] = cx;
       for (int r = 0; r < 4; r++)
-        self += (OilVec) (cx == rot (cx, r));
-      cols[x].self = self;
-      for (int d = 1; d <= 3 && x - d >= 0; d++)
         {
-          const OilVec cp = colv[x - d];
-          OilVec mine = { 0, 0, 0, 0 }, theirs = { 0, 0, 0, 0 };
-
-          for (int r = 0; r < 4; r++)
-            {
-              /* m[k] = (cx[k] == cp[k + r]) */
-              const OilVec m = (OilVec) (cx == rot (cp, r));
-              mine += m;
-              /* lane k of cp meets lane k − r of cx */
-              theirs += rot (m, (4 - r) & 3);
-            }
-          cols[x].left[d] = mine;
-          cols[x - d].right[d] = theirs;
+          /* m[k] = (cx[k] == cp[k + r]) */
+          const OilVec m = (OilVec) (cx == rot (cp, r));
+          mine += m;
+          /* lane k of cp meets lane k − r of cx */
+          theirs += rot (m, (4 - r) & 3);
         }
-
-      /* The window whose last column is x: columns x − 3 .. x, output column x − 1. */
-      if (x >= 3)
-        {
-          const OilColumn *a = &cols[x - 3], *b = &cols[x - 2], *c = &cols[x - 1], *e = &cols[x];
-          /* Counts are negative (a true compare is all ones). The key −count·16 + (15 − i),
-           * i = 4·row + column the raster index, is largest for the highest count and, among
-           * equal counts, the earliest pixel. */
-          const OilKeyVec k0 = -((OilKeyVec) (a->self + a->right[1] + a->right[2] + a->right[3]) << 4)
-                               + (OilKeyVec) { 15, 11, 7, 3 };
-          const OilKeyVec k1 = -((OilKeyVec) (b->self + b->left[1] + b->right[1] + b->right[2]) << 4)
-                               + (OilKeyVec) { 14, 10, 6, 2 };
-          const OilKeyVec k2 = -((OilKeyVec) (c->self + c->left[2] + c->left[1] + c->right[1]) << 4)
-                               + (OilKeyVec) { 13, 9, 5, 1 };
-          const OilKeyVec k3 = -((OilKeyVec) (e->self + e->left[3] + e->left[2] + e->left[1]) << 4)
-                               + (OilKeyVec) { 12, 8, 4, 0 };
-          OilKeyVec m = vmax (vmax (k0, k1), vmax (k2, k3));
-
-          m = vmax (m, __builtin_shuffle (m, (OilKeyVec) { 2, 3, 0, 1 }));
-          m = vmax (m, __builtin_shuffle (m, (OilKeyVec) { 1, 0, 3, 2 }));
-          best_lane[x - 1] = (guint16) (15 - (m[0] & 15));
-        }
+      cols[s].left[d] = mine;
+      cols[(s - d) & 3].right[d] = theirs;
     }
+
+  /* The window whose last column is x: columns x − 3 .. x, output column x − 1. */
+  if (x >= 3)
+    {
+      const OilColumn *a = &cols[(s + 1) & 3], *b = &cols[(s + 2) & 3], *c = &cols[(s + 3) & 3],
+                      *e = &cols[s];
+      /* Counts are negative (a true compare is all ones). The key −count·16 + (15 − i),
+       * i = 4·row + column the raster index, is largest for the highest count and, among
+       * equal counts, the earliest pixel. */
+      const OilKeyVec k0 = -((OilKeyVec) (a->self + a->right[1] + a->right[2] + a->right[3]) << 4)
+                           + (OilKeyVec) { 15, 11, 7, 3 };
+      const OilKeyVec k1 = -((OilKeyVec) (b->self + b->left[1] + b->right[1] + b->right[2]) << 4)
+                           + (OilKeyVec) { 14, 10, 6, 2 };
+      const OilKeyVec k2 = -((OilKeyVec) (c->self + c->left[2] + c->left[1] + c->right[1]) << 4)
+                           + (OilKeyVec) { 13, 9, 5, 1 };
+      const OilKeyVec k3 = -((OilKeyVec) (e->self + e->left[3] + e->left[2] + e->left[1]) << 4)
+                           + (OilKeyVec) { 12, 8, 4, 0 };
+      OilKeyVec m = vmax (vmax (k0, k1), vmax (k2, k3));
+
+      m = vmax (m, __builtin_shuffle (m, (OilKeyVec) { 2, 3, 0, 1 }));
+      m = vmax (m, __builtin_shuffle (m, (OilKeyVec) { 1, 0, 3, 2 }));
+      best_lane[x - 1] = (guint16) (15 - (m[0] & 15));
+    }
+}
+
+static void
+oil_xv_row_columns (const guint32 *const kr[4], int rw, guint16 *best_lane)
+{
+  /* Column x lives in ring slot x % 4: a window needs only its four columns. The ring (576
+   * bytes) stays in L1, where arrays of 144 bytes per image column (200 KB a row at 1400 px)
+   * were streamed through L2 by every row. Unrolled by 4 so each slot is a fixed offset. */
+  OilColumn cols[4];
+  OilVec colv[4];
+  int x = 0;
+
+  for (; x + 4 <= rw; x += 4)
+    {
+      oil_xv_column (kr, x, cols, colv, best_lane, 0);
+      oil_xv_column (kr, x + 1, cols, colv, best_lane, 1);
+      oil_xv_column (kr, x + 2, cols, colv, best_lane, 2);
+      oil_xv_column (kr, x + 3, cols, colv, best_lane, 3);
+    }
+  if (x < rw)
+    oil_xv_column (kr, x, cols, colv, best_lane, 0);
+  if (x + 1 < rw)
+    oil_xv_column (kr, x + 1, cols, colv, best_lane, 1);
+  if (x + 2 < rw)
+    oil_xv_column (kr, x + 2, cols, colv, best_lane, 2);
 }
 
 /* Incremental colour count for windows above 16 pixels, slid along a row one window column
@@ -588,17 +613,11 @@ oil_fast_rows (const LbXvOil     *self,
   int filled = -1; /* last key row filled into the ring */
   /* xv's window (2 up/left, 1 down/right) has the column-vector path. */
   const gboolean xv_columns = self->up == 2 && self->down == 1;
-  g_autofree OilColumn *cols = NULL;
-  g_autofree OilVec *colv = NULL;
   g_autofree guint16 *best_lane = NULL;
 
   ring_keys = g_new (guint32, (gsize) side * rw);
   if (xv_columns)
-    {
-      cols = g_new (OilColumn, rw);
-      colv = g_new (OilVec, rw);
-      best_lane = g_new (guint16, rw);
-    }
+    best_lane = g_new (guint16, rw);
   ring.keys = ring_keys;
   if (!small)
     {
@@ -642,7 +661,7 @@ oil_fast_rows (const LbXvOil     *self,
           if (xv_columns && nrows == 4 && rw >= 4)
             {
               /* Unclipped windows (columns 2 .. rw − 2) by column vectors. */
-              oil_xv_row_columns (kr, rw, cols, colv, best_lane);
+              oil_xv_row_columns (kr, rw, best_lane);
               for (int j = 2; j <= rw - 2; j++)
                 {
                   const int best = best_lane[j];

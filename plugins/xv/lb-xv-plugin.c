@@ -200,7 +200,7 @@ xv_prepare (const LbFilterInfo  *info,
   return s;
 }
 
-/* Sharpen, edge and emboss write every colour sample of the region rows they are given, and
+/* Sharpen, edge, emboss and oil write every colour sample of the region rows they are given, and
  * declare LB_FILTER_FLAG_OVERWRITES so the host skips copying the source into the band
  * first: the one thing left to write is alpha, which passes through. */
 static void
@@ -279,7 +279,7 @@ xv_process (gconstpointer       state,
     default:
       g_assert_not_reached ();
     }
-  if (s->kind == XV_SHARPEN || s->kind == XV_EDGE || s->kind == XV_EMBOSS)
+  if (s->kind == XV_SHARPEN || s->kind == XV_EDGE || s->kind == XV_EMBOSS || s->kind == XV_OIL)
     copy_alpha (band);
   return TRUE;
 }
@@ -366,7 +366,7 @@ XV_FILTER (edge_info, XV_EDGE, "edge", "edge", N_("Edge detect"), N_("Edges"),
            LB_FILTER_FLAG_OVERWRITES);
 XV_FILTER (oil_info, XV_OIL, "oil", "oil", N_("Oil painting"), N_("Artistic"),
            N_("xv's oil painting: the most frequent colour of a window"), oil_params, NULL,
-           LB_FILTER_FLAG_NONE);
+           LB_FILTER_FLAG_OVERWRITES);
 XV_FILTER (blend_info, XV_BLEND, "blend", "blend", N_("Blend"), N_("Artistic"),
            N_("xv's blend: a radial fill from the border colours"), blend_params, NULL,
            LB_FILTER_FLAG_NONE);

@@ -2,7 +2,7 @@
 #define G_LOG_DOMAIN "test-xv-engine"
 
 /* The xv plugin through the engine's registry and pipeline against its kernels' reference
- * paths called directly. Sharpen, edge and emboss declare LB_FILTER_FLAG_OVERWRITES, so the
+ * paths called directly. Sharpen, edge, emboss and oil declare LB_FILTER_FLAG_OVERWRITES, so the
  * pipeline does not copy the source into their bands first: these tests prove the bands come
  * out complete anyway — every format (alpha passes through), with and without a selection
  * (the columns outside it are the source's), for several thread counts and band heights, all
@@ -17,9 +17,10 @@
 #include "lb-xv-blend.h"
 #include "lb-xv-edge.h"
 #include "lb-xv-emboss.h"
+#include "lb-xv-oil.h"
 #include "lb-xv-sharpen.h"
 
-typedef enum { K_SHARPEN, K_EDGE, K_EMBOSS, K_BLEND } Kind;
+typedef enum { K_SHARPEN, K_EDGE, K_EMBOSS, K_OIL, K_BLEND } Kind;
 
 typedef struct {
   Kind kind;
@@ -32,6 +33,8 @@ static const Case cases[] = {
   { K_EDGE, "edge" },
   { K_EDGE, "edge:ring=corrected" },
   { K_EMBOSS, "emboss" },
+  { K_OIL, "oil" },
+  { K_OIL, "oil:window=symmetric,size=5" },
   { K_BLEND, "blend" },
 };
 
@@ -107,6 +110,15 @@ reference (const Case *c, LbImage *image, const LbKernelRect *sel, gsize *out_st
 
         g_assert_true (lb_xv_emboss_prepare (&st, &src, sel, &error));
         lb_xv_emboss_process_ref (&st, &src, &dst, 0, h);
+      }
+      break;
+    case K_OIL:
+      {
+        LbXvOil st;
+        const int size = strstr (c->step, "size=5") ? 5 : 0;
+
+        g_assert_true (lb_xv_oil_prepare (&st, &src, sel, size, &error));
+        lb_xv_oil_process_ref (&st, &src, &dst, 0, h);
       }
       break;
     case K_BLEND:
