@@ -50,4 +50,27 @@ void     lb_xv_random_batch_fill (LbXvRandomBatch *rng,
                                   guint32         *out,
                                   gsize            n);
 
+/* Lanes: LB_XV_RANDOM_LANES copies of the sequence side by side, lane k starting at output
+ * @first + k · @step, stepped together: hist[i][k] = hist[i − 31][k] + hist[i − 3][k] is one
+ * vector addition per step for all lanes, and every load meets a whole earlier store (a single
+ * sequence vectorised along itself has a dependence distance of 3). For xv's spread a lane is
+ * one slice of the image's rows. */
+#define LB_XV_RANDOM_LANES 8
+#define LB_XV_RANDOM_LANE_STEPS 512
+
+typedef struct {
+  guint32 hist[31 + LB_XV_RANDOM_LANE_STEPS][LB_XV_RANDOM_LANES];
+  int pos;   /* next unread step of hist */
+} LbXvRandomLanes;
+
+void     lb_xv_random_lanes_seed (LbXvRandomLanes *rng,
+                                  guint32          seed,
+                                  guint64          first,
+                                  guint64          step);
+/* Writes the next @n steps: out[t][k] is output number first + k · step + (steps so far + t)
+ * of the sequence (0..2³¹−1). */
+void     lb_xv_random_lanes_fill (LbXvRandomLanes *rng,
+                                  guint32        (*out)[LB_XV_RANDOM_LANES],
+                                  gsize            n);
+
 G_END_DECLS
