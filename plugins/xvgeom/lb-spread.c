@@ -10,6 +10,13 @@
 #include "lb-xvgeom-private.h"
 #include "lb-xv-random.h"
 
+/* A slice: region rows [r0, r1) whose swaps run on their own cells, covering the rows they
+ * reach, [e0, e1) (image rows). */
+typedef struct {
+  int r0, r1, e0, e1;
+  guint32 plo, phi;  /* [e0, e1) as region positions */
+} Slice;
+
 struct _LbSpread {
   LbKernelRect r;
   gboolean rectangle;
@@ -17,13 +24,22 @@ struct _LbSpread {
   guint32 seed;
   gboolean active;
   int mmax;          /* largest modulus a draw can use */
-  guint64 *fastmod;  /* [m] = 2⁶⁴/m rounded up, for m = 1..mmax (Lemire's exact a % m) */
+  /* "a % m" for a < 2³¹ as a − m · ((a · magic[m]) >> shift[m]), m = 1..mmax (see magic_mod) */
+  guint32 *magic;
+  guint32 *shift;
+  /* the x draw's range for region column x: [xlo[x], xlo[x] + xm[x]) */
+  gint32 *xlo;
+  guint32 *xm;
   /* banded path (lb_spread_process_band + lb_spread_gather) */
   int reach;         /* rows a swap reaches up or down */
   int band_rows;     /* region rows per band */
   int n_bands;
+  int n_slices;
+  Slice *slices;     /* in row order; band b's are band_first[b] … band_first[b + 1] − 1 */
+  int *band_first;
+  int *slice_of_row; /* [region row] */
   guint64 wdiv;      /* 2⁶⁴/width rounded up: exact q / width for 32-bit q (width ≥ 2) */
-  guint32 **bufs;    /* [band]: the band's cells over the rows it reaches (see below) */
+  guint32 **bufs;    /* [slice]: the slice's cells over the rows it reaches (see below) */
 };
 
 static void set_bands (LbSpread *st, int band_rows);
@@ -68,18 +84,43 @@ lb_spread_prepare (const LbKernelBuf    *src,
     {
       /* a window clipped to the region spans at most its size */
       gint64 span = MAX (st->r.width, st->r.height);
+      int n_proc = (int) CLAMP (g_get_num_processors (), 1, 64);
 
       span = MIN (span, 2 * (gint64) MAX (st->px, st->py) + 1);
       st->mmax = (int) span;
-      st->fastmod = g_new (guint64, st->mmax + 1);
-      st->fastmod[0] = 0;
+      st->magic = g_new (guint32, st->mmax + 1);
+      st->shift = g_new (guint32, st->mmax + 1);
+      st->magic[0] = st->shift[0] = 0;
       for (int m = 1; m <= st->mmax; m++)
-        st->fastmod[m] = G_MAXUINT64 / (guint64) m + 1;
+        {
+          /* ℓ = ⌈log₂ m⌉, s = 31 + ℓ, M = ⌈2^s / m⌉ < 2³² (Granlund–Montgomery): with
+           * e = M·m − 2^s ≤ m − 1 < 2^ℓ, a·M/2^s = a/m + a·e/(m·2^s) and a·e < 2³¹·2^ℓ = 2^s
+           * for every a < 2³¹, so the error stays below 1/m and the floor is exact */
+          guint32 l = 0;
+
+          while ((1u << l) < (guint32) m)
+            l++;
+          st->shift[m] = 31 + l;
+          st->magic[m] = (guint32) (((G_GUINT64_CONSTANT (1) << (31 + l)) + (guint64) m - 1)
+                                    / (guint64) m);
+        }
+      st->xlo = g_new (gint32, st->r.width);
+      st->xm = g_new (guint32, st->r.width);
+      for (int x = 0; x < st->r.width; x++)
+        {
+          int lo = MAX (0, x - st->px), hi = MIN (st->r.width - 1, x + st->px);
+
+          st->xlo[x] = lo;
+          st->xm[x] = (guint32) (hi - lo + 1);
+        }
       st->reach = st->rectangle ? st->py : st->px;
       st->wdiv = G_MAXUINT64 / (guint64) st->r.width + 1;
-      /* 16 bands at least 4 reaches high: bands run in parallel, and a pixel near a band
-       * edge costs one more lookup in the gather */
-      set_bands (st, MAX ((st->r.height + 15) / 16, MAX (4 * st->reach, 8)));
+      /* a band per processor (bands run in parallel), each of LB_XV_RANDOM_LANES slices at
+       * least 4 reaches high (a pixel near a slice edge costs one more lookup in the gather),
+       * but 2 bands at least */
+      set_bands (st, MAX ((st->r.height + n_proc - 1) / n_proc,
+                          MIN (LB_XV_RANDOM_LANES * MAX (4 * st->reach, 8),
+                               (st->r.height + 1) / 2)));
     }
   return g_steal_pointer (&st);
 }
@@ -87,15 +128,23 @@ lb_spread_prepare (const LbKernelBuf    *src,
 static void
 free_bufs (LbSpread *st)
 {
-  for (int b = 0; b < st->n_bands; b++)
-    g_free (st->bufs[b]);
+  for (int i = 0; i < st->n_slices; i++)
+    g_free (st->bufs[i]);
   g_clear_pointer (&st->bufs, g_free);
+  g_clear_pointer (&st->slices, g_free);
+  g_clear_pointer (&st->band_first, g_free);
+  g_clear_pointer (&st->slice_of_row, g_free);
 }
 
+/* Bands of @band_rows rows, each cut into at most LB_XV_RANDOM_LANES slices of equal height
+ * (the last may be shorter): a band's slices draw their random numbers as the lanes of one
+ * generator. */
 static void
 set_bands (LbSpread *st,
            int       band_rows)
 {
+  int sy = st->r.y, ey = st->r.y + st->r.height;
+
   free_bufs (st);
   st->band_rows = MAX (1, MIN (band_rows, st->r.height));
   st->n_bands = (st->r.height + st->band_rows - 1) / st->band_rows;
@@ -105,7 +154,33 @@ set_bands (LbSpread *st,
       st->band_rows = st->r.height;
       st->n_bands = 1;
     }
-  st->bufs = g_new0 (guint32 *, st->n_bands);
+  st->slices = g_new (Slice, (gsize) st->n_bands * LB_XV_RANDOM_LANES);
+  st->band_first = g_new (int, st->n_bands + 1);
+  st->slice_of_row = g_new (int, st->r.height);
+  st->n_slices = 0;
+  for (int b = 0; b < st->n_bands; b++)
+    {
+      int b0 = sy + b * st->band_rows, b1 = MIN (b0 + st->band_rows, ey);
+      int srows = (b1 - b0 + LB_XV_RANDOM_LANES - 1) / LB_XV_RANDOM_LANES;
+
+      st->band_first[b] = st->n_slices;
+      for (int r0 = b0; r0 < b1; r0 += srows)
+        {
+          Slice *sl = &st->slices[st->n_slices];
+
+          sl->r0 = r0;
+          sl->r1 = MIN (r0 + srows, b1);
+          sl->e0 = MAX (sy, sl->r0 - st->reach);
+          sl->e1 = MIN (ey, sl->r1 + st->reach);
+          sl->plo = (guint32) ((gsize) (sl->e0 - sy) * st->r.width);
+          sl->phi = (guint32) ((gsize) (sl->e1 - sy) * st->r.width);
+          for (int y = sl->r0; y < sl->r1; y++)
+            st->slice_of_row[y - sy] = st->n_slices;
+          st->n_slices++;
+        }
+    }
+  st->band_first[st->n_bands] = st->n_slices;
+  st->bufs = g_new0 (guint32 *, st->n_slices);
 }
 
 void
@@ -128,7 +203,10 @@ lb_spread_free (LbSpread *st)
   if (st == NULL)
     return;
   free_bufs (st);
-  g_free (st->fastmod);
+  g_free (st->magic);
+  g_free (st->shift);
+  g_free (st->xlo);
+  g_free (st->xm);
   g_free (st);
 }
 
@@ -198,22 +276,22 @@ lb_spread_process_reference (const LbSpread    *st,
       }
 }
 
-/* a % m for any 32-bit a, by multiplication (Lemire, Kaser, Kurz 2019) */
+/* a % m for a < 2³¹ by a multiplication (constants from lb_spread_prepare) */
 static inline guint32
-fast_mod (guint32 a,
-          guint32 m,
-          guint64 mconst)
+magic_mod (guint32 a,
+           guint32 m,
+           guint32 magic,
+           guint32 shift)
 {
-  guint64 low = mconst * a;
-
-  return (guint32) (((unsigned __int128) low * m) >> 64);
+  return a - m * (guint32) (((guint64) a * magic) >> shift);
 }
 
-/* A draw range [lo, lo + m) with Lemire's constant for "% m". */
+/* A draw range [lo, lo + m) with the constants for "% m". */
 typedef struct {
   int lo;
   guint32 m;
-  guint64 mconst;
+  guint32 magic;
+  guint32 shift;
 } Range;
 
 static inline void
@@ -224,14 +302,15 @@ range_set (Range         *rg,
 {
   rg->lo = lo;
   rg->m = (guint32) (hi - lo + 1);
-  rg->mconst = st->fastmod[rg->m];
+  rg->magic = st->magic[rg->m];
+  rg->shift = st->shift[rg->m];
 }
 
 static inline int
 range_draw (const Range *rg,
             guint32      rnd)
 {
-  return rg->lo + (int) fast_mod (rnd, rg->m, rg->mconst);
+  return rg->lo + (int) magic_mod (rnd, rg->m, rg->magic, rg->shift);
 }
 
 /* Fast path: the x ranges are tabulated once per image (they depend on x only) and the y
@@ -348,34 +427,19 @@ spread_in_place (const LbSpread *st,
   g_free (rng);
 }
 
-/* Band b's rows [*r0, *r1) and the rows its swaps reach, [*e0, *e1) (image rows). */
-static void
-band_extent (const LbSpread *st,
-             int             b,
-             int            *r0,
-             int            *r1,
-             int            *e0,
-             int            *e1)
-{
-  *r0 = st->r.y + b * st->band_rows;
-  *r1 = MIN (*r0 + st->band_rows, st->r.y + st->r.height);
-  *e0 = MAX (st->r.y, *r0 - st->reach);
-  *e1 = MIN (st->r.y + st->r.height, *r1 + st->reach);
-}
-
-/* Banded path. The swaps depend on the random stream only, never on pixel values, so band b's
- * swaps alone define a permutation P_b of the positions its rows reach: run on an array of
- * region positions starting from the identity, P_b[p] names the position whose content those
- * swaps bring to p. Running the bands one after the other (xv's order) moves content as the
+/* Banded path. The swaps depend on the random stream only, never on pixel values, so slice s's
+ * swaps alone define a permutation P_s of the positions its rows reach: run on an array of
+ * region positions starting from the identity, P_s[p] names the position whose content those
+ * swaps bring to p. Running the slices one after the other (xv's order) moves content as the
  * composition does, so the final pixel at p is the source pixel at P_0(P_1(…P_last(p)…)):
- * exact for any band split, each band's random numbers found by jumping the generator ahead
- * to the band's first draw (2 per pixel). P_b is the identity outside band b's reach.
+ * exact for any slicing, each slice's random numbers found by jumping the generator ahead
+ * to the slice's first draw (2 per pixel). P_s is the identity outside slice s's reach.
  *
- * Cells: rows of band b that no earlier band reaches (from r0 + reach on) start with their
+ * Cells: rows of slice s that no earlier slice reaches (from r0 + reach on) start with their
  * source pixel itself (colour bytes ≤ 3: a "value" cell, top bit clear) rather than a
  * position, so most of the gather is a sequential copy; the other cells hold a position
- * with the top bit set (a "token"), resolved through band b − 1's cells or, outside every
- * earlier band's reach, in the source. */
+ * with the top bit set (a "token"), resolved through slice s − 1's cells or, outside every
+ * earlier slice's reach, in the source. */
 #define TOKEN 0x80000000u
 
 /* A pixel's colour bytes (cb ≤ 3) as a value cell, in registers: going through a memory
@@ -439,39 +503,162 @@ band_init (const LbSpread    *st,
     }
 }
 
+/* A slice's swaps on its cells: own cell (row r, column x) with parts[r · w + x], for slice rows
+ * r = 0 … rows − 1 (cell row top + r). Not in raster order but in skewed strips: two swaps
+ * touch a common cell only if their columns are at most 2 · px apart, so ordering the pixels
+ * by x + skew · r with skew = 2 · px + 1, in strips of STRIP_W, keeps every such pair in
+ * raster order (a later row has a key at least skew − 2 · px = 1 higher), and the strip's
+ * 2 · reach + 1 rows of STRIP_W + 2 · px cells stay in L1; in raster order the rows a swap
+ * reaches (5.6 KB each at 1400 RGB pixels) do not. */
+#define STRIP_W 64
+
+static void
+swap_cells (guint32       *cells,
+            const guint32 *parts,
+            int            top,
+            int            rows,
+            int            w,
+            int            skew)
+{
+  guint32 *own = cells + (gsize) top * w;
+  gint64 keys;
+
+  /* a swap reaching across the whole row: raster order (one strip per row) */
+  if (skew >= w)
+    skew = w;
+  keys = (gint64) w + (gint64) skew * (rows - 1);
+  for (gint64 x0 = 0; x0 < keys; x0 += STRIP_W)
+    /* the rows with keys in [x0, x0 + STRIP_W): x0 − w < skew · r < x0 + STRIP_W */
+    for (int r = (int) MAX (0, (x0 - w) / skew); r < rows && (gint64) skew * r < x0 + STRIP_W; r++)
+      {
+        gint64 xa = MAX (0, x0 - (gint64) skew * r), xb = MIN (w, x0 + STRIP_W - (gint64) skew * r);
+        gsize i = (gsize) r * w;
+
+        for (gint64 x = xa; x < xb; x++)
+          {
+            guint32 q = parts[i + x], c = own[i + x];
+
+            own[i + x] = cells[q];
+            cells[q] = c;
+          }
+      }
+}
+
+/* One band: its slices' swaps (xv's, in scan order within each slice). First the draws, with
+ * the slices as the lanes of one generator stepped together: the loops over lanes have no
+ * branches and vectorise (the x range is the same for every lane, "% m" is a multiplication
+ * by magic[m]); lanes without a slice, or past the end of a shorter last slice, draw and are
+ * ignored. Each lane's partner cells go to its own array. Then the swaps, one slice after the
+ * other: a slice's swaps touch the 2 · reach + 1 rows around its current row, which stay in
+ * L2, where all the lanes' rows at once would not. */
+#define LANES LB_XV_RANDOM_LANES
+#define BLOCK 128
+
+LB_XVGEOM_TARGET_CLONES static void
+band_swaps (const LbSpread *st,
+            int             first,
+            int             n_lanes)
+{
+  const Slice *sl = st->slices + first;
+  int w = st->r.width, h = st->r.height, sy = st->r.y;
+  int srows = sl[0].r1 - sl[0].r0;
+  gsize n_max = (gsize) srows * w;
+  gboolean rect = st->rectangle;
+  int d = rect ? st->py : st->px;
+  const guint32 *magic = st->magic, *shift = st->shift;
+  gint32 r0[LANES], e0[LANES];
+  gint32 y[LANES];
+  guint32 rnd[2 * BLOCK][LANES];
+  guint32 part[BLOCK][LANES];
+  guint32 *parts = g_new (guint32, n_max * n_lanes);
+  LbXvRandomLanes *rng = g_new (LbXvRandomLanes, 1);
+  int x = 0, row = 0;
+
+  for (int k = 0; k < LANES; k++)
+    {
+      /* an unused lane draws as if at the top row */
+      r0[k] = k < n_lanes ? sl[k].r0 - sy : 0;
+      e0[k] = k < n_lanes ? sl[k].e0 - sy : 0;
+      y[k] = r0[k];
+    }
+  lb_xv_random_lanes_seed (rng, st->seed, 2 * (guint64) r0[0] * (guint64) w,
+                           2 * (guint64) srows * (guint64) w);
+  for (gsize i0 = 0; i0 < n_max; i0 += BLOCK)
+    {
+      int tn = (int) MIN ((gsize) BLOCK, n_max - i0);
+
+      lb_xv_random_lanes_fill (rng, rnd, 2 * (gsize) tn);
+      for (int t = 0; t < tn; t++)
+        {
+          gint32 xlo = st->xlo[x];
+          guint32 xm = st->xm[x], xmagic = magic[xm], xshift = shift[xm];
+
+          for (int k = 0; k < LANES; k++)
+            {
+              gint32 x1 = xlo + (gint32) magic_mod (rnd[2 * t][k], xm, xmagic, xshift);
+              gint32 rd = rect ? d : d - abs (x1 - x);
+              gint32 lo = MAX (0, y[k] - rd), hi = MIN (h - 1, y[k] + rd);
+              guint32 m = (guint32) (hi - lo + 1);
+              gint32 y1 = lo + (gint32) magic_mod (rnd[2 * t + 1][k], m, magic[m], shift[m]);
+
+              part[t][k] = (guint32) ((y1 - e0[k]) * w + x1);
+            }
+          if (++x == w)
+            {
+              x = 0;
+              row++;
+              for (int k = 0; k < LANES; k++)
+                y[k] = MIN (r0[k] + row, h - 1);
+            }
+        }
+      for (int k = 0; k < n_lanes; k++)
+        {
+          guint32 *pk = parts + (gsize) k * n_max + i0;
+
+          for (int t = 0; t < tn; t++)
+            pk[t] = part[t][k];
+        }
+    }
+  g_free (rng);
+  for (int k = 0; k < n_lanes; k++)
+    swap_cells (st->bufs[first + k], parts + (gsize) k * n_max, sl[k].r0 - sl[k].e0,
+                sl[k].r1 - sl[k].r0, w, 2 * st->px + 1);
+  g_free (parts);
+}
+
 void
 lb_spread_process_band (const LbSpread    *st,
                         const LbKernelBuf *src,
                         int                b)
 {
-  LbXvRandomBatch *rng;
-  int r0, r1, e0, e1, w = st->r.width, vfrom;
+  int w = st->r.width;
   gsize cb = (gsize) lb_kbuf_color_channels (src) * (src->depth / 8);
-  guint32 *buf;
-  gsize n;
+  int first, last;
 
   g_return_if_fail (b >= 0 && b < lb_spread_get_n_bands (st));
-  band_extent (st, b, &r0, &r1, &e0, &e1);
-  n = (gsize) (e1 - e0) * w;
-  /* each band owns its slot: bands may run concurrently */
-  if (st->bufs[b] == NULL)
-    st->bufs[b] = g_new (guint32, n);
-  buf = st->bufs[b];
-  /* value cells where no earlier band reaches (band 0: everywhere), if a pixel fits 31 bits */
-  vfrom = b == 0 ? e0 : r0 + st->reach;
-  if (cb > 3)
-    vfrom = e1;
-  switch (cb)
+  first = st->band_first[b];
+  last = st->band_first[b + 1];
+  for (int i = first; i < last; i++)
     {
-    case 1: band_init (st, src, buf, e0, e1, vfrom, 1); break;
-    case 3: band_init (st, src, buf, e0, e1, vfrom, 3); break;
-    default: band_init (st, src, buf, e0, e1, vfrom, cb); break;
+      const Slice *sl = &st->slices[i];
+      int vfrom;
+
+      /* each band owns its slices' slots: bands may run concurrently */
+      if (st->bufs[i] == NULL)
+        st->bufs[i] = g_new (guint32, (gsize) (sl->e1 - sl->e0) * w);
+      /* value cells where no earlier slice reaches (slice 0: everywhere), if a pixel fits 31
+       * bits */
+      vfrom = i == 0 ? sl->e0 : sl->r0 + st->reach;
+      if (cb > 3)
+        vfrom = sl->e1;
+      switch (cb)
+        {
+        case 1: band_init (st, src, st->bufs[i], sl->e0, sl->e1, vfrom, 1); break;
+        case 3: band_init (st, src, st->bufs[i], sl->e0, sl->e1, vfrom, 3); break;
+        default: band_init (st, src, st->bufs[i], sl->e0, sl->e1, vfrom, cb); break;
+        }
     }
-  rng = g_new (LbXvRandomBatch, 1);
-  lb_xv_random_batch_seed_at (rng, st->seed, 2 * (guint64) (r0 - st->r.y) * (guint64) w);
-  spread_rows (st, rng, r0, r1, (guint8 *) buf, e0, (gsize) w * sizeof (guint32),
-               sizeof (guint32), sizeof (guint32));
-  g_free (rng);
+  band_swaps (st, first, last - first);
 }
 
 static G_ALWAYS_INLINE inline void
@@ -484,34 +671,17 @@ gather_rows (const LbSpread    *st,
 {
   int w = st->r.width, sy = st->r.y;
   gsize pb = (gsize) src->channels * (src->depth / 8);
-  /* band b's reach as region positions [lo[b], hi[b]) */
-  guint32 lo[64], hi[64];
-  g_autofree guint32 *lo_big = NULL;
-  g_autofree guint32 *hi_big = NULL;
-  guint32 *plo = lo, *phi = hi;
+  const Slice *sl = st->slices;
   const guint8 *sbase = lb_kbuf_row (src, sy) + (gsize) st->r.x * pb;
 
-  if (st->n_bands > 64)
-    {
-      plo = lo_big = g_new (guint32, st->n_bands);
-      phi = hi_big = g_new (guint32, st->n_bands);
-    }
-  for (int b = 0; b < st->n_bands; b++)
-    {
-      int r0, r1, e0, e1;
-
-      band_extent (st, b, &r0, &r1, &e0, &e1);
-      plo[b] = (guint32) ((gsize) (e0 - sy) * w);
-      phi[b] = (guint32) ((gsize) (e1 - sy) * w);
-    }
   y0 = MAX (y0, sy);
   y1 = MIN (y1, sy + st->r.height);
   for (int y = y0; y < y1; y++)
     {
       guint8 *d = lb_kbuf_row (dst, y) + (gsize) st->r.x * pb;
-      /* the last band whose reach holds row y: its cells hold the row's final content */
-      int top = MIN (st->n_bands - 1, (MIN (y + st->reach, sy + st->r.height - 1) - sy) / st->band_rows);
-      const guint32 *cells = st->bufs[top] + ((gsize) (y - sy) * w - plo[top]);
+      /* the last slice whose reach holds row y: its cells hold the row's final content */
+      int top = st->slice_of_row[MIN (y + st->reach, sy + st->r.height - 1) - sy];
+      const guint32 *cells = st->bufs[top] + ((gsize) (y - sy) * w - sl[top].plo);
 
       for (int x = 0; x < w; x++, d += pb)
         {
@@ -522,16 +692,16 @@ gather_rows (const LbSpread    *st,
               store_value (d, c, cb);
               continue;
             }
-          /* a token: the content band b's swaps found at position q, i.e. what the earlier
-           * bands left there, or the source pixel where none of them reaches */
+          /* a token: the content slice b's swaps found at position q, i.e. what the earlier
+           * slices left there, or the source pixel where none of them reaches */
           for (int b = top;;)
             {
               guint32 q = c & ~TOKEN;
 
-              if (b > 0 && q < phi[b - 1])
+              if (b > 0 && q < sl[b - 1].phi)
                 {
                   b--;
-                  c = st->bufs[b][q - plo[b]];
+                  c = st->bufs[b][q - sl[b].plo];
                   if (c & TOKEN)
                     continue;
                   store_value (d, c, cb);
@@ -561,8 +731,8 @@ lb_spread_gather (const LbSpread    *st,
 
   if (!st->active)
     return;
-  for (int b = 0; b < st->n_bands; b++)
-    g_return_if_fail (st->bufs[b] != NULL);
+  for (int i = 0; i < st->n_slices; i++)
+    g_return_if_fail (st->bufs[i] != NULL);
   switch (cb)
     {
     case 1: gather_rows (st, src, dst, y0, y1, 1); break;
@@ -585,5 +755,14 @@ lb_spread_process (const LbSpread    *st,
   g_return_if_fail (y0 <= 0 && y1 >= dst->height);
   if (!st->active)
     return;
-  spread_in_place (st, dst, cb);
+  /* the banded form on one thread costs less than the swaps in place (its draws vectorise
+   * across slices), where positions fit in 31 bits */
+  if (st->n_slices > 1 && (guint64) st->r.width * (guint64) st->r.height <= G_MAXINT32)
+    {
+      for (int b = 0; b < st->n_bands; b++)
+        lb_spread_process_band (st, src, b);
+      lb_spread_gather (st, src, dst, y0, y1);
+    }
+  else
+    spread_in_place (st, dst, cb);
 }

@@ -252,13 +252,17 @@ lb_xv_random_lanes_fill (LbXvRandomLanes *rng,
   while (n > 0)
     {
       gsize avail;
+      const guint32 *h;
+      guint32 *o = out[0];
 
       if (rng->pos >= 31 + LB_XV_RANDOM_LANE_STEPS)
         lanes_refill (rng);
       avail = MIN (n, (gsize) (31 + LB_XV_RANDOM_LANE_STEPS - rng->pos));
-      for (gsize t = 0; t < avail; t++)
-        for (int k = 0; k < LB_XV_RANDOM_LANES; k++)
-          out[t][k] = rng->hist[rng->pos + t][k] >> 1;
+      /* flat and through locals: the compiler cannot otherwise rule out that @out aliases
+       * rng->pos, and copies one word at a time */
+      h = rng->hist[rng->pos];
+      for (gsize i = 0; i < avail * LB_XV_RANDOM_LANES; i++)
+        o[i] = h[i] >> 1;
       rng->pos += (int) avail;
       out += avail;
       n -= avail;
