@@ -24,9 +24,11 @@ struct _LbSpread {
   guint32 seed;
   gboolean active;
   int mmax;          /* largest modulus a draw can use */
-  /* "a % m" for a < 2³¹ as a − m · ((a · magic[m]) >> shift[m]), m = 1..mmax (see magic_mod) */
+  /* "a % m" for a < 2³¹ as a − m · ((a · magic[m]) >> (31 + shift[m])), m = 1..mmax (see
+   * lb_spread_prepare) */
   guint32 *magic;
   guint32 *shift;
+  gboolean simd;     /* the AVX2 draws where the processor has them (tests turn them off) */
   /* the x draw's range for region column x: [xlo[x], xlo[x] + xm[x]) */
   gint32 *xlo;
   guint32 *xm;
@@ -77,6 +79,7 @@ lb_spread_prepare (const LbKernelBuf    *src,
       st->py = 0;
     }
   st->seed = params->seed;
+  st->simd = TRUE;
   /* xv: "0" or "0x0" does nothing (and draws no random numbers) */
   st->active = (params->width != 0 || (params->rectangle && params->height != 0))
                 && st->r.width > 0 && st->r.height > 0;
@@ -95,12 +98,14 @@ lb_spread_prepare (const LbKernelBuf    *src,
         {
           /* ℓ = ⌈log₂ m⌉, s = 31 + ℓ, M = ⌈2^s / m⌉ < 2³² (Granlund–Montgomery): with
            * e = M·m − 2^s ≤ m − 1 < 2^ℓ, a·M/2^s = a/m + a·e/(m·2^s) and a·e < 2³¹·2^ℓ = 2^s
-           * for every a < 2³¹, so the error stays below 1/m and the floor is exact */
+           * for every a < 2³¹, so the error stays below 1/m and the floor is exact. The
+           * vector path takes the same floor as ((2a · M) >> 32) >> ℓ: 2a fits 32 bits, and
+           * the high half of a 32 × 32-bit product is what SIMD multiplies give. */
           guint32 l = 0;
 
           while ((1u << l) < (guint32) m)
             l++;
-          st->shift[m] = 31 + l;
+          st->shift[m] = l;
           st->magic[m] = (guint32) (((G_GUINT64_CONSTANT (1) << (31 + l)) + (guint64) m - 1)
                                     / (guint64) m);
         }
@@ -189,6 +194,13 @@ lb_spread_set_band_rows (LbSpread *st,
 {
   if (st->active)
     set_bands (st, band_rows);
+}
+
+void
+lb_spread_set_simd (LbSpread *st,
+                    gboolean  enable)
+{
+  st->simd = enable;
 }
 
 int
@@ -283,7 +295,7 @@ magic_mod (guint32 a,
            guint32 magic,
            guint32 shift)
 {
-  return a - m * (guint32) (((guint64) a * magic) >> shift);
+  return a - m * (guint32) (((guint64) a * magic) >> (31 + shift));
 }
 
 /* A draw range [lo, lo + m) with the constants for "% m". */
@@ -544,73 +556,210 @@ swap_cells (guint32       *cells,
       }
 }
 
-/* One band: its slices' swaps (xv's, in scan order within each slice). First the draws, with
- * the slices as the lanes of one generator stepped together: the loops over lanes have no
- * branches and vectorise (the x range is the same for every lane, "% m" is a multiplication
- * by magic[m]); lanes without a slice, or past the end of a shorter last slice, draw and are
- * ignored. Each lane's partner cells go to its own array. Then the swaps, one slice after the
- * other: a slice's swaps touch the 2 · reach + 1 rows around its current row, which stay in
- * L2, where all the lanes' rows at once would not. */
+/* One band's draws: its slices' partner cells (parts[k · n + i] for pixel i of slice k, n the
+ * pixels of a full slice), with the slices as the lanes of one generator stepped together: the
+ * loops over lanes have no branches and vectorise (the x range is the same for every lane,
+ * "% m" is a multiplication by magic[m]); lanes without a slice, or past the end of a shorter
+ * last slice, draw and are ignored. */
 #define LANES LB_XV_RANDOM_LANES
 #define BLOCK 128
 
-LB_XVGEOM_TARGET_CLONES static void
-band_swaps (const LbSpread *st,
-            int             first,
-            int             n_lanes)
+/* What the draws of one band need, and where they stand. */
+typedef struct {
+  const LbSpread *st;
+  gint32 e0[LANES];  /* lane k's first cell row (region rows) */
+  gint32 y[LANES];   /* lane k's current region row (clamped to the region) */
+  gint32 r0[LANES];
+  int x, row;        /* current column and slice row, the same for every lane */
+} Draws;
+
+static inline void
+draws_advance (Draws *dr)
 {
-  const Slice *sl = st->slices + first;
-  int w = st->r.width, h = st->r.height, sy = st->r.y;
-  int srows = sl[0].r1 - sl[0].r0;
-  gsize n_max = (gsize) srows * w;
+  if (++dr->x == dr->st->r.width)
+    {
+      dr->x = 0;
+      dr->row++;
+      for (int k = 0; k < LANES; k++)
+        dr->y[k] = MIN (dr->r0[k] + dr->row, dr->st->r.height - 1);
+    }
+}
+
+/* part[t][k]: the partner cell of the next @tn pixels of every lane, from their 2 draws */
+LB_XVGEOM_TARGET_CLONES static void
+draws_block (Draws               *dr,
+             const guint32      (*rnd)[LANES],
+             guint32            (*part)[LANES],
+             int                  tn)
+{
+  const LbSpread *st = dr->st;
+  int w = st->r.width, h = st->r.height;
   gboolean rect = st->rectangle;
   int d = rect ? st->py : st->px;
   const guint32 *magic = st->magic, *shift = st->shift;
-  gint32 r0[LANES], e0[LANES];
-  gint32 y[LANES];
+
+  for (int t = 0; t < tn; t++)
+    {
+      int x = dr->x;
+      gint32 xlo = st->xlo[x];
+      guint32 xm = st->xm[x], xmagic = magic[xm], xshift = shift[xm];
+
+      for (int k = 0; k < LANES; k++)
+        {
+          gint32 x1 = xlo + (gint32) magic_mod (rnd[2 * t][k], xm, xmagic, xshift);
+          gint32 rd = rect ? d : d - abs (x1 - x);
+          gint32 lo = MAX (0, dr->y[k] - rd), hi = MIN (h - 1, dr->y[k] + rd);
+          guint32 m = (guint32) (hi - lo + 1);
+          gint32 y1 = lo + (gint32) magic_mod (rnd[2 * t + 1][k], m, magic[m], shift[m]);
+
+          part[t][k] = (guint32) ((y1 - dr->e0[k]) * w + x1);
+        }
+      draws_advance (dr);
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define HAVE_AVX2_DRAWS 1
+#include <immintrin.h>
+
+/* high 32 bits of the unsigned products, lane by lane */
+__attribute__ ((target ("avx2"))) static inline __m256i
+mulhi_epu32 (__m256i a,
+             __m256i b)
+{
+  __m256i even = _mm256_srli_epi64 (_mm256_mul_epu32 (a, b), 32);
+  __m256i odd = _mm256_mul_epu32 (_mm256_srli_epi64 (a, 32), _mm256_srli_epi64 (b, 32));
+
+  return _mm256_blend_epi32 (even, odd, 0xaa);
+}
+
+/* table[idx] lane by lane, idx ≤ n − 1: in registers for up to 16 entries */
+typedef struct {
+  __m256i lo, hi;
+  const guint32 *table;
+  int n;
+} Lookup;
+
+__attribute__ ((target ("avx2"))) static inline __m256i
+lookup (const Lookup *lu,
+        __m256i       idx)
+{
+  if (lu->n <= 8)
+    return _mm256_permutevar8x32_epi32 (lu->lo, idx);
+  if (lu->n <= 16)
+    return _mm256_blendv_epi8 (_mm256_permutevar8x32_epi32 (lu->lo, idx),
+                               _mm256_permutevar8x32_epi32 (lu->hi, idx),
+                               _mm256_cmpgt_epi32 (idx, _mm256_set1_epi32 (7)));
+  return _mm256_i32gather_epi32 ((const int *) lu->table, idx, 4);
+}
+
+__attribute__ ((target ("avx2"))) static void
+lookup_init (Lookup        *lu,
+             const guint32 *table,
+             int            n)
+{
+  guint32 t[16] = { 0 };
+
+  memcpy (t, table, MIN (n, 16) * sizeof (guint32));
+  lu->lo = _mm256_loadu_si256 ((const __m256i *) t);
+  lu->hi = _mm256_loadu_si256 ((const __m256i *) (t + 8));
+  lu->table = table;
+  lu->n = n;
+}
+
+/* draws_block() in AVX2, the same integer operations on the 8 lanes at once */
+__attribute__ ((target ("avx2"))) static void
+draws_block_avx2 (Draws               *dr,
+                  const guint32      (*rnd)[LANES],
+                  guint32            (*part)[LANES],
+                  int                  tn)
+{
+  const LbSpread *st = dr->st;
+  int w = st->r.width, h = st->r.height;
+  gboolean rect = st->rectangle;
+  const __m256i vd = _mm256_set1_epi32 (rect ? st->py : st->px);
+  const __m256i zero = _mm256_setzero_si256 (), one = _mm256_set1_epi32 (1);
+  const __m256i hmax = _mm256_set1_epi32 (h - 1), vw = _mm256_set1_epi32 (w);
+  const __m256i e0 = _mm256_loadu_si256 ((const __m256i *) dr->e0);
+  __m256i vy = _mm256_loadu_si256 ((const __m256i *) dr->y);
+  Lookup lmagic, lshift;
+
+  lookup_init (&lmagic, st->magic, st->mmax + 1);
+  lookup_init (&lshift, st->shift, st->mmax + 1);
+  for (int t = 0; t < tn; t++)
+    {
+      int x = dr->x;
+      guint32 xm = st->xm[x];
+      __m256i ax = _mm256_loadu_si256 ((const __m256i *) rnd[2 * t]);
+      __m256i ay = _mm256_loadu_si256 ((const __m256i *) rnd[2 * t + 1]);
+      __m256i vxm = _mm256_set1_epi32 ((int) xm);
+      __m256i q = _mm256_srl_epi32 (mulhi_epu32 (_mm256_add_epi32 (ax, ax),
+                                                 _mm256_set1_epi32 ((int) st->magic[xm])),
+                                    _mm_cvtsi32_si128 ((int) st->shift[xm]));
+      __m256i x1 = _mm256_add_epi32 (_mm256_set1_epi32 (st->xlo[x]),
+                                     _mm256_sub_epi32 (ax, _mm256_mullo_epi32 (q, vxm)));
+      __m256i rd = rect ? vd : _mm256_sub_epi32 (vd, _mm256_abs_epi32 (_mm256_sub_epi32 (x1, _mm256_set1_epi32 (x))));
+      __m256i lo = _mm256_max_epi32 (zero, _mm256_sub_epi32 (vy, rd));
+      __m256i hi = _mm256_min_epi32 (hmax, _mm256_add_epi32 (vy, rd));
+      __m256i m = _mm256_add_epi32 (_mm256_sub_epi32 (hi, lo), one);
+      __m256i y1;
+
+      q = _mm256_srlv_epi32 (mulhi_epu32 (_mm256_add_epi32 (ay, ay), lookup (&lmagic, m)),
+                             lookup (&lshift, m));
+      y1 = _mm256_add_epi32 (lo, _mm256_sub_epi32 (ay, _mm256_mullo_epi32 (q, m)));
+      _mm256_storeu_si256 ((__m256i *) part[t],
+                          _mm256_add_epi32 (_mm256_mullo_epi32 (_mm256_sub_epi32 (y1, e0), vw), x1));
+      if (x + 1 == w)
+        {
+          draws_advance (dr);
+          vy = _mm256_loadu_si256 ((const __m256i *) dr->y);
+        }
+      else
+        dr->x++;
+    }
+}
+#endif
+
+static void
+band_draws (const LbSpread *st,
+            int             first,
+            int             n_lanes,
+            guint32        *parts)
+{
+  const Slice *sl = st->slices + first;
+  int w = st->r.width, sy = st->r.y;
+  int srows = sl[0].r1 - sl[0].r0;
+  gsize n_max = (gsize) srows * w;
   guint32 rnd[2 * BLOCK][LANES];
   guint32 part[BLOCK][LANES];
-  guint32 *parts = g_new (guint32, n_max * n_lanes);
   LbXvRandomLanes *rng = g_new (LbXvRandomLanes, 1);
-  int x = 0, row = 0;
+  Draws dr = { st, { 0 }, { 0 }, { 0 }, 0, 0 };
+  gboolean avx2 = FALSE;
 
+#ifdef HAVE_AVX2_DRAWS
+  __builtin_cpu_init ();
+  avx2 = st->simd && __builtin_cpu_supports ("avx2");
+#endif
   for (int k = 0; k < LANES; k++)
     {
       /* an unused lane draws as if at the top row */
-      r0[k] = k < n_lanes ? sl[k].r0 - sy : 0;
-      e0[k] = k < n_lanes ? sl[k].e0 - sy : 0;
-      y[k] = r0[k];
+      dr.r0[k] = k < n_lanes ? sl[k].r0 - sy : 0;
+      dr.e0[k] = k < n_lanes ? sl[k].e0 - sy : 0;
+      dr.y[k] = dr.r0[k];
     }
-  lb_xv_random_lanes_seed (rng, st->seed, 2 * (guint64) r0[0] * (guint64) w,
+  lb_xv_random_lanes_seed (rng, st->seed, 2 * (guint64) dr.r0[0] * (guint64) w,
                            2 * (guint64) srows * (guint64) w);
   for (gsize i0 = 0; i0 < n_max; i0 += BLOCK)
     {
       int tn = (int) MIN ((gsize) BLOCK, n_max - i0);
 
       lb_xv_random_lanes_fill (rng, rnd, 2 * (gsize) tn);
-      for (int t = 0; t < tn; t++)
-        {
-          gint32 xlo = st->xlo[x];
-          guint32 xm = st->xm[x], xmagic = magic[xm], xshift = shift[xm];
-
-          for (int k = 0; k < LANES; k++)
-            {
-              gint32 x1 = xlo + (gint32) magic_mod (rnd[2 * t][k], xm, xmagic, xshift);
-              gint32 rd = rect ? d : d - abs (x1 - x);
-              gint32 lo = MAX (0, y[k] - rd), hi = MIN (h - 1, y[k] + rd);
-              guint32 m = (guint32) (hi - lo + 1);
-              gint32 y1 = lo + (gint32) magic_mod (rnd[2 * t + 1][k], m, magic[m], shift[m]);
-
-              part[t][k] = (guint32) ((y1 - e0[k]) * w + x1);
-            }
-          if (++x == w)
-            {
-              x = 0;
-              row++;
-              for (int k = 0; k < LANES; k++)
-                y[k] = MIN (r0[k] + row, h - 1);
-            }
-        }
+#ifdef HAVE_AVX2_DRAWS
+      if (avx2)
+        draws_block_avx2 (&dr, (const guint32 (*)[LANES]) rnd, part, tn);
+      else
+#endif
+        draws_block (&dr, (const guint32 (*)[LANES]) rnd, part, tn);
       for (int k = 0; k < n_lanes; k++)
         {
           guint32 *pk = parts + (gsize) k * n_max + i0;
@@ -620,10 +769,6 @@ band_swaps (const LbSpread *st,
         }
     }
   g_free (rng);
-  for (int k = 0; k < n_lanes; k++)
-    swap_cells (st->bufs[first + k], parts + (gsize) k * n_max, sl[k].r0 - sl[k].e0,
-                sl[k].r1 - sl[k].r0, w, 2 * st->px + 1);
-  g_free (parts);
 }
 
 void
@@ -634,10 +779,16 @@ lb_spread_process_band (const LbSpread    *st,
   int w = st->r.width;
   gsize cb = (gsize) lb_kbuf_color_channels (src) * (src->depth / 8);
   int first, last;
+  gsize n_max;
+  guint32 *parts;
 
   g_return_if_fail (b >= 0 && b < lb_spread_get_n_bands (st));
   first = st->band_first[b];
   last = st->band_first[b + 1];
+  n_max = (gsize) (st->slices[first].r1 - st->slices[first].r0) * w;
+  parts = g_new (guint32, n_max * (last - first));
+  band_draws (st, first, last - first, parts);
+  /* then slice by slice, so that the cells are still in L2 for the swaps */
   for (int i = first; i < last; i++)
     {
       const Slice *sl = &st->slices[i];
@@ -657,8 +808,10 @@ lb_spread_process_band (const LbSpread    *st,
         case 3: band_init (st, src, st->bufs[i], sl->e0, sl->e1, vfrom, 3); break;
         default: band_init (st, src, st->bufs[i], sl->e0, sl->e1, vfrom, cb); break;
         }
+      swap_cells (st->bufs[i], parts + (gsize) (i - first) * n_max, sl->r0 - sl->e0,
+                  sl->r1 - sl->r0, w, 2 * st->px + 1);
     }
-  band_swaps (st, first, last - first);
+  g_free (parts);
 }
 
 static G_ALWAYS_INLINE inline void

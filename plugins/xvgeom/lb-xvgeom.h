@@ -195,6 +195,10 @@ void      lb_spread_gather            (const LbSpread       *state,
  * Call before step 1. */
 void      lb_spread_set_band_rows     (LbSpread             *state,
                                        int                   band_rows);
+/* For tests: %FALSE makes the banded path draw with its portable loop instead of AVX2 (default
+ * %TRUE; both give identical bytes). */
+void      lb_spread_set_simd          (LbSpread             *state,
+                                       gboolean              enable);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Shared helpers (used by plugins/enhance too) */
