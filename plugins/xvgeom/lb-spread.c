@@ -482,6 +482,70 @@ store_value (guint8  *d,
     d[2] = (guint8) (c >> 16);
 }
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define HAVE_AVX2_PATHS 1
+#include <immintrin.h>
+
+/* 8-bit RGB rows to value cells, 8 pixels per step (a 32-byte load for 24 bytes: runs while
+ * 8 more bytes of the row follow). Returns the pixels done. */
+__attribute__ ((target ("avx2"))) static int
+init_run_rgb8_avx2 (guint32      *row,
+                    const guint8 *s,
+                    int           w)
+{
+  const __m256i idx = _mm256_setr_epi32 (0, 1, 2, 3, 3, 4, 5, 6);
+  const __m256i shuf = _mm256_setr_epi8 (0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1,
+                                         0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1);
+  int x = 0;
+
+  for (; x + 11 <= w; x += 8)
+    {
+      __m256i v = _mm256_loadu_si256 ((const __m256i *) (const void *) (s + 3 * x));
+
+      v = _mm256_shuffle_epi8 (_mm256_permutevar8x32_epi32 (v, idx), shuf);
+      _mm256_storeu_si256 ((__m256i *) (void *) (row + x), v);
+    }
+  return x;
+}
+
+/* Value cells back to 8-bit RGB, 8 pixels per step, up to the first step with a token.
+ * Returns the pixels done. */
+__attribute__ ((target ("avx2"))) static int
+gather_run_rgb8_avx2 (guint8        *d,
+                      const guint32 *cells,
+                      int            n)
+{
+  const __m256i shuf = _mm256_setr_epi8 (0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
+                                         0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
+  const __m256i idx = _mm256_setr_epi32 (0, 1, 2, 4, 5, 6, 7, 7);
+  int x = 0;
+
+  for (; x + 8 <= n; x += 8)
+    {
+      __m256i c = _mm256_loadu_si256 ((const __m256i *) (const void *) (cells + x));
+
+      if (_mm256_movemask_ps (_mm256_castsi256_ps (c)) != 0)
+        break;
+      c = _mm256_permutevar8x32_epi32 (_mm256_shuffle_epi8 (c, shuf), idx);
+      _mm_storeu_si128 ((__m128i *) (void *) (d + 3 * x), _mm256_castsi256_si128 (c));
+      _mm_storel_epi64 ((__m128i *) (void *) (d + 3 * x + 16), _mm256_extracti128_si256 (c, 1));
+    }
+  return x;
+}
+#endif
+
+/* whether the AVX2 paths run */
+static gboolean
+use_avx2 (const LbSpread *st)
+{
+#ifdef HAVE_AVX2_PATHS
+  __builtin_cpu_init ();
+  return st->simd && __builtin_cpu_supports ("avx2");
+#else
+  return FALSE;
+#endif
+}
+
 static G_ALWAYS_INLINE inline void
 band_init (const LbSpread    *st,
            const LbKernelBuf *src,
@@ -493,6 +557,7 @@ band_init (const LbSpread    *st,
 {
   int w = st->r.width, sy = st->r.y;
   gsize pb = (gsize) src->channels * (src->depth / 8);
+  gboolean avx2 = use_avx2 (st);
 
   for (int y = e0; y < e1; y++)
     {
@@ -508,8 +573,13 @@ band_init (const LbSpread    *st,
       else
         {
           const guint8 *s = lb_kbuf_row (src, y) + (gsize) st->r.x * pb;
+          int x = 0;
 
-          for (int x = 0; x < w; x++, s += pb)
+#ifdef HAVE_AVX2_PATHS
+          if (avx2 && cb == 3 && pb == 3)
+            x = init_run_rgb8_avx2 (row, s, w);
+#endif
+          for (s += (gsize) x * pb; x < w; x++, s += pb)
             row[x] = load_value (s, cb);
         }
     }
@@ -585,7 +655,8 @@ draws_advance (Draws *dr)
     }
 }
 
-/* part[t][k]: the partner cell of the next @tn pixels of every lane, from their 2 draws */
+/* part[t][k]: the partner cell of the next @tn pixels of every lane, from their 2 draws
+ * (raw generator words: the outputs are rnd >> 1) */
 LB_XVGEOM_TARGET_CLONES static void
 draws_block (Draws               *dr,
              const guint32      (*rnd)[LANES],
@@ -606,11 +677,11 @@ draws_block (Draws               *dr,
 
       for (int k = 0; k < LANES; k++)
         {
-          gint32 x1 = xlo + (gint32) magic_mod (rnd[2 * t][k], xm, xmagic, xshift);
+          gint32 x1 = xlo + (gint32) magic_mod (rnd[2 * t][k] >> 1, xm, xmagic, xshift);
           gint32 rd = rect ? d : d - abs (x1 - x);
           gint32 lo = MAX (0, dr->y[k] - rd), hi = MIN (h - 1, dr->y[k] + rd);
           guint32 m = (guint32) (hi - lo + 1);
-          gint32 y1 = lo + (gint32) magic_mod (rnd[2 * t + 1][k], m, magic[m], shift[m]);
+          gint32 y1 = lo + (gint32) magic_mod (rnd[2 * t + 1][k] >> 1, m, magic[m], shift[m]);
 
           part[t][k] = (guint32) ((y1 - dr->e0[k]) * w + x1);
         }
@@ -618,10 +689,7 @@ draws_block (Draws               *dr,
     }
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define HAVE_AVX2_DRAWS 1
-#include <immintrin.h>
-
+#ifdef HAVE_AVX2_PATHS
 /* high 32 bits of the unsigned products, lane by lane */
 __attribute__ ((target ("avx2"))) static inline __m256i
 mulhi_epu32 (__m256i a,
@@ -667,12 +735,55 @@ lookup_init (Lookup        *lu,
   lu->n = n;
 }
 
-/* draws_block() in AVX2, the same integer operations on the 8 lanes at once */
-__attribute__ ((target ("avx2"))) static void
+/* 8 steps of 8 lanes (p[t][k]) to parts[k · n_max + i + t], lanes below @n_lanes */
+__attribute__ ((target ("avx2"))) static inline void
+transpose_store (const guint32 (*p)[LANES],
+                 guint32        *parts,
+                 gsize           n_max,
+                 gsize           i,
+                 int             n_lanes)
+{
+  static const int lane[4] = { 0, 2, 1, 3 };
+  __m256i r[8], u[8];
+
+  for (int j = 0; j < 8; j++)
+    r[j] = _mm256_loadu_si256 ((const __m256i *) p[j]);
+  for (int j = 0; j < 8; j += 2)
+    {
+      u[j] = _mm256_unpacklo_epi32 (r[j], r[j + 1]);
+      u[j + 1] = _mm256_unpackhi_epi32 (r[j], r[j + 1]);
+    }
+  for (int j = 0; j < 8; j += 4)
+    for (int h = 0; h < 2; h++)
+      {
+        r[j + h] = _mm256_unpacklo_epi64 (u[j + h], u[j + 2 + h]);
+        r[j + 2 + h] = _mm256_unpackhi_epi64 (u[j + h], u[j + 2 + h]);
+      }
+  /* r[0..3]: lanes 0, 2, 1, 3 of steps 0–3 in the low half, lanes 4, 6, 5, 7 in the high
+   * half; r[4..7] the same for steps 4–7 */
+  for (int h = 0; h < 4; h++)
+    {
+      __m256i a = _mm256_permute2x128_si256 (r[h], r[4 + h], 0x20);
+      __m256i b = _mm256_permute2x128_si256 (r[h], r[4 + h], 0x31);
+
+      if (lane[h] < n_lanes)
+        _mm256_storeu_si256 ((__m256i *) (void *) (parts + (gsize) lane[h] * n_max + i), a);
+      if (lane[h] + 4 < n_lanes)
+        _mm256_storeu_si256 ((__m256i *) (void *) (parts + (gsize) (lane[h] + 4) * n_max + i), b);
+    }
+}
+
+/* draws_block() in AVX2, the same integer operations on the 8 lanes at once; also moves each
+ * group of 8 steps to the lanes' arrays (parts[k · n_max + i0 + t]). Returns the steps moved. */
+__attribute__ ((target ("avx2"))) static int
 draws_block_avx2 (Draws               *dr,
                   const guint32      (*rnd)[LANES],
                   guint32            (*part)[LANES],
-                  int                  tn)
+                  int                  tn,
+                  guint32             *parts,
+                  gsize                n_max,
+                  gsize                i0,
+                  int                  n_lanes)
 {
   const LbSpread *st = dr->st;
   int w = st->r.width, h = st->r.height;
@@ -690,10 +801,11 @@ draws_block_avx2 (Draws               *dr,
     {
       int x = dr->x;
       guint32 xm = st->xm[x];
-      __m256i ax = _mm256_loadu_si256 ((const __m256i *) rnd[2 * t]);
-      __m256i ay = _mm256_loadu_si256 ((const __m256i *) rnd[2 * t + 1]);
+      __m256i rx = _mm256_loadu_si256 ((const __m256i *) rnd[2 * t]);
+      __m256i ry = _mm256_loadu_si256 ((const __m256i *) rnd[2 * t + 1]);
+      __m256i ax = _mm256_srli_epi32 (rx, 1), ay = _mm256_srli_epi32 (ry, 1);
       __m256i vxm = _mm256_set1_epi32 ((int) xm);
-      __m256i q = _mm256_srl_epi32 (mulhi_epu32 (_mm256_add_epi32 (ax, ax),
+      __m256i q = _mm256_srl_epi32 (mulhi_epu32 (_mm256_andnot_si256 (one, rx),
                                                  _mm256_set1_epi32 ((int) st->magic[xm])),
                                     _mm_cvtsi32_si128 ((int) st->shift[xm]));
       __m256i x1 = _mm256_add_epi32 (_mm256_set1_epi32 (st->xlo[x]),
@@ -704,11 +816,15 @@ draws_block_avx2 (Draws               *dr,
       __m256i m = _mm256_add_epi32 (_mm256_sub_epi32 (hi, lo), one);
       __m256i y1;
 
-      q = _mm256_srlv_epi32 (mulhi_epu32 (_mm256_add_epi32 (ay, ay), lookup (&lmagic, m)),
+      q = _mm256_srlv_epi32 (mulhi_epu32 (_mm256_andnot_si256 (one, ry), lookup (&lmagic, m)),
                              lookup (&lshift, m));
       y1 = _mm256_add_epi32 (lo, _mm256_sub_epi32 (ay, _mm256_mullo_epi32 (q, m)));
       _mm256_storeu_si256 ((__m256i *) part[t],
                           _mm256_add_epi32 (_mm256_mullo_epi32 (_mm256_sub_epi32 (y1, e0), vw), x1));
+      /* every 8 steps: the 8 × 8 block transposed into the lanes' arrays */
+      if ((t & 7) == 7)
+        transpose_store ((const guint32 (*)[LANES]) part + t - 7, parts, n_max, i0 + (gsize) t - 7,
+                         n_lanes);
       if (x + 1 == w)
         {
           draws_advance (dr);
@@ -717,6 +833,7 @@ draws_block_avx2 (Draws               *dr,
       else
         dr->x++;
     }
+  return tn & ~7;
 }
 #endif
 
@@ -730,16 +847,11 @@ band_draws (const LbSpread *st,
   int w = st->r.width, sy = st->r.y;
   int srows = sl[0].r1 - sl[0].r0;
   gsize n_max = (gsize) srows * w;
-  guint32 rnd[2 * BLOCK][LANES];
   guint32 part[BLOCK][LANES];
   LbXvRandomLanes *rng = g_new (LbXvRandomLanes, 1);
   Draws dr = { st, { 0 }, { 0 }, { 0 }, 0, 0 };
-  gboolean avx2 = FALSE;
+  gboolean avx2 = use_avx2 (st);
 
-#ifdef HAVE_AVX2_DRAWS
-  __builtin_cpu_init ();
-  avx2 = st->simd && __builtin_cpu_supports ("avx2");
-#endif
   for (int k = 0; k < LANES; k++)
     {
       /* an unused lane draws as if at the top row */
@@ -751,20 +863,20 @@ band_draws (const LbSpread *st,
                            2 * (guint64) srows * (guint64) w);
   for (gsize i0 = 0; i0 < n_max; i0 += BLOCK)
     {
-      int tn = (int) MIN ((gsize) BLOCK, n_max - i0);
+      int tn = (int) MIN ((gsize) BLOCK, n_max - i0), moved = 0;
+      const guint32 (*rnd)[LANES] = lb_xv_random_lanes_next (rng, 2 * (gsize) tn);
 
-      lb_xv_random_lanes_fill (rng, rnd, 2 * (gsize) tn);
-#ifdef HAVE_AVX2_DRAWS
+#ifdef HAVE_AVX2_PATHS
       if (avx2)
-        draws_block_avx2 (&dr, (const guint32 (*)[LANES]) rnd, part, tn);
+        moved = draws_block_avx2 (&dr, rnd, part, tn, parts, n_max, i0, n_lanes);
       else
 #endif
-        draws_block (&dr, (const guint32 (*)[LANES]) rnd, part, tn);
+        draws_block (&dr, rnd, part, tn);
       for (int k = 0; k < n_lanes; k++)
         {
           guint32 *pk = parts + (gsize) k * n_max + i0;
 
-          for (int t = 0; t < tn; t++)
+          for (int t = moved; t < tn; t++)
             pk[t] = part[t][k];
         }
     }
@@ -814,6 +926,50 @@ lb_spread_process_band (const LbSpread    *st,
   g_free (parts);
 }
 
+/* One pixel of the gather: cell @c of slice @top */
+static G_ALWAYS_INLINE inline void
+gather_pixel (const LbSpread    *st,
+              const LbKernelBuf *src,
+              guint8            *d,
+              guint32            c,
+              int                top,
+              gsize              cb)
+{
+  const Slice *sl = st->slices;
+  int w = st->r.width;
+
+  if (G_LIKELY (!(c & TOKEN)))
+    {
+      store_value (d, c, cb);
+      return;
+    }
+  /* a token: the content slice b's swaps found at position q, i.e. what the earlier slices
+   * left there, or the source pixel where none of them reaches */
+  for (int b = top;;)
+    {
+      guint32 q = c & ~TOKEN;
+
+      if (b > 0 && q < sl[b - 1].phi)
+        {
+          b--;
+          c = st->bufs[b][q - sl[b].plo];
+          if (c & TOKEN)
+            continue;
+          store_value (d, c, cb);
+        }
+      else
+        {
+          gsize pb = (gsize) src->channels * (src->depth / 8);
+          /* 2⁶⁴/1 does not fit: width 1 divides by itself */
+          guint32 qy = w == 1 ? q : (guint32) (((unsigned __int128) st->wdiv * q) >> 64);
+          guint32 qx = q - qy * (guint32) w;
+
+          memcpy (d, lb_kbuf_row (src, st->r.y + (int) qy) + (gsize) (st->r.x + (int) qx) * pb, cb);
+        }
+      return;
+    }
+}
+
 static G_ALWAYS_INLINE inline void
 gather_rows (const LbSpread    *st,
              const LbKernelBuf *src,
@@ -825,7 +981,7 @@ gather_rows (const LbSpread    *st,
   int w = st->r.width, sy = st->r.y;
   gsize pb = (gsize) src->channels * (src->depth / 8);
   const Slice *sl = st->slices;
-  const guint8 *sbase = lb_kbuf_row (src, sy) + (gsize) st->r.x * pb;
+  gboolean avx2 = use_avx2 (st);
 
   y0 = MAX (y0, sy);
   y1 = MIN (y1, sy + st->r.height);
@@ -836,39 +992,22 @@ gather_rows (const LbSpread    *st,
       int top = st->slice_of_row[MIN (y + st->reach, sy + st->r.height - 1) - sy];
       const guint32 *cells = st->bufs[top] + ((gsize) (y - sy) * w - sl[top].plo);
 
-      for (int x = 0; x < w; x++, d += pb)
+      for (int x = 0; x < w;)
         {
-          guint32 c = cells[x];
+          int xe;
 
-          if (G_LIKELY (!(c & TOKEN)))
+#ifdef HAVE_AVX2_PATHS
+          if (avx2 && cb == 3 && pb == 3)
             {
-              store_value (d, c, cb);
-              continue;
-            }
-          /* a token: the content slice b's swaps found at position q, i.e. what the earlier
-           * slices left there, or the source pixel where none of them reaches */
-          for (int b = top;;)
-            {
-              guint32 q = c & ~TOKEN;
+              int n = gather_run_rgb8_avx2 (d, cells + x, w - x);
 
-              if (b > 0 && q < sl[b - 1].phi)
-                {
-                  b--;
-                  c = st->bufs[b][q - sl[b].plo];
-                  if (c & TOKEN)
-                    continue;
-                  store_value (d, c, cb);
-                }
-              else
-                {
-                  /* 2⁶⁴/1 does not fit: width 1 divides by itself */
-                  guint32 qy = w == 1 ? q : (guint32) (((unsigned __int128) st->wdiv * q) >> 64);
-                  guint32 qx = q - qy * (guint32) w;
-
-                  memcpy (d, sbase + (gsize) qy * src->stride + (gsize) qx * pb, cb);
-                }
-              break;
+              x += n;
+              d += (gsize) n * pb;
             }
+#endif
+          /* pixel by pixel up to the next step of 8 */
+          for (xe = MIN (w, x + 8); x < xe; x++, d += pb)
+            gather_pixel (st, src, d, cells[x], top, cb);
         }
     }
 }

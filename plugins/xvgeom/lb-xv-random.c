@@ -232,16 +232,32 @@ lb_xv_random_lanes_seed (LbXvRandomLanes *rng,
   rng->pos = 31 + LB_XV_RANDOM_LANE_STEPS;
 }
 
+/* Keeps the history and the unread steps, then fills the rest of the buffer. */
 static void
 lanes_refill (LbXvRandomLanes *rng)
 {
   guint32 (*h)[LB_XV_RANDOM_LANES] = rng->hist;
+  int keep = 31 + LB_XV_RANDOM_LANE_STEPS - (rng->pos - 31);
 
-  memmove (h, h + LB_XV_RANDOM_LANE_STEPS, sizeof (h[0]) * 31);
-  for (int i = 31; i < 31 + LB_XV_RANDOM_LANE_STEPS; i++)
+  memmove (h, h + (rng->pos - 31), sizeof (h[0]) * keep);
+  for (int i = keep; i < 31 + LB_XV_RANDOM_LANE_STEPS; i++)
     for (int k = 0; k < LB_XV_RANDOM_LANES; k++)
       h[i][k] = h[i - 31][k] + h[i - 3][k];
   rng->pos = 31;
+}
+
+const guint32 (*
+lb_xv_random_lanes_next (LbXvRandomLanes *rng,
+                         gsize            n))[LB_XV_RANDOM_LANES]
+{
+  const guint32 (*out)[LB_XV_RANDOM_LANES];
+
+  g_return_val_if_fail (n <= LB_XV_RANDOM_LANE_STEPS, NULL);
+  if (rng->pos + n > 31 + LB_XV_RANDOM_LANE_STEPS)
+    lanes_refill (rng);
+  out = (const guint32 (*)[LB_XV_RANDOM_LANES]) rng->hist[rng->pos];
+  rng->pos += (int) n;
+  return out;
 }
 
 void
@@ -251,20 +267,13 @@ lb_xv_random_lanes_fill (LbXvRandomLanes *rng,
 {
   while (n > 0)
     {
-      gsize avail;
-      const guint32 *h;
+      gsize m = MIN (n, (gsize) LB_XV_RANDOM_LANE_STEPS);
+      const guint32 *h = lb_xv_random_lanes_next (rng, m)[0];
       guint32 *o = out[0];
 
-      if (rng->pos >= 31 + LB_XV_RANDOM_LANE_STEPS)
-        lanes_refill (rng);
-      avail = MIN (n, (gsize) (31 + LB_XV_RANDOM_LANE_STEPS - rng->pos));
-      /* flat and through locals: the compiler cannot otherwise rule out that @out aliases
-       * rng->pos, and copies one word at a time */
-      h = rng->hist[rng->pos];
-      for (gsize i = 0; i < avail * LB_XV_RANDOM_LANES; i++)
+      for (gsize i = 0; i < m * LB_XV_RANDOM_LANES; i++)
         o[i] = h[i] >> 1;
-      rng->pos += (int) avail;
-      out += avail;
-      n -= avail;
+      out += m;
+      n -= m;
     }
 }

@@ -67,6 +67,10 @@ void     lb_xv_random_lanes_seed (LbXvRandomLanes *rng,
                                   guint32          seed,
                                   guint64          first,
                                   guint64          step);
+/* The next @n ≤ LB_XV_RANDOM_LANE_STEPS steps as raw words r (the outputs are r >> 1), valid
+ * until the next call. */
+const guint32 (*lb_xv_random_lanes_next (LbXvRandomLanes *rng,
+                                         gsize            n))[LB_XV_RANDOM_LANES];
 /* Writes the next @n steps: out[t][k] is output number first + k · step + (steps so far + t)
  * of the sequence (0..2³¹−1). */
 void     lb_xv_random_lanes_fill (LbXvRandomLanes *rng,
