@@ -546,12 +546,14 @@ use_avx2 (const LbSpread *st)
 #endif
 }
 
+/* cells of image rows [ya, yb) in @buf, whose first row is image row @e0 */
 static G_ALWAYS_INLINE inline void
 band_init (const LbSpread    *st,
            const LbKernelBuf *src,
            guint32           *buf,
            int                e0,
-           int                e1,
+           int                ya,
+           int                yb,
            int                vfrom,
            gsize              cb)
 {
@@ -559,7 +561,7 @@ band_init (const LbSpread    *st,
   gsize pb = (gsize) src->channels * (src->depth / 8);
   gboolean avx2 = use_avx2 (st);
 
-  for (int y = e0; y < e1; y++)
+  for (int y = ya; y < yb; y++)
     {
       guint32 *row = buf + (gsize) (y - e0) * w;
 
@@ -837,93 +839,128 @@ draws_block_avx2 (Draws               *dr,
 }
 #endif
 
+/* The next @npix pixels of every lane: partner cells to parts[k · stride + i], i < npix. */
 static void
-band_draws (const LbSpread *st,
-            int             first,
-            int             n_lanes,
-            guint32        *parts)
+band_draws (Draws           *dr,
+            LbXvRandomLanes *rng,
+            gboolean         avx2,
+            int              n_lanes,
+            guint32         *parts,
+            gsize            stride,
+            gsize            npix)
 {
-  const Slice *sl = st->slices + first;
-  int w = st->r.width, sy = st->r.y;
-  int srows = sl[0].r1 - sl[0].r0;
-  gsize n_max = (gsize) srows * w;
   guint32 part[BLOCK][LANES];
-  LbXvRandomLanes *rng = g_new (LbXvRandomLanes, 1);
-  Draws dr = { st, { 0 }, { 0 }, { 0 }, 0, 0 };
-  gboolean avx2 = use_avx2 (st);
 
-  for (int k = 0; k < LANES; k++)
+  for (gsize i0 = 0; i0 < npix; i0 += BLOCK)
     {
-      /* an unused lane draws as if at the top row */
-      dr.r0[k] = k < n_lanes ? sl[k].r0 - sy : 0;
-      dr.e0[k] = k < n_lanes ? sl[k].e0 - sy : 0;
-      dr.y[k] = dr.r0[k];
-    }
-  lb_xv_random_lanes_seed (rng, st->seed, 2 * (guint64) dr.r0[0] * (guint64) w,
-                           2 * (guint64) srows * (guint64) w);
-  for (gsize i0 = 0; i0 < n_max; i0 += BLOCK)
-    {
-      int tn = (int) MIN ((gsize) BLOCK, n_max - i0), moved = 0;
+      int tn = (int) MIN ((gsize) BLOCK, npix - i0), moved = 0;
       const guint32 (*rnd)[LANES] = lb_xv_random_lanes_next (rng, 2 * (gsize) tn);
 
 #ifdef HAVE_AVX2_PATHS
       if (avx2)
-        moved = draws_block_avx2 (&dr, rnd, part, tn, parts, n_max, i0, n_lanes);
+        moved = draws_block_avx2 (dr, rnd, part, tn, parts, stride, i0, n_lanes);
       else
 #endif
-        draws_block (&dr, rnd, part, tn);
+        draws_block (dr, rnd, part, tn);
       for (int k = 0; k < n_lanes; k++)
         {
-          guint32 *pk = parts + (gsize) k * n_max + i0;
+          guint32 *pk = parts + (gsize) k * stride + i0;
 
           for (int t = moved; t < tn; t++)
             pk[t] = part[t][k];
         }
     }
-  g_free (rng);
 }
+
+/* cells of slice @i up to image row @yb (from *done on) */
+static void
+slice_init (const LbSpread    *st,
+            const LbKernelBuf *src,
+            int                i,
+            int               *done,
+            int                yb)
+{
+  const Slice *sl = &st->slices[i];
+  gsize cb = (gsize) lb_kbuf_color_channels (src) * (src->depth / 8);
+  /* value cells where no earlier slice reaches (slice 0: everywhere), if a pixel fits 31 bits */
+  int vfrom = i == 0 ? sl->e0 : sl->r0 + st->reach;
+
+  if (cb > 3)
+    vfrom = sl->e1;
+  yb = MIN (yb, sl->e1);
+  if (yb <= *done)
+    return;
+  switch (cb)
+    {
+    case 1: band_init (st, src, st->bufs[i], sl->e0, *done, yb, vfrom, 1); break;
+    case 3: band_init (st, src, st->bufs[i], sl->e0, *done, yb, vfrom, 3); break;
+    default: band_init (st, src, st->bufs[i], sl->e0, *done, yb, vfrom, cb); break;
+    }
+  *done = yb;
+}
+
+/* rows per round of draws: every lane's partner cells for CHUNK_ROWS rows, then each lane's
+ * swaps for those rows (chunks in order keep raster order between chunks; the strips order
+ * the swaps within one) */
+#define CHUNK_ROWS 16
 
 void
 lb_spread_process_band (const LbSpread    *st,
                         const LbKernelBuf *src,
                         int                b)
 {
-  int w = st->r.width;
-  gsize cb = (gsize) lb_kbuf_color_channels (src) * (src->depth / 8);
-  int first, last;
-  gsize n_max;
+  int w = st->r.width, sy = st->r.y;
+  int first, last, n_lanes, srows;
+  gsize stride;
   guint32 *parts;
+  LbXvRandomLanes *rng;
+  Draws dr = { st, { 0 }, { 0 }, { 0 }, 0, 0 };
+  int done[LANES];
+  const Slice *sl;
 
   g_return_if_fail (b >= 0 && b < lb_spread_get_n_bands (st));
   first = st->band_first[b];
   last = st->band_first[b + 1];
-  n_max = (gsize) (st->slices[first].r1 - st->slices[first].r0) * w;
-  parts = g_new (guint32, n_max * (last - first));
-  band_draws (st, first, last - first, parts);
-  /* then slice by slice, so that the cells are still in L2 for the swaps */
-  for (int i = first; i < last; i++)
+  n_lanes = last - first;
+  sl = st->slices + first;
+  srows = sl[0].r1 - sl[0].r0;
+  for (int k = 0; k < LANES; k++)
     {
-      const Slice *sl = &st->slices[i];
-      int vfrom;
-
+      /* an unused lane draws as if at the top row */
+      dr.r0[k] = k < n_lanes ? sl[k].r0 - sy : 0;
+      dr.e0[k] = k < n_lanes ? sl[k].e0 - sy : 0;
+      dr.y[k] = dr.r0[k];
+      done[k] = k < n_lanes ? sl[k].e0 : 0;
       /* each band owns its slices' slots: bands may run concurrently */
-      if (st->bufs[i] == NULL)
-        st->bufs[i] = g_new (guint32, (gsize) (sl->e1 - sl->e0) * w);
-      /* value cells where no earlier slice reaches (slice 0: everywhere), if a pixel fits 31
-       * bits */
-      vfrom = i == 0 ? sl->e0 : sl->r0 + st->reach;
-      if (cb > 3)
-        vfrom = sl->e1;
-      switch (cb)
-        {
-        case 1: band_init (st, src, st->bufs[i], sl->e0, sl->e1, vfrom, 1); break;
-        case 3: band_init (st, src, st->bufs[i], sl->e0, sl->e1, vfrom, 3); break;
-        default: band_init (st, src, st->bufs[i], sl->e0, sl->e1, vfrom, cb); break;
-        }
-      swap_cells (st->bufs[i], parts + (gsize) (i - first) * n_max, sl->r0 - sl->e0,
-                  sl->r1 - sl->r0, w, 2 * st->px + 1);
+      if (k < n_lanes && st->bufs[first + k] == NULL)
+        st->bufs[first + k] = g_new (guint32, (gsize) (sl[k].e1 - sl[k].e0) * w);
     }
+  rng = g_new (LbXvRandomLanes, 1);
+  lb_xv_random_lanes_seed (rng, st->seed, 2 * (guint64) dr.r0[0] * (guint64) w,
+                           2 * (guint64) srows * (guint64) w);
+  stride = (gsize) MIN (CHUNK_ROWS, srows) * w;
+  parts = g_new (guint32, stride * n_lanes);
+  for (int row0 = 0; row0 < srows; row0 += CHUNK_ROWS)
+    {
+      int rows = MIN (CHUNK_ROWS, srows - row0);
+
+      band_draws (&dr, rng, use_avx2 (st), n_lanes, parts, stride, (gsize) rows * w);
+      for (int k = 0; k < n_lanes; k++)
+        {
+          int lrows = MIN (rows, sl[k].r1 - sl[k].r0 - row0);
+
+          if (lrows <= 0)
+            continue;
+          /* the rows these swaps reach, just before they run (they stay in L2) */
+          slice_init (st, src, first + k, &done[k], sl[k].r0 + row0 + lrows + st->reach);
+          swap_cells (st->bufs[first + k], parts + (gsize) k * stride,
+                      sl[k].r0 - sl[k].e0 + row0, lrows, w, 2 * st->px + 1);
+        }
+    }
+  for (int k = 0; k < n_lanes; k++)
+    slice_init (st, src, first + k, &done[k], sl[k].e1);
   g_free (parts);
+  g_free (rng);
 }
 
 /* One pixel of the gather: cell @c of slice @top */
