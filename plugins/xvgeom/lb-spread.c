@@ -24,8 +24,7 @@ struct _LbSpread {
   guint32 seed;
   gboolean active;
   int mmax;          /* largest modulus a draw can use */
-  /* "a % m" for a < 2³¹ as a − m · ((a · magic[m]) >> (31 + shift[m])), m = 1..mmax (see
-   * lb_spread_prepare) */
+  /* "a % m" for m = 1..mmax (lb_xv_random_mod) */
   guint32 *magic;
   guint32 *shift;
   gboolean simd;     /* the AVX2 draws where the processor has them (tests turn them off) */
@@ -95,20 +94,7 @@ lb_spread_prepare (const LbKernelBuf    *src,
       st->shift = g_new (guint32, st->mmax + 1);
       st->magic[0] = st->shift[0] = 0;
       for (int m = 1; m <= st->mmax; m++)
-        {
-          /* ℓ = ⌈log₂ m⌉, s = 31 + ℓ, M = ⌈2^s / m⌉ < 2³² (Granlund–Montgomery): with
-           * e = M·m − 2^s ≤ m − 1 < 2^ℓ, a·M/2^s = a/m + a·e/(m·2^s) and a·e < 2³¹·2^ℓ = 2^s
-           * for every a < 2³¹, so the error stays below 1/m and the floor is exact. The
-           * vector path takes the same floor as ((2a · M) >> 32) >> ℓ: 2a fits 32 bits, and
-           * the high half of a 32 × 32-bit product is what SIMD multiplies give. */
-          guint32 l = 0;
-
-          while ((1u << l) < (guint32) m)
-            l++;
-          st->shift[m] = l;
-          st->magic[m] = (guint32) (((G_GUINT64_CONSTANT (1) << (31 + l)) + (guint64) m - 1)
-                                    / (guint64) m);
-        }
+        lb_xv_random_mod_magic ((guint32) m, &st->magic[m], &st->shift[m]);
       st->xlo = g_new (gint32, st->r.width);
       st->xm = g_new (guint32, st->r.width);
       for (int x = 0; x < st->r.width; x++)
@@ -288,16 +274,6 @@ lb_spread_process_reference (const LbSpread    *st,
       }
 }
 
-/* a % m for a < 2³¹ by a multiplication (constants from lb_spread_prepare) */
-static inline guint32
-magic_mod (guint32 a,
-           guint32 m,
-           guint32 magic,
-           guint32 shift)
-{
-  return a - m * (guint32) (((guint64) a * magic) >> (31 + shift));
-}
-
 /* A draw range [lo, lo + m) with the constants for "% m". */
 typedef struct {
   int lo;
@@ -322,7 +298,7 @@ static inline int
 range_draw (const Range *rg,
             guint32      rnd)
 {
-  return rg->lo + (int) magic_mod (rnd, rg->m, rg->magic, rg->shift);
+  return rg->lo + (int) lb_xv_random_mod (rnd, rg->m, rg->magic, rg->shift);
 }
 
 /* Fast path: the x ranges are tabulated once per image (they depend on x only) and the y
@@ -679,11 +655,11 @@ draws_block (Draws               *dr,
 
       for (int k = 0; k < LANES; k++)
         {
-          gint32 x1 = xlo + (gint32) magic_mod (rnd[2 * t][k] >> 1, xm, xmagic, xshift);
+          gint32 x1 = xlo + (gint32) lb_xv_random_mod (rnd[2 * t][k] >> 1, xm, xmagic, xshift);
           gint32 rd = rect ? d : d - abs (x1 - x);
           gint32 lo = MAX (0, dr->y[k] - rd), hi = MIN (h - 1, dr->y[k] + rd);
           guint32 m = (guint32) (hi - lo + 1);
-          gint32 y1 = lo + (gint32) magic_mod (rnd[2 * t + 1][k] >> 1, m, magic[m], shift[m]);
+          gint32 y1 = lo + (gint32) lb_xv_random_mod (rnd[2 * t + 1][k] >> 1, m, magic[m], shift[m]);
 
           part[t][k] = (guint32) ((y1 - dr->e0[k]) * w + x1);
         }
@@ -818,6 +794,8 @@ draws_block_avx2 (Draws               *dr,
       __m256i m = _mm256_add_epi32 (_mm256_sub_epi32 (hi, lo), one);
       __m256i y1;
 
+      /* lb_xv_random_mod() as ((2a · magic) >> 32) >> shift: the same floor, and 2a fits 32
+       * bits (the raw word with its low bit cleared) */
       q = _mm256_srlv_epi32 (mulhi_epu32 (_mm256_andnot_si256 (one, ry), lookup (&lmagic, m)),
                              lookup (&lshift, m));
       y1 = _mm256_add_epi32 (lo, _mm256_sub_epi32 (ay, _mm256_mullo_epi32 (q, m)));

@@ -136,6 +136,20 @@ lb_xv_random_batch_fill (LbXvRandomBatch *rng,
     }
 }
 
+void
+lb_xv_random_mod_magic (guint32  m,
+                        guint32 *magic,
+                        guint32 *shift)
+{
+  guint32 l = 0;
+
+  g_return_if_fail (m >= 1 && m <= 0x80000000u);
+  while ((G_GUINT64_CONSTANT (1) << l) < m)
+    l++;
+  *shift = l;
+  *magic = (guint32) (((G_GUINT64_CONSTANT (1) << (31 + l)) + m - 1) / m);
+}
+
 /* a · b modulo x³¹ − x²⁸ − 1 (coefficients mod 2³²): x^d = x^(d−3) + x^(d−31) for d ≥ 31 */
 static void
 poly_mulmod (const guint32 a[31],
