@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "lb-error.h"
 #include "lb-xvgeom-private.h"
@@ -41,6 +42,8 @@ struct _LbSpread {
   int *slice_of_row; /* [region row] */
   guint64 wdiv;      /* 2⁶⁴/width rounded up: exact q / width for 32-bit q (width ≥ 2) */
   guint32 **bufs;    /* [slice]: the slice's cells over the rows it reaches (see below) */
+  guint32 **parts;   /* [band]: partner cells of a chunk of rows */
+  guint32 *block;    /* the memory of both */
 };
 
 static void set_bands (LbSpread *st, int band_rows);
@@ -119,12 +122,57 @@ lb_spread_prepare (const LbKernelBuf    *src,
 static void
 free_bufs (LbSpread *st)
 {
-  for (int i = 0; i < st->n_slices; i++)
-    g_free (st->bufs[i]);
+  g_clear_pointer (&st->block, g_aligned_free);
   g_clear_pointer (&st->bufs, g_free);
+  g_clear_pointer (&st->parts, g_free);
   g_clear_pointer (&st->slices, g_free);
   g_clear_pointer (&st->band_first, g_free);
   g_clear_pointer (&st->slice_of_row, g_free);
+}
+
+/* partner cells of a band's chunk of rows (see lb_spread_process_band) */
+#define CHUNK_ROWS 16
+
+static gsize
+parts_size (const LbSpread *st,
+            int             b)
+{
+  const Slice *sl = &st->slices[st->band_first[b]];
+
+  return (gsize) MIN (CHUNK_ROWS, sl->r1 - sl->r0) * st->r.width
+         * (gsize) (st->band_first[b + 1] - st->band_first[b]);
+}
+
+/* Every slice's cells and every band's partner buffer in one block, in 2 MiB pages where
+ * the kernel has them: 1.4 Mpx take 12 MB, which in 4 KiB pages cost ~3000 page faults on
+ * every pass (the block is new each pass), more than the swaps themselves. */
+#define BLOCK_ALIGN ((gsize) 2 << 20)
+
+static void
+alloc_block (LbSpread *st)
+{
+  gsize n = 0, at = 0;
+
+  for (int i = 0; i < st->n_slices; i++)
+    n += (gsize) (st->slices[i].e1 - st->slices[i].e0) * st->r.width;
+  for (int b = 0; b < st->n_bands; b++)
+    n += parts_size (st, b);
+  n = (n * sizeof (guint32) + BLOCK_ALIGN - 1) / BLOCK_ALIGN * BLOCK_ALIGN;
+  st->block = g_aligned_alloc (n, 1, BLOCK_ALIGN);
+#ifdef MADV_HUGEPAGE
+  /* only advice: without it the block is ordinary memory */
+  (void) madvise (st->block, n, MADV_HUGEPAGE);
+#endif
+  for (int i = 0; i < st->n_slices; i++)
+    {
+      st->bufs[i] = st->block + at;
+      at += (gsize) (st->slices[i].e1 - st->slices[i].e0) * st->r.width;
+    }
+  for (int b = 0; b < st->n_bands; b++)
+    {
+      st->parts[b] = st->block + at;
+      at += parts_size (st, b);
+    }
 }
 
 /* Bands of @band_rows rows, each cut into at most LB_XV_RANDOM_LANES slices of equal height
@@ -172,6 +220,9 @@ set_bands (LbSpread *st,
     }
   st->band_first[st->n_bands] = st->n_slices;
   st->bufs = g_new0 (guint32 *, st->n_slices);
+  st->parts = g_new0 (guint32 *, st->n_bands);
+  if ((guint64) st->r.width * (guint64) st->r.height <= G_MAXINT32)
+    alloc_block (st);
 }
 
 void
@@ -877,11 +928,9 @@ slice_init (const LbSpread    *st,
   *done = yb;
 }
 
-/* rows per round of draws: every lane's partner cells for CHUNK_ROWS rows, then each lane's
- * swaps for those rows (chunks in order keep raster order between chunks; the strips order
- * the swaps within one) */
-#define CHUNK_ROWS 16
-
+/* Rounds of CHUNK_ROWS rows: every lane's partner cells for those rows, then each lane's swaps
+ * for them (chunks in order keep raster order between chunks; the strips order the swaps
+ * within one). */
 void
 lb_spread_process_band (const LbSpread    *st,
                         const LbKernelBuf *src,
@@ -897,6 +946,7 @@ lb_spread_process_band (const LbSpread    *st,
   const Slice *sl;
 
   g_return_if_fail (b >= 0 && b < lb_spread_get_n_bands (st));
+  g_return_if_fail (st->block != NULL);
   first = st->band_first[b];
   last = st->band_first[b + 1];
   n_lanes = last - first;
@@ -909,15 +959,13 @@ lb_spread_process_band (const LbSpread    *st,
       dr.e0[k] = k < n_lanes ? sl[k].e0 - sy : 0;
       dr.y[k] = dr.r0[k];
       done[k] = k < n_lanes ? sl[k].e0 : 0;
-      /* each band owns its slices' slots: bands may run concurrently */
-      if (k < n_lanes && st->bufs[first + k] == NULL)
-        st->bufs[first + k] = g_new (guint32, (gsize) (sl[k].e1 - sl[k].e0) * w);
     }
   rng = g_new (LbXvRandomLanes, 1);
   lb_xv_random_lanes_seed (rng, st->seed, 2 * (guint64) dr.r0[0] * (guint64) w,
                            2 * (guint64) srows * (guint64) w);
   stride = (gsize) MIN (CHUNK_ROWS, srows) * w;
-  parts = g_new (guint32, stride * n_lanes);
+  /* each band owns its slices' cells and its partner buffer: bands may run concurrently */
+  parts = st->parts[b];
   for (int row0 = 0; row0 < srows; row0 += CHUNK_ROWS)
     {
       int rows = MIN (CHUNK_ROWS, srows - row0);
@@ -937,7 +985,6 @@ lb_spread_process_band (const LbSpread    *st,
     }
   for (int k = 0; k < n_lanes; k++)
     slice_init (st, src, first + k, &done[k], sl[k].e1);
-  g_free (parts);
   g_free (rng);
 }
 
@@ -1038,8 +1085,8 @@ lb_spread_gather (const LbSpread    *st,
 
   if (!st->active)
     return;
-  for (int i = 0; i < st->n_slices; i++)
-    g_return_if_fail (st->bufs[i] != NULL);
+  /* none for regions of more than 2³¹ − 1 pixels */
+  g_return_if_fail (st->block != NULL);
   switch (cb)
     {
     case 1: gather_rows (st, src, dst, y0, y1, 1); break;
