@@ -33,6 +33,38 @@ int          kb_get          (const LbKernelBuf *buf,
                               int                x,
                               int                y,
                               int                c);
+/* a random selection of a @w×@h image that may start up to @margin pixels before the image
+ * and end up to @margin pixels past it (prepare() clips it) */
+LbKernelRect kb_random_rect  (GRand             *rand,
+                              int                w,
+                              int                h,
+                              int                margin);
+/* asserts that the alpha channel (the last of GRAYA and RGBA) of @dst equals @src's */
+void         kb_assert_alpha_kept (const LbKernelBuf *src,
+                                   const LbKernelBuf *dst);
+/* asserts that prepare() returned no @state and set @code in LB_ERROR, then clears @error */
+void         kb_assert_prepare_fails (gconstpointer  state,
+                                      GError       **error,
+                                      int            code);
+
+/* The sample formats the format loops cover: those the filters must support (GRAY8, GRAY16,
+ * RGB8, RGBA8), plus GRAYA8, RGB16, RGBA16. */
+typedef struct {
+  int channels;
+  int depth;
+} KbFormat;
+
+extern const KbFormat kb_formats[7];
+
+/* NAME_fast and NAME_ref: lb_NAME_process() and lb_NAME_process_reference() as KbProcessFunc
+ * for a kernel whose state type is T. */
+#define KB_WRAP(name, T)                                                                     \
+  static void name##_fast (gconstpointer s, const LbKernelBuf *a, LbKernelBuf *b, int y0,     \
+                           int y1)                                                           \
+  { lb_##name##_process ((const T *) s, a, b, y0, y1); }                                      \
+  static void name##_ref (gconstpointer s, const LbKernelBuf *a, LbKernelBuf *b, int y0,      \
+                          int y1)                                                            \
+  { lb_##name##_process_reference ((const T *) s, a, b, y0, y1); }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LbKernelBuf, kb_free)
 

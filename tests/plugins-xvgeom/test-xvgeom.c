@@ -13,22 +13,9 @@
 #include "lb-xv-random.h"
 #include "lb-xvgeom.h"
 
-#define WRAP(name, T)                                                                        \
-  static void name##_fast (gconstpointer s, const LbKernelBuf *a, LbKernelBuf *b, int y0,     \
-                           int y1)                                                           \
-  { lb_##name##_process ((const T *) s, a, b, y0, y1); }                                      \
-  static void name##_ref (gconstpointer s, const LbKernelBuf *a, LbKernelBuf *b, int y0,      \
-                          int y1)                                                            \
-  { lb_##name##_process_reference ((const T *) s, a, b, y0, y1); }
-
-WRAP (rotate, LbRotate)
-WRAP (pixelize, LbPixelize)
-WRAP (spread, LbSpread)
-
-/* formats the filters must support (GRAY8, GRAY16, RGB8, RGBA8), plus GRAYA8, RGB16, RGBA16 */
-static const struct { int channels, depth; } formats[] = {
-  { 1, 8 }, { 1, 16 }, { 3, 8 }, { 4, 8 }, { 2, 8 }, { 3, 16 }, { 4, 16 },
-};
+KB_WRAP (rotate, LbRotate)
+KB_WRAP (pixelize, LbPixelize)
+KB_WRAP (spread, LbSpread)
 
 /* ------------------------------------------------------------------------------------------ */
 /* Rotate */
@@ -84,13 +71,12 @@ test_rotate_formats (void)
   g_autoptr (GRand) rand = g_rand_new_with_seed (7);
   static const double angles[] = { 30.0, -12.5, 90.0, 180.0, 7.25, -135.0, 1e-3 };
 
-  for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+  for (gsize f = 0; f < G_N_ELEMENTS (kb_formats); f++)
     for (int iter = 0; iter < 8; iter++)
       {
         int w = g_rand_int_range (rand, 1, 60) | 1, h = g_rand_int_range (rand, 1, 50) | 1;
-        g_autoptr (LbKernelBuf) src = kb_new (w, h, formats[f].channels, formats[f].depth);
-        LbKernelRect sel = { g_rand_int_range (rand, -5, w), g_rand_int_range (rand, -5, h),
-                             g_rand_int_range (rand, 1, w + 5), g_rand_int_range (rand, 1, h + 5) };
+        g_autoptr (LbKernelBuf) src = kb_new (w, h, kb_formats[f].channels, kb_formats[f].depth);
+        LbKernelRect sel = kb_random_rect (rand, w, h, 5);
         LbRotateParams p = { .angle = angles[iter % G_N_ELEMENTS (angles)],
                              .clear = iter & 1,
                              .clear_color = { 12, 200, 77 } };
@@ -115,10 +101,9 @@ test_rotate_formats (void)
         n = kb_compare (ref, fast, &maxd);
         if (n)
           g_printerr ("# rotate %d×%d ch %d depth %d angle %g: fast differs in %" G_GSIZE_FORMAT
-                      " samples\n", w, h, formats[f].channels, formats[f].depth, p.angle, n);
+                      " samples\n", w, h, kb_formats[f].channels, kb_formats[f].depth, p.angle, n);
         g_assert_cmpint (maxd, <=, 1);
-        if (formats[f].channels == 2 || formats[f].channels == 4)
-          g_assert_true (kb_channel_equal (src, fast, formats[f].channels - 1));
+        kb_assert_alpha_kept (src, fast);
         if (p.angle == 0.0 || iter >= 4)
           {
             /* whole image, not a multiple of 360°: something must have changed */
@@ -312,13 +297,12 @@ test_pixelize_formats (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (11);
 
-  for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+  for (gsize f = 0; f < G_N_ELEMENTS (kb_formats); f++)
     for (int iter = 0; iter < 10; iter++)
       {
         int w = g_rand_int_range (rand, 1, 70) | 1, h = g_rand_int_range (rand, 1, 50) | 1;
-        g_autoptr (LbKernelBuf) src = kb_new (w, h, formats[f].channels, formats[f].depth);
-        LbKernelRect sel = { g_rand_int_range (rand, -3, w), g_rand_int_range (rand, -3, h),
-                             g_rand_int_range (rand, 1, w + 3), g_rand_int_range (rand, 1, h + 3) };
+        g_autoptr (LbKernelBuf) src = kb_new (w, h, kb_formats[f].channels, kb_formats[f].depth);
+        LbKernelRect sel = kb_random_rect (rand, w, h, 3);
         LbPixelizeParams p = { g_rand_int_range (rand, 1, 9), g_rand_int_range (rand, 1, 9),
                                iter & 1 };
         g_autoptr (GError) error = NULL;
@@ -335,8 +319,7 @@ test_pixelize_formats (void)
         fast_bands = kb_run_bands (pixelize_fast, st, src, rand);
         g_assert_cmpuint (kb_compare (ref, fast, NULL), ==, 0);
         g_assert_cmpuint (kb_compare (ref, fast_bands, NULL), ==, 0);
-        if (formats[f].channels == 2 || formats[f].channels == 4)
-          g_assert_true (kb_channel_equal (src, fast, formats[f].channels - 1));
+        kb_assert_alpha_kept (src, fast);
         lb_pixelize_free (st);
       }
 }
@@ -374,13 +357,12 @@ test_spread_formats (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (13);
 
-  for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+  for (gsize f = 0; f < G_N_ELEMENTS (kb_formats); f++)
     for (int iter = 0; iter < 12; iter++)
       {
         int w = g_rand_int_range (rand, 1, 70) | 1, h = g_rand_int_range (rand, 1, 50) | 1;
-        g_autoptr (LbKernelBuf) src = kb_new (w, h, formats[f].channels, formats[f].depth);
-        LbKernelRect sel = { g_rand_int_range (rand, -3, w), g_rand_int_range (rand, -3, h),
-                             g_rand_int_range (rand, 1, w + 3), g_rand_int_range (rand, 1, h + 3) };
+        g_autoptr (LbKernelBuf) src = kb_new (w, h, kb_formats[f].channels, kb_formats[f].depth);
+        LbKernelRect sel = kb_random_rect (rand, w, h, 3);
         LbSpreadParams p = { iter & 1, g_rand_int_range (rand, 0, 12), g_rand_int_range (rand, 0, 12),
                              g_rand_int (rand) };
         LbSpread *st;
@@ -394,8 +376,7 @@ test_spread_formats (void)
         ref = kb_run_whole (spread_ref, st, src);
         fast = kb_run_whole (spread_fast, st, src);
         g_assert_cmpuint (kb_compare (ref, fast, NULL), ==, 0);
-        if (formats[f].channels == 2 || formats[f].channels == 4)
-          g_assert_true (kb_channel_equal (src, fast, formats[f].channels - 1));
+        kb_assert_alpha_kept (src, fast);
         lb_spread_free (st);
       }
 }
@@ -476,13 +457,12 @@ test_spread_banded_formats (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (23);
 
-  for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+  for (gsize f = 0; f < G_N_ELEMENTS (kb_formats); f++)
     for (int iter = 0; iter < 24; iter++)
       {
         int w = g_rand_int_range (rand, 1, 90), h = g_rand_int_range (rand, 1, 120);
-        g_autoptr (LbKernelBuf) src = kb_new (w, h, formats[f].channels, formats[f].depth);
-        LbKernelRect sel = { g_rand_int_range (rand, -3, w), g_rand_int_range (rand, -3, h),
-                             g_rand_int_range (rand, 1, w + 3), g_rand_int_range (rand, 1, h + 3) };
+        g_autoptr (LbKernelBuf) src = kb_new (w, h, kb_formats[f].channels, kb_formats[f].depth);
+        LbKernelRect sel = kb_random_rect (rand, w, h, 3);
         LbSpreadParams p = { iter & 1, g_rand_int_range (rand, 0, 14), g_rand_int_range (rand, 0, 14),
                              g_rand_int (rand) };
         int band_rows = iter % 3 == 0 ? 0 : g_rand_int_range (rand, 1, 40);
@@ -498,12 +478,11 @@ test_spread_banded_formats (void)
         got = spread_banded (st, src, band_rows, rand);
         if (kb_compare (ref, got, NULL) != 0)
           g_printerr ("# banded spread %d×%d ch %d depth %d sel %d,%d %d×%d rect %d %d×%d seed %u band rows %d (%d bands)\n",
-                      w, h, formats[f].channels, formats[f].depth, sel.x, sel.y, sel.width,
+                      w, h, kb_formats[f].channels, kb_formats[f].depth, sel.x, sel.y, sel.width,
                       sel.height, p.rectangle, p.width, p.height, p.seed, band_rows,
                       lb_spread_get_n_bands (st));
         g_assert_cmpuint (kb_compare (ref, got, NULL), ==, 0);
-        if (formats[f].channels == 2 || formats[f].channels == 4)
-          g_assert_true (kb_channel_equal (src, got, formats[f].channels - 1));
+        kb_assert_alpha_kept (src, got);
         lb_spread_free (st);
       }
 }
@@ -576,29 +555,23 @@ test_bad_params (void)
   LbPixelizeParams ok = { 4, 4, FALSE };
   LbKernelBuf weird = *src;
 
-  g_assert_null (lb_pixelize_prepare (src, NULL, &pp, &error));
-  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
-  g_assert_null (lb_spread_prepare (src, NULL, &sp, &error));
-  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
-  g_assert_null (lb_rotate_prepare (src, NULL, &rp, &error));
-  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
-  g_assert_null (lb_rotate_prepare (src, NULL, &rc, &error));
-  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
-  g_assert_null (lb_pixelize_prepare (src, &bad, &ok, &error));
-  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  kb_assert_prepare_fails (lb_pixelize_prepare (src, NULL, &pp, &error), &error,
+                           LB_ERROR_INVALID_ARGUMENT);
+  kb_assert_prepare_fails (lb_spread_prepare (src, NULL, &sp, &error), &error,
+                           LB_ERROR_INVALID_ARGUMENT);
+  kb_assert_prepare_fails (lb_rotate_prepare (src, NULL, &rp, &error), &error,
+                           LB_ERROR_INVALID_ARGUMENT);
+  kb_assert_prepare_fails (lb_rotate_prepare (src, NULL, &rc, &error), &error,
+                           LB_ERROR_INVALID_ARGUMENT);
+  kb_assert_prepare_fails (lb_pixelize_prepare (src, &bad, &ok, &error), &error,
+                           LB_ERROR_INVALID_ARGUMENT);
   weird.depth = 12;
-  g_assert_null (lb_pixelize_prepare (&weird, NULL, &ok, &error));
-  g_assert_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED);
-  g_clear_error (&error);
+  kb_assert_prepare_fails (lb_pixelize_prepare (&weird, NULL, &ok, &error), &error,
+                           LB_ERROR_UNSUPPORTED);
   weird = *src;
   weird.stride = 5;
-  g_assert_null (lb_pixelize_prepare (&weird, NULL, &ok, &error));
-  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
+  kb_assert_prepare_fails (lb_pixelize_prepare (&weird, NULL, &ok, &error), &error,
+                           LB_ERROR_INVALID_ARGUMENT);
 }
 
 /* A selection entirely outside the image clips to nothing: prepare succeeds, nothing changes. */
