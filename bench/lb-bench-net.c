@@ -184,6 +184,32 @@ wait_for (Net *n, GAsyncResult **slot)
   return *slot;
 }
 
+/* Reads @stream to its end with @buffer-byte asynchronous reads into @buf (the way an
+ * application reads, one main-loop round trip per read), then closes it; @total gets the bytes
+ * read. */
+static gboolean
+read_to_end (Net *n, GInputStream *stream, gsize buffer, guint8 *buf, guint64 *total,
+             GError **error)
+{
+  GAsyncResult *res = NULL;
+
+  for (;;)
+    {
+      gssize k;
+
+      g_input_stream_read_async (stream, buf, buffer, G_PRIORITY_DEFAULT, NULL, got_result, &res);
+      k = g_input_stream_read_finish (stream, wait_for (n, &res), error);
+      g_clear_object (&res);
+      if (k < 0)
+        return FALSE;
+      if (k == 0)
+        break;
+      *total += (guint64) k;
+    }
+  g_input_stream_close (stream, NULL, NULL);
+  return TRUE;
+}
+
 /* Downloads @name, reading the stream with @buffer-byte reads. Returns the bytes read;
  * @etag (optional) gets the entry's ETag. */
 static gboolean
@@ -201,20 +227,8 @@ lb_download (Net *n, const char *name, gsize buffer, guint8 *buf, guint64 *got, 
   g_clear_object (&res);
   if (stream == NULL)
     return FALSE;
-  for (;;)
-    {
-      gssize k;
-
-      g_input_stream_read_async (stream, buf, buffer, G_PRIORITY_DEFAULT, NULL, got_result, &res);
-      k = g_input_stream_read_finish (stream, wait_for (n, &res), error);
-      g_clear_object (&res);
-      if (k < 0)
-        return FALSE;
-      if (k == 0)
-        break;
-      total += (guint64) k;
-    }
-  g_input_stream_close (stream, NULL, NULL);
+  if (!read_to_end (n, stream, buffer, buf, &total, error))
+    return FALSE;
   if (got != NULL)
     *got = total;
   if (etag != NULL)
@@ -279,20 +293,8 @@ soup_download (Net *n, guint64 size, gsize buffer, guint8 *buf, GError **error)
   g_clear_object (&res);
   if (stream == NULL || !soup_check (msg, error))
     return FALSE;
-  for (;;)
-    {
-      gssize k;
-
-      g_input_stream_read_async (stream, buf, buffer, G_PRIORITY_DEFAULT, NULL, got_result, &res);
-      k = g_input_stream_read_finish (stream, wait_for (n, &res), error);
-      g_clear_object (&res);
-      if (k < 0)
-        return FALSE;
-      if (k == 0)
-        break;
-      total += (guint64) k;
-    }
-  g_input_stream_close (stream, NULL, NULL);
+  if (!read_to_end (n, stream, buffer, buf, &total, error))
+    return FALSE;
   if (total != size)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "minimal libsoup server: %" G_GUINT64_FORMAT
