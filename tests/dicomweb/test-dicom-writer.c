@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "dicom-test-util.h"
 #include "lb-dicom-dataset.h"
 #include "lb-dicom-frame.h"
 #include "lb-dicom-writer.h"
@@ -17,25 +18,6 @@ have_program (const char *name)
   g_autofree char *path = g_find_program_in_path (name);
 
   return path != NULL;
-}
-
-static char *
-data_path (const char *name)
-{
-  return g_build_filename (g_getenv ("LB_TEST_DATA"), "dicomweb", name, NULL);
-}
-
-static GBytes *
-load_data (const char *name)
-{
-  g_autofree char *path = data_path (name);
-  g_autoptr(GError) error = NULL;
-  char *contents = NULL;
-  gsize len = 0;
-
-  g_file_get_contents (path, &contents, &len, &error);
-  g_assert_no_error (error);
-  return g_bytes_new_take (contents, len);
 }
 
 static LbDicomDataset *
@@ -129,30 +111,6 @@ decode_ct_small (LbDicomDataset **out_md)
   g_assert_no_error (error);
   *out_md = g_steal_pointer (&md);
   return img;
-}
-
-static char *
-pixel_sha256 (LbImage *img)
-{
-  g_autoptr(GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
-
-  /* Little-endian samples, rows packed: the layout numpy's tobytes() gives for '<i2'/'<u2'. */
-  for (guint y = 0; y < lb_image_get_height (img); y++)
-    {
-      const guint8 *row = lb_image_get_row (img, y);
-      gsize n = lb_image_get_row_size (img);
-
-      if (lb_sample_format_get_sample_size (lb_image_get_format (img)) == 2)
-        for (gsize i = 0; i < n / 2; i++)
-          {
-            guint16 v = GUINT16_TO_LE (((const guint16 *) row)[i]);
-
-            g_checksum_update (sum, (const guint8 *) &v, 2);
-          }
-      else
-        g_checksum_update (sum, row, n);
-    }
-  return g_strdup (g_checksum_get_string (sum));
 }
 
 static void

@@ -5,6 +5,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "dicom-test-util.h"
 #include "lb-dicom-dataset.h"
 #include "lb-dicom-frame.h"
 #include "lb-dicom-multipart.h"
@@ -137,29 +138,6 @@ instance_uri_for (const char *group)
   g_autofree char *in = exp_str (group, "SOPInstanceUID");
 
   return g_strdup_printf ("%s/studies/%s/series/%s/instances/%s", store_url, st, se, in);
-}
-
-static char *
-pixel_sha256 (LbImage *img)
-{
-  g_autoptr(GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
-
-  for (guint y = 0; y < lb_image_get_height (img); y++)
-    {
-      const guint8 *row = lb_image_get_row (img, y);
-      gsize n = lb_image_get_row_size (img);
-
-      if (lb_sample_format_get_sample_size (lb_image_get_format (img)) == 2)
-        for (gsize i = 0; i < n / 2; i++)
-          {
-            guint16 v = GUINT16_TO_LE (((const guint16 *) row)[i]);
-
-            g_checksum_update (sum, (const guint8 *) &v, 2);
-          }
-      else
-        g_checksum_update (sum, row, n);
-    }
-  return g_strdup (g_checksum_get_string (sum));
 }
 
 static LbImage *
