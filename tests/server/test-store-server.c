@@ -20,6 +20,7 @@
 #include "lb-store-auth.h"
 #include "lb-store-server.h"
 #include "lb-store.h"
+#include "store-test-tls.h"
 #include "store-test-util.h"
 
 /* A declarative filter in the engine's format (plugins/README.md §4). */
@@ -1590,11 +1591,9 @@ test_tls (void)
   g_autofree char *key = g_build_filename (s->base, "key.pem", NULL);
   g_autofree char *openssl = g_find_program_in_path ("openssl");
   g_autoptr(GTlsCertificate) tls = NULL;
-  g_autoptr(GTlsDatabase) db = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) data = store_test_bytes (5000, 17);
   g_autofree char *url = NULL;
-  int status = 0;
 
   if (openssl == NULL)
     {
@@ -1606,15 +1605,7 @@ test_tls (void)
       g_test_skip ("no GIO TLS backend (glib-networking not installed)");
       return;
     }
-  {
-    const char *argv[] = { openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                           "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-                           "-keyout", key, "-out", cert, NULL };
-    g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
-                  NULL, NULL, NULL, NULL, &status, &error);
-    g_assert_no_error (error);
-    g_assert_true (g_spawn_check_wait_status (status, NULL));
-  }
+  store_make_self_signed (openssl, key, cert);
   tls = g_tls_certificate_new_from_files (cert, key, &error);
   g_assert_no_error (error);
   lb_store_server_set_tls_certificate (s->server, tls);
@@ -1623,29 +1614,13 @@ test_tls (void)
   g_assert_true (g_str_has_prefix (s->url, "https://127.0.0.1:"));
 
   url = g_strconcat (s->url, "secure.bin", NULL);
-  /* Not trusted: the handshake fails. */
   {
-    g_autoptr(SoupMessage) msg = soup_message_new ("GET", url);
-    g_autoptr(GBytes) body = soup_session_send_and_read (s->session, msg, NULL, &error);
-    g_assert_null (body);
-    g_assert_error (error, G_TLS_ERROR, G_TLS_ERROR_BAD_CERTIFICATE);
-    g_clear_error (&error);
-  }
-  /* Trusted explicitly: served over TLS. */
-  db = g_tls_file_database_new (cert, &error);
-  g_assert_no_error (error);
-  {
-    g_autoptr(SoupSession) trusting = soup_session_new_with_options ("tls-database", db,
-                                                                     "proxy-resolver", NULL, NULL);
-    g_autoptr(SoupMessage) msg = soup_message_new ("GET", url);
-    g_autoptr(GBytes) body = soup_session_send_and_read (trusting, msg, NULL, &error);
+    /* Served over TLS to a client that trusts the certificate, refused to others. */
+    g_autoptr(SoupSession) trusting = store_check_https_get (url, cert, data);
     g_autoptr(SoupMessage) put = NULL;
     g_autoptr(GBytes) pbody = NULL;
     g_autofree char *purl = g_strconcat (s->url, "up.bin", NULL);
 
-    g_assert_no_error (error);
-    g_assert_cmpuint (soup_message_get_status (msg), ==, 200);
-    g_assert_true (g_bytes_equal (body, data));
     put = soup_message_new ("PUT", purl);
     soup_message_set_request_body_from_bytes (put, NULL, data);
     pbody = soup_session_send_and_read (trusting, put, NULL, &error);
