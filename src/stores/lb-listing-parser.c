@@ -769,6 +769,17 @@ silent_structured_error (void *user_data, xmlErrorPtr error)
 {
 }
 
+/* Zeroes @sax (no comment, processing-instruction or entity handling: nothing the caller does
+ * not set) and silences its warnings and errors; the caller sets the callbacks it wants. */
+static void
+sax_init_silent (xmlSAXHandler *sax)
+{
+  memset (sax, 0, sizeof *sax);
+  sax->warning = silent_error;
+  sax->error = silent_error;
+  sax->fatalError = silent_error;
+}
+
 LbListingParser *
 lb_listing_parser_new (LbListingFormat format, const LbListingContext *ctx)
 {
@@ -793,23 +804,17 @@ lb_listing_parser_new (LbListingFormat format, const LbListingContext *ctx)
     case LB_LISTING_HTML:
       /* only our callbacks: libxml2's defaults would build a tree (and expect the parser
        * context as their user data) */
-      memset (&p->sax, 0, sizeof p->sax);
+      sax_init_silent (&p->sax);
       p->sax.startElement = html_start;
       p->sax.endElement = html_end;
       p->sax.characters = html_characters;
       p->sax.ignorableWhitespace = html_characters;
-      p->sax.cdataBlock = NULL;
-      p->sax.comment = NULL;
-      p->sax.processingInstruction = NULL;
-      p->sax.warning = silent_error;
-      p->sax.error = silent_error;
-      p->sax.fatalError = silent_error;
       p->xml = htmlCreatePushParserCtxt (&p->sax, p, NULL, 0, p->base_uri, XML_CHAR_ENCODING_UTF8);
       htmlCtxtUseOptions (p->xml, HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING
                                   | HTML_PARSE_NONET | HTML_PARSE_NOBLANKS);
       break;
     case LB_LISTING_MULTISTATUS:
-      memset (&p->sax, 0, sizeof p->sax);
+      sax_init_silent (&p->sax);
       p->sax.initialized = XML_SAX2_MAGIC;
       p->sax.startElementNs = dav_start;
       p->sax.endElementNs = dav_end;
@@ -819,11 +824,6 @@ lb_listing_parser_new (LbListingFormat format, const LbListingContext *ctx)
       p->sax.reference = NULL;       /* entity references are not expanded into text */
       p->sax.externalSubset = NULL;  /* no external DTD */
       p->sax.resolveEntity = NULL;
-      p->sax.comment = NULL;
-      p->sax.processingInstruction = NULL;
-      p->sax.warning = silent_error;
-      p->sax.error = silent_error;
-      p->sax.fatalError = silent_error;
       p->sax.serror = silent_structured_error;
       p->xml = xmlCreatePushParserCtxt (&p->sax, p, NULL, 0, p->base_uri);
       /* no entity substitution, no DTD loading, no network: hostile XML stays inert */
