@@ -47,6 +47,21 @@ void         kb_assert_prepare_fails (gconstpointer  state,
                                       GError       **error,
                                       int            code);
 
+/* Each element of the array @bad makes @prepare (@src, NULL, &bad[i], &error) fail with
+ * LB_ERROR_INVALID_ARGUMENT. */
+#define KB_ASSERT_ALL_INVALID(prepare, src, bad)                                             \
+  G_STMT_START                                                                               \
+  {                                                                                          \
+    for (gsize kb_i = 0; kb_i < G_N_ELEMENTS (bad); kb_i++)                                  \
+      {                                                                                      \
+        GError *kb_error = NULL;                                                             \
+                                                                                             \
+        kb_assert_prepare_fails (prepare ((src), NULL, &(bad)[kb_i], &kb_error), &kb_error,  \
+                                 LB_ERROR_INVALID_ARGUMENT);                                 \
+      }                                                                                      \
+  }                                                                                          \
+  G_STMT_END
+
 /* The sample formats the format loops cover: those the filters must support (GRAY8, GRAY16,
  * RGB8, RGBA8), plus GRAYA8, RGB16, RGBA16. */
 typedef struct {

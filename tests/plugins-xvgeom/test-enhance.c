@@ -234,7 +234,6 @@ test_unsharp_formats (void)
       {
         int w = g_rand_int_range (rand, 1, 60) | 1, h = g_rand_int_range (rand, 1, 45) | 1;
         g_autoptr (LbKernelBuf) src = kb_new (w, h, kb_formats[f].channels, kb_formats[f].depth);
-        LbKernelRect sel;
         LbUnsharpParams p = { g_rand_double_range (rand, 0.3, 6.0),
                               g_rand_double_range (rand, 0.0, 3.0),
                               iter % 3 == 0 ? 0.0 : g_rand_double_range (rand, 0.0, 40.0) };
@@ -247,7 +246,8 @@ test_unsharp_formats (void)
         int maxv = kb_formats[f].depth == 16 ? 65535 : 255;
         double scale = kb_formats[f].depth == 16 ? 257.0 : 1.0;
 
-        sel = kb_random_rect (rand, w, h, 3);
+        /* unsharp runs on the whole image; the selection is drawn for the seeded sequence */
+        (void) kb_random_rect (rand, w, h, 3);
         kb_fill_random (src, rand, iter % 3);
         st = lb_unsharp_prepare (src, NULL, &p, &error);
         g_assert_no_error (error);
@@ -289,25 +289,13 @@ static void
 test_bad_params (void)
 {
   g_autoptr (LbKernelBuf) src = kb_new (10, 10, 3, 8);
-  g_autoptr (GError) error = NULL;
-  LbGaussianParams g0 = { 0.0 }, gbig = { 1e9 }, gnan = { NAN };
-  LbMedianParams m = { -1 }, mbig = { LB_MEDIAN_RADIUS_MAX + 1 };
-  LbUnsharpParams u = { 2, -1, 0 }, ut = { 2, 1, 300 };
+  const LbGaussianParams gaussian_bad[] = { { 0.0 }, { 1e9 }, { NAN } };
+  const LbMedianParams median_bad[] = { { -1 }, { LB_MEDIAN_RADIUS_MAX + 1 } };
+  const LbUnsharpParams unsharp_bad[] = { { 2, -1, 0 }, { 2, 1, 300 } };
 
-  kb_assert_prepare_fails (lb_gaussian_prepare (src, NULL, &g0, &error), &error,
-                           LB_ERROR_INVALID_ARGUMENT);
-  kb_assert_prepare_fails (lb_gaussian_prepare (src, NULL, &gbig, &error), &error,
-                           LB_ERROR_INVALID_ARGUMENT);
-  kb_assert_prepare_fails (lb_gaussian_prepare (src, NULL, &gnan, &error), &error,
-                           LB_ERROR_INVALID_ARGUMENT);
-  kb_assert_prepare_fails (lb_median_prepare (src, NULL, &m, &error), &error,
-                           LB_ERROR_INVALID_ARGUMENT);
-  kb_assert_prepare_fails (lb_median_prepare (src, NULL, &mbig, &error), &error,
-                           LB_ERROR_INVALID_ARGUMENT);
-  kb_assert_prepare_fails (lb_unsharp_prepare (src, NULL, &u, &error), &error,
-                           LB_ERROR_INVALID_ARGUMENT);
-  kb_assert_prepare_fails (lb_unsharp_prepare (src, NULL, &ut, &error), &error,
-                           LB_ERROR_INVALID_ARGUMENT);
+  KB_ASSERT_ALL_INVALID (lb_gaussian_prepare, src, gaussian_bad);
+  KB_ASSERT_ALL_INVALID (lb_median_prepare, src, median_bad);
+  KB_ASSERT_ALL_INVALID (lb_unsharp_prepare, src, unsharp_bad);
 }
 
 int

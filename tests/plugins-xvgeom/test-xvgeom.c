@@ -547,22 +547,19 @@ test_bad_params (void)
 {
   g_autoptr (LbKernelBuf) src = kb_new (10, 10, 3, 8);
   g_autoptr (GError) error = NULL;
-  LbPixelizeParams pp = { 0, 4, FALSE };
-  LbSpreadParams sp = { TRUE, -1, 2, 1 };
-  LbRotateParams rp = { .angle = 1.0 / 0.0 };
-  LbRotateParams rc = { .angle = 10, .clear = TRUE, .clear_color = { 256, 0, 0 } };
+  const LbPixelizeParams pixelize_bad[] = { { 0, 4, FALSE } };
+  const LbSpreadParams spread_bad[] = { { TRUE, -1, 2, 1 } };
+  const LbRotateParams rotate_bad[] = {
+    { .angle = 1.0 / 0.0 },
+    { .angle = 10, .clear = TRUE, .clear_color = { 256, 0, 0 } },
+  };
   LbKernelRect bad = { 0, 0, -4, 3 };
   LbPixelizeParams ok = { 4, 4, FALSE };
   LbKernelBuf weird = *src;
 
-  kb_assert_prepare_fails (lb_pixelize_prepare (src, NULL, &pp, &error), &error,
-                           LB_ERROR_INVALID_ARGUMENT);
-  kb_assert_prepare_fails (lb_spread_prepare (src, NULL, &sp, &error), &error,
-                           LB_ERROR_INVALID_ARGUMENT);
-  kb_assert_prepare_fails (lb_rotate_prepare (src, NULL, &rp, &error), &error,
-                           LB_ERROR_INVALID_ARGUMENT);
-  kb_assert_prepare_fails (lb_rotate_prepare (src, NULL, &rc, &error), &error,
-                           LB_ERROR_INVALID_ARGUMENT);
+  KB_ASSERT_ALL_INVALID (lb_pixelize_prepare, src, pixelize_bad);
+  KB_ASSERT_ALL_INVALID (lb_spread_prepare, src, spread_bad);
+  KB_ASSERT_ALL_INVALID (lb_rotate_prepare, src, rotate_bad);
   kb_assert_prepare_fails (lb_pixelize_prepare (src, &bad, &ok, &error), &error,
                            LB_ERROR_INVALID_ARGUMENT);
   weird.depth = 12;
