@@ -20,31 +20,50 @@ store_die_with_parent (gpointer data)
   prctl (PR_SET_PDEATHSIG, SIGKILL);
 }
 
-/* Starts $LB_BUILD_ROOT/src/server/lightbox-store serving @root and waits for the address it
- * prints ("Serving … at URL"). */
+/* Spawns @argv (a lightbox-store command line) through @launcher, never outliving the test,
+ * and waits for the address it prints ("Serving … at URL"): @proc and @url (with a trailing
+ * slash) get them. */
 static inline void
-store_start (Store      *s,
-             const char *root)
+store_spawn (GSubprocessLauncher *launcher,
+             const char *const   *argv,
+             GSubprocess        **proc,
+             char               **url)
 {
-  g_autofree char *bin = g_build_filename (g_getenv ("LB_BUILD_ROOT"), "src", "server",
-                                           "lightbox-store", NULL);
-  g_autoptr (GSubprocessLauncher) launcher = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (GDataInputStream) out = NULL;
   g_autofree char *line = NULL;
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
   /* If the test dies (a timeout, a failed assertion), the server must not outlive it. */
   g_subprocess_launcher_set_child_setup (launcher, store_die_with_parent, NULL, NULL);
-  s->proc = g_subprocess_launcher_spawn (launcher, &error, bin, "--port", "0", root, NULL);
+  *proc = g_subprocess_launcher_spawnv (launcher, argv, &error);
   g_assert_no_error (error);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (s->proc));
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (*proc));
   line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (line);
   g_assert_true (g_str_has_prefix (line, "Serving "));
-  s->url = g_strdup_printf ("%s%s", strrchr (line, ' ') + 1,
-                            g_str_has_suffix (line, "/") ? "" : "/");
+  *url = g_strdup_printf ("%s%s", strrchr (line, ' ') + 1,
+                          g_str_has_suffix (line, "/") ? "" : "/");
+}
+
+/* The lightbox-store built with the tests. */
+static inline char *
+store_exe (void)
+{
+  return g_build_filename (g_getenv ("LB_BUILD_ROOT"), "src", "server", "lightbox-store", NULL);
+}
+
+/* Starts lightbox-store serving @root on a free port of 127.0.0.1. */
+static inline void
+store_start (Store      *s,
+             const char *root)
+{
+  g_autofree char *bin = store_exe ();
+  const char *argv[] = { bin, "--port", "0", root, NULL };
+  g_autoptr (GSubprocessLauncher) launcher = NULL;
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  store_spawn (launcher, argv, &s->proc, &s->url);
   g_assert_true (g_str_has_prefix (s->url, "http://127.0.0.1:"));
 }
 
