@@ -4,7 +4,7 @@
 /* Helpers shared by the DICOMweb tests: reference data from tests/data/dicomweb and the
  * pixel checksum the expected values (make-fixtures.py, expected-values.py) are given in. */
 
-#include <glib.h>
+#include <gio/gio.h>
 
 #include "lb-image.h"
 
@@ -22,13 +22,12 @@ static inline GBytes *
 load_data (const char *name)
 {
   g_autofree char *path = data_path (name);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GError) error = NULL;
-  char *contents = NULL;
-  gsize len = 0;
+  GBytes *bytes = g_file_load_bytes (file, NULL, NULL, &error);
 
-  g_file_get_contents (path, &contents, &len, &error);
   g_assert_no_error (error);
-  return g_bytes_new_take (contents, len);
+  return bytes;
 }
 
 /* SHA-256 of the samples as little-endian values in packed rows: the layout numpy's tobytes()
