@@ -232,23 +232,7 @@ wait_for (gboolean (*cond) (gpointer),
   return TRUE;
 }
 
-static void
-rm_tree (const char *path)
-{
-  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (path, name, NULL);
-
-      if (g_file_test (p, G_FILE_TEST_IS_DIR) && !g_file_test (p, G_FILE_TEST_IS_SYMLINK))
-        rm_tree (p);
-      else
-        g_unlink (p);
-    }
-  g_rmdir (path);
-}
+static void rm_tree (const char *path);
 
 static void
 bench_first_pixels (LbWindow *win,
@@ -637,6 +621,24 @@ resp_print (const char *what,
            median (r->input), pct (r->input, 0.99), arr_max (r->input), r->input->len);
   g_print ("     main loop, 5 ms timer late by: median %5.2f  p99 %7.1f  max %7.1f ms\n",
            median (r->loop_late), pct (r->loop_late, 0.99), arr_max (r->loop_late));
+}
+
+static void
+rm_tree (const char *path)
+{
+  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (path, name, NULL);
+
+      if (g_file_test (p, G_FILE_TEST_IS_DIR) && !g_file_test (p, G_FILE_TEST_IS_SYMLINK))
+        rm_tree (p);
+      else
+        g_unlink (p);
+    }
+  g_rmdir (path);
 }
 
 static gboolean
