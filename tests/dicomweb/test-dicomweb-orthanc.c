@@ -52,6 +52,21 @@ wait_result (GAsyncResult **slot)
   return *slot;
 }
 
+/* lb_store_write_bytes_async() (no ETag) run to its end. */
+static LbStoreEntry *
+write_bytes (LbStore *store, const char *uri, GBytes *bytes, const char *content_type,
+             LbStoreWriteMode mode, GError **error)
+{
+  GAsyncResult *res = NULL;
+  LbStoreEntry *entry;
+
+  lb_store_write_bytes_async (store, uri, bytes, content_type, mode, NULL, NULL, NULL, NULL,
+                              on_done, &res);
+  entry = lb_store_write_finish (store, wait_result (&res), error);
+  g_object_unref (res);
+  return entry;
+}
+
 static LbStore *
 open_store (void)
 {
@@ -755,19 +770,13 @@ test_write_refusals (void)
   g_assert_no_error (error);
 
   /* replacing is never possible */
-  lb_store_write_bytes_async (store, src_uri, png, "image/png", LB_STORE_WRITE_REPLACE, NULL,
-                              NULL, NULL, NULL, on_done, &res);
-  e = lb_store_write_finish (store, wait_result (&res), &error);
-  g_clear_object (&res);
+  e = write_bytes (store, src_uri, png, "image/png", LB_STORE_WRITE_REPLACE, &error);
   g_assert_null (e);
   g_assert_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED);
   g_clear_error (&error);
 
   /* into another study than the source's */
-  lb_store_write_bytes_async (store, other_study, png, "image/png", LB_STORE_WRITE_CREATE, NULL,
-                              NULL, NULL, NULL, on_done, &res);
-  e = lb_store_write_finish (store, wait_result (&res), &error);
-  g_clear_object (&res);
+  e = write_bytes (store, other_study, png, "image/png", LB_STORE_WRITE_CREATE, &error);
   g_assert_null (e);
   g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
@@ -780,10 +789,7 @@ test_write_refusals (void)
   }
   plain_png = lb_png_save_to_bytes (plain, &error);
   g_assert_no_error (error);
-  lb_store_write_bytes_async (store, other_study, plain_png, "image/png", LB_STORE_WRITE_CREATE,
-                              NULL, NULL, NULL, NULL, on_done, &res);
-  e = lb_store_write_finish (store, wait_result (&res), &error);
-  g_clear_object (&res);
+  e = write_bytes (store, other_study, plain_png, "image/png", LB_STORE_WRITE_CREATE, &error);
   g_assert_null (e);
   g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
@@ -814,7 +820,6 @@ test_write_raw_dicom (void)
   g_autoptr(GBytes) file = NULL, file2 = NULL;
   g_autoptr(LbStoreEntry) entry = NULL, stat = NULL;
   g_autoptr(LbImage) back = NULL;
-  GAsyncResult *res = NULL;
   LbStoreEntry *again;
 
   g_assert_no_error (error);
@@ -823,10 +828,7 @@ test_write_raw_dicom (void)
   file = lb_dicom_write_part10 (sc, &error);
   g_assert_no_error (error);
 
-  lb_store_write_bytes_async (store, target, file, "application/dicom", LB_STORE_WRITE_CREATE,
-                              NULL, NULL, NULL, NULL, on_done, &res);
-  entry = lb_store_write_finish (store, wait_result (&res), &error);
-  g_clear_object (&res);
+  entry = write_bytes (store, target, file, "application/dicom", LB_STORE_WRITE_CREATE, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (lb_store_entry_get_attribute (entry, "SOPInstanceUID"), ==,
                    lb_dicom_dataset_get_string (sc, LB_TAG_SOP_INSTANCE_UID, 0));
@@ -839,10 +841,7 @@ test_write_raw_dicom (void)
   g_assert_true (lb_image_equal_pixels (back, src));
 
   /* the same instance again: CREATE never replaces */
-  lb_store_write_bytes_async (store, target, file, "application/dicom", LB_STORE_WRITE_CREATE,
-                              NULL, NULL, NULL, NULL, on_done, &res);
-  again = lb_store_write_finish (store, wait_result (&res), &error);
-  g_clear_object (&res);
+  again = write_bytes (store, target, file, "application/dicom", LB_STORE_WRITE_CREATE, &error);
   g_assert_null (again);
   g_assert_error (error, LB_ERROR, LB_ERROR_CONFLICT);
   g_clear_error (&error);
@@ -852,10 +851,7 @@ test_write_raw_dicom (void)
   g_assert_no_error (error);
   file2 = lb_dicom_write_part10 (sc2, &error);
   g_assert_no_error (error);
-  lb_store_write_bytes_async (store, wrong, file2, "application/dicom", LB_STORE_WRITE_CREATE,
-                              NULL, NULL, NULL, NULL, on_done, &res);
-  again = lb_store_write_finish (store, wait_result (&res), &error);
-  g_clear_object (&res);
+  again = write_bytes (store, wrong, file2, "application/dicom", LB_STORE_WRITE_CREATE, &error);
   g_test_message ("wrong study: %s", error ? error->message : "(accepted)");
   g_assert_null (again);
   g_assert_nonnull (error);
@@ -879,7 +875,6 @@ test_empty_patient (void)
   g_autoptr(GPtrArray) patients = NULL, studies = NULL, series = NULL;
   g_autofree char *study = lb_dicom_generate_uid ();
   g_autofree char *target = g_strdup_printf ("%s/studies/%s/anon.dcm", store_url, study);
-  GAsyncResult *res = NULL;
   LbStoreEntry *p, *s;
 
   g_assert_no_error (error);
@@ -888,10 +883,7 @@ test_empty_patient (void)
   g_assert_no_error (error);
   file = lb_dicom_write_part10 (sc, &error);
   g_assert_no_error (error);
-  lb_store_write_bytes_async (store, target, file, "application/dicom", LB_STORE_WRITE_CREATE,
-                              NULL, NULL, NULL, NULL, on_done, &res);
-  entry = lb_store_write_finish (store, wait_result (&res), &error);
-  g_clear_object (&res);
+  entry = write_bytes (store, target, file, "application/dicom", LB_STORE_WRITE_CREATE, &error);
   g_assert_no_error (error);
 
   patients = lb_store_list_sync (store, NULL, NULL, &error);
