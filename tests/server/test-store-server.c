@@ -63,6 +63,26 @@ reply_free (Reply *r)
 }
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Reply, reply_free)
 
+/* A raw connection to the server on 127.0.0.1:@port (never through a proxy); @in (optional)
+ * reads lines ending in CR LF from it. */
+static GSocketConnection *
+raw_connect (guint16 port, GDataInputStream **in)
+{
+  g_autoptr(GSocketClient) client = g_socket_client_new ();
+  g_autoptr(GError) error = NULL;
+  GSocketConnection *conn;
+
+  g_socket_client_set_enable_proxy (client, FALSE);
+  conn = g_socket_client_connect_to_host (client, "127.0.0.1", port, NULL, &error);
+  g_assert_no_error (error);
+  if (in != NULL)
+    {
+      *in = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (conn)));
+      g_data_input_stream_set_newline_type (*in, G_DATA_STREAM_NEWLINE_TYPE_CR_LF);
+    }
+  return conn;
+}
+
 static void
 write_file (const char *path, const char *text)
 {
@@ -70,6 +90,22 @@ write_file (const char *path, const char *text)
 
   g_file_set_contents (path, text, -1, &error);
   g_assert_no_error (error);
+}
+
+/* The server for s->root and what the test thread talks to it with; store_run() starts it. */
+static void
+store_init_server (Store *s)
+{
+  g_autoptr(GError) error = NULL;
+
+  s->server = lb_store_server_new (s->root, &error);
+  g_assert_no_error (error);
+  g_mutex_init (&s->lock);
+  g_cond_init (&s->cond);
+  s->ctx = g_main_context_new ();
+  s->loop = g_main_loop_new (s->ctx, FALSE);
+  /* Loopback only: never through a proxy the environment might name. */
+  s->session = soup_session_new_with_options ("proxy-resolver", NULL, NULL);
 }
 
 static Store *
@@ -89,14 +125,7 @@ store_new (void)
   write_file (secret, "TOP-SECRET-OUTSIDE-THE-ROOT");
   filters = g_build_filename (s->root, ".lightbox", "filters", NULL);
   g_assert_cmpint (g_mkdir_with_parents (filters, 0755), ==, 0);
-  s->server = lb_store_server_new (s->root, &error);
-  g_assert_no_error (error);
-  g_mutex_init (&s->lock);
-  g_cond_init (&s->cond);
-  s->ctx = g_main_context_new ();
-  s->loop = g_main_loop_new (s->ctx, FALSE);
-  /* Loopback only: never through a proxy the environment might name. */
-  s->session = soup_session_new_with_options ("proxy-resolver", NULL, NULL);
+  store_init_server (s);
   return s;
 }
 
@@ -509,7 +538,6 @@ test_put_aborted (void)
   g_autoptr(Store) s = store_new ();
   g_autoptr(GBytes) old = store_test_bytes (5000, 21);
   g_autoptr(GBytes) part = store_test_bytes (40000, 22);
-  g_autoptr(GSocketClient) client = g_socket_client_new ();
   g_autoptr(GSocketConnection) conn = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *head = NULL;
@@ -520,9 +548,7 @@ test_put_aborted (void)
   store_run (s);
   head = g_strdup_printf ("PUT /victim.bin HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Length: 100000\r\n\r\n",
                           (guint) s->port);
-  g_socket_client_set_enable_proxy (client, FALSE);
-  conn = g_socket_client_connect_to_host (client, "127.0.0.1", s->port, NULL, &error);
-  g_assert_no_error (error);
+  conn = raw_connect (s->port, NULL);
   g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (conn)), head, strlen (head),
                              NULL, NULL, &error);
   g_assert_no_error (error);
@@ -610,18 +636,11 @@ test_keepalive_close (void)
         before = count_open_fds ();
       for (guint i = 0; i < (round == 0 ? 5u : 100u); i++)
         {
-          g_autoptr(GSocketClient) client = g_socket_client_new ();
-          g_autoptr(GSocketConnection) conn = NULL;
           g_autoptr(GDataInputStream) in = NULL;
+          g_autoptr(GSocketConnection) conn = raw_connect (s->port, &in);
           g_autoptr(GError) error = NULL;
-          GOutputStream *out;
+          GOutputStream *out = g_io_stream_get_output_stream (G_IO_STREAM (conn));
 
-          g_socket_client_set_enable_proxy (client, FALSE);
-          conn = g_socket_client_connect_to_host (client, "127.0.0.1", s->port, NULL, &error);
-          g_assert_no_error (error);
-          out = g_io_stream_get_output_stream (G_IO_STREAM (conn));
-          in = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (conn)));
-          g_data_input_stream_set_newline_type (in, G_DATA_STREAM_NEWLINE_TYPE_CR_LF);
           /* Two requests on the same connection: keep-alive still works. */
           for (guint k = 0; k < 2; k++)
             {
@@ -657,7 +676,6 @@ test_keepalive_204 (void)
   g_autoptr(Store) s = store_new ();
   g_autoptr(GBytes) v1 = store_test_bytes (700, 41);
   g_autoptr(GBytes) v2 = store_test_bytes (900, 42);
-  g_autoptr(GSocketClient) client = g_socket_client_new ();
   g_autoptr(GSocketConnection) conn = NULL;
   g_autoptr(GDataInputStream) in = NULL;
   g_autoptr(GError) error = NULL;
@@ -665,12 +683,8 @@ test_keepalive_204 (void)
   static const guint expected[] = { 201, 204, 200, 204, 404 };
 
   store_run (s);
-  g_socket_client_set_enable_proxy (client, FALSE);
-  conn = g_socket_client_connect_to_host (client, "127.0.0.1", s->port, NULL, &error);
-  g_assert_no_error (error);
+  conn = raw_connect (s->port, &in);
   out = g_io_stream_get_output_stream (G_IO_STREAM (conn));
-  in = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (conn)));
-  g_data_input_stream_set_newline_type (in, G_DATA_STREAM_NEWLINE_TYPE_CR_LF);
   for (guint step = 0; step < G_N_ELEMENTS (expected); step++)
     {
       GBytes *put = step == 0 ? v1 : step == 1 ? v2 : NULL;
@@ -702,20 +716,14 @@ test_keepalive_204 (void)
 static GSocketConnection *
 connect_and_get (Store *s, GDataInputStream **in_out)
 {
-  g_autoptr(GSocketClient) client = g_socket_client_new ();
   g_autofree char *req = g_strdup_printf ("GET /idle.bin HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n",
                                           (guint) s->port);
   g_autoptr(GBytes) body = NULL;
   g_autoptr(GError) error = NULL;
-  GSocketConnection *conn;
+  GSocketConnection *conn = raw_connect (s->port, in_out);
 
-  g_socket_client_set_enable_proxy (client, FALSE);
-  conn = g_socket_client_connect_to_host (client, "127.0.0.1", s->port, NULL, &error);
-  g_assert_no_error (error);
   /* A guard against a hang only (a broken server never answers), not a speed threshold. */
   g_socket_set_timeout (g_socket_connection_get_socket (conn), 60);
-  *in_out = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (conn)));
-  g_data_input_stream_set_newline_type (*in_out, G_DATA_STREAM_NEWLINE_TYPE_CR_LF);
   g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (conn)), req, strlen (req),
                              NULL, NULL, &error);
   g_assert_no_error (error);
@@ -1675,14 +1683,7 @@ test_disk_full (void)
     s->base = store_make_tmpdir ("full-store");
     s->root = g_strdup (mnt);
     s->outside = g_strdup (base);
-    s->server = lb_store_server_new (mnt, &error);
-    g_assert_no_error (error);
-    g_mutex_init (&s->lock);
-    g_cond_init (&s->cond);
-    s->ctx = g_main_context_new ();
-    s->loop = g_main_loop_new (s->ctx, FALSE);
-    /* Loopback only: never through a proxy the environment might name. */
-  s->session = soup_session_new_with_options ("proxy-resolver", NULL, NULL);
+    store_init_server (s);
     store_run (s);
 
     g_assert_cmpuint (status_of (s, "PUT", "/old.bin", big, NULL), ==, 507);
