@@ -100,21 +100,6 @@ task_store (GTask *task)
 
 /* ---- URIs --------------------------------------------------------------------------------- */
 
-static char *
-decoded_path_checked (const char *path)
-{
-  g_autofree char *decoded = g_uri_unescape_string (path, NULL);
-  g_auto(GStrv) segments = NULL;
-
-  if (decoded == NULL)
-    return NULL;
-  segments = g_strsplit (decoded, "/", -1);
-  for (guint i = 0; segments[i] != NULL; i++)
-    if (g_str_equal (segments[i], ".") || g_str_equal (segments[i], ".."))
-      return NULL;
-  return g_steal_pointer (&decoded);
-}
-
 /* NULL → root; otherwise @uri must be on the store's origin and at or below its root. */
 static char *
 resolve_in_store (LbHttpStore *self, const char *uri, gboolean container, GError **error)
@@ -130,14 +115,10 @@ resolve_in_store (LbHttpStore *self, const char *uri, gboolean container, GError
     return g_strdup (self->root);
   parsed = g_uri_parse (uri, G_URI_FLAGS_ENCODED, NULL);
   root = g_uri_parse (self->root, G_URI_FLAGS_ENCODED, NULL);
-  if (parsed == NULL || root == NULL
-      || g_ascii_strcasecmp (g_uri_get_scheme (parsed), g_uri_get_scheme (root)) != 0
-      || g_uri_get_host (parsed) == NULL
-      || g_ascii_strcasecmp (g_uri_get_host (parsed), g_uri_get_host (root)) != 0
-      || g_uri_get_port (parsed) != g_uri_get_port (root))
+  if (parsed == NULL || root == NULL || !lb_listing_same_origin (parsed, root))
     goto outside;
-  path = decoded_path_checked (g_uri_get_path (parsed));
-  root_path = decoded_path_checked (g_uri_get_path (root));
+  path = lb_listing_decoded_path (g_uri_get_path (parsed));
+  root_path = lb_listing_decoded_path (g_uri_get_path (root));
   if (path == NULL || root_path == NULL)
     goto outside;
   root_stripped = g_strndup (root_path, strlen (root_path) - (g_str_has_suffix (root_path, "/") ? 1 : 0));

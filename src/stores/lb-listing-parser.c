@@ -22,8 +22,8 @@
  * '%' (existing escapes stay as they are). Spaces, quotes, raw UTF-8 get escaped. */
 #define HREF_KEEP "!$&'()*+,;=:@/?#[]%~"
 
-static gboolean
-same_origin (GUri *a, GUri *b)
+gboolean
+lb_listing_same_origin (GUri *a, GUri *b)
 {
   return g_ascii_strcasecmp (g_uri_get_scheme (a), g_uri_get_scheme (b)) == 0
          && g_uri_get_host (a) != NULL && g_uri_get_host (b) != NULL
@@ -31,9 +31,8 @@ same_origin (GUri *a, GUri *b)
          && g_uri_get_port (a) == g_uri_get_port (b);
 }
 
-/* Percent-decoded path, or NULL if it hides a NUL or a dot segment ("/a/%2e%2e/b"). */
-static char *
-decoded_path (const char *path)
+char *
+lb_listing_decoded_path (const char *path)
 {
   g_autofree char *decoded = g_uri_unescape_string (path, NULL);
   g_auto(GStrv) segments = NULL;
@@ -77,10 +76,10 @@ prepared_init (Prepared *pp, const LbListingContext *ctx)
   pp->ctx = ctx;
   pp->base = g_uri_parse (ctx->base_uri, G_URI_FLAGS_ENCODED, NULL);
   pp->root = g_uri_parse (ctx->root_uri, G_URI_FLAGS_ENCODED, NULL);
-  if (pp->base == NULL || pp->root == NULL || !same_origin (pp->base, pp->root))
+  if (pp->base == NULL || pp->root == NULL || !lb_listing_same_origin (pp->base, pp->root))
     return;
-  base_path = decoded_path (g_uri_get_path (pp->base));
-  pp->root_path = decoded_path (g_uri_get_path (pp->root));
+  base_path = lb_listing_decoded_path (g_uri_get_path (pp->base));
+  pp->root_path = lb_listing_decoded_path (g_uri_get_path (pp->root));
   if (base_path == NULL || pp->root_path == NULL)
     return;
   if (!g_str_has_prefix (base_path, pp->root_path) && !g_str_equal (base_path, pp->root_path))
@@ -130,11 +129,11 @@ classify_prepared (const Prepared *pp, const char *href, char **out_uri, char **
     return LB_LISTING_HREF_REJECT;
   if (g_uri_get_query (uri) != NULL || g_uri_get_fragment (uri) != NULL)
     return LB_LISTING_HREF_REJECT;
-  if (!same_origin (uri, pp->root))
+  if (!lb_listing_same_origin (uri, pp->root))
     return LB_LISTING_HREF_REJECT;
 
   raw_path = g_uri_get_path (uri);
-  path = decoded_path (raw_path);
+  path = lb_listing_decoded_path (raw_path);
   if (path == NULL || *path != '/')
     return LB_LISTING_HREF_REJECT;
 
