@@ -9,6 +9,8 @@
 #include "lb-image-loader.h"
 #include "lb-image.h"
 
+const char *const kb_golden_sizes[3] = { "64x48", "61x37", "512x512" };
+
 const KbFormat kb_formats[7] = {
   { 1, 8 }, { 1, 16 }, { 3, 8 }, { 4, 8 }, { 2, 8 }, { 3, 16 }, { 4, 16 },
 };
@@ -99,6 +101,19 @@ kb_fill_random (LbKernelBuf *buf,
             v = CLAMP ((x * 7 + y * 3 + c * 50) * (maxv / 255) + g_rand_int_range (rand, -20, 21) * (maxv / 255), 0, maxv);
           kb_set (buf, x, y, c, v);
         }
+}
+
+LbKernelBuf *
+kb_load_goldenf (const char *format,
+                 ...)
+{
+  g_autofree char *name = NULL;
+  va_list args;
+
+  va_start (args, format);
+  name = g_strdup_vprintf (format, args);
+  va_end (args);
+  return kb_load_golden (name);
 }
 
 LbKernelBuf *

@@ -21,6 +21,11 @@ void         kb_fill_random  (LbKernelBuf       *buf,
                               int                flat);
 /* 8-bit RGB from tests/data/golden/@name (LB_TEST_DATA) */
 LbKernelBuf *kb_load_golden  (const char        *name);
+/* kb_load_golden() of the name printed from @format */
+LbKernelBuf *kb_load_goldenf (const char        *format,
+                              ...) G_GNUC_PRINTF (1, 2);
+/* the sizes of xv's golden inputs, in_<size>.png */
+extern const char *const kb_golden_sizes[3];
 /* number of differing samples, and the largest difference */
 gsize        kb_compare      (const LbKernelBuf *a,
                               const LbKernelBuf *b,

@@ -21,15 +21,12 @@ KB_WRAP (median, LbMedian)
 static void
 test_median_despeckle_golden (void)
 {
-  static const char *sizes[] = { "64x48", "61x37", "512x512" };
-
-  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+  for (gsize i = 0; i < G_N_ELEMENTS (kb_golden_sizes); i++)
     for (int n = 3; n <= 5; n += 2)
       {
-        g_autofree char *in = g_strdup_printf ("in_%s.png", sizes[i]);
-        g_autofree char *file = g_strdup_printf ("%s_despeckle_%d.png", sizes[i], n);
-        g_autoptr (LbKernelBuf) src = kb_load_golden (in);
-        g_autoptr (LbKernelBuf) want = kb_load_golden (file);
+        g_autoptr (LbKernelBuf) src = kb_load_goldenf ("in_%s.png", kb_golden_sizes[i]);
+        g_autoptr (LbKernelBuf) want = kb_load_goldenf ("%s_despeckle_%d.png", kb_golden_sizes[i],
+                                                        n);
         LbMedianParams p = { n / 2 };
         LbMedian *st = lb_median_prepare (src, NULL, &p, NULL);
         g_autoptr (LbKernelBuf) fast = kb_run_whole (median_fast, st, src);

@@ -52,13 +52,11 @@ check_rotate_golden (const char *input,
 static void
 test_rotate_golden (void)
 {
-  static const char *sizes[] = { "64x48", "61x37", "512x512" };
-
-  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+  for (gsize i = 0; i < G_N_ELEMENTS (kb_golden_sizes); i++)
     {
-      g_autofree char *in = g_strdup_printf ("in_%s.png", sizes[i]);
-      g_autofree char *copy = g_strdup_printf ("%s_rotate_copy_30.png", sizes[i]);
-      g_autofree char *clear = g_strdup_printf ("%s_rotate_clear_m12.5.png", sizes[i]);
+      g_autofree char *in = g_strdup_printf ("in_%s.png", kb_golden_sizes[i]);
+      g_autofree char *copy = g_strdup_printf ("%s_rotate_copy_30.png", kb_golden_sizes[i]);
+      g_autofree char *clear = g_strdup_printf ("%s_rotate_clear_m12.5.png", kb_golden_sizes[i]);
 
       check_rotate_golden (in, copy, 30.0, FALSE);
       check_rotate_golden (in, clear, -12.5, TRUE);
@@ -330,16 +328,12 @@ test_pixelize_formats (void)
 static void
 test_spread_golden (void)
 {
-  static const char *sizes[] = { "64x48", "61x37", "512x512" };
-
-  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+  for (gsize i = 0; i < G_N_ELEMENTS (kb_golden_sizes); i++)
     for (int mode = 0; mode < 2; mode++)
       {
-        g_autofree char *in = g_strdup_printf ("in_%s.png", sizes[i]);
-        g_autofree char *file = g_strdup_printf ("%s_spread_%s_seed1.png", sizes[i],
-                                                 mode ? "1x5" : "5");
-        g_autoptr (LbKernelBuf) src = kb_load_golden (in);
-        g_autoptr (LbKernelBuf) want = kb_load_golden (file);
+        g_autoptr (LbKernelBuf) src = kb_load_goldenf ("in_%s.png", kb_golden_sizes[i]);
+        g_autoptr (LbKernelBuf) want = kb_load_goldenf ("%s_spread_%s_seed1.png",
+                                                        kb_golden_sizes[i], mode ? "1x5" : "5");
         LbSpreadParams p = mode ? (LbSpreadParams) { TRUE, 1, 5, 1 }
                                 : (LbSpreadParams) { FALSE, 5, 0, 1 };
         LbSpread *st = lb_spread_prepare (src, NULL, &p, NULL);
@@ -424,18 +418,15 @@ static void
 test_spread_banded_golden (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (17);
-  static const char *sizes[] = { "64x48", "61x37", "512x512" };
   static const int band_rows[] = { 0, 1, 3, 7, 10, 21 };
 
-  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+  for (gsize i = 0; i < G_N_ELEMENTS (kb_golden_sizes); i++)
     for (int mode = 0; mode < 2; mode++)
       for (gsize k = 0; k < G_N_ELEMENTS (band_rows); k++)
         {
-          g_autofree char *in = g_strdup_printf ("in_%s.png", sizes[i]);
-          g_autofree char *file = g_strdup_printf ("%s_spread_%s_seed1.png", sizes[i],
-                                                   mode ? "1x5" : "5");
-          g_autoptr (LbKernelBuf) src = kb_load_golden (in);
-          g_autoptr (LbKernelBuf) want = kb_load_golden (file);
+          g_autoptr (LbKernelBuf) src = kb_load_goldenf ("in_%s.png", kb_golden_sizes[i]);
+          g_autoptr (LbKernelBuf) want = kb_load_goldenf ("%s_spread_%s_seed1.png",
+                                                          kb_golden_sizes[i], mode ? "1x5" : "5");
           LbSpreadParams p = mode ? (LbSpreadParams) { TRUE, 1, 5, 1 }
                                   : (LbSpreadParams) { FALSE, 5, 0, 1 };
           LbSpread *st = lb_spread_prepare (src, NULL, &p, NULL);
