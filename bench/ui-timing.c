@@ -234,6 +234,30 @@ wait_for (gboolean (*cond) (gpointer),
 
 static void rm_tree (const char *path);
 
+/* Starts the built lightbox-store serving @root on a free port of 127.0.0.1; returns its URL.
+ * Its stdout stays open (held by *proc) until the process is gone. */
+static char *
+start_store (const char  *root,
+             GSubprocess **proc)
+{
+  g_autofree char *server = g_build_filename (g_getenv ("LB_BUILD_ROOT"), "src", "server",
+                                              "lightbox-store", NULL);
+  g_autoptr (GError) error = NULL;
+  GDataInputStream *out;
+  g_autofree char *line = NULL;
+
+  *proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, server, "--port", "0", root,
+                            NULL);
+  if (*proc == NULL)
+    g_error ("%s", error->message);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (*proc));
+  g_object_set_data_full (G_OBJECT (*proc), "lb-stdout", out, g_object_unref);
+  line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
+  if (line == NULL || strstr (line, " at ") == NULL)
+    g_error ("lightbox-store did not start");
+  return g_strdup (strstr (line, " at ") + 4);
+}
+
 static void
 bench_first_pixels (LbWindow *win,
                     LbImage  *img)
@@ -241,11 +265,8 @@ bench_first_pixels (LbWindow *win,
   g_autoptr (GError) error = NULL;
   g_autofree char *root = g_dir_make_tmp ("lightbox-bench-XXXXXX", &error);
   g_autofree char *path = g_build_filename (root, "ct-4096.png", NULL);
-  g_autofree char *server = g_build_filename (g_getenv ("LB_BUILD_ROOT"), "src", "server",
-                                              "lightbox-store", NULL);
   g_autoptr (GSubprocess) proc = NULL;
-  g_autoptr (GDataInputStream) out = NULL;
-  g_autofree char *line = NULL, *url = NULL, *img_url = NULL;
+  g_autofree char *url = NULL, *img_url = NULL;
   g_autoptr (GArray) first = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GArray) shown = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GArray) done = g_array_new (FALSE, FALSE, sizeof (double));
@@ -254,14 +275,7 @@ bench_first_pixels (LbWindow *win,
   if (!lb_png_save_to_file (img, path, &error))
     g_error ("%s", error->message);
   g_stat (path, &st);
-  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, server, "--port", "0", root, NULL);
-  if (proc == NULL)
-    g_error ("%s", error->message);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (proc));
-  line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
-  if (line == NULL || strstr (line, " at ") == NULL)
-    g_error ("lightbox-store did not start");
-  url = g_strdup (strstr (line, " at ") + 4);
+  url = start_store (root, &proc);
   img_url = g_strconcat (url, "ct-4096.png", NULL);
   lb_window_open_store (win, url);
   wait_for (store_ready, win, 10000);
@@ -655,10 +669,9 @@ bench_download (LbWindow *win,
   const char *dirs[] = { "/dev/shm", g_get_tmp_dir () };
   guint64 need = (guint64) BIG_SIZE * BIG_SIZE * 2 + (256u << 20);
   g_autoptr (GError) error = NULL;
-  g_autofree char *root = NULL, *path = NULL, *server = NULL, *line = NULL, *url = NULL;
+  g_autofree char *root = NULL, *path = NULL, *url = NULL;
   g_autofree char *img_url = NULL;
   g_autoptr (GSubprocess) proc = NULL;
-  g_autoptr (GDataInputStream) out = NULL;
   LbLimits saved = *lb_limits_get_default (), big = saved;
   Resp base, dl;
   GStatBuf st;
@@ -707,18 +720,9 @@ bench_download (LbWindow *win,
   gen_s = (g_get_monotonic_time () - t0) / 1e6;
   g_print ("   file: %.1f MB in %s (written in %.1f s)\n", st.st_size / 1e6, root, gen_s);
 
-  server = g_build_filename (g_getenv ("LB_BUILD_ROOT"), "src", "server", "lightbox-store", NULL);
   /* the default timeout: lightbox-store once crashed here 60 s after the listing's keep-alive
    * connection went idle (fixed; test /store/keepalive-idle-timeout), so this run covers it */
-  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, server, "--port", "0",
-                           root, NULL);
-  if (proc == NULL)
-    g_error ("%s", error->message);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (proc));
-  line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
-  if (line == NULL || strstr (line, " at ") == NULL)
-    g_error ("lightbox-store did not start");
-  url = g_strdup (strstr (line, " at ") + 4);
+  url = start_store (root, &proc);
   img_url = g_strconcat (url, "big-gray16.png", NULL);
   lb_window_open_store (win, url);
   wait_for (store_ready, win, 10000);
