@@ -5,6 +5,7 @@
  * pixel checksum the expected values (make-fixtures.py, expected-values.py) are given in. */
 
 #include <gio/gio.h>
+#include <string.h>
 
 #include "lb-image.h"
 
@@ -28,6 +29,70 @@ load_data (const char *name)
 
   g_assert_no_error (error);
   return bytes;
+}
+
+static inline gboolean
+have_program (const char *name)
+{
+  g_autofree char *path = g_find_program_in_path (name);
+
+  return path != NULL;
+}
+
+/* Runs @argv (searched in PATH); returns stdout, stores stderr and the exit status (0: a
+ * clean exit). */
+static inline char *
+run_tool (const char *const *argv, char **err, int *status)
+{
+  g_autoptr(GError) error = NULL;
+  char *out = NULL;
+  int wait_status = 0;
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, err,
+                &wait_status, &error);
+  g_assert_no_error (error);
+  *status = g_spawn_check_wait_status (wait_status, NULL) ? 0 : 1;
+  return out;
+}
+
+/* The value dcmdump prints for a tag: "(0020,000d) UI [1.2.3]  #  6, 1 StudyInstanceUID". */
+static inline char *
+dump_value (const char *dump, const char *tag)
+{
+  g_auto(GStrv) lines = g_strsplit (dump, "\n", -1);
+
+  for (guint i = 0; lines[i]; i++)
+    {
+      const char *l = lines[i], *open, *close;
+
+      if (!g_str_has_prefix (l, tag))
+        continue;
+      open = strchr (l, '[');
+      close = open ? strrchr (l, ']') : NULL;
+      if (open && close)
+        return g_strndup (open + 1, close - open - 1);
+      open = l + strlen (tag) + 4; /* "(gggg,eeee) VR " → numbers are printed bare */
+      return g_strndup (open, strcspn (open, " "));
+    }
+  return NULL;
+}
+
+/* dicom3tools checks the IOD of the file at @path: no errors allowed (warnings are advisory).
+ * FALSE when dciodvfy is not installed (nothing checked). */
+static inline gboolean
+check_dciodvfy (const char *path)
+{
+  const char *argv[] = { "dciodvfy", path, NULL };
+  g_autofree char *out = NULL, *verr = NULL;
+  int status = 0;
+
+  if (!have_program ("dciodvfy"))
+    return FALSE;
+  out = run_tool (argv, &verr, &status);
+  g_test_message ("dciodvfy:\n%s%s", out, verr);
+  g_assert_null (strstr (verr, "Error"));
+  g_assert_null (strstr (out, "Error"));
+  return TRUE;
 }
 
 /* SHA-256 of the samples as little-endian values in packed rows: the layout numpy's tobytes()
