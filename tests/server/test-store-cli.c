@@ -92,18 +92,6 @@ write_file (const char *path, GBytes *data)
   g_assert_no_error (error);
 }
 
-static GBytes *
-read_file (const char *path)
-{
-  g_autoptr(GError) error = NULL;
-  char *data = NULL;
-  gsize len = 0;
-
-  g_file_get_contents (path, &data, &len, &error);
-  g_assert_no_error (error);
-  return g_bytes_new_take (data, len);
-}
-
 /* The path of the one upload temporary in @dir, or NULL. */
 static char *
 find_temp (const char *dir)
@@ -213,7 +201,7 @@ test_kill_mid_upload (void)
   g_assert_false (g_subprocess_get_if_exited (p->proc));
   g_clear_object (&p->proc);
   {
-    g_autoptr(GBytes) now = read_file (victim);
+    g_autoptr(GBytes) now = store_read_file (victim);
     g_assert_true (g_bytes_equal (now, old));
   }
   g_assert_true (g_file_test (temp, G_FILE_TEST_EXISTS)); /* left behind by the killed server */
@@ -262,7 +250,7 @@ test_sigterm_mid_upload (void)
   g_assert_false (g_file_test (temp, G_FILE_TEST_EXISTS));
   g_assert_cmpuint (store_count_temps (base), ==, 0);
   {
-    g_autoptr(GBytes) now = read_file (victim);
+    g_autoptr(GBytes) now = store_read_file (victim);
     g_assert_true (g_bytes_equal (now, old));
   }
   rest = g_data_input_stream_read_upto (p->out, "", 0, &rest_len, NULL, &error);

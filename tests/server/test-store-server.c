@@ -264,18 +264,6 @@ body_text (GBytes *b)
   return g_strndup (d != NULL ? d : "", n);
 }
 
-static GBytes *
-read_file_bytes (const char *path)
-{
-  g_autoptr(GError) error = NULL;
-  char *data = NULL;
-  gsize len = 0;
-
-  g_file_get_contents (path, &data, &len, &error);
-  g_assert_no_error (error);
-  return g_bytes_new_take (data, len);
-}
-
 static void
 put_file (Store *s, const char *rel, GBytes *content)
 {
@@ -434,7 +422,7 @@ test_put (void)
   g_assert_cmpuint (created->status, ==, 201);
   etag1 = g_strdup (soup_message_headers_get_one (created->headers, "ETag"));
   g_assert_nonnull (etag1);
-  on_disk = read_file_bytes (p);
+  on_disk = store_read_file (p);
   g_assert_true (g_bytes_equal (on_disk, v1));
   head = request (s, "HEAD", "/up.bin", NULL, NULL);
   g_assert_cmpstr (soup_message_headers_get_one (head->headers, "ETag"), ==, etag1);
@@ -444,7 +432,7 @@ test_put (void)
   g_assert_cmpuint (status_of (s, "PUT", "/up.bin", v2, "If-Match", "\"bogus\"", NULL), ==, 412);
   g_assert_cmpuint (status_of (s, "PUT", "/new.bin", v2, "If-Match", "*", NULL), ==, 412);
   g_clear_pointer (&on_disk, g_bytes_unref);
-  on_disk = read_file_bytes (p);
+  on_disk = store_read_file (p);
   g_assert_true (g_bytes_equal (on_disk, v1));
   g_assert_false (g_file_test (root_path (s, "new.bin"), G_FILE_TEST_EXISTS));
 
@@ -453,7 +441,7 @@ test_put (void)
   g_assert_cmpuint (replaced->status, ==, 204);
   g_assert_cmpstr (soup_message_headers_get_one (replaced->headers, "ETag"), !=, etag1);
   g_clear_pointer (&on_disk, g_bytes_unref);
-  on_disk = read_file_bytes (p);
+  on_disk = store_read_file (p);
   g_assert_true (g_bytes_equal (on_disk, v2));
   /* The old ETag is now stale. */
   g_assert_cmpuint (status_of (s, "PUT", "/up.bin", v3, "If-Match", etag1, NULL), ==, 412);
@@ -512,7 +500,7 @@ test_put_limit (void)
   g_assert_cmpuint (status_of (s, "PUT", "/keep.bin", huge, NULL), ==, 413);
   {
     g_autofree char *p = root_path (s, "keep.bin");
-    g_autoptr(GBytes) d = read_file_bytes (p);
+    g_autoptr(GBytes) d = store_read_file (p);
     g_assert_true (g_bytes_equal (d, ok));
   }
   /* Chunked: no Content-Length to check early, the streamed bytes are counted. */
@@ -565,7 +553,7 @@ test_put_aborted (void)
     g_usleep (10000);
   g_assert_cmpuint (store_count_temps (s->root), ==, 0);
   {
-    g_autoptr(GBytes) now = read_file_bytes (victim);
+    g_autoptr(GBytes) now = store_read_file (victim);
     g_autoptr(Reply) r = request (s, "GET", "/victim.bin", NULL, NULL);
     g_assert_true (g_bytes_equal (now, old));
     g_assert_cmpuint (r->status, ==, 200);
@@ -983,7 +971,7 @@ test_dav_methods (void)
                                "Overwrite", "T", NULL), ==, 204);
   {
     g_autofree char *p = root_path (s, "col/b2.bin");
-    g_autoptr(GBytes) d = read_file_bytes (p);
+    g_autoptr(GBytes) d = store_read_file (p);
     g_assert_true (g_bytes_equal (d, a));
   }
   g_assert_cmpuint (status_of (s, "COPY", "/b.bin", NULL, "Destination", DEST ("/nope/b.bin"), NULL), ==, 409);
@@ -1002,7 +990,7 @@ test_dav_methods (void)
   g_assert_cmpuint (status_of (s, "COPY", "/col/", NULL, "Destination", DEST ("/deep/"), NULL), ==, 201);
   {
     g_autofree char *p = root_path (s, "deep/a.bin");
-    g_autoptr(GBytes) d = read_file_bytes (p);
+    g_autoptr(GBytes) d = store_read_file (p);
     g_assert_true (g_bytes_equal (d, a));
   }
   /* Collection over an existing collection with Overwrite T: replaced, 204. */
@@ -1017,7 +1005,7 @@ test_dav_methods (void)
   g_assert_cmpuint (status_of (s, "MOVE", "/moved.bin", NULL, "Destination", DEST ("/col/a.bin"), NULL), ==, 204);
   {
     g_autofree char *p = root_path (s, "col/a.bin");
-    g_autoptr(GBytes) d = read_file_bytes (p);
+    g_autoptr(GBytes) d = store_read_file (p);
     g_assert_true (g_bytes_equal (d, b));
   }
   g_assert_cmpuint (status_of (s, "MOVE", "/deep/", NULL, "Destination", DEST ("/deep2/"), NULL), ==, 201);
@@ -1687,7 +1675,7 @@ test_disk_full (void)
     store_run (s);
 
     g_assert_cmpuint (status_of (s, "PUT", "/old.bin", big, NULL), ==, 507);
-    d = read_file_bytes (p);
+    d = store_read_file (p);
     g_assert_true (g_bytes_equal (d, old));
     g_assert_cmpuint (status_of (s, "PUT", "/new.bin", big, NULL), ==, 507);
     g_assert_false (g_file_test (root_path (s, "new.bin"), G_FILE_TEST_EXISTS));
