@@ -27,6 +27,7 @@
 #include "lb-bench-plot.h"
 #include "lb-bench-rawtcp.h"
 #include "lb-bench-soupmin.h"
+#include "lb-bench-util.h"
 #include "lb-bench.h"
 #include "lb-store.h"
 
@@ -136,23 +137,6 @@ server_start (Net *n, GError **error)
 }
 
 static void
-remove_tree (const char *path)
-{
-  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
-static void
 server_stop (Net *n)
 {
   if (n->server != NULL)
@@ -162,7 +146,7 @@ server_stop (Net *n)
       g_clear_object (&n->server);
     }
   if (n->root != NULL)
-    remove_tree (n->root);
+    lb_bench_remove_tree (n->root);
   g_clear_pointer (&n->root, g_free);
   g_clear_pointer (&n->url, g_free);
 }

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "lb-bench-stats.h"
+#include "lb-bench-util.h"
 #include "lb-limits.h"
 #include "lb-png.h"
 #include "lb-render.h"
@@ -232,8 +233,6 @@ wait_for (gboolean (*cond) (gpointer),
   return TRUE;
 }
 
-static void rm_tree (const char *path);
-
 /* Starts the built lightbox-store serving @root on a free port of 127.0.0.1; returns its URL.
  * Its stdout stays open (held by *proc) until the process is gone. */
 static char *
@@ -312,7 +311,7 @@ bench_first_pixels (LbWindow *win,
   g_subprocess_send_signal (proc, SIGTERM);
   g_subprocess_wait (proc, NULL, NULL);
   /* The whole tree: lightbox-store made its .lightbox/filters directory in root too. */
-  rm_tree (root);
+  lb_bench_remove_tree (root);
 }
 
 /* ---- 4: a folder of 100 000 entries ------------------------------------------------- */
@@ -637,24 +636,6 @@ resp_print (const char *what,
            median (r->loop_late), pct (r->loop_late, 0.99), arr_max (r->loop_late));
 }
 
-static void
-rm_tree (const char *path)
-{
-  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (path, name, NULL);
-
-      if (g_file_test (p, G_FILE_TEST_IS_DIR) && !g_file_test (p, G_FILE_TEST_IS_SYMLINK))
-        rm_tree (p);
-      else
-        g_unlink (p);
-    }
-  g_rmdir (path);
-}
-
 static gboolean
 load_finished (gpointer data)
 {
@@ -713,7 +694,7 @@ bench_download (LbWindow *win,
   if (!write_big_png (path, BIG_SIZE) || g_stat (path, &st) != 0)
     {
       g_print ("   SKIPPED: could not write %s\n", path);
-      rm_tree (root);
+      lb_bench_remove_tree (root);
       lb_limits_set_default (&saved);
       return;
     }
@@ -761,7 +742,7 @@ bench_download (LbWindow *win,
   resp_clear (&dl);
   g_subprocess_send_signal (proc, SIGTERM);
   g_subprocess_wait (proc, NULL, NULL);
-  rm_tree (root); /* the file and the .lightbox folder lightbox-store made */
+  lb_bench_remove_tree (root); /* the file and the .lightbox folder lightbox-store made */
   lb_limits_set_default (&saved);
 }
 
