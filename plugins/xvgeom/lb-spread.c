@@ -535,13 +535,23 @@ init_run_rgb8_avx2 (guint32      *row,
   return x;
 }
 
-/* Value cells back to 8-bit RGB, 8 pixels per step, up to the first step with a token.
+/* Value cells back to 8-bit RGB, 8 pixels per step; tokens are looked up in the previous
+ * slice's cells @prev (region positions [plo, phi), NULL for none) where those hold values.
+ * Stops at the first step with a token that needs more (a longer chain, or the source).
  * Returns the pixels done. */
 __attribute__ ((target ("avx2"))) static int
 gather_run_rgb8_avx2 (guint8        *d,
                       const guint32 *cells,
-                      int            n)
+                      int            n,
+                      const guint32 *prev,
+                      guint32        plo,
+                      guint32        phi)
 {
+  const __m256i low31 = _mm256_set1_epi32 (0x7fffffff);
+  const __m256i vplo = _mm256_set1_epi32 ((int) plo);
+  /* q < phi as a signed comparison of q − 2³¹ < phi − 2³¹ (positions are below 2³¹) */
+  const __m256i bias = _mm256_set1_epi32 ((int) 0x80000000u);
+  const __m256i vphi = _mm256_set1_epi32 ((int) (phi ^ 0x80000000u));
   const __m256i shuf = _mm256_setr_epi8 (0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
                                          0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
   const __m256i idx = _mm256_setr_epi32 (0, 1, 2, 4, 5, 6, 7, 7);
@@ -552,7 +562,18 @@ gather_run_rgb8_avx2 (guint8        *d,
       __m256i c = _mm256_loadu_si256 ((const __m256i *) (const void *) (cells + x));
 
       if (_mm256_movemask_ps (_mm256_castsi256_ps (c)) != 0)
-        break;
+        {
+          __m256i tok = _mm256_srai_epi32 (c, 31);
+          __m256i q = _mm256_and_si256 (c, low31);
+          __m256i inside = _mm256_cmpgt_epi32 (vphi, _mm256_xor_si256 (q, bias));
+
+          /* every token within the previous slice's reach, and a value there */
+          if (prev == NULL || _mm256_movemask_ps (_mm256_castsi256_ps (_mm256_andnot_si256 (inside, tok))) != 0)
+            break;
+          c = _mm256_mask_i32gather_epi32 (c, (const int *) prev, _mm256_sub_epi32 (q, vplo), tok, 4);
+          if (_mm256_movemask_ps (_mm256_castsi256_ps (c)) != 0)
+            break;
+        }
       c = _mm256_permutevar8x32_epi32 (_mm256_shuffle_epi8 (c, shuf), idx);
       _mm_storeu_si128 ((__m128i *) (void *) (d + 3 * x), _mm256_castsi256_si128 (c));
       _mm_storel_epi64 ((__m128i *) (void *) (d + 3 * x + 16), _mm256_extracti128_si256 (c, 1));
@@ -1061,7 +1082,9 @@ gather_rows (const LbSpread    *st,
 #ifdef HAVE_AVX2_PATHS
           if (avx2 && cb == 3 && pb == 3)
             {
-              int n = gather_run_rgb8_avx2 (d, cells + x, w - x);
+              int n = gather_run_rgb8_avx2 (d, cells + x, w - x, top > 0 ? st->bufs[top - 1] : NULL,
+                                            top > 0 ? sl[top - 1].plo : 0,
+                                            top > 0 ? sl[top - 1].phi : 0);
 
               x += n;
               d += (gsize) n * pb;
