@@ -582,13 +582,21 @@ gather_run_rgb8_avx2 (guint8        *d,
 }
 #endif
 
-/* whether the AVX2 paths run */
+/* whether the AVX2 paths run (the processor is asked once, bands may run concurrently) */
 static gboolean
 use_avx2 (const LbSpread *st)
 {
 #ifdef HAVE_AVX2_PATHS
-  __builtin_cpu_init ();
-  return st->simd && __builtin_cpu_supports ("avx2");
+  static gsize once = 0;
+  static gboolean avx2 = FALSE;
+
+  if (g_once_init_enter (&once))
+    {
+      __builtin_cpu_init ();
+      avx2 = __builtin_cpu_supports ("avx2");
+      g_once_init_leave (&once, 1);
+    }
+  return st->simd && avx2;
 #else
   return FALSE;
 #endif
@@ -1001,7 +1009,7 @@ lb_spread_process_band (const LbSpread    *st,
           /* the rows these swaps reach, just before they run (they stay in L2) */
           slice_init (st, src, first + k, &done[k], sl[k].r0 + row0 + lrows + st->reach);
           swap_cells (st->bufs[first + k], parts + (gsize) k * stride,
-                      sl[k].r0 - sl[k].e0 + row0, lrows, w, 2 * st->px + 1);
+                      sl[k].r0 - sl[k].e0 + row0, lrows, w, (int) MIN (2 * (gint64) st->px + 1, w));
         }
     }
   for (int k = 0; k < n_lanes; k++)
