@@ -582,21 +582,13 @@ gather_run_rgb8_avx2 (guint8        *d,
 }
 #endif
 
-/* whether the AVX2 paths run (the processor is asked once, bands may run concurrently) */
+/* whether the AVX2 paths run (libgcc's constructor has filled in the processor's features
+ * before any code of ours runs, so this needs no __builtin_cpu_init ()) */
 static gboolean
 use_avx2 (const LbSpread *st)
 {
 #ifdef HAVE_AVX2_PATHS
-  static gsize once = 0;
-  static gboolean avx2 = FALSE;
-
-  if (g_once_init_enter (&once))
-    {
-      __builtin_cpu_init ();
-      avx2 = __builtin_cpu_supports ("avx2");
-      g_once_init_leave (&once, 1);
-    }
-  return st->simd && avx2;
+  return st->simd && __builtin_cpu_supports ("avx2");
 #else
   return FALSE;
 #endif
