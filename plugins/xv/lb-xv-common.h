@@ -104,6 +104,14 @@ lb_xv_max_value (int depth)
  * holds for the clone too), so both clones give identical results. */
 #define LB_XV_CLONES __attribute__ ((target_clones ("avx2", "default")))
 
+/* Hand-written AVX2 rows (immintrin.h, __attribute__ ((target ("avx2"))), chosen per call with
+ * __builtin_cpu_supports) beside the portable loops, where the compiler offers them. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define LB_XV_HAVE_AVX2_PATH 1
+#else
+#define LB_XV_HAVE_AVX2_PATH 0
+#endif
+
 /* Exact floor(s / 9) for 0 ≤ s ≤ 2295 (= 9 · 255, a 3×3 sum of 8-bit samples) as
  * (s · 7282) >> 16, a 16-bit multiply-high: 7282 = ⌈2^16 / 9⌉ overshoots 1/9 by less than
  * 2^-18, so the error stays below 2295 · 2^-18 < 1/9. Checked for every s in the tests. */
