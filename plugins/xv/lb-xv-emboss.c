@@ -85,24 +85,7 @@ emboss_ref_rows (const LbXvEmboss  *self,
     }
 }
 
-void
-lb_xv_emboss_process_ref (const LbXvEmboss  *self,
-                          const LbKernelBuf *src,
-                          LbKernelBuf       *dst,
-                          int                y0,
-                          int                y1)
-{
-  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
-
-  y0 = MAX (y0, self->region.y0);
-  y1 = MIN (y1, self->region.y1);
-  if (y0 >= y1)
-    return;
-  if (src->depth == 8)
-    emboss_ref_rows (self, src, dst, y0, y1, 8);
-  else
-    emboss_ref_rows (self, src, dst, y0, y1, 16);
-}
+LB_XV_DEFINE_PROCESS (lb_xv_emboss_process_ref, LbXvEmboss, emboss_ref_rows)
 
 /* MONO of the embossed colours into R, G and B of columns 1..rw-2; @ch (3 or 4) is a
  * constant at each call site so that the strided loop vectorises. */
@@ -429,9 +412,7 @@ emboss_process (const LbXvEmboss  *self,
 {
   g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
 
-  y0 = MAX (y0, self->region.y0);
-  y1 = MIN (y1, self->region.y1);
-  if (y0 >= y1)
+  if (!_lb_xv_clip_rows (&self->region, &y0, &y1))
     return;
 #if LB_XV_HAVE_AVX2_PATH
   if (avx2 && src->depth == 8 && src->channels != 2

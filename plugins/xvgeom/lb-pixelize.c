@@ -467,34 +467,26 @@ process_fast (const LbPixelize  *st,
     }
 }
 
+/* The 8-bit path where its 16-bit column sums suffice, else the general one. */
+static G_ALWAYS_INLINE inline void
+process_layout (const LbPixelize  *st,
+                const LbKernelBuf *src,
+                LbKernelBuf       *dst,
+                int                y0,
+                int                y1,
+                int                nc,
+                int                ch,
+                int                depth)
+{
+  if (depth == 8 && st->py <= PIX8_MAX_ROWS)
+    process_fast8 (st, src, dst, y0, y1, nc, ch);
+  else
+    process_fast (st, src, dst, y0, y1, nc, ch, depth);
+}
+
 /* one instance per pixel layout: the channel loops unroll (the block loop, not the memory
  * traffic, was the cost with a run-time channel count) */
-#define FAST(nc, ch, depth)                                                                  \
-  LB_XVGEOM_TARGET_CLONES static void                                                       \
-  process_fast_##ch##_##depth (const LbPixelize *st, const LbKernelBuf *src, LbKernelBuf *dst, \
-                               int y0, int y1)                                              \
-  { process_fast (st, src, dst, y0, y1, nc, ch, depth); }
-FAST (1, 1, 16)
-FAST (1, 2, 16)
-FAST (3, 3, 16)
-FAST (3, 4, 16)
-#undef FAST
-
-#define FAST8(nc, ch)                                                                        \
-  LB_XVGEOM_TARGET_CLONES static void                                                       \
-  process_fast_##ch##_8 (const LbPixelize *st, const LbKernelBuf *src, LbKernelBuf *dst,   \
-                         int y0, int y1)                                                    \
-  {                                                                                         \
-    if (st->py <= PIX8_MAX_ROWS)                                                            \
-      process_fast8 (st, src, dst, y0, y1, nc, ch);                                         \
-    else                                                                                    \
-      process_fast (st, src, dst, y0, y1, nc, ch, 8);                                       \
-  }
-FAST8 (1, 1)
-FAST8 (1, 2)
-FAST8 (3, 3)
-FAST8 (3, 4)
-#undef FAST8
+LB_XVGEOM_PER_LAYOUT (process_layout, LbPixelize, LB_XVGEOM_TARGET_CLONES, process_layout)
 
 void
 lb_pixelize_process (const LbPixelize  *st,
@@ -510,13 +502,5 @@ lb_pixelize_process (const LbPixelize  *st,
   if ((src->depth == 16 && st->py > 65537) || st->py > 16843009)
     lb_pixelize_process_reference (st, src, dst, y0, y1);
   else
-    {
-      typedef void (*Fn) (const LbPixelize *, const LbKernelBuf *, LbKernelBuf *, int, int);
-      static const Fn fns[2][4] = {
-        { process_fast_1_8, process_fast_2_8, process_fast_3_8, process_fast_4_8 },
-        { process_fast_1_16, process_fast_2_16, process_fast_3_16, process_fast_4_16 },
-      };
-
-      fns[src->depth == 16][src->channels - 1] (st, src, dst, y0, y1);
-    }
+    LB_XVGEOM_LAYOUT_CALL (process_layout, LbPixelize, st, src, dst, y0, y1);
 }

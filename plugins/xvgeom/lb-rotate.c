@@ -819,19 +819,7 @@ process_fast (const LbRotate    *st,
 }
 
 /* one instance per pixel layout, so the channel loops unroll */
-#define FAST(nc, ch, depth)                                                                  \
-  static void process_fast_##ch##_##depth (const LbRotate *st, const LbKernelBuf *src,        \
-                                            LbKernelBuf *dst, int y0, int y1)                 \
-  { process_fast (st, src, dst, y0, y1, nc, ch, depth); }
-FAST (1, 1, 8)
-FAST (1, 2, 8)
-FAST (3, 3, 8)
-FAST (3, 4, 8)
-FAST (1, 1, 16)
-FAST (1, 2, 16)
-FAST (3, 3, 16)
-FAST (3, 4, 16)
-#undef FAST
+LB_XVGEOM_PER_LAYOUT (process_fast, LbRotate, , process_fast)
 
 void
 lb_rotate_process (const LbRotate    *st,
@@ -845,13 +833,5 @@ lb_rotate_process (const LbRotate    *st,
   if (st->exact)
     lb_rotate_process_reference (st, src, dst, y0, y1);
   else
-    {
-      typedef void (*Fn) (const LbRotate *, const LbKernelBuf *, LbKernelBuf *, int, int);
-      static const Fn fns[2][4] = {
-        { process_fast_1_8, process_fast_2_8, process_fast_3_8, process_fast_4_8 },
-        { process_fast_1_16, process_fast_2_16, process_fast_3_16, process_fast_4_16 },
-      };
-
-      fns[src->depth == 16][src->channels - 1] (st, src, dst, y0, y1);
-    }
+    LB_XVGEOM_LAYOUT_CALL (process_fast, LbRotate, st, src, dst, y0, y1);
 }
