@@ -130,7 +130,7 @@ lb_xv_max_value (int depth)
 #define LB_XV_CLONES __attribute__ ((target_clones ("avx2", "default")))
 
 /* Hand-written AVX2 rows (immintrin.h, __attribute__ ((target ("avx2"))), chosen per call with
- * __builtin_cpu_supports) beside the portable loops, where the compiler offers them. */
+ * lb_kernel_have_avx2 ()) beside the portable loops, where the compiler offers them. */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define LB_XV_HAVE_AVX2_PATH 1
 #else

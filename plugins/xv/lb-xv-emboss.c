@@ -267,24 +267,14 @@ emboss_mono8_avx2 (const guint8 *restrict t, const guint8 *restrict alpha_src,
     }
 }
 
-/* The AVX2 rows of emboss_fast_rows for 8 bits (ch ≠ 2): FALSE if this CPU lacks AVX2. */
-static gboolean
-emboss_rows_avx2 (const LbXvEmboss  *self,
-                  const LbKernelBuf *src,
-                  LbKernelBuf       *dst,
-                  int                ya,
-                  int                yb)
+/* The rows of emboss_fast_rows at 8 bits with 1, 3 or 4 channels, by AVX2 (the CPU has it). */
+static void
+emboss_avx2_rows (const LbXvRegion *R, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb)
 {
-  const LbXvRegion *R = &self->region;
-  const int ch = src->channels;
-  const int rw = R->x1 - R->x0;
-  const int n = rw * ch;
+  const int ch = src->channels, rw = R->x1 - R->x0, n = rw * ch;
   const gsize xoff = (gsize) R->x0 * ch;
   g_autofree guint8 *t = NULL;
 
-  __builtin_cpu_init ();
-  if (!__builtin_cpu_supports ("avx2"))
-    return FALSE;
   /* 32 bytes of slack for the mono loads past the last pixel (their lanes are never kept). */
   t = g_malloc0 ((gsize) n + 32);
   for (int y = ya; y < yb; y++)
@@ -304,7 +294,6 @@ emboss_rows_avx2 (const LbXvEmboss  *self,
       emboss_put_ring (out, row, 0, 1, ch);
       emboss_put_ring (out, row, rw - 1, rw, ch);
     }
-  return TRUE;
 }
 #endif
 
@@ -402,45 +391,20 @@ emboss_fast_rows (const LbXvEmboss  *self,
     }
 }
 
-static void
-emboss_process (const LbXvEmboss  *self,
-                const LbKernelBuf *src,
-                LbKernelBuf       *dst,
-                int                y0,
-                int                y1,
-                gboolean           avx2)
+/* lb_xv_emboss_process's rows: the AVX2 ones where they apply, else the portable ones. */
+LB_XV_INLINE void
+emboss_rows (const LbXvEmboss *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb,
+             const int depth)
 {
-  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
-
-  if (!_lb_xv_clip_rows (&self->region, &y0, &y1))
-    return;
 #if LB_XV_HAVE_AVX2_PATH
-  if (avx2 && src->depth == 8 && src->channels != 2
-      && emboss_rows_avx2 (self, src, dst, y0, y1))
-    return;
+  if (depth == 8 && src->channels != 2 && lb_kernel_have_avx2 ())
+    {
+      emboss_avx2_rows (&self->region, src, dst, ya, yb);
+      return;
+    }
 #endif
-  if (src->depth == 8)
-    emboss_fast_rows (self, src, dst, y0, y1, 8);
-  else
-    emboss_fast_rows (self, src, dst, y0, y1, 16);
+  emboss_fast_rows (self, src, dst, ya, yb, depth);
 }
 
-void
-lb_xv_emboss_process (const LbXvEmboss  *self,
-                      const LbKernelBuf *src,
-                      LbKernelBuf       *dst,
-                      int                y0,
-                      int                y1)
-{
-  emboss_process (self, src, dst, y0, y1, TRUE);
-}
-
-void
-_lb_xv_emboss_process_portable (const LbXvEmboss  *self,
-                                const LbKernelBuf *src,
-                                LbKernelBuf       *dst,
-                                int                y0,
-                                int                y1)
-{
-  emboss_process (self, src, dst, y0, y1, FALSE);
-}
+LB_XV_DEFINE_PROCESS (lb_xv_emboss_process, LbXvEmboss, emboss_rows)
+LB_XV_DEFINE_PROCESS (_lb_xv_emboss_process_portable, LbXvEmboss, emboss_fast_rows)

@@ -187,6 +187,27 @@ lb_pixelize_process_reference (const LbPixelize  *st,
 __extension__ typedef unsigned __int128 lb_u128;
 #endif
 
+/* Block j of the block row yb0 .. yb1−1 in the fast paths: its colour sums from the column
+ * sums @cs16 or @cs32 (whichever is not %NULL; xv's read for a bug block), its columns
+ * [*xb0, *xb1) in the region; returns its pixel count. */
+static G_ALWAYS_INLINE inline guint64
+block_sums (const LbPixelize *st, const LbKernelBuf *src, const guint16 *cs16,
+            const guint32 *cs32, int j, int yb0, int yb1, int nc, int ch, guint64 sums[4],
+            int *xb0, int *xb1)
+{
+  int x0;
+
+  block_cols (st, j, &x0, xb0, xb1);
+  memset (sums, 0, 4 * sizeof (guint64));
+  if (st->xv_bug && x0 < st->r.x)
+    sum_block_xv_bug (st, src, x0, *xb0, *xb1, yb0, yb1, sums);
+  else
+    for (gsize k = (gsize) (*xb0 - st->r.x) * ch; k < (gsize) (*xb1 - st->r.x) * ch; k += ch)
+      for (int c = 0; c < nc; c++)
+        sums[c] += cs16 != NULL ? cs16[k + c] : cs32[k + c];
+  return (guint64) (*xb1 - *xb0) * (guint64) (yb1 - yb0);
+}
+
 /* Alpha (the last of @ch channels) of @ns samples from the source row @in into @out. */
 static G_ALWAYS_INLINE inline void
 copy_alpha (guint8 *restrict out, const guint8 *restrict in, gsize ns, int ch, int depth)
@@ -321,26 +342,14 @@ process_fast8 (const LbPixelize  *st,
         }
       for (int j = 0; j < st->nw; j++)
         {
-          guint64 sums[4] = { 0, 0, 0, 0 };
-          guint64 n;
-          int x0, xb0, xb1;
+          guint64 sums[4], n;
+          int xb0, xb1;
 
           if (j == j_full0 && n_full <= PIX8_MAX_RECIP_N)
             j = j_full1;
           if (j >= st->nw)
             break;
-          block_cols (st, j, &x0, &xb0, &xb1);
-          if (st->xv_bug && x0 < st->r.x)
-            sum_block_xv_bug (st, src, x0, xb0, xb1, yb0, yb1, sums);
-          else
-            for (int x = xb0; x < xb1; x++)
-              {
-                const guint16 *cs = colsum + (gsize) (x - st->r.x) * ch;
-
-                for (int c = 0; c < nc; c++)
-                  sums[c] += cs[c];
-              }
-          n = (guint64) (xb1 - xb0) * (guint64) (yb1 - yb0);
+          n = block_sums (st, src, colsum, NULL, j, yb0, yb1, nc, ch, sums, &xb0, &xb1);
           if (n != recip_n)
             {
               /* only edge blocks change n: the reciprocal is recomputed rarely */
@@ -413,22 +422,10 @@ process_fast (const LbPixelize  *st,
         }
       for (int j = 0; j < st->nw; j++)
         {
-          guint64 sums[4] = { 0, 0, 0, 0 };
-          guint64 n;
-          int x0, xb0, xb1;
+          guint64 sums[4], n;
+          int xb0, xb1;
 
-          block_cols (st, j, &x0, &xb0, &xb1);
-          if (st->xv_bug && x0 < st->r.x)
-            sum_block_xv_bug (st, src, x0, xb0, xb1, yb0, yb1, sums);
-          else
-            for (int x = xb0; x < xb1; x++)
-              {
-                const guint32 *cs = colsum + (gsize) (x - st->r.x) * ch;
-
-                for (int c = 0; c < nc; c++)
-                  sums[c] += cs[c];
-              }
-          n = (guint64) (xb1 - xb0) * (guint64) (yb1 - yb0);
+          n = block_sums (st, src, NULL, colsum, j, yb0, yb1, nc, ch, sums, &xb0, &xb1);
           if (n != recip_n)
             {
               /* only edge blocks change n: the reciprocal is recomputed rarely */
@@ -469,14 +466,8 @@ process_fast (const LbPixelize  *st,
 
 /* The 8-bit path where its 16-bit column sums suffice, else the general one. */
 static G_ALWAYS_INLINE inline void
-process_layout (const LbPixelize  *st,
-                const LbKernelBuf *src,
-                LbKernelBuf       *dst,
-                int                y0,
-                int                y1,
-                int                nc,
-                int                ch,
-                int                depth)
+process_layout (const LbPixelize *st, const LbKernelBuf *src, LbKernelBuf *dst, int y0, int y1,
+                int nc, int ch, int depth)
 {
   if (depth == 8 && st->py <= PIX8_MAX_ROWS)
     process_fast8 (st, src, dst, y0, y1, nc, ch);

@@ -720,20 +720,6 @@ row_inner_avx2_8 (const LbRotate    *st,
     row_inner_4_8 (st, src, drow, y, l, x, xe);
 }
 
-static gboolean
-have_avx2 (void)
-{
-  static gsize once = 0;
-  static gboolean avx2 = FALSE;
-
-  if (g_once_init_enter (&once))
-    {
-      __builtin_cpu_init ();
-      avx2 = __builtin_cpu_supports ("avx2");
-      g_once_init_leave (&once, 1);
-    }
-  return avx2;
-}
 #endif
 
 static G_ALWAYS_INLINE inline void
@@ -755,7 +741,7 @@ process_fast (const LbRotate    *st,
   double ilx = r->x + 1, ihx = r->x + r->width - 1, ily = r->y + 1, ihy = r->y + r->height - 1;
 #ifdef HAVE_AVX2_PATH
   /* 8-bit RGB/RGBA in AVX2 when byte offsets fit the gathers' 32-bit indices */
-  gboolean use_avx2 = DEPTH == 8 && NC == 3 && !st->no_simd && have_avx2 ()
+  gboolean use_avx2 = DEPTH == 8 && NC == 3 && !st->no_simd && lb_kernel_have_avx2 ()
                       && src->stride * (gsize) src->height < G_MAXINT32 / 2;
 #endif
 

@@ -13,28 +13,12 @@
 #include "kb-test-util.h"
 #include "lb-xv-emboss.h"
 
-static void
-emboss_ref (gconstpointer st, const LbKernelBuf *src, LbKernelBuf *dst, int y0, int y1)
-{
-  lb_xv_emboss_process_ref (st, src, dst, y0, y1);
-}
-
-static void
-emboss_fast (gconstpointer st, const LbKernelBuf *src, LbKernelBuf *dst, int y0, int y1)
-{
-  lb_xv_emboss_process (st, src, dst, y0, y1);
-}
-
-static void
-emboss_portable (gconstpointer st, const LbKernelBuf *src, LbKernelBuf *dst, int y0, int y1)
-{
-  _lb_xv_emboss_process_portable (st, src, dst, y0, y1);
-}
+typedef void (*EmbossFunc) (const LbXvEmboss *, const LbKernelBuf *, LbKernelBuf *, int, int);
 
 /* dst = src with the colour samples of @r set to @v, then @process over rows y0..y1 in
  * random bands. */
 static LbKernelBuf *
-run_on_garbage (KbProcessFunc process, const LbXvEmboss *st, const LbKernelBuf *src,
+run_on_garbage (EmbossFunc process, const LbXvEmboss *st, const LbKernelBuf *src,
                 const LbXvRegion *r, int v, GRand *rand)
 {
   LbKernelBuf *dst = kb_copy (src);
@@ -72,10 +56,10 @@ check_one (const LbKernelBuf *src, const LbKernelRect *sel, GRand *rand)
 
   g_assert_true (lb_xv_emboss_prepare (&st, src, sel, &error));
   g_assert_no_error (error);
-  want = run_on_garbage (emboss_ref, &st, src, &st.region, 0x5a, rand);
+  want = run_on_garbage (lb_xv_emboss_process_ref, &st, src, &st.region, 0x5a, rand);
   for (int k = 0; k < 2; k++)
     {
-      KbProcessFunc f = k == 0 ? emboss_fast : emboss_portable;
+      EmbossFunc f = k == 0 ? lb_xv_emboss_process : _lb_xv_emboss_process_portable;
       g_autoptr (LbKernelBuf) got = run_on_garbage (f, &st, src, &st.region, 0xa5, rand);
       int worst = 0;
       const gsize n = kb_compare (got, want, &worst);
