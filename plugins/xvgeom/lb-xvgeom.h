@@ -106,6 +106,11 @@ void      lb_rotate_free              (LbRotate             *state);
  *
  * Grid centred on the region as xv does. Sums are 64-bit, means truncate (floor), at 8 and
  * 16 bits alike.
+ *
+ * Unlike the contract above, lb_pixelize_process() and its reference write EVERY sample of
+ * the region in rows [y0, y1), alpha included (the source's alpha, so the result is the
+ * same): @dst's region need not start as a copy of the source, and the plugin declares
+ * LB_FILTER_FLAG_OVERWRITES (the host skips its band copy).
  */
 typedef struct {
   int width;
