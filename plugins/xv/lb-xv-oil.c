@@ -196,120 +196,203 @@ mode_small (const guint32 *const *kr, int nrows, int jx0, int jx1)
   return 15 - (best_key & 15);
 }
 
-/* xv's 4×4 window on rows whose four window rows are all in the region: column vectors.
+/* xv's 4×4 window on rows whose four window rows are all in the region, with the output
+ * pixels as vector lanes (16 bytes: 16 pixels per vector op).
  *
- * A window column is one 4-lane vector (its four rows). For two columns P and Q the four
- * compares (Q == rotate_r(P)), r = 0..3, cover all 16 pairs; their sum counts, for each lane
- * of Q, the equal keys in P, and the same masks rotated back count, for each lane of P, the
- * equal keys in Q. Each column entering the window is paired with itself and its three left
- * neighbours once; the count of any window lane is then four vector adds. The winner is the
- * lane with the highest count, ties to the earliest in raster order (row-major). */
+ * Equal-key masks are computed once per pair of image rows at most 3 apart and per column
+ * offset dx (−3..3), as bytes (16 if equal, else 0), and kept in a ring of 4 rows: each image
+ * row, when it becomes the bottom row of a window, is compared with itself (dx 1..3) and the
+ * three rows above (dx −3..3), 24 masks, reused by the next three output rows. For window row
+ * a and absolute column X, V_a(dx)(X) sums the masks of pixel (a, X) against the four pixels
+ * (c, X + dx), c = 0..3, leaving out the pixel itself; the pixel's count, less one, times 16,
+ * in the window whose column b it is (the window at x = X + 2 − b) is then the sum of V_a(dx)
+ * over dx = −b..3 − b. Those 16 sums per X (T[a][b]) cost about 16 vector ops per 16 pixels;
+ * the window at x loads T[a][b] at x − 2 + b. The winner key (count − 1)·16 + (15 − i), i = 4a +
+ * b the raster index, fits a byte (≤ 255), so the unsigned byte max picks the highest count and
+ * among equal counts the earliest pixel in raster order. */
+typedef guint8 OilBytes __attribute__ ((vector_size (16)));
+
+/* Columns of padding on both sides of every mask and sum row: vector loads at X + dx and at
+ * x − 2 + b, and the last partial vector of a row, stay inside the allocation. */
+#define XV_PAD 32
+#define XV_MASKS 24 /* per image row: dx 1..3 against itself, dx −3..3 against each of 3 rows up */
+
 typedef struct {
-  OilVec self;   /* counts within the column itself (each lane counts itself) */
-  OilVec left[4];  /* left[d]: counts of this column's lanes in column x − d (d = 1..3) */
-  OilVec right[4]; /* right[d]: counts of this column's lanes in column x + d */
-} OilColumn;
-
-static inline OilVec
-rot (OilVec v, int r)
-{
-  switch (r)
-    {
-    case 1: return __builtin_shuffle (v, (OilVec) { 1, 2, 3, 0 });
-    case 2: return __builtin_shuffle (v, (OilVec) { 2, 3, 0, 1 });
-    case 3: return __builtin_shuffle (v, (OilVec) { 3, 0, 1, 2 });
-    default: return v;
-    }
-}
-
-typedef gint32 OilKeyVec __attribute__ ((vector_size (16)));
-
-static inline OilKeyVec
-vmax (OilKeyVec a, OilKeyVec b)
-{
-  /* SSE2 has no 32-bit max; a compare and a select. */
-  const OilKeyVec m = (OilKeyVec) (a > b);
-
-  return (a & m) | (b & ~m);
-}
-
-/* One column x of oil_xv_row_columns, in ring slot @s = x % 4 (a constant at each call site,
- * so the ring's slots are fixed offsets). */
-LB_XV_INLINE void
-oil_xv_column (const guint32 *const kr[4], int x, OilColumn *cols, OilVec *colv,
-               guint16 *best_lane, const int s)
-{
-  const OilVec cx = { kr[0][x], kr[1][x], kr[2][x], kr[3][x] };
-  OilVec self = { 0, 0, 0, 0 };
-
-  colv[s] = cx;
-  for (int r = 0; r < 4; r++)
-    self += (OilVec) (cx == rot (cx, r));
-  cols[s].self = self;
-  for (int d = 1; d <= 3 && x - d >= 0; d++)
-    {
-      const OilVec cp = colv[(s - d) & 3];
-      OilVec mine = { 0, 0, 0, 0 }, theirs = { 0, 0, 0, 0 };
-
-      for (int r = 0; r < 4; r++)
-        {
-          /* m[k] = (cx[k] == cp[k + r]) */
-          const OilVec m = (OilVec) (cx == rot (cp, r));
-          mine += m;
-          /* lane k of cp meets lane k − r of cx */
-          theirs += rot (m, (4 - r) & 3);
-        }
-      cols[s].left[d] = mine;
-      cols[(s - d) & 3].right[d] = theirs;
-    }
-
-  /* The window whose last column is x: columns x − 3 .. x, output column x − 1. */
-  if (x >= 3)
-    {
-      const OilColumn *a = &cols[(s + 1) & 3], *b = &cols[(s + 2) & 3], *c = &cols[(s + 3) & 3],
-                      *e = &cols[s];
-      /* Counts are negative (a true compare is all ones). The key −count·16 + (15 − i),
-       * i = 4·row + column the raster index, is largest for the highest count and, among
-       * equal counts, the earliest pixel. */
-      const OilKeyVec k0 = -((OilKeyVec) (a->self + a->right[1] + a->right[2] + a->right[3]) << 4)
-                           + (OilKeyVec) { 15, 11, 7, 3 };
-      const OilKeyVec k1 = -((OilKeyVec) (b->self + b->left[1] + b->right[1] + b->right[2]) << 4)
-                           + (OilKeyVec) { 14, 10, 6, 2 };
-      const OilKeyVec k2 = -((OilKeyVec) (c->self + c->left[2] + c->left[1] + c->right[1]) << 4)
-                           + (OilKeyVec) { 13, 9, 5, 1 };
-      const OilKeyVec k3 = -((OilKeyVec) (e->self + e->left[3] + e->left[2] + e->left[1]) << 4)
-                           + (OilKeyVec) { 12, 8, 4, 0 };
-      OilKeyVec m = vmax (vmax (k0, k1), vmax (k2, k3));
-
-      m = vmax (m, __builtin_shuffle (m, (OilKeyVec) { 2, 3, 0, 1 }));
-      m = vmax (m, __builtin_shuffle (m, (OilKeyVec) { 1, 0, 3, 2 }));
-      best_lane[x - 1] = (guint16) (15 - (m[0] & 15));
-    }
-}
+  int rw;
+  gsize stride;     /* bytes per mask/sum row, padding included */
+  guint8 *mem;
+  int row[4];       /* image row whose masks are in slot row % 4, or −1 */
+  int kmax[4];      /* masks against rows up to kmax above it are valid */
+  guint8 *mask[4];  /* slot s: XV_MASKS rows of stride bytes */
+  guint8 *sum;      /* T[a][b]: 16 rows */
+  guint8 *best;     /* winning raster index per region column */
+} OilXv;
 
 static void
-oil_xv_row_columns (const guint32 *const kr[4], int rw, guint16 *best_lane)
+oil_xv_init (OilXv *xv, int rw)
 {
-  /* Column x lives in ring slot x % 4: a window needs only its four columns. The ring (576
-   * bytes) stays in L1, where arrays of 144 bytes per image column (200 KB a row at 1400 px)
-   * were streamed through L2 by every row. Unrolled by 4 so each slot is a fixed offset. */
-  OilColumn cols[4];
-  OilVec colv[4];
-  int x = 0;
+  const gsize stride = (gsize) rw + 2 * XV_PAD + 16;
 
-  for (; x + 4 <= rw; x += 4)
+  xv->rw = rw;
+  xv->stride = stride;
+  /* Zeroed: the padding is read (never used for a result) and must be defined. */
+  xv->mem = g_malloc0 (stride * (4 * XV_MASKS + 16 + 1));
+  for (int s = 0; s < 4; s++)
     {
-      oil_xv_column (kr, x, cols, colv, best_lane, 0);
-      oil_xv_column (kr, x + 1, cols, colv, best_lane, 1);
-      oil_xv_column (kr, x + 2, cols, colv, best_lane, 2);
-      oil_xv_column (kr, x + 3, cols, colv, best_lane, 3);
+      xv->row[s] = -1;
+      xv->kmax[s] = -1;
+      xv->mask[s] = xv->mem + stride * s * XV_MASKS;
     }
-  if (x < rw)
-    oil_xv_column (kr, x, cols, colv, best_lane, 0);
-  if (x + 1 < rw)
-    oil_xv_column (kr, x + 1, cols, colv, best_lane, 1);
-  if (x + 2 < rw)
-    oil_xv_column (kr, x + 2, cols, colv, best_lane, 2);
+  xv->sum = xv->mem + stride * 4 * XV_MASKS;
+  xv->best = xv->sum + stride * 16;
+}
+
+/* Mask row index within a slot: k = 0 (the row itself, dx 1..3) or k rows up (dx −3..3). */
+static inline int
+xv_mask_index (int k, int dx)
+{
+  return k == 0 ? dx - 1 : 3 + (k - 1) * 7 + dx + 3;
+}
+
+/* m[X] = 16 if top[X] == bot[X + dx], for the X where both exist. */
+LB_XV_CLONES static void
+oil_xv_eq (guint8 *restrict m, const guint32 *restrict top, const guint32 *restrict bot, int rw,
+           int dx)
+{
+  const int xa = MAX (0, -dx), xb = MIN (rw, rw - dx);
+
+  for (int x = xa; x < xb; x++)
+    m[x] = top[x] == bot[x + dx] ? 16 : 0;
+}
+
+/* The masks of image row @r (key row kr[c], window row c) against rows up to @k above. */
+static void
+oil_xv_masks (OilXv *xv, const guint32 *const kr[4], int c, int r, int k)
+{
+  const int s = r & 3;
+
+  for (int kk = 0; kk <= k; kk++)
+    for (int dx = kk == 0 ? 1 : -3; dx <= 3; dx++)
+      oil_xv_eq (xv->mask[s] + (gsize) xv_mask_index (kk, dx) * xv->stride + XV_PAD, kr[c - kk],
+                 kr[c], xv->rw, dx);
+  xv->row[s] = r;
+  xv->kmax[s] = k;
+}
+
+static inline OilBytes
+ld (const guint8 *p)
+{
+  OilBytes v;
+
+  memcpy (&v, p, sizeof v);
+  return v;
+}
+
+/* T[a][b] for every column, then the winners of the windows at columns 2 .. rw − 2. */
+LB_XV_CLONES static void
+oil_xv_row_sums (OilXv *xv, int r0)
+{
+  const gsize st = xv->stride;
+  const guint8 *slot[4];
+
+  for (int c = 0; c < 4; c++)
+    slot[c] = xv->mask[(r0 + c) & 3] + XV_PAD;
+
+  /* Fully unrolled, so the choice of mask row below is made at compile time. */
+  for (int X = 0; X < xv->rw; X += 16)
+#pragma GCC unroll 4
+    for (int a = 0; a < 4; a++)
+      {
+        OilBytes v[7];
+
+#pragma GCC unroll 7
+        for (int dx = -3; dx <= 3; dx++)
+          {
+            OilBytes s = { 0 };
+
+#pragma GCC unroll 4
+            for (int c = 0; c < 4; c++)
+              {
+                /* Pixel (a, X) against (c, X + dx): stored at the lower row of the pair, at
+                 * the column of the upper one. */
+                if (c > a)
+                  s += ld (slot[c] + (gsize) xv_mask_index (c - a, dx) * st + X);
+                else if (c < a)
+                  s += ld (slot[a] + (gsize) xv_mask_index (a - c, -dx) * st + X + dx);
+                else if (dx > 0)
+                  s += ld (slot[a] + (gsize) xv_mask_index (0, dx) * st + X);
+                else if (dx < 0)
+                  s += ld (slot[a] + (gsize) xv_mask_index (0, -dx) * st + X + dx);
+              }
+            v[dx + 3] = s;
+          }
+        /* b = 3: dx −3..0; each next b drops the lowest dx and adds one above. */
+        OilBytes t = v[0] + v[1] + v[2] + v[3];
+
+#pragma GCC unroll 4
+        for (int b = 3; b >= 0; b--)
+          {
+            memcpy (xv->sum + (gsize) (4 * a + b) * st + XV_PAD + X, &t, sizeof t);
+            if (b > 0)
+              t += v[7 - b] - v[3 - b];
+          }
+      }
+
+  for (int x = 2; x <= xv->rw - 2; x += 16)
+    {
+      OilBytes m = { 0 };
+
+#pragma GCC unroll 16
+      for (int i = 0; i < 16; i++)
+        {
+          const OilBytes key = ld (xv->sum + (gsize) i * st + XV_PAD + x - 2 + i % 4)
+                               + (guint8) (15 - i);
+
+          const OilBytes gt = (OilBytes) (m > key);
+
+          m = (m & gt) | (key & ~gt);
+        }
+      m = (guint8) 15 - (m & (guint8) 15);
+      memcpy (xv->best + XV_PAD + x, &m, sizeof m);
+    }
+}
+
+/* Output columns j0..j1 (region-relative) from the winners: colour of window pixel best[j]
+ * of the window whose top-left pixel is (j − 2, row srow[0]). @ch is a constant at each call
+ * site, so the colour copy is a fixed number of loads and stores. */
+LB_XV_INLINE void
+oil_xv_copy (const guint8 *const srow[4], guint8 *out, const guint8 *best, int j0, int j1,
+             const int ch, const int depth)
+{
+  const int nc = lb_xv_colour_channels (ch);
+
+  for (int j = j0; j <= j1; j++)
+    {
+      const int b = best[j];
+      const guint8 *row = srow[b >> 2];
+      const gsize si = (gsize) (j - 2 + (b & 3)) * ch, di = (gsize) j * ch;
+
+      for (int c = 0; c < nc; c++)
+        lb_xv_put (out, di + c, lb_xv_get (row, si + c, depth), depth);
+    }
+}
+
+/* Winners of the unclipped windows (columns 2 .. rw − 2) of the output row whose window rows
+ * are image rows r0 .. r0 + 3 (key rows kr), as raster indices in xv->best[XV_PAD + x]. */
+static void
+oil_xv_row (OilXv *xv, const guint32 *const kr[4], int r0)
+{
+  /* Row r0 + c needs masks against the c rows above it in this window. A row seen first as
+   * the bottom row (c = 3) gets all three, so later windows find them; at a band's first row
+   * the upper rows get what this window needs. */
+  for (int c = 0; c < 4; c++)
+    {
+      const int r = r0 + c, s = r & 3;
+
+      if (xv->row[s] != r || xv->kmax[s] < c)
+        oil_xv_masks (xv, kr, c, r, c);
+    }
+  oil_xv_row_sums (xv, r0);
 }
 
 /* Incremental colour count for windows above 16 pixels, slid along a row one window column
@@ -611,13 +694,13 @@ oil_fast_rows (const LbXvOil     *self,
   g_autofree const guint32 **wr = g_new0 (const guint32 *, side);
   int nwr = 0;
   int filled = -1; /* last key row filled into the ring */
-  /* xv's window (2 up/left, 1 down/right) has the column-vector path. */
+  /* xv's window (2 up/left, 1 down/right) has its own vector path. */
   const gboolean xv_columns = self->up == 2 && self->down == 1;
-  g_autofree guint16 *best_lane = NULL;
+  OilXv xv = { 0 };
 
   ring_keys = g_new (guint32, (gsize) side * rw);
-  if (xv_columns)
-    best_lane = g_new (guint16, rw);
+  if (xv_columns && rw >= 4)
+    oil_xv_init (&xv, rw);
   ring.keys = ring_keys;
   if (!small)
     {
@@ -660,13 +743,19 @@ oil_fast_rows (const LbXvOil     *self,
             kr[k] = ring_row (&ring, wy0 + k);
           if (xv_columns && nrows == 4 && rw >= 4)
             {
-              /* Unclipped windows (columns 2 .. rw − 2) by column vectors. */
-              oil_xv_row_columns (kr, rw, best_lane);
-              for (int j = 2; j <= rw - 2; j++)
+              /* Unclipped windows (columns 2 .. rw − 2): output pixels as vector lanes. */
+              const gsize px = (gsize) R->x0 * src->channels * (depth / 8);
+              const guint8 *srow[4];
+
+              for (int k = 0; k < 4; k++)
+                srow[k] = lb_xv_row (src, wy0 + k) + px;
+              oil_xv_row (&xv, kr, wy0);
+              switch (src->channels)
                 {
-                  const int best = best_lane[j];
-                  copy_colour (src, R->x0 + j - 2 + best % 4, wy0 + best / 4, out, R->x0 + j,
-                               depth);
+                case 1: oil_xv_copy (srow, out + px, xv.best + XV_PAD, 2, rw - 2, 1, depth); break;
+                case 2: oil_xv_copy (srow, out + px, xv.best + XV_PAD, 2, rw - 2, 2, depth); break;
+                case 3: oil_xv_copy (srow, out + px, xv.best + XV_PAD, 2, rw - 2, 3, depth); break;
+                default: oil_xv_copy (srow, out + px, xv.best + XV_PAD, 2, rw - 2, 4, depth); break;
                 }
             }
           for (int j = 0; j < rw; j++)
@@ -718,7 +807,7 @@ oil_fast_rows (const LbXvOil     *self,
       for (int j = MAX (0, rw - 1 - self->up); j < rw; j++)
         for (int k = 0; k < nwr; k++)
           table_remove (&t, wr[k][j]);
-    }
+    }  g_free (xv.mem);
 }
 
 void
