@@ -4,6 +4,9 @@
 #include "lb-xv-oil.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "lb-error.h"
 
@@ -224,27 +227,73 @@ typedef struct {
   int row[4];       /* image row whose masks are in slot row % 4, or −1 */
   int kmax[4];      /* masks against rows up to kmax above it are valid */
   guint8 *mask[4];  /* slot s: XV_MASKS rows of stride bytes */
+  int nplanes;      /* bytes of a colour: 1 (gray 8), 2 (gray 16) or 3 (RGB 8) */
+  int prow[4];      /* image row whose colour planes are in slot row % 4, or −1 */
+  guint8 *plane[4]; /* slot s: nplanes rows of stride bytes, byte p of each colour */
   guint8 *sum;      /* T[a][b]: 16 rows */
   guint8 *best;     /* winning raster index per region column */
+  const guint8 *zero; /* a row of zeros */
 } OilXv;
 
 static void
-oil_xv_init (OilXv *xv, int rw)
+oil_xv_init (OilXv *xv, int rw, int nplanes)
 {
   const gsize stride = (gsize) rw + 2 * XV_PAD + 16;
 
   xv->rw = rw;
   xv->stride = stride;
+  xv->nplanes = nplanes;
   /* Zeroed: the padding is read (never used for a result) and must be defined. */
-  xv->mem = g_malloc0 (stride * (4 * XV_MASKS + 16 + 1));
+  xv->mem = g_malloc0 (stride * (4 * XV_MASKS + 16 + 1 + 4 * nplanes + 1));
   for (int s = 0; s < 4; s++)
     {
       xv->row[s] = -1;
       xv->kmax[s] = -1;
       xv->mask[s] = xv->mem + stride * s * XV_MASKS;
+      xv->prow[s] = -1;
+      xv->plane[s] = xv->mem + stride * (4 * XV_MASKS + 17 + s * nplanes) + XV_PAD;
     }
   xv->sum = xv->mem + stride * 4 * XV_MASKS;
   xv->best = xv->sum + stride * 16;
+  xv->zero = xv->mem + stride * (4 * XV_MASKS + 17 + 4 * nplanes) + XV_PAD;
+}
+
+/* Splits the colours of a source row (from the region's first column) into byte planes: one
+ * byte compare per plane and 32 pixels per AVX2 op, where a 32-bit key compare handles 8. */
+LB_XV_INLINE void
+oil_xv_split (guint8 *restrict pl, gsize stride, const guint8 *restrict row, int rw, const int ch,
+              const int depth)
+{
+  if (depth == 16)
+    for (int x = 0; x < rw; x++)
+      {
+        guint16 v;
+
+        memcpy (&v, row + (gsize) x * ch * 2, sizeof v);
+        pl[x] = (guint8) v;
+        pl[stride + x] = (guint8) (v >> 8);
+      }
+  else
+    for (int c = 0; c < lb_xv_colour_channels (ch); c++)
+      for (int x = 0; x < rw; x++)
+        pl[c * stride + x] = row[(gsize) x * ch + c];
+}
+
+LB_XV_CLONES static void
+oil_xv_fill (OilXv *xv, const guint8 *row, int s, int ch, int depth)
+{
+  guint8 *pl = xv->plane[s];
+
+  if (depth == 16)
+    oil_xv_split (pl, xv->stride, row, xv->rw, ch == 1 ? 1 : 2, 16);
+  else if (ch == 1)
+    oil_xv_split (pl, xv->stride, row, xv->rw, 1, 8);
+  else if (ch == 2)
+    oil_xv_split (pl, xv->stride, row, xv->rw, 2, 8);
+  else if (ch == 3)
+    oil_xv_split (pl, xv->stride, row, xv->rw, 3, 8);
+  else
+    oil_xv_split (pl, xv->stride, row, xv->rw, 4, 8);
 }
 
 /* Mask row index within a slot: k = 0 (the row itself, dx 1..3) or k rows up (dx −3..3). */
@@ -254,29 +303,66 @@ xv_mask_index (int k, int dx)
   return k == 0 ? dx - 1 : 3 + (k - 1) * 7 + dx + 3;
 }
 
-/* m[X] = 16 if top[X] == bot[X + dx], for the X where both exist. */
-LB_XV_CLONES static void
-oil_xv_eq (guint8 *restrict m, const guint32 *restrict top, const guint32 *restrict bot, int rw,
-           int dx)
+/* m[X] = 16 if the colour at top[X] equals the one at bot[X + dx] (all @np planes), for the X
+ * where both exist. */
+LB_XV_INLINE void
+oil_xv_eq_planes (guint8 *restrict m, const guint8 *restrict top, const guint8 *restrict bot,
+                  gsize st, int rw, int dx, const int np)
 {
   const int xa = MAX (0, -dx), xb = MIN (rw, rw - dx);
 
   for (int x = xa; x < xb; x++)
-    m[x] = top[x] == bot[x + dx] ? 16 : 0;
+    {
+      int e = top[x] == bot[x + dx];
+
+      for (int p = 1; p < np; p++)
+        e &= top[p * st + x] == bot[p * st + x + dx];
+      m[x] = (guint8) (e << 4);
+    }
 }
 
-/* The masks of image row @r (key row kr[c], window row c) against rows up to @k above. */
+LB_XV_CLONES static void
+oil_xv_eq (guint8 *restrict m, const guint8 *restrict top, const guint8 *restrict bot, gsize st,
+           int rw, int dx, int np)
+{
+  if (np == 1)
+    oil_xv_eq_planes (m, top, bot, st, rw, dx, 1);
+  else if (np == 2)
+    oil_xv_eq_planes (m, top, bot, st, rw, dx, 2);
+  else
+    oil_xv_eq_planes (m, top, bot, st, rw, dx, 3);
+}
+
+/* The masks of image row @r against rows up to @k above (their planes are in the ring). */
 static void
-oil_xv_masks (OilXv *xv, const guint32 *const kr[4], int c, int r, int k)
+oil_xv_masks (OilXv *xv, int r, int k)
 {
   const int s = r & 3;
 
   for (int kk = 0; kk <= k; kk++)
     for (int dx = kk == 0 ? 1 : -3; dx <= 3; dx++)
-      oil_xv_eq (xv->mask[s] + (gsize) xv_mask_index (kk, dx) * xv->stride + XV_PAD, kr[c - kk],
-                 kr[c], xv->rw, dx);
+      oil_xv_eq (xv->mask[s] + (gsize) xv_mask_index (kk, dx) * xv->stride + XV_PAD,
+                 xv->plane[(r - kk) & 3], xv->plane[s], xv->stride, xv->rw, dx, xv->nplanes);
   xv->row[s] = r;
   xv->kmax[s] = k;
+}
+
+/* Unsigned byte maximum: one SSE2 instruction, a compare and a select elsewhere. */
+static inline OilBytes
+umax (OilBytes a, OilBytes b)
+{
+#ifdef __SSE2__
+  __m128i x, y;
+
+  memcpy (&x, &a, sizeof x), memcpy (&y, &b, sizeof y);
+  x = _mm_max_epu8 (x, y);
+  memcpy (&a, &x, sizeof a);
+  return a;
+#else
+  const OilBytes gt = (OilBytes) (a > b);
+
+  return (a & gt) | (b & ~gt);
+#endif
 }
 
 static inline OilBytes
@@ -293,48 +379,61 @@ LB_XV_CLONES static void
 oil_xv_row_sums (OilXv *xv, int r0)
 {
   const gsize st = xv->stride;
-  const guint8 *slot[4];
+  /* p[a][dx + 3][c]: mask row of pixel (a, X) against (c, X + dx), at X = 0: stored at the
+   * lower row of the pair, at the column of the upper one; the pixel itself (c = a, dx = 0)
+   * is left out (a zero row). sum[i]: T[a][b] at X = 0, i = 4a + b. Pointers from tables
+   * indexed by constants in the unrolled loops: one scalar load per vector load, where
+   * computing slot + index · stride at each load spilled registers. */
+  const guint8 *p[4][7][4];
+  guint8 *sum[16];
+  const guint8 *zero = xv->zero;
 
-  for (int c = 0; c < 4; c++)
-    slot[c] = xv->mask[(r0 + c) & 3] + XV_PAD;
+  for (int a = 0; a < 4; a++)
+    for (int dx = -3; dx <= 3; dx++)
+      for (int c = 0; c < 4; c++)
+        {
+          const guint8 *sa = xv->mask[(r0 + a) & 3] + XV_PAD, *sc = xv->mask[(r0 + c) & 3] + XV_PAD;
 
-  /* Fully unrolled, so the choice of mask row below is made at compile time. */
-  for (int X = 0; X < xv->rw; X += 16)
+          if (c > a)
+            p[a][dx + 3][c] = sc + (gsize) xv_mask_index (c - a, dx) * st;
+          else if (c < a)
+            p[a][dx + 3][c] = sa + (gsize) xv_mask_index (a - c, -dx) * st + dx;
+          else if (dx != 0)
+            p[a][dx + 3][c] = sa + (gsize) xv_mask_index (0, ABS (dx)) * st + MIN (dx, 0);
+          else
+            p[a][dx + 3][c] = zero;
+        }
+  for (int i = 0; i < 16; i++)
+    sum[i] = xv->sum + (gsize) i * st + XV_PAD;
+
+  for (int X = 0; X < xv->rw; X += 32)
 #pragma GCC unroll 4
     for (int a = 0; a < 4; a++)
       {
-        OilBytes v[7];
+        /* t[b][h]: T[a][b] at columns X + 16h; V(dx) goes to the b with −b ≤ dx ≤ 3 − b. */
+        OilBytes t[4][2] = { { { 0 } } };
 
 #pragma GCC unroll 7
         for (int dx = -3; dx <= 3; dx++)
           {
-            OilBytes s = { 0 };
+            OilBytes v0 = ld (p[a][dx + 3][0] + X), v1 = ld (p[a][dx + 3][0] + X + 16);
 
-#pragma GCC unroll 4
-            for (int c = 0; c < 4; c++)
+#pragma GCC unroll 3
+            for (int c = 1; c < 4; c++)
               {
-                /* Pixel (a, X) against (c, X + dx): stored at the lower row of the pair, at
-                 * the column of the upper one. */
-                if (c > a)
-                  s += ld (slot[c] + (gsize) xv_mask_index (c - a, dx) * st + X);
-                else if (c < a)
-                  s += ld (slot[a] + (gsize) xv_mask_index (a - c, -dx) * st + X + dx);
-                else if (dx > 0)
-                  s += ld (slot[a] + (gsize) xv_mask_index (0, dx) * st + X);
-                else if (dx < 0)
-                  s += ld (slot[a] + (gsize) xv_mask_index (0, -dx) * st + X + dx);
+                v0 += ld (p[a][dx + 3][c] + X);
+                v1 += ld (p[a][dx + 3][c] + X + 16);
               }
-            v[dx + 3] = s;
-          }
-        /* b = 3: dx −3..0; each next b drops the lowest dx and adds one above. */
-        OilBytes t = v[0] + v[1] + v[2] + v[3];
-
 #pragma GCC unroll 4
-        for (int b = 3; b >= 0; b--)
+            for (int b = 0; b < 4; b++)
+              if (b >= -dx && b <= 3 - dx)
+                t[b][0] += v0, t[b][1] += v1;
+          }
+#pragma GCC unroll 4
+        for (int b = 0; b < 4; b++)
           {
-            memcpy (xv->sum + (gsize) (4 * a + b) * st + XV_PAD + X, &t, sizeof t);
-            if (b > 0)
-              t += v[7 - b] - v[3 - b];
+            memcpy (sum[4 * a + b] + X, &t[b][0], sizeof t[b][0]);
+            memcpy (sum[4 * a + b] + X + 16, &t[b][1], sizeof t[b][1]);
           }
       }
 
@@ -344,14 +443,7 @@ oil_xv_row_sums (OilXv *xv, int r0)
 
 #pragma GCC unroll 16
       for (int i = 0; i < 16; i++)
-        {
-          const OilBytes key = ld (xv->sum + (gsize) i * st + XV_PAD + x - 2 + i % 4)
-                               + (guint8) (15 - i);
-
-          const OilBytes gt = (OilBytes) (m > key);
-
-          m = (m & gt) | (key & ~gt);
-        }
+        m = umax (m, ld (sum[i] + x - 2 + i % 4) + (guint8) (15 - i));
       m = (guint8) 15 - (m & (guint8) 15);
       memcpy (xv->best + XV_PAD + x, &m, sizeof m);
     }
@@ -378,10 +470,17 @@ oil_xv_copy (const guint8 *const srow[4], guint8 *out, const guint8 *best, int j
 }
 
 /* Winners of the unclipped windows (columns 2 .. rw − 2) of the output row whose window rows
- * are image rows r0 .. r0 + 3 (key rows kr), as raster indices in xv->best[XV_PAD + x]. */
+ * are image rows r0 .. r0 + 3 (source rows srow, from the region's first column), as raster
+ * indices in xv->best[XV_PAD + x]. */
 static void
-oil_xv_row (OilXv *xv, const guint32 *const kr[4], int r0)
+oil_xv_row (OilXv *xv, const guint8 *const srow[4], int r0, int ch, int depth)
 {
+  for (int c = 0; c < 4; c++)
+    if (xv->prow[(r0 + c) & 3] != r0 + c)
+      {
+        oil_xv_fill (xv, srow[c], (r0 + c) & 3, ch, depth);
+        xv->prow[(r0 + c) & 3] = r0 + c;
+      }
   /* Row r0 + c needs masks against the c rows above it in this window. A row seen first as
    * the bottom row (c = 3) gets all three, so later windows find them; at a band's first row
    * the upper rows get what this window needs. */
@@ -390,7 +489,7 @@ oil_xv_row (OilXv *xv, const guint32 *const kr[4], int r0)
       const int r = r0 + c, s = r & 3;
 
       if (xv->row[s] != r || xv->kmax[s] < c)
-        oil_xv_masks (xv, kr, c, r, c);
+        oil_xv_masks (xv, r, c);
     }
   oil_xv_row_sums (xv, r0);
 }
@@ -700,7 +799,7 @@ oil_fast_rows (const LbXvOil     *self,
 
   ring_keys = g_new (guint32, (gsize) side * rw);
   if (xv_columns && rw >= 4)
-    oil_xv_init (&xv, rw);
+    oil_xv_init (&xv, rw, depth == 16 ? 2 : lb_xv_colour_channels (src->channels));
   ring.keys = ring_keys;
   if (!small)
     {
@@ -749,7 +848,7 @@ oil_fast_rows (const LbXvOil     *self,
 
               for (int k = 0; k < 4; k++)
                 srow[k] = lb_xv_row (src, wy0 + k) + px;
-              oil_xv_row (&xv, kr, wy0);
+              oil_xv_row (&xv, srow, wy0, src->channels, depth);
               switch (src->channels)
                 {
                 case 1: oil_xv_copy (srow, out + px, xv.best + XV_PAD, 2, rw - 2, 1, depth); break;
