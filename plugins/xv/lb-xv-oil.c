@@ -144,20 +144,26 @@ ring_row (const KeyRing *ring, int yy)
   return ring->keys + (gsize) (yy % ring->nrows) * ring->rw;
 }
 
+/* Keys of the pixels j0..j1-1 of a row (from the region's first column) into k[j0..j1-1]. */
 LB_XV_INLINE void
-ring_fill (KeyRing *ring, const LbKernelBuf *src, const LbXvRegion *R, int yy, const int depth)
+fill_keys (guint32 *k, const guint8 *row, int j0, int j1, const int ch, const int depth)
 {
-  const int ch = src->channels, nc = lb_xv_colour_channels (ch);
-  const guint8 *row = lb_xv_row (src, yy) + (gsize) R->x0 * ch * (depth / 8);
-  guint32 *k = ring->keys + (gsize) (yy % ring->nrows) * ring->rw;
-
-  if (nc == 3)
-    for (int j = 0; j < ring->rw; j++)
+  if (lb_xv_colour_channels (ch) == 3)
+    for (int j = j0; j < j1; j++)
       k[j] = lb_xv_get (row, (gsize) j * ch, depth) | lb_xv_get (row, (gsize) j * ch + 1, depth) << 8
              | lb_xv_get (row, (gsize) j * ch + 2, depth) << 16;
   else
-    for (int j = 0; j < ring->rw; j++)
+    for (int j = j0; j < j1; j++)
       k[j] = lb_xv_get (row, (gsize) j * ch, depth);
+}
+
+LB_XV_INLINE void
+ring_fill (KeyRing *ring, const LbKernelBuf *src, const LbXvRegion *R, int yy, const int depth)
+{
+  const int ch = src->channels;
+
+  fill_keys (ring->keys + (gsize) (yy % ring->nrows) * ring->rw,
+             lb_xv_row (src, yy) + (gsize) R->x0 * ch * (depth / 8), 0, ring->rw, ch, depth);
 }
 
 /* Mode of the window columns [jx0, jx1] × rows [wy0, wy1] (region-relative columns) by the
@@ -829,6 +835,48 @@ oil_fast_rows (const LbXvOil     *self,
       const int wy0 = MAX (R->y0, y - self->up), wy1 = MIN (R->y1 - 1, y + self->down);
       guint8 *out = lb_xv_row_mut (dst, y);
 
+      const int nrows = wy1 - wy0 + 1;
+
+      if (small && xv_columns && nrows == 4 && rw >= 4)
+        {
+          /* Unclipped windows (columns 2 .. rw − 2): output pixels as vector lanes; the
+           * three clipped ones by mode_small on keys of the four edge columns each side (the
+           * key ring is left alone: filling it cost as much as the colour copy). */
+          const gsize px = (gsize) R->x0 * src->channels * (depth / 8);
+          const guint8 *srow[4];
+          guint32 ek[4][8];
+          const guint32 *kr[4] = { ek[0], ek[1], ek[2], ek[3] };
+
+          for (int k = 0; k < 4; k++)
+            {
+              srow[k] = lb_xv_row (src, wy0 + k) + px;
+              fill_keys (ek[k], srow[k], 0, 4, src->channels, depth);
+              fill_keys (ek[k] + 4, srow[k] + (gsize) (rw - 4) * src->channels * (depth / 8), 0,
+                         4, src->channels, depth);
+            }
+          oil_xv_row (&xv, srow, wy0, src->channels, depth);
+          switch (src->channels)
+            {
+            case 1: oil_xv_copy (srow, out + px, xv.best + XV_PAD, 2, rw - 2, 1, depth); break;
+            case 2: oil_xv_copy (srow, out + px, xv.best + XV_PAD, 2, rw - 2, 2, depth); break;
+            case 3: oil_xv_copy (srow, out + px, xv.best + XV_PAD, 2, rw - 2, 3, depth); break;
+            default: oil_xv_copy (srow, out + px, xv.best + XV_PAD, 2, rw - 2, 4, depth); break;
+            }
+          for (int j = 0; j < rw; j = j == 1 ? rw - 1 : j + 1)
+            {
+              /* ek holds columns 0..3 at 0..3 and rw − 4 .. rw − 1 at 4..7. */
+              const int jx0 = MAX (0, j - 2), jx1 = MIN (rw - 1, j + 1);
+              const int off = j < 2 ? 0 : 8 - rw;
+              const int best = mode_small (kr, 4, jx0 + off, jx1 + off);
+              const int wcols = jx1 - jx0 + 1;
+
+              copy_colour (src, R->x0 + jx0 + best % wcols, wy0 + best / wcols, out, R->x0 + j,
+                           depth);
+            }
+          continue;
+        }
+
+      /* The key ring may have skipped rows on the path above. */
       for (int yy = MAX (wy0, filled + 1); yy <= wy1; yy++)
         ring_fill (&ring, src, R, yy, depth);
       filled = wy1;
@@ -836,31 +884,11 @@ oil_fast_rows (const LbXvOil     *self,
       if (small)
         {
           const guint32 *kr[16];
-          const int nrows = wy1 - wy0 + 1;
 
           for (int k = 0; k < nrows; k++)
             kr[k] = ring_row (&ring, wy0 + k);
-          if (xv_columns && nrows == 4 && rw >= 4)
-            {
-              /* Unclipped windows (columns 2 .. rw − 2): output pixels as vector lanes. */
-              const gsize px = (gsize) R->x0 * src->channels * (depth / 8);
-              const guint8 *srow[4];
-
-              for (int k = 0; k < 4; k++)
-                srow[k] = lb_xv_row (src, wy0 + k) + px;
-              oil_xv_row (&xv, srow, wy0, src->channels, depth);
-              switch (src->channels)
-                {
-                case 1: oil_xv_copy (srow, out + px, xv.best + XV_PAD, 2, rw - 2, 1, depth); break;
-                case 2: oil_xv_copy (srow, out + px, xv.best + XV_PAD, 2, rw - 2, 2, depth); break;
-                case 3: oil_xv_copy (srow, out + px, xv.best + XV_PAD, 2, rw - 2, 3, depth); break;
-                default: oil_xv_copy (srow, out + px, xv.best + XV_PAD, 2, rw - 2, 4, depth); break;
-                }
-            }
           for (int j = 0; j < rw; j++)
             {
-              if (xv_columns && nrows == 4 && rw >= 4 && j == 2)
-                j = rw - 1;
               const int jx0 = MAX (0, j - self->up), jx1 = MIN (rw - 1, j + self->down);
               const int best = mode_small (kr, nrows, jx0, jx1);
               const int wcols = jx1 - jx0 + 1;
