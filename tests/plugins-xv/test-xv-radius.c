@@ -414,6 +414,27 @@ static const Sweep large[] = {
   { F_OIL, 21, 31, 10, 37, 34 },
 };
 
+/* Oil's xv window (4×4) on its vector path: widths around its 16- and 32-column steps and
+ * the smallest regions it takes (4 columns, 4 rows), every format, with and without a
+ * selection, against the reference (compare_one: one band, one row per band, random bands,
+ * three threads). */
+static void
+test_oil_xv_shapes (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (2024);
+  static const int shapes[][2] = { { 4, 4 }, { 5, 6 }, { 6, 5 }, { 7, 9 }, { 15, 8 },
+                                   { 16, 7 }, { 17, 6 }, { 31, 8 }, { 32, 7 }, { 33, 6 },
+                                   { 34, 5 }, { 65, 9 }, { 97, 7 } };
+  static const int formats[][2] = { { 1, 8 }, { 1, 16 }, { 3, 8 }, { 4, 8 },
+                                    { 2, 8 }, { 2, 16 }, { 3, 16 }, { 4, 16 } };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (shapes); i++)
+    for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+      for (int sel = 0; sel <= 1; sel++)
+        compare_one (rand, F_OIL, 0, shapes[i][0], shapes[i][1], formats[f][0], formats[f][1],
+                     sel);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -434,5 +455,6 @@ main (int argc, char **argv)
       g_test_add_data_func (path, &large[i], test_large);
     }
   g_test_add_func ("/xv-radius/blur-u16-limit", test_blur_u16_limit);
+  g_test_add_func ("/xv-radius/oil-xv-shapes", test_oil_xv_shapes);
   return g_test_run ();
 }
