@@ -435,6 +435,56 @@ test_oil_xv_shapes (void)
                      sel);
 }
 
+/* Oil on one 8-bit colour channel (GRAY8, GRAYA8) takes the histogram path from the 3×3
+ * window up: at 3×3 (the crossover from the all-pairs network), radius 15 and radius 31,
+ * against the reference with every band split (compare_one). */
+static void
+test_oil_histogram (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (808);
+  static const int sizes[] = { 3, 31, 63 };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+    for (int channels = 1; channels <= 2; channels++)
+      for (int sel = 0; sel <= 1; sel++)
+        compare_one (rand, F_OIL, sizes[i], sizes[i] == 63 ? 41 : 47, sizes[i] == 63 ? 38 : 43,
+                     channels, 8, sel);
+}
+
+/* The histogram path keeps column counts in bytes: a flat column of 255 rows (window 255)
+ * reaches 255, the most a byte holds. Flat and two-colour images, one band and one row per
+ * band, against the reference. */
+static void
+test_oil_histogram_full_column (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (31);
+
+  for (int kind = 0; kind < 2; kind++)
+    {
+      Job job = { F_OIL, 255, { { { 0 } } }, NULL };
+      Buf src, ref, out;
+      int cuts[MAX_CUTS];
+      const int w = 2, h = 270, ncuts = make_cuts (rand, h, 1, cuts);
+
+      buf_init (&src, w, h, 1, 8, 1);
+      for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+          buf_set (&src, x, y, 0, kind == 0 ? 77 : (y > 200 && x == 1 ? 9 : 200));
+      g_assert_true (job_prepare (&job, &src, NULL, NULL));
+      buf_copy (&ref, &src);
+      job_run (&job, &src, &ref, FALSE, 0, h);
+      buf_copy (&out, &src);
+      job_run (&job, &src, &out, TRUE, 0, h);
+      g_assert_cmpuint (count_diff (&out, &ref, "one band"), ==, 0);
+      buf_clear (&out);
+      buf_copy (&out, &src);
+      for (int k = 0; k < ncuts; k++)
+        job_run (&job, &src, &out, TRUE, cuts[k], cuts[k + 1]);
+      g_assert_cmpuint (count_diff (&out, &ref, "one row per band"), ==, 0);
+      buf_clear (&out), buf_clear (&ref), buf_clear (&src);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -456,5 +506,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/xv-radius/blur-u16-limit", test_blur_u16_limit);
   g_test_add_func ("/xv-radius/oil-xv-shapes", test_oil_xv_shapes);
+  g_test_add_func ("/xv-radius/oil-histogram", test_oil_histogram);
+  g_test_add_func ("/xv-radius/oil-histogram-full-column", test_oil_histogram_full_column);
   return g_test_run ();
 }
