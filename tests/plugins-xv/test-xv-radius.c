@@ -363,6 +363,26 @@ test_large (gconstpointer data)
       compare_one (rand, s->id, p, s->w, s->h, formats[f][0], formats[f][1], f % 2 == 1);
 }
 
+/* The optimised path on one band and on the bands cuts[0..ncuts] against the reference. */
+static void
+compare_one_band_and_rows (const Job *job, const Buf *src, const int *cuts, int ncuts)
+{
+  const int h = src->b.height;
+  Buf ref, out;
+
+  buf_copy (&ref, src);
+  job_run (job, src, &ref, FALSE, 0, h);
+  buf_copy (&out, src);
+  job_run (job, src, &out, TRUE, 0, h);
+  g_assert_cmpuint (count_diff (&out, &ref, "one band"), ==, 0);
+  buf_clear (&out);
+  buf_copy (&out, src);
+  for (int k = 0; k < ncuts; k++)
+    job_run (job, src, &out, TRUE, cuts[k], cuts[k + 1]);
+  g_assert_cmpuint (count_diff (&out, &ref, "one row per band"), ==, 0);
+  buf_clear (&out), buf_clear (&ref);
+}
+
 /* Blur's 8-bit path keeps column sums in 16 bits up to n = 257 (257 · 255 = 65535): bright
  * images tall enough for full columns at n = 255, 257 (the limit) and 259 (the 32-bit path),
  * against the reference, one band and one row per band. */
@@ -375,7 +395,7 @@ test_blur_u16_limit (void)
     for (int size = 255; size <= 259; size += 2)
       {
         Job job = { F_BLUR, size, { { { 0 } } }, NULL };
-        Buf src, ref, out;
+        Buf src;
         int cuts[MAX_CUTS];
         const int ncuts = make_cuts (rand, 300, 1, cuts);
 
@@ -385,17 +405,8 @@ test_blur_u16_limit (void)
             for (int c = 0; c < channels; c++)
               buf_set (&src, x, y, c, (guint) g_rand_int_range (rand, 240, 256));
         g_assert_true (job_prepare (&job, &src, NULL, NULL));
-        buf_copy (&ref, &src);
-        job_run (&job, &src, &ref, FALSE, 0, 300);
-        buf_copy (&out, &src);
-        job_run (&job, &src, &out, TRUE, 0, 300);
-        g_assert_cmpuint (count_diff (&out, &ref, "one band"), ==, 0);
-        buf_clear (&out);
-        buf_copy (&out, &src);
-        for (int k = 0; k < ncuts; k++)
-          job_run (&job, &src, &out, TRUE, cuts[k], cuts[k + 1]);
-        g_assert_cmpuint (count_diff (&out, &ref, "one row per band"), ==, 0);
-        buf_clear (&out), buf_clear (&ref), buf_clear (&src);
+        compare_one_band_and_rows (&job, &src, cuts, ncuts);
+        buf_clear (&src);
       }
 }
 
@@ -462,7 +473,7 @@ test_oil_histogram_full_column (void)
   for (int kind = 0; kind < 2; kind++)
     {
       Job job = { F_OIL, 255, { { { 0 } } }, NULL };
-      Buf src, ref, out;
+      Buf src;
       int cuts[MAX_CUTS];
       const int w = 2, h = 270, ncuts = make_cuts (rand, h, 1, cuts);
 
@@ -471,17 +482,8 @@ test_oil_histogram_full_column (void)
         for (int x = 0; x < w; x++)
           buf_set (&src, x, y, 0, kind == 0 ? 77 : (y > 200 && x == 1 ? 9 : 200));
       g_assert_true (job_prepare (&job, &src, NULL, NULL));
-      buf_copy (&ref, &src);
-      job_run (&job, &src, &ref, FALSE, 0, h);
-      buf_copy (&out, &src);
-      job_run (&job, &src, &out, TRUE, 0, h);
-      g_assert_cmpuint (count_diff (&out, &ref, "one band"), ==, 0);
-      buf_clear (&out);
-      buf_copy (&out, &src);
-      for (int k = 0; k < ncuts; k++)
-        job_run (&job, &src, &out, TRUE, cuts[k], cuts[k + 1]);
-      g_assert_cmpuint (count_diff (&out, &ref, "one row per band"), ==, 0);
-      buf_clear (&out), buf_clear (&ref), buf_clear (&src);
+      compare_one_band_and_rows (&job, &src, cuts, ncuts);
+      buf_clear (&src);
     }
 }
 
