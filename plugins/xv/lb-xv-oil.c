@@ -830,21 +830,80 @@ ph_slide (guint16 *restrict h, const guint8 *restrict add, const guint8 *restric
   return m;
 }
 
+/* The colour numbers the histograms count: for row yy, base + (yy − y0) · stride, pixel j at
+ * [j · step]. One 8-bit channel: the samples themselves; other formats with at most 256
+ * colours in the rows a band reads: numbers given by ph_number (any one-to-one map gives the
+ * same counts, hence the same winner). */
+typedef struct {
+  const guint8 *base;
+  gsize stride;
+  int step;
+  int y0;
+} PhIds;
+
+static inline const guint8 *
+ph_row (const PhIds *ids, int yy)
+{
+  return ids->base + (gsize) (yy - ids->y0) * ids->stride;
+}
+
+/* Numbers the colours of region rows ry0..ry1-1 in order of appearance, into a new rw-byte-
+ * per-row image; NULL when there are more than 256 (it stops at the 257th, so trying costs
+ * little on continuous-tone images). Keys as fill_keys (24-bit RGB or one channel). */
+static guint8 *
+ph_number (const LbKernelBuf *src, const LbXvRegion *R, int ry0, int ry1, int depth)
+{
+  const int rw = R->x1 - R->x0, ch = src->channels;
+  /* 1024 slots for at most 256 colours: probe chains stay short. */
+  guint32 key[1024];
+  gint16 num[1024];
+  g_autofree guint32 *k = g_new (guint32, (gsize) rw);
+  g_autofree guint8 *ids = g_new (guint8, (gsize) rw * (ry1 - ry0));
+  int n = 0;
+
+  memset (num, -1, sizeof num);
+  for (int yy = ry0; yy < ry1; yy++)
+    {
+      const guint8 *row = lb_xv_row (src, yy) + (gsize) R->x0 * ch * (depth / 8);
+      guint8 *id = ids + (gsize) (yy - ry0) * rw;
+
+      if (depth == 8)
+        fill_keys (k, row, 0, rw, ch, 8);
+      else
+        fill_keys (k, row, 0, rw, ch, 16);
+      for (int j = 0; j < rw; j++)
+        {
+          guint32 i = (k[j] * 2654435761u) >> 22;
+
+          while (num[i] >= 0 && key[i] != k[j])
+            i = (i + 1) & 1023;
+          if (num[i] < 0)
+            {
+              if (n == PH_BINS)
+                return NULL;
+              key[i] = k[j], num[i] = (gint16) n++;
+            }
+          id[j] = (guint8) num[i];
+        }
+    }
+  return g_steal_pointer (&ids);
+}
+
 /* Column histograms: colh[j · 256 + v], plus one zero column at index rw (for the slide's
  * columns outside the region). */
 static inline void
-ph_row_update (guint8 *colh, const guint8 *row, int rw, int ch, int delta)
+ph_row_update (guint8 *colh, const guint8 *row, int rw, int step, int delta)
 {
   for (int j = 0; j < rw; j++)
-    colh[(gsize) j * PH_BINS + row[(gsize) j * ch]] += (guint8) delta;
+    colh[(gsize) j * PH_BINS + row[(gsize) j * step]] += (guint8) delta;
 }
 
 static void
-oil_ph_rows (const LbXvOil *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb)
+oil_ph_rows (const LbXvOil *self, const PhIds *ids, const LbKernelBuf *src, LbKernelBuf *dst,
+             int ya, int yb)
 {
   const LbXvRegion *R = &self->region;
-  const int rw = R->x1 - R->x0, ch = src->channels;
-  const gsize px = (gsize) R->x0 * ch;
+  const int rw = R->x1 - R->x0, step = ids->step;
   g_autofree guint8 *colh = g_new0 (guint8, (gsize) (rw + 1) * PH_BINS);
   const guint8 *zero = colh + (gsize) rw * PH_BINS;
   guint16 h[PH_BINS] __attribute__ ((aligned (32)));
@@ -854,7 +913,7 @@ oil_ph_rows (const LbXvOil *self, const LbKernelBuf *src, LbKernelBuf *dst, int 
   for (int y = ya; y < yb; y++)
     {
       const int wy0 = MAX (R->y0, y - self->up), wy1 = MIN (R->y1 - 1, y + self->down);
-      guint8 *out = lb_xv_row_mut (dst, y) + px;
+      guint8 *out = lb_xv_row_mut (dst, y);
 
       if (cw1 < wy0 || cw0 > wy0)
         {
@@ -862,9 +921,9 @@ oil_ph_rows (const LbXvOil *self, const LbKernelBuf *src, LbKernelBuf *dst, int 
           cw0 = wy0, cw1 = wy0 - 1;
         }
       for (; cw0 < wy0; cw0++)
-        ph_row_update (colh, lb_xv_row (src, cw0) + px, rw, ch, -1);
+        ph_row_update (colh, ph_row (ids, cw0), rw, step, -1);
       while (cw1 < wy1)
-        ph_row_update (colh, lb_xv_row (src, ++cw1) + px, rw, ch, 1);
+        ph_row_update (colh, ph_row (ids, ++cw1), rw, step, 1);
 
       memset (h, 0, sizeof h);
       for (int j = 0; j <= MIN (rw - 1, self->down); j++)
@@ -879,10 +938,10 @@ oil_ph_rows (const LbXvOil *self, const LbKernelBuf *src, LbKernelBuf *dst, int 
            * count, one table look-up per pixel scanned. */
           for (int yy = wy0; yy <= wy1 && top > 1; yy++)
             {
-              const guint8 *row = lb_xv_row (src, yy) + px;
+              const guint8 *row = ph_row (ids, yy);
               int jj = jx0;
 
-              while (jj <= jx1 && h[row[(gsize) jj * ch]] != top)
+              while (jj <= jx1 && h[row[(gsize) jj * step]] != top)
                 jj++;
               if (jj <= jx1)
                 {
@@ -890,7 +949,10 @@ oil_ph_rows (const LbXvOil *self, const LbKernelBuf *src, LbKernelBuf *dst, int 
                   break;
                 }
             }
-          out[(gsize) j * ch] = lb_xv_row (src, by)[px + (gsize) bj * ch];
+          if (src->depth == 8)
+            copy_colour (src, R->x0 + bj, by, out, R->x0 + j, 8);
+          else
+            copy_colour (src, R->x0 + bj, by, out, R->x0 + j, 16);
 
           if (j + 1 < rw)
             top = ph_slide (h, j + 1 + self->down < rw
@@ -928,8 +990,26 @@ oil_fast_rows (const LbXvOil     *self,
   if (depth == 8 && lb_xv_colour_channels (src->channels) == 1 && !xv_columns
       && side >= PH_MIN_SIDE)
     {
-      oil_ph_rows (self, src, dst, ya, yb);
+      const PhIds ids = { src->data + (gsize) R->x0 * src->channels, src->stride,
+                          src->channels, 0 };
+
+      oil_ph_rows (self, &ids, src, dst, ya, yb);
       return;
+    }
+  if (!small)
+    {
+      /* Other formats: the histogram path when the rows this band reads hold at most 256
+       * colours (palette images, posterised or segmented ones). */
+      const int ry0 = MAX (R->y0, ya - self->up), ry1 = MIN (R->y1, yb + self->down);
+      g_autofree guint8 *num = ph_number (src, R, ry0, ry1, depth);
+
+      if (num != NULL)
+        {
+          const PhIds ids = { num, (gsize) rw, 1, ry0 };
+
+          oil_ph_rows (self, &ids, src, dst, ya, yb);
+          return;
+        }
     }
   ring_keys = g_new (guint32, (gsize) side * rw);
   if (xv_columns && rw >= 4)

@@ -487,6 +487,63 @@ test_oil_histogram_full_column (void)
     }
 }
 
+/* Oil on images of few colours in the other formats (RGB8, RGBA8, GRAY16, GRAYA16): the
+ * histogram path numbers the colours when a band's rows hold at most 256, and falls back to
+ * the count table past that. Palettes of 2, 7, 256 and 300 colours (blocks and noise, so
+ * counts tie), windows 5 and 31, with and without a selection, one band and one row per
+ * band, against the reference. */
+static void
+test_oil_palette (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (256);
+  static const int formats[][2] = { { 3, 8 }, { 4, 8 }, { 1, 16 }, { 2, 16 } };
+  static const int colours[] = { 2, 7, 256, 300 };
+  static const int sizes[] = { 5, 31 };
+
+  for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (gsize p = 0; p < G_N_ELEMENTS (colours); p++)
+      for (gsize z = 0; z < G_N_ELEMENTS (sizes); z++)
+        {
+          const int channels = formats[f][0], depth = formats[f][1], w = 33, h = 27;
+          const int ncol = colours[p];
+          Job job = { F_OIL, sizes[z], { { { 0 } } }, NULL };
+          const LbKernelRect rect = { 3, 2, 27, 23 };
+          g_autofree guint *pal = g_new (guint, (gsize) ncol * 3);
+          int cuts[MAX_CUTS];
+          const int ncuts = make_cuts (rand, h, 1, cuts);
+          Buf src;
+
+          /* Distinct palette colours: RGB (i mod 256, i / 256, 0), or gray i · 211 at 16 bits
+           * (below 65536 for i < 310). */
+          for (int i = 0; i < ncol; i++)
+            {
+              pal[i * 3] = channels >= 3 ? (guint) i % 256 : (guint) i * 211;
+              pal[i * 3 + 1] = (guint) i / 256;
+              pal[i * 3 + 2] = 0;
+            }
+          buf_init (&src, w, h, channels, depth, 2);
+          for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+              {
+                /* Every colour appears (a ramp over the pixels), blocks give runs. */
+                const int i = (x / 3 + y / 2) % 3 == 0 ? g_rand_int_range (rand, 0, ncol)
+                                                       : (x / 4 + (y / 3) * 10) % ncol;
+
+                for (int c = 0; c < channels; c++)
+                  buf_set (&src, x, y, c,
+                           (c == channels - 1 && (channels == 2 || channels == 4))
+                             ? (guint) g_rand_int_range (rand, 0, 256)
+                             : pal[i * 3 + c]);
+              }
+          for (int sel = 0; sel <= 1; sel++)
+            {
+              g_assert_true (job_prepare (&job, &src, sel ? &rect : NULL, NULL));
+              compare_one_band_and_rows (&job, &src, cuts, ncuts);
+            }
+          buf_clear (&src);
+        }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -510,5 +567,6 @@ main (int argc, char **argv)
   g_test_add_func ("/xv-radius/oil-xv-shapes", test_oil_xv_shapes);
   g_test_add_func ("/xv-radius/oil-histogram", test_oil_histogram);
   g_test_add_func ("/xv-radius/oil-histogram-full-column", test_oil_histogram_full_column);
+  g_test_add_func ("/xv-radius/oil-palette", test_oil_palette);
   return g_test_run ();
 }
