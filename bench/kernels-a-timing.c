@@ -351,6 +351,8 @@ main (int argc, char **argv)
       static const Case g8[] = { { "oil 3 gray8", F_OIL, 3, 0, FALSE },
                                  { "oil 5 gray8", F_OIL, 5, 0, FALSE },
                                  { "oil 9 gray8", F_OIL, 9, 0, FALSE },
+                                 { "oil 15 gray8", F_OIL, 15, 0, FALSE },
+                                 { "oil 21 gray8", F_OIL, 21, 0, FALSE },
                                  { "oil 31 gray8", F_OIL, 31, 0, FALSE } };
       LbKernelBuf gray8, gray8_dst;
       double ms[G_N_ELEMENTS (g8)];
@@ -364,8 +366,8 @@ main (int argc, char **argv)
           ms[i] = time_pass (&job, 1, quick, NULL);
           g_print ("%-16s %9s %9.2f (optimised, 1 thread)\n", g8[i].name, "-", ms[i]);
         }
-      g_print ("oil GRAY8 radius 15 / radius 1: %.2f, radius 15 / radius 2: %.2f\n", ms[3] / ms[0],
-               ms[3] / ms[1]);
+      g_print ("oil GRAY8 radius 15 / radius 1: %.2f, radius 15 / radius 2: %.2f\n", ms[5] / ms[0],
+               ms[5] / ms[1]);
       g_free (gray8.data), g_free (gray8_dst.data);
     }
 
