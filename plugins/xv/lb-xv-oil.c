@@ -103,24 +103,7 @@ oil_ref_rows (const LbXvOil     *self,
     }
 }
 
-void
-lb_xv_oil_process_ref (const LbXvOil     *self,
-                       const LbKernelBuf *src,
-                       LbKernelBuf       *dst,
-                       int                y0,
-                       int                y1)
-{
-  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
-
-  y0 = MAX (y0, self->region.y0);
-  y1 = MIN (y1, self->region.y1);
-  if (y0 >= y1)
-    return;
-  if (src->depth == 8)
-    oil_ref_rows (self, src, dst, y0, y1, 8);
-  else
-    oil_ref_rows (self, src, dst, y0, y1, 16);
-}
+LB_XV_DEFINE_PROCESS (lb_xv_oil_process_ref, LbXvOil, oil_ref_rows)
 
 /* ---- optimised path ------------------------------------------------------------------- */
 
@@ -1154,9 +1137,7 @@ lb_xv_oil_process (const LbXvOil     *self,
 {
   g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
 
-  y0 = MAX (y0, self->region.y0);
-  y1 = MIN (y1, self->region.y1);
-  if (y0 >= y1)
+  if (!_lb_xv_clip_rows (&self->region, &y0, &y1))
     return;
   if (src->depth == 8)
     oil_fast_rows (self, src, dst, y0, y1, 8);
