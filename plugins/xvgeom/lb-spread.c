@@ -44,9 +44,29 @@ struct _LbSpread {
   guint32 **bufs;    /* [slice]: the slice's cells over the rows it reaches (see below) */
   guint32 **parts;   /* [band]: partner cells of a chunk of rows */
   guint32 *block;    /* the memory of both */
+  /* the banded form is used (else xv's swaps in place, on one thread): see banded_fits() */
+  gboolean banded;
 };
 
 static void set_bands (LbSpread *st, int band_rows);
+
+/* Working memory the banded form may take without a second thought (bytes). */
+#define SPREAD_SMALL_BYTES ((guint64) 32 << 20)
+
+/* Whether the banded form may run: positions must fit in 31 bits (the top bit marks tokens),
+ * and its cells (4 bytes per region pixel, plus the rows slices share) must stay small, in
+ * bytes or next to the image, so that a pass (the source, its copy and these) peaks below 3×
+ * the image. A 64 Mpx 16-bit image would need 256 MiB of cells next to its 128 MiB: 4.1× the
+ * image; it takes the swaps in place, whose only memory is the output. */
+static gboolean
+banded_fits (const LbSpread *st, const LbKernelBuf *src)
+{
+  const guint64 px = (guint64) st->r.width * (guint64) st->r.height;
+  const guint64 cells = px * sizeof (guint32);
+  const guint64 image = (guint64) src->stride * (guint64) src->height;
+
+  return px <= G_MAXINT32 && (cells <= SPREAD_SMALL_BYTES || cells * 10 <= image * 9);
+}
 
 LbSpread *
 lb_spread_prepare (const LbKernelBuf    *src,
@@ -108,6 +128,7 @@ lb_spread_prepare (const LbKernelBuf    *src,
           st->xm[x] = (guint32) (hi - lo + 1);
         }
       st->reach = st->rectangle ? st->py : st->px;
+      st->banded = banded_fits (st, src);
       st->wdiv = G_MAXUINT64 / (guint64) st->r.width + 1;
       /* a band per processor (bands run in parallel), each of LB_XV_RANDOM_LANES slices at
        * least 4 reaches high (a pixel near a slice edge costs one more lookup in the gather),
@@ -187,8 +208,8 @@ set_bands (LbSpread *st,
   free_bufs (st);
   st->band_rows = MAX (1, MIN (band_rows, st->r.height));
   st->n_bands = (st->r.height + st->band_rows - 1) / st->band_rows;
-  /* positions are 31-bit (the top bit marks tokens): larger regions have one band */
-  if ((guint64) st->r.width * (guint64) st->r.height > G_MAXINT32)
+  /* the swaps in place (banded_fits) run as one band */
+  if (!st->banded)
     {
       st->band_rows = st->r.height;
       st->n_bands = 1;
@@ -221,7 +242,7 @@ set_bands (LbSpread *st,
   st->band_first[st->n_bands] = st->n_slices;
   st->bufs = g_new0 (guint32 *, st->n_slices);
   st->parts = g_new0 (guint32 *, st->n_bands);
-  if ((guint64) st->r.width * (guint64) st->r.height <= G_MAXINT32)
+  if (st->banded)
     alloc_block (st);
 }
 
@@ -1133,8 +1154,8 @@ lb_spread_process (const LbSpread    *st,
   if (!st->active)
     return;
   /* the banded form on one thread costs less than the swaps in place (its draws vectorise
-   * across slices), where positions fit in 31 bits */
-  if (st->n_slices > 1 && (guint64) st->r.width * (guint64) st->r.height <= G_MAXINT32)
+   * across slices), where it fits (banded_fits) */
+  if (st->n_slices > 1 && st->banded)
     {
       for (int b = 0; b < st->n_bands; b++)
         lb_spread_process_band (st, src, b);

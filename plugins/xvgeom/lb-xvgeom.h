@@ -187,8 +187,10 @@ void      lb_spread_free              (LbSpread             *state);
  *  2. then lb_spread_gather() over the image rows in any split, concurrently: it writes the
  *     region's colour channels of @dst (rows [y0, y1)) from @src, which must be unchanged.
  * There is a band per processor (2 at least), each cut into 8 slices whose random numbers are
- * drawn as the lanes of one generator; a region of more than 2³¹ − 1 pixels has a single band
- * and no banded form (use lb_spread_process()). */
+ * drawn as the lanes of one generator. A region whose banded form does not fit has a single
+ * band and no banded form (use lb_spread_process(), which then swaps in place): more than
+ * 2³¹ − 1 pixels, or cells (4 bytes per region pixel) over 32 MiB and over 90 % of the image's
+ * bytes, so that a pass peaks below 3× the image. */
 int       lb_spread_get_n_bands       (const LbSpread       *state);
 void      lb_spread_process_band      (const LbSpread       *state,
                                        const LbKernelBuf    *src,

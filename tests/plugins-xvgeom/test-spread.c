@@ -232,6 +232,35 @@ test_golden_threads (void)
       }
 }
 
+/* A region whose cells would take more than 32 MiB and 90 % of the image (9 Mpx GRAY8: 36 MB
+ * of cells for a 9 MB image) has no banded form and swaps in place, exactly as the reference;
+ * a smaller one (4 Mpx RGBA8: 16 MB of cells) keeps its bands. */
+static void
+test_large_in_place (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (31);
+  g_autoptr (LbKernelBuf) big = kb_new (3000, 3000, 1, 8);
+  g_autoptr (LbKernelBuf) small = kb_new (2000, 2000, 4, 8);
+  g_autoptr (LbKernelBuf) want = NULL;
+  g_autoptr (LbKernelBuf) got = NULL;
+  LbSpreadParams p = { FALSE, 5, 0, 7 };
+  LbSpread *st;
+
+  kb_fill_random (big, rand, 0);
+  st = lb_spread_prepare (big, NULL, &p, NULL);
+  g_assert_nonnull (st);
+  g_assert_cmpint (lb_spread_get_n_bands (st), ==, 1);
+  want = kb_run_whole (spread_ref, st, big);
+  got = kb_run_whole (spread_fast, st, big);
+  g_assert_cmpuint (kb_compare (want, got, NULL), ==, 0);
+  lb_spread_free (st);
+
+  st = lb_spread_prepare (small, NULL, &p, NULL);
+  g_assert_nonnull (st);
+  g_assert_cmpint (lb_spread_get_n_bands (st), >=, 2);
+  lb_spread_free (st);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -240,5 +269,6 @@ main (int    argc,
   g_test_add_func ("/spread/mod", test_mod);
   g_test_add_func ("/spread/threads-formats", test_threads_formats);
   g_test_add_func ("/spread/golden-threads", test_golden_threads);
+  g_test_add_func ("/spread/large-in-place", test_large_in_place);
   return g_test_run ();
 }
