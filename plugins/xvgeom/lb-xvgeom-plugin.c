@@ -203,9 +203,10 @@ geom_process (gconstpointer       state,
   return TRUE;
 }
 
-/* Spread's global pass. One thread: xv's swaps in place. More: the kernel's exact banded
- * form (lb-xvgeom.h), as two parallel loops through the host's threads: the bands' swaps,
- * then the gather over row chunks. Both give the same bytes. */
+/* Spread's global pass. One thread, or a region without bands (too large for the banded
+ * form's cells): lb_spread_process(), which runs the banded form on this thread or xv's swaps
+ * in place. More threads: the banded form (lb-xvgeom.h) as two parallel loops through the
+ * host's threads: the bands' swaps, then the gather over row chunks. All give the same bytes. */
 typedef struct {
   const LbSpread *kernel;
   LbKernelBuf src;
