@@ -19,64 +19,11 @@
 #include "lb-xv-blur.h"
 #include "lb-xv-despeckle.h"
 #include "lb-xv-oil.h"
+#include "xv-test-buf.h"
 
 typedef enum { F_BLUR, F_DESPECKLE, F_OIL, F_MEDIAN } FilterId;
 
 static const char *const filter_names[] = { "blur", "despeckle", "oil", "median" };
-
-/* An owned buffer with a padded stride, so kernels cannot assume packed rows. */
-typedef struct {
-  LbKernelBuf b;
-  guint8 *mem;
-} Buf;
-
-static void
-buf_init (Buf *buf, int width, int height, int channels, int depth, int pad)
-{
-  buf->b.width = width;
-  buf->b.height = height;
-  buf->b.channels = channels;
-  buf->b.depth = depth;
-  buf->b.stride = (gsize) width * channels * (depth / 8) + 2 * (gsize) pad;
-  buf->mem = g_malloc0 (buf->b.stride * height);
-  buf->b.data = buf->mem;
-}
-
-static void
-buf_copy (Buf *dst, const Buf *src)
-{
-  buf_init (dst, src->b.width, src->b.height, src->b.channels, src->b.depth, 3);
-  for (int y = 0; y < src->b.height; y++)
-    memcpy (dst->b.data + y * dst->b.stride, src->b.data + y * src->b.stride,
-            (gsize) src->b.width * src->b.channels * (src->b.depth / 8));
-}
-
-static void
-buf_clear (Buf *buf)
-{
-  g_clear_pointer (&buf->mem, g_free);
-}
-
-static guint
-buf_get (const Buf *buf, int x, int y, int c)
-{
-  const guint8 *row = buf->b.data + y * buf->b.stride;
-  const gsize i = (gsize) x * buf->b.channels + c;
-
-  return buf->b.depth == 8 ? row[i] : ((const guint16 *) (const void *) row)[i];
-}
-
-static void
-buf_set (Buf *buf, int x, int y, int c, guint v)
-{
-  guint8 *row = buf->b.data + y * buf->b.stride;
-  const gsize i = (gsize) x * buf->b.channels + c;
-
-  if (buf->b.depth == 8)
-    row[i] = (guint8) v;
-  else
-    ((guint16 *) (void *) row)[i] = (guint16) v;
-}
 
 /* Number of samples that differ; logs the first. */
 static gsize
@@ -414,6 +361,43 @@ static const Sweep large[] = {
   { F_OIL, 21, 31, 10, 37, 34 },
 };
 
+/* Issue 3: the constant-time medians (8 bits: Perreault; 16 bits: four tiers) on images
+ * wider than one strip (64 output columns for 16 bits, 256 for 8 bits, plus 2r halo), so
+ * strips start and end inside the image, at the smallest radius they serve (3), radius 15,
+ * a large radius (25) and past the 16-bit four-tier limit (r = 128: Huang's path), on all
+ * formats, with and without a selection; compare_one checks one-row bands, random bands in
+ * reverse order and three threads against the reference. */
+typedef struct {
+  FilterId id;
+  int param;
+  int w, h;
+  gboolean all_formats; /* else GRAY8, GRAY16, RGB16 only (slow references) */
+} Wide;
+
+static void
+test_wide (gconstpointer data)
+{
+  const Wide *s = data;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (2468 + 10 * s->id + s->param);
+  static const int formats[][2] = { { 1, 16 }, { 1, 8 }, { 3, 16 }, { 3, 8 },
+                                    { 4, 8 }, { 2, 16 }, { 4, 16 }, { 2, 8 } };
+
+  for (gsize f = 0; f < (s->all_formats ? G_N_ELEMENTS (formats) : 3); f++)
+    for (int sel = 0; sel <= 1; sel++)
+      compare_one (rand, s->id, s->param, s->w, s->h, formats[f][0], formats[f][1], sel);
+}
+
+static const Wide wides[] = {
+  { F_MEDIAN, 3, 300, 24, TRUE },
+  { F_DESPECKLE, 7, 300, 24, TRUE },
+  { F_MEDIAN, 15, 170, 40, TRUE },
+  { F_DESPECKLE, 31, 170, 40, TRUE },
+  { F_MEDIAN, 25, 150, 56, FALSE },
+  { F_DESPECKLE, 51, 150, 56, FALSE },
+  { F_MEDIAN, 128, 21, 150, FALSE },
+  { F_DESPECKLE, 257, 150, 21, FALSE },
+};
+
 int
 main (int argc, char **argv)
 {
@@ -432,6 +416,12 @@ main (int argc, char **argv)
                                                filter_names[large[i].id], large[i].lo,
                                                large[i].hi);
       g_test_add_data_func (path, &large[i], test_large);
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (wides); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/xv-radius/wide/%s-%d",
+                                               filter_names[wides[i].id], wides[i].param);
+      g_test_add_data_func (path, &wides[i], test_wide);
     }
   g_test_add_func ("/xv-radius/blur-u16-limit", test_blur_u16_limit);
   return g_test_run ();
