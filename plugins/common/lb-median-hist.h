@@ -8,10 +8,10 @@
  * its own compile flags; GLib and SSE2 (the x86-64 baseline) only.
  *
  *  - lb_select16_u16: the k-th value's bin among 16 u16 counts, without a branch.
- *  - lb_median16_rows: 16-bit samples, cost per sample independent of r (for r ≤ 127), a
- *    four-tier generalisation of Perreault & Hébert's constant-time median (IEEE TIP 2007,
- *    §IV "higher bit depths" suggests multi-level histograms): see below. For r > 127 it
- *    falls back to Huang's sliding histogram (O(r) per sample). */
+ *  - lb_median16_rows: 16-bit samples, cost per sample independent of r for 9 ≤ r ≤ 127: the
+ *    two-tier scheme of Perreault & Hébert's constant-time median (IEEE TIP 2007) carried to
+ *    four tiers of 16 bins (see below). For r < 9 (where it is cheaper) and r > 127 (u16
+ *    window counts) Huang's sliding histogram, O(r) per sample. */
 
 #include <string.h>
 
@@ -101,6 +101,13 @@ lb_m16_row (const LbMedian16Job *j, int y)
  * stays in the same groups, at most 2r+1 vector loads per tier where it jumps (noise). */
 
 #define LB_M16_MAX_RADIUS 127
+/* Below this radius Huang's O(r) updates cost less than the four tiers' constant. Measured
+ * (1400×1000 GRAY16 test card of bench/kernels-a-timing, 1 thread, ms, four tiers / Huang,
+ * same run on a loaded 2-core EPYC): r 3 199 / 107, r 6 228 / 149, r 8 220 / 210, r 10 237 /
+ * 253, r 12 242 / 294, r 15 262 / 326. (-D LB_M16_MIN_RADIUS=1 or 1000 forces one path.) */
+#ifndef LB_M16_MIN_RADIUS
+#define LB_M16_MIN_RADIUS 9
+#endif
 #define LB_M16_COL_BYTES (16 + 256 + 4096 + 65536)
 
 typedef struct {
@@ -131,22 +138,41 @@ lb_m16_at (const LbM16 *m, int t, int x, guint g)
 
 #define LB_M16_COL(m, t, x, g) lb_load_u8x16_wide (lb_m16_at ((m), (t), (x), (guint) (g)))
 
-/* adds (d = 1) or removes (d = −1) sample v to the histograms of column x, every tier */
+/* Adds row sa (if not NULL) and removes row ss (if not NULL) to/from the histograms of
+ * columns [x0, x1], every tier. The tier bases are locals: through m, every u8 store could
+ * alias m's fields (char aliasing) and force them to be reloaded. */
 static inline void
-lb_m16_col_add (const LbM16 *m, int x, guint v, int d)
+lb_m16_col_rows (const LbM16 *m, const guint16 *sa, const guint16 *ss, int ch, int x0, int x1)
 {
-  lb_m16_at (m, 0, x, 0)[v >> 12] += (guint8) d;
-  lb_m16_at (m, 1, x, v >> 12)[(v >> 8) & 15] += (guint8) d;
-  lb_m16_at (m, 2, x, v >> 8)[(v >> 4) & 15] += (guint8) d;
-  lb_m16_at (m, 3, x, v >> 4)[v & 15] += (guint8) d;
-}
+  const gsize gs = m->ncols * 16; /* bytes per group */
+  guint8 *restrict t0 = lb_m16_at (m, 0, x0, 0), *restrict t1 = lb_m16_at (m, 1, x0, 0);
+  guint8 *restrict t2 = lb_m16_at (m, 2, x0, 0), *restrict t3 = lb_m16_at (m, 3, x0, 0);
 
-/* adds (d = 1) or removes (d = −1) one image row to the histograms of columns [x0, x1] */
-static inline void
-lb_m16_col_row (const LbM16 *m, const guint16 *s, int ch, int x0, int x1, int d)
-{
-  for (int x = x0; x <= x1; x++)
-    lb_m16_col_add (m, x, s[(gsize) x * ch], d);
+#define LB_M16_ADD(v, d)                                   \
+  do                                                       \
+    {                                                      \
+      t0[(v) >> 12] += (d);                                \
+      t1[((v) >> 12) * gs + (((v) >> 8) & 15)] += (d);     \
+      t2[((v) >> 8) * gs + (((v) >> 4) & 15)] += (d);      \
+      t3[((v) >> 4) * gs + ((v) & 15)] += (d);             \
+    }                                                      \
+  while (0)
+  for (int x = x0; x <= x1; x++, t0 += 16, t1 += 16, t2 += 16, t3 += 16)
+    {
+      if (sa != NULL)
+        {
+          const gsize v = sa[(gsize) x * ch];
+
+          LB_M16_ADD (v, 1);
+        }
+      if (ss != NULL)
+        {
+          const gsize v = ss[(gsize) x * ch];
+
+          LB_M16_ADD (v, 255); /* −1 in u8 */
+        }
+    }
+#undef LB_M16_ADD
 }
 
 /* brings group g of the window's tier-t histogram (k, last) to the current position x */
@@ -215,7 +241,7 @@ lb_m16_strip (const LbMedian16Job *j, LbM16 *m, int ya, int yb, int xs0, int xs1
   m->r = r;
   /* rows ya−r−1 … ya+r−1: the first output row then adds ya+r and drops ya−r−1 */
   for (int y = rlo; y <= rhi; y++)
-    lb_m16_col_row (m, lb_m16_row (j, y), ch, colmin, colmax, 1);
+    lb_m16_col_rows (m, lb_m16_row (j, y), NULL, ch, colmin, colmax);
   for (int y = ya; y < yb; y++)
     {
       guint16 *d = (guint16 *) (void *) (j->dst + (gsize) y * j->dstride) + j->c;
@@ -223,13 +249,7 @@ lb_m16_strip (const LbMedian16Job *j, LbM16 *m, int ya, int yb, int xs0, int xs1
       const guint16 *sa = y + r <= ry1 ? lb_m16_row (j, y + r) : NULL;
       const guint16 *ss = y - r - 1 >= ry0 ? lb_m16_row (j, y - r - 1) : NULL;
 
-      for (int x = colmin; x <= colmax; x++)
-        {
-          if (sa != NULL)
-            lb_m16_col_add (m, x, sa[(gsize) x * ch], 1);
-          if (ss != NULL)
-            lb_m16_col_add (m, x, ss[(gsize) x * ch], -1);
-        }
+      lb_m16_col_rows (m, sa, ss, ch, colmin, colmax);
       rhi = sa != NULL ? y + r : rhi;
       rlo = ss != NULL ? y - r : rlo;
 
@@ -260,10 +280,10 @@ lb_m16_strip (const LbMedian16Job *j, LbM16 *m, int ya, int yb, int xs0, int xs1
   /* leave the column histograms empty for the next strip: removing the 2r+1 rows costs less
    * than clearing 68 KiB per column */
   for (int y = rlo; y <= rhi; y++)
-    lb_m16_col_row (m, lb_m16_row (j, y), ch, colmin, colmax, -1);
+    lb_m16_col_rows (m, NULL, lb_m16_row (j, y), ch, colmin, colmax);
 }
 
-/* ---- r > 127: Huang's sliding window on three levels (256, 4096, 65536 bins) -------------
+/* ---- r < 9 or r > 127: Huang's sliding window on three levels (256, 4096, 65536 bins) -------------
  * searched from the previous answer's high-byte bin; 2(2r+1) updates per sample. */
 
 typedef struct {
@@ -356,7 +376,7 @@ lb_median16_rows (const LbMedian16Job *job, int nc, int ya, int yb)
   LbMedian16Job j = *job;
   const int rw = j.x1 - j.x0;
 
-  if (j.r > LB_M16_MAX_RADIUS)
+  if (j.r < LB_M16_MIN_RADIUS || j.r > LB_M16_MAX_RADIUS)
     {
       /* all counts zero, pb = 0 with nothing below it */
       LbHuang16 *h = g_new0 (LbHuang16, 1);

@@ -310,6 +310,10 @@ lb_median_process (const LbMedian    *st,
   y1 = MIN (y1, r->y + r->height);
   if (y0 >= y1 || r->width == 0 || st->radius == 0)
     return;
+  /* The networks where they exist (r ≤ 2), the histograms from r = 3. Measured (1400×1000
+   * test card, 1 thread, ms, network / histogram path, same run): RGB8 r 1 1.9 / 129,
+   * r 2 10.9 / 169; GRAY16 r 2 6.9 / 168. The histogram paths cost the same from r = 3 on
+   * (8 bits) and from r = 9 on (16 bits, lb-median-hist.h). */
   if (st->radius <= 2)
     median_small (st, src, dst, y0, y1);
   else if (src->depth == 16)

@@ -700,6 +700,24 @@ despeckle_hist_rows (const LbXvDespeckle *self,
     }
 }
 
+/* n = 3 or 5, rows [ya, yb) whose windows are not clipped vertically */
+static void
+despeckle_network_rows (const LbXvDespeckle *self,
+                        const LbKernelBuf   *src,
+                        LbKernelBuf         *dst,
+                        int                  ya,
+                        int                  yb)
+{
+  if (self->size == 3 && src->depth == 8)
+    despeckle3_rows (self, src, dst, ya, yb, 8);
+  else if (self->size == 3)
+    despeckle3_rows (self, src, dst, ya, yb, 16);
+  else if (src->depth == 8)
+    despeckle5_rows (self, src, dst, ya, yb, 8);
+  else
+    despeckle5_rows (self, src, dst, ya, yb, 16);
+}
+
 void
 lb_xv_despeckle_process (const LbXvDespeckle *self,
                          const LbKernelBuf   *src,
@@ -716,42 +734,20 @@ lb_xv_despeckle_process (const LbXvDespeckle *self,
   y1 = MIN (y1, R->y1);
   if (y0 >= y1 || self->size == 1)
     return;
-  if (self->size == 3 && R->x1 - R->x0 >= 3 && R->y1 - R->y0 >= 3)
+  if ((self->size == 3 || self->size == 5) && R->x1 - R->x0 >= self->size
+      && R->y1 - R->y0 >= self->size)
     {
-      /* The network for interior rows; the first and last row of the region (clipped
-       * windows) go through the histogram path below. */
-      const int ia = MAX (y0, R->y0 + 1), ib = MIN (y1, R->y1 - 1);
+      /* The network for rows whose window is not clipped; the e rows at each end of the
+       * region (clipped windows) go through the histogram path. */
+      const int e = self->size / 2;
+      const int ia = MAX (y0, R->y0 + e), ib = MIN (y1, R->y1 - e);
 
       if (ia < ib)
-        {
-          if (src->depth == 8)
-            despeckle3_rows (self, src, dst, ia, ib, 8);
-          else
-            despeckle3_rows (self, src, dst, ia, ib, 16);
-        }
-      if (y0 == R->y0)
-        despeckle_hist_rows (self, src, dst, y0, y0 + 1);
-      if (y1 == R->y1)
-        despeckle_hist_rows (self, src, dst, y1 - 1, y1);
-      return;
-    }
-  if (self->size == 5 && R->x1 - R->x0 >= 5 && R->y1 - R->y0 >= 5)
-    {
-      /* The network for rows whose window is not clipped; the two rows at each end of the
-       * region go through the histogram path. */
-      const int ia = MAX (y0, R->y0 + 2), ib = MIN (y1, R->y1 - 2);
-
-      if (ia < ib)
-        {
-          if (src->depth == 8)
-            despeckle5_rows (self, src, dst, ia, ib, 8);
-          else
-            despeckle5_rows (self, src, dst, ia, ib, 16);
-        }
-      if (y0 < R->y0 + 2)
-        despeckle_hist_rows (self, src, dst, y0, MIN (y1, R->y0 + 2));
-      if (y1 > R->y1 - 2)
-        despeckle_hist_rows (self, src, dst, MAX (y0, R->y1 - 2), y1);
+        despeckle_network_rows (self, src, dst, ia, ib);
+      if (y0 < R->y0 + e)
+        despeckle_hist_rows (self, src, dst, y0, MIN (y1, R->y0 + e));
+      if (y1 > R->y1 - e)
+        despeckle_hist_rows (self, src, dst, MAX (y0, R->y1 - e), y1);
       return;
     }
   despeckle_hist_rows (self, src, dst, y0, y1);
