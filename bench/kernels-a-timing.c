@@ -47,6 +47,7 @@ static const Case cases[] = {
   { "despeckle 3", F_DESPECKLE, 3, 99.2, TRUE },
   { "despeckle 5", F_DESPECKLE, 5, 485.2, TRUE },
   { "despeckle 7", F_DESPECKLE, 7, 0, FALSE },
+  { "despeckle 19", F_DESPECKLE, 19, 0, FALSE },
   { "despeckle 31", F_DESPECKLE, 31, 0, FALSE },
   { "despeckle 51", F_DESPECKLE, 51, 0, FALSE },
 };
@@ -278,7 +279,8 @@ main (int argc, char **argv)
   LbKernelBuf rgb, rgb_dst, g16, g16_dst;
   double r1[3] = { 0 }, r15[3] = { 0 }; /* blur, oil, despeckle at radius 1 and 15 */
   double oil_r2 = 0, despeckle_r3 = 0;     /* the general paths at a small radius */
-  double g16_r1 = 0, g16_r3 = 0, g16_r15 = 0, g16_r25 = 0, r25 = 0; /* despeckle */
+  /* despeckle: GRAY16 at radius 1 (network), 9 (the first four-tier radius), 15, 25; RGB8 25 */
+  double g16_r1 = 0, g16_r9 = 0, g16_r15 = 0, g16_r25 = 0, r25 = 0;
 
   make_image (&rgb, 1400, 1000, 3, 8);
   rgb_dst = rgb, rgb_dst.data = g_memdup2 (rgb.data, rgb.stride * rgb.height);
@@ -341,8 +343,8 @@ main (int argc, char **argv)
         despeckle_r3 = opt;
       if (c->id == F_DESPECKLE && c->param == 3)
         g16_r1 = opt16;
-      if (c->id == F_DESPECKLE && c->param == 7)
-        g16_r3 = opt16;
+      if (c->id == F_DESPECKLE && c->param == 19)
+        g16_r9 = opt16;
       if (c->id == F_DESPECKLE && c->param == 31)
         g16_r15 = opt16;
       if (c->id == F_DESPECKLE && c->param == 51)
@@ -353,9 +355,9 @@ main (int argc, char **argv)
   g_print ("general paths (radius 1 uses a network): oil radius 15 / radius 2 (hash) %.2f, "
            "despeckle radius 15 / radius 3 (histogram) %.2f\n", r15[1] / oil_r2,
            r15[2] / despeckle_r3);
-  g_print ("despeckle GRAY16 (1 thread): radius 15 / radius 1 %.2f, radius 15 / radius 3 %.2f, "
-           "radius 25 / radius 15 %.2f; RGB8 radius 25 / radius 15 %.2f\n", g16_r15 / g16_r1,
-           g16_r15 / g16_r3, g16_r25 / g16_r15, r25 / r15[2]);
+  g_print ("despeckle GRAY16 (1 thread): radius 15 / radius 1 (network) %.2f, radius 15 / radius "
+           "9 (four tiers) %.2f, radius 25 / radius 15 %.2f; RGB8 radius 25 / radius 15 %.2f\n",
+           g16_r15 / g16_r1, g16_r15 / g16_r9, g16_r25 / g16_r15, r25 / r15[2]);
 
   g_free (rgb.data), g_free (rgb_dst.data), g_free (g16.data), g_free (g16_dst.data);
   return 0;

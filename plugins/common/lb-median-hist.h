@@ -283,8 +283,9 @@ lb_m16_strip (const LbMedian16Job *j, LbM16 *m, int ya, int yb, int xs0, int xs1
     lb_m16_col_rows (m, NULL, lb_m16_row (j, y), ch, colmin, colmax);
 }
 
-/* ---- r < 9 or r > 127: Huang's sliding window on three levels (256, 4096, 65536 bins) -------------
- * searched from the previous answer's high-byte bin; 2(2r+1) updates per sample. */
+/* ---- r < 9 or r > 127: Huang's sliding window ---------------------------------------------
+ * on three levels (256, 4096, 65536 bins), searched from the previous answer's high-byte
+ * bin; 2(2r+1) updates per sample. */
 
 typedef struct {
   guint32 l1[256];
