@@ -27,6 +27,7 @@
 #include "lb-bench-plot.h"
 #include "lb-bench-rawtcp.h"
 #include "lb-bench-soupmin.h"
+#include "lb-bench-util.h"
 #include "lb-bench.h"
 #include "lb-store.h"
 
@@ -136,23 +137,6 @@ server_start (Net *n, GError **error)
 }
 
 static void
-remove_tree (const char *path)
-{
-  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
-static void
 server_stop (Net *n)
 {
   if (n->server != NULL)
@@ -162,7 +146,7 @@ server_stop (Net *n)
       g_clear_object (&n->server);
     }
   if (n->root != NULL)
-    remove_tree (n->root);
+    lb_bench_remove_tree (n->root);
   g_clear_pointer (&n->root, g_free);
   g_clear_pointer (&n->url, g_free);
 }
@@ -184,6 +168,32 @@ wait_for (Net *n, GAsyncResult **slot)
   return *slot;
 }
 
+/* Reads @stream to its end with @buffer-byte asynchronous reads into @buf (the way an
+ * application reads, one main-loop round trip per read), then closes it; @total gets the bytes
+ * read. */
+static gboolean
+read_to_end (Net *n, GInputStream *stream, gsize buffer, guint8 *buf, guint64 *total,
+             GError **error)
+{
+  GAsyncResult *res = NULL;
+
+  for (;;)
+    {
+      gssize k;
+
+      g_input_stream_read_async (stream, buf, buffer, G_PRIORITY_DEFAULT, NULL, got_result, &res);
+      k = g_input_stream_read_finish (stream, wait_for (n, &res), error);
+      g_clear_object (&res);
+      if (k < 0)
+        return FALSE;
+      if (k == 0)
+        break;
+      *total += (guint64) k;
+    }
+  g_input_stream_close (stream, NULL, NULL);
+  return TRUE;
+}
+
 /* Downloads @name, reading the stream with @buffer-byte reads. Returns the bytes read;
  * @etag (optional) gets the entry's ETag. */
 static gboolean
@@ -201,20 +211,8 @@ lb_download (Net *n, const char *name, gsize buffer, guint8 *buf, guint64 *got, 
   g_clear_object (&res);
   if (stream == NULL)
     return FALSE;
-  for (;;)
-    {
-      gssize k;
-
-      g_input_stream_read_async (stream, buf, buffer, G_PRIORITY_DEFAULT, NULL, got_result, &res);
-      k = g_input_stream_read_finish (stream, wait_for (n, &res), error);
-      g_clear_object (&res);
-      if (k < 0)
-        return FALSE;
-      if (k == 0)
-        break;
-      total += (guint64) k;
-    }
-  g_input_stream_close (stream, NULL, NULL);
+  if (!read_to_end (n, stream, buffer, buf, &total, error))
+    return FALSE;
   if (got != NULL)
     *got = total;
   if (etag != NULL)
@@ -279,20 +277,8 @@ soup_download (Net *n, guint64 size, gsize buffer, guint8 *buf, GError **error)
   g_clear_object (&res);
   if (stream == NULL || !soup_check (msg, error))
     return FALSE;
-  for (;;)
-    {
-      gssize k;
-
-      g_input_stream_read_async (stream, buf, buffer, G_PRIORITY_DEFAULT, NULL, got_result, &res);
-      k = g_input_stream_read_finish (stream, wait_for (n, &res), error);
-      g_clear_object (&res);
-      if (k < 0)
-        return FALSE;
-      if (k == 0)
-        break;
-      total += (guint64) k;
-    }
-  g_input_stream_close (stream, NULL, NULL);
+  if (!read_to_end (n, stream, buffer, buf, &total, error))
+    return FALSE;
   if (total != size)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "minimal libsoup server: %" G_GUINT64_FORMAT

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "lb-bench-stats.h"
+#include "lb-bench-util.h"
 #include "lb-limits.h"
 #include "lb-png.h"
 #include "lb-render.h"
@@ -232,6 +233,30 @@ wait_for (gboolean (*cond) (gpointer),
   return TRUE;
 }
 
+/* Starts the built lightbox-store serving @root on a free port of 127.0.0.1; returns its URL.
+ * Its stdout stays open (held by *proc) until the process is gone. */
+static char *
+start_store (const char  *root,
+             GSubprocess **proc)
+{
+  g_autofree char *server = g_build_filename (g_getenv ("LB_BUILD_ROOT"), "src", "server",
+                                              "lightbox-store", NULL);
+  g_autoptr (GError) error = NULL;
+  GDataInputStream *out;
+  g_autofree char *line = NULL;
+
+  *proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, server, "--port", "0", root,
+                            NULL);
+  if (*proc == NULL)
+    g_error ("%s", error->message);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (*proc));
+  g_object_set_data_full (G_OBJECT (*proc), "lb-stdout", out, g_object_unref);
+  line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
+  if (line == NULL || strstr (line, " at ") == NULL)
+    g_error ("lightbox-store did not start");
+  return g_strdup (strstr (line, " at ") + 4);
+}
+
 static void
 bench_first_pixels (LbWindow *win,
                     LbImage  *img)
@@ -239,11 +264,8 @@ bench_first_pixels (LbWindow *win,
   g_autoptr (GError) error = NULL;
   g_autofree char *root = g_dir_make_tmp ("lightbox-bench-XXXXXX", &error);
   g_autofree char *path = g_build_filename (root, "ct-4096.png", NULL);
-  g_autofree char *server = g_build_filename (g_getenv ("LB_BUILD_ROOT"), "src", "server",
-                                              "lightbox-store", NULL);
   g_autoptr (GSubprocess) proc = NULL;
-  g_autoptr (GDataInputStream) out = NULL;
-  g_autofree char *line = NULL, *url = NULL, *img_url = NULL;
+  g_autofree char *url = NULL, *img_url = NULL;
   g_autoptr (GArray) first = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GArray) shown = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GArray) done = g_array_new (FALSE, FALSE, sizeof (double));
@@ -252,14 +274,7 @@ bench_first_pixels (LbWindow *win,
   if (!lb_png_save_to_file (img, path, &error))
     g_error ("%s", error->message);
   g_stat (path, &st);
-  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, server, "--port", "0", root, NULL);
-  if (proc == NULL)
-    g_error ("%s", error->message);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (proc));
-  line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
-  if (line == NULL || strstr (line, " at ") == NULL)
-    g_error ("lightbox-store did not start");
-  url = g_strdup (strstr (line, " at ") + 4);
+  url = start_store (root, &proc);
   img_url = g_strconcat (url, "ct-4096.png", NULL);
   lb_window_open_store (win, url);
   wait_for (store_ready, win, 10000);
@@ -295,8 +310,8 @@ bench_first_pixels (LbWindow *win,
            median (done), median (done) / median (shown));
   g_subprocess_send_signal (proc, SIGTERM);
   g_subprocess_wait (proc, NULL, NULL);
-  g_unlink (path);
-  g_rmdir (root);
+  /* The whole tree: lightbox-store made its .lightbox/filters directory in root too. */
+  lb_bench_remove_tree (root);
 }
 
 /* ---- 4: a folder of 100 000 entries ------------------------------------------------- */
@@ -621,24 +636,6 @@ resp_print (const char *what,
            median (r->loop_late), pct (r->loop_late, 0.99), arr_max (r->loop_late));
 }
 
-static void
-rm_tree (const char *path)
-{
-  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (path, name, NULL);
-
-      if (g_file_test (p, G_FILE_TEST_IS_DIR) && !g_file_test (p, G_FILE_TEST_IS_SYMLINK))
-        rm_tree (p);
-      else
-        g_unlink (p);
-    }
-  g_rmdir (path);
-}
-
 static gboolean
 load_finished (gpointer data)
 {
@@ -653,10 +650,9 @@ bench_download (LbWindow *win,
   const char *dirs[] = { "/dev/shm", g_get_tmp_dir () };
   guint64 need = (guint64) BIG_SIZE * BIG_SIZE * 2 + (256u << 20);
   g_autoptr (GError) error = NULL;
-  g_autofree char *root = NULL, *path = NULL, *server = NULL, *line = NULL, *url = NULL;
+  g_autofree char *root = NULL, *path = NULL, *url = NULL;
   g_autofree char *img_url = NULL;
   g_autoptr (GSubprocess) proc = NULL;
-  g_autoptr (GDataInputStream) out = NULL;
   LbLimits saved = *lb_limits_get_default (), big = saved;
   Resp base, dl;
   GStatBuf st;
@@ -698,25 +694,16 @@ bench_download (LbWindow *win,
   if (!write_big_png (path, BIG_SIZE) || g_stat (path, &st) != 0)
     {
       g_print ("   SKIPPED: could not write %s\n", path);
-      rm_tree (root);
+      lb_bench_remove_tree (root);
       lb_limits_set_default (&saved);
       return;
     }
   gen_s = (g_get_monotonic_time () - t0) / 1e6;
   g_print ("   file: %.1f MB in %s (written in %.1f s)\n", st.st_size / 1e6, root, gen_s);
 
-  server = g_build_filename (g_getenv ("LB_BUILD_ROOT"), "src", "server", "lightbox-store", NULL);
   /* the default timeout: lightbox-store once crashed here 60 s after the listing's keep-alive
    * connection went idle (fixed; test /store/keepalive-idle-timeout), so this run covers it */
-  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, server, "--port", "0",
-                           root, NULL);
-  if (proc == NULL)
-    g_error ("%s", error->message);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (proc));
-  line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
-  if (line == NULL || strstr (line, " at ") == NULL)
-    g_error ("lightbox-store did not start");
-  url = g_strdup (strstr (line, " at ") + 4);
+  url = start_store (root, &proc);
   img_url = g_strconcat (url, "big-gray16.png", NULL);
   lb_window_open_store (win, url);
   wait_for (store_ready, win, 10000);
@@ -755,7 +742,7 @@ bench_download (LbWindow *win,
   resp_clear (&dl);
   g_subprocess_send_signal (proc, SIGTERM);
   g_subprocess_wait (proc, NULL, NULL);
-  rm_tree (root); /* the file and the .lightbox folder lightbox-store made */
+  lb_bench_remove_tree (root); /* the file and the .lightbox folder lightbox-store made */
   lb_limits_set_default (&saved);
 }
 

@@ -6,7 +6,7 @@
  * lb-median.c) are tested on their own.
  */
 
-#include <lb-filter-plugin.h>
+#include "lb-plugin-glue.h"
 
 #include "lb-enhance.h"
 
@@ -69,14 +69,6 @@ static const LbParamSpec median_params[] = {
   },
 };
 
-static LbKernelBuf
-src_buf (const LbFilterImage *im)
-{
-  LbKernelBuf b = { (guint8 *) im->src, im->src_stride, im->width, im->height, im->channels,
-                    im->depth };
-  return b;
-}
-
 static gpointer
 enh_prepare (const LbFilterInfo  *info,
              gconstpointer        params,
@@ -86,9 +78,8 @@ enh_prepare (const LbFilterInfo  *info,
 {
   const EnhParams *p = params;
   EnhState *s = g_new0 (EnhState, 1);
-  LbKernelBuf src = src_buf (image);
-  LbKernelRect region = { image->region.x, image->region.y, image->region.width,
-                          image->region.height };
+  LbKernelBuf src = lb_glue_src_buf (image);
+  LbKernelRect region = lb_glue_region (image);
 
   s->kind = GPOINTER_TO_INT (info->user_data);
   switch (s->kind)
@@ -130,9 +121,8 @@ enh_process (gconstpointer       state,
 {
   const EnhState *s = state;
   const LbFilterImage *im = band->image;
-  LbKernelBuf src = src_buf (im);
-  LbKernelBuf dst = { band->dst, band->dst_stride, im->width, im->height, im->channels,
-                      im->depth };
+  LbKernelBuf src = lb_glue_src_buf (im);
+  LbKernelBuf dst = lb_glue_dst_buf (im, band->dst, band->dst_stride);
 
   if (g_atomic_int_get (band->cancelled))
     return TRUE;
@@ -176,23 +166,9 @@ enh_release (gpointer state)
 }
 
 #define ENH_FILTER(var, kind_, id_, name_, category_, desc_, params_)                         \
-  static const LbFilterInfo var = {                                                           \
-    .struct_size = sizeof (LbFilterInfo),                                                     \
-    .id = "io.github.lightbox.enhance." id_,                                                  \
-    .alias = id_,                                                                             \
-    .name = name_,                                                                            \
-    .category = category_,                                                                    \
-    .description = desc_,                                                                     \
-    .formats = LB_FILTER_FORMATS_COMMON,                                                      \
-    .params_version = 1,                                                                      \
-    .params_size = sizeof (EnhParams),                                                        \
-    .params = params_,                                                                        \
-    .n_params = G_N_ELEMENTS (params_),                                                       \
-    .prepare = enh_prepare,                                                                   \
-    .process = enh_process,                                                                   \
-    .release = enh_release,                                                                   \
-    .user_data = GINT_TO_POINTER (kind_),                                                     \
-  }
+  LB_GLUE_FILTER (var, "io.github.lightbox.enhance." id_, id_, name_, category_, desc_,        \
+                  EnhParams, params_, enh_prepare, enh_process, enh_release, NULL,            \
+                  LB_FILTER_FLAG_NONE, kind_)
 
 ENH_FILTER (gaussian_info, ENH_GAUSSIAN, "gaussian", N_("Gaussian blur"), N_("Blur"),
             N_("A Gaussian blur of any sigma, renormalised at the region's edges"),
@@ -204,19 +180,4 @@ ENH_FILTER (median_info, ENH_MEDIAN, "median", N_("Median"), N_("Noise"),
 
 static const LbFilterInfo *const enh_filters[] = { &gaussian_info, &unsharp_info, &median_info };
 
-static const LbPluginInfo enh_plugin = {
-  .abi_major = LB_FILTER_ABI_MAJOR,
-  .abi_minor = LB_FILTER_ABI_MINOR,
-  .struct_size = sizeof (LbPluginInfo),
-  .version = "1.0",
-  .gettext_domain = "lightbox",
-  .filters = enh_filters,
-  .n_filters = G_N_ELEMENTS (enh_filters),
-};
-
-G_MODULE_EXPORT const LbPluginInfo *
-lb_filter_plugin_query (guint32 host_abi_major,
-                        guint32 host_abi_minor)
-{
-  return &enh_plugin;
-}
+LB_GLUE_PLUGIN (enh_filters)

@@ -9,7 +9,7 @@
  * One callback set serves all seven filters: LbFilterInfo.user_data says which kernel runs.
  */
 
-#include <lb-filter-plugin.h>
+#include "lb-plugin-glue.h"
 
 #include "lb-xv-blend.h"
 #include "lb-xv-blur.h"
@@ -130,24 +130,6 @@ static const LbParamSpec blend_params[] = {
   EXACT_SPEC,
 };
 
-static LbKernelBuf
-src_buf (const LbFilterImage *im)
-{
-  /* The kernels take the source as const LbKernelBuf *: they never write through it. */
-  LbKernelBuf b = { (guint8 *) im->src, im->src_stride, im->width, im->height, im->channels,
-                    im->depth };
-  return b;
-}
-
-static LbKernelBuf
-dst_buf (const LbFilterImage *im,
-         guint8              *dst,
-         gsize                stride)
-{
-  LbKernelBuf b = { dst, stride, im->width, im->height, im->channels, im->depth };
-  return b;
-}
-
 static gpointer
 xv_prepare (const LbFilterInfo  *info,
             gconstpointer        params,
@@ -157,9 +139,8 @@ xv_prepare (const LbFilterInfo  *info,
 {
   const XvParams *p = params;
   XvState *s = g_new0 (XvState, 1);
-  LbKernelBuf src = src_buf (image);
-  LbKernelRect sel = { image->region.x, image->region.y, image->region.width,
-                       image->region.height };
+  LbKernelBuf src = lb_glue_src_buf (image);
+  LbKernelRect sel = lb_glue_region (image);
   gboolean ok = FALSE;
 
   s->kind = GPOINTER_TO_INT (info->user_data);
@@ -232,8 +213,8 @@ xv_process (gconstpointer       state,
             GError            **error)
 {
   const XvState *s = state;
-  LbKernelBuf src = src_buf (band->image);
-  LbKernelBuf dst = dst_buf (band->image, band->dst, band->dst_stride);
+  LbKernelBuf src = lb_glue_src_buf (band->image);
+  LbKernelBuf dst = lb_glue_dst_buf (band->image, band->dst, band->dst_stride);
   int y0 = band->y0, y1 = band->y1;
 
   if (g_atomic_int_get (band->cancelled))
@@ -244,10 +225,8 @@ xv_process (gconstpointer       state,
       lb_xv_blur_process (&s->k.blur, &src, &dst, y0, y1);
       break;
     case XV_SHARPEN:
-      if (s->exact)
-        lb_xv_sharpen_process_ref (&s->k.sharpen, &src, &dst, y0, y1);
-      else
-        lb_xv_sharpen_process (&s->k.sharpen, &src, &dst, y0, y1);
+      (s->exact ? lb_xv_sharpen_process_ref : lb_xv_sharpen_process) (&s->k.sharpen, &src,
+                                                                       &dst, y0, y1);
       break;
     case XV_EDGE:
       {
@@ -268,10 +247,7 @@ xv_process (gconstpointer       state,
       lb_xv_oil_process (&s->k.oil, &src, &dst, y0, y1);
       break;
     case XV_BLEND:
-      if (s->exact)
-        lb_xv_blend_process_ref (&s->k.blend, &src, &dst, y0, y1);
-      else
-        lb_xv_blend_process (&s->k.blend, &src, &dst, y0, y1);
+      (s->exact ? lb_xv_blend_process_ref : lb_xv_blend_process) (&s->k.blend, &src, &dst, y0, y1);
       break;
     case XV_DESPECKLE:
       lb_xv_despeckle_process (&s->k.despeckle, &src, &dst, y0, y1);
@@ -317,7 +293,7 @@ edge_finish (gconstpointer        state,
              GError             **error)
 {
   const XvState *s = state;
-  EdgeFinish f = { s, dst_buf (image, dst, dst_stride), 0 };
+  EdgeFinish f = { s, lb_glue_dst_buf (image, dst, dst_stride), 0 };
   int n = (image->height + EDGE_FINISH_ROWS - 1) / EDGE_FINISH_ROWS;
 
   f.maxv = (guint) g_atomic_int_get (&s->edge_max);
@@ -335,25 +311,8 @@ xv_release (gpointer state)
 }
 
 #define XV_FILTER(var, kind_, id_, alias_, name_, category_, desc_, params_, finish_, flags_) \
-  static const LbFilterInfo var = {                                                           \
-    .struct_size = sizeof (LbFilterInfo),                                                     \
-    .id = "io.github.lightbox.xv." id_,                                                       \
-    .alias = alias_,                                                                          \
-    .name = name_,                                                                            \
-    .category = category_,                                                                    \
-    .description = desc_,                                                                     \
-    .formats = LB_FILTER_FORMATS_COMMON,                                                      \
-    .params_version = 1,                                                                      \
-    .params_size = sizeof (XvParams),                                                         \
-    .params = params_,                                                                        \
-    .n_params = G_N_ELEMENTS (params_),                                                       \
-    .prepare = xv_prepare,                                                                    \
-    .process = xv_process,                                                                    \
-    .finish = finish_,                                                                        \
-    .release = xv_release,                                                                    \
-    .flags = flags_,                                                                          \
-    .user_data = GINT_TO_POINTER (kind_),                                                     \
-  }
+  LB_GLUE_FILTER (var, "io.github.lightbox.xv." id_, alias_, name_, category_, desc_, XvParams, \
+                  params_, xv_prepare, xv_process, xv_release, finish_, flags_, kind_)
 
 XV_FILTER (blur_info, XV_BLUR, "blur", "blur", N_("Blur"), N_("Blur"),
            N_("xv's box blur: the mean of a square window"), blur_params, NULL,
@@ -396,19 +355,4 @@ static const LbFilterInfo *const xv_filters[] = {
   &blur_info, &sharpen_info, &edge_info, &emboss_info, &oil_info, &blend_info, &despeckle_info,
 };
 
-static const LbPluginInfo xv_plugin = {
-  .abi_major = LB_FILTER_ABI_MAJOR,
-  .abi_minor = LB_FILTER_ABI_MINOR,
-  .struct_size = sizeof (LbPluginInfo),
-  .version = "1.0",
-  .gettext_domain = "lightbox",
-  .filters = xv_filters,
-  .n_filters = G_N_ELEMENTS (xv_filters),
-};
-
-G_MODULE_EXPORT const LbPluginInfo *
-lb_filter_plugin_query (guint32 host_abi_major,
-                        guint32 host_abi_minor)
-{
-  return &xv_plugin;
-}
+LB_GLUE_PLUGIN (xv_filters)

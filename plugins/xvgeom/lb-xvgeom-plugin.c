@@ -6,7 +6,7 @@
  * lb-pixelize.c and lb-spread.c (tested against xv's golden files on their own).
  */
 
-#include <lb-filter-plugin.h>
+#include "lb-plugin-glue.h"
 
 #include "lb-xvgeom.h"
 
@@ -111,14 +111,6 @@ static const LbParamSpec spread_params[] = {
   },
 };
 
-static LbKernelBuf
-src_buf (const LbFilterImage *im)
-{
-  LbKernelBuf b = { (guint8 *) im->src, im->src_stride, im->width, im->height, im->channels,
-                    im->depth };
-  return b;
-}
-
 static gpointer
 geom_prepare (const LbFilterInfo  *info,
               gconstpointer        params,
@@ -128,9 +120,8 @@ geom_prepare (const LbFilterInfo  *info,
 {
   const GeomParams *p = params;
   GeomState *s = g_new0 (GeomState, 1);
-  LbKernelBuf src = src_buf (image);
-  LbKernelRect region = { image->region.x, image->region.y, image->region.width,
-                          image->region.height };
+  LbKernelBuf src = lb_glue_src_buf (image);
+  LbKernelRect region = lb_glue_region (image);
 
   s->kind = GPOINTER_TO_INT (info->user_data);
   s->exact = p->exact;
@@ -187,9 +178,8 @@ geom_process (gconstpointer       state,
 {
   const GeomState *s = state;
   const LbFilterImage *im = band->image;
-  LbKernelBuf src = src_buf (im);
-  LbKernelBuf dst = { band->dst, band->dst_stride, im->width, im->height, im->channels,
-                      im->depth };
+  LbKernelBuf src = lb_glue_src_buf (im);
+  LbKernelBuf dst = lb_glue_dst_buf (im, band->dst, band->dst_stride);
 
   if (g_atomic_int_get (band->cancelled))
     return TRUE;
@@ -197,10 +187,8 @@ geom_process (gconstpointer       state,
     {
     case GEOM_ROTATE:
     case GEOM_ROTATE_CLEAR:
-      if (s->exact)
-        lb_rotate_process_reference (s->kernel, &src, &dst, band->y0, band->y1);
-      else
-        lb_rotate_process (s->kernel, &src, &dst, band->y0, band->y1);
+      (s->exact ? lb_rotate_process_reference : lb_rotate_process) (s->kernel, &src, &dst,
+                                                                    band->y0, band->y1);
       break;
     case GEOM_PIXELIZE:
       lb_pixelize_process (s->kernel, &src, &dst, band->y0, band->y1);
@@ -257,8 +245,8 @@ spread_finish (gconstpointer        state,
                GError             **error)
 {
   const GeomState *s = state;
-  SpreadFinish f = { s->kernel, src_buf (image),
-                     { dst, dst_stride, image->width, image->height, image->channels, image->depth } };
+  SpreadFinish f = { s->kernel, lb_glue_src_buf (image),
+                     lb_glue_dst_buf (image, dst, dst_stride) };
   int n_bands = lb_spread_get_n_bands (s->kernel);
 
   if (host->n_threads <= 1 || n_bands <= 1)
@@ -296,25 +284,8 @@ geom_release (gpointer state)
 }
 
 #define GEOM_FILTER(var, kind_, id_, name_, category_, desc_, params_, flags_, finish_)       \
-  static const LbFilterInfo var = {                                                           \
-    .struct_size = sizeof (LbFilterInfo),                                                     \
-    .id = "io.github.lightbox.xv." id_,                                                       \
-    .alias = id_,                                                                             \
-    .name = name_,                                                                            \
-    .category = category_,                                                                    \
-    .description = desc_,                                                                     \
-    .formats = LB_FILTER_FORMATS_COMMON,                                                      \
-    .flags = flags_,                                                                          \
-    .params_version = 1,                                                                      \
-    .params_size = sizeof (GeomParams),                                                       \
-    .params = params_,                                                                        \
-    .n_params = G_N_ELEMENTS (params_),                                                       \
-    .prepare = geom_prepare,                                                                  \
-    .process = geom_process,                                                                  \
-    .release = geom_release,                                                                  \
-    .finish = finish_,                                                                        \
-    .user_data = GINT_TO_POINTER (kind_),                                                     \
-  }
+  LB_GLUE_FILTER (var, "io.github.lightbox.xv." id_, id_, name_, category_, desc_, GeomParams,  \
+                  params_, geom_prepare, geom_process, geom_release, finish_, flags_, kind_)
 
 GEOM_FILTER (rotate_info, GEOM_ROTATE, "rotate", N_("Copy rotate"), N_("Geometry"),
              N_("xv's copy rotate: a rotated copy pasted over the image"), rotate_params, 0,
@@ -333,19 +304,4 @@ static const LbFilterInfo *const geom_filters[] = {
   &rotate_info, &rotate_clear_info, &pixelize_info, &spread_info,
 };
 
-static const LbPluginInfo geom_plugin = {
-  .abi_major = LB_FILTER_ABI_MAJOR,
-  .abi_minor = LB_FILTER_ABI_MINOR,
-  .struct_size = sizeof (LbPluginInfo),
-  .version = "1.0",
-  .gettext_domain = "lightbox",
-  .filters = geom_filters,
-  .n_filters = G_N_ELEMENTS (geom_filters),
-};
-
-G_MODULE_EXPORT const LbPluginInfo *
-lb_filter_plugin_query (guint32 host_abi_major,
-                        guint32 host_abi_minor)
-{
-  return &geom_plugin;
-}
+LB_GLUE_PLUGIN (geom_filters)

@@ -100,21 +100,6 @@ task_store (GTask *task)
 
 /* ---- URIs --------------------------------------------------------------------------------- */
 
-static char *
-decoded_path_checked (const char *path)
-{
-  g_autofree char *decoded = g_uri_unescape_string (path, NULL);
-  g_auto(GStrv) segments = NULL;
-
-  if (decoded == NULL)
-    return NULL;
-  segments = g_strsplit (decoded, "/", -1);
-  for (guint i = 0; segments[i] != NULL; i++)
-    if (g_str_equal (segments[i], ".") || g_str_equal (segments[i], ".."))
-      return NULL;
-  return g_steal_pointer (&decoded);
-}
-
 /* NULL → root; otherwise @uri must be on the store's origin and at or below its root. */
 static char *
 resolve_in_store (LbHttpStore *self, const char *uri, gboolean container, GError **error)
@@ -130,14 +115,10 @@ resolve_in_store (LbHttpStore *self, const char *uri, gboolean container, GError
     return g_strdup (self->root);
   parsed = g_uri_parse (uri, G_URI_FLAGS_ENCODED, NULL);
   root = g_uri_parse (self->root, G_URI_FLAGS_ENCODED, NULL);
-  if (parsed == NULL || root == NULL
-      || g_ascii_strcasecmp (g_uri_get_scheme (parsed), g_uri_get_scheme (root)) != 0
-      || g_uri_get_host (parsed) == NULL
-      || g_ascii_strcasecmp (g_uri_get_host (parsed), g_uri_get_host (root)) != 0
-      || g_uri_get_port (parsed) != g_uri_get_port (root))
+  if (parsed == NULL || root == NULL || !lb_listing_same_origin (parsed, root))
     goto outside;
-  path = decoded_path_checked (g_uri_get_path (parsed));
-  root_path = decoded_path_checked (g_uri_get_path (root));
+  path = lb_listing_decoded_path (g_uri_get_path (parsed));
+  root_path = lb_listing_decoded_path (g_uri_get_path (root));
   if (path == NULL || root_path == NULL)
     goto outside;
   root_stripped = g_strndup (root_path, strlen (root_path) - (g_str_has_suffix (root_path, "/") ? 1 : 0));
@@ -218,6 +199,38 @@ on_detect_propfind (GObject *source, GAsyncResult *result, gpointer user_data)
   run_waiters (self, NULL);
 }
 
+/* A PROPFIND for @uri at @depth ("0": the resource itself, "1": with its members) asking for
+ * the properties the listing parser reads. */
+static SoupMessage *
+propfind_new (LbHttpStore *self, const char *uri, const char *depth, GError **error)
+{
+  g_autoptr(GBytes) request = NULL;
+  SoupMessage *msg = lb_http_message_new ("PROPFIND", uri, self->options, error);
+
+  if (msg == NULL)
+    return NULL;
+  request = g_bytes_new_static (propfind_body, sizeof propfind_body - 1);
+  soup_message_headers_replace (soup_message_get_request_headers (msg), "Depth", depth);
+  soup_message_set_request_body_from_bytes (msg, "application/xml; charset=utf-8", request);
+  return msg;
+}
+
+/* Sends @msg for @task (@max_retries as lb_http_send_async() takes them) with @callback; or,
+ * when building @msg failed (NULL), fails @task with @error. */
+static void
+op_send (GTask *task, SoupMessage *msg, GError *error, guint max_retries,
+         GAsyncReadyCallback callback)
+{
+  if (msg == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  lb_http_send_async (task_store (task)->session, msg, max_retries, NULL, NULL,
+                      g_task_get_cancellable (task), callback, task);
+}
+
 static void
 on_detect_options (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -226,7 +239,6 @@ on_detect_options (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr(GError) error = NULL;
   g_autoptr(GInputStream) body = lb_http_send_finish (SOUP_SESSION (source), result, &msg, &error);
   g_autoptr(SoupMessage) propfind = NULL;
-  g_autoptr(GBytes) request = NULL;
   const char *dav;
 
   if (body == NULL)
@@ -252,15 +264,12 @@ on_detect_options (GObject *source, GAsyncResult *result, gpointer user_data)
     }
 
   /* no DAV header: a server may still answer PROPFIND (or hide OPTIONS behind a proxy) */
-  propfind = lb_http_message_new ("PROPFIND", self->root, self->options, &error);
+  propfind = propfind_new (self, self->root, "0", &error);
   if (propfind == NULL)
     {
       run_waiters (self, error);
       return;
     }
-  soup_message_headers_replace (soup_message_get_request_headers (propfind), "Depth", "0");
-  request = g_bytes_new_static (propfind_body, sizeof propfind_body - 1);
-  soup_message_set_request_body_from_bytes (propfind, "application/xml; charset=utf-8", request);
   lb_http_send_async (self->session, propfind, self->options->max_retries, NULL, NULL, NULL,
                       on_detect_propfind, g_object_ref (self));
 }
@@ -464,16 +473,7 @@ list_start (GTask *task)
   g_autoptr(SoupMessage) msg = NULL;
 
   if (self->dialect == DIALECT_WEBDAV)
-    {
-      g_autoptr(GBytes) request = g_bytes_new_static (propfind_body, sizeof propfind_body - 1);
-
-      msg = lb_http_message_new ("PROPFIND", op->uri, self->options, &error);
-      if (msg != NULL)
-        {
-          soup_message_headers_replace (soup_message_get_request_headers (msg), "Depth", "1");
-          soup_message_set_request_body_from_bytes (msg, "application/xml; charset=utf-8", request);
-        }
-    }
+    msg = propfind_new (self, op->uri, "1", &error);
   else
     {
       msg = lb_http_message_new ("GET", op->uri, self->options, &error);
@@ -481,14 +481,7 @@ list_start (GTask *task)
         soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept",
                                       "application/json, text/html;q=0.9, */*;q=0.1");
     }
-  if (msg == NULL)
-    {
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-  lb_http_send_async (self->session, msg, self->options->max_retries, NULL, NULL,
-                      g_task_get_cancellable (task), on_list_sent, task);
+  op_send (task, msg, error, self->options->max_retries, on_list_sent);
 }
 
 static GTask *
@@ -635,26 +628,10 @@ stat_start (GTask *task)
   /* Files: HEAD (nginx's PROPFIND has no getetag, its HEAD does). Containers on WebDAV:
    * PROPFIND depth 0. */
   if (self->dialect == DIALECT_WEBDAV && g_str_has_suffix (op->uri, "/"))
-    {
-      g_autoptr(GBytes) request = g_bytes_new_static (propfind_body, sizeof propfind_body - 1);
-
-      msg = lb_http_message_new ("PROPFIND", op->uri, self->options, &error);
-      if (msg != NULL)
-        {
-          soup_message_headers_replace (soup_message_get_request_headers (msg), "Depth", "0");
-          soup_message_set_request_body_from_bytes (msg, "application/xml; charset=utf-8", request);
-        }
-    }
+    msg = propfind_new (self, op->uri, "0", &error);
   else
     msg = lb_http_message_new ("HEAD", op->uri, self->options, &error);
-  if (msg == NULL)
-    {
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-  lb_http_send_async (self->session, msg, self->options->max_retries, NULL, NULL,
-                      g_task_get_cancellable (task), on_stat_sent, task);
+  op_send (task, msg, error, self->options->max_retries, on_stat_sent);
 }
 
 static void
@@ -710,14 +687,7 @@ read_start (GTask *task)
   GError *error = NULL;
   g_autoptr(SoupMessage) msg = lb_http_message_new ("GET", op->uri, self->options, &error);
 
-  if (msg == NULL)
-    {
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-  lb_http_send_async (self->session, msg, self->options->max_retries, NULL, NULL,
-                      g_task_get_cancellable (task), on_read_sent, task);
+  op_send (task, msg, error, self->options->max_retries, on_read_sent);
 }
 
 static void
@@ -946,14 +916,7 @@ mkdir_start (GTask *task)
       return;
     }
   msg = lb_http_message_new ("MKCOL", op->uri, self->options, &error);
-  if (msg == NULL)
-    {
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-  lb_http_send_async (self->session, msg, 0, NULL, NULL, g_task_get_cancellable (task),
-                      on_mkdir_sent, task);
+  op_send (task, msg, error, 0, on_mkdir_sent);
 }
 
 static void

@@ -22,8 +22,8 @@
  * '%' (existing escapes stay as they are). Spaces, quotes, raw UTF-8 get escaped. */
 #define HREF_KEEP "!$&'()*+,;=:@/?#[]%~"
 
-static gboolean
-same_origin (GUri *a, GUri *b)
+gboolean
+lb_listing_same_origin (GUri *a, GUri *b)
 {
   return g_ascii_strcasecmp (g_uri_get_scheme (a), g_uri_get_scheme (b)) == 0
          && g_uri_get_host (a) != NULL && g_uri_get_host (b) != NULL
@@ -31,9 +31,8 @@ same_origin (GUri *a, GUri *b)
          && g_uri_get_port (a) == g_uri_get_port (b);
 }
 
-/* Percent-decoded path, or NULL if it hides a NUL or a dot segment ("/a/%2e%2e/b"). */
-static char *
-decoded_path (const char *path)
+char *
+lb_listing_decoded_path (const char *path)
 {
   g_autofree char *decoded = g_uri_unescape_string (path, NULL);
   g_auto(GStrv) segments = NULL;
@@ -77,10 +76,10 @@ prepared_init (Prepared *pp, const LbListingContext *ctx)
   pp->ctx = ctx;
   pp->base = g_uri_parse (ctx->base_uri, G_URI_FLAGS_ENCODED, NULL);
   pp->root = g_uri_parse (ctx->root_uri, G_URI_FLAGS_ENCODED, NULL);
-  if (pp->base == NULL || pp->root == NULL || !same_origin (pp->base, pp->root))
+  if (pp->base == NULL || pp->root == NULL || !lb_listing_same_origin (pp->base, pp->root))
     return;
-  base_path = decoded_path (g_uri_get_path (pp->base));
-  pp->root_path = decoded_path (g_uri_get_path (pp->root));
+  base_path = lb_listing_decoded_path (g_uri_get_path (pp->base));
+  pp->root_path = lb_listing_decoded_path (g_uri_get_path (pp->root));
   if (base_path == NULL || pp->root_path == NULL)
     return;
   if (!g_str_has_prefix (base_path, pp->root_path) && !g_str_equal (base_path, pp->root_path))
@@ -130,11 +129,11 @@ classify_prepared (const Prepared *pp, const char *href, char **out_uri, char **
     return LB_LISTING_HREF_REJECT;
   if (g_uri_get_query (uri) != NULL || g_uri_get_fragment (uri) != NULL)
     return LB_LISTING_HREF_REJECT;
-  if (!same_origin (uri, pp->root))
+  if (!lb_listing_same_origin (uri, pp->root))
     return LB_LISTING_HREF_REJECT;
 
   raw_path = g_uri_get_path (uri);
-  path = decoded_path (raw_path);
+  path = lb_listing_decoded_path (raw_path);
   if (path == NULL || *path != '/')
     return LB_LISTING_HREF_REJECT;
 
@@ -769,6 +768,17 @@ silent_structured_error (void *user_data, xmlErrorPtr error)
 {
 }
 
+/* Zeroes @sax (no comment, processing-instruction or entity handling: nothing the caller does
+ * not set) and silences its warnings and errors; the caller sets the callbacks it wants. */
+static void
+sax_init_silent (xmlSAXHandler *sax)
+{
+  memset (sax, 0, sizeof *sax);
+  sax->warning = silent_error;
+  sax->error = silent_error;
+  sax->fatalError = silent_error;
+}
+
 LbListingParser *
 lb_listing_parser_new (LbListingFormat format, const LbListingContext *ctx)
 {
@@ -793,23 +803,17 @@ lb_listing_parser_new (LbListingFormat format, const LbListingContext *ctx)
     case LB_LISTING_HTML:
       /* only our callbacks: libxml2's defaults would build a tree (and expect the parser
        * context as their user data) */
-      memset (&p->sax, 0, sizeof p->sax);
+      sax_init_silent (&p->sax);
       p->sax.startElement = html_start;
       p->sax.endElement = html_end;
       p->sax.characters = html_characters;
       p->sax.ignorableWhitespace = html_characters;
-      p->sax.cdataBlock = NULL;
-      p->sax.comment = NULL;
-      p->sax.processingInstruction = NULL;
-      p->sax.warning = silent_error;
-      p->sax.error = silent_error;
-      p->sax.fatalError = silent_error;
       p->xml = htmlCreatePushParserCtxt (&p->sax, p, NULL, 0, p->base_uri, XML_CHAR_ENCODING_UTF8);
       htmlCtxtUseOptions (p->xml, HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING
                                   | HTML_PARSE_NONET | HTML_PARSE_NOBLANKS);
       break;
     case LB_LISTING_MULTISTATUS:
-      memset (&p->sax, 0, sizeof p->sax);
+      sax_init_silent (&p->sax);
       p->sax.initialized = XML_SAX2_MAGIC;
       p->sax.startElementNs = dav_start;
       p->sax.endElementNs = dav_end;
@@ -819,11 +823,6 @@ lb_listing_parser_new (LbListingFormat format, const LbListingContext *ctx)
       p->sax.reference = NULL;       /* entity references are not expanded into text */
       p->sax.externalSubset = NULL;  /* no external DTD */
       p->sax.resolveEntity = NULL;
-      p->sax.comment = NULL;
-      p->sax.processingInstruction = NULL;
-      p->sax.warning = silent_error;
-      p->sax.error = silent_error;
-      p->sax.fatalError = silent_error;
       p->sax.serror = silent_structured_error;
       p->xml = xmlCreatePushParserCtxt (&p->sax, p, NULL, 0, p->base_uri);
       /* no entity substitution, no DTD loading, no network: hostile XML stays inert */

@@ -29,6 +29,13 @@ typedef enum {
   LB_LISTING_HREF_CHILD,
 } LbListingHrefKind;
 
+/* Same scheme, host and port (scheme and host case-insensitive); both must have a host. */
+gboolean lb_listing_same_origin  (GUri       *a,
+                                  GUri       *b);
+/* The percent-decoded @path, or NULL if it hides a NUL or a dot segment ("/a/%2e%2e/b"), so
+ * that it can be compared with a store's root path. */
+char    *lb_listing_decoded_path (const char *path);
+
 /**
  * lb_listing_classify_href:
  * @out_uri: (out) (optional): the absolute URI, without query and fragment

@@ -170,6 +170,30 @@ new_task (LbLocalStore *self, const char *uri, GCancellable *cancellable,
   return task;
 }
 
+/* Runs @func for @task (NULL: new_task() already failed it) in a worker thread. */
+static void
+run_task (GTask *task, GTaskThreadFunc func)
+{
+  if (task == NULL)
+    return;
+  g_task_run_in_thread (task, func);
+  g_object_unref (task);
+}
+
+/* In a worker: returns the entry of @op's file as it is now on @task, or the error. */
+static void
+return_entry (GTask *task, Op *op, GCancellable *cancellable)
+{
+  GError *error = NULL;
+  g_autoptr(GFileInfo) info = g_file_query_info (op->file, QUERY_ATTRS, G_FILE_QUERY_INFO_NONE,
+                                                 cancellable, &error);
+
+  if (info == NULL)
+    g_task_return_error (task, map_error (op->file, error));
+  else
+    g_task_return_pointer (task, entry_from_info (op->file, info), g_object_unref);
+}
+
 /* ---- progress marshalling ----------------------------------------------------------------- */
 
 typedef struct {
@@ -252,13 +276,8 @@ lb_local_store_list_async (LbStore *store, const char *uri, GCancellable *cancel
                            GFileProgressCallback progress, gpointer progress_data,
                            GAsyncReadyCallback callback, gpointer user_data)
 {
-  GTask *task = new_task (LB_LOCAL_STORE (store), uri, cancellable, callback, user_data,
-                          lb_local_store_list_async);
-
-  if (task == NULL)
-    return;
-  g_task_run_in_thread (task, list_thread);
-  g_object_unref (task);
+  run_task (new_task (LB_LOCAL_STORE (store), uri, cancellable, callback, user_data,
+                      lb_local_store_list_async), list_thread);
 }
 
 static gpointer
@@ -272,28 +291,15 @@ finish_pointer (LbStore *store, GAsyncResult *result, GError **error)
 static void
 stat_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
-  Op *op = task_data;
-  GError *error = NULL;
-  g_autoptr(GFileInfo) info = g_file_query_info (op->file, QUERY_ATTRS, G_FILE_QUERY_INFO_NONE,
-                                                 cancellable, &error);
-
-  if (info == NULL)
-    g_task_return_error (task, map_error (op->file, error));
-  else
-    g_task_return_pointer (task, entry_from_info (op->file, info), g_object_unref);
+  return_entry (task, task_data, cancellable);
 }
 
 static void
 lb_local_store_stat_async (LbStore *store, const char *uri, GCancellable *cancellable,
                            GAsyncReadyCallback callback, gpointer user_data)
 {
-  GTask *task = new_task (LB_LOCAL_STORE (store), uri, cancellable, callback, user_data,
-                          lb_local_store_stat_async);
-
-  if (task == NULL)
-    return;
-  g_task_run_in_thread (task, stat_thread);
-  g_object_unref (task);
+  run_task (new_task (LB_LOCAL_STORE (store), uri, cancellable, callback, user_data,
+                      lb_local_store_stat_async), stat_thread);
 }
 
 /* ---- read --------------------------------------------------------------------------------- */
@@ -387,8 +393,7 @@ lb_local_store_read_async (LbStore *store, const char *uri, GCancellable *cancel
   op = g_task_get_task_data (task);
   op->progress = progress;
   op->progress_data = progress_data;
-  g_task_run_in_thread (task, read_thread);
-  g_object_unref (task);
+  run_task (task, read_thread);
 }
 
 static GInputStream *
@@ -444,9 +449,7 @@ write_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *ca
   Op *op = task_data;
   GError *error = NULL;
   g_autoptr(GFileOutputStream) out = NULL;
-  g_autoptr(GFileInfo) info = NULL;
   gint64 written = 0;
-  LbStoreEntry *entry;
 
   if (op->mode == LB_STORE_WRITE_CREATE && g_file_peek_path (op->file) != NULL)
     {
@@ -514,14 +517,7 @@ write_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *ca
         }
     }
 
-  info = g_file_query_info (op->file, QUERY_ATTRS, G_FILE_QUERY_INFO_NONE, cancellable, &error);
-  if (info == NULL)
-    {
-      g_task_return_error (task, map_error (op->file, error));
-      return;
-    }
-  entry = entry_from_info (op->file, info);
-  g_task_return_pointer (task, entry, g_object_unref);
+  return_entry (task, op, cancellable);
 }
 
 static void
@@ -544,8 +540,7 @@ lb_local_store_write_async (LbStore *store, const char *uri, GInputStream *sourc
   op->etag = g_strdup (etag);
   op->progress = progress;
   op->progress_data = progress_data;
-  g_task_run_in_thread (task, write_thread);
-  g_object_unref (task);
+  run_task (task, write_thread);
 }
 
 /* ---- mkdir -------------------------------------------------------------------------------- */
@@ -555,7 +550,6 @@ mkdir_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *ca
 {
   Op *op = task_data;
   GError *error = NULL;
-  g_autoptr(GFileInfo) info = NULL;
 
   if (!g_file_make_directory (op->file, cancellable, &error))
     {
@@ -570,24 +564,15 @@ mkdir_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *ca
       g_task_return_error (task, map_error (op->file, error));
       return;
     }
-  info = g_file_query_info (op->file, QUERY_ATTRS, G_FILE_QUERY_INFO_NONE, cancellable, &error);
-  if (info == NULL)
-    g_task_return_error (task, map_error (op->file, error));
-  else
-    g_task_return_pointer (task, entry_from_info (op->file, info), g_object_unref);
+  return_entry (task, op, cancellable);
 }
 
 static void
 lb_local_store_mkdir_async (LbStore *store, const char *uri, GCancellable *cancellable,
                             GAsyncReadyCallback callback, gpointer user_data)
 {
-  GTask *task = new_task (LB_LOCAL_STORE (store), uri, cancellable, callback, user_data,
-                          lb_local_store_mkdir_async);
-
-  if (task == NULL)
-    return;
-  g_task_run_in_thread (task, mkdir_thread);
-  g_object_unref (task);
+  run_task (new_task (LB_LOCAL_STORE (store), uri, cancellable, callback, user_data,
+                      lb_local_store_mkdir_async), mkdir_thread);
 }
 
 /* ---- object ------------------------------------------------------------------------------- */

@@ -6,6 +6,8 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+#include "lb-bench-util.h"
+
 static const char *bench_exe;
 
 static void
@@ -98,23 +100,6 @@ check_plot (const char *dir, const char *base)
 }
 
 static void
-remove_tree (const char *path)
-{
-  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
-static void
 test_filters (void)
 {
   g_autoptr (GError) error = NULL;
@@ -164,7 +149,7 @@ test_filters (void)
     }
   check_plot (out, "filters-rgb8");
   check_plot (out, "filters-gray16");
-  remove_tree (cwd);
+  lb_bench_remove_tree (cwd);
 }
 
 static void
@@ -211,7 +196,7 @@ test_net (void)
   g_assert_cmpuint (json_array_get_length (table_rows (tables, "targets")), ==, 4);
   check_plot (out, "net-ttcp");
   check_plot (out, "net-transactions");
-  remove_tree (cwd);
+  lb_bench_remove_tree (cwd);
 }
 
 int

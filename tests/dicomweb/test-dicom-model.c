@@ -5,33 +5,12 @@
  * pixel_array exactly. */
 #include <string.h>
 
+#include "dicom-test-util.h"
 #include "lb-dicom-dataset.h"
 #include "lb-dicom-frame.h"
 #include "lb-dicom-multipart.h"
 #include "lb-dicomweb-store.h"
 #include "lb-error.h"
-
-static char *
-data_path (const char *name)
-{
-  const char *dir = g_getenv ("LB_TEST_DATA");
-
-  g_assert_nonnull (dir);
-  return g_build_filename (dir, "dicomweb", name, NULL);
-}
-
-static GBytes *
-load_data (const char *name)
-{
-  g_autofree char *path = data_path (name);
-  g_autoptr(GError) error = NULL;
-  char *contents = NULL;
-  gsize len = 0;
-
-  g_file_get_contents (path, &contents, &len, &error);
-  g_assert_no_error (error);
-  return g_bytes_new_take (contents, len);
-}
 
 static LbDicomDataset *
 load_object (const char *name)

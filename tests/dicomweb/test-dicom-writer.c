@@ -6,37 +6,11 @@
 #include <math.h>
 #include <string.h>
 
+#include "dicom-test-util.h"
 #include "lb-dicom-dataset.h"
 #include "lb-dicom-frame.h"
 #include "lb-dicom-writer.h"
 #include "lb-error.h"
-
-static gboolean
-have_program (const char *name)
-{
-  g_autofree char *path = g_find_program_in_path (name);
-
-  return path != NULL;
-}
-
-static char *
-data_path (const char *name)
-{
-  return g_build_filename (g_getenv ("LB_TEST_DATA"), "dicomweb", name, NULL);
-}
-
-static GBytes *
-load_data (const char *name)
-{
-  g_autofree char *path = data_path (name);
-  g_autoptr(GError) error = NULL;
-  char *contents = NULL;
-  gsize len = 0;
-
-  g_file_get_contents (path, &contents, &len, &error);
-  g_assert_no_error (error);
-  return g_bytes_new_take (contents, len);
-}
 
 static LbDicomDataset *
 load_metadata (const char *name)
@@ -48,43 +22,6 @@ load_metadata (const char *name)
 
   g_assert_no_error (error);
   return lb_dicom_dataset_ref (arr->pdata[0]);
-}
-
-/* Runs @argv; returns stdout, stores stderr and the exit status. */
-static char *
-run (const char *const *argv, char **err, int *status)
-{
-  g_autoptr(GError) error = NULL;
-  char *out = NULL;
-  int wait_status = 0;
-
-  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, err,
-                &wait_status, &error);
-  g_assert_no_error (error);
-  *status = g_spawn_check_wait_status (wait_status, NULL) ? 0 : 1;
-  return out;
-}
-
-/* The value dcmdump prints for a tag: "(0020,000d) UI [1.2.3]  #  6, 1 StudyInstanceUID". */
-static char *
-dump_value (const char *dump, const char *tag)
-{
-  g_auto(GStrv) lines = g_strsplit (dump, "\n", -1);
-
-  for (guint i = 0; lines[i]; i++)
-    {
-      const char *l = lines[i], *open, *close;
-
-      if (!g_str_has_prefix (l, tag))
-        continue;
-      open = strchr (l, '[');
-      close = open ? strrchr (l, ']') : NULL;
-      if (open && close)
-        return g_strndup (open + 1, close - open - 1);
-      open = l + strlen (tag) + 4; /* "(gggg,eeee) VR " → numbers are printed bare */
-      return g_strndup (open, strcspn (open, " "));
-    }
-  return NULL;
 }
 
 static void
@@ -131,30 +68,6 @@ decode_ct_small (LbDicomDataset **out_md)
   return img;
 }
 
-static char *
-pixel_sha256 (LbImage *img)
-{
-  g_autoptr(GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
-
-  /* Little-endian samples, rows packed: the layout numpy's tobytes() gives for '<i2'/'<u2'. */
-  for (guint y = 0; y < lb_image_get_height (img); y++)
-    {
-      const guint8 *row = lb_image_get_row (img, y);
-      gsize n = lb_image_get_row_size (img);
-
-      if (lb_sample_format_get_sample_size (lb_image_get_format (img)) == 2)
-        for (gsize i = 0; i < n / 2; i++)
-          {
-            guint16 v = GUINT16_TO_LE (((const guint16 *) row)[i]);
-
-            g_checksum_update (sum, (const guint8 *) &v, 2);
-          }
-      else
-        g_checksum_update (sum, row, n);
-    }
-  return g_strdup (g_checksum_get_string (sum));
-}
-
 static void
 test_secondary_capture (void)
 {
@@ -190,7 +103,7 @@ test_secondary_capture (void)
   {
     const char *argv[] = { "dcmdump", "+f", "-E", "-Un", path, NULL };
 
-    dump = run (argv, &err, &status);
+    dump = run_tool (argv, &err, &status);
     g_test_message ("dcmdump:\n%s\n%s", dump, err);
     g_assert_cmpint (status, ==, 0);
     g_assert_cmpstr (err, ==, "");
@@ -248,24 +161,14 @@ test_secondary_capture (void)
       const char *argv[] = { "/usr/bin/python3", "-c", script, path, NULL };
       g_autofree char *out = NULL, *perr = NULL, *mine = pixel_sha256 (img);
 
-      out = run (argv, &perr, &status);
+      out = run_tool (argv, &perr, &status);
       g_assert_cmpint (status, ==, 0);
       g_strstrip (out);
       if (g_strcmp0 (out, "skip") != 0)
         g_assert_cmpstr (out, ==, mine);
     }
 
-  /* dicom3tools checks the IOD: no errors allowed (warnings are advisory). */
-  if (have_program ("dciodvfy"))
-    {
-      const char *argv[] = { "dciodvfy", path, NULL };
-      g_autofree char *out = NULL, *verr = NULL;
-
-      out = run (argv, &verr, &status);
-      g_test_message ("dciodvfy:\n%s%s", out, verr);
-      g_assert_null (strstr (verr, "Error"));
-      g_assert_null (strstr (out, "Error"));
-    }
+  check_dciodvfy (path);
 
   g_unlink (path);
   g_rmdir (dir);

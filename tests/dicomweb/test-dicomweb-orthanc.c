@@ -5,6 +5,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "dicom-test-util.h"
 #include "lb-dicom-dataset.h"
 #include "lb-dicom-frame.h"
 #include "lb-dicom-multipart.h"
@@ -28,14 +29,6 @@ static char *auth_pass;
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-static gboolean
-have_program (const char *name)
-{
-  g_autofree char *path = g_find_program_in_path (name);
-
-  return path != NULL;
-}
-
 static void
 on_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -49,6 +42,21 @@ wait_result (GAsyncResult **slot)
   while (*slot == NULL)
     g_main_context_iteration (NULL, TRUE);
   return *slot;
+}
+
+/* lb_store_write_bytes_async() (no ETag) run to its end. */
+static LbStoreEntry *
+write_bytes (LbStore *store, const char *uri, GBytes *bytes, const char *content_type,
+             LbStoreWriteMode mode, GError **error)
+{
+  GAsyncResult *res = NULL;
+  LbStoreEntry *entry;
+
+  lb_store_write_bytes_async (store, uri, bytes, content_type, mode, NULL, NULL, NULL, NULL,
+                              on_done, &res);
+  entry = lb_store_write_finish (store, wait_result (&res), error);
+  g_object_unref (res);
+  return entry;
 }
 
 static LbStore *
@@ -137,29 +145,6 @@ instance_uri_for (const char *group)
   g_autofree char *in = exp_str (group, "SOPInstanceUID");
 
   return g_strdup_printf ("%s/studies/%s/series/%s/instances/%s", store_url, st, se, in);
-}
-
-static char *
-pixel_sha256 (LbImage *img)
-{
-  g_autoptr(GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
-
-  for (guint y = 0; y < lb_image_get_height (img); y++)
-    {
-      const guint8 *row = lb_image_get_row (img, y);
-      gsize n = lb_image_get_row_size (img);
-
-      if (lb_sample_format_get_sample_size (lb_image_get_format (img)) == 2)
-        for (gsize i = 0; i < n / 2; i++)
-          {
-            guint16 v = GUINT16_TO_LE (((const guint16 *) row)[i]);
-
-            g_checksum_update (sum, (const guint8 *) &v, 2);
-          }
-      else
-        g_checksum_update (sum, row, n);
-    }
-  return g_strdup (g_checksum_get_string (sum));
 }
 
 static LbImage *
@@ -518,38 +503,6 @@ retrieve_instance_file (LbStore *store, const char *st, const char *se, const ch
   return path;
 }
 
-static char *
-run_tool (const char *const *argv, char **err, int *status)
-{
-  g_autoptr(GError) error = NULL;
-  char *out = NULL;
-  int ws = 0;
-
-  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, err, &ws,
-                &error);
-  g_assert_no_error (error);
-  *status = g_spawn_check_wait_status (ws, NULL) ? 0 : 1;
-  return out;
-}
-
-static char *
-dump_value (const char *dump, const char *tag)
-{
-  g_auto(GStrv) lines = g_strsplit (dump, "\n", -1);
-
-  for (guint i = 0; lines[i]; i++)
-    if (g_str_has_prefix (lines[i], tag))
-      {
-        const char *open = strchr (lines[i], '['), *close = open ? strrchr (lines[i], ']') : NULL;
-
-        if (open && close)
-          return g_strndup (open + 1, close - open - 1);
-        open = lines[i] + strlen (tag) + 4;
-        return g_strndup (open, strcspn (open, " "));
-      }
-  return NULL;
-}
-
 static void
 test_stow_derived (void)
 {
@@ -674,17 +627,7 @@ test_stow_derived (void)
     v = dump_value (dump, "    (0008,1150)");
     g_assert_cmpstr (v, ==, src_class);
   }
-  if (have_program ("dciodvfy"))
-    {
-      const char *argv[] = { "dciodvfy", path, NULL };
-      g_autofree char *out = NULL, *verr = NULL;
-
-      out = run_tool (argv, &verr, &status);
-      g_test_message ("dciodvfy:\n%s%s", out, verr);
-      g_assert_null (strstr (verr, "Error"));
-      g_assert_null (strstr (out, "Error"));
-    }
-  else
+  if (!check_dciodvfy (path))
     {
       const char *argv[] = { "dcmdump", "+f", "+E", path, NULL };
       g_autofree char *out = NULL, *e2 = NULL;
@@ -777,19 +720,13 @@ test_write_refusals (void)
   g_assert_no_error (error);
 
   /* replacing is never possible */
-  lb_store_write_bytes_async (store, src_uri, png, "image/png", LB_STORE_WRITE_REPLACE, NULL,
-                              NULL, NULL, NULL, on_done, &res);
-  e = lb_store_write_finish (store, wait_result (&res), &error);
-  g_clear_object (&res);
+  e = write_bytes (store, src_uri, png, "image/png", LB_STORE_WRITE_REPLACE, &error);
   g_assert_null (e);
   g_assert_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED);
   g_clear_error (&error);
 
   /* into another study than the source's */
-  lb_store_write_bytes_async (store, other_study, png, "image/png", LB_STORE_WRITE_CREATE, NULL,
-                              NULL, NULL, NULL, on_done, &res);
-  e = lb_store_write_finish (store, wait_result (&res), &error);
-  g_clear_object (&res);
+  e = write_bytes (store, other_study, png, "image/png", LB_STORE_WRITE_CREATE, &error);
   g_assert_null (e);
   g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
@@ -802,10 +739,7 @@ test_write_refusals (void)
   }
   plain_png = lb_png_save_to_bytes (plain, &error);
   g_assert_no_error (error);
-  lb_store_write_bytes_async (store, other_study, plain_png, "image/png", LB_STORE_WRITE_CREATE,
-                              NULL, NULL, NULL, NULL, on_done, &res);
-  e = lb_store_write_finish (store, wait_result (&res), &error);
-  g_clear_object (&res);
+  e = write_bytes (store, other_study, plain_png, "image/png", LB_STORE_WRITE_CREATE, &error);
   g_assert_null (e);
   g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
@@ -836,7 +770,6 @@ test_write_raw_dicom (void)
   g_autoptr(GBytes) file = NULL, file2 = NULL;
   g_autoptr(LbStoreEntry) entry = NULL, stat = NULL;
   g_autoptr(LbImage) back = NULL;
-  GAsyncResult *res = NULL;
   LbStoreEntry *again;
 
   g_assert_no_error (error);
@@ -845,10 +778,7 @@ test_write_raw_dicom (void)
   file = lb_dicom_write_part10 (sc, &error);
   g_assert_no_error (error);
 
-  lb_store_write_bytes_async (store, target, file, "application/dicom", LB_STORE_WRITE_CREATE,
-                              NULL, NULL, NULL, NULL, on_done, &res);
-  entry = lb_store_write_finish (store, wait_result (&res), &error);
-  g_clear_object (&res);
+  entry = write_bytes (store, target, file, "application/dicom", LB_STORE_WRITE_CREATE, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (lb_store_entry_get_attribute (entry, "SOPInstanceUID"), ==,
                    lb_dicom_dataset_get_string (sc, LB_TAG_SOP_INSTANCE_UID, 0));
@@ -861,10 +791,7 @@ test_write_raw_dicom (void)
   g_assert_true (lb_image_equal_pixels (back, src));
 
   /* the same instance again: CREATE never replaces */
-  lb_store_write_bytes_async (store, target, file, "application/dicom", LB_STORE_WRITE_CREATE,
-                              NULL, NULL, NULL, NULL, on_done, &res);
-  again = lb_store_write_finish (store, wait_result (&res), &error);
-  g_clear_object (&res);
+  again = write_bytes (store, target, file, "application/dicom", LB_STORE_WRITE_CREATE, &error);
   g_assert_null (again);
   g_assert_error (error, LB_ERROR, LB_ERROR_CONFLICT);
   g_clear_error (&error);
@@ -874,10 +801,7 @@ test_write_raw_dicom (void)
   g_assert_no_error (error);
   file2 = lb_dicom_write_part10 (sc2, &error);
   g_assert_no_error (error);
-  lb_store_write_bytes_async (store, wrong, file2, "application/dicom", LB_STORE_WRITE_CREATE,
-                              NULL, NULL, NULL, NULL, on_done, &res);
-  again = lb_store_write_finish (store, wait_result (&res), &error);
-  g_clear_object (&res);
+  again = write_bytes (store, wrong, file2, "application/dicom", LB_STORE_WRITE_CREATE, &error);
   g_test_message ("wrong study: %s", error ? error->message : "(accepted)");
   g_assert_null (again);
   g_assert_nonnull (error);
@@ -901,7 +825,6 @@ test_empty_patient (void)
   g_autoptr(GPtrArray) patients = NULL, studies = NULL, series = NULL;
   g_autofree char *study = lb_dicom_generate_uid ();
   g_autofree char *target = g_strdup_printf ("%s/studies/%s/anon.dcm", store_url, study);
-  GAsyncResult *res = NULL;
   LbStoreEntry *p, *s;
 
   g_assert_no_error (error);
@@ -910,10 +833,7 @@ test_empty_patient (void)
   g_assert_no_error (error);
   file = lb_dicom_write_part10 (sc, &error);
   g_assert_no_error (error);
-  lb_store_write_bytes_async (store, target, file, "application/dicom", LB_STORE_WRITE_CREATE,
-                              NULL, NULL, NULL, NULL, on_done, &res);
-  entry = lb_store_write_finish (store, wait_result (&res), &error);
-  g_clear_object (&res);
+  entry = write_bytes (store, target, file, "application/dicom", LB_STORE_WRITE_CREATE, &error);
   g_assert_no_error (error);
 
   patients = lb_store_list_sync (store, NULL, NULL, &error);

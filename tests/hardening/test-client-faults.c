@@ -12,68 +12,15 @@
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/prctl.h>
 
 #include "lb-error.h"
 #include "lb-store.h"
 #include "lb-store-sync.h"
+#include "store-proc.h"
 
 #define SEED 20261129u
 
-typedef struct {
-  GSubprocess *proc;
-  char        *url; /* with trailing slash */
-} Server;
-
 static char *root;
-
-static void
-die_with_parent (gpointer user_data)
-{
-  prctl (PR_SET_PDEATHSIG, SIGKILL);
-}
-
-static void
-server_start (Server *s)
-{
-  g_autofree char *bin = g_build_filename (g_getenv ("LB_BUILD_ROOT"), "src", "server", "lightbox-store", NULL);
-  g_autoptr (GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GDataInputStream) out = NULL;
-  g_autofree char *line = NULL;
-
-  g_subprocess_launcher_set_child_setup (l, die_with_parent, NULL, NULL);
-  s->proc = g_subprocess_launcher_spawn (l, &error, bin, "--port", "0", root, NULL);
-  g_assert_no_error (error);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (s->proc));
-  line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (line);
-  s->url = g_strdup_printf ("%s%s", strrchr (line, ' ') + 1, g_str_has_suffix (line, "/") ? "" : "/");
-}
-
-static void
-server_kill (Server *s, int sig)
-{
-  g_subprocess_send_signal (s->proc, sig);
-  g_subprocess_wait (s->proc, NULL, NULL);
-  g_clear_object (&s->proc);
-  g_clear_pointer (&s->url, g_free);
-}
-
-static GBytes *
-content (gsize n, guint32 seed)
-{
-  guint8 *p = g_malloc (n);
-  guint32 x = seed * 2654435761u + 1;
-
-  for (gsize i = 0; i < n; i++)
-    {
-      x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-      p[i] = x & 0xff;
-    }
-  return g_bytes_new_take (p, n);
-}
 
 static guint
 count_temps (const char *dir)
@@ -146,7 +93,7 @@ assert_cancelled_or_ok (GError *error)
 static void
 test_random_cancel (void)
 {
-  Server s = { 0 };
+  Store s = { 0 };
   g_autoptr (GRand) rand = g_rand_new_with_seed (SEED);
   g_autoptr (GBytes) big = content (4 * 1024 * 1024, 1);
   g_autofree char *path = g_build_filename (root, "big.bin", NULL);
@@ -159,7 +106,7 @@ test_random_cancel (void)
 
   g_assert_true (g_file_set_contents (path, g_bytes_get_data (big, NULL), g_bytes_get_size (big), NULL));
   g_assert_cmpint (g_mkdir_with_parents (updir, 0755), ==, 0);
-  server_start (&s);
+  store_start (&s, root);
   store = lb_store_new_for_uri (s.url, NULL, &error);
   g_assert_no_error (error);
   big_uri = g_strconcat (s.url, "big.bin", NULL);
@@ -253,7 +200,7 @@ test_random_cancel (void)
   g_assert_cmpuint (n_ok, >, 0);
 
   g_clear_object (&store);
-  server_kill (&s, SIGTERM);
+  store_kill (&s, SIGTERM);
   g_assert_cmpuint (count_temps (updir), ==, 0);
 }
 
@@ -306,7 +253,7 @@ killer_thread (gpointer user_data)
 }
 
 typedef struct {
-  Server  *server;
+  Store   *server;
   gint64   threshold;
   gboolean killed;
 } KillAt;
@@ -326,7 +273,7 @@ kill_on_progress (goffset current, goffset total, gpointer user_data)
 static void
 test_kill_mid_download (void)
 {
-  Server s = { 0 };
+  Store s = { 0 };
   g_autoptr (GBytes) big = content (64 * 1024 * 1024, 3);
   g_autofree char *path = g_build_filename (root, "huge.bin", NULL);
   g_autofree char *dest_dir = g_dir_make_tmp ("lb-faults-dl-XXXXXX", NULL);
@@ -339,7 +286,7 @@ test_kill_mid_download (void)
   g_autofree char *huge_uri = NULL;
 
   g_assert_true (g_file_set_contents (path, g_bytes_get_data (big, NULL), g_bytes_get_size (big), NULL));
-  server_start (&s);
+  store_start (&s, root);
   store = lb_store_new_for_uri (s.url, NULL, &error);
   g_assert_no_error (error);
 
@@ -359,7 +306,7 @@ test_kill_mid_download (void)
         }
       total += (gsize) n;
       if (total >= 1024 * 1024 && s.proc != NULL)
-        server_kill (&s, SIGKILL);
+        store_kill (&s, SIGKILL);
     }
   g_test_message ("download: server killed after %zu bytes read; error: %s", total, op.error->message);
   g_assert_cmpuint (total, <, g_bytes_get_size (big));
@@ -371,7 +318,7 @@ test_kill_mid_download (void)
 
   /* 2. What `lightbox-cli get` runs: a download to a file, the server killed from another
    *    thread once the temporary has grown past 1 MiB: an error, and nothing left behind. */
-  server_start (&s);
+  store_start (&s, root);
   {
     g_autofree char *uri = g_strconcat (s.url, "huge.bin", NULL);
     g_autoptr (LbStoreEntry) entry = NULL;
@@ -387,7 +334,7 @@ test_kill_mid_download (void)
     g_assert_false (g_file_test (dest, G_FILE_TEST_EXISTS));
     g_assert_cmpuint (count_entries (dest_dir), ==, 0);
     g_clear_error (&error);
-    server_kill (&s, SIGKILL);
+    store_kill (&s, SIGKILL);
   }
   g_rmdir (dest_dir);
   g_unlink (path);
@@ -396,7 +343,7 @@ test_kill_mid_download (void)
 static void
 test_kill_mid_upload (void)
 {
-  Server s = { 0 };
+  Store s = { 0 };
   g_autoptr (GBytes) old = content (1000, 5);
   g_autoptr (GBytes) big = content (64 * 1024 * 1024, 6);
   g_autofree char *path = g_build_filename (root, "target.bin", NULL);
@@ -409,7 +356,7 @@ test_kill_mid_upload (void)
   Op op = { 0 };
 
   g_assert_true (g_file_set_contents (path, g_bytes_get_data (old, NULL), g_bytes_get_size (old), NULL));
-  server_start (&s);
+  store_start (&s, root);
   store = lb_store_new_for_uri (s.url, NULL, &error);
   g_assert_no_error (error);
   target_uri = g_strconcat (s.url, "target.bin", NULL);
@@ -429,12 +376,12 @@ test_kill_mid_upload (void)
   g_clear_object (&store);
 
   /* After a restart the old version is intact and no temporary is visible. */
-  server_start (&s);
+  store_start (&s, root);
   g_assert_true (g_file_get_contents (path, &disk, &len, NULL));
   g_assert_cmpuint (len, ==, g_bytes_get_size (old));
   g_assert_true (memcmp (disk, g_bytes_get_data (old, NULL), len) == 0);
   g_assert_cmpuint (count_temps (root), ==, 0);
-  server_kill (&s, SIGTERM);
+  store_kill (&s, SIGTERM);
 }
 
 int

@@ -16,7 +16,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 #include <signal.h>
-#include <sys/prctl.h>
+
+#include "store-proc.h"
 
 #define TOKEN "tok-7f3a9c2e51b84d06a1e2f3c4d5b6a798"
 #define USER "alice"
@@ -62,19 +63,11 @@ hash_password (void)
 }
 
 static void
-die_with_parent (gpointer user_data)
-{
-  prctl (PR_SET_PDEATHSIG, SIGKILL);
-}
-
-static void
 server_start (Server *s, const char *const *extra)
 {
-  g_autofree char *bin = g_build_filename (g_getenv ("LB_BUILD_ROOT"), "src", "server", "lightbox-store", NULL);
+  g_autofree char *bin = store_exe ();
   g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GDataInputStream) out = NULL;
-  g_autofree char *line = NULL;
+  g_autoptr (GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
   const char *colon;
 
   g_ptr_array_add (argv, g_strdup (bin));
@@ -84,27 +77,14 @@ server_start (Server *s, const char *const *extra)
     g_ptr_array_add (argv, g_strdup (extra[i]));
   g_ptr_array_add (argv, g_strdup (root));
   g_ptr_array_add (argv, NULL);
-  {
-    g_autoptr (GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-
-    /* A failing test must not leave the server behind. */
-    g_subprocess_launcher_set_child_setup (l, die_with_parent, NULL, NULL);
 #if defined(__SANITIZE_ADDRESS__)
-    /* In the ASan build the server is instrumented too, and LeakSanitizer's exit-time tracer
-     * crashes in it after GnuTLS threads have run (the same fault as in this test program),
-     * turning a clean exit into an abort. Leak checking of lightbox-store is valgrind's job. */
-    g_subprocess_launcher_setenv (l, "ASAN_OPTIONS",
-                                  "detect_leaks=0:abort_on_error=1:halt_on_error=1:detect_odr_violation=0", TRUE);
+  /* In the ASan build the server is instrumented too, and LeakSanitizer's exit-time tracer
+   * crashes in it after GnuTLS threads have run (the same fault as in this test program),
+   * turning a clean exit into an abort. Leak checking of lightbox-store is valgrind's job. */
+  g_subprocess_launcher_setenv (l, "ASAN_OPTIONS",
+                                "detect_leaks=0:abort_on_error=1:halt_on_error=1:detect_odr_violation=0", TRUE);
 #endif
-    s->proc = g_subprocess_launcher_spawnv (l, (const char *const *) argv->pdata, &error);
-  }
-  g_assert_no_error (error);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (s->proc));
-  line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (line);
-  g_assert_true (g_str_has_prefix (line, "Serving "));
-  s->url = g_strdup (strrchr (line, ' ') + 1);
+  store_spawn (l, (const char *const *) argv->pdata, &s->proc, &s->url);
   colon = strrchr (s->url, ':');
   s->port = (guint16) g_ascii_strtoull (colon + 1, NULL, 10);
   g_assert_cmpuint (s->port, >, 0);

@@ -7,66 +7,9 @@
 #include <libsoup/soup.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 
-typedef struct {
-  GSubprocess *proc;
-  char *url;   /* with trailing slash */
-} Store;
-
-static void
-die_with_parent (gpointer data)
-{
-  prctl (PR_SET_PDEATHSIG, SIGKILL);
-}
-
-static void
-store_start (Store *s, const char *root)
-{
-  g_autofree char *bin = g_build_filename (g_getenv ("LB_BUILD_ROOT"), "src", "server", "lightbox-store", NULL);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GDataInputStream) out = NULL;
-  g_autofree char *line = NULL;
-
-  g_autoptr (GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-
-  /* If this test dies (a timeout, a failed assertion), the server must not outlive it. */
-  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
-  s->proc = g_subprocess_launcher_spawn (launcher, &error, bin, "--port", "0", root, NULL);
-  g_assert_no_error (error);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (s->proc));
-  line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (line);
-  g_assert_true (g_str_has_prefix (line, "Serving "));
-  s->url = g_strdup_printf ("%s%s", strrchr (line, ' ') + 1, g_str_has_suffix (line, "/") ? "" : "/");
-  g_assert_true (g_str_has_prefix (s->url, "http://127.0.0.1:"));
-}
-
-static void
-store_kill (Store *s, int sig)
-{
-  g_subprocess_send_signal (s->proc, sig);
-  g_subprocess_wait (s->proc, NULL, NULL);
-  g_clear_object (&s->proc);
-  g_clear_pointer (&s->url, g_free);
-}
-
-/* Deterministic content: @n bytes from an xorshift stream seeded by @seed. */
-static GBytes *
-content (gsize n, guint32 seed)
-{
-  guint8 *p = g_malloc (n);
-  guint32 x = seed * 2654435761u + 1;
-
-  for (gsize i = 0; i < n; i++)
-    {
-      x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-      p[i] = x & 0xff;
-    }
-  return g_bytes_new_take (p, n);
-}
+#include "store-proc.h"
 
 static char *
 sha (GBytes *b)

@@ -5,8 +5,15 @@
 
 #include <string.h>
 
+#include "lb-error.h"
 #include "lb-image-loader.h"
 #include "lb-image.h"
+
+const char *const kb_golden_sizes[3] = { "64x48", "61x37", "512x512" };
+
+const KbFormat kb_formats[7] = {
+  { 1, 8 }, { 1, 16 }, { 3, 8 }, { 4, 8 }, { 2, 8 }, { 3, 16 }, { 4, 16 },
+};
 
 LbKernelBuf *
 kb_new (int width,
@@ -97,6 +104,19 @@ kb_fill_random (LbKernelBuf *buf,
 }
 
 LbKernelBuf *
+kb_load_goldenf (const char *format,
+                 ...)
+{
+  g_autofree char *name = NULL;
+  va_list args;
+
+  va_start (args, format);
+  name = g_strdup_vprintf (format, args);
+  va_end (args);
+  return kb_load_golden (name);
+}
+
+LbKernelBuf *
 kb_load_golden (const char *name)
 {
   g_autoptr (GError) error = NULL;
@@ -149,6 +169,40 @@ kb_channel_equal (const LbKernelBuf *a,
       if (kb_get (a, x, y, c) != kb_get (b, x, y, c))
         return FALSE;
   return TRUE;
+}
+
+LbKernelRect
+kb_random_rect (GRand *rand,
+                int    w,
+                int    h,
+                int    margin)
+{
+  LbKernelRect r;
+
+  /* one draw per statement: the order of the draws is part of each test's seeded case */
+  r.x = g_rand_int_range (rand, -margin, w);
+  r.y = g_rand_int_range (rand, -margin, h);
+  r.width = g_rand_int_range (rand, 1, w + margin);
+  r.height = g_rand_int_range (rand, 1, h + margin);
+  return r;
+}
+
+void
+kb_assert_alpha_kept (const LbKernelBuf *src,
+                      const LbKernelBuf *dst)
+{
+  if (src->channels == 2 || src->channels == 4)
+    g_assert_true (kb_channel_equal (src, dst, src->channels - 1));
+}
+
+void
+kb_assert_prepare_fails (gconstpointer  state,
+                         GError       **error,
+                         int            code)
+{
+  g_assert_null (state);
+  g_assert_error (*error, LB_ERROR, code);
+  g_clear_error (error);
 }
 
 LbKernelBuf *

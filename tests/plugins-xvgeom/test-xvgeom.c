@@ -13,22 +13,9 @@
 #include "lb-xv-random.h"
 #include "lb-xvgeom.h"
 
-#define WRAP(name, T)                                                                        \
-  static void name##_fast (gconstpointer s, const LbKernelBuf *a, LbKernelBuf *b, int y0,     \
-                           int y1)                                                           \
-  { lb_##name##_process ((const T *) s, a, b, y0, y1); }                                      \
-  static void name##_ref (gconstpointer s, const LbKernelBuf *a, LbKernelBuf *b, int y0,      \
-                          int y1)                                                            \
-  { lb_##name##_process_reference ((const T *) s, a, b, y0, y1); }
-
-WRAP (rotate, LbRotate)
-WRAP (pixelize, LbPixelize)
-WRAP (spread, LbSpread)
-
-/* formats the filters must support (GRAY8, GRAY16, RGB8, RGBA8), plus GRAYA8, RGB16, RGBA16 */
-static const struct { int channels, depth; } formats[] = {
-  { 1, 8 }, { 1, 16 }, { 3, 8 }, { 4, 8 }, { 2, 8 }, { 3, 16 }, { 4, 16 },
-};
+KB_WRAP (rotate, LbRotate)
+KB_WRAP (pixelize, LbPixelize)
+KB_WRAP (spread, LbSpread)
 
 /* ------------------------------------------------------------------------------------------ */
 /* Rotate */
@@ -65,13 +52,11 @@ check_rotate_golden (const char *input,
 static void
 test_rotate_golden (void)
 {
-  static const char *sizes[] = { "64x48", "61x37", "512x512" };
-
-  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+  for (gsize i = 0; i < G_N_ELEMENTS (kb_golden_sizes); i++)
     {
-      g_autofree char *in = g_strdup_printf ("in_%s.png", sizes[i]);
-      g_autofree char *copy = g_strdup_printf ("%s_rotate_copy_30.png", sizes[i]);
-      g_autofree char *clear = g_strdup_printf ("%s_rotate_clear_m12.5.png", sizes[i]);
+      g_autofree char *in = g_strdup_printf ("in_%s.png", kb_golden_sizes[i]);
+      g_autofree char *copy = g_strdup_printf ("%s_rotate_copy_30.png", kb_golden_sizes[i]);
+      g_autofree char *clear = g_strdup_printf ("%s_rotate_clear_m12.5.png", kb_golden_sizes[i]);
 
       check_rotate_golden (in, copy, 30.0, FALSE);
       check_rotate_golden (in, clear, -12.5, TRUE);
@@ -84,13 +69,12 @@ test_rotate_formats (void)
   g_autoptr (GRand) rand = g_rand_new_with_seed (7);
   static const double angles[] = { 30.0, -12.5, 90.0, 180.0, 7.25, -135.0, 1e-3 };
 
-  for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+  for (gsize f = 0; f < G_N_ELEMENTS (kb_formats); f++)
     for (int iter = 0; iter < 8; iter++)
       {
         int w = g_rand_int_range (rand, 1, 60) | 1, h = g_rand_int_range (rand, 1, 50) | 1;
-        g_autoptr (LbKernelBuf) src = kb_new (w, h, formats[f].channels, formats[f].depth);
-        LbKernelRect sel = { g_rand_int_range (rand, -5, w), g_rand_int_range (rand, -5, h),
-                             g_rand_int_range (rand, 1, w + 5), g_rand_int_range (rand, 1, h + 5) };
+        g_autoptr (LbKernelBuf) src = kb_new (w, h, kb_formats[f].channels, kb_formats[f].depth);
+        LbKernelRect sel = kb_random_rect (rand, w, h, 5);
         LbRotateParams p = { .angle = angles[iter % G_N_ELEMENTS (angles)],
                              .clear = iter & 1,
                              .clear_color = { 12, 200, 77 } };
@@ -115,10 +99,9 @@ test_rotate_formats (void)
         n = kb_compare (ref, fast, &maxd);
         if (n)
           g_printerr ("# rotate %d×%d ch %d depth %d angle %g: fast differs in %" G_GSIZE_FORMAT
-                      " samples\n", w, h, formats[f].channels, formats[f].depth, p.angle, n);
+                      " samples\n", w, h, kb_formats[f].channels, kb_formats[f].depth, p.angle, n);
         g_assert_cmpint (maxd, <=, 1);
-        if (formats[f].channels == 2 || formats[f].channels == 4)
-          g_assert_true (kb_channel_equal (src, fast, formats[f].channels - 1));
+        kb_assert_alpha_kept (src, fast);
         if (p.angle == 0.0 || iter >= 4)
           {
             /* whole image, not a multiple of 360°: something must have changed */
@@ -312,13 +295,12 @@ test_pixelize_formats (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (11);
 
-  for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+  for (gsize f = 0; f < G_N_ELEMENTS (kb_formats); f++)
     for (int iter = 0; iter < 10; iter++)
       {
         int w = g_rand_int_range (rand, 1, 70) | 1, h = g_rand_int_range (rand, 1, 50) | 1;
-        g_autoptr (LbKernelBuf) src = kb_new (w, h, formats[f].channels, formats[f].depth);
-        LbKernelRect sel = { g_rand_int_range (rand, -3, w), g_rand_int_range (rand, -3, h),
-                             g_rand_int_range (rand, 1, w + 3), g_rand_int_range (rand, 1, h + 3) };
+        g_autoptr (LbKernelBuf) src = kb_new (w, h, kb_formats[f].channels, kb_formats[f].depth);
+        LbKernelRect sel = kb_random_rect (rand, w, h, 3);
         LbPixelizeParams p = { g_rand_int_range (rand, 1, 9), g_rand_int_range (rand, 1, 9),
                                iter & 1 };
         g_autoptr (GError) error = NULL;
@@ -335,8 +317,7 @@ test_pixelize_formats (void)
         fast_bands = kb_run_bands (pixelize_fast, st, src, rand);
         g_assert_cmpuint (kb_compare (ref, fast, NULL), ==, 0);
         g_assert_cmpuint (kb_compare (ref, fast_bands, NULL), ==, 0);
-        if (formats[f].channels == 2 || formats[f].channels == 4)
-          g_assert_true (kb_channel_equal (src, fast, formats[f].channels - 1));
+        kb_assert_alpha_kept (src, fast);
         lb_pixelize_free (st);
       }
 }
@@ -347,16 +328,12 @@ test_pixelize_formats (void)
 static void
 test_spread_golden (void)
 {
-  static const char *sizes[] = { "64x48", "61x37", "512x512" };
-
-  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+  for (gsize i = 0; i < G_N_ELEMENTS (kb_golden_sizes); i++)
     for (int mode = 0; mode < 2; mode++)
       {
-        g_autofree char *in = g_strdup_printf ("in_%s.png", sizes[i]);
-        g_autofree char *file = g_strdup_printf ("%s_spread_%s_seed1.png", sizes[i],
-                                                 mode ? "1x5" : "5");
-        g_autoptr (LbKernelBuf) src = kb_load_golden (in);
-        g_autoptr (LbKernelBuf) want = kb_load_golden (file);
+        g_autoptr (LbKernelBuf) src = kb_load_goldenf ("in_%s.png", kb_golden_sizes[i]);
+        g_autoptr (LbKernelBuf) want = kb_load_goldenf ("%s_spread_%s_seed1.png",
+                                                        kb_golden_sizes[i], mode ? "1x5" : "5");
         LbSpreadParams p = mode ? (LbSpreadParams) { TRUE, 1, 5, 1 }
                                 : (LbSpreadParams) { FALSE, 5, 0, 1 };
         LbSpread *st = lb_spread_prepare (src, NULL, &p, NULL);
@@ -374,13 +351,12 @@ test_spread_formats (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (13);
 
-  for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+  for (gsize f = 0; f < G_N_ELEMENTS (kb_formats); f++)
     for (int iter = 0; iter < 12; iter++)
       {
         int w = g_rand_int_range (rand, 1, 70) | 1, h = g_rand_int_range (rand, 1, 50) | 1;
-        g_autoptr (LbKernelBuf) src = kb_new (w, h, formats[f].channels, formats[f].depth);
-        LbKernelRect sel = { g_rand_int_range (rand, -3, w), g_rand_int_range (rand, -3, h),
-                             g_rand_int_range (rand, 1, w + 3), g_rand_int_range (rand, 1, h + 3) };
+        g_autoptr (LbKernelBuf) src = kb_new (w, h, kb_formats[f].channels, kb_formats[f].depth);
+        LbKernelRect sel = kb_random_rect (rand, w, h, 3);
         LbSpreadParams p = { iter & 1, g_rand_int_range (rand, 0, 12), g_rand_int_range (rand, 0, 12),
                              g_rand_int (rand) };
         LbSpread *st;
@@ -394,8 +370,7 @@ test_spread_formats (void)
         ref = kb_run_whole (spread_ref, st, src);
         fast = kb_run_whole (spread_fast, st, src);
         g_assert_cmpuint (kb_compare (ref, fast, NULL), ==, 0);
-        if (formats[f].channels == 2 || formats[f].channels == 4)
-          g_assert_true (kb_channel_equal (src, fast, formats[f].channels - 1));
+        kb_assert_alpha_kept (src, fast);
         lb_spread_free (st);
       }
 }
@@ -443,18 +418,15 @@ static void
 test_spread_banded_golden (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (17);
-  static const char *sizes[] = { "64x48", "61x37", "512x512" };
   static const int band_rows[] = { 0, 1, 3, 7, 10, 21 };
 
-  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+  for (gsize i = 0; i < G_N_ELEMENTS (kb_golden_sizes); i++)
     for (int mode = 0; mode < 2; mode++)
       for (gsize k = 0; k < G_N_ELEMENTS (band_rows); k++)
         {
-          g_autofree char *in = g_strdup_printf ("in_%s.png", sizes[i]);
-          g_autofree char *file = g_strdup_printf ("%s_spread_%s_seed1.png", sizes[i],
-                                                   mode ? "1x5" : "5");
-          g_autoptr (LbKernelBuf) src = kb_load_golden (in);
-          g_autoptr (LbKernelBuf) want = kb_load_golden (file);
+          g_autoptr (LbKernelBuf) src = kb_load_goldenf ("in_%s.png", kb_golden_sizes[i]);
+          g_autoptr (LbKernelBuf) want = kb_load_goldenf ("%s_spread_%s_seed1.png",
+                                                          kb_golden_sizes[i], mode ? "1x5" : "5");
           LbSpreadParams p = mode ? (LbSpreadParams) { TRUE, 1, 5, 1 }
                                   : (LbSpreadParams) { FALSE, 5, 0, 1 };
           LbSpread *st = lb_spread_prepare (src, NULL, &p, NULL);
@@ -476,13 +448,12 @@ test_spread_banded_formats (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (23);
 
-  for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+  for (gsize f = 0; f < G_N_ELEMENTS (kb_formats); f++)
     for (int iter = 0; iter < 24; iter++)
       {
         int w = g_rand_int_range (rand, 1, 90), h = g_rand_int_range (rand, 1, 120);
-        g_autoptr (LbKernelBuf) src = kb_new (w, h, formats[f].channels, formats[f].depth);
-        LbKernelRect sel = { g_rand_int_range (rand, -3, w), g_rand_int_range (rand, -3, h),
-                             g_rand_int_range (rand, 1, w + 3), g_rand_int_range (rand, 1, h + 3) };
+        g_autoptr (LbKernelBuf) src = kb_new (w, h, kb_formats[f].channels, kb_formats[f].depth);
+        LbKernelRect sel = kb_random_rect (rand, w, h, 3);
         LbSpreadParams p = { iter & 1, g_rand_int_range (rand, 0, 14), g_rand_int_range (rand, 0, 14),
                              g_rand_int (rand) };
         int band_rows = iter % 3 == 0 ? 0 : g_rand_int_range (rand, 1, 40);
@@ -498,12 +469,11 @@ test_spread_banded_formats (void)
         got = spread_banded (st, src, band_rows, rand);
         if (kb_compare (ref, got, NULL) != 0)
           g_printerr ("# banded spread %d×%d ch %d depth %d sel %d,%d %d×%d rect %d %d×%d seed %u band rows %d (%d bands)\n",
-                      w, h, formats[f].channels, formats[f].depth, sel.x, sel.y, sel.width,
+                      w, h, kb_formats[f].channels, kb_formats[f].depth, sel.x, sel.y, sel.width,
                       sel.height, p.rectangle, p.width, p.height, p.seed, band_rows,
                       lb_spread_get_n_bands (st));
         g_assert_cmpuint (kb_compare (ref, got, NULL), ==, 0);
-        if (formats[f].channels == 2 || formats[f].channels == 4)
-          g_assert_true (kb_channel_equal (src, got, formats[f].channels - 1));
+        kb_assert_alpha_kept (src, got);
         lb_spread_free (st);
       }
 }
@@ -568,37 +538,28 @@ test_bad_params (void)
 {
   g_autoptr (LbKernelBuf) src = kb_new (10, 10, 3, 8);
   g_autoptr (GError) error = NULL;
-  LbPixelizeParams pp = { 0, 4, FALSE };
-  LbSpreadParams sp = { TRUE, -1, 2, 1 };
-  LbRotateParams rp = { .angle = 1.0 / 0.0 };
-  LbRotateParams rc = { .angle = 10, .clear = TRUE, .clear_color = { 256, 0, 0 } };
+  const LbPixelizeParams pixelize_bad[] = { { 0, 4, FALSE } };
+  const LbSpreadParams spread_bad[] = { { TRUE, -1, 2, 1 } };
+  const LbRotateParams rotate_bad[] = {
+    { .angle = 1.0 / 0.0 },
+    { .angle = 10, .clear = TRUE, .clear_color = { 256, 0, 0 } },
+  };
   LbKernelRect bad = { 0, 0, -4, 3 };
   LbPixelizeParams ok = { 4, 4, FALSE };
   LbKernelBuf weird = *src;
 
-  g_assert_null (lb_pixelize_prepare (src, NULL, &pp, &error));
-  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
-  g_assert_null (lb_spread_prepare (src, NULL, &sp, &error));
-  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
-  g_assert_null (lb_rotate_prepare (src, NULL, &rp, &error));
-  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
-  g_assert_null (lb_rotate_prepare (src, NULL, &rc, &error));
-  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
-  g_assert_null (lb_pixelize_prepare (src, &bad, &ok, &error));
-  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  KB_ASSERT_ALL_INVALID (lb_pixelize_prepare, src, pixelize_bad);
+  KB_ASSERT_ALL_INVALID (lb_spread_prepare, src, spread_bad);
+  KB_ASSERT_ALL_INVALID (lb_rotate_prepare, src, rotate_bad);
+  kb_assert_prepare_fails (lb_pixelize_prepare (src, &bad, &ok, &error), &error,
+                           LB_ERROR_INVALID_ARGUMENT);
   weird.depth = 12;
-  g_assert_null (lb_pixelize_prepare (&weird, NULL, &ok, &error));
-  g_assert_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED);
-  g_clear_error (&error);
+  kb_assert_prepare_fails (lb_pixelize_prepare (&weird, NULL, &ok, &error), &error,
+                           LB_ERROR_UNSUPPORTED);
   weird = *src;
   weird.stride = 5;
-  g_assert_null (lb_pixelize_prepare (&weird, NULL, &ok, &error));
-  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
+  kb_assert_prepare_fails (lb_pixelize_prepare (&weird, NULL, &ok, &error), &error,
+                           LB_ERROR_INVALID_ARGUMENT);
 }
 
 /* A selection entirely outside the image clips to nothing: prepare succeeds, nothing changes. */

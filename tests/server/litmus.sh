@@ -19,6 +19,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# apache_dav_conf: the mod_dav reference's configuration, shared with the stores tests.
+. "$(cd "$(dirname "$0")" && pwd)/../stores/apache-dav.sh"
+
 free_port() {
   /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
@@ -77,40 +80,7 @@ fi
 started=
 for attempt in 1 2 3; do
   port=$(free_port)
-  cat >"$R/httpd.conf" <<APA
-ServerRoot $R
-ServerName 127.0.0.1
-Listen 127.0.0.1:$port
-PidFile run/httpd.pid
-DefaultRuntimeDir run
-Mutex file:run default
-LoadModule mpm_event_module  /usr/lib/apache2/modules/mod_mpm_event.so
-LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
-LoadModule mime_module       /usr/lib/apache2/modules/mod_mime.so
-LoadModule dir_module        /usr/lib/apache2/modules/mod_dir.so
-LoadModule autoindex_module  /usr/lib/apache2/modules/mod_autoindex.so
-LoadModule dav_module        /usr/lib/apache2/modules/mod_dav.so
-LoadModule dav_fs_module     /usr/lib/apache2/modules/mod_dav_fs.so
-StartServers 1
-ServerLimit 1
-ThreadsPerChild 16
-MaxRequestWorkers 16
-TypesConfig /etc/mime.types
-ErrorLog logs/error.log
-LogLevel info
-CustomLog logs/access.log common
-DAVLockDB $R/davlock/lockdb
-DocumentRoot $R/www
-<Directory />
-  Require all denied
-</Directory>
-<Directory $R/www>
-  Require all granted
-  Options +Indexes
-  IndexOptions FancyIndexing NameWidth=* HTMLTable
-  Dav On
-</Directory>
-APA
+  apache_dav_conf "$R" "$port" "$R/www" >"$R/httpd.conf"
   [ ${#AS_NOBODY[@]} -gt 0 ] && chown -R 65534:65534 "$R"
   "${AS_NOBODY[@]}" "$APACHE" -f "$R/httpd.conf" -DFOREGROUND >"$R/logs/stdout" 2>&1 &
   PIDS+=($!)

@@ -153,3 +153,15 @@ store_url_port (const char *url)
   g_assert_nonnull (uri);
   return (guint16) g_uri_get_port (uri);
 }
+
+GBytes *
+store_read_file (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  char *data = NULL;
+  gsize len = 0;
+
+  g_file_get_contents (path, &data, &len, &error);
+  g_assert_no_error (error);
+  return g_bytes_new_take (data, len);
+}

@@ -26,5 +26,7 @@ char          *store_make_tmpdir    (const char *tag);
 void           store_rm_rf          (const char *path);
 guint          store_count_temps    (const char *dir);
 guint16        store_url_port       (const char *url);
+/* The contents of the file at @path (asserts that it can be read). */
+GBytes        *store_read_file      (const char *path);
 
 G_END_DECLS

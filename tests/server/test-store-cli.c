@@ -14,6 +14,7 @@
 
 #include <libsoup/soup.h>
 
+#include "store-test-tls.h"
 #include "store-test-util.h"
 
 typedef struct {
@@ -89,18 +90,6 @@ write_file (const char *path, GBytes *data)
 
   g_file_set_contents (path, g_bytes_get_data (data, NULL), (gssize) g_bytes_get_size (data), &error);
   g_assert_no_error (error);
-}
-
-static GBytes *
-read_file (const char *path)
-{
-  g_autoptr(GError) error = NULL;
-  char *data = NULL;
-  gsize len = 0;
-
-  g_file_get_contents (path, &data, &len, &error);
-  g_assert_no_error (error);
-  return g_bytes_new_take (data, len);
 }
 
 /* The path of the one upload temporary in @dir, or NULL. */
@@ -212,7 +201,7 @@ test_kill_mid_upload (void)
   g_assert_false (g_subprocess_get_if_exited (p->proc));
   g_clear_object (&p->proc);
   {
-    g_autoptr(GBytes) now = read_file (victim);
+    g_autoptr(GBytes) now = store_read_file (victim);
     g_assert_true (g_bytes_equal (now, old));
   }
   g_assert_true (g_file_test (temp, G_FILE_TEST_EXISTS)); /* left behind by the killed server */
@@ -261,7 +250,7 @@ test_sigterm_mid_upload (void)
   g_assert_false (g_file_test (temp, G_FILE_TEST_EXISTS));
   g_assert_cmpuint (store_count_temps (base), ==, 0);
   {
-    g_autoptr(GBytes) now = read_file (victim);
+    g_autoptr(GBytes) now = store_read_file (victim);
     g_assert_true (g_bytes_equal (now, old));
   }
   rest = g_data_input_stream_read_upto (p->out, "", 0, &rest_len, NULL, &error);
@@ -367,10 +356,7 @@ test_tls (void)
   g_autofree char *openssl = g_find_program_in_path ("openssl");
   g_autoptr(GBytes) data = store_test_bytes (2048, 35);
   g_autoptr(Proc) p = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GTlsDatabase) db = NULL;
   g_autofree char *url = NULL;
-  int status = 0;
 
   if (openssl == NULL)
     {
@@ -378,15 +364,7 @@ test_tls (void)
       store_rm_rf (base);
       return;
     }
-  {
-    const char *argv[] = { openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                           "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-                           "-keyout", key, "-out", cert, NULL };
-    g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
-                  NULL, NULL, NULL, NULL, &status, &error);
-    g_assert_no_error (error);
-    g_assert_true (g_spawn_check_wait_status (status, NULL));
-  }
+  store_make_self_signed (openssl, key, cert);
   g_assert_cmpint (g_mkdir (root, 0755), ==, 0);
   write_file (file, data);
   {
@@ -395,25 +373,7 @@ test_tls (void)
   }
   g_assert_true (g_str_has_prefix (p->url, "https://127.0.0.1:"));
   url = g_strconcat (p->url, "t.bin", NULL);
-  {
-    g_autoptr(SoupSession) plain = soup_session_new_with_options ("proxy-resolver", NULL, NULL);
-    g_autoptr(SoupMessage) msg = soup_message_new ("GET", url);
-    g_autoptr(GBytes) body = soup_session_send_and_read (plain, msg, NULL, &error);
-    g_assert_null (body);
-    g_assert_error (error, G_TLS_ERROR, G_TLS_ERROR_BAD_CERTIFICATE);
-    g_clear_error (&error);
-  }
-  db = g_tls_file_database_new (cert, &error);
-  g_assert_no_error (error);
-  {
-    g_autoptr(SoupSession) trusting = soup_session_new_with_options ("tls-database", db,
-                                                                     "proxy-resolver", NULL, NULL);
-    g_autoptr(SoupMessage) msg = soup_message_new ("GET", url);
-    g_autoptr(GBytes) body = soup_session_send_and_read (trusting, msg, NULL, &error);
-    g_assert_no_error (error);
-    g_assert_cmpuint (soup_message_get_status (msg), ==, 200);
-    g_assert_true (g_bytes_equal (body, data));
-  }
+  g_object_unref (store_check_https_get (url, cert, data));
   store_rm_rf (base);
 }
 

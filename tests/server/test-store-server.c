@@ -20,6 +20,7 @@
 #include "lb-store-auth.h"
 #include "lb-store-server.h"
 #include "lb-store.h"
+#include "store-test-tls.h"
 #include "store-test-util.h"
 
 /* A declarative filter in the engine's format (plugins/README.md §4). */
@@ -62,6 +63,26 @@ reply_free (Reply *r)
 }
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Reply, reply_free)
 
+/* A raw connection to the server on 127.0.0.1:@port (never through a proxy); @in (optional)
+ * reads lines ending in CR LF from it. */
+static GSocketConnection *
+raw_connect (guint16 port, GDataInputStream **in)
+{
+  g_autoptr(GSocketClient) client = g_socket_client_new ();
+  g_autoptr(GError) error = NULL;
+  GSocketConnection *conn;
+
+  g_socket_client_set_enable_proxy (client, FALSE);
+  conn = g_socket_client_connect_to_host (client, "127.0.0.1", port, NULL, &error);
+  g_assert_no_error (error);
+  if (in != NULL)
+    {
+      *in = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (conn)));
+      g_data_input_stream_set_newline_type (*in, G_DATA_STREAM_NEWLINE_TYPE_CR_LF);
+    }
+  return conn;
+}
+
 static void
 write_file (const char *path, const char *text)
 {
@@ -69,6 +90,22 @@ write_file (const char *path, const char *text)
 
   g_file_set_contents (path, text, -1, &error);
   g_assert_no_error (error);
+}
+
+/* The server for s->root and what the test thread talks to it with; store_run() starts it. */
+static void
+store_init_server (Store *s)
+{
+  g_autoptr(GError) error = NULL;
+
+  s->server = lb_store_server_new (s->root, &error);
+  g_assert_no_error (error);
+  g_mutex_init (&s->lock);
+  g_cond_init (&s->cond);
+  s->ctx = g_main_context_new ();
+  s->loop = g_main_loop_new (s->ctx, FALSE);
+  /* Loopback only: never through a proxy the environment might name. */
+  s->session = soup_session_new_with_options ("proxy-resolver", NULL, NULL);
 }
 
 static Store *
@@ -88,14 +125,7 @@ store_new (void)
   write_file (secret, "TOP-SECRET-OUTSIDE-THE-ROOT");
   filters = g_build_filename (s->root, ".lightbox", "filters", NULL);
   g_assert_cmpint (g_mkdir_with_parents (filters, 0755), ==, 0);
-  s->server = lb_store_server_new (s->root, &error);
-  g_assert_no_error (error);
-  g_mutex_init (&s->lock);
-  g_cond_init (&s->cond);
-  s->ctx = g_main_context_new ();
-  s->loop = g_main_loop_new (s->ctx, FALSE);
-  /* Loopback only: never through a proxy the environment might name. */
-  s->session = soup_session_new_with_options ("proxy-resolver", NULL, NULL);
+  store_init_server (s);
   return s;
 }
 
@@ -232,18 +262,6 @@ body_text (GBytes *b)
   const char *d = g_bytes_get_data (b, &n);
 
   return g_strndup (d != NULL ? d : "", n);
-}
-
-static GBytes *
-read_file_bytes (const char *path)
-{
-  g_autoptr(GError) error = NULL;
-  char *data = NULL;
-  gsize len = 0;
-
-  g_file_get_contents (path, &data, &len, &error);
-  g_assert_no_error (error);
-  return g_bytes_new_take (data, len);
 }
 
 static void
@@ -404,7 +422,7 @@ test_put (void)
   g_assert_cmpuint (created->status, ==, 201);
   etag1 = g_strdup (soup_message_headers_get_one (created->headers, "ETag"));
   g_assert_nonnull (etag1);
-  on_disk = read_file_bytes (p);
+  on_disk = store_read_file (p);
   g_assert_true (g_bytes_equal (on_disk, v1));
   head = request (s, "HEAD", "/up.bin", NULL, NULL);
   g_assert_cmpstr (soup_message_headers_get_one (head->headers, "ETag"), ==, etag1);
@@ -414,7 +432,7 @@ test_put (void)
   g_assert_cmpuint (status_of (s, "PUT", "/up.bin", v2, "If-Match", "\"bogus\"", NULL), ==, 412);
   g_assert_cmpuint (status_of (s, "PUT", "/new.bin", v2, "If-Match", "*", NULL), ==, 412);
   g_clear_pointer (&on_disk, g_bytes_unref);
-  on_disk = read_file_bytes (p);
+  on_disk = store_read_file (p);
   g_assert_true (g_bytes_equal (on_disk, v1));
   g_assert_false (g_file_test (root_path (s, "new.bin"), G_FILE_TEST_EXISTS));
 
@@ -423,7 +441,7 @@ test_put (void)
   g_assert_cmpuint (replaced->status, ==, 204);
   g_assert_cmpstr (soup_message_headers_get_one (replaced->headers, "ETag"), !=, etag1);
   g_clear_pointer (&on_disk, g_bytes_unref);
-  on_disk = read_file_bytes (p);
+  on_disk = store_read_file (p);
   g_assert_true (g_bytes_equal (on_disk, v2));
   /* The old ETag is now stale. */
   g_assert_cmpuint (status_of (s, "PUT", "/up.bin", v3, "If-Match", etag1, NULL), ==, 412);
@@ -482,7 +500,7 @@ test_put_limit (void)
   g_assert_cmpuint (status_of (s, "PUT", "/keep.bin", huge, NULL), ==, 413);
   {
     g_autofree char *p = root_path (s, "keep.bin");
-    g_autoptr(GBytes) d = read_file_bytes (p);
+    g_autoptr(GBytes) d = store_read_file (p);
     g_assert_true (g_bytes_equal (d, ok));
   }
   /* Chunked: no Content-Length to check early, the streamed bytes are counted. */
@@ -508,7 +526,6 @@ test_put_aborted (void)
   g_autoptr(Store) s = store_new ();
   g_autoptr(GBytes) old = store_test_bytes (5000, 21);
   g_autoptr(GBytes) part = store_test_bytes (40000, 22);
-  g_autoptr(GSocketClient) client = g_socket_client_new ();
   g_autoptr(GSocketConnection) conn = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *head = NULL;
@@ -519,9 +536,7 @@ test_put_aborted (void)
   store_run (s);
   head = g_strdup_printf ("PUT /victim.bin HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Length: 100000\r\n\r\n",
                           (guint) s->port);
-  g_socket_client_set_enable_proxy (client, FALSE);
-  conn = g_socket_client_connect_to_host (client, "127.0.0.1", s->port, NULL, &error);
-  g_assert_no_error (error);
+  conn = raw_connect (s->port, NULL);
   g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (conn)), head, strlen (head),
                              NULL, NULL, &error);
   g_assert_no_error (error);
@@ -538,7 +553,7 @@ test_put_aborted (void)
     g_usleep (10000);
   g_assert_cmpuint (store_count_temps (s->root), ==, 0);
   {
-    g_autoptr(GBytes) now = read_file_bytes (victim);
+    g_autoptr(GBytes) now = store_read_file (victim);
     g_autoptr(Reply) r = request (s, "GET", "/victim.bin", NULL, NULL);
     g_assert_true (g_bytes_equal (now, old));
     g_assert_cmpuint (r->status, ==, 200);
@@ -609,18 +624,11 @@ test_keepalive_close (void)
         before = count_open_fds ();
       for (guint i = 0; i < (round == 0 ? 5u : 100u); i++)
         {
-          g_autoptr(GSocketClient) client = g_socket_client_new ();
-          g_autoptr(GSocketConnection) conn = NULL;
           g_autoptr(GDataInputStream) in = NULL;
+          g_autoptr(GSocketConnection) conn = raw_connect (s->port, &in);
           g_autoptr(GError) error = NULL;
-          GOutputStream *out;
+          GOutputStream *out = g_io_stream_get_output_stream (G_IO_STREAM (conn));
 
-          g_socket_client_set_enable_proxy (client, FALSE);
-          conn = g_socket_client_connect_to_host (client, "127.0.0.1", s->port, NULL, &error);
-          g_assert_no_error (error);
-          out = g_io_stream_get_output_stream (G_IO_STREAM (conn));
-          in = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (conn)));
-          g_data_input_stream_set_newline_type (in, G_DATA_STREAM_NEWLINE_TYPE_CR_LF);
           /* Two requests on the same connection: keep-alive still works. */
           for (guint k = 0; k < 2; k++)
             {
@@ -656,7 +664,6 @@ test_keepalive_204 (void)
   g_autoptr(Store) s = store_new ();
   g_autoptr(GBytes) v1 = store_test_bytes (700, 41);
   g_autoptr(GBytes) v2 = store_test_bytes (900, 42);
-  g_autoptr(GSocketClient) client = g_socket_client_new ();
   g_autoptr(GSocketConnection) conn = NULL;
   g_autoptr(GDataInputStream) in = NULL;
   g_autoptr(GError) error = NULL;
@@ -664,12 +671,8 @@ test_keepalive_204 (void)
   static const guint expected[] = { 201, 204, 200, 204, 404 };
 
   store_run (s);
-  g_socket_client_set_enable_proxy (client, FALSE);
-  conn = g_socket_client_connect_to_host (client, "127.0.0.1", s->port, NULL, &error);
-  g_assert_no_error (error);
+  conn = raw_connect (s->port, &in);
   out = g_io_stream_get_output_stream (G_IO_STREAM (conn));
-  in = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (conn)));
-  g_data_input_stream_set_newline_type (in, G_DATA_STREAM_NEWLINE_TYPE_CR_LF);
   for (guint step = 0; step < G_N_ELEMENTS (expected); step++)
     {
       GBytes *put = step == 0 ? v1 : step == 1 ? v2 : NULL;
@@ -701,20 +704,14 @@ test_keepalive_204 (void)
 static GSocketConnection *
 connect_and_get (Store *s, GDataInputStream **in_out)
 {
-  g_autoptr(GSocketClient) client = g_socket_client_new ();
   g_autofree char *req = g_strdup_printf ("GET /idle.bin HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n",
                                           (guint) s->port);
   g_autoptr(GBytes) body = NULL;
   g_autoptr(GError) error = NULL;
-  GSocketConnection *conn;
+  GSocketConnection *conn = raw_connect (s->port, in_out);
 
-  g_socket_client_set_enable_proxy (client, FALSE);
-  conn = g_socket_client_connect_to_host (client, "127.0.0.1", s->port, NULL, &error);
-  g_assert_no_error (error);
   /* A guard against a hang only (a broken server never answers), not a speed threshold. */
   g_socket_set_timeout (g_socket_connection_get_socket (conn), 60);
-  *in_out = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (conn)));
-  g_data_input_stream_set_newline_type (*in_out, G_DATA_STREAM_NEWLINE_TYPE_CR_LF);
   g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (conn)), req, strlen (req),
                              NULL, NULL, &error);
   g_assert_no_error (error);
@@ -974,7 +971,7 @@ test_dav_methods (void)
                                "Overwrite", "T", NULL), ==, 204);
   {
     g_autofree char *p = root_path (s, "col/b2.bin");
-    g_autoptr(GBytes) d = read_file_bytes (p);
+    g_autoptr(GBytes) d = store_read_file (p);
     g_assert_true (g_bytes_equal (d, a));
   }
   g_assert_cmpuint (status_of (s, "COPY", "/b.bin", NULL, "Destination", DEST ("/nope/b.bin"), NULL), ==, 409);
@@ -993,7 +990,7 @@ test_dav_methods (void)
   g_assert_cmpuint (status_of (s, "COPY", "/col/", NULL, "Destination", DEST ("/deep/"), NULL), ==, 201);
   {
     g_autofree char *p = root_path (s, "deep/a.bin");
-    g_autoptr(GBytes) d = read_file_bytes (p);
+    g_autoptr(GBytes) d = store_read_file (p);
     g_assert_true (g_bytes_equal (d, a));
   }
   /* Collection over an existing collection with Overwrite T: replaced, 204. */
@@ -1008,7 +1005,7 @@ test_dav_methods (void)
   g_assert_cmpuint (status_of (s, "MOVE", "/moved.bin", NULL, "Destination", DEST ("/col/a.bin"), NULL), ==, 204);
   {
     g_autofree char *p = root_path (s, "col/a.bin");
-    g_autoptr(GBytes) d = read_file_bytes (p);
+    g_autoptr(GBytes) d = store_read_file (p);
     g_assert_true (g_bytes_equal (d, b));
   }
   g_assert_cmpuint (status_of (s, "MOVE", "/deep/", NULL, "Destination", DEST ("/deep2/"), NULL), ==, 201);
@@ -1590,11 +1587,9 @@ test_tls (void)
   g_autofree char *key = g_build_filename (s->base, "key.pem", NULL);
   g_autofree char *openssl = g_find_program_in_path ("openssl");
   g_autoptr(GTlsCertificate) tls = NULL;
-  g_autoptr(GTlsDatabase) db = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) data = store_test_bytes (5000, 17);
   g_autofree char *url = NULL;
-  int status = 0;
 
   if (openssl == NULL)
     {
@@ -1606,15 +1601,7 @@ test_tls (void)
       g_test_skip ("no GIO TLS backend (glib-networking not installed)");
       return;
     }
-  {
-    const char *argv[] = { openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                           "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-                           "-keyout", key, "-out", cert, NULL };
-    g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
-                  NULL, NULL, NULL, NULL, &status, &error);
-    g_assert_no_error (error);
-    g_assert_true (g_spawn_check_wait_status (status, NULL));
-  }
+  store_make_self_signed (openssl, key, cert);
   tls = g_tls_certificate_new_from_files (cert, key, &error);
   g_assert_no_error (error);
   lb_store_server_set_tls_certificate (s->server, tls);
@@ -1623,29 +1610,13 @@ test_tls (void)
   g_assert_true (g_str_has_prefix (s->url, "https://127.0.0.1:"));
 
   url = g_strconcat (s->url, "secure.bin", NULL);
-  /* Not trusted: the handshake fails. */
   {
-    g_autoptr(SoupMessage) msg = soup_message_new ("GET", url);
-    g_autoptr(GBytes) body = soup_session_send_and_read (s->session, msg, NULL, &error);
-    g_assert_null (body);
-    g_assert_error (error, G_TLS_ERROR, G_TLS_ERROR_BAD_CERTIFICATE);
-    g_clear_error (&error);
-  }
-  /* Trusted explicitly: served over TLS. */
-  db = g_tls_file_database_new (cert, &error);
-  g_assert_no_error (error);
-  {
-    g_autoptr(SoupSession) trusting = soup_session_new_with_options ("tls-database", db,
-                                                                     "proxy-resolver", NULL, NULL);
-    g_autoptr(SoupMessage) msg = soup_message_new ("GET", url);
-    g_autoptr(GBytes) body = soup_session_send_and_read (trusting, msg, NULL, &error);
+    /* Served over TLS to a client that trusts the certificate, refused to others. */
+    g_autoptr(SoupSession) trusting = store_check_https_get (url, cert, data);
     g_autoptr(SoupMessage) put = NULL;
     g_autoptr(GBytes) pbody = NULL;
     g_autofree char *purl = g_strconcat (s->url, "up.bin", NULL);
 
-    g_assert_no_error (error);
-    g_assert_cmpuint (soup_message_get_status (msg), ==, 200);
-    g_assert_true (g_bytes_equal (body, data));
     put = soup_message_new ("PUT", purl);
     soup_message_set_request_body_from_bytes (put, NULL, data);
     pbody = soup_session_send_and_read (trusting, put, NULL, &error);
@@ -1700,18 +1671,11 @@ test_disk_full (void)
     s->base = store_make_tmpdir ("full-store");
     s->root = g_strdup (mnt);
     s->outside = g_strdup (base);
-    s->server = lb_store_server_new (mnt, &error);
-    g_assert_no_error (error);
-    g_mutex_init (&s->lock);
-    g_cond_init (&s->cond);
-    s->ctx = g_main_context_new ();
-    s->loop = g_main_loop_new (s->ctx, FALSE);
-    /* Loopback only: never through a proxy the environment might name. */
-  s->session = soup_session_new_with_options ("proxy-resolver", NULL, NULL);
+    store_init_server (s);
     store_run (s);
 
     g_assert_cmpuint (status_of (s, "PUT", "/old.bin", big, NULL), ==, 507);
-    d = read_file_bytes (p);
+    d = store_read_file (p);
     g_assert_true (g_bytes_equal (d, old));
     g_assert_cmpuint (status_of (s, "PUT", "/new.bin", big, NULL), ==, 507);
     g_assert_false (g_file_test (root_path (s, "new.bin"), G_FILE_TEST_EXISTS));

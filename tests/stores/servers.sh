@@ -20,6 +20,8 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
+# apache_dav_conf: the Apache mod_dav configuration, shared with tests/server/litmus.sh.
+. "$HERE/apache-dav.sh"
 SRC=${LB_SOURCE_ROOT:-$(cd "$HERE/../.." && pwd)}
 DICOM=$SRC/tests/data/dicom
 PY=/usr/bin/python3
@@ -168,43 +170,10 @@ done
 wait_http "https://127.0.0.1:$P_TLS/" nginx-tls "${PIDS[0]}" --cacert "$R/tls.crt"
 
 # ---- Apache ------------------------------------------------------------------------------------
-cat > "$R/apache/httpd.conf" <<APA
-ServerRoot $R/apache
-ServerName 127.0.0.1
-Listen 127.0.0.1:$P_APACHE
-PidFile run/httpd.pid
-DefaultRuntimeDir run
-Mutex file:run default
-LoadModule mpm_event_module   /usr/lib/apache2/modules/mod_mpm_event.so
-LoadModule authz_core_module  /usr/lib/apache2/modules/mod_authz_core.so
-LoadModule authz_user_module  /usr/lib/apache2/modules/mod_authz_user.so
-LoadModule authn_core_module  /usr/lib/apache2/modules/mod_authn_core.so
-LoadModule authn_file_module  /usr/lib/apache2/modules/mod_authn_file.so
-LoadModule auth_basic_module  /usr/lib/apache2/modules/mod_auth_basic.so
-LoadModule mime_module        /usr/lib/apache2/modules/mod_mime.so
-LoadModule dir_module         /usr/lib/apache2/modules/mod_dir.so
-LoadModule autoindex_module   /usr/lib/apache2/modules/mod_autoindex.so
-LoadModule dav_module         /usr/lib/apache2/modules/mod_dav.so
-LoadModule dav_fs_module      /usr/lib/apache2/modules/mod_dav_fs.so
-StartServers 1
-ServerLimit 1
-ThreadsPerChild 16
-MaxRequestWorkers 16
-TypesConfig /etc/mime.types
-ErrorLog logs/error.log
-LogLevel info
-CustomLog logs/access.log common
-DAVLockDB $R/apache/davlock/lockdb
-DocumentRoot $R/www-apache
-<Directory />
-  Require all denied
-</Directory>
-<Directory $R/www-apache>
-  Require all granted
-  Options +Indexes
-  IndexOptions FancyIndexing NameWidth=* HTMLTable
-  Dav On
-</Directory>
+{
+  apache_dav_conf "$R/apache" "$P_APACHE" "$R/www-apache" authz_user authn_core authn_file \
+    auth_basic
+  cat <<APA
 <Directory $R/www-apache/private>
   AuthType Basic
   AuthName "Lightbox test store"
@@ -213,6 +182,7 @@ DocumentRoot $R/www-apache
   Require valid-user
 </Directory>
 APA
+} > "$R/apache/httpd.conf"
 chown -R 65534:65534 "$R/apache" "$R/htpasswd" 2>/dev/null || true
 "${AS_NOBODY[@]}" /usr/sbin/apache2 -f "$R/apache/httpd.conf" -DFOREGROUND >"$R/apache/logs/stdout" 2>&1 &
 PIDS+=($!)

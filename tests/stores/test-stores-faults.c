@@ -217,19 +217,29 @@ open_store (guint timeout_s, guint retries, guint max_entries)
   return test_open (base_url, options);
 }
 
+/* Reading @u fails with @code, and the message contains @what and @also (NULL: no second). */
+static void
+assert_read_fails (LbStore *store, const char *u, LbError code, const char *what,
+                   const char *also)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) body = test_read_all (store, u, NULL, &error);
+
+  g_assert_null (body);
+  g_assert_error (error, LB_ERROR, (gint) code);
+  g_assert_nonnull (strstr (error->message, what));
+  if (also != NULL)
+    g_assert_nonnull (strstr (error->message, also));
+}
+
 static void
 test_truncated (void)
 {
   g_autoptr(LbStore) store = open_store (0, 0, 0);
   g_autofree char *u = url ("truncated.png");
   g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) body = test_read_all (store, u, NULL, &error);
 
-  g_assert_null (body);
-  g_assert_error (error, LB_ERROR, LB_ERROR_TRUNCATED);
-  g_assert_nonnull (strstr (error->message, u));
-  g_assert_nonnull (strstr (error->message, "of 1000 bytes"));
-  g_clear_error (&error);
+  assert_read_fails (store, u, LB_ERROR_TRUNCATED, u, "of 1000 bytes");
 
   /* a download never leaves a partial file, and decoding never sees a "complete" image */
   {
@@ -269,13 +279,8 @@ test_http_errors (void)
     {
       g_autofree char *path = g_strdup_printf ("status/%s", cases[i].status);
       g_autofree char *u = url (path);
-      g_autoptr(GError) error = NULL;
-      g_autoptr(GBytes) body = test_read_all (store, u, NULL, &error);
 
-      g_assert_null (body);
-      g_assert_error (error, LB_ERROR, (gint) cases[i].code);
-      g_assert_nonnull (strstr (error->message, u));
-      g_assert_nonnull (strstr (error->message, cases[i].status));
+      assert_read_fails (store, u, cases[i].code, u, cases[i].status);
     }
 }
 
@@ -284,12 +289,8 @@ test_500_not_retried (void)
 {
   g_autoptr(LbStore) store = open_store (0, 3, 0);
   g_autofree char *u = url ("always500");
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) body = test_read_all (store, u, NULL, &error);
 
-  g_assert_null (body);
-  g_assert_error (error, LB_ERROR, LB_ERROR_HTTP);
-  g_assert_nonnull (strstr (error->message, "500"));
+  assert_read_fails (store, u, LB_ERROR_HTTP, "500", NULL);
   g_assert_cmpint (g_atomic_int_get (&hits_always500), ==, 1);
 }
 
@@ -301,17 +302,13 @@ test_503_retried (void)
   g_autofree char *u2 = url ("always503");
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) body = test_read_all (store, u, NULL, &error);
-  g_autoptr(GBytes) none = NULL;
 
   g_assert_no_error (error);
   g_assert_cmpmem (g_bytes_get_data (body, NULL), g_bytes_get_size (body), "finally", 7);
   g_assert_cmpint (g_atomic_int_get (&hits_flaky), ==, 3);
 
   /* retries are bounded: 1 + 3 attempts, then the 503 is reported */
-  none = test_read_all (store, u2, NULL, &error);
-  g_assert_null (none);
-  g_assert_error (error, LB_ERROR, LB_ERROR_HTTP);
-  g_assert_nonnull (strstr (error->message, "503"));
+  assert_read_fails (store, u2, LB_ERROR_HTTP, "503", NULL);
   g_assert_cmpint (g_atomic_int_get (&hits_always503), ==, 4);
 }
 
@@ -320,13 +317,8 @@ test_timeout (void)
 {
   g_autoptr(LbStore) store = open_store (1, 0, 0);
   g_autofree char *u = url ("slow.png");
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) body = test_read_all (store, u, NULL, &error);
 
-  g_assert_null (body);
-  g_assert_error (error, LB_ERROR, LB_ERROR_NETWORK);
-  g_assert_nonnull (strstr (error->message, "timed out"));
-  g_assert_nonnull (strstr (error->message, u));
+  assert_read_fails (store, u, LB_ERROR_NETWORK, "timed out", u);
 }
 
 static void
@@ -357,12 +349,8 @@ test_redirect_loop (void)
 {
   g_autoptr(LbStore) store = open_store (0, 3, 0);
   g_autofree char *u = url ("loop");
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) body = test_read_all (store, u, NULL, &error);
 
-  g_assert_null (body);
-  g_assert_error (error, LB_ERROR, LB_ERROR_NETWORK);
-  g_assert_nonnull (strstr (error->message, "redirect loop"));
+  assert_read_fails (store, u, LB_ERROR_NETWORK, "redirect loop", NULL);
 }
 
 static void

@@ -477,6 +477,19 @@ test_apache_auth (void)
   }
 }
 
+/* Lists @url through a store that trusts @ca_file or pins @pinned_cert_file (either NULL). */
+static GPtrArray *
+tls_list (const char *url, const char *ca_file, const char *pinned_cert_file, GError **error)
+{
+  g_autoptr(LbStoreOptions) options = lb_store_options_new ();
+  g_autoptr(LbStore) store = NULL;
+
+  options->ca_file = g_strdup (ca_file);
+  options->pinned_cert_file = g_strdup (pinned_cert_file);
+  store = test_open (url, options);
+  return test_list (store, NULL, error);
+}
+
 static void
 test_tls (void)
 {
@@ -492,32 +505,17 @@ test_tls (void)
     g_clear_error (&error);
   }
   {
-    g_autoptr(LbStoreOptions) options = lb_store_options_new ();
-    g_autoptr(LbStore) store = NULL;
-    g_autoptr(GPtrArray) entries = NULL;
-    options->ca_file = g_strdup (test_env ("LB_TLS_CERT"));
-    store = test_open (url, options);
-    entries = test_list (store, NULL, &error);
+    g_autoptr(GPtrArray) entries = tls_list (url, test_env ("LB_TLS_CERT"), NULL, &error);
     g_assert_no_error (error);
     g_assert_nonnull (test_find (entries, "CT"));
   }
   {
-    g_autoptr(LbStoreOptions) options = lb_store_options_new ();
-    g_autoptr(LbStore) store = NULL;
-    g_autoptr(GPtrArray) entries = NULL;
-    options->pinned_cert_file = g_strdup (test_env ("LB_TLS_CERT"));
-    store = test_open (url, options);
-    entries = test_list (store, NULL, &error);
+    g_autoptr(GPtrArray) entries = tls_list (url, NULL, test_env ("LB_TLS_CERT"), &error);
     g_assert_no_error (error);
     g_assert_nonnull (test_find (entries, "CT"));
   }
   {
-    g_autoptr(LbStoreOptions) options = lb_store_options_new ();
-    g_autoptr(LbStore) store = NULL;
-    g_autoptr(GPtrArray) entries = NULL;
-    options->pinned_cert_file = g_strdup (test_env ("LB_TLS_OTHER_CERT"));
-    store = test_open (url, options);
-    entries = test_list (store, NULL, &error);
+    g_autoptr(GPtrArray) entries = tls_list (url, NULL, test_env ("LB_TLS_OTHER_CERT"), &error);
     g_assert_null (entries);
     g_assert_error (error, LB_ERROR, LB_ERROR_NETWORK);
   }

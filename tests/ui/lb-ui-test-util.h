@@ -8,6 +8,8 @@
 #include <glib/gstdio.h>
 #include <signal.h>
 
+#include "lb-bench-util.h"
+
 typedef struct {
   GSubprocess *proc;
   char        *root;   /* temporary copy of the samples */
@@ -102,21 +104,11 @@ lb_test_store_start (LbTestStore *store,
   g_assert_true (g_str_has_prefix (store->url, "http://127.0.0.1:"));
 }
 
+/* rm -rf: bench/'s lb_bench_remove_tree (in the library the app links) */
 static inline void
 lb_test_rm_rf (const char *path)
 {
-  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (path, name, NULL);
-      if (g_file_test (p, G_FILE_TEST_IS_DIR) && !g_file_test (p, G_FILE_TEST_IS_SYMLINK))
-        lb_test_rm_rf (p);
-      else
-        g_unlink (p);
-    }
-  g_rmdir (path);
+  lb_bench_remove_tree (path);
 }
 
 static inline void

@@ -283,6 +283,26 @@ loc_free (Loc *loc)
   g_free (loc);
 }
 
+/* A path of @depth segments names @level itself; with @allow_extra, one more segment (a
+ * sub-resource such as "metadata") is kept in loc->extra at that level. FALSE: the path goes
+ * on, or is too long for this level. */
+static gboolean
+loc_ends_at (Loc *loc, char **segs, guint n, guint depth, Level level, gboolean allow_extra)
+{
+  if (n == depth)
+    {
+      loc->level = level;
+      return TRUE;
+    }
+  if (n == depth + 1 && allow_extra)
+    {
+      loc->level = level;
+      loc->extra = g_strdup (segs[depth]);
+      return TRUE;
+    }
+  return FALSE;
+}
+
 /* Splits @uri (inside the store) into its DICOMweb level and identifiers. */
 static gboolean
 parse_location (LbDicomwebStore *self, const char *uri, gboolean allow_extra, Loc *loc,
@@ -341,31 +361,13 @@ parse_location (LbDicomwebStore *self, const char *uri, gboolean allow_extra, Lo
   if (n >= 2 && strcmp (segs[0], "studies") == 0)
     {
       loc->study = g_strdup (segs[1]);
-      if (n == 2)
-        {
-          loc->level = LEVEL_STUDY;
-          return TRUE;
-        }
-      if (n == 3 && allow_extra)
-        {
-          loc->level = LEVEL_STUDY;
-          loc->extra = g_strdup (segs[2]);
-          return TRUE;
-        }
+      if (loc_ends_at (loc, segs, n, 2, LEVEL_STUDY, allow_extra))
+        return TRUE;
       if (n >= 4 && strcmp (segs[2], "series") == 0)
         {
           loc->series = g_strdup (segs[3]);
-          if (n == 4)
-            {
-              loc->level = LEVEL_SERIES;
-              return TRUE;
-            }
-          if (n == 5 && allow_extra)
-            {
-              loc->level = LEVEL_SERIES;
-              loc->extra = g_strdup (segs[4]);
-              return TRUE;
-            }
+          if (loc_ends_at (loc, segs, n, 4, LEVEL_SERIES, allow_extra))
+            return TRUE;
           if (n == 6 && strcmp (segs[4], "instances") == 0)
             {
               loc->level = LEVEL_INSTANCE;

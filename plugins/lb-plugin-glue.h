@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/*
+ * Glue shared by the shipped plugin wrappers (xv, xvgeom, enhance): views of the host's
+ * images as kernel buffers, the filter descriptor and the plugin entry point. Header only
+ * (static inline and macros), so each module stays self-contained and the public ABI header
+ * (lb-filter-plugin.h) is untouched.
+ */
+
+#include <lb-filter-plugin.h>
+
+#include "lb-kernel.h"
+
+G_BEGIN_DECLS
+
+/* The source image as a kernel buffer. The kernels take the source as const LbKernelBuf *:
+ * they never write through it, so casting away the host's const is safe. */
+static inline LbKernelBuf
+lb_glue_src_buf (const LbFilterImage *im)
+{
+  LbKernelBuf b = { (guint8 *) im->src, im->src_stride, im->width, im->height, im->channels,
+                    im->depth };
+  return b;
+}
+
+/* A destination of the same geometry as @im. */
+static inline LbKernelBuf
+lb_glue_dst_buf (const LbFilterImage *im,
+                 guint8              *dst,
+                 gsize                stride)
+{
+  LbKernelBuf b = { dst, stride, im->width, im->height, im->channels, im->depth };
+  return b;
+}
+
+/* The image's region (selection) as a kernel rectangle. */
+static inline LbKernelRect
+lb_glue_region (const LbFilterImage *im)
+{
+  LbKernelRect r = { im->region.x, im->region.y, im->region.width, im->region.height };
+  return r;
+}
+
+/* One descriptor of a family whose filters share one set of callbacks; @kind_ goes into
+ * user_data and says which kernel runs. */
+#define LB_GLUE_FILTER(var, id_, alias_, name_, category_, desc_, params_type, params_,       \
+                       prepare_, process_, release_, finish_, flags_, kind_)                  \
+  static const LbFilterInfo var = {                                                           \
+    .struct_size = sizeof (LbFilterInfo),                                                     \
+    .id = id_,                                                                                \
+    .alias = alias_,                                                                          \
+    .name = name_,                                                                            \
+    .category = category_,                                                                    \
+    .description = desc_,                                                                     \
+    .formats = LB_FILTER_FORMATS_COMMON,                                                      \
+    .flags = flags_,                                                                          \
+    .params_version = 1,                                                                      \
+    .params_size = sizeof (params_type),                                                      \
+    .params = params_,                                                                        \
+    .n_params = G_N_ELEMENTS (params_),                                                       \
+    .prepare = prepare_,                                                                      \
+    .process = process_,                                                                      \
+    .release = release_,                                                                      \
+    .finish = finish_,                                                                        \
+    .user_data = GINT_TO_POINTER (kind_),                                                     \
+  }
+
+/* The plugin descriptor over the array @filters_ and the exported query function that
+ * returns it (the host checks the ABI numbers itself). */
+#define LB_GLUE_PLUGIN(filters_)                                                              \
+  static const LbPluginInfo lb_glue_plugin_info = {                                           \
+    .abi_major = LB_FILTER_ABI_MAJOR,                                                         \
+    .abi_minor = LB_FILTER_ABI_MINOR,                                                         \
+    .struct_size = sizeof (LbPluginInfo),                                                     \
+    .version = "1.0",                                                                         \
+    .gettext_domain = "lightbox",                                                             \
+    .filters = filters_,                                                                      \
+    .n_filters = G_N_ELEMENTS (filters_),                                                     \
+  };                                                                                          \
+                                                                                              \
+  G_MODULE_EXPORT const LbPluginInfo *                                                        \
+  lb_filter_plugin_query (guint32 host_abi_major,                                             \
+                          guint32 host_abi_minor)                                             \
+  {                                                                                           \
+    return &lb_glue_plugin_info;                                                              \
+  }
+
+G_END_DECLS
