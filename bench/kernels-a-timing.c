@@ -279,7 +279,7 @@ main (int argc, char **argv)
   LbKernelBuf rgb, rgb_dst, g16, g16_dst;
   double r1[3] = { 0 }, r15[3] = { 0 }; /* blur, oil, despeckle at radius 1 and 15 */
   double oil_r2 = 0, despeckle_r3 = 0;     /* the general paths at a small radius */
-  /* despeckle: GRAY16 at radius 1 (network), 9 (the first four-tier radius), 15, 25; RGB8 25 */
+  /* despeckle: GRAY16 at radius 1 (network), 9, 15, 25 (Huang); RGB8 at radius 25 */
   double g16_r1 = 0, g16_r9 = 0, g16_r15 = 0, g16_r25 = 0, r25 = 0;
 
   make_image (&rgb, 1400, 1000, 3, 8);
@@ -356,7 +356,7 @@ main (int argc, char **argv)
            "despeckle radius 15 / radius 3 (histogram) %.2f\n", r15[1] / oil_r2,
            r15[2] / despeckle_r3);
   g_print ("despeckle GRAY16 (1 thread): radius 15 / radius 1 (network) %.2f, radius 15 / radius "
-           "9 (four tiers) %.2f, radius 25 / radius 15 %.2f; RGB8 radius 25 / radius 15 %.2f\n",
+           "9 %.2f, radius 25 / radius 15 %.2f; RGB8 radius 25 / radius 15 %.2f\n",
            g16_r15 / g16_r1, g16_r15 / g16_r9, g16_r25 / g16_r15, r25 / r15[2]);
 
   g_free (rgb.data), g_free (rgb_dst.data), g_free (g16.data), g_free (g16_dst.data);

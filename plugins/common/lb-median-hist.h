@@ -8,10 +8,11 @@
  * its own compile flags; GLib and SSE2 (the x86-64 baseline) only.
  *
  *  - lb_select16_u16: the k-th value's bin among 16 u16 counts, without a branch.
- *  - lb_median16_rows: 16-bit samples, cost per sample independent of r for 9 ≤ r ≤ 127: the
- *    two-tier scheme of Perreault & Hébert's constant-time median (IEEE TIP 2007) carried to
- *    four tiers of 16 bins (see below). For r < 9 (where it is cheaper) and r > 127 (u16
- *    window counts) Huang's sliding histogram, O(r) per sample. */
+ *  - lb_median16_rows: 16-bit samples. For 48 ≤ r ≤ 127 the two-tier scheme of Perreault &
+ *    Hébert's constant-time median (IEEE TIP 2007) carried to four tiers of 16 bins (see
+ *    below): constant cost per sample on smooth data, rebuilds linear in r on noisy data.
+ *    For r < 48 (where it is cheaper on noisy images) and r > 127 (u16 window counts)
+ *    Huang's sliding histogram, O(r) per sample. */
 
 #include <string.h>
 
@@ -85,7 +86,7 @@ lb_m16_row (const LbMedian16Job *j, int y)
   return (const guint16 *) (const void *) (j->src + (gsize) y * j->sstride) + j->c;
 }
 
-/* ---- r ≤ 127: four-tier constant-time median -------------------------------------------
+/* ---- 48 ≤ r ≤ 127: four-tier constant-time median -------------------------------------------
  *
  * A 16-bit value v is found in four tiers of 16-way choices: tier t has 16^(t+1) bins, bin
  * v >> (12 − 4t). Every column of the strip keeps its histogram at every tier (u8 counts: a
@@ -101,12 +102,18 @@ lb_m16_row (const LbMedian16Job *j, int y)
  * stays in the same groups, at most 2r+1 vector loads per tier where it jumps (noise). */
 
 #define LB_M16_MAX_RADIUS 127
-/* Below this radius Huang's O(r) updates cost less than the four tiers' constant. Measured
- * (1400×1000 GRAY16 test card of bench/kernels-a-timing, 1 thread, ms, four tiers / Huang,
- * same run on a loaded 2-core EPYC): r 3 199 / 107, r 6 228 / 149, r 8 220 / 210, r 10 237 /
- * 253, r 12 242 / 294, r 15 262 / 326. (-D LB_M16_MIN_RADIUS=1 or 1000 forces one path.) */
+/* Below this radius Huang's O(r) updates cost less than the four tiers, whose constant
+ * depends on the data: where the window's values spread thinly (noise), the median changes
+ * its tier-2 and tier-3 groups at almost every pixel and each change rebuilds a group from
+ * 2r+1 columns. Measured (1400×1000 GRAY16, 1 thread, ms, four tiers / Huang, same run, a
+ * loaded 2-core EPYC): lightbox-bench's image (smooth waves over the full range + uniform
+ * noise of ±1024): r 15 505 / 304, r 25 648 / 459, r 40 737 / 590, r 50 759 / 879, r 100
+ * 658 / 1944; kernels-a-timing's test card (ramps, flat areas, a fine 257-periodic pattern):
+ * r 3 199 / 107, r 8 220 / 210, r 10 237 / 253, r 15 262 / 326, r 25 242 / 500, r 40 344 /
+ * 780. The crossover follows the noisy image, so that no image gets slower than with Huang.
+ * (-D LB_M16_MIN_RADIUS=1 or 1000 forces one path.) */
 #ifndef LB_M16_MIN_RADIUS
-#define LB_M16_MIN_RADIUS 9
+#define LB_M16_MIN_RADIUS 48
 #endif
 #define LB_M16_COL_BYTES (16 + 256 + 4096 + 65536)
 
@@ -283,7 +290,7 @@ lb_m16_strip (const LbMedian16Job *j, LbM16 *m, int ya, int yb, int xs0, int xs1
     lb_m16_col_rows (m, NULL, lb_m16_row (j, y), ch, colmin, colmax);
 }
 
-/* ---- r < 9 or r > 127: Huang's sliding window ---------------------------------------------
+/* ---- r < 48 or r > 127: Huang's sliding window ---------------------------------------------
  * on three levels (256, 4096, 65536 bins), searched from the previous answer's high-byte
  * bin; 2(2r+1) updates per sample. */
 

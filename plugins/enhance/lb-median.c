@@ -293,8 +293,8 @@ typedef guint32 LbU32x16 __attribute__ ((vector_size (64)));
 #undef MED8_SIMD_SELECT
 
 /* ------------------------------------------------------------------------------------------ */
-/* 16 bits: lb_median16_rows (lb-median-hist.h): a four-tier constant-time median up to
- * r = 127, Huang's sliding histogram beyond. */
+/* 16 bits: lb_median16_rows (lb-median-hist.h): Huang's sliding histogram, and a four-tier
+ * constant-time median for 48 ≤ r ≤ 127. */
 
 void
 lb_median_process (const LbMedian    *st,
@@ -312,8 +312,8 @@ lb_median_process (const LbMedian    *st,
     return;
   /* The networks where they exist (r ≤ 2), the histograms from r = 3. Measured (1400×1000
    * test card, 1 thread, ms, network / histogram path, same run): RGB8 r 1 1.9 / 129,
-   * r 2 10.9 / 169; GRAY16 r 2 6.9 / 168. The histogram paths cost the same from r = 3 on
-   * (8 bits) and from r = 9 on (16 bits, lb-median-hist.h). */
+   * r 2 10.9 / 169; GRAY16 r 2 6.9 / 168. The 8-bit histogram path costs the same from
+   * r = 3 on; 16 bits: lb-median-hist.h (Huang below r = 48, four tiers from 48 to 127). */
   if (st->radius <= 2)
     median_small (st, src, dst, y0, y1);
   else if (src->depth == 16)

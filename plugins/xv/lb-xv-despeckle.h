@@ -45,9 +45,8 @@ void     lb_xv_despeckle_process_ref (const LbXvDespeckle *self,
  * window histograms are 16-lane vectors and the k-th value is found without branches
  * (prefix sums of 16 counts compared with k in SSE2).
  * 16 bits (n ≥ 7, and the clipped rows of n = 3 and 5): lb_median16_rows (lb-median-hist.h,
- * shared with the enhance median): Perreault's scheme on four tiers of 16 bins (16, 256,
- * 4096, 65536), constant cost per pixel for n ≤ 255; Huang's sliding histogram (linear in n)
- * beyond.
+ * shared with the enhance median): Huang's sliding histogram (linear in n), and for
+ * 97 ≤ n ≤ 255 Perreault's scheme on four tiers of 16 bins (16, 256, 4096, 65536).
  * Identical output. */
 void     lb_xv_despeckle_process     (const LbXvDespeckle *self,
                                       const LbKernelBuf   *src,

@@ -363,12 +363,12 @@ static const Sweep large[] = {
 };
 
 /* Issue 3: the constant-time medians (8 bits: Perreault; 16 bits: four tiers) on images
- * wider than one strip (64 output columns for 16 bits, 256 for 8 bits, plus 2r halo), so
- * strips start and end inside the image, at the smallest radius they serve (8 bits: 3;
- * 16 bits: 9, with Huang's path at 8 below it), radius 15, a large radius (25) and past the
- * 16-bit four-tier limit (r = 128: Huang's path again), on all
- * formats, with and without a selection; compare_one checks one-row bands, random bands in
- * reverse order and three threads against the reference. */
+ * wider than one strip (8 bits: 256 output columns; 16 bits: max (64, 2r); plus 2r halo),
+ * so strips start and end inside the image: 8 bits at the smallest radius they serve (3),
+ * 15 and 25; 16 bits on both sides of the four-tier range (Huang at r 47 and 128, four
+ * tiers at 48 and 60); all formats or the three cheapest, with and without a selection;
+ * compare_one checks one-row bands, random bands in reverse order and three threads
+ * against the reference. */
 typedef struct {
   FilterId id;
   int param;
@@ -391,12 +391,13 @@ test_wide (gconstpointer data)
 static const Wide wides[] = {
   { F_MEDIAN, 3, 300, 24, TRUE },
   { F_DESPECKLE, 7, 300, 24, TRUE },
-  { F_MEDIAN, 8, 200, 30, TRUE },
-  { F_DESPECKLE, 19, 200, 30, TRUE },
   { F_MEDIAN, 15, 170, 40, TRUE },
   { F_DESPECKLE, 31, 170, 40, TRUE },
   { F_MEDIAN, 25, 150, 56, FALSE },
   { F_DESPECKLE, 51, 150, 56, FALSE },
+  { F_MEDIAN, 47, 250, 22, FALSE },
+  { F_MEDIAN, 48, 260, 22, TRUE },
+  { F_DESPECKLE, 121, 300, 20, FALSE },
   { F_MEDIAN, 128, 21, 150, FALSE },
   { F_DESPECKLE, 257, 150, 21, FALSE },
 };
