@@ -38,4 +38,23 @@ typedef struct {
   int height;
 } LbKernelRect;
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* Whether the CPU runs AVX2, for kernels with hand-written AVX2 rows beside their portable
+ * loops (asked once per file that calls it). */
+static inline G_GNUC_UNUSED gboolean
+lb_kernel_have_avx2 (void)
+{
+  static gsize once = 0;
+  static gboolean avx2 = FALSE;
+
+  if (g_once_init_enter (&once))
+    {
+      __builtin_cpu_init ();
+      avx2 = __builtin_cpu_supports ("avx2");
+      g_once_init_leave (&once, 1);
+    }
+  return avx2;
+}
+#endif
+
 G_END_DECLS

@@ -48,6 +48,31 @@ gboolean _lb_xv_region_init (LbXvRegion         *region,
 gboolean _lb_xv_same_geometry (const LbKernelBuf *src,
                                const LbKernelBuf *dst);
 
+/* Clips the band [*y0, *y1) to the rows of @region; TRUE if any row is left. */
+static inline gboolean
+_lb_xv_clip_rows (const LbXvRegion *region, int *y0, int *y1)
+{
+  *y0 = MAX (*y0, region->y0);
+  *y1 = MIN (*y1, region->y1);
+  return *y0 < *y1;
+}
+
+/* Defines a kernel's process function @name (state type @T, which has an LbXvRegion
+ * member named region) as: check the arguments, clip the band to the region's rows, run
+ * @rows (self, src, dst, y0, y1, depth), an LB_XV_INLINE row loop, instantiated once for 8
+ * and once for 16 bits. */
+#define LB_XV_DEFINE_PROCESS(name, T, rows)                                                  \
+  void name (const T *self, const LbKernelBuf *src, LbKernelBuf *dst, int y0, int y1)        \
+  {                                                                                          \
+    g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));                       \
+    if (!_lb_xv_clip_rows (&self->region, &y0, &y1))                                         \
+      return;                                                                                \
+    if (src->depth == 8)                                                                     \
+      rows (self, src, dst, y0, y1, 8);                                                      \
+    else                                                                                     \
+      rows (self, src, dst, y0, y1, 16);                                                     \
+  }
+
 /* Number of colour channels: gray+alpha and RGBA leave their alpha alone. */
 static inline int
 lb_xv_colour_channels (int channels)
@@ -103,6 +128,14 @@ lb_xv_max_value (int depth)
  * the CPU (an ifunc). Integer loops only, or doubles without contraction (-ffp-contract=off
  * holds for the clone too), so both clones give identical results. */
 #define LB_XV_CLONES __attribute__ ((target_clones ("avx2", "default")))
+
+/* Hand-written AVX2 rows (immintrin.h, __attribute__ ((target ("avx2"))), chosen per call with
+ * lb_kernel_have_avx2 ()) beside the portable loops, where the compiler offers them. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define LB_XV_HAVE_AVX2_PATH 1
+#else
+#define LB_XV_HAVE_AVX2_PATH 0
+#endif
 
 /* Exact floor(s / 9) for 0 ≤ s ≤ 2295 (= 9 · 255, a 3×3 sum of 8-bit samples) as
  * (s · 7282) >> 16, a 16-bit multiply-high: 7282 = ⌈2^16 / 9⌉ overshoots 1/9 by less than

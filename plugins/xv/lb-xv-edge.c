@@ -72,24 +72,7 @@ edge_ref_rows (const LbXvEdge    *self,
     }
 }
 
-void
-lb_xv_edge_process_ref (const LbXvEdge    *self,
-                        const LbKernelBuf *src,
-                        LbKernelBuf       *dst,
-                        int                y0,
-                        int                y1)
-{
-  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
-
-  y0 = MAX (y0, self->region.y0);
-  y1 = MIN (y1, self->region.y1);
-  if (y0 >= y1)
-    return;
-  if (src->depth == 8)
-    edge_ref_rows (self, src, dst, y0, y1, 8);
-  else
-    edge_ref_rows (self, src, dst, y0, y1, 16);
-}
+LB_XV_DEFINE_PROCESS (lb_xv_edge_process_ref, LbXvEdge, edge_ref_rows)
 
 /* The magnitudes e[i] of samples ch .. n−ch−1 of one row. At 8 bits every intermediate fits
  * 16 bits (|Hg|, |Vg| ≤ 765), which doubles the samples per vector. */
@@ -225,24 +208,7 @@ edge_fast_rows (const LbXvEdge    *self,
     }
 }
 
-void
-lb_xv_edge_process (const LbXvEdge    *self,
-                    const LbKernelBuf *src,
-                    LbKernelBuf       *dst,
-                    int                y0,
-                    int                y1)
-{
-  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
-
-  y0 = MAX (y0, self->region.y0);
-  y1 = MIN (y1, self->region.y1);
-  if (y0 >= y1)
-    return;
-  if (src->depth == 8)
-    edge_fast_rows (self, src, dst, y0, y1, 8);
-  else
-    edge_fast_rows (self, src, dst, y0, y1, 16);
-}
+LB_XV_DEFINE_PROCESS (lb_xv_edge_process, LbXvEdge, edge_fast_rows)
 
 /* Largest MONO over columns [x0, x1) of one row; @ch is a constant at each call site. */
 LB_XV_INLINE guint
@@ -320,8 +286,7 @@ lb_xv_edge_process_reduce (const LbXvEdge    *self,
 
   g_return_val_if_fail (self != NULL && _lb_xv_same_geometry (src, dst), 0);
 
-  y0 = MAX (y0, self->region.y0);
-  y1 = MIN (y1, self->region.y1);
+  _lb_xv_clip_rows (&self->region, &y0, &y1);
   for (int y = y0; y < y1; y += EDGE_REDUCE_CHUNK)
     {
       const int yb = MIN (y + EDGE_REDUCE_CHUNK, y1);
@@ -350,9 +315,7 @@ lb_xv_edge_reduce (const LbXvEdge    *self,
 {
   g_return_val_if_fail (self != NULL && dst != NULL, 0);
 
-  y0 = MAX (y0, self->region.y0);
-  y1 = MIN (y1, self->region.y1);
-  if (y0 >= y1)
+  if (!_lb_xv_clip_rows (&self->region, &y0, &y1))
     return 0;
   return dst->depth == 8 ? edge_reduce_rows (self, dst, y0, y1, 8)
                          : edge_reduce_rows (self, dst, y0, y1, 16);
@@ -390,9 +353,7 @@ lb_xv_edge_finish_ref (const LbXvEdge *self,
 {
   g_return_if_fail (self != NULL && dst != NULL);
 
-  y0 = MAX (y0, self->region.y0);
-  y1 = MIN (y1, self->region.y1);
-  if (y0 >= y1 || maxv == 0)
+  if (!_lb_xv_clip_rows (&self->region, &y0, &y1) || maxv == 0)
     return;
   if (dst->depth == 8)
     edge_finish_ref_rows (self, dst, maxv, y0, y1, 8);

@@ -3,6 +3,8 @@
 
 #include "lb-xv-emboss.h"
 
+#include <string.h>
+
 gboolean
 lb_xv_emboss_prepare (LbXvEmboss         *self,
                       const LbKernelBuf  *src,
@@ -12,6 +14,21 @@ lb_xv_emboss_prepare (LbXvEmboss         *self,
   g_return_val_if_fail (self != NULL, FALSE);
 
   return _lb_xv_region_init (&self->region, src, selection, "emboss", error);
+}
+
+/* The ring of the region in the 8-bit AVX2 rows: pixels x0 .. x1−1 of @out become 128, and
+ * RGBA8 takes alpha from the source row @in (the other paths leave alpha to the caller). */
+static G_GNUC_UNUSED void
+emboss_put_ring (guint8 *out, const guint8 *in, int x0, int x1, int ch)
+{
+  for (int x = x0; x < x1; x++)
+    {
+      const gsize o = (gsize) x * ch;
+
+      memset (out + o, 128, ch == 4 ? 3 : (gsize) ch);
+      if (ch == 4)
+        out[o + 3] = in[o + 3];
+    }
 }
 
 /* Writes the gray value @m into all colour channels of pixel @x. */
@@ -68,24 +85,7 @@ emboss_ref_rows (const LbXvEmboss  *self,
     }
 }
 
-void
-lb_xv_emboss_process_ref (const LbXvEmboss  *self,
-                          const LbKernelBuf *src,
-                          LbKernelBuf       *dst,
-                          int                y0,
-                          int                y1)
-{
-  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
-
-  y0 = MAX (y0, self->region.y0);
-  y1 = MIN (y1, self->region.y1);
-  if (y0 >= y1)
-    return;
-  if (src->depth == 8)
-    emboss_ref_rows (self, src, dst, y0, y1, 8);
-  else
-    emboss_ref_rows (self, src, dst, y0, y1, 16);
-}
+LB_XV_DEFINE_PROCESS (lb_xv_emboss_process_ref, LbXvEmboss, emboss_ref_rows)
 
 /* MONO of the embossed colours into R, G and B of columns 1..rw-2; @ch (3 or 4) is a
  * constant at each call site so that the strided loop vectorises. */
@@ -151,6 +151,151 @@ emboss_mono_rgb8 (const guint8 *restrict up, const guint8 *restrict in,
       out[i] = (guint8) (((c0 & sel0[i]) | (c1 & sel1[i]) | (c2 & sel2[i])) >> 5);
     }
 }
+
+#if LB_XV_HAVE_AVX2_PATH
+#include <immintrin.h>
+
+/* AVX2, 8 bits: t[i] = (s / 8 truncated) + 128 for samples i0 .. i1−1 of one row, s the
+ * emboss of sample i with its neighbours at ±@ch. The six taps are paired byte-wise
+ * (unpack, in-lane) so that one pmaddubsw per pair forms 2·(BR − TL), BM − TM and MR − ML in
+ * 16-bit lanes; packs undoes the in-lane unpacks, so samples keep their order. |q| ≤ 127:
+ * q fits a signed byte and q + 128 = q ^ 0x80. */
+__attribute__ ((target ("avx2"))) static void
+emboss_flat8_avx2 (const guint8 *restrict up, const guint8 *restrict in,
+                   const guint8 *restrict down, guint8 *restrict t, int i0, int i1, int ch)
+{
+  const __m256i w2 = _mm256_set1_epi16 ((short) 0x02fe); /* bytes −2, +2 */
+  const __m256i w1 = _mm256_set1_epi16 ((short) 0x01ff); /* bytes −1, +1 */
+  const __m256i seven = _mm256_set1_epi16 (7);
+  const __m256i bias = _mm256_set1_epi8 ((char) 0x80);
+  int i = i0;
+
+  for (; i + 32 <= i1; i += 32)
+    {
+      const __m256i tl = _mm256_loadu_si256 ((const __m256i *) (const void *) (up + i - ch));
+      const __m256i tm = _mm256_loadu_si256 ((const __m256i *) (const void *) (up + i));
+      const __m256i ml = _mm256_loadu_si256 ((const __m256i *) (const void *) (in + i - ch));
+      const __m256i mr = _mm256_loadu_si256 ((const __m256i *) (const void *) (in + i + ch));
+      const __m256i bm = _mm256_loadu_si256 ((const __m256i *) (const void *) (down + i));
+      const __m256i br = _mm256_loadu_si256 ((const __m256i *) (const void *) (down + i + ch));
+      __m256i lo = _mm256_add_epi16 (
+        _mm256_add_epi16 (_mm256_maddubs_epi16 (_mm256_unpacklo_epi8 (tl, br), w2),
+                          _mm256_maddubs_epi16 (_mm256_unpacklo_epi8 (tm, bm), w1)),
+        _mm256_maddubs_epi16 (_mm256_unpacklo_epi8 (ml, mr), w1));
+      __m256i hi = _mm256_add_epi16 (
+        _mm256_add_epi16 (_mm256_maddubs_epi16 (_mm256_unpackhi_epi8 (tl, br), w2),
+                          _mm256_maddubs_epi16 (_mm256_unpackhi_epi8 (tm, bm), w1)),
+        _mm256_maddubs_epi16 (_mm256_unpackhi_epi8 (ml, mr), w1));
+
+      /* Truncation toward zero: add 7 to negative sums before the arithmetic shift. */
+      lo = _mm256_srai_epi16 (_mm256_add_epi16 (lo, _mm256_and_si256 (_mm256_srai_epi16 (lo, 15), seven)), 3);
+      hi = _mm256_srai_epi16 (_mm256_add_epi16 (hi, _mm256_and_si256 (_mm256_srai_epi16 (hi, 15), seven)), 3);
+      _mm256_storeu_si256 ((__m256i *) (void *) (t + i),
+                           _mm256_xor_si256 (_mm256_packs_epi16 (lo, hi), bias));
+    }
+  for (; i < i1; i++)
+    {
+      const int s = -2 * up[i - ch] - up[i] - in[i - ch] + in[i + ch] + down[i] + 2 * down[i + ch];
+      t[i] = (guint8) (s / 8 + 128);
+    }
+}
+
+/* AVX2, RGB8 or RGBA8 (@ch 3 or 4): MONO of the embossed samples @t of pixels 1 .. rw−2 into
+ * R, G and B of @out; RGBA8 takes alpha from @alpha_src (the source row: the destination
+ * keeps the source's alpha). Eight pixels per step: each 128-bit lane holds four pixels,
+ * spread to R,G,B,0 (pshufb; RGBA: alpha weight 0), pmaddubsw by 11, 16, 5, 0 and pmaddwd by
+ * 1 give 11 R + 16 G + 5 B per 32-bit lane. RGB8 stores 16 bytes per lane of which 12 are
+ * the lane's pixels: the 4 more are rewritten by the next store, so the loop stops early
+ * enough that they never reach past pixel rw−2 (the scalar tail and the ring follow). @t
+ * holds at least 3·rw + 32 readable bytes. */
+__attribute__ ((target ("avx2"))) static void
+emboss_mono8_avx2 (const guint8 *restrict t, const guint8 *restrict alpha_src,
+                   guint8 *restrict out, int rw, int ch)
+{
+  const __m256i spread = _mm256_setr_epi8 (0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1,
+                                           0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1);
+  const __m256i weights = _mm256_set1_epi32 (0x00051000 | 11);
+  const __m256i ones = _mm256_set1_epi16 (1);
+  int j = 1;
+
+  if (ch == 3)
+    {
+      const __m256i gather = _mm256_setr_epi8 (0, 0, 0, 4, 4, 4, 8, 8, 8, 12, 12, 12, -1, -1, -1, -1,
+                                               0, 0, 0, 4, 4, 4, 8, 8, 8, 12, 12, 12, -1, -1, -1, -1);
+
+      for (; j + 10 <= rw; j += 8)
+        {
+          const guint8 *p = t + (gsize) j * 3;
+          __m256i v = _mm256_inserti128_si256 (
+            _mm256_castsi128_si256 (_mm_loadu_si128 ((const __m128i *) (const void *) p)),
+            _mm_loadu_si128 ((const __m128i *) (const void *) (p + 12)), 1);
+
+          v = _mm256_madd_epi16 (_mm256_maddubs_epi16 (_mm256_shuffle_epi8 (v, spread), weights),
+                                 ones);
+          v = _mm256_shuffle_epi8 (_mm256_srli_epi32 (v, 5), gather);
+          _mm_storeu_si128 ((__m128i *) (void *) (out + (gsize) j * 3), _mm256_castsi256_si128 (v));
+          _mm_storeu_si128 ((__m128i *) (void *) (out + (gsize) j * 3 + 12),
+                            _mm256_extracti128_si256 (v, 1));
+        }
+    }
+  else
+    {
+      const __m256i rep = _mm256_set1_epi32 (0x00010101);
+      const __m256i amask = _mm256_set1_epi32 ((int) 0xff000000u);
+
+      for (; j + 9 <= rw; j += 8)
+        {
+          const gsize o = (gsize) j * 4;
+          __m256i v = _mm256_loadu_si256 ((const __m256i *) (const void *) (t + o));
+          const __m256i a = _mm256_and_si256 (
+            _mm256_loadu_si256 ((const __m256i *) (const void *) (alpha_src + o)), amask);
+
+          /* Alpha's weight is 0, so the spread is not needed: R,G,B,A → 11 R + 16 G, 5 B. */
+          v = _mm256_madd_epi16 (_mm256_maddubs_epi16 (v, weights), ones);
+          v = _mm256_mullo_epi32 (_mm256_srli_epi32 (v, 5), rep);
+          _mm256_storeu_si256 ((__m256i *) (void *) (out + o), _mm256_or_si256 (v, a));
+        }
+    }
+  for (; j < rw - 1; j++)
+    {
+      const gsize o = (gsize) j * ch;
+      const guint8 m = (guint8) lb_xv_mono (t[o], t[o + 1], t[o + 2]);
+
+      out[o] = out[o + 1] = out[o + 2] = m;
+      if (ch == 4)
+        out[o + 3] = alpha_src[o + 3];
+    }
+}
+
+/* The rows of emboss_fast_rows at 8 bits with 1, 3 or 4 channels, by AVX2 (the CPU has it). */
+static void
+emboss_avx2_rows (const LbXvRegion *R, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb)
+{
+  const int ch = src->channels, rw = R->x1 - R->x0, n = rw * ch;
+  const gsize xoff = (gsize) R->x0 * ch;
+  g_autofree guint8 *t = NULL;
+
+  /* 32 bytes of slack for the mono loads past the last pixel (their lanes are never kept). */
+  t = g_malloc0 ((gsize) n + 32);
+  for (int y = ya; y < yb; y++)
+    {
+      const guint8 *row = lb_xv_row (src, y) + xoff;
+      guint8 *out = lb_xv_row_mut (dst, y) + xoff;
+
+      if (y == R->y0 || y == R->y1 - 1 || rw < 3)
+        {
+          emboss_put_ring (out, row, 0, rw, ch);
+          continue;
+        }
+      emboss_flat8_avx2 (lb_xv_row (src, y - 1) + xoff, row, lb_xv_row (src, y + 1) + xoff,
+                         ch == 1 ? out : t, ch, n - ch, ch);
+      if (ch != 1)
+        emboss_mono8_avx2 (t, row, out, rw, ch);
+      emboss_put_ring (out, row, 0, 1, ch);
+      emboss_put_ring (out, row, rw - 1, rw, ch);
+    }
+}
+#endif
 
 LB_XV_INLINE void
 emboss_fast_rows (const LbXvEmboss  *self,
@@ -246,21 +391,20 @@ emboss_fast_rows (const LbXvEmboss  *self,
     }
 }
 
-void
-lb_xv_emboss_process (const LbXvEmboss  *self,
-                      const LbKernelBuf *src,
-                      LbKernelBuf       *dst,
-                      int                y0,
-                      int                y1)
+/* lb_xv_emboss_process's rows: the AVX2 ones where they apply, else the portable ones. */
+LB_XV_INLINE void
+emboss_rows (const LbXvEmboss *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb,
+             const int depth)
 {
-  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
-
-  y0 = MAX (y0, self->region.y0);
-  y1 = MIN (y1, self->region.y1);
-  if (y0 >= y1)
-    return;
-  if (src->depth == 8)
-    emboss_fast_rows (self, src, dst, y0, y1, 8);
-  else
-    emboss_fast_rows (self, src, dst, y0, y1, 16);
+#if LB_XV_HAVE_AVX2_PATH
+  if (depth == 8 && src->channels != 2 && lb_kernel_have_avx2 ())
+    {
+      emboss_avx2_rows (&self->region, src, dst, ya, yb);
+      return;
+    }
+#endif
+  emboss_fast_rows (self, src, dst, ya, yb, depth);
 }
+
+LB_XV_DEFINE_PROCESS (lb_xv_emboss_process, LbXvEmboss, emboss_rows)
+LB_XV_DEFINE_PROCESS (_lb_xv_emboss_process_portable, LbXvEmboss, emboss_fast_rows)

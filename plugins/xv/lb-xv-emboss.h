@@ -35,11 +35,21 @@ void     lb_xv_emboss_process_ref (const LbXvEmboss   *self,
                                    int                 y0,
                                    int                 y1);
 /* Vectorisable loops over whole rows: the three source rows are read once per output row and
- * the kernel's row differences are formed sample-wise. Identical output. */
+ * the kernel's row differences are formed sample-wise. Identical output. At 8 bits (1, 3 or
+ * 4 channels) on a CPU with AVX2: hand-written AVX2 rows (pmaddubsw for the taps, a pshufb
+ * spread for MONO), which also write RGBA8's alpha (the source's, as the contract keeps). */
 void     lb_xv_emboss_process     (const LbXvEmboss   *self,
                                    const LbKernelBuf  *src,
                                    LbKernelBuf        *dst,
                                    int                 y0,
                                    int                 y1);
+/* lb_xv_emboss_process() without its AVX2 rows (8 bits, 1, 3 or 4 channels), whatever the
+ * CPU: the compiler-vectorised loops every x86-64 runs (SSE2, or their AVX2 clones). For the
+ * tests, so that both forms are checked against the reference on an AVX2 machine. */
+void     _lb_xv_emboss_process_portable (const LbXvEmboss  *self,
+                                         const LbKernelBuf *src,
+                                         LbKernelBuf       *dst,
+                                         int                y0,
+                                         int                y1);
 
 G_END_DECLS

@@ -40,17 +40,23 @@ void     lb_xv_oil_process_ref (const LbXvOil      *self,
                                 LbKernelBuf        *dst,
                                 int                 y0,
                                 int                 y1);
-/* Colours packed into 32-bit keys once per source row. xv's 4×4 window, where not clipped:
- * each window column is one 4-lane vector, and each column entering the window is compared
- * with itself and its three left neighbours once (4 rotations × 4 lanes cover all pairs), so
- * a window's 16 counts are a few vector adds. Other windows of at most 16 pixels (clipped,
- * the corrected 3×3) count all pairs at once with 16-lane vector compares; larger
- * windows keep an incremental colour count (a direct table for one channel, a hash table for
- * RGB, plus the number of colours per count so the maximum is known at once, and the list of
- * colours having it) that slides along the row, adding and removing one window column per
- * pixel (2·n updates: linear in n, not constant); the winner is then found by comparing the
- * window's keys with that short list. RGB16 colours do not fit 32 bits and take the
- * reference path. Identical output. */
+/* Optimised path, identical output:
+ *  - xv's 4×4 window, where not clipped: output pixels as byte lanes. Equal-colour masks per
+ *    pair of image rows (at most 3 apart) and column offset, from byte planes of the colours,
+ *    are computed once per row pair; per pixel the sums of its masks give its count in each
+ *    of the four windows holding it, and an unsigned byte max of count·16 + (15 − raster
+ *    index) picks each window's winner. Clipped windows: the all-pairs network below.
+ *  - one 8-bit colour channel (GRAY8, GRAYA8), symmetric windows: per-column histograms of
+ *    the 256 values and a window histogram slid by one column in and one out per pixel, so
+ *    the counting costs the same at any radius (Perreault–Hébert); the winner is the first
+ *    window pixel whose value has the top count, found by a scan that stops at the first hit.
+ *  - other windows of at most 16 pixels: all pairs at once with 16-lane vector compares;
+ *  - larger windows, other formats: an incremental colour count (a direct table for 16-bit
+ *    gray, a hash table for RGB, plus the number of colours per count so the maximum is
+ *    known at once, and the list of colours having it) slid along the row, adding and
+ *    removing one window column per pixel (2·n updates: linear in n, not constant: exact
+ *    colours of 16 and 24 bits have no dense histogram to slide). RGB16 colours do not fit
+ *    32 bits and take the reference path. */
 void     lb_xv_oil_process     (const LbXvOil      *self,
                                 const LbKernelBuf  *src,
                                 LbKernelBuf        *dst,

@@ -227,24 +227,7 @@ sharpen_ref_rows (const LbXvSharpen *self,
     }
 }
 
-void
-lb_xv_sharpen_process_ref (const LbXvSharpen *self,
-                           const LbKernelBuf *src,
-                           LbKernelBuf       *dst,
-                           int                y0,
-                           int                y1)
-{
-  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
-
-  y0 = MAX (y0, self->region.y0);
-  y1 = MIN (y1, self->region.y1);
-  if (y0 >= y1)
-    return;
-  if (src->depth == 8)
-    sharpen_ref_rows (self, src, dst, y0, y1, 8);
-  else
-    sharpen_ref_rows (self, src, dst, y0, y1, 16);
-}
+LB_XV_DEFINE_PROCESS (lb_xv_sharpen_process_ref, LbXvSharpen, sharpen_ref_rows)
 
 /* The optimised path's colour conversion: the same double operations as rgb2hsv() and
  * hsv2rgb() above, so the same results, minus the costs that do not change a bit:
@@ -729,9 +712,7 @@ lb_xv_sharpen_process (const LbXvSharpen *self,
 {
   g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
 
-  y0 = MAX (y0, self->region.y0);
-  y1 = MIN (y1, self->region.y1);
-  if (y0 >= y1)
+  if (!_lb_xv_clip_rows (&self->region, &y0, &y1))
     return;
   if (src->depth == 8)
     sharpen8_rows (self, src, dst, y0, y1);

@@ -720,20 +720,6 @@ row_inner_avx2_8 (const LbRotate    *st,
     row_inner_4_8 (st, src, drow, y, l, x, xe);
 }
 
-static gboolean
-have_avx2 (void)
-{
-  static gsize once = 0;
-  static gboolean avx2 = FALSE;
-
-  if (g_once_init_enter (&once))
-    {
-      __builtin_cpu_init ();
-      avx2 = __builtin_cpu_supports ("avx2");
-      g_once_init_leave (&once, 1);
-    }
-  return avx2;
-}
 #endif
 
 static G_ALWAYS_INLINE inline void
@@ -755,7 +741,7 @@ process_fast (const LbRotate    *st,
   double ilx = r->x + 1, ihx = r->x + r->width - 1, ily = r->y + 1, ihy = r->y + r->height - 1;
 #ifdef HAVE_AVX2_PATH
   /* 8-bit RGB/RGBA in AVX2 when byte offsets fit the gathers' 32-bit indices */
-  gboolean use_avx2 = DEPTH == 8 && NC == 3 && !st->no_simd && have_avx2 ()
+  gboolean use_avx2 = DEPTH == 8 && NC == 3 && !st->no_simd && lb_kernel_have_avx2 ()
                       && src->stride * (gsize) src->height < G_MAXINT32 / 2;
 #endif
 
@@ -819,19 +805,7 @@ process_fast (const LbRotate    *st,
 }
 
 /* one instance per pixel layout, so the channel loops unroll */
-#define FAST(nc, ch, depth)                                                                  \
-  static void process_fast_##ch##_##depth (const LbRotate *st, const LbKernelBuf *src,        \
-                                            LbKernelBuf *dst, int y0, int y1)                 \
-  { process_fast (st, src, dst, y0, y1, nc, ch, depth); }
-FAST (1, 1, 8)
-FAST (1, 2, 8)
-FAST (3, 3, 8)
-FAST (3, 4, 8)
-FAST (1, 1, 16)
-FAST (1, 2, 16)
-FAST (3, 3, 16)
-FAST (3, 4, 16)
-#undef FAST
+LB_XVGEOM_PER_LAYOUT (process_fast, LbRotate, , process_fast)
 
 void
 lb_rotate_process (const LbRotate    *st,
@@ -845,13 +819,5 @@ lb_rotate_process (const LbRotate    *st,
   if (st->exact)
     lb_rotate_process_reference (st, src, dst, y0, y1);
   else
-    {
-      typedef void (*Fn) (const LbRotate *, const LbKernelBuf *, LbKernelBuf *, int, int);
-      static const Fn fns[2][4] = {
-        { process_fast_1_8, process_fast_2_8, process_fast_3_8, process_fast_4_8 },
-        { process_fast_1_16, process_fast_2_16, process_fast_3_16, process_fast_4_16 },
-      };
-
-      fns[src->depth == 16][src->channels - 1] (st, src, dst, y0, y1);
-    }
+    LB_XVGEOM_LAYOUT_CALL (process_fast, LbRotate, st, src, dst, y0, y1);
 }

@@ -5,10 +5,18 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "lb-error.h"
 #include "lb-xvgeom-private.h"
 #include "lb-xv-random.h"
+
+/* A slice: region rows [r0, r1) whose swaps run on their own cells, covering the rows they
+ * reach, [e0, e1) (image rows). */
+typedef struct {
+  int r0, r1, e0, e1;
+  guint32 plo, phi;  /* [e0, e1) as region positions */
+} Slice;
 
 struct _LbSpread {
   LbKernelRect r;
@@ -17,13 +25,25 @@ struct _LbSpread {
   guint32 seed;
   gboolean active;
   int mmax;          /* largest modulus a draw can use */
-  guint64 *fastmod;  /* [m] = 2⁶⁴/m rounded up, for m = 1..mmax (Lemire's exact a % m) */
+  /* "a % m" for m = 1..mmax (lb_xv_random_mod) */
+  guint32 *magic;
+  guint32 *shift;
+  gboolean simd;     /* the AVX2 draws where the processor has them (tests turn them off) */
+  /* the x draw's range for region column x: [xlo[x], xlo[x] + xm[x]) */
+  gint32 *xlo;
+  guint32 *xm;
   /* banded path (lb_spread_process_band + lb_spread_gather) */
   int reach;         /* rows a swap reaches up or down */
   int band_rows;     /* region rows per band */
   int n_bands;
+  int n_slices;
+  Slice *slices;     /* in row order; band b's are band_first[b] … band_first[b + 1] − 1 */
+  int *band_first;
+  int *slice_of_row; /* [region row] */
   guint64 wdiv;      /* 2⁶⁴/width rounded up: exact q / width for 32-bit q (width ≥ 2) */
-  guint32 **bufs;    /* [band]: the band's cells over the rows it reaches (see below) */
+  guint32 **bufs;    /* [slice]: the slice's cells over the rows it reaches (see below) */
+  guint32 **parts;   /* [band]: partner cells of a chunk of rows */
+  guint32 *block;    /* the memory of both */
 };
 
 static void set_bands (LbSpread *st, int band_rows);
@@ -61,6 +81,7 @@ lb_spread_prepare (const LbKernelBuf    *src,
       st->py = 0;
     }
   st->seed = params->seed;
+  st->simd = TRUE;
   /* xv: "0" or "0x0" does nothing (and draws no random numbers) */
   st->active = (params->width != 0 || (params->rectangle && params->height != 0))
                 && st->r.width > 0 && st->r.height > 0;
@@ -68,18 +89,32 @@ lb_spread_prepare (const LbKernelBuf    *src,
     {
       /* a window clipped to the region spans at most its size */
       gint64 span = MAX (st->r.width, st->r.height);
+      int n_proc = (int) CLAMP (g_get_num_processors (), 1, 64);
 
       span = MIN (span, 2 * (gint64) MAX (st->px, st->py) + 1);
       st->mmax = (int) span;
-      st->fastmod = g_new (guint64, st->mmax + 1);
-      st->fastmod[0] = 0;
+      st->magic = g_new (guint32, st->mmax + 1);
+      st->shift = g_new (guint32, st->mmax + 1);
+      st->magic[0] = st->shift[0] = 0;
       for (int m = 1; m <= st->mmax; m++)
-        st->fastmod[m] = G_MAXUINT64 / (guint64) m + 1;
+        lb_xv_random_mod_magic ((guint32) m, &st->magic[m], &st->shift[m]);
+      st->xlo = g_new (gint32, st->r.width);
+      st->xm = g_new (guint32, st->r.width);
+      for (int x = 0; x < st->r.width; x++)
+        {
+          int lo = MAX (0, x - st->px), hi = MIN (st->r.width - 1, x + st->px);
+
+          st->xlo[x] = lo;
+          st->xm[x] = (guint32) (hi - lo + 1);
+        }
       st->reach = st->rectangle ? st->py : st->px;
       st->wdiv = G_MAXUINT64 / (guint64) st->r.width + 1;
-      /* 16 bands at least 4 reaches high: bands run in parallel, and a pixel near a band
-       * edge costs one more lookup in the gather */
-      set_bands (st, MAX ((st->r.height + 15) / 16, MAX (4 * st->reach, 8)));
+      /* a band per processor (bands run in parallel), each of LB_XV_RANDOM_LANES slices at
+       * least 4 reaches high (a pixel near a slice edge costs one more lookup in the gather),
+       * but 2 bands at least */
+      set_bands (st, MAX ((st->r.height + n_proc - 1) / n_proc,
+                          MIN (LB_XV_RANDOM_LANES * MAX (4 * st->reach, 8),
+                               (st->r.height + 1) / 2)));
     }
   return g_steal_pointer (&st);
 }
@@ -87,15 +122,68 @@ lb_spread_prepare (const LbKernelBuf    *src,
 static void
 free_bufs (LbSpread *st)
 {
-  for (int b = 0; b < st->n_bands; b++)
-    g_free (st->bufs[b]);
+  g_clear_pointer (&st->block, g_aligned_free);
   g_clear_pointer (&st->bufs, g_free);
+  g_clear_pointer (&st->parts, g_free);
+  g_clear_pointer (&st->slices, g_free);
+  g_clear_pointer (&st->band_first, g_free);
+  g_clear_pointer (&st->slice_of_row, g_free);
 }
 
+/* partner cells of a band's chunk of rows (see lb_spread_process_band) */
+#define CHUNK_ROWS 16
+
+static gsize
+parts_size (const LbSpread *st,
+            int             b)
+{
+  const Slice *sl = &st->slices[st->band_first[b]];
+
+  return (gsize) MIN (CHUNK_ROWS, sl->r1 - sl->r0) * st->r.width
+         * (gsize) (st->band_first[b + 1] - st->band_first[b]);
+}
+
+/* Every slice's cells and every band's partner buffer in one block, in 2 MiB pages where
+ * the kernel has them: 1.4 Mpx take 12 MB, which in 4 KiB pages cost ~3000 page faults on
+ * every pass (the block is new each pass), more than the swaps themselves. */
+#define BLOCK_ALIGN ((gsize) 2 << 20)
+
+static void
+alloc_block (LbSpread *st)
+{
+  gsize n = 0, at = 0;
+
+  for (int i = 0; i < st->n_slices; i++)
+    n += (gsize) (st->slices[i].e1 - st->slices[i].e0) * st->r.width;
+  for (int b = 0; b < st->n_bands; b++)
+    n += parts_size (st, b);
+  n = (n * sizeof (guint32) + BLOCK_ALIGN - 1) / BLOCK_ALIGN * BLOCK_ALIGN;
+  st->block = g_aligned_alloc (n, 1, BLOCK_ALIGN);
+#ifdef MADV_HUGEPAGE
+  /* only advice: without it the block is ordinary memory */
+  (void) madvise (st->block, n, MADV_HUGEPAGE);
+#endif
+  for (int i = 0; i < st->n_slices; i++)
+    {
+      st->bufs[i] = st->block + at;
+      at += (gsize) (st->slices[i].e1 - st->slices[i].e0) * st->r.width;
+    }
+  for (int b = 0; b < st->n_bands; b++)
+    {
+      st->parts[b] = st->block + at;
+      at += parts_size (st, b);
+    }
+}
+
+/* Bands of @band_rows rows, each cut into at most LB_XV_RANDOM_LANES slices of equal height
+ * (the last may be shorter): a band's slices draw their random numbers as the lanes of one
+ * generator. */
 static void
 set_bands (LbSpread *st,
            int       band_rows)
 {
+  int sy = st->r.y, ey = st->r.y + st->r.height;
+
   free_bufs (st);
   st->band_rows = MAX (1, MIN (band_rows, st->r.height));
   st->n_bands = (st->r.height + st->band_rows - 1) / st->band_rows;
@@ -105,7 +193,36 @@ set_bands (LbSpread *st,
       st->band_rows = st->r.height;
       st->n_bands = 1;
     }
-  st->bufs = g_new0 (guint32 *, st->n_bands);
+  st->slices = g_new (Slice, (gsize) st->n_bands * LB_XV_RANDOM_LANES);
+  st->band_first = g_new (int, st->n_bands + 1);
+  st->slice_of_row = g_new (int, st->r.height);
+  st->n_slices = 0;
+  for (int b = 0; b < st->n_bands; b++)
+    {
+      int b0 = sy + b * st->band_rows, b1 = MIN (b0 + st->band_rows, ey);
+      int srows = (b1 - b0 + LB_XV_RANDOM_LANES - 1) / LB_XV_RANDOM_LANES;
+
+      st->band_first[b] = st->n_slices;
+      for (int r0 = b0; r0 < b1; r0 += srows)
+        {
+          Slice *sl = &st->slices[st->n_slices];
+
+          sl->r0 = r0;
+          sl->r1 = MIN (r0 + srows, b1);
+          sl->e0 = MAX (sy, sl->r0 - st->reach);
+          sl->e1 = MIN (ey, sl->r1 + st->reach);
+          sl->plo = (guint32) ((gsize) (sl->e0 - sy) * st->r.width);
+          sl->phi = (guint32) ((gsize) (sl->e1 - sy) * st->r.width);
+          for (int y = sl->r0; y < sl->r1; y++)
+            st->slice_of_row[y - sy] = st->n_slices;
+          st->n_slices++;
+        }
+    }
+  st->band_first[st->n_bands] = st->n_slices;
+  st->bufs = g_new0 (guint32 *, st->n_slices);
+  st->parts = g_new0 (guint32 *, st->n_bands);
+  if ((guint64) st->r.width * (guint64) st->r.height <= G_MAXINT32)
+    alloc_block (st);
 }
 
 void
@@ -114,6 +231,13 @@ lb_spread_set_band_rows (LbSpread *st,
 {
   if (st->active)
     set_bands (st, band_rows);
+}
+
+void
+lb_spread_set_simd (LbSpread *st,
+                    gboolean  enable)
+{
+  st->simd = enable;
 }
 
 int
@@ -128,7 +252,10 @@ lb_spread_free (LbSpread *st)
   if (st == NULL)
     return;
   free_bufs (st);
-  g_free (st->fastmod);
+  g_free (st->magic);
+  g_free (st->shift);
+  g_free (st->xlo);
+  g_free (st->xm);
   g_free (st);
 }
 
@@ -198,22 +325,12 @@ lb_spread_process_reference (const LbSpread    *st,
       }
 }
 
-/* a % m for any 32-bit a, by multiplication (Lemire, Kaser, Kurz 2019) */
-static inline guint32
-fast_mod (guint32 a,
-          guint32 m,
-          guint64 mconst)
-{
-  guint64 low = mconst * a;
-
-  return (guint32) (((unsigned __int128) low * m) >> 64);
-}
-
-/* A draw range [lo, lo + m) with Lemire's constant for "% m". */
+/* A draw range [lo, lo + m) with the constants for "% m". */
 typedef struct {
   int lo;
   guint32 m;
-  guint64 mconst;
+  guint32 magic;
+  guint32 shift;
 } Range;
 
 static inline void
@@ -224,14 +341,15 @@ range_set (Range         *rg,
 {
   rg->lo = lo;
   rg->m = (guint32) (hi - lo + 1);
-  rg->mconst = st->fastmod[rg->m];
+  rg->magic = st->magic[rg->m];
+  rg->shift = st->shift[rg->m];
 }
 
 static inline int
 range_draw (const Range *rg,
             guint32      rnd)
 {
-  return rg->lo + (int) fast_mod (rnd, rg->m, rg->mconst);
+  return rg->lo + (int) lb_xv_random_mod (rnd, rg->m, rg->magic, rg->shift);
 }
 
 /* Fast path: the x ranges are tabulated once per image (they depend on x only) and the y
@@ -348,34 +466,19 @@ spread_in_place (const LbSpread *st,
   g_free (rng);
 }
 
-/* Band b's rows [*r0, *r1) and the rows its swaps reach, [*e0, *e1) (image rows). */
-static void
-band_extent (const LbSpread *st,
-             int             b,
-             int            *r0,
-             int            *r1,
-             int            *e0,
-             int            *e1)
-{
-  *r0 = st->r.y + b * st->band_rows;
-  *r1 = MIN (*r0 + st->band_rows, st->r.y + st->r.height);
-  *e0 = MAX (st->r.y, *r0 - st->reach);
-  *e1 = MIN (st->r.y + st->r.height, *r1 + st->reach);
-}
-
-/* Banded path. The swaps depend on the random stream only, never on pixel values, so band b's
- * swaps alone define a permutation P_b of the positions its rows reach: run on an array of
- * region positions starting from the identity, P_b[p] names the position whose content those
- * swaps bring to p. Running the bands one after the other (xv's order) moves content as the
+/* Banded path. The swaps depend on the random stream only, never on pixel values, so slice s's
+ * swaps alone define a permutation P_s of the positions its rows reach: run on an array of
+ * region positions starting from the identity, P_s[p] names the position whose content those
+ * swaps bring to p. Running the slices one after the other (xv's order) moves content as the
  * composition does, so the final pixel at p is the source pixel at P_0(P_1(…P_last(p)…)):
- * exact for any band split, each band's random numbers found by jumping the generator ahead
- * to the band's first draw (2 per pixel). P_b is the identity outside band b's reach.
+ * exact for any slicing, each slice's random numbers found by jumping the generator ahead
+ * to the slice's first draw (2 per pixel). P_s is the identity outside slice s's reach.
  *
- * Cells: rows of band b that no earlier band reaches (from r0 + reach on) start with their
+ * Cells: rows of slice s that no earlier slice reaches (from r0 + reach on) start with their
  * source pixel itself (colour bytes ≤ 3: a "value" cell, top bit clear) rather than a
  * position, so most of the gather is a sequential copy; the other cells hold a position
- * with the top bit set (a "token"), resolved through band b − 1's cells or, outside every
- * earlier band's reach, in the source. */
+ * with the top bit set (a "token"), resolved through slice s − 1's cells or, outside every
+ * earlier slice's reach, in the source. */
 #define TOKEN 0x80000000u
 
 /* A pixel's colour bytes (cb ≤ 3) as a value cell, in registers: going through a memory
@@ -406,19 +509,107 @@ store_value (guint8  *d,
     d[2] = (guint8) (c >> 16);
 }
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define HAVE_AVX2_PATHS 1
+#include <immintrin.h>
+
+/* 8-bit RGB rows to value cells, 8 pixels per step (a 32-byte load for 24 bytes: runs while
+ * 8 more bytes of the row follow). Returns the pixels done. */
+__attribute__ ((target ("avx2"))) static int
+init_run_rgb8_avx2 (guint32      *row,
+                    const guint8 *s,
+                    int           w)
+{
+  const __m256i idx = _mm256_setr_epi32 (0, 1, 2, 3, 3, 4, 5, 6);
+  const __m256i shuf = _mm256_setr_epi8 (0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1,
+                                         0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1);
+  int x = 0;
+
+  for (; x + 11 <= w; x += 8)
+    {
+      __m256i v = _mm256_loadu_si256 ((const __m256i *) (const void *) (s + 3 * x));
+
+      v = _mm256_shuffle_epi8 (_mm256_permutevar8x32_epi32 (v, idx), shuf);
+      _mm256_storeu_si256 ((__m256i *) (void *) (row + x), v);
+    }
+  return x;
+}
+
+/* Value cells back to 8-bit RGB, 8 pixels per step; tokens are looked up in the previous
+ * slice's cells @prev (region positions [plo, phi), NULL for none) where those hold values.
+ * Stops at the first step with a token that needs more (a longer chain, or the source).
+ * Returns the pixels done. */
+__attribute__ ((target ("avx2"))) static int
+gather_run_rgb8_avx2 (guint8        *d,
+                      const guint32 *cells,
+                      int            n,
+                      const guint32 *prev,
+                      guint32        plo,
+                      guint32        phi)
+{
+  const __m256i low31 = _mm256_set1_epi32 (0x7fffffff);
+  const __m256i vplo = _mm256_set1_epi32 ((int) plo);
+  /* q < phi as a signed comparison of q − 2³¹ < phi − 2³¹ (positions are below 2³¹) */
+  const __m256i bias = _mm256_set1_epi32 ((int) 0x80000000u);
+  const __m256i vphi = _mm256_set1_epi32 ((int) (phi ^ 0x80000000u));
+  const __m256i shuf = _mm256_setr_epi8 (0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
+                                         0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
+  const __m256i idx = _mm256_setr_epi32 (0, 1, 2, 4, 5, 6, 7, 7);
+  int x = 0;
+
+  for (; x + 8 <= n; x += 8)
+    {
+      __m256i c = _mm256_loadu_si256 ((const __m256i *) (const void *) (cells + x));
+
+      if (_mm256_movemask_ps (_mm256_castsi256_ps (c)) != 0)
+        {
+          __m256i tok = _mm256_srai_epi32 (c, 31);
+          __m256i q = _mm256_and_si256 (c, low31);
+          __m256i inside = _mm256_cmpgt_epi32 (vphi, _mm256_xor_si256 (q, bias));
+
+          /* every token within the previous slice's reach, and a value there */
+          if (prev == NULL || _mm256_movemask_ps (_mm256_castsi256_ps (_mm256_andnot_si256 (inside, tok))) != 0)
+            break;
+          c = _mm256_mask_i32gather_epi32 (c, (const int *) prev, _mm256_sub_epi32 (q, vplo), tok, 4);
+          if (_mm256_movemask_ps (_mm256_castsi256_ps (c)) != 0)
+            break;
+        }
+      c = _mm256_permutevar8x32_epi32 (_mm256_shuffle_epi8 (c, shuf), idx);
+      _mm_storeu_si128 ((__m128i *) (void *) (d + 3 * x), _mm256_castsi256_si128 (c));
+      _mm_storel_epi64 ((__m128i *) (void *) (d + 3 * x + 16), _mm256_extracti128_si256 (c, 1));
+    }
+  return x;
+}
+#endif
+
+/* whether the AVX2 paths run (libgcc's constructor has filled in the processor's features
+ * before any code of ours runs, so this needs no __builtin_cpu_init ()) */
+static gboolean
+use_avx2 (const LbSpread *st)
+{
+#ifdef HAVE_AVX2_PATHS
+  return st->simd && __builtin_cpu_supports ("avx2");
+#else
+  return FALSE;
+#endif
+}
+
+/* cells of image rows [ya, yb) in @buf, whose first row is image row @e0 */
 static G_ALWAYS_INLINE inline void
 band_init (const LbSpread    *st,
            const LbKernelBuf *src,
            guint32           *buf,
            int                e0,
-           int                e1,
+           int                ya,
+           int                yb,
            int                vfrom,
            gsize              cb)
 {
   int w = st->r.width, sy = st->r.y;
   gsize pb = (gsize) src->channels * (src->depth / 8);
+  gboolean avx2 = use_avx2 (st);
 
-  for (int y = e0; y < e1; y++)
+  for (int y = ya; y < yb; y++)
     {
       guint32 *row = buf + (gsize) (y - e0) * w;
 
@@ -432,46 +623,434 @@ band_init (const LbSpread    *st,
       else
         {
           const guint8 *s = lb_kbuf_row (src, y) + (gsize) st->r.x * pb;
+          int x = 0;
 
-          for (int x = 0; x < w; x++, s += pb)
+#ifdef HAVE_AVX2_PATHS
+          if (avx2 && cb == 3 && pb == 3)
+            x = init_run_rgb8_avx2 (row, s, w);
+#endif
+          for (s += (gsize) x * pb; x < w; x++, s += pb)
             row[x] = load_value (s, cb);
         }
     }
 }
 
+/* A slice's swaps on its cells: own cell (row r, column x) with parts[r · w + x], for slice rows
+ * r = 0 … rows − 1 (cell row top + r). Not in raster order but in skewed strips: two swaps
+ * touch a common cell only if their columns are at most 2 · px apart, so ordering the pixels
+ * by x + skew · r with skew = 2 · px + 1, in strips of STRIP_W, keeps every such pair in
+ * raster order (a later row has a key at least skew − 2 · px = 1 higher), and the strip's
+ * 2 · reach + 1 rows of STRIP_W + 2 · px cells stay in L1; in raster order the rows a swap
+ * reaches (5.6 KB each at 1400 RGB pixels) do not. */
+#define STRIP_W 64
+
+static void
+swap_cells (guint32       *cells,
+            const guint32 *parts,
+            int            top,
+            int            rows,
+            int            w,
+            int            skew)
+{
+  guint32 *own = cells + (gsize) top * w;
+  gint64 keys;
+
+  /* a swap reaching across the whole row: raster order (one strip per row) */
+  if (skew >= w)
+    skew = w;
+  keys = (gint64) w + (gint64) skew * (rows - 1);
+  for (gint64 x0 = 0; x0 < keys; x0 += STRIP_W)
+    /* the rows with keys in [x0, x0 + STRIP_W): x0 − w < skew · r < x0 + STRIP_W */
+    for (int r = (int) MAX (0, (x0 - w) / skew); r < rows && (gint64) skew * r < x0 + STRIP_W; r++)
+      {
+        gint64 xa = MAX (0, x0 - (gint64) skew * r), xb = MIN (w, x0 + STRIP_W - (gint64) skew * r);
+        gsize i = (gsize) r * w;
+
+        for (gint64 x = xa; x < xb; x++)
+          {
+            guint32 q = parts[i + x], c = own[i + x];
+
+            own[i + x] = cells[q];
+            cells[q] = c;
+          }
+      }
+}
+
+/* One band's draws: its slices' partner cells (parts[k · n + i] for pixel i of slice k, n the
+ * pixels of a full slice), with the slices as the lanes of one generator stepped together: the
+ * loops over lanes have no branches and vectorise (the x range is the same for every lane,
+ * "% m" is a multiplication by magic[m]); lanes without a slice, or past the end of a shorter
+ * last slice, draw and are ignored. */
+#define LANES LB_XV_RANDOM_LANES
+#define BLOCK 128
+
+/* What the draws of one band need, and where they stand. */
+typedef struct {
+  const LbSpread *st;
+  gint32 e0[LANES];  /* lane k's first cell row (region rows) */
+  gint32 y[LANES];   /* lane k's current region row (clamped to the region) */
+  gint32 r0[LANES];
+  int x, row;        /* current column and slice row, the same for every lane */
+} Draws;
+
+static inline void
+draws_advance (Draws *dr)
+{
+  if (++dr->x == dr->st->r.width)
+    {
+      dr->x = 0;
+      dr->row++;
+      for (int k = 0; k < LANES; k++)
+        dr->y[k] = MIN (dr->r0[k] + dr->row, dr->st->r.height - 1);
+    }
+}
+
+/* part[t][k]: the partner cell of the next @tn pixels of every lane, from their 2 draws
+ * (raw generator words: the outputs are rnd >> 1) */
+LB_XVGEOM_TARGET_CLONES static void
+draws_block (Draws               *dr,
+             const guint32      (*rnd)[LANES],
+             guint32            (*part)[LANES],
+             int                  tn)
+{
+  const LbSpread *st = dr->st;
+  int w = st->r.width, h = st->r.height;
+  gboolean rect = st->rectangle;
+  int d = rect ? st->py : st->px;
+  const guint32 *magic = st->magic, *shift = st->shift;
+
+  for (int t = 0; t < tn; t++)
+    {
+      int x = dr->x;
+      gint32 xlo = st->xlo[x];
+      guint32 xm = st->xm[x], xmagic = magic[xm], xshift = shift[xm];
+
+      for (int k = 0; k < LANES; k++)
+        {
+          gint32 x1 = xlo + (gint32) lb_xv_random_mod (rnd[2 * t][k] >> 1, xm, xmagic, xshift);
+          gint32 rd = rect ? d : d - abs (x1 - x);
+          gint32 lo = MAX (0, dr->y[k] - rd), hi = MIN (h - 1, dr->y[k] + rd);
+          guint32 m = (guint32) (hi - lo + 1);
+          gint32 y1 = lo + (gint32) lb_xv_random_mod (rnd[2 * t + 1][k] >> 1, m, magic[m], shift[m]);
+
+          part[t][k] = (guint32) ((y1 - dr->e0[k]) * w + x1);
+        }
+      draws_advance (dr);
+    }
+}
+
+#ifdef HAVE_AVX2_PATHS
+/* high 32 bits of the unsigned products, lane by lane */
+__attribute__ ((target ("avx2"))) static inline __m256i
+mulhi_epu32 (__m256i a,
+             __m256i b)
+{
+  __m256i even = _mm256_srli_epi64 (_mm256_mul_epu32 (a, b), 32);
+  __m256i odd = _mm256_mul_epu32 (_mm256_srli_epi64 (a, 32), _mm256_srli_epi64 (b, 32));
+
+  return _mm256_blend_epi32 (even, odd, 0xaa);
+}
+
+/* table[idx] lane by lane, idx ≤ n − 1: in registers for up to 16 entries */
+typedef struct {
+  __m256i lo, hi;
+  const guint32 *table;
+  int n;
+} Lookup;
+
+__attribute__ ((target ("avx2"))) static inline __m256i
+lookup (const Lookup *lu,
+        __m256i       idx)
+{
+  if (lu->n <= 8)
+    return _mm256_permutevar8x32_epi32 (lu->lo, idx);
+  if (lu->n <= 16)
+    return _mm256_blendv_epi8 (_mm256_permutevar8x32_epi32 (lu->lo, idx),
+                               _mm256_permutevar8x32_epi32 (lu->hi, idx),
+                               _mm256_cmpgt_epi32 (idx, _mm256_set1_epi32 (7)));
+  return _mm256_i32gather_epi32 ((const int *) lu->table, idx, 4);
+}
+
+__attribute__ ((target ("avx2"))) static void
+lookup_init (Lookup        *lu,
+             const guint32 *table,
+             int            n)
+{
+  guint32 t[16] = { 0 };
+
+  memcpy (t, table, MIN (n, 16) * sizeof (guint32));
+  lu->lo = _mm256_loadu_si256 ((const __m256i *) t);
+  lu->hi = _mm256_loadu_si256 ((const __m256i *) (t + 8));
+  lu->table = table;
+  lu->n = n;
+}
+
+/* 8 steps of 8 lanes (p[t][k]) to parts[k · n_max + i + t], lanes below @n_lanes */
+__attribute__ ((target ("avx2"))) static inline void
+transpose_store (const guint32 (*p)[LANES],
+                 guint32        *parts,
+                 gsize           n_max,
+                 gsize           i,
+                 int             n_lanes)
+{
+  static const int lane[4] = { 0, 2, 1, 3 };
+  __m256i r[8], u[8];
+
+  for (int j = 0; j < 8; j++)
+    r[j] = _mm256_loadu_si256 ((const __m256i *) p[j]);
+  for (int j = 0; j < 8; j += 2)
+    {
+      u[j] = _mm256_unpacklo_epi32 (r[j], r[j + 1]);
+      u[j + 1] = _mm256_unpackhi_epi32 (r[j], r[j + 1]);
+    }
+  for (int j = 0; j < 8; j += 4)
+    for (int h = 0; h < 2; h++)
+      {
+        r[j + h] = _mm256_unpacklo_epi64 (u[j + h], u[j + 2 + h]);
+        r[j + 2 + h] = _mm256_unpackhi_epi64 (u[j + h], u[j + 2 + h]);
+      }
+  /* r[0..3]: lanes 0, 2, 1, 3 of steps 0–3 in the low half, lanes 4, 6, 5, 7 in the high
+   * half; r[4..7] the same for steps 4–7 */
+  for (int h = 0; h < 4; h++)
+    {
+      __m256i a = _mm256_permute2x128_si256 (r[h], r[4 + h], 0x20);
+      __m256i b = _mm256_permute2x128_si256 (r[h], r[4 + h], 0x31);
+
+      if (lane[h] < n_lanes)
+        _mm256_storeu_si256 ((__m256i *) (void *) (parts + (gsize) lane[h] * n_max + i), a);
+      if (lane[h] + 4 < n_lanes)
+        _mm256_storeu_si256 ((__m256i *) (void *) (parts + (gsize) (lane[h] + 4) * n_max + i), b);
+    }
+}
+
+/* draws_block() in AVX2, the same integer operations on the 8 lanes at once; also moves each
+ * group of 8 steps to the lanes' arrays (parts[k · n_max + i0 + t]). Returns the steps moved. */
+__attribute__ ((target ("avx2"))) static int
+draws_block_avx2 (Draws               *dr,
+                  const guint32      (*rnd)[LANES],
+                  guint32            (*part)[LANES],
+                  int                  tn,
+                  guint32             *parts,
+                  gsize                n_max,
+                  gsize                i0,
+                  int                  n_lanes)
+{
+  const LbSpread *st = dr->st;
+  int w = st->r.width, h = st->r.height;
+  gboolean rect = st->rectangle;
+  const __m256i vd = _mm256_set1_epi32 (rect ? st->py : st->px);
+  const __m256i zero = _mm256_setzero_si256 (), one = _mm256_set1_epi32 (1);
+  const __m256i hmax = _mm256_set1_epi32 (h - 1), vw = _mm256_set1_epi32 (w);
+  const __m256i e0 = _mm256_loadu_si256 ((const __m256i *) dr->e0);
+  __m256i vy = _mm256_loadu_si256 ((const __m256i *) dr->y);
+  Lookup lmagic, lshift;
+
+  lookup_init (&lmagic, st->magic, st->mmax + 1);
+  lookup_init (&lshift, st->shift, st->mmax + 1);
+  for (int t = 0; t < tn; t++)
+    {
+      int x = dr->x;
+      guint32 xm = st->xm[x];
+      __m256i rx = _mm256_loadu_si256 ((const __m256i *) rnd[2 * t]);
+      __m256i ry = _mm256_loadu_si256 ((const __m256i *) rnd[2 * t + 1]);
+      __m256i ax = _mm256_srli_epi32 (rx, 1), ay = _mm256_srli_epi32 (ry, 1);
+      __m256i vxm = _mm256_set1_epi32 ((int) xm);
+      __m256i q = _mm256_srl_epi32 (mulhi_epu32 (_mm256_andnot_si256 (one, rx),
+                                                 _mm256_set1_epi32 ((int) st->magic[xm])),
+                                    _mm_cvtsi32_si128 ((int) st->shift[xm]));
+      __m256i x1 = _mm256_add_epi32 (_mm256_set1_epi32 (st->xlo[x]),
+                                     _mm256_sub_epi32 (ax, _mm256_mullo_epi32 (q, vxm)));
+      __m256i rd = rect ? vd : _mm256_sub_epi32 (vd, _mm256_abs_epi32 (_mm256_sub_epi32 (x1, _mm256_set1_epi32 (x))));
+      __m256i lo = _mm256_max_epi32 (zero, _mm256_sub_epi32 (vy, rd));
+      __m256i hi = _mm256_min_epi32 (hmax, _mm256_add_epi32 (vy, rd));
+      __m256i m = _mm256_add_epi32 (_mm256_sub_epi32 (hi, lo), one);
+      __m256i y1;
+
+      /* lb_xv_random_mod() as ((2a · magic) >> 32) >> shift: the same floor, and 2a fits 32
+       * bits (the raw word with its low bit cleared) */
+      q = _mm256_srlv_epi32 (mulhi_epu32 (_mm256_andnot_si256 (one, ry), lookup (&lmagic, m)),
+                             lookup (&lshift, m));
+      y1 = _mm256_add_epi32 (lo, _mm256_sub_epi32 (ay, _mm256_mullo_epi32 (q, m)));
+      _mm256_storeu_si256 ((__m256i *) part[t],
+                          _mm256_add_epi32 (_mm256_mullo_epi32 (_mm256_sub_epi32 (y1, e0), vw), x1));
+      /* every 8 steps: the 8 × 8 block transposed into the lanes' arrays */
+      if ((t & 7) == 7)
+        transpose_store ((const guint32 (*)[LANES]) part + t - 7, parts, n_max, i0 + (gsize) t - 7,
+                         n_lanes);
+      if (x + 1 == w)
+        {
+          draws_advance (dr);
+          vy = _mm256_loadu_si256 ((const __m256i *) dr->y);
+        }
+      else
+        dr->x++;
+    }
+  return tn & ~7;
+}
+#endif
+
+/* The next @npix pixels of every lane: partner cells to parts[k · stride + i], i < npix. */
+static void
+band_draws (Draws           *dr,
+            LbXvRandomLanes *rng,
+            gboolean         avx2,
+            int              n_lanes,
+            guint32         *parts,
+            gsize            stride,
+            gsize            npix)
+{
+  guint32 part[BLOCK][LANES];
+
+  for (gsize i0 = 0; i0 < npix; i0 += BLOCK)
+    {
+      int tn = (int) MIN ((gsize) BLOCK, npix - i0), moved = 0;
+      const guint32 (*rnd)[LANES] = lb_xv_random_lanes_next (rng, 2 * (gsize) tn);
+
+#ifdef HAVE_AVX2_PATHS
+      if (avx2)
+        moved = draws_block_avx2 (dr, rnd, part, tn, parts, stride, i0, n_lanes);
+      else
+#endif
+        draws_block (dr, rnd, part, tn);
+      for (int k = 0; k < n_lanes; k++)
+        {
+          guint32 *pk = parts + (gsize) k * stride + i0;
+
+          for (int t = moved; t < tn; t++)
+            pk[t] = part[t][k];
+        }
+    }
+}
+
+/* cells of slice @i up to image row @yb (from *done on) */
+static void
+slice_init (const LbSpread    *st,
+            const LbKernelBuf *src,
+            int                i,
+            int               *done,
+            int                yb)
+{
+  const Slice *sl = &st->slices[i];
+  gsize cb = (gsize) lb_kbuf_color_channels (src) * (src->depth / 8);
+  /* value cells where no earlier slice reaches (slice 0: everywhere), if a pixel fits 31 bits */
+  int vfrom = i == 0 ? sl->e0 : sl->r0 + st->reach;
+
+  if (cb > 3)
+    vfrom = sl->e1;
+  yb = MIN (yb, sl->e1);
+  if (yb <= *done)
+    return;
+  switch (cb)
+    {
+    case 1: band_init (st, src, st->bufs[i], sl->e0, *done, yb, vfrom, 1); break;
+    case 3: band_init (st, src, st->bufs[i], sl->e0, *done, yb, vfrom, 3); break;
+    default: band_init (st, src, st->bufs[i], sl->e0, *done, yb, vfrom, cb); break;
+    }
+  *done = yb;
+}
+
+/* Rounds of CHUNK_ROWS rows: every lane's partner cells for those rows, then each lane's swaps
+ * for them (chunks in order keep raster order between chunks; the strips order the swaps
+ * within one). */
 void
 lb_spread_process_band (const LbSpread    *st,
                         const LbKernelBuf *src,
                         int                b)
 {
-  LbXvRandomBatch *rng;
-  int r0, r1, e0, e1, w = st->r.width, vfrom;
-  gsize cb = (gsize) lb_kbuf_color_channels (src) * (src->depth / 8);
-  guint32 *buf;
-  gsize n;
+  int w = st->r.width, sy = st->r.y;
+  int first, last, n_lanes, srows;
+  gsize stride;
+  guint32 *parts;
+  LbXvRandomLanes *rng;
+  Draws dr = { st, { 0 }, { 0 }, { 0 }, 0, 0 };
+  int done[LANES];
+  const Slice *sl;
 
   g_return_if_fail (b >= 0 && b < lb_spread_get_n_bands (st));
-  band_extent (st, b, &r0, &r1, &e0, &e1);
-  n = (gsize) (e1 - e0) * w;
-  /* each band owns its slot: bands may run concurrently */
-  if (st->bufs[b] == NULL)
-    st->bufs[b] = g_new (guint32, n);
-  buf = st->bufs[b];
-  /* value cells where no earlier band reaches (band 0: everywhere), if a pixel fits 31 bits */
-  vfrom = b == 0 ? e0 : r0 + st->reach;
-  if (cb > 3)
-    vfrom = e1;
-  switch (cb)
+  g_return_if_fail (st->block != NULL);
+  first = st->band_first[b];
+  last = st->band_first[b + 1];
+  n_lanes = last - first;
+  sl = st->slices + first;
+  srows = sl[0].r1 - sl[0].r0;
+  for (int k = 0; k < LANES; k++)
     {
-    case 1: band_init (st, src, buf, e0, e1, vfrom, 1); break;
-    case 3: band_init (st, src, buf, e0, e1, vfrom, 3); break;
-    default: band_init (st, src, buf, e0, e1, vfrom, cb); break;
+      /* an unused lane draws as if at the top row */
+      dr.r0[k] = k < n_lanes ? sl[k].r0 - sy : 0;
+      dr.e0[k] = k < n_lanes ? sl[k].e0 - sy : 0;
+      dr.y[k] = dr.r0[k];
+      done[k] = k < n_lanes ? sl[k].e0 : 0;
     }
-  rng = g_new (LbXvRandomBatch, 1);
-  lb_xv_random_batch_seed_at (rng, st->seed, 2 * (guint64) (r0 - st->r.y) * (guint64) w);
-  spread_rows (st, rng, r0, r1, (guint8 *) buf, e0, (gsize) w * sizeof (guint32),
-               sizeof (guint32), sizeof (guint32));
+  rng = g_new (LbXvRandomLanes, 1);
+  lb_xv_random_lanes_seed (rng, st->seed, 2 * (guint64) dr.r0[0] * (guint64) w,
+                           2 * (guint64) srows * (guint64) w);
+  stride = (gsize) MIN (CHUNK_ROWS, srows) * w;
+  /* each band owns its slices' cells and its partner buffer: bands may run concurrently */
+  parts = st->parts[b];
+  for (int row0 = 0; row0 < srows; row0 += CHUNK_ROWS)
+    {
+      int rows = MIN (CHUNK_ROWS, srows - row0);
+
+      band_draws (&dr, rng, use_avx2 (st), n_lanes, parts, stride, (gsize) rows * w);
+      for (int k = 0; k < n_lanes; k++)
+        {
+          int lrows = MIN (rows, sl[k].r1 - sl[k].r0 - row0);
+
+          if (lrows <= 0)
+            continue;
+          /* the rows these swaps reach, just before they run (they stay in L2) */
+          slice_init (st, src, first + k, &done[k], sl[k].r0 + row0 + lrows + st->reach);
+          swap_cells (st->bufs[first + k], parts + (gsize) k * stride,
+                      sl[k].r0 - sl[k].e0 + row0, lrows, w, (int) MIN (2 * (gint64) st->px + 1, w));
+        }
+    }
+  for (int k = 0; k < n_lanes; k++)
+    slice_init (st, src, first + k, &done[k], sl[k].e1);
   g_free (rng);
+}
+
+/* One pixel of the gather: cell @c of slice @top */
+static G_ALWAYS_INLINE inline void
+gather_pixel (const LbSpread    *st,
+              const LbKernelBuf *src,
+              guint8            *d,
+              guint32            c,
+              int                top,
+              gsize              cb)
+{
+  const Slice *sl = st->slices;
+  int w = st->r.width;
+
+  if (G_LIKELY (!(c & TOKEN)))
+    {
+      store_value (d, c, cb);
+      return;
+    }
+  /* a token: the content slice b's swaps found at position q, i.e. what the earlier slices
+   * left there, or the source pixel where none of them reaches */
+  for (int b = top;;)
+    {
+      guint32 q = c & ~TOKEN;
+
+      if (b > 0 && q < sl[b - 1].phi)
+        {
+          b--;
+          c = st->bufs[b][q - sl[b].plo];
+          if (c & TOKEN)
+            continue;
+          store_value (d, c, cb);
+        }
+      else
+        {
+          gsize pb = (gsize) src->channels * (src->depth / 8);
+          /* 2⁶⁴/1 does not fit: width 1 divides by itself */
+          guint32 qy = w == 1 ? q : (guint32) (((unsigned __int128) st->wdiv * q) >> 64);
+          guint32 qx = q - qy * (guint32) w;
+
+          memcpy (d, lb_kbuf_row (src, st->r.y + (int) qy) + (gsize) (st->r.x + (int) qx) * pb, cb);
+        }
+      return;
+    }
 }
 
 static G_ALWAYS_INLINE inline void
@@ -484,68 +1063,36 @@ gather_rows (const LbSpread    *st,
 {
   int w = st->r.width, sy = st->r.y;
   gsize pb = (gsize) src->channels * (src->depth / 8);
-  /* band b's reach as region positions [lo[b], hi[b]) */
-  guint32 lo[64], hi[64];
-  g_autofree guint32 *lo_big = NULL;
-  g_autofree guint32 *hi_big = NULL;
-  guint32 *plo = lo, *phi = hi;
-  const guint8 *sbase = lb_kbuf_row (src, sy) + (gsize) st->r.x * pb;
+  const Slice *sl = st->slices;
+  gboolean avx2 = use_avx2 (st);
 
-  if (st->n_bands > 64)
-    {
-      plo = lo_big = g_new (guint32, st->n_bands);
-      phi = hi_big = g_new (guint32, st->n_bands);
-    }
-  for (int b = 0; b < st->n_bands; b++)
-    {
-      int r0, r1, e0, e1;
-
-      band_extent (st, b, &r0, &r1, &e0, &e1);
-      plo[b] = (guint32) ((gsize) (e0 - sy) * w);
-      phi[b] = (guint32) ((gsize) (e1 - sy) * w);
-    }
   y0 = MAX (y0, sy);
   y1 = MIN (y1, sy + st->r.height);
   for (int y = y0; y < y1; y++)
     {
       guint8 *d = lb_kbuf_row (dst, y) + (gsize) st->r.x * pb;
-      /* the last band whose reach holds row y: its cells hold the row's final content */
-      int top = MIN (st->n_bands - 1, (MIN (y + st->reach, sy + st->r.height - 1) - sy) / st->band_rows);
-      const guint32 *cells = st->bufs[top] + ((gsize) (y - sy) * w - plo[top]);
+      /* the last slice whose reach holds row y: its cells hold the row's final content */
+      int top = st->slice_of_row[MIN (y + st->reach, sy + st->r.height - 1) - sy];
+      const guint32 *cells = st->bufs[top] + ((gsize) (y - sy) * w - sl[top].plo);
 
-      for (int x = 0; x < w; x++, d += pb)
+      for (int x = 0; x < w;)
         {
-          guint32 c = cells[x];
+          int xe;
 
-          if (G_LIKELY (!(c & TOKEN)))
+#ifdef HAVE_AVX2_PATHS
+          if (avx2 && cb == 3 && pb == 3)
             {
-              store_value (d, c, cb);
-              continue;
-            }
-          /* a token: the content band b's swaps found at position q, i.e. what the earlier
-           * bands left there, or the source pixel where none of them reaches */
-          for (int b = top;;)
-            {
-              guint32 q = c & ~TOKEN;
+              int n = gather_run_rgb8_avx2 (d, cells + x, w - x, top > 0 ? st->bufs[top - 1] : NULL,
+                                            top > 0 ? sl[top - 1].plo : 0,
+                                            top > 0 ? sl[top - 1].phi : 0);
 
-              if (b > 0 && q < phi[b - 1])
-                {
-                  b--;
-                  c = st->bufs[b][q - plo[b]];
-                  if (c & TOKEN)
-                    continue;
-                  store_value (d, c, cb);
-                }
-              else
-                {
-                  /* 2⁶⁴/1 does not fit: width 1 divides by itself */
-                  guint32 qy = w == 1 ? q : (guint32) (((unsigned __int128) st->wdiv * q) >> 64);
-                  guint32 qx = q - qy * (guint32) w;
-
-                  memcpy (d, sbase + (gsize) qy * src->stride + (gsize) qx * pb, cb);
-                }
-              break;
+              x += n;
+              d += (gsize) n * pb;
             }
+#endif
+          /* pixel by pixel up to the next step of 8 */
+          for (xe = MIN (w, x + 8); x < xe; x++, d += pb)
+            gather_pixel (st, src, d, cells[x], top, cb);
         }
     }
 }
@@ -561,8 +1108,8 @@ lb_spread_gather (const LbSpread    *st,
 
   if (!st->active)
     return;
-  for (int b = 0; b < st->n_bands; b++)
-    g_return_if_fail (st->bufs[b] != NULL);
+  /* none for regions of more than 2³¹ − 1 pixels */
+  g_return_if_fail (st->block != NULL);
   switch (cb)
     {
     case 1: gather_rows (st, src, dst, y0, y1, 1); break;
@@ -585,5 +1132,14 @@ lb_spread_process (const LbSpread    *st,
   g_return_if_fail (y0 <= 0 && y1 >= dst->height);
   if (!st->active)
     return;
-  spread_in_place (st, dst, cb);
+  /* the banded form on one thread costs less than the swaps in place (its draws vectorise
+   * across slices), where positions fit in 31 bits */
+  if (st->n_slices > 1 && (guint64) st->r.width * (guint64) st->r.height <= G_MAXINT32)
+    {
+      for (int b = 0; b < st->n_bands; b++)
+        lb_spread_process_band (st, src, b);
+      lb_spread_gather (st, src, dst, y0, y1);
+    }
+  else
+    spread_in_place (st, dst, cb);
 }

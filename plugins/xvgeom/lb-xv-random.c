@@ -28,6 +28,24 @@ seed_words (guint32 r[31],
     }
 }
 
+/* The first 61 words of r[] in write order: words 0–30 are the seeded state (glibc's first
+ * write goes to state[3] and adds state[0]: state[3..30], state[0..2]), outputs start at
+ * word 341. */
+static void
+first_words (guint32 seed,
+             guint32 w[61])
+{
+  guint32 r[31];
+
+  seed_words (r, seed);
+  for (int i = 0; i < 28; i++)
+    w[i] = r[3 + i];
+  for (int i = 0; i < 3; i++)
+    w[28 + i] = r[i];
+  for (int i = 31; i < 61; i++)
+    w[i] = w[i - 31] + w[i - 3];
+}
+
 void
 lb_xv_random_seed (LbXvRandom *rng,
                    guint32     seed)
@@ -88,17 +106,12 @@ void
 lb_xv_random_batch_seed (LbXvRandomBatch *rng,
                          guint32          seed)
 {
-  guint32 r[31];
+  guint32 w[61];
   guint32 skip[310];
 
-  seed_words (r, seed);
-  /* glibc's first write goes to state[3] and adds state[0]: in write order the history is
-   * state[3..30], state[0..2]. Place it at the end of the buffer so that the first refill
-   * moves it to the front. */
-  for (int i = 0; i < 28; i++)
-    rng->hist[LB_XV_RANDOM_BATCH + i] = r[3 + i];
-  for (int i = 0; i < 3; i++)
-    rng->hist[LB_XV_RANDOM_BATCH + 28 + i] = r[i];
+  first_words (seed, w);
+  /* the seeded state at the end of the buffer: the first refill moves it to the front */
+  memcpy (rng->hist + LB_XV_RANDOM_BATCH, w, 31 * sizeof (guint32));
   rng->pos = 31 + LB_XV_RANDOM_BATCH;
   lb_xv_random_batch_fill (rng, skip, G_N_ELEMENTS (skip));
 }
@@ -123,6 +136,20 @@ lb_xv_random_batch_fill (LbXvRandomBatch *rng,
     }
 }
 
+void
+lb_xv_random_mod_magic (guint32  m,
+                        guint32 *magic,
+                        guint32 *shift)
+{
+  guint32 l = 0;
+
+  g_return_if_fail (m >= 1 && m <= 0x80000000u);
+  while ((G_GUINT64_CONSTANT (1) << l) < m)
+    l++;
+  *shift = l;
+  *magic = (guint32) (((G_GUINT64_CONSTANT (1) << (31 + l)) + m - 1) / m);
+}
+
 /* a · b modulo x³¹ − x²⁸ − 1 (coefficients mod 2³²): x^d = x^(d−3) + x^(d−31) for d ≥ 31 */
 static void
 poly_mulmod (const guint32 a[31],
@@ -145,26 +172,14 @@ poly_mulmod (const guint32 a[31],
   memcpy (out, prod, 31 * sizeof (guint32));
 }
 
-void
-lb_xv_random_batch_seed_at (LbXvRandomBatch *rng,
-                            guint32          seed,
-                            guint64          skip)
+/* c = x^n mod P by square-and-multiply */
+static void
+poly_pow (guint64 n,
+          guint32 c[31])
 {
-  guint32 r[31];
-  guint32 w[61];
-  guint32 c[31] = { 0 }, base[31] = { 0 };
-  /* the history before output k is words k + 310 … k + 340 (words 0–30 are the seeded state
-   * in write order, outputs start at word 341) */
-  guint64 n = skip + 310;
+  guint32 base[31] = { 0 };
 
-  seed_words (r, seed);
-  for (int i = 0; i < 28; i++)
-    w[i] = r[3 + i];
-  for (int i = 0; i < 3; i++)
-    w[28 + i] = r[i];
-  for (int i = 31; i < 61; i++)
-    w[i] = w[i - 31] + w[i - 3];
-  /* c = x^n mod P by square-and-multiply */
+  memset (c, 0, 31 * sizeof (guint32));
   c[0] = 1;
   base[1] = 1;
   while (n > 0)
@@ -175,13 +190,104 @@ lb_xv_random_batch_seed_at (LbXvRandomBatch *rng,
       if (n > 0)
         poly_mulmod (base, base, base);
     }
+}
+
+/* words n … n + 30 from c = x^n mod P, written @ostride words apart */
+static void
+history_at (const guint32 w[61],
+            const guint32 c[31],
+            guint32      *out,
+            gsize         ostride)
+{
   for (int m = 0; m < 31; m++)
     {
       guint32 v = 0;
 
       for (int j = 0; j < 31; j++)
         v += c[j] * w[j + m];
-      rng->hist[LB_XV_RANDOM_BATCH + m] = v;
+      out[(gsize) m * ostride] = v;
     }
+}
+
+void
+lb_xv_random_batch_seed_at (LbXvRandomBatch *rng,
+                            guint32          seed,
+                            guint64          skip)
+{
+  guint32 w[61];
+  guint32 c[31];
+
+  first_words (seed, w);
+  /* the history before output k is words k + 310 … k + 340 */
+  poly_pow (skip + 310, c);
+  history_at (w, c, rng->hist + LB_XV_RANDOM_BATCH, 1);
   rng->pos = 31 + LB_XV_RANDOM_BATCH;
+}
+
+void
+lb_xv_random_lanes_seed (LbXvRandomLanes *rng,
+                         guint32          seed,
+                         guint64          first,
+                         guint64          step)
+{
+  guint32 w[61];
+  guint32 c[31], cstep[31];
+
+  first_words (seed, w);
+  poly_pow (first + 310, c);
+  poly_pow (step, cstep);
+  for (int k = 0; k < LB_XV_RANDOM_LANES; k++)
+    {
+      history_at (w, c, &rng->hist[LB_XV_RANDOM_LANE_STEPS][k], LB_XV_RANDOM_LANES);
+      /* x^(n + step) = x^n · x^step: one product per lane instead of a full power */
+      if (k + 1 < LB_XV_RANDOM_LANES)
+        poly_mulmod (c, cstep, c);
+    }
+  rng->pos = 31 + LB_XV_RANDOM_LANE_STEPS;
+}
+
+/* Keeps the history and the unread steps, then fills the rest of the buffer. */
+static void
+lanes_refill (LbXvRandomLanes *rng)
+{
+  guint32 (*h)[LB_XV_RANDOM_LANES] = rng->hist;
+  int keep = 31 + LB_XV_RANDOM_LANE_STEPS - (rng->pos - 31);
+
+  memmove (h, h + (rng->pos - 31), sizeof (h[0]) * keep);
+  for (int i = keep; i < 31 + LB_XV_RANDOM_LANE_STEPS; i++)
+    for (int k = 0; k < LB_XV_RANDOM_LANES; k++)
+      h[i][k] = h[i - 31][k] + h[i - 3][k];
+  rng->pos = 31;
+}
+
+const guint32 (*
+lb_xv_random_lanes_next (LbXvRandomLanes *rng,
+                         gsize            n))[LB_XV_RANDOM_LANES]
+{
+  const guint32 (*out)[LB_XV_RANDOM_LANES];
+
+  g_return_val_if_fail (n <= LB_XV_RANDOM_LANE_STEPS, NULL);
+  if (rng->pos + n > 31 + LB_XV_RANDOM_LANE_STEPS)
+    lanes_refill (rng);
+  out = (const guint32 (*)[LB_XV_RANDOM_LANES]) rng->hist[rng->pos];
+  rng->pos += (int) n;
+  return out;
+}
+
+void
+lb_xv_random_lanes_fill (LbXvRandomLanes *rng,
+                         guint32        (*out)[LB_XV_RANDOM_LANES],
+                         gsize            n)
+{
+  while (n > 0)
+    {
+      gsize m = MIN (n, (gsize) LB_XV_RANDOM_LANE_STEPS);
+      const guint32 *h = lb_xv_random_lanes_next (rng, m)[0];
+      guint32 *o = out[0];
+
+      for (gsize i = 0; i < m * LB_XV_RANDOM_LANES; i++)
+        o[i] = h[i] >> 1;
+      out += m;
+      n -= m;
+    }
 }

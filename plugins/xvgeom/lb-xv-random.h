@@ -50,4 +50,50 @@ void     lb_xv_random_batch_fill (LbXvRandomBatch *rng,
                                   guint32         *out,
                                   gsize            n);
 
+/* "a % m" by a multiplication, for outputs a < 2³¹ and 1 ≤ m ≤ 2³¹: with ℓ = ⌈log₂ m⌉
+ * (@shift) and M = ⌈2^(31+ℓ) / m⌉ (@magic, < 2³²), a % m = a − m · ⌊a · M / 2^(31+ℓ)⌋ exactly
+ * (Granlund–Montgomery): e = M·m − 2^(31+ℓ) ≤ m − 1 < 2^ℓ, so a·M / 2^(31+ℓ) = a/m + ε with
+ * 0 ≤ ε = a·e / (m · 2^(31+ℓ)) < 2³¹·2^ℓ / (m · 2^(31+ℓ)) = 1/m, and a/m is at least 1/m
+ * below the next integer. The same floor is ((2a · M) >> 32) >> ℓ, the form SIMD multiplies
+ * give (2a fits 32 bits). */
+void     lb_xv_random_mod_magic (guint32  m,
+                                 guint32 *magic,
+                                 guint32 *shift);
+
+static inline guint32
+lb_xv_random_mod (guint32 a,
+                  guint32 m,
+                  guint32 magic,
+                  guint32 shift)
+{
+  return a - m * (guint32) (((guint64) a * magic) >> (31 + shift));
+}
+
+/* Lanes: LB_XV_RANDOM_LANES copies of the sequence side by side, lane k starting at output
+ * @first + k · @step, stepped together: hist[i][k] = hist[i − 31][k] + hist[i − 3][k] is one
+ * vector addition per step for all lanes, and every load meets a whole earlier store (a single
+ * sequence vectorised along itself has a dependence distance of 3). For xv's spread a lane is
+ * one slice of the image's rows. */
+#define LB_XV_RANDOM_LANES 8
+#define LB_XV_RANDOM_LANE_STEPS 512
+
+typedef struct {
+  guint32 hist[31 + LB_XV_RANDOM_LANE_STEPS][LB_XV_RANDOM_LANES];
+  int pos;   /* next unread step of hist */
+} LbXvRandomLanes;
+
+void     lb_xv_random_lanes_seed (LbXvRandomLanes *rng,
+                                  guint32          seed,
+                                  guint64          first,
+                                  guint64          step);
+/* The next @n ≤ LB_XV_RANDOM_LANE_STEPS steps as raw words r (the outputs are r >> 1), valid
+ * until the next call. */
+const guint32 (*lb_xv_random_lanes_next (LbXvRandomLanes *rng,
+                                         gsize            n))[LB_XV_RANDOM_LANES];
+/* Writes the next @n steps: out[t][k] is output number first + k · step + (steps so far + t)
+ * of the sequence (0..2³¹−1). */
+void     lb_xv_random_lanes_fill (LbXvRandomLanes *rng,
+                                  guint32        (*out)[LB_XV_RANDOM_LANES],
+                                  gsize            n);
+
 G_END_DECLS

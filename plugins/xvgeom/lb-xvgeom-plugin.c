@@ -295,7 +295,7 @@ GEOM_FILTER (rotate_clear_info, GEOM_ROTATE_CLEAR, "rotate-clear", N_("Clear rot
              rotate_clear_params, 0, NULL);
 GEOM_FILTER (pixelize_info, GEOM_PIXELIZE, "pixelize", N_("Pixelize"), N_("Artistic"),
              N_("Blocks of the mean colour, on a grid centred on the region"), pixelize_params,
-             0, NULL);
+             LB_FILTER_FLAG_OVERWRITES, NULL);
 GEOM_FILTER (spread_info, GEOM_SPREAD, "spread", N_("Spread"), N_("Noise"),
              N_("xv's spread: pixels swap with random neighbours (seeded)"), spread_params,
              0, spread_finish);

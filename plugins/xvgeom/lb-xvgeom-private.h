@@ -13,6 +13,38 @@
 #define LB_XVGEOM_TARGET_CLONES
 #endif
 
+/* Per-layout instances of a kernel's hot loop, so that its channel loops unroll:
+ * LB_XVGEOM_PER_LAYOUT (name, T, attr, body) defines, for the eight pixel layouts,
+ *   attr static void name_<channels>_<depth> (const T *st, const LbKernelBuf *src,
+ *                                             LbKernelBuf *dst, int y0, int y1)
+ * as body (st, src, dst, y0, y1, colour channels, channels, depth), body being an
+ * always-inline function; LB_XVGEOM_LAYOUT_CALL (name, T, st, src, dst, y0, y1) calls the
+ * instance of @src's layout. */
+#define LB_XVGEOM_LAYOUT_1(name, T, attr, body, nc, ch, depth)                               \
+  attr static void name##_##ch##_##depth (const T *st, const LbKernelBuf *src,              \
+                                          LbKernelBuf *dst, int y0, int y1)                  \
+  { body (st, src, dst, y0, y1, nc, ch, depth); }
+#define LB_XVGEOM_PER_LAYOUT(name, T, attr, body)                                            \
+  LB_XVGEOM_LAYOUT_1 (name, T, attr, body, 1, 1, 8)                                          \
+  LB_XVGEOM_LAYOUT_1 (name, T, attr, body, 1, 2, 8)                                          \
+  LB_XVGEOM_LAYOUT_1 (name, T, attr, body, 3, 3, 8)                                          \
+  LB_XVGEOM_LAYOUT_1 (name, T, attr, body, 3, 4, 8)                                          \
+  LB_XVGEOM_LAYOUT_1 (name, T, attr, body, 1, 1, 16)                                         \
+  LB_XVGEOM_LAYOUT_1 (name, T, attr, body, 1, 2, 16)                                         \
+  LB_XVGEOM_LAYOUT_1 (name, T, attr, body, 3, 3, 16)                                         \
+  LB_XVGEOM_LAYOUT_1 (name, T, attr, body, 3, 4, 16)
+#define LB_XVGEOM_LAYOUT_CALL(name, T, st, src, dst, y0, y1)                                 \
+  G_STMT_START                                                                               \
+  {                                                                                          \
+    typedef void (*LbXvgeomLayoutFn) (const T *, const LbKernelBuf *, LbKernelBuf *, int, int); \
+    static const LbXvgeomLayoutFn layout_fns[2][4] = {                                       \
+      { name##_1_8, name##_2_8, name##_3_8, name##_4_8 },                                    \
+      { name##_1_16, name##_2_16, name##_3_16, name##_4_16 },                                \
+    };                                                                                       \
+    layout_fns[(src)->depth == 16][(src)->channels - 1] ((st), (src), (dst), (y0), (y1));   \
+  }                                                                                          \
+  G_STMT_END
+
 static inline guint8 *
 lb_kbuf_row (const LbKernelBuf *buf,
              int                y)

@@ -106,6 +106,11 @@ void      lb_rotate_free              (LbRotate             *state);
  *
  * Grid centred on the region as xv does. Sums are 64-bit, means truncate (floor), at 8 and
  * 16 bits alike.
+ *
+ * Unlike the contract above, lb_pixelize_process() and its reference write EVERY sample of
+ * the region in rows [y0, y1), alpha included (the source's alpha, so the result is the
+ * same): @dst's region need not start as a copy of the source, and the plugin declares
+ * LB_FILTER_FLAG_OVERWRITES (the host skips its band copy).
  */
 typedef struct {
   int width;
@@ -143,9 +148,10 @@ void        lb_pixelize_free              (LbPixelize             *state);
  * @seed: the srandom() seed; the golden files use 1. The generator is glibc's random()
  *   (TYPE_3), see lb-xv-random.h, so a seed gives the same image as xv run with srandom(seed).
  *
- * Spread swaps pixels in place in raster order: it is inherently sequential. The filter is
- * whole-image: process() must be called once with y0 = 0, y1 = height; it reads and writes
- * @dst only (xv reads T, not S). Swaps move the colour channels; alpha stays where it is.
+ * xv's Spread swaps pixels in place in raster order. The filter is whole-image: process() must
+ * be called once with y0 = 0, y1 = height, on a @dst that holds a copy of @src (it runs the
+ * banded form below on one thread where the region has at most 2³¹ − 1 pixels, reading @src,
+ * else xv's swaps in place on @dst). Swaps move the colour channels; alpha stays where it is.
  * Depth does not matter (pixels are moved, never computed).
  */
 typedef struct {
@@ -176,12 +182,13 @@ void      lb_spread_free              (LbSpread             *state);
 /* Parallel form of lb_spread_process(), byte-identical to it (see lb-spread.c):
  *  1. lb_spread_process_band() for every band 0 … lb_spread_get_n_bands() − 1, in any order
  *     and concurrently: each runs its rows' swaps on cells (pixels or positions) kept in the
- *     state, reading @src (this is the one exception to "the state is read-only": each band writes only
- *     its own slot, so a state serves one pass at a time);
+ *     state, reading @src (this is the one exception to "the state is read-only": each band
+ *     writes only its own slots, so a state serves one pass at a time);
  *  2. then lb_spread_gather() over the image rows in any split, concurrently: it writes the
  *     region's colour channels of @dst (rows [y0, y1)) from @src, which must be unchanged.
- * The bands are 1/16 of the region's rows (at least 4× the distance); a region of more than
- * 2³¹ − 1 pixels has a single band. */
+ * There is a band per processor (2 at least), each cut into 8 slices whose random numbers are
+ * drawn as the lanes of one generator; a region of more than 2³¹ − 1 pixels has a single band
+ * and no banded form (use lb_spread_process()). */
 int       lb_spread_get_n_bands       (const LbSpread       *state);
 void      lb_spread_process_band      (const LbSpread       *state,
                                        const LbKernelBuf    *src,
@@ -195,6 +202,10 @@ void      lb_spread_gather            (const LbSpread       *state,
  * Call before step 1. */
 void      lb_spread_set_band_rows     (LbSpread             *state,
                                        int                   band_rows);
+/* For tests: %FALSE makes the banded path draw with its portable loop instead of AVX2 (default
+ * %TRUE; both give identical bytes). */
+void      lb_spread_set_simd          (LbSpread             *state,
+                                       gboolean              enable);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Shared helpers (used by plugins/enhance too) */

@@ -311,6 +311,26 @@ test_large (gconstpointer data)
       compare_one (rand, s->id, p, s->w, s->h, formats[f][0], formats[f][1], f % 2 == 1);
 }
 
+/* The optimised path on one band and on the bands cuts[0..ncuts] against the reference. */
+static void
+compare_one_band_and_rows (const Job *job, const Buf *src, const int *cuts, int ncuts)
+{
+  const int h = src->b.height;
+  Buf ref, out;
+
+  buf_copy (&ref, src);
+  job_run (job, src, &ref, FALSE, 0, h);
+  buf_copy (&out, src);
+  job_run (job, src, &out, TRUE, 0, h);
+  g_assert_cmpuint (count_diff (&out, &ref, "one band"), ==, 0);
+  buf_clear (&out);
+  buf_copy (&out, src);
+  for (int k = 0; k < ncuts; k++)
+    job_run (job, src, &out, TRUE, cuts[k], cuts[k + 1]);
+  g_assert_cmpuint (count_diff (&out, &ref, "one row per band"), ==, 0);
+  buf_clear (&out), buf_clear (&ref);
+}
+
 /* Blur's 8-bit path keeps column sums in 16 bits up to n = 257 (257 · 255 = 65535): bright
  * images tall enough for full columns at n = 255, 257 (the limit) and 259 (the 32-bit path),
  * against the reference, one band and one row per band. */
@@ -323,7 +343,7 @@ test_blur_u16_limit (void)
     for (int size = 255; size <= 259; size += 2)
       {
         Job job = { F_BLUR, size, { { { 0 } } }, NULL };
-        Buf src, ref, out;
+        Buf src;
         int cuts[MAX_CUTS];
         const int ncuts = make_cuts (rand, 300, 1, cuts);
 
@@ -333,17 +353,8 @@ test_blur_u16_limit (void)
             for (int c = 0; c < channels; c++)
               buf_set (&src, x, y, c, (guint) g_rand_int_range (rand, 240, 256));
         g_assert_true (job_prepare (&job, &src, NULL, NULL));
-        buf_copy (&ref, &src);
-        job_run (&job, &src, &ref, FALSE, 0, 300);
-        buf_copy (&out, &src);
-        job_run (&job, &src, &out, TRUE, 0, 300);
-        g_assert_cmpuint (count_diff (&out, &ref, "one band"), ==, 0);
-        buf_clear (&out);
-        buf_copy (&out, &src);
-        for (int k = 0; k < ncuts; k++)
-          job_run (&job, &src, &out, TRUE, cuts[k], cuts[k + 1]);
-        g_assert_cmpuint (count_diff (&out, &ref, "one row per band"), ==, 0);
-        buf_clear (&out), buf_clear (&ref), buf_clear (&src);
+        compare_one_band_and_rows (&job, &src, cuts, ncuts);
+        buf_clear (&src);
       }
 }
 
@@ -402,6 +413,124 @@ static const Wide wides[] = {
   { F_DESPECKLE, 257, 150, 21, FALSE },
 };
 
+/* Oil's xv window (4×4) on its vector path: widths around its 16- and 32-column steps and
+ * the smallest regions it takes (4 columns, 4 rows), every format, with and without a
+ * selection, against the reference (compare_one: one band, one row per band, random bands,
+ * three threads). */
+static void
+test_oil_xv_shapes (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (2024);
+  static const int shapes[][2] = { { 4, 4 }, { 5, 6 }, { 6, 5 }, { 7, 9 }, { 15, 8 },
+                                   { 16, 7 }, { 17, 6 }, { 31, 8 }, { 32, 7 }, { 33, 6 },
+                                   { 34, 5 }, { 65, 9 }, { 97, 7 } };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (shapes); i++)
+    for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+      for (int sel = 0; sel <= 1; sel++)
+        compare_one (rand, F_OIL, 0, shapes[i][0], shapes[i][1], formats[f][0], formats[f][1],
+                     sel);
+}
+
+/* Oil on one 8-bit colour channel (GRAY8, GRAYA8) takes the histogram path from the 3×3
+ * window up: at 3×3 (the crossover from the all-pairs network), radius 15 and radius 31,
+ * against the reference with every band split (compare_one). */
+static void
+test_oil_histogram (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (808);
+  static const int sizes[] = { 3, 31, 63 };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+    for (int channels = 1; channels <= 2; channels++)
+      for (int sel = 0; sel <= 1; sel++)
+        compare_one (rand, F_OIL, sizes[i], sizes[i] == 63 ? 41 : 47, sizes[i] == 63 ? 38 : 43,
+                     channels, 8, sel);
+}
+
+/* The histogram path keeps column counts in bytes: a flat column of 255 rows (window 255)
+ * reaches 255, the most a byte holds. Flat and two-colour images, one band and one row per
+ * band, against the reference. */
+static void
+test_oil_histogram_full_column (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (31);
+
+  for (int kind = 0; kind < 2; kind++)
+    {
+      Job job = { F_OIL, 255, { { { 0 } } }, NULL };
+      Buf src;
+      int cuts[MAX_CUTS];
+      const int w = 2, h = 270, ncuts = make_cuts (rand, h, 1, cuts);
+
+      buf_init (&src, w, h, 1, 8, 1);
+      for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+          buf_set (&src, x, y, 0, kind == 0 ? 77 : (y > 200 && x == 1 ? 9 : 200));
+      g_assert_true (job_prepare (&job, &src, NULL, NULL));
+      compare_one_band_and_rows (&job, &src, cuts, ncuts);
+      buf_clear (&src);
+    }
+}
+
+/* Oil on images of few colours in the other formats (RGB8, RGBA8, GRAY16, GRAYA16): the
+ * histogram path numbers the colours when a band's rows hold at most 256, and falls back to
+ * the count table past that. Palettes of 2, 7, 256 and 300 colours (blocks and noise, so
+ * counts tie), windows 5 and 31, with and without a selection, one band and one row per
+ * band, against the reference. */
+static void
+test_oil_palette (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (256);
+  static const int palette_formats[][2] = { { 3, 8 }, { 4, 8 }, { 1, 16 }, { 2, 16 } };
+  static const int colours[] = { 2, 7, 256, 300 };
+  static const int sizes[] = { 5, 31 };
+
+  for (gsize f = 0; f < G_N_ELEMENTS (palette_formats); f++)
+    for (gsize p = 0; p < G_N_ELEMENTS (colours); p++)
+      for (gsize z = 0; z < G_N_ELEMENTS (sizes); z++)
+        {
+          const int channels = palette_formats[f][0], depth = palette_formats[f][1], w = 33;
+          const int h = 27;
+          const int ncol = colours[p];
+          Job job = { F_OIL, sizes[z], { { { 0 } } }, NULL };
+          const LbKernelRect rect = { 3, 2, 27, 23 };
+          g_autofree guint *pal = g_new (guint, (gsize) ncol * 3);
+          int cuts[MAX_CUTS];
+          const int ncuts = make_cuts (rand, h, 1, cuts);
+          Buf src;
+
+          /* Distinct palette colours: RGB (i mod 256, i / 256, 0), or gray i · 211 at 16 bits
+           * (below 65536 for i < 310). */
+          for (int i = 0; i < ncol; i++)
+            {
+              pal[i * 3] = channels >= 3 ? (guint) i % 256 : (guint) i * 211;
+              pal[i * 3 + 1] = (guint) i / 256;
+              pal[i * 3 + 2] = 0;
+            }
+          buf_init (&src, w, h, channels, depth, 2);
+          for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+              {
+                /* Every colour appears (a ramp over the pixels), blocks give runs. */
+                const int i = (x / 3 + y / 2) % 3 == 0 ? g_rand_int_range (rand, 0, ncol)
+                                                       : (x / 4 + (y / 3) * 10) % ncol;
+
+                for (int c = 0; c < channels; c++)
+                  buf_set (&src, x, y, c,
+                           (c == channels - 1 && (channels == 2 || channels == 4))
+                             ? (guint) g_rand_int_range (rand, 0, 256)
+                             : pal[i * 3 + c]);
+              }
+          for (int sel = 0; sel <= 1; sel++)
+            {
+              g_assert_true (job_prepare (&job, &src, sel ? &rect : NULL, NULL));
+              compare_one_band_and_rows (&job, &src, cuts, ncuts);
+            }
+          buf_clear (&src);
+        }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -428,5 +557,9 @@ main (int argc, char **argv)
       g_test_add_data_func (path, &wides[i], test_wide);
     }
   g_test_add_func ("/xv-radius/blur-u16-limit", test_blur_u16_limit);
+  g_test_add_func ("/xv-radius/oil-xv-shapes", test_oil_xv_shapes);
+  g_test_add_func ("/xv-radius/oil-histogram", test_oil_histogram);
+  g_test_add_func ("/xv-radius/oil-histogram-full-column", test_oil_histogram_full_column);
+  g_test_add_func ("/xv-radius/oil-palette", test_oil_palette);
   return g_test_run ();
 }

@@ -105,6 +105,51 @@ test_batch_seed_at (void)
     }
 }
 
+/* Lanes: lane k is the stream from output first + k · step on, for starts and spacings around
+ * the history length and the refill size, fills in odd sizes across refills. */
+static void
+test_lanes_match_libc (void)
+{
+  static const struct { guint64 first, step; } cases[] = {
+    { 0, 0 }, { 0, 1 }, { 3, 31 }, { 340, 513 }, { 1, 4096 }, { 2800, 2800 }, { 100003, 777 },
+  };
+  static const gsize sizes[] = { 1, 7, 31, 511, 512, 513, 3 };
+  const gsize n = 1500;
+
+  for (gsize s = 0; s < G_N_ELEMENTS (seeds); s += 3)
+    for (gsize c = 0; c < G_N_ELEMENTS (cases); c++)
+      {
+        LbXvRandomLanes *rng = g_new (LbXvRandomLanes, 1);
+        guint64 total = cases[c].first + 7 * cases[c].step + n;
+        g_autofree guint32 *want = g_new (guint32, total);
+        g_autofree guint32 (*got)[LB_XV_RANDOM_LANES] = g_malloc (n * sizeof (*got));
+        gsize done = 0;
+
+        srandom (seeds[s]);
+        for (guint64 i = 0; i < total; i++)
+          want[i] = (guint32) random ();
+        lb_xv_random_lanes_seed (rng, seeds[s], cases[c].first, cases[c].step);
+        for (gsize k = 0; done < n; k++)
+          {
+            gsize m = MIN (sizes[k % G_N_ELEMENTS (sizes)], n - done);
+
+            lb_xv_random_lanes_fill (rng, got + done, m);
+            done += m;
+          }
+        for (gsize t = 0; t < n; t++)
+          for (int k = 0; k < LB_XV_RANDOM_LANES; k++)
+            {
+              guint64 i = cases[c].first + (guint64) k * cases[c].step + t;
+
+              if (got[t][k] != want[i])
+                g_error ("seed %u, first %" G_GUINT64_FORMAT ", step %" G_GUINT64_FORMAT
+                         ", lane %d, output %" G_GSIZE_FORMAT ": libc %u, lanes %u", seeds[s],
+                         cases[c].first, cases[c].step, k, t, want[i], got[t][k]);
+            }
+        g_free (rng);
+      }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -113,5 +158,6 @@ main (int    argc,
   g_test_add_func ("/xv-random/reference-matches-libc", test_reference_matches_libc);
   g_test_add_func ("/xv-random/batch-matches-libc", test_batch_matches_libc);
   g_test_add_func ("/xv-random/batch-seed-at", test_batch_seed_at);
+  g_test_add_func ("/xv-random/lanes-match-libc", test_lanes_match_libc);
   return g_test_run ();
 }

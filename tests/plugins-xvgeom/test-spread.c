@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "test-spread"
+
+/* xv's Spread, the fast paths against the scalar reference: the "% m" multiplication, the AVX2
+ * and portable draws, the banded form run on 1–3 real threads (bands, then the gather), every
+ * format, both forms, selections, seeds and band heights; and xv's golden files through the
+ * threaded form. */
+
+#include <string.h>
+
+#include "kb-test-util.h"
+#include "lb-xv-random.h"
+#include "lb-xvgeom.h"
+
+/* ------------------------------------------------------------------------------------------ */
+/* "% m" (lb_xv_random_mod) */
+
+/* both forms of the multiplication (scalar, and the vector path's ((2a · M) >> 32) >> ℓ)
+ * against the division */
+static void
+check_mod (guint32 a,
+           guint32 m,
+           guint32 magic,
+           guint32 shift)
+{
+  guint32 want = a % m;
+  guint32 q2 = (guint32) ((((guint64) (a << 1) * magic) >> 32) >> shift);
+
+  if (lb_xv_random_mod (a, m, magic, shift) != want || a - q2 * m != want)
+    g_error ("%u %% %u: %u, got %u and %u", a, m, want, lb_xv_random_mod (a, m, magic, shift),
+             a - q2 * m);
+}
+
+static void
+check_modulus (guint32 m,
+               GRand  *rand)
+{
+  guint32 magic, shift;
+  guint64 e;
+
+  lb_xv_random_mod_magic (m, &magic, &shift);
+  /* the premises of the exactness argument (lb-xv-random.h): 2^(ℓ−1) < m ≤ 2^ℓ and
+   * 0 ≤ e = M·m − 2^(31+ℓ) < 2^ℓ, so the error a·e / (m · 2^(31+ℓ)) < 1/m for a < 2³¹ */
+  g_assert_cmpuint (G_GUINT64_CONSTANT (1) << shift, >=, m);
+  if (shift > 0)
+    g_assert_cmpuint (G_GUINT64_CONSTANT (1) << (shift - 1), <, m);
+  e = (guint64) magic * m - (G_GUINT64_CONSTANT (1) << (31 + shift));
+  g_assert_cmpuint ((guint64) magic * m, >=, G_GUINT64_CONSTANT (1) << (31 + shift));
+  g_assert_cmpuint (e, <, G_GUINT64_CONSTANT (1) << shift);
+  /* the error grows with a and is largest at the top of a residue class (a = q·m + m − 1):
+   * the classes just below 2³¹, the bottom of the range, random values */
+  for (guint64 k = 0, qtop = G_MAXINT32 / m; k <= qtop && k < 64; k++)
+    {
+      guint64 q = qtop - k;
+
+      check_mod ((guint32) MIN (q * m + m - 1, (guint64) G_MAXINT32), m, magic, shift);
+      check_mod ((guint32) (q * m), m, magic, shift);
+    }
+  for (guint32 a = 0; a < 64; a++)
+    check_mod (a, m, magic, shift);
+  check_mod (G_MAXINT32, m, magic, shift);
+  for (int i = 0; i < 16; i++)
+    check_mod (g_rand_int (rand) >> 1, m, magic, shift);
+}
+
+/* every modulus up to 2²⁰ (far beyond any draw range of an image below 2²⁰ pixels across),
+ * powers of two and their neighbours up to 2³¹, a sample of the rest */
+static void
+test_mod (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (5);
+
+  for (guint32 m = 1; m <= (1u << 20); m++)
+    check_modulus (m, rand);
+  for (int l = 20; l <= 31; l++)
+    for (gint64 dm = -3; dm <= 3; dm++)
+      {
+        gint64 m = (G_GINT64_CONSTANT (1) << l) + dm;
+
+        if (m >= 1 && m <= (G_GINT64_CONSTANT (1) << 31))
+          check_modulus ((guint32) m, rand);
+      }
+  for (int i = 0; i < 20000; i++)
+    check_modulus (g_rand_int_range (rand, 1 << 20, G_MAXINT32) + 1u, rand);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The banded form on real threads */
+
+typedef struct {
+  const LbSpread *st;
+  const LbKernelBuf *src;
+  LbKernelBuf *dst;
+  int n_items;
+  int rows;       /* gather: rows per item; 0 = bands */
+  gint next;
+} Run;
+
+static gpointer
+run_worker (gpointer data)
+{
+  Run *r = data;
+  int i;
+
+  while ((i = g_atomic_int_add (&r->next, 1)) < r->n_items)
+    if (r->rows == 0)
+      lb_spread_process_band (r->st, r->src, i);
+    else
+      lb_spread_gather (r->st, r->src, r->dst, i * r->rows, MIN ((i + 1) * r->rows, r->dst->height));
+  return NULL;
+}
+
+static void
+run_threads (Run *r,
+             int  n_threads)
+{
+  GThread *threads[3];
+
+  g_assert_cmpint (n_threads, <=, 3);
+  for (int t = 0; t < n_threads; t++)
+    threads[t] = g_thread_new ("spread-test", run_worker, r);
+  for (int t = 0; t < n_threads; t++)
+    g_thread_join (threads[t]);
+}
+
+/* like the plugin: the bands concurrently, then the gather over row chunks concurrently */
+static LbKernelBuf *
+spread_threaded (LbSpread          *st,
+                 const LbKernelBuf *src,
+                 int                n_threads,
+                 int                gather_rows)
+{
+  LbKernelBuf *dst = kb_copy (src);
+  Run bands = { st, src, dst, lb_spread_get_n_bands (st), 0, 0 };
+  Run gather = { st, src, dst, (src->height + gather_rows - 1) / gather_rows, gather_rows, 0 };
+
+  run_threads (&bands, n_threads);
+  run_threads (&gather, n_threads);
+  return dst;
+}
+
+KB_WRAP (spread, LbSpread)
+
+/* formats the filter must support (GRAY8, GRAY16, RGB8, RGBA8), plus GRAYA8, RGB16, RGBA16 */
+static const struct { int channels, depth; } formats[] = {
+  { 1, 8 }, { 1, 16 }, { 3, 8 }, { 4, 8 }, { 2, 8 }, { 3, 16 }, { 4, 16 },
+};
+
+/* Every format, both forms, selections or not, distances up to 20 (lookups in registers and
+ * through memory), band heights from 1 row to the whole region, AVX2 and portable draws,
+ * 1–3 threads, against the reference; images up to 300 × 320 so that slices span several
+ * chunks of rows and rows several steps of 8 pixels. */
+static void
+test_threads_formats (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (29);
+
+  for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (int iter = 0; iter < 10; iter++)
+      {
+        gboolean big = iter < 3;
+        int w = big ? g_rand_int_range (rand, 150, 300) : g_rand_int_range (rand, 1, 80);
+        int h = big ? g_rand_int_range (rand, 200, 320) : g_rand_int_range (rand, 1, 90);
+        g_autoptr (LbKernelBuf) src = kb_new (w, h, formats[f].channels, formats[f].depth);
+        LbKernelRect sel = { g_rand_int_range (rand, -3, w / 2 + 1), g_rand_int_range (rand, -3, h / 2 + 1),
+                             g_rand_int_range (rand, 1, w + 3), g_rand_int_range (rand, 1, h + 3) };
+        LbSpreadParams p = { iter & 1, g_rand_int_range (rand, 0, iter == 4 ? 21 : 9),
+                             g_rand_int_range (rand, 0, 9), g_rand_int (rand) };
+        static const int band_rows[] = { 0, 1, 3, 17, 150 };
+        g_autoptr (LbKernelBuf) want = NULL;
+        g_autoptr (LbKernelBuf) whole = NULL;
+        LbSpread *st;
+
+        kb_fill_random (src, rand, 0);
+        st = lb_spread_prepare (src, iter % 3 == 2 ? &sel : NULL, &p, NULL);
+        g_assert_nonnull (st);
+        want = kb_run_whole (spread_ref, st, src);
+        whole = kb_run_whole (spread_fast, st, src);
+        g_assert_cmpuint (kb_compare (want, whole, NULL), ==, 0);
+        for (gsize k = 0; k < G_N_ELEMENTS (band_rows); k++)
+          for (int simd = 0; simd < 2; simd++)
+            {
+              int n_threads = 1 + (int) ((k + simd) % 3);
+              g_autoptr (LbKernelBuf) got = NULL;
+
+              if (band_rows[k] > 0)
+                lb_spread_set_band_rows (st, band_rows[k]);
+              lb_spread_set_simd (st, simd);
+              got = spread_threaded (st, src, n_threads, 1 + g_rand_int_range (rand, 0, 40));
+              if (kb_compare (want, got, NULL) != 0)
+                g_error ("%d×%d ch %d depth %d sel %d rect %d %d×%d seed %u band rows %d simd %d "
+                         "threads %d: %" G_GSIZE_FORMAT " samples differ", w, h,
+                         formats[f].channels, formats[f].depth, iter % 3 == 2, p.rectangle,
+                         p.width, p.height, p.seed, band_rows[k], simd, n_threads,
+                         kb_compare (want, got, NULL));
+              kb_assert_alpha_kept (src, got);
+            }
+        lb_spread_free (st);
+      }
+}
+
+/* xv's own output (srandom(1)) through the threaded form and the one-thread form, AVX2 and
+ * portable draws */
+static void
+test_golden_threads (void)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (kb_golden_sizes); i++)
+    for (int mode = 0; mode < 2; mode++)
+      {
+        g_autoptr (LbKernelBuf) src = kb_load_goldenf ("in_%s.png", kb_golden_sizes[i]);
+        g_autoptr (LbKernelBuf) want = kb_load_goldenf ("%s_spread_%s_seed1.png", kb_golden_sizes[i],
+                                                        mode ? "1x5" : "5");
+        LbSpreadParams p = mode ? (LbSpreadParams) { TRUE, 1, 5, 1 }
+                                : (LbSpreadParams) { FALSE, 5, 0, 1 };
+        LbSpread *st = lb_spread_prepare (src, NULL, &p, NULL);
+
+        for (int simd = 0; simd < 2; simd++)
+          {
+            g_autoptr (LbKernelBuf) whole = NULL;
+
+            lb_spread_set_simd (st, simd);
+            whole = kb_run_whole (spread_fast, st, src);
+            g_assert_cmpuint (kb_compare (whole, want, NULL), ==, 0);
+            for (int n_threads = 1; n_threads <= 3; n_threads++)
+              {
+                g_autoptr (LbKernelBuf) got = spread_threaded (st, src, n_threads, 32);
+
+                g_assert_cmpuint (kb_compare (got, want, NULL), ==, 0);
+              }
+          }
+        lb_spread_free (st);
+      }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/spread/mod", test_mod);
+  g_test_add_func ("/spread/threads-formats", test_threads_formats);
+  g_test_add_func ("/spread/golden-threads", test_golden_threads);
+  return g_test_run ();
+}
