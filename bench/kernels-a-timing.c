@@ -47,7 +47,9 @@ static const Case cases[] = {
   { "despeckle 3", F_DESPECKLE, 3, 99.2, TRUE },
   { "despeckle 5", F_DESPECKLE, 5, 485.2, TRUE },
   { "despeckle 7", F_DESPECKLE, 7, 0, FALSE },
+  { "despeckle 19", F_DESPECKLE, 19, 0, FALSE },
   { "despeckle 31", F_DESPECKLE, 31, 0, FALSE },
+  { "despeckle 51", F_DESPECKLE, 51, 0, FALSE },
 };
 
 typedef struct {
@@ -277,6 +279,8 @@ main (int argc, char **argv)
   LbKernelBuf rgb, rgb_dst, g16, g16_dst;
   double r1[3] = { 0 }, r15[3] = { 0 }; /* blur, oil, despeckle at radius 1 and 15 */
   double oil_r2 = 0, despeckle_r3 = 0;     /* the general paths at a small radius */
+  /* despeckle: GRAY16 at radius 1 (network), 9, 15, 25 (Huang); RGB8 at radius 25 */
+  double g16_r1 = 0, g16_r9 = 0, g16_r15 = 0, g16_r25 = 0, r25 = 0;
 
   make_image (&rgb, 1400, 1000, 3, 8);
   rgb_dst = rgb, rgb_dst.data = g_memdup2 (rgb.data, rgb.stride * rgb.height);
@@ -337,12 +341,23 @@ main (int argc, char **argv)
         oil_r2 = opt;
       if (c->id == F_DESPECKLE && c->param == 7)
         despeckle_r3 = opt;
+      if (c->id == F_DESPECKLE && c->param == 3)
+        g16_r1 = opt16;
+      if (c->id == F_DESPECKLE && c->param == 19)
+        g16_r9 = opt16;
+      if (c->id == F_DESPECKLE && c->param == 31)
+        g16_r15 = opt16;
+      if (c->id == F_DESPECKLE && c->param == 51)
+        g16_r25 = opt16, r25 = opt;
     }
   g_print ("radius 15 / radius 1 (optimised, 1 thread, RGB8): blur %.2f, oil (corrected) %.2f, "
            "despeckle %.2f\n", r15[0] / r1[0], r15[1] / r1[1], r15[2] / r1[2]);
   g_print ("general paths (radius 1 uses a network): oil radius 15 / radius 2 (hash) %.2f, "
            "despeckle radius 15 / radius 3 (histogram) %.2f\n", r15[1] / oil_r2,
            r15[2] / despeckle_r3);
+  g_print ("despeckle GRAY16 (1 thread): radius 15 / radius 1 (network) %.2f, radius 15 / radius "
+           "9 %.2f, radius 25 / radius 15 %.2f; RGB8 radius 25 / radius 15 %.2f\n",
+           g16_r15 / g16_r1, g16_r15 / g16_r9, g16_r25 / g16_r15, r25 / r15[2]);
 
   /* Oil on GRAY8, where windows above 4×4 take the constant-time histogram path (radius 1
    * stays on the all-pairs network): optimised, 1 thread, and radius 15 over radius 1 and 2. */

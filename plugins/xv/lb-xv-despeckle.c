@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <emmintrin.h>
-
 #include "lb-error.h"
+#include "lb-median-hist.h"
 
 gboolean
 lb_xv_despeckle_prepare (LbXvDespeckle      *self,
@@ -178,6 +177,28 @@ column_rows (guint16 *restrict colf, guint16 *restrict colc, const LbKernelBuf *
     }
 }
 
+/* Column histograms [hlo, hhi) of channel c for the window rows of row ya (from zero). */
+static inline void
+columns_start (guint16 *restrict colf, guint16 *restrict colc, const LbKernelBuf *src,
+               const LbXvRegion *R, int ya, int r, int c, int hlo, int hhi)
+{
+  memset (colf, 0, sizeof (guint16) * (hhi - hlo) * 256);
+  memset (colc, 0, sizeof (guint16) * (hhi - hlo) * 16);
+  for (int yy = MAX (R->y0, ya - r); yy <= MIN (R->y1 - 1, ya + r); yy++)
+    column_rows (colf, colc, src, R, yy, c, hlo, hhi, 1);
+}
+
+/* From the window rows of row y − 1 to those of row y: y + r enters, y − r − 1 leaves. */
+static inline void
+columns_next_row (guint16 *restrict colf, guint16 *restrict colc, const LbKernelBuf *src,
+                  const LbXvRegion *R, int y, int r, int c, int hlo, int hhi)
+{
+  if (y + r <= R->y1 - 1)
+    column_rows (colf, colc, src, R, y + r, c, hlo, hhi, 1);
+  if (y - r - 1 >= R->y0)
+    column_rows (colf, colc, src, R, y - r - 1, c, hlo, hhi, -1);
+}
+
 static void
 despeckle_fast_rows_8 (const LbXvDespeckle *self,
                        const LbKernelBuf   *src,
@@ -206,10 +227,7 @@ despeckle_fast_rows_8 (const LbXvDespeckle *self,
         const int hlo = MAX (0, ja - r), hhi = MIN (rw, jb + r);
 
         p->off = hlo;
-        memset (colf, 0, sizeof (guint16) * (hhi - hlo) * 256);
-        memset (colc, 0, sizeof (guint16) * (hhi - hlo) * 16);
-        for (int yy = MAX (R->y0, ya - r); yy <= MIN (R->y1 - 1, ya + r); yy++)
-          column_rows (colf, colc, src, R, yy, c, hlo, hhi, 1);
+        columns_start (colf, colc, src, R, ya, r, c, hlo, hhi);
 
         for (int y = ya; y < yb; y++)
           {
@@ -217,12 +235,7 @@ despeckle_fast_rows_8 (const LbXvDespeckle *self,
             guint8 *out = lb_xv_row_mut (dst, y) + (gsize) R->x0 * ch + c;
 
             if (y > ya)
-              {
-                if (y + r <= R->y1 - 1)
-                  column_rows (colf, colc, src, R, y + r, c, hlo, hhi, 1);
-                if (y - r - 1 >= R->y0)
-                  column_rows (colf, colc, src, R, y - r - 1, c, hlo, hhi, -1);
-              }
+              columns_next_row (colf, colc, src, R, y, r, c, hlo, hhi);
 
             /* A new row: column histograms changed, so every fine window bin is stale. */
             memset (p->wc, 0, sizeof p->wc);
@@ -273,51 +286,16 @@ despeckle_fast_rows_8 (const LbXvDespeckle *self,
  * The same algorithm as above, but every window count fits 16 bits (n² ≤ 65025), so the
  * window's coarse histogram and each bucket of its fine histogram are one 16-lane vector (a
  * column in or out is one vector add), and the k-th value is found by comparing the prefix
- * sums of 16 counts with k at once (ds_select16): a scan with an early exit mispredicts a
+ * sums of 16 counts with k at once (lb_select16_u16): a scan with an early exit mispredicts a
  * branch at almost every sample, which cost more than everything else. Strips of 256 output
  * columns keep their column histograms (+ 2r halo columns, 544 bytes each) in L2. */
 
-typedef guint16 DsU16x16 __attribute__ ((vector_size (32)));
-/* Unaligned load of 16 counts (a macro: a function returning a 32-byte vector would have an
- * ABI that depends on AVX being enabled). */
-typedef guint16 DsU16x16u __attribute__ ((vector_size (32), aligned (2), may_alias));
-#define DS_LOAD(p) ((DsU16x16) *(const DsU16x16u *) (const void *) (p))
-
 #define STRIP16_COLUMNS 256
-
-/* The bin of h[0..15] (total ≤ 65535) holding the k-th smallest value; *cum += the count of
- * the bins before it. Prefix sums in two SSE2 registers; p ≤ k as a saturating p − k == 0;
- * the number of prefixes ≤ k is the bin. */
-static inline __attribute__ ((always_inline)) int
-ds_select16 (const guint16 *h, guint32 k, guint32 *cum)
-{
-  __m128i lo = _mm_loadu_si128 ((const __m128i *) (const void *) h);
-  __m128i hi = _mm_loadu_si128 ((const __m128i *) (const void *) (h + 8));
-  const __m128i kv = _mm_set1_epi16 ((short) k), zero = _mm_setzero_si128 ();
-  guint16 pre[16];
-  unsigned bits;
-  int b;
-
-  lo = _mm_add_epi16 (lo, _mm_slli_si128 (lo, 2));
-  hi = _mm_add_epi16 (hi, _mm_slli_si128 (hi, 2));
-  lo = _mm_add_epi16 (lo, _mm_slli_si128 (lo, 4));
-  hi = _mm_add_epi16 (hi, _mm_slli_si128 (hi, 4));
-  lo = _mm_add_epi16 (lo, _mm_slli_si128 (lo, 8));
-  hi = _mm_add_epi16 (hi, _mm_slli_si128 (hi, 8));
-  hi = _mm_add_epi16 (hi, _mm_set1_epi16 ((short) _mm_extract_epi16 (lo, 7)));
-  bits = (unsigned) _mm_movemask_epi8 (_mm_cmpeq_epi16 (_mm_subs_epu16 (lo, kv), zero))
-         | (unsigned) _mm_movemask_epi8 (_mm_cmpeq_epi16 (_mm_subs_epu16 (hi, kv), zero)) << 16;
-  b = __builtin_popcount (bits) / 2;
-  _mm_storeu_si128 ((__m128i *) (void *) pre, lo);
-  _mm_storeu_si128 ((__m128i *) (void *) (pre + 8), hi);
-  *cum += b > 0 ? pre[b - 1] : 0;
-  return b;
-}
 
 typedef struct {
   const guint16 *colf; /* [col − hlo][256] */
-  DsU16x16 kc;         /* window coarse histogram */
-  DsU16x16 kf[16];     /* window fine histogram, bucket b valid for column last[b] */
+  LbU16x16 kc;         /* window coarse histogram */
+  LbU16x16 kf[16];     /* window fine histogram, bucket b valid for column last[b] */
   int last[16];
   int hlo;
   int r;
@@ -334,19 +312,19 @@ win16_bucket (Win16 *w, int b, int j)
     return;
   if (last < 0 || j - last > 2 * r + 1)
     {
-      DsU16x16 acc = { 0 };
+      LbU16x16 acc = { 0 };
 
       for (int col = MAX (0, j - r); col <= MIN (w->rw - 1, j + r); col++)
-        acc += DS_LOAD (w->colf + (gsize) (col - w->hlo) * 256 + b * 16);
+        acc += lb_load_u16x16 (w->colf + (gsize) (col - w->hlo) * 256 + b * 16);
       w->kf[b] = acc;
     }
   else
     for (int xx = last + 1; xx <= j; xx++)
       {
         if (xx + r < w->rw)
-          w->kf[b] += DS_LOAD (w->colf + (gsize) (xx + r - w->hlo) * 256 + b * 16);
+          w->kf[b] += lb_load_u16x16 (w->colf + (gsize) (xx + r - w->hlo) * 256 + b * 16);
         if (xx - r - 1 >= 0)
-          w->kf[b] -= DS_LOAD (w->colf + (gsize) (xx - r - 1 - w->hlo) * 256 + b * 16);
+          w->kf[b] -= lb_load_u16x16 (w->colf + (gsize) (xx - r - 1 - w->hlo) * 256 + b * 16);
       }
   w->last[b] = j;
 }
@@ -356,10 +334,10 @@ static inline guint
 win16_kth (Win16 *w, guint32 k, int j)
 {
   guint32 cum = 0;
-  const int b = ds_select16 ((const guint16 *) (const void *) &w->kc, k, &cum);
+  const int b = lb_select16_u16 ((const guint16 *) (const void *) &w->kc, k, &cum);
 
   win16_bucket (w, b, j);
-  return (guint) (b * 16 + ds_select16 ((const guint16 *) (const void *) &w->kf[b], k - cum,
+  return (guint) (b * 16 + lb_select16_u16 ((const guint16 *) (const void *) &w->kf[b], k - cum,
                                         &cum));
 }
 
@@ -380,10 +358,7 @@ despeckle_strip16_8 (const LbXvDespeckle *self, const LbKernelBuf *src, LbKernel
   w->hlo = hlo;
   w->r = r;
   w->rw = rw;
-  memset (colf, 0, sizeof (guint16) * (hhi - hlo) * 256);
-  memset (colc, 0, sizeof (guint16) * (hhi - hlo) * 16);
-  for (int yy = MAX (R->y0, ya - r); yy <= MIN (R->y1 - 1, ya + r); yy++)
-    column_rows (colf, colc, src, R, yy, c, hlo, hhi, 1);
+  columns_start (colf, colc, src, R, ya, r, c, hlo, hhi);
 
   for (int y = ya; y < yb; y++)
     {
@@ -391,28 +366,23 @@ despeckle_strip16_8 (const LbXvDespeckle *self, const LbKernelBuf *src, LbKernel
       guint8 *out = lb_xv_row_mut (dst, y) + (gsize) R->x0 * ch + c;
 
       if (y > ya)
-        {
-          if (y + r <= R->y1 - 1)
-            column_rows (colf, colc, src, R, y + r, c, hlo, hhi, 1);
-          if (y - r - 1 >= R->y0)
-            column_rows (colf, colc, src, R, y - r - 1, c, hlo, hhi, -1);
-        }
+        columns_next_row (colf, colc, src, R, y, r, c, hlo, hhi);
 
       /* A new row: the column histograms changed, so every fine window bucket is stale. */
-      w->kc = (DsU16x16) { 0 };
+      w->kc = (LbU16x16) { 0 };
       for (int b = 0; b < 16; b++)
         w->last[b] = -1;
       for (int j = hlo; j <= MIN (hhi - 1, ja + r - 1); j++)
-        w->kc += DS_LOAD (colc + (gsize) (j - hlo) * 16);
+        w->kc += lb_load_u16x16 (colc + (gsize) (j - hlo) * 16);
 
       for (int j = ja; j < jb; j++)
         {
           guint32 n;
 
           if (j + r < hhi)
-            w->kc += DS_LOAD (colc + (gsize) (j + r - hlo) * 16);
+            w->kc += lb_load_u16x16 (colc + (gsize) (j + r - hlo) * 16);
           if (j - r - 1 >= hlo)
-            w->kc -= DS_LOAD (colc + (gsize) (j - r - 1 - hlo) * 16);
+            w->kc -= lb_load_u16x16 (colc + (gsize) (j - r - 1 - hlo) * 16);
           n = (guint32) (MIN (rw - 1, j + r) - MAX (0, j - r) + 1) * ny;
           if (n % 2)
             out[(gsize) j * ch] = (guint8) win16_kth (w, n / 2, j);
@@ -443,107 +413,6 @@ despeckle_fast16_rows_8 (const LbXvDespeckle *self,
     for (int ja = 0; ja < rw; ja += STRIP16_COLUMNS)
       despeckle_strip16_8 (self, src, dst, ya, yb, c, ja, MIN (rw, ja + STRIP16_COLUMNS), colf,
                            colc, &w);
-}
-
-/* ---- 16 bits: Huang on a three-level histogram, searched from the last answer --------- */
-
-typedef struct {
-  guint32 l1[256];   /* by the high byte */
-  guint32 l2[4096];  /* by the top 12 bits */
-  guint32 l3[65536];
-  guint pb;          /* high-byte bin where the last search ended */
-  guint32 below;     /* window values < pb · 256 */
-} Hist16;
-
-static inline void
-hist16_add (Hist16 *h, guint v, guint32 d)
-{
-  h->l1[v >> 8] += d;
-  h->l2[v >> 4] += d;
-  h->l3[v] += d;
-  if ((v >> 8) < h->pb)
-    h->below += d;
-}
-
-/* The k-th smallest (0-based) value. The search starts from the previous answer's high-byte
- * bin, whose count of smaller values the updates keep: along a row the median moves a few
- * bins at most, then ≤ 16 + 16 steps below it. */
-static guint
-hist16_select (Hist16 *h, guint32 k)
-{
-  guint32 acc = h->below;
-  guint i = h->pb;
-
-  while (acc > k)
-    acc -= h->l1[--i];
-  while (acc + h->l1[i] <= k)
-    acc += h->l1[i++];
-  h->pb = i;
-  h->below = acc;
-  i <<= 4;
-  while (acc + h->l2[i] <= k)
-    acc += h->l2[i++];
-  i <<= 4;
-  while (acc + h->l3[i] <= k)
-    acc += h->l3[i++];
-  return i;
-}
-
-static void
-despeckle_fast_rows_16 (const LbXvDespeckle *self,
-                        const LbKernelBuf   *src,
-                        LbKernelBuf         *dst,
-                        int                  ya,
-                        int                  yb)
-{
-  const LbXvRegion *R = &self->region;
-  const int r = self->size / 2;
-  const int ch = src->channels;
-  const int nc = lb_xv_colour_channels (ch);
-  const int rw = R->x1 - R->x0;
-  g_autofree Hist16 *h = g_new0 (Hist16, 1);
-
-  for (int c = 0; c < nc; c++)
-    for (int y = ya; y < yb; y++)
-      {
-        const int wy0 = MAX (R->y0, y - r), wy1 = MIN (R->y1 - 1, y + r);
-        const guint32 ny = (guint32) (wy1 - wy0 + 1);
-        guint16 *out = (guint16 *) (void *) lb_xv_row_mut (dst, y) + (gsize) R->x0 * ch + c;
-        const guint16 *rows0 = (const guint16 *) (const void *) lb_xv_row (src, wy0)
-                               + (gsize) R->x0 * ch + c;
-        const gsize rstride = src->stride / 2;
-
-        /* Column j of the window rows: samples rows0[k * rstride + j * ch], k < ny. */
-#define COLUMN(j, d)                                                                 \
-        for (guint32 k = 0; k < ny; k++)                                             \
-          hist16_add (h, rows0[(gsize) k * rstride + (gsize) (j) * ch], (guint32) (d))
-
-        for (int j = 0; j <= MIN (rw - 1, r); j++)
-          COLUMN (j, 1);
-        for (int j = 0; j < rw; j++)
-          {
-            guint32 n;
-            const int lo = MAX (0, j - r), hi = MIN (rw - 1, j + r);
-
-            if (j > 0)
-              {
-                if (j + r < rw)
-                  COLUMN (j + r, 1);
-                if (j - r - 1 >= 0)
-                  COLUMN (j - r - 1, -1);
-              }
-            n = (guint32) (hi - lo + 1) * ny;
-            if (n % 2)
-              out[(gsize) j * ch] = (guint16) hist16_select (h, n / 2);
-            else
-              out[(gsize) j * ch] = (guint16) ((hist16_select (h, n / 2 - 1)
-                                                + hist16_select (h, n / 2)) / 2);
-          }
-        /* Leave the histogram empty for the next row. */
-        for (int j = MAX (0, rw - 1 - r); j < rw; j++)
-          COLUMN (j, -1);
-#undef COLUMN
-      }
 }
 
 /* ---- n = 3: a median network on whole rows ---------------------------------------------- */
@@ -820,7 +689,15 @@ despeckle_hist_rows (const LbXvDespeckle *self,
   else if (src->depth == 8)
     despeckle_fast_rows_8 (self, src, dst, y0, y1);
   else
-    despeckle_fast_rows_16 (self, src, dst, y0, y1);
+    {
+      const LbXvRegion *R = &self->region;
+      const LbMedian16Job job = {
+        src->data, dst->data, src->stride, dst->stride, src->channels, 0,
+        R->x0, R->x1, R->y0, R->y1, self->size / 2,
+      };
+
+      lb_median16_rows (&job, lb_xv_colour_channels (src->channels), y0, y1);
+    }
 }
 
 void
@@ -839,42 +716,28 @@ lb_xv_despeckle_process (const LbXvDespeckle *self,
   y1 = MIN (y1, R->y1);
   if (y0 >= y1 || self->size == 1)
     return;
-  if (self->size == 3 && R->x1 - R->x0 >= 3 && R->y1 - R->y0 >= 3)
+  if ((self->size == 3 || self->size == 5) && R->x1 - R->x0 >= self->size
+      && R->y1 - R->y0 >= self->size)
     {
-      /* The network for interior rows; the first and last row of the region (clipped
-       * windows) go through the histogram path below. */
-      const int ia = MAX (y0, R->y0 + 1), ib = MIN (y1, R->y1 - 1);
+      /* The network for rows whose window is not clipped; the e rows at each end of the
+       * region (clipped windows) go through the histogram path. */
+      const int e = self->size / 2;
+      const int ia = MAX (y0, R->y0 + e), ib = MIN (y1, R->y1 - e);
 
-      if (ia < ib)
-        {
-          if (src->depth == 8)
-            despeckle3_rows (self, src, dst, ia, ib, 8);
-          else
-            despeckle3_rows (self, src, dst, ia, ib, 16);
-        }
-      if (y0 == R->y0)
-        despeckle_hist_rows (self, src, dst, y0, y0 + 1);
-      if (y1 == R->y1)
-        despeckle_hist_rows (self, src, dst, y1 - 1, y1);
-      return;
-    }
-  if (self->size == 5 && R->x1 - R->x0 >= 5 && R->y1 - R->y0 >= 5)
-    {
-      /* The network for rows whose window is not clipped; the two rows at each end of the
-       * region go through the histogram path. */
-      const int ia = MAX (y0, R->y0 + 2), ib = MIN (y1, R->y1 - 2);
-
-      if (ia < ib)
-        {
-          if (src->depth == 8)
-            despeckle5_rows (self, src, dst, ia, ib, 8);
-          else
-            despeckle5_rows (self, src, dst, ia, ib, 16);
-        }
-      if (y0 < R->y0 + 2)
-        despeckle_hist_rows (self, src, dst, y0, MIN (y1, R->y0 + 2));
-      if (y1 > R->y1 - 2)
-        despeckle_hist_rows (self, src, dst, MAX (y0, R->y1 - 2), y1);
+      /* the networks inlined here with a constant depth: through a helper function the
+       * n = 5 pass ran ~15 % slower (2 threads, 1.4 Mpx RGB8, same run) */
+      if (ia < ib && self->size == 3 && src->depth == 8)
+        despeckle3_rows (self, src, dst, ia, ib, 8);
+      else if (ia < ib && self->size == 3)
+        despeckle3_rows (self, src, dst, ia, ib, 16);
+      else if (ia < ib && src->depth == 8)
+        despeckle5_rows (self, src, dst, ia, ib, 8);
+      else if (ia < ib)
+        despeckle5_rows (self, src, dst, ia, ib, 16);
+      if (y0 < R->y0 + e)
+        despeckle_hist_rows (self, src, dst, y0, MIN (y1, R->y0 + e));
+      if (y1 > R->y1 - e)
+        despeckle_hist_rows (self, src, dst, MAX (y0, R->y1 - e), y1);
       return;
     }
   despeckle_hist_rows (self, src, dst, y0, y1);

@@ -44,9 +44,9 @@ void     lb_xv_despeckle_process_ref (const LbXvDespeckle *self,
  * cost per pixel does not depend on n. For n ≤ 255 every window count fits 16 bits: the
  * window histograms are 16-lane vectors and the k-th value is found without branches
  * (prefix sums of 16 counts compared with k in SSE2).
- * 16 bits: a sliding window histogram (Huang) on three levels (256, 4096 and 65536 bins),
- * searched from the previous answer's high-byte bin; each pixel moves one window column out
- * and one in (2·n updates: linear in n, not constant).
+ * 16 bits (n ≥ 7, and the clipped rows of n = 3 and 5): lb_median16_rows (lb-median-hist.h,
+ * shared with the enhance median): Huang's sliding histogram (linear in n), and for
+ * 97 ≤ n ≤ 255 Perreault's scheme on four tiers of 16 bins (16, 256, 4096, 65536).
  * Identical output. */
 void     lb_xv_despeckle_process     (const LbXvDespeckle *self,
                                       const LbKernelBuf   *src,

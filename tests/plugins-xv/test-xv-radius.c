@@ -19,64 +19,11 @@
 #include "lb-xv-blur.h"
 #include "lb-xv-despeckle.h"
 #include "lb-xv-oil.h"
+#include "xv-test-buf.h"
 
 typedef enum { F_BLUR, F_DESPECKLE, F_OIL, F_MEDIAN } FilterId;
 
 static const char *const filter_names[] = { "blur", "despeckle", "oil", "median" };
-
-/* An owned buffer with a padded stride, so kernels cannot assume packed rows. */
-typedef struct {
-  LbKernelBuf b;
-  guint8 *mem;
-} Buf;
-
-static void
-buf_init (Buf *buf, int width, int height, int channels, int depth, int pad)
-{
-  buf->b.width = width;
-  buf->b.height = height;
-  buf->b.channels = channels;
-  buf->b.depth = depth;
-  buf->b.stride = (gsize) width * channels * (depth / 8) + 2 * (gsize) pad;
-  buf->mem = g_malloc0 (buf->b.stride * height);
-  buf->b.data = buf->mem;
-}
-
-static void
-buf_copy (Buf *dst, const Buf *src)
-{
-  buf_init (dst, src->b.width, src->b.height, src->b.channels, src->b.depth, 3);
-  for (int y = 0; y < src->b.height; y++)
-    memcpy (dst->b.data + y * dst->b.stride, src->b.data + y * src->b.stride,
-            (gsize) src->b.width * src->b.channels * (src->b.depth / 8));
-}
-
-static void
-buf_clear (Buf *buf)
-{
-  g_clear_pointer (&buf->mem, g_free);
-}
-
-static guint
-buf_get (const Buf *buf, int x, int y, int c)
-{
-  const guint8 *row = buf->b.data + y * buf->b.stride;
-  const gsize i = (gsize) x * buf->b.channels + c;
-
-  return buf->b.depth == 8 ? row[i] : ((const guint16 *) (const void *) row)[i];
-}
-
-static void
-buf_set (Buf *buf, int x, int y, int c, guint v)
-{
-  guint8 *row = buf->b.data + y * buf->b.stride;
-  const gsize i = (gsize) x * buf->b.channels + c;
-
-  if (buf->b.depth == 8)
-    row[i] = (guint8) v;
-  else
-    ((guint16 *) (void *) row)[i] = (guint16) v;
-}
 
 /* Number of samples that differ; logs the first. */
 static gsize
@@ -329,15 +276,16 @@ typedef struct {
   int w, h;         /* image size; odd sizes */
 } Sweep;
 
-/* Formats: GRAY8, GRAY16, RGB8, RGBA8 at every parameter; the other four (GRAYA8, GRAYA16,
- * RGB16, RGBA16) at every third. */
+/* Channels and depth: GRAY8, GRAY16, RGB8, RGBA8, then GRAYA8, GRAYA16, RGB16, RGBA16. */
+static const int formats[][2] = { { 1, 8 }, { 1, 16 }, { 3, 8 }, { 4, 8 },
+                                  { 2, 8 }, { 2, 16 }, { 3, 16 }, { 4, 16 } };
+
+/* The first four formats at every parameter; the other four at every third. */
 static void
 test_sweep (gconstpointer data)
 {
   const Sweep *s = data;
   g_autoptr (GRand) rand = g_rand_new_with_seed (4321 + 100 * s->id + s->lo);
-  static const int formats[][2] = { { 1, 8 }, { 1, 16 }, { 3, 8 }, { 4, 8 },
-                                    { 2, 8 }, { 2, 16 }, { 3, 16 }, { 4, 16 } };
 
   for (int p = s->lo, k = 0; p <= s->hi; p += s->step, k++)
     for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
@@ -350,16 +298,16 @@ test_sweep (gconstpointer data)
 }
 
 /* Large windows against the reference at a few sizes: the reference sorts (median) or counts
- * all pairs (oil) per window, so the images stay small and the formats few. */
+ * all pairs (oil) per window, so the images stay small and the formats few (the first four,
+ * every other one with a selection). */
 static void
 test_large (gconstpointer data)
 {
   const Sweep *s = data;
   g_autoptr (GRand) rand = g_rand_new_with_seed (777 + 100 * s->id + s->lo);
-  static const int formats[][2] = { { 1, 8 }, { 3, 8 }, { 1, 16 }, { 4, 8 } };
 
   for (int p = s->lo; p <= s->hi; p += s->step)
-    for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (gsize f = 0; f < 4; f++)
       compare_one (rand, s->id, p, s->w, s->h, formats[f][0], formats[f][1], f % 2 == 1);
 }
 
@@ -425,6 +373,46 @@ static const Sweep large[] = {
   { F_OIL, 21, 31, 10, 37, 34 },
 };
 
+/* Issue 3: the constant-time medians (8 bits: Perreault; 16 bits: four tiers) on images
+ * wider than one strip (8 bits: 256 output columns; 16 bits: max (64, 2r); plus 2r halo),
+ * so strips start and end inside the image: 8 bits at the smallest radius they serve (3),
+ * 15 and 25; 16 bits on both sides of the four-tier range (Huang at r 47 and 128, four
+ * tiers at 48 and 60); all formats or the three cheapest, with and without a selection;
+ * compare_one checks one-row bands, random bands in reverse order and three threads
+ * against the reference. */
+typedef struct {
+  FilterId id;
+  int param;
+  int w, h;
+  gboolean all_formats; /* else GRAY8, GRAY16, RGB8 only (slow references) */
+} Wide;
+
+static void
+test_wide (gconstpointer data)
+{
+  const Wide *s = data;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (2468 + 10 * s->id + s->param);
+  const gsize nf = s->all_formats ? G_N_ELEMENTS (formats) : 3;
+
+  for (gsize f = 0; f < 2 * nf; f++)
+    compare_one (rand, s->id, s->param, s->w, s->h, formats[f / 2][0], formats[f / 2][1],
+                 f % 2 == 1);
+}
+
+static const Wide wides[] = {
+  { F_MEDIAN, 3, 300, 24, TRUE },
+  { F_DESPECKLE, 7, 300, 24, TRUE },
+  { F_MEDIAN, 15, 170, 40, TRUE },
+  { F_DESPECKLE, 31, 170, 40, TRUE },
+  { F_MEDIAN, 25, 150, 56, FALSE },
+  { F_DESPECKLE, 51, 150, 56, FALSE },
+  { F_MEDIAN, 47, 250, 22, FALSE },
+  { F_MEDIAN, 48, 260, 22, TRUE },
+  { F_DESPECKLE, 121, 300, 20, FALSE },
+  { F_MEDIAN, 128, 21, 150, FALSE },
+  { F_DESPECKLE, 257, 150, 21, FALSE },
+};
+
 /* Oil's xv window (4×4) on its vector path: widths around its 16- and 32-column steps and
  * the smallest regions it takes (4 columns, 4 rows), every format, with and without a
  * selection, against the reference (compare_one: one band, one row per band, random bands,
@@ -436,8 +424,6 @@ test_oil_xv_shapes (void)
   static const int shapes[][2] = { { 4, 4 }, { 5, 6 }, { 6, 5 }, { 7, 9 }, { 15, 8 },
                                    { 16, 7 }, { 17, 6 }, { 31, 8 }, { 32, 7 }, { 33, 6 },
                                    { 34, 5 }, { 65, 9 }, { 97, 7 } };
-  static const int formats[][2] = { { 1, 8 }, { 1, 16 }, { 3, 8 }, { 4, 8 },
-                                    { 2, 8 }, { 2, 16 }, { 3, 16 }, { 4, 16 } };
 
   for (gsize i = 0; i < G_N_ELEMENTS (shapes); i++)
     for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
@@ -496,15 +482,16 @@ static void
 test_oil_palette (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (256);
-  static const int formats[][2] = { { 3, 8 }, { 4, 8 }, { 1, 16 }, { 2, 16 } };
+  static const int palette_formats[][2] = { { 3, 8 }, { 4, 8 }, { 1, 16 }, { 2, 16 } };
   static const int colours[] = { 2, 7, 256, 300 };
   static const int sizes[] = { 5, 31 };
 
-  for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+  for (gsize f = 0; f < G_N_ELEMENTS (palette_formats); f++)
     for (gsize p = 0; p < G_N_ELEMENTS (colours); p++)
       for (gsize z = 0; z < G_N_ELEMENTS (sizes); z++)
         {
-          const int channels = formats[f][0], depth = formats[f][1], w = 33, h = 27;
+          const int channels = palette_formats[f][0], depth = palette_formats[f][1], w = 33;
+          const int h = 27;
           const int ncol = colours[p];
           Job job = { F_OIL, sizes[z], { { { 0 } } }, NULL };
           const LbKernelRect rect = { 3, 2, 27, 23 };
@@ -562,6 +549,12 @@ main (int argc, char **argv)
                                                filter_names[large[i].id], large[i].lo,
                                                large[i].hi);
       g_test_add_data_func (path, &large[i], test_large);
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (wides); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/xv-radius/wide/%s-%d",
+                                               filter_names[wides[i].id], wides[i].param);
+      g_test_add_data_func (path, &wides[i], test_wide);
     }
   g_test_add_func ("/xv-radius/blur-u16-limit", test_blur_u16_limit);
   g_test_add_func ("/xv-radius/oil-xv-shapes", test_oil_xv_shapes);

@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/* Histogram medians shared by the enhance median (lb-median.c) and xv despeckle
+ * (lb-xv-despeckle.c): both take, per colour channel, the median of the (2r+1)² window clipped
+ * to the region, and with an even count (clipped windows only) the truncated mean of the two
+ * middle values. Header-only (static functions) so each kernel library keeps its own copy and
+ * its own compile flags; GLib and SSE2 (the x86-64 baseline) only.
+ *
+ *  - lb_select16_u16: the k-th value's bin among 16 u16 counts, without a branch.
+ *  - lb_median16_rows: 16-bit samples. For 48 ≤ r ≤ 127 the two-tier scheme of Perreault &
+ *    Hébert's constant-time median (IEEE TIP 2007) carried to four tiers of 16 bins (see
+ *    below): constant cost per sample on smooth data, rebuilds linear in r on noisy data.
+ *    For r < 48 (where it is cheaper on noisy images) and r > 127 (u16 window counts)
+ *    Huang's sliding histogram, O(r) per sample. */
+
+#include <string.h>
+
+#include <emmintrin.h>
+#include <glib.h>
+
+/* Hot loops get an AVX2 clone beside the SSE2 one, picked at load time (an ifunc); integer
+ * only, so both clones give identical results. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define LB_MEDIAN_HIST_CLONES __attribute__ ((target_clones ("avx2", "default")))
+#else
+#define LB_MEDIAN_HIST_CLONES
+#endif
+
+/* 16 histogram bins as one value; GCC lowers the arithmetic to SSE2 or AVX2. */
+typedef guint16 LbU16x16 __attribute__ ((vector_size (32)));
+typedef guint8 LbU8x16 __attribute__ ((vector_size (16)));
+/* Unaligned loads of 16 counts (macros: a function returning a 32-byte vector would have an
+ * ABI that depends on AVX being enabled). */
+typedef guint16 LbU16x16u __attribute__ ((vector_size (32), aligned (2), may_alias));
+typedef guint8 LbU8x16u __attribute__ ((vector_size (16), aligned (1), may_alias));
+#define lb_load_u16x16(p) ((LbU16x16) *(const LbU16x16u *) (const void *) (p))
+#define lb_load_u8x16_wide(p) \
+  __builtin_convertvector (*(const LbU8x16u *) (const void *) (p), LbU16x16)
+
+/* The bin of h[0..15] (u16 counts, total ≤ 65535) holding the k-th smallest value, and in
+ * *cum the count of the bins before it added, without a data-dependent branch: prefix sums of
+ * the 16 counts in two SSE2 registers, compared with k (p ≤ k as a saturating p − k == 0);
+ * the number of prefixes ≤ k is the bin. A scan with an early exit mispredicts once per
+ * search (the bin changes from sample to sample), which cost more than the search itself. */
+static inline __attribute__ ((always_inline)) int
+lb_select16_u16 (const guint16 *h, guint32 k, guint32 *cum)
+{
+  __m128i lo = _mm_loadu_si128 ((const __m128i *) (const void *) h);
+  __m128i hi = _mm_loadu_si128 ((const __m128i *) (const void *) (h + 8));
+  const __m128i kv = _mm_set1_epi16 ((short) k), zero = _mm_setzero_si128 ();
+  guint16 pre[16];
+  unsigned bits;
+  int b;
+
+  lo = _mm_add_epi16 (lo, _mm_slli_si128 (lo, 2));
+  hi = _mm_add_epi16 (hi, _mm_slli_si128 (hi, 2));
+  lo = _mm_add_epi16 (lo, _mm_slli_si128 (lo, 4));
+  hi = _mm_add_epi16 (hi, _mm_slli_si128 (hi, 4));
+  lo = _mm_add_epi16 (lo, _mm_slli_si128 (lo, 8));
+  hi = _mm_add_epi16 (hi, _mm_slli_si128 (hi, 8));
+  hi = _mm_add_epi16 (hi, _mm_set1_epi16 ((short) _mm_extract_epi16 (lo, 7)));
+  bits = (unsigned) _mm_movemask_epi8 (_mm_cmpeq_epi16 (_mm_subs_epu16 (lo, kv), zero))
+         | (unsigned) _mm_movemask_epi8 (_mm_cmpeq_epi16 (_mm_subs_epu16 (hi, kv), zero)) << 16;
+  b = __builtin_popcount (bits) / 2;
+  _mm_storeu_si128 ((__m128i *) (void *) pre, lo);
+  _mm_storeu_si128 ((__m128i *) (void *) (pre + 8), hi);
+  *cum += b > 0 ? pre[b - 1] : 0;
+  return b;
+}
+
+/* One channel of a 16-bit median: samples src + y·sstride (bytes) + x·ch + c (in samples),
+ * region [x0, x1) × [y0, y1) in image coordinates, window radius r; writes dst likewise. */
+typedef struct {
+  const guint8 *src;
+  guint8 *dst;
+  gsize sstride, dstride;
+  int ch, c;
+  int x0, x1, y0, y1;
+  int r;
+} LbMedian16Job;
+
+static inline const guint16 *
+lb_m16_row (const LbMedian16Job *j, int y)
+{
+  return (const guint16 *) (const void *) (j->src + (gsize) y * j->sstride) + j->c;
+}
+
+/* ---- 48 ≤ r ≤ 127: four-tier constant-time median -------------------------------------------
+ *
+ * A 16-bit value v is found in four tiers of 16-way choices: tier t has 16^(t+1) bins, bin
+ * v >> (12 − 4t). Every column of the strip keeps its histogram at every tier (u8 counts: a
+ * column holds ≤ 2r+1 ≤ 255 samples; 69 904 bytes per column), updated by one sample in and
+ * one out per row. The window's tier-0 histogram (16 bins) slides along the row by one column
+ * histogram in and one out per pixel. The window's tier-t histogram (t ≥ 1) is kept in groups
+ * of 16 bins, one per tier-(t−1) bin, each brought up to date only when the search enters it
+ * (Perreault's lazy update): by the columns that entered and left since its last use, or
+ * rebuilt from the window's columns when that is cheaper. The search is four branch-free
+ * 16-bin selects. Window counts are u16, so (2r+1)² ≤ 65535: r ≤ 127. Per sample: 8 column
+ * updates (×(strip + 2r)/strip for the halo), 2 vector ops for tier 0 and for each deeper
+ * tier 2 per column moved since the group's last use — a constant on images where the median
+ * stays in the same groups, at most 2r+1 vector loads per tier where it jumps (noise). */
+
+#define LB_M16_MAX_RADIUS 127
+/* Below this radius Huang's O(r) updates cost less than the four tiers, whose constant
+ * depends on the data: where the window's values spread thinly (noise), the median changes
+ * its tier-2 and tier-3 groups at almost every pixel and each change rebuilds a group from
+ * 2r+1 columns. Measured (1400×1000 GRAY16, 1 thread, ms, four tiers / Huang, same run, a
+ * loaded 2-core EPYC): lightbox-bench's image (smooth waves over the full range + uniform
+ * noise of ±1024): r 15 505 / 304, r 25 648 / 459, r 40 737 / 590, r 50 759 / 879, r 100
+ * 658 / 1944; kernels-a-timing's test card (ramps, flat areas, a fine 257-periodic pattern):
+ * r 3 199 / 107, r 8 220 / 210, r 10 237 / 253, r 15 262 / 326, r 25 242 / 500, r 40 344 /
+ * 780. The crossover follows the noisy image, so that no image gets slower than with Huang.
+ * (-D LB_M16_MIN_RADIUS=1 or 1000 forces one path.) */
+#ifndef LB_M16_MIN_RADIUS
+#define LB_M16_MIN_RADIUS 48
+#endif
+#define LB_M16_COL_BYTES (16 + 256 + 4096 + 65536)
+
+typedef struct {
+  LbU16x16 k0;          /* window tier 0 */
+  LbU16x16 k1[16];      /* window tier 1, group g valid as of position last1[g] */
+  LbU16x16 k2[256];
+  LbU16x16 k3[4096];
+  gint64 last1[16], last2[256], last3[4096];
+  guint8 *col;          /* tiers 0 … 3, each [group][column − colmin][16] */
+  gsize ncols;          /* columns per group */
+  int colmin;
+  int wx0, wx1;         /* the window's columns at the current position */
+  int r;
+  gint64 pos;           /* current position; jumps by > 2r+1 at each new row and strip */
+} LbM16;
+
+static const gsize lb_m16_tier_off[4] = { 0, 16, 16 + 256, 16 + 256 + 4096 };
+
+/* the 16 tier-t counts of group g (bins 16g … 16g + 15) of image column x: tier t is stored
+ * group by group, each group's columns side by side, so that a group's window (a rebuild)
+ * is one sequential read and neighbouring columns with close values share cache lines */
+static inline guint8 *
+lb_m16_at (const LbM16 *m, int t, int x, guint g)
+{
+  return m->col + m->ncols * lb_m16_tier_off[t]
+         + ((gsize) g * m->ncols + (gsize) (x - m->colmin)) * 16;
+}
+
+#define LB_M16_COL(m, t, x, g) lb_load_u8x16_wide (lb_m16_at ((m), (t), (x), (guint) (g)))
+
+/* Adds row sa (if not NULL) and removes row ss (if not NULL) to/from the histograms of
+ * columns [x0, x1], every tier. The tier bases are locals: through m, every u8 store could
+ * alias m's fields (char aliasing) and force them to be reloaded. */
+static inline void
+lb_m16_col_rows (const LbM16 *m, const guint16 *sa, const guint16 *ss, int ch, int x0, int x1)
+{
+  const gsize gs = m->ncols * 16; /* bytes per group */
+  guint8 *restrict t0 = lb_m16_at (m, 0, x0, 0), *restrict t1 = lb_m16_at (m, 1, x0, 0);
+  guint8 *restrict t2 = lb_m16_at (m, 2, x0, 0), *restrict t3 = lb_m16_at (m, 3, x0, 0);
+
+#define LB_M16_ADD(v, d)                                   \
+  do                                                       \
+    {                                                      \
+      t0[(v) >> 12] += (d);                                \
+      t1[((v) >> 12) * gs + (((v) >> 8) & 15)] += (d);     \
+      t2[((v) >> 8) * gs + (((v) >> 4) & 15)] += (d);      \
+      t3[((v) >> 4) * gs + ((v) & 15)] += (d);             \
+    }                                                      \
+  while (0)
+  for (int x = x0; x <= x1; x++, t0 += 16, t1 += 16, t2 += 16, t3 += 16)
+    {
+      if (sa != NULL)
+        {
+          const gsize v = sa[(gsize) x * ch];
+
+          LB_M16_ADD (v, 1);
+        }
+      if (ss != NULL)
+        {
+          const gsize v = ss[(gsize) x * ch];
+
+          LB_M16_ADD (v, 255); /* −1 in u8 */
+        }
+    }
+#undef LB_M16_ADD
+}
+
+/* brings group g of the window's tier-t histogram (k, last) to the current position x */
+static inline __attribute__ ((always_inline)) void
+lb_m16_group (LbM16 *m, int t, LbU16x16 *k, gint64 *last, int g, int x)
+{
+  const gint64 steps = m->pos - last[g];
+
+  if (steps == 0)
+    return;
+  if (2 * steps > m->wx1 - m->wx0 + 1)
+    {
+      /* stale (another row or strip: pos jumped) or cheaper to rebuild */
+      LbU16x16 acc = { 0 };
+
+      const guint8 *p = lb_m16_at (m, t, m->wx0, (guint) g);
+
+      for (int col = m->wx0; col <= m->wx1; col++, p += 16)
+        acc += lb_load_u8x16_wide (p);
+      k[g] = acc;
+    }
+  else
+    {
+      /* same row and strip, fewer than 2r+1 positions ago: the columns that moved */
+      LbU16x16 acc = k[g];
+
+      for (int xx = x - (int) steps + 1; xx <= x; xx++)
+        {
+          if (xx + m->r <= m->wx1)
+            acc += LB_M16_COL (m, t, xx + m->r, g);
+          if (xx - m->r - 1 >= m->colmin)
+            acc -= LB_M16_COL (m, t, xx - m->r - 1, g);
+        }
+      k[g] = acc;
+    }
+  last[g] = m->pos;
+}
+
+/* the k-th smallest (0-based) value of the window at position x */
+static inline __attribute__ ((always_inline)) guint
+lb_m16_kth (LbM16 *m, guint32 k, int x)
+{
+  guint32 cum = 0;
+  int g;
+
+  g = lb_select16_u16 ((const guint16 *) (const void *) &m->k0, k, &cum);
+  lb_m16_group (m, 1, m->k1, m->last1, g, x);
+  g = g * 16 + lb_select16_u16 ((const guint16 *) (const void *) &m->k1[g], k - cum, &cum);
+  lb_m16_group (m, 2, m->k2, m->last2, g, x);
+  g = g * 16 + lb_select16_u16 ((const guint16 *) (const void *) &m->k2[g], k - cum, &cum);
+  lb_m16_group (m, 3, m->k3, m->last3, g, x);
+  return (guint) (g * 16
+                  + lb_select16_u16 ((const guint16 *) (const void *) &m->k3[g], k - cum, &cum));
+}
+
+/* rows [ya, yb) (inside the region), output columns [xs0, xs1): a vertical strip */
+LB_MEDIAN_HIST_CLONES static void
+lb_m16_strip (const LbMedian16Job *j, LbM16 *m, int ya, int yb, int xs0, int xs1)
+{
+  const int r = j->r, ch = j->ch, cx0 = j->x0, cx1 = j->x1 - 1, ry0 = j->y0, ry1 = j->y1 - 1;
+  const int colmin = MAX (cx0, xs0 - r), colmax = MIN (cx1, xs1 - 1 + r);
+  /* rows [rlo, rhi] are in the column histograms (all zero on entry) */
+  int rlo = MAX (ry0, ya - r - 1), rhi = MIN (ry1, ya + r - 1);
+
+  m->colmin = colmin;
+  m->r = r;
+  /* rows ya−r−1 … ya+r−1: the first output row then adds ya+r and drops ya−r−1 */
+  for (int y = rlo; y <= rhi; y++)
+    lb_m16_col_rows (m, lb_m16_row (j, y), NULL, ch, colmin, colmax);
+  for (int y = ya; y < yb; y++)
+    {
+      guint16 *d = (guint16 *) (void *) (j->dst + (gsize) y * j->dstride) + j->c;
+      const int wy0 = MAX (ry0, y - r), wy1 = MIN (ry1, y + r);
+      const guint16 *sa = y + r <= ry1 ? lb_m16_row (j, y + r) : NULL;
+      const guint16 *ss = y - r - 1 >= ry0 ? lb_m16_row (j, y - r - 1) : NULL;
+
+      lb_m16_col_rows (m, sa, ss, ch, colmin, colmax);
+      rhi = sa != NULL ? y + r : rhi;
+      rlo = ss != NULL ? y - r : rlo;
+
+      /* a new row: every deeper group is stale, which the jump of pos says */
+      m->pos += 2 * r + 2 + (xs1 - xs0);
+      m->k0 = (LbU16x16) { 0 };
+      for (int col = colmin; col <= MIN (colmax, xs0 + r - 1); col++)
+        m->k0 += LB_M16_COL (m, 0, col, 0);
+      for (int x = xs0; x < xs1; x++)
+        {
+          guint32 n;
+
+          m->pos++;
+          if (x + r <= colmax)
+            m->k0 += LB_M16_COL (m, 0, x + r, 0);
+          if (x - r - 1 >= colmin)
+            m->k0 -= LB_M16_COL (m, 0, x - r - 1, 0);
+          m->wx0 = MAX (cx0, x - r);
+          m->wx1 = MIN (cx1, x + r);
+          n = (guint32) (m->wx1 - m->wx0 + 1) * (guint32) (wy1 - wy0 + 1);
+          if (n & 1)
+            d[(gsize) x * ch] = (guint16) lb_m16_kth (m, n / 2, x);
+          else
+            d[(gsize) x * ch] = (guint16) ((lb_m16_kth (m, n / 2 - 1, x)
+                                            + lb_m16_kth (m, n / 2, x)) / 2);
+        }
+    }
+  /* leave the column histograms empty for the next strip: removing the 2r+1 rows costs less
+   * than clearing 68 KiB per column */
+  for (int y = rlo; y <= rhi; y++)
+    lb_m16_col_rows (m, NULL, lb_m16_row (j, y), ch, colmin, colmax);
+}
+
+/* ---- r < 48 or r > 127: Huang's sliding window ---------------------------------------------
+ * on three levels (256, 4096, 65536 bins), searched from the previous answer's high-byte
+ * bin; 2(2r+1) updates per sample. */
+
+typedef struct {
+  guint32 l1[256];
+  guint32 l2[4096];
+  guint32 l3[65536];
+  guint pb;        /* high-byte bin where the last search ended */
+  guint32 below;   /* window values < pb · 256 */
+} LbHuang16;
+
+static inline void
+lb_huang16_column (LbHuang16 *h, const LbMedian16Job *j, int x, int wy0, int wy1, guint32 d)
+{
+  for (int y = wy0; y <= wy1; y++)
+    {
+      const guint v = lb_m16_row (j, y)[(gsize) x * j->ch];
+
+      h->l1[v >> 8] += d;
+      h->l2[v >> 4] += d;
+      h->l3[v] += d;
+      if ((v >> 8) < h->pb)
+        h->below += d;
+    }
+}
+
+/* the k-th smallest (0-based): along a row the median moves a few high-byte bins at most */
+static inline guint
+lb_huang16_kth (LbHuang16 *h, guint32 k)
+{
+  guint32 acc = h->below;
+  guint i = h->pb;
+
+  while (acc > k)
+    acc -= h->l1[--i];
+  while (acc + h->l1[i] <= k)
+    acc += h->l1[i++];
+  h->pb = i;
+  h->below = acc;
+  i <<= 4;
+  while (acc + h->l2[i] <= k)
+    acc += h->l2[i++];
+  i <<= 4;
+  while (acc + h->l3[i] <= k)
+    acc += h->l3[i++];
+  return i;
+}
+
+static void
+lb_huang16_rows (const LbMedian16Job *j, LbHuang16 *h, int ya, int yb)
+{
+  const int r = j->r, cx0 = j->x0, cx1 = j->x1 - 1;
+
+  for (int y = ya; y < yb; y++)
+    {
+      guint16 *d = (guint16 *) (void *) (j->dst + (gsize) y * j->dstride) + j->c;
+      const int wy0 = MAX (j->y0, y - r), wy1 = MIN (j->y1 - 1, y + r);
+
+      for (int x = cx0; x <= MIN (cx1, cx0 + r - 1); x++)
+        lb_huang16_column (h, j, x, wy0, wy1, 1);
+      for (int x = cx0; x <= cx1; x++)
+        {
+          const guint32 n = (guint32) (MIN (cx1, x + r) - MAX (cx0, x - r) + 1)
+                            * (guint32) (wy1 - wy0 + 1);
+
+          if (x + r <= cx1)
+            lb_huang16_column (h, j, x + r, wy0, wy1, 1);
+          if (x - r - 1 >= cx0)
+            lb_huang16_column (h, j, x - r - 1, wy0, wy1, (guint32) -1);
+          if (n & 1)
+            d[(gsize) x * j->ch] = (guint16) lb_huang16_kth (h, n / 2);
+          else
+            d[(gsize) x * j->ch] = (guint16) ((lb_huang16_kth (h, n / 2 - 1)
+                                               + lb_huang16_kth (h, n / 2)) / 2);
+        }
+      /* empty the histogram by removing what is left, cheaper than clearing 280 KiB */
+      for (int x = MAX (cx0, cx1 - r); x <= cx1; x++)
+        lb_huang16_column (h, j, x, wy0, wy1, (guint32) -1);
+    }
+}
+
+/* Output columns per strip of the four-tier median: the strip's column histograms plus the
+ * 2r halo columns, ~68 KiB each (about 6 MiB at r = 15); wider strips for large r keep the
+ * halo's share of the column updates below ½. */
+#define LB_M16_STRIP 64
+
+/* Rows [ya, yb) of the region, channels 0 … nc − 1 of @job (its c is ignored). */
+static G_GNUC_UNUSED void
+lb_median16_rows (const LbMedian16Job *job, int nc, int ya, int yb)
+{
+  LbMedian16Job j = *job;
+  const int rw = j.x1 - j.x0;
+
+  if (j.r < LB_M16_MIN_RADIUS || j.r > LB_M16_MAX_RADIUS)
+    {
+      /* all counts zero, pb = 0 with nothing below it */
+      LbHuang16 *h = g_new0 (LbHuang16, 1);
+
+      for (j.c = 0; j.c < nc; j.c++)
+        lb_huang16_rows (&j, h, ya, yb);
+      g_free (h);
+    }
+  else
+    {
+      const int strip = MIN (rw, MAX (LB_M16_STRIP, 2 * j.r));
+      const gsize ncols = (gsize) MIN (rw, strip + 2 * j.r);
+      LbM16 *m = g_aligned_alloc0 (1, sizeof (LbM16), 64);
+
+      /* zeroed once (fresh pages for a large block); each strip leaves it empty again */
+      m->col = g_malloc0 (ncols * LB_M16_COL_BYTES);
+      m->ncols = ncols;
+      m->pos = 0;
+      for (j.c = 0; j.c < nc; j.c++)
+        for (int xs0 = j.x0; xs0 < j.x1; xs0 += strip)
+          lb_m16_strip (&j, m, ya, yb, xs0, MIN (j.x1, xs0 + strip));
+      g_free (m->col);
+      g_aligned_free (m);
+    }
+}
