@@ -147,6 +147,30 @@ lb_rotate_free (LbRotate *st)
   g_free (st);
 }
 
+/* xv's blend weights from the offsets (px, py) of the source point from the centre of its
+ * pixel, for neighbours that exist (ux: the one beside, uy: the one above or below): the same
+ * double operations in xv's order, shared by the reference and fast paths. */
+static G_ALWAYS_INLINE inline void
+xv_weights (double    px,
+            double    py,
+            gboolean  ux,
+            gboolean  uy,
+            double   *w)
+{
+  double ax = fabs (px), ay = fabs (py), w1, w2, w3;
+
+  w1 = ux ? ax * (1.0 - ay) : 0.0;
+  w2 = uy ? ay * (1.0 - ax) : 0.0;
+  w3 = (ux && uy) ? ax * ay : 0.0;
+  w1 *= 0.7;
+  w2 *= 0.7;
+  w3 *= 0.7;
+  w[0] = 1.0 - (w1 + w2 + w3);
+  w[1] = w1;
+  w[2] = w2;
+  w[3] = w3;
+}
+
 /* Writes destination pixel (x, ·) of @drow from source coordinates (xf, yf), xv's way.
  * Returns without writing when the source pixel lies outside the region. */
 static G_ALWAYS_INLINE inline void
@@ -160,7 +184,7 @@ sample_xv (const LbRotate    *st,
            int                depth)
 {
   const LbKernelRect *r = &st->r;
-  double fx, fy, px, py, ax, ay, w0, w1, w2, w3;
+  double fx, fy, px, py, w[4];
   int ox, oy, ox1, oy1, maxv = depth == 16 ? 65535 : 255;
   gboolean ux, uy;
   const guint8 *row0, *row1;
@@ -178,19 +202,11 @@ sample_xv (const LbRotate    *st,
   oy = (int) fy;
   px = (xf - ox) - 0.5;
   py = (yf - oy) - 0.5;
-  ax = fabs (px);
-  ay = fabs (py);
   ox1 = px < 0 ? ox - 1 : ox + 1;
   oy1 = py < 0 ? oy - 1 : oy + 1;
   ux = ox1 >= r->x && ox1 < r->x + r->width;
   uy = oy1 >= r->y && oy1 < r->y + r->height;
-  w1 = ux ? ax * (1.0 - ay) : 0.0;
-  w2 = uy ? ay * (1.0 - ax) : 0.0;
-  w3 = (ux && uy) ? ax * ay : 0.0;
-  w1 *= 0.7;
-  w2 *= 0.7;
-  w3 *= 0.7;
-  w0 = 1.0 - (w1 + w2 + w3);
+  xv_weights (px, py, ux, uy, w);
   row0 = lb_kbuf_row (src, oy);
   row1 = uy ? lb_kbuf_row (src, oy1) : row0;
   if (!ux)
@@ -218,7 +234,7 @@ sample_xv (const LbRotate    *st,
           p2 = uy ? row1[(gsize) ox * ch + c] : 0.0;
           p3 = (ux && uy) ? row1[(gsize) ox1 * ch + c] : 0.0;
         }
-      v = p0 * w0 + p1 * w1 + p2 * w2 + p3 * w3;
+      v = p0 * w[0] + p1 * w[1] + p2 * w[2] + p3 * w[3];
       iv = (int) (v + 0.5);
       iv = CLAMP (iv, 0, maxv);
       if (depth == 16)
@@ -498,7 +514,7 @@ row_inner (const LbRotate    *st,
       double yf = l->ay0 - x * l->sa;
       int ox = (int) xf, oy = (int) yf;   /* xf, yf ≥ 1: truncation is floor */
       double fx = xf - ox, fy = yf - oy;
-      double px, py, ax, ay, w0, w1, w2, w3;
+      double px, py, w[4];
       const guint8 *row0, *row1;
       gssize dx;
 
@@ -513,15 +529,7 @@ row_inner (const LbRotate    *st,
       /* xv's weights and blend, the same double operations in the same order */
       px = fx - 0.5;
       py = fy - 0.5;
-      ax = fabs (px);
-      ay = fabs (py);
-      w1 = ax * (1.0 - ay);
-      w2 = ay * (1.0 - ax);
-      w3 = ax * ay;
-      w1 *= 0.7;
-      w2 *= 0.7;
-      w3 *= 0.7;
-      w0 = 1.0 - (w1 + w2 + w3);
+      xv_weights (px, py, TRUE, TRUE, w);
       row0 = sbase + (gsize) oy * stride + (gsize) ox * CH * (DEPTH / 8);
       row1 = py < 0 ? row0 - stride : row0 + stride;
       dx = px < 0 ? -(gssize) CH : (gssize) CH;
@@ -547,7 +555,7 @@ row_inner (const LbRotate    *st,
               p2 = row1[c];
               p3 = row1[dx + c];
             }
-          v = p0 * w0 + p1 * w1 + p2 * w2 + p3 * w3;
+          v = p0 * w[0] + p1 * w[1] + p2 * w[2] + p3 * w[3];
           iv = (int) (v + 0.5);
           iv = MIN (iv, maxv);   /* the weights are ≥ 0: v ≥ 0 */
           if (DEPTH == 16)
