@@ -29,6 +29,7 @@ lb_xv_sharpen_prepare (LbXvSharpen        *self,
   self->strength = strength;
   self->f = strength / 100.0;
   self->g = 1.0 - self->f;
+  self->no_simd = FALSE;
   return TRUE;
 }
 
@@ -604,6 +605,131 @@ sharpen_pixel_ref8 (const LbXvSharpen *self, const LbKernelBuf *src, LbKernelBuf
     }
 }
 
+#if LB_XV_HAVE_AVX2_PATH
+#include <immintrin.h>
+
+/* ---- 8 bits, AVX2: a float first pass over the exact-integer formula ----------------------
+ *
+ * x_c = k_c · w + 1/2 with w = A' / (B K) (see above), eight pixels per step, all in float:
+ * 900 K − n S and B K are exact (integers < 2^24), w is one correctly rounded division, then
+ * a product and a sum, so x̃_c (≤ 255.5 + rounding) lies within 4 · 2^-24 · 256 < 7e-5 of
+ * x_c. Where x̃_c is at least 2^-12 (2.4e-4) from an integer, ⌊x̃_c⌋ = ⌊x_c⌋ is xv's sample (x_c
+ * is then no integer, so xv's doubles round it the same way, see above). The other pixels
+ * (every exact tie, and about 0.05 % more per sample) are listed and recomputed the reference
+ * way by the caller. Alpha samples take the weight 1 and come back unchanged (x̃ = k + 1/2). */
+#define SHARPEN8_FLOAT_NEAR (1.0f / 4096.0f)
+
+__attribute__ ((target ("avx2"), always_inline)) static inline int
+sharpen8_row_avx2 (const guint8 *restrict ka, const guint8 *restrict kb,
+                   const guint8 *restrict kc, guint16 *restrict cs, const guint8 *restrict in,
+                   guint8 *restrict out, int rw, int n, int b, int *restrict todo, const int ch)
+{
+  const __m256 v900 = _mm256_set1_ps (900.0f), vn = _mm256_set1_ps ((float) n);
+  const __m256 vhi = _mm256_set1_ps ((float) (255 * b)), vb = _mm256_set1_ps ((float) b);
+  const __m256 zero = _mm256_setzero_ps (), one = _mm256_set1_ps (1.0f);
+  const __m256 half = _mm256_set1_ps (0.5f);
+  const __m256 lim = _mm256_set1_ps (0.5f - SHARPEN8_FLOAT_NEAR);
+  const __m256 absmask = _mm256_castsi256_ps (_mm256_set1_epi32 (0x7fffffff));
+  const __m256i order = _mm256_setr_epi32 (0, 4, 1, 5, 2, 6, 3, 7);
+  const int last = rw - 1 - 8; /* the last step starts here (overlapping the one before) */
+  __m256i perm[4];
+  __m256 alpha[4];
+  int nt = 0;
+
+  /* sample v·8 + lane of a step belongs to pixel (v·8 + lane) / ch; alpha is channel ch − 1
+   * of 2 and 4 channels */
+  for (int v = 0; v < ch; v++)
+    {
+      int idx[8], am[8];
+
+      for (int lane = 0; lane < 8; lane++)
+        {
+          idx[lane] = (v * 8 + lane) / ch;
+          am[lane] = ((ch == 2 || ch == 4) && (v * 8 + lane) % ch == ch - 1) ? -1 : 0;
+        }
+      perm[v] = _mm256_loadu_si256 ((const __m256i *) (const void *) idx);
+      alpha[v] = _mm256_castsi256_ps (_mm256_loadu_si256 ((const __m256i *) (const void *) am));
+    }
+  for (int j = 0; j < rw; j++)
+    cs[j] = (guint16) (ka[j] + kb[j] + kc[j]);
+
+  for (int j0 = 1; j0 < rw - 1; j0 += 8)
+    {
+      __m128i s16;
+      __m256 k, s, a, w;
+      __m256i q[4];
+      const guint8 *src;
+      guint8 *dst;
+
+      if (j0 > last)
+        j0 = last;
+      src = in + (gsize) j0 * ch;
+      dst = out + (gsize) j0 * ch;
+      s16 = _mm_add_epi16 (_mm_add_epi16 (_mm_loadu_si128 ((const __m128i *) (const void *) (cs + j0 - 1)),
+                                          _mm_loadu_si128 ((const __m128i *) (const void *) (cs + j0))),
+                           _mm_loadu_si128 ((const __m128i *) (const void *) (cs + j0 + 1)));
+      s = _mm256_cvtepi32_ps (_mm256_cvtepu16_epi32 (s16));
+      k = _mm256_cvtepi32_ps (_mm256_cvtepu8_epi32 (_mm_loadl_epi64 ((const __m128i *) (const void *) (kb + j0))));
+      a = _mm256_sub_ps (_mm256_mul_ps (v900, k), _mm256_mul_ps (vn, s));
+      a = _mm256_min_ps (_mm256_max_ps (a, zero), vhi);
+      /* K = 0: A' = 0 too, and 0 / 1 = 0 */
+      w = _mm256_div_ps (a, _mm256_max_ps (_mm256_mul_ps (vb, k), one));
+      for (int v = 0; v < ch; v++)
+        {
+          __m256 wv = _mm256_blendv_ps (_mm256_permutevar8x32_ps (w, perm[v]), one, alpha[v]);
+          __m256 x = _mm256_cvtepi32_ps (_mm256_cvtepu8_epi32 (_mm_loadl_epi64 ((const __m128i *) (const void *) (src + 8 * v))));
+          __m256 t = _mm256_add_ps (_mm256_mul_ps (x, wv), half);
+          __m256i qi = _mm256_cvttps_epi32 (t); /* t > 0: truncation is floor */
+          __m256 d = _mm256_sub_ps (_mm256_sub_ps (t, _mm256_cvtepi32_ps (qi)), half);
+          int near = _mm256_movemask_ps (_mm256_cmp_ps (_mm256_and_ps (d, absmask), lim, _CMP_GT_OQ));
+
+          q[v] = qi;
+          while (near != 0)
+            {
+              const int px = j0 + (v * 8 + __builtin_ctz ((unsigned) near)) / ch;
+
+              if (nt == 0 || todo[nt - 1] != px)
+                todo[nt++] = px;
+              near &= near - 1;
+            }
+        }
+      {
+        const __m256i p01 = _mm256_packus_epi32 (q[0], ch > 1 ? q[1] : q[0]);
+        const __m256i p23 = _mm256_packus_epi32 (ch > 2 ? q[2] : q[0], ch > 3 ? q[3] : q[0]);
+        const __m256i bytes = _mm256_permutevar8x32_epi32 (_mm256_packus_epi16 (p01, p23), order);
+
+        if (ch == 4)
+          _mm256_storeu_si256 ((__m256i *) (void *) dst, bytes);
+        else
+          {
+            if (ch >= 2)
+              _mm_storeu_si128 ((__m128i *) (void *) dst, _mm256_castsi256_si128 (bytes));
+            else
+              _mm_storel_epi64 ((__m128i *) (void *) dst, _mm256_castsi256_si128 (bytes));
+            if (ch == 3)
+              _mm_storel_epi64 ((__m128i *) (void *) (dst + 16), _mm256_extracti128_si256 (bytes, 1));
+          }
+      }
+      if (j0 == last)
+        break;
+    }
+  return nt;
+}
+
+#define SHARPEN8_AVX2_VARIANT(ch_)                                                            \
+  __attribute__ ((target ("avx2"))) static int                                                \
+  sharpen8_row_avx2_##ch_ (const guint8 *ka, const guint8 *kb, const guint8 *kc, guint16 *cs, \
+                           const guint8 *in, guint8 *out, int rw, int n, int b, int *todo)   \
+  {                                                                                           \
+    return sharpen8_row_avx2 (ka, kb, kc, cs, in, out, rw, n, b, todo, ch_);                  \
+  }
+
+SHARPEN8_AVX2_VARIANT (1)
+SHARPEN8_AVX2_VARIANT (2)
+SHARPEN8_AVX2_VARIANT (3)
+SHARPEN8_AVX2_VARIANT (4)
+#endif
+
 static void
 sharpen8_rows (const LbXvSharpen *self,
                const LbKernelBuf *src,
@@ -625,7 +751,12 @@ sharpen8_rows (const LbXvSharpen *self,
   g_autofree guint8 *bad = NULL;
   g_autofree guint16 *cs = NULL;
   g_autofree double *ws = NULL;
+  g_autofree int *todo = NULL;
   guint8 *kr[3];
+#if LB_XV_HAVE_AVX2_PATH
+  int (*row_avx2) (const guint8 *, const guint8 *, const guint8 *, guint16 *, const guint8 *,
+                   guint8 *, int, int, int, int *) = NULL;
+#endif
   int have = -1; /* the last source row whose Values are in kr[2] */
 
   if (rw < 3 || R->y1 - R->y0 < 3)
@@ -641,6 +772,17 @@ sharpen8_rows (const LbXvSharpen *self,
     case 3: kmax = kmax_row_3, weights = sharpen8_weights_3, samples = sharpen8_samples_3; break;
     default: kmax = kmax_row_4, weights = sharpen8_weights_4, samples = sharpen8_samples_4; break;
     }
+#if LB_XV_HAVE_AVX2_PATH
+  /* eight interior pixels per step, the last step overlapping: needs at least eight */
+  if (!self->no_simd && rw - 2 >= 8 && lb_kernel_have_avx2 ())
+    switch (ch)
+      {
+      case 1: row_avx2 = sharpen8_row_avx2_1; break;
+      case 2: row_avx2 = sharpen8_row_avx2_2; break;
+      case 3: row_avx2 = sharpen8_row_avx2_3; break;
+      default: row_avx2 = sharpen8_row_avx2_4; break;
+      }
+#endif
   inv[0] = 0.0;
   for (int k = 1; k < 256; k++)
     inv[k] = 1.0 / (double) (b * k);
@@ -650,6 +792,7 @@ sharpen8_rows (const LbXvSharpen *self,
   bad = g_new (guint8, (gsize) rw * ch);
   cs = g_new (guint16, rw);
   ws = g_new0 (double, (gsize) rw * ch);
+  todo = g_new (int, (gsize) rw + 8);
   kr[0] = kbuf, kr[1] = kbuf + rw, kr[2] = kbuf + 2 * rw;
 
   for (int y = ya; y < yb; y++)
@@ -673,9 +816,20 @@ sharpen8_rows (const LbXvSharpen *self,
           kmax (lb_xv_row (src, y - 1 + k) + xoff, kr[k], rw);
       have = y + 1;
 
-      weights (kr[0], kr[1], kr[2], cs, inv, self->strength, b, rw, ws);
       copy_span (src, dst, y, R->x0, R->x0 + 1, 8);
       copy_span (src, dst, y, R->x1 - 1, R->x1, 8);
+#if LB_XV_HAVE_AVX2_PATH
+      if (row_avx2 != NULL)
+        {
+          const int nt = row_avx2 (kr[0], kr[1], kr[2], cs, in, out, rw, self->strength, b, todo);
+
+          /* after the whole row: the overlapping last step may have rewritten a listed pixel */
+          for (int t = 0; t < nt; t++)
+            sharpen_pixel_ref8 (self, src, dst, lut, R->x0 + todo[t], y);
+          continue;
+        }
+#endif
+      weights (kr[0], kr[1], kr[2], cs, inv, self->strength, b, rw, ws);
       if (!samples (in, out, ws, bad, rw))
         continue;
       /* The ties, found eight flags at a time (bad[] is zero but for them). */

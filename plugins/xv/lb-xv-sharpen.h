@@ -14,6 +14,8 @@ G_BEGIN_DECLS
  * @strength: the "enhancement factor" n, 0 ≤ n ≤ 99 (xv's default 75)
  * @f: n / 100.0
  * @g: 1.0 − f
+ * @no_simd: tests: %TRUE makes lb_xv_sharpen_process() take its portable loops instead of
+ *   the AVX2 row (prepare sets %FALSE)
  *
  * Only the interior of the region changes (nothing at all when it is narrower or shorter than
  * 3 pixels); the ring keeps the source values. For an interior pixel with Value
@@ -29,6 +31,7 @@ typedef struct {
   int strength;
   double f;
   double g;
+  gboolean no_simd;
 } LbXvSharpen;
 
 gboolean lb_xv_sharpen_prepare     (LbXvSharpen        *self,
@@ -44,7 +47,9 @@ void     lb_xv_sharpen_process_ref (const LbXvSharpen  *self,
                                     int                 y1);
 /* Identical output to the reference. 8 bits: exact integers (the Value sums of the 3×3 and
  * one weight per pixel, vectorised), with the rare exact ties of xv's rounding recomputed in
- * xv's doubles (see lb-xv-sharpen.c for why this is exact). 16 bits: Values computed once
+ * xv's doubles (see lb-xv-sharpen.c for why this is exact); on AVX2 CPUs a float pass over
+ * eight pixels at a time decides all but the ties and the pixels near them, which take the
+ * same recomputation. 16 bits: Values computed once
  * per source row and kept for three rows, the same double operations in the same order. */
 void     lb_xv_sharpen_process     (const LbXvSharpen  *self,
                                     const LbKernelBuf  *src,

@@ -90,6 +90,8 @@ run_filter (const Spec         *spec,
     case F_BLUR: ok = lb_xv_blur_prepare (&st.blur, &src->b, sel, spec->param, error); break;
     case F_SHARPEN:
       ok = lb_xv_sharpen_prepare (&st.sharpen, &src->b, sel, spec->param, error);
+      /* alt: the optimised path's portable loops instead of its AVX2 row */
+      st.sharpen.no_simd = spec->alt;
       break;
     case F_EDGE: ok = lb_xv_edge_prepare (&st.edge, &src->b, sel, spec->alt, error); break;
     case F_EMBOSS: ok = lb_xv_emboss_prepare (&st.emboss, &src->b, sel, error); break;
@@ -796,12 +798,15 @@ test_sharpen_gray_exhaustive (void)
    * even (an even strength makes B even, which allows more exact ties). */
   for (int n = 0; n <= 99; n += g_test_slow () ? 1 : n < 3 || n > 96 || (n >= 49 && n <= 51) || (n >= 74 && n <= 76) ? 1 : 11)
     {
-      const Spec spec = { F_SHARPEN, n, FALSE };
+      const Spec spec = { F_SHARPEN, n, FALSE }, portable = { F_SHARPEN, n, TRUE };
       Buf ref, fast;
 
       run_ok (&spec, &src, &ref, NULL, FALSE, NULL, 0);
       run_ok (&spec, &src, &fast, NULL, TRUE, NULL, 0);
       assert_same (&fast, &ref, "sharpen gray, every (K, S)");
+      buf_clear (&fast);
+      run_ok (&portable, &src, &fast, NULL, TRUE, NULL, 0);
+      assert_same (&fast, &ref, "sharpen gray, every (K, S), portable loops");
       buf_clear (&ref), buf_clear (&fast);
     }
   buf_clear (&src);
@@ -843,17 +848,73 @@ test_sharpen_colour (void)
                   buf_set (&src, x, y, c, (guint) CLAMP (v, 0, 255));
                 }
             }
+        const Spec portable = { F_SHARPEN, n, TRUE };
+
         run_ok (&spec, &src, &ref, NULL, FALSE, NULL, 0);
         run_ok (&spec, &src, &fast, NULL, TRUE, NULL, 0);
         assert_same (&fast, &ref, "sharpen colour, random");
+        buf_clear (&fast);
+        run_ok (&portable, &src, &fast, NULL, TRUE, NULL, 0);
+        assert_same (&fast, &ref, "sharpen colour, random, portable loops");
         buf_clear (&src), buf_clear (&ref), buf_clear (&fast);
+      }
+}
+
+/* Sharpen's 8-bit AVX2 row takes eight pixels per step, the last step overlapping the one
+ * before, and lists the pixels its float pass cannot decide: every region width from 1 to
+ * 41 (odd and even, so every remainder of eight), at an offset, in 1–4 channels, on
+ * near-gray and dark pixels (many exact ties) and random ones, in random bands; the AVX2
+ * row, the portable loops and the reference must give the same bytes, alpha untouched. */
+static void
+test_sharpen_widths (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (4242);
+
+  for (int rw = 1; rw <= 41; rw++)
+    for (int channels = 1; channels <= 4; channels++)
+      {
+        const int w = rw + 5, h = 13;
+        const LbKernelRect sel = { 3, 1, rw, 11 };
+        const Spec spec = { F_SHARPEN, rw % 2 ? 75 : g_rand_int_range (rand, 0, 100), FALSE };
+        const Spec portable = { spec.id, spec.param, TRUE };
+        int cuts[64];
+        const int ncuts = random_cuts (rand, h, cuts, G_N_ELEMENTS (cuts));
+        Buf src, ref, fast, banded, port;
+
+        buf_init (&src, w, h, channels, 8, 1);
+        for (int y = 0; y < h; y++)
+          for (int x = 0; x < w; x++)
+            {
+              const int kind = g_rand_int_range (rand, 0, 3);
+              const int base = g_rand_int_range (rand, 0, 256);
+
+              for (int c = 0; c < channels; c++)
+                {
+                  const int v = kind == 0 ? g_rand_int_range (rand, 0, 256)
+                                : kind == 1 ? base + g_rand_int_range (rand, -1, 2)
+                                : g_rand_int_range (rand, 0, 4);
+
+                  buf_set (&src, x, y, c, (guint) CLAMP (v, 0, 255));
+                }
+            }
+        run_ok (&spec, &src, &ref, &sel, FALSE, NULL, 0);
+        run_ok (&spec, &src, &fast, &sel, TRUE, NULL, 0);
+        run_ok (&spec, &src, &banded, &sel, TRUE, cuts, ncuts);
+        run_ok (&portable, &src, &port, &sel, TRUE, cuts, ncuts);
+        assert_same (&fast, &ref, "sharpen widths, AVX2 row");
+        assert_same (&banded, &ref, "sharpen widths, AVX2 row in bands");
+        assert_same (&port, &ref, "sharpen widths, portable loops in bands");
+        if (channels == 2 || channels == 4)
+          g_assert_cmpuint (count_diff (&fast, &src, channels - 1, channels, "alpha"), ==, 0);
+        buf_clear (&src), buf_clear (&ref), buf_clear (&fast), buf_clear (&banded);
+        buf_clear (&port);
       }
 }
 
 static const Spec random_specs[] = {
   { F_BLUR, 1, FALSE }, { F_BLUR, 3, FALSE }, { F_BLUR, 5, FALSE }, { F_BLUR, 9, FALSE },
   { F_BLUR, 31, FALSE }, { F_SHARPEN, 0, FALSE }, { F_SHARPEN, 75, FALSE },
-  { F_SHARPEN, 99, FALSE }, { F_EDGE, 0, FALSE }, { F_EDGE, 0, TRUE }, { F_EMBOSS, 0, FALSE },
+  { F_SHARPEN, 99, FALSE }, { F_SHARPEN, 75, TRUE }, { F_EDGE, 0, FALSE }, { F_EDGE, 0, TRUE }, { F_EMBOSS, 0, FALSE },
   { F_OIL, 0, FALSE }, { F_OIL, 1, FALSE }, { F_OIL, 3, FALSE }, { F_OIL, 5, FALSE },
   { F_OIL, 9, FALSE }, { F_BLEND, 0, FALSE }, { F_DESPECKLE, 1, FALSE },
   { F_DESPECKLE, 3, FALSE }, { F_DESPECKLE, 5, FALSE }, { F_DESPECKLE, 11, FALSE },
@@ -885,7 +946,9 @@ main (int argc, char **argv)
       g_autofree char *path = g_strdup_printf ("/xv-a/random/%s-%d%s",
                                                filter_names[random_specs[i].id],
                                                random_specs[i].param,
-                                               random_specs[i].alt ? "-corrected" : "");
+                                               !random_specs[i].alt ? ""
+                                               : random_specs[i].id == F_SHARPEN ? "-portable"
+                                               : "-corrected");
       g_test_add_data_func (path, &random_specs[i], test_random);
     }
   g_test_add_func ("/xv-a/hand16", test_hand16);
@@ -895,5 +958,6 @@ main (int argc, char **argv)
   g_test_add_func ("/xv-a/magic-division", test_magic_division);
   g_test_add_func ("/xv-a/sharpen-exact/gray-every-case", test_sharpen_gray_exhaustive);
   g_test_add_func ("/xv-a/sharpen-exact/colour", test_sharpen_colour);
+  g_test_add_func ("/xv-a/sharpen-exact/widths", test_sharpen_widths);
   return g_test_run ();
 }
