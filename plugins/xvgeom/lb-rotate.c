@@ -599,7 +599,8 @@ row_inner_4_8 (const LbRotate *st, const LbKernelBuf *src, guint8 *drow, int y,
  * an integer, its floor is the double path's, bit for bit. A pixel with a sample nearer
  * than that (about 0.6 % of them), a coordinate within the epsilon of a floor() step, or a
  * neighbour whose 4-byte read would pass the end of the buffer takes the scalar loop. So the
- * result is byte-identical to row_inner(); the four neighbours come from 32-bit gathers.
+ * result is byte-identical to row_inner(); each pair of horizontal neighbours comes from
+ * one 8-byte load.
  * The caller checks that byte offsets fit 31 bits. */
 #define ROTATE_FLOAT_NEAR (1.0f / 1024.0f)
 
@@ -833,7 +834,7 @@ process_fast (const LbRotate    *st,
   /* inner: floor(xf) in [r.x + 1, r.x + width − 2], likewise y (≥ 1 also rules out the cheat) */
   double ilx = r->x + 1, ihx = r->x + r->width - 1, ily = r->y + 1, ihy = r->y + r->height - 1;
 #ifdef HAVE_AVX2_PATH
-  /* 8-bit RGB/RGBA in AVX2 when byte offsets fit the gathers' 32-bit indices */
+  /* 8-bit RGB/RGBA in AVX2 when byte offsets fit its 32-bit lanes */
   gboolean use_avx2 = DEPTH == 8 && NC == 3 && !st->no_simd && lb_kernel_have_avx2 ()
                       && src->stride * (gsize) src->height < G_MAXINT32 / 2;
 #endif

@@ -45,8 +45,9 @@ G_BEGIN_DECLS
  *   atan/cos/sin/sqrt per pixel: equal to xv byte for byte). %FALSE (the default) maps
  *   pixels with an affine transform, in destination tiles of 16×64: per row it finds the
  *   span whose source lies in the region and the inner span where all four neighbours do
- *   (no bounds checks there; 8-bit RGB/RGBA run four pixels per step in AVX2 when the CPU
- *   has it, with the same double operations per lane). It chooses the same source pixels
+ *   (no bounds checks there; 8-bit RGB/RGBA run eight pixels per step in AVX2 when the CPU
+ *   has it: the same double operations per lane for coordinates and weights, the blend in
+ *   float where that provably rounds the same way, else the double loop). It chooses the same source pixels
  *   and neighbours as xv (pixels whose coordinates come within 1e-6 of a floor() step, or
  *   lie left of/above 0 where xv's "−0.5 cheat" applies, are recomputed the xv way) and
  *   computes xv's weights and blend in double in xv's order. Only the coordinates differ
