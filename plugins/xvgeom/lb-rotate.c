@@ -598,7 +598,7 @@ row_inner_4_8 (const LbRotate *st, const LbKernelBuf *src, guint8 *drow, int y,
  * 7 roundings of values ≤ 256 at 2^-24 relative). Where t̃ is at least 2^-10 (9.8e-4) from
  * an integer, its floor is the double path's, bit for bit. A pixel with a sample nearer
  * than that (about 0.6 % of them), a coordinate within the epsilon of a floor() step, or a
- * neighbour whose 4-byte read would pass the end of the buffer takes the scalar loop. So the
+ * neighbour whose 8-byte read would pass the end of the buffer takes the scalar loop. So the
  * result is byte-identical to row_inner(); each pair of horizontal neighbours comes from
  * one 8-byte load.
  * The caller checks that byte offsets fit 31 bits. */
