@@ -833,7 +833,9 @@ band_init (const LbSpread    *st,
  * reaches (5.6 KB each at 1400 RGB pixels) do not. */
 #define STRIP_W 64
 
-static void
+/* not inlined: inside lb_spread_process_band's loops the swap loop's pointers and the
+ * swapped cell spill to the stack (three stack accesses per swap) */
+G_GNUC_NO_INLINE static void
 swap_cells (guint32       *cells,
             const guint32 *parts,
             int            top,
