@@ -194,8 +194,9 @@ geom_process (gconstpointer       state,
       lb_pixelize_process (s->kernel, &src, &dst, band->y0, band->y1);
       break;
     case GEOM_SPREAD:
-      /* Nothing per band: the host copies the band's rows, spread_finish() does the work
-       * once every row is there (xv's swaps run in scan order over the whole region). */
+      /* Nothing per band: spread_finish() writes every sample of the region (the flag
+       * LB_FILTER_FLAG_OVERWRITES spares the host's copy of it; xv's swaps run in scan order
+       * over the whole region). */
       break;
     default:
       g_assert_not_reached ();
@@ -299,7 +300,7 @@ GEOM_FILTER (pixelize_info, GEOM_PIXELIZE, "pixelize", N_("Pixelize"), N_("Artis
              LB_FILTER_FLAG_OVERWRITES, NULL);
 GEOM_FILTER (spread_info, GEOM_SPREAD, "spread", N_("Spread"), N_("Noise"),
              N_("xv's spread: pixels swap with random neighbours (seeded)"), spread_params,
-             0, spread_finish);
+             LB_FILTER_FLAG_OVERWRITES, spread_finish);
 
 static const LbFilterInfo *const geom_filters[] = {
   &rotate_info, &rotate_clear_info, &pixelize_info, &spread_info,
