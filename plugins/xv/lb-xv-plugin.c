@@ -11,13 +11,7 @@
 
 #include "lb-plugin-glue.h"
 
-#include "lb-xv-blend.h"
-#include "lb-xv-blur.h"
-#include "lb-xv-despeckle.h"
-#include "lb-xv-edge.h"
-#include "lb-xv-emboss.h"
-#include "lb-xv-oil.h"
-#include "lb-xv-sharpen.h"
+#include "lb-xv-kernels-a.h"
 
 typedef enum {
   XV_BLUR = 1,
@@ -42,15 +36,7 @@ typedef struct {
   XvKind kind;
   gboolean exact;
   gint edge_max;  /* edge: the largest MONO of the bands processed so far (atomic) */
-  union {
-    LbXvBlur blur;
-    LbXvSharpen sharpen;
-    LbXvEdge edge;
-    LbXvEmboss emboss;
-    LbXvOil oil;
-    LbXvBlend blend;
-    LbXvDespeckle despeckle;
-  } k;
+  LbXvKernelState k;
 } XvState;
 
 static const LbParamEnumValue ring_values[] = {
