@@ -147,6 +147,18 @@ set_error_status (SoupServerMessage *msg, guint status, const char *detail)
                                     text, strlen (text));
 }
 
+/* Answers @msg with @status and the XML document @body. */
+static void
+set_xml_response (SoupServerMessage *msg, guint status, GBytes *body)
+{
+  gsize len;
+  const char *data = g_bytes_get_data (body, &len);
+
+  soup_server_message_set_status (msg, status, NULL);
+  soup_server_message_set_response (msg, "application/xml; charset=utf-8", SOUP_MEMORY_COPY,
+                                    data, len);
+}
+
 static guint
 status_for_errno (int err)
 {
@@ -1118,18 +1130,13 @@ do_propfind (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   LbDavPropfindKind kind;
   xmlDocPtr doc;
   struct stat st;
-  gsize len;
-  const char *data;
   int d;
 
   if (depth == NULL || g_ascii_strcasecmp (depth, "infinity") == 0)
     {
       /* RFC 4918 §9.1: a server may refuse infinite depth, with this precondition code. */
       g_autoptr(GBytes) body = lb_dav_error_body ("propfind-finite-depth");
-      soup_server_message_set_status (msg, SOUP_STATUS_FORBIDDEN, NULL);
-      data = g_bytes_get_data (body, &len);
-      soup_server_message_set_response (msg, "application/xml; charset=utf-8", SOUP_MEMORY_COPY,
-                                        data, len);
+      set_xml_response (msg, SOUP_STATUS_FORBIDDEN, body);
       return;
     }
   if (strcmp (depth, "0") == 0)
@@ -1167,9 +1174,7 @@ do_propfind (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
     }
   out = lb_dav_doc_to_bytes (doc);
   xmlFreeDoc (doc);
-  data = g_bytes_get_data (out, &len);
-  soup_server_message_set_response (msg, "application/xml; charset=utf-8", SOUP_MEMORY_COPY, data, len);
-  soup_server_message_set_status (msg, SOUP_STATUS_MULTI_STATUS, NULL);
+  set_xml_response (msg, SOUP_STATUS_MULTI_STATUS, out);
 }
 
 /*
@@ -1186,8 +1191,6 @@ do_proppatch (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   g_autofree char *href = NULL;
   struct stat st;
   xmlDocPtr doc;
-  const char *data;
-  gsize len;
 
   if (stat (req->abs, &st) != 0)
     return set_error_status (msg, SOUP_STATUS_NOT_FOUND, NULL);
@@ -1199,9 +1202,7 @@ do_proppatch (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
                                    "cannot-modify-protected-property");
   out = lb_dav_doc_to_bytes (doc);
   xmlFreeDoc (doc);
-  data = g_bytes_get_data (out, &len);
-  soup_server_message_set_response (msg, "application/xml; charset=utf-8", SOUP_MEMORY_COPY, data, len);
-  soup_server_message_set_status (msg, SOUP_STATUS_MULTI_STATUS, NULL);
+  set_xml_response (msg, SOUP_STATUS_MULTI_STATUS, out);
 }
 
 /*
