@@ -401,6 +401,27 @@ remove_tree (const char *abs)
   return remove_tree_at (AT_FDCWD, abs);
 }
 
+/* Writes all @len bytes of @data to @fd, again after a signal; 0, or the errno of the write
+ * that failed. */
+static int
+write_all (int fd, const void *data, gsize len)
+{
+  const guint8 *p = data;
+
+  while (len > 0)
+    {
+      ssize_t n = write (fd, p, len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return errno;
+      p += n;
+      len -= (gsize) n;
+    }
+  return 0;
+}
+
 /* Copies one regular file through a temporary in the destination directory, fsynced and
  * renamed into place, like PUT. Returns 0 or an errno. */
 static int
@@ -432,7 +453,6 @@ copy_file_atomic (LbStoreServer *self, const char *src, const char *dst)
   for (;;)
     {
       ssize_t n = read (in, buf, sizeof buf);
-      ssize_t off = 0;
 
       if (n < 0 && errno == EINTR)
         continue;
@@ -443,18 +463,7 @@ copy_file_atomic (LbStoreServer *self, const char *src, const char *dst)
         }
       if (n == 0)
         break;
-      while (off < n)
-        {
-          ssize_t w = write (out, buf + off, (size_t) (n - off));
-          if (w < 0 && errno == EINTR)
-            continue;
-          if (w < 0)
-            {
-              err = errno;
-              break;
-            }
-          off += w;
-        }
+      err = write_all (out, buf, (gsize) n);
       if (err != 0)
         break;
     }
@@ -562,23 +571,15 @@ check_creatable (const char *rel, gboolean collection)
 static gboolean
 flush_upload (LbRequest *req)
 {
-  const guint8 *data = req->wbuf->data;
-  gsize len = req->wbuf->len;
-
-  while (len > 0 && req->fd >= 0)
+  if (req->fd >= 0)
     {
-      ssize_t n = write (req->fd, data, len);
+      int err = write_all (req->fd, req->wbuf->data, req->wbuf->len);
 
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
+      if (err != 0)
         {
-          req->write_errno = errno;
+          req->write_errno = err;
           lb_request_drop_temp (req);
-          break;
         }
-      data += n;
-      len -= (gsize) n;
     }
   g_byte_array_set_size (req->wbuf, 0);
   return req->write_errno == 0;
@@ -1261,25 +1262,10 @@ static void
 put_commit_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
   LbPutCommit *pc = task_data;
-  const guint8 *data = pc->pending->data;
-  gsize len = pc->pending->len;
   struct stat st;
-  int err = 0;
+  int err = write_all (pc->fd, pc->pending->data, pc->pending->len);
   guint status;
 
-  while (len > 0)
-    {
-      ssize_t n = write (pc->fd, data, len);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          err = errno;
-          break;
-        }
-      data += n;
-      len -= (gsize) n;
-    }
   if (err == 0 && fsync (pc->fd) != 0)
     err = errno;
   pc->existed = stat (pc->abs, &st) == 0;
