@@ -227,14 +227,13 @@ spread_band_item (gpointer data,
 }
 
 static void
-spread_gather_item (gpointer data,
-                    int      item,
-                    int      thread_index)
+spread_gather_rows (gpointer data,
+                    int      y0,
+                    int      y1)
 {
   SpreadFinish *f = data;
-  int y0 = item * SPREAD_GATHER_ROWS;
 
-  lb_spread_gather (f->kernel, &f->src, &f->dst, y0, MIN (y0 + SPREAD_GATHER_ROWS, f->dst.height));
+  lb_spread_gather (f->kernel, &f->src, &f->dst, y0, y1);
 }
 
 static gboolean
@@ -258,8 +257,7 @@ spread_finish (gconstpointer        state,
     }
   if (!host->parallel_for (host, n_bands, spread_band_item, &f))
     return FALSE;
-  return host->parallel_for (host, (image->height + SPREAD_GATHER_ROWS - 1) / SPREAD_GATHER_ROWS,
-                             spread_gather_item, &f);
+  return lb_glue_parallel_rows (host, image->height, SPREAD_GATHER_ROWS, spread_gather_rows, &f);
 }
 
 static void
