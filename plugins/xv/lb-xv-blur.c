@@ -4,6 +4,11 @@
 #include "lb-xv-blur.h"
 
 #include <emmintrin.h>
+#if LB_XV_HAVE_AVX2_PATH
+#include <immintrin.h>
+#endif
+
+#include <math.h>
 
 #include "lb-error.h"
 
@@ -103,19 +108,24 @@ col_update (guint32 *restrict col, const guint8 *restrict row, int n, gboolean a
 
 /* pre[(j + 1)·ch + c] = Σ_{j' ≤ j} col[j'·ch + c], with the running sums in registers (a
  * loop through memory would wait on store forwarding at every sample). @ch is a constant at
- * each call site. */
-LB_XV_INLINE void
-prefix_sums (guint32 *restrict pre, const guint32 *restrict col, int rw, const int ch)
-{
-  guint32 acc[4] = { 0, 0, 0, 0 };
+ * each call site. One definition per column type: guint32 column sums (the general path,
+ * 16-bit samples) and guint16 ones (8 bits, n ≤ 257). */
+#define BLUR_DEFINE_PREFIX_SUMS(name, ColType)                                               \
+  LB_XV_INLINE void                                                                          \
+  name (guint32 *restrict pre, const ColType *restrict col, int rw, const int ch)            \
+  {                                                                                          \
+    guint32 acc[4] = { 0, 0, 0, 0 };                                                         \
+                                                                                             \
+    for (int j = 0; j < rw; j++)                                                             \
+      for (int c = 0; c < ch; c++)                                                           \
+        {                                                                                    \
+          acc[c] += col[j * ch + c];                                                         \
+          pre[(j + 1) * ch + c] = acc[c];                                                    \
+        }                                                                                    \
+  }
 
-  for (int j = 0; j < rw; j++)
-    for (int c = 0; c < ch; c++)
-      {
-        acc[c] += col[j * ch + c];
-        pre[(j + 1) * ch + c] = acc[c];
-      }
-}
+BLUR_DEFINE_PREFIX_SUMS (prefix_sums, guint32)
+BLUR_DEFINE_PREFIX_SUMS (prefix_sums16, guint16)
 
 LB_XV_INLINE void
 blur_fast_rows (const LbXvBlur    *self,
@@ -246,26 +256,91 @@ blur_fast_rows (const LbXvBlur    *self,
     }
 }
 
-/* pre[(j + 1)·ch + c] = Σ_{j' ≤ j} col[j'·ch + c] for 16-bit column sums. */
-LB_XV_INLINE void
-prefix_sums16 (guint32 *restrict pre, const guint16 *restrict col, int rw, const int ch)
-{
-  guint32 acc[4] = { 0, 0, 0, 0 };
+/* floor(s / N) as (int) ((float) s · inv) with inv = 1/N in float rounded up (so that
+ * inv · N ≥ 1): exact for 0 ≤ s < 2^22. Why: s · inv ≥ s/N, and the integer part q of s/N is a
+ * float, so the rounded product never falls below q; from above, inv exceeds 1/N by less than
+ * 2^-23 of itself and the product's rounding adds 2^-24, so the product exceeds s/N by less than
+ * s/N · 2^-22.4 < 1/N for s < 2^22.4, while s/N ≤ q + 1 - 1/N. No +0.5 term (one operation
+ * less per sample than (s + 0.5) · (1/N)). Checked for every s ≤ 255 N, N ≤ 2500, in the
+ * tests (_lb_xv_blur_div_float). */
+#define BLUR_FLOAT_EXACT_LIMIT 4194304.0
 
-  for (int j = 0; j < rw; j++)
-    for (int c = 0; c < ch; c++)
-      {
-        acc[c] += col[j * ch + c];
-        pre[(j + 1) * ch + c] = acc[c];
-      }
+static float
+blur_recip_up (guint32 count)
+{
+  float inv = 1.0f / (float) count;
+
+  /* float × guint32 < 2^24 · 2^32 is exact in double. */
+  while ((double) inv * (double) count < 1.0)
+    inv = nextafterf (inv, 2.0f);
+  return inv;
 }
+
+guint
+_lb_xv_blur_div_float (guint32 s, guint32 count)
+{
+  return (guint) (gint32) ((float) (gint32) s * blur_recip_up (count));
+}
+
+/* out[k] = floor ((hi[k] - lo[k]) / N) for k < len, the window sums below 2^22 (see
+ * blur_recip_up): the portable loop (the compiler vectorises it in the AVX2 clone). */
+LB_XV_INLINE void
+win_div_8 (const guint32 *restrict hi, const guint32 *restrict lo, guint8 *restrict out,
+           int len, float inv)
+{
+  /* Signed conversions (window sums < 2^22 here): cvtdq2ps/cvttps2dq, one instruction per
+   * vector, where guint32 ↔ float takes a long sequence. */
+  for (int k = 0; k < len; k++)
+    out[k] = (guint8) (gint32) ((float) (gint32) (hi[k] - lo[k]) * inv);
+}
+
+#if LB_XV_HAVE_AVX2_PATH
+/* win_div_8 by hand: 32 samples per step, the four quotient vectors narrowed with signed
+ * saturating packs (the quotients are 0..255, so no masking is needed, where the compiler
+ * masks every vector before an unsigned pack) and put back in order with one permute. */
+__attribute__ ((target ("avx2"))) static void
+win_div_8_avx2 (const guint32 *restrict hi, const guint32 *restrict lo, guint8 *restrict out,
+                int len, float inv)
+{
+  const __m256 vinv = _mm256_set1_ps (inv);
+  /* After the packs, dword d of the vector holds quotients 4·(d / 2) … of vector d mod 2…:
+   * d0 = q0[0..3], d1 = q1[0..3], d2 = q2[0..3], d3 = q3[0..3], d4 = q0[4..7], … */
+  const __m256i order = _mm256_setr_epi32 (0, 4, 1, 5, 2, 6, 3, 7);
+  int k = 0;
+
+  for (; k + 32 <= len; k += 32)
+    {
+      __m256i q[4];
+
+      for (int v = 0; v < 4; v++)
+        {
+          const __m256i h = _mm256_loadu_si256 ((const __m256i *) (const void *) (hi + k + 8 * v));
+          const __m256i l = _mm256_loadu_si256 ((const __m256i *) (const void *) (lo + k + 8 * v));
+
+          q[v] = _mm256_cvttps_epi32 (_mm256_mul_ps (_mm256_cvtepi32_ps (_mm256_sub_epi32 (h, l)),
+                                                     vinv));
+        }
+      {
+        const __m256i w01 = _mm256_packs_epi32 (q[0], q[1]);
+        const __m256i w23 = _mm256_packs_epi32 (q[2], q[3]);
+        const __m256i b = _mm256_packus_epi16 (w01, w23);
+
+        _mm256_storeu_si256 ((__m256i *) (void *) (out + k),
+                             _mm256_permutevar8x32_epi32 (b, order));
+      }
+    }
+  for (; k < len; k++)
+    out[k] = (guint8) (gint32) ((float) (gint32) (hi[k] - lo[k]) * inv);
+}
+#endif
 
 /* 8 bits without alpha, n ≤ 257 (a column of n samples sums to at most 65535): the column
  * sums in 16 bits, updated by one row in and one out in a single pass; the window sum as a
  * difference of prefix sums and the division fused in one loop (no intermediate row), so a
  * row costs a few passes over its samples whatever n. Same arithmetic as blur_fast_rows. */
 LB_XV_CLONES static void
-blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb)
+blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb,
+                 gboolean avx2)
 {
   const LbXvRegion *R = &self->region;
   const int r = self->size / 2;
@@ -275,8 +350,7 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
   const int n = rw * ch;
   const gsize xoff = (gsize) R->x0 * ch;
   const double nmax = (double) MIN (self->size, rw) * (double) MIN (self->size, rh);
-  /* As in blur_fast_rows: float is exact enough while s + 0.5 < 2^21. */
-  const gboolean use_float = 255.0 * nmax < 2097152.0;
+  const gboolean use_float = 255.0 * nmax < BLUR_FLOAT_EXACT_LIMIT;
   g_autofree guint16 *col = g_new0 (guint16, n + 4);
   g_autofree guint32 *pre = g_new0 (guint32, n + ch + 4);
 
@@ -377,13 +451,14 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
 
           if (use_float)
             {
-              const float inv = 1.0f / (float) count;
+              const float inv = blur_recip_up (count);
 
-              /* Signed conversions (window sums < 2^21 here): cvtdq2ps/cvttps2dq, one
-               * instruction per vector, where guint32 ↔ float takes a long sequence. */
-              for (int i = i0; i < i1; i++)
-                out[i] = (guint8) (gint32) (((float) (gint32) (pre[i + a] - pre[i - b]) + 0.5f)
-                                            * inv);
+#if LB_XV_HAVE_AVX2_PATH
+              if (avx2)
+                win_div_8_avx2 (pre + i0 + a, pre + i0 - b, out + i0, i1 - i0, inv);
+              else
+#endif
+                win_div_8 (pre + i0 + a, pre + i0 - b, out + i0, i1 - i0, inv);
             }
           else
             {
@@ -470,12 +545,15 @@ blur3_fast_8 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, in
     }
 }
 
-void
-lb_xv_blur_process (const LbXvBlur    *self,
-                    const LbKernelBuf *src,
-                    LbKernelBuf       *dst,
-                    int                y0,
-                    int                y1)
+/* lb_xv_blur_process with or without the hand-written AVX2 rows (@avx2: the CPU has AVX2 and
+ * the caller wants them). */
+static void
+blur_process (const LbXvBlur    *self,
+              const LbKernelBuf *src,
+              LbKernelBuf       *dst,
+              int                y0,
+              int                y1,
+              gboolean           avx2)
 {
   const LbXvRegion *R;
   double nmax;
@@ -501,11 +579,35 @@ lb_xv_blur_process (const LbXvBlur    *self,
     blur3_fast_8 (self, src, dst, y0, y1);
   else if (src->depth == 8 && self->size <= 257
            && lb_xv_colour_channels (src->channels) == src->channels)
-    blur_rows_8_u16 (self, src, dst, y0, y1);
+    blur_rows_8_u16 (self, src, dst, y0, y1, avx2);
   else if (src->depth == 8)
     blur_fast_rows_8 (self, src, dst, y0, y1);
   else
     blur_fast_rows (self, src, dst, y0, y1, 16);
+}
+
+void
+lb_xv_blur_process (const LbXvBlur    *self,
+                    const LbKernelBuf *src,
+                    LbKernelBuf       *dst,
+                    int                y0,
+                    int                y1)
+{
+#if LB_XV_HAVE_AVX2_PATH
+  blur_process (self, src, dst, y0, y1, lb_kernel_have_avx2 ());
+#else
+  blur_process (self, src, dst, y0, y1, FALSE);
+#endif
+}
+
+void
+_lb_xv_blur_process_portable (const LbXvBlur    *self,
+                              const LbKernelBuf *src,
+                              LbKernelBuf       *dst,
+                              int                y0,
+                              int                y1)
+{
+  blur_process (self, src, dst, y0, y1, FALSE);
 }
 
 LB_XV_CLONES static void

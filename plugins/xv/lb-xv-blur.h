@@ -43,4 +43,16 @@ void     lb_xv_blur_process     (const LbXvBlur     *self,
                                  int                 y0,
                                  int                 y1);
 
+/* lb_xv_blur_process() without its hand-written AVX2 rows (the portable loops, which the
+ * compiler may still vectorise), whatever the CPU: for tests and benchmarks. */
+void     _lb_xv_blur_process_portable (const LbXvBlur    *self,
+                                       const LbKernelBuf *src,
+                                       LbKernelBuf       *dst,
+                                       int                y0,
+                                       int                y1);
+/* floor(@s / @count) as the fast paths compute it in float (a reciprocal rounded up, see
+ * lb-xv-blur.c), for @s < 2^22: exposed so the tests can check it for every s. */
+guint    _lb_xv_blur_div_float        (guint32            s,
+                                       guint32            count);
+
 G_END_DECLS
