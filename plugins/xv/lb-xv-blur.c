@@ -418,7 +418,17 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
   const double nmax = (double) MIN (self->size, rw) * (double) MIN (self->size, rh);
   const gboolean use_float = 255.0 * nmax < BLUR_FLOAT_EXACT_LIMIT;
   g_autofree guint16 *col = g_new0 (guint16, n + 4);
-  g_autofree guint32 *pre = g_new0 (guint32, n + ch + 4);
+  /* Per sample of the clipped columns (the r nearest each end): the reciprocal of its window's
+   * pixel count, float or double as for the interior, kept while the window height ny stays
+   * the same. */
+  g_autofree float *finv = use_float ? g_new (float, n) : NULL;
+  g_autofree double *dinv = use_float ? NULL : g_new (double, n);
+  guint32 inv_ny = 0;
+  /* The prefix sums with r·ch zeros before them (zero columns left of the region) and room for
+   * r more columns after (zero columns right of it: the totals repeated), so that every
+   * column's window sum is pre[i + (r + 1)·ch] - pre[i - r·ch], clipped or not. */
+  g_autofree guint32 *pre_buf = g_new0 (guint32, (gsize) n + (gsize) (2 * r + 1) * ch + 4);
+  guint32 *pre = pre_buf + r * ch;
 
   for (int yy = MAX (R->y0, ya - r); yy <= MIN (R->y1 - 1, ya + r); yy++)
     {
@@ -444,6 +454,17 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
           /* Modulo 2^16 the difference is exact: the result is a real column sum. */
           for (int i = 0; i < n; i++)
             col[i] = (guint16) (col[i] + in[i] - gone[i]);
+          /* The next row in is read for the first time (from memory, not cache) and lies a
+           * stride away, where the hardware prefetchers stop at the page boundary: ask for it
+           * now, one line per 64 bytes, while this row's prefix and division run. */
+          if (y + 1 < yb && y + r + 1 <= R->y1 - 1)
+            {
+              const guint8 *next = lb_xv_row (src, y + r + 1) + xoff;
+
+              for (int i = 0; i < n; i += 64)
+                __builtin_prefetch (next + i);
+              __builtin_prefetch (next + n - 1);
+            }
         }
       else if (add)
         {
@@ -506,59 +527,70 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
         default: prefix_sums16 (pre, col, rw, ch); break;
         }
 
-      /* Columns whose window is not clipped horizontally: [jlo, jhi). */
+      for (int k = n + ch; k < n + ch + r * ch; k++)
+        pre[k] = pre[k - ch];
+
+      /* Columns whose window is not clipped horizontally: [jlo, jhi); samples [i0, i1). */
       jlo = MIN (r, rw);
       jhi = MAX (jlo, rw - r);
-      if (jhi > jlo)
-        {
-          const guint32 count = (guint32) self->size * ny;
-          const int a = (r + 1) * ch, b = r * ch;
-          const int i0 = jlo * ch, i1 = jhi * ch;
+      {
+        const guint32 count = (guint32) self->size * ny;
+        const int a = (r + 1) * ch, b = r * ch;
+        const int i0 = jlo * ch, i1 = jhi * ch;
 
-          if (use_float)
-            {
-              const float inv = blur_recip_up (count);
-
-#if LB_XV_HAVE_AVX2_PATH
-              if (avx2)
-                win_div_8_avx2 (pre + i0 + a, pre + i0 - b, out + i0, i1 - i0, inv);
-              else
-#endif
-                win_div_8 (pre + i0 + a, pre + i0 - b, out + i0, i1 - i0, inv);
-            }
-          else
-            {
-              const double inv = 1.0 / (double) count;
-
-              for (int i = i0; i < i1; i++)
-                out[i] = (guint8) (guint) (((double) (pre[i + a] - pre[i - b]) + 0.5) * inv);
-            }
-        }
-
-      /* Clipped columns at the left and right: exact integer division. */
-      for (int j = 0; j < rw; j++)
-        {
-          int lo, hi;
-
-          if (j == jlo && jhi > jlo)
-            j = jhi;
-          if (j >= rw)
-            break;
-          lo = MAX (0, j - r);
-          hi = MIN (rw - 1, j + r);
-          /* A reciprocal per column rather than an integer division per sample (2r columns
-           * × channels per row added up to as much as the rest of the row); exact as in the
-           * interior: (s + 0.5) · (1/N) in double is within 0.5/N of s/N for s < 2^51. */
+        if (ny != inv_ny)
           {
-            const double inv = 1.0 / (double) ((guint32) (hi - lo + 1) * ny);
-
-            for (int c = 0; c < ch; c++)
+            for (int j = 0; j < rw; j++)
               {
-                const gint32 sum = (gint32) (pre[(hi + 1) * ch + c] - pre[lo * ch + c]);
-                out[(gsize) j * ch + c] = (guint8) (gint32) (((double) sum + 0.5) * inv);
+                guint32 nj;
+
+                if (j == jlo && jhi > jlo)
+                  j = jhi;
+                if (j >= rw)
+                  break;
+                nj = (guint32) (MIN (rw - 1, j + r) - MAX (0, j - r) + 1) * ny;
+                for (int c = 0; c < ch; c++)
+                  if (use_float)
+                    finv[j * ch + c] = blur_recip_up (nj);
+                  else
+                    dinv[j * ch + c] = 1.0 / (double) nj;
               }
+            inv_ny = ny;
           }
-        }
+
+        if (use_float)
+          {
+            const float inv = blur_recip_up (count);
+
+            if (i1 > i0)
+              {
+#if LB_XV_HAVE_AVX2_PATH
+                if (avx2)
+                  win_div_8_avx2 (pre + i0 + a, pre + i0 - b, out + i0, i1 - i0, inv);
+                else
+#endif
+                  win_div_8 (pre + i0 + a, pre + i0 - b, out + i0, i1 - i0, inv);
+              }
+            /* The clipped columns: the same sums, a reciprocal per sample (exact as in the
+             * interior, their sums being smaller). */
+            for (int i = 0; i < i0; i++)
+              out[i] = (guint8) (gint32) ((float) (gint32) (pre[i + a] - pre[i - b]) * finv[i]);
+            for (int i = MAX (i0, i1); i < n; i++)
+              out[i] = (guint8) (gint32) ((float) (gint32) (pre[i + a] - pre[i - b]) * finv[i]);
+          }
+        else
+          {
+            /* (s + 0.5) · (1/N) in double is within 0.5/N of s/N for s < 2^51. */
+            const double inv = 1.0 / (double) count;
+
+            for (int i = i0; i < i1; i++)
+              out[i] = (guint8) (guint) (((double) (pre[i + a] - pre[i - b]) + 0.5) * inv);
+            for (int i = 0; i < i0; i++)
+              out[i] = (guint8) (guint) (((double) (pre[i + a] - pre[i - b]) + 0.5) * dinv[i]);
+            for (int i = MAX (i0, i1); i < n; i++)
+              out[i] = (guint8) (guint) (((double) (pre[i + a] - pre[i - b]) + 0.5) * dinv[i]);
+          }
+      }
     }
 }
 
