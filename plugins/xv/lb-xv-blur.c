@@ -612,7 +612,14 @@ blur_rows_16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, in
   const double nmax = (double) MIN (self->size, rw) * (double) MIN (self->size, rh);
   const gboolean use_float = 65535.0 * nmax < BLUR_FLOAT_EXACT_LIMIT;
   g_autofree guint32 *col = g_new0 (guint32, n + 4);
-  g_autofree guint32 *pre = g_new0 (guint32, n + ch + 4);
+  /* As in blur_rows_8_u16: the prefix padded with zero columns on both sides, so that every
+   * column's window sum is pre[i + (r + 1)·ch] - pre[i - r·ch], and per sample of the clipped
+   * columns the reciprocal of its count, kept while the window height stays the same. */
+  g_autofree guint32 *pre_buf = g_new0 (guint32, (gsize) n + (gsize) (2 * r + 1) * ch + 4);
+  guint32 *pre = pre_buf + r * ch;
+  g_autofree float *finv = use_float ? g_new (float, n) : NULL;
+  g_autofree double *dinv = use_float ? NULL : g_new (double, n);
+  guint32 inv_ny = 0;
 
   for (int yy = MAX (R->y0, ya - r); yy <= MIN (R->y1 - 1, ya + r); yy++)
     {
@@ -650,53 +657,64 @@ blur_rows_16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, in
         default: prefix_sums (pre, col, rw, ch); break;
         }
 
-      /* Columns whose window is not clipped horizontally: [jlo, jhi). */
+      for (int k = n + ch; k < n + ch + r * ch; k++)
+        pre[k] = pre[k - ch];
+
+      /* Columns whose window is not clipped horizontally: [jlo, jhi); samples [i0, i1). */
       jlo = MIN (r, rw);
       jhi = MAX (jlo, rw - r);
-      if (jhi > jlo)
-        {
-          const guint32 count = (guint32) self->size * ny;
-          const int a = (r + 1) * ch, b = r * ch;
-          const int i0 = jlo * ch, i1 = jhi * ch;
+      {
+        const guint32 count = (guint32) self->size * ny;
+        const int a = (r + 1) * ch, b = r * ch;
+        const int i0 = jlo * ch, i1 = jhi * ch;
 
-          if (use_float)
-            {
-              const float inv = blur_recip_up (count);
+        if (ny != inv_ny)
+          {
+            for (int j = 0; j < rw; j++)
+              {
+                guint32 nj;
 
-              for (int i = i0; i < i1; i++)
-                out[i] = (guint16) (gint32) ((float) (gint32) (pre[i + a] - pre[i - b]) * inv);
-            }
-          else
-            {
-              /* (s + 0.5) · (1/N) in double is within 0.5/N of s/N for s < 2^51. */
-              const double inv = 1.0 / (double) count;
+                if (j == jlo && jhi > jlo)
+                  j = jhi;
+                if (j >= rw)
+                  break;
+                nj = (guint32) (MIN (rw - 1, j + r) - MAX (0, j - r) + 1) * ny;
+                for (int c = 0; c < ch; c++)
+                  if (use_float)
+                    finv[j * ch + c] = blur_recip_up (nj);
+                  else
+                    dinv[j * ch + c] = 1.0 / (double) nj;
+              }
+            inv_ny = ny;
+          }
 
-              for (int i = i0; i < i1; i++)
-                out[i] = (guint16) (gint32) (((double) (gint32) (pre[i + a] - pre[i - b]) + 0.5)
-                                             * inv);
-            }
-        }
+        if (use_float)
+          {
+            const float inv = blur_recip_up (count);
 
-      /* Clipped columns at the left and right: a reciprocal per column, as in
-       * blur_rows_8_u16. */
-      for (int j = 0; j < rw; j++)
-        {
-          int lo, hi;
-          double inv;
+            for (int i = i0; i < i1; i++)
+              out[i] = (guint16) (gint32) ((float) (gint32) (pre[i + a] - pre[i - b]) * inv);
+            for (int i = 0; i < i0; i++)
+              out[i] = (guint16) (gint32) ((float) (gint32) (pre[i + a] - pre[i - b]) * finv[i]);
+            for (int i = i1; i < n; i++)
+              out[i] = (guint16) (gint32) ((float) (gint32) (pre[i + a] - pre[i - b]) * finv[i]);
+          }
+        else
+          {
+            /* (s + 0.5) · (1/N) in double is within 0.5/N of s/N for s < 2^51. */
+            const double inv = 1.0 / (double) count;
 
-          if (j == jlo && jhi > jlo)
-            j = jhi;
-          if (j >= rw)
-            break;
-          lo = MAX (0, j - r);
-          hi = MIN (rw - 1, j + r);
-          inv = 1.0 / (double) ((guint32) (hi - lo + 1) * ny);
-          for (int c = 0; c < ch; c++)
-            {
-              const gint32 sum = (gint32) (pre[(hi + 1) * ch + c] - pre[lo * ch + c]);
-              out[(gsize) j * ch + c] = (guint16) (gint32) (((double) sum + 0.5) * inv);
-            }
-        }
+            for (int i = i0; i < i1; i++)
+              out[i] = (guint16) (gint32) (((double) (gint32) (pre[i + a] - pre[i - b]) + 0.5)
+                                           * inv);
+            for (int i = 0; i < i0; i++)
+              out[i] = (guint16) (gint32) (((double) (gint32) (pre[i + a] - pre[i - b]) + 0.5)
+                                           * dinv[i]);
+            for (int i = i1; i < n; i++)
+              out[i] = (guint16) (gint32) (((double) (gint32) (pre[i + a] - pre[i - b]) + 0.5)
+                                           * dinv[i]);
+          }
+      }
     }
 }
 
