@@ -527,8 +527,15 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
         default: prefix_sums16 (pre, col, rw, ch); break;
         }
 
-      for (int k = n + ch; k < n + ch + r * ch; k++)
-        pre[k] = pre[k - ch];
+      /* The totals repeated r times (from registers: a copy through memory would wait on
+       * store forwarding at every sample). */
+      for (int c = 0; c < ch; c++)
+        {
+          const guint32 total = pre[n + c];
+
+          for (int m = 1; m <= r; m++)
+            pre[n + m * ch + c] = total;
+        }
 
       /* Columns whose window is not clipped horizontally: [jlo, jhi); samples [i0, i1). */
       jlo = MIN (r, rw);
@@ -657,8 +664,15 @@ blur_rows_16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, in
         default: prefix_sums (pre, col, rw, ch); break;
         }
 
-      for (int k = n + ch; k < n + ch + r * ch; k++)
-        pre[k] = pre[k - ch];
+      /* The totals repeated r times (from registers: a copy through memory would wait on
+       * store forwarding at every sample). */
+      for (int c = 0; c < ch; c++)
+        {
+          const guint32 total = pre[n + c];
+
+          for (int m = 1; m <= r; m++)
+            pre[n + m * ch + c] = total;
+        }
 
       /* Columns whose window is not clipped horizontally: [jlo, jhi); samples [i0, i1). */
       jlo = MIN (r, rw);
