@@ -14,13 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "lb-xv-blend.h"
-#include "lb-xv-blur.h"
-#include "lb-xv-despeckle.h"
-#include "lb-xv-edge.h"
-#include "lb-xv-emboss.h"
-#include "lb-xv-oil.h"
-#include "lb-xv-sharpen.h"
+#include "lb-xv-kernels-a.h"
 
 typedef enum { F_BLUR, F_SHARPEN, F_EDGE, F_EMBOSS, F_OIL, F_BLEND, F_DESPECKLE } FilterId;
 
@@ -57,15 +51,7 @@ typedef struct {
   LbKernelBuf *src;
   LbKernelBuf *dst;
   gboolean fast;
-  union {
-    LbXvBlur blur;
-    LbXvSharpen sharpen;
-    LbXvEdge edge;
-    LbXvEmboss emboss;
-    LbXvOil oil;
-    LbXvBlend blend;
-    LbXvDespeckle despeckle;
-  } st;
+  LbXvKernelState st;
 } Job;
 
 static void

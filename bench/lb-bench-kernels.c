@@ -5,13 +5,7 @@
 
 #include "lb-bench-kernels.h"
 #include "lb-enhance.h"
-#include "lb-xv-blend.h"
-#include "lb-xv-blur.h"
-#include "lb-xv-despeckle.h"
-#include "lb-xv-edge.h"
-#include "lb-xv-emboss.h"
-#include "lb-xv-oil.h"
-#include "lb-xv-sharpen.h"
+#include "lb-xv-kernels-a.h"
 #include "lb-xvgeom.h"
 
 /* xv times: ../shared/reference/xv-filters.md Appendix A and issue 3's speed table, 1.4 Mpx
@@ -64,15 +58,7 @@ typedef struct {
   int y0;                 /* rows the kernel may write */
   int y1;
   gboolean sequential;    /* one call over all rows (spread) */
-  union {
-    LbXvBlur blur;
-    LbXvSharpen sharpen;
-    LbXvEdge edge;
-    LbXvEmboss emboss;
-    LbXvOil oil;
-    LbXvBlend blend;
-    LbXvDespeckle despeckle;
-  } xv;
+  LbXvKernelState xv;
   gpointer geom;          /* LbRotate, LbPixelize, LbSpread, LbGaussian, LbUnsharp, LbMedian */
   guint edge_max;
   /* band scheduling */

@@ -13,6 +13,8 @@
  *     opened from lightbox-store: frame intervals while the window animates, zoom input →
  *     painted frame, a 5 ms timer's lateness, throughput; baseline: the same with nothing
  *     loading. LB_UI_TIMING_SECTIONS=5 (any list of digits) runs only the sections named.
+ *  6. a 100 000-entry JSON listing (nginx's format) from a loopback server: the longest
+ *     main-thread stall while the store tree lists it (the parse runs on a worker thread).
  *  3. cold start: process start to the first painted frame of the Lightbox window
  *     (LIGHTBOX_BENCH_STARTUP=1 makes the app print it and quit); baseline: a plain
  *     GtkWindow with one label, started the same way by this program.
@@ -359,6 +361,67 @@ has_first_rows (gpointer data)
          && lb_store_browser_get_entry (w->browser, 0) != NULL;
 }
 
+/* What the main loop did while the store tree listed a large folder. */
+typedef struct {
+  gint64 t_first, t_all;       /* µs from opening the store: first rows / all rows painted */
+  gint64 max_iter_us;          /* the longest main-loop iteration minus its poll(): a stall */
+  gint64 max_iter_at;          /* when that stall began (µs from opening) */
+  guint  max_iter_rows;        /* rows listed when it began */
+} ListingWatch;
+
+static void
+watch_listing (LbWindow *win, const char *uri, ListingWatch *w)
+{
+  gint64 t0, ready_first = 0, ready_all = 0;
+  guint tick;
+
+  memset (w, 0, sizeof *w);
+  last_tick_us = max_tick_gap_us = 0;
+  tick = gtk_widget_add_tick_callback (GTK_WIDGET (win), on_listing_tick, NULL, NULL);
+  t0 = g_get_monotonic_time ();
+  lb_window_open_store (win, uri);
+  /* one loop watches both moments: rows there (first / all), then the next painted frame;
+   * each iteration's length is how long the main thread did not come back to the loop */
+  real_poll = g_main_context_get_poll_func (NULL);
+  g_main_context_set_poll_func (NULL, timed_poll);
+  while (w->t_all == 0 && g_get_monotonic_time () - t0 < G_GINT64_CONSTANT (120000000))
+    {
+      gint64 s = g_get_monotonic_time (), p = poll_us;
+
+      g_main_context_iteration (NULL, TRUE);
+      if (g_get_monotonic_time () - s - (poll_us - p) > w->max_iter_us)
+        {
+          GListModel *rows = lb_store_browser_get_rows (win->browser);
+
+          w->max_iter_us = g_get_monotonic_time () - s - (poll_us - p);
+          w->max_iter_at = s - t0;
+          w->max_iter_rows = rows ? g_list_model_get_n_items (rows) : 0;
+        }
+      if (ready_first == 0 && has_first_rows (win))
+        ready_first = g_get_monotonic_time ();
+      if (ready_first != 0 && w->t_first == 0 && painted_us > ready_first)
+        w->t_first = painted_us - t0;
+      if (ready_first != 0 && ready_all == 0 && store_ready (win))
+        ready_all = g_get_monotonic_time ();
+      if (ready_all != 0 && w->t_first != 0 && painted_us > ready_all)
+        w->t_all = painted_us - t0;
+    }
+  g_main_context_set_poll_func (NULL, real_poll);
+  gtk_widget_remove_tick_callback (GTK_WIDGET (win), tick);
+}
+
+static void
+print_listing_watch (LbWindow *win, const ListingWatch *w)
+{
+  g_print ("   first rows painted:                    %7.1f ms\n", w->t_first / 1000.0);
+  g_print ("   all rows listed, sorted and painted:   %7.1f ms (%u rows)\n", w->t_all / 1000.0,
+           g_list_model_get_n_items (lb_store_browser_get_rows (win->browser)));
+  g_print ("   longest main-thread stall meanwhile:   %7.1f ms   longest frame interval %7.1f ms\n",
+           w->max_iter_us / 1000.0, max_tick_gap_us / 1000.0);
+  g_print ("   (that stall began at %.1f ms, with %u rows)\n", w->max_iter_at / 1000.0,
+           w->max_iter_rows);
+}
+
 static void
 bench_large_folder (LbWindow *win)
 {
@@ -367,10 +430,7 @@ bench_large_folder (LbWindow *win)
   g_autoptr (GArray) frames = g_array_new (FALSE, FALSE, sizeof (double));
   GtkAdjustment *adj;
   GtkWidget *scroller;
-  gint64 t0, t_first = 0, t_all = 0, ready_first = 0, ready_all = 0, max_iter_us = 0;
-  gint64 max_iter_at = 0;
-  guint max_iter_rows = 0;
-  guint tick;
+  ListingWatch w;
   char name[64];
 
   for (int i = 0; i < 100000; i++)
@@ -380,38 +440,7 @@ bench_large_folder (LbWindow *win)
       p = g_build_filename (dir, name, NULL);
       g_file_set_contents (p, "", 0, NULL);
     }
-  last_tick_us = max_tick_gap_us = 0;
-  tick = gtk_widget_add_tick_callback (GTK_WIDGET (win), on_listing_tick, NULL, NULL);
-  t0 = g_get_monotonic_time ();
-  lb_window_open_store (win, uri);
-  /* one loop watches both moments: rows there (first / all), then the next painted frame;
-   * each iteration's length is how long the main thread did not come back to the loop */
-  real_poll = g_main_context_get_poll_func (NULL);
-  g_main_context_set_poll_func (NULL, timed_poll);
-  while (t_all == 0 && g_get_monotonic_time () - t0 < G_GINT64_CONSTANT (120000000))
-    {
-      gint64 s = g_get_monotonic_time (), p = poll_us;
-
-      g_main_context_iteration (NULL, TRUE);
-      if (g_get_monotonic_time () - s - (poll_us - p) > max_iter_us)
-        {
-          GListModel *rows = lb_store_browser_get_rows (win->browser);
-
-          max_iter_us = g_get_monotonic_time () - s - (poll_us - p);
-          max_iter_at = s - t0;
-          max_iter_rows = rows ? g_list_model_get_n_items (rows) : 0;
-        }
-      if (ready_first == 0 && has_first_rows (win))
-        ready_first = g_get_monotonic_time ();
-      if (ready_first != 0 && t_first == 0 && painted_us > ready_first)
-        t_first = painted_us;
-      if (ready_first != 0 && ready_all == 0 && store_ready (win))
-        ready_all = g_get_monotonic_time ();
-      if (ready_all != 0 && t_first != 0 && painted_us > ready_all)
-        t_all = painted_us;
-    }
-  g_main_context_set_poll_func (NULL, real_poll);
-  gtk_widget_remove_tick_callback (GTK_WIDGET (win), tick);
+  watch_listing (win, uri, &w);
   /* scroll through the list: time per painted frame */
   scroller = gtk_widget_get_parent (lb_store_browser_get_view (win->browser));
   adj = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
@@ -428,12 +457,7 @@ bench_large_folder (LbWindow *win)
       g_array_append_val (frames, ms);
     }
   g_print ("\n4. A folder of 100 000 entries in the store tree (local folder store)\n");
-  g_print ("   first rows painted:                    %7.1f ms\n", (t_first - t0) / 1000.0);
-  g_print ("   all rows listed, sorted and painted:   %7.1f ms (%u rows)\n", (t_all - t0) / 1000.0,
-           g_list_model_get_n_items (lb_store_browser_get_rows (win->browser)));
-  g_print ("   longest main-thread stall meanwhile:   %7.1f ms   longest frame interval %7.1f ms\n",
-           max_iter_us / 1000.0, max_tick_gap_us / 1000.0);
-  g_print ("   (that stall began at %.1f ms, with %u rows)\n", max_iter_at / 1000.0, max_iter_rows);
+  print_listing_watch (win, &w);
   g_print ("   scrolling, frame repaint:              median %7.2f ms   p90 %7.2f ms\n",
            median (frames), pct (frames, 0.9));
   for (int i = 0; i < 100000; i++)
@@ -444,6 +468,89 @@ bench_large_folder (LbWindow *win)
       g_unlink (p);
     }
   g_rmdir (dir);
+}
+
+/* ---- 6: a large JSON listing over HTTP -------------------------------------------------- */
+
+/* A loopback web server with one page: nginx's autoindex JSON for @data (a GBytes) at "/";
+ * OPTIONS says "no WebDAV", anything else 404. Runs on its own threads. */
+static gboolean
+on_json_request (GThreadedSocketService *svc, GSocketConnection *connection, GObject *source,
+                 gpointer data)
+{
+  GBytes *doc = data;
+  GInputStream *in = g_io_stream_get_input_stream (G_IO_STREAM (connection));
+  GOutputStream *out = g_io_stream_get_output_stream (G_IO_STREAM (connection));
+  g_autoptr (GDataInputStream) lines = g_data_input_stream_new (in);
+  g_data_input_stream_set_newline_type (lines, G_DATA_STREAM_NEWLINE_TYPE_CR_LF);
+
+  for (;;)
+    {
+      g_autofree char *request = g_data_input_stream_read_line (lines, NULL, NULL, NULL);
+      g_autofree char *head = NULL;
+      char *line;
+      gboolean get_root;
+
+      if (request == NULL)
+        break;
+      while ((line = g_data_input_stream_read_line (lines, NULL, NULL, NULL)) != NULL && *line != '\0')
+        g_free (line);
+      if (line == NULL)
+        break;
+      g_free (line);
+      get_root = g_str_has_prefix (request, "GET / ") || g_str_has_prefix (request, "HEAD / ");
+      if (g_str_has_prefix (request, "OPTIONS "))
+        head = g_strdup ("HTTP/1.1 200 OK\r\nAllow: GET, HEAD, OPTIONS\r\nContent-Length: 0\r\n\r\n");
+      else if (get_root)
+        head = g_strdup_printf ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                "Content-Length: %" G_GSIZE_FORMAT "\r\n\r\n", g_bytes_get_size (doc));
+      else
+        head = g_strdup ("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
+      if (!g_output_stream_write_all (out, head, strlen (head), NULL, NULL, NULL))
+        break;
+      if (get_root && g_str_has_prefix (request, "GET ")
+          && !g_output_stream_write_all (out, g_bytes_get_data (doc, NULL), g_bytes_get_size (doc),
+                                         NULL, NULL, NULL))
+        break;
+    }
+  return TRUE;
+}
+
+static void
+bench_json_listing (LbWindow *win)
+{
+  g_autoptr (GString) doc = g_string_new ("[\n");
+  g_autoptr (GBytes) bytes = NULL;
+  g_autoptr (GSocketService) service = NULL;
+  g_autoptr (GSocketAddress) any = g_inet_socket_address_new_from_string ("127.0.0.1", 0);
+  g_autoptr (GSocketAddress) effective = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *uri = NULL;
+  ListingWatch w;
+
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_printf (doc, "%s{ \"name\":\"img-%06u.png\", \"type\":\"file\", "
+                            "\"mtime\":\"Mon, 30 Nov 2026 05:00:00 GMT\", \"size\":%u }\n",
+                            i ? "," : "", i, 1000 + i);
+  g_string_append (doc, "]\n");
+  bytes = g_bytes_new (doc->str, doc->len);
+  service = g_threaded_socket_service_new (4);
+  if (!g_socket_listener_add_address (G_SOCKET_LISTENER (service), any, G_SOCKET_TYPE_STREAM,
+                                      G_SOCKET_PROTOCOL_TCP, NULL, &effective, &error))
+    {
+      g_printerr ("6. skipped: %s\n", error->message);
+      return;
+    }
+  g_signal_connect (service, "run", G_CALLBACK (on_json_request), bytes);
+  g_socket_service_start (service);
+  uri = g_strdup_printf ("http://127.0.0.1:%u/",
+                         g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (effective)));
+  watch_listing (win, uri, &w);
+  g_print ("\n6. A JSON listing of 100 000 entries over HTTP (nginx's autoindex format, %.1f MB, "
+           "served on 127.0.0.1)\n", doc->len / 1e6);
+  print_listing_watch (win, &w);
+  g_socket_service_stop (service);
+  g_socket_listener_close (G_SOCKET_LISTENER (service));
 }
 
 /* ---- 5: responsiveness while a 1 GB image downloads ------------------------------------ */
@@ -891,6 +998,8 @@ main (int argc, char **argv)
     bench_large_folder (win);
   if (section_wanted ('5'))
     bench_download (win, img);
+  if (section_wanted ('6'))
+    bench_json_listing (win);
   gtk_window_destroy (GTK_WINDOW (win));
   if (section_wanted ('3'))
   {

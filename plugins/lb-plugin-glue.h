@@ -42,6 +42,43 @@ lb_glue_region (const LbFilterImage *im)
   return r;
 }
 
+/* A finish() post-pass over the rows [0, height) of the destination in chunks of @chunk rows,
+ * run through the host's threads: @func gets the rows [y0, y1) of one chunk. */
+typedef void (*LbGlueRowsFunc) (gpointer data,
+                                int      y0,
+                                int      y1);
+
+typedef struct {
+  LbGlueRowsFunc func;
+  gpointer data;
+  int chunk;
+  int height;
+} LbGlueRows;
+
+static inline void
+lb_glue_rows_item (gpointer data,
+                   int      item,
+                   int      thread_index)
+{
+  const LbGlueRows *rows = data;
+  int y0 = item * rows->chunk;
+
+  rows->func (rows->data, y0, MIN (y0 + rows->chunk, rows->height));
+}
+
+/* What host->parallel_for() returns: %FALSE if the pass was cancelled meanwhile. */
+static inline gboolean
+lb_glue_parallel_rows (const LbFilterHost *host,
+                       int                 height,
+                       int                 chunk,
+                       LbGlueRowsFunc      func,
+                       gpointer            data)
+{
+  LbGlueRows rows = { func, data, chunk, height };
+
+  return host->parallel_for (host, (height + chunk - 1) / chunk, lb_glue_rows_item, &rows);
+}
+
 /* One descriptor of a family whose filters share one set of callbacks; @kind_ goes into
  * user_data and says which kernel runs. */
 #define LB_GLUE_FILTER(var, id_, alias_, name_, category_, desc_, params_type, params_,       \

@@ -280,3 +280,30 @@ lb_gauss_core_row_reference (const LbGaussCore *core,
     for (int c = 0; c < ch; c++)
       out[(gsize) x * ch + c] = horizontal_point (core, v, ch, x, c, tapbuf);
 }
+
+void
+lb_gauss_core_run (const LbGaussCore *core,
+                   const LbKernelBuf *src,
+                   LbKernelBuf       *dst,
+                   int                y0,
+                   int                y1,
+                   LbGaussRowFunc     row_func,
+                   LbGaussEmitFunc    emit,
+                   gconstpointer      data)
+{
+  const LbKernelRect *r = &core->r;
+  g_autofree float *blurred = NULL;
+  g_autofree float *scratch = NULL;
+
+  y0 = MAX (y0, r->y);
+  y1 = MIN (y1, r->y + r->height);
+  if (y0 >= y1 || r->width == 0)
+    return;
+  blurred = g_new (float, (gsize) r->width * src->channels);
+  scratch = g_new (float, lb_gauss_core_scratch_floats (core, src));
+  for (int y = y0; y < y1; y++)
+    {
+      row_func (core, src, y, blurred, scratch);
+      emit (data, src, dst, y, blurred);
+    }
+}

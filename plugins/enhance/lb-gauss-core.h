@@ -34,3 +34,23 @@ void     lb_gauss_core_row_reference (const LbGaussCore *core,
                                       int                y,
                                       float             *out,
                                       float             *scratch);
+
+/* lb_gauss_core_row or lb_gauss_core_row_reference. */
+typedef void (*LbGaussRowFunc) (const LbGaussCore *, const LbKernelBuf *, int, float *, float *);
+/* What a filter makes of region row @y of @src, given that row blurred (region width ×
+ * channels floats); writes it to @dst. @data: the filter's state. */
+typedef void (*LbGaussEmitFunc) (gconstpointer      data,
+                                 const LbKernelBuf *src,
+                                 LbKernelBuf       *dst,
+                                 int                y,
+                                 const float       *blurred);
+/* The rows [y0, y1) that lie in the region, each blurred by @row_func, then handed to @emit;
+ * scratch is allocated once per call. */
+void     lb_gauss_core_run        (const LbGaussCore *core,
+                                   const LbKernelBuf *src,
+                                   LbKernelBuf       *dst,
+                                   int                y0,
+                                   int                y1,
+                                   LbGaussRowFunc     row_func,
+                                   LbGaussEmitFunc    emit,
+                                   gconstpointer      data);

@@ -41,66 +41,52 @@ lb_gaussian_get_radius (const LbGaussian *st)
   return st->core.radius;
 }
 
-typedef void (*RowFunc) (const LbGaussCore *, const LbKernelBuf *, int, float *, float *);
-
+/* The blurred row @out, rounded and clamped, is region row @y of @dst. */
 static void
-run (const LbGaussian  *st,
-     const LbKernelBuf *src,
-     LbKernelBuf       *dst,
-     int                y0,
-     int                y1,
-     RowFunc            row_func)
+store_row (gconstpointer      data,
+           const LbKernelBuf *src,
+           LbKernelBuf       *dst,
+           int                y,
+           const float       *out)
 {
+  const LbGaussian *st = data;
   const LbKernelRect *r = &st->core.r;
   int ch = src->channels, nc = lb_kbuf_color_channels (src), maxv = lb_kbuf_max_value (src);
   gsize ns = (gsize) r->width * ch;
-  g_autofree float *out = NULL;
-  g_autofree float *scratch = NULL;
+  guint8 *drow = lb_kbuf_row (dst, y);
 
-  y0 = MAX (y0, r->y);
-  y1 = MIN (y1, r->y + r->height);
-  if (y0 >= y1 || r->width == 0)
-    return;
-  out = g_new (float, ns);
-  scratch = g_new (float, lb_gauss_core_scratch_floats (&st->core, src));
-  for (int y = y0; y < y1; y++)
+  if (nc == ch && src->depth == 8)
     {
-      guint8 *drow = lb_kbuf_row (dst, y);
+      /* no alpha: one flat, vectorisable loop */
+      guint8 *d = drow + (gsize) r->x * ch;
 
-      row_func (&st->core, src, y, out, scratch);
-      if (nc == ch && src->depth == 8)
+      for (gsize i = 0; i < ns; i++)
         {
-          /* no alpha: one flat, vectorisable loop */
-          guint8 *d = drow + (gsize) r->x * ch;
+          int v = (int) (out[i] + 0.5f);
 
-          for (gsize i = 0; i < ns; i++)
-            {
-              int v = (int) (out[i] + 0.5f);
-
-              d[i] = (guint8) CLAMP (v, 0, 255);
-            }
+          d[i] = (guint8) CLAMP (v, 0, 255);
         }
-      else if (nc == ch)
-        {
-          guint16 *d = (guint16 *) (void *) drow + (gsize) r->x * ch;
-
-          for (gsize i = 0; i < ns; i++)
-            {
-              int v = (int) (out[i] + 0.5f);
-
-              d[i] = (guint16) CLAMP (v, 0, 65535);
-            }
-        }
-      else
-        for (int x = 0; x < r->width; x++)
-          for (int c = 0; c < nc; c++)
-            {
-              gsize i = (gsize) x * ch + c;
-              int v = (int) (out[i] + 0.5f);
-
-              lb_kbuf_set (dst, drow, (gsize) r->x * ch + i, CLAMP (v, 0, maxv));
-            }
     }
+  else if (nc == ch)
+    {
+      guint16 *d = (guint16 *) (void *) drow + (gsize) r->x * ch;
+
+      for (gsize i = 0; i < ns; i++)
+        {
+          int v = (int) (out[i] + 0.5f);
+
+          d[i] = (guint16) CLAMP (v, 0, 65535);
+        }
+    }
+  else
+    for (int x = 0; x < r->width; x++)
+      for (int c = 0; c < nc; c++)
+        {
+          gsize i = (gsize) x * ch + c;
+          int v = (int) (out[i] + 0.5f);
+
+          lb_kbuf_set (dst, drow, (gsize) r->x * ch + i, CLAMP (v, 0, maxv));
+        }
 }
 
 void
@@ -110,7 +96,7 @@ lb_gaussian_process (const LbGaussian  *st,
                      int                y0,
                      int                y1)
 {
-  run (st, src, dst, y0, y1, lb_gauss_core_row);
+  lb_gauss_core_run (&st->core, src, dst, y0, y1, lb_gauss_core_row, store_row, st);
 }
 
 void
@@ -120,5 +106,5 @@ lb_gaussian_process_reference (const LbGaussian  *st,
                                int                y0,
                                int                y1)
 {
-  run (st, src, dst, y0, y1, lb_gauss_core_row_reference);
+  lb_gauss_core_run (&st->core, src, dst, y0, y1, lb_gauss_core_row_reference, store_row, st);
 }

@@ -56,54 +56,39 @@ lb_unsharp_free (LbUnsharp *st)
   g_free (st);
 }
 
-typedef void (*RowFunc) (const LbGaussCore *, const LbKernelBuf *, int, float *, float *);
-
+/* Region row @y of @src sharpened against its blurred copy @blur, into @dst. */
 static void
-run (const LbUnsharp   *st,
-     const LbKernelBuf *src,
-     LbKernelBuf       *dst,
-     int                y0,
-     int                y1,
-     RowFunc            row_func)
+sharpen_row (gconstpointer      data,
+             const LbKernelBuf *src,
+             LbKernelBuf       *dst,
+             int                y,
+             const float       *blur)
 {
+  const LbUnsharp *st = data;
   const LbKernelRect *r = &st->core.r;
   int ch = src->channels, nc = lb_kbuf_color_channels (src), maxv = lb_kbuf_max_value (src);
-  gsize ns = (gsize) r->width * ch;
-  g_autofree float *blur = NULL;
-  g_autofree float *scratch = NULL;
+  const guint8 *srow = lb_kbuf_row (src, y);
+  guint8 *drow = lb_kbuf_row (dst, y);
 
-  y0 = MAX (y0, r->y);
-  y1 = MIN (y1, r->y + r->height);
-  if (y0 >= y1 || r->width == 0)
-    return;
-  blur = g_new (float, ns);
-  scratch = g_new (float, lb_gauss_core_scratch_floats (&st->core, src));
-  for (int y = y0; y < y1; y++)
-    {
-      const guint8 *srow = lb_kbuf_row (src, y);
-      guint8 *drow = lb_kbuf_row (dst, y);
+  for (int x = 0; x < r->width; x++)
+    for (int c = 0; c < nc; c++)
+      {
+        gsize i = (gsize) x * ch + c, si = (gsize) r->x * ch + i;
+        int s = lb_kbuf_get (src, srow, si);
+        float d = (float) s - blur[i];
+        int v;
 
-      row_func (&st->core, src, y, blur, scratch);
-      for (int x = 0; x < r->width; x++)
-        for (int c = 0; c < nc; c++)
+        if (fabsf (d) < st->threshold)
+          v = s;
+        else
           {
-            gsize i = (gsize) x * ch + c, si = (gsize) r->x * ch + i;
-            int s = lb_kbuf_get (src, srow, si);
-            float d = (float) s - blur[i];
-            int v;
+            float val = (float) s + st->amount * d;
 
-            if (fabsf (d) < st->threshold)
-              v = s;
-            else
-              {
-                float val = (float) s + st->amount * d;
-
-                v = (int) (val + 0.5f);
-                v = CLAMP (v, 0, maxv);
-              }
-            lb_kbuf_set (dst, drow, si, v);
+            v = (int) (val + 0.5f);
+            v = CLAMP (v, 0, maxv);
           }
-    }
+        lb_kbuf_set (dst, drow, si, v);
+      }
 }
 
 void
@@ -113,7 +98,7 @@ lb_unsharp_process (const LbUnsharp   *st,
                     int                y0,
                     int                y1)
 {
-  run (st, src, dst, y0, y1, lb_gauss_core_row);
+  lb_gauss_core_run (&st->core, src, dst, y0, y1, lb_gauss_core_row, sharpen_row, st);
 }
 
 void
@@ -123,5 +108,6 @@ lb_unsharp_process_reference (const LbUnsharp   *st,
                               int                y0,
                               int                y1)
 {
-  run (st, src, dst, y0, y1, lb_gauss_core_row_reference);
+  lb_gauss_core_run (&st->core, src, dst, y0, y1, lb_gauss_core_row_reference, sharpen_row,
+                     st);
 }

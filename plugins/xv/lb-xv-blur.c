@@ -4,6 +4,11 @@
 #include "lb-xv-blur.h"
 
 #include <emmintrin.h>
+#if LB_XV_HAVE_AVX2_PATH
+#include <immintrin.h>
+#endif
+
+#include <math.h>
 
 #include "lb-error.h"
 
@@ -103,18 +108,89 @@ col_update (guint32 *restrict col, const guint8 *restrict row, int n, gboolean a
 
 /* pre[(j + 1)·ch + c] = Σ_{j' ≤ j} col[j'·ch + c], with the running sums in registers (a
  * loop through memory would wait on store forwarding at every sample). @ch is a constant at
- * each call site. */
-LB_XV_INLINE void
-prefix_sums (guint32 *restrict pre, const guint32 *restrict col, int rw, const int ch)
-{
-  guint32 acc[4] = { 0, 0, 0, 0 };
+ * each call site. One definition per column type: guint32 column sums (the general path,
+ * 16-bit samples) and guint16 ones (8 bits, n ≤ 257). */
+#define BLUR_DEFINE_PREFIX_SUMS(name, ColType)                                               \
+  LB_XV_INLINE void                                                                          \
+  name (guint32 *restrict pre, const ColType *restrict col, int rw, const int ch)            \
+  {                                                                                          \
+    guint32 acc[4] = { 0, 0, 0, 0 };                                                         \
+                                                                                             \
+    for (int j = 0; j < rw; j++)                                                             \
+      for (int c = 0; c < ch; c++)                                                           \
+        {                                                                                    \
+          acc[c] += col[j * ch + c];                                                         \
+          pre[(j + 1) * ch + c] = acc[c];                                                    \
+        }                                                                                    \
+  }
 
-  for (int j = 0; j < rw; j++)
-    for (int c = 0; c < ch; c++)
-      {
-        acc[c] += col[j * ch + c];
-        pre[(j + 1) * ch + c] = acc[c];
-      }
+BLUR_DEFINE_PREFIX_SUMS (prefix_sums, guint32)
+BLUR_DEFINE_PREFIX_SUMS (prefix_sums16, guint16)
+
+/* One channel: pre[j + 1] = Σ_{j' ≤ j} col[j'] four samples per step, as an in-register scan
+ * (two shifted adds) plus the running total broadcast from the previous step: the serial
+ * chain is one add and one shuffle per four samples instead of one add per sample. @col holds
+ * guint32 (@wide) or guint16 sums; SSE2, so both clones run it. */
+LB_XV_INLINE void
+prefix_c1 (guint32 *restrict pre, const void *restrict col, int rw, const gboolean wide)
+{
+  const guint32 *c32 = col;
+  const guint16 *c16 = col;
+  const __m128i zero = _mm_setzero_si128 ();
+  __m128i acc = zero;
+  guint32 total;
+  int j = 0;
+
+  for (; j + 4 <= rw; j += 4)
+    {
+      __m128i x = wide ? _mm_loadu_si128 ((const __m128i *) (const void *) (c32 + j))
+                       : _mm_unpacklo_epi16 (_mm_loadl_epi64 ((const __m128i *) (const void *) (c16 + j)),
+                                             zero);
+
+      x = _mm_add_epi32 (x, _mm_slli_si128 (x, 4));
+      x = _mm_add_epi32 (x, _mm_slli_si128 (x, 8));
+      x = _mm_add_epi32 (x, acc);
+      _mm_storeu_si128 ((__m128i *) (void *) (pre + j + 1), x);
+      acc = _mm_shuffle_epi32 (x, 0xff);
+    }
+  total = (guint32) _mm_cvtsi128_si32 (acc);
+  for (; j < rw; j++)
+    {
+      total += wide ? c32[j] : c16[j];
+      pre[j + 1] = total;
+    }
+}
+
+/* Three channels of guint32 column sums: one pixel per step as a 4-lane vector (lane 3 carries
+ * the next pixel's first sample, never used: the next store overwrites it, and @col and @pre
+ * have a spare sample at the end), four pixels per iteration with two adds on the chain. */
+static inline void
+prefix_c3_u32 (guint32 *restrict pre, const guint32 *restrict col, int rw)
+{
+  __m128i acc = _mm_setzero_si128 ();
+  int j = 0;
+
+  for (; j + 4 <= rw; j += 4)
+    {
+      const __m128i v0 = _mm_loadu_si128 ((const __m128i *) (const void *) (col + j * 3));
+      const __m128i v1 = _mm_loadu_si128 ((const __m128i *) (const void *) (col + j * 3 + 3));
+      const __m128i v2 = _mm_loadu_si128 ((const __m128i *) (const void *) (col + j * 3 + 6));
+      const __m128i v3 = _mm_loadu_si128 ((const __m128i *) (const void *) (col + j * 3 + 9));
+      const __m128i p0 = _mm_add_epi32 (acc, v0);
+      const __m128i p1 = _mm_add_epi32 (acc, _mm_add_epi32 (v0, v1));
+      const __m128i p2 = _mm_add_epi32 (p1, v2);
+
+      acc = _mm_add_epi32 (p1, _mm_add_epi32 (v2, v3));
+      _mm_storeu_si128 ((__m128i *) (void *) (pre + (j + 1) * 3), p0);
+      _mm_storeu_si128 ((__m128i *) (void *) (pre + (j + 2) * 3), p1);
+      _mm_storeu_si128 ((__m128i *) (void *) (pre + (j + 3) * 3), p2);
+      _mm_storeu_si128 ((__m128i *) (void *) (pre + (j + 4) * 3), acc);
+    }
+  for (; j < rw; j++)
+    {
+      acc = _mm_add_epi32 (acc, _mm_loadu_si128 ((const __m128i *) (const void *) (col + j * 3)));
+      _mm_storeu_si128 ((__m128i *) (void *) (pre + (j + 1) * 3), acc);
+    }
 }
 
 LB_XV_INLINE void
@@ -246,26 +322,91 @@ blur_fast_rows (const LbXvBlur    *self,
     }
 }
 
-/* pre[(j + 1)·ch + c] = Σ_{j' ≤ j} col[j'·ch + c] for 16-bit column sums. */
-LB_XV_INLINE void
-prefix_sums16 (guint32 *restrict pre, const guint16 *restrict col, int rw, const int ch)
-{
-  guint32 acc[4] = { 0, 0, 0, 0 };
+/* floor(s / N) as (int) ((float) s · inv) with inv = 1/N in float rounded up (so that
+ * inv · N ≥ 1): exact for 0 ≤ s < 2^22. Why: s · inv ≥ s/N, and the integer part q of s/N is a
+ * float, so the rounded product never falls below q; from above, inv exceeds 1/N by less than
+ * 2^-23 of itself and the product's rounding adds 2^-24, so the product exceeds s/N by less than
+ * s/N · 2^-22.4 < 1/N for s < 2^22.4, while s/N ≤ q + 1 - 1/N. No +0.5 term (one operation
+ * less per sample than (s + 0.5) · (1/N)). Checked for every s ≤ 255 N, N ≤ 2500, in the
+ * tests (_lb_xv_blur_div_float). */
+#define BLUR_FLOAT_EXACT_LIMIT 4194304.0
 
-  for (int j = 0; j < rw; j++)
-    for (int c = 0; c < ch; c++)
-      {
-        acc[c] += col[j * ch + c];
-        pre[(j + 1) * ch + c] = acc[c];
-      }
+static float
+blur_recip_up (guint32 count)
+{
+  float inv = 1.0f / (float) count;
+
+  /* float × guint32 < 2^24 · 2^32 is exact in double. */
+  while ((double) inv * (double) count < 1.0)
+    inv = nextafterf (inv, 2.0f);
+  return inv;
 }
+
+guint
+_lb_xv_blur_div_float (guint32 s, guint32 count)
+{
+  return (guint) (gint32) ((float) (gint32) s * blur_recip_up (count));
+}
+
+/* out[k] = floor ((hi[k] - lo[k]) / N) for k < len, the window sums below 2^22 (see
+ * blur_recip_up): the portable loop (the compiler vectorises it in the AVX2 clone). */
+LB_XV_INLINE void
+win_div_8 (const guint32 *restrict hi, const guint32 *restrict lo, guint8 *restrict out,
+           int len, float inv)
+{
+  /* Signed conversions (window sums < 2^22 here): cvtdq2ps/cvttps2dq, one instruction per
+   * vector, where guint32 ↔ float takes a long sequence. */
+  for (int k = 0; k < len; k++)
+    out[k] = (guint8) (gint32) ((float) (gint32) (hi[k] - lo[k]) * inv);
+}
+
+#if LB_XV_HAVE_AVX2_PATH
+/* win_div_8 by hand: 32 samples per step, the four quotient vectors narrowed with signed
+ * saturating packs (the quotients are 0..255, so no masking is needed, where the compiler
+ * masks every vector before an unsigned pack) and put back in order with one permute. */
+__attribute__ ((target ("avx2"))) static void
+win_div_8_avx2 (const guint32 *restrict hi, const guint32 *restrict lo, guint8 *restrict out,
+                int len, float inv)
+{
+  const __m256 vinv = _mm256_set1_ps (inv);
+  /* After the packs, dword d of the vector holds quotients 4·(d / 2) … of vector d mod 2…:
+   * d0 = q0[0..3], d1 = q1[0..3], d2 = q2[0..3], d3 = q3[0..3], d4 = q0[4..7], … */
+  const __m256i order = _mm256_setr_epi32 (0, 4, 1, 5, 2, 6, 3, 7);
+  int k = 0;
+
+  for (; k + 32 <= len; k += 32)
+    {
+      __m256i q[4];
+
+      for (int v = 0; v < 4; v++)
+        {
+          const __m256i h = _mm256_loadu_si256 ((const __m256i *) (const void *) (hi + k + 8 * v));
+          const __m256i l = _mm256_loadu_si256 ((const __m256i *) (const void *) (lo + k + 8 * v));
+
+          q[v] = _mm256_cvttps_epi32 (_mm256_mul_ps (_mm256_cvtepi32_ps (_mm256_sub_epi32 (h, l)),
+                                                     vinv));
+        }
+      {
+        const __m256i w01 = _mm256_packs_epi32 (q[0], q[1]);
+        const __m256i w23 = _mm256_packs_epi32 (q[2], q[3]);
+        const __m256i b = _mm256_packus_epi16 (w01, w23);
+
+        _mm256_storeu_si256 ((__m256i *) (void *) (out + k),
+                             _mm256_permutevar8x32_epi32 (b, order));
+      }
+    }
+  for (; k < len; k++)
+    out[k] = (guint8) (gint32) ((float) (gint32) (hi[k] - lo[k]) * inv);
+}
+#endif
 
 /* 8 bits without alpha, n ≤ 257 (a column of n samples sums to at most 65535): the column
  * sums in 16 bits, updated by one row in and one out in a single pass; the window sum as a
  * difference of prefix sums and the division fused in one loop (no intermediate row), so a
  * row costs a few passes over its samples whatever n. Same arithmetic as blur_fast_rows. */
 LB_XV_CLONES static void
-blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb)
+blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb,
+                 gboolean avx2)
 {
   const LbXvRegion *R = &self->region;
   const int r = self->size / 2;
@@ -275,10 +416,19 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
   const int n = rw * ch;
   const gsize xoff = (gsize) R->x0 * ch;
   const double nmax = (double) MIN (self->size, rw) * (double) MIN (self->size, rh);
-  /* As in blur_fast_rows: float is exact enough while s + 0.5 < 2^21. */
-  const gboolean use_float = 255.0 * nmax < 2097152.0;
+  const gboolean use_float = 255.0 * nmax < BLUR_FLOAT_EXACT_LIMIT;
   g_autofree guint16 *col = g_new0 (guint16, n + 4);
-  g_autofree guint32 *pre = g_new0 (guint32, n + ch + 4);
+  /* Per sample of the clipped columns (the r nearest each end): the reciprocal of its window's
+   * pixel count, float or double as for the interior, kept while the window height ny stays
+   * the same. */
+  g_autofree float *finv = use_float ? g_new (float, n) : NULL;
+  g_autofree double *dinv = use_float ? NULL : g_new (double, n);
+  guint32 inv_ny = 0;
+  /* The prefix sums with r·ch zeros before them (zero columns left of the region) and room for
+   * r more columns after (zero columns right of it: the totals repeated), so that every
+   * column's window sum is pre[i + (r + 1)·ch] - pre[i - r·ch], clipped or not. */
+  g_autofree guint32 *pre_buf = g_new0 (guint32, (gsize) n + (gsize) (2 * r + 1) * ch + 4);
+  guint32 *pre = pre_buf + r * ch;
 
   for (int yy = MAX (R->y0, ya - r); yy <= MIN (R->y1 - 1, ya + r); yy++)
     {
@@ -304,6 +454,17 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
           /* Modulo 2^16 the difference is exact: the result is a real column sum. */
           for (int i = 0; i < n; i++)
             col[i] = (guint16) (col[i] + in[i] - gone[i]);
+          /* The next row in is read for the first time (from memory, not cache) and lies a
+           * stride away, where the hardware prefetchers stop at the page boundary: ask for it
+           * now, one line per 64 bytes, while this row's prefix and division run. */
+          if (y + 1 < yb && y + r + 1 <= R->y1 - 1)
+            {
+              const guint8 *next = lb_xv_row (src, y + r + 1) + xoff;
+
+              for (int i = 0; i < n; i += 64)
+                __builtin_prefetch (next + i);
+              __builtin_prefetch (next + n - 1);
+            }
         }
       else if (add)
         {
@@ -322,7 +483,7 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
 
       switch (ch)
         {
-        case 1: prefix_sums16 (pre, col, rw, 1); break;
+        case 1: prefix_c1 (pre, col, rw, FALSE); break;
         case 3:
           {
             /* One pixel per step as a 4-lane vector (lane 3 carries the next pixel's first
@@ -366,58 +527,208 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
         default: prefix_sums16 (pre, col, rw, ch); break;
         }
 
-      /* Columns whose window is not clipped horizontally: [jlo, jhi). */
+      /* The totals repeated r times (from registers: a copy through memory would wait on
+       * store forwarding at every sample). */
+      for (int c = 0; c < ch; c++)
+        {
+          const guint32 total = pre[n + c];
+
+          for (int m = 1; m <= r; m++)
+            pre[n + m * ch + c] = total;
+        }
+
+      /* Columns whose window is not clipped horizontally: [jlo, jhi); samples [i0, i1). */
       jlo = MIN (r, rw);
       jhi = MAX (jlo, rw - r);
-      if (jhi > jlo)
-        {
-          const guint32 count = (guint32) self->size * ny;
-          const int a = (r + 1) * ch, b = r * ch;
-          const int i0 = jlo * ch, i1 = jhi * ch;
+      {
+        const guint32 count = (guint32) self->size * ny;
+        const int a = (r + 1) * ch, b = r * ch;
+        const int i0 = jlo * ch, i1 = jhi * ch;
 
-          if (use_float)
-            {
-              const float inv = 1.0f / (float) count;
-
-              /* Signed conversions (window sums < 2^21 here): cvtdq2ps/cvttps2dq, one
-               * instruction per vector, where guint32 ↔ float takes a long sequence. */
-              for (int i = i0; i < i1; i++)
-                out[i] = (guint8) (gint32) (((float) (gint32) (pre[i + a] - pre[i - b]) + 0.5f)
-                                            * inv);
-            }
-          else
-            {
-              const double inv = 1.0 / (double) count;
-
-              for (int i = i0; i < i1; i++)
-                out[i] = (guint8) (guint) (((double) (pre[i + a] - pre[i - b]) + 0.5) * inv);
-            }
-        }
-
-      /* Clipped columns at the left and right: exact integer division. */
-      for (int j = 0; j < rw; j++)
-        {
-          int lo, hi;
-
-          if (j == jlo && jhi > jlo)
-            j = jhi;
-          if (j >= rw)
-            break;
-          lo = MAX (0, j - r);
-          hi = MIN (rw - 1, j + r);
-          /* A reciprocal per column rather than an integer division per sample (2r columns
-           * × channels per row added up to as much as the rest of the row); exact as in the
-           * interior: (s + 0.5) · (1/N) in double is within 0.5/N of s/N for s < 2^51. */
+        if (ny != inv_ny)
           {
-            const double inv = 1.0 / (double) ((guint32) (hi - lo + 1) * ny);
-
-            for (int c = 0; c < ch; c++)
+            for (int j = 0; j < rw; j++)
               {
-                const gint32 sum = (gint32) (pre[(hi + 1) * ch + c] - pre[lo * ch + c]);
-                out[(gsize) j * ch + c] = (guint8) (gint32) (((double) sum + 0.5) * inv);
+                guint32 nj;
+
+                if (j == jlo && jhi > jlo)
+                  j = jhi;
+                if (j >= rw)
+                  break;
+                nj = (guint32) (MIN (rw - 1, j + r) - MAX (0, j - r) + 1) * ny;
+                for (int c = 0; c < ch; c++)
+                  if (use_float)
+                    finv[j * ch + c] = blur_recip_up (nj);
+                  else
+                    dinv[j * ch + c] = 1.0 / (double) nj;
               }
+            inv_ny = ny;
           }
+
+        if (use_float)
+          {
+            const float inv = blur_recip_up (count);
+
+            if (i1 > i0)
+              {
+#if LB_XV_HAVE_AVX2_PATH
+                if (avx2)
+                  win_div_8_avx2 (pre + i0 + a, pre + i0 - b, out + i0, i1 - i0, inv);
+                else
+#endif
+                  win_div_8 (pre + i0 + a, pre + i0 - b, out + i0, i1 - i0, inv);
+              }
+            /* The clipped columns: the same sums, a reciprocal per sample (exact as in the
+             * interior, their sums being smaller). */
+            for (int i = 0; i < i0; i++)
+              out[i] = (guint8) (gint32) ((float) (gint32) (pre[i + a] - pre[i - b]) * finv[i]);
+            for (int i = MAX (i0, i1); i < n; i++)
+              out[i] = (guint8) (gint32) ((float) (gint32) (pre[i + a] - pre[i - b]) * finv[i]);
+          }
+        else
+          {
+            /* (s + 0.5) · (1/N) in double is within 0.5/N of s/N for s < 2^51. */
+            const double inv = 1.0 / (double) count;
+
+            for (int i = i0; i < i1; i++)
+              out[i] = (guint8) (guint) (((double) (pre[i + a] - pre[i - b]) + 0.5) * inv);
+            for (int i = 0; i < i0; i++)
+              out[i] = (guint8) (guint) (((double) (pre[i + a] - pre[i - b]) + 0.5) * dinv[i]);
+            for (int i = MAX (i0, i1); i < n; i++)
+              out[i] = (guint8) (guint) (((double) (pre[i + a] - pre[i - b]) + 0.5) * dinv[i]);
+          }
+      }
+    }
+}
+
+/* 16 bits without alpha (GRAY16, RGB16), window sums below 2^31: the column sums in 32 bits
+ * updated by the row in and the row out in one pass, the row prefix by the vector scans above,
+ * the window sum and the division fused in one loop (float with the rounded-up reciprocal
+ * while the sums stay below 2^22, n ≤ 7 in the interior; else double with signed
+ * conversions), so the cost per row does not depend on n. Same results as blur_fast_rows. */
+LB_XV_CLONES static void
+blur_rows_16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb)
+{
+  const LbXvRegion *R = &self->region;
+  const int r = self->size / 2;
+  const int ch = src->channels;
+  const int rw = R->x1 - R->x0;
+  const int rh = R->y1 - R->y0;
+  const int n = rw * ch;
+  const gsize xoff = (gsize) R->x0 * ch * 2;
+  const double nmax = (double) MIN (self->size, rw) * (double) MIN (self->size, rh);
+  const gboolean use_float = 65535.0 * nmax < BLUR_FLOAT_EXACT_LIMIT;
+  g_autofree guint32 *col = g_new0 (guint32, n + 4);
+  /* As in blur_rows_8_u16: the prefix padded with zero columns on both sides, so that every
+   * column's window sum is pre[i + (r + 1)·ch] - pre[i - r·ch], and per sample of the clipped
+   * columns the reciprocal of its count, kept while the window height stays the same. */
+  g_autofree guint32 *pre_buf = g_new0 (guint32, (gsize) n + (gsize) (2 * r + 1) * ch + 4);
+  guint32 *pre = pre_buf + r * ch;
+  g_autofree float *finv = use_float ? g_new (float, n) : NULL;
+  g_autofree double *dinv = use_float ? NULL : g_new (double, n);
+  guint32 inv_ny = 0;
+
+  for (int yy = MAX (R->y0, ya - r); yy <= MIN (R->y1 - 1, ya + r); yy++)
+    {
+      const guint16 *restrict in = (const guint16 *) (const void *) (lb_xv_row (src, yy) + xoff);
+
+      for (int i = 0; i < n; i++)
+        col[i] += in[i];
+    }
+
+  for (int y = ya; y < yb; y++)
+    {
+      const int wy0 = MAX (R->y0, y - r), wy1 = MIN (R->y1 - 1, y + r);
+      const guint32 ny = (guint32) (wy1 - wy0 + 1);
+      guint16 *restrict out = (guint16 *) (void *) (lb_xv_row_mut (dst, y) + xoff);
+      const gboolean add = y > ya && y + r <= R->y1 - 1, sub = y > ya && y - r - 1 >= R->y0;
+      const guint16 *restrict in = add ? (const guint16 *) (const void *) (lb_xv_row (src, y + r) + xoff) : NULL;
+      const guint16 *restrict gone = sub ? (const guint16 *) (const void *) (lb_xv_row (src, y - r - 1) + xoff) : NULL;
+      int jlo, jhi;
+
+      /* Modulo 2^32 the difference is exact: the result is a real column sum. */
+      if (add && sub)
+        for (int i = 0; i < n; i++)
+          col[i] += (guint32) in[i] - (guint32) gone[i];
+      else if (add)
+        for (int i = 0; i < n; i++)
+          col[i] += in[i];
+      else if (sub)
+        for (int i = 0; i < n; i++)
+          col[i] -= gone[i];
+
+      switch (ch)
+        {
+        case 1: prefix_c1 (pre, col, rw, TRUE); break;
+        case 3: prefix_c3_u32 (pre, col, rw); break;
+        default: prefix_sums (pre, col, rw, ch); break;
         }
+
+      /* The totals repeated r times (from registers: a copy through memory would wait on
+       * store forwarding at every sample). */
+      for (int c = 0; c < ch; c++)
+        {
+          const guint32 total = pre[n + c];
+
+          for (int m = 1; m <= r; m++)
+            pre[n + m * ch + c] = total;
+        }
+
+      /* Columns whose window is not clipped horizontally: [jlo, jhi); samples [i0, i1). */
+      jlo = MIN (r, rw);
+      jhi = MAX (jlo, rw - r);
+      {
+        const guint32 count = (guint32) self->size * ny;
+        const int a = (r + 1) * ch, b = r * ch;
+        const int i0 = jlo * ch, i1 = jhi * ch;
+
+        if (ny != inv_ny)
+          {
+            for (int j = 0; j < rw; j++)
+              {
+                guint32 nj;
+
+                if (j == jlo && jhi > jlo)
+                  j = jhi;
+                if (j >= rw)
+                  break;
+                nj = (guint32) (MIN (rw - 1, j + r) - MAX (0, j - r) + 1) * ny;
+                for (int c = 0; c < ch; c++)
+                  if (use_float)
+                    finv[j * ch + c] = blur_recip_up (nj);
+                  else
+                    dinv[j * ch + c] = 1.0 / (double) nj;
+              }
+            inv_ny = ny;
+          }
+
+        if (use_float)
+          {
+            const float inv = blur_recip_up (count);
+
+            for (int i = i0; i < i1; i++)
+              out[i] = (guint16) (gint32) ((float) (gint32) (pre[i + a] - pre[i - b]) * inv);
+            for (int i = 0; i < i0; i++)
+              out[i] = (guint16) (gint32) ((float) (gint32) (pre[i + a] - pre[i - b]) * finv[i]);
+            for (int i = i1; i < n; i++)
+              out[i] = (guint16) (gint32) ((float) (gint32) (pre[i + a] - pre[i - b]) * finv[i]);
+          }
+        else
+          {
+            /* (s + 0.5) · (1/N) in double is within 0.5/N of s/N for s < 2^51. */
+            const double inv = 1.0 / (double) count;
+
+            for (int i = i0; i < i1; i++)
+              out[i] = (guint16) (gint32) (((double) (gint32) (pre[i + a] - pre[i - b]) + 0.5)
+                                           * inv);
+            for (int i = 0; i < i0; i++)
+              out[i] = (guint16) (gint32) (((double) (gint32) (pre[i + a] - pre[i - b]) + 0.5)
+                                           * dinv[i]);
+            for (int i = i1; i < n; i++)
+              out[i] = (guint16) (gint32) (((double) (gint32) (pre[i + a] - pre[i - b]) + 0.5)
+                                           * dinv[i]);
+          }
+      }
     }
 }
 
@@ -470,12 +781,15 @@ blur3_fast_8 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, in
     }
 }
 
-void
-lb_xv_blur_process (const LbXvBlur    *self,
-                    const LbKernelBuf *src,
-                    LbKernelBuf       *dst,
-                    int                y0,
-                    int                y1)
+/* lb_xv_blur_process with or without the hand-written AVX2 rows (@avx2: the CPU has AVX2 and
+ * the caller wants them). */
+static void
+blur_process (const LbXvBlur    *self,
+              const LbKernelBuf *src,
+              LbKernelBuf       *dst,
+              int                y0,
+              int                y1,
+              gboolean           avx2)
 {
   const LbXvRegion *R;
   double nmax;
@@ -501,11 +815,37 @@ lb_xv_blur_process (const LbXvBlur    *self,
     blur3_fast_8 (self, src, dst, y0, y1);
   else if (src->depth == 8 && self->size <= 257
            && lb_xv_colour_channels (src->channels) == src->channels)
-    blur_rows_8_u16 (self, src, dst, y0, y1);
+    blur_rows_8_u16 (self, src, dst, y0, y1, avx2);
   else if (src->depth == 8)
     blur_fast_rows_8 (self, src, dst, y0, y1);
+  else if (lb_xv_colour_channels (src->channels) == src->channels && 65535.0 * nmax < 2147483648.0)
+    blur_rows_16 (self, src, dst, y0, y1);
   else
     blur_fast_rows (self, src, dst, y0, y1, 16);
+}
+
+void
+lb_xv_blur_process (const LbXvBlur    *self,
+                    const LbKernelBuf *src,
+                    LbKernelBuf       *dst,
+                    int                y0,
+                    int                y1)
+{
+#if LB_XV_HAVE_AVX2_PATH
+  blur_process (self, src, dst, y0, y1, lb_kernel_have_avx2 ());
+#else
+  blur_process (self, src, dst, y0, y1, FALSE);
+#endif
+}
+
+void
+_lb_xv_blur_process_portable (const LbXvBlur    *self,
+                              const LbKernelBuf *src,
+                              LbKernelBuf       *dst,
+                              int                y0,
+                              int                y1)
+{
+  blur_process (self, src, dst, y0, y1, FALSE);
 }
 
 LB_XV_CLONES static void

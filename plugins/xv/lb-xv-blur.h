@@ -35,12 +35,27 @@ void     lb_xv_blur_process_ref (const LbXvBlur     *self,
                                  int                 y1);
 /* Running sums (column sums updated row by row, a row prefix sum for the window), so the cost
  * does not depend on n; identical output. 8 bits without alpha and n ≤ 257: 16-bit column
- * sums, one pass per row for the row in and out, the window sum and division fused (n = 3
- * has its own multiply-high path). Allocates a few rows of scratch per call. */
+ * sums, one pass per row for the row in and out, a vector prefix scan, the window sums and
+ * the division (float with a rounded-up reciprocal, exact below 2^22; hand-written AVX2 where
+ * the CPU has it) in one pass (n = 3 has its own multiply-high path). 16 bits without alpha:
+ * 32-bit column sums, the same structure, float up to n = 7 and double above. Others (alpha,
+ * huge windows): the general 32-bit running sums. Allocates a few rows of scratch per call. */
 void     lb_xv_blur_process     (const LbXvBlur     *self,
                                  const LbKernelBuf  *src,
                                  LbKernelBuf        *dst,
                                  int                 y0,
                                  int                 y1);
+
+/* lb_xv_blur_process() without its hand-written AVX2 rows (the portable loops, which the
+ * compiler may still vectorise), whatever the CPU: for tests and benchmarks. */
+void     _lb_xv_blur_process_portable (const LbXvBlur    *self,
+                                       const LbKernelBuf *src,
+                                       LbKernelBuf       *dst,
+                                       int                y0,
+                                       int                y1);
+/* floor(@s / @count) as the fast paths compute it in float (a reciprocal rounded up, see
+ * lb-xv-blur.c), for @s < 2^22: exposed so the tests can check it for every s. */
+guint    _lb_xv_blur_div_float        (guint32            s,
+                                       guint32            count);
 
 G_END_DECLS

@@ -199,6 +199,20 @@ columns_next_row (guint16 *restrict colf, guint16 *restrict colc, const LbKernel
     column_rows (colf, colc, src, R, y - r - 1, c, hlo, hhi, -1);
 }
 
+/* The head of output row y of a strip of channel c whose column histograms columns_start()
+ * set up for row ya: brings them to row y's window and returns the window's height in rows;
+ * *out is channel c of the region's first column in dst's row y. */
+static inline guint32
+strip_row_begin (guint16 *restrict colf, guint16 *restrict colc, const LbKernelBuf *src,
+                 LbKernelBuf *dst, const LbXvRegion *R, int ya, int y, int r, int c, int hlo,
+                 int hhi, guint8 **out)
+{
+  if (y > ya)
+    columns_next_row (colf, colc, src, R, y, r, c, hlo, hhi);
+  *out = lb_xv_row_mut (dst, y) + (gsize) R->x0 * src->channels + c;
+  return (guint32) (MIN (R->y1 - 1, y + r) - MAX (R->y0, y - r) + 1);
+}
+
 static void
 despeckle_fast_rows_8 (const LbXvDespeckle *self,
                        const LbKernelBuf   *src,
@@ -231,11 +245,9 @@ despeckle_fast_rows_8 (const LbXvDespeckle *self,
 
         for (int y = ya; y < yb; y++)
           {
-            const guint32 ny = (guint32) (MIN (R->y1 - 1, y + r) - MAX (R->y0, y - r) + 1);
-            guint8 *out = lb_xv_row_mut (dst, y) + (gsize) R->x0 * ch + c;
-
-            if (y > ya)
-              columns_next_row (colf, colc, src, R, y, r, c, hlo, hhi);
+            guint8 *out;
+            const guint32 ny = strip_row_begin (colf, colc, src, dst, R, ya, y, r, c, hlo, hhi,
+                                                &out);
 
             /* A new row: column histograms changed, so every fine window bin is stale. */
             memset (p->wc, 0, sizeof p->wc);
@@ -362,11 +374,8 @@ despeckle_strip16_8 (const LbXvDespeckle *self, const LbKernelBuf *src, LbKernel
 
   for (int y = ya; y < yb; y++)
     {
-      const guint32 ny = (guint32) (MIN (R->y1 - 1, y + r) - MAX (R->y0, y - r) + 1);
-      guint8 *out = lb_xv_row_mut (dst, y) + (gsize) R->x0 * ch + c;
-
-      if (y > ya)
-        columns_next_row (colf, colc, src, R, y, r, c, hlo, hhi);
+      guint8 *out;
+      const guint32 ny = strip_row_begin (colf, colc, src, dst, R, ya, y, r, c, hlo, hhi, &out);
 
       /* A new row: the column histograms changed, so every fine window bucket is stale. */
       w->kc = (LbU16x16) { 0 };

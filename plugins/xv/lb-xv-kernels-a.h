@@ -36,3 +36,19 @@
 #include "lb-xv-emboss.h"
 #include "lb-xv-oil.h"
 #include "lb-xv-sharpen.h"
+
+G_BEGIN_DECLS
+
+/* The state of any one kernel of set A, for callers that pick the kernel at run time (the
+ * plugin, the tests, the benchmarks); only the member of the kernel prepared is valid. */
+typedef union {
+  LbXvBlur blur;
+  LbXvSharpen sharpen;
+  LbXvEdge edge;
+  LbXvEmboss emboss;
+  LbXvOil oil;
+  LbXvBlend blend;
+  LbXvDespeckle despeckle;
+} LbXvKernelState;
+
+G_END_DECLS

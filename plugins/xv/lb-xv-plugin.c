@@ -11,13 +11,7 @@
 
 #include "lb-plugin-glue.h"
 
-#include "lb-xv-blend.h"
-#include "lb-xv-blur.h"
-#include "lb-xv-despeckle.h"
-#include "lb-xv-edge.h"
-#include "lb-xv-emboss.h"
-#include "lb-xv-oil.h"
-#include "lb-xv-sharpen.h"
+#include "lb-xv-kernels-a.h"
 
 typedef enum {
   XV_BLUR = 1,
@@ -42,15 +36,7 @@ typedef struct {
   XvKind kind;
   gboolean exact;
   gint edge_max;  /* edge: the largest MONO of the bands processed so far (atomic) */
-  union {
-    LbXvBlur blur;
-    LbXvSharpen sharpen;
-    LbXvEdge edge;
-    LbXvEmboss emboss;
-    LbXvOil oil;
-    LbXvBlend blend;
-    LbXvDespeckle despeckle;
-  } k;
+  LbXvKernelState k;
 } XvState;
 
 static const LbParamEnumValue ring_values[] = {
@@ -270,15 +256,13 @@ typedef struct {
 } EdgeFinish;
 
 static void
-edge_scale_band (gpointer data,
-                 int      item,
-                 int      thread_index)
+edge_scale_rows (gpointer data,
+                 int      y0,
+                 int      y1)
 {
   EdgeFinish *f = data;
-  int y0 = item * EDGE_FINISH_ROWS;
 
-  lb_xv_edge_finish (&f->s->k.edge, &f->dst, f->maxv, y0,
-                     MIN (y0 + EDGE_FINISH_ROWS, f->dst.height));
+  lb_xv_edge_finish (&f->s->k.edge, &f->dst, f->maxv, y0, y1);
 }
 
 /* Edge only: normalise the finished edge map by its largest luminance (spec §3). The maximum
@@ -294,13 +278,12 @@ edge_finish (gconstpointer        state,
 {
   const XvState *s = state;
   EdgeFinish f = { s, lb_glue_dst_buf (image, dst, dst_stride), 0 };
-  int n = (image->height + EDGE_FINISH_ROWS - 1) / EDGE_FINISH_ROWS;
 
   f.maxv = (guint) g_atomic_int_get (&s->edge_max);
   /* maxv = 0 leaves the map alone (spec), and so does maxv = the largest sample value
    * (⌊v · 255 / 255⌋ = v): common, since xv's ring keeps the source's bright border. */
   if (f.maxv > 0 && f.maxv != (image->depth == 8 ? 255u : 65535u))
-    host->parallel_for (host, n, edge_scale_band, &f);
+    lb_glue_parallel_rows (host, image->height, EDGE_FINISH_ROWS, edge_scale_rows, &f);
   return TRUE;
 }
 

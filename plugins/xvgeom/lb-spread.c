@@ -43,12 +43,17 @@ struct _LbSpread {
   guint64 wdiv;      /* 2⁶⁴/width rounded up: exact q / width for 32-bit q (width ≥ 2) */
   guint32 **bufs;    /* [slice]: the slice's cells over the rows it reaches (see below) */
   guint32 **parts;   /* [band]: partner cells of a chunk of rows */
-  guint32 *block;    /* the memory of both */
+  guint32 *block;    /* the memory of both (block_take) */
+  gsize block_size;
   /* the banded form is used (else xv's swaps in place, on one thread): see banded_fits() */
   gboolean banded;
 };
 
 static void set_bands (LbSpread *st, int band_rows);
+static void block_cache_drop (void);
+
+/* Alignment of the working block: 2 MiB pages where the kernel has them (see alloc_block) */
+#define BLOCK_ALIGN ((gsize) 2 << 20)
 
 /* Working memory the banded form may take without a second thought (bytes). */
 #define SPREAD_SMALL_BYTES ((guint64) 32 << 20)
@@ -129,6 +134,9 @@ lb_spread_prepare (const LbKernelBuf    *src,
         }
       st->reach = st->rectangle ? st->py : st->px;
       st->banded = banded_fits (st, src);
+      /* the swaps in place take no block: the cached one would only add to the pass's peak */
+      if (!st->banded)
+        block_cache_drop ();
       st->wdiv = G_MAXUINT64 / (guint64) st->r.width + 1;
       /* a band per processor (bands run in parallel), each of LB_XV_RANDOM_LANES slices at
        * least 4 reaches high (a pixel near a slice edge costs one more lookup in the gather),
@@ -140,10 +148,89 @@ lb_spread_prepare (const LbKernelBuf    *src,
   return g_steal_pointer (&st);
 }
 
+/* The working block of the last pass, kept for the next one: a new block costs the kernel a
+ * zeroed page per 2 MiB (or 4 KiB) on first touch, 12 MB at 1.4 Mpx RGB8, which was ~1 ms of a
+ * 6.5 ms pass; a reused one is warm and needs no zeroing (every cell is written before it is
+ * read). Only blocks up to SPREAD_CACHE_BYTES stay, and a pass whose cells do not fit that
+ * (a large image) drops the cached one first, so the block kept adds at most 48 MiB to a pass
+ * and a 64 Mpx 16-bit pass still peaks below 3× its image. One block for the process, taken by
+ * one pass at a time (concurrent passes allocate their own). */
+#define SPREAD_CACHE_BYTES ((gsize) 48 << 20)
+
+static GMutex block_cache_lock;
+static guint32 *block_cache;
+static gsize block_cache_size;
+
+/* the cached block if it holds @n bytes (else a new one, the cached one freed): *size is the
+ * block's size */
+static guint32 *
+block_take (gsize  n,
+            gsize *size)
+{
+  guint32 *block = NULL, *drop = NULL;
+
+  g_mutex_lock (&block_cache_lock);
+  if (block_cache != NULL && block_cache_size >= n)
+    {
+      block = g_steal_pointer (&block_cache);
+      *size = block_cache_size;
+    }
+  else
+    drop = g_steal_pointer (&block_cache);
+  g_mutex_unlock (&block_cache_lock);
+  g_aligned_free (drop);
+  if (block == NULL && n > 0)
+    {
+      block = g_aligned_alloc (n, 1, BLOCK_ALIGN);
+      *size = n;
+#ifdef MADV_HUGEPAGE
+      /* only advice: without it the block is ordinary memory */
+      (void) madvise (block, n, MADV_HUGEPAGE);
+#endif
+    }
+  return block;
+}
+
+static void
+block_release (guint32 *block,
+               gsize    size)
+{
+  g_mutex_lock (&block_cache_lock);
+  if (block_cache == NULL && size <= SPREAD_CACHE_BYTES)
+    {
+      block_cache = g_steal_pointer (&block);
+      block_cache_size = size;
+    }
+  g_mutex_unlock (&block_cache_lock);
+  g_aligned_free (block);
+}
+
+/* a large pass frees the cached block before it allocates its own memory */
+static void
+block_cache_drop (void)
+{
+  guint32 *drop;
+
+  g_mutex_lock (&block_cache_lock);
+  drop = g_steal_pointer (&block_cache);
+  g_mutex_unlock (&block_cache_lock);
+  g_aligned_free (drop);
+}
+
+#ifdef __GNUC__
+/* when the plugin module is unloaded */
+__attribute__ ((destructor)) static void
+block_cache_unload (void)
+{
+  block_cache_drop ();
+}
+#endif
+
 static void
 free_bufs (LbSpread *st)
 {
-  g_clear_pointer (&st->block, g_aligned_free);
+  if (st->block != NULL)
+    block_release (g_steal_pointer (&st->block), st->block_size);
   g_clear_pointer (&st->bufs, g_free);
   g_clear_pointer (&st->parts, g_free);
   g_clear_pointer (&st->slices, g_free);
@@ -165,10 +252,8 @@ parts_size (const LbSpread *st,
 }
 
 /* Every slice's cells and every band's partner buffer in one block, in 2 MiB pages where
- * the kernel has them: 1.4 Mpx take 12 MB, which in 4 KiB pages cost ~3000 page faults on
- * every pass (the block is new each pass), more than the swaps themselves. */
-#define BLOCK_ALIGN ((gsize) 2 << 20)
-
+ * the kernel has them: 1.4 Mpx take 12 MB, which in 4 KiB pages cost ~3000 page faults
+ * whenever the block is new (block_take reuses the last pass's). */
 static void
 alloc_block (LbSpread *st)
 {
@@ -179,11 +264,9 @@ alloc_block (LbSpread *st)
   for (int b = 0; b < st->n_bands; b++)
     n += parts_size (st, b);
   n = (n * sizeof (guint32) + BLOCK_ALIGN - 1) / BLOCK_ALIGN * BLOCK_ALIGN;
-  st->block = g_aligned_alloc (n, 1, BLOCK_ALIGN);
-#ifdef MADV_HUGEPAGE
-  /* only advice: without it the block is ordinary memory */
-  (void) madvise (st->block, n, MADV_HUGEPAGE);
-#endif
+  if (n > SPREAD_CACHE_BYTES)
+    block_cache_drop ();
+  st->block = block_take (n, &st->block_size);
   for (int i = 0; i < st->n_slices; i++)
     {
       st->bufs[i] = st->block + at;
@@ -534,50 +617,101 @@ store_value (guint8  *d,
 #define HAVE_AVX2_PATHS 1
 #include <immintrin.h>
 
-/* 8-bit RGB rows to value cells, 8 pixels per step (a 32-byte load for 24 bytes: runs while
- * 8 more bytes of the row follow). Returns the pixels done. */
-__attribute__ ((target ("avx2"))) static int
-init_run_rgb8_avx2 (guint32      *row,
-                    const guint8 *s,
-                    int           w)
+/* Rows of 8-bit gray, 16-bit gray, 8-bit RGB or 8-bit RGBA (colour bytes @cb, pixel bytes @pb)
+ * to value cells, 8 pixels per step (RGB8: a 32-byte load for 24 bytes, run while 8 more bytes
+ * of the row follow). Returns the pixels done. */
+__attribute__ ((target ("avx2"))) static G_ALWAYS_INLINE inline int
+init_run_avx2 (guint32      *row,
+               const guint8 *s,
+               int           w,
+               gsize         cb,
+               gsize         pb)
 {
   const __m256i idx = _mm256_setr_epi32 (0, 1, 2, 3, 3, 4, 5, 6);
   const __m256i shuf = _mm256_setr_epi8 (0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1,
                                          0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1);
+  const __m256i rgb = _mm256_set1_epi32 (0x00ffffff);
   int x = 0;
 
-  for (; x + 11 <= w; x += 8)
+  for (; x + (pb == 3 ? 11 : 8) <= w; x += 8)
     {
-      __m256i v = _mm256_loadu_si256 ((const __m256i *) (const void *) (s + 3 * x));
+      const void *p = s + pb * (gsize) x;
+      __m256i v;
 
-      v = _mm256_shuffle_epi8 (_mm256_permutevar8x32_epi32 (v, idx), shuf);
+      if (pb == 1)
+        v = _mm256_cvtepu8_epi32 (_mm_loadl_epi64 ((const __m128i *) p));
+      else if (pb == 2)
+        v = _mm256_cvtepu16_epi32 (_mm_loadu_si128 ((const __m128i *) p));
+      else if (pb == 3)
+        v = _mm256_shuffle_epi8 (_mm256_permutevar8x32_epi32 (_mm256_loadu_si256 ((const __m256i *) p),
+                                                              idx), shuf);
+      else
+        v = _mm256_and_si256 (_mm256_loadu_si256 ((const __m256i *) p), rgb);
       _mm256_storeu_si256 ((__m256i *) (void *) (row + x), v);
     }
+  (void) cb;
   return x;
 }
 
-/* Value cells back to 8-bit RGB, 8 pixels per step; tokens are looked up in the previous
- * slice's cells @prev (region positions [plo, phi), NULL for none) where those hold values.
- * Stops at the first step with a token that needs more (a longer chain, or the source).
- * Returns the pixels done. */
-__attribute__ ((target ("avx2"))) static int
-gather_run_rgb8_avx2 (guint8        *d,
-                      const guint32 *cells,
-                      int            n,
-                      const guint32 *prev,
-                      guint32        plo,
-                      guint32        phi)
+/* 8 value cells to 8 pixels of @d (the layouts of init_run_avx2); RGBA8 takes its alpha from
+ * the same pixels of the source row @s */
+__attribute__ ((target ("avx2"))) static G_ALWAYS_INLINE inline void
+store_run_avx2 (guint8       *d,
+                const guint8 *s,
+                __m256i       c,
+                gsize         pb)
+{
+  if (pb == 1 || pb == 2)
+    {
+      __m128i p16 = _mm_packus_epi32 (_mm256_castsi256_si128 (c), _mm256_extracti128_si256 (c, 1));
+
+      if (pb == 1)
+        _mm_storel_epi64 ((__m128i *) (void *) d, _mm_packus_epi16 (p16, p16));
+      else
+        _mm_storeu_si128 ((__m128i *) (void *) d, p16);
+    }
+  else if (pb == 3)
+    {
+      const __m256i shuf = _mm256_setr_epi8 (0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
+                                             0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
+      const __m256i idx = _mm256_setr_epi32 (0, 1, 2, 4, 5, 6, 7, 7);
+
+      c = _mm256_permutevar8x32_epi32 (_mm256_shuffle_epi8 (c, shuf), idx);
+      _mm_storeu_si128 ((__m128i *) (void *) d, _mm256_castsi256_si128 (c));
+      _mm_storel_epi64 ((__m128i *) (void *) (d + 16), _mm256_extracti128_si256 (c, 1));
+    }
+  else
+    {
+      __m256i a = _mm256_and_si256 (_mm256_loadu_si256 ((const __m256i *) (const void *) s),
+                                    _mm256_set1_epi32 ((int) 0xff000000u));
+
+      _mm256_storeu_si256 ((__m256i *) (void *) d, _mm256_or_si256 (a, c));
+    }
+}
+
+/* Value cells back to pixels (the layouts of init_run_avx2), 8 pixels per step; tokens are
+ * looked up in the previous slice's cells @prev (region positions [plo, phi), NULL for none)
+ * where those hold values. Stops at the first step with a token that needs more (a longer
+ * chain, or the source). @s: the source row's pixels under @d (RGBA8's alpha). Returns the
+ * pixels done. */
+__attribute__ ((target ("avx2"))) static G_ALWAYS_INLINE inline int
+gather_run_avx2 (guint8        *d,
+                 const guint8  *s,
+                 const guint32 *cells,
+                 int            n,
+                 const guint32 *prev,
+                 guint32        plo,
+                 guint32        phi,
+                 gsize          pb)
 {
   const __m256i low31 = _mm256_set1_epi32 (0x7fffffff);
   const __m256i vplo = _mm256_set1_epi32 ((int) plo);
   /* q < phi as a signed comparison of q − 2³¹ < phi − 2³¹ (positions are below 2³¹) */
   const __m256i bias = _mm256_set1_epi32 ((int) 0x80000000u);
   const __m256i vphi = _mm256_set1_epi32 ((int) (phi ^ 0x80000000u));
-  const __m256i shuf = _mm256_setr_epi8 (0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
-                                         0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
-  const __m256i idx = _mm256_setr_epi32 (0, 1, 2, 4, 5, 6, 7, 7);
   int x = 0;
 
+  /* RGB8 stores 24 bytes in 16 + 8 */
   for (; x + 8 <= n; x += 8)
     {
       __m256i c = _mm256_loadu_si256 ((const __m256i *) (const void *) (cells + x));
@@ -595,12 +729,46 @@ gather_run_rgb8_avx2 (guint8        *d,
           if (_mm256_movemask_ps (_mm256_castsi256_ps (c)) != 0)
             break;
         }
-      c = _mm256_permutevar8x32_epi32 (_mm256_shuffle_epi8 (c, shuf), idx);
-      _mm_storeu_si128 ((__m128i *) (void *) (d + 3 * x), _mm256_castsi256_si128 (c));
-      _mm_storel_epi64 ((__m128i *) (void *) (d + 3 * x + 16), _mm256_extracti128_si256 (c, 1));
+      store_run_avx2 (d + pb * (gsize) x, s + pb * (gsize) x, c, pb);
     }
   return x;
 }
+
+/* the layouts with AVX2 runs, as separate functions (one instance each) */
+#define SPREAD_AVX2_LAYOUT(pb_)                                                                    \
+  __attribute__ ((target ("avx2"))) static int                                                     \
+  init_run_avx2_##pb_ (guint32 *row, const guint8 *s, int w)                                       \
+  {                                                                                                \
+    return init_run_avx2 (row, s, w, pb_ == 4 ? 3 : pb_, pb_);                                     \
+  }                                                                                                \
+  __attribute__ ((target ("avx2"))) static int                                                     \
+  gather_run_avx2_##pb_ (guint8 *d, const guint8 *s, const guint32 *cells, int n,                  \
+                         const guint32 *prev, guint32 plo, guint32 phi)                            \
+  {                                                                                                \
+    return gather_run_avx2 (d, s, cells, n, prev, plo, phi, pb_);                                  \
+  }
+SPREAD_AVX2_LAYOUT (1)
+SPREAD_AVX2_LAYOUT (2)
+SPREAD_AVX2_LAYOUT (3)
+SPREAD_AVX2_LAYOUT (4)
+
+typedef int (*InitRunFunc) (guint32 *row, const guint8 *s, int w);
+typedef int (*GatherRunFunc) (guint8 *d, const guint8 *s, const guint32 *cells, int n,
+                              const guint32 *prev, guint32 plo, guint32 phi);
+
+/* the AVX2 runs for 8-bit gray (cb = pb = 1), 16-bit gray (2, 2), 8-bit RGB (3, 3) and 8-bit
+ * RGBA (3, 4): index pb − 1 where cb ≥ pb − 1 and cb = pb or cb = 3 */
+static gboolean
+avx2_layout (gsize cb,
+             gsize pb)
+{
+  return (cb == pb && cb <= 3) || (cb == 3 && pb == 4);
+}
+
+static const InitRunFunc init_runs[4] = { init_run_avx2_1, init_run_avx2_2, init_run_avx2_3,
+                                          init_run_avx2_4 };
+static const GatherRunFunc gather_runs[4] = { gather_run_avx2_1, gather_run_avx2_2,
+                                              gather_run_avx2_3, gather_run_avx2_4 };
 #endif
 
 /* whether the AVX2 paths run (libgcc's constructor has filled in the processor's features
@@ -647,8 +815,8 @@ band_init (const LbSpread    *st,
           int x = 0;
 
 #ifdef HAVE_AVX2_PATHS
-          if (avx2 && cb == 3 && pb == 3)
-            x = init_run_rgb8_avx2 (row, s, w);
+          if (avx2 && avx2_layout (cb, pb))
+            x = init_runs[pb - 1] (row, s, w);
 #endif
           for (s += (gsize) x * pb; x < w; x++, s += pb)
             row[x] = load_value (s, cb);
@@ -665,7 +833,9 @@ band_init (const LbSpread    *st,
  * reaches (5.6 KB each at 1400 RGB pixels) do not. */
 #define STRIP_W 64
 
-static void
+/* not inlined: inside lb_spread_process_band's loops the swap loop's pointers and the
+ * swapped cell spill to the stack (three stack accesses per swap) */
+G_GNUC_NO_INLINE static void
 swap_cells (guint32       *cells,
             const guint32 *parts,
             int            top,
@@ -1080,10 +1250,10 @@ gather_rows (const LbSpread    *st,
              LbKernelBuf       *dst,
              int                y0,
              int                y1,
-             gsize              cb)
+             gsize              cb,
+             gsize              pb)
 {
   int w = st->r.width, sy = st->r.y;
-  gsize pb = (gsize) src->channels * (src->depth / 8);
   const Slice *sl = st->slices;
   gboolean avx2 = use_avx2 (st);
 
@@ -1096,26 +1266,55 @@ gather_rows (const LbSpread    *st,
       int top = st->slice_of_row[MIN (y + st->reach, sy + st->r.height - 1) - sy];
       const guint32 *cells = st->bufs[top] + ((gsize) (y - sy) * w - sl[top].plo);
 
+      /* the source pixels under d: alpha stays where it is (the region of @dst holds nothing
+       * yet, see LB_FILTER_FLAG_OVERWRITES) */
+      const guint8 *s = lb_kbuf_row (src, y) + (gsize) st->r.x * pb;
+
       for (int x = 0; x < w;)
         {
           int xe;
 
 #ifdef HAVE_AVX2_PATHS
-          if (avx2 && cb == 3 && pb == 3)
+          if (avx2 && avx2_layout (cb, pb))
             {
-              int n = gather_run_rgb8_avx2 (d, cells + x, w - x, top > 0 ? st->bufs[top - 1] : NULL,
-                                            top > 0 ? sl[top - 1].plo : 0,
-                                            top > 0 ? sl[top - 1].phi : 0);
+              int n = gather_runs[pb - 1] (d, s, cells + x, w - x, top > 0 ? st->bufs[top - 1] : NULL,
+                                           top > 0 ? sl[top - 1].plo : 0,
+                                           top > 0 ? sl[top - 1].phi : 0);
 
               x += n;
               d += (gsize) n * pb;
+              s += (gsize) n * pb;
             }
 #endif
           /* pixel by pixel up to the next step of 8 */
-          for (xe = MIN (w, x + 8); x < xe; x++, d += pb)
-            gather_pixel (st, src, d, cells[x], top, cb);
+          for (xe = MIN (w, x + 8); x < xe; x++, d += pb, s += pb)
+            {
+              gather_pixel (st, src, d, cells[x], top, cb);
+              if (pb > cb)
+                memcpy (d + cb, s + cb, pb - cb);
+            }
         }
     }
+}
+
+/* The region's rows [y0, y1) of @src into @dst, every sample: what a spread that moves nothing
+ * writes, and where the swaps in place start from. */
+static void
+copy_region_rows (const LbSpread    *st,
+                  const LbKernelBuf *src,
+                  LbKernelBuf       *dst,
+                  int                y0,
+                  int                y1)
+{
+  gsize pb = (gsize) src->channels * (src->depth / 8);
+
+  if (src->data == dst->data)
+    return;
+  y0 = MAX (y0, st->r.y);
+  y1 = MIN (y1, st->r.y + st->r.height);
+  for (int y = y0; y < y1; y++)
+    memcpy (lb_kbuf_row (dst, y) + (gsize) st->r.x * pb,
+            lb_kbuf_row (src, y) + (gsize) st->r.x * pb, (gsize) st->r.width * pb);
 }
 
 void
@@ -1126,19 +1325,28 @@ lb_spread_gather (const LbSpread    *st,
                   int                y1)
 {
   gsize cb = (gsize) lb_kbuf_color_channels (dst) * (dst->depth / 8);
+  gsize pb = (gsize) dst->channels * (dst->depth / 8);
 
   if (!st->active)
-    return;
+    {
+      copy_region_rows (st, src, dst, y0, y1);
+      return;
+    }
   /* none for regions of more than 2³¹ − 1 pixels */
   g_return_if_fail (st->block != NULL);
-  switch (cb)
-    {
-    case 1: gather_rows (st, src, dst, y0, y1, 1); break;
-    case 2: gather_rows (st, src, dst, y0, y1, 2); break;
-    case 3: gather_rows (st, src, dst, y0, y1, 3); break;
-    case 6: gather_rows (st, src, dst, y0, y1, 6); break;
-    default: gather_rows (st, src, dst, y0, y1, cb); break;
-    }
+  /* the layouts the filter must support, RGB16 and the rest */
+  if (cb == 1 && pb == 1)
+    gather_rows (st, src, dst, y0, y1, 1, 1);
+  else if (cb == 2 && pb == 2)
+    gather_rows (st, src, dst, y0, y1, 2, 2);
+  else if (cb == 3 && pb == 3)
+    gather_rows (st, src, dst, y0, y1, 3, 3);
+  else if (cb == 3 && pb == 4)
+    gather_rows (st, src, dst, y0, y1, 3, 4);
+  else if (cb == 6 && pb == 6)
+    gather_rows (st, src, dst, y0, y1, 6, 6);
+  else
+    gather_rows (st, src, dst, y0, y1, cb, pb);
 }
 
 void
@@ -1152,7 +1360,10 @@ lb_spread_process (const LbSpread    *st,
 
   g_return_if_fail (y0 <= 0 && y1 >= dst->height);
   if (!st->active)
-    return;
+    {
+      copy_region_rows (st, src, dst, y0, y1);
+      return;
+    }
   /* the banded form on one thread costs less than the swaps in place (its draws vectorise
    * across slices), where it fits (banded_fits) */
   if (st->n_slices > 1 && st->banded)
@@ -1162,5 +1373,8 @@ lb_spread_process (const LbSpread    *st,
       lb_spread_gather (st, src, dst, y0, y1);
     }
   else
-    spread_in_place (st, dst, cb);
+    {
+      copy_region_rows (st, src, dst, y0, y1);
+      spread_in_place (st, dst, cb);
+    }
 }

@@ -246,15 +246,42 @@ lb_xv_random_lanes_seed (LbXvRandomLanes *rng,
   rng->pos = 31 + LB_XV_RANDOM_LANE_STEPS;
 }
 
-/* Keeps the history and the unread steps, then fills the rest of the buffer. */
+#if defined(__GNUC__) && LB_XV_RANDOM_LANES == 8
+/* half a step (4 lanes): 16 bytes, one SSE2/NEON register (a 32-byte vector without AVX goes
+ * through the stack) */
+typedef guint32 LaneHalf __attribute__ ((vector_size (16)));
+#define LANES_IN_REGISTERS 1
+#endif
+
+/* Keeps the history and the unread steps, then fills the rest of the buffer. Step i needs step
+ * i − 3: read back from memory, each step waits for a store 3 steps earlier to be forwarded,
+ * so the last 3 steps stay in registers (3 independent chains). */
 static void
 lanes_refill (LbXvRandomLanes *rng)
 {
   guint32 (*h)[LB_XV_RANDOM_LANES] = rng->hist;
   int keep = 31 + LB_XV_RANDOM_LANE_STEPS - (rng->pos - 31);
+  int i = keep;
 
   memmove (h, h + (rng->pos - 31), sizeof (h[0]) * keep);
-  for (int i = keep; i < 31 + LB_XV_RANDOM_LANE_STEPS; i++)
+#ifdef LANES_IN_REGISTERS
+  {
+    LaneHalf a[3][2], t;
+
+    for (int j = 0; j < 3; j++)
+      for (int k = 0; k < 2; k++)
+        memcpy (&a[j][k], &h[i - 3 + j][4 * k], sizeof t);
+    for (; i + 3 <= 31 + LB_XV_RANDOM_LANE_STEPS; i += 3)
+      for (int j = 0; j < 3; j++)
+        for (int k = 0; k < 2; k++)
+          {
+            memcpy (&t, &h[i + j - 31][4 * k], sizeof t);
+            a[j][k] += t;
+            memcpy (&h[i + j][4 * k], &a[j][k], sizeof t);
+          }
+  }
+#endif
+  for (; i < 31 + LB_XV_RANDOM_LANE_STEPS; i++)
     for (int k = 0; k < LB_XV_RANDOM_LANES; k++)
       h[i][k] = h[i - 31][k] + h[i - 3][k];
   rng->pos = 31;

@@ -194,8 +194,9 @@ geom_process (gconstpointer       state,
       lb_pixelize_process (s->kernel, &src, &dst, band->y0, band->y1);
       break;
     case GEOM_SPREAD:
-      /* Nothing per band: the host copies the band's rows, spread_finish() does the work
-       * once every row is there (xv's swaps run in scan order over the whole region). */
+      /* Nothing per band: spread_finish() writes every sample of the region (the flag
+       * LB_FILTER_FLAG_OVERWRITES spares the host's copy of it; xv's swaps run in scan order
+       * over the whole region). */
       break;
     default:
       g_assert_not_reached ();
@@ -226,14 +227,13 @@ spread_band_item (gpointer data,
 }
 
 static void
-spread_gather_item (gpointer data,
-                    int      item,
-                    int      thread_index)
+spread_gather_rows (gpointer data,
+                    int      y0,
+                    int      y1)
 {
   SpreadFinish *f = data;
-  int y0 = item * SPREAD_GATHER_ROWS;
 
-  lb_spread_gather (f->kernel, &f->src, &f->dst, y0, MIN (y0 + SPREAD_GATHER_ROWS, f->dst.height));
+  lb_spread_gather (f->kernel, &f->src, &f->dst, y0, y1);
 }
 
 static gboolean
@@ -257,8 +257,7 @@ spread_finish (gconstpointer        state,
     }
   if (!host->parallel_for (host, n_bands, spread_band_item, &f))
     return FALSE;
-  return host->parallel_for (host, (image->height + SPREAD_GATHER_ROWS - 1) / SPREAD_GATHER_ROWS,
-                             spread_gather_item, &f);
+  return lb_glue_parallel_rows (host, image->height, SPREAD_GATHER_ROWS, spread_gather_rows, &f);
 }
 
 static void
@@ -299,7 +298,7 @@ GEOM_FILTER (pixelize_info, GEOM_PIXELIZE, "pixelize", N_("Pixelize"), N_("Artis
              LB_FILTER_FLAG_OVERWRITES, NULL);
 GEOM_FILTER (spread_info, GEOM_SPREAD, "spread", N_("Spread"), N_("Noise"),
              N_("xv's spread: pixels swap with random neighbours (seeded)"), spread_params,
-             0, spread_finish);
+             LB_FILTER_FLAG_OVERWRITES, spread_finish);
 
 static const LbFilterInfo *const geom_filters[] = {
   &rotate_info, &rotate_clear_info, &pixelize_info, &spread_info,

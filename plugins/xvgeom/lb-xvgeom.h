@@ -150,10 +150,13 @@ void        lb_pixelize_free              (LbPixelize             *state);
  *   (TYPE_3), see lb-xv-random.h, so a seed gives the same image as xv run with srandom(seed).
  *
  * xv's Spread swaps pixels in place in raster order. The filter is whole-image: process() must
- * be called once with y0 = 0, y1 = height, on a @dst that holds a copy of @src (it runs the
- * banded form below on one thread where the region has at most 2³¹ − 1 pixels, reading @src,
- * else xv's swaps in place on @dst). Swaps move the colour channels; alpha stays where it is.
- * Depth does not matter (pixels are moved, never computed).
+ * be called once with y0 = 0, y1 = height; it writes every sample of the region in @dst, whose
+ * region need not hold anything before (it runs the banded form below on one thread where the
+ * region has at most 2³¹ − 1 pixels, reading @src, else copies the region from @src and runs
+ * xv's swaps in place on @dst; @dst must not be @src). Samples outside the region are not
+ * touched. Swaps move the colour channels; alpha stays where it is. Depth does not matter
+ * (pixels are moved, never computed). process_reference() swaps in place on a @dst that holds
+ * a copy of @src.
  */
 typedef struct {
   gboolean rectangle;
@@ -185,8 +188,9 @@ void      lb_spread_free              (LbSpread             *state);
  *     and concurrently: each runs its rows' swaps on cells (pixels or positions) kept in the
  *     state, reading @src (this is the one exception to "the state is read-only": each band
  *     writes only its own slots, so a state serves one pass at a time);
- *  2. then lb_spread_gather() over the image rows in any split, concurrently: it writes the
- *     region's colour channels of @dst (rows [y0, y1)) from @src, which must be unchanged.
+ *  2. then lb_spread_gather() over the image rows in any split, concurrently: it writes every
+ *     sample of the region in @dst (rows [y0, y1); alpha from the same pixel of @src) from
+ *     @src, which must be unchanged and must not be @dst.
  * There is a band per processor (2 at least), each cut into 8 slices whose random numbers are
  * drawn as the lanes of one generator. A region whose banded form does not fit has a single
  * band and no banded form (use lb_spread_process(), which then swaps in place): more than

@@ -26,6 +26,10 @@
 
 G_BEGIN_DECLS
 
+/* The helper's descriptors, set up by lb-isolation.c's launcher. */
+#define LB_FH_SOCKET_FD 3
+#define LB_FH_PLUGIN_FD 4
+
 #define LB_FH_MAGIC 0x4c424648u   /* "LBFH" */
 #define LB_FH_VERSION 1u
 /* Largest message either side sends or accepts, bytes (params are at most 64 KiB). */
@@ -68,5 +72,13 @@ typedef struct {
   guint32 message_len;   /* ERROR: bytes of the message after the domain */
   guint32 reserved;
 } LbFhReply;
+
+/* The first @size bytes of the memfd @fd, mapped shared and read-only (pages populated at
+ * once) for as long as the bytes live; %NULL with "cannot map @what: …" if mmap() fails.
+ * Lightbox maps the helper's result this way, the helper the source. */
+GBytes *_lb_fh_map_bytes (int          fd,
+                          gsize        size,
+                          const char  *what,
+                          GError     **error);
 
 G_END_DECLS

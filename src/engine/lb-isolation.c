@@ -295,8 +295,8 @@ helper_spawn (LbFilter *filter,
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
   /* The launcher closes our copies of both when it goes, so only the helper holds the
    * other end of the socket and its death shows up here as end-of-file. */
-  g_subprocess_launcher_take_fd (launcher, child_sock, 3);
-  g_subprocess_launcher_take_fd (launcher, plugin_fd, 4);
+  g_subprocess_launcher_take_fd (launcher, child_sock, LB_FH_SOCKET_FD);
+  g_subprocess_launcher_take_fd (launcher, plugin_fd, LB_FH_PLUGIN_FD);
   /* A plugin's printf() must not end up in Lightbox's stdout (lightbox-cli may write data
    * there): the helper's stdout is our stderr. */
   {
@@ -367,21 +367,6 @@ helper_reap (Helper *h)
 /* One pass                                                                                    */
 /* ------------------------------------------------------------------------------------------ */
 
-/* A shared mapping that an output image keeps (see take_output()). */
-typedef struct {
-  gpointer addr;
-  gsize size;
-} Mapping;
-
-static void
-mapping_free (gpointer data)
-{
-  Mapping *m = data;
-
-  munmap (m->addr, m->size);
-  g_free (m);
-}
-
 /* A memfd of @size bytes, holding @data if not %NULL. The data is written with pwrite(),
  * not through a mapping: the kernel then fills each new page once, without zeroing it first
  * and without page-table work in this process. The destination is never mapped here before
@@ -439,28 +424,17 @@ take_output (int         fd,
 {
   gboolean sealed = fcntl (fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SEAL) == 0;
   int saved = errno;
-  guint8 *map = mmap (NULL, size, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
-  Mapping *m;
+  GBytes *map = _lb_fh_map_bytes (fd, size, "the filter helper's result", error);
 
-  if (map == MAP_FAILED)
+  if (map != NULL && !sealed)
     {
-      saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "cannot map the filter helper's result: %s", g_strerror (saved));
-      return NULL;
-    }
-  if (!sealed)
-    {
-      GBytes *copy = g_bytes_new (map, size);
+      GBytes *copy = g_bytes_new (g_bytes_get_data (map, NULL), size);
 
       g_debug ("%s: cannot seal the output (%s); copying it", id, g_strerror (saved));
-      munmap (map, size);
+      g_bytes_unref (map);
       return copy;
     }
-  m = g_new (Mapping, 1);
-  m->addr = map;
-  m->size = size;
-  return g_bytes_new_with_free_func (map, size, mapping_free, m);
+  return map;
 }
 
 static gboolean

@@ -33,9 +33,6 @@
 #include "lb-pipeline.h"
 #include "lb-plugin-loader.h"
 
-#define SOCKET_FD 3
-#define PLUGIN_FD 4
-
 static GSocket *sock;
 static GMutex send_lock;
 static GPtrArray *filters;   /* LbFilter, NULL if loading failed */
@@ -108,20 +105,6 @@ progress_cb (double   fraction,
   send_reply (&r, NULL);
 }
 
-typedef struct {
-  void *addr;
-  gsize size;
-} Mapping;
-
-static void
-mapping_free (gpointer data)
-{
-  Mapping *m = data;
-
-  munmap (m->addr, m->size);
-  g_free (m);
-}
-
 static LbFilter *
 find_filter (const char *id)
 {
@@ -154,7 +137,6 @@ run_job (Job     *job,
   g_autoptr(LbPipeline) pipe = NULL;
   g_autoptr(GPtrArray) timings = NULL;
   g_autoptr(GBytes) src = NULL;
-  Mapping *m;
   guint8 *dst;
   gsize dst_size;
   gboolean ok;
@@ -176,18 +158,9 @@ run_job (Job     *job,
       g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT, "bad source in the request");
       return FALSE;
     }
-  m = g_new0 (Mapping, 1);
-  m->size = run->src_size;
-  m->addr = mmap (NULL, m->size, PROT_READ, MAP_SHARED | MAP_POPULATE, job->src_fd, 0);
-  if (m->addr == MAP_FAILED)
-    {
-      int saved = errno;
-      g_free (m);
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "cannot map the source: %s", g_strerror (saved));
-      return FALSE;
-    }
-  src = g_bytes_new_with_free_func (m->addr, m->size, mapping_free, m);
+  src = _lb_fh_map_bytes (job->src_fd, run->src_size, "the source", error);
+  if (src == NULL)
+    return FALSE;
   input = lb_image_new (run->width, run->height, run->format, run->src_stride, src, NULL, error);
   if (input == NULL)
     return FALSE;
@@ -342,19 +315,19 @@ main (int   argc,
       g_printerr ("lightbox-filter-host: %s\n", error ? error->message : "--plugin is required");
       return 2;
     }
-  sock = g_socket_new_from_fd (SOCKET_FD, &error);
+  sock = g_socket_new_from_fd (LB_FH_SOCKET_FD, &error);
   if (sock == NULL)
     {
-      g_printerr ("lightbox-filter-host: fd %d: %s\n", SOCKET_FD, error->message);
+      g_printerr ("lightbox-filter-host: fd %d: %s\n", LB_FH_SOCKET_FD, error->message);
       return 2;
     }
   /* Register the error quark from the host's copy of its name (see lb-filter-registry.c). */
   (void) lb_error_quark ();
-  open_path = g_strdup_printf ("/proc/self/fd/%d", PLUGIN_FD);
+  open_path = g_strdup_printf ("/proc/self/fd/%d", LB_FH_PLUGIN_FD);
   filters = _lb_plugin_load_module (open_path, plugin, -1, &load_error);
   if (filters == NULL)
     g_prefix_error (&load_error, "%s: ", plugin);
-  close (PLUGIN_FD);
+  close (LB_FH_PLUGIN_FD);
 
   buf = g_malloc (LB_FH_MAX_MESSAGE);
   for (;;)

@@ -147,6 +147,18 @@ set_error_status (SoupServerMessage *msg, guint status, const char *detail)
                                     text, strlen (text));
 }
 
+/* Answers @msg with @status and the XML document @body. */
+static void
+set_xml_response (SoupServerMessage *msg, guint status, GBytes *body)
+{
+  gsize len;
+  const char *data = g_bytes_get_data (body, &len);
+
+  soup_server_message_set_status (msg, status, NULL);
+  soup_server_message_set_response (msg, "application/xml; charset=utf-8", SOUP_MEMORY_COPY,
+                                    data, len);
+}
+
 static guint
 status_for_errno (int err)
 {
@@ -389,6 +401,27 @@ remove_tree (const char *abs)
   return remove_tree_at (AT_FDCWD, abs);
 }
 
+/* Writes all @len bytes of @data to @fd, again after a signal; 0, or the errno of the write
+ * that failed. */
+static int
+write_all (int fd, const void *data, gsize len)
+{
+  const guint8 *p = data;
+
+  while (len > 0)
+    {
+      ssize_t n = write (fd, p, len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return errno;
+      p += n;
+      len -= (gsize) n;
+    }
+  return 0;
+}
+
 /* Copies one regular file through a temporary in the destination directory, fsynced and
  * renamed into place, like PUT. Returns 0 or an errno. */
 static int
@@ -420,7 +453,6 @@ copy_file_atomic (LbStoreServer *self, const char *src, const char *dst)
   for (;;)
     {
       ssize_t n = read (in, buf, sizeof buf);
-      ssize_t off = 0;
 
       if (n < 0 && errno == EINTR)
         continue;
@@ -431,18 +463,7 @@ copy_file_atomic (LbStoreServer *self, const char *src, const char *dst)
         }
       if (n == 0)
         break;
-      while (off < n)
-        {
-          ssize_t w = write (out, buf + off, (size_t) (n - off));
-          if (w < 0 && errno == EINTR)
-            continue;
-          if (w < 0)
-            {
-              err = errno;
-              break;
-            }
-          off += w;
-        }
+      err = write_all (out, buf, (gsize) n);
       if (err != 0)
         break;
     }
@@ -550,23 +571,15 @@ check_creatable (const char *rel, gboolean collection)
 static gboolean
 flush_upload (LbRequest *req)
 {
-  const guint8 *data = req->wbuf->data;
-  gsize len = req->wbuf->len;
-
-  while (len > 0 && req->fd >= 0)
+  if (req->fd >= 0)
     {
-      ssize_t n = write (req->fd, data, len);
+      int err = write_all (req->fd, req->wbuf->data, req->wbuf->len);
 
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
+      if (err != 0)
         {
-          req->write_errno = errno;
+          req->write_errno = err;
           lb_request_drop_temp (req);
-          break;
         }
-      data += n;
-      len -= (gsize) n;
     }
   g_byte_array_set_size (req->wbuf, 0);
   return req->write_errno == 0;
@@ -1118,18 +1131,13 @@ do_propfind (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   LbDavPropfindKind kind;
   xmlDocPtr doc;
   struct stat st;
-  gsize len;
-  const char *data;
   int d;
 
   if (depth == NULL || g_ascii_strcasecmp (depth, "infinity") == 0)
     {
       /* RFC 4918 §9.1: a server may refuse infinite depth, with this precondition code. */
       g_autoptr(GBytes) body = lb_dav_error_body ("propfind-finite-depth");
-      soup_server_message_set_status (msg, SOUP_STATUS_FORBIDDEN, NULL);
-      data = g_bytes_get_data (body, &len);
-      soup_server_message_set_response (msg, "application/xml; charset=utf-8", SOUP_MEMORY_COPY,
-                                        data, len);
+      set_xml_response (msg, SOUP_STATUS_FORBIDDEN, body);
       return;
     }
   if (strcmp (depth, "0") == 0)
@@ -1167,9 +1175,7 @@ do_propfind (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
     }
   out = lb_dav_doc_to_bytes (doc);
   xmlFreeDoc (doc);
-  data = g_bytes_get_data (out, &len);
-  soup_server_message_set_response (msg, "application/xml; charset=utf-8", SOUP_MEMORY_COPY, data, len);
-  soup_server_message_set_status (msg, SOUP_STATUS_MULTI_STATUS, NULL);
+  set_xml_response (msg, SOUP_STATUS_MULTI_STATUS, out);
 }
 
 /*
@@ -1186,8 +1192,6 @@ do_proppatch (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   g_autofree char *href = NULL;
   struct stat st;
   xmlDocPtr doc;
-  const char *data;
-  gsize len;
 
   if (stat (req->abs, &st) != 0)
     return set_error_status (msg, SOUP_STATUS_NOT_FOUND, NULL);
@@ -1199,9 +1203,7 @@ do_proppatch (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
                                    "cannot-modify-protected-property");
   out = lb_dav_doc_to_bytes (doc);
   xmlFreeDoc (doc);
-  data = g_bytes_get_data (out, &len);
-  soup_server_message_set_response (msg, "application/xml; charset=utf-8", SOUP_MEMORY_COPY, data, len);
-  soup_server_message_set_status (msg, SOUP_STATUS_MULTI_STATUS, NULL);
+  set_xml_response (msg, SOUP_STATUS_MULTI_STATUS, out);
 }
 
 /*
@@ -1260,25 +1262,10 @@ static void
 put_commit_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
   LbPutCommit *pc = task_data;
-  const guint8 *data = pc->pending->data;
-  gsize len = pc->pending->len;
   struct stat st;
-  int err = 0;
+  int err = write_all (pc->fd, pc->pending->data, pc->pending->len);
   guint status;
 
-  while (len > 0)
-    {
-      ssize_t n = write (pc->fd, data, len);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          err = errno;
-          break;
-        }
-      data += n;
-      len -= (gsize) n;
-    }
   if (err == 0 && fsync (pc->fd) != 0)
     err = errno;
   pc->existed = stat (pc->abs, &st) == 0;

@@ -101,6 +101,19 @@ consume_end (LbHttpBodyStream *self, GInputStream *base, gssize nread)
   g_pollable_input_stream_read_nonblocking (G_POLLABLE_INPUT_STREAM (base), &probe, 1, NULL, NULL);
 }
 
+/* The end of every read of @base that returned @nread (@local set if it failed): our verdict
+ * (account()), its error in @error, and the body's end read once it is due (consume_end()). */
+static gssize
+finish_read (LbHttpBodyStream *self, GInputStream *base, gssize nread, GError *local,
+             GError **error)
+{
+  nread = account (self, nread, &local);
+  if (nread < 0)
+    g_propagate_error (error, local);
+  consume_end (self, base, nread);
+  return nread;
+}
+
 static gssize
 lb_http_body_stream_read (GInputStream *stream, void *buffer, gsize count,
                           GCancellable *cancellable, GError **error)
@@ -110,11 +123,7 @@ lb_http_body_stream_read (GInputStream *stream, void *buffer, gsize count,
   GError *local = NULL;
   gssize n = g_input_stream_read (base, buffer, count, cancellable, &local);
 
-  n = account (self, n, &local);
-  if (n < 0)
-    g_propagate_error (error, local);
-  consume_end (self, base, n);
-  return n;
+  return finish_read (self, base, n, local, error);
 }
 
 static void
@@ -172,11 +181,7 @@ pollable_read_nonblocking (GPollableInputStream *stream, void *buffer, gsize cou
   gssize n = g_pollable_input_stream_read_nonblocking (G_POLLABLE_INPUT_STREAM (base), buffer,
                                                        count, NULL, &local);
 
-  n = account (self, n, &local);
-  if (n < 0)
-    g_propagate_error (error, local);
-  consume_end (self, base, n);
-  return n;
+  return finish_read (self, base, n, local, error);
 }
 
 static void

@@ -10,6 +10,9 @@ G_BEGIN_DECLS
  * @base_uri: the container the document describes (after redirects); ends in '/'
  * @root_uri: the store's root; nothing outside it is ever returned; ends in '/'
  * @max_entries: more entries than this fail with %LB_ERROR_TOO_LARGE (0 = no cap)
+ * @cancellable: (nullable): checked while a whole document is turned into entries (a JSON
+ *   listing of 200 000 entries takes seconds); cancelled, parsing stops with
+ *   %G_IO_ERROR_CANCELLED. The parser keeps a reference.
  *
  * Pure parsers for the listing formats (no I/O), so they can be unit-tested and fuzzed.
  * Every returned entry is a direct child of @base_uri on the same origin: parent links,
@@ -20,7 +23,8 @@ G_BEGIN_DECLS
 typedef struct {
   const char *base_uri;
   const char *root_uri;
-  guint       max_entries;
+  guint         max_entries;
+  GCancellable *cancellable;
 } LbListingContext;
 
 typedef enum {
@@ -58,6 +62,8 @@ LbListingHrefKind lb_listing_classify_href (const LbListingContext *ctx,
  * documents are parsed incrementally with libxml2's SAX push parsers (no tree is built), so
  * the entry cap stops a hostile listing as soon as it is exceeded. JSON (json-glib has no
  * incremental parser) is collected and parsed at finish; the byte cap of the caller bounds it.
+ * Feed and finish may run on different threads (not at the same time): the HTTP store
+ * finishes on a worker thread, so that a large JSON listing never stalls its main loop.
  */
 typedef enum {
   LB_LISTING_HTML,

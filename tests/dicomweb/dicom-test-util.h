@@ -7,6 +7,7 @@
 #include <gio/gio.h>
 #include <string.h>
 
+#include "lb-dicom-dataset.h"
 #include "lb-image.h"
 
 /* $LB_TEST_DATA/dicomweb/@name */
@@ -29,6 +30,21 @@ load_data (const char *name)
 
   g_assert_no_error (error);
   return bytes;
+}
+
+/* The one dataset of the DICOM JSON array in $LB_TEST_DATA/dicomweb/@name (a study's
+ * metadata as a server returns it). */
+static inline LbDicomDataset *
+load_metadata (const char *name)
+{
+  g_autoptr(GBytes) bytes = load_data (name);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) arr = lb_dicom_json_parse_array (g_bytes_get_data (bytes, NULL),
+                                                        g_bytes_get_size (bytes), &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (arr->len, ==, 1);
+  return lb_dicom_dataset_ref (arr->pdata[0]);
 }
 
 static inline gboolean

@@ -29,19 +29,6 @@ load_object (const char *name)
   return ds;
 }
 
-static LbDicomDataset *
-load_metadata (const char *name)
-{
-  g_autoptr(GBytes) bytes = load_data (name);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) arr = lb_dicom_json_parse_array (g_bytes_get_data (bytes, NULL),
-                                                        g_bytes_get_size (bytes), &error);
-
-  g_assert_no_error (error);
-  g_assert_cmpuint (arr->len, ==, 1);
-  return lb_dicom_dataset_ref (arr->pdata[0]);
-}
-
 /* --- JSON model ---------------------------------------------------------------------------- */
 
 static void

@@ -12,18 +12,6 @@
 #include "lb-dicom-writer.h"
 #include "lb-error.h"
 
-static LbDicomDataset *
-load_metadata (const char *name)
-{
-  g_autoptr(GBytes) bytes = load_data (name);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) arr = lb_dicom_json_parse_array (g_bytes_get_data (bytes, NULL),
-                                                        g_bytes_get_size (bytes), &error);
-
-  g_assert_no_error (error);
-  return lb_dicom_dataset_ref (arr->pdata[0]);
-}
-
 static void
 test_uid (void)
 {

@@ -67,6 +67,21 @@ assert_good_pass_works (LbImage *input)
   g_assert_true (lb_image_equal_pixels (in_process, isolated));
 }
 
+/* A pass the helper's failure stopped: no output, an LB_ERROR_PLUGIN error saying @message,
+ * and @input's pixels still @before. */
+static void
+assert_failed_cleanly (LbImage      *out,
+                       const GError *error,
+                       const char   *message,
+                       LbImage      *input,
+                       GBytes       *before)
+{
+  g_assert_null (out);
+  g_assert_error (error, LB_ERROR, LB_ERROR_PLUGIN);
+  g_assert_cmpstr (error->message, ==, message);
+  g_assert_true (g_bytes_equal (before, lb_image_get_bytes (input)));
+}
+
 static void
 test_trust (void)
 {
@@ -115,10 +130,7 @@ check_death (const char *step,
       g_autoptr(GError) error = NULL;
       g_autoptr(LbImage) out = run_step (step, input, LB_ISOLATION_DEFAULT, 2, 0, NULL, &error);
 
-      g_assert_null (out);
-      g_assert_error (error, LB_ERROR, LB_ERROR_PLUGIN);
-      g_assert_cmpstr (error->message, ==, message);
-      g_assert_true (g_bytes_equal (before, lb_image_get_bytes (input)));
+      assert_failed_cleanly (out, error, message, input, before);
     }
   assert_good_pass_works (input);
 }
@@ -315,10 +327,7 @@ test_watchdog (void)
   g_setenv ("LIGHTBOX_FILTER_TIMEOUT", "0.5", TRUE);
   out = run_step ("hang", input, LB_ISOLATION_DEFAULT, 2, 0, NULL, &error);
   g_unsetenv ("LIGHTBOX_FILTER_TIMEOUT");
-  g_assert_null (out);
-  g_assert_error (error, LB_ERROR, LB_ERROR_PLUGIN);
-  g_assert_cmpstr (error->message, ==, message);
-  g_assert_true (g_bytes_equal (before, lb_image_get_bytes (input)));
+  assert_failed_cleanly (out, error, message, input, before);
   assert_good_pass_works (input);
 }
 

@@ -16,13 +16,7 @@
 
 #include "lb-error.h"
 #include "lb-image-loader.h"
-#include "lb-xv-blend.h"
-#include "lb-xv-blur.h"
-#include "lb-xv-despeckle.h"
-#include "lb-xv-edge.h"
-#include "lb-xv-emboss.h"
-#include "lb-xv-oil.h"
-#include "lb-xv-sharpen.h"
+#include "lb-xv-kernels-a.h"
 #include "xv-test-buf.h"
 
 typedef enum {
@@ -70,15 +64,7 @@ run_filter (const Spec         *spec,
             GError            **error)
 {
   const int one[2] = { 0, src->b.height };
-  union {
-    LbXvBlur blur;
-    LbXvSharpen sharpen;
-    LbXvEdge edge;
-    LbXvEmboss emboss;
-    LbXvOil oil;
-    LbXvBlend blend;
-    LbXvDespeckle despeckle;
-  } st;
+  LbXvKernelState st;
   gboolean ok = FALSE;
 
   if (cuts == NULL)

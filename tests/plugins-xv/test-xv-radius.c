@@ -109,14 +109,21 @@ job_prepare (Job *job, const Buf *src, const LbKernelRect *sel, GError **error)
     }
 }
 
+/* Paths: the reference, the optimised one (hand-written AVX2 rows where the CPU has them),
+ * and for blur the optimised one without its hand-written AVX2 rows (others: optimised). */
+enum { PATH_REF = 0, PATH_FAST = 1, PATH_PORTABLE = 2 };
+
 static void
-job_run (const Job *job, const Buf *src, Buf *dst, gboolean fast, int y0, int y1)
+job_run (const Job *job, const Buf *src, Buf *dst, int path, int y0, int y1)
 {
+  const gboolean fast = path != PATH_REF;
+
   switch (job->id)
     {
     case F_BLUR:
-      (fast ? lb_xv_blur_process : lb_xv_blur_process_ref) (&job->st.blur, &src->b, &dst->b, y0,
-                                                            y1);
+      (path == PATH_PORTABLE ? _lb_xv_blur_process_portable
+       : fast               ? lb_xv_blur_process
+                            : lb_xv_blur_process_ref) (&job->st.blur, &src->b, &dst->b, y0, y1);
       break;
     case F_DESPECKLE:
       (fast ? lb_xv_despeckle_process : lb_xv_despeckle_process_ref) (&job->st.despeckle, &src->b,
@@ -142,6 +149,7 @@ typedef struct {
   int ncuts;
   int first;
   int step;
+  int path;
 } ThreadArgs;
 
 static gpointer
@@ -150,7 +158,7 @@ thread_main (gpointer data)
   const ThreadArgs *a = data;
 
   for (int k = a->first; k < a->ncuts; k += a->step)
-    job_run (a->job, a->src, a->dst, TRUE, a->cuts[k], a->cuts[k + 1]);
+    job_run (a->job, a->src, a->dst, a->path, a->cuts[k], a->cuts[k + 1]);
   return NULL;
 }
 
@@ -173,7 +181,8 @@ make_cuts (GRand *rand, int height, int band, int *cuts)
 }
 
 /* Reference on one band; the optimised path on one band, one row per band, random bands in
- * reverse order and random bands from three threads: all must agree. */
+ * reverse order and random bands from three threads: all must agree. Blur: the portable path
+ * (no hand-written AVX2 rows) too, on one band, random bands and three threads. */
 static void
 compare_one (GRand *rand, FilterId id, int param, int w, int h, int channels, int depth,
              gboolean use_sel)
@@ -202,28 +211,33 @@ compare_one (GRand *rand, FilterId id, int param, int w, int h, int channels, in
   g_assert_no_error (error);
 
   buf_copy (&ref, &src);
-  job_run (&job, &src, &ref, FALSE, 0, h);
+  job_run (&job, &src, &ref, PATH_REF, 0, h);
 
-  for (int variant = 0; variant < 4; variant++)
+  for (int variant = 0; variant < (id == F_BLUR ? 7 : 4); variant++)
     {
       const char *what[] = { "one band", "one row per band", "random bands, reverse order",
-                             "random bands, three threads" };
+                             "random bands, three threads", "portable, one band",
+                             "portable, random bands, reverse order",
+                             "portable, random bands, three threads" };
+      const int path = variant >= 4 ? PATH_PORTABLE : PATH_FAST;
       int ncuts;
       gsize d;
 
       buf_copy (&out, &src);
       switch (variant)
         {
-        case 0: job_run (&job, &src, &out, TRUE, 0, h); break;
+        case 0:
+        case 4: job_run (&job, &src, &out, path, 0, h); break;
         case 1:
           ncuts = make_cuts (rand, h, 1, cuts);
           for (int k = ncuts - 1; k >= 0; k--)
-            job_run (&job, &src, &out, TRUE, cuts[k], cuts[k + 1]);
+            job_run (&job, &src, &out, path, cuts[k], cuts[k + 1]);
           break;
         case 2:
+        case 5:
           ncuts = make_cuts (rand, h, 0, cuts);
           for (int k = ncuts - 1; k >= 0; k--)
-            job_run (&job, &src, &out, TRUE, cuts[k], cuts[k + 1]);
+            job_run (&job, &src, &out, path, cuts[k], cuts[k + 1]);
           break;
         default:
           {
@@ -233,7 +247,7 @@ compare_one (GRand *rand, FilterId id, int param, int w, int h, int channels, in
             ncuts = make_cuts (rand, h, 0, cuts);
             for (int t = 0; t < 3; t++)
               {
-                args[t] = (ThreadArgs) { &job, &src, &out, cuts, ncuts, t, 3 };
+                args[t] = (ThreadArgs) { &job, &src, &out, cuts, ncuts, t, 3, path };
                 threads[t] = g_thread_new ("band", thread_main, &args[t]);
               }
             for (int t = 0; t < 3; t++)
@@ -319,15 +333,23 @@ compare_one_band_and_rows (const Job *job, const Buf *src, const int *cuts, int 
   Buf ref, out;
 
   buf_copy (&ref, src);
-  job_run (job, src, &ref, FALSE, 0, h);
+  job_run (job, src, &ref, PATH_REF, 0, h);
   buf_copy (&out, src);
-  job_run (job, src, &out, TRUE, 0, h);
+  job_run (job, src, &out, PATH_FAST, 0, h);
   g_assert_cmpuint (count_diff (&out, &ref, "one band"), ==, 0);
   buf_clear (&out);
   buf_copy (&out, src);
   for (int k = 0; k < ncuts; k++)
-    job_run (job, src, &out, TRUE, cuts[k], cuts[k + 1]);
+    job_run (job, src, &out, PATH_FAST, cuts[k], cuts[k + 1]);
   g_assert_cmpuint (count_diff (&out, &ref, "one row per band"), ==, 0);
+  if (job->id == F_BLUR)
+    {
+      buf_clear (&out);
+      buf_copy (&out, src);
+      for (int k = 0; k < ncuts; k++)
+        job_run (job, src, &out, PATH_PORTABLE, cuts[k], cuts[k + 1]);
+      g_assert_cmpuint (count_diff (&out, &ref, "portable, one row per band"), ==, 0);
+    }
   buf_clear (&out), buf_clear (&ref);
 }
 
@@ -353,6 +375,85 @@ test_blur_u16_limit (void)
             for (int c = 0; c < channels; c++)
               buf_set (&src, x, y, c, (guint) g_rand_int_range (rand, 240, 256));
         g_assert_true (job_prepare (&job, &src, NULL, NULL));
+        compare_one_band_and_rows (&job, &src, cuts, ncuts);
+        buf_clear (&src);
+      }
+}
+
+/* Blur's fast paths divide a window sum s by its pixel count N as (int) ((float) s · inv)
+ * with inv = 1/N rounded up (lb-xv-blur.c): exact for s < 2^22. Every s an 8-bit window can
+ * reach (s ≤ 255 N) for N ≤ 1100, and every s < 2^22 for the counts the 16-bit float path
+ * takes (65535 N < 2^22, N ≤ 64) and a few larger ones. */
+static void
+test_blur_div_float (void)
+{
+  static const guint32 more[] = { 961, 1023, 1024, 1025, 4095, 16383, 16384, 16447 };
+
+  for (guint32 count = 1; count <= 1100; count++)
+    for (guint32 s = 0; s <= 255 * count; s++)
+      if (_lb_xv_blur_div_float (s, count) != s / count)
+        g_error ("floor(%u / %u): %u, not %u", s, count, _lb_xv_blur_div_float (s, count),
+                 s / count);
+  for (guint32 count = 1; count <= 64; count++)
+    for (guint32 s = 0; s < 4194304; s += (count <= 16 ? 1 : 7))
+      if (_lb_xv_blur_div_float (s, count) != s / count)
+        g_error ("floor(%u / %u): %u, not %u", s, count, _lb_xv_blur_div_float (s, count),
+                 s / count);
+  for (gsize k = 0; k < G_N_ELEMENTS (more); k++)
+    for (guint32 s = 0; s < 4194304; s++)
+      if (_lb_xv_blur_div_float (s, more[k]) != s / more[k])
+        g_error ("floor(%u / %u): %u, not %u", s, more[k], _lb_xv_blur_div_float (s, more[k]),
+                 s / more[k]);
+}
+
+/* Blur's vector loops (32 samples per step in the AVX2 rows, 4-sample prefix scans) and their
+ * tails: every width from 1 to 70 and a few wide ones, n = 5 and 31, GRAY8, RGB8, RGBA8, GRAY16
+ * and RGB16, with and without a selection; compare_one runs the optimised and the portable
+ * paths over one band, one row per band, random bands and three threads. */
+static void
+test_blur_widths (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (0xb1a5);
+  static const int wide[] = { 95, 96, 97, 128, 129, 130, 257 };
+  static const int fmts[][2] = { { 1, 8 }, { 3, 8 }, { 4, 8 }, { 1, 16 }, { 3, 16 } };
+
+  for (int k = 0; k < 70 + (int) G_N_ELEMENTS (wide); k++)
+    {
+      const int w = k < 70 ? k + 1 : wide[k - 70];
+
+      for (gsize f = 0; f < G_N_ELEMENTS (fmts); f++)
+        {
+          compare_one (rand, F_BLUR, 5, w, 13, fmts[f][0], fmts[f][1], k % 2 == 1);
+          if (k % 3 == 0 || k >= 70)
+            compare_one (rand, F_BLUR, 31, w, 9 + k % 30, fmts[f][0], fmts[f][1], k % 2 == 0);
+        }
+    }
+}
+
+/* Blur at 8 bits where window sums reach 2^22 (255 · 129² ≥ 2^22): the double division of the
+ * fast path, against the reference, one band and one row per band, GRAY8 and RGB8 (with a
+ * selection); and n = 127, the last size on the float path there. */
+static void
+test_blur_double_path (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (129);
+  static const int sizes[] = { 127, 129 };
+
+  for (gsize k = 0; k < G_N_ELEMENTS (sizes); k++)
+    for (int channels = 1; channels <= 3; channels += 2)
+      {
+        Job job = { F_BLUR, sizes[k], { { { 0 } } }, NULL };
+        const LbKernelRect rect = { 2, 1, 130, 129 };
+        Buf src;
+        int cuts[MAX_CUTS];
+        const int h = 131, ncuts = make_cuts (rand, h, 1, cuts);
+
+        buf_init (&src, 133, h, channels, 8, 3);
+        for (int y = 0; y < h; y++)
+          for (int x = 0; x < 133; x++)
+            for (int c = 0; c < channels; c++)
+              buf_set (&src, x, y, c, (guint) g_rand_int_range (rand, 200, 256));
+        g_assert_true (job_prepare (&job, &src, channels == 3 ? &rect : NULL, NULL));
         compare_one_band_and_rows (&job, &src, cuts, ncuts);
         buf_clear (&src);
       }
@@ -557,6 +658,9 @@ main (int argc, char **argv)
       g_test_add_data_func (path, &wides[i], test_wide);
     }
   g_test_add_func ("/xv-radius/blur-u16-limit", test_blur_u16_limit);
+  g_test_add_func ("/xv-radius/blur-div-float", test_blur_div_float);
+  g_test_add_func ("/xv-radius/blur-widths", test_blur_widths);
+  g_test_add_func ("/xv-radius/blur-double-path", test_blur_double_path);
   g_test_add_func ("/xv-radius/oil-xv-shapes", test_oil_xv_shapes);
   g_test_add_func ("/xv-radius/oil-histogram", test_oil_histogram);
   g_test_add_func ("/xv-radius/oil-histogram-full-column", test_oil_histogram_full_column);

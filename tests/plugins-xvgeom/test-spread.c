@@ -123,14 +123,51 @@ run_threads (Run *r,
     g_thread_join (threads[t]);
 }
 
-/* like the plugin: the bands concurrently, then the gather over row chunks concurrently */
+/* A copy of @src whose region @sel (clipped; NULL: the whole image) holds noise instead: the
+ * plugin declares LB_FILTER_FLAG_OVERWRITES, so the host no longer copies the region into the
+ * destination and spread must write every sample of it itself (alpha included). */
 static LbKernelBuf *
-spread_threaded (LbSpread          *st,
-                 const LbKernelBuf *src,
-                 int                n_threads,
-                 int                gather_rows)
+copy_scribbled (const LbKernelBuf  *src,
+                const LbKernelRect *sel)
 {
   LbKernelBuf *dst = kb_copy (src);
+  gsize pb = (gsize) src->channels * (src->depth / 8);
+  int x0 = sel ? MAX (sel->x, 0) : 0, y0 = sel ? MAX (sel->y, 0) : 0;
+  int x1 = sel ? MIN (sel->x + sel->width, src->width) : src->width;
+  int y1 = sel ? MIN (sel->y + sel->height, src->height) : src->height;
+  guint32 noise = 0x9e3779b9u ^ (guint32) (src->width * 7919 + src->height);
+
+  for (int y = y0; y < y1; y++)
+    for (gsize i = (gsize) x0 * pb; i < (gsize) x1 * pb; i++)
+      {
+        noise = noise * 1664525u + 1013904223u;
+        dst->data[(gsize) y * dst->stride + i] = (guint8) (noise >> 24);
+      }
+  return dst;
+}
+
+/* lb_spread_process() on a destination whose region holds noise */
+static LbKernelBuf *
+spread_whole (const LbSpread     *st,
+              const LbKernelBuf  *src,
+              const LbKernelRect *sel)
+{
+  LbKernelBuf *dst = copy_scribbled (src, sel);
+
+  lb_spread_process (st, src, dst, 0, src->height);
+  return dst;
+}
+
+/* like the plugin: the bands concurrently, then the gather over row chunks concurrently, on a
+ * destination whose region holds noise */
+static LbKernelBuf *
+spread_threaded (LbSpread           *st,
+                 const LbKernelBuf  *src,
+                 const LbKernelRect *sel,
+                 int                 n_threads,
+                 int                 gather_rows)
+{
+  LbKernelBuf *dst = copy_scribbled (src, sel);
   Run bands = { st, src, dst, lb_spread_get_n_bands (st), 0, 0 };
   Run gather = { st, src, dst, (src->height + gather_rows - 1) / gather_rows, gather_rows, 0 };
 
@@ -139,7 +176,17 @@ spread_threaded (LbSpread          *st,
   return dst;
 }
 
-KB_WRAP (spread, LbSpread)
+/* the reference as a KbProcessFunc (the fast form runs through spread_whole () instead, on a
+ * destination whose region holds noise) */
+static void
+spread_ref (gconstpointer      s,
+            const LbKernelBuf *a,
+            LbKernelBuf       *b,
+            int                y0,
+            int                y1)
+{
+  lb_spread_process_reference ((const LbSpread *) s, a, b, y0, y1);
+}
 
 /* formats the filter must support (GRAY8, GRAY16, RGB8, RGBA8), plus GRAYA8, RGB16, RGBA16 */
 static const struct { int channels, depth; } formats[] = {
@@ -175,7 +222,7 @@ test_threads_formats (void)
         st = lb_spread_prepare (src, iter % 3 == 2 ? &sel : NULL, &p, NULL);
         g_assert_nonnull (st);
         want = kb_run_whole (spread_ref, st, src);
-        whole = kb_run_whole (spread_fast, st, src);
+        whole = spread_whole (st, src, iter % 3 == 2 ? &sel : NULL);
         g_assert_cmpuint (kb_compare (want, whole, NULL), ==, 0);
         for (gsize k = 0; k < G_N_ELEMENTS (band_rows); k++)
           for (int simd = 0; simd < 2; simd++)
@@ -186,7 +233,8 @@ test_threads_formats (void)
               if (band_rows[k] > 0)
                 lb_spread_set_band_rows (st, band_rows[k]);
               lb_spread_set_simd (st, simd);
-              got = spread_threaded (st, src, n_threads, 1 + g_rand_int_range (rand, 0, 40));
+              got = spread_threaded (st, src, iter % 3 == 2 ? &sel : NULL, n_threads,
+                                     1 + g_rand_int_range (rand, 0, 40));
               if (kb_compare (want, got, NULL) != 0)
                 g_error ("%d×%d ch %d depth %d sel %d rect %d %d×%d seed %u band rows %d simd %d "
                          "threads %d: %" G_GSIZE_FORMAT " samples differ", w, h,
@@ -219,11 +267,11 @@ test_golden_threads (void)
             g_autoptr (LbKernelBuf) whole = NULL;
 
             lb_spread_set_simd (st, simd);
-            whole = kb_run_whole (spread_fast, st, src);
+            whole = spread_whole (st, src, NULL);
             g_assert_cmpuint (kb_compare (whole, want, NULL), ==, 0);
             for (int n_threads = 1; n_threads <= 3; n_threads++)
               {
-                g_autoptr (LbKernelBuf) got = spread_threaded (st, src, n_threads, 32);
+                g_autoptr (LbKernelBuf) got = spread_threaded (st, src, NULL, n_threads, 32);
 
                 g_assert_cmpuint (kb_compare (got, want, NULL), ==, 0);
               }
@@ -251,7 +299,7 @@ test_large_in_place (void)
   g_assert_nonnull (st);
   g_assert_cmpint (lb_spread_get_n_bands (st), ==, 1);
   want = kb_run_whole (spread_ref, st, big);
-  got = kb_run_whole (spread_fast, st, big);
+  got = spread_whole (st, big, NULL);
   g_assert_cmpuint (kb_compare (want, got, NULL), ==, 0);
   lb_spread_free (st);
 
@@ -259,6 +307,98 @@ test_large_in_place (void)
   g_assert_nonnull (st);
   g_assert_cmpint (lb_spread_get_n_bands (st), >=, 2);
   lb_spread_free (st);
+}
+
+/* "0" and "0x0" move nothing: the region is still written (a copy of the source), by
+ * process() and by the gather, in every format */
+static void
+test_inactive_writes_region (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (37);
+
+  for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (int rect = 0; rect < 2; rect++)
+      {
+        g_autoptr (LbKernelBuf) src = kb_new (37, 23, formats[f].channels, formats[f].depth);
+        LbKernelRect sel = { 5, 3, 20, 30 };
+        LbSpreadParams p = { rect, 0, 0, 3 };
+        g_autoptr (LbKernelBuf) whole = NULL;
+        g_autoptr (LbKernelBuf) got = NULL;
+        LbSpread *st;
+
+        kb_fill_random (src, rand, 0);
+        st = lb_spread_prepare (src, &sel, &p, NULL);
+        g_assert_nonnull (st);
+        g_assert_cmpint (lb_spread_get_n_bands (st), ==, 0);
+        whole = spread_whole (st, src, &sel);
+        g_assert_cmpuint (kb_compare (src, whole, NULL), ==, 0);
+        got = copy_scribbled (src, &sel);
+        for (int y0 = 0; y0 < src->height; y0 += 4)
+          lb_spread_gather (st, src, got, y0, MIN (y0 + 4, src->height));
+        g_assert_cmpuint (kb_compare (src, got, NULL), ==, 0);
+        lb_spread_free (st);
+      }
+}
+
+/* The working block is kept between passes (one for the process): passes of growing and
+ * shrinking sizes in turn, two states alive at once (the second gets a block of its own), a
+ * state whose bands change (its block goes back and is taken again), and a pass too large for
+ * the banded form in between (it frees the kept block): each against the reference. */
+static void
+test_block_reuse (void)
+{
+  static const struct { int w, h, ch, depth; } sizes[] = {
+    { 300, 320, 3, 8 }, { 40, 30, 1, 16 }, { 260, 300, 1, 8 }, { 500, 420, 4, 8 },
+    { 7, 5, 3, 8 }, { 3000, 3000, 1, 8 }, { 280, 310, 1, 16 },
+  };
+  g_autoptr (GRand) rand = g_rand_new_with_seed (41);
+  LbSpread *held = NULL;
+  LbKernelBuf *held_src = NULL;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+    {
+      g_autoptr (LbKernelBuf) src = kb_new (sizes[i].w, sizes[i].h, sizes[i].ch, sizes[i].depth);
+      LbSpreadParams p = { i & 1, 3 + (int) i, 2, g_rand_int (rand) };
+      g_autoptr (LbKernelBuf) want = NULL;
+      g_autoptr (LbKernelBuf) got = NULL;
+      LbSpread *st;
+
+      kb_fill_random (src, rand, 0);
+      st = lb_spread_prepare (src, NULL, &p, NULL);
+      g_assert_nonnull (st);
+      want = kb_run_whole (spread_ref, st, src);
+      /* 9 Mpx GRAY8 has no banded form (test_large_in_place): swaps in place only */
+      if (sizes[i].w * sizes[i].h < 9000000)
+        {
+          got = spread_threaded (st, src, NULL, 2, 16);
+          g_assert_cmpuint (kb_compare (want, got, NULL), ==, 0);
+          /* other bands: the block goes back to the cache and comes out again */
+          g_clear_pointer (&got, kb_free);
+          lb_spread_set_band_rows (st, 1 + (int) i * 5);
+          got = spread_threaded (st, src, NULL, 2, 16);
+          g_assert_cmpuint (kb_compare (want, got, NULL), ==, 0);
+          g_clear_pointer (&got, kb_free);
+        }
+      got = spread_whole (st, src, NULL);
+      g_assert_cmpuint (kb_compare (want, got, NULL), ==, 0);
+      if (held == NULL)
+        {
+          /* keep this state (and its block) alive through the next passes */
+          held = st;
+          held_src = kb_copy (src);
+        }
+      else
+        lb_spread_free (st);
+    }
+  /* the held state's cells were never shared: it still gives its own image */
+  {
+    g_autoptr (LbKernelBuf) want = kb_run_whole (spread_ref, held, held_src);
+    g_autoptr (LbKernelBuf) got = spread_threaded (held, held_src, NULL, 3, 8);
+
+    g_assert_cmpuint (kb_compare (want, got, NULL), ==, 0);
+  }
+  lb_spread_free (held);
+  kb_free (held_src);
 }
 
 int
@@ -270,5 +410,7 @@ main (int    argc,
   g_test_add_func ("/spread/threads-formats", test_threads_formats);
   g_test_add_func ("/spread/golden-threads", test_golden_threads);
   g_test_add_func ("/spread/large-in-place", test_large_in_place);
+  g_test_add_func ("/spread/inactive-writes-region", test_inactive_writes_region);
+  g_test_add_func ("/spread/block-reuse", test_block_reuse);
   return g_test_run ();
 }

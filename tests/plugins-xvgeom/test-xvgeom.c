@@ -325,52 +325,36 @@ test_pixelize_formats (void)
 /* ------------------------------------------------------------------------------------------ */
 /* Spread */
 
+/* The golden case of size kb_golden_sizes[@i] in @mode (0: distance 5, 1: a 1×5 rectangle;
+ * seed 1): its input, the expected output and the kernel prepared for the whole image. */
+static LbSpread *
+spread_golden_prepare (gsize         i,
+                       int           mode,
+                       LbKernelBuf **src,
+                       LbKernelBuf **want)
+{
+  LbSpreadParams p = mode ? (LbSpreadParams) { TRUE, 1, 5, 1 }
+                          : (LbSpreadParams) { FALSE, 5, 0, 1 };
+
+  *src = kb_load_goldenf ("in_%s.png", kb_golden_sizes[i]);
+  *want = kb_load_goldenf ("%s_spread_%s_seed1.png", kb_golden_sizes[i], mode ? "1x5" : "5");
+  return lb_spread_prepare (*src, NULL, &p, NULL);
+}
+
 static void
 test_spread_golden (void)
 {
   for (gsize i = 0; i < G_N_ELEMENTS (kb_golden_sizes); i++)
     for (int mode = 0; mode < 2; mode++)
       {
-        g_autoptr (LbKernelBuf) src = kb_load_goldenf ("in_%s.png", kb_golden_sizes[i]);
-        g_autoptr (LbKernelBuf) want = kb_load_goldenf ("%s_spread_%s_seed1.png",
-                                                        kb_golden_sizes[i], mode ? "1x5" : "5");
-        LbSpreadParams p = mode ? (LbSpreadParams) { TRUE, 1, 5, 1 }
-                                : (LbSpreadParams) { FALSE, 5, 0, 1 };
-        LbSpread *st = lb_spread_prepare (src, NULL, &p, NULL);
+        g_autoptr (LbKernelBuf) src = NULL;
+        g_autoptr (LbKernelBuf) want = NULL;
+        LbSpread *st = spread_golden_prepare (i, mode, &src, &want);
         g_autoptr (LbKernelBuf) ref = kb_run_whole (spread_ref, st, src);
         g_autoptr (LbKernelBuf) fast = kb_run_whole (spread_fast, st, src);
 
         g_assert_cmpuint (kb_compare (ref, want, NULL), ==, 0);
         g_assert_cmpuint (kb_compare (fast, want, NULL), ==, 0);
-        lb_spread_free (st);
-      }
-}
-
-static void
-test_spread_formats (void)
-{
-  g_autoptr (GRand) rand = g_rand_new_with_seed (13);
-
-  for (gsize f = 0; f < G_N_ELEMENTS (kb_formats); f++)
-    for (int iter = 0; iter < 12; iter++)
-      {
-        int w = g_rand_int_range (rand, 1, 70) | 1, h = g_rand_int_range (rand, 1, 50) | 1;
-        g_autoptr (LbKernelBuf) src = kb_new (w, h, kb_formats[f].channels, kb_formats[f].depth);
-        LbKernelRect sel = kb_random_rect (rand, w, h, 3);
-        LbSpreadParams p = { iter & 1, g_rand_int_range (rand, 0, 12), g_rand_int_range (rand, 0, 12),
-                             g_rand_int (rand) };
-        LbSpread *st;
-        g_autoptr (GError) error = NULL;
-        g_autoptr (LbKernelBuf) ref = NULL;
-        g_autoptr (LbKernelBuf) fast = NULL;
-
-        kb_fill_random (src, rand, 0);
-        st = lb_spread_prepare (src, iter < 6 ? &sel : NULL, &p, &error);
-        g_assert_no_error (error);
-        ref = kb_run_whole (spread_ref, st, src);
-        fast = kb_run_whole (spread_fast, st, src);
-        g_assert_cmpuint (kb_compare (ref, fast, NULL), ==, 0);
-        kb_assert_alpha_kept (src, fast);
         lb_spread_free (st);
       }
 }
@@ -424,12 +408,9 @@ test_spread_banded_golden (void)
     for (int mode = 0; mode < 2; mode++)
       for (gsize k = 0; k < G_N_ELEMENTS (band_rows); k++)
         {
-          g_autoptr (LbKernelBuf) src = kb_load_goldenf ("in_%s.png", kb_golden_sizes[i]);
-          g_autoptr (LbKernelBuf) want = kb_load_goldenf ("%s_spread_%s_seed1.png",
-                                                          kb_golden_sizes[i], mode ? "1x5" : "5");
-          LbSpreadParams p = mode ? (LbSpreadParams) { TRUE, 1, 5, 1 }
-                                  : (LbSpreadParams) { FALSE, 5, 0, 1 };
-          LbSpread *st = lb_spread_prepare (src, NULL, &p, NULL);
+          g_autoptr (LbKernelBuf) src = NULL;
+          g_autoptr (LbKernelBuf) want = NULL;
+          LbSpread *st = spread_golden_prepare (i, mode, &src, &want);
           g_autoptr (LbKernelBuf) got = spread_banded (st, src, band_rows[k], rand);
 
           if (band_rows[k] > 0)
@@ -441,41 +422,61 @@ test_spread_banded_golden (void)
         }
 }
 
-/* Banded vs the scalar reference: every format, regions, both modes, many seeds and
- * distances, band heights from 1 row (far below the distance) to the whole region. */
+/* Spread against its scalar reference in every format: @iters random images per format
+ * smaller than @max_w × @max_h (the first half with a selection), both modes, distances
+ * below @max_dist. The whole-image form is checked on odd sizes; the banded form (if
+ * @banded) with band heights from 1 row (far below the distance) to the whole region. */
 static void
-test_spread_banded_formats (void)
+check_spread_formats (guint32  seed,
+                      int      iters,
+                      int      max_w,
+                      int      max_h,
+                      int      max_dist,
+                      gboolean banded)
 {
-  g_autoptr (GRand) rand = g_rand_new_with_seed (23);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
+  const int odd = banded ? 0 : 1;
 
   for (gsize f = 0; f < G_N_ELEMENTS (kb_formats); f++)
-    for (int iter = 0; iter < 24; iter++)
+    for (int iter = 0; iter < iters; iter++)
       {
-        int w = g_rand_int_range (rand, 1, 90), h = g_rand_int_range (rand, 1, 120);
+        int w = g_rand_int_range (rand, 1, max_w) | odd, h = g_rand_int_range (rand, 1, max_h) | odd;
         g_autoptr (LbKernelBuf) src = kb_new (w, h, kb_formats[f].channels, kb_formats[f].depth);
         LbKernelRect sel = kb_random_rect (rand, w, h, 3);
-        LbSpreadParams p = { iter & 1, g_rand_int_range (rand, 0, 14), g_rand_int_range (rand, 0, 14),
-                             g_rand_int (rand) };
-        int band_rows = iter % 3 == 0 ? 0 : g_rand_int_range (rand, 1, 40);
+        LbSpreadParams p = { iter & 1, g_rand_int_range (rand, 0, max_dist),
+                             g_rand_int_range (rand, 0, max_dist), g_rand_int (rand) };
+        int band_rows = banded && iter % 3 != 0 ? g_rand_int_range (rand, 1, 40) : 0;
         LbSpread *st;
         g_autoptr (GError) error = NULL;
         g_autoptr (LbKernelBuf) ref = NULL;
         g_autoptr (LbKernelBuf) got = NULL;
 
         kb_fill_random (src, rand, 0);
-        st = lb_spread_prepare (src, iter < 12 ? &sel : NULL, &p, &error);
+        st = lb_spread_prepare (src, iter < iters / 2 ? &sel : NULL, &p, &error);
         g_assert_no_error (error);
         ref = kb_run_whole (spread_ref, st, src);
-        got = spread_banded (st, src, band_rows, rand);
+        got = banded ? spread_banded (st, src, band_rows, rand) : kb_run_whole (spread_fast, st, src);
         if (kb_compare (ref, got, NULL) != 0)
-          g_printerr ("# banded spread %d×%d ch %d depth %d sel %d,%d %d×%d rect %d %d×%d seed %u band rows %d (%d bands)\n",
-                      w, h, kb_formats[f].channels, kb_formats[f].depth, sel.x, sel.y, sel.width,
-                      sel.height, p.rectangle, p.width, p.height, p.seed, band_rows,
-                      lb_spread_get_n_bands (st));
+          g_printerr ("# %s spread %d×%d ch %d depth %d sel %d,%d %d×%d rect %d %d×%d seed %u band rows %d (%d bands)\n",
+                      banded ? "banded" : "whole", w, h, kb_formats[f].channels,
+                      kb_formats[f].depth, sel.x, sel.y, sel.width, sel.height, p.rectangle,
+                      p.width, p.height, p.seed, band_rows, lb_spread_get_n_bands (st));
         g_assert_cmpuint (kb_compare (ref, got, NULL), ==, 0);
         kb_assert_alpha_kept (src, got);
         lb_spread_free (st);
       }
+}
+
+static void
+test_spread_formats (void)
+{
+  check_spread_formats (13, 12, 70, 50, 12, FALSE);
+}
+
+static void
+test_spread_banded_formats (void)
+{
+  check_spread_formats (23, 24, 90, 120, 14, TRUE);
 }
 
 /* The kernel limits distances to the region's size; spec §10 with 64-bit arithmetic and no

@@ -485,6 +485,40 @@ test_bad_json (void)
   g_assert_error (error, LB_ERROR, LB_ERROR_PARSE);
 }
 
+/* A cancelled listing stops while its entries are made, in one piece or streamed, and the
+ * same document parses in full without the cancellation. */
+static void
+test_json_cancelled (void)
+{
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  LbListingContext ctx = { BASE, BASE, 0, cancellable };
+  g_autoptr(GString) doc = g_string_new ("[");
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = 0; i < 5000; i++)
+    g_string_append_printf (doc, "%s{\"name\": \"f%u.png\", \"type\": \"file\"}", i ? "," : "", i);
+  g_string_append (doc, "]");
+  {
+    g_autoptr(GPtrArray) entries = lb_listing_parse_json (doc->str, doc->len, &ctx, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (entries->len, ==, 5000);
+  }
+  g_cancellable_cancel (cancellable);
+  g_assert_null (lb_listing_parse_json (doc->str, doc->len, &ctx, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_nonnull (strstr (error->message, BASE));
+  g_clear_error (&error);
+  {
+    g_autoptr(LbListingParser) p = lb_listing_parser_new (LB_LISTING_JSON, &ctx);
+
+    /* the parser holds its own reference to the cancellable */
+    ctx.cancellable = NULL;
+    g_assert_true (lb_listing_parser_feed (p, doc->str, doc->len, &error));
+    g_assert_null (lb_listing_parser_finish (p, NULL, &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  }
+}
+
 static void
 test_uri_helpers (void)
 {
@@ -562,6 +596,7 @@ main (int argc, char **argv)
   g_test_add_func ("/listing/bad-json", test_bad_json);
   g_test_add_func ("/listing/streamed-feed", test_streamed_feed);
   g_test_add_func ("/listing/cap-stops-early", test_cap_stops_early);
+  g_test_add_func ("/listing/json-cancelled", test_json_cancelled);
   g_test_add_func ("/stores/uri-helpers", test_uri_helpers);
   g_test_add_func ("/stores/dates", test_dates);
   g_test_add_func ("/stores/derived-names", test_derived_names);
