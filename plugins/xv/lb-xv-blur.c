@@ -322,6 +322,21 @@ blur_fast_rows (const LbXvBlur    *self,
     }
 }
 
+/* The row's totals pre[n + c] repeated r times after it (the zero columns right of the region
+ * leave the prefix flat), from registers: a copy through memory would wait on store
+ * forwarding at every sample. */
+static inline void
+pad_totals (guint32 *pre, int n, int r, int ch)
+{
+  for (int c = 0; c < ch; c++)
+    {
+      const guint32 total = pre[n + c];
+
+      for (int m = 1; m <= r; m++)
+        pre[n + m * ch + c] = total;
+    }
+}
+
 /* floor(s / N) as (int) ((float) s · inv) with inv = 1/N in float rounded up (so that
  * inv · N ≥ 1): exact for 0 ≤ s < 2^22. Why: s · inv ≥ s/N, and the integer part q of s/N is a
  * float, so the rounded product never falls below q; from above, inv exceeds 1/N by less than
@@ -340,6 +355,55 @@ blur_recip_up (guint32 count)
   while ((double) inv * (double) count < 1.0)
     inv = nextafterf (inv, 2.0f);
   return inv;
+}
+
+/* Per sample of the clipped columns (j < jlo or j ≥ jhi; the window is ny rows high), the
+ * reciprocal of its window's pixel count: in @finv (float, rounded up as blur_recip_up) when
+ * it is not NULL, else in @dinv (double). Recomputed only when ny changes. */
+static void
+clipped_recips (int rw, int r, int ch, int jlo, int jhi, guint32 ny, float *finv, double *dinv)
+{
+  for (int j = 0; j < rw; j++)
+    {
+      guint32 nj;
+
+      if (j == jlo && jhi > jlo)
+        j = jhi;
+      if (j >= rw)
+        break;
+      nj = (guint32) (MIN (rw - 1, j + r) - MAX (0, j - r) + 1) * ny;
+      for (int c = 0; c < ch; c++)
+        if (finv != NULL)
+          finv[j * ch + c] = blur_recip_up (nj);
+        else
+          dinv[j * ch + c] = 1.0 / (double) nj;
+    }
+}
+
+/* The end of a row's prefix sums and what its division needs: the totals padded on (see
+ * pad_totals), the interior samples [i0, i1) (windows not clipped horizontally), the window
+ * sum of sample i as pre[i + a] - pre[i - b], the interior's pixel count, and the clipped
+ * columns' reciprocals refreshed when the window height ny changed (*inv_ny: the ny they are
+ * for). */
+typedef struct {
+  int a, b, i0, i1;
+  guint32 count;
+} BlurRowTail;
+
+static inline BlurRowTail
+blur_row_tail (guint32 *pre, int rw, int r, int ch, int size, guint32 ny, guint32 *inv_ny,
+               float *finv, double *dinv)
+{
+  const int jlo = MIN (r, rw), jhi = MAX (jlo, rw - r);
+  BlurRowTail t = { (r + 1) * ch, r * ch, jlo * ch, jhi * ch, (guint32) size * ny };
+
+  pad_totals (pre, rw * ch, r, ch);
+  if (ny != *inv_ny)
+    {
+      clipped_recips (rw, r, ch, jlo, jhi, ny, finv, dinv);
+      *inv_ny = ny;
+    }
+  return t;
 }
 
 guint
@@ -444,7 +508,6 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
       const guint32 ny = (guint32) (wy1 - wy0 + 1);
       guint8 *restrict out = lb_xv_row_mut (dst, y) + xoff;
       const gboolean add = y > ya && y + r <= R->y1 - 1, sub = y > ya && y - r - 1 >= R->y0;
-      int jlo, jhi;
 
       if (add && sub)
         {
@@ -527,43 +590,10 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
         default: prefix_sums16 (pre, col, rw, ch); break;
         }
 
-      /* The totals repeated r times (from registers: a copy through memory would wait on
-       * store forwarding at every sample). */
-      for (int c = 0; c < ch; c++)
-        {
-          const guint32 total = pre[n + c];
-
-          for (int m = 1; m <= r; m++)
-            pre[n + m * ch + c] = total;
-        }
-
-      /* Columns whose window is not clipped horizontally: [jlo, jhi); samples [i0, i1). */
-      jlo = MIN (r, rw);
-      jhi = MAX (jlo, rw - r);
       {
-        const guint32 count = (guint32) self->size * ny;
-        const int a = (r + 1) * ch, b = r * ch;
-        const int i0 = jlo * ch, i1 = jhi * ch;
-
-        if (ny != inv_ny)
-          {
-            for (int j = 0; j < rw; j++)
-              {
-                guint32 nj;
-
-                if (j == jlo && jhi > jlo)
-                  j = jhi;
-                if (j >= rw)
-                  break;
-                nj = (guint32) (MIN (rw - 1, j + r) - MAX (0, j - r) + 1) * ny;
-                for (int c = 0; c < ch; c++)
-                  if (use_float)
-                    finv[j * ch + c] = blur_recip_up (nj);
-                  else
-                    dinv[j * ch + c] = 1.0 / (double) nj;
-              }
-            inv_ny = ny;
-          }
+        const BlurRowTail t = blur_row_tail (pre, rw, r, ch, self->size, ny, &inv_ny, finv, dinv);
+        const int a = t.a, b = t.b, i0 = t.i0, i1 = t.i1;
+        const guint32 count = t.count;
 
         if (use_float)
           {
@@ -644,7 +674,6 @@ blur_rows_16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, in
       const gboolean add = y > ya && y + r <= R->y1 - 1, sub = y > ya && y - r - 1 >= R->y0;
       const guint16 *restrict in = add ? (const guint16 *) (const void *) (lb_xv_row (src, y + r) + xoff) : NULL;
       const guint16 *restrict gone = sub ? (const guint16 *) (const void *) (lb_xv_row (src, y - r - 1) + xoff) : NULL;
-      int jlo, jhi;
 
       /* Modulo 2^32 the difference is exact: the result is a real column sum. */
       if (add && sub)
@@ -664,43 +693,10 @@ blur_rows_16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, in
         default: prefix_sums (pre, col, rw, ch); break;
         }
 
-      /* The totals repeated r times (from registers: a copy through memory would wait on
-       * store forwarding at every sample). */
-      for (int c = 0; c < ch; c++)
-        {
-          const guint32 total = pre[n + c];
-
-          for (int m = 1; m <= r; m++)
-            pre[n + m * ch + c] = total;
-        }
-
-      /* Columns whose window is not clipped horizontally: [jlo, jhi); samples [i0, i1). */
-      jlo = MIN (r, rw);
-      jhi = MAX (jlo, rw - r);
       {
-        const guint32 count = (guint32) self->size * ny;
-        const int a = (r + 1) * ch, b = r * ch;
-        const int i0 = jlo * ch, i1 = jhi * ch;
-
-        if (ny != inv_ny)
-          {
-            for (int j = 0; j < rw; j++)
-              {
-                guint32 nj;
-
-                if (j == jlo && jhi > jlo)
-                  j = jhi;
-                if (j >= rw)
-                  break;
-                nj = (guint32) (MIN (rw - 1, j + r) - MAX (0, j - r) + 1) * ny;
-                for (int c = 0; c < ch; c++)
-                  if (use_float)
-                    finv[j * ch + c] = blur_recip_up (nj);
-                  else
-                    dinv[j * ch + c] = 1.0 / (double) nj;
-              }
-            inv_ny = ny;
-          }
+        const BlurRowTail t = blur_row_tail (pre, rw, r, ch, self->size, ny, &inv_ny, finv, dinv);
+        const int a = t.a, b = t.b, i0 = t.i0, i1 = t.i1;
+        const guint32 count = t.count;
 
         if (use_float)
           {
