@@ -9,6 +9,7 @@
 #endif
 
 #include <math.h>
+#include <string.h>
 
 #include "lb-error.h"
 
@@ -464,6 +465,152 @@ win_div_8_avx2 (const guint32 *restrict hi, const guint32 *restrict lo, guint8 *
 }
 #endif
 
+#if LB_XV_HAVE_AVX2_PATH
+/* RGB8 rows without a prefix array (blur_rows_8_u16 with @avx2, window sums below 2^22 and
+ * 765 · column height ≤ 32767, i.e. n ≤ 41 on a tall region): the window sum of pixel j is
+ * W(j) = W(j - 1) + d(j), d(j) = col(j + r) - col(j - r - 1) with the columns outside the
+ * region zero, so W is a running sum with stride 3 (one per channel) over d, computed 8
+ * samples at a time in 16 bits (|d| ≤ 255 · column height). The running sum stays in
+ * registers and goes straight into the division: no 32-bit row is written and read back.
+ *
+ * Lane-crossing shuffles run one per cycle here (a prefix scan over a 256-bit vector needs
+ * several per 8 samples), so each 128-bit lane runs its own part of the row: lane 0 the
+ * samples from @s0, lane 1 those from s0 + len, both 8 samples per block, every shuffle within
+ * a lane. Per block: y = d + d(3 samples earlier) + d(6 earlier) in 16 bits (at most 3 terms,
+ * so within int16 by the bound above), widened to two vectors of 4 by unpacking with the
+ * sign; then each sample adds the running sum of the last sample of its channel before the
+ * block, one of the previous block's samples 5, 6, 7 (see C3_BLOCK). The loop-carried
+ * dependency is one in-lane shuffle and one add per block.
+ *
+ * @col: the column sums of the region row, zero from col[s0 - 3r - 3] to col[n + 3r + 127];
+ * @s0: the first sample of lane 0, a multiple of 24 at or before -3r (W starts from zero
+ * there: every window before pixel -r is empty); lane 1 starts from the exact window sums
+ * before its first sample. @finv: for samples s0 .. n + 95, the reciprocal (rounded up, see
+ * blur_recip_up) of each sample's window count, zero outside the row; @inv: the interior's,
+ * for steps whose samples all lie in [@i0, @i1). Writes out[0 .. n - 1]. */
+
+/* Block @k (samples 8k .. 8k + 7 of lane 0's part at @p0 and lane 1's at @p1) into q[k]: @w
+ * holds the previous block's running sums of its samples 4 .. 7 (dwords 0 .. 3 per lane);
+ * the block's sample i takes the last one of its channel before the block, sample 5, 6 or 7
+ * of the previous block (dword 1, 2, 3 of @w), whatever the phase: (1, 2, 3, 1) for samples
+ * 0 .. 3, (2, 3, 1, 2) for 4 .. 7. */
+#define C3_BLOCK(k)                                                                              \
+  do                                                                                             \
+    {                                                                                            \
+      const __m128i dl = _mm_sub_epi16 (                                                         \
+        _mm_loadu_si128 ((const __m128i *) (const void *) (col + p0 + 8 * (k) + a)),             \
+        _mm_loadu_si128 ((const __m128i *) (const void *) (col + p0 + 8 * (k) - b)));            \
+      const __m128i dh = _mm_sub_epi16 (                                                         \
+        _mm_loadu_si128 ((const __m128i *) (const void *) (col + p1 + 8 * (k) + a)),             \
+        _mm_loadu_si128 ((const __m128i *) (const void *) (col + p1 + 8 * (k) - b)));            \
+      const __m256i d = _mm256_inserti128_si256 (_mm256_castsi128_si256 (dl), dh, 1);            \
+      const __m256i y = _mm256_add_epi16 (_mm256_add_epi16 (d, _mm256_bslli_epi128 (d, 6)),      \
+                                          _mm256_bslli_epi128 (d, 12));                          \
+      const __m256i sg = _mm256_srai_epi16 (y, 15);                                              \
+      const __m256i wlo = _mm256_add_epi32 (_mm256_unpacklo_epi16 (y, sg),                       \
+                                            _mm256_shuffle_epi32 (w, 0x79 /* 1, 2, 3, 1 */));    \
+      __m256 ilo = vinv, ihi = vinv;                                                             \
+                                                                                                 \
+      w = _mm256_add_epi32 (_mm256_unpackhi_epi16 (y, sg),                                       \
+                            _mm256_shuffle_epi32 (w, 0x9e /* 2, 3, 1, 2 */));                    \
+      if (!inside)                                                                               \
+        {                                                                                        \
+          ilo = _mm256_loadu2_m128 (finv + p1 + 8 * (k), finv + p0 + 8 * (k));                   \
+          ihi = _mm256_loadu2_m128 (finv + p1 + 8 * (k) + 4, finv + p0 + 8 * (k) + 4);           \
+        }                                                                                        \
+      q[k] = _mm256_packs_epi32 (_mm256_cvttps_epi32 (_mm256_mul_ps (_mm256_cvtepi32_ps (wlo), ilo)), \
+                                 _mm256_cvttps_epi32 (_mm256_mul_ps (_mm256_cvtepi32_ps (w), ihi))); \
+    }                                                                                            \
+  while (0)
+
+__attribute__ ((target ("avx2"))) static void
+blur_row_c3_avx2 (const guint16 *restrict col, guint8 *restrict out, int n, int r, int s0,
+                  float inv, const float *restrict finv, int i0, int i1)
+{
+  const __m256 vinv = _mm256_set1_ps (inv);
+  const int a = 3 * r, b = 3 * r + 3;
+  /* samples per lane, a multiple of 48 (6 blocks per step): the two lanes cover s0 .. n - 1 */
+  const int len = (n - s0 + 95) / 96 * 48;
+  const int m = s0 + len;
+  guint32 tm[3] = { 0, 0, 0 };
+  __m256i w;
+
+  /* Lane 1 starts at pixel m / 3: the window sums of the pixel before, channel by channel. */
+  for (int k = -r; k <= r; k++)
+    for (int c = 0; c < 3; c++)
+      tm[c] += col[m - 3 + 3 * k + c];
+  /* as if a block before: its samples 5, 6, 7 (channels 0, 1, 2) hold the sums so far */
+  w = _mm256_setr_epi32 (0, 0, 0, 0, 0, (int) tm[0], (int) tm[1], (int) tm[2]);
+
+  for (int k = 0; k < len; k += 48)
+    {
+      const int p0 = s0 + k, p1 = m + k;
+      const gboolean inside = p0 >= i0 && p1 + 48 <= i1;
+      __m256i q[6];
+
+      C3_BLOCK (0);
+      C3_BLOCK (1);
+      C3_BLOCK (2);
+      C3_BLOCK (3);
+      C3_BLOCK (4);
+      C3_BLOCK (5);
+      {
+        /* per lane: the step's 48 quotients in order */
+        const __m256i o[3] = { _mm256_packus_epi16 (q[0], q[1]), _mm256_packus_epi16 (q[2], q[3]),
+                               _mm256_packus_epi16 (q[4], q[5]) };
+        const int at[2] = { p0, p1 };
+
+        for (int l = 0; l < 2; l++)
+          {
+            guint8 tmp[48];
+            const gboolean whole = at[l] >= 0 && at[l] + 48 <= n;
+            guint8 *to = whole ? out + at[l] : tmp;
+
+            for (int v = 0; v < 3; v++)
+              _mm_storeu_si128 ((__m128i *) (void *) (to + 16 * v),
+                                l == 0 ? _mm256_castsi256_si128 (o[v]) : _mm256_extracti128_si256 (o[v], 1));
+            if (!whole && MIN (at[l] + 48, n) > MAX (at[l], 0))
+              memcpy (out + MAX (at[l], 0), tmp + (MAX (at[l], 0) - at[l]),
+                      (gsize) (MIN (at[l] + 48, n) - MAX (at[l], 0)));
+          }
+      }
+    }
+}
+#undef C3_BLOCK
+#endif
+
+
+#if LB_XV_HAVE_AVX2_PATH
+/* col[i] += in[i] - gone[i] modulo 2^16 for i < n, 32 samples per step: the two rows'
+ * bytes interleaved (in, gone) and multiplied-added with (1, -1) (pmaddubsw: in - gone in 16
+ * bits, |·| ≤ 255, no saturation). Zero-extending each row to 16 bits instead takes four
+ * lane-crossing instructions per 32 samples, which run one per cycle; here two (the vpermq
+ * that puts bytes 0-7 and 8-15 at the bottom of the two lanes, 16-23 and 24-31 at the top). */
+__attribute__ ((target ("avx2"))) static void
+col_in_out_8_avx2 (guint16 *restrict col, const guint8 *restrict in, const guint8 *restrict gone,
+                   int n)
+{
+  const __m256i pm = _mm256_set1_epi16 ((short) 0xff01); /* bytes 1, -1 */
+  int i = 0;
+
+  for (; i + 32 <= n; i += 32)
+    {
+      const __m256i a = _mm256_permute4x64_epi64 (
+        _mm256_loadu_si256 ((const __m256i *) (const void *) (in + i)), 0xd8);
+      const __m256i g = _mm256_permute4x64_epi64 (
+        _mm256_loadu_si256 ((const __m256i *) (const void *) (gone + i)), 0xd8);
+      const __m256i d0 = _mm256_maddubs_epi16 (_mm256_unpacklo_epi8 (a, g), pm);
+      const __m256i d1 = _mm256_maddubs_epi16 (_mm256_unpackhi_epi8 (a, g), pm);
+      __m256i *c = (__m256i *) (void *) (col + i);
+
+      _mm256_storeu_si256 (c, _mm256_add_epi16 (_mm256_loadu_si256 (c), d0));
+      _mm256_storeu_si256 (c + 1, _mm256_add_epi16 (_mm256_loadu_si256 (c + 1), d1));
+    }
+  for (; i < n; i++)
+    col[i] = (guint16) (col[i] + in[i] - gone[i]);
+}
+#endif
+
 /* 8 bits without alpha, n ≤ 257 (a column of n samples sums to at most 65535): the column
  * sums in 16 bits, updated by one row in and one out in a single pass; the window sum as a
  * difference of prefix sums and the division fused in one loop (no intermediate row), so a
@@ -481,7 +628,19 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
   const gsize xoff = (gsize) R->x0 * ch;
   const double nmax = (double) MIN (self->size, rw) * (double) MIN (self->size, rh);
   const gboolean use_float = 255.0 * nmax < BLUR_FLOAT_EXACT_LIMIT;
-  g_autofree guint16 *col = g_new0 (guint16, n + 4);
+  /* RGB with AVX2 and windows ≤ 41 rows: the rows take blur_row_c3_avx2 (its bounds), with
+   * the column sums zero-padded on both sides and s0 its first sample. */
+  const gboolean scan3 = LB_XV_HAVE_AVX2_PATH && avx2 && ch == 3 && use_float
+                         && 765 * MIN (self->size, rh) <= 32767;
+  const int s0 = scan3 ? -((3 * r + 23) / 24 * 24) : 0;
+  const int pad_left = scan3 ? (-s0 + 3 * r + 3 + 15) / 16 * 16 : 0;
+  g_autofree guint16 *col_buf = g_new0 (guint16, (gsize) pad_left + (gsize) n
+                                                   + (gsize) (scan3 ? 3 * r + 128 : 4));
+  guint16 *col = col_buf + pad_left;
+  /* blur_row_c3_avx2's reciprocals, for samples s0 .. n + 95 (zero outside the row), and the
+   * interior's, kept while ny stays the same */
+  g_autofree float *finv3 = scan3 ? g_new0 (float, (gsize) (n - s0 + 96)) : NULL;
+  float inv3 = 0;
   /* Per sample of the clipped columns (the r nearest each end): the reciprocal of its window's
    * pixel count, float or double as for the interior, kept while the window height ny stays
    * the same. */
@@ -515,8 +674,13 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
           const guint8 *restrict gone = lb_xv_row (src, y - r - 1) + xoff;
 
           /* Modulo 2^16 the difference is exact: the result is a real column sum. */
-          for (int i = 0; i < n; i++)
-            col[i] = (guint16) (col[i] + in[i] - gone[i]);
+#if LB_XV_HAVE_AVX2_PATH
+          if (avx2)
+            col_in_out_8_avx2 (col, in, gone, n);
+          else
+#endif
+            for (int i = 0; i < n; i++)
+              col[i] = (guint16) (col[i] + in[i] - gone[i]);
           /* The next row in is read for the first time (from memory, not cache) and lies a
            * stride away, where the hardware prefetchers stop at the page boundary: ask for it
            * now, one line per 64 bytes, while this row's prefix and division run. */
@@ -544,6 +708,28 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
             col[i] = (guint16) (col[i] - gone[i]);
         }
 
+#if LB_XV_HAVE_AVX2_PATH
+      if (scan3)
+        {
+          const int jlo = MIN (r, rw), jhi = MAX (jlo, rw - r);
+
+          if (ny != inv_ny)
+            {
+              inv3 = blur_recip_up ((guint32) self->size * ny);
+              for (int j = 0; j < rw; j++)
+                {
+                  const float v = j >= jlo && j < jhi
+                    ? inv3 : blur_recip_up ((guint32) (MIN (rw - 1, j + r) - MAX (0, j - r) + 1) * ny);
+
+                  for (int c = 0; c < 3; c++)
+                    finv3[j * 3 + c - s0] = v;
+                }
+              inv_ny = ny;
+            }
+          blur_row_c3_avx2 (col, out, n, r, s0, inv3, finv3 - s0, jlo * 3, jhi * 3);
+          continue;
+        }
+#endif
       switch (ch)
         {
         case 1: prefix_c1 (pre, col, rw, FALSE); break;

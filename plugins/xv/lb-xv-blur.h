@@ -37,7 +37,9 @@ void     lb_xv_blur_process_ref (const LbXvBlur     *self,
  * does not depend on n; identical output. 8 bits without alpha and n ≤ 257: 16-bit column
  * sums, one pass per row for the row in and out, a vector prefix scan, the window sums and
  * the division (float with a rounded-up reciprocal, exact below 2^22; hand-written AVX2 where
- * the CPU has it) in one pass (n = 3 has its own multiply-high path). 16 bits without alpha:
+ * the CPU has it) in one pass (n = 3 has its own multiply-high path); RGB with AVX2 and n ≤ 41:
+ * the window sums as a running sum in registers straight into the division, no prefix row
+ * (blur_row_c3_avx2). 16 bits without alpha:
  * 32-bit column sums, the same structure, float up to n = 7 and double above. Others (alpha,
  * huge windows): the general 32-bit running sums. Allocates a few rows of scratch per call. */
 void     lb_xv_blur_process     (const LbXvBlur     *self,

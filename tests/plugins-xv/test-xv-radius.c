@@ -459,6 +459,43 @@ test_blur_double_path (void)
       }
 }
 
+/* Blur's RGB8 AVX2 rows (blur_row_c3_avx2 in lb-xv-blur.c, n ≤ 41 on regions that tall) add
+ * up the differences d of column sums three pixels at a time in 16 bits: |d| ≤ 255 · 41, three
+ * of them at most 765 · 41 = 31365. Pixel columns entirely 0 or 255 (at random per column and
+ * channel) reach both extremes; n = 39, 41 (the last on that path) and 43 (the prefix path),
+ * widths around the rows' 48-sample steps and two lanes, with and without a selection, against
+ * the reference: one band, random bands, and the portable path on random bands. */
+static void
+test_blur_rgb8_scan_range (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (31365);
+  static const int widths[] = { 14, 31, 47, 64, 97, 130, 200 };
+  const int h = 47;
+
+  for (int size = 39; size <= 43; size += 2)
+    for (gsize k = 0; k < G_N_ELEMENTS (widths); k++)
+      {
+        Job job = { F_BLUR, size, { { { 0 } } }, NULL };
+        const LbKernelRect rect = { 3, 2, widths[k] - 5, h - 2 };
+        Buf src;
+        int cuts[MAX_CUTS];
+        const int ncuts = make_cuts (rand, h, 0, cuts);
+
+        buf_init (&src, widths[k], h, 3, 8, 2);
+        for (int x = 0; x < widths[k]; x++)
+          for (int c = 0; c < 3; c++)
+            {
+              const guint v = g_rand_boolean (rand) ? 255 : 0;
+
+              for (int y = 0; y < h; y++)
+                buf_set (&src, x, y, c, v);
+            }
+        g_assert_true (job_prepare (&job, &src, k % 2 == 1 ? &rect : NULL, NULL));
+        compare_one_band_and_rows (&job, &src, cuts, ncuts);
+        buf_clear (&src);
+      }
+}
+
 static const Sweep sweeps[] = {
   { F_BLUR, 1, 33, 2, 45, 39 },
   { F_DESPECKLE, 1, 33, 2, 43, 37 },
@@ -661,6 +698,7 @@ main (int argc, char **argv)
   g_test_add_func ("/xv-radius/blur-div-float", test_blur_div_float);
   g_test_add_func ("/xv-radius/blur-widths", test_blur_widths);
   g_test_add_func ("/xv-radius/blur-double-path", test_blur_double_path);
+  g_test_add_func ("/xv-radius/blur-rgb8-scan-range", test_blur_rgb8_scan_range);
   g_test_add_func ("/xv-radius/oil-xv-shapes", test_oil_xv_shapes);
   g_test_add_func ("/xv-radius/oil-histogram", test_oil_histogram);
   g_test_add_func ("/xv-radius/oil-histogram-full-column", test_oil_histogram_full_column);
