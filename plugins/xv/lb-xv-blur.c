@@ -611,6 +611,57 @@ col_in_out_8_avx2 (guint16 *restrict col, const guint8 *restrict in, const guint
 }
 #endif
 
+#if LB_XV_HAVE_AVX2_PATH
+/* col[i] = Σ rows y0 .. y1 of sample xoff + i, for i < n, at most 257 rows (sums ≤ 65535): 64
+ * samples at a time, all rows summed in registers before one store (where a row at a time
+ * loads and stores the sums for each row), two rows per pmaddubsw (bytes interleaved by
+ * unpacking within lanes, so the sums come out in the order 0-7, 16-23 | 8-15, 24-31 of each
+ * 32, put back with two lane permutes at the store). */
+__attribute__ ((target ("avx2"))) static void
+col_init_8_avx2 (guint16 *restrict col, const LbKernelBuf *src, gsize xoff, int y0, int y1, int n)
+{
+  const __m256i ones = _mm256_set1_epi8 (1);
+  int i = 0;
+
+  for (; i + 64 <= n; i += 64)
+    {
+      __m256i acc[4] = { _mm256_setzero_si256 (), _mm256_setzero_si256 (),
+                         _mm256_setzero_si256 (), _mm256_setzero_si256 () };
+
+      for (int yy = y0; yy <= y1; yy += 2)
+        {
+          const guint8 *p = lb_xv_row (src, yy) + xoff + i;
+          const guint8 *q = yy + 1 <= y1 ? lb_xv_row (src, yy + 1) + xoff + i : NULL;
+
+          for (int h = 0; h < 2; h++)
+            {
+              const __m256i a = _mm256_loadu_si256 ((const __m256i *) (const void *) (p + 32 * h));
+              const __m256i b = q != NULL ? _mm256_loadu_si256 ((const __m256i *) (const void *) (q + 32 * h))
+                                          : _mm256_setzero_si256 ();
+
+              acc[2 * h] = _mm256_add_epi16 (acc[2 * h], _mm256_maddubs_epi16 (_mm256_unpacklo_epi8 (a, b), ones));
+              acc[2 * h + 1] = _mm256_add_epi16 (acc[2 * h + 1], _mm256_maddubs_epi16 (_mm256_unpackhi_epi8 (a, b), ones));
+            }
+        }
+      for (int h = 0; h < 2; h++)
+        {
+          __m256i *c = (__m256i *) (void *) (col + i + 32 * h);
+
+          _mm256_storeu_si256 (c, _mm256_permute2x128_si256 (acc[2 * h], acc[2 * h + 1], 0x20));
+          _mm256_storeu_si256 (c + 1, _mm256_permute2x128_si256 (acc[2 * h], acc[2 * h + 1], 0x31));
+        }
+    }
+  for (; i < n; i++)
+    {
+      guint32 sum = 0;
+
+      for (int yy = y0; yy <= y1; yy++)
+        sum += lb_xv_row (src, yy)[xoff + i];
+      col[i] = (guint16) sum;
+    }
+}
+#endif
+
 /* 8 bits without alpha, n ≤ 257 (a column of n samples sums to at most 65535): the column
  * sums in 16 bits, updated by one row in and one out in a single pass; the window sum as a
  * difference of prefix sums and the division fused in one loop (no intermediate row), so a
@@ -653,13 +704,18 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
   g_autofree guint32 *pre_buf = g_new0 (guint32, (gsize) n + (gsize) (2 * r + 1) * ch + 4);
   guint32 *pre = pre_buf + r * ch;
 
-  for (int yy = MAX (R->y0, ya - r); yy <= MIN (R->y1 - 1, ya + r); yy++)
-    {
-      const guint8 *restrict in = lb_xv_row (src, yy) + xoff;
+#if LB_XV_HAVE_AVX2_PATH
+  if (avx2)
+    col_init_8_avx2 (col, src, xoff, MAX (R->y0, ya - r), MIN (R->y1 - 1, ya + r), n);
+  else
+#endif
+    for (int yy = MAX (R->y0, ya - r); yy <= MIN (R->y1 - 1, ya + r); yy++)
+      {
+        const guint8 *restrict in = lb_xv_row (src, yy) + xoff;
 
-      for (int i = 0; i < n; i++)
-        col[i] += in[i];
-    }
+        for (int i = 0; i < n; i++)
+          col[i] += in[i];
+      }
 
   for (int y = ya; y < yb; y++)
     {
@@ -716,11 +772,17 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
           if (ny != inv_ny)
             {
               inv3 = blur_recip_up ((guint32) self->size * ny);
+              for (int i = jlo * 3; i < jhi * 3; i++)
+                finv3[i - s0] = inv3;
               for (int j = 0; j < rw; j++)
                 {
-                  const float v = j >= jlo && j < jhi
-                    ? inv3 : blur_recip_up ((guint32) (MIN (rw - 1, j + r) - MAX (0, j - r) + 1) * ny);
+                  float v;
 
+                  if (j == jlo && jhi > jlo)
+                    j = jhi;
+                  if (j >= rw)
+                    break;
+                  v = blur_recip_up ((guint32) (MIN (rw - 1, j + r) - MAX (0, j - r) + 1) * ny);
                   for (int c = 0; c < 3; c++)
                     finv3[j * 3 + c - s0] = v;
                 }
