@@ -579,7 +579,6 @@ blur_row_c3_avx2 (const guint16 *restrict col, guint8 *restrict out, int n, int 
 #undef C3_BLOCK
 #endif
 
-
 #if LB_XV_HAVE_AVX2_PATH
 /* col[i] += in[i] - gone[i] modulo 2^16 for i < n, 32 samples per step: the two rows'
  * bytes interleaved (in, gone) and multiplied-added with (1, -1) (pmaddubsw: in - gone in 16
