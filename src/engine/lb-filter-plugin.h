@@ -276,7 +276,8 @@ typedef struct {
  *   host copies each band's rows just before the band runs, on the band's thread
  *   (parallel, and cache-warm for the kernel), so process() must not read destination
  *   rows outside its band: they may not be copied yet. It writes only
- *   inside its band. (Sequential filters and finish() see a completely copied destination.)
+ *   inside its band. (Sequential filters and finish() see a completely copied destination,
+ *   except, with LB_FILTER_FLAG_OVERWRITES, the write rectangle.)
  * @dst_stride: bytes from one destination row to the next
  * @x0: first column to write
  * @x1: one past the last column to write
@@ -326,9 +327,12 @@ typedef struct {
  *   neighbourhood). Informational: hosts may fuse point filters.
  * @LB_FILTER_FLAG_OVERWRITES: process() writes EVERY sample (alpha included) of the band's
  *   rectangle [x0,x1) × [y0,y1), so the host need not copy the source into it first (it still
- *   copies the rest of the destination). A hint: a host that copies anyway is still correct.
- *   Saves one full read and write of the image per pass (the copy was 10–15 % of a 3×3
- *   filter's pass at 1.4 Mpx RGB8).
+ *   copies the rest of the destination). A filter that writes from finish() instead (xv's
+ *   Spread gathers its result there) must write every sample of the write rectangle in
+ *   finish(), and must not read the rectangle before writing it: its content is undefined
+ *   until then. A hint: a host that copies anyway is still correct. Saves one full read and
+ *   write of the image per pass (the copy was 10–15 % of a 3×3 filter's pass at 1.4 Mpx
+ *   RGB8).
  *
  * Scheduling hints. A filter without flags gets full-width row bands in parallel.
  */
