@@ -463,7 +463,7 @@ blend_channel_avx2 (__m256i packed, int c, __m256i centre, __m256 ratio)
 }
 
 __attribute__ ((target ("avx2"))) static void
-blend_samples_avx2 (const BlendRows *b, const int *centre, guint8 *out, int ch)
+blend_samples_avx2 (const BlendRows *b, const int *centre, const guint8 *in, guint8 *out, int ch)
 {
   const int n = b->n, nc = lb_xv_colour_channels (ch);
   const __m256i c0 = _mm256_set1_epi32 (centre[0]), c1 = _mm256_set1_epi32 (centre[1]);
@@ -480,9 +480,13 @@ blend_samples_avx2 (const BlendRows *b, const int *centre, guint8 *out, int ch)
   if (n < 8)
     {
       for (int j = 0; j < n; j++)
-        for (int c = 0; c < nc; c++)
-          out[(gsize) j * ch + c] = (guint8) blend_sample_f (b->table[b->idx[j]], c, centre[c],
-                                                             b->ratio[j]);
+        {
+          for (int c = 0; c < nc; c++)
+            out[(gsize) j * ch + c] = (guint8) blend_sample_f (b->table[b->idx[j]], c,
+                                                               centre[c], b->ratio[j]);
+          if (ch == 4)
+            out[(gsize) j * 4 + 3] = in[(gsize) j * 4 + 3];
+        }
       return;
     }
   for (int j = 0;; j += 8)
@@ -522,9 +526,10 @@ blend_samples_avx2 (const BlendRows *b, const int *centre, guint8 *out, int ch)
             }
           else
             {
-              /* RGBA: the destination's alpha (the source's) kept. */
+              /* RGBA: alpha rewritten from the source (the destination's equals it, but a
+               * host may leave the destination undefined, LB_FILTER_FLAG_OVERWRITES). */
               __m256i *o = (__m256i *) (void *) (out + (gsize) j * 4);
-              const __m256i a = _mm256_and_si256 (_mm256_loadu_si256 (o), alpha);
+              const __m256i a = _mm256_and_si256 (_mm256_loadu_si256 ((const __m256i *) (const void *) (in + (gsize) j * 4)), alpha);
 
               _mm256_storeu_si256 (o, _mm256_or_si256 (a, _mm256_shuffle_epi8 (w, rgbx)));
             }
@@ -545,7 +550,8 @@ blend_avx2_rows (const LbXvBlend *self, const LbKernelBuf *src, LbKernelBuf *dst
   for (int y = MAX (ya, R->y0 + 1); y < MIN (yb, R->y1 - 1); y++)
     {
       blend_points_avx2 (&b, y - b.cy);
-      blend_samples_avx2 (&b, self->centre, lb_xv_row_mut (dst, y) + (gsize) (b.sx + 1) * ch, ch);
+      blend_samples_avx2 (&b, self->centre, lb_xv_row (src, y) + (gsize) (b.sx + 1) * ch,
+                          lb_xv_row_mut (dst, y) + (gsize) (b.sx + 1) * ch, ch);
     }
   blend_rows_clear (&b);
 }
