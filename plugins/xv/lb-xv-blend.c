@@ -300,13 +300,20 @@ blend_avx2_fits (const LbXvBlend *self, int depth, int channels)
          && hw * hw + hh * hh <= ((gint64) 1 << 24);
 }
 
+/* The reciprocals of the quotient estimates are scaled by 1 − 2^-22 (BLEND_RCP_LOW): with the
+ * float roundings of 1/B, of that product and of A times it (each relative 2^-24 at most),
+ * the estimate stays strictly below A / B and above A / B − 1 (for A / B < 2^21), so its
+ * truncation is ⌊A / B⌋ or one less, and one integer step corrects it. */
+#define BLEND_RCP_LOW (1.0f - 0x1p-22f)
+
 typedef struct {
   int sx, sy, sw, sh, cx, cy, n;
   guint32 *table; /* border pixels, channel c in bits 8c..8c+7: top row (sw), bottom row (sw),
                    * left column (sh), right column (sh) */
-  float *rcp;     /* n + 8: 1 / |dx| of interior column j (+inf at dx = 0) */
+  float *rcp;     /* n + 8: (1 / |dx|) · BLEND_RCP_LOW of interior column j (+inf at dx = 0) */
   gint32 *idx;    /* n + 8: pass 1's table indices */
   float *ratio;   /* n + 8: pass 1's ratios */
+  guint32 *px;    /* n + 8: the border pixels table[idx[j]] */
 } BlendRows;
 
 static void
@@ -322,6 +329,7 @@ blend_rows_init (BlendRows *b, const LbXvBlend *self, const LbKernelBuf *src)
   b->rcp = g_new (float, (gsize) b->n + 8);
   b->idx = g_new (gint32, (gsize) b->n + 8);
   b->ratio = g_new (float, (gsize) b->n + 8);
+  b->px = g_new (guint32, (gsize) b->n + 8);
   for (int i = 0; i < 2 * b->sw + 2 * b->sh; i++)
     {
       int x, y;
@@ -340,29 +348,26 @@ blend_rows_init (BlendRows *b, const LbXvBlend *self, const LbKernelBuf *src)
       const int dx = b->sx + 1 + j - b->cx;
 
       /* 1 / 0 = +inf at the centre column: that lane of a flat chunk is rewritten. */
-      b->rcp[j] = 1.0f / (float) ABS (dx);
+      b->rcp[j] = (1.0f / (float) ABS (dx)) * BLEND_RCP_LOW;
     }
 }
 
 static void
 blend_rows_clear (BlendRows *b)
 {
-  g_free (b->table), g_free (b->rcp), g_free (b->idx), g_free (b->ratio);
+  g_free (b->table), g_free (b->rcp), g_free (b->idx), g_free (b->ratio), g_free (b->px);
 }
 
-/* q = ⌊A / B⌋ for 0 ≤ A ≤ 2^24, 1 ≤ B, from an estimate off by at most 1 (see above); lanes
- * with B = 0 give garbage (rewritten later). */
+/* q = ⌊A / B⌋ for 0 ≤ A ≤ 2^24, 1 ≤ B, @rcp_b = fl (fl (1 / B) · BLEND_RCP_LOW); lanes with
+ * B = 0 give garbage (rewritten later). */
 __attribute__ ((target ("avx2"))) static inline __m256i
 blend_floor_div (__m256i a, __m256 a_f, __m256i b, __m256 rcp_b)
 {
-  const __m256i ones = _mm256_set1_epi32 (-1);
-  __m256i q = _mm256_cvttps_epi32 (_mm256_mul_ps (a_f, rcp_b));
+  const __m256i q = _mm256_cvttps_epi32 (_mm256_mul_ps (a_f, rcp_b));
   const __m256i r = _mm256_sub_epi32 (a, _mm256_mullo_epi32 (q, b));
 
-  /* r < 0: one too many; r ≥ b: one too few. */
-  q = _mm256_add_epi32 (q, _mm256_cmpgt_epi32 (_mm256_setzero_si256 (), r));
-  q = _mm256_sub_epi32 (q, _mm256_xor_si256 (_mm256_cmpgt_epi32 (b, r), ones));
-  return q;
+  /* r ≥ b: one too few, q + 1; else q (the mask is −1 where b > r). */
+  return _mm256_sub_epi32 (_mm256_add_epi32 (q, _mm256_cmpgt_epi32 (b, r)), _mm256_set1_epi32 (-1));
 }
 
 /* Flat columns [ja, jb) of row dy, E on the column ex (table entries base + (ey − sy)). */
@@ -377,10 +382,11 @@ blend_flat_avx2 (const BlendRows *b, int dy, int ja, int jb, int ex, int base)
   const __m256i off = _mm256_set1_epi32 (b->cy - b->sy), hi = _mm256_set1_epi32 (b->sh - 1);
   const __m256i basev = _mm256_set1_epi32 (base), kx2 = _mm256_set1_epi32 (kx * kx);
   const __m256i dy2 = _mm256_set1_epi32 (dy * dy), zero = _mm256_setzero_si256 ();
+  const __m256i eight = _mm256_set1_epi32 (8);
+  __m256i dx = _mm256_add_epi32 (_mm256_set1_epi32 (b->sx + 1 + ja - b->cx), lane);
 
-  for (int j = ja; j < jb; j += 8)
+  for (int j = ja; j < jb; j += 8, dx = _mm256_add_epi32 (dx, eight))
     {
-      const __m256i dx = _mm256_add_epi32 (_mm256_set1_epi32 (b->sx + 1 + j - b->cx), lane);
       const __m256i adx = _mm256_abs_epi32 (dx);
       const __m256i q = blend_floor_div (av, af, adx, _mm256_loadu_ps (b->rcp + j));
       const __m256i eyi = _mm256_min_epi32 (_mm256_max_epi32 (_mm256_add_epi32 (off, _mm256_sign_epi32 (q, dyv)), zero), hi);
@@ -400,14 +406,15 @@ blend_steep_avx2 (const BlendRows *b, int dy, int ja, int jb, int ey, int base)
   const int k = ey - b->cy, ady = ABS (dy);
   const __m256i lane = _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7);
   const __m256i akv = _mm256_set1_epi32 (ABS (k)), bv = _mm256_set1_epi32 (ady);
-  const __m256 rcp_b = _mm256_set1_ps (1.0f / (float) ady);
+  const __m256 rcp_b = _mm256_set1_ps ((1.0f / (float) ady) * BLEND_RCP_LOW);
   const __m256i off = _mm256_set1_epi32 (b->cx - b->sx), hi = _mm256_set1_epi32 (b->sw - 1);
   const __m256i basev = _mm256_set1_epi32 (base), k2 = _mm256_set1_epi32 (k * k);
   const __m256i dy2 = _mm256_set1_epi32 (dy * dy), zero = _mm256_setzero_si256 ();
+  const __m256i eight = _mm256_set1_epi32 (8);
+  __m256i dx = _mm256_add_epi32 (_mm256_set1_epi32 (b->sx + 1 + ja - b->cx), lane);
 
-  for (int j = ja; j < jb; j += 8)
+  for (int j = ja; j < jb; j += 8, dx = _mm256_add_epi32 (dx, eight))
     {
-      const __m256i dx = _mm256_add_epi32 (_mm256_set1_epi32 (b->sx + 1 + j - b->cx), lane);
       const __m256i a = _mm256_mullo_epi32 (akv, _mm256_abs_epi32 (dx));
       const __m256i q = blend_floor_div (a, _mm256_cvtepi32_ps (a), bv, rcp_b);
       const __m256i exi = _mm256_min_epi32 (_mm256_max_epi32 (_mm256_add_epi32 (off, _mm256_sign_epi32 (q, dx)), zero), hi);
@@ -452,6 +459,14 @@ blend_sample_f (guint32 packed, int c, int centre, float ratio)
   return v < 0 ? 0 : (v > 255 ? 255 : v);
 }
 
+static void
+blend_lookup (guint32 *restrict px, const guint32 *restrict table, const gint32 *restrict idx,
+              int n)
+{
+  for (int j = 0; j < n; j++)
+    px[j] = table[idx[j]];
+}
+
 /* Pass 2: channel c of eight pixels as int32 lanes, not yet clamped. */
 __attribute__ ((target ("avx2"))) static inline __m256i
 blend_channel_avx2 (__m256i packed, int c, __m256i centre, __m256 ratio)
@@ -477,12 +492,13 @@ blend_samples_avx2 (const BlendRows *b, const int *centre, const guint8 *in, gui
   const __m256i pack8 = _mm256_setr_epi32 (0, 4, 1, 5, 2, 6, 3, 7);
   const __m256i alpha = _mm256_set1_epi32 ((int) 0xff000000u);
 
+  blend_lookup (b->px, b->table, b->idx, n);
   if (n < 8)
     {
       for (int j = 0; j < n; j++)
         {
           for (int c = 0; c < nc; c++)
-            out[(gsize) j * ch + c] = (guint8) blend_sample_f (b->table[b->idx[j]], c,
+            out[(gsize) j * ch + c] = (guint8) blend_sample_f (b->px[j], c,
                                                                centre[c], b->ratio[j]);
           if (ch == 4)
             out[(gsize) j * 4 + 3] = in[(gsize) j * 4 + 3];
@@ -496,8 +512,7 @@ blend_samples_avx2 (const BlendRows *b, const int *centre, const guint8 *in, gui
 
       if (j > n - 8)
         j = n - 8;
-      p = _mm256_i32gather_epi32 ((const int *) (const void *) b->table,
-                                  _mm256_loadu_si256 ((const __m256i *) (const void *) (b->idx + j)), 4);
+      p = _mm256_loadu_si256 ((const __m256i *) (const void *) (b->px + j));
       ratio = _mm256_loadu_ps (b->ratio + j);
       if (nc == 1)
         {
@@ -602,13 +617,13 @@ _lb_xv_blend_row_points (const LbXvBlend *self,
     /* Pass 1 reads only the geometry (not the border table). */
     if (simd && blend_avx2_fits (self, 8, 3) && lb_kernel_have_avx2 ())
       {
-        BlendRows b = { sx, sy, sw, sh, cx, cy, n, NULL, NULL, NULL, NULL };
+        BlendRows b = { sx, sy, sw, sh, cx, cy, n, NULL, NULL, NULL, NULL, NULL };
 
         b.rcp = g_new (float, (gsize) n + 8);
         b.idx = g_new (gint32, (gsize) n + 8);
         b.ratio = g_new (float, (gsize) n + 8);
         for (int j = 0; j < n + 8; j++)
-          b.rcp[j] = 1.0f / (float) ABS (sx + 1 + j - cx);
+          b.rcp[j] = (1.0f / (float) ABS (sx + 1 + j - cx)) * BLEND_RCP_LOW;
         blend_points_avx2 (&b, y - cy);
         for (int j = 0; j < n; j++)
           {
