@@ -14,6 +14,7 @@
 #include <math.h>
 
 #include "lb-error.h"
+#include "lb-image-loader.h"
 #include "lb-xv-blend.h"
 #include "xv-test-buf.h"
 
@@ -238,11 +239,79 @@ test_samples (void)
                   "the reference", total, off[0], off[1]);
 }
 
+static void
+load_png (Buf *buf, const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (g_getenv ("LB_TEST_DATA"), "golden", name, NULL);
+  g_autoptr (LbImage) image = lb_image_load_file (path, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (lb_image_get_format (image), ==, LB_FORMAT_RGB8);
+  buf_init (buf, (int) lb_image_get_width (image), (int) lb_image_get_height (image), 3, 8, 5);
+  for (int y = 0; y < buf->b.height; y++)
+    memcpy (buf->b.data + y * buf->b.stride, lb_image_get_row (image, (guint) y),
+            lb_image_get_row_size (image));
+}
+
+static void
+test_golden (void)
+{
+  /* The selections of MANIFEST.txt. */
+  static const struct {
+    const char *size;
+    LbKernelRect sel;
+  } cases[] = {
+    { "64x48", { 10, 7, 30, 25 } },
+    { "61x37", { 9, 5, 33, 21 } },
+    { "512x512", { 100, 150, 257, 201 } },
+  };
+  gsize off[2] = { 0, 0 }, total = 0;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (int use_sel = 0; use_sel <= 1; use_sel++)
+      {
+        g_autofree char *in = g_strdup_printf ("in_%s.png", cases[i].size);
+        g_autofree char *gold = g_strdup_printf ("%s_blend_%s.png", cases[i].size,
+                                                 use_sel ? "sel" : "full");
+        g_autoptr (GError) error = NULL;
+        const int one[2] = { 0, 0 };
+        int cuts[2];
+        LbXvBlend st;
+        Buf src, want, out;
+        gsize n[2];
+
+        load_png (&src, in);
+        load_png (&want, gold);
+        cuts[0] = one[0], cuts[1] = src.b.height;
+        g_assert_true (lb_xv_blend_prepare (&st, &src.b, use_sel ? &cases[i].sel : NULL, &error));
+        run (&st, &src, &out, TRUE, FALSE, cuts, 1);
+        g_assert_cmpuint (diff_samples (&out, &want, &st.region, 0, "reference vs xv"), ==, 0);
+        buf_clear (&out);
+        for (int no_simd = 0; no_simd <= 1; no_simd++)
+          {
+            run (&st, &src, &out, FALSE, no_simd, cuts, 1);
+            n[no_simd] = diff_samples (&out, &want, &st.region, 1,
+                                       no_simd ? "portable vs xv" : "AVX2 vs xv");
+            off[no_simd] += n[no_simd];
+            buf_clear (&out);
+          }
+        total += (gsize) (st.region.x1 - st.region.x0 - 2) * (st.region.y1 - st.region.y0 - 2) * 3;
+        g_test_message ("%s: %" G_GSIZE_FORMAT " (AVX2 rows) and %" G_GSIZE_FORMAT
+                        " (portable loops) samples differ by 1 from xv", gold, n[0], n[1]);
+        buf_clear (&src), buf_clear (&want);
+      }
+  g_test_message ("golden files, %" G_GSIZE_FORMAT " interior samples: %" G_GSIZE_FORMAT
+                  " (AVX2 rows) and %" G_GSIZE_FORMAT " (portable loops) differ by 1 from xv",
+                  total, off[0], off[1]);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/xv-blend/points", test_points);
   g_test_add_func ("/xv-blend/samples", test_samples);
+  g_test_add_func ("/xv-blend/golden", test_golden);
   return g_test_run ();
 }
