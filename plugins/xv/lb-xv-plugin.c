@@ -9,6 +9,8 @@
  * One callback set serves all seven filters: LbFilterInfo.user_data says which kernel runs.
  */
 
+#include <string.h>
+
 #include "lb-plugin-glue.h"
 
 #include "lb-xv-kernels-a.h"
@@ -167,7 +169,7 @@ xv_prepare (const LbFilterInfo  *info,
   return s;
 }
 
-/* Sharpen, edge, emboss and oil write every colour sample of the region rows they are given, and
+/* Sharpen, edge, emboss and oil (and blend, see copy_blend_ring) write every colour sample of the region rows they are given, and
  * declare LB_FILTER_FLAG_OVERWRITES so the host skips copying the source into the band
  * first: the one thing left to write is alpha, which passes through. */
 static void
@@ -190,6 +192,38 @@ copy_alpha (const LbFilterBand *band)
         for (int x = band->x0; x < band->x1; x++)
           ((guint16 *) (void *) d)[(gsize) x * ch + ch - 1]
             = ((const guint16 *) (const void *) s)[(gsize) x * ch + ch - 1];
+    }
+}
+
+/* Blend writes every interior colour sample of the region's rows it is given (the centre
+ * included) and declares LB_FILTER_FLAG_OVERWRITES too: what it leaves, the ring (the region's
+ * first and last rows, its first and last columns) and alpha, is the source's, copied here
+ * (alpha by copy_alpha). Inactive (a region under 3×3): the whole band. */
+static void
+copy_blend_ring (const LbFilterBand *band, const LbXvBlend *blend)
+{
+  const LbFilterImage *im = band->image;
+  const gsize px = (gsize) im->channels * (gsize) (im->depth / 8);
+  const LbXvRegion *R = &blend->region;
+
+  for (int y = band->y0; y < band->y1; y++)
+    {
+      const guint8 *s = im->src + (gsize) y * im->src_stride;
+      guint8 *d = band->dst + (gsize) y * band->dst_stride;
+
+      if (!blend->active || y <= R->y0 || y >= R->y1 - 1)
+        memcpy (d + (gsize) band->x0 * px, s + (gsize) band->x0 * px,
+                (gsize) (band->x1 - band->x0) * px);
+      else
+        {
+          const int l1 = MIN (band->x1, R->x0 + 1), r0 = MAX (band->x0, R->x1 - 1);
+
+          if (l1 > band->x0)
+            memcpy (d + (gsize) band->x0 * px, s + (gsize) band->x0 * px,
+                    (gsize) (l1 - band->x0) * px);
+          if (band->x1 > r0)
+            memcpy (d + (gsize) r0 * px, s + (gsize) r0 * px, (gsize) (band->x1 - r0) * px);
+        }
     }
 }
 
@@ -241,7 +275,10 @@ xv_process (gconstpointer       state,
     default:
       g_assert_not_reached ();
     }
-  if (s->kind == XV_SHARPEN || s->kind == XV_EDGE || s->kind == XV_EMBOSS || s->kind == XV_OIL)
+  if (s->kind == XV_BLEND)
+    copy_blend_ring (band, &s->k.blend);
+  if (s->kind == XV_SHARPEN || s->kind == XV_EDGE || s->kind == XV_EMBOSS || s->kind == XV_OIL
+      || s->kind == XV_BLEND)
     copy_alpha (band);
   return TRUE;
 }
@@ -311,7 +348,7 @@ XV_FILTER (oil_info, XV_OIL, "oil", "oil", N_("Oil painting"), N_("Artistic"),
            LB_FILTER_FLAG_OVERWRITES);
 XV_FILTER (blend_info, XV_BLEND, "blend", "blend", N_("Blend"), N_("Artistic"),
            N_("xv's blend: a radial fill from the border colours"), blend_params, NULL,
-           LB_FILTER_FLAG_NONE);
+           LB_FILTER_FLAG_OVERWRITES);
 XV_FILTER (despeckle_info, XV_DESPECKLE, "despeckle", "despeckle", N_("Despeckle"),
            N_("Noise"), N_("xv's despeckle: a per-channel median"), despeckle_params, NULL,
            LB_FILTER_FLAG_NONE);

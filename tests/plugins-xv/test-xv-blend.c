@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "test-xv-blend"
+
+/* xv's Blend, optimised path (issue 3: at most 1 off per sample, exact border points):
+ *  - the border points of the AVX2 rows and of the portable loops equal the reference's
+ *    (xv's integer formulas with its double steepness test), and their ratios are within
+ *    2^-22 (relative) of the reference's (d / d1)², for every interior pixel of regions of
+ *    many shapes: small, odd and even, tall and wide (the steep/flat switch), off-centre,
+ *    large (1400×1000, 4000×3000) and too large for the AVX2 rows;
+ *  - the samples of both paths against the reference, every format, random selections and
+ *    band splits: no sample off by more than 1, the count of those off by 1 reported, band
+ *    splits byte-identical, alpha and everything outside the region untouched. */
+
+#include <math.h>
+
+#include "lb-error.h"
+#include "lb-image-loader.h"
+#include "lb-xv-blend.h"
+#include "xv-test-buf.h"
+
+/* The reference's border point and ratio for pixel (x, y) (lb_xv_blend_process_ref). */
+static void
+ref_point (const LbXvRegion *R, int x, int y, int *pex, int *pey, double *pratio)
+{
+  const int sx = R->x0, sy = R->y0, sw = R->x1 - R->x0, sh = R->y1 - R->y0;
+  const int cx = sx + sw / 2, cy = sy + sh / 2;
+  const double dslope = (double) sh / (double) sw;
+  const int dx = x - cx, dy = y - cy;
+  int ex, ey;
+
+  if (dx == 0)
+    ex = cx, ey = dy < 0 ? sy : sy + sh - 1;
+  else if (dy == 0)
+    ex = dx < 0 ? sx : sx + sw - 1, ey = cy;
+  else if (fabs ((double) dy / (double) dx) > fabs (dslope))
+    {
+      ey = dy < 0 ? sy : sy + sh - 1;
+      ex = cx + ((ey - cy) * dx) / dy;
+    }
+  else
+    {
+      ex = dx < 0 ? sx : sx + sw - 1;
+      ey = cy + ((ex - cx) * dy) / dx;
+    }
+  *pex = CLAMP (ex, sx, sx + sw - 1);
+  *pey = CLAMP (ey, sy, sy + sh - 1);
+  *pratio = pow (sqrt ((double) (dx * dx + dy * dy))
+                 / sqrt ((double) ((*pex - cx) * (*pex - cx) + (*pey - cy) * (*pey - cy))), 2.0);
+}
+
+/* Checks every interior pixel's border point and ratio, both paths; returns how many rows
+ * the AVX2 rows handled. */
+static int
+check_points (int w, int h, const LbKernelRect *sel)
+{
+  g_autoptr (GError) error = NULL;
+  LbXvBlend st;
+  Buf src;
+  int simd_rows = 0;
+
+  buf_init (&src, w, h, 1, 8, 0);
+  g_assert_true (lb_xv_blend_prepare (&st, &src.b, sel, &error));
+  g_assert_no_error (error);
+  if (st.active)
+    {
+      const LbXvRegion *R = &st.region;
+      const int n = R->x1 - R->x0 - 2, cx = R->x0 + (R->x1 - R->x0) / 2;
+      const int cy = R->y0 + (R->y1 - R->y0) / 2;
+      g_autofree int *ex = g_new (int, n);
+      g_autofree int *ey = g_new (int, n);
+      g_autofree double *ratio = g_new (double, n);
+
+      for (int simd = 0; simd <= 1; simd++)
+        for (int y = R->y0 + 1; y < R->y1 - 1; y++)
+          {
+            simd_rows += _lb_xv_blend_row_points (&st, y, simd, ex, ey, ratio);
+            for (int j = 0; j < n; j++)
+              {
+                const int x = R->x0 + 1 + j;
+                int rex, rey;
+                double rr;
+
+                if (x == cx && y == cy)
+                  continue;
+                ref_point (R, x, y, &rex, &rey, &rr);
+                if (ex[j] != rex || ey[j] != rey || fabs (ratio[j] - rr) > rr * ldexp (1.0, -22))
+                  g_error ("region %d,%d-%d,%d, %s, pixel (%d,%d): border point (%d,%d) ratio "
+                           "%.17g, reference (%d,%d) %.17g", R->x0, R->y0, R->x1, R->y1,
+                           simd ? "AVX2" : "portable", x, y, ex[j], ey[j], ratio[j], rex, rey, rr);
+              }
+          }
+    }
+  buf_clear (&src);
+  return simd_rows;
+}
+
+static void
+test_points (void)
+{
+  static const int sizes[][2] = {
+    { 3, 3 }, { 3, 4 }, { 4, 3 }, { 4, 4 }, { 5, 5 }, { 9, 3 }, { 3, 9 }, { 10, 11 },
+    { 11, 10 }, { 16, 16 }, { 17, 9 }, { 33, 7 }, { 7, 33 }, { 64, 48 }, { 61, 37 },
+    { 200, 3 }, { 3, 200 }, { 150, 7 }, { 7, 150 }, { 257, 255 }, { 1000, 13 }, { 13, 1000 },
+  };
+  g_autoptr (GRand) rand = g_rand_new_with_seed (3);
+  int simd_rows = 0;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+    {
+      const int w = sizes[i][0], h = sizes[i][1];
+
+      /* The whole image, then an off-centre selection inside a larger one, then a selection
+       * that the image clips. */
+      const LbKernelRect inner = { g_rand_int_range (rand, 0, 9), g_rand_int_range (rand, 0, 9), w, h };
+      const LbKernelRect clipped = { -2, 3, w + 5, h };
+
+      simd_rows += check_points (w, h, NULL);
+      simd_rows += check_points (w + 17, h + 11, &inner);
+      simd_rows += check_points (w + 1, h + 3, &clipped);
+    }
+  /* Large regions: the benchmark's 1400×1000, 4000×3000 (AVX2, dividends up to 2^22) and one
+   * too wide for the AVX2 rows' exact floats (the portable loops take it). */
+  simd_rows += check_points (1400, 1000, NULL);
+  simd_rows += check_points (4000, 3000, NULL);
+  g_assert_cmpint (check_points (8300, 5, NULL), ==, 0);
+  if (simd_rows == 0)
+    g_test_message ("no AVX2 on this CPU: only the portable loops were checked");
+  else
+    g_test_message ("%d rows checked on the AVX2 rows", simd_rows);
+}
+
+/* Pure noise: neighbouring border pixels differ a lot, so a wrong border point shows. */
+static void
+noise_image (GRand *rand, Buf *buf, int w, int h, int channels, int depth)
+{
+  const gint32 top = depth == 8 ? 256 : 65536;
+
+  buf_init (buf, w, h, channels, depth, g_rand_int_range (rand, 0, 4));
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      for (int c = 0; c < channels; c++)
+        buf_set (buf, x, y, c, (guint) g_rand_int_range (rand, 0, top));
+}
+
+static void
+run (const LbXvBlend *proto, const Buf *src, Buf *dst, gboolean ref, gboolean no_simd,
+     const int *cuts, int ncuts)
+{
+  LbXvBlend st = *proto;
+
+  st.no_simd = no_simd;
+  buf_copy (dst, src);
+  for (int k = ncuts - 1; k >= 0; k--)
+    (ref ? lb_xv_blend_process_ref : lb_xv_blend_process) (&st, &src->b, &dst->b, cuts[k],
+                                                            cuts[k + 1]);
+}
+
+/* Samples of @a and @b that differ; fails on any difference above @limit or outside the
+ * colour channels of the region. */
+static gsize
+diff_samples (const Buf *a, const Buf *b, const LbXvRegion *R, guint limit, const char *what)
+{
+  const int ch = a->b.channels, nc = (ch == 2 || ch == 4) ? ch - 1 : ch;
+  gsize n = 0;
+
+  for (int y = 0; y < a->b.height; y++)
+    for (int x = 0; x < a->b.width; x++)
+      for (int c = 0; c < ch; c++)
+        {
+          const guint va = buf_get (a, x, y, c), vb = buf_get (b, x, y, c);
+          const gboolean inside = x > R->x0 && x < R->x1 - 1 && y > R->y0 && y < R->y1 - 1
+                                  && c < nc;
+
+          if (va == vb)
+            continue;
+          if (!inside || (va > vb ? va - vb : vb - va) > limit)
+            g_error ("%s: (%d,%d) channel %d: %u vs %u (region %d,%d-%d,%d, %d channels, "
+                     "%d bits)", what, x, y, c, va, vb, R->x0, R->y0, R->x1, R->y1, ch,
+                     a->b.depth);
+          n++;
+        }
+  return n;
+}
+
+static void
+test_samples (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (77);
+  gsize off[2] = { 0, 0 }, total = 0;
+
+  for (int iter = 0; iter < 320; iter++)
+    {
+      const int channels = 1 + iter % 4, depth = (iter / 4) % 2 ? 16 : 8;
+      /* Small and odd widths (every remainder of eight columns), tall and wide shapes. */
+      const int shape = (iter / 8) % 4;
+      const int w = shape == 1 ? g_rand_int_range (rand, 3, 12)
+                    : shape == 3 ? g_rand_int_range (rand, 3, 400) : g_rand_int_range (rand, 3, 90);
+      const int h = shape == 2 ? g_rand_int_range (rand, 3, 12)
+                    : shape == 3 ? g_rand_int_range (rand, 3, 300) : g_rand_int_range (rand, 3, 70);
+      const LbKernelRect sel = { g_rand_int_range (rand, -2, w - 2), g_rand_int_range (rand, -2, h - 2),
+                                 g_rand_int_range (rand, 3, w + 3), g_rand_int_range (rand, 3, h + 3) };
+      g_autoptr (GError) error = NULL;
+      LbXvBlend st;
+      Buf src, ref, out, banded;
+      int cuts[128];
+      int ncuts = 0;
+      const int one[2] = { 0, h };
+
+      noise_image (rand, &src, w, h, channels, depth);
+      if (!lb_xv_blend_prepare (&st, &src.b, shape == 3 ? NULL : &sel, &error))
+        {
+          g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
+          buf_clear (&src);
+          continue;
+        }
+      cuts[0] = 0;
+      while (cuts[ncuts] < h)
+        cuts[ncuts + 1] = MIN (h, cuts[ncuts] + g_rand_int_range (rand, 1, 7)), ncuts++;
+
+      run (&st, &src, &ref, TRUE, FALSE, one, 1);
+      for (int no_simd = 0; no_simd <= 1; no_simd++)
+        {
+          run (&st, &src, &out, FALSE, no_simd, one, 1);
+          run (&st, &src, &banded, FALSE, no_simd, cuts, ncuts);
+          off[no_simd] += diff_samples (&out, &ref, &st.region, 1,
+                                        no_simd ? "portable vs reference" : "AVX2 vs reference");
+          g_assert_cmpuint (diff_samples (&banded, &out, &st.region, 0, "banded vs one band"), ==, 0);
+          buf_clear (&out), buf_clear (&banded);
+        }
+      /* The reference leaves everything but the interior colour samples as they were. */
+      diff_samples (&ref, &src, &st.region, G_MAXUINT, "reference vs source");
+      if (st.active)
+        total += (gsize) (st.region.x1 - st.region.x0 - 2) * (st.region.y1 - st.region.y0 - 2)
+                 * (channels == 2 || channels == 4 ? channels - 1 : channels);
+      buf_clear (&src), buf_clear (&ref);
+    }
+  g_test_message ("%" G_GSIZE_FORMAT " interior samples: %" G_GSIZE_FORMAT " (AVX2 rows or "
+                  "their fallback) and %" G_GSIZE_FORMAT " (portable loops) differ by 1 from "
+                  "the reference", total, off[0], off[1]);
+}
+
+static void
+load_png (Buf *buf, const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (g_getenv ("LB_TEST_DATA"), "golden", name, NULL);
+  g_autoptr (LbImage) image = lb_image_load_file (path, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (lb_image_get_format (image), ==, LB_FORMAT_RGB8);
+  buf_init (buf, (int) lb_image_get_width (image), (int) lb_image_get_height (image), 3, 8, 5);
+  for (int y = 0; y < buf->b.height; y++)
+    memcpy (buf->b.data + y * buf->b.stride, lb_image_get_row (image, (guint) y),
+            lb_image_get_row_size (image));
+}
+
+static void
+test_golden (void)
+{
+  /* The selections of MANIFEST.txt. */
+  static const struct {
+    const char *size;
+    LbKernelRect sel;
+  } cases[] = {
+    { "64x48", { 10, 7, 30, 25 } },
+    { "61x37", { 9, 5, 33, 21 } },
+    { "512x512", { 100, 150, 257, 201 } },
+  };
+  gsize off[2] = { 0, 0 }, total = 0;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (int use_sel = 0; use_sel <= 1; use_sel++)
+      {
+        g_autofree char *in = g_strdup_printf ("in_%s.png", cases[i].size);
+        g_autofree char *gold = g_strdup_printf ("%s_blend_%s.png", cases[i].size,
+                                                 use_sel ? "sel" : "full");
+        g_autoptr (GError) error = NULL;
+        const int one[2] = { 0, 0 };
+        int cuts[2];
+        LbXvBlend st;
+        Buf src, want, out;
+        gsize n[2];
+
+        load_png (&src, in);
+        load_png (&want, gold);
+        cuts[0] = one[0], cuts[1] = src.b.height;
+        g_assert_true (lb_xv_blend_prepare (&st, &src.b, use_sel ? &cases[i].sel : NULL, &error));
+        run (&st, &src, &out, TRUE, FALSE, cuts, 1);
+        g_assert_cmpuint (diff_samples (&out, &want, &st.region, 0, "reference vs xv"), ==, 0);
+        buf_clear (&out);
+        for (int no_simd = 0; no_simd <= 1; no_simd++)
+          {
+            run (&st, &src, &out, FALSE, no_simd, cuts, 1);
+            n[no_simd] = diff_samples (&out, &want, &st.region, 1,
+                                       no_simd ? "portable vs xv" : "AVX2 vs xv");
+            off[no_simd] += n[no_simd];
+            buf_clear (&out);
+          }
+        total += (gsize) (st.region.x1 - st.region.x0 - 2) * (st.region.y1 - st.region.y0 - 2) * 3;
+        g_test_message ("%s: %" G_GSIZE_FORMAT " (AVX2 rows) and %" G_GSIZE_FORMAT
+                        " (portable loops) samples differ by 1 from xv", gold, n[0], n[1]);
+        buf_clear (&src), buf_clear (&want);
+      }
+  g_test_message ("golden files, %" G_GSIZE_FORMAT " interior samples: %" G_GSIZE_FORMAT
+                  " (AVX2 rows) and %" G_GSIZE_FORMAT " (portable loops) differ by 1 from xv",
+                  total, off[0], off[1]);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/xv-blend/points", test_points);
+  g_test_add_func ("/xv-blend/samples", test_samples);
+  g_test_add_func ("/xv-blend/golden", test_golden);
+  return g_test_run ();
+}
