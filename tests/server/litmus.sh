@@ -50,7 +50,9 @@ mkdir -p "$W/store-root"
 "$STORE" --port 0 --access-log "$W/store-access.log" "$W/store-root" >"$W/store.out" 2>"$W/store.err" &
 PIDS+=($!)
 url=
-for _ in $(seq 100); do
+# up to 30 s: on a loaded machine (parallel tests, sanitizers) start-up can take seconds; the
+# loop ends as soon as the server prints its URL or dies
+for _ in $(seq 300); do
   url=$(sed -n 's/^Serving .* at \(http[^ ]*\)$/\1/p' "$W/store.out")
   [ -n "$url" ] && break
   kill -0 "${PIDS[-1]}" 2>/dev/null || break
@@ -84,7 +86,7 @@ for attempt in 1 2 3; do
   [ ${#AS_NOBODY[@]} -gt 0 ] && chown -R 65534:65534 "$R"
   "${AS_NOBODY[@]}" "$APACHE" -f "$R/httpd.conf" -DFOREGROUND >"$R/logs/stdout" 2>&1 &
   PIDS+=($!)
-  for _ in $(seq 100); do
+  for _ in $(seq 300); do
     if curl -s -o /dev/null "http://127.0.0.1:$port/"; then started=$port; break; fi
     kill -0 "${PIDS[-1]}" 2>/dev/null || break
     sleep 0.1
