@@ -48,6 +48,63 @@ lb_xv_blend_prepare (LbXvBlend          *self,
   return TRUE;
 }
 
+/* xv's border point (ex, ey) and ratio (d / d1)² for interior pixel (x, y) of region @R,
+ * (x, y) not the centre: its integer formulas, its double steepness test, its sqrt and pow */
+static inline void
+ref_point (const LbXvRegion *R,
+           int               x,
+           int               y,
+           int              *pex,
+           int              *pey,
+           double           *pratio)
+{
+  const int sx = R->x0, sy = R->y0, sw = R->x1 - R->x0, sh = R->y1 - R->y0;
+  const int cx = sx + sw / 2, cy = sy + sh / 2;
+  const double dslope = (double) sh / (double) sw;
+  const int dx = x - cx, dy = y - cy;
+  int ex, ey;
+  double d, d1;
+
+  if (dx == 0)
+    {
+      ex = cx;
+      ey = dy < 0 ? sy : sy + sh - 1;
+    }
+  else if (dy == 0)
+    {
+      ex = dx < 0 ? sx : sx + sw - 1;
+      ey = cy;
+    }
+  else if (fabs ((double) dy / (double) dx) > fabs (dslope))
+    {
+      ey = dy < 0 ? sy : sy + sh - 1;
+      ex = cx + ((ey - cy) * dx) / dy;
+    }
+  else
+    {
+      ex = dx < 0 ? sx : sx + sw - 1;
+      ey = cy + ((ex - cx) * dy) / dx;
+    }
+  ex = CLAMP (ex, sx, sx + sw - 1);
+  ey = CLAMP (ey, sy, sy + sh - 1);
+  d = sqrt ((double) (dx * dx + dy * dy));
+  d1 = sqrt ((double) ((ex - cx) * (ex - cx) + (ey - cy) * (ey - cy)));
+  *pex = ex;
+  *pey = ey;
+  *pratio = pow (d / d1, 2.0);
+}
+
+void
+_lb_xv_blend_ref_point (const LbXvBlend *self,
+                        int              x,
+                        int              y,
+                        int             *ex,
+                        int             *ey,
+                        double          *ratio)
+{
+  ref_point (&self->region, x, y, ex, ey, ratio);
+}
+
 LB_XV_INLINE void
 blend_ref_rows (const LbXvBlend   *self,
                 const LbKernelBuf *src,
@@ -61,7 +118,6 @@ blend_ref_rows (const LbXvBlend   *self,
   const int nc = lb_xv_colour_channels (ch);
   const int sx = R->x0, sy = R->y0, sw = R->x1 - R->x0, sh = R->y1 - R->y0;
   const int cx = sx + sw / 2, cy = sy + sh / 2;
-  const double dslope = (double) sh / (double) sw;
   const int top = (int) lb_xv_max_value (depth);
 
   for (int y = MAX (ya, sy + 1); y < MIN (yb, sy + sh - 1); y++)
@@ -70,43 +126,16 @@ blend_ref_rows (const LbXvBlend   *self,
 
       for (int x = sx + 1; x < sx + sw - 1; x++)
         {
-          const int dx = x - cx, dy = y - cy;
           int ex, ey;
-          double d, d1, ratio;
+          double ratio;
 
-          if (dx == 0 && dy == 0)
+          if (x == cx && y == cy)
             {
               for (int c = 0; c < nc; c++)
                 lb_xv_put (out, (gsize) x * ch + c, (guint) self->centre[c], depth);
               continue;
             }
-          if (dx == 0)
-            {
-              ex = cx;
-              ey = dy < 0 ? sy : sy + sh - 1;
-            }
-          else if (dy == 0)
-            {
-              ex = dx < 0 ? sx : sx + sw - 1;
-              ey = cy;
-            }
-          else if (fabs ((double) dy / (double) dx) > fabs (dslope))
-            {
-              ey = dy < 0 ? sy : sy + sh - 1;
-              ex = cx + ((ey - cy) * dx) / dy;
-            }
-          else
-            {
-              ex = dx < 0 ? sx : sx + sw - 1;
-              ey = cy + ((ex - cx) * dy) / dx;
-            }
-          ex = CLAMP (ex, sx, sx + sw - 1);
-          ey = CLAMP (ey, sy, sy + sh - 1);
-
-          d = sqrt ((double) (dx * dx + dy * dy));
-          d1 = sqrt ((double) ((ex - cx) * (ex - cx) + (ey - cy) * (ey - cy)));
-          ratio = pow (d / d1, 2.0);
-
+          ref_point (R, x, y, &ex, &ey, &ratio);
           for (int c = 0; c < nc; c++)
             {
               const int e = (int) lb_xv_get (lb_xv_row (src, ey), (gsize) ex * ch + c, depth);

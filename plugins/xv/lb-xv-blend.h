@@ -66,4 +66,13 @@ gboolean _lb_xv_blend_row_points (const LbXvBlend *self,
                                   int             *ey,
                                   double          *ratio);
 
+/* Tests: the reference's border point and ratio for interior pixel (x, y), not the centre
+ * (what lb_xv_blend_process_ref uses). */
+void     _lb_xv_blend_ref_point  (const LbXvBlend *self,
+                                  int              x,
+                                  int              y,
+                                  int             *ex,
+                                  int             *ey,
+                                  double          *ratio);
+
 G_END_DECLS

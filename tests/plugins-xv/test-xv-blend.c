@@ -18,36 +18,6 @@
 #include "lb-xv-blend.h"
 #include "xv-test-buf.h"
 
-/* The reference's border point and ratio for pixel (x, y) (lb_xv_blend_process_ref). */
-static void
-ref_point (const LbXvRegion *R, int x, int y, int *pex, int *pey, double *pratio)
-{
-  const int sx = R->x0, sy = R->y0, sw = R->x1 - R->x0, sh = R->y1 - R->y0;
-  const int cx = sx + sw / 2, cy = sy + sh / 2;
-  const double dslope = (double) sh / (double) sw;
-  const int dx = x - cx, dy = y - cy;
-  int ex, ey;
-
-  if (dx == 0)
-    ex = cx, ey = dy < 0 ? sy : sy + sh - 1;
-  else if (dy == 0)
-    ex = dx < 0 ? sx : sx + sw - 1, ey = cy;
-  else if (fabs ((double) dy / (double) dx) > fabs (dslope))
-    {
-      ey = dy < 0 ? sy : sy + sh - 1;
-      ex = cx + ((ey - cy) * dx) / dy;
-    }
-  else
-    {
-      ex = dx < 0 ? sx : sx + sw - 1;
-      ey = cy + ((ex - cx) * dy) / dx;
-    }
-  *pex = CLAMP (ex, sx, sx + sw - 1);
-  *pey = CLAMP (ey, sy, sy + sh - 1);
-  *pratio = pow (sqrt ((double) (dx * dx + dy * dy))
-                 / sqrt ((double) ((*pex - cx) * (*pex - cx) + (*pey - cy) * (*pey - cy))), 2.0);
-}
-
 /* Checks every interior pixel's border point and ratio, both paths; returns how many rows
  * the AVX2 rows handled. */
 static int
@@ -82,7 +52,7 @@ check_points (int w, int h, const LbKernelRect *sel)
 
                 if (x == cx && y == cy)
                   continue;
-                ref_point (R, x, y, &rex, &rey, &rr);
+                _lb_xv_blend_ref_point (&st, x, y, &rex, &rey, &rr);
                 if (ex[j] != rex || ey[j] != rey || fabs (ratio[j] - rr) > rr * ldexp (1.0, -22))
                   g_error ("region %d,%d-%d,%d, %s, pixel (%d,%d): border point (%d,%d) ratio "
                            "%.17g, reference (%d,%d) %.17g", R->x0, R->y0, R->x1, R->y1,
