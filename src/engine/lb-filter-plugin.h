@@ -42,9 +42,11 @@
  * process(), finish() and release() run in a helper process, lightbox-filter-host, which
  * Lightbox kills when the user cancels or when no band completes within the watchdog
  * timeout. The same source code must work in both places, so:
- *   - the module is loaded in BOTH processes: lb_filter_plugin_query() and any ELF
- *     constructor run in Lightbox itself and must be side-effect free (a crash there is not
- *     contained);
+ *   - the module is loaded in BOTH processes: lb_filter_plugin_query(), any ELF
+ *     constructor and destructor run in Lightbox itself and must be side-effect free.
+ *     Lightbox first loads an isolated plugin in `lightbox-filter-host --probe` and skips
+ *     the file (with a message) if that crashes, exits or hangs, but a crash that happens
+ *     only sometimes can still reach Lightbox: return static tables and do no work there;
  *   - a pass's result must depend only on its inputs (as already required for bands): no
  *     global state shared with the application, none carried from one pass to the next (a
  *     helper may or may not be reused for the next pass, and is restarted after a crash);

@@ -69,25 +69,57 @@ real_path (const char *path)
 }
 
 gboolean
-lb_filter_is_trusted (LbFilter *filter)
+_lb_plugin_path_is_trusted (const char *path)
 {
   static gsize once;
   static char *installed, *build;
   g_autofree char *dir = NULL;
   g_autofree char *real = NULL;
 
-  g_return_val_if_fail (LB_IS_FILTER (filter), FALSE);
   if (g_once_init_enter (&once))
     {
       installed = real_path (LB_PLUGINDIR);
       build = running_from_build_tree () ? real_path (LB_BUILD_ROOT "/plugins") : NULL;
       g_once_init_leave (&once, 1);
     }
-  if (lb_filter_get_kind (filter) != LB_FILTER_KIND_PLUGIN)
-    return TRUE;
-  dir = g_path_get_dirname (lb_filter_get_origin (filter));
+  dir = g_path_get_dirname (path);
   real = real_path (dir);
   return g_str_equal (real, installed) || (build != NULL && g_str_equal (real, build));
+}
+
+gboolean
+lb_filter_is_trusted (LbFilter *filter)
+{
+  g_return_val_if_fail (LB_IS_FILTER (filter), FALSE);
+  if (lb_filter_get_kind (filter) != LB_FILTER_KIND_PLUGIN)
+    return TRUE;
+  return _lb_plugin_path_is_trusted (lb_filter_get_origin (filter));
+}
+
+/* Whether a plugin file at @path runs isolated under @isolation. */
+static gboolean
+path_runs_isolated (const char  *path,
+                    LbIsolation  isolation)
+{
+  if (isolation == LB_ISOLATION_DEFAULT)
+    isolation = lb_isolation_get_default ();
+  switch (isolation)
+    {
+    case LB_ISOLATION_NONE:
+      return FALSE;
+    case LB_ISOLATION_ALL:
+      return TRUE;
+    case LB_ISOLATION_UNTRUSTED:
+    case LB_ISOLATION_DEFAULT:
+    default:
+      return !_lb_plugin_path_is_trusted (path);
+    }
+}
+
+gboolean
+_lb_plugin_path_runs_isolated (const char *path)
+{
+  return path_runs_isolated (path, LB_ISOLATION_DEFAULT);
 }
 
 LbIsolation
@@ -132,19 +164,7 @@ lb_filter_runs_isolated (LbFilter   *filter,
   g_return_val_if_fail (LB_IS_FILTER (filter), FALSE);
   if (lb_filter_get_kind (filter) != LB_FILTER_KIND_PLUGIN)
     return FALSE;
-  if (isolation == LB_ISOLATION_DEFAULT)
-    isolation = lb_isolation_get_default ();
-  switch (isolation)
-    {
-    case LB_ISOLATION_NONE:
-      return FALSE;
-    case LB_ISOLATION_ALL:
-      return TRUE;
-    case LB_ISOLATION_UNTRUSTED:
-    case LB_ISOLATION_DEFAULT:
-    default:
-      return !lb_filter_is_trusted (filter);
-    }
+  return path_runs_isolated (lb_filter_get_origin (filter), isolation);
 }
 
 static const char *
@@ -361,6 +381,101 @@ helper_reap (Helper *h)
     g_main_context_iteration (ctx, TRUE);
   g_source_destroy (grace);
   g_main_context_pop_thread_default (ctx);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Loading                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+/* The longest a probe may take, seconds (LIGHTBOX_FILTER_TIMEOUT may set less). */
+#define PROBE_MAX_S 5.0
+
+static gboolean
+probe_timeout_cb (gpointer data)
+{
+  gboolean *timed_out = data;
+
+  *timed_out = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+gboolean
+_lb_isolation_probe_plugin (int         fd,
+                            const char *origin,
+                            GError    **error)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GMainContext) ctx = NULL;
+  g_autoptr(GSource) timer = NULL;
+  const char *path = helper_path ();
+  /* Loading takes milliseconds; the registry (and so the UI) waits for this, so never longer
+   * than PROBE_MAX_S, whatever the pass watchdog's setting. */
+  double timeout_s = lb_isolation_get_timeout ();
+  gboolean done = FALSE, timed_out = FALSE;
+  int plugin_fd = dup_high (fd);
+
+  if (plugin_fd < 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "cannot pass the plugin to a helper process to be checked: %s",
+                   g_strerror (saved));
+      return FALSE;
+    }
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  g_subprocess_launcher_take_fd (launcher, plugin_fd, LB_FH_PLUGIN_FD);
+  /* as in helper_spawn(): the plugin's output goes to our stderr, never our stdout */
+  {
+    int out = dup_high (STDERR_FILENO);
+    if (out >= 0)
+      g_subprocess_launcher_take_stdout_fd (launcher, out);
+  }
+  proc = g_subprocess_launcher_spawn (launcher, error, path, "--probe", "--plugin", origin,
+                                      NULL);
+  if (proc == NULL)
+    {
+      g_prefix_error (error, "cannot start the filter helper %s to check the plugin: ", path);
+      return FALSE;
+    }
+
+  /* A private context: the registry may load plugins on any thread (see helper_reap()). */
+  ctx = g_main_context_new ();
+  g_main_context_push_thread_default (ctx);
+  g_subprocess_wait_async (proc, NULL, wait_cb, &done);
+  timeout_s = timeout_s > 0 ? MIN (timeout_s, PROBE_MAX_S) : PROBE_MAX_S;
+  timer = g_timeout_source_new ((guint) (timeout_s * 1000.0));
+  g_source_set_callback (timer, probe_timeout_cb, &timed_out, NULL);
+  g_source_attach (timer, ctx);
+  while (!done && !timed_out)
+    g_main_context_iteration (ctx, TRUE);
+  if (!done)
+    {
+      g_subprocess_force_exit (proc);
+      while (!done)
+        g_main_context_iteration (ctx, TRUE);
+    }
+  g_source_destroy (timer);
+  g_main_context_pop_thread_default (ctx);
+
+  if (timed_out)
+    g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
+                 "did not finish loading within %g s in a helper process, so it was not "
+                 "loaded into Lightbox", timeout_s);
+  else if (g_subprocess_get_if_signaled (proc))
+    {
+      int sig = g_subprocess_get_term_sig (proc);
+      g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
+                   "crashed while loading in a helper process (signal %d, %s), so it was "
+                   "not loaded into Lightbox", sig, g_strsignal (sig));
+    }
+  else if (g_subprocess_get_if_exited (proc) && g_subprocess_get_exit_status (proc) != 0)
+    g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
+                 "ended its process while loading in a helper process (exit status %d), so "
+                 "it was not loaded into Lightbox", g_subprocess_get_exit_status (proc));
+  else
+    return TRUE;
+  return FALSE;
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -62,6 +62,29 @@ typedef struct {
   double timeout_s;   /* < 0: lb_isolation_get_timeout () */
 } LbIsolatedOptions;
 
+/* Engine-internal: whether a plugin file at @path counts as shipped with Lightbox, and
+ * whether $LIGHTBOX_PLUGIN_ISOLATION sends its passes to a helper process. */
+gboolean    _lb_plugin_path_is_trusted     (const char  *path);
+gboolean    _lb_plugin_path_runs_isolated  (const char  *path);
+
+/**
+ * _lb_isolation_probe_plugin:
+ * @fd: the plugin file, open for reading (not taken)
+ * @origin: its path, for messages
+ *
+ * Engine-internal. Loading a plugin runs its code (constructors, the query function, and the
+ * destructors when it is unloaded), so a plugin whose passes would run isolated is first
+ * loaded, validated and unloaded by `lightbox-filter-host --probe`. %FALSE, with an
+ * %LB_ERROR_PLUGIN error saying how, if that process crashed, exited with a non-zero status
+ * or took longer than 5 s (or lb_isolation_get_timeout(), if shorter); the caller then does
+ * not load the plugin.
+ * A plugin that merely fails validation passes the probe: loading it here fails the same
+ * way, safely, with the precise message.
+ */
+gboolean    _lb_isolation_probe_plugin     (int          fd,
+                                            const char  *origin,
+                                            GError     **error);
+
 /* Engine-internal: runs one pass of @filter in a helper process (see lb-pipeline.c). The
  * output carries @input's metadata. @progress gets 0..1 of this pass. */
 LbImage    *_lb_isolated_run_pass          (LbFilter                *filter,

@@ -349,6 +349,26 @@ lb_plugin_load_file (const char *path,
     return NULL;
   /* Kept open (see LbPluginModule.fd); a failure only disables isolation for this file. */
   fd = open (copy, O_RDONLY | O_CLOEXEC);
+  /* A plugin whose passes run isolated must not be able to take Lightbox down while it is
+   * being loaded either: its constructors and query function run in a helper first. */
+  if (_lb_plugin_path_runs_isolated (path))
+    {
+      if (fd < 0)
+        {
+          int saved = errno;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                       "cannot open its private copy to check it in a helper process: %s",
+                       g_strerror (saved));
+          g_unlink (copy);
+          return NULL;
+        }
+      if (!_lb_isolation_probe_plugin (fd, path, error))
+        {
+          close (fd);
+          g_unlink (copy);
+          return NULL;
+        }
+    }
   filters = _lb_plugin_load_module (copy, path, fd, error);
   /* The mapping stays valid after the name is gone; nothing is left behind on exit. */
   g_unlink (copy);

@@ -7,6 +7,11 @@
  * and not the workstation. Started by lb-isolation.c with
  *
  *     lightbox-filter-host --plugin ORIGIN      fd 3: SOCK_SEQPACKET socket, fd 4: the plugin
+ *     lightbox-filter-host --probe --plugin ORIGIN          fd 4: the plugin
+ *
+ * The second form only loads, validates and unloads the plugin and exits 0: Lightbox runs it
+ * before it loads an isolated plugin itself, so that a plugin that crashes, exits or hangs
+ * while loading is refused instead of taking Lightbox down (lb-isolation.c).
  *
  * ORIGIN is only the name used in messages; the code is loaded from fd 4, the registry's
  * private copy, so it is exactly the code whose descriptors Lightbox shows. Passes run with
@@ -298,9 +303,12 @@ main (int   argc,
   g_autoptr(GError) error = NULL;
   g_autofree guint8 *buf = NULL;
   GThread *job = NULL;
+  gboolean probe = FALSE;
   const GOptionEntry entries[] = {
     { "plugin", 0, 0, G_OPTION_ARG_FILENAME, &plugin, "The plugin's file, for messages",
       "PATH" },
+    { "probe", 0, 0, G_OPTION_ARG_NONE, &probe,
+      "Only load, validate and unload the plugin (no socket), then exit 0", NULL },
     { NULL },
   };
 
@@ -314,6 +322,18 @@ main (int   argc,
     {
       g_printerr ("lightbox-filter-host: %s\n", error ? error->message : "--plugin is required");
       return 2;
+    }
+  if (probe)
+    {
+      /* lb-isolation.c's check before Lightbox loads the plugin itself: the plugin's
+       * constructors, query function and destructors run here. A descriptor that fails
+       * validation is not this check's business (Lightbox finds it, safely, and says
+       * precisely what is wrong), so any load that returns counts. _exit(): nothing of
+       * ours needs flushing, and leak checkers at exit must not change the status. */
+      open_path = g_strdup_printf ("/proc/self/fd/%d", LB_FH_PLUGIN_FD);
+      filters = _lb_plugin_load_module (open_path, plugin, -1, &load_error);
+      g_clear_pointer (&filters, g_ptr_array_unref);
+      _exit (0);
     }
   sock = g_socket_new_from_fd (LB_FH_SOCKET_FD, &error);
   if (sock == NULL)

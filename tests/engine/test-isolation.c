@@ -352,6 +352,110 @@ test_watchdog_progress (void)
   g_assert_true (lb_image_equal_pixels (ref, out));
 }
 
+/* Under `meson test --setup asan` the helper and the fixtures are instrumented too: let a
+ * fixture's SIGSEGV through as a signal (not ASan's abort) and keep LeakSanitizer from
+ * replacing an exit status, so the statuses the messages name are those of a normal build. */
+static void
+let_deaths_through (void)
+{
+  if (g_getenv ("ASAN_OPTIONS") != NULL && strstr (g_getenv ("ASAN_OPTIONS"), "handle_segv=0") == NULL)
+    {
+      g_autofree char *opts = g_strconcat (g_getenv ("ASAN_OPTIONS"),
+                                           ":handle_segv=0:detect_leaks=0", NULL);
+      g_setenv ("ASAN_OPTIONS", opts, TRUE);
+    }
+}
+
+static char *
+load_fixture_path (const char *name)
+{
+  g_autofree char *file = g_strdup_printf ("misbehave-%s.%s", name, G_MODULE_SUFFIX);
+
+  return g_build_filename (g_getenv ("LB_MISBEHAVE_LOAD_PLUGIN_DIR"), file, NULL);
+}
+
+/* Plugins that crash, exit or hang while being loaded (their constructor or query function)
+ * are refused by the probe in lightbox-filter-host, each with a problem saying how, and this
+ * process lives on. */
+static void
+test_load_misbehaving (void)
+{
+  g_autoptr(LbFilterRegistry) reg = lb_filter_registry_new ();
+  g_autofree char *crash = load_fixture_path ("crash-query");
+  g_autofree char *exit4 = load_fixture_path ("exit-ctor");
+  g_autofree char *hang = load_fixture_path ("hang-query");
+  char *expect[3] = {
+    g_strdup_printf ("%s: crashed while loading in a helper process (signal 11, Segmentation "
+                     "fault), so it was not loaded into Lightbox", crash),
+    g_strdup_printf ("%s: ended its process while loading in a helper process (exit status 4), "
+                     "so it was not loaded into Lightbox", exit4),
+    g_strdup_printf ("%s: did not finish loading within 1 s in a helper process, so it was "
+                     "not loaded into Lightbox", hang),
+  };
+  g_autoptr(LbImage) small = test_image_new (8, 8, LB_FORMAT_GRAY8, 1);
+  GPtrArray *problems;
+  gint64 t0;
+
+  let_deaths_through ();
+  g_unsetenv ("LIGHTBOX_PLUGIN_ISOLATION");
+  g_setenv ("LIGHTBOX_FILTER_TIMEOUT", "1", TRUE);
+  lb_filter_registry_add_plugin_dir (reg, g_getenv ("LB_MISBEHAVE_LOAD_PLUGIN_DIR"));
+  t0 = g_get_monotonic_time ();
+  lb_filter_registry_rescan (reg);
+  g_unsetenv ("LIGHTBOX_FILTER_TIMEOUT");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (reg)), ==, 0);
+  problems = lb_filter_registry_get_problems (reg);
+  g_assert_cmpuint (problems->len, ==, 3);
+  for (guint i = 0; i < G_N_ELEMENTS (expect); i++)
+    {
+      gboolean found = FALSE;
+
+      for (guint k = 0; k < problems->len; k++)
+        found = found || g_str_equal (problems->pdata[k], expect[i]);
+      if (!found)
+        g_error ("no problem reads “%s”", expect[i]);
+      g_free (expect[i]);
+    }
+  /* the hanging one was stopped, not waited for (a generous bound: this is no timing test,
+   * only a check that the probe did not wait for ever) */
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 60 * G_USEC_PER_SEC);
+
+  /* A rescan keeps the verdicts of unchanged files: no second probe, the same problems. */
+  lb_filter_registry_rescan (reg);
+  g_assert_cmpuint (lb_filter_registry_get_problems (reg)->len, ==, 3);
+  assert_good_pass_works (small);
+}
+
+/* Without isolation nothing probes, and the same crashing plugin takes the process down
+ * while being loaded: the probe above is what protects. */
+static void
+test_load_unprobed (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr(LbFilterRegistry) reg = lb_filter_registry_new ();
+      g_autofree char *dir = g_dir_make_tmp ("lb-test-load-XXXXXX", NULL);
+      g_autofree char *crash = load_fixture_path ("crash-query");
+      g_autofree char *copy = g_build_filename (dir, "misbehave-crash-query." G_MODULE_SUFFIX,
+                                                NULL);
+      g_autoptr(GFile) from = g_file_new_for_path (crash);
+      g_autoptr(GFile) to = g_file_new_for_path (copy);
+
+      g_assert_true (g_file_copy (from, to, G_FILE_COPY_NONE, NULL, NULL, NULL, NULL));
+      g_setenv ("LIGHTBOX_PLUGIN_ISOLATION", "none", TRUE);
+      lb_filter_registry_add_plugin_dir (reg, dir);
+      /* the fixture's own file is deleted by the parent; this directory is left to /tmp's
+       * cleaner only if the crash happens, which is the point */
+      lb_filter_registry_rescan (reg);
+      g_unlink (copy);
+      g_rmdir (dir);
+      return;
+    }
+  let_deaths_through ();
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+}
+
 /* lightbox-cli filter with a crashing plugin: a non-zero exit with the message, no output. */
 static void
 test_cli_crash (void)
@@ -421,6 +525,8 @@ main (int argc, char **argv)
   g_test_add_func ("/isolation/watchdog", test_watchdog);
   g_test_add_func ("/isolation/watchdog-progress", test_watchdog_progress);
   g_test_add_func ("/isolation/cli-crash", test_cli_crash);
+  g_test_add_func ("/isolation/load-misbehaving", test_load_misbehaving);
+  g_test_add_func ("/isolation/load-unprobed", test_load_unprobed);
   ret = g_test_run ();
   g_clear_object (&registry);
   return ret;

@@ -10,6 +10,12 @@
  *   MISBEHAVE_EXIT   "exit-prepare": prepare() calls exit (3)
  *
  * Run inside Lightbox they would take it down; run by lightbox-filter-host they must not.
+ * Three more misbehave while being loaded (lightbox-filter-host --probe must catch them
+ * before Lightbox loads them; built into a directory of their own, misbehave/load/):
+ *
+ *   MISBEHAVE_CRASH_QUERY  "crash-query": the query function raises SIGSEGV
+ *   MISBEHAVE_EXIT_CTOR    "exit-ctor": a constructor (run by dlopen) calls exit (4)
+ *   MISBEHAVE_HANG_QUERY   "hang-query": the query function never returns
  */
 
 #include <signal.h>
@@ -29,6 +35,15 @@
 #elif defined(MISBEHAVE_EXIT)
 #define FILTER_ID "io.github.lightbox.test.exit-prepare"
 #define FILTER_ALIAS "exit-prepare"
+#elif defined(MISBEHAVE_CRASH_QUERY)
+#define FILTER_ID "io.github.lightbox.test.crash-query"
+#define FILTER_ALIAS "crash-query"
+#elif defined(MISBEHAVE_EXIT_CTOR)
+#define FILTER_ID "io.github.lightbox.test.exit-ctor"
+#define FILTER_ALIAS "exit-ctor"
+#elif defined(MISBEHAVE_HANG_QUERY)
+#define FILTER_ID "io.github.lightbox.test.hang-query"
+#define FILTER_ALIAS "hang-query"
 #else
 #error "define one MISBEHAVE_* option"
 #endif
@@ -96,9 +111,26 @@ static const LbPluginInfo plugin_info = {
   .n_filters = G_N_ELEMENTS (filters),
 };
 
+#if defined(MISBEHAVE_EXIT_CTOR)
+__attribute__ ((constructor)) static void
+misbehave_ctor (void)
+{
+  exit (4);
+}
+#endif
+
 G_MODULE_EXPORT const LbPluginInfo *
 lb_filter_plugin_query (guint32 host_abi_major,
                         guint32 host_abi_minor)
 {
+#if defined(MISBEHAVE_CRASH_QUERY)
+  raise (SIGSEGV);
+#elif defined(MISBEHAVE_HANG_QUERY)
+  /* volatile: a loop the compiler can prove endless would make it want a noreturn query */
+  static volatile int forever = 1;
+
+  while (forever)
+    g_usleep (10000);
+#endif
   return &plugin_info;
 }
