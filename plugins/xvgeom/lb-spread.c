@@ -1027,20 +1027,21 @@ transpose_store (const guint32 (*p)[LANES],
 }
 
 /* draws_block() in AVX2, the same integer operations on the 8 lanes at once; also moves each
- * group of 8 steps to the lanes' arrays (parts[k · n_max + i0 + t]). Returns the steps moved. */
-__attribute__ ((target ("avx2"))) static int
-draws_block_avx2 (Draws               *dr,
-                  const guint32      (*rnd)[LANES],
-                  guint32            (*part)[LANES],
-                  int                  tn,
-                  guint32             *parts,
-                  gsize                n_max,
-                  gsize                i0,
-                  int                  n_lanes)
+ * group of 8 steps to the lanes' arrays (parts[k · n_max + i0 + t]). Returns the steps moved.
+ * @rect is a constant in each caller (see draws_block_avx2). */
+__attribute__ ((target ("avx2"))) static G_ALWAYS_INLINE inline int
+draws_block_avx2_body (Draws               *dr,
+                       const guint32      (*rnd)[LANES],
+                       guint32            (*part)[LANES],
+                       int                  tn,
+                       guint32             *parts,
+                       gsize                n_max,
+                       gsize                i0,
+                       int                  n_lanes,
+                       const gboolean       rect)
 {
   const LbSpread *st = dr->st;
   int w = st->r.width, h = st->r.height;
-  gboolean rect = st->rectangle;
   const __m256i vd = _mm256_set1_epi32 (rect ? st->py : st->px);
   const __m256i zero = _mm256_setzero_si256 (), one = _mm256_set1_epi32 (1);
   const __m256i hmax = _mm256_set1_epi32 (h - 1), vw = _mm256_set1_epi32 (w);
@@ -1180,6 +1181,25 @@ draws_block_avx2 (Draws               *dr,
   return tn & ~7;
 }
 #endif
+
+/* One instance per mode: the interior loop then has no test of the mode, and the registers
+ * that the other mode's constants took hold this one's (fewer stack reloads). Same
+ * operations: 0.95–0.97 of the time per pass, 1 and 2 threads (1.4 Mpx RGB8, medians of 61–81
+ * interleaved pairs, both link orders). */
+__attribute__ ((target ("avx2"))) static int
+draws_block_avx2 (Draws               *dr,
+                  const guint32      (*rnd)[LANES],
+                  guint32            (*part)[LANES],
+                  int                  tn,
+                  guint32             *parts,
+                  gsize                n_max,
+                  gsize                i0,
+                  int                  n_lanes)
+{
+  if (dr->st->rectangle)
+    return draws_block_avx2_body (dr, rnd, part, tn, parts, n_max, i0, n_lanes, TRUE);
+  return draws_block_avx2_body (dr, rnd, part, tn, parts, n_max, i0, n_lanes, FALSE);
+}
 
 /* The next @npix pixels of every lane: partner cells to parts[k · stride + i], i < npix. */
 static void
