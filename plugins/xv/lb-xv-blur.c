@@ -467,18 +467,18 @@ win_div_8_avx2 (const guint32 *restrict hi, const guint32 *restrict lo, guint8 *
 
 #if LB_XV_HAVE_AVX2_PATH
 /* RGB8 rows without a prefix array (blur_rows_8_u16 with @avx2, window sums below 2^22 and
- * 765 · column height ≤ 32767, i.e. n ≤ 41 on a tall region): the window sum of pixel j is
+ * 255 · column height ≤ 32767, i.e. n ≤ 127 on a tall region): the window sum of pixel j is
  * W(j) = W(j - 1) + d(j), d(j) = col(j + r) - col(j - r - 1) with the columns outside the
  * region zero, so W is a running sum with stride 3 (one per channel) over d, computed 8
- * samples at a time in 16 bits (|d| ≤ 255 · column height). The running sum stays in
+ * samples at a time (d in 16 bits: |d| ≤ 255 · column height). The running sum stays in
  * registers and goes straight into the division: no 32-bit row is written and read back.
  *
  * Lane-crossing shuffles run one per cycle here (a prefix scan over a 256-bit vector needs
  * several per 8 samples), so each 128-bit lane runs its own part of the row: lane 0 the
  * samples from @s0, lane 1 those from s0 + len, both 8 samples per block, every shuffle within
- * a lane. Per block: y = d + d(3 samples earlier) + d(6 earlier) in 16 bits (at most 3 terms,
- * so within int16 by the bound above), widened to two vectors of 4 by unpacking with the
- * sign; then each sample adds the running sum of the last sample of its channel before the
+ * a lane. Per block: y = d + d(3 samples earlier) + d(6 earlier), added in 16 bits when
+ * 765 · column height ≤ 32767 (n ≤ 41) and widened to two vectors of 4 by unpacking with the
+ * sign, else d widened first and the terms added in 32 bits (the @wide form); then each sample adds the running sum of the last sample of its channel before the
  * block, one of the previous block's samples 5, 6, 7 (see C3_BLOCK). The loop-carried
  * dependency is one in-lane shuffle and one add per block.
  *
@@ -504,15 +504,31 @@ win_div_8_avx2 (const guint32 *restrict hi, const guint32 *restrict lo, guint8 *
         _mm_loadu_si128 ((const __m128i *) (const void *) (col + p1 + 8 * (k) + a)),             \
         _mm_loadu_si128 ((const __m128i *) (const void *) (col + p1 + 8 * (k) - b)));            \
       const __m256i d = _mm256_inserti128_si256 (_mm256_castsi128_si256 (dl), dh, 1);            \
-      const __m256i y = _mm256_add_epi16 (_mm256_add_epi16 (d, _mm256_bslli_epi128 (d, 6)),      \
-                                          _mm256_bslli_epi128 (d, 12));                          \
-      const __m256i sg = _mm256_srai_epi16 (y, 15);                                              \
-      const __m256i wlo = _mm256_add_epi32 (_mm256_unpacklo_epi16 (y, sg),                       \
-                                            _mm256_shuffle_epi32 (w, 0x79 /* 1, 2, 3, 1 */));    \
+      __m256i ylo, yhi, wlo;                                                                     \
       __m256 ilo = vinv, ihi = vinv;                                                             \
                                                                                                  \
-      w = _mm256_add_epi32 (_mm256_unpackhi_epi16 (y, sg),                                       \
-                            _mm256_shuffle_epi32 (w, 0x9e /* 2, 3, 1, 2 */));                    \
+      if (!wide)                                                                                 \
+        {                                                                                        \
+          const __m256i y = _mm256_add_epi16 (_mm256_add_epi16 (d, _mm256_bslli_epi128 (d, 6)),  \
+                                              _mm256_bslli_epi128 (d, 12));                      \
+          const __m256i sg = _mm256_srai_epi16 (y, 15);                                          \
+                                                                                                 \
+          ylo = _mm256_unpacklo_epi16 (y, sg);                                                   \
+          yhi = _mm256_unpackhi_epi16 (y, sg);                                                   \
+        }                                                                                        \
+      else                                                                                       \
+        {                                                                                        \
+          /* the same three terms added in 32 bits: samples 0 .. 3 take d(i - 3) from dlo     \
+           * shifted by 3 samples, samples 4 .. 7 d(i - 3) and d(i - 6) across both halves */    \
+          const __m256i sg = _mm256_srai_epi16 (d, 15);                                          \
+          const __m256i dlo = _mm256_unpacklo_epi16 (d, sg), dhi = _mm256_unpackhi_epi16 (d, sg); \
+                                                                                                 \
+          ylo = _mm256_add_epi32 (dlo, _mm256_bslli_epi128 (dlo, 12));                           \
+          yhi = _mm256_add_epi32 (_mm256_add_epi32 (dhi, _mm256_alignr_epi8 (dhi, dlo, 4)),      \
+                                  _mm256_bslli_epi128 (dlo, 8));                                 \
+        }                                                                                        \
+      wlo = _mm256_add_epi32 (ylo, _mm256_shuffle_epi32 (w, 0x79 /* 1, 2, 3, 1 */));             \
+      w = _mm256_add_epi32 (yhi, _mm256_shuffle_epi32 (w, 0x9e /* 2, 3, 1, 2 */));               \
       if (!inside)                                                                               \
         {                                                                                        \
           ilo = _mm256_loadu2_m128 (finv + p1 + 8 * (k), finv + p0 + 8 * (k));                   \
@@ -523,9 +539,9 @@ win_div_8_avx2 (const guint32 *restrict hi, const guint32 *restrict lo, guint8 *
     }                                                                                            \
   while (0)
 
-__attribute__ ((target ("avx2"))) static void
-blur_row_c3_avx2 (const guint16 *restrict col, guint8 *restrict out, int n, int r, int s0,
-                  float inv, const float *restrict finv, int i0, int i1)
+__attribute__ ((target ("avx2"))) static G_ALWAYS_INLINE inline void
+blur_row_c3_avx2_body (const guint16 *restrict col, guint8 *restrict out, int n, int r, int s0,
+                       float inv, const float *restrict finv, int i0, int i1, const gboolean wide)
 {
   const __m256 vinv = _mm256_set1_ps (inv);
   const int a = 3 * r, b = 3 * r + 3;
@@ -577,6 +593,19 @@ blur_row_c3_avx2 (const guint16 *restrict col, guint8 *restrict out, int n, int 
     }
 }
 #undef C3_BLOCK
+
+/* The block's three terms in 16 bits (!@wide: 765 · column height ≤ 32767, windows up to 41
+ * rows) or in 32 bits (@wide: only d itself must fit 16 bits, 255 · column height ≤ 32767,
+ * windows up to 127 rows; four more instructions per block). */
+__attribute__ ((target ("avx2"))) static void
+blur_row_c3_avx2 (const guint16 *restrict col, guint8 *restrict out, int n, int r, int s0,
+                  float inv, const float *restrict finv, int i0, int i1, gboolean wide)
+{
+  if (wide)
+    blur_row_c3_avx2_body (col, out, n, r, s0, inv, finv, i0, i1, TRUE);
+  else
+    blur_row_c3_avx2_body (col, out, n, r, s0, inv, finv, i0, i1, FALSE);
+}
 #endif
 
 #if LB_XV_HAVE_AVX2_PATH
@@ -678,10 +707,12 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
   const gsize xoff = (gsize) R->x0 * ch;
   const double nmax = (double) MIN (self->size, rw) * (double) MIN (self->size, rh);
   const gboolean use_float = 255.0 * nmax < BLUR_FLOAT_EXACT_LIMIT;
-  /* RGB with AVX2 and windows ≤ 41 rows: the rows take blur_row_c3_avx2 (its bounds), with
-   * the column sums zero-padded on both sides and s0 its first sample. */
+  /* RGB with AVX2 and windows ≤ 127 rows: the rows take blur_row_c3_avx2 (its bounds; its
+   * 16-bit form up to 41 rows, the 32-bit one above), with the column sums zero-padded on
+   * both sides and s0 its first sample. */
   const gboolean scan3 = LB_XV_HAVE_AVX2_PATH && avx2 && ch == 3 && use_float
-                         && 765 * MIN (self->size, rh) <= 32767;
+                         && 255 * MIN (self->size, rh) <= 32767;
+  const gboolean scan3_wide = 765 * MIN (self->size, rh) > 32767;
   const int s0 = scan3 ? -((3 * r + 23) / 24 * 24) : 0;
   const int pad_left = scan3 ? (-s0 + 3 * r + 3 + 15) / 16 * 16 : 0;
   g_autofree guint16 *col_buf = g_new0 (guint16, (gsize) pad_left + (gsize) n
@@ -787,7 +818,7 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
                 }
               inv_ny = ny;
             }
-          blur_row_c3_avx2 (col, out, n, r, s0, inv3, finv3 - s0, jlo * 3, jhi * 3);
+          blur_row_c3_avx2 (col, out, n, r, s0, inv3, finv3 - s0, jlo * 3, jhi * 3, scan3_wide);
           continue;
         }
 #endif

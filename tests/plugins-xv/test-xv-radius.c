@@ -459,22 +459,29 @@ test_blur_double_path (void)
       }
 }
 
-/* Blur's RGB8 AVX2 rows (blur_row_c3_avx2 in lb-xv-blur.c, n ≤ 41 on regions that tall) add
- * up the differences d of column sums three pixels at a time in 16 bits: |d| ≤ 255 · 41, three
- * of them at most 765 · 41 = 31365. Pixel columns entirely 0 or 255 (at random per column and
- * channel) reach both extremes; n = 39, 41 (the last on that path) and 43 (the prefix path),
- * widths around the rows' 48-sample steps and two lanes, with and without a selection, against
- * the reference: one band, random bands, and the portable path on random bands. */
+/* Blur's RGB8 AVX2 rows (blur_row_c3_avx2 in lb-xv-blur.c) read the differences d of column
+ * sums in 16 bits and add them three pixels at a time: in 16 bits for n ≤ 41 rows (|d| ≤
+ * 255 · 41, three of them at most 765 · 41 = 31365), in 32 bits up to n = 127 (|d| ≤ 255 · 127
+ * fits 16 bits; 255 · 129 does not). Pixel columns entirely 0 or 255 (at random per column
+ * and channel) reach both extremes; n = 39, 41, 43 (the 16-bit form's last and the 32-bit
+ * form's first) and 125, 127, 129 (the 32-bit form's last, then the prefix path), widths
+ * around the rows' 48-sample steps and two lanes, with and without a selection, against the
+ * reference: one band, random bands, and the portable path on random bands. */
 static void
 test_blur_rgb8_scan_range (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (31365);
   static const int widths[] = { 14, 31, 47, 64, 97, 130, 200 };
-  const int h = 47;
+  /* sizes on both sides of the 16-bit form's bound (41 rows) in 47 rows, and of the 32-bit
+   * form's (127 rows: d = 255 · 128 still fits 16 bits, 255 · 129 does not) in 131 rows */
+  static const struct { int size, h; } cases[] = {
+    { 39, 47 }, { 41, 47 }, { 43, 47 }, { 125, 131 }, { 127, 131 }, { 129, 131 },
+  };
 
-  for (int size = 39; size <= 43; size += 2)
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     for (gsize k = 0; k < G_N_ELEMENTS (widths); k++)
       {
+        const int size = cases[i].size, h = cases[i].h;
         Job job = { F_BLUR, size, { { { 0 } } }, NULL };
         const LbKernelRect rect = { 3, 2, widths[k] - 5, h - 2 };
         Buf src;
