@@ -1180,7 +1180,6 @@ draws_block_avx2_body (Draws               *dr,
     }
   return tn & ~7;
 }
-#endif
 
 /* One instance per mode: the interior loop then has no test of the mode, and the registers
  * that the other mode's constants took hold this one's (fewer stack reloads). Same
@@ -1200,6 +1199,7 @@ draws_block_avx2 (Draws               *dr,
     return draws_block_avx2_body (dr, rnd, part, tn, parts, n_max, i0, n_lanes, TRUE);
   return draws_block_avx2_body (dr, rnd, part, tn, parts, n_max, i0, n_lanes, FALSE);
 }
+#endif
 
 /* The next @npix pixels of every lane: partner cells to parts[k · stride + i], i < npix. */
 static void
