@@ -22,7 +22,12 @@
 /* Hot loops get an AVX2 clone beside the SSE2 one, picked at load time (an ifunc); integer
  * only, so both clones give identical results. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#if defined(__clang__)
+/* clang 14 miscompiles target_clones on static functions (see LB_XV_CLONES) */
+#define LB_MEDIAN_HIST_CLONES
+#else
 #define LB_MEDIAN_HIST_CLONES __attribute__ ((target_clones ("avx2", "default")))
+#endif
 #else
 #define LB_MEDIAN_HIST_CLONES
 #endif
