@@ -269,6 +269,21 @@ dup_high (int fd)
   return fcntl (fd, F_DUPFD_CLOEXEC, 10);
 }
 
+/* A launcher for lightbox-filter-host with the plugin @plugin_fd (taken) as its fd 4. A
+ * plugin's printf() must not end up in Lightbox's stdout (lightbox-cli may write data
+ * there): the helper's stdout is our stderr. */
+static GSubprocessLauncher *
+helper_launcher_new (int plugin_fd)
+{
+  GSubprocessLauncher *launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  int out = dup_high (STDERR_FILENO);
+
+  g_subprocess_launcher_take_fd (launcher, plugin_fd, LB_FH_PLUGIN_FD);
+  if (out >= 0)
+    g_subprocess_launcher_take_stdout_fd (launcher, out);
+  return launcher;
+}
+
 static Helper *
 helper_spawn (LbFilter *filter,
               GError  **error)
@@ -312,18 +327,10 @@ helper_spawn (LbFilter *filter,
 
   h = g_new0 (Helper, 1);
   h->module = module;
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
   /* The launcher closes our copies of both when it goes, so only the helper holds the
    * other end of the socket and its death shows up here as end-of-file. */
+  launcher = helper_launcher_new (plugin_fd);
   g_subprocess_launcher_take_fd (launcher, child_sock, LB_FH_SOCKET_FD);
-  g_subprocess_launcher_take_fd (launcher, plugin_fd, LB_FH_PLUGIN_FD);
-  /* A plugin's printf() must not end up in Lightbox's stdout (lightbox-cli may write data
-   * there): the helper's stdout is our stderr. */
-  {
-    int out = dup_high (STDERR_FILENO);
-    if (out >= 0)
-      g_subprocess_launcher_take_stdout_fd (launcher, out);
-  }
   h->proc = g_subprocess_launcher_spawn (launcher, error, path, "--plugin",
                                          lb_filter_get_origin (filter), NULL);
   g_clear_object (&launcher);
@@ -357,30 +364,49 @@ wait_cb (GObject      *source,
   *done = TRUE;
 }
 
+typedef struct {
+  GSubprocess *proc;
+  gboolean killed;
+} Deadline;
+
 static gboolean
-grace_cb (gpointer data)
+deadline_cb (gpointer data)
 {
-  g_subprocess_force_exit (G_SUBPROCESS (data));
+  Deadline *d = data;
+
+  d->killed = TRUE;
+  g_subprocess_force_exit (d->proc);
   return G_SOURCE_REMOVE;
 }
 
-/* Waits for a helper whose socket closed, killing it if it lingers past REAP_GRACE_MS (a
- * plugin could close descriptor 3 itself). Runs on any thread: a private main context. */
-static void
-helper_reap (Helper *h)
+/* Waits for @proc to end, killing it if it is still running after @timeout_ms; TRUE if it
+ * had to be killed. Runs on any thread: a private main context. */
+static gboolean
+wait_or_kill (GSubprocess *proc,
+              guint        timeout_ms)
 {
   g_autoptr(GMainContext) ctx = g_main_context_new ();
-  g_autoptr(GSource) grace = g_timeout_source_new (REAP_GRACE_MS);
+  g_autoptr(GSource) timer = g_timeout_source_new (timeout_ms);
+  Deadline d = { proc, FALSE };
   gboolean done = FALSE;
 
   g_main_context_push_thread_default (ctx);
-  g_subprocess_wait_async (h->proc, NULL, wait_cb, &done);
-  g_source_set_callback (grace, grace_cb, h->proc, NULL);
-  g_source_attach (grace, ctx);
+  g_subprocess_wait_async (proc, NULL, wait_cb, &done);
+  g_source_set_callback (timer, deadline_cb, &d, NULL);
+  g_source_attach (timer, ctx);
   while (!done)
     g_main_context_iteration (ctx, TRUE);
-  g_source_destroy (grace);
+  g_source_destroy (timer);
   g_main_context_pop_thread_default (ctx);
+  return d.killed;
+}
+
+/* Waits for a helper whose socket closed, killing it if it lingers past REAP_GRACE_MS (a
+ * plugin could close descriptor 3 itself). */
+static void
+helper_reap (Helper *h)
+{
+  wait_or_kill (h->proc, REAP_GRACE_MS);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -390,15 +416,6 @@ helper_reap (Helper *h)
 /* The longest a probe may take, seconds (LIGHTBOX_FILTER_TIMEOUT may set less). */
 #define PROBE_MAX_S 5.0
 
-static gboolean
-probe_timeout_cb (gpointer data)
-{
-  gboolean *timed_out = data;
-
-  *timed_out = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
 gboolean
 _lb_isolation_probe_plugin (int         fd,
                             const char *origin,
@@ -406,13 +423,11 @@ _lb_isolation_probe_plugin (int         fd,
 {
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GSubprocess) proc = NULL;
-  g_autoptr(GMainContext) ctx = NULL;
-  g_autoptr(GSource) timer = NULL;
   const char *path = helper_path ();
   /* Loading takes milliseconds; the registry (and so the UI) waits for this, so never longer
    * than PROBE_MAX_S, whatever the pass watchdog's setting. */
   double timeout_s = lb_isolation_get_timeout ();
-  gboolean done = FALSE, timed_out = FALSE;
+  gboolean timed_out;
   int plugin_fd = dup_high (fd);
 
   if (plugin_fd < 0)
@@ -423,14 +438,7 @@ _lb_isolation_probe_plugin (int         fd,
                    g_strerror (saved));
       return FALSE;
     }
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
-  g_subprocess_launcher_take_fd (launcher, plugin_fd, LB_FH_PLUGIN_FD);
-  /* as in helper_spawn(): the plugin's output goes to our stderr, never our stdout */
-  {
-    int out = dup_high (STDERR_FILENO);
-    if (out >= 0)
-      g_subprocess_launcher_take_stdout_fd (launcher, out);
-  }
+  launcher = helper_launcher_new (plugin_fd);
   proc = g_subprocess_launcher_spawn (launcher, error, path, "--probe", "--plugin", origin,
                                       NULL);
   if (proc == NULL)
@@ -439,25 +447,8 @@ _lb_isolation_probe_plugin (int         fd,
       return FALSE;
     }
 
-  /* A private context: the registry may load plugins on any thread (see helper_reap()). */
-  ctx = g_main_context_new ();
-  g_main_context_push_thread_default (ctx);
-  g_subprocess_wait_async (proc, NULL, wait_cb, &done);
   timeout_s = timeout_s > 0 ? MIN (timeout_s, PROBE_MAX_S) : PROBE_MAX_S;
-  timer = g_timeout_source_new ((guint) (timeout_s * 1000.0));
-  g_source_set_callback (timer, probe_timeout_cb, &timed_out, NULL);
-  g_source_attach (timer, ctx);
-  while (!done && !timed_out)
-    g_main_context_iteration (ctx, TRUE);
-  if (!done)
-    {
-      g_subprocess_force_exit (proc);
-      while (!done)
-        g_main_context_iteration (ctx, TRUE);
-    }
-  g_source_destroy (timer);
-  g_main_context_pop_thread_default (ctx);
-
+  timed_out = wait_or_kill (proc, (guint) (timeout_s * 1000.0));
   if (timed_out)
     g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
                  "did not finish loading within %g s in a helper process, so it was not "

@@ -323,6 +323,7 @@ main (int   argc,
       g_printerr ("lightbox-filter-host: %s\n", error ? error->message : "--plugin is required");
       return 2;
     }
+  open_path = g_strdup_printf ("/proc/self/fd/%d", LB_FH_PLUGIN_FD);
   if (probe)
     {
       /* lb-isolation.c's check before Lightbox loads the plugin itself: the plugin's
@@ -330,7 +331,6 @@ main (int   argc,
        * validation is not this check's business (Lightbox finds it, safely, and says
        * precisely what is wrong), so any load that returns counts. _exit(): nothing of
        * ours needs flushing, and leak checkers at exit must not change the status. */
-      open_path = g_strdup_printf ("/proc/self/fd/%d", LB_FH_PLUGIN_FD);
       filters = _lb_plugin_load_module (open_path, plugin, -1, &load_error);
       g_clear_pointer (&filters, g_ptr_array_unref);
       _exit (0);
@@ -343,7 +343,6 @@ main (int   argc,
     }
   /* Register the error quark from the host's copy of its name (see lb-filter-registry.c). */
   (void) lb_error_quark ();
-  open_path = g_strdup_printf ("/proc/self/fd/%d", LB_FH_PLUGIN_FD);
   filters = _lb_plugin_load_module (open_path, plugin, -1, &load_error);
   if (filters == NULL)
     g_prefix_error (&load_error, "%s: ", plugin);
