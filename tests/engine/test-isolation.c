@@ -352,20 +352,6 @@ test_watchdog_progress (void)
   g_assert_true (lb_image_equal_pixels (ref, out));
 }
 
-/* Under `meson test --setup asan` the helper and the fixtures are instrumented too: let a
- * fixture's SIGSEGV through as a signal (not ASan's abort) and keep LeakSanitizer from
- * replacing an exit status, so the statuses the messages name are those of a normal build. */
-static void
-let_deaths_through (void)
-{
-  if (g_getenv ("ASAN_OPTIONS") != NULL && strstr (g_getenv ("ASAN_OPTIONS"), "handle_segv=0") == NULL)
-    {
-      g_autofree char *opts = g_strconcat (g_getenv ("ASAN_OPTIONS"),
-                                           ":handle_segv=0:detect_leaks=0", NULL);
-      g_setenv ("ASAN_OPTIONS", opts, TRUE);
-    }
-}
-
 static char *
 load_fixture_path (const char *name)
 {
@@ -396,7 +382,6 @@ test_load_misbehaving (void)
   GPtrArray *problems;
   gint64 t0;
 
-  let_deaths_through ();
   g_unsetenv ("LIGHTBOX_PLUGIN_ISOLATION");
   g_setenv ("LIGHTBOX_FILTER_TIMEOUT", "1", TRUE);
   lb_filter_registry_add_plugin_dir (reg, g_getenv ("LB_MISBEHAVE_LOAD_PLUGIN_DIR"));
@@ -427,32 +412,40 @@ test_load_misbehaving (void)
 }
 
 /* Without isolation nothing probes, and the same crashing plugin takes the process down
- * while being loaded: the probe above is what protects. */
+ * while being loaded: the probe above is what protects. (ASan's options for the fixtures'
+ * deaths are set in main(), for every test.) */
 static void
 test_load_unprobed (void)
 {
+  g_autofree char *dir = NULL;
+  g_autofree char *copy = NULL;
+
   if (g_test_subprocess ())
     {
       g_autoptr(LbFilterRegistry) reg = lb_filter_registry_new ();
-      g_autofree char *dir = g_dir_make_tmp ("lb-test-load-XXXXXX", NULL);
-      g_autofree char *crash = load_fixture_path ("crash-query");
-      g_autofree char *copy = g_build_filename (dir, "misbehave-crash-query." G_MODULE_SUFFIX,
-                                                NULL);
-      g_autoptr(GFile) from = g_file_new_for_path (crash);
-      g_autoptr(GFile) to = g_file_new_for_path (copy);
 
-      g_assert_true (g_file_copy (from, to, G_FILE_COPY_NONE, NULL, NULL, NULL, NULL));
       g_setenv ("LIGHTBOX_PLUGIN_ISOLATION", "none", TRUE);
-      lb_filter_registry_add_plugin_dir (reg, dir);
-      /* the fixture's own file is deleted by the parent; this directory is left to /tmp's
-       * cleaner only if the crash happens, which is the point */
+      lb_filter_registry_add_plugin_dir (reg, g_getenv ("LB_TEST_LOAD_DIR"));
       lb_filter_registry_rescan (reg);
-      g_unlink (copy);
-      g_rmdir (dir);
       return;
     }
-  let_deaths_through ();
+  /* a directory holding only the crashing fixture, made and removed here, since the child
+   * does not live to clean up */
+  dir = g_dir_make_tmp ("lb-test-load-XXXXXX", NULL);
+  g_assert_nonnull (dir);
+  copy = g_build_filename (dir, "misbehave-crash-query." G_MODULE_SUFFIX, NULL);
+  {
+    g_autofree char *crash = load_fixture_path ("crash-query");
+    g_autoptr(GFile) from = g_file_new_for_path (crash);
+    g_autoptr(GFile) to = g_file_new_for_path (copy);
+
+    g_assert_true (g_file_copy (from, to, G_FILE_COPY_NONE, NULL, NULL, NULL, NULL));
+  }
+  g_setenv ("LB_TEST_LOAD_DIR", dir, TRUE);
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_unsetenv ("LB_TEST_LOAD_DIR");
+  g_unlink (copy);
+  g_rmdir (dir);
   g_test_trap_assert_failed ();
 }
 
