@@ -478,9 +478,10 @@ win_div_8_avx2 (const guint32 *restrict hi, const guint32 *restrict lo, guint8 *
  * samples from @s0, lane 1 those from s0 + len, both 8 samples per block, every shuffle within
  * a lane. Per block: y = d + d(3 samples earlier) + d(6 earlier), added in 16 bits when
  * 765 · column height ≤ 32767 (n ≤ 41) and widened to two vectors of 4 by unpacking with the
- * sign, else d widened first and the terms added in 32 bits (the @wide form); then each sample adds the running sum of the last sample of its channel before the
- * block, one of the previous block's samples 5, 6, 7 (see C3_BLOCK). The loop-carried
- * dependency is one in-lane shuffle and one add per block.
+ * sign, else d widened first and the terms added in 32 bits (the @wide form); then each
+ * sample adds the running sum of the last sample of its channel before the block, one of the
+ * previous block's samples 5, 6, 7 (see C3_BLOCK). The loop-carried dependency is one
+ * in-lane shuffle and one add per block.
  *
  * @col: the column sums of the region row, zero from col[s0 - 3r - 3] to col[n + 3r + 127];
  * @s0: the first sample of lane 0, a multiple of 24 at or before -3r (W starts from zero
