@@ -43,8 +43,22 @@ struct _LbSpread {
   guint64 wdiv;      /* 2⁶⁴/width rounded up: exact q / width for 32-bit q (width ≥ 2) */
   guint32 **bufs;    /* [slice]: the slice's cells over the rows it reaches (see below) */
   guint32 **parts;   /* [band]: partner cells of a chunk of rows */
-  guint32 *block;    /* the memory of both (block_take) */
+  guint32 *block;    /* the memory of both for one piece (block_take) */
   gsize block_size;
+  /* Pieces: runs of consecutive bands whose cells take at most piece_bytes together, run one
+   * after another, each on the same block (see lb_spread_begin_piece). piece_band[p] …
+   * piece_band[p + 1] − 1 are piece p's bands. */
+  guint64 piece_bytes;
+  int n_proc;        /* processors: bands per piece are a multiple of it */
+  int n_pieces;
+  int *piece_band;
+  int piece;         /* the piece begun last */
+  int pfirst, plast; /* its first and last slice */
+  /* the image as the earlier pieces left it in the rows they reach and this piece's slices
+   * read: image rows [seam_y0, seam_y1), the region's columns */
+  guint8 *seam;
+  gsize seam_stride;
+  int seam_y0, seam_y1;
   /* the banded form is used (else xv's swaps in place, on one thread): see banded_fits() */
   gboolean banded;
 };
@@ -55,22 +69,39 @@ static void block_cache_drop (void);
 /* Alignment of the working block: 2 MiB pages where the kernel has them (see alloc_block) */
 #define BLOCK_ALIGN ((gsize) 2 << 20)
 
-/* Working memory the banded form may take without a second thought (bytes). */
-#define SPREAD_SMALL_BYTES ((guint64) 32 << 20)
+/* Cells of one piece (bytes, 4 per pixel of the rows its slices reach): larger regions run
+ * in pieces of bands one after another, so that a pass (the source, the output and these)
+ * peaks at about twice the image plus this (64 Mpx 16-bit: 2.27×). Pieces of 4, 8, 16 and
+ * 32 MiB: 32 and 16 cost the same, 8 and 4 up to 1.5× more at 16 Mpx (more pieces, shorter
+ * slices); a 1.4 Mpx image is one piece with any of them. */
+#define SPREAD_PIECE_BYTES ((guint64) 32 << 20)
+
+/* Cells of a band of @band_rows rows (bytes): LB_XV_RANDOM_LANES slices, each with the rows
+ * its swaps reach above and below. */
+static guint64
+band_bytes (const LbSpread *st,
+            int             band_rows)
+{
+  guint64 srows = ((guint64) band_rows + LB_XV_RANDOM_LANES - 1) / LB_XV_RANDOM_LANES;
+
+  return LB_XV_RANDOM_LANES * (srows + 2 * (guint64) st->reach) * (guint64) st->r.width
+         * sizeof (guint32);
+}
 
 /* Whether the banded form may run: positions must fit in 31 bits (the top bit marks tokens),
- * and its cells (4 bytes per region pixel, plus the rows slices share) must stay small, in
- * bytes or next to the image, so that a pass (the source, its copy and these) peaks below 3×
- * the image. A 64 Mpx 16-bit image would need 256 MiB of cells next to its 128 MiB: 4.1× the
- * image; it takes the swaps in place, whose only memory is the output. */
+ * and a band's cells must fit a piece, or at least stay below 90 % of the image, so that a pass
+ * peaks below 3× the image. Else (distances of hundreds of rows on wide images, regions over
+ * 2³¹ − 1 pixels) xv's swaps run in place, whose only memory is the output. */
 static gboolean
-banded_fits (const LbSpread *st, const LbKernelBuf *src)
+banded_fits (const LbSpread    *st,
+             const LbKernelBuf *src,
+             int                band_rows)
 {
   const guint64 px = (guint64) st->r.width * (guint64) st->r.height;
-  const guint64 cells = px * sizeof (guint32);
   const guint64 image = (guint64) src->stride * (guint64) src->height;
+  const guint64 cells = band_bytes (st, band_rows);
 
-  return px <= G_MAXINT32 && (cells <= SPREAD_SMALL_BYTES || cells * 10 <= image * 9);
+  return px <= G_MAXINT32 && (cells <= st->piece_bytes || cells * 10 <= image * 9);
 }
 
 LbSpread *
@@ -115,6 +146,7 @@ lb_spread_prepare (const LbKernelBuf    *src,
       /* a window clipped to the region spans at most its size */
       gint64 span = MAX (st->r.width, st->r.height);
       int n_proc = (int) CLAMP (g_get_num_processors (), 1, 64);
+      int h = st->r.height, min_rows, band_rows;
 
       span = MIN (span, 2 * (gint64) MAX (st->px, st->py) + 1);
       st->mmax = (int) span;
@@ -133,17 +165,31 @@ lb_spread_prepare (const LbKernelBuf    *src,
           st->xm[x] = (guint32) (hi - lo + 1);
         }
       st->reach = st->rectangle ? st->py : st->px;
-      st->banded = banded_fits (st, src);
-      /* the swaps in place take no block: the cached one would only add to the pass's peak */
-      if (!st->banded)
-        block_cache_drop ();
+      st->piece_bytes = SPREAD_PIECE_BYTES;
+      st->n_proc = n_proc;
       st->wdiv = G_MAXUINT64 / (guint64) st->r.width + 1;
       /* a band per processor (bands run in parallel), each of LB_XV_RANDOM_LANES slices at
        * least 4 reaches high (a pixel near a slice edge costs one more lookup in the gather),
        * but 2 bands at least */
-      set_bands (st, MAX ((st->r.height + n_proc - 1) / n_proc,
-                          MIN (LB_XV_RANDOM_LANES * MAX (4 * st->reach, 8),
-                               (st->r.height + 1) / 2)));
+      min_rows = MIN (LB_XV_RANDOM_LANES * MAX (4 * st->reach, 8), (h + 1) / 2);
+      band_rows = MAX ((h + n_proc - 1) / n_proc, min_rows);
+      /* Where those bands' cells exceed a piece, more bands, n_proc per piece (a multiple of
+       * n_proc in all, so that no piece leaves a processor idle) */
+      if (band_bytes (st, band_rows) * n_proc > st->piece_bytes)
+        {
+          int cap = band_rows, n;
+
+          while (cap > min_rows && band_bytes (st, cap) * n_proc > st->piece_bytes)
+            cap = MAX (min_rows, cap - MAX (1, cap / 16));
+          n = (h + cap - 1) / cap;
+          n = (n + n_proc - 1) / n_proc * n_proc;
+          band_rows = MAX ((h + n - 1) / n, min_rows);
+        }
+      st->banded = banded_fits (st, src, band_rows);
+      /* the swaps in place take no block: the cached one would only add to the pass's peak */
+      if (!st->banded)
+        block_cache_drop ();
+      set_bands (st, band_rows);
     }
   return g_steal_pointer (&st);
 }
@@ -236,6 +282,8 @@ free_bufs (LbSpread *st)
   g_clear_pointer (&st->slices, g_free);
   g_clear_pointer (&st->band_first, g_free);
   g_clear_pointer (&st->slice_of_row, g_free);
+  g_clear_pointer (&st->piece_band, g_free);
+  g_clear_pointer (&st->seam, g_free);
 }
 
 /* Rows per chunk of a band (see lb_spread_process_band): its lanes' partner cells, 4 bytes
@@ -263,32 +311,75 @@ parts_size (const LbSpread *st,
          * (gsize) (st->band_first[b + 1] - st->band_first[b]);
 }
 
-/* Every slice's cells and every band's partner buffer in one block, in 2 MiB pages where
- * the kernel has them: 1.4 Mpx take 12 MB, which in 4 KiB pages cost ~3000 page faults
- * whenever the block is new (block_take reuses the last pass's). */
+/* Cells and partner buffers of piece @p's bands [b0, b1) (elements); with @place, their
+ * places in the block, the other pieces' set to NULL. */
+static gsize
+piece_layout (LbSpread *st,
+              int       p,
+              gboolean  place)
+{
+  int b0 = st->piece_band[p], b1 = st->piece_band[p + 1];
+  gsize at = 0;
+
+  if (place)
+    {
+      memset (st->bufs, 0, (gsize) st->n_slices * sizeof *st->bufs);
+      memset (st->parts, 0, (gsize) st->n_bands * sizeof *st->parts);
+    }
+  for (int i = st->band_first[b0]; i < st->band_first[b1]; i++)
+    {
+      if (place)
+        st->bufs[i] = st->block + at;
+      at += (gsize) (st->slices[i].e1 - st->slices[i].e0) * st->r.width;
+    }
+  for (int b = b0; b < b1; b++)
+    {
+      if (place)
+        st->parts[b] = st->block + at;
+      at += parts_size (st, b);
+    }
+  return at;
+}
+
+/* One block for the cells and partner buffers of any piece (each piece uses it in turn), in
+ * 2 MiB pages where the kernel has them: 1.4 Mpx take 12 MB, which in 4 KiB pages cost ~3000
+ * page faults whenever the block is new (block_take reuses the last pass's). */
 static void
 alloc_block (LbSpread *st)
 {
-  gsize n = 0, at = 0;
+  gsize n = 0;
 
-  for (int i = 0; i < st->n_slices; i++)
-    n += (gsize) (st->slices[i].e1 - st->slices[i].e0) * st->r.width;
-  for (int b = 0; b < st->n_bands; b++)
-    n += parts_size (st, b);
+  for (int p = 0; p < st->n_pieces; p++)
+    n = MAX (n, piece_layout (st, p, FALSE));
   n = (n * sizeof (guint32) + BLOCK_ALIGN - 1) / BLOCK_ALIGN * BLOCK_ALIGN;
   if (n > SPREAD_CACHE_BYTES)
     block_cache_drop ();
   st->block = block_take (n, &st->block_size);
-  for (int i = 0; i < st->n_slices; i++)
-    {
-      st->bufs[i] = st->block + at;
-      at += (gsize) (st->slices[i].e1 - st->slices[i].e0) * st->r.width;
-    }
+}
+
+/* Consecutive bands, as many per piece as fit st->piece_bytes (1 at least). */
+static void
+set_pieces (LbSpread *st)
+{
+  guint64 most = 1;
+  int per;
+
   for (int b = 0; b < st->n_bands; b++)
     {
-      st->parts[b] = st->block + at;
-      at += parts_size (st, b);
+      guint64 cells = 0;
+
+      for (int i = st->band_first[b]; i < st->band_first[b + 1]; i++)
+        cells += (guint64) (st->slices[i].e1 - st->slices[i].e0) * st->r.width * sizeof (guint32);
+      most = MAX (most, cells);
     }
+  per = (int) CLAMP (st->piece_bytes / most, 1, (guint64) st->n_bands);
+  /* pieces run one after another: in each, a band per processor or a multiple of that */
+  if (per < st->n_bands && per > st->n_proc)
+    per -= per % st->n_proc;
+  st->n_pieces = (st->n_bands + per - 1) / per;
+  st->piece_band = g_new (int, st->n_pieces + 1);
+  for (int p = 0; p <= st->n_pieces; p++)
+    st->piece_band[p] = MIN (p * per, st->n_bands);
 }
 
 /* Bands of @band_rows rows, each cut into at most LB_XV_RANDOM_LANES slices of equal height
@@ -337,8 +428,17 @@ set_bands (LbSpread *st,
   st->band_first[st->n_bands] = st->n_slices;
   st->bufs = g_new0 (guint32 *, st->n_slices);
   st->parts = g_new0 (guint32 *, st->n_bands);
+  set_pieces (st);
+  st->piece = 0;
+  st->pfirst = 0;
+  st->plast = st->band_first[st->piece_band[1]] - 1;
   if (st->banded)
-    alloc_block (st);
+    {
+      alloc_block (st);
+      /* piece 0 needs no seam: callers of a region in one piece may skip
+       * lb_spread_begin_piece () */
+      piece_layout (st, 0, TRUE);
+    }
 }
 
 void
@@ -360,6 +460,71 @@ int
 lb_spread_get_n_bands (const LbSpread *st)
 {
   return st->active ? st->n_bands : 0;
+}
+
+void
+lb_spread_set_piece_bytes (LbSpread *st,
+                           gsize     bytes)
+{
+  if (!st->active)
+    return;
+  st->piece_bytes = MAX (bytes, 1);
+  set_bands (st, st->band_rows);
+}
+
+int
+lb_spread_get_n_pieces (const LbSpread *st)
+{
+  /* a spread that moves nothing: one piece of no bands whose gather copies the region */
+  return st->active ? st->n_pieces : 1;
+}
+
+void
+lb_spread_begin_piece (LbSpread          *st,
+                       int                piece,
+                       const LbKernelBuf *dst,
+                       int               *band0,
+                       int               *band1,
+                       int               *y0,
+                       int               *y1)
+{
+  int sy = st->r.y, ey = st->r.y + st->r.height;
+
+  g_return_if_fail (piece >= 0 && piece < lb_spread_get_n_pieces (st));
+  if (!st->active)
+    {
+      *band0 = *band1 = 0;
+      *y0 = sy;
+      *y1 = ey;
+      return;
+    }
+  st->piece = piece;
+  st->pfirst = st->band_first[st->piece_band[piece]];
+  st->plast = st->band_first[st->piece_band[piece + 1]] - 1;
+  if (st->banded)
+    piece_layout (st, piece, TRUE);
+  /* The rows the earlier pieces' swaps reach and this piece's do too: as the earlier pieces'
+   * gathers left them in @dst, copied because this piece's gather writes them again while
+   * its tokens may still read them. */
+  g_clear_pointer (&st->seam, g_free);
+  st->seam_y0 = st->seam_y1 = sy;
+  if (piece > 0)
+    {
+      gsize pb = (gsize) dst->channels * (dst->depth / 8);
+      int top = st->slices[st->pfirst].r0;
+
+      st->seam_y0 = MAX (sy, top - st->reach);
+      st->seam_y1 = MIN (ey, top + st->reach);
+      st->seam_stride = (gsize) st->r.width * pb;
+      st->seam = g_malloc (st->seam_stride * (gsize) (st->seam_y1 - st->seam_y0));
+      for (int y = st->seam_y0; y < st->seam_y1; y++)
+        memcpy (st->seam + (gsize) (y - st->seam_y0) * st->seam_stride,
+                lb_kbuf_row (dst, y) + (gsize) st->r.x * pb, st->seam_stride);
+    }
+  *band0 = st->piece_band[piece];
+  *band1 = st->piece_band[piece + 1];
+  *y0 = piece == 0 ? sy : st->slices[st->pfirst].e0;
+  *y1 = piece == st->n_pieces - 1 ? ey : st->slices[st->plast].e1;
 }
 
 void
@@ -594,8 +759,25 @@ spread_in_place (const LbSpread *st,
  * source pixel itself (colour bytes ≤ 3: a "value" cell, top bit clear) rather than a
  * position, so most of the gather is a sequential copy; the other cells hold a position
  * with the top bit set (a "token"), resolved through slice s − 1's cells or, outside every
- * earlier slice's reach, in the source. */
+ * earlier slice's reach, in the source.
+ *
+ * Pieces: a region whose cells would not fit SPREAD_PIECE_BYTES runs its bands in pieces, one
+ * after another, each gathered into the output before the next begins. The image as the
+ * earlier pieces left it is then the source of a piece: the output in the rows they reach (a
+ * copy of it, the seam), the source below. A piece's first slice starts from that image, so
+ * no token leads back to an earlier piece. */
 #define TOKEN 0x80000000u
+
+/* Image row @y from the region's first column, as the earlier pieces left it (see above). */
+static inline const guint8 *
+state_row (const LbSpread    *st,
+           const LbKernelBuf *src,
+           int                y)
+{
+  if (y >= st->seam_y0 && y < st->seam_y1)
+    return st->seam + (gsize) (y - st->seam_y0) * st->seam_stride;
+  return lb_kbuf_row (src, y) + (gsize) st->r.x * (gsize) src->channels * (src->depth / 8);
+}
 
 /* A pixel's colour bytes (cb ≤ 3) as a value cell, in registers: going through a memory
  * temporary would cost a failed store-to-load forwarding per pixel. */
@@ -823,7 +1005,7 @@ band_init (const LbSpread    *st,
         }
       else
         {
-          const guint8 *s = lb_kbuf_row (src, y) + (gsize) st->r.x * pb;
+          const guint8 *s = state_row (st, src, y);
           int x = 0;
 
 #ifdef HAVE_AVX2_PATHS
@@ -1244,8 +1426,9 @@ slice_init (const LbSpread    *st,
 {
   const Slice *sl = &st->slices[i];
   gsize cb = (gsize) lb_kbuf_color_channels (src) * (src->depth / 8);
-  /* value cells where no earlier slice reaches (slice 0: everywhere), if a pixel fits 31 bits */
-  int vfrom = i == 0 ? sl->e0 : sl->r0 + st->reach;
+  /* value cells where no earlier slice of the piece reaches (its first: everywhere), if a
+   * pixel fits 31 bits */
+  int vfrom = i == st->pfirst ? sl->e0 : sl->r0 + st->reach;
 
   if (cb > 3)
     vfrom = sl->e1;
@@ -1340,12 +1523,12 @@ gather_pixel (const LbSpread    *st,
       return;
     }
   /* a token: the content slice b's swaps found at position q, i.e. what the earlier slices
-   * left there, or the source pixel where none of them reaches */
+   * of the piece left there, or the pixel before the piece where none of them reaches */
   for (int b = top;;)
     {
       guint32 q = c & ~TOKEN;
 
-      if (b > 0 && q < sl[b - 1].phi)
+      if (b > st->pfirst && q < sl[b - 1].phi)
         {
           b--;
           c = st->bufs[b][q - sl[b].plo];
@@ -1360,7 +1543,7 @@ gather_pixel (const LbSpread    *st,
           guint32 qy = w == 1 ? q : (guint32) (((unsigned __int128) st->wdiv * q) >> 64);
           guint32 qx = q - qy * (guint32) w;
 
-          memcpy (d, lb_kbuf_row (src, st->r.y + (int) qy) + (gsize) (st->r.x + (int) qx) * pb, cb);
+          memcpy (d, state_row (st, src, st->r.y + (int) qy) + (gsize) qx * pb, cb);
         }
       return;
     }
@@ -1384,8 +1567,8 @@ gather_rows (const LbSpread    *st,
   for (int y = y0; y < y1; y++)
     {
       guint8 *d = lb_kbuf_row (dst, y) + (gsize) st->r.x * pb;
-      /* the last slice whose reach holds row y: its cells hold the row's final content */
-      int top = st->slice_of_row[MIN (y + st->reach, sy + st->r.height - 1) - sy];
+      /* the piece's last slice whose reach holds row y: its cells hold the row's content */
+      int top = MIN (st->slice_of_row[MIN (y + st->reach, sy + st->r.height - 1) - sy], st->plast);
       const guint32 *cells = st->bufs[top] + ((gsize) (y - sy) * w - sl[top].plo);
 
       /* the source pixels under d: alpha stays where it is (the region of @dst holds nothing
@@ -1399,9 +1582,9 @@ gather_rows (const LbSpread    *st,
 #ifdef HAVE_AVX2_PATHS
           if (avx2 && avx2_layout (cb, pb))
             {
-              int n = gather_runs[pb - 1] (d, s, cells + x, w - x, top > 0 ? st->bufs[top - 1] : NULL,
-                                           top > 0 ? sl[top - 1].plo : 0,
-                                           top > 0 ? sl[top - 1].phi : 0);
+              gboolean prev = top > st->pfirst;
+              int n = gather_runs[pb - 1] (d, s, cells + x, w - x, prev ? st->bufs[top - 1] : NULL,
+                                           prev ? sl[top - 1].plo : 0, prev ? sl[top - 1].phi : 0);
 
               x += n;
               d += (gsize) n * pb;
@@ -1456,6 +1639,11 @@ lb_spread_gather (const LbSpread    *st,
     }
   /* none for regions of more than 2³¹ − 1 pixels */
   g_return_if_fail (st->block != NULL);
+  /* the rows the current piece writes */
+  if (st->piece > 0)
+    y0 = MAX (y0, st->slices[st->pfirst].e0);
+  if (st->piece < st->n_pieces - 1)
+    y1 = MIN (y1, st->slices[st->plast].e1);
   /* the layouts the filter must support, RGB16 and the rest */
   if (cb == 1 && pb == 1)
     gather_rows (st, src, dst, y0, y1, 1, 1);
@@ -1489,11 +1677,16 @@ lb_spread_process (const LbSpread    *st,
   /* the banded form on one thread costs less than the swaps in place (its draws vectorise
    * across slices), where it fits (banded_fits) */
   if (st->n_slices > 1 && st->banded)
-    {
-      for (int b = 0; b < st->n_bands; b++)
-        lb_spread_process_band (st, src, b);
-      lb_spread_gather (st, src, dst, y0, y1);
-    }
+    for (int p = 0; p < st->n_pieces; p++)
+      {
+        int b0, b1, ya, yb;
+
+        /* the state is the pass's working memory (lb-xvgeom.h), the current piece included */
+        lb_spread_begin_piece ((LbSpread *) st, p, dst, &b0, &b1, &ya, &yb);
+        for (int b = b0; b < b1; b++)
+          lb_spread_process_band (st, src, b);
+        lb_spread_gather (st, src, dst, ya, yb);
+      }
   else
     {
       copy_region_rows (st, src, dst, y0, y1);

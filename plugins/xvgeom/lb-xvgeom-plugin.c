@@ -204,14 +204,17 @@ geom_process (gconstpointer       state,
   return TRUE;
 }
 
-/* Spread's global pass. One thread, or a region without bands (too large for the banded
- * form's cells): lb_spread_process(), which runs the banded form on this thread or xv's swaps
- * in place. More threads: the banded form (lb-xvgeom.h) as two parallel loops through the
- * host's threads: the bands' swaps, then the gather over row chunks. All give the same bytes. */
+/* Spread's global pass. One thread, or a region without bands (its banded form does not fit):
+ * lb_spread_process(), which runs the banded form on this thread or xv's swaps in place. More
+ * threads: the banded form (lb-xvgeom.h), piece by piece, as two parallel loops through the
+ * host's threads: the piece's bands' swaps, then its gather over row chunks. All give the same
+ * bytes. */
 typedef struct {
   const LbSpread *kernel;
   LbKernelBuf src;
   LbKernelBuf dst;
+  int band0;         /* the current piece's first band */
+  int y0;            /* and first row */
 } SpreadFinish;
 
 #define SPREAD_GATHER_ROWS 32
@@ -223,7 +226,7 @@ spread_band_item (gpointer data,
 {
   SpreadFinish *f = data;
 
-  lb_spread_process_band (f->kernel, &f->src, item);
+  lb_spread_process_band (f->kernel, &f->src, f->band0 + item);
 }
 
 static void
@@ -233,7 +236,7 @@ spread_gather_rows (gpointer data,
 {
   SpreadFinish *f = data;
 
-  lb_spread_gather (f->kernel, &f->src, &f->dst, y0, y1);
+  lb_spread_gather (f->kernel, &f->src, &f->dst, f->y0 + y0, f->y0 + y1);
 }
 
 static gboolean
@@ -247,7 +250,7 @@ spread_finish (gconstpointer        state,
 {
   const GeomState *s = state;
   SpreadFinish f = { s->kernel, lb_glue_src_buf (image),
-                     lb_glue_dst_buf (image, dst, dst_stride) };
+                     lb_glue_dst_buf (image, dst, dst_stride), 0, 0 };
   int n_bands = lb_spread_get_n_bands (s->kernel);
 
   if (host->n_threads <= 1 || n_bands <= 1)
@@ -255,9 +258,16 @@ spread_finish (gconstpointer        state,
       lb_spread_process (s->kernel, &f.src, &f.dst, 0, image->height);
       return TRUE;
     }
-  if (!host->parallel_for (host, n_bands, spread_band_item, &f))
-    return FALSE;
-  return lb_glue_parallel_rows (host, image->height, SPREAD_GATHER_ROWS, spread_gather_rows, &f);
+  for (int p = 0; p < lb_spread_get_n_pieces (s->kernel); p++)
+    {
+      int band1, y1;
+
+      lb_spread_begin_piece (s->kernel, p, &f.dst, &f.band0, &band1, &f.y0, &y1);
+      if (!host->parallel_for (host, band1 - f.band0, spread_band_item, &f)
+          || !lb_glue_parallel_rows (host, y1 - f.y0, SPREAD_GATHER_ROWS, spread_gather_rows, &f))
+        return FALSE;
+    }
+  return TRUE;
 }
 
 static void

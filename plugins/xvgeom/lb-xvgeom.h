@@ -183,19 +183,25 @@ void      lb_spread_process_reference (const LbSpread       *state,
                                        int                   y1);
 void      lb_spread_free              (LbSpread             *state);
 
-/* Parallel form of lb_spread_process(), byte-identical to it (see lb-spread.c):
- *  1. lb_spread_process_band() for every band 0 … lb_spread_get_n_bands() − 1, in any order
- *     and concurrently: each runs its rows' swaps on cells (pixels or positions) kept in the
- *     state, reading @src (this is the one exception to "the state is read-only": each band
- *     writes only its own slots, so a state serves one pass at a time);
- *  2. then lb_spread_gather() over the image rows in any split, concurrently: it writes every
- *     sample of the region in @dst (rows [y0, y1); alpha from the same pixel of @src) from
- *     @src, which must be unchanged and must not be @dst.
+/* Parallel form of lb_spread_process(), byte-identical to it (see lb-spread.c). For each
+ * piece p = 0 … lb_spread_get_n_pieces() − 1 in turn:
+ *  1. lb_spread_begin_piece() (one thread), which gives the piece's bands [*band0, *band1) and
+ *     the image rows [*y0, *y1) its gather writes; it reads what the earlier pieces wrote in
+ *     @dst;
+ *  2. lb_spread_process_band() for every band of the piece, in any order and concurrently: each
+ *     runs its rows' swaps on cells (pixels or positions) kept in the state, reading @src (this
+ *     is the one exception to "the state is read-only": each band writes only its own slots,
+ *     so a state serves one pass at a time);
+ *  3. then lb_spread_gather() over the piece's rows in any split, concurrently: it writes every
+ *     sample of the region in those rows of @dst (alpha from the same pixel of @src) from @src,
+ *     which must be unchanged and must not be @dst.
  * There is a band per processor (2 at least), each cut into 8 slices whose random numbers are
- * drawn as the lanes of one generator. A region whose banded form does not fit has a single
- * band and no banded form (use lb_spread_process(), which then swaps in place): more than
- * 2³¹ − 1 pixels, or cells (4 bytes per region pixel) over 32 MiB and over 90 % of the image's
- * bytes, so that a pass peaks below 3× the image. */
+ * drawn as the lanes of one generator. Most regions are one piece; one whose cells (4 bytes
+ * per pixel) would take more than 32 MiB runs in pieces of a band per processor (or a
+ * multiple), so that a pass peaks at about twice the image plus 32 MiB. A region whose banded
+ * form does not fit has a single band and no banded form (use lb_spread_process(), which then
+ * swaps in place): more than 2³¹ − 1 pixels, or a band taller than a piece allows (distances of
+ * hundreds of rows on wide images) whose cells would take over 90 % of the image's bytes. */
 int       lb_spread_get_n_bands       (const LbSpread       *state);
 void      lb_spread_process_band      (const LbSpread       *state,
                                        const LbKernelBuf    *src,
@@ -205,6 +211,18 @@ void      lb_spread_gather            (const LbSpread       *state,
                                        LbKernelBuf          *dst,
                                        int                   y0,
                                        int                   y1);
+int       lb_spread_get_n_pieces      (const LbSpread       *state);
+void      lb_spread_begin_piece       (LbSpread             *state,
+                                       int                   piece,
+                                       const LbKernelBuf    *dst,
+                                       int                  *band0,
+                                       int                  *band1,
+                                       int                  *y0,
+                                       int                  *y1);
+/* For tests: the cells a piece may take (bytes; ≥ 1, 1 gives a band per piece). Call before
+ * step 1, after lb_spread_set_band_rows(). */
+void      lb_spread_set_piece_bytes   (LbSpread             *state,
+                                       gsize                 bytes);
 /* For tests: rows per band (≥ 1; bands shorter than the distance are valid, only slower).
  * Call before step 1. */
 void      lb_spread_set_band_rows     (LbSpread             *state,

@@ -91,6 +91,8 @@ typedef struct {
   const LbSpread *st;
   const LbKernelBuf *src;
   LbKernelBuf *dst;
+  int first;      /* the piece's first band, or first row */
+  int end;        /* gather: the piece's end row */
   int n_items;
   int rows;       /* gather: rows per item; 0 = bands */
   gint next;
@@ -104,9 +106,10 @@ run_worker (gpointer data)
 
   while ((i = g_atomic_int_add (&r->next, 1)) < r->n_items)
     if (r->rows == 0)
-      lb_spread_process_band (r->st, r->src, i);
+      lb_spread_process_band (r->st, r->src, r->first + i);
     else
-      lb_spread_gather (r->st, r->src, r->dst, i * r->rows, MIN ((i + 1) * r->rows, r->dst->height));
+      lb_spread_gather (r->st, r->src, r->dst, r->first + i * r->rows,
+                        MIN (r->first + (i + 1) * r->rows, r->end));
   return NULL;
 }
 
@@ -158,8 +161,8 @@ spread_whole (const LbSpread     *st,
   return dst;
 }
 
-/* like the plugin: the bands concurrently, then the gather over row chunks concurrently, on a
- * destination whose region holds noise */
+/* like the plugin: piece by piece, the bands concurrently, then the gather over row chunks
+ * concurrently, on a destination whose region holds noise */
 static LbKernelBuf *
 spread_threaded (LbSpread           *st,
                  const LbKernelBuf  *src,
@@ -168,11 +171,22 @@ spread_threaded (LbSpread           *st,
                  int                 gather_rows)
 {
   LbKernelBuf *dst = copy_scribbled (src, sel);
-  Run bands = { st, src, dst, lb_spread_get_n_bands (st), 0, 0 };
-  Run gather = { st, src, dst, (src->height + gather_rows - 1) / gather_rows, gather_rows, 0 };
 
-  run_threads (&bands, n_threads);
-  run_threads (&gather, n_threads);
+  for (int p = 0; p < lb_spread_get_n_pieces (st); p++)
+    {
+      int b0, b1, y0, y1;
+
+      lb_spread_begin_piece (st, p, dst, &b0, &b1, &y0, &y1);
+      g_assert_cmpint (b0, <=, b1);
+      g_assert_cmpint (y0, <=, y1);
+      {
+        Run bands = { st, src, dst, b0, 0, b1 - b0, 0, 0 };
+        Run gather = { st, src, dst, y0, y1, (y1 - y0 + gather_rows - 1) / gather_rows, gather_rows, 0 };
+
+        run_threads (&bands, n_threads);
+        run_threads (&gather, n_threads);
+      }
+    }
   return dst;
 }
 
@@ -194,9 +208,9 @@ static const struct { int channels, depth; } formats[] = {
 };
 
 /* Every format, both forms, selections or not, distances up to 20 (lookups in registers and
- * through memory), band heights from 1 row to the whole region, AVX2 and portable draws,
- * 1–3 threads, against the reference; images up to 300 × 320 so that slices span several
- * chunks of rows and rows several steps of 8 pixels. */
+ * through memory), band heights from 1 row to the whole region, in one piece or a band per
+ * piece, AVX2 and portable draws, 1–3 threads, against the reference; images up to 300 × 320
+ * so that slices span several chunks of rows and rows several steps of 8 pixels. */
 static void
 test_threads_formats (void)
 {
@@ -232,15 +246,17 @@ test_threads_formats (void)
 
               if (band_rows[k] > 0)
                 lb_spread_set_band_rows (st, band_rows[k]);
+              /* the pieces' seams: a band per piece, or all in one */
+              lb_spread_set_piece_bytes (st, simd == k % 2 ? 1 : G_MAXSIZE);
               lb_spread_set_simd (st, simd);
               got = spread_threaded (st, src, iter % 3 == 2 ? &sel : NULL, n_threads,
                                      1 + g_rand_int_range (rand, 0, 40));
               if (kb_compare (want, got, NULL) != 0)
-                g_error ("%d×%d ch %d depth %d sel %d rect %d %d×%d seed %u band rows %d simd %d "
-                         "threads %d: %" G_GSIZE_FORMAT " samples differ", w, h,
+                g_error ("%d×%d ch %d depth %d sel %d rect %d %d×%d seed %u band rows %d pieces %d "
+                         "simd %d threads %d: %" G_GSIZE_FORMAT " samples differ", w, h,
                          formats[f].channels, formats[f].depth, iter % 3 == 2, p.rectangle,
-                         p.width, p.height, p.seed, band_rows[k], simd, n_threads,
-                         kb_compare (want, got, NULL));
+                         p.width, p.height, p.seed, band_rows[k], lb_spread_get_n_pieces (st),
+                         simd, n_threads, kb_compare (want, got, NULL));
               kb_assert_alpha_kept (src, got);
             }
         lb_spread_free (st);
@@ -280,32 +296,59 @@ test_golden_threads (void)
       }
 }
 
-/* A region whose cells would take more than 32 MiB and 90 % of the image (9 Mpx GRAY8: 36 MB
- * of cells for a 9 MB image) has no banded form and swaps in place, exactly as the reference;
- * a smaller one (4 Mpx RGBA8: 16 MB of cells) keeps its bands. */
+/* A region whose cells would take more than 32 MiB (9 Mpx GRAY8: 36 MB of cells) runs in
+ * pieces, each a band per processor or a multiple, exactly as the reference, one thread or
+ * two; a smaller one (4 Mpx RGBA8: 16 MB of cells) is one piece. A band that cannot fit a
+ * piece and would take more than 90 % of the image (distance 400: 32 reaches per band) means
+ * no banded form: xv's swaps in place, exactly as the reference. */
 static void
-test_large_in_place (void)
+test_large_pieces (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (31);
   g_autoptr (LbKernelBuf) big = kb_new (3000, 3000, 1, 8);
   g_autoptr (LbKernelBuf) small = kb_new (2000, 2000, 4, 8);
+  g_autoptr (LbKernelBuf) scratch = kb_new (3000, 3000, 1, 8);
   g_autoptr (LbKernelBuf) want = NULL;
   g_autoptr (LbKernelBuf) got = NULL;
+  g_autoptr (LbKernelBuf) threaded = NULL;
   LbSpreadParams p = { FALSE, 5, 0, 7 };
+  int n_proc = (int) CLAMP (g_get_num_processors (), 1, 64);
   LbSpread *st;
 
   kb_fill_random (big, rand, 0);
   st = lb_spread_prepare (big, NULL, &p, NULL);
   g_assert_nonnull (st);
+  g_assert_cmpint (lb_spread_get_n_pieces (st), >=, 2);
+  for (int i = 0; i < lb_spread_get_n_pieces (st); i++)
+    {
+      int b0, b1, y0, y1;
+
+      lb_spread_begin_piece (st, i, scratch, &b0, &b1, &y0, &y1);
+      g_assert_cmpint ((b1 - b0) % n_proc, ==, 0);
+    }
+  want = kb_run_whole (spread_ref, st, big);
+  got = spread_whole (st, big, NULL);
+  g_assert_cmpuint (kb_compare (want, got, NULL), ==, 0);
+  threaded = spread_threaded (st, big, NULL, 2, 32);
+  g_assert_cmpuint (kb_compare (want, threaded, NULL), ==, 0);
+  lb_spread_free (st);
+
+  p.width = 400;
+  st = lb_spread_prepare (big, NULL, &p, NULL);
+  g_assert_nonnull (st);
   g_assert_cmpint (lb_spread_get_n_bands (st), ==, 1);
+  g_clear_pointer (&want, kb_free);
+  g_clear_pointer (&got, kb_free);
   want = kb_run_whole (spread_ref, st, big);
   got = spread_whole (st, big, NULL);
   g_assert_cmpuint (kb_compare (want, got, NULL), ==, 0);
   lb_spread_free (st);
 
+  p.width = 5;
   st = lb_spread_prepare (small, NULL, &p, NULL);
   g_assert_nonnull (st);
   g_assert_cmpint (lb_spread_get_n_bands (st), >=, 2);
+  g_assert_cmpint (lb_spread_get_n_pieces (st), ==, 1);
   lb_spread_free (st);
 }
 
@@ -358,7 +401,9 @@ test_block_reuse (void)
   for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
     {
       g_autoptr (LbKernelBuf) src = kb_new (sizes[i].w, sizes[i].h, sizes[i].ch, sizes[i].depth);
-      LbSpreadParams p = { i & 1, 3 + (int) i, 2, g_rand_int (rand) };
+      gboolean huge = sizes[i].w * sizes[i].h >= 9000000;
+      /* the 9 Mpx pass with distances of 400 rows has no banded form (test_large_pieces) */
+      LbSpreadParams p = { i & 1, huge ? 400 : 3 + (int) i, huge ? 400 : 2, g_rand_int (rand) };
       g_autoptr (LbKernelBuf) want = NULL;
       g_autoptr (LbKernelBuf) got = NULL;
       LbSpread *st;
@@ -367,8 +412,7 @@ test_block_reuse (void)
       st = lb_spread_prepare (src, NULL, &p, NULL);
       g_assert_nonnull (st);
       want = kb_run_whole (spread_ref, st, src);
-      /* 9 Mpx GRAY8 has no banded form (test_large_in_place): swaps in place only */
-      if (sizes[i].w * sizes[i].h < 9000000)
+      if (!huge)
         {
           got = spread_threaded (st, src, NULL, 2, 16);
           g_assert_cmpuint (kb_compare (want, got, NULL), ==, 0);
@@ -409,7 +453,7 @@ main (int    argc,
   g_test_add_func ("/spread/mod", test_mod);
   g_test_add_func ("/spread/threads-formats", test_threads_formats);
   g_test_add_func ("/spread/golden-threads", test_golden_threads);
-  g_test_add_func ("/spread/large-in-place", test_large_in_place);
+  g_test_add_func ("/spread/large-pieces", test_large_pieces);
   g_test_add_func ("/spread/inactive-writes-region", test_inactive_writes_region);
   g_test_add_func ("/spread/block-reuse", test_block_reuse);
   return g_test_run ();
