@@ -47,6 +47,9 @@ status=0
 
 # --- lightbox-store ---------------------------------------------------------------------
 mkdir -p "$W/store-root"
+# the file exists before the loop below reads it (the job's redirection may come later, and a
+# sed that cannot open it would end this script with status 2)
+: >"$W/store.out"
 "$STORE" --port 0 --access-log "$W/store-access.log" "$W/store-root" >"$W/store.out" 2>"$W/store.err" &
 PIDS+=($!)
 url=

@@ -196,6 +196,9 @@ wait_http "http://127.0.0.1:$P_PY/" python $!
 # ---- lightbox-store (our own server), if built -------------------------------------------------
 if [ -n "${LIGHTBOX_STORE:-}" ] && [ -x "$LIGHTBOX_STORE" ]; then
   mkdir -p "$R/lbs"; chown 65534:65534 "$R/lbs" 2>/dev/null || true
+  # the file exists before the loop reads it: the background job's redirection may come later,
+  # and a sed that cannot open it would end this script (set -e) with status 2
+  : >"$R/lbs/stdout"
   "${AS_NOBODY[@]}" "$LIGHTBOX_STORE" --port 0 "$R/www-lbs" >"$R/lbs/stdout" 2>"$R/lbs/stderr" &
   PIDS+=($!)
   for _ in $(seq 1 200); do
