@@ -5,6 +5,7 @@
 
 #include "lb-error.h"
 #include "lb-image.h"
+#include "lb-pixel-cache.h"
 
 struct _LbImage {
   GObject parent_instance;
@@ -55,7 +56,10 @@ lb_image_alloc_pixels (guint           width,
   g_return_val_if_fail (out_stride != NULL, NULL);
   if (!lb_limits_check (limits, width, height, format, &stride, &size, error))
     return NULL;
-  pixels = g_try_malloc (size);
+  /* a large buffer an earlier image left (lb-pixel-cache.h), else a new one */
+  pixels = lb_pixel_cache_take (size);
+  if (pixels == NULL)
+    pixels = g_try_malloc (size);
   if (pixels == NULL)
     {
       g_set_error (error, LB_ERROR, LB_ERROR_NO_MEMORY,
@@ -65,6 +69,21 @@ lb_image_alloc_pixels (guint           width,
     }
   *out_stride = stride;
   return pixels;
+}
+
+/* The pixels of an image made by lb_image_new_take(), freed with its last reference. */
+typedef struct {
+  guint8 *pixels;
+  gsize size;
+} TakenPixels;
+
+static void
+taken_pixels_free (gpointer data)
+{
+  TakenPixels *t = data;
+
+  lb_pixel_cache_give (t->pixels, t->size);
+  g_free (t);
 }
 
 static LbImage *
@@ -115,13 +134,19 @@ LbImage *
 lb_image_new_take (guint width, guint height, LbSampleFormat format, gsize stride,
                    guint8 *pixels, const LbImageMeta *meta)
 {
+  TakenPixels *t;
+
   g_return_val_if_fail (pixels != NULL, NULL);
   g_return_val_if_fail (width > 0 && height > 0, NULL);
   g_return_val_if_fail (stride >= (gsize) width * lb_sample_format_get_pixel_size (format), NULL);
   g_return_val_if_fail (stride <= G_MAXSIZE / height, NULL);
 
+  t = g_new (TakenPixels, 1);
+  t->pixels = pixels;
+  t->size = stride * height;
   return image_new_internal (width, height, format, stride,
-                            g_bytes_new_take (pixels, stride * height), meta);
+                            g_bytes_new_with_free_func (pixels, t->size, taken_pixels_free, t),
+                            meta);
 }
 
 LbImage *

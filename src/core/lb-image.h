@@ -30,7 +30,8 @@ G_DECLARE_FINAL_TYPE (LbImage, lb_image, LB, IMAGE, GObject)
  *
  * Allocates an uninitialised, tightly packed pixel buffer for an image, after checking the
  * geometry against @limits. Returns %NULL with %LB_ERROR_TOO_LARGE or %LB_ERROR_NO_MEMORY
- * instead of aborting. Free with g_free(), or hand it to lb_image_new_take().
+ * instead of aborting. Free with g_free(), or hand it to lb_image_new_take(). A large buffer
+ * may be one a freed image left (lb-pixel-cache.h), which saves its page faults.
  */
 guint8   *lb_image_alloc_pixels (guint           width,
                                  guint           height,
@@ -39,7 +40,9 @@ guint8   *lb_image_alloc_pixels (guint           width,
                                  gsize          *out_stride,
                                  GError        **error);
 
-/* (transfer full) @pixels: a buffer from lb_image_alloc_pixels() or g_malloc().
+/* (transfer full) @pixels: a buffer from lb_image_alloc_pixels() or g_malloc(), of at least
+ * @stride × @height bytes; when the image is freed, a large one is kept for a later
+ * lb_image_alloc_pixels() (lb-pixel-cache.h).
  * @meta: (nullable): copied; NULL means empty metadata. */
 LbImage  *lb_image_new_take     (guint               width,
                                  guint               height,

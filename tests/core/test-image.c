@@ -4,6 +4,7 @@
 
 #include "lb-error.h"
 #include "lb-image.h"
+#include "lb-pixel-cache.h"
 
 static void
 test_limits (void)
@@ -125,6 +126,129 @@ test_convert (void)
   }
 }
 
+/* A freed image's large buffer serves the next image of about its size, and only that. */
+static void
+test_pixel_cache_reuse (void)
+{
+  gsize stride, stride2;
+  guint8 *px, *again, *small;
+  LbImage *img;
+
+  if (!lb_pixel_cache_enabled ())
+    {
+      g_test_skip ("the pixel cache is off in AddressSanitizer builds");
+      return;
+    }
+  lb_pixel_cache_clear ();
+  /* 2000 × 2000 RGBA8: 16 MB */
+  px = lb_image_alloc_pixels (2000, 2000, LB_FORMAT_RGBA8, NULL, &stride, NULL);
+  g_assert_nonnull (px);
+  memset (px, 0x5a, stride * 2000);
+  img = lb_image_new_take (2000, 2000, LB_FORMAT_RGBA8, stride, px, NULL);
+  g_assert_cmpuint (lb_pixel_cache_get_bytes (), ==, 0);
+  g_object_unref (img);
+  g_assert_cmpuint (lb_pixel_cache_get_bytes (), ==, stride * 2000);
+  /* 9 MB (1500 × 1500 RGBA8): the 16 MB buffer is too large for it */
+  small = lb_image_alloc_pixels (1500, 1500, LB_FORMAT_RGBA8, NULL, &stride2, NULL);
+  g_assert_true (small != px);
+  g_assert_cmpuint (lb_pixel_cache_get_bytes (), ==, stride * 2000);
+  g_free (small);
+  /* the same size again: the same buffer, with what the last image left */
+  again = lb_image_alloc_pixels (2000, 2000, LB_FORMAT_RGBA8, NULL, &stride2, NULL);
+  g_assert_true (again == px);
+  g_assert_cmpuint (again[stride * 2000 - 1], ==, 0x5a);
+  g_assert_cmpuint (lb_pixel_cache_get_bytes (), ==, 0);
+  /* a small image's buffer is not kept */
+  g_object_unref (lb_image_new_take (1, 1, LB_FORMAT_GRAY8, 1, g_malloc (1), NULL));
+  g_assert_cmpuint (lb_pixel_cache_get_bytes (), ==, 0);
+  g_free (again);
+}
+
+/* At most LB_PIXEL_CACHE_SLOTS buffers and LB_PIXEL_CACHE_MAX_BYTES in all; the oldest goes. */
+static void
+test_pixel_cache_limits (void)
+{
+  const gsize mb = 1 << 20;
+  guint8 *a, *b, *c, *got;
+
+  if (!lb_pixel_cache_enabled ())
+    {
+      g_test_skip ("the pixel cache is off in AddressSanitizer builds");
+      return;
+    }
+  lb_pixel_cache_clear ();
+  /* untouched heap pages: no memory is used */
+  a = g_malloc (100 * mb);
+  b = g_malloc (101 * mb);
+  c = g_malloc (102 * mb);
+  lb_pixel_cache_give (a, 100 * mb);
+  lb_pixel_cache_give (b, 101 * mb);
+  g_assert_cmpuint (lb_pixel_cache_get_bytes (), ==, 201 * mb);
+  /* a third buffer: the oldest (a) is freed */
+  lb_pixel_cache_give (c, 102 * mb);
+  g_assert_cmpuint (lb_pixel_cache_get_bytes (), ==, 203 * mb);
+  /* more than the cache holds in all: freed at once, the others stay */
+  lb_pixel_cache_give (g_malloc (LB_PIXEL_CACHE_MAX_BYTES + mb), LB_PIXEL_CACHE_MAX_BYTES + mb);
+  g_assert_cmpuint (lb_pixel_cache_get_bytes (), ==, 203 * mb);
+  /* 160 MB: b and c would not fit with it, so both go */
+  lb_pixel_cache_give (g_malloc (160 * mb), 160 * mb);
+  g_assert_cmpuint (lb_pixel_cache_get_bytes (), ==, 160 * mb);
+  /* the smallest buffer that holds a request and is at most a quarter larger */
+  got = lb_pixel_cache_take (129 * mb);
+  g_assert_cmpuint (lb_pixel_cache_get_bytes (), ==, 0);
+  g_free (got);
+  lb_pixel_cache_give (g_malloc (60 * mb), 60 * mb);
+  lb_pixel_cache_give (g_malloc (50 * mb), 50 * mb);
+  got = lb_pixel_cache_take (45 * mb);
+  g_assert_cmpuint (lb_pixel_cache_get_bytes (), ==, 60 * mb);
+  g_free (got);
+  g_assert_null (lb_pixel_cache_take (40 * mb));
+  g_assert_null (lb_pixel_cache_take (61 * mb));
+  lb_pixel_cache_clear ();
+  g_assert_cmpuint (lb_pixel_cache_get_bytes (), ==, 0);
+}
+
+/* Threads making and freeing large images at once: no buffer is handed to two images (each
+ * thread's pattern survives until it frees its image). */
+static gpointer
+pixel_cache_worker (gpointer data)
+{
+  guint8 mark = (guint8) GPOINTER_TO_UINT (data);
+
+  for (int i = 0; i < 40; i++)
+    {
+      gsize stride;
+      guint w = 1600 + (guint) (i % 3) * 8;
+      guint8 *px = lb_image_alloc_pixels (w, 1500, LB_FORMAT_RGBA8, NULL, &stride, NULL);
+      LbImage *img;
+
+      g_assert_nonnull (px);
+      memset (px, mark, 4096);
+      memset (px + stride * 1500 - 4096, mark, 4096);
+      img = lb_image_new_take (w, 1500, LB_FORMAT_RGBA8, stride, px, NULL);
+      g_thread_yield ();
+      for (gsize k = 0; k < 4096; k++)
+        g_assert_cmpuint (px[k], ==, mark);
+      g_assert_cmpuint (px[stride * 1500 - 1], ==, mark);
+      g_object_unref (img);
+    }
+  return NULL;
+}
+
+static void
+test_pixel_cache_threads (void)
+{
+  GThread *threads[4];
+
+  lb_pixel_cache_clear ();
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    threads[t] = g_thread_new ("pixel-cache", pixel_cache_worker, GUINT_TO_POINTER (t + 1));
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    g_thread_join (threads[t]);
+  g_assert_cmpuint (lb_pixel_cache_get_bytes (), <=, LB_PIXEL_CACHE_MAX_BYTES);
+  lb_pixel_cache_clear ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -133,5 +257,8 @@ main (int argc, char **argv)
   g_test_add_func ("/image/new-checks-buffer", test_new_checks_buffer);
   g_test_add_func ("/image/meta", test_meta);
   g_test_add_func ("/image/convert", test_convert);
+  g_test_add_func ("/image/pixel-cache/reuse", test_pixel_cache_reuse);
+  g_test_add_func ("/image/pixel-cache/limits", test_pixel_cache_limits);
+  g_test_add_func ("/image/pixel-cache/threads", test_pixel_cache_threads);
   return g_test_run ();
 }

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-pixel-cache"
+
+#include "lb-pixel-cache.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define LB_PIXEL_CACHE_OFF 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LB_PIXEL_CACHE_OFF 1
+#endif
+#endif
+
+typedef struct {
+  guint8 *pixels;
+  gsize size;
+  guint64 age;   /* when it was given: the smallest is the oldest */
+} Slot;
+
+static GMutex lock;
+static Slot slots[LB_PIXEL_CACHE_SLOTS];
+static gsize kept_bytes;
+static guint64 clock_ticks;
+
+gboolean
+lb_pixel_cache_enabled (void)
+{
+#ifdef LB_PIXEL_CACHE_OFF
+  return FALSE;
+#else
+  return TRUE;
+#endif
+}
+
+guint8 *
+lb_pixel_cache_take (gsize size)
+{
+  guint8 *pixels = NULL;
+  int best = -1;
+
+  if (!lb_pixel_cache_enabled () || size < LB_PIXEL_CACHE_MIN_BYTES)
+    return NULL;
+  g_mutex_lock (&lock);
+  for (int i = 0; i < LB_PIXEL_CACHE_SLOTS; i++)
+    if (slots[i].pixels != NULL && slots[i].size >= size && slots[i].size - size <= size / 4
+        && (best < 0 || slots[i].size < slots[best].size))
+      best = i;
+  if (best >= 0)
+    {
+      pixels = g_steal_pointer (&slots[best].pixels);
+      kept_bytes -= slots[best].size;
+      slots[best].size = 0;
+    }
+  g_mutex_unlock (&lock);
+  return pixels;
+}
+
+void
+lb_pixel_cache_give (guint8 *pixels,
+                     gsize   size)
+{
+  guint8 *drop[LB_PIXEL_CACHE_SLOTS + 1] = { NULL };
+  int n_drop = 0;
+
+  if (pixels == NULL)
+    return;
+  if (!lb_pixel_cache_enabled () || size < LB_PIXEL_CACHE_MIN_BYTES || size > LB_PIXEL_CACHE_MAX_BYTES)
+    {
+      g_free (pixels);
+      return;
+    }
+  g_mutex_lock (&lock);
+  /* room for it: the oldest buffers go until a slot is free and the bytes fit */
+  for (;;)
+    {
+      int free_slot = -1, oldest = -1;
+
+      for (int i = 0; i < LB_PIXEL_CACHE_SLOTS; i++)
+        if (slots[i].pixels == NULL)
+          free_slot = i;
+        else if (oldest < 0 || slots[i].age < slots[oldest].age)
+          oldest = i;
+      if (free_slot >= 0 && kept_bytes + size <= LB_PIXEL_CACHE_MAX_BYTES)
+        {
+          slots[free_slot] = (Slot) { pixels, size, ++clock_ticks };
+          kept_bytes += size;
+          break;
+        }
+      /* the loop ends: each turn empties a slot, and with all empty the bytes fit */
+      drop[n_drop++] = g_steal_pointer (&slots[oldest].pixels);
+      kept_bytes -= slots[oldest].size;
+      slots[oldest].size = 0;
+    }
+  g_mutex_unlock (&lock);
+  /* outside the lock: an munmap of a large buffer takes milliseconds */
+  for (int i = 0; i < n_drop; i++)
+    g_free (drop[i]);
+}
+
+void
+lb_pixel_cache_clear (void)
+{
+  guint8 *drop[LB_PIXEL_CACHE_SLOTS];
+
+  g_mutex_lock (&lock);
+  for (int i = 0; i < LB_PIXEL_CACHE_SLOTS; i++)
+    {
+      drop[i] = g_steal_pointer (&slots[i].pixels);
+      slots[i].size = 0;
+    }
+  kept_bytes = 0;
+  g_mutex_unlock (&lock);
+  for (int i = 0; i < LB_PIXEL_CACHE_SLOTS; i++)
+    g_free (drop[i]);
+}
+
+gsize
+lb_pixel_cache_get_bytes (void)
+{
+  gsize n;
+
+  g_mutex_lock (&lock);
+  n = kept_bytes;
+  g_mutex_unlock (&lock);
+  return n;
+}
