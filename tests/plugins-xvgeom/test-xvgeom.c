@@ -125,8 +125,8 @@ rotate_fast_nosimd (gconstpointer      s,
   lb_rotate_set_simd ((LbRotate *) s, TRUE);
 }
 
-/* The fast path against xv's scalar maths on many angles, RGB8 and RGBA8 (the AVX2 inner
- * loop's formats) and GRAY8: the vector and portable inner loops give identical bytes, and
+/* The fast path against xv's scalar maths on many angles, RGB8, RGBA8 and GRAY16 (the AVX2
+ * inner loops' formats) and GRAY8: the vector and portable inner loops give identical bytes, and
  * the number of samples that differ from the scalar path is reported (expected 0: the fast
  * path differs only where xv's blended value lies within ~1e-9 of a rounding step). */
 static void
@@ -136,14 +136,15 @@ test_rotate_angles (void)
   static const double angles[] = { 30, -30, 0.5, -0.5, 1e-3, 15, 45, 60, 89.9, 90, 90.1,
                                    120, 135, 179.99, 180, -180, 210, 270, 300, 359.5, 12.34,
                                    -77.7, 7.25, 200.125 };
-  static const struct { int channels; LbKernelRect sel; } cases[] = {
-    { 3, { 0, 0, 0, 0 } }, { 4, { 0, 0, 0, 0 } }, { 1, { 0, 0, 0, 0 } }, { 3, { 17, 9, 120, 77 } },
+  static const struct { int channels, depth; LbKernelRect sel; } cases[] = {
+    { 3, 8, { 0, 0, 0, 0 } }, { 4, 8, { 0, 0, 0, 0 } }, { 1, 8, { 0, 0, 0, 0 } },
+    { 3, 8, { 17, 9, 120, 77 } }, { 1, 16, { 0, 0, 0, 0 } }, { 1, 16, { 11, 6, 150, 101 } },
   };
   gsize total = 0, samples = 0;
 
   for (gsize c = 0; c < G_N_ELEMENTS (cases); c++)
     {
-      g_autoptr (LbKernelBuf) src = kb_new (203, 151, cases[c].channels, 8);
+      g_autoptr (LbKernelBuf) src = kb_new (203, 151, cases[c].channels, cases[c].depth);
 
       kb_fill_random (src, rand, (int) c % 3);
       for (gsize i = 0; i < G_N_ELEMENTS (angles) + 8; i++)
