@@ -230,6 +230,22 @@ blend_samples_rgb8 (const guint8 *restrict data, gsize stride, const int *restri
     }
 }
 
+/* Pass 2 for 16-bit gray (the medical images' format), the same operations as the generic
+ * loop below. */
+LB_XV_CLONES __attribute__ ((optimize ("no-trapping-math"))) static void
+blend_samples_gray16 (const guint8 *restrict data, gsize stride, const int *restrict exs,
+                      const int *restrict eys, const double *restrict ratios, int centre,
+                      guint16 *restrict out, int n)
+{
+  for (int j = 0; j < n; j++)
+    {
+      const int e = ((const guint16 *) (const void *) (data + (gsize) eys[j] * stride))[exs[j]];
+      const int v = centre + (int) ((e - centre) * ratios[j]);
+
+      out[j] = (guint16) (v < 0 ? 0 : (v > 65535 ? 65535 : v));
+    }
+}
+
 LB_XV_INLINE void
 blend_fast_rows (const LbXvBlend   *self,
                  const LbKernelBuf *src,
@@ -265,6 +281,16 @@ blend_fast_rows (const LbXvBlend   *self,
           if (y == cy && cx > sx && cx < sx + sw - 1)
             for (int c = 0; c < 3; c++)
               out[(gsize) cx * 3 + c] = (guint8) self->centre[c];
+          continue;
+        }
+      if (depth == 16 && ch == 1)
+        {
+          guint16 *out16 = (guint16 *) (void *) out;
+
+          blend_samples_gray16 (src->data, src->stride, exs, eys, ratios, self->centre[0],
+                                out16 + sx + 1, n);
+          if (y == cy && cx > sx && cx < sx + sw - 1)
+            out16[cx] = (guint16) self->centre[0];
           continue;
         }
       for (int j = 0; j < n; j++)
@@ -310,6 +336,9 @@ blend_fast_rows (const LbXvBlend   *self,
  *    C + (int) ((float) (E − C) · ratio): the product is within 255 · 2^-22 of the exact
  *    one, and the reference's double value is within 10^-13 of it, so the truncations can
  *    only differ where an integer lies between them, by 1. The packs saturate to [0, 255].
+ *    16-bit gray (the medical images') the same way: E − C is exact in float (|E − C| ≤
+ *    65535 < 2^24) and the product within 65535 · 2^-22 < 0.016 of the exact one, so again
+ *    at most 1 off where an integer lies between; the pack saturates to [0, 65535].
  *
  * Each chunk of eight columns is computed in whole: a chunk may run past the end of its
  * segment; the next segment (processed after it) rewrites those columns, the last chunk of
@@ -325,7 +354,8 @@ blend_avx2_fits (const LbXvBlend *self, int depth, int channels)
   const gint64 hw = (self->region.x1 - self->region.x0) / 2 + 1;
   const gint64 hh = (self->region.y1 - self->region.y0) / 2 + 1;
 
-  return depth == 8 && (channels == 1 || channels == 3 || channels == 4)
+  return ((depth == 8 && (channels == 1 || channels == 3 || channels == 4))
+          || (depth == 16 && channels == 1))
          && hw * hw + hh * hh <= ((gint64) 1 << 24);
 }
 
@@ -337,18 +367,21 @@ blend_avx2_fits (const LbXvBlend *self, int depth, int channels)
 
 typedef struct {
   int sx, sy, sw, sh, cx, cy, n;
-  guint32 *table; /* border pixels, channel c in bits 8c..8c+7: top row (sw), bottom row (sw),
-                   * left column (sh), right column (sh) */
+  int depth;
+  guint32 *table; /* border pixels, channel c in bits 8c..8c+7 (16-bit gray: the sample): top
+                   * row (sw), bottom row (sw), left column (sh), right column (sh) */
   float *rcp;     /* n + 8: (1 / |dx|) · BLEND_RCP_LOW of interior column j (+inf at dx = 0) */
   gint32 *idx;    /* n + 8: pass 1's table indices */
   float *ratio;   /* n + 8: pass 1's ratios */
   guint32 *px;    /* n + 8: the border pixels table[idx[j]] */
 } BlendRows;
 
-/* A pixel's colour channels packed, channel c in bits 8c..8c+7. */
+/* A pixel's colour channels packed, channel c in bits 8c..8c+7; 16-bit gray: its sample. */
 static inline guint32
-blend_pack (const guint8 *p, int nc)
+blend_pack (const guint8 *p, int nc, int depth)
 {
+  if (depth == 16)
+    return *(const guint16 *) (const void *) p;
   return nc == 1 ? p[0] : (guint32) p[0] | (guint32) p[1] << 8 | (guint32) p[2] << 16;
 }
 
@@ -356,8 +389,9 @@ static void
 blend_rows_init (BlendRows *b, const LbXvBlend *self, const LbKernelBuf *src)
 {
   const LbXvRegion *R = &self->region;
-  const int ch = src->channels, nc = lb_xv_colour_channels (ch);
+  const int ch = src->channels, nc = lb_xv_colour_channels (ch), pb = ch * (src->depth / 8);
 
+  b->depth = src->depth;
   b->sx = R->x0, b->sy = R->y0, b->sw = R->x1 - R->x0, b->sh = R->y1 - R->y0;
   b->cx = b->sx + b->sw / 2, b->cy = b->sy + b->sh / 2;
   b->n = b->sw - 2;
@@ -368,18 +402,19 @@ blend_rows_init (BlendRows *b, const LbXvBlend *self, const LbKernelBuf *src)
   b->px = g_new (guint32, (gsize) b->n + 8);
   /* Every band builds the table (a few microseconds: the engine runs about 8 bands). */
   {
-    const guint8 *top = lb_xv_row (src, b->sy) + (gsize) b->sx * ch;
-    const guint8 *bottom = lb_xv_row (src, b->sy + b->sh - 1) + (gsize) b->sx * ch;
-    const guint8 *left = lb_xv_row (src, b->sy) + (gsize) b->sx * ch;
-    const guint8 *right = left + (gsize) (b->sw - 1) * ch;
+    const guint8 *top = lb_xv_row (src, b->sy) + (gsize) b->sx * pb;
+    const guint8 *bottom = lb_xv_row (src, b->sy + b->sh - 1) + (gsize) b->sx * pb;
+    const guint8 *left = lb_xv_row (src, b->sy) + (gsize) b->sx * pb;
+    const guint8 *right = left + (gsize) (b->sw - 1) * pb;
     guint32 *t = b->table;
 
     for (int i = 0; i < b->sw; i++)
-      t[i] = blend_pack (top + (gsize) i * ch, nc), t[b->sw + i] = blend_pack (bottom + (gsize) i * ch, nc);
+      t[i] = blend_pack (top + (gsize) i * pb, nc, b->depth),
+      t[b->sw + i] = blend_pack (bottom + (gsize) i * pb, nc, b->depth);
     t += 2 * b->sw;
     for (int i = 0; i < b->sh; i++)
-      t[i] = blend_pack (left + (gsize) i * src->stride, nc),
-      t[b->sh + i] = blend_pack (right + (gsize) i * src->stride, nc);
+      t[i] = blend_pack (left + (gsize) i * src->stride, nc, b->depth),
+      t[b->sh + i] = blend_pack (right + (gsize) i * src->stride, nc, b->depth);
   }
   for (int j = 0; j < b->n + 8; j++)
     {
@@ -487,14 +522,16 @@ blend_points_avx2 (const BlendRows *b, int dy)
   blend_flat_avx2 (b, dy, js1, n, b->sx + b->sw - 1, 2 * b->sw + b->sh);
 }
 
-/* One sample in float as the vector lanes compute it (rows narrower than eight columns). */
+/* One sample in float as the vector lanes compute it (rows narrower than eight columns);
+ * @depth 16: @packed is the sample. */
 static inline int
-blend_sample_f (guint32 packed, int c, int centre, float ratio)
+blend_sample_f (guint32 packed, int c, int centre, float ratio, int depth)
 {
-  const int e = (int) ((packed >> (8 * c)) & 0xff);
+  const int e = depth == 16 ? (int) packed : (int) ((packed >> (8 * c)) & 0xff);
   const int v = centre + (int) ((float) (e - centre) * ratio);
+  const int top = depth == 16 ? 65535 : 255;
 
-  return v < 0 ? 0 : (v > 255 ? 255 : v);
+  return v < 0 ? 0 : (v > top ? top : v);
 }
 
 static void
@@ -531,13 +568,41 @@ blend_samples_avx2 (const BlendRows *b, const int *centre, const guint8 *in, gui
   const __m256i alpha = _mm256_set1_epi32 ((int) 0xff000000u);
 
   blend_lookup (b->px, b->table, b->idx, n);
+  if (b->depth == 16)
+    {
+      /* 16-bit gray: the table holds the samples themselves */
+      guint16 *o16 = (guint16 *) (void *) out;
+
+      if (n < 8)
+        {
+          for (int j = 0; j < n; j++)
+            o16[j] = (guint16) blend_sample_f (b->px[j], 0, centre[0], b->ratio[j], 16);
+          return;
+        }
+      for (int j = 0;; j += 8)
+        {
+          __m256i e, v, w;
+
+          if (j > n - 8)
+            j = n - 8;
+          e = _mm256_loadu_si256 ((const __m256i *) (const void *) (b->px + j));
+          v = _mm256_add_epi32 (c0, _mm256_cvttps_epi32 (_mm256_mul_ps (_mm256_cvtepi32_ps (_mm256_sub_epi32 (e, c0)),
+                                                                        _mm256_loadu_ps (b->ratio + j))));
+          /* saturated to [0, 65535]: per 128-bit lane the four samples twice; qwords 0 and 2 */
+          w = _mm256_permute4x64_epi64 (_mm256_packus_epi32 (v, v), 0x08);
+          _mm_storeu_si128 ((__m128i *) (void *) (o16 + j), _mm256_castsi256_si128 (w));
+          if (j == n - 8)
+            break;
+        }
+      return;
+    }
   if (n < 8)
     {
       for (int j = 0; j < n; j++)
         {
           for (int c = 0; c < nc; c++)
             out[(gsize) j * ch + c] = (guint8) blend_sample_f (b->px[j], c,
-                                                               centre[c], b->ratio[j]);
+                                                               centre[c], b->ratio[j], 8);
           if (ch == 4)
             out[(gsize) j * 4 + 3] = in[(gsize) j * 4 + 3];
         }
@@ -599,12 +664,14 @@ blend_avx2_rows (const LbXvBlend *self, const LbKernelBuf *src, LbKernelBuf *dst
   const int ch = src->channels;
   BlendRows b;
 
+  const int pb = ch * (src->depth / 8);
+
   blend_rows_init (&b, self, src);
   for (int y = MAX (ya, R->y0 + 1); y < MIN (yb, R->y1 - 1); y++)
     {
       blend_points_avx2 (&b, y - b.cy);
-      blend_samples_avx2 (&b, self->centre, lb_xv_row (src, y) + (gsize) (b.sx + 1) * ch,
-                          lb_xv_row_mut (dst, y) + (gsize) (b.sx + 1) * ch, ch);
+      blend_samples_avx2 (&b, self->centre, lb_xv_row (src, y) + (gsize) (b.sx + 1) * pb,
+                          lb_xv_row_mut (dst, y) + (gsize) (b.sx + 1) * pb, ch);
     }
   blend_rows_clear (&b);
 }
@@ -655,7 +722,7 @@ _lb_xv_blend_row_points (const LbXvBlend *self,
     /* Pass 1 reads only the geometry (not the border table). */
     if (simd && blend_avx2_fits (self, 8, 3) && lb_kernel_have_avx2 ())
       {
-        BlendRows b = { sx, sy, sw, sh, cx, cy, n, NULL, NULL, NULL, NULL, NULL };
+        BlendRows b = { sx, sy, sw, sh, cx, cy, n, 8, NULL, NULL, NULL, NULL, NULL };
 
         b.rcp = g_new (float, (gsize) n + 8);
         b.idx = g_new (gint32, (gsize) n + 8);
