@@ -432,6 +432,8 @@ set_bands (LbSpread *st,
   st->piece = 0;
   st->pfirst = 0;
   st->plast = st->band_first[st->piece_band[1]] - 1;
+  /* no seam (free_bufs freed any): piece 0 reads the source */
+  st->seam_y0 = st->seam_y1 = 0;
   if (st->banded)
     {
       alloc_block (st);

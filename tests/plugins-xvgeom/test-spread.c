@@ -331,6 +331,16 @@ test_large_pieces (void)
   g_assert_cmpuint (kb_compare (want, got, NULL), ==, 0);
   threaded = spread_threaded (st, big, NULL, 2, 32);
   g_assert_cmpuint (kb_compare (want, threaded, NULL), ==, 0);
+  /* new bands after a later piece began (its seam is gone): one piece, bands run without
+   * lb_spread_begin_piece (), as a one-piece caller may */
+  lb_spread_set_piece_bytes (st, G_MAXSIZE);
+  g_assert_cmpint (lb_spread_get_n_pieces (st), ==, 1);
+  g_clear_pointer (&threaded, kb_free);
+  threaded = kb_copy (big);
+  for (int b = 0; b < lb_spread_get_n_bands (st); b++)
+    lb_spread_process_band (st, big, b);
+  lb_spread_gather (st, big, threaded, 0, big->height);
+  g_assert_cmpuint (kb_compare (want, threaded, NULL), ==, 0);
   lb_spread_free (st);
 
   p.width = 400;
