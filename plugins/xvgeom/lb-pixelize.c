@@ -395,6 +395,43 @@ process_fast8 (const LbPixelize  *st,
     }
 }
 
+/* 16-bit gray's whole blocks: floor (s / n) = (s · ⌈2^32 / n⌉) >> 32 for every s ≤ 65535 · n
+ * when n ≤ PIX16_MAX_RECIP_N (the error s·e / (n·2^32) < 65535·n / 2^32 ≤ 1/n, as for 8 bits). */
+#define PIX16_MAX_RECIP_N 255
+
+/* @nb whole blocks of @px columns of 16-bit gray from the column sums @cs: each block's mean
+ * (times the reciprocal @r of n) into its @px samples of the pattern row @pat. */
+static G_ALWAYS_INLINE inline void
+pix16_full_blocks_body (const guint32 *restrict cs, guint16 *restrict pat, int nb, guint32 r, int px)
+{
+  for (int j = 0; j < nb; j++, cs += px, pat += px)
+    {
+      guint32 s = 0;
+      guint16 q;
+
+      for (int x = 0; x < px; x++)
+        s += cs[x];
+      q = (guint16) (((guint64) s * r) >> 32);
+      for (int x = 0; x < px; x++)
+        pat[x] = q;
+    }
+}
+
+/* the usual small widths as constants, so that the loops unroll */
+__attribute__ ((noinline)) static void
+pix16_full_blocks (const guint32 *restrict cs, guint16 *restrict pat, int nb, guint32 r, int px)
+{
+  switch (px)
+    {
+    case 2: pix16_full_blocks_body (cs, pat, nb, r, 2); break;
+    case 3: pix16_full_blocks_body (cs, pat, nb, r, 3); break;
+    case 4: pix16_full_blocks_body (cs, pat, nb, r, 4); break;
+    case 5: pix16_full_blocks_body (cs, pat, nb, r, 5); break;
+    case 8: pix16_full_blocks_body (cs, pat, nb, r, 8); break;
+    default: pix16_full_blocks_body (cs, pat, nb, r, px); break;
+    }
+}
+
 /* Fast path: per block row, one vectorisable pass adds every region row into per-sample
  * column sums; blocks then sum px columns; one pattern row is built and copied to the band's
  * rows. Column sums are 32-bit: exact for block heights up to 65537 rows at 16 bits (larger
@@ -415,10 +452,18 @@ process_fast (const LbPixelize  *st,
   g_autofree guint32 *colsum = g_new (guint32, ns);
   g_autofree guint8 *pattern = g_malloc (ns * bps);
   guint64 recip_n = 0, recip = 0;   /* ceil(2^64 / recip_n), 0 = use a division */
+  /* 16-bit gray: block columns j_full0 .. j_full1−1 lie wholly inside the region (never an
+   * xv_bug block), from region column bx_full0 on; they take pix16_full_blocks () */
+  const gboolean gray16 = depth == 16 && ch == 1;
+  const int j_full0 = st->stx < st->r.x ? 1 : 0;
+  const int j_full1 = MAX (j_full0, (int) (((gint64) st->r.x + st->r.width - st->stx) / st->px));
+  const gsize bx_full0 = (gsize) ((gint64) st->stx + (gint64) j_full0 * st->px - st->r.x);
 
   for (int i = first_block_row (st, y0); i < st->nh; i++)
     {
       int yb0, yb1;
+      guint64 n_full;
+      gboolean full;
 
       if (!block_rows (st, i, y0, y1, &yb0, &yb1))
         {
@@ -442,11 +487,21 @@ process_fast (const LbPixelize  *st,
             for (gsize k = 0; k < ns; k++)
               colsum[k] += row[k];
         }
+      n_full = (guint64) st->px * (guint64) (yb1 - yb0);
+      full = gray16 && j_full0 < j_full1 && n_full >= 2 && n_full <= PIX16_MAX_RECIP_N;
+      if (full)
+        pix16_full_blocks (colsum + bx_full0, (guint16 *) (void *) pattern + bx_full0,
+                           j_full1 - j_full0,
+                           (guint32) (((G_GUINT64_CONSTANT (1) << 32) + n_full - 1) / n_full), st->px);
       for (int j = 0; j < st->nw; j++)
         {
           guint64 sums[4], n;
           int xb0, xb1;
 
+          if (full && j == j_full0)
+            j = j_full1;
+          if (j >= st->nw)
+            break;
           n = block_sums (st, src, NULL, colsum, j, yb0, yb1, nc, ch, sums, &xb0, &xb1);
           if (n != recip_n)
             {
@@ -479,7 +534,7 @@ process_fast (const LbPixelize  *st,
         {
           guint8 *row = lb_kbuf_row (dst, y) + (gsize) st->r.x * ch * bps;
 
-          memcpy (row, pattern, ns * bps);
+          copy_row8 (row, pattern, ns * bps);
           if (nc < ch)
             copy_alpha (row, lb_kbuf_row (src, y) + (gsize) st->r.x * ch * bps, ns, ch, depth);
         }
