@@ -151,9 +151,9 @@ void        lb_pixelize_free              (LbPixelize             *state);
  *
  * xv's Spread swaps pixels in place in raster order. The filter is whole-image: process() must
  * be called once with y0 = 0, y1 = height; it writes every sample of the region in @dst, whose
- * region need not hold anything before (it runs the banded form below on one thread where the
- * region has at most 2³¹ − 1 pixels, reading @src, else copies the region from @src and runs
- * xv's swaps in place on @dst; @dst must not be @src). Samples outside the region are not
+ * region need not hold anything before (it runs the banded form below on one thread, piece by
+ * piece, where that form fits, reading @src, else copies the region from @src and runs xv's
+ * swaps in place on @dst; @dst must not be @src). Samples outside the region are not
  * touched. Swaps move the colour channels; alpha stays where it is. Depth does not matter
  * (pixels are moved, never computed). process_reference() swaps in place on a @dst that holds
  * a copy of @src.
