@@ -114,6 +114,19 @@ block_cols (const LbPixelize *st,
   *xb1 = (int) MIN (left + st->px, (gint64) st->r.x + st->r.width);
 }
 
+/* Block columns *j0 .. *j1 − 1 lie wholly inside the region (never an xv_bug block: those
+ * overhang its left edge), from region column *bx0 on. */
+static void
+full_block_cols (const LbPixelize *st,
+                 int              *j0,
+                 int              *j1,
+                 gsize            *bx0)
+{
+  *j0 = st->stx < st->r.x ? 1 : 0;
+  *j1 = MAX (*j0, (int) (((gint64) st->r.x + st->r.width - st->stx) / st->px));
+  *bx0 = (gsize) ((gint64) st->stx + (gint64) *j0 * st->px - st->r.x);
+}
+
 /* first block row overlapping [y0, y1) */
 static int
 first_block_row (const LbPixelize *st,
@@ -334,11 +347,10 @@ process_fast8 (const LbPixelize  *st,
   /* 4 bytes of room after the row for pix8_full_blocks_rgb4_ssse3 () */
   g_autofree guint8 *pattern = g_malloc (ns + 4);
   guint64 recip_n = 0, recip = 0;   /* ⌈2^32 / recip_n⌉, 0 = use a division */
-  /* Block columns j_full0 .. j_full1−1 lie wholly inside the region (never an xv_bug
-   * block: those overhang its left edge), from region column bx_full0 on. */
-  const int j_full0 = st->stx < st->r.x ? 1 : 0;
-  const int j_full1 = MAX (j_full0, (int) (((gint64) st->r.x + st->r.width - st->stx) / st->px));
-  const gsize bx_full0 = (gsize) ((gint64) st->stx + (gint64) j_full0 * st->px - st->r.x);
+  int j_full0, j_full1;
+  gsize bx_full0;
+
+  full_block_cols (st, &j_full0, &j_full1, &bx_full0);
 
   for (int i = first_block_row (st, y0); i < st->nh; i++)
     {
@@ -489,12 +501,12 @@ process_fast (const LbPixelize  *st,
   g_autofree guint32 *colsum = g_new (guint32, ns);
   g_autofree guint8 *pattern = g_malloc (ns * bps);
   guint64 recip_n = 0, recip = 0;   /* ceil(2^64 / recip_n), 0 = use a division */
-  /* 16-bit gray: block columns j_full0 .. j_full1−1 lie wholly inside the region (never an
-   * xv_bug block), from region column bx_full0 on; they take pix16_full_blocks () */
+  /* 16-bit gray's whole blocks take pix16_full_blocks () */
   const gboolean gray16 = depth == 16 && ch == 1;
-  const int j_full0 = st->stx < st->r.x ? 1 : 0;
-  const int j_full1 = MAX (j_full0, (int) (((gint64) st->r.x + st->r.width - st->stx) / st->px));
-  const gsize bx_full0 = (gsize) ((gint64) st->stx + (gint64) j_full0 * st->px - st->r.x);
+  int j_full0, j_full1;
+  gsize bx_full0;
+
+  full_block_cols (st, &j_full0, &j_full1, &bx_full0);
 
   for (int i = first_block_row (st, y0); i < st->nh; i++)
     {
