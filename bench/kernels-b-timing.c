@@ -129,9 +129,9 @@ worker (gpointer data)
   return NULL;
 }
 
-/* Spread on all threads: its exact banded form (lb-xvgeom.h), the bands' swaps and then the
- * gather in bands of rows, each a parallel loop whose threads are joined before the next, as
- * the plugin's finish() does through the host. */
+/* Spread on all threads: its exact banded form (lb-xvgeom.h), the bands and then the pixels
+ * they left to earlier bands, each a parallel loop whose threads are joined before the next,
+ * as the plugin's finish() does through the host. */
 static gpointer
 spread_band_worker (gpointer data)
 {
@@ -144,25 +144,24 @@ spread_band_worker (gpointer data)
 
       if (b >= nb)
         break;
-      lb_spread_process_band (run->state, run->src, b);
+      lb_spread_process_band (run->state, run->src, run->dst, b);
     }
   return NULL;
 }
 
 static gpointer
-spread_gather_worker (gpointer data)
+spread_resolve_worker (gpointer data)
 {
   Run *run = data;
-  int ng = (run->src->height + BAND_ROWS - 1) / BAND_ROWS;
+  int n = MIN (run->threads, 64);
 
   for (;;)
     {
-      int b = g_atomic_int_add (&run->next_gather, 1);
+      int part = g_atomic_int_add (&run->next_gather, 1);
 
-      if (b >= ng)
+      if (part >= n)
         break;
-      lb_spread_gather (run->state, run->src, run->dst, b * BAND_ROWS,
-                        MIN (run->src->height, (b + 1) * BAND_ROWS));
+      lb_spread_resolve (run->state, run->src, run->dst, part, n);
     }
   return NULL;
 }
@@ -172,7 +171,7 @@ spread_all_threads (Run *run)
 {
   GThread *th[64];
   int n = MIN (run->threads, 64);
-  GThreadFunc phases[2] = { spread_band_worker, spread_gather_worker };
+  GThreadFunc phases[2] = { spread_band_worker, spread_resolve_worker };
 
   run->next_band = run->next_gather = 0;
   for (int p = 0; p < 2; p++)

@@ -5,18 +5,24 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "lb-error.h"
 #include "lb-xvgeom-private.h"
 #include "lb-xv-random.h"
 
-/* A slice: region rows [r0, r1) whose swaps run on their own cells, covering the rows they
- * reach, [e0, e1) (image rows). */
+/* What band b's pass leaves for lb_spread_resolve () (see "Banded path" below). */
 typedef struct {
-  int r0, r1, e0, e1;
-  guint32 plo, phi;  /* [e0, e1) as region positions */
-} Slice;
+  guint32 *seam;      /* its final cells in image rows [seam_y0, seam_y1): the rows band b + 1
+                       * reaches back into */
+  int seam_y0, seam_y1;
+  GArray *deferred;   /* of Deferred: output pixels that band b − 1's seam decides */
+} BandOut;
+
+/* an output pixel (region position) and the token it holds */
+typedef struct {
+  guint32 pos;
+  guint32 token;
+} Deferred;
 
 struct _LbSpread {
   LbKernelRect r;
@@ -28,70 +34,63 @@ struct _LbSpread {
   /* "a % m" for m = 1..mmax (lb_xv_random_mod) */
   guint32 *magic;
   guint32 *shift;
-  gboolean simd;     /* the AVX2 draws where the processor has them (tests turn them off) */
+  gboolean simd;     /* the AVX2 paths where the processor has them (tests turn them off) */
   /* the x draw's range for region column x: [xlo[x], xlo[x] + xm[x]) */
   gint32 *xlo;
   guint32 *xm;
-  /* banded path (lb_spread_process_band + lb_spread_gather) */
+  /* banded path (lb_spread_process_band + lb_spread_resolve) */
   int reach;         /* rows a swap reaches up or down */
+  int lane_rows;     /* rows per generator lane in a chunk (a chunk is LANES of them) */
   int band_rows;     /* region rows per band */
   int n_bands;
-  int n_slices;
-  Slice *slices;     /* in row order; band b's are band_first[b] … band_first[b + 1] − 1 */
-  int *band_first;
-  int *slice_of_row; /* [region row] */
+  BandOut *bands;    /* [band], written by that band's pass only */
   guint64 wdiv;      /* 2⁶⁴/width rounded up: exact q / width for 32-bit q (width ≥ 2) */
-  guint32 **bufs;    /* [slice]: the slice's cells over the rows it reaches (see below) */
-  guint32 **parts;   /* [band]: partner cells of a chunk of rows */
-  guint32 *block;    /* the memory of both for one piece (block_take) */
-  gsize block_size;
-  /* Pieces: runs of consecutive bands whose cells take at most piece_bytes together, run one
-   * after another, each on the same block (see lb_spread_begin_piece). piece_band[p] …
-   * piece_band[p + 1] − 1 are piece p's bands. */
-  guint64 piece_bytes;
-  int n_proc;        /* processors: bands per piece are a multiple of it */
-  int n_pieces;
-  int *piece_band;
-  int piece;         /* the piece begun last */
-  int pfirst, plast; /* its first and last slice */
-  /* the image as the earlier pieces left it in the rows they reach and this piece's slices
-   * read: image rows [seam_y0, seam_y1), the region's columns */
-  guint8 *seam;
-  gsize seam_stride;
-  int seam_y0, seam_y1;
   /* the banded form is used (else xv's swaps in place, on one thread): see banded_fits() */
   gboolean banded;
 };
 
 static void set_bands (LbSpread *st, int band_rows);
-static void block_cache_drop (void);
 
-/* Alignment of the working block: 2 MiB pages where the kernel has them (see alloc_block) */
-#define BLOCK_ALIGN ((gsize) 2 << 20)
+#define LANES LB_XV_RANDOM_LANES
 
-/* Cells of one piece (bytes, 4 per pixel of the rows its slices reach): larger regions run
- * in pieces of bands one after another, so that a pass (the source, the output and these)
- * peaks at about twice the image plus this (64 Mpx 16-bit: 2.27×). Pieces of 4, 8, 16 and
- * 32 MiB: 32 and 16 cost the same, 8 and 4 up to 1.5× more at 16 Mpx (more pieces, shorter
- * slices); a 1.4 Mpx image is one piece with any of them. */
-#define SPREAD_PIECE_BYTES ((guint64) 32 << 20)
+/* A band's working cells are a window of rows that slides down the band (see band_run): about
+ * this many bytes, so that the window, a chunk's partners and the generator's words stay in L2
+ * (512 KiB per core here), and at least two chunks and both reaches high. */
+#define RING_BYTES ((gsize) 2 << 20)
 
-/* Cells of a band of @band_rows rows (bytes): LB_XV_RANDOM_LANES slices, each with the rows
- * its swaps reach above and below. */
-static guint64
-band_bytes (const LbSpread *st,
-            int             band_rows)
+/* Scratch of all bands together may take this much, or 90 % of the image if that is more;
+ * beyond it (distances of hundreds of rows on wide images) xv's swaps run in place. */
+#define SPREAD_SCRATCH_BYTES ((guint64) 32 << 20)
+
+/* rows of a band's window, for a band whose cells span @rows rows */
+static int
+ring_rows (const LbSpread *st,
+           int             rows)
 {
-  guint64 srows = ((guint64) band_rows + LB_XV_RANDOM_LANES - 1) / LB_XV_RANDOM_LANES;
+  gint64 chunk = (gint64) LANES * st->lane_rows;
+  gint64 want = MAX (2 * chunk + 2 * (gint64) st->reach,
+                     (gint64) (RING_BYTES / (sizeof (guint32) * (gsize) st->r.width)));
 
-  return LB_XV_RANDOM_LANES * (srows + 2 * (guint64) st->reach) * (guint64) st->r.width
-         * sizeof (guint32);
+  return (int) MIN ((gint64) rows, want);
+}
+
+/* Scratch bytes of a pass with bands of @band_rows rows: every band's window, chunk of
+ * partners and seam (an upper bound: at most a band per thread holds a window at a time). */
+static guint64
+scratch_bytes (const LbSpread *st,
+               int             band_rows)
+{
+  guint64 n_bands = ((guint64) st->r.height + band_rows - 1) / band_rows;
+  guint64 cells_rows = MIN ((guint64) st->r.height, (guint64) band_rows + 2 * (guint64) st->reach);
+  guint64 rows = (guint64) ring_rows (st, (int) cells_rows) + (guint64) LANES * st->lane_rows
+                 + MIN ((guint64) st->r.height, 2 * (guint64) st->reach);
+
+  return n_bands * rows * (guint64) st->r.width * sizeof (guint32);
 }
 
 /* Whether the banded form may run: positions must fit in 31 bits (the top bit marks tokens),
- * and a band's cells must fit a piece, or at least stay below 90 % of the image, so that a pass
- * peaks below 3× the image. Else (distances of hundreds of rows on wide images, regions over
- * 2³¹ − 1 pixels) xv's swaps run in place, whose only memory is the output. */
+ * and the scratch must stay small (SPREAD_SCRATCH_BYTES, or 90 % of the image), so that a pass
+ * peaks below 3× the image. */
 static gboolean
 banded_fits (const LbSpread    *st,
              const LbKernelBuf *src,
@@ -99,9 +98,9 @@ banded_fits (const LbSpread    *st,
 {
   const guint64 px = (guint64) st->r.width * (guint64) st->r.height;
   const guint64 image = (guint64) src->stride * (guint64) src->height;
-  const guint64 cells = band_bytes (st, band_rows);
+  const guint64 scratch = scratch_bytes (st, band_rows);
 
-  return px <= G_MAXINT32 && (cells <= st->piece_bytes || cells * 10 <= image * 9);
+  return px <= G_MAXINT32 && (scratch <= SPREAD_SCRATCH_BYTES || scratch * 10 <= image * 9);
 }
 
 LbSpread *
@@ -165,233 +164,38 @@ lb_spread_prepare (const LbKernelBuf    *src,
           st->xm[x] = (guint32) (hi - lo + 1);
         }
       st->reach = st->rectangle ? st->py : st->px;
-      st->piece_bytes = SPREAD_PIECE_BYTES;
-      st->n_proc = n_proc;
       st->wdiv = G_MAXUINT64 / (guint64) st->r.width + 1;
-      /* a band per processor (bands run in parallel), each of LB_XV_RANDOM_LANES slices at
-       * least 4 reaches high (a pixel near a slice edge costs one more lookup in the gather),
-       * but 2 bands at least */
-      min_rows = MIN (LB_XV_RANDOM_LANES * MAX (4 * st->reach, 8), (h + 1) / 2);
-      band_rows = MAX ((h + n_proc - 1) / n_proc, min_rows);
-      /* Where those bands' cells exceed a piece, more bands, n_proc per piece (a multiple of
-       * n_proc in all, so that no piece leaves a processor idle) */
-      if (band_bytes (st, band_rows) * n_proc > st->piece_bytes)
-        {
-          int cap = band_rows, n;
-
-          while (cap > min_rows && band_bytes (st, cap) * n_proc > st->piece_bytes)
-            cap = MAX (min_rows, cap - MAX (1, cap / 16));
-          n = (h + cap - 1) / cap;
-          n = (n + n_proc - 1) / n_proc * n_proc;
-          band_rows = MAX ((h + n - 1) / n, min_rows);
-        }
+      /* A lane of a chunk is a row, or several on narrow regions: each chunk ends with a jump
+       * of the generator's lanes (31 × 31 multiply-adds per lane), which a row of 256 pixels
+       * or more makes small beside the chunk's draws. */
+      st->lane_rows = (int) CLAMP (256 / st->r.width, 1, 256);
+      /* a band per processor (bands run in parallel), 2 at least, unless a band would be
+       * shorter than 4 reaches (its seams would be most of it) */
+      min_rows = MIN (MAX (4 * st->reach, 16), (h + 1) / 2);
+      band_rows = MAX ((h + n_proc - 1) / n_proc, MAX (min_rows, 1));
       st->banded = banded_fits (st, src, band_rows);
-      /* the swaps in place take no block: the cached one would only add to the pass's peak */
-      if (!st->banded)
-        block_cache_drop ();
       set_bands (st, band_rows);
     }
   return g_steal_pointer (&st);
 }
 
-/* The working block of the last pass, kept for the next one: a new block costs the kernel a
- * zeroed page per 2 MiB (or 4 KiB) on first touch, 12 MB at 1.4 Mpx RGB8, which was ~1 ms of a
- * 6.5 ms pass; a reused one is warm and needs no zeroing (every cell is written before it is
- * read). Only blocks up to SPREAD_CACHE_BYTES stay, and a pass whose cells do not fit that
- * (a large image) drops the cached one first, so the block kept adds at most 48 MiB to a pass
- * and a 64 Mpx 16-bit pass still peaks below 3× its image. One block for the process, taken by
- * one pass at a time (concurrent passes allocate their own). */
-#define SPREAD_CACHE_BYTES ((gsize) 48 << 20)
-
-static GMutex block_cache_lock;
-static guint32 *block_cache;
-static gsize block_cache_size;
-
-/* the cached block if it holds @n bytes (else a new one, the cached one freed): *size is the
- * block's size */
-static guint32 *
-block_take (gsize  n,
-            gsize *size)
-{
-  guint32 *block = NULL, *drop = NULL;
-
-  g_mutex_lock (&block_cache_lock);
-  if (block_cache != NULL && block_cache_size >= n)
-    {
-      block = g_steal_pointer (&block_cache);
-      *size = block_cache_size;
-    }
-  else
-    drop = g_steal_pointer (&block_cache);
-  g_mutex_unlock (&block_cache_lock);
-  g_aligned_free (drop);
-  if (block == NULL && n > 0)
-    {
-      block = g_aligned_alloc (n, 1, BLOCK_ALIGN);
-      *size = n;
-#ifdef MADV_HUGEPAGE
-      /* only advice: without it the block is ordinary memory */
-      (void) madvise (block, n, MADV_HUGEPAGE);
-#endif
-    }
-  return block;
-}
-
 static void
-block_release (guint32 *block,
-               gsize    size)
+free_bands (LbSpread *st)
 {
-  g_mutex_lock (&block_cache_lock);
-  if (block_cache == NULL && size <= SPREAD_CACHE_BYTES)
+  for (int b = 0; st->bands != NULL && b < st->n_bands; b++)
     {
-      block_cache = g_steal_pointer (&block);
-      block_cache_size = size;
+      g_clear_pointer (&st->bands[b].seam, g_free);
+      g_clear_pointer (&st->bands[b].deferred, g_array_unref);
     }
-  g_mutex_unlock (&block_cache_lock);
-  g_aligned_free (block);
+  g_clear_pointer (&st->bands, g_free);
 }
 
-/* a large pass frees the cached block before it allocates its own memory */
-static void
-block_cache_drop (void)
-{
-  guint32 *drop;
-
-  g_mutex_lock (&block_cache_lock);
-  drop = g_steal_pointer (&block_cache);
-  g_mutex_unlock (&block_cache_lock);
-  g_aligned_free (drop);
-}
-
-#ifdef __GNUC__
-/* when the plugin module is unloaded */
-__attribute__ ((destructor)) static void
-block_cache_unload (void)
-{
-  block_cache_drop ();
-}
-#endif
-
-static void
-free_bufs (LbSpread *st)
-{
-  if (st->block != NULL)
-    block_release (g_steal_pointer (&st->block), st->block_size);
-  g_clear_pointer (&st->bufs, g_free);
-  g_clear_pointer (&st->parts, g_free);
-  g_clear_pointer (&st->slices, g_free);
-  g_clear_pointer (&st->band_first, g_free);
-  g_clear_pointer (&st->slice_of_row, g_free);
-  g_clear_pointer (&st->piece_band, g_free);
-  g_clear_pointer (&st->seam, g_free);
-}
-
-/* Rows per chunk of a band (see lb_spread_process_band): its lanes' partner cells, 4 bytes
- * per pixel, written by the draws and read by the swaps a little later, should stay in L2
- * next to the cells: about 128 KiB, i.e. 2 rows at 1400 pixels. At 1.4 Mpx RGB8, 2 rows
- * cost 6.5 % less per pass than the 16 used before (717 KB of partners), 1 row 2.6 % more
- * than 2 (per-round overhead); medians of 101 interleaved pairs, both orders. */
-#define CHUNK_BYTES ((gsize) 128 << 10)
-
-static int
-chunk_rows (const LbSpread *st)
-{
-  gsize row = (gsize) LB_XV_RANDOM_LANES * sizeof (guint32) * (gsize) st->r.width;
-
-  return (int) CLAMP (CHUNK_BYTES / row, 2, 16);
-}
-
-static gsize
-parts_size (const LbSpread *st,
-            int             b)
-{
-  const Slice *sl = &st->slices[st->band_first[b]];
-
-  return (gsize) MIN (chunk_rows (st), sl->r1 - sl->r0) * st->r.width
-         * (gsize) (st->band_first[b + 1] - st->band_first[b]);
-}
-
-/* Cells and partner buffers of piece @p's bands [b0, b1) (elements); with @place, their
- * places in the block, the other pieces' set to NULL. */
-static gsize
-piece_layout (LbSpread *st,
-              int       p,
-              gboolean  place)
-{
-  int b0 = st->piece_band[p], b1 = st->piece_band[p + 1];
-  gsize at = 0;
-
-  if (place)
-    {
-      memset (st->bufs, 0, (gsize) st->n_slices * sizeof *st->bufs);
-      memset (st->parts, 0, (gsize) st->n_bands * sizeof *st->parts);
-    }
-  for (int i = st->band_first[b0]; i < st->band_first[b1]; i++)
-    {
-      if (place)
-        st->bufs[i] = st->block + at;
-      at += (gsize) (st->slices[i].e1 - st->slices[i].e0) * st->r.width;
-    }
-  for (int b = b0; b < b1; b++)
-    {
-      if (place)
-        st->parts[b] = st->block + at;
-      at += parts_size (st, b);
-    }
-  return at;
-}
-
-/* One block for the cells and partner buffers of any piece (each piece uses it in turn), in
- * 2 MiB pages where the kernel has them: 1.4 Mpx take 12 MB, which in 4 KiB pages cost ~3000
- * page faults whenever the block is new (block_take reuses the last pass's). */
-static void
-alloc_block (LbSpread *st)
-{
-  gsize n = 0;
-
-  for (int p = 0; p < st->n_pieces; p++)
-    n = MAX (n, piece_layout (st, p, FALSE));
-  n = (n * sizeof (guint32) + BLOCK_ALIGN - 1) / BLOCK_ALIGN * BLOCK_ALIGN;
-  if (n > SPREAD_CACHE_BYTES)
-    block_cache_drop ();
-  st->block = block_take (n, &st->block_size);
-}
-
-/* Consecutive bands, as many per piece as fit st->piece_bytes (1 at least). */
-static void
-set_pieces (LbSpread *st)
-{
-  guint64 most = 1;
-  int per;
-
-  for (int b = 0; b < st->n_bands; b++)
-    {
-      guint64 cells = 0;
-
-      for (int i = st->band_first[b]; i < st->band_first[b + 1]; i++)
-        cells += (guint64) (st->slices[i].e1 - st->slices[i].e0) * st->r.width * sizeof (guint32);
-      most = MAX (most, cells);
-    }
-  per = (int) CLAMP (st->piece_bytes / most, 1, (guint64) st->n_bands);
-  /* pieces run one after another: in each, a band per processor or a multiple of that */
-  if (per < st->n_bands && per > st->n_proc)
-    per -= per % st->n_proc;
-  st->n_pieces = (st->n_bands + per - 1) / per;
-  st->piece_band = g_new (int, st->n_pieces + 1);
-  for (int p = 0; p <= st->n_pieces; p++)
-    st->piece_band[p] = MIN (p * per, st->n_bands);
-}
-
-/* Bands of @band_rows rows, each cut into at most LB_XV_RANDOM_LANES slices of equal height
- * (the last may be shorter): a band's slices draw their random numbers as the lanes of one
- * generator. */
+/* Bands of @band_rows rows (the last may be shorter). */
 static void
 set_bands (LbSpread *st,
            int       band_rows)
 {
-  int sy = st->r.y, ey = st->r.y + st->r.height;
-
-  free_bufs (st);
+  free_bands (st);
   st->band_rows = MAX (1, MIN (band_rows, st->r.height));
   st->n_bands = (st->r.height + st->band_rows - 1) / st->band_rows;
   /* the swaps in place (banded_fits) run as one band */
@@ -400,47 +204,7 @@ set_bands (LbSpread *st,
       st->band_rows = st->r.height;
       st->n_bands = 1;
     }
-  st->slices = g_new (Slice, (gsize) st->n_bands * LB_XV_RANDOM_LANES);
-  st->band_first = g_new (int, st->n_bands + 1);
-  st->slice_of_row = g_new (int, st->r.height);
-  st->n_slices = 0;
-  for (int b = 0; b < st->n_bands; b++)
-    {
-      int b0 = sy + b * st->band_rows, b1 = MIN (b0 + st->band_rows, ey);
-      int srows = (b1 - b0 + LB_XV_RANDOM_LANES - 1) / LB_XV_RANDOM_LANES;
-
-      st->band_first[b] = st->n_slices;
-      for (int r0 = b0; r0 < b1; r0 += srows)
-        {
-          Slice *sl = &st->slices[st->n_slices];
-
-          sl->r0 = r0;
-          sl->r1 = MIN (r0 + srows, b1);
-          sl->e0 = MAX (sy, sl->r0 - st->reach);
-          sl->e1 = MIN (ey, sl->r1 + st->reach);
-          sl->plo = (guint32) ((gsize) (sl->e0 - sy) * st->r.width);
-          sl->phi = (guint32) ((gsize) (sl->e1 - sy) * st->r.width);
-          for (int y = sl->r0; y < sl->r1; y++)
-            st->slice_of_row[y - sy] = st->n_slices;
-          st->n_slices++;
-        }
-    }
-  st->band_first[st->n_bands] = st->n_slices;
-  st->bufs = g_new0 (guint32 *, st->n_slices);
-  st->parts = g_new0 (guint32 *, st->n_bands);
-  set_pieces (st);
-  st->piece = 0;
-  st->pfirst = 0;
-  st->plast = st->band_first[st->piece_band[1]] - 1;
-  /* no seam (free_bufs freed any): piece 0 reads the source */
-  st->seam_y0 = st->seam_y1 = 0;
-  if (st->banded)
-    {
-      alloc_block (st);
-      /* piece 0 needs no seam: callers of a region in one piece may skip
-       * lb_spread_begin_piece () */
-      piece_layout (st, 0, TRUE);
-    }
+  st->bands = g_new0 (BandOut, st->n_bands);
 }
 
 void
@@ -465,76 +229,11 @@ lb_spread_get_n_bands (const LbSpread *st)
 }
 
 void
-lb_spread_set_piece_bytes (LbSpread *st,
-                           gsize     bytes)
-{
-  if (!st->active)
-    return;
-  st->piece_bytes = MAX (bytes, 1);
-  set_bands (st, st->band_rows);
-}
-
-int
-lb_spread_get_n_pieces (const LbSpread *st)
-{
-  /* a spread that moves nothing: one piece of no bands whose gather copies the region */
-  return st->active ? st->n_pieces : 1;
-}
-
-void
-lb_spread_begin_piece (LbSpread          *st,
-                       int                piece,
-                       const LbKernelBuf *dst,
-                       int               *band0,
-                       int               *band1,
-                       int               *y0,
-                       int               *y1)
-{
-  int sy = st->r.y, ey = st->r.y + st->r.height;
-
-  g_return_if_fail (piece >= 0 && piece < lb_spread_get_n_pieces (st));
-  if (!st->active)
-    {
-      *band0 = *band1 = 0;
-      *y0 = sy;
-      *y1 = ey;
-      return;
-    }
-  st->piece = piece;
-  st->pfirst = st->band_first[st->piece_band[piece]];
-  st->plast = st->band_first[st->piece_band[piece + 1]] - 1;
-  if (st->banded)
-    piece_layout (st, piece, TRUE);
-  /* The rows the earlier pieces' swaps reach and this piece's do too: as the earlier pieces'
-   * gathers left them in @dst, copied because this piece's gather writes them again while
-   * its tokens may still read them. */
-  g_clear_pointer (&st->seam, g_free);
-  st->seam_y0 = st->seam_y1 = sy;
-  if (piece > 0)
-    {
-      gsize pb = (gsize) dst->channels * (dst->depth / 8);
-      int top = st->slices[st->pfirst].r0;
-
-      st->seam_y0 = MAX (sy, top - st->reach);
-      st->seam_y1 = MIN (ey, top + st->reach);
-      st->seam_stride = (gsize) st->r.width * pb;
-      st->seam = g_malloc (st->seam_stride * (gsize) (st->seam_y1 - st->seam_y0));
-      for (int y = st->seam_y0; y < st->seam_y1; y++)
-        memcpy (st->seam + (gsize) (y - st->seam_y0) * st->seam_stride,
-                lb_kbuf_row (dst, y) + (gsize) st->r.x * pb, st->seam_stride);
-    }
-  *band0 = st->piece_band[piece];
-  *band1 = st->piece_band[piece + 1];
-  *y0 = piece == 0 ? sy : st->slices[st->pfirst].e0;
-  *y1 = piece == st->n_pieces - 1 ? ey : st->slices[st->plast].e1;
-}
-
-void
 lb_spread_free (LbSpread *st)
 {
   if (st == NULL)
     return;
-  free_bufs (st);
+  free_bands (st);
   g_free (st->magic);
   g_free (st->shift);
   g_free (st->xlo);
@@ -749,37 +448,32 @@ spread_in_place (const LbSpread *st,
   g_free (rng);
 }
 
-/* Banded path. The swaps depend on the random stream only, never on pixel values, so slice s's
- * swaps alone define a permutation P_s of the positions its rows reach: run on an array of
- * region positions starting from the identity, P_s[p] names the position whose content those
- * swaps bring to p. Running the slices one after the other (xv's order) moves content as the
+/* Banded path. The swaps depend on the random stream only, never on pixel values, so band b's
+ * swaps alone define a permutation P_b of the positions its rows reach: run on an array of
+ * region positions starting from the identity, P_b[p] names the position whose content those
+ * swaps bring to p. Running the bands one after the other (xv's order) moves content as the
  * composition does, so the final pixel at p is the source pixel at P_0(P_1(…P_last(p)…)):
- * exact for any slicing, each slice's random numbers found by jumping the generator ahead
- * to the slice's first draw (2 per pixel). P_s is the identity outside slice s's reach.
+ * exact for any banding, each band's random numbers found by jumping the generator ahead to
+ * the band's first draw (2 per pixel). P_b is the identity outside band b's reach, so bands
+ * run concurrently.
  *
- * Cells: rows of slice s that no earlier slice reaches (from r0 + reach on) start with their
- * source pixel itself (colour bytes ≤ 3: a "value" cell, top bit clear) rather than a
- * position, so most of the gather is a sequential copy; the other cells hold a position
- * with the top bit set (a "token"), resolved through slice s − 1's cells or, outside every
- * earlier slice's reach, in the source.
+ * Cells: rows of band b that no earlier band reaches (from r0 + reach on; all of band 0) start
+ * with their source pixel itself (colour bytes ≤ 3: a "value" cell, top bit clear); the other
+ * cells hold a position with the top bit set (a "token"): in the rows band b − 1 reaches,
+ * whatever band b − 1 left there, else (more than 3 colour bytes) the source pixel.
  *
- * Pieces: a region whose cells would not fit SPREAD_PIECE_BYTES runs its bands in pieces, one
- * after another, each gathered into the output before the next begins. The image as the
- * earlier pieces left it is then the source of a piece: the output in the rows they reach (a
- * copy of it, the seam), the source below. A piece's first slice starts from that image, so
- * no token leads back to an earlier piece. */
+ * A band's pass (band_run): chunks of LANES · lane_rows rows, top to bottom. The chunk's
+ * random numbers come from one generator whose 8 lanes are the chunk's 8 lanes of rows, stepped
+ * together (one vector addition per step) and jumped to the next chunk's rows at its end; the
+ * draws then make every lane's partner cells at once (AVX2: 8 lanes in a register), and the
+ * swaps run over the chunk. The band's cells live in a window of rows that slides down with
+ * the chunks: rows no later swap of the band touches are written to the output at once while
+ * they are in cache (values; tokens into the source: looked up there; tokens band b − 1
+ * decides: kept in a list), and the rows band b + 1 reaches back into are kept as the band's
+ * seam. lb_spread_resolve () then settles the lists through the earlier bands' seams.
+ * A pass takes the source, the output, and per band a window (~192 KiB), a seam (2 · reach
+ * rows) and the list. */
 #define TOKEN 0x80000000u
-
-/* Image row @y from the region's first column, as the earlier pieces left it (see above). */
-static inline const guint8 *
-state_row (const LbSpread    *st,
-           const LbKernelBuf *src,
-           int                y)
-{
-  if (y >= st->seam_y0 && y < st->seam_y1)
-    return st->seam + (gsize) (y - st->seam_y0) * st->seam_stride;
-  return lb_kbuf_row (src, y) + (gsize) st->r.x * (gsize) src->channels * (src->depth / 8);
-}
 
 /* A pixel's colour bytes (cb ≤ 3) as a value cell, in registers: going through a memory
  * temporary would cost a failed store-to-load forwarding per pixel. */
@@ -885,26 +579,17 @@ store_run_avx2 (guint8       *d,
     }
 }
 
-/* Value cells back to pixels (the layouts of init_run_avx2), 8 pixels per step; tokens are
- * looked up in the previous slice's cells @prev (region positions [plo, phi), NULL for none)
- * where those hold values. Stops at the first step with a token that needs more (a longer
- * chain, or the source). @s: the source row's pixels under @d (RGBA8's alpha). Returns the
+
+/* Value cells to pixels (the layouts of init_run_avx2), 8 pixels per step, up to the first
+ * step that holds a token. @s: the source row's pixels under @d (RGBA8's alpha). Returns the
  * pixels done. */
 __attribute__ ((target ("avx2"))) static G_ALWAYS_INLINE inline int
-gather_run_avx2 (guint8        *d,
-                 const guint8  *s,
-                 const guint32 *cells,
-                 int            n,
-                 const guint32 *prev,
-                 guint32        plo,
-                 guint32        phi,
-                 gsize          pb)
+out_run_avx2 (guint8        *d,
+              const guint8  *s,
+              const guint32 *cells,
+              int            n,
+              gsize          pb)
 {
-  const __m256i low31 = _mm256_set1_epi32 (0x7fffffff);
-  const __m256i vplo = _mm256_set1_epi32 ((int) plo);
-  /* q < phi as a signed comparison of q − 2³¹ < phi − 2³¹ (positions are below 2³¹) */
-  const __m256i bias = _mm256_set1_epi32 ((int) 0x80000000u);
-  const __m256i vphi = _mm256_set1_epi32 ((int) (phi ^ 0x80000000u));
   int x = 0;
 
   /* RGB8 stores 24 bytes in 16 + 8 */
@@ -913,18 +598,7 @@ gather_run_avx2 (guint8        *d,
       __m256i c = _mm256_loadu_si256 ((const __m256i *) (const void *) (cells + x));
 
       if (_mm256_movemask_ps (_mm256_castsi256_ps (c)) != 0)
-        {
-          __m256i tok = _mm256_srai_epi32 (c, 31);
-          __m256i q = _mm256_and_si256 (c, low31);
-          __m256i inside = _mm256_cmpgt_epi32 (vphi, _mm256_xor_si256 (q, bias));
-
-          /* every token within the previous slice's reach, and a value there */
-          if (prev == NULL || _mm256_movemask_ps (_mm256_castsi256_ps (_mm256_andnot_si256 (inside, tok))) != 0)
-            break;
-          c = _mm256_mask_i32gather_epi32 (c, (const int *) prev, _mm256_sub_epi32 (q, vplo), tok, 4);
-          if (_mm256_movemask_ps (_mm256_castsi256_ps (c)) != 0)
-            break;
-        }
+        break;
       store_run_avx2 (d + pb * (gsize) x, s + pb * (gsize) x, c, pb);
     }
   return x;
@@ -938,10 +612,9 @@ gather_run_avx2 (guint8        *d,
     return init_run_avx2 (row, s, w, pb_ == 4 ? 3 : pb_, pb_);                                     \
   }                                                                                                \
   __attribute__ ((target ("avx2"))) static int                                                     \
-  gather_run_avx2_##pb_ (guint8 *d, const guint8 *s, const guint32 *cells, int n,                  \
-                         const guint32 *prev, guint32 plo, guint32 phi)                            \
+  out_run_avx2_##pb_ (guint8 *d, const guint8 *s, const guint32 *cells, int n)                     \
   {                                                                                                \
-    return gather_run_avx2 (d, s, cells, n, prev, plo, phi, pb_);                                  \
+    return out_run_avx2 (d, s, cells, n, pb_);                                                     \
   }
 SPREAD_AVX2_LAYOUT (1)
 SPREAD_AVX2_LAYOUT (2)
@@ -949,8 +622,7 @@ SPREAD_AVX2_LAYOUT (3)
 SPREAD_AVX2_LAYOUT (4)
 
 typedef int (*InitRunFunc) (guint32 *row, const guint8 *s, int w);
-typedef int (*GatherRunFunc) (guint8 *d, const guint8 *s, const guint32 *cells, int n,
-                              const guint32 *prev, guint32 plo, guint32 phi);
+typedef int (*OutRunFunc) (guint8 *d, const guint8 *s, const guint32 *cells, int n);
 
 /* the AVX2 runs for 8-bit gray (cb = pb = 1), 16-bit gray (2, 2), 8-bit RGB (3, 3) and 8-bit
  * RGBA (3, 4): index pb − 1 where cb ≥ pb − 1 and cb = pb or cb = 3 */
@@ -963,8 +635,8 @@ avx2_layout (gsize cb,
 
 static const InitRunFunc init_runs[4] = { init_run_avx2_1, init_run_avx2_2, init_run_avx2_3,
                                           init_run_avx2_4 };
-static const GatherRunFunc gather_runs[4] = { gather_run_avx2_1, gather_run_avx2_2,
-                                              gather_run_avx2_3, gather_run_avx2_4 };
+static const OutRunFunc out_runs[4] = { out_run_avx2_1, out_run_avx2_2, out_run_avx2_3,
+                                        out_run_avx2_4 };
 #endif
 
 /* whether the AVX2 paths run (libgcc's constructor has filled in the processor's features
@@ -979,12 +651,13 @@ use_avx2 (const LbSpread *st)
 #endif
 }
 
-/* cells of image rows [ya, yb) in @buf, whose first row is image row @e0 */
+/* Cells of image rows [ya, yb) in @ring, whose first row is image row @base: tokens above
+ * image row @vfrom, values from the source from it on. */
 static G_ALWAYS_INLINE inline void
-band_init (const LbSpread    *st,
+ring_init (const LbSpread    *st,
            const LbKernelBuf *src,
-           guint32           *buf,
-           int                e0,
+           guint32           *ring,
+           int                base,
            int                ya,
            int                yb,
            int                vfrom,
@@ -996,7 +669,7 @@ band_init (const LbSpread    *st,
 
   for (int y = ya; y < yb; y++)
     {
-      guint32 *row = buf + (gsize) (y - e0) * w;
+      guint32 *row = ring + (gsize) (y - base) * w;
 
       if (y < vfrom)
         {
@@ -1007,7 +680,7 @@ band_init (const LbSpread    *st,
         }
       else
         {
-          const guint8 *s = state_row (st, src, y);
+          const guint8 *s = lb_kbuf_row (src, y) + (gsize) st->r.x * pb;
           int x = 0;
 
 #ifdef HAVE_AVX2_PATHS
@@ -1020,8 +693,8 @@ band_init (const LbSpread    *st,
     }
 }
 
-/* A slice's swaps on its cells: own cell (row r, column x) with parts[r · w + x], for slice rows
- * r = 0 … rows − 1 (cell row top + r). Not in raster order but in skewed strips: two swaps
+/* A chunk's swaps on its band's cells: own cell (row r, column x) with parts[r · w + x], for
+ * chunk rows r = 0 … rows − 1 (cell row top + r). Not in raster order but in skewed strips: two swaps
  * touch a common cell only if their columns are at most 2 · px apart, so ordering the pixels
  * by x + skew · r with skew = 2 · px + 1, in strips of STRIP_W, keeps every such pair in
  * raster order (a later row has a key at least skew − 2 · px = 1 higher), and the strip's
@@ -1063,12 +736,11 @@ swap_cells (guint32       *cells,
       }
 }
 
-/* One band's draws: its slices' partner cells (parts[k · n + i] for pixel i of slice k, n the
- * pixels of a full slice), with the slices as the lanes of one generator stepped together: the
- * loops over lanes have no branches and vectorise (the x range is the same for every lane,
- * "% m" is a multiplication by magic[m]); lanes without a slice, or past the end of a shorter
- * last slice, draw and are ignored. */
-#define LANES LB_XV_RANDOM_LANES
+/* One chunk's draws: its lanes' partner cells (parts[k · n + i] for pixel i of lane k, n the
+ * pixels of a lane), with the lanes (runs of rows) stepped together as the lanes of one
+ * generator: the loops over lanes have no branches and vectorise (the x range is the same for
+ * every lane, "% m" is a multiplication by magic[m]); lanes past the end of a band draw and
+ * are ignored. */
 #define BLOCK 128
 
 /* What the draws of one band need, and where they stand. */
@@ -1077,7 +749,7 @@ typedef struct {
   gint32 e0[LANES];  /* lane k's first cell row (region rows) */
   gint32 y[LANES];   /* lane k's current region row (clamped to the region) */
   gint32 r0[LANES];
-  int x, row;        /* current column and slice row, the same for every lane */
+  int x, row;        /* current column and row of the lane, the same for every lane */
 } Draws;
 
 static inline void
@@ -1418,164 +1090,47 @@ band_draws (Draws           *dr,
     }
 }
 
-/* cells of slice @i up to image row @yb (from *done on) */
-static void
-slice_init (const LbSpread    *st,
-            const LbKernelBuf *src,
-            int                i,
-            int               *done,
-            int                yb)
-{
-  const Slice *sl = &st->slices[i];
-  gsize cb = (gsize) lb_kbuf_color_channels (src) * (src->depth / 8);
-  /* value cells where no earlier slice of the piece reaches (its first: everywhere), if a
-   * pixel fits 31 bits */
-  int vfrom = i == st->pfirst ? sl->e0 : sl->r0 + st->reach;
 
-  if (cb > 3)
-    vfrom = sl->e1;
-  yb = MIN (yb, sl->e1);
-  if (yb <= *done)
-    return;
-  switch (cb)
-    {
-    case 1: band_init (st, src, st->bufs[i], sl->e0, *done, yb, vfrom, 1); break;
-    case 3: band_init (st, src, st->bufs[i], sl->e0, *done, yb, vfrom, 3); break;
-    default: band_init (st, src, st->bufs[i], sl->e0, *done, yb, vfrom, cb); break;
-    }
-  *done = yb;
-}
-
-/* Rounds of chunk_rows() rows: every lane's partner cells for those rows, then each lane's swaps
- * for them (chunks in order keep raster order between chunks; the strips order the swaps
- * within one). */
-void
-lb_spread_process_band (const LbSpread    *st,
-                        const LbKernelBuf *src,
-                        int                b)
-{
-  int w = st->r.width, sy = st->r.y;
-  int first, last, n_lanes, srows, chunk;
-  gsize stride;
-  guint32 *parts;
-  LbXvRandomLanes *rng;
-  Draws dr = { st, { 0 }, { 0 }, { 0 }, 0, 0 };
-  int done[LANES];
-  const Slice *sl;
-
-  g_return_if_fail (b >= 0 && b < lb_spread_get_n_bands (st));
-  g_return_if_fail (st->block != NULL);
-  first = st->band_first[b];
-  last = st->band_first[b + 1];
-  n_lanes = last - first;
-  sl = st->slices + first;
-  srows = sl[0].r1 - sl[0].r0;
-  for (int k = 0; k < LANES; k++)
-    {
-      /* an unused lane draws as if at the top row */
-      dr.r0[k] = k < n_lanes ? sl[k].r0 - sy : 0;
-      dr.e0[k] = k < n_lanes ? sl[k].e0 - sy : 0;
-      dr.y[k] = dr.r0[k];
-      done[k] = k < n_lanes ? sl[k].e0 : 0;
-    }
-  rng = g_new (LbXvRandomLanes, 1);
-  lb_xv_random_lanes_seed (rng, st->seed, 2 * (guint64) dr.r0[0] * (guint64) w,
-                           2 * (guint64) srows * (guint64) w);
-  chunk = chunk_rows (st);
-  stride = (gsize) MIN (chunk, srows) * w;
-  /* each band owns its slices' cells and its partner buffer: bands may run concurrently */
-  parts = st->parts[b];
-  for (int row0 = 0; row0 < srows; row0 += chunk)
-    {
-      int rows = MIN (chunk, srows - row0);
-
-      band_draws (&dr, rng, use_avx2 (st), n_lanes, parts, stride, (gsize) rows * w);
-      for (int k = 0; k < n_lanes; k++)
-        {
-          int lrows = MIN (rows, sl[k].r1 - sl[k].r0 - row0);
-
-          if (lrows <= 0)
-            continue;
-          /* the rows these swaps reach, just before they run (they stay in L2) */
-          slice_init (st, src, first + k, &done[k], sl[k].r0 + row0 + lrows + st->reach);
-          swap_cells (st->bufs[first + k], parts + (gsize) k * stride,
-                      sl[k].r0 - sl[k].e0 + row0, lrows, w, (int) MIN (2 * (gint64) st->px + 1, w));
-        }
-    }
-  for (int k = 0; k < n_lanes; k++)
-    slice_init (st, src, first + k, &done[k], sl[k].e1);
-  g_free (rng);
-}
-
-/* One pixel of the gather: cell @c of slice @top */
-static G_ALWAYS_INLINE inline void
-gather_pixel (const LbSpread    *st,
+/* the source pixel at region position @q (colour bytes) */
+static G_ALWAYS_INLINE inline const guint8 *
+source_pixel (const LbSpread    *st,
               const LbKernelBuf *src,
-              guint8            *d,
-              guint32            c,
-              int                top,
-              gsize              cb)
+              guint32            q)
 {
-  const Slice *sl = st->slices;
   int w = st->r.width;
+  gsize pb = (gsize) src->channels * (src->depth / 8);
+  /* 2⁶⁴/1 does not fit: width 1 divides by itself */
+  guint32 qy = w == 1 ? q : (guint32) (((unsigned __int128) st->wdiv * q) >> 64);
+  guint32 qx = q - qy * (guint32) w;
 
-  if (G_LIKELY (!(c & TOKEN)))
-    {
-      store_value (d, c, cb);
-      return;
-    }
-  /* a token: the content slice b's swaps found at position q, i.e. what the earlier slices
-   * of the piece left there, or the pixel before the piece where none of them reaches */
-  for (int b = top;;)
-    {
-      guint32 q = c & ~TOKEN;
-
-      if (b > st->pfirst && q < sl[b - 1].phi)
-        {
-          b--;
-          c = st->bufs[b][q - sl[b].plo];
-          if (c & TOKEN)
-            continue;
-          store_value (d, c, cb);
-        }
-      else
-        {
-          gsize pb = (gsize) src->channels * (src->depth / 8);
-          /* 2⁶⁴/1 does not fit: width 1 divides by itself */
-          guint32 qy = w == 1 ? q : (guint32) (((unsigned __int128) st->wdiv * q) >> 64);
-          guint32 qx = q - qy * (guint32) w;
-
-          memcpy (d, state_row (st, src, st->r.y + (int) qy) + (gsize) qx * pb, cb);
-        }
-      return;
-    }
+  return lb_kbuf_row (src, st->r.y + (int) qy) + (gsize) (st->r.x + (int) qx) * pb;
 }
 
+/* Band b's cells of image rows [ya, yb) (window @ring from image row @base) to the output:
+ * values at once, tokens below region position @tok_lim (band b − 1 decides them) to
+ * @deferred, other tokens from the source. Alpha comes from the same pixel of the source. */
 static G_ALWAYS_INLINE inline void
-gather_rows (const LbSpread    *st,
-             const LbKernelBuf *src,
-             LbKernelBuf       *dst,
-             int                y0,
-             int                y1,
-             gsize              cb,
-             gsize              pb)
+out_rows (const LbSpread    *st,
+          const LbKernelBuf *src,
+          LbKernelBuf       *dst,
+          const guint32     *ring,
+          int                base,
+          int                ya,
+          int                yb,
+          guint32            tok_lim,
+          GArray            *deferred,
+          gsize              cb,
+          gsize              pb)
 {
   int w = st->r.width, sy = st->r.y;
-  const Slice *sl = st->slices;
   gboolean avx2 = use_avx2 (st);
 
-  y0 = MAX (y0, sy);
-  y1 = MIN (y1, sy + st->r.height);
-  for (int y = y0; y < y1; y++)
+  for (int y = ya; y < yb; y++)
     {
+      const guint32 *cells = ring + (gsize) (y - base) * w;
       guint8 *d = lb_kbuf_row (dst, y) + (gsize) st->r.x * pb;
-      /* the piece's last slice whose reach holds row y: its cells hold the row's content */
-      int top = MIN (st->slice_of_row[MIN (y + st->reach, sy + st->r.height - 1) - sy], st->plast);
-      const guint32 *cells = st->bufs[top] + ((gsize) (y - sy) * w - sl[top].plo);
-
-      /* the source pixels under d: alpha stays where it is (the region of @dst holds nothing
-       * yet, see LB_FILTER_FLAG_OVERWRITES) */
       const guint8 *s = lb_kbuf_row (src, y) + (gsize) st->r.x * pb;
+      guint32 p0 = (guint32) ((gsize) (y - sy) * w);
 
       for (int x = 0; x < w;)
         {
@@ -1584,21 +1139,181 @@ gather_rows (const LbSpread    *st,
 #ifdef HAVE_AVX2_PATHS
           if (avx2 && avx2_layout (cb, pb))
             {
-              gboolean prev = top > st->pfirst;
-              int n = gather_runs[pb - 1] (d, s, cells + x, w - x, prev ? st->bufs[top - 1] : NULL,
-                                           prev ? sl[top - 1].plo : 0, prev ? sl[top - 1].phi : 0);
+              int n = out_runs[pb - 1] (d + (gsize) x * pb, s + (gsize) x * pb, cells + x, w - x);
 
               x += n;
-              d += (gsize) n * pb;
-              s += (gsize) n * pb;
             }
 #endif
           /* pixel by pixel up to the next step of 8 */
-          for (xe = MIN (w, x + 8); x < xe; x++, d += pb, s += pb)
+          for (xe = MIN (w, x + 8); x < xe; x++)
             {
-              gather_pixel (st, src, d, cells[x], top, cb);
+              guint8 *dp = d + (gsize) x * pb;
+              guint32 c = cells[x];
+
+              if (G_LIKELY (!(c & TOKEN)))
+                store_value (dp, c, cb);
+              else if ((c & ~TOKEN) < tok_lim)
+                {
+                  Deferred e = { p0 + (guint32) x, c & ~TOKEN };
+
+                  g_array_append_val (deferred, e);
+                }
+              else
+                memcpy (dp, source_pixel (st, src, c & ~TOKEN), cb);
               if (pb > cb)
-                memcpy (d + cb, s + cb, pb - cb);
+                memcpy (dp + cb, s + (gsize) x * pb + cb, pb - cb);
+            }
+        }
+    }
+}
+
+/* Band @b of rows [r0, r1): see "Banded path" above. */
+static G_ALWAYS_INLINE inline void
+band_run (const LbSpread    *st,
+          const LbKernelBuf *src,
+          LbKernelBuf       *dst,
+          int                b,
+          gsize              cb,
+          gsize              pb)
+{
+  int w = st->r.width, sy = st->r.y, ey = st->r.y + st->r.height, reach = st->reach;
+  int r0 = sy + b * st->band_rows, r1 = MIN (r0 + st->band_rows, ey);
+  /* the rows its swaps reach, and the rows it writes to the output ([e0, out1): later bands
+   * reach no higher than r1 − reach) */
+  int e0 = MAX (sy, r0 - reach), e1 = MIN (ey, r1 + reach);
+  gboolean last = b == st->n_bands - 1;
+  int out1 = last ? ey : MAX (sy, r1 - reach);
+  int lane_rows = st->lane_rows, chunk = LANES * lane_rows;
+  int n_ring = ring_rows (st, e1 - e0);
+  /* values where no earlier band reaches, if a pixel fits 31 bits; band b − 1 decides the
+   * tokens of the rows above r0 + reach */
+  int vfrom = cb > 3 ? e1 : (b == 0 ? e0 : MIN (e1, r0 + reach));
+  guint32 tok_lim = b == 0 ? 0 : (guint32) ((gsize) (MIN (ey, r0 + reach) - sy) * w);
+  int skew = (int) MIN (2 * (gint64) st->px + 1, w);
+  gboolean avx2 = use_avx2 (st);
+  BandOut *out = &((LbSpread *) st)->bands[b];
+  guint32 *ring = g_new (guint32, (gsize) n_ring * w);
+  guint32 *parts = g_new (guint32, (gsize) chunk * w);
+  LbXvRandomLanes *rng = g_new (LbXvRandomLanes, 1);
+  int base = e0, inited = e0, outed = e0;
+
+  g_clear_pointer (&out->seam, g_free);
+  g_clear_pointer (&out->deferred, g_array_unref);
+  out->deferred = g_array_new (FALSE, FALSE, sizeof (Deferred));
+  /* lane k of chunk c draws for rows r0 + (c · LANES + k) · lane_rows … (2 draws a pixel) */
+  lb_xv_random_lanes_seed (rng, st->seed, 2 * (guint64) (r0 - sy) * (guint64) w,
+                           2 * (guint64) lane_rows * (guint64) w);
+  for (int y = r0; y < r1; y += chunk)
+    {
+      int rows = MIN (chunk, r1 - y), hi = MIN (e1, y + rows + reach), fin;
+      Draws dr = { st, { 0 }, { 0 }, { 0 }, 0, 0 };
+
+      if (y > r0)
+        lb_xv_random_lanes_jump (rng);
+      /* the window must hold rows [y − reach, hi): slide it down (a few rows of cells move) */
+      if (hi > base + n_ring)
+        {
+          int keep = MIN (outed, MAX (e0, y - reach));
+
+          memmove (ring, ring + (gsize) (keep - base) * w,
+                   (gsize) (inited - keep) * w * sizeof (guint32));
+          base = keep;
+        }
+      for (int k = 0; k < LANES; k++)
+        {
+          /* lanes past the region draw as if in its last row, and are ignored */
+          dr.r0[k] = y - sy + k * lane_rows;
+          dr.y[k] = MIN (dr.r0[k], st->r.height - 1);
+          dr.e0[k] = base - sy;
+        }
+      band_draws (&dr, rng, avx2, LANES, parts, (gsize) lane_rows * w, (gsize) lane_rows * w);
+      ring_init (st, src, ring, base, inited, hi, vfrom, cb);
+      inited = hi;
+      swap_cells (ring, parts, y - base, rows, w, skew);
+      /* no later swap of the band reaches above y + rows − reach */
+      fin = y + rows >= r1 ? out1 : MIN (out1, MAX (outed, y + rows - reach));
+      out_rows (st, src, dst, ring, base, outed, fin, tok_lim, out->deferred, cb, pb);
+      outed = fin;
+    }
+  if (!last)
+    {
+      out->seam_y0 = out1;
+      out->seam_y1 = e1;
+      out->seam = g_memdup2 (ring + (gsize) (out1 - base) * w,
+                             (gsize) (e1 - out1) * w * sizeof (guint32));
+    }
+  g_free (rng);
+  g_free (parts);
+  g_free (ring);
+}
+
+void
+lb_spread_process_band (const LbSpread    *st,
+                        const LbKernelBuf *src,
+                        LbKernelBuf       *dst,
+                        int                b)
+{
+  gsize cb = (gsize) lb_kbuf_color_channels (dst) * (dst->depth / 8);
+  gsize pb = (gsize) dst->channels * (dst->depth / 8);
+
+  g_return_if_fail (b >= 0 && b < lb_spread_get_n_bands (st));
+  g_return_if_fail (st->banded);
+  /* the layouts the filter must support, RGB16 and the rest */
+  if (cb == 1 && pb == 1)
+    band_run (st, src, dst, b, 1, 1);
+  else if (cb == 2 && pb == 2)
+    band_run (st, src, dst, b, 2, 2);
+  else if (cb == 3 && pb == 3)
+    band_run (st, src, dst, b, 3, 3);
+  else if (cb == 3 && pb == 4)
+    band_run (st, src, dst, b, 3, 4);
+  else
+    band_run (st, src, dst, b, cb, pb);
+}
+
+void
+lb_spread_resolve (const LbSpread    *st,
+                   const LbKernelBuf *src,
+                   LbKernelBuf       *dst,
+                   int                part,
+                   int                n_parts)
+{
+  gsize cb = (gsize) lb_kbuf_color_channels (dst) * (dst->depth / 8);
+  int w = st->r.width, sy = st->r.y, ey = st->r.y + st->r.height;
+
+  g_return_if_fail (part >= 0 && part < n_parts);
+  /* every band's list in strides of n_parts: band b + 1's is the only long one (its first
+   * 2 · reach rows: the rows band b reaches) when there are two bands */
+  for (int b = 1; b < lb_spread_get_n_bands (st); b++)
+    {
+      const GArray *deferred = st->bands[b].deferred;
+
+      g_return_if_fail (deferred != NULL);
+      for (guint i = (guint) part; i < deferred->len; i += (guint) n_parts)
+        {
+          const Deferred *e = &g_array_index (deferred, Deferred, i);
+          guint32 q = e->token;
+          guint8 *d = (guint8 *) source_pixel (st, dst, e->pos);
+
+          /* band c − 1's final cell at q: a value, a token band c − 2 decides, or the source */
+          for (int c = b;;)
+            {
+              const BandOut *prev = &st->bands[c - 1];
+              guint32 cell = prev->seam[q - (guint32) ((gsize) (prev->seam_y0 - sy) * w)];
+              int r0 = sy + (c - 1) * st->band_rows;
+
+              if (!(cell & TOKEN))
+                {
+                  store_value (d, cell, cb);
+                  break;
+                }
+              q = cell & ~TOKEN;
+              c--;
+              if (c == 0 || q >= (guint32) ((gsize) (MIN (ey, r0 + st->reach) - sy) * w))
+                {
+                  memcpy (d, source_pixel (st, src, q), cb);
+                  break;
+                }
             }
         }
     }
@@ -1624,42 +1339,6 @@ copy_region_rows (const LbSpread    *st,
             lb_kbuf_row (src, y) + (gsize) st->r.x * pb, (gsize) st->r.width * pb);
 }
 
-void
-lb_spread_gather (const LbSpread    *st,
-                  const LbKernelBuf *src,
-                  LbKernelBuf       *dst,
-                  int                y0,
-                  int                y1)
-{
-  gsize cb = (gsize) lb_kbuf_color_channels (dst) * (dst->depth / 8);
-  gsize pb = (gsize) dst->channels * (dst->depth / 8);
-
-  if (!st->active)
-    {
-      copy_region_rows (st, src, dst, y0, y1);
-      return;
-    }
-  /* none for regions of more than 2³¹ − 1 pixels */
-  g_return_if_fail (st->block != NULL);
-  /* the rows the current piece writes */
-  if (st->piece > 0)
-    y0 = MAX (y0, st->slices[st->pfirst].e0);
-  if (st->piece < st->n_pieces - 1)
-    y1 = MIN (y1, st->slices[st->plast].e1);
-  /* the layouts the filter must support, RGB16 and the rest */
-  if (cb == 1 && pb == 1)
-    gather_rows (st, src, dst, y0, y1, 1, 1);
-  else if (cb == 2 && pb == 2)
-    gather_rows (st, src, dst, y0, y1, 2, 2);
-  else if (cb == 3 && pb == 3)
-    gather_rows (st, src, dst, y0, y1, 3, 3);
-  else if (cb == 3 && pb == 4)
-    gather_rows (st, src, dst, y0, y1, 3, 4);
-  else if (cb == 6 && pb == 6)
-    gather_rows (st, src, dst, y0, y1, 6, 6);
-  else
-    gather_rows (st, src, dst, y0, y1, cb, pb);
-}
 
 void
 lb_spread_process (const LbSpread    *st,
@@ -1677,18 +1356,13 @@ lb_spread_process (const LbSpread    *st,
       return;
     }
   /* the banded form on one thread costs less than the swaps in place (its draws vectorise
-   * across slices), where it fits (banded_fits) */
-  if (st->n_slices > 1 && st->banded)
-    for (int p = 0; p < st->n_pieces; p++)
-      {
-        int b0, b1, ya, yb;
-
-        /* the state is the pass's working memory (lb-xvgeom.h), the current piece included */
-        lb_spread_begin_piece ((LbSpread *) st, p, dst, &b0, &b1, &ya, &yb);
-        for (int b = b0; b < b1; b++)
-          lb_spread_process_band (st, src, b);
-        lb_spread_gather (st, src, dst, ya, yb);
-      }
+   * across lanes, its swaps stay in cache), where it fits (banded_fits) */
+  if (st->banded)
+    {
+      for (int b = 0; b < st->n_bands; b++)
+        lb_spread_process_band (st, src, dst, b);
+      lb_spread_resolve (st, src, dst, 0, 1);
+    }
   else
     {
       copy_region_rows (st, src, dst, y0, y1);

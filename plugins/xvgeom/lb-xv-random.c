@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "lb-xvgeom-private.h"
+
 /* glibc seeds r[1..30] with the Park–Miller LCG, computed without overflow by Schrage's
  * method; the intermediate is 64-bit ("long") and stored as int32, which matters only for
  * seeds ≥ 2³¹ (negative as int32). */
@@ -236,14 +238,56 @@ lb_xv_random_lanes_seed (LbXvRandomLanes *rng,
   first_words (seed, w);
   poly_pow (first + 310, c);
   poly_pow (step, cstep);
+  /* the jump (LANES − 1) · step: x^(7 · step) = x^(4 · step) · x^(2 · step) · x^step */
+  memset (rng->jump, 0, sizeof rng->jump);
+  rng->jump[0] = 1;
   for (int k = 0; k < LB_XV_RANDOM_LANES; k++)
     {
       history_at (w, c, &rng->hist[LB_XV_RANDOM_LANE_STEPS][k], LB_XV_RANDOM_LANES);
       /* x^(n + step) = x^n · x^step: one product per lane instead of a full power */
       if (k + 1 < LB_XV_RANDOM_LANES)
-        poly_mulmod (c, cstep, c);
+        {
+          poly_mulmod (c, cstep, c);
+          poly_mulmod (rng->jump, cstep, rng->jump);
+        }
     }
   rng->pos = 31 + LB_XV_RANDOM_LANE_STEPS;
+  rng->step = step;
+  rng->taken = 0;
+}
+
+/* new[m] = Σ_j jump[j] · old[j + m] for every lane, the 8 lanes as one vector (one AVX2
+ * register; two SSE registers in the default clone) */
+typedef guint32 LaneVec __attribute__ ((vector_size (4 * LB_XV_RANDOM_LANES)));
+
+LB_XVGEOM_TARGET_CLONES static void
+lanes_jump_apply (const guint32 jump[31],
+                  guint32       (*words)[LB_XV_RANDOM_LANES],
+                  guint32       (*out)[LB_XV_RANDOM_LANES])
+{
+  LaneVec v[61];
+
+  memcpy (v, words, 31 * sizeof v[0]);
+  for (int i = 31; i < 61; i++)
+    v[i] = v[i - 31] + v[i - 3];
+  for (int m = 0; m < 31; m++)
+    {
+      LaneVec acc = v[m] * jump[0];
+
+      for (int j = 1; j < 31; j++)
+        acc += v[j + m] * jump[j];
+      memcpy (out[m], &acc, sizeof acc);
+    }
+}
+
+void
+lb_xv_random_lanes_jump (LbXvRandomLanes *rng)
+{
+  g_return_if_fail (rng->taken == rng->step);
+  /* the last 31 words read are each lane's history; the next refill starts after them */
+  lanes_jump_apply (rng->jump, rng->hist + rng->pos - 31, &rng->hist[LB_XV_RANDOM_LANE_STEPS]);
+  rng->pos = 31 + LB_XV_RANDOM_LANE_STEPS;
+  rng->taken = 0;
 }
 
 #if defined(__GNUC__) && LB_XV_RANDOM_LANES == 8
@@ -298,6 +342,7 @@ lb_xv_random_lanes_next (LbXvRandomLanes *rng,
     lanes_refill (rng);
   out = (const guint32 (*)[LB_XV_RANDOM_LANES]) rng->hist[rng->pos];
   rng->pos += (int) n;
+  rng->taken += n;
   return out;
 }
 

@@ -80,6 +80,9 @@ lb_xv_random_mod (guint32 a,
 typedef struct {
   guint32 hist[31 + LB_XV_RANDOM_LANE_STEPS][LB_XV_RANDOM_LANES];
   int pos;   /* next unread step of hist */
+  guint32 jump[31];  /* x^((LANES − 1) · step) mod the generator's polynomial (see _jump) */
+  guint64 step;
+  guint64 taken;     /* steps read since the seed or the last jump */
 } LbXvRandomLanes;
 
 void     lb_xv_random_lanes_seed (LbXvRandomLanes *rng,
@@ -90,6 +93,13 @@ void     lb_xv_random_lanes_seed (LbXvRandomLanes *rng,
  * until the next call. */
 const guint32 (*lb_xv_random_lanes_next (LbXvRandomLanes *rng,
                                          gsize            n))[LB_XV_RANDOM_LANES];
+/* Chunks: after exactly @step steps since the seed (or the last jump), moves every lane on by
+ * (LB_XV_RANDOM_LANES − 1) · @step outputs, so that lane k continues at output
+ * first + (c · LB_XV_RANDOM_LANES + k) · step in chunk c: the lanes together then cover the
+ * sequence from @first on without a gap, LB_XV_RANDOM_LANES · @step outputs per chunk. One
+ * jump is 31 × 31 multiply-adds per lane (the new history as a fixed linear map of the old
+ * one and the 30 words after it), not a walk through the skipped outputs. */
+void     lb_xv_random_lanes_jump (LbXvRandomLanes *rng);
 /* Writes the next @n steps: out[t][k] is output number first + k · step + (steps so far + t)
  * of the sequence (0..2³¹−1). */
 void     lb_xv_random_lanes_fill (LbXvRandomLanes *rng,

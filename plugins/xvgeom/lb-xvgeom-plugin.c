@@ -206,18 +206,15 @@ geom_process (gconstpointer       state,
 
 /* Spread's global pass. One thread, or a region without bands (its banded form does not fit):
  * lb_spread_process(), which runs the banded form on this thread or xv's swaps in place. More
- * threads: the banded form (lb-xvgeom.h), piece by piece, as two parallel loops through the
- * host's threads: the piece's bands' swaps, then its gather over row chunks. All give the same
- * bytes. */
+ * threads: the banded form (lb-xvgeom.h) as two parallel loops through the host's threads:
+ * the bands, then the pixels the bands left to earlier ones, a part per thread. All give the
+ * same bytes. */
 typedef struct {
   const LbSpread *kernel;
   LbKernelBuf src;
   LbKernelBuf dst;
-  int band0;         /* the current piece's first band */
-  int y0;            /* and first row */
+  int n_parts;       /* of lb_spread_resolve () */
 } SpreadFinish;
-
-#define SPREAD_GATHER_ROWS 32
 
 static void
 spread_band_item (gpointer data,
@@ -226,17 +223,17 @@ spread_band_item (gpointer data,
 {
   SpreadFinish *f = data;
 
-  lb_spread_process_band (f->kernel, &f->src, f->band0 + item);
+  lb_spread_process_band (f->kernel, &f->src, &f->dst, item);
 }
 
 static void
-spread_gather_rows (gpointer data,
-                    int      y0,
-                    int      y1)
+spread_resolve_item (gpointer data,
+                     int      item,
+                     int      thread_index)
 {
   SpreadFinish *f = data;
 
-  lb_spread_gather (f->kernel, &f->src, &f->dst, f->y0 + y0, f->y0 + y1);
+  lb_spread_resolve (f->kernel, &f->src, &f->dst, item, f->n_parts);
 }
 
 static gboolean
@@ -249,8 +246,8 @@ spread_finish (gconstpointer        state,
                GError             **error)
 {
   const GeomState *s = state;
-  SpreadFinish f = { s->kernel, lb_glue_src_buf (image),
-                     lb_glue_dst_buf (image, dst, dst_stride), 0, 0 };
+  SpreadFinish f = { s->kernel, lb_glue_src_buf (image), lb_glue_dst_buf (image, dst, dst_stride),
+                     host->n_threads };
   int n_bands = lb_spread_get_n_bands (s->kernel);
 
   if (host->n_threads <= 1 || n_bands <= 1)
@@ -258,16 +255,8 @@ spread_finish (gconstpointer        state,
       lb_spread_process (s->kernel, &f.src, &f.dst, 0, image->height);
       return TRUE;
     }
-  for (int p = 0; p < lb_spread_get_n_pieces (s->kernel); p++)
-    {
-      int band1, y1;
-
-      lb_spread_begin_piece (s->kernel, p, &f.dst, &f.band0, &band1, &f.y0, &y1);
-      if (!host->parallel_for (host, band1 - f.band0, spread_band_item, &f)
-          || !lb_glue_parallel_rows (host, y1 - f.y0, SPREAD_GATHER_ROWS, spread_gather_rows, &f))
-        return FALSE;
-    }
-  return TRUE;
+  return host->parallel_for (host, n_bands, spread_band_item, &f)
+         && host->parallel_for (host, f.n_parts, spread_resolve_item, &f);
 }
 
 static void

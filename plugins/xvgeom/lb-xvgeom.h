@@ -151,9 +151,9 @@ void        lb_pixelize_free              (LbPixelize             *state);
  *
  * xv's Spread swaps pixels in place in raster order. The filter is whole-image: process() must
  * be called once with y0 = 0, y1 = height; it writes every sample of the region in @dst, whose
- * region need not hold anything before (it runs the banded form below on one thread, piece by
- * piece, where that form fits, reading @src, else copies the region from @src and runs xv's
- * swaps in place on @dst; @dst must not be @src). Samples outside the region are not
+ * region need not hold anything before (it runs the banded form below on one thread where that
+ * form fits, reading @src, else copies the region from @src and runs xv's swaps in place on
+ * @dst; @dst must not be @src). Samples outside the region are not
  * touched. Swaps move the colour channels; alpha stays where it is. Depth does not matter
  * (pixels are moved, never computed). process_reference() swaps in place on a @dst that holds
  * a copy of @src.
@@ -183,51 +183,36 @@ void      lb_spread_process_reference (const LbSpread       *state,
                                        int                   y1);
 void      lb_spread_free              (LbSpread             *state);
 
-/* Parallel form of lb_spread_process(), byte-identical to it (see lb-spread.c). For each
- * piece p = 0 … lb_spread_get_n_pieces() − 1 in turn:
- *  1. lb_spread_begin_piece() (one thread), which gives the piece's bands [*band0, *band1) and
- *     the image rows [*y0, *y1) its gather writes; it reads what the earlier pieces wrote in
- *     @dst;
- *  2. lb_spread_process_band() for every band of the piece, in any order and concurrently: each
- *     runs its rows' swaps on cells (pixels or positions) kept in the state, reading @src (this
- *     is the one exception to "the state is read-only": each band writes only its own slots,
- *     so a state serves one pass at a time);
- *  3. then lb_spread_gather() over the piece's rows in any split, concurrently: it writes every
- *     sample of the region in those rows of @dst (alpha from the same pixel of @src) from @src,
- *     which must be unchanged and must not be @dst.
- * There is a band per processor (2 at least), each cut into 8 slices whose random numbers are
- * drawn as the lanes of one generator. Most regions are one piece; one whose cells (4 bytes
- * per pixel) would take more than 32 MiB runs in pieces of a band per processor (or a
- * multiple), so that a pass peaks at about twice the image plus 32 MiB. A region whose banded
- * form does not fit has a single band and no banded form (use lb_spread_process(), which then
- * swaps in place): more than 2³¹ − 1 pixels, or a band taller than a piece allows (distances of
- * hundreds of rows on wide images) whose cells would take over 90 % of the image's bytes. */
+/* Parallel form of lb_spread_process(), byte-identical to it (see lb-spread.c):
+ *  1. lb_spread_process_band() for every band, in any order and concurrently: each runs its
+ *     rows' swaps and writes the rows of the region's output that no other band reaches,
+ *     every sample (alpha from the same pixel of @src), except pixels whose content an earlier
+ *     band decides; it keeps those, and the cells of the rows the next band reaches, in the
+ *     state (this is the one exception to "the state is read-only": each band writes only its
+ *     own slots, so a state serves one pass at a time);
+ *  2. then lb_spread_resolve() for parts 0 … n_parts − 1 (any n_parts ≥ 1), in any order and
+ *     concurrently: together they write the pixels the bands kept.
+ * @src must stay unchanged and must not be @dst. There is a band per processor; a band's
+ * scratch is a window of about 192 KiB and 2 · distance rows of cells, so a pass
+ * peaks at about twice the image. A region whose banded form does not fit has a single band
+ * and no banded form (use lb_spread_process(), which then swaps in place): more than 2³¹ − 1
+ * pixels, or distances of hundreds of rows on wide images whose scratch would take over 32
+ * MiB and 90 % of the image's bytes. A spread that moves nothing has no bands. */
 int       lb_spread_get_n_bands       (const LbSpread       *state);
 void      lb_spread_process_band      (const LbSpread       *state,
                                        const LbKernelBuf    *src,
+                                       LbKernelBuf          *dst,
                                        int                   band);
-void      lb_spread_gather            (const LbSpread       *state,
+void      lb_spread_resolve           (const LbSpread       *state,
                                        const LbKernelBuf    *src,
                                        LbKernelBuf          *dst,
-                                       int                   y0,
-                                       int                   y1);
-int       lb_spread_get_n_pieces      (const LbSpread       *state);
-void      lb_spread_begin_piece       (LbSpread             *state,
-                                       int                   piece,
-                                       const LbKernelBuf    *dst,
-                                       int                  *band0,
-                                       int                  *band1,
-                                       int                  *y0,
-                                       int                  *y1);
-/* For tests: the cells a piece may take (bytes; ≥ 1, 1 gives a band per piece). Call before
- * step 1, after lb_spread_set_band_rows(). */
-void      lb_spread_set_piece_bytes   (LbSpread             *state,
-                                       gsize                 bytes);
+                                       int                   part,
+                                       int                   n_parts);
 /* For tests: rows per band (≥ 1; bands shorter than the distance are valid, only slower).
  * Call before step 1. */
 void      lb_spread_set_band_rows     (LbSpread             *state,
                                        int                   band_rows);
-/* For tests: %FALSE makes the banded path draw with its portable loop instead of AVX2 (default
+/* For tests: %FALSE makes the banded path run its portable loops instead of AVX2 (default
  * %TRUE; both give identical bytes). */
 void      lb_spread_set_simd          (LbSpread             *state,
                                        gboolean              enable);

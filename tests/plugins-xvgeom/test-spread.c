@@ -2,9 +2,9 @@
 #define G_LOG_DOMAIN "test-spread"
 
 /* xv's Spread, the fast paths against the scalar reference: the "% m" multiplication, the AVX2
- * and portable draws, the banded form run on 1–3 real threads (bands, then the gather), every
- * format, both forms, selections, seeds and band heights; and xv's golden files through the
- * threaded form. */
+ * and portable loops, the banded form run on 1–3 real threads (bands, then the pixels they
+ * leave to earlier bands), every format, both forms, selections, seeds and band heights; and
+ * xv's golden files through the threaded form. */
 
 #include <string.h>
 
@@ -91,10 +91,8 @@ typedef struct {
   const LbSpread *st;
   const LbKernelBuf *src;
   LbKernelBuf *dst;
-  int first;      /* the piece's first band, or first row */
-  int end;        /* gather: the piece's end row */
   int n_items;
-  int rows;       /* gather: rows per item; 0 = bands */
+  gboolean resolve;  /* lb_spread_resolve in n_items parts, else lb_spread_process_band */
   gint next;
 } Run;
 
@@ -105,11 +103,10 @@ run_worker (gpointer data)
   int i;
 
   while ((i = g_atomic_int_add (&r->next, 1)) < r->n_items)
-    if (r->rows == 0)
-      lb_spread_process_band (r->st, r->src, r->first + i);
+    if (r->resolve)
+      lb_spread_resolve (r->st, r->src, r->dst, i, r->n_items);
     else
-      lb_spread_gather (r->st, r->src, r->dst, r->first + i * r->rows,
-                        MIN (r->first + (i + 1) * r->rows, r->end));
+      lb_spread_process_band (r->st, r->src, r->dst, i);
   return NULL;
 }
 
@@ -161,32 +158,26 @@ spread_whole (const LbSpread     *st,
   return dst;
 }
 
-/* like the plugin: piece by piece, the bands concurrently, then the gather over row chunks
- * concurrently, on a destination whose region holds noise */
+/* like the plugin: the bands concurrently, then their deferred pixels concurrently (in one
+ * part more than there are threads), on a destination whose region holds noise; a spread that
+ * moves nothing has no bands, and process() copies the region */
 static LbKernelBuf *
 spread_threaded (LbSpread           *st,
                  const LbKernelBuf  *src,
                  const LbKernelRect *sel,
-                 int                 n_threads,
-                 int                 gather_rows)
+                 int                 n_threads)
 {
   LbKernelBuf *dst = copy_scribbled (src, sel);
+  Run bands = { st, src, dst, lb_spread_get_n_bands (st), FALSE, 0 };
+  Run resolve = { st, src, dst, n_threads + 1, TRUE, 0 };
 
-  for (int p = 0; p < lb_spread_get_n_pieces (st); p++)
+  if (bands.n_items == 0)
     {
-      int b0, b1, y0, y1;
-
-      lb_spread_begin_piece (st, p, dst, &b0, &b1, &y0, &y1);
-      g_assert_cmpint (b0, <=, b1);
-      g_assert_cmpint (y0, <=, y1);
-      {
-        Run bands = { st, src, dst, b0, 0, b1 - b0, 0, 0 };
-        Run gather = { st, src, dst, y0, y1, (y1 - y0 + gather_rows - 1) / gather_rows, gather_rows, 0 };
-
-        run_threads (&bands, n_threads);
-        run_threads (&gather, n_threads);
-      }
+      lb_spread_process (st, src, dst, 0, src->height);
+      return dst;
     }
+  run_threads (&bands, n_threads);
+  run_threads (&resolve, n_threads);
   return dst;
 }
 
@@ -208,9 +199,9 @@ static const struct { int channels, depth; } formats[] = {
 };
 
 /* Every format, both forms, selections or not, distances up to 20 (lookups in registers and
- * through memory), band heights from 1 row to the whole region, in one piece or a band per
- * piece, AVX2 and portable draws, 1–3 threads, against the reference; images up to 300 × 320
- * so that slices span several chunks of rows and rows several steps of 8 pixels. */
+ * through memory), band heights from 1 row to the whole region, AVX2 and portable loops, 1–3
+ * threads, against the reference; images up to 300 × 320 so that bands span several chunks of
+ * rows and their windows slide, and rows several steps of 8 pixels. */
 static void
 test_threads_formats (void)
 {
@@ -246,16 +237,13 @@ test_threads_formats (void)
 
               if (band_rows[k] > 0)
                 lb_spread_set_band_rows (st, band_rows[k]);
-              /* the pieces' seams: a band per piece, or all in one */
-              lb_spread_set_piece_bytes (st, simd == k % 2 ? 1 : G_MAXSIZE);
               lb_spread_set_simd (st, simd);
-              got = spread_threaded (st, src, iter % 3 == 2 ? &sel : NULL, n_threads,
-                                     1 + g_rand_int_range (rand, 0, 40));
+              got = spread_threaded (st, src, iter % 3 == 2 ? &sel : NULL, n_threads);
               if (kb_compare (want, got, NULL) != 0)
-                g_error ("%d×%d ch %d depth %d sel %d rect %d %d×%d seed %u band rows %d pieces %d "
+                g_error ("%d×%d ch %d depth %d sel %d rect %d %d×%d seed %u band rows %d bands %d "
                          "simd %d threads %d: %" G_GSIZE_FORMAT " samples differ", w, h,
                          formats[f].channels, formats[f].depth, iter % 3 == 2, p.rectangle,
-                         p.width, p.height, p.seed, band_rows[k], lb_spread_get_n_pieces (st),
+                         p.width, p.height, p.seed, band_rows[k], lb_spread_get_n_bands (st),
                          simd, n_threads, kb_compare (want, got, NULL));
               kb_assert_alpha_kept (src, got);
             }
@@ -287,7 +275,7 @@ test_golden_threads (void)
             g_assert_cmpuint (kb_compare (whole, want, NULL), ==, 0);
             for (int n_threads = 1; n_threads <= 3; n_threads++)
               {
-                g_autoptr (LbKernelBuf) got = spread_threaded (st, src, NULL, n_threads, 32);
+                g_autoptr (LbKernelBuf) got = spread_threaded (st, src, NULL, n_threads);
 
                 g_assert_cmpuint (kb_compare (got, want, NULL), ==, 0);
               }
@@ -296,18 +284,16 @@ test_golden_threads (void)
       }
 }
 
-/* A region whose cells would take more than 32 MiB (9 Mpx GRAY8: 36 MB of cells) runs in
- * pieces, each a band per processor or a multiple, exactly as the reference, one thread or
- * two; a smaller one (4 Mpx RGBA8: 16 MB of cells) is one piece. A band that cannot fit a
- * piece and would take more than 90 % of the image (distance 400: 32 reaches per band) means
- * no banded form: xv's swaps in place, exactly as the reference. */
+/* Large regions: 9 Mpx GRAY8 runs banded whatever its size (a band's scratch is a window of
+ * rows and its seam), exactly as the reference, one thread or two, the bands also run one
+ * after another; with distance 400 (a window of over 800 rows per band: 39 MB of scratch, over
+ * 32 MiB and 90 % of the image) there is no banded form: xv's swaps in place, exactly as the
+ * reference. */
 static void
-test_large_pieces (void)
+test_large (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (31);
   g_autoptr (LbKernelBuf) big = kb_new (3000, 3000, 1, 8);
-  g_autoptr (LbKernelBuf) small = kb_new (2000, 2000, 4, 8);
-  g_autoptr (LbKernelBuf) scratch = kb_new (3000, 3000, 1, 8);
   g_autoptr (LbKernelBuf) want = NULL;
   g_autoptr (LbKernelBuf) got = NULL;
   g_autoptr (LbKernelBuf) threaded = NULL;
@@ -318,28 +304,16 @@ test_large_pieces (void)
   kb_fill_random (big, rand, 0);
   st = lb_spread_prepare (big, NULL, &p, NULL);
   g_assert_nonnull (st);
-  g_assert_cmpint (lb_spread_get_n_pieces (st), >=, 2);
-  for (int i = 0; i < lb_spread_get_n_pieces (st); i++)
-    {
-      int b0, b1, y0, y1;
-
-      lb_spread_begin_piece (st, i, scratch, &b0, &b1, &y0, &y1);
-      g_assert_cmpint ((b1 - b0) % n_proc, ==, 0);
-    }
+  g_assert_cmpint (lb_spread_get_n_bands (st), ==, n_proc);
   want = kb_run_whole (spread_ref, st, big);
   got = spread_whole (st, big, NULL);
   g_assert_cmpuint (kb_compare (want, got, NULL), ==, 0);
-  threaded = spread_threaded (st, big, NULL, 2, 32);
+  threaded = spread_threaded (st, big, NULL, 2);
   g_assert_cmpuint (kb_compare (want, threaded, NULL), ==, 0);
-  /* new bands after a later piece began (its seam is gone): one piece, bands run without
-   * lb_spread_begin_piece (), as a one-piece caller may */
-  lb_spread_set_piece_bytes (st, G_MAXSIZE);
-  g_assert_cmpint (lb_spread_get_n_pieces (st), ==, 1);
+  /* many bands, one thread after another */
   g_clear_pointer (&threaded, kb_free);
-  threaded = kb_copy (big);
-  for (int b = 0; b < lb_spread_get_n_bands (st); b++)
-    lb_spread_process_band (st, big, b);
-  lb_spread_gather (st, big, threaded, 0, big->height);
+  lb_spread_set_band_rows (st, 97);
+  threaded = spread_threaded (st, big, NULL, 1);
   g_assert_cmpuint (kb_compare (want, threaded, NULL), ==, 0);
   lb_spread_free (st);
 
@@ -353,17 +327,10 @@ test_large_pieces (void)
   got = spread_whole (st, big, NULL);
   g_assert_cmpuint (kb_compare (want, got, NULL), ==, 0);
   lb_spread_free (st);
-
-  p.width = 5;
-  st = lb_spread_prepare (small, NULL, &p, NULL);
-  g_assert_nonnull (st);
-  g_assert_cmpint (lb_spread_get_n_bands (st), >=, 2);
-  g_assert_cmpint (lb_spread_get_n_pieces (st), ==, 1);
-  lb_spread_free (st);
 }
 
-/* "0" and "0x0" move nothing: the region is still written (a copy of the source), by
- * process() and by the gather, in every format */
+/* "0" and "0x0" move nothing (and have no bands): the region is still written (a copy of the
+ * source) by process(), in every format */
 static void
 test_inactive_writes_region (void)
 {
@@ -376,7 +343,6 @@ test_inactive_writes_region (void)
         LbKernelRect sel = { 5, 3, 20, 30 };
         LbSpreadParams p = { rect, 0, 0, 3 };
         g_autoptr (LbKernelBuf) whole = NULL;
-        g_autoptr (LbKernelBuf) got = NULL;
         LbSpread *st;
 
         kb_fill_random (src, rand, 0);
@@ -385,20 +351,15 @@ test_inactive_writes_region (void)
         g_assert_cmpint (lb_spread_get_n_bands (st), ==, 0);
         whole = spread_whole (st, src, &sel);
         g_assert_cmpuint (kb_compare (src, whole, NULL), ==, 0);
-        got = copy_scribbled (src, &sel);
-        for (int y0 = 0; y0 < src->height; y0 += 4)
-          lb_spread_gather (st, src, got, y0, MIN (y0 + 4, src->height));
-        g_assert_cmpuint (kb_compare (src, got, NULL), ==, 0);
         lb_spread_free (st);
       }
 }
 
-/* The working block is kept between passes (one for the process): passes of growing and
- * shrinking sizes in turn, two states alive at once (the second gets a block of its own), a
- * state whose bands change (its block goes back and is taken again), and a pass too large for
- * the banded form in between (it frees the kept block): each against the reference. */
+/* A state serves pass after pass: passes of growing and shrinking sizes in turn, two states
+ * alive at once, a state whose bands change between passes, and a pass too large for the
+ * banded form in between: each against the reference. */
 static void
-test_block_reuse (void)
+test_reuse (void)
 {
   static const struct { int w, h, ch, depth; } sizes[] = {
     { 300, 320, 3, 8 }, { 40, 30, 1, 16 }, { 260, 300, 1, 8 }, { 500, 420, 4, 8 },
@@ -412,7 +373,7 @@ test_block_reuse (void)
     {
       g_autoptr (LbKernelBuf) src = kb_new (sizes[i].w, sizes[i].h, sizes[i].ch, sizes[i].depth);
       gboolean huge = sizes[i].w * sizes[i].h >= 9000000;
-      /* the 9 Mpx pass with distances of 400 rows has no banded form (test_large_pieces) */
+      /* the 9 Mpx pass with distances of 400 rows has no banded form (test_large) */
       LbSpreadParams p = { i & 1, huge ? 400 : 3 + (int) i, huge ? 400 : 2, g_rand_int (rand) };
       g_autoptr (LbKernelBuf) want = NULL;
       g_autoptr (LbKernelBuf) got = NULL;
@@ -424,12 +385,12 @@ test_block_reuse (void)
       want = kb_run_whole (spread_ref, st, src);
       if (!huge)
         {
-          got = spread_threaded (st, src, NULL, 2, 16);
+          got = spread_threaded (st, src, NULL, 2);
           g_assert_cmpuint (kb_compare (want, got, NULL), ==, 0);
-          /* other bands: the block goes back to the cache and comes out again */
+          /* other bands */
           g_clear_pointer (&got, kb_free);
           lb_spread_set_band_rows (st, 1 + (int) i * 5);
-          got = spread_threaded (st, src, NULL, 2, 16);
+          got = spread_threaded (st, src, NULL, 2);
           g_assert_cmpuint (kb_compare (want, got, NULL), ==, 0);
           g_clear_pointer (&got, kb_free);
         }
@@ -437,17 +398,17 @@ test_block_reuse (void)
       g_assert_cmpuint (kb_compare (want, got, NULL), ==, 0);
       if (held == NULL)
         {
-          /* keep this state (and its block) alive through the next passes */
+          /* keep this state alive through the next passes */
           held = st;
           held_src = kb_copy (src);
         }
       else
         lb_spread_free (st);
     }
-  /* the held state's cells were never shared: it still gives its own image */
+  /* the held state was never shared: it still gives its own image */
   {
     g_autoptr (LbKernelBuf) want = kb_run_whole (spread_ref, held, held_src);
-    g_autoptr (LbKernelBuf) got = spread_threaded (held, held_src, NULL, 3, 8);
+    g_autoptr (LbKernelBuf) got = spread_threaded (held, held_src, NULL, 3);
 
     g_assert_cmpuint (kb_compare (want, got, NULL), ==, 0);
   }
@@ -463,8 +424,8 @@ main (int    argc,
   g_test_add_func ("/spread/mod", test_mod);
   g_test_add_func ("/spread/threads-formats", test_threads_formats);
   g_test_add_func ("/spread/golden-threads", test_golden_threads);
-  g_test_add_func ("/spread/large-pieces", test_large_pieces);
+  g_test_add_func ("/spread/large", test_large);
   g_test_add_func ("/spread/inactive-writes-region", test_inactive_writes_region);
-  g_test_add_func ("/spread/block-reuse", test_block_reuse);
+  g_test_add_func ("/spread/reuse", test_reuse);
   return g_test_run ();
 }

@@ -150,6 +150,63 @@ test_lanes_match_libc (void)
       }
 }
 
+/* Chunks: after each @step steps every lane jumps on by 7 · step outputs, so that chunk c of
+ * lane k is the stream from first + (8c + k) · step on: spacings around the history length
+ * (the jump reads 30 words past it) and the refill size, reads in odd sizes across refills. */
+static void
+test_lanes_jump (void)
+{
+  static const struct { guint64 first, step; } cases[] = {
+    { 0, 1 }, { 5, 2 }, { 0, 30 }, { 7, 31 }, { 340, 61 }, { 1, 511 }, { 2, 512 }, { 0, 513 },
+    { 100003, 2800 },
+  };
+  static const gsize sizes[] = { 1, 7, 31, 511, 512, 3 };
+  const int n_chunks = 4;
+
+  for (gsize s = 0; s < G_N_ELEMENTS (seeds); s += 2)
+    for (gsize c = 0; c < G_N_ELEMENTS (cases); c++)
+      {
+        LbXvRandomLanes *rng = g_new (LbXvRandomLanes, 1);
+        guint64 step = cases[c].step;
+        guint64 total = cases[c].first + (guint64) n_chunks * LB_XV_RANDOM_LANES * step;
+        g_autofree guint32 *want = g_new (guint32, total);
+        g_autofree guint32 (*got)[LB_XV_RANDOM_LANES] = g_malloc (step * sizeof (*got));
+        gsize r = s;
+
+        srandom (seeds[s]);
+        for (guint64 i = 0; i < total; i++)
+          want[i] = (guint32) random ();
+        lb_xv_random_lanes_seed (rng, seeds[s], cases[c].first, step);
+        for (int chunk = 0; chunk < n_chunks; chunk++)
+          {
+            gsize done = 0;
+
+            if (chunk > 0)
+              lb_xv_random_lanes_jump (rng);
+            while (done < step)
+              {
+                gsize m = MIN (sizes[r % G_N_ELEMENTS (sizes)], step - done);
+
+                r++;
+
+                lb_xv_random_lanes_fill (rng, got + done, m);
+                done += m;
+              }
+            for (guint64 t = 0; t < step; t++)
+              for (int k = 0; k < LB_XV_RANDOM_LANES; k++)
+                {
+                  guint64 i = cases[c].first + ((guint64) chunk * LB_XV_RANDOM_LANES + k) * step + t;
+
+                  if (got[t][k] != want[i])
+                    g_error ("seed %u, first %" G_GUINT64_FORMAT ", step %" G_GUINT64_FORMAT
+                             ", chunk %d, lane %d, output %" G_GUINT64_FORMAT ": libc %u, lanes %u",
+                             seeds[s], cases[c].first, step, chunk, k, t, want[i], got[t][k]);
+                }
+          }
+        g_free (rng);
+      }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -159,5 +216,6 @@ main (int    argc,
   g_test_add_func ("/xv-random/batch-matches-libc", test_batch_matches_libc);
   g_test_add_func ("/xv-random/batch-seed-at", test_batch_seed_at);
   g_test_add_func ("/xv-random/lanes-match-libc", test_lanes_match_libc);
+  g_test_add_func ("/xv-random/lanes-jump", test_lanes_jump);
   return g_test_run ();
 }

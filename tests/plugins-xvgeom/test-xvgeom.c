@@ -360,16 +360,23 @@ test_spread_golden (void)
       }
 }
 
-/* The banded (parallel) form: bands in shuffled order, then the gather in random row bands
- * (kb_run_bands). @band_rows ≤ 0 keeps the kernel's own choice. */
+/* The banded (parallel) form: bands in shuffled order, then their deferred pixels in 1–4 parts
+ * in shuffled order (test-spread.c checks that they write every sample of the region). @band_rows ≤ 0 keeps the
+ * kernel's own choice. */
 static void
-spread_gather_cb (gconstpointer      s,
-                  const LbKernelBuf *a,
-                  LbKernelBuf       *b,
-                  int                y0,
-                  int                y1)
+shuffle (int   *order,
+         int    n,
+         GRand *rand)
 {
-  lb_spread_gather ((const LbSpread *) s, a, b, y0, y1);
+  for (int i = 0; i < n; i++)
+    order[i] = i;
+  for (int i = n; i > 1; i--)
+    {
+      int j = g_rand_int_range (rand, 0, i), t = order[i - 1];
+
+      order[i - 1] = order[j];
+      order[j] = t;
+    }
 }
 
 static LbKernelBuf *
@@ -380,23 +387,21 @@ spread_banded (LbSpread          *st,
 {
   int n;
   g_autofree int *order = NULL;
+  LbKernelBuf *dst = kb_copy (src);
 
   if (band_rows > 0)
     lb_spread_set_band_rows (st, band_rows);
   n = lb_spread_get_n_bands (st);
-  order = g_new (int, MAX (n, 1));
+  order = g_new (int, MAX (n, 4));
+  shuffle (order, n, rand);
   for (int i = 0; i < n; i++)
-    order[i] = i;
-  for (int i = n; i > 1; i--)
-    {
-      int j = g_rand_int_range (rand, 0, i), t = order[i - 1];
-
-      order[i - 1] = order[j];
-      order[j] = t;
-    }
+    lb_spread_process_band (st, src, dst, order[i]);
+  /* 1 to 4 parts, in shuffled order */
+  n = 1 + g_rand_int_range (rand, 0, 4);
+  shuffle (order, n, rand);
   for (int i = 0; i < n; i++)
-    lb_spread_process_band (st, src, order[i]);
-  return kb_run_bands (spread_gather_cb, st, src, rand);
+    lb_spread_resolve (st, src, dst, order[i], n);
+  return dst;
 }
 
 static void
