@@ -696,8 +696,9 @@ ring_init (const LbSpread    *st,
     }
 }
 
-/* A chunk's swaps on its band's cells: own cell (row r, column x) with parts[r · w + x], for
- * chunk rows r = 0 … rows − 1 (cell row top + r). Not in raster order but in skewed strips: two swaps
+/* A chunk's swaps on its band's cells: own cell (row r, column x) with its partner, for chunk
+ * rows r = 0 … rows − 1 (cell row top + r); the partners are step-major (band_draws): row r
+ * is step (r mod lane_rows) · w + x of lane r / lane_rows. Not in raster order but in skewed strips: two swaps
  * touch a common cell only if their columns are at most 2 · px apart, so ordering the pixels
  * by x + skew · r with skew = 2 · px + 1, in strips of STRIP_W, keeps every such pair in
  * raster order (a later row has a key at least skew − 2 · px = 1 higher), and the strip's
@@ -713,7 +714,8 @@ swap_cells (guint32       *cells,
             int            top,
             int            rows,
             int            w,
-            int            skew)
+            int            skew,
+            int            lane_rows)
 {
   guint32 *own = cells + (gsize) top * w;
   gint64 keys;
@@ -728,10 +730,11 @@ swap_cells (guint32       *cells,
       {
         gint64 xa = MAX (0, x0 - (gint64) skew * r), xb = MIN (w, x0 + STRIP_W - (gint64) skew * r);
         gsize i = (gsize) r * w;
+        const guint32 *pr = parts + (((gsize) (r % lane_rows) * w) * LANES + (gsize) (r / lane_rows));
 
         for (gint64 x = xa; x < xb; x++)
           {
-            guint32 q = parts[i + x], c = own[i + x];
+            guint32 q = pr[x * LANES], c = own[i + x];
 
             own[i + x] = cells[q];
             cells[q] = c;
@@ -847,56 +850,13 @@ lookup_init (Lookup        *lu,
   lu->n = n;
 }
 
-/* 8 steps of 8 lanes (p[t][k]) to parts[k · n_max + i + t], lanes below @n_lanes */
-__attribute__ ((target ("avx2"))) static inline void
-transpose_store (const guint32 (*p)[LANES],
-                 guint32        *parts,
-                 gsize           n_max,
-                 gsize           i,
-                 int             n_lanes)
-{
-  static const int lane[4] = { 0, 2, 1, 3 };
-  __m256i r[8], u[8];
-
-  for (int j = 0; j < 8; j++)
-    r[j] = _mm256_loadu_si256 ((const __m256i *) p[j]);
-  for (int j = 0; j < 8; j += 2)
-    {
-      u[j] = _mm256_unpacklo_epi32 (r[j], r[j + 1]);
-      u[j + 1] = _mm256_unpackhi_epi32 (r[j], r[j + 1]);
-    }
-  for (int j = 0; j < 8; j += 4)
-    for (int h = 0; h < 2; h++)
-      {
-        r[j + h] = _mm256_unpacklo_epi64 (u[j + h], u[j + 2 + h]);
-        r[j + 2 + h] = _mm256_unpackhi_epi64 (u[j + h], u[j + 2 + h]);
-      }
-  /* r[0..3]: lanes 0, 2, 1, 3 of steps 0–3 in the low half, lanes 4, 6, 5, 7 in the high
-   * half; r[4..7] the same for steps 4–7 */
-  for (int h = 0; h < 4; h++)
-    {
-      __m256i a = _mm256_permute2x128_si256 (r[h], r[4 + h], 0x20);
-      __m256i b = _mm256_permute2x128_si256 (r[h], r[4 + h], 0x31);
-
-      if (lane[h] < n_lanes)
-        _mm256_storeu_si256 ((__m256i *) (void *) (parts + (gsize) lane[h] * n_max + i), a);
-      if (lane[h] + 4 < n_lanes)
-        _mm256_storeu_si256 ((__m256i *) (void *) (parts + (gsize) (lane[h] + 4) * n_max + i), b);
-    }
-}
-
-/* draws_block() in AVX2, the same integer operations on the 8 lanes at once; also moves each
- * group of 8 steps to the lanes' arrays (parts[k · n_max + i0 + t]). Returns the steps moved.
- * @rect is a constant in each caller (see draws_block_avx2). */
-__attribute__ ((target ("avx2"))) static G_ALWAYS_INLINE inline int
+/* draws_block() in AVX2, the same integer operations on the 8 lanes at once. @rect is a
+ * constant in each caller (see draws_block_avx2). */
+__attribute__ ((target ("avx2"))) static G_ALWAYS_INLINE inline void
 draws_block_avx2_body (Draws               *dr,
                        const guint32      (*rnd)[LANES],
                        guint32            (*part)[LANES],
                        int                  tn,
-                       guint32             *parts,
-                       gsize                n_max,
-                       gsize                i0,
-                       int                  n_lanes,
                        const gboolean       rect)
 {
   const LbSpread *st = dr->st;
@@ -992,9 +952,6 @@ draws_block_avx2_body (Draws               *dr,
               _mm256_storeu_si256 ((__m256i *) part[t],
                                    _mm256_add_epi32 (_mm256_add_epi32 (base, dx), _mm256_mullo_epi32 (dy, vw)));
               base = _mm256_add_epi32 (base, one);
-              if ((t & 7) == 7)
-                transpose_store ((const guint32 (*)[LANES]) part + t - 7, parts, n_max, i0 + (gsize) t - 7,
-                                 n_lanes);
             }
           /* no run reaches the row's end (x < w − px) */
           dr->x += run;
@@ -1024,10 +981,6 @@ draws_block_avx2_body (Draws               *dr,
       y1 = _mm256_add_epi32 (lo, _mm256_sub_epi32 (ay, _mm256_mullo_epi32 (q, m)));
       _mm256_storeu_si256 ((__m256i *) part[t],
                           _mm256_add_epi32 (_mm256_mullo_epi32 (_mm256_sub_epi32 (y1, e0), vw), x1));
-      /* every 8 steps: the 8 × 8 block transposed into the lanes' arrays */
-      if ((t & 7) == 7)
-        transpose_store ((const guint32 (*)[LANES]) part + t - 7, parts, n_max, i0 + (gsize) t - 7,
-                         n_lanes);
       base = _mm256_add_epi32 (base, one);
       if (x + 1 == w)
         {
@@ -1037,62 +990,48 @@ draws_block_avx2_body (Draws               *dr,
       else
         dr->x++;
     }
-  return tn & ~7;
 }
 
 /* One instance per mode: the interior loop then has no test of the mode, and the registers
  * that the other mode's constants took hold this one's (fewer stack reloads). Same
  * operations: 0.95–0.97 of the time per pass, 1 and 2 threads (1.4 Mpx RGB8, medians of 61–81
  * interleaved pairs, both link orders). */
-__attribute__ ((target ("avx2"))) static int
+__attribute__ ((target ("avx2"))) static void
 draws_block_avx2 (Draws               *dr,
                   const guint32      (*rnd)[LANES],
                   guint32            (*part)[LANES],
-                  int                  tn,
-                  guint32             *parts,
-                  gsize                n_max,
-                  gsize                i0,
-                  int                  n_lanes)
+                  int                  tn)
 {
   if (dr->st->rectangle)
-    return draws_block_avx2_body (dr, rnd, part, tn, parts, n_max, i0, n_lanes, TRUE);
-  return draws_block_avx2_body (dr, rnd, part, tn, parts, n_max, i0, n_lanes, FALSE);
+    draws_block_avx2_body (dr, rnd, part, tn, TRUE);
+  else
+    draws_block_avx2_body (dr, rnd, part, tn, FALSE);
 }
 #endif
 
-/* The next @npix pixels of every lane: partner cells to parts[k · stride + i], i < npix. */
+/* The next @npix pixels of every lane: partner cells to parts[i][k] (step-major: the swaps
+ * read a lane's partners 8 words apart, and a strip's rows share their cache lines; no
+ * transposes). */
 static void
 band_draws (Draws           *dr,
             LbXvRandomLanes *rng,
             gboolean         avx2,
-            int              n_lanes,
-            guint32         *parts,
-            gsize            stride,
+            guint32        (*parts)[LANES],
             gsize            npix)
 {
-  guint32 part[BLOCK][LANES];
-
   for (gsize i0 = 0; i0 < npix; i0 += BLOCK)
     {
-      int tn = (int) MIN ((gsize) BLOCK, npix - i0), moved = 0;
+      int tn = (int) MIN ((gsize) BLOCK, npix - i0);
       const guint32 (*rnd)[LANES] = lb_xv_random_lanes_next (rng, 2 * (gsize) tn);
 
 #ifdef HAVE_AVX2_PATHS
       if (avx2)
-        moved = draws_block_avx2 (dr, rnd, part, tn, parts, stride, i0, n_lanes);
+        draws_block_avx2 (dr, rnd, parts + i0, tn);
       else
 #endif
-        draws_block (dr, rnd, part, tn);
-      for (int k = 0; k < n_lanes; k++)
-        {
-          guint32 *pk = parts + (gsize) k * stride + i0;
-
-          for (int t = moved; t < tn; t++)
-            pk[t] = part[t][k];
-        }
+        draws_block (dr, rnd, parts + i0, tn);
     }
 }
-
 
 /* the source pixel at region position @q (colour bytes) */
 static G_ALWAYS_INLINE inline const guint8 *
@@ -1196,7 +1135,7 @@ band_run (const LbSpread    *st,
   gboolean avx2 = use_avx2 (st);
   BandOut *out = &((LbSpread *) st)->bands[b];
   guint32 *ring = g_new (guint32, (gsize) n_ring * w);
-  guint32 *parts = g_new (guint32, (gsize) chunk * w);
+  guint32 (*parts)[LANES] = g_malloc ((gsize) lane_rows * w * sizeof *parts);
   LbXvRandomLanes *rng = g_new (LbXvRandomLanes, 1);
   int base = e0, inited = e0, outed = e0;
 
@@ -1229,10 +1168,10 @@ band_run (const LbSpread    *st,
           dr.y[k] = MIN (dr.r0[k], st->r.height - 1);
           dr.e0[k] = base - sy;
         }
-      band_draws (&dr, rng, avx2, LANES, parts, (gsize) lane_rows * w, (gsize) lane_rows * w);
+      band_draws (&dr, rng, avx2, parts, (gsize) lane_rows * w);
       ring_init (st, src, ring, base, inited, hi, vfrom, cb);
       inited = hi;
-      swap_cells (ring, parts, y - base, rows, w, skew);
+      swap_cells (ring, parts[0], y - base, rows, w, skew, lane_rows);
       /* no later swap of the band reaches above y + rows − reach */
       fin = y + rows >= r1 ? out1 : MIN (out1, MAX (outed, y + rows - reach));
       out_rows (st, src, dst, ring, base, outed, fin, tok_lim, out->deferred, cb, pb);
