@@ -15,7 +15,10 @@ typedef struct {
   guint32 *seam;      /* its final cells in image rows [seam_y0, seam_y1): the rows band b + 1
                        * reaches back into */
   int seam_y0, seam_y1;
-  GArray *deferred;   /* of Deferred: output pixels that band b − 1's seam decides */
+  guint32 *top;       /* its final cells in its first output rows [top_y0, top_y1), the rows
+                       * band b − 1 reaches (tokens at the start): written by resolve */
+  int top_y0, top_y1;
+  GArray *deferred;   /* of Deferred: other output pixels that band b − 1's seam decides */
 } BandOut;
 
 /* an output pixel (region position) and the token it holds */
@@ -188,6 +191,7 @@ free_bands (LbSpread *st)
   for (int b = 0; st->bands != NULL && b < st->n_bands; b++)
     {
       g_clear_pointer (&st->bands[b].seam, g_free);
+      g_clear_pointer (&st->bands[b].top, g_free);
       g_clear_pointer (&st->bands[b].deferred, g_array_unref);
     }
   g_clear_pointer (&st->bands, g_free);
@@ -472,8 +476,9 @@ spread_in_place (const LbSpread *st,
  * swaps run over the chunk. The band's cells live in a window of rows that slides down with
  * the chunks: rows no later swap of the band touches are written to the output at once while
  * they are in cache (values; tokens into the source: looked up there; tokens band b − 1
- * decides: kept in a list), and the rows band b + 1 reaches back into are kept as the band's
- * seam. lb_spread_resolve () then settles the lists through the earlier bands' seams.
+ * decides: kept in a list), except its first rows, those band b − 1 reaches, which are kept
+ * whole (mostly tokens); the rows band b + 1 reaches back into are kept as the band's seam.
+ * lb_spread_resolve () then settles the kept rows and lists through the earlier bands' seams.
  * A pass takes the source, the output, and per band a window (~512 KiB), a seam (2 · reach
  * rows) and the list. */
 #define TOKEN 0x80000000u
@@ -1140,8 +1145,16 @@ band_run (const LbSpread    *st,
   int base = e0, inited = e0, outed = e0;
 
   g_clear_pointer (&out->seam, g_free);
+  g_clear_pointer (&out->top, g_free);
   g_clear_pointer (&out->deferred, g_array_unref);
   out->deferred = g_array_new (FALSE, FALSE, sizeof (Deferred));
+  /* its first output rows, where band b − 1 decides most pixels, are kept whole for resolve */
+  out->top_y0 = out->top_y1 = e0;
+  if (b > 0)
+    {
+      out->top_y1 = MIN (out1, MIN (ey, r0 + reach));
+      out->top = g_new (guint32, (gsize) (out->top_y1 - out->top_y0) * w);
+    }
   /* lane k of chunk c draws for rows r0 + (c · LANES + k) · lane_rows … (2 draws a pixel) */
   lb_xv_random_lanes_seed (rng, st->seed, 2 * (guint64) (r0 - sy) * (guint64) w,
                            2 * (guint64) lane_rows * (guint64) w);
@@ -1174,8 +1187,11 @@ band_run (const LbSpread    *st,
       swap_cells (ring, parts[0], y - base, rows, w, skew, lane_rows);
       /* no later swap of the band reaches above y + rows − reach */
       fin = y + rows >= r1 ? out1 : MIN (out1, MAX (outed, y + rows - reach));
+      for (; outed < MIN (fin, out->top_y1); outed++)
+        memcpy (out->top + (gsize) (outed - out->top_y0) * w, ring + (gsize) (outed - base) * w,
+                (gsize) w * sizeof (guint32));
       out_rows (st, src, dst, ring, base, outed, fin, tok_lim, out->deferred, cb, pb);
-      outed = fin;
+      outed = MAX (outed, fin);
     }
   if (!last)
     {
@@ -1213,6 +1229,141 @@ lb_spread_process_band (const LbSpread    *st,
     band_run (st, src, dst, b, cb, pb);
 }
 
+/* the colour of cell @c of band @b's final cells to @d: a value, or a token settled through
+ * the earlier bands' seams (band b − 1 decides positions above row r0_b + reach) or in the
+ * source */
+static G_ALWAYS_INLINE inline void
+settle_cell (const LbSpread    *st,
+             const LbKernelBuf *src,
+             int                b,
+             guint32            c,
+             guint8            *d,
+             gsize              cb)
+{
+  int w = st->r.width, sy = st->r.y, ey = st->r.y + st->r.height;
+
+  while (c & TOKEN)
+    {
+      guint32 q = c & ~TOKEN;
+      int r0 = sy + b * st->band_rows;
+      const BandOut *prev;
+
+      if (b == 0 || q >= (guint32) ((gsize) (MIN (ey, r0 + st->reach) - sy) * w))
+        {
+          memcpy (d, source_pixel (st, src, q), cb);
+          return;
+        }
+      prev = &st->bands[--b];
+      c = prev->seam[q - (guint32) ((gsize) (prev->seam_y0 - sy) * w)];
+    }
+  store_value (d, c, cb);
+}
+
+#ifdef HAVE_AVX2_PATHS
+/* A top row of band @b (cells @cells) to the output, 8 pixels per step where every token of
+ * the step finds a value in band b − 1's seam (@prev, region positions [plo, phi)); returns
+ * the pixels done (see settle_cell for the rest). */
+__attribute__ ((target ("avx2"))) static G_ALWAYS_INLINE inline int
+top_run_avx2 (guint8        *d,
+              const guint8  *s,
+              const guint32 *cells,
+              int            n,
+              const guint32 *prev,
+              guint32        plo,
+              guint32        phi,
+              gsize          pb)
+{
+  const __m256i low31 = _mm256_set1_epi32 (0x7fffffff);
+  const __m256i vplo = _mm256_set1_epi32 ((int) plo);
+  /* plo ≤ q < phi as signed comparisons of q − 2³¹ (positions are below 2³¹) */
+  const __m256i bias = _mm256_set1_epi32 ((int) 0x80000000u);
+  const __m256i vplo1 = _mm256_set1_epi32 ((int) ((plo - 1) ^ 0x80000000u));
+  const __m256i vphi = _mm256_set1_epi32 ((int) (phi ^ 0x80000000u));
+  int x = 0;
+
+  for (; x + 8 <= n; x += 8)
+    {
+      __m256i c = _mm256_loadu_si256 ((const __m256i *) (const void *) (cells + x));
+
+      if (_mm256_movemask_ps (_mm256_castsi256_ps (c)) != 0)
+        {
+          __m256i tok = _mm256_srai_epi32 (c, 31);
+          __m256i qb = _mm256_xor_si256 (_mm256_and_si256 (c, low31), bias);
+          __m256i inside = _mm256_and_si256 (_mm256_cmpgt_epi32 (vphi, qb),
+                                             plo == 0 ? tok : _mm256_cmpgt_epi32 (qb, vplo1));
+
+          if (_mm256_movemask_ps (_mm256_castsi256_ps (_mm256_andnot_si256 (inside, tok))) != 0)
+            break;
+          c = _mm256_mask_i32gather_epi32 (c, (const int *) prev,
+                                           _mm256_sub_epi32 (_mm256_and_si256 (c, low31), vplo), tok, 4);
+          if (_mm256_movemask_ps (_mm256_castsi256_ps (c)) != 0)
+            break;
+        }
+      store_run_avx2 (d + pb * (gsize) x, s + pb * (gsize) x, c, pb);
+    }
+  return x;
+}
+
+#define SPREAD_TOP_LAYOUT(pb_)                                                                     \
+  __attribute__ ((target ("avx2"))) static int                                                     \
+  top_run_avx2_##pb_ (guint8 *d, const guint8 *s, const guint32 *cells, int n,                     \
+                      const guint32 *prev, guint32 plo, guint32 phi)                               \
+  {                                                                                                \
+    return top_run_avx2 (d, s, cells, n, prev, plo, phi, pb_);                                     \
+  }
+SPREAD_TOP_LAYOUT (1)
+SPREAD_TOP_LAYOUT (2)
+SPREAD_TOP_LAYOUT (3)
+SPREAD_TOP_LAYOUT (4)
+
+typedef int (*TopRunFunc) (guint8 *d, const guint8 *s, const guint32 *cells, int n,
+                           const guint32 *prev, guint32 plo, guint32 phi);
+static const TopRunFunc top_runs[4] = { top_run_avx2_1, top_run_avx2_2, top_run_avx2_3,
+                                        top_run_avx2_4 };
+#endif
+
+/* band @b's top rows [ya, yb) to the output */
+static void
+top_rows (const LbSpread    *st,
+          const LbKernelBuf *src,
+          LbKernelBuf       *dst,
+          int                b,
+          int                ya,
+          int                yb,
+          gsize              cb,
+          gsize              pb)
+{
+  const BandOut *out = &st->bands[b], *prev = &st->bands[b - 1];
+  int w = st->r.width, sy = st->r.y;
+  guint32 plo = (guint32) ((gsize) (prev->seam_y0 - sy) * w);
+  guint32 phi = (guint32) ((gsize) (prev->seam_y1 - sy) * w);
+  gboolean avx2 = use_avx2 (st);
+
+  for (int y = ya; y < yb; y++)
+    {
+      const guint32 *cells = out->top + (gsize) (y - out->top_y0) * w;
+      guint8 *d = lb_kbuf_row (dst, y) + (gsize) st->r.x * pb;
+      const guint8 *s = lb_kbuf_row (src, y) + (gsize) st->r.x * pb;
+
+      for (int x = 0; x < w;)
+        {
+          int xe;
+
+#ifdef HAVE_AVX2_PATHS
+          if (avx2 && avx2_layout (cb, pb))
+            x += top_runs[pb - 1] (d + (gsize) x * pb, s + (gsize) x * pb, cells + x, w - x,
+                                   prev->seam, plo, phi);
+#endif
+          for (xe = MIN (w, x + 8); x < xe; x++)
+            {
+              settle_cell (st, src, b, cells[x], d + (gsize) x * pb, cb);
+              if (pb > cb)
+                memcpy (d + (gsize) x * pb + cb, s + (gsize) x * pb + cb, pb - cb);
+            }
+        }
+    }
+}
+
 void
 lb_spread_resolve (const LbSpread    *st,
                    const LbKernelBuf *src,
@@ -1221,42 +1372,27 @@ lb_spread_resolve (const LbSpread    *st,
                    int                n_parts)
 {
   gsize cb = (gsize) lb_kbuf_color_channels (dst) * (dst->depth / 8);
-  int w = st->r.width, sy = st->r.y, ey = st->r.y + st->r.height;
+  gsize pb = (gsize) dst->channels * (dst->depth / 8);
 
   g_return_if_fail (part >= 0 && part < n_parts);
-  /* every band's list in strides of n_parts: band b + 1's is the only long one (its first
-   * 2 · reach rows: the rows band b reaches) when there are two bands */
+  /* part p of every band's top rows and of its list (contiguous: parts write apart) */
   for (int b = 1; b < lb_spread_get_n_bands (st); b++)
     {
-      const GArray *deferred = st->bands[b].deferred;
+      const BandOut *out = &st->bands[b];
+      const GArray *deferred = out->deferred;
+      int rows = out->top_y1 - out->top_y0;
+      guint i0, i1;
 
       g_return_if_fail (deferred != NULL);
-      for (guint i = (guint) part; i < deferred->len; i += (guint) n_parts)
+      top_rows (st, src, dst, b, out->top_y0 + rows * part / n_parts,
+                out->top_y0 + rows * (part + 1) / n_parts, cb, pb);
+      i0 = (guint) ((guint64) deferred->len * (guint64) part / (guint64) n_parts);
+      i1 = (guint) ((guint64) deferred->len * (guint64) (part + 1) / (guint64) n_parts);
+      for (guint i = i0; i < i1; i++)
         {
           const Deferred *e = &g_array_index (deferred, Deferred, i);
-          guint32 q = e->token;
-          guint8 *d = (guint8 *) source_pixel (st, dst, e->pos);
 
-          /* band c − 1's final cell at q: a value, a token band c − 2 decides, or the source */
-          for (int c = b;;)
-            {
-              const BandOut *prev = &st->bands[c - 1];
-              guint32 cell = prev->seam[q - (guint32) ((gsize) (prev->seam_y0 - sy) * w)];
-              int r0 = sy + (c - 1) * st->band_rows;
-
-              if (!(cell & TOKEN))
-                {
-                  store_value (d, cell, cb);
-                  break;
-                }
-              q = cell & ~TOKEN;
-              c--;
-              if (c == 0 || q >= (guint32) ((gsize) (MIN (ey, r0 + st->reach) - sy) * w))
-                {
-                  memcpy (d, source_pixel (st, src, q), cb);
-                  break;
-                }
-            }
+          settle_cell (st, src, b, e->token | TOKEN, (guint8 *) source_pixel (st, dst, e->pos), cb);
         }
     }
 }
