@@ -673,7 +673,7 @@ ring_init (const LbSpread    *st,
 {
   int w = st->r.width, sy = st->r.y;
   gsize pb = (gsize) src->channels * (src->depth / 8);
-  gboolean avx2 = use_avx2 (st);
+  G_GNUC_UNUSED gboolean avx2 = use_avx2 (st);
 
   for (int y = ya; y < yb; y++)
     {
@@ -1070,7 +1070,7 @@ out_rows (const LbSpread    *st,
           gsize              pb)
 {
   int w = st->r.width, sy = st->r.y;
-  gboolean avx2 = use_avx2 (st);
+  G_GNUC_UNUSED gboolean avx2 = use_avx2 (st);
 
   for (int y = ya; y < yb; y++)
     {
@@ -1335,9 +1335,9 @@ top_rows (const LbSpread    *st,
 {
   const BandOut *out = &st->bands[b], *prev = &st->bands[b - 1];
   int w = st->r.width, sy = st->r.y;
-  guint32 plo = (guint32) ((gsize) (prev->seam_y0 - sy) * w);
-  guint32 phi = (guint32) ((gsize) (prev->seam_y1 - sy) * w);
-  gboolean avx2 = use_avx2 (st);
+  G_GNUC_UNUSED guint32 plo = (guint32) ((gsize) (prev->seam_y0 - sy) * w);
+  G_GNUC_UNUSED guint32 phi = (guint32) ((gsize) (prev->seam_y1 - sy) * w);
+  G_GNUC_UNUSED gboolean avx2 = use_avx2 (st);
 
   for (int y = ya; y < yb; y++)
     {
