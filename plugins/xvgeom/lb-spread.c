@@ -919,8 +919,8 @@ draws_block_avx2_body (Draws               *dr,
         }
       if (inner_rows && x >= px && x < w - MAX (px, 1))
         {
-          /* a run of interior columns, up to the block's end or the next group of 8 */
-          int run = MIN (MIN (tn - t, w - MAX (px, 1) - x), 8 - (t & 7));
+          /* a run of interior columns, up to the block's end */
+          int run = MIN (tn - t, w - MAX (px, 1) - x);
           const __m256i vxm = _mm256_set1_epi32 (2 * px + 1);
           const __m256i xmagic = _mm256_set1_epi32 ((int) st->magic[2 * px + 1]);
           const __m128i xshift = _mm_cvtsi32_si128 ((int) st->shift[2 * px + 1]);
