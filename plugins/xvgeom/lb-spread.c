@@ -109,6 +109,18 @@ banded_fits (const LbSpread    *st,
   return px <= G_MAXINT32 && (scratch <= SPREAD_SCRATCH_BYTES || scratch * 10 <= image * 9);
 }
 
+/* g_get_num_processors () reads sysfs (about 20 µs a call here, on the pass's critical path):
+ * asked once per process */
+static int
+n_processors (void)
+{
+  static gsize n;
+
+  if (g_once_init_enter (&n))
+    g_once_init_leave (&n, (gsize) CLAMP (g_get_num_processors (), 1, 64));
+  return (int) n;
+}
+
 LbSpread *
 lb_spread_prepare (const LbKernelBuf    *src,
                    const LbKernelRect   *region,
@@ -150,7 +162,7 @@ lb_spread_prepare (const LbKernelBuf    *src,
     {
       /* a window clipped to the region spans at most its size */
       gint64 span = MAX (st->r.width, st->r.height);
-      int n_proc = (int) CLAMP (g_get_num_processors (), 1, 64);
+      int n_proc = n_processors ();
       int h = st->r.height, min_rows, band_rows;
 
       span = MIN (span, 2 * (gint64) MAX (st->px, st->py) + 1);
