@@ -73,7 +73,8 @@ lb_xv_random_mod (guint32 a,
  * @first + k · @step, stepped together: hist[i][k] = hist[i − 31][k] + hist[i − 3][k] is one
  * vector addition per step for all lanes, and every load meets a whole earlier store (a single
  * sequence vectorised along itself has a dependence distance of 3). For xv's spread a lane is
- * one slice of the image's rows. */
+ * a row of a chunk of 8 rows, and the lanes jump to the next chunk's rows at its end
+ * (lb_xv_random_lanes_jump). */
 #define LB_XV_RANDOM_LANES 8
 #define LB_XV_RANDOM_LANE_STEPS 512
 
