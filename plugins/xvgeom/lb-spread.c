@@ -600,41 +600,12 @@ store_run_avx2 (guint8       *d,
 }
 
 
-/* Value cells to pixels (the layouts of init_run_avx2), 8 pixels per step, up to the first
- * step that holds a token. @s: the source row's pixels under @d (RGBA8's alpha). Returns the
- * pixels done. */
-__attribute__ ((target ("avx2"))) static G_ALWAYS_INLINE inline int
-out_run_avx2 (guint8        *d,
-              const guint8  *s,
-              const guint32 *cells,
-              int            n,
-              gsize          pb)
-{
-  int x = 0;
-
-  /* RGB8 stores 24 bytes in 16 + 8 */
-  for (; x + 8 <= n; x += 8)
-    {
-      __m256i c = _mm256_loadu_si256 ((const __m256i *) (const void *) (cells + x));
-
-      if (_mm256_movemask_ps (_mm256_castsi256_ps (c)) != 0)
-        break;
-      store_run_avx2 (d + pb * (gsize) x, s + pb * (gsize) x, c, pb);
-    }
-  return x;
-}
-
 /* the layouts with AVX2 runs, as separate functions (one instance each) */
 #define SPREAD_AVX2_LAYOUT(pb_)                                                                    \
   __attribute__ ((target ("avx2"))) static int                                                     \
   init_run_avx2_##pb_ (guint32 *row, const guint8 *s, int w)                                       \
   {                                                                                                \
     return init_run_avx2 (row, s, w, pb_ == 4 ? 3 : pb_, pb_);                                     \
-  }                                                                                                \
-  __attribute__ ((target ("avx2"))) static int                                                     \
-  out_run_avx2_##pb_ (guint8 *d, const guint8 *s, const guint32 *cells, int n)                     \
-  {                                                                                                \
-    return out_run_avx2 (d, s, cells, n, pb_);                                                     \
   }
 SPREAD_AVX2_LAYOUT (1)
 SPREAD_AVX2_LAYOUT (2)
@@ -642,7 +613,6 @@ SPREAD_AVX2_LAYOUT (3)
 SPREAD_AVX2_LAYOUT (4)
 
 typedef int (*InitRunFunc) (guint32 *row, const guint8 *s, int w);
-typedef int (*OutRunFunc) (guint8 *d, const guint8 *s, const guint32 *cells, int n);
 
 /* the AVX2 runs for 8-bit gray (cb = pb = 1), 16-bit gray (2, 2), 8-bit RGB (3, 3) and 8-bit
  * RGBA (3, 4): index pb − 1 where cb ≥ pb − 1 and cb = pb or cb = 3 */
@@ -655,8 +625,6 @@ avx2_layout (gsize cb,
 
 static const InitRunFunc init_runs[4] = { init_run_avx2_1, init_run_avx2_2, init_run_avx2_3,
                                           init_run_avx2_4 };
-static const OutRunFunc out_runs[4] = { out_run_avx2_1, out_run_avx2_2, out_run_avx2_3,
-                                        out_run_avx2_4 };
 #endif
 
 /* whether the AVX2 paths run (libgcc's constructor has filled in the processor's features
@@ -1065,6 +1033,70 @@ source_pixel (const LbSpread    *st,
   return lb_kbuf_row (src, st->r.y + (int) qy) + (gsize) (st->r.x + (int) qx) * pb;
 }
 
+#ifdef HAVE_AVX2_PATHS
+/* Cells to pixels (the layouts of init_run_avx2), 8 pixels per step, while the step holds
+ * values only, or (with @prev) tokens that find values in band b − 1's seam (@prev, region
+ * positions [plo, phi)): a top row of band b in lb_spread_resolve (). @s: the source row's
+ * pixels under @d (RGBA8's alpha). Returns the pixels done (see settle_cell for the rest). */
+__attribute__ ((target ("avx2"))) static G_ALWAYS_INLINE inline int
+out_run_avx2 (guint8        *d,
+              const guint8  *s,
+              const guint32 *cells,
+              int            n,
+              const guint32 *prev,
+              guint32        plo,
+              guint32        phi,
+              gsize          pb)
+{
+  const __m256i low31 = _mm256_set1_epi32 (0x7fffffff);
+  const __m256i vplo = _mm256_set1_epi32 ((int) plo);
+  /* plo ≤ q < phi as signed comparisons of q − 2³¹ (positions are below 2³¹) */
+  const __m256i bias = _mm256_set1_epi32 ((int) 0x80000000u);
+  const __m256i vplo1 = _mm256_set1_epi32 ((int) ((plo - 1) ^ 0x80000000u));
+  const __m256i vphi = _mm256_set1_epi32 ((int) (phi ^ 0x80000000u));
+  int x = 0;
+
+  for (; x + 8 <= n; x += 8)
+    {
+      __m256i c = _mm256_loadu_si256 ((const __m256i *) (const void *) (cells + x));
+
+      if (_mm256_movemask_ps (_mm256_castsi256_ps (c)) != 0)
+        {
+          __m256i tok = _mm256_srai_epi32 (c, 31);
+          __m256i qb = _mm256_xor_si256 (_mm256_and_si256 (c, low31), bias);
+          __m256i inside = _mm256_and_si256 (_mm256_cmpgt_epi32 (vphi, qb),
+                                             plo == 0 ? tok : _mm256_cmpgt_epi32 (qb, vplo1));
+
+          if (prev == NULL || _mm256_movemask_ps (_mm256_castsi256_ps (_mm256_andnot_si256 (inside, tok))) != 0)
+            break;
+          c = _mm256_mask_i32gather_epi32 (c, (const int *) prev,
+                                           _mm256_sub_epi32 (_mm256_and_si256 (c, low31), vplo), tok, 4);
+          if (_mm256_movemask_ps (_mm256_castsi256_ps (c)) != 0)
+            break;
+        }
+      store_run_avx2 (d + pb * (gsize) x, s + pb * (gsize) x, c, pb);
+    }
+  return x;
+}
+
+#define SPREAD_OUT_LAYOUT(pb_)                                                                     \
+  __attribute__ ((target ("avx2"))) static int                                                     \
+  out_run_avx2_##pb_ (guint8 *d, const guint8 *s, const guint32 *cells, int n,                     \
+                      const guint32 *prev, guint32 plo, guint32 phi)                               \
+  {                                                                                                \
+    return out_run_avx2 (d, s, cells, n, prev, plo, phi, pb_);                                     \
+  }
+SPREAD_OUT_LAYOUT (1)
+SPREAD_OUT_LAYOUT (2)
+SPREAD_OUT_LAYOUT (3)
+SPREAD_OUT_LAYOUT (4)
+
+typedef int (*OutRunFunc) (guint8 *d, const guint8 *s, const guint32 *cells, int n,
+                           const guint32 *prev, guint32 plo, guint32 phi);
+static const OutRunFunc out_runs[4] = { out_run_avx2_1, out_run_avx2_2, out_run_avx2_3,
+                                        out_run_avx2_4 };
+#endif
+
 /* Band b's cells of image rows [ya, yb) (window @ring from image row @base) to the output:
  * values at once, tokens below region position @tok_lim (band b − 1 decides them) to
  * @deferred, other tokens from the source. Alpha comes from the same pixel of the source. */
@@ -1098,7 +1130,8 @@ out_rows (const LbSpread    *st,
 #ifdef HAVE_AVX2_PATHS
           if (avx2 && avx2_layout (cb, pb))
             {
-              int n = out_runs[pb - 1] (d + (gsize) x * pb, s + (gsize) x * pb, cells + x, w - x);
+              int n = out_runs[pb - 1] (d + (gsize) x * pb, s + (gsize) x * pb, cells + x, w - x,
+                                        NULL, 0, 0);
 
               x += n;
             }
@@ -1271,69 +1304,6 @@ settle_cell (const LbSpread    *st,
   store_value (d, c, cb);
 }
 
-#ifdef HAVE_AVX2_PATHS
-/* A top row of band @b (cells @cells) to the output, 8 pixels per step where every token of
- * the step finds a value in band b − 1's seam (@prev, region positions [plo, phi)); returns
- * the pixels done (see settle_cell for the rest). */
-__attribute__ ((target ("avx2"))) static G_ALWAYS_INLINE inline int
-top_run_avx2 (guint8        *d,
-              const guint8  *s,
-              const guint32 *cells,
-              int            n,
-              const guint32 *prev,
-              guint32        plo,
-              guint32        phi,
-              gsize          pb)
-{
-  const __m256i low31 = _mm256_set1_epi32 (0x7fffffff);
-  const __m256i vplo = _mm256_set1_epi32 ((int) plo);
-  /* plo ≤ q < phi as signed comparisons of q − 2³¹ (positions are below 2³¹) */
-  const __m256i bias = _mm256_set1_epi32 ((int) 0x80000000u);
-  const __m256i vplo1 = _mm256_set1_epi32 ((int) ((plo - 1) ^ 0x80000000u));
-  const __m256i vphi = _mm256_set1_epi32 ((int) (phi ^ 0x80000000u));
-  int x = 0;
-
-  for (; x + 8 <= n; x += 8)
-    {
-      __m256i c = _mm256_loadu_si256 ((const __m256i *) (const void *) (cells + x));
-
-      if (_mm256_movemask_ps (_mm256_castsi256_ps (c)) != 0)
-        {
-          __m256i tok = _mm256_srai_epi32 (c, 31);
-          __m256i qb = _mm256_xor_si256 (_mm256_and_si256 (c, low31), bias);
-          __m256i inside = _mm256_and_si256 (_mm256_cmpgt_epi32 (vphi, qb),
-                                             plo == 0 ? tok : _mm256_cmpgt_epi32 (qb, vplo1));
-
-          if (_mm256_movemask_ps (_mm256_castsi256_ps (_mm256_andnot_si256 (inside, tok))) != 0)
-            break;
-          c = _mm256_mask_i32gather_epi32 (c, (const int *) prev,
-                                           _mm256_sub_epi32 (_mm256_and_si256 (c, low31), vplo), tok, 4);
-          if (_mm256_movemask_ps (_mm256_castsi256_ps (c)) != 0)
-            break;
-        }
-      store_run_avx2 (d + pb * (gsize) x, s + pb * (gsize) x, c, pb);
-    }
-  return x;
-}
-
-#define SPREAD_TOP_LAYOUT(pb_)                                                                     \
-  __attribute__ ((target ("avx2"))) static int                                                     \
-  top_run_avx2_##pb_ (guint8 *d, const guint8 *s, const guint32 *cells, int n,                     \
-                      const guint32 *prev, guint32 plo, guint32 phi)                               \
-  {                                                                                                \
-    return top_run_avx2 (d, s, cells, n, prev, plo, phi, pb_);                                     \
-  }
-SPREAD_TOP_LAYOUT (1)
-SPREAD_TOP_LAYOUT (2)
-SPREAD_TOP_LAYOUT (3)
-SPREAD_TOP_LAYOUT (4)
-
-typedef int (*TopRunFunc) (guint8 *d, const guint8 *s, const guint32 *cells, int n,
-                           const guint32 *prev, guint32 plo, guint32 phi);
-static const TopRunFunc top_runs[4] = { top_run_avx2_1, top_run_avx2_2, top_run_avx2_3,
-                                        top_run_avx2_4 };
-#endif
-
 /* band @b's top rows [ya, yb) to the output */
 static void
 top_rows (const LbSpread    *st,
@@ -1363,7 +1333,7 @@ top_rows (const LbSpread    *st,
 
 #ifdef HAVE_AVX2_PATHS
           if (avx2 && avx2_layout (cb, pb))
-            x += top_runs[pb - 1] (d + (gsize) x * pb, s + (gsize) x * pb, cells + x, w - x,
+            x += out_runs[pb - 1] (d + (gsize) x * pb, s + (gsize) x * pb, cells + x, w - x,
                                    prev->seam, plo, phi);
 #endif
           for (xe = MIN (w, x + 8); x < xe; x++)
@@ -1428,7 +1398,6 @@ copy_region_rows (const LbSpread    *st,
     memcpy (lb_kbuf_row (dst, y) + (gsize) st->r.x * pb,
             lb_kbuf_row (src, y) + (gsize) st->r.x * pb, (gsize) st->r.width * pb);
 }
-
 
 void
 lb_spread_process (const LbSpread    *st,
