@@ -92,7 +92,6 @@ typedef struct {
   /* per run */
   gpointer state;
   gint next_band;
-  gint next_gather;  /* spread's all-thread form */
   double cpu_ms;   /* CPU time of the calling thread in the last run */
 } Run;
 
@@ -129,9 +128,9 @@ worker (gpointer data)
   return NULL;
 }
 
-/* Spread on all threads: its exact banded form (lb-xvgeom.h), the bands and then the pixels
- * they left to earlier bands, each a parallel loop whose threads are joined before the next,
- * as the plugin's finish() does through the host. */
+/* Spread on all threads: its exact banded form (lb-xvgeom.h), the bands as one parallel loop
+ * (each band settles the pixels it left to earlier bands once those are done), as the
+ * plugin's finish() does through the host. */
 static gpointer
 spread_band_worker (gpointer data)
 {
@@ -149,39 +148,18 @@ spread_band_worker (gpointer data)
   return NULL;
 }
 
-static gpointer
-spread_resolve_worker (gpointer data)
-{
-  Run *run = data;
-  int n = MIN (run->threads, 64);
-
-  for (;;)
-    {
-      int part = g_atomic_int_add (&run->next_gather, 1);
-
-      if (part >= n)
-        break;
-      lb_spread_resolve (run->state, run->src, run->dst, part, n);
-    }
-  return NULL;
-}
-
 static void
 spread_all_threads (Run *run)
 {
   GThread *th[64];
   int n = MIN (run->threads, 64);
-  GThreadFunc phases[2] = { spread_band_worker, spread_resolve_worker };
 
-  run->next_band = run->next_gather = 0;
-  for (int p = 0; p < 2; p++)
-    {
-      for (int i = 1; i < n; i++)
-        th[i] = g_thread_new ("band", phases[p], run);
-      phases[p] (run);
-      for (int i = 1; i < n; i++)
-        g_thread_join (th[i]);
-    }
+  run->next_band = 0;
+  for (int i = 1; i < n; i++)
+    th[i] = g_thread_new ("band", spread_band_worker, run);
+  spread_band_worker (run);
+  for (int i = 1; i < n; i++)
+    g_thread_join (th[i]);
 }
 
 static double

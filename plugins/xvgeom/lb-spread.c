@@ -10,7 +10,7 @@
 #include "lb-xvgeom-private.h"
 #include "lb-xv-random.h"
 
-/* What band b's pass leaves for lb_spread_resolve () (see "Banded path" below). */
+/* What band b's pass leaves for settling (see "Banded path" below). */
 typedef struct {
   guint32 *seam;      /* its final cells in image rows [seam_y0, seam_y1): the rows band b + 1
                        * reaches back into */
@@ -19,6 +19,11 @@ typedef struct {
                        * band b − 1 reaches (tokens at the start): written by resolve */
   int top_y0, top_y1;
   GArray *deferred;   /* of Deferred: other output pixels that band b − 1's seam decides */
+  /* the pass's progress, under LbSpread.lock */
+  gboolean done;             /* the band's pass has finished */
+  gboolean top_ready;        /* @top is final */
+  gboolean top_claimed;      /* a thread settles @top (or has) */
+  gboolean deferred_claimed; /* a thread settles @deferred (or has) */
 } BandOut;
 
 /* an output pixel (region position) and the token it holds */
@@ -41,12 +46,15 @@ struct _LbSpread {
   /* the x draw's range for region column x: [xlo[x], xlo[x] + xm[x]) */
   gint32 *xlo;
   guint32 *xm;
-  /* banded path (lb_spread_process_band + lb_spread_resolve) */
+  /* banded path (lb_spread_process_band) */
   int reach;         /* rows a swap reaches up or down */
   int lane_rows;     /* rows per generator lane in a chunk (a chunk is LANES of them) */
   int band_rows;     /* region rows per band */
   int n_bands;
-  BandOut *bands;    /* [band], written by that band's pass only */
+  BandOut *bands;    /* [band], written by that band's pass only (the flags under @lock) */
+  GMutex lock;       /* the bands' flags and the two counts below */
+  int n_done;        /* bands whose pass has finished, this pass */
+  int n_claimed;     /* settling jobs taken, this pass (2 per band after the first) */
   guint64 wdiv;      /* 2⁶⁴/width rounded up: exact q / width for 32-bit q (width ≥ 2) */
   /* the banded form is used (else xv's swaps in place, on one thread): see banded_fits() */
   gboolean banded;
@@ -138,6 +146,7 @@ lb_spread_prepare (const LbKernelBuf    *src,
                    params->height);
       return NULL;
     }
+  g_mutex_init (&st->lock);
   st->rectangle = params->rectangle;
   /* Distances beyond the region are clipped away anyway; limiting them keeps x ± d inside
    * int. Rectangle: ±sw, ±sh cover the region. Diamond: with d ≥ sw + sh the x draw spans
@@ -224,6 +233,7 @@ set_bands (LbSpread *st,
       st->n_bands = 1;
     }
   st->bands = g_new0 (BandOut, st->n_bands);
+  st->n_done = st->n_claimed = 0;
 }
 
 void
@@ -257,6 +267,7 @@ lb_spread_free (LbSpread *st)
   g_free (st->shift);
   g_free (st->xlo);
   g_free (st->xm);
+  g_mutex_clear (&st->lock);
   g_free (st);
 }
 
@@ -490,7 +501,8 @@ spread_in_place (const LbSpread *st,
  * they are in cache (values; tokens into the source: looked up there; tokens band b − 1
  * decides: kept in a list), except its first rows, those band b − 1 reaches, which are kept
  * whole (mostly tokens); the rows band b + 1 reaches back into are kept as the band's seam.
- * lb_spread_resolve () then settles the kept rows and lists through the earlier bands' seams.
+ * The kept rows and lists are then settled through the earlier bands' seams (band_finished:
+ * by the threads whose bands are done, as soon as the bands they depend on are).
  * A pass takes the source, the output, and per band a window (~512 KiB), a seam (2 · reach
  * rows) and the list. */
 #define TOKEN 0x80000000u
@@ -1036,7 +1048,7 @@ source_pixel (const LbSpread    *st,
 #ifdef HAVE_AVX2_PATHS
 /* Cells to pixels (the layouts of init_run_avx2), 8 pixels per step, while the step holds
  * values only, or (with @prev) tokens that find values in band b − 1's seam (@prev, region
- * positions [plo, phi)): a top row of band b in lb_spread_resolve (). @s: the source row's
+ * positions [plo, phi)): a top row of band b in settle_kept (). @s: the source row's
  * pixels under @d (RGBA8's alpha). Returns the pixels done (see settle_cell for the rest). */
 __attribute__ ((target ("avx2"))) static G_ALWAYS_INLINE inline int
 out_run_avx2 (guint8        *d,
@@ -1188,6 +1200,7 @@ band_run (const LbSpread    *st,
   guint32 (*parts)[LANES] = g_malloc ((gsize) lane_rows * w * sizeof *parts);
   LbXvRandomLanes *rng = g_new (LbXvRandomLanes, 1);
   int base = e0, inited = e0, outed = e0;
+  gboolean top_published = FALSE;
 
   g_clear_pointer (&out->seam, g_free);
   g_clear_pointer (&out->top, g_free);
@@ -1235,6 +1248,14 @@ band_run (const LbSpread    *st,
       for (; outed < MIN (fin, out->top_y1); outed++)
         memcpy (out->top + (gsize) (outed - out->top_y0) * w, ring + (gsize) (outed - base) * w,
                 (gsize) w * sizeof (guint32));
+      if (!top_published && outed >= out->top_y1)
+        {
+          /* another thread may settle them now (band_finished) */
+          g_mutex_lock (&((LbSpread *) st)->lock);
+          out->top_ready = TRUE;
+          g_mutex_unlock (&((LbSpread *) st)->lock);
+          top_published = TRUE;
+        }
       out_rows (st, src, dst, ring, base, outed, fin, tok_lim, out->deferred, cb, pb);
       outed = MAX (outed, fin);
     }
@@ -1248,30 +1269,6 @@ band_run (const LbSpread    *st,
   g_free (rng);
   g_free (parts);
   g_free (ring);
-}
-
-void
-lb_spread_process_band (const LbSpread    *st,
-                        const LbKernelBuf *src,
-                        LbKernelBuf       *dst,
-                        int                b)
-{
-  gsize cb = (gsize) lb_kbuf_color_channels (dst) * (dst->depth / 8);
-  gsize pb = (gsize) dst->channels * (dst->depth / 8);
-
-  g_return_if_fail (b >= 0 && b < lb_spread_get_n_bands (st));
-  g_return_if_fail (st->banded);
-  /* the layouts the filter must support, RGB16 and the rest */
-  if (cb == 1 && pb == 1)
-    band_run (st, src, dst, b, 1, 1);
-  else if (cb == 2 && pb == 2)
-    band_run (st, src, dst, b, 2, 2);
-  else if (cb == 3 && pb == 3)
-    band_run (st, src, dst, b, 3, 3);
-  else if (cb == 3 && pb == 4)
-    band_run (st, src, dst, b, 3, 4);
-  else
-    band_run (st, src, dst, b, cb, pb);
 }
 
 /* the colour of cell @c of band @b's final cells to @d: a value, or a token settled through
@@ -1346,37 +1343,121 @@ top_rows (const LbSpread    *st,
     }
 }
 
+/* band @b's kept pixels: its top rows, or its list */
+static void
+settle_kept (const LbSpread    *st,
+             const LbKernelBuf *src,
+             LbKernelBuf       *dst,
+             int                b,
+             gboolean           top)
+{
+  gsize cb = (gsize) lb_kbuf_color_channels (dst) * (dst->depth / 8);
+  gsize pb = (gsize) dst->channels * (dst->depth / 8);
+  const BandOut *out = &st->bands[b];
+
+  if (top)
+    {
+      top_rows (st, src, dst, b, out->top_y0, out->top_y1, cb, pb);
+      return;
+    }
+  for (guint i = 0; i < out->deferred->len; i++)
+    {
+      const Deferred *e = &g_array_index (out->deferred, Deferred, i);
+
+      settle_cell (st, src, b, e->token | TOKEN, (guint8 *) source_pixel (st, dst, e->pos), cb);
+    }
+}
+
+/* Under @lock: the pass is over once every band is done and every settling job taken; the
+ * flags then start again for the next pass. */
+static void
+pass_check_over (LbSpread *st)
+{
+  if (st->n_done < st->n_bands || st->n_claimed < 2 * (st->n_bands - 1))
+    return;
+  for (int b = 0; b < st->n_bands; b++)
+    {
+      BandOut *o = &st->bands[b];
+
+      o->done = o->top_ready = o->top_claimed = o->deferred_claimed = FALSE;
+    }
+  st->n_done = st->n_claimed = 0;
+}
+
+/* Band @b is done: this thread then settles what has become ready, band k's top rows once
+ * bands 0 … k − 1 are done (their seams decide it; it is final early in band k's own pass)
+ * and band k's list once bands 0 … k are. So a band that finishes first settles its
+ * neighbour's top rows while the neighbour still runs, and when every band has returned, all
+ * is settled, without a second parallel loop. */
+static void
+band_finished (LbSpread          *st,
+               const LbKernelBuf *src,
+               LbKernelBuf       *dst,
+               int                b)
+{
+  int n = st->n_bands;
+
+  g_mutex_lock (&st->lock);
+  st->bands[b].done = st->bands[b].top_ready = TRUE;
+  st->n_done++;
+  pass_check_over (st);
+  for (;;)
+    {
+      int prefix = 0, job = -1;
+      gboolean top = FALSE;
+
+      while (prefix < n && st->bands[prefix].done)
+        prefix++;
+      for (int k = 1; k < n && job < 0; k++)
+        {
+          BandOut *o = &st->bands[k];
+
+          if (k <= prefix && o->top_ready && !o->top_claimed)
+            {
+              o->top_claimed = TRUE;
+              top = TRUE;
+              job = k;
+            }
+          else if (k < prefix && !o->deferred_claimed)
+            {
+              o->deferred_claimed = TRUE;
+              job = k;
+            }
+        }
+      if (job < 0)
+        break;
+      st->n_claimed++;
+      pass_check_over (st);
+      g_mutex_unlock (&st->lock);
+      settle_kept (st, src, dst, job, top);
+      g_mutex_lock (&st->lock);
+    }
+  g_mutex_unlock (&st->lock);
+}
+
 void
-lb_spread_resolve (const LbSpread    *st,
-                   const LbKernelBuf *src,
-                   LbKernelBuf       *dst,
-                   int                part,
-                   int                n_parts)
+lb_spread_process_band (const LbSpread    *st,
+                        const LbKernelBuf *src,
+                        LbKernelBuf       *dst,
+                        int                b)
 {
   gsize cb = (gsize) lb_kbuf_color_channels (dst) * (dst->depth / 8);
   gsize pb = (gsize) dst->channels * (dst->depth / 8);
 
-  g_return_if_fail (part >= 0 && part < n_parts);
-  /* part p of every band's top rows and of its list (contiguous: parts write apart) */
-  for (int b = 1; b < lb_spread_get_n_bands (st); b++)
-    {
-      const BandOut *out = &st->bands[b];
-      const GArray *deferred = out->deferred;
-      int rows = out->top_y1 - out->top_y0;
-      guint i0, i1;
-
-      g_return_if_fail (deferred != NULL);
-      top_rows (st, src, dst, b, out->top_y0 + rows * part / n_parts,
-                out->top_y0 + rows * (part + 1) / n_parts, cb, pb);
-      i0 = (guint) ((guint64) deferred->len * (guint64) part / (guint64) n_parts);
-      i1 = (guint) ((guint64) deferred->len * (guint64) (part + 1) / (guint64) n_parts);
-      for (guint i = i0; i < i1; i++)
-        {
-          const Deferred *e = &g_array_index (deferred, Deferred, i);
-
-          settle_cell (st, src, b, e->token | TOKEN, (guint8 *) source_pixel (st, dst, e->pos), cb);
-        }
-    }
+  g_return_if_fail (b >= 0 && b < lb_spread_get_n_bands (st));
+  g_return_if_fail (st->banded);
+  /* the layouts the filter must support, RGB16 and the rest */
+  if (cb == 1 && pb == 1)
+    band_run (st, src, dst, b, 1, 1);
+  else if (cb == 2 && pb == 2)
+    band_run (st, src, dst, b, 2, 2);
+  else if (cb == 3 && pb == 3)
+    band_run (st, src, dst, b, 3, 3);
+  else if (cb == 3 && pb == 4)
+    band_run (st, src, dst, b, 3, 4);
+  else
+    band_run (st, src, dst, b, cb, pb);
+  band_finished ((LbSpread *) st, src, dst, b);
 }
 
 /* The region's rows [y0, y1) of @src into @dst, every sample: what a spread that moves nothing
@@ -1420,7 +1501,6 @@ lb_spread_process (const LbSpread    *st,
     {
       for (int b = 0; b < st->n_bands; b++)
         lb_spread_process_band (st, src, dst, b);
-      lb_spread_resolve (st, src, dst, 0, 1);
     }
   else
     {

@@ -206,14 +206,13 @@ geom_process (gconstpointer       state,
 
 /* Spread's global pass. One thread, or a region without bands (its banded form does not fit):
  * lb_spread_process(), which runs the banded form on this thread or xv's swaps in place. More
- * threads: the banded form (lb-xvgeom.h) as two parallel loops through the host's threads:
- * the bands, then the pixels the bands left to earlier ones, a part per thread. All give the
- * same bytes. */
+ * threads: the banded form (lb-xvgeom.h), its bands as one parallel loop through the host's
+ * threads (each band also settles the pixels it kept for earlier bands, once those are
+ * done). All give the same bytes. */
 typedef struct {
   const LbSpread *kernel;
   LbKernelBuf src;
   LbKernelBuf dst;
-  int n_parts;       /* of lb_spread_resolve () */
 } SpreadFinish;
 
 static void
@@ -226,16 +225,6 @@ spread_band_item (gpointer data,
   lb_spread_process_band (f->kernel, &f->src, &f->dst, item);
 }
 
-static void
-spread_resolve_item (gpointer data,
-                     int      item,
-                     int      thread_index)
-{
-  SpreadFinish *f = data;
-
-  lb_spread_resolve (f->kernel, &f->src, &f->dst, item, f->n_parts);
-}
-
 static gboolean
 spread_finish (gconstpointer        state,
                const LbFilterImage *image,
@@ -246,8 +235,7 @@ spread_finish (gconstpointer        state,
                GError             **error)
 {
   const GeomState *s = state;
-  SpreadFinish f = { s->kernel, lb_glue_src_buf (image), lb_glue_dst_buf (image, dst, dst_stride),
-                     host->n_threads };
+  SpreadFinish f = { s->kernel, lb_glue_src_buf (image), lb_glue_dst_buf (image, dst, dst_stride) };
   int n_bands = lb_spread_get_n_bands (s->kernel);
 
   if (host->n_threads <= 1 || n_bands <= 1)
@@ -255,8 +243,7 @@ spread_finish (gconstpointer        state,
       lb_spread_process (s->kernel, &f.src, &f.dst, 0, image->height);
       return TRUE;
     }
-  return host->parallel_for (host, n_bands, spread_band_item, &f)
-         && host->parallel_for (host, f.n_parts, spread_resolve_item, &f);
+  return host->parallel_for (host, n_bands, spread_band_item, &f);
 }
 
 static void

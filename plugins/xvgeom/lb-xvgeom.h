@@ -184,14 +184,14 @@ void      lb_spread_process_reference (const LbSpread       *state,
 void      lb_spread_free              (LbSpread             *state);
 
 /* Parallel form of lb_spread_process(), byte-identical to it (see lb-spread.c):
- *  1. lb_spread_process_band() for every band, in any order and concurrently: each runs its
- *     rows' swaps and writes the rows of the region's output that no other band reaches,
- *     every sample (alpha from the same pixel of @src), except pixels whose content an earlier
- *     band decides; it keeps those, and the cells of the rows the next band reaches, in the
- *     state (this is the one exception to "the state is read-only": each band writes only its
- *     own slots, so a state serves one pass at a time);
- *  2. then lb_spread_resolve() for parts 0 … n_parts − 1 (any n_parts ≥ 1), in any order and
- *     concurrently: together they write the pixels the bands kept.
+ * lb_spread_process_band() for every band 0 … n_bands − 1, in any order and concurrently. Each
+ * runs its rows' swaps and writes the rows of the region's output that no other band reaches,
+ * every sample (alpha from the same pixel of @src), except pixels whose content an earlier
+ * band decides; it keeps those, and the cells of the rows the next band reaches, in the state
+ * (this is the one exception to "the state is read-only": a state serves one pass at a time).
+ * Before it returns, a call also settles the kept pixels of any band whose earlier bands are
+ * all done, so the output is complete once every call of the pass has returned. A pass must
+ * run every band once before the state serves another pass.
  * @src must stay unchanged and must not be @dst. There is a band per processor; a band's
  * scratch is a window of about 512 KiB and 2 · distance rows of cells, so a pass
  * peaks at about twice the image. A region whose banded form does not fit has a single band
@@ -203,13 +203,8 @@ void      lb_spread_process_band      (const LbSpread       *state,
                                        const LbKernelBuf    *src,
                                        LbKernelBuf          *dst,
                                        int                   band);
-void      lb_spread_resolve           (const LbSpread       *state,
-                                       const LbKernelBuf    *src,
-                                       LbKernelBuf          *dst,
-                                       int                   part,
-                                       int                   n_parts);
 /* For tests: rows per band (≥ 1; bands shorter than the distance are valid, only slower).
- * Call before step 1. */
+ * Call before a pass, not during one. */
 void      lb_spread_set_band_rows     (LbSpread             *state,
                                        int                   band_rows);
 /* For tests: %FALSE makes the banded path run its portable loops instead of AVX2 (default

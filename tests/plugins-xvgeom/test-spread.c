@@ -92,7 +92,6 @@ typedef struct {
   const LbKernelBuf *src;
   LbKernelBuf *dst;
   int n_items;
-  gboolean resolve;  /* lb_spread_resolve in n_items parts, else lb_spread_process_band */
   gint next;
 } Run;
 
@@ -103,10 +102,7 @@ run_worker (gpointer data)
   int i;
 
   while ((i = g_atomic_int_add (&r->next, 1)) < r->n_items)
-    if (r->resolve)
-      lb_spread_resolve (r->st, r->src, r->dst, i, r->n_items);
-    else
-      lb_spread_process_band (r->st, r->src, r->dst, i);
+    lb_spread_process_band (r->st, r->src, r->dst, i);
   return NULL;
 }
 
@@ -158,8 +154,8 @@ spread_whole (const LbSpread     *st,
   return dst;
 }
 
-/* like the plugin: the bands concurrently, then their deferred pixels concurrently (in one
- * part more than there are threads), on a destination whose region holds noise; a spread that
+/* like the plugin: the bands concurrently (each settles what the bands before it decide, on
+ * whichever thread finds it ready), on a destination whose region holds noise; a spread that
  * moves nothing has no bands, and process() copies the region */
 static LbKernelBuf *
 spread_threaded (LbSpread           *st,
@@ -168,8 +164,7 @@ spread_threaded (LbSpread           *st,
                  int                 n_threads)
 {
   LbKernelBuf *dst = copy_scribbled (src, sel);
-  Run bands = { st, src, dst, lb_spread_get_n_bands (st), FALSE, 0 };
-  Run resolve = { st, src, dst, n_threads + 1, TRUE, 0 };
+  Run bands = { st, src, dst, lb_spread_get_n_bands (st), 0 };
 
   if (bands.n_items == 0)
     {
@@ -177,7 +172,6 @@ spread_threaded (LbSpread           *st,
       return dst;
     }
   run_threads (&bands, n_threads);
-  run_threads (&resolve, n_threads);
   return dst;
 }
 

@@ -394,13 +394,9 @@ spread_banded (LbSpread          *st,
   n = lb_spread_get_n_bands (st);
   order = g_new (int, MAX (n, 4));
   shuffle (order, n, rand);
+  /* in shuffled order: a band settles what it kept only after the bands before it */
   for (int i = 0; i < n; i++)
     lb_spread_process_band (st, src, dst, order[i]);
-  /* 1 to 4 parts, in shuffled order */
-  n = 1 + g_rand_int_range (rand, 0, 4);
-  shuffle (order, n, rand);
-  for (int i = 0; i < n; i++)
-    lb_spread_resolve (st, src, dst, order[i], n);
   return dst;
 }
 
