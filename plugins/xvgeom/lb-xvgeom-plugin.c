@@ -193,11 +193,6 @@ geom_process (gconstpointer       state,
     case GEOM_PIXELIZE:
       lb_pixelize_process (s->kernel, &src, &dst, band->y0, band->y1);
       break;
-    case GEOM_SPREAD:
-      /* Nothing per band: spread_finish() writes every sample of the region (the flag
-       * LB_FILTER_FLAG_OVERWRITES spares the host's copy of it; xv's swaps run in scan order
-       * over the whole region). */
-      break;
     default:
       g_assert_not_reached ();
     }
@@ -269,22 +264,23 @@ geom_release (gpointer state)
   g_free (s);
 }
 
-#define GEOM_FILTER(var, kind_, id_, name_, category_, desc_, params_, flags_, finish_)       \
+#define GEOM_FILTER(var, kind_, id_, name_, category_, desc_, params_, flags_, process_,     \
+                    finish_)                                                                 \
   LB_GLUE_FILTER (var, "io.github.lightbox.xv." id_, id_, name_, category_, desc_, GeomParams,  \
-                  params_, geom_prepare, geom_process, geom_release, finish_, flags_, kind_)
+                  params_, geom_prepare, process_, geom_release, finish_, flags_, kind_)
 
 GEOM_FILTER (rotate_info, GEOM_ROTATE, "rotate", N_("Copy rotate"), N_("Geometry"),
              N_("xv's copy rotate: a rotated copy pasted over the image"), rotate_params, 0,
-             NULL);
+             geom_process, NULL);
 GEOM_FILTER (rotate_clear_info, GEOM_ROTATE_CLEAR, "rotate-clear", N_("Clear rotate"),
              N_("Geometry"), N_("xv's clear rotate: the region is cleared, then rotated"),
-             rotate_clear_params, 0, NULL);
+             rotate_clear_params, 0, geom_process, NULL);
 GEOM_FILTER (pixelize_info, GEOM_PIXELIZE, "pixelize", N_("Pixelize"), N_("Artistic"),
              N_("Blocks of the mean colour, on a grid centred on the region"), pixelize_params,
-             LB_FILTER_FLAG_OVERWRITES, NULL);
+             LB_FILTER_FLAG_OVERWRITES, geom_process, NULL);
 GEOM_FILTER (spread_info, GEOM_SPREAD, "spread", N_("Spread"), N_("Noise"),
              N_("xv's spread: pixels swap with random neighbours (seeded)"), spread_params,
-             LB_FILTER_FLAG_OVERWRITES, spread_finish);
+             LB_FILTER_FLAG_OVERWRITES, NULL, spread_finish);
 
 static const LbFilterInfo *const geom_filters[] = {
   &rotate_info, &rotate_clear_info, &pixelize_info, &spread_info,

@@ -20,6 +20,8 @@
  *     prepare()  once per pass, sees the whole source image, returns a small immutable state
  *     process()  many times, possibly concurrently, each call writes one band of rows
  *     finish()   optional, once, after every band: a global post-pass over the destination
+ *                (since ABI 1.1 it may do all the work: a filter with finish() may leave
+ *                process() NULL, and the host then runs no bands at all)
  *     release()  frees the state
  *
  * Samples are the image's NATIVE type (guint8 or guint16), never float: the classic xv filters
@@ -67,8 +69,11 @@ G_BEGIN_DECLS
 
 /* Incompatible change → bump MAJOR (the host refuses other majors). */
 #define LB_FILTER_ABI_MAJOR 1
-/* Fields appended → bump MINOR (the host reads struct_size). */
-#define LB_FILTER_ABI_MINOR 0
+/* Fields appended or a rule relaxed → bump MINOR (the host reads struct_size).
+ * 1.1: LbFilterInfo.process may be NULL when finish is set. A 1.0 host refuses such a filter
+ * ("prepare, process and release are required"), so a plugin that relies on it should ask for
+ * host_abi_minor >= 1 in lb_filter_plugin_query(). */
+#define LB_FILTER_ABI_MINOR 1
 
 /* Marks descriptor strings for xgettext without pulling in libintl; the host translates them
  * at run time with g_dgettext (LbPluginInfo.gettext_domain, string). */
@@ -330,7 +335,7 @@ typedef struct {
  * @LB_FILTER_FLAG_OVERWRITES: process() writes EVERY sample (alpha included) of the band's
  *   rectangle [x0,x1) × [y0,y1), so the host need not copy the source into it first (it still
  *   copies the rest of the destination). A filter that writes from finish() instead (xv's
- *   Spread gathers its result there) must write every sample of the write rectangle in
+ *   Spread, which has no process() at all) must write every sample of the write rectangle in
  *   finish(), and must not read the rectangle before writing it: its content is undefined
  *   until then. A hint: a host that copies anyway is still correct. Saves one full read and
  *   write of the image per pass (the copy was 10–15 % of a 3×3 filter's pass at 1.4 Mpx
@@ -443,6 +448,14 @@ struct _LbFilterHost {
  * Optional global post-pass after all bands, called once on the calling thread (xv's edge
  * detector finds the brightest edge, then normalises the edge map by it, here: both steps
  * as parallel loops over row bands through @host). @image->src is still valid and unchanged.
+ *
+ * A filter whose work is all global may have finish() and no process() (ABI 1.1): the host
+ * then runs no bands (a band loop that does nothing still costs a wake-up of every thread,
+ * about 10 µs a pass here), copies the destination outside the write rectangle itself, and
+ * calls finish() right after prepare(). Without LB_FILTER_FLAG_OVERWRITES @dst is then a
+ * complete copy of the source; with it, the write rectangle is undefined until finish()
+ * writes it. xv's Spread works this way: its bands depend on one another, so it schedules
+ * them itself through @host.
  */
 typedef gboolean (*LbFilterFinishFunc) (gconstpointer        state,
                                         const LbFilterImage *image,
@@ -476,7 +489,7 @@ typedef void (*LbFilterReleaseFunc) (gpointer state);
  * @n_params: number of specs
  * @prepare: required
  * @scratch_size: optional
- * @process: required
+ * @process: required, unless @finish is set (ABI 1.1; see LbFilterFinishFunc)
  * @finish: optional
  * @release: required
  * @user_data: anything the plugin wants to find again in prepare() via @info
@@ -563,7 +576,8 @@ G_MODULE_EXPORT const LbPluginInfo *lb_filter_plugin_query (guint32 host_abi_maj
  *   - abi_major == LB_FILTER_ABI_MAJOR and the struct sizes cover the ABI 1.0 fields;
  *   - every id and alias is well-formed and unique (also against plugins loaded before);
  *   - name and category are set, formats is a non-empty subset of the eight formats;
- *   - prepare, process and release are set;
+ *   - prepare and release are set, and process or finish (process alone since ABI 1.0,
+ *     finish alone since 1.1);
  *   - every LbParamSpec: a well-formed unique name, a known type, offset + sizeof (type)
  *     <= params_size and aligned, min <= def <= max, min <= ui_min <= ui_max <= max,
  *     step > 0, BOOL within 0..1, ENUM values present with max = count - 1, INT limits

@@ -437,6 +437,24 @@ typedef struct {
   gpointer report_data;
 } Worker;
 
+/* The samples of one @width-pixel row of @row_size bytes outside columns [x0, x1). */
+static void
+copy_row_outside (guint8       *d,
+                  const guint8 *s,
+                  gsize         row_size,
+                  int           width,
+                  int           x0,
+                  int           x1)
+{
+  const gsize px = row_size / (gsize) width;
+  const gsize left = (gsize) x0 * px, right = (gsize) x1 * px;
+
+  if (left > 0)
+    memcpy (d, s, left);
+  if (right < row_size)
+    memcpy (d + right, s + right, row_size - right);
+}
+
 /* Runs bands until none is left. The calling thread reports progress through @report. */
 static void
 run_bands (PassRun *run,
@@ -486,19 +504,10 @@ run_bands (PassRun *run,
         {
           /* The filter writes every sample of [x0, x1) × band rows itself (its flag says so):
            * copy only the columns left and right of it, usually none. */
-          const gsize px = run->row_size / (gsize) run->image->width;
-          const gsize left = (gsize) band.x0 * px, right = (gsize) band.x1 * px;
-
           for (int y = band.y0; y < band.y1; y++)
-            {
-              guint8 *d = run->dst + (gsize) y * run->dst_stride;
-              const guint8 *s = run->image->src + (gsize) y * run->image->src_stride;
-
-              if (left > 0)
-                memcpy (d, s, left);
-              if (right < run->row_size)
-                memcpy (d + right, s + right, run->row_size - right);
-            }
+            copy_row_outside (run->dst + (gsize) y * run->dst_stride,
+                              run->image->src + (gsize) y * run->image->src_stride,
+                              run->row_size, run->image->width, band.x0, band.x1);
         }
       if (!run->info->process (run->state, &band, &error)
           && (error != NULL || !g_atomic_int_get (&run->stop)))
@@ -666,6 +675,17 @@ clip_rect (LbFilterRect *r,
   return TRUE;
 }
 
+/* g_get_num_processors () reads sysfs (about 20 µs a call here): asked once per process */
+static guint
+n_processors (void)
+{
+  static gsize n;
+
+  if (g_once_init_enter (&n))
+    g_once_init_leave (&n, (gsize) MAX (g_get_num_processors (), 1));
+  return (guint) n;
+}
+
 static LbImage *
 run_pass (LbPipeline   *self,
           const Pass   *pass,
@@ -688,7 +708,8 @@ run_pass (LbPipeline   *self,
   PassRun run = { 0 };
   gpointer state;
   guint n_threads = 1;
-  guint max_threads = self->n_threads ? self->n_threads : g_get_num_processors ();
+  gboolean has_bands;
+  guint max_threads = self->n_threads ? self->n_threads : n_processors ();
   gulong handler = 0;
   gint64 t0;
   LbImage *output;
@@ -772,11 +793,24 @@ run_pass (LbPipeline   *self,
   /* The destination starts as a copy of the source: untouched pixels keep their value.
    * Rows outside the write rectangle are copied here; the bands copy their own rows,
    * except for sequential filters (a raster-order process that may read and write anywhere in
-   * dst, such as xv's spread in its one-thread form). */
-  run.copy_in_bands = wr.height > 0 && !(info->flags & LB_FILTER_FLAG_SEQUENTIAL);
+   * dst). A filter without process() (all its work in finish(), ABI 1.1) runs no bands: its
+   * rows are copied here too, and with LB_FILTER_FLAG_OVERWRITES only outside the write
+   * rectangle. */
+  has_bands = wr.height > 0 && info->process != NULL;
+  run.copy_in_bands = has_bands && !(info->flags & LB_FILTER_FLAG_SEQUENTIAL);
   for (int y = 0; y < height; y++)
-    if (!run.copy_in_bands || y < wr.y || y >= wr.y + wr.height)
-      memcpy (dst + (gsize) y * dst_stride, image.src + (gsize) y * image.src_stride, row_size);
+    {
+      guint8 *d = dst + (gsize) y * dst_stride;
+      const guint8 *s = image.src + (gsize) y * image.src_stride;
+
+      if (run.copy_in_bands && y >= wr.y && y < wr.y + wr.height)
+        continue;
+      if (info->process == NULL && (info->flags & LB_FILTER_FLAG_OVERWRITES)
+          && y >= wr.y && y < wr.y + wr.height)
+        copy_row_outside (d, s, row_size, width, wr.x, wr.x + wr.width);
+      else
+        memcpy (d, s, row_size);
+    }
 
   run.info = info;
   run.state = state;
@@ -790,7 +824,7 @@ run_pass (LbPipeline   *self,
   if (cancellable != NULL)
     handler = g_cancellable_connect (cancellable, G_CALLBACK (cancelled_cb), &run, NULL);
 
-  if (wr.height > 0)
+  if (has_bands)
     {
       g_autofree Worker *workers = NULL;
 
@@ -822,6 +856,8 @@ run_pass (LbPipeline   *self,
        * time) the calling thread simply does them all. */
       crew_run (n_threads, worker_main, workers, sizeof (Worker));
     }
+  else if (info->process == NULL)
+    n_threads = max_threads;  /* all of them lent to finish() */
 
   if (run.error == NULL && !g_atomic_int_get (&run.stop) && info->finish != NULL)
     {

@@ -279,10 +279,11 @@ lb_filter_info_validate (const LbFilterInfo *info,
                    info->formats);
       return FALSE;
     }
-  if (info->prepare == NULL || info->process == NULL || info->release == NULL)
+  if (info->prepare == NULL || info->release == NULL
+      || (info->process == NULL && info->finish == NULL))
     {
       g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
-                   "filter %s: prepare, process and release are required", id);
+                   "filter %s: prepare, release and process (or finish) are required", id);
       return FALSE;
     }
   if ((info->n_params > 0) != (info->params != NULL) || info->n_params > 64

@@ -14,6 +14,10 @@
  *   BROKEN_OFFSET      a parameter offset past params_size
  *   BROKEN_SIZE        a descriptor struct_size smaller than ABI 1.0's
  *   BROKEN_DUP_ID      reuses the example plugin's id
+ *   BROKEN_NO_PROCESS  neither process() nor finish()
+ *   FINISH_ONLY        a valid plugin whose "mark-finish" filter does the same as "mark" from
+ *                      finish() alone (ABI 1.1: no process(), LB_FILTER_FLAG_OVERWRITES, so
+ *                      it writes alpha too, from the source)
  */
 
 #include <lb-filter-plugin.h>
@@ -110,7 +114,7 @@ mark_prepare (const LbFilterInfo  *info,
   return copy;
 }
 
-static gboolean
+G_GNUC_UNUSED static gboolean
 mark_process (gconstpointer       state,
               const LbFilterBand *band,
               GError            **error)
@@ -145,6 +149,42 @@ mark_process (gconstpointer       state,
   return TRUE;
 }
 
+#ifdef FINISH_ONLY
+/* the marked colours and the source's alpha in every pixel of the write rectangle (the
+ * region): with LB_FILTER_FLAG_OVERWRITES the host left it undefined */
+static gboolean
+mark_finish (gconstpointer        state,
+             const LbFilterImage *im,
+             guint8              *dst,
+             gsize                dst_stride,
+             const LbFilterHost  *host,
+             const gint          *cancelled,
+             GError             **error)
+{
+  const MarkParams *p = state;
+  int colours = im->has_alpha ? im->channels - 1 : im->channels;
+  const LbFilterRect *r = &im->region;
+
+  for (int y = r->y; y < r->y + r->height; y++)
+    {
+      guint8 *row = dst + (gsize) y * dst_stride;
+      const guint8 *src = im->src + (gsize) y * im->src_stride;
+
+      for (int x = r->x; x < r->x + r->width; x++)
+        for (int c = 0; c < im->channels; c++)
+          {
+            gsize i = (gsize) x * im->channels + c;
+
+            if (im->depth == 16)
+              ((guint16 *) row)[i] = c < colours ? (guint16) p->value : ((const guint16 *) src)[i];
+            else
+              row[i] = c < colours ? (guint8) p->value : src[i];
+          }
+    }
+  return TRUE;
+}
+#endif
+
 static void
 mark_release (gpointer state)
 {
@@ -159,6 +199,8 @@ static const LbFilterInfo mark_info = {
 #endif
 #ifdef BROKEN_DUP_ID
   .id = "io.github.lightbox.example.threshold",
+#elif defined (FINISH_ONLY)
+  .id = "io.github.lightbox.test.mark-finish",
 #else
   .id = "io.github.lightbox.test.mark",
 #endif
@@ -171,7 +213,12 @@ static const LbFilterInfo mark_info = {
   .params = mark_params,
   .n_params = G_N_ELEMENTS (mark_params),
   .prepare = mark_prepare,
+#if defined (FINISH_ONLY)
+  .flags = LB_FILTER_FLAG_OVERWRITES,
+  .finish = mark_finish,
+#elif !defined (BROKEN_NO_PROCESS)
   .process = mark_process,
+#endif
   .release = mark_release,
 };
 

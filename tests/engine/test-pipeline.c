@@ -9,6 +9,7 @@
 #include "lb-pipeline.h"
 
 #define MARK_ID "io.github.lightbox.test.mark"
+#define MARK_FINISH_ID "io.github.lightbox.test.mark-finish"
 
 static LbFilterRegistry *registry;
 static char *plugin_dir;
@@ -334,15 +335,79 @@ test_async (void)
   g_assert_cmpuint (timings->len, ==, 2);
 }
 
+/* A filter with finish() and no process() (ABI 1.1) that overwrites its write rectangle:
+ * the host runs no bands, copies only what lies outside the selection, and lends finish()
+ * every thread. Outside the selection the source, inside the mark and the source's alpha. */
+static void
+test_finish_only (void)
+{
+  static const LbSampleFormat formats[] = { LB_FORMAT_RGBA8, LB_FORMAT_GRAY16 };
+
+  for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+    {
+      g_autoptr(LbImage) input = test_image_new (40, 30, formats[f], 5);
+      g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
+      g_autoptr(GPtrArray) timings = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(LbImage) out = NULL;
+      LbFilterRect sel = { 7, 4, 20, 11 };
+      gsize pb = lb_image_get_row_size (input) / 40;
+      int channels = lb_sample_format_get_channels (formats[f]);
+      gboolean alpha = lb_sample_format_has_alpha (formats[f]);
+      gsize samples_in = 0;
+      const LbPassTiming *t;
+
+      g_assert_true (lb_pipeline_append_step (pipe, MARK_FINISH_ID ":value=99", &error));
+      g_assert_no_error (error);
+      lb_pipeline_set_n_threads (pipe, 3);
+      lb_pipeline_set_selection (pipe, &sel);
+      out = lb_pipeline_run (pipe, input, &timings, NULL, &error);
+      g_assert_no_error (error);
+      for (int y = 0; y < 30; y++)
+        for (int x = 0; x < 40; x++)
+          {
+            const guint8 *a = lb_image_get_row (input, y) + (gsize) x * pb;
+            const guint8 *b = lb_image_get_row (out, y) + (gsize) x * pb;
+            gboolean inside = x >= sel.x && x < sel.x + sel.width && y >= sel.y
+                              && y < sel.y + sel.height;
+
+            if (!inside)
+              {
+                g_assert_cmpmem (a, pb, b, pb);
+                continue;
+              }
+            for (int c = 0; c < channels; c++)
+              {
+                gsize bytes = pb / (gsize) channels;
+
+                if (alpha && c == channels - 1)
+                  g_assert_cmpmem (a + c * bytes, bytes, b + c * bytes, bytes);
+                else if (bytes == 2)
+                  g_assert_cmpuint (((const guint16 *) b)[c], ==, 99);
+                else
+                  g_assert_cmpuint (b[c], ==, 99);
+                samples_in++;
+              }
+          }
+      g_assert_cmpuint (samples_in, ==, (gsize) 20 * 11 * channels);
+      t = g_ptr_array_index (timings, 0);
+      g_assert_cmpstr (t->filter_id, ==, MARK_FINISH_ID);
+      g_assert_cmpuint (t->bands, ==, 0);
+      g_assert_cmpuint (t->threads, ==, 3);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_autofree char *src = test_plugin_path ("test-mark-10.so");
+  g_autofree char *src_finish = test_plugin_path ("test-mark-finish.so");
   int ret;
 
   g_test_init (&argc, &argv, NULL);
   plugin_dir = g_dir_make_tmp ("lb-test-pipeline-XXXXXX", NULL);
   test_install_file (src, plugin_dir, "mark.so");
+  test_install_file (src_finish, plugin_dir, "mark-finish.so");
   /* The standard search path (the build's plugins and declarative filters) plus the test
    * plugin. */
   {
@@ -359,6 +424,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pipeline/unsupported-format", test_unsupported_format);
   g_test_add_func ("/pipeline/async", test_async);
   g_test_add_func ("/pipeline/filter-errors", test_filter_errors);
+  g_test_add_func ("/pipeline/finish-only", test_finish_only);
   ret = g_test_run ();
   g_object_unref (registry);
   test_remove_tree (plugin_dir);

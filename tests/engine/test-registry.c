@@ -85,6 +85,7 @@ test_broken_plugins (void)
     { "broken-offset.so", "lies outside the" },
     { "broken-size.so", "struct_size 16" },
     { "broken-dup-id.so", "is already taken by " EXAMPLE_ID },
+    { "broken-no-process.so", "prepare, release and process (or finish) are required" },
     { "not-a-library.so", "cannot be loaded" },
   };
   g_autofree char *dir = g_dir_make_tmp ("lb-test-broken-XXXXXX", NULL);
