@@ -193,6 +193,7 @@ geom_process (gconstpointer       state,
     case GEOM_PIXELIZE:
       lb_pixelize_process (s->kernel, &src, &dst, band->y0, band->y1);
       break;
+    case GEOM_SPREAD:   /* no process(): all in spread_finish () */
     default:
       g_assert_not_reached ();
     }

@@ -238,10 +238,12 @@ on_probe_done (GObject      *source,
                gpointer      user_data)
 {
   TlsProbe *probe = user_data;
-  g_autoptr (GInputStream) stream = soup_session_send_finish (SOUP_SESSION (source), result, NULL);
+  /* only the TLS outcome (probe->flags) matters: the body, if any, is dropped */
+  GInputStream *stream = soup_session_send_finish (SOUP_SESSION (source), result, NULL);
   g_autofree char *why = describe_certificate_flags (probe->seen ? probe->flags : 0);
   g_autofree char *detail = g_strdup_printf ("%s\n\n%s", why, probe->message);
 
+  g_clear_object (&stream);
   present_error (probe->self, TRUE, _("Certificate problem"), detail);
   g_object_unref (probe->self);
   g_free (probe->title);
