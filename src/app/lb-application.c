@@ -6,6 +6,7 @@
 #include <glib/gi18n.h>
 
 #include "lb-application.h"
+#include "lb-pixel-cache.h"
 #include "lb-plugin-manager.h"
 #include "lb-window.h"
 
@@ -13,6 +14,7 @@ struct _LbApplication {
   GtkApplication    parent_instance;
 
   LbFilterRegistry *registry;   /* created on first use: start-up stays fast */
+  guint trim_source;            /* trim_pixel_cache () */
 };
 
 G_DEFINE_FINAL_TYPE (LbApplication, lb_application, GTK_TYPE_APPLICATION)
@@ -117,6 +119,15 @@ about_activated (GSimpleAction *action,
                          NULL);
 }
 
+/* Pixel buffers the cache kept for images that never came go back to the system
+ * (lb-pixel-cache.h). */
+static gboolean
+trim_pixel_cache (gpointer data)
+{
+  lb_pixel_cache_trim ((gint64) LB_PIXEL_CACHE_IDLE_SECONDS * G_USEC_PER_SEC);
+  return G_SOURCE_CONTINUE;
+}
+
 static void plugins_activated (GSimpleAction *action,
                                GVariant      *param,
                                gpointer       user_data);
@@ -174,6 +185,12 @@ lb_application_startup (GApplication *app)
                                               GTK_STYLE_PROVIDER (css),
                                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
   gtk_window_set_default_icon_name (APP_ID);
+
+  lb_pixel_cache_watch_memory ();
+  /* a buffer stays at most LB_PIXEL_CACHE_IDLE_SECONDS and a half unused; seconds timers
+   * share their wake-ups with the rest of the system */
+  LB_APPLICATION (app)->trim_source = g_timeout_add_seconds (LB_PIXEL_CACHE_IDLE_SECONDS / 2,
+                                                             trim_pixel_cache, NULL);
 }
 
 LbFilterRegistry *
@@ -206,6 +223,7 @@ lb_application_dispose (GObject *object)
 {
   LbApplication *self = LB_APPLICATION (object);
 
+  g_clear_handle_id (&self->trim_source, g_source_remove);
   if (self->registry)
     lb_filter_registry_set_watching (self->registry, FALSE);
   g_clear_object (&self->registry);

@@ -3,6 +3,8 @@
 
 #include "lb-pixel-cache.h"
 
+#include <gio/gio.h>
+
 #if defined(__SANITIZE_ADDRESS__)
 #define LB_PIXEL_CACHE_OFF 1
 #elif defined(__has_feature)
@@ -15,6 +17,7 @@ typedef struct {
   guint8 *pixels;
   gsize size;
   guint64 age;   /* when it was given: the smallest is the oldest */
+  gint64 given_usec;  /* g_get_monotonic_time () then */
 } Slot;
 
 static GMutex lock;
@@ -82,7 +85,7 @@ lb_pixel_cache_give (guint8 *pixels,
           oldest = i;
       if (free_slot >= 0 && kept_bytes + size <= LB_PIXEL_CACHE_MAX_BYTES)
         {
-          slots[free_slot] = (Slot) { pixels, size, ++clock_ticks };
+          slots[free_slot] = (Slot) { pixels, size, ++clock_ticks, g_get_monotonic_time () };
           kept_bytes += size;
           break;
         }
@@ -112,6 +115,62 @@ lb_pixel_cache_clear (void)
   g_mutex_unlock (&lock);
   for (int i = 0; i < LB_PIXEL_CACHE_SLOTS; i++)
     g_free (drop[i]);
+}
+
+gsize
+lb_pixel_cache_trim (gint64 max_idle_usec)
+{
+  guint8 *drop[LB_PIXEL_CACHE_SLOTS] = { NULL };
+  gint64 now = g_get_monotonic_time ();
+  gsize freed = 0;
+
+  g_mutex_lock (&lock);
+  for (int i = 0; i < LB_PIXEL_CACHE_SLOTS; i++)
+    if (slots[i].pixels != NULL && now - slots[i].given_usec > max_idle_usec)
+      {
+        drop[i] = g_steal_pointer (&slots[i].pixels);
+        freed += slots[i].size;
+        kept_bytes -= slots[i].size;
+        slots[i].size = 0;
+      }
+  g_mutex_unlock (&lock);
+  for (int i = 0; i < LB_PIXEL_CACHE_SLOTS; i++)
+    g_free (drop[i]);
+  if (freed > 0)
+    g_debug ("gave back %" G_GSIZE_FORMAT " bytes of pixel buffers unused for %.0f s", freed,
+             max_idle_usec / 1e6);
+  return freed;
+}
+
+static void
+on_low_memory (GMemoryMonitor                 *monitor,
+               GMemoryMonitorWarningLevel      level,
+               gpointer                        user_data)
+{
+  gsize bytes = lb_pixel_cache_get_bytes ();
+
+  lb_pixel_cache_clear ();
+  if (bytes > 0)
+    g_debug ("low memory (level %d): gave back %" G_GSIZE_FORMAT " bytes of pixel buffers",
+             (int) level, bytes);
+}
+
+void
+lb_pixel_cache_watch_memory (void)
+{
+  static gsize watching;
+
+  if (g_once_init_enter (&watching))
+    {
+      /* kept for the process's lifetime, as the signal's source */
+      GMemoryMonitor *monitor = g_memory_monitor_dup_default ();
+
+      if (monitor != NULL)
+        g_signal_connect (monitor, "low-memory-warning", G_CALLBACK (on_low_memory), NULL);
+      else
+        g_debug ("no memory monitor: the pixel cache is trimmed by age only");
+      g_once_init_leave (&watching, 1);
+    }
 }
 
 gsize

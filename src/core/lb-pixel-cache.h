@@ -21,11 +21,17 @@ G_BEGIN_DECLS
  * not spent on a 16 Mpx image). The contents are whatever the last image left: like malloc,
  * uninitialised. Thread-safe. In AddressSanitizer builds nothing is kept, so that a use after
  * free of an image's pixels is still reported.
+ *
+ * Kept memory is given back when nobody wants it: the application trims buffers unused for
+ * LB_PIXEL_CACHE_IDLE_SECONDS (lb_pixel_cache_trim() from a timer), and the whole cache goes
+ * when the system warns of low memory (lb_pixel_cache_watch_memory()).
  */
 
 #define LB_PIXEL_CACHE_MIN_BYTES ((gsize) 8 << 20)
 #define LB_PIXEL_CACHE_MAX_BYTES ((gsize) 256 << 20)
 #define LB_PIXEL_CACHE_SLOTS 2
+/* how long an unused buffer stays, at most, where the application trims (s) */
+#define LB_PIXEL_CACHE_IDLE_SECONDS 60
 
 /* A kept buffer of at least @size bytes (transfer full: g_free() it or give it back), or NULL. */
 guint8   *lb_pixel_cache_take      (gsize   size);
@@ -34,6 +40,13 @@ void      lb_pixel_cache_give      (guint8 *pixels,
                                     gsize   size);
 /* Frees every kept buffer. */
 void      lb_pixel_cache_clear     (void);
+/* Frees the buffers kept for longer than @max_idle_usec (monotonic µs); returns the bytes
+ * freed. */
+gsize     lb_pixel_cache_trim      (gint64  max_idle_usec);
+/* From now on, a low-memory warning of GMemoryMonitor (any level) clears the cache. The
+ * signal arrives in the thread-default main context of the first call; later calls do
+ * nothing. */
+void      lb_pixel_cache_watch_memory (void);
 /* The bytes kept now. */
 gsize     lb_pixel_cache_get_bytes (void);
 /* FALSE where nothing is ever kept (AddressSanitizer builds). */

@@ -2,6 +2,8 @@
 /* The image model: geometry checks, overflow, immutability, metadata, format conversion. */
 #include <string.h>
 
+#include <gio/gio.h>
+
 #include "lb-error.h"
 #include "lb-image.h"
 #include "lb-pixel-cache.h"
@@ -164,6 +166,56 @@ test_pixel_cache_reuse (void)
   g_free (again);
 }
 
+/* Buffers unused for longer than the given time go, younger ones stay. */
+static void
+test_pixel_cache_trim (void)
+{
+  const gsize mb = 1 << 20;
+  gsize freed;
+
+  if (!lb_pixel_cache_enabled ())
+    {
+      g_test_skip ("the pixel cache is off in AddressSanitizer builds");
+      return;
+    }
+  lb_pixel_cache_clear ();
+  lb_pixel_cache_give (g_malloc (10 * mb), 10 * mb);
+  g_usleep (50000);
+  lb_pixel_cache_give (g_malloc (12 * mb), 12 * mb);
+  /* nothing is an hour old */
+  g_assert_cmpuint (lb_pixel_cache_trim ((gint64) 3600 * G_USEC_PER_SEC), ==, 0);
+  g_assert_cmpuint (lb_pixel_cache_get_bytes (), ==, 22 * mb);
+  /* the first is over 25 ms old, the second (most likely, on a loaded machine not) younger */
+  freed = lb_pixel_cache_trim (25000);
+  g_assert_true (freed == 10 * mb || freed == 22 * mb);
+  g_assert_cmpuint (lb_pixel_cache_get_bytes (), ==, 22 * mb - freed);
+  g_usleep (30000);
+  lb_pixel_cache_trim (25000);
+  g_assert_cmpuint (lb_pixel_cache_get_bytes (), ==, 0);
+}
+
+/* A low-memory warning (as GMemoryMonitor emits it) empties the cache. */
+static void
+test_pixel_cache_low_memory (void)
+{
+  g_autoptr (GMemoryMonitor) monitor = g_memory_monitor_dup_default ();
+
+  if (!lb_pixel_cache_enabled () || monitor == NULL)
+    {
+      g_test_skip (monitor == NULL ? "no memory monitor" : "the pixel cache is off in AddressSanitizer builds");
+      return;
+    }
+  lb_pixel_cache_clear ();
+  lb_pixel_cache_give (g_malloc (10 << 20), 10 << 20);
+  /* not watching yet: the warning changes nothing */
+  g_signal_emit_by_name (monitor, "low-memory-warning", G_MEMORY_MONITOR_WARNING_LEVEL_LOW);
+  g_assert_cmpuint (lb_pixel_cache_get_bytes (), ==, 10 << 20);
+  lb_pixel_cache_watch_memory ();
+  lb_pixel_cache_watch_memory ();   /* idempotent: one handler */
+  g_signal_emit_by_name (monitor, "low-memory-warning", G_MEMORY_MONITOR_WARNING_LEVEL_LOW);
+  g_assert_cmpuint (lb_pixel_cache_get_bytes (), ==, 0);
+}
+
 /* At most LB_PIXEL_CACHE_SLOTS buffers and LB_PIXEL_CACHE_MAX_BYTES in all; the oldest goes. */
 static void
 test_pixel_cache_limits (void)
@@ -260,5 +312,7 @@ main (int argc, char **argv)
   g_test_add_func ("/image/pixel-cache/reuse", test_pixel_cache_reuse);
   g_test_add_func ("/image/pixel-cache/limits", test_pixel_cache_limits);
   g_test_add_func ("/image/pixel-cache/threads", test_pixel_cache_threads);
+  g_test_add_func ("/image/pixel-cache/trim", test_pixel_cache_trim);
+  g_test_add_func ("/image/pixel-cache/low-memory", test_pixel_cache_low_memory);
   return g_test_run ();
 }
