@@ -193,7 +193,7 @@ void      lb_spread_free              (LbSpread             *state);
  * all done, so the output is complete once every call of the pass has returned. A pass must
  * run every band once before the state serves another pass.
  * @src must stay unchanged and must not be @dst. There is a band per processor; a band's
- * scratch is a window of about 512 KiB and 2 · distance rows of cells, so a pass
+ * scratch is a window of about 512 KiB and 5 · distance rows of cells, so a pass
  * peaks at about twice the image. A region whose banded form does not fit has a single band
  * and no banded form (use lb_spread_process(), which then swaps in place): more than 2³¹ − 1
  * pixels, or distances of hundreds of rows on wide images whose scratch would take over 32
