@@ -1213,7 +1213,7 @@ band_run (const LbSpread    *st,
   /* its first output rows, where band b − 1 decides most pixels, are kept whole: the 2 · reach
    * rows band b − 1 reaches, and a reach more, where tokens that moved down from them are
    * still dense (against 1 · reach: the list shrinks from 1281 pixels to 134 at 1.4 Mpx;
-   * 0.90–1.03 of the time per pass on 2 threads, 0.98 as the geometric mean of both link
+   * 0.90–1.07 of the time per pass on 2 threads, 0.98 as the geometric mean of both link
    * orders) */
   out->top_y0 = out->top_y1 = e0;
   if (b > 0)
