@@ -36,6 +36,8 @@ static const Case cases[] = {
   { "oil (xv 4x4)", F_OIL, 0, 177.6, TRUE },
   { "oil 3 (corr.)", F_OIL, 3, 0, TRUE },
   { "oil 5 (corr.)", F_OIL, 5, 0, FALSE },
+  { "oil 9 (corr.)", F_OIL, 9, 0, FALSE },
+  { "oil 15 (corr.)", F_OIL, 15, 0, FALSE },
   { "oil 31 (corr.)", F_OIL, 31, 0, FALSE },
   { "blend", F_BLEND, 0, 16.7, TRUE },
   { "despeckle 3", F_DESPECKLE, 3, 99.2, TRUE },
