@@ -151,17 +151,33 @@ typedef struct {
   guint32 n;         /* numbers given so far */
 } Palette;
 
+/* slots for @max_colours numbers, at most half full */
+static gsize
+palette_size (gsize max_colours)
+{
+  gsize size = 1;
+
+  while (size < 2 * max_colours)
+    size <<= 1;
+  return size;
+}
+
 static void
 palette_init (Palette *p, gsize max_colours)
 {
-  guint32 size = 1;
+  gsize size = palette_size (max_colours);
 
-  /* at most half full */
-  while (size < 2 * max_colours)
-    size <<= 1;
-  p->slots = g_new0 (guint32, 2 * (gsize) size);
-  p->mask = size - 1;
+  p->slots = g_new0 (guint32, 2 * size);
+  p->mask = (guint32) (size - 1);
   p->shift = 32 - g_bit_storage (size - 1);
+  p->n = 0;
+}
+
+/* forget every number (the count table must be empty) */
+static void
+palette_reset (Palette *p)
+{
+  memset (p->slots, 0, 2 * ((gsize) p->mask + 1) * sizeof (guint32));
   p->n = 0;
 }
 
@@ -545,6 +561,15 @@ oil_xv_row (OilXv *xv, const guint8 *const srow[4], int r0, int ch, int depth)
  * rows comparing keys with that short list (a few vector compares per 8 pixels) instead of a
  * table look-up per pixel, which cost O(n²) per output pixel. */
 #define TOP_MAX 8
+/* A band's palette holds at most this many window's worth of numbers (side × region width):
+ * when the next rows would pass that, it starts again from the rows still in the window
+ * (renumbered from the source), so its memory does not grow with the band's height (a 1000-row
+ * band of a 64 Mpx image would otherwise number 8 million colours: 128 MiB of slots). */
+#define OIL_PALETTE_WINDOWS 4
+/* and takes at most this many bytes (else the hashed count table: windows of hundreds of
+ * rows on wide images) */
+#define OIL_PALETTE_MAX_BYTES ((gsize) 64 << 20)
+
 /* RGB windows from this side up count numbered colours (Palette) directly. Below it the probe
  * per pixel read into the band's large palette costs more than the small hash table's
  * probes per update (kernels-a-timing, 1.4 Mpx RGB8 test card, 1 thread, ms, hashed →
@@ -1024,6 +1049,7 @@ oil_fast_rows (const LbXvOil     *self,
   g_autofree const guint32 **wr = g_new0 (const guint32 *, side);
   Palette pal = { NULL, 0, 0, 0 };
   gboolean numbered = FALSE;
+  gsize pal_limit = 0;       /* numbers the palette gives before it starts again */
   int nwr = 0;
   int filled = -1; /* last key row filled into the ring */
   /* xv's window (2 up/left, 1 down/right) has its own vector path. */
@@ -1068,16 +1094,19 @@ oil_fast_rows (const LbXvOil     *self,
           tdirect = g_new0 (guint16, (gsize) 1 << depth);
           t.dcount = tdirect;
         }
-      else if (side >= OIL_NUMBERED_MIN_SIDE)
+      else if (side >= OIL_NUMBERED_MIN_SIDE
+               && palette_size (MIN ((gsize) (MIN (R->y1, yb + self->down) - MAX (R->y0, ya - self->up)),
+                                     (gsize) OIL_PALETTE_WINDOWS * side) * (gsize) rw)
+                  * 2 * sizeof (guint32) <= OIL_PALETTE_MAX_BYTES)
         {
           /* RGB: the colours of the rows this band reads, numbered, counted directly */
           const int ry0 = MAX (R->y0, ya - self->up), ry1 = MIN (R->y1, yb + self->down);
-          const gsize max_colours = (gsize) (ry1 - ry0) * (gsize) rw;
 
-          palette_init (&pal, max_colours);
+          pal_limit = MIN ((gsize) (ry1 - ry0), (gsize) OIL_PALETTE_WINDOWS * side) * (gsize) rw;
+          palette_init (&pal, pal_limit);
           numbered = TRUE;
           t.direct = TRUE;
-          tdirect = g_new0 (guint16, max_colours);
+          tdirect = g_new0 (guint16, pal_limit);
           t.dcount = tdirect;
         }
       else
@@ -1139,6 +1168,14 @@ oil_fast_rows (const LbXvOil     *self,
           continue;
         }
 
+      /* The palette is full: number again from the rows the window still holds (the count
+       * table is empty between rows). */
+      if (numbered && pal.n + (gsize) MAX (0, wy1 - MAX (wy0 - 1, filled)) * (gsize) rw > pal_limit)
+        {
+          palette_reset (&pal);
+          for (int yy = wy0; yy <= filled; yy++)
+            ring_fill (&ring, src, R, yy, &pal, depth);
+        }
       /* The key ring may have skipped rows on the path above. */
       for (int yy = MAX (wy0, filled + 1); yy <= wy1; yy++)
         ring_fill (&ring, src, R, yy, numbered ? &pal : NULL, depth);

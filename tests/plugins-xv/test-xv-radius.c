@@ -618,6 +618,21 @@ test_oil_histogram_full_column (void)
     }
 }
 
+/* RGB oil from 9×9 up numbers a band's colours; a palette holds 4 windows' worth of rows and
+ * then starts again from the rows still in the window. Bands of 120 rows at windows 9 and 11
+ * start again several times (rows of 20 or 23 pixels, noise: nearly every colour new),
+ * against the reference with every band split, RGB8 and RGBA8. */
+static void
+test_oil_palette_restart (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (4096);
+
+  for (int size = 9; size <= 11; size += 2)
+    for (int channels = 3; channels <= 4; channels++)
+      for (int sel = 0; sel <= 1; sel++)
+        compare_one (rand, F_OIL, size, size == 9 ? 20 : 23, 120, channels, 8, sel);
+}
+
 /* Oil on images of few colours in the other formats (RGB8, RGBA8, GRAY16, GRAYA16): the
  * histogram path numbers the colours when a band's rows hold at most 256, and falls back to
  * the count table past that. Palettes of 2, 7, 256 and 300 colours (blocks and noise, so
@@ -710,5 +725,6 @@ main (int argc, char **argv)
   g_test_add_func ("/xv-radius/oil-histogram", test_oil_histogram);
   g_test_add_func ("/xv-radius/oil-histogram-full-column", test_oil_histogram_full_column);
   g_test_add_func ("/xv-radius/oil-palette", test_oil_palette);
+  g_test_add_func ("/xv-radius/oil-palette-restart", test_oil_palette_restart);
   return g_test_run ();
 }
