@@ -1086,6 +1086,11 @@ oil_fast_rows (const LbXvOil     *self,
   ring.keys = ring_keys;
   if (!small)
     {
+      /* RGB numbering: the numbers a palette gives before it starts again (the rows this
+       * band reads, at most OIL_PALETTE_WINDOWS windows of them) */
+      const int ry0 = MAX (R->y0, ya - self->up), ry1 = MIN (R->y1, yb + self->down);
+      const gsize limit = MIN ((gsize) (ry1 - ry0), (gsize) OIL_PALETTE_WINDOWS * side) * (gsize) rw;
+
       tncol = g_new0 (guint32, (gsize) side * side + 1);
       t.ncolours = tncol;
       if (lb_xv_colour_channels (src->channels) == 1)
@@ -1095,14 +1100,10 @@ oil_fast_rows (const LbXvOil     *self,
           t.dcount = tdirect;
         }
       else if (side >= OIL_NUMBERED_MIN_SIDE
-               && palette_size (MIN ((gsize) (MIN (R->y1, yb + self->down) - MAX (R->y0, ya - self->up)),
-                                     (gsize) OIL_PALETTE_WINDOWS * side) * (gsize) rw)
-                  * 2 * sizeof (guint32) <= OIL_PALETTE_MAX_BYTES)
+               && palette_size (limit) * 2 * sizeof (guint32) <= OIL_PALETTE_MAX_BYTES)
         {
           /* RGB: the colours of the rows this band reads, numbered, counted directly */
-          const int ry0 = MAX (R->y0, ya - self->up), ry1 = MIN (R->y1, yb + self->down);
-
-          pal_limit = MIN ((gsize) (ry1 - ry0), (gsize) OIL_PALETTE_WINDOWS * side) * (gsize) rw;
+          pal_limit = limit;
           palette_init (&pal, pal_limit);
           numbered = TRUE;
           t.direct = TRUE;

@@ -100,25 +100,10 @@ lb_pixel_cache_give (guint8 *pixels,
     g_free (drop[i]);
 }
 
-void
-lb_pixel_cache_clear (void)
-{
-  guint8 *drop[LB_PIXEL_CACHE_SLOTS];
-
-  g_mutex_lock (&lock);
-  for (int i = 0; i < LB_PIXEL_CACHE_SLOTS; i++)
-    {
-      drop[i] = g_steal_pointer (&slots[i].pixels);
-      slots[i].size = 0;
-    }
-  kept_bytes = 0;
-  g_mutex_unlock (&lock);
-  for (int i = 0; i < LB_PIXEL_CACHE_SLOTS; i++)
-    g_free (drop[i]);
-}
-
-gsize
-lb_pixel_cache_trim (gint64 max_idle_usec)
+/* Frees the buffers kept for longer than @max_idle_usec (all of them if it is negative);
+ * returns the bytes freed. */
+static gsize
+drop_idle (gint64 max_idle_usec)
 {
   guint8 *drop[LB_PIXEL_CACHE_SLOTS] = { NULL };
   gint64 now = g_get_monotonic_time ();
@@ -126,7 +111,7 @@ lb_pixel_cache_trim (gint64 max_idle_usec)
 
   g_mutex_lock (&lock);
   for (int i = 0; i < LB_PIXEL_CACHE_SLOTS; i++)
-    if (slots[i].pixels != NULL && now - slots[i].given_usec > max_idle_usec)
+    if (slots[i].pixels != NULL && (max_idle_usec < 0 || now - slots[i].given_usec > max_idle_usec))
       {
         drop[i] = g_steal_pointer (&slots[i].pixels);
         freed += slots[i].size;
@@ -134,8 +119,23 @@ lb_pixel_cache_trim (gint64 max_idle_usec)
         slots[i].size = 0;
       }
   g_mutex_unlock (&lock);
+  /* outside the lock: an munmap of a large buffer takes milliseconds */
   for (int i = 0; i < LB_PIXEL_CACHE_SLOTS; i++)
     g_free (drop[i]);
+  return freed;
+}
+
+void
+lb_pixel_cache_clear (void)
+{
+  drop_idle (-1);
+}
+
+gsize
+lb_pixel_cache_trim (gint64 max_idle_usec)
+{
+  gsize freed = drop_idle (max_idle_usec);
+
   if (freed > 0)
     g_debug ("gave back %" G_GSIZE_FORMAT " bytes of pixel buffers unused for %.0f s", freed,
              max_idle_usec / 1e6);
@@ -147,9 +147,8 @@ on_low_memory (GMemoryMonitor                 *monitor,
                GMemoryMonitorWarningLevel      level,
                gpointer                        user_data)
 {
-  gsize bytes = lb_pixel_cache_get_bytes ();
+  gsize bytes = drop_idle (-1);
 
-  lb_pixel_cache_clear ();
   if (bytes > 0)
     g_debug ("low memory (level %d): gave back %" G_GSIZE_FORMAT " bytes of pixel buffers",
              (int) level, bytes);
