@@ -326,8 +326,10 @@ typedef struct {
 /**
  * LbFilterFlags:
  * @LB_FILTER_FLAG_SEQUENTIAL: process() must see the whole write rectangle in ONE call on
- *   one thread (xv's Spread swaps pixels in place in raster order). The host then calls it
- *   with y0..y1 = the whole write rectangle.
+ *   one thread, for algorithms that work in raster order over the whole image (xv's Spread
+ *   swaps pixels in place that way; Lightbox's spread used this flag until it gained an exact
+ *   banded form with finish()). The host then calls it with y0..y1 = the whole write
+ *   rectangle.
  * @LB_FILTER_FLAG_TILES: process() honours x0/x1, so the host may hand it tiles narrower than
  *   the write rectangle. Without this flag bands are full-width.
  * @LB_FILTER_FLAG_POINT: each output pixel depends only on the same source pixel (no

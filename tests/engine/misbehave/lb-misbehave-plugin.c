@@ -112,7 +112,8 @@ static const LbPluginInfo plugin_info = {
 };
 
 #if defined(MISBEHAVE_EXIT_CTOR)
-__attribute__ ((constructor)) static void
+/* G_NORETURN: it is (clang -Wmissing-noreturn asks for the attribute) */
+__attribute__ ((constructor)) G_NORETURN static void
 misbehave_ctor (void)
 {
   exit (4);
