@@ -691,7 +691,8 @@ col_init_8_avx2 (guint16 *restrict col, const LbKernelBuf *src, gsize xoff, int 
 }
 #endif
 
-/* 8 bits without alpha, n ≤ 257 (a column of n samples sums to at most 65535): the column
+/* 8 bits, n ≤ 257 (a column of n samples sums to at most 65535), alpha (if any) summed as a
+ * channel and put back after each row: the column
  * sums in 16 bits, updated by one row in and one out in a single pass; the window sum as a
  * difference of prefix sums and the division fused in one loop (no intermediate row), so a
  * row costs a few passes over its samples whatever n. Same arithmetic as blur_fast_rows. */
@@ -866,6 +867,21 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
               }
           }
           break;
+        case 4:
+          {
+            /* RGBA: one pixel is exactly one 4-lane vector */
+            __m128i acc = _mm_setzero_si128 ();
+            const __m128i zero = _mm_setzero_si128 ();
+
+            for (int j = 0; j < rw; j++)
+              {
+                const __m128i v = _mm_loadl_epi64 ((const __m128i *) (const void *) (col + j * 4));
+
+                acc = _mm_add_epi32 (acc, _mm_unpacklo_epi16 (v, zero));
+                _mm_storeu_si128 ((__m128i *) (void *) (pre + (j + 1) * 4), acc);
+              }
+          }
+          break;
         default: prefix_sums16 (pre, col, rw, ch); break;
         }
 
@@ -907,6 +923,8 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
               out[i] = (guint8) (guint) (((double) (pre[i + a] - pre[i - b]) + 0.5) * dinv[i]);
           }
       }
+      if (ch != lb_xv_colour_channels (ch))
+        lb_xv_restore_alpha8 (src, dst, y, R->x0, R->x1);
     }
 }
 
@@ -1007,7 +1025,7 @@ blur_rows_16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, in
     }
 }
 
-/* Blur 3 at 8 bits without alpha (the common case), interior rows: the three-row column
+/* Blur 3 at 8 bits (alpha, if any, blurred as a channel and put back after), interior rows: the three-row column
  * sums in 16 bits (≤ 765), the 3×3 window sums (≤ 2295) and the exact division by 9 as a
  * multiply-high, over the row as a flat array of samples (neighbours at ±ch). Columns 1 ..
  * rw-2 of @out; @col receives all n column sums (the clipped end columns use them). */
@@ -1024,7 +1042,7 @@ blur3_row_8 (const guint8 *restrict up, const guint8 *restrict in, const guint8 
 static void blur_fast_rows_8 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
                               int ya, int yb);
 
-/* Blur 3, 8 bits, no alpha, region at least 3×3: rows with the full three-row window take
+/* Blur 3, 8 bits, region at least 3×3 (alpha runs through the sums and is put back): rows with the full three-row window take
  * blur3_row_8 (and the two clipped end columns, 6-pixel windows, here); the region's first and
  * last rows take the general path, one row at a time (it starts afresh for any band). */
 static void
@@ -1053,6 +1071,8 @@ blur3_fast_8 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, in
           out[c] = (guint8) ((col[c] + col[ch + c]) / 6u);
           out[n - ch + c] = (guint8) ((col[n - 2 * ch + c] + col[n - ch + c]) / 6u);
         }
+      if (ch != lb_xv_colour_channels (ch))
+        lb_xv_restore_alpha8 (src, dst, y, R->x0, R->x1);
     }
 }
 
@@ -1085,11 +1105,9 @@ blur_process (const LbXvBlur    *self,
       lb_xv_blur_process_ref (self, src, dst, y0, y1);
       return;
     }
-  if (src->depth == 8 && self->size == 3 && lb_xv_colour_channels (src->channels) == src->channels
-      && R->x1 - R->x0 >= 3 && R->y1 - R->y0 >= 3)
+  if (src->depth == 8 && self->size == 3 && R->x1 - R->x0 >= 3 && R->y1 - R->y0 >= 3)
     blur3_fast_8 (self, src, dst, y0, y1);
-  else if (src->depth == 8 && self->size <= 257
-           && lb_xv_colour_channels (src->channels) == src->channels)
+  else if (src->depth == 8 && self->size <= 257)
     blur_rows_8_u16 (self, src, dst, y0, y1, avx2);
   else if (src->depth == 8)
     blur_fast_rows_8 (self, src, dst, y0, y1);
