@@ -8,6 +8,7 @@
 
 #include "lb-error.h"
 #include "lb-median-hist.h"
+#include "lb-median-net.h"
 #include "lb-xvgeom-private.h"
 #include "lb-xvgeom.h"
 
@@ -89,66 +90,9 @@ lb_median_process_reference (const LbMedian    *st,
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Radius 1 and 2 (despeckle 3 and 5): selection networks over the samples of a row.
- *
- * Where the whole window lies inside the region (interior rows and columns), the median of
- * the 9 or 25 samples is picked by a fixed min/max network (lb-median-networks.h, generated
- * and checked by gen-median-networks.py). The loop runs over contiguous samples of a row with
- * no branches, so the compiler turns each min/max into one SIMD instruction over 16 or 32
- * samples (pminub / pminuw; AVX2 through target_clones). Every channel is its own median, so
- * interleaved channels need nothing special: the window of sample i is at i + dx·channels.
- * The windows clipped by the region border (with the even-count rule) take the scalar path. */
-
-#include "lb-median-networks.h"
-
-#define LB_MED_CS(a, b)                       \
-  do                                          \
-    {                                         \
-      __typeof__ (a) lb_med_t_ = MIN (a, b);  \
-      b = MAX (a, b);                         \
-      a = lb_med_t_;                          \
-    }                                         \
-  while (0)
-#define LB_MED_MIN(a, b) ((a) = MIN (a, b))
-#define LB_MED_MAX(a, b) ((b) = MAX (a, b))
-
-/* @rK points at sample 0 of the window's first column (x − r) in row y − r + K; @out gets
- * @n samples; @ch is the sample distance between columns */
-#define LB_MED_NET_FUNCS(T, sfx)                                                              \
-  LB_XVGEOM_TARGET_CLONES static void                                                        \
-  median_net9_##sfx (const T *restrict r0, const T *restrict r1, const T *restrict r2,        \
-                     T *restrict out, gsize n, gsize ch)                                      \
-  {                                                                                          \
-    for (gsize i = 0; i < n; i++)                                                            \
-      {                                                                                      \
-        T v0 = r0[i], v1 = r0[i + ch], v2 = r0[i + 2 * ch];                                  \
-        T v3 = r1[i], v4 = r1[i + ch], v5 = r1[i + 2 * ch];                                  \
-        T v6 = r2[i], v7 = r2[i + ch], v8 = r2[i + 2 * ch];                                  \
-        LB_MEDIAN_NET9;                                                                      \
-        out[i] = v4;                                                                         \
-      }                                                                                      \
-  }                                                                                          \
-  LB_XVGEOM_TARGET_CLONES static void                                                        \
-  median_net25_##sfx (const T *restrict r0, const T *restrict r1, const T *restrict r2,       \
-                      const T *restrict r3, const T *restrict r4, T *restrict out, gsize n,   \
-                      gsize ch)                                                              \
-  {                                                                                          \
-    for (gsize i = 0; i < n; i++)                                                            \
-      {                                                                                      \
-        T v0 = r0[i], v1 = r0[i + ch], v2 = r0[i + 2 * ch], v3 = r0[i + 3 * ch];             \
-        T v4 = r0[i + 4 * ch], v5 = r1[i], v6 = r1[i + ch], v7 = r1[i + 2 * ch];             \
-        T v8 = r1[i + 3 * ch], v9 = r1[i + 4 * ch], v10 = r2[i], v11 = r2[i + ch];           \
-        T v12 = r2[i + 2 * ch], v13 = r2[i + 3 * ch], v14 = r2[i + 4 * ch], v15 = r3[i];     \
-        T v16 = r3[i + ch], v17 = r3[i + 2 * ch], v18 = r3[i + 3 * ch];                      \
-        T v19 = r3[i + 4 * ch], v20 = r4[i], v21 = r4[i + ch], v22 = r4[i + 2 * ch];         \
-        T v23 = r4[i + 3 * ch], v24 = r4[i + 4 * ch];                                        \
-        LB_MEDIAN_NET25;                                                                     \
-        out[i] = v12;                                                                        \
-      }                                                                                      \
-  }
-
-LB_MED_NET_FUNCS (guint8, u8)
-LB_MED_NET_FUNCS (guint16, u16)
+/* Radius 1 and 2 (despeckle 3 and 5): the median networks of lb-median-net.h over the
+ * samples of a row where the whole window lies inside the region (interior rows and columns);
+ * the windows clipped by the region border (with the even-count rule) take the scalar path. */
 
 /* one sample of a window clipped by the region: insertion sort of ≤ 25 values */
 static int
@@ -208,9 +152,6 @@ median_small (const LbMedian    *st,
   int cx0 = r->x, cx1 = r->x + r->width - 1, ry0 = r->y, ry1 = r->y + r->height - 1;
   int ix0 = cx0 + rad, ix1 = cx1 - rad;   /* columns whose window is not clipped */
   gsize bps = src->depth / 8, n = ix1 >= ix0 ? (gsize) (ix1 - ix0 + 1) * ch : 0;
-  /* with alpha the network also computes the alpha samples: into a row buffer, from which
-   * only the colour samples are copied */
-  g_autofree guint8 *tmp = (nc != ch && n > 0) ? g_malloc (n * bps) : NULL;
 
   for (int y = y0; y < y1; y++)
     {
@@ -226,14 +167,15 @@ median_small (const LbMedian    *st,
       median_small_pixels (st, src, dst, y, cx0, ix0);
       median_small_pixels (st, src, dst, y, ix1 + 1, cx1 + 1);
       off = (gsize) (ix0 - rad) * ch * bps;
-      out = tmp != NULL ? tmp : drow + (gsize) ix0 * ch * bps;
+      /* with alpha the network computes the alpha samples too, put back after */
+      out = drow + (gsize) ix0 * ch * bps;
       if (src->depth == 8)
         {
           if (rad == 1)
-            median_net9_u8 (lb_kbuf_row (src, y - 1) + off, lb_kbuf_row (src, y) + off,
+            lb_median_net9_u8 (lb_kbuf_row (src, y - 1) + off, lb_kbuf_row (src, y) + off,
                             lb_kbuf_row (src, y + 1) + off, out, n, ch);
           else
-            median_net25_u8 (lb_kbuf_row (src, y - 2) + off, lb_kbuf_row (src, y - 1) + off,
+            lb_median_net25_u8 (lb_kbuf_row (src, y - 2) + off, lb_kbuf_row (src, y - 1) + off,
                              lb_kbuf_row (src, y) + off, lb_kbuf_row (src, y + 1) + off,
                              lb_kbuf_row (src, y + 2) + off, out, n, ch);
         }
@@ -241,19 +183,14 @@ median_small (const LbMedian    *st,
         {
 #define ROW16(dy) ((const guint16 *) (const void *) (lb_kbuf_row (src, y + (dy)) + off))
           if (rad == 1)
-            median_net9_u16 (ROW16 (-1), ROW16 (0), ROW16 (1), (guint16 *) (void *) out, n, ch);
+            lb_median_net9_u16 (ROW16 (-1), ROW16 (0), ROW16 (1), (guint16 *) (void *) out, n, ch);
           else
-            median_net25_u16 (ROW16 (-2), ROW16 (-1), ROW16 (0), ROW16 (1), ROW16 (2),
+            lb_median_net25_u16 (ROW16 (-2), ROW16 (-1), ROW16 (0), ROW16 (1), ROW16 (2),
                               (guint16 *) (void *) out, n, ch);
 #undef ROW16
         }
-      if (tmp != NULL)
-        {
-          guint8 *d = drow + (gsize) ix0 * ch * bps;
-
-          for (gsize i = 0; i < n; i += ch)
-            memcpy (d + i * bps, tmp + i * bps, (gsize) nc * bps);
-        }
+      if (nc != ch)
+        lb_kernel_restore_alpha (src, dst, y, ix0, ix1 + 1);
     }
 }
 

@@ -4,6 +4,8 @@
 /* Shared vocabulary of the filter kernels in plugins/: GLib only, no engine dependency, so
  * kernels can be tested directly against golden vectors and wrapped by any plugin. */
 
+#include <string.h>
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -56,5 +58,44 @@ lb_kernel_have_avx2 (void)
   return avx2;
 }
 #endif
+
+/* The alpha samples (the last of src->channels) of pixels [x0, x1) of row @y copied from
+ * @src back into @dst; nothing without alpha. For kernels that run alpha through their
+ * colour maths, since contiguous loops over every sample vectorise where skipping one sample
+ * in four does not, and put it back after, while the row is still in cache. 8-bit RGBA as
+ * 32-bit words (a mask built from bytes, so either byte order), which the compiler
+ * vectorises. */
+static inline G_GNUC_UNUSED void
+lb_kernel_restore_alpha (const LbKernelBuf *src, LbKernelBuf *dst, int y, int x0, int x1)
+{
+  const int ch = src->channels;
+  const guint8 *restrict s = src->data + (gsize) y * src->stride;
+  guint8 *restrict d = dst->data + (gsize) y * dst->stride;
+
+  if (ch != 2 && ch != 4)
+    return;
+  if (src->depth == 8 && ch == 4)
+    {
+      static const guint8 mask_bytes[4] = { 0, 0, 0, 0xff };
+      guint32 amask;
+
+      memcpy (&amask, mask_bytes, sizeof amask);
+      for (gsize i = (gsize) x0 * 4; i < (gsize) x1 * 4; i += 4)
+        {
+          guint32 a, b;
+
+          memcpy (&a, d + i, sizeof a);
+          memcpy (&b, s + i, sizeof b);
+          a = (a & ~amask) | (b & amask);
+          memcpy (d + i, &a, sizeof a);
+        }
+    }
+  else if (src->depth == 8)
+    for (gsize i = (gsize) x0 * ch + ch - 1; i < (gsize) x1 * ch; i += ch)
+      d[i] = s[i];
+  else
+    for (gsize i = (gsize) x0 * ch + ch - 1; i < (gsize) x1 * ch; i += ch)
+      memcpy (d + 2 * i, s + 2 * i, 2);
+}
 
 G_END_DECLS

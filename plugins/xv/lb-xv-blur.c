@@ -924,7 +924,7 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
           }
       }
       if (ch != lb_xv_colour_channels (ch))
-        lb_xv_restore_alpha8 (src, dst, y, R->x0, R->x1);
+        lb_kernel_restore_alpha (src, dst, y, R->x0, R->x1);
     }
 }
 
@@ -1072,7 +1072,7 @@ blur3_fast_8 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, in
           out[n - ch + c] = (guint8) ((col[n - 2 * ch + c] + col[n - ch + c]) / 6u);
         }
       if (ch != lb_xv_colour_channels (ch))
-        lb_xv_restore_alpha8 (src, dst, y, R->x0, R->x1);
+        lb_kernel_restore_alpha (src, dst, y, R->x0, R->x1);
     }
 }
 

@@ -18,8 +18,6 @@
  * but a trailing alpha (2 or 4 channels); alpha samples of the destination are never written,
  * so they keep the source's values. */
 
-#include <string.h>
-
 #include <glib.h>
 
 #include "lb-kernel.h"
@@ -92,39 +90,6 @@ static inline guint8 *
 lb_xv_row_mut (LbKernelBuf *buf, int y)
 {
   return buf->data + (gsize) y * buf->stride;
-}
-
-/* The alpha samples (8 bits, the last of src->channels) of pixels [x0, x1) of row @y copied
- * from @src back into @dst. For kernels that run alpha through the colour maths, since
- * contiguous loops over every sample vectorise where skipping one sample in four does not,
- * and put it back after, while the row is still in cache. RGBA as 32-bit words (a mask
- * built from bytes, so either byte order), which the compiler vectorises. */
-static inline G_GNUC_UNUSED void
-lb_xv_restore_alpha8 (const LbKernelBuf *src, LbKernelBuf *dst, int y, int x0, int x1)
-{
-  const int ch = src->channels;
-  const guint8 *restrict s = lb_xv_row (src, y);
-  guint8 *restrict d = lb_xv_row_mut (dst, y);
-
-  if (ch == 4)
-    {
-      static const guint8 mask_bytes[4] = { 0, 0, 0, 0xff };
-      guint32 amask;
-
-      memcpy (&amask, mask_bytes, sizeof amask);
-      for (gsize i = (gsize) x0 * 4; i < (gsize) x1 * 4; i += 4)
-        {
-          guint32 a, b;
-
-          memcpy (&a, d + i, sizeof a);
-          memcpy (&b, s + i, sizeof b);
-          a = (a & ~amask) | (b & amask);
-          memcpy (d + i, &a, sizeof a);
-        }
-    }
-  else
-    for (gsize i = (gsize) x0 * ch + ch - 1; i < (gsize) x1 * ch; i += ch)
-      d[i] = s[i];
 }
 
 /* Sample i of a row; @depth is a compile-time constant at every call site (the generic

@@ -8,6 +8,7 @@
 
 #include "lb-error.h"
 #include "lb-median-hist.h"
+#include "lb-median-net.h"
 
 gboolean
 lb_xv_despeckle_prepare (LbXvDespeckle      *self,
@@ -424,54 +425,8 @@ despeckle_fast16_rows_8 (const LbXvDespeckle *self,
                            colc, &w);
 }
 
-/* ---- n = 3: a median network on whole rows ---------------------------------------------- */
-
-/* The median of a 3×3 window is med3(max of the column minima, med3 of the column medians,
- * min of the column maxima), exactly; sorting each column of three once serves the three
- * windows that share it. Vectorises over the samples of a row (any channel count: the
- * neighbours of sample i are i ± channels). Interior rows only, every channel at once. */
-static inline guint16
-min16 (guint16 a, guint16 b)
-{
-  return a < b ? a : b;
-}
-
-static inline guint16
-max16 (guint16 a, guint16 b)
-{
-  return a > b ? a : b;
-}
-
-static inline guint16
-med3_16 (guint16 a, guint16 b, guint16 c)
-{
-  return max16 (min16 (a, b), min16 (max16 (a, b), c));
-}
-
-LB_XV_INLINE void
-median3_row (const guint8 *up, const guint8 *mid, const guint8 *down, int n, int ch,
-             guint16 *restrict lo, guint16 *restrict md, guint16 *restrict hi,
-             guint16 *restrict res, const int depth)
-{
-  for (int i = 0; i < n; i++)
-    {
-      const guint16 a = (guint16) lb_xv_get (up, i, depth), b = (guint16) lb_xv_get (mid, i, depth),
-                    c = (guint16) lb_xv_get (down, i, depth);
-      const guint16 l1 = min16 (a, b), h1 = max16 (a, b);
-
-      lo[i] = min16 (l1, c);
-      hi[i] = max16 (h1, c);
-      md[i] = max16 (l1, min16 (h1, c));
-    }
-  for (int i = ch; i < n - ch; i++)
-    {
-      const guint16 l = max16 (max16 (lo[i - ch], lo[i]), lo[i + ch]);
-      const guint16 h = min16 (min16 (hi[i - ch], hi[i]), hi[i + ch]);
-      const guint16 m = med3_16 (md[i - ch], md[i], md[i + ch]);
-
-      res[i] = med3_16 (l, m, h);
-    }
-}
+/* ---- n = 3 and 5: median networks on whole rows (lb-median-net.h, shared with the enhance
+ * median), for the interior rows; the columns next to the region's edges by median_direct. */
 
 /* The clipped-window median of one sample (r ≤ 2), for the columns next to the region's edges. */
 LB_XV_INLINE guint
@@ -510,134 +465,34 @@ despeckle3_rows (const LbXvDespeckle *self,
   const int ch = src->channels;
   const int nc = lb_xv_colour_channels (ch);
   const int rw = R->x1 - R->x0;
-  const int n = rw * ch;
-  const gsize xoff = (gsize) R->x0 * ch * (depth / 8);
-  g_autofree guint16 *tmp = g_new (guint16, 4 * (gsize) n);
-  guint16 *lo = tmp, *md = tmp + n, *hi = tmp + 2 * n, *res = tmp + 3 * n;
+  const gsize bytes = (gsize) (depth / 8);
+  /* the first interior column's window starts at the region's first column */
+  const gsize off = (gsize) R->x0 * ch * bytes;
+  const gsize n = (gsize) (rw - 2) * ch;
 
   for (int y = ya; y < yb; y++)
     {
-      guint8 *out = lb_xv_row_mut (dst, y) + xoff;
+      guint8 *out = lb_xv_row_mut (dst, y) + off;
 
-      median3_row (lb_xv_row (src, y - 1) + xoff, lb_xv_row (src, y) + xoff,
-                   lb_xv_row (src, y + 1) + xoff, n, ch, lo, md, hi, res, depth);
-      if (nc == ch)
-        for (int i = ch; i < n - ch; i++)
-          lb_xv_put (out, i, res[i], depth);
+      /* every sample, alpha too (contiguous loops), alpha put back below */
+      if (depth == 8)
+        lb_median_net9_u8 (lb_xv_row (src, y - 1) + off, lb_xv_row (src, y) + off,
+                           lb_xv_row (src, y + 1) + off, out + ch, n, ch);
       else
-        for (int j = 1; j < rw - 1; j++)
-          for (int c = 0; c < nc; c++)
-            lb_xv_put (out, (gsize) j * ch + c, res[j * ch + c], depth);
+        lb_median_net9_u16 ((const guint16 *) (const void *) (lb_xv_row (src, y - 1) + off),
+                            (const guint16 *) (const void *) (lb_xv_row (src, y) + off),
+                            (const guint16 *) (const void *) (lb_xv_row (src, y + 1) + off),
+                            (guint16 *) (void *) out + ch, n, ch);
       for (int c = 0; c < nc; c++)
         {
           lb_xv_put (out, c, median_direct (src, R, R->x0, y, c, 1, depth), depth);
           lb_xv_put (out, (gsize) (rw - 1) * ch + c,
                      median_direct (src, R, R->x1 - 1, y, c, 1, depth), depth);
         }
+      if (nc != ch)
+        lb_kernel_restore_alpha (src, dst, y, R->x0 + 1, R->x1 - 1);
     }
 }
-
-/* ---- n = 5: a selection network on whole rows --------------------------------------------- */
-
-/* Each window column of five is sorted once (Batcher's network, 9 compare-exchanges) and
- * shared by the five windows that contain it. Wires 5·c + k of a window hold the k-th smallest
- * of its column c; the median is wire 12 after the comparators below: Batcher's odd-even
- * merge sort of 25 wires, minus the comparators that never swap on inputs made of five sorted
- * columns, minus those that cannot reach wire 12 (and only the needed half, min or max, of
- * the rest). Generated by a script and checked with the 0-1 principle on all 6^5 inputs of
- * five sorted binary columns (a comparator network commutes with thresholding, which keeps
- * columns sorted), then on random integers. Each entry: {lo wire, hi wire, 1 = keep the min
- * in lo, 2 = keep the max in hi}. */
-static const guint8 median25_net[][3] = {
-  { 4, 5, 3 }, { 14, 15, 3 }, { 5, 7, 3 }, { 8, 10, 3 }, { 9, 11, 3 }, { 12, 14, 3 },
-  { 5, 6, 3 }, { 9, 10, 3 }, { 13, 14, 3 }, { 0, 4, 3 }, { 1, 5, 3 }, { 2, 6, 3 }, { 8, 12, 3 },
-  { 10, 14, 3 }, { 11, 15, 3 }, { 16, 20, 3 }, { 17, 21, 3 }, { 18, 22, 3 }, { 19, 23, 3 },
-  { 2, 4, 3 }, { 3, 5, 3 }, { 10, 12, 3 }, { 11, 13, 3 }, { 18, 20, 3 }, { 19, 21, 3 },
-  { 1, 2, 3 }, { 3, 4, 3 }, { 5, 6, 3 }, { 9, 10, 3 }, { 11, 12, 3 }, { 13, 14, 3 },
-  { 17, 18, 3 }, { 19, 20, 3 }, { 21, 22, 3 }, { 0, 8, 3 }, { 1, 9, 3 }, { 2, 10, 3 },
-  { 3, 11, 3 }, { 4, 12, 3 }, { 5, 13, 3 }, { 6, 14, 3 }, { 7, 15, 1 }, { 4, 8, 3 }, { 5, 9, 3 },
-  { 6, 10, 3 }, { 7, 11, 3 }, { 20, 24, 3 }, { 2, 4, 3 }, { 3, 5, 3 }, { 6, 8, 3 }, { 7, 9, 3 },
-  { 10, 12, 3 }, { 11, 13, 3 }, { 22, 24, 3 }, { 1, 2, 3 }, { 3, 4, 3 }, { 5, 6, 3 },
-  { 7, 8, 3 }, { 9, 10, 3 }, { 11, 12, 3 }, { 13, 14, 1 }, { 21, 22, 3 }, { 23, 24, 3 },
-  { 0, 16, 2 }, { 1, 17, 2 }, { 2, 18, 2 }, { 3, 19, 2 }, { 4, 20, 2 }, { 5, 21, 2 },
-  { 6, 22, 1 }, { 7, 23, 1 }, { 8, 24, 1 }, { 8, 16, 2 }, { 9, 17, 2 }, { 10, 18, 1 },
-  { 11, 19, 1 }, { 12, 20, 1 }, { 13, 21, 1 }, { 6, 10, 2 }, { 7, 11, 2 }, { 12, 16, 1 },
-  { 13, 17, 1 }, { 10, 12, 2 }, { 11, 13, 1 }, { 11, 12, 2 },
-};
-
-static const guint8 sort5_net[][2] = {
-  { 0, 1 }, { 2, 3 }, { 0, 2 }, { 1, 3 }, { 1, 2 }, { 0, 4 }, { 2, 4 }, { 1, 2 }, { 3, 4 },
-};
-
-/* Lanes per network pass: 25 rows of this many samples stay in L1. */
-#define MEDIAN5_LANES 64
-
-/* One instance per sample type (guint8 for 8 bits: 16 lanes per SSE register). */
-#define DEFINE_MEDIAN5(T, SUFFIX)                                                           \
-static void                                                                                 \
-median5_row_##SUFFIX (const T *const rows[5], int n, int ch, T *restrict cs, T *restrict res) \
-{                                                                                           \
-  T v[25][MEDIAN5_LANES];                                                                   \
-                                                                                            \
-  /* Sorted columns: cs[k·n + i] = k-th smallest of sample i in the five rows. */          \
-  for (int k = 0; k < 5; k++)                                                               \
-    memcpy (cs + (gsize) k * n, rows[k], sizeof (T) * n);                                   \
-  for (gsize q = 0; q < G_N_ELEMENTS (sort5_net); q++)                                       \
-    {                                                                                       \
-      T *restrict a = cs + (gsize) sort5_net[q][0] * n;                                     \
-      T *restrict b = cs + (gsize) sort5_net[q][1] * n;                                     \
-      for (int i = 0; i < n; i++)                                                           \
-        {                                                                                   \
-          const T x = a[i], y = b[i];                                                       \
-          a[i] = x < y ? x : y;                                                             \
-          b[i] = x < y ? y : x;                                                             \
-        }                                                                                   \
-    }                                                                                       \
-                                                                                            \
-  for (int i0 = 2 * ch; i0 < n - 2 * ch; i0 += MEDIAN5_LANES)                               \
-    {                                                                                       \
-      const int lanes = MIN (MEDIAN5_LANES, n - 2 * ch - i0);                               \
-                                                                                            \
-      /* Plain loops, not memcpy: these copies are short and a call each would dominate. */ \
-      for (int c = 0; c < 5; c++)                                                           \
-        for (int k = 0; k < 5; k++)                                                         \
-          {                                                                                 \
-            const T *restrict from = cs + (gsize) k * n + i0 + (c - 2) * ch;                \
-            T *restrict to = v[5 * c + k];                                                  \
-            for (int l = 0; l < lanes; l++)                                                 \
-              to[l] = from[l];                                                              \
-          }                                                                                 \
-      for (gsize q = 0; q < G_N_ELEMENTS (median25_net); q++)                                \
-        {                                                                                   \
-          T *restrict a = v[median25_net[q][0]];                                            \
-          T *restrict b = v[median25_net[q][1]];                                            \
-          switch (median25_net[q][2])                                                       \
-            {                                                                               \
-            case 1:                                                                         \
-              for (int l = 0; l < MEDIAN5_LANES; l++)                                       \
-                a[l] = a[l] < b[l] ? a[l] : b[l];                                           \
-              break;                                                                        \
-            case 2:                                                                         \
-              for (int l = 0; l < MEDIAN5_LANES; l++)                                       \
-                b[l] = a[l] < b[l] ? b[l] : a[l];                                           \
-              break;                                                                        \
-            default:                                                                        \
-              for (int l = 0; l < MEDIAN5_LANES; l++)                                       \
-                {                                                                           \
-                  const T x = a[l], y = b[l];                                               \
-                  a[l] = x < y ? x : y;                                                     \
-                  b[l] = x < y ? y : x;                                                     \
-                }                                                                           \
-              break;                                                                        \
-            }                                                                               \
-        }                                                                                   \
-      for (int l = 0; l < lanes; l++)                                                       \
-        res[i0 + l] = v[12][l];                                                             \
-    }                                                                                       \
-}
-
-DEFINE_MEDIAN5 (guint8, 8)
-DEFINE_MEDIAN5 (guint16, 16)
 
 LB_XV_INLINE void
 despeckle5_rows (const LbXvDespeckle *self,
@@ -651,30 +506,26 @@ despeckle5_rows (const LbXvDespeckle *self,
   const int ch = src->channels;
   const int nc = lb_xv_colour_channels (ch);
   const int rw = R->x1 - R->x0;
-  const int n = rw * ch;
   const gsize bytes = (gsize) (depth / 8);
-  const gsize xoff = (gsize) R->x0 * ch * bytes;
-  g_autofree guint8 *cs = g_malloc (5 * (gsize) n * bytes);
-  g_autofree guint8 *res = g_malloc ((gsize) n * bytes);
+  const gsize off = (gsize) R->x0 * ch * bytes;
+  const gsize n = (gsize) (rw - 4) * ch;
 
   for (int y = ya; y < yb; y++)
     {
-      guint8 *out = lb_xv_row_mut (dst, y) + xoff;
-      const void *rows[5];
+      guint8 *out = lb_xv_row_mut (dst, y) + off;
 
-      for (int k = 0; k < 5; k++)
-        rows[k] = lb_xv_row (src, y - 2 + k) + xoff;
+      /* every sample, alpha too, put back below */
       if (depth == 8)
-        median5_row_8 ((const guint8 *const *) rows, n, ch, cs, res);
+        lb_median_net25_u8 (lb_xv_row (src, y - 2) + off, lb_xv_row (src, y - 1) + off,
+                            lb_xv_row (src, y) + off, lb_xv_row (src, y + 1) + off,
+                            lb_xv_row (src, y + 2) + off, out + 2 * ch, n, ch);
       else
-        median5_row_16 ((const guint16 *const *) rows, n, ch, (guint16 *) (void *) cs,
-                        (guint16 *) (void *) res);
-      for (int j = 2; j < rw - 2; j++)
-        for (int c = 0; c < nc; c++)
-          {
-            const gsize i = (gsize) j * ch + c;
-            lb_xv_put (out, i, depth == 8 ? res[i] : ((guint16 *) (void *) res)[i], depth);
-          }
+        {
+#define ROW16(dy) ((const guint16 *) (const void *) (lb_xv_row (src, y + (dy)) + off))
+          lb_median_net25_u16 (ROW16 (-2), ROW16 (-1), ROW16 (0), ROW16 (1), ROW16 (2),
+                               (guint16 *) (void *) out + 2 * ch, n, ch);
+#undef ROW16
+        }
       for (int c = 0; c < nc; c++)
         for (int j = 0; j < rw; j++)
           {
@@ -683,6 +534,8 @@ despeckle5_rows (const LbXvDespeckle *self,
             lb_xv_put (out, (gsize) j * ch + c,
                        median_direct (src, R, R->x0 + j, y, c, 2, depth), depth);
           }
+      if (nc != ch)
+        lb_kernel_restore_alpha (src, dst, y, R->x0 + 2, R->x1 - 2);
     }
 }
 

@@ -7,7 +7,7 @@ comparators that can reach output n/2; a comparator of which only one output is 
 a single MIN or MAX. The result is checked with the 0-1 principle over all 2^n inputs (a
 comparator network selects the k-th value of every input iff it does so for every 0-1 input).
 
-Usage: gen-median-networks.py > lb-median-networks.h"""
+Usage: gen-median-networks.py > plugins/common/lb-median-networks.h"""
 
 import sys
 
