@@ -74,47 +74,9 @@ edge_ref_rows (const LbXvEdge    *self,
 
 LB_XV_DEFINE_PROCESS (lb_xv_edge_process_ref, LbXvEdge, edge_ref_rows)
 
-/* The magnitudes e[i] of samples ch .. n−ch−1 of one row. At 8 bits every intermediate fits
- * 16 bits (|Hg|, |Vg| ≤ 765), which doubles the samples per vector. */
-static void
-edge_row_8 (const guint8 *restrict up, const guint8 *restrict in, const guint8 *restrict down,
-            int n, int ch, gint16 *restrict cs, gint16 *restrict vd, guint16 *restrict e16)
-{
-  for (int i = 0; i < n; i++)
-    {
-      cs[i] = (gint16) (up[i] + in[i] + down[i]);
-      vd[i] = (gint16) (down[i] - up[i]);
-    }
-  for (int i = ch; i < n - ch; i++)
-    {
-      const gint16 hg = (gint16) (cs[i + ch] - cs[i - ch]);
-      const gint16 vg = (gint16) (vd[i - ch] + vd[i] + vd[i + ch]);
-      const gint16 ahg = hg < 0 ? (gint16) -hg : hg, avg = vg < 0 ? (gint16) -vg : vg;
-      e16[i] = (guint16) ((guint16) (ahg > avg ? ahg : avg) / 3u);
-    }
-}
-
-static void
-edge_row_16 (const guint16 *restrict up, const guint16 *restrict in,
-             const guint16 *restrict down, int n, int ch, gint32 *restrict cs,
-             gint32 *restrict vd, guint32 *restrict e)
-{
-  for (int i = 0; i < n; i++)
-    {
-      cs[i] = (gint32) up[i] + in[i] + down[i];
-      vd[i] = (gint32) down[i] - up[i];
-    }
-  for (int i = ch; i < n - ch; i++)
-    {
-      const gint32 hg = cs[i + ch] - cs[i - ch];
-      const gint32 vg = vd[i - ch] + vd[i] + vd[i + ch];
-      const gint32 ahg = hg < 0 ? -hg : hg, avg = vg < 0 ? -vg : vg;
-      e[i] = (guint32) (ahg > avg ? ahg : avg) / 3u;
-    }
-}
-
-/* 8 bits without alpha: samples ch .. n−ch−1 of one row straight into @out, the row as a
- * flat array of samples (neighbours at ±ch), 16-bit lanes, the exact /3 as a multiply-high. */
+/* 8 bits: samples ch .. n−ch−1 of one row straight into @out, the row as a flat array of
+ * samples (neighbours at ±ch; alpha, if any, computed too and put back by the caller), 16-bit
+ * lanes (|Hg|, |Vg| ≤ 765), the exact /3 as a multiply-high. */
 LB_XV_CLONES static void
 edge_row_8_direct (const guint8 *restrict up, const guint8 *restrict in,
                    const guint8 *restrict down, guint8 *restrict out, int n, int ch)
@@ -130,7 +92,7 @@ edge_row_8_direct (const guint8 *restrict up, const guint8 *restrict in,
     }
 }
 
-/* 16 bits without alpha (the medical images' gray): the same, 32-bit lanes (|Hg|, |Vg| ≤
+/* 16 bits (the medical images' gray): the same, 32-bit lanes (|Hg|, |Vg| ≤
  * 3 · 65535), the exact /3 as the compiler's multiply-high. */
 LB_XV_CLONES static void
 edge_row_16_direct (const guint16 *restrict up, const guint16 *restrict in,
@@ -162,10 +124,6 @@ edge_fast_rows (const LbXvEdge    *self,
   const int rw = R->x1 - R->x0;
   const int n = rw * ch;
   const gsize xoff = (gsize) R->x0 * ch * (depth / 8);
-  g_autofree gint32 *cs = g_new (gint32, n);
-  g_autofree gint32 *vd = g_new (gint32, n);
-  g_autofree guint32 *e = g_new (guint32, n);
-  g_autofree guint16 *e16 = g_new (guint16, n);
 
   for (int y = ya; y < yb; y++)
     {
@@ -186,34 +144,15 @@ edge_fast_rows (const LbXvEdge    *self,
         const guint8 *restrict up = lb_xv_row (src, MAX (y - 1, R->y0)) + xoff;
         const guint8 *restrict down = lb_xv_row (src, MIN (y + 1, R->y1 - 1)) + xoff;
 
-        if (depth == 8 && nc == ch)
-          {
-            edge_row_8_direct (up, in, down, out, n, ch);
-            goto ends;
-          }
-        if (depth == 16 && nc == ch)
-          {
-            edge_row_16_direct ((const guint16 *) (const void *) up, (const guint16 *) (const void *) in,
-                                (const guint16 *) (const void *) down, (guint16 *) (void *) out, n, ch);
-            goto ends;
-          }
         if (depth == 8)
-          edge_row_8 (up, in, down, n, ch, (gint16 *) (void *) cs, (gint16 *) (void *) vd, e16);
+          edge_row_8_direct (up, in, down, out, n, ch);
         else
-          edge_row_16 ((const guint16 *) (const void *) up, (const guint16 *) (const void *) in,
-                       (const guint16 *) (const void *) down, n, ch, cs, vd, e);
+          edge_row_16_direct ((const guint16 *) (const void *) up, (const guint16 *) (const void *) in,
+                              (const guint16 *) (const void *) down, (guint16 *) (void *) out, n, ch);
+        if (nc != ch && rw > 2)
+          lb_kernel_restore_alpha (src, dst, y, R->x0 + 1, R->x1 - 1);
       }
 
-      if (nc == ch)
-        for (int i = ch; i < n - ch; i++)
-          lb_xv_put (out, i, depth == 8 ? e16[i] : e[i], depth);
-      else
-        for (int j = 1; j < rw - 1; j++)
-          for (int c = 0; c < nc; c++)
-            lb_xv_put (out, (gsize) j * ch + c, depth == 8 ? e16[j * ch + c] : e[j * ch + c],
-                       depth);
-
-    ends:
       /* The first and last column: the source (xv) or the clamped window (corrected). */
       for (int k = 0; k < (rw > 1 ? 2 : 1); k++)
         {
@@ -267,6 +206,21 @@ row_max_mono_rgb8 (const guint8 *restrict row, int n)
   return maxv;
 }
 
+/* The same for RGBA8 (alpha skipped). */
+LB_XV_CLONES static guint
+row_max_mono_rgba8 (const guint8 *restrict row, int n)
+{
+  guint16 maxv = 0;
+
+  for (int x = 0; x < n; x++)
+    {
+      const guint16 m = (guint16) ((11 * row[4 * x] + 16 * row[4 * x + 1]
+                                    + 5 * row[4 * x + 2]) >> 5);
+      maxv = m > maxv ? m : maxv;
+    }
+  return maxv;
+}
+
 LB_XV_INLINE guint
 edge_reduce_rows (const LbXvEdge *self, const LbKernelBuf *dst, int ya, int yb, const int depth)
 {
@@ -287,7 +241,10 @@ edge_reduce_rows (const LbXvEdge *self, const LbKernelBuf *dst, int ya, int yb, 
                          : row_max_mono (row, R->x0, R->x1, 3, 3, depth);
           break;
         case 4:
-        default: m = row_max_mono (row, R->x0, R->x1, 4, 3, depth); break;
+        default:
+          m = depth == 8 ? row_max_mono_rgba8 (row + (gsize) R->x0 * 4, R->x1 - R->x0)
+                         : row_max_mono (row, R->x0, R->x1, 4, 3, depth);
+          break;
         }
       maxv = MAX (maxv, m);
     }
@@ -398,15 +355,37 @@ scale_row_16 (guint16 *restrict row, int n, double inv)
     }
 }
 
-/* row[i] = min((row[i] · mul) >> 16, 255) over n samples (see lb_xv_edge_finish). */
-LB_XV_CLONES static void
-scale_row_8 (guint8 *restrict row, int n, guint32 mul)
+/* row[i] = min((row[i] · mul) >> 16, 255) over n samples (see lb_xv_edge_finish); with
+ * alpha (@ch 2 or 4, a power of two: alpha is every sample i with i & (ch − 1) = ch − 1)
+ * those keep their value, a select the compiler still vectorises. */
+LB_XV_INLINE void
+scale_row_8_body (guint8 *restrict row, int n, guint32 mul, const int ch)
 {
   for (int i = 0; i < n; i++)
     {
-      const guint32 q = ((guint32) row[i] * mul) >> 16;
-      row[i] = (guint8) (q < 255u ? q : 255u);
+      const guint32 v = row[i], q = (v * mul) >> 16;
+      const guint32 scaled = q < 255u ? q : 255u;
+
+      row[i] = (guint8) ((ch == 2 || ch == 4) && (i & (ch - 1)) == ch - 1 ? v : scaled);
     }
+}
+
+LB_XV_CLONES static void
+scale_row_8 (guint8 *restrict row, int n, guint32 mul)
+{
+  scale_row_8_body (row, n, mul, 1);
+}
+
+LB_XV_CLONES static void
+scale_row_8_a4 (guint8 *restrict row, int n, guint32 mul)
+{
+  scale_row_8_body (row, n, mul, 4);
+}
+
+LB_XV_CLONES static void
+scale_row_8_a2 (guint8 *restrict row, int n, guint32 mul)
+{
+  scale_row_8_body (row, n, mul, 2);
 }
 
 void
@@ -445,10 +424,13 @@ lb_xv_edge_finish (const LbXvEdge *self,
           lut[v] = (guint8) MIN (v * 255u / maxv, 255u);
           exact = exact && MIN ((v * mul) >> 16, 255u) == lut[v];
         }
-      if (exact && nc == ch)
+      if (exact)
         {
+          void (*scale) (guint8 *, int, guint32) = ch == 4 ? scale_row_8_a4
+                                                   : ch == 2 ? scale_row_8_a2 : scale_row_8;
+
           for (int y = y0; y < y1; y++)
-            scale_row_8 (lb_xv_row_mut (dst, y) + (gsize) R->x0 * ch, (R->x1 - R->x0) * ch, mul);
+            scale (lb_xv_row_mut (dst, y) + (gsize) R->x0 * ch, (R->x1 - R->x0) * ch, mul);
           return;
         }
       for (int y = y0; y < y1; y++)

@@ -175,24 +175,11 @@ xv_prepare (const LbFilterInfo  *info,
 static void
 copy_alpha (const LbFilterBand *band)
 {
-  const LbFilterImage *im = band->image;
-  const int ch = im->channels;
+  LbKernelBuf src = lb_glue_src_buf (band->image);
+  LbKernelBuf dst = lb_glue_dst_buf (band->image, band->dst, band->dst_stride);
 
-  if (ch != 2 && ch != 4)
-    return;
   for (int y = band->y0; y < band->y1; y++)
-    {
-      const guint8 *s = im->src + (gsize) y * im->src_stride;
-      guint8 *d = band->dst + (gsize) y * band->dst_stride;
-
-      if (im->depth == 8)
-        for (int x = band->x0; x < band->x1; x++)
-          d[(gsize) x * ch + ch - 1] = s[(gsize) x * ch + ch - 1];
-      else
-        for (int x = band->x0; x < band->x1; x++)
-          ((guint16 *) (void *) d)[(gsize) x * ch + ch - 1]
-            = ((const guint16 *) (const void *) s)[(gsize) x * ch + ch - 1];
-    }
+    lb_kernel_restore_alpha (&src, &dst, y, band->x0, band->x1);
 }
 
 /* Blend writes every interior colour sample of the region's rows it is given (the centre
