@@ -245,9 +245,10 @@ sample_xv (const LbRotate    *st,
 }
 
 static void
-fill_clear_row (const LbRotate *st,
-                LbKernelBuf    *dst,
-                int             y)
+fill_clear_row (const LbRotate    *st,
+                const LbKernelBuf *src,
+                LbKernelBuf       *dst,
+                int                y)
 {
   guint8 *drow = lb_kbuf_row (dst, y) + (gsize) st->r.x * dst->channels * (dst->depth / 8);
   int nc = lb_kbuf_color_channels (dst), ch = dst->channels;
@@ -256,36 +257,36 @@ fill_clear_row (const LbRotate *st,
 
   if (st->r.width <= 0)
     return;
-  /* one pixel's colour bytes, then copied along the row (alpha bytes untouched) */
+  /* one pixel's colour bytes (alpha whatever), copied along the row: the row doubles, log2
+   * (width) memcpy calls; then alpha back from the source */
+  memset (pix, 0, sizeof pix);
   for (int c = 0; c < nc; c++)
     lb_kbuf_set (dst, pix, (gsize) c, st->clear_color[c]);
-  if (cb == pb)
-    {
-      /* the row doubles: log2(width) memcpy calls */
-      gsize done = pb, total = (gsize) st->r.width * pb;
+  {
+    gsize done = pb, total = (gsize) st->r.width * pb;
 
-      memcpy (drow, pix, pb);
-      while (done < total)
-        {
-          gsize n = MIN (done, total - done);
+    memcpy (drow, pix, pb);
+    while (done < total)
+      {
+        gsize n = MIN (done, total - done);
 
-          memcpy (drow + done, drow, n);
-          done += n;
-        }
-    }
-  else
-    for (int x = 0; x < st->r.width; x++)
-      memcpy (drow + (gsize) x * pb, pix, cb);
+        memcpy (drow + done, drow, n);
+        done += n;
+      }
+  }
+  if (cb != pb)
+    lb_kernel_restore_alpha (src, dst, y, st->r.x, st->r.x + st->r.width);
 }
 
 /* Clear Rotate fills the region rows first; returns whether row @y is in the box. */
 static gboolean
-band_setup (const LbRotate *st,
-            LbKernelBuf    *dst,
-            int             y)
+band_setup (const LbRotate    *st,
+            const LbKernelBuf *src,
+            LbKernelBuf       *dst,
+            int                y)
 {
   if (st->clear && y >= st->r.y && y < st->r.y + st->r.height)
-    fill_clear_row (st, dst, y);
+    fill_clear_row (st, src, dst, y);
   return y >= st->by0 && y < st->by1;
 }
 
@@ -303,7 +304,7 @@ process_exact (const LbRotate    *st,
     {
       guint8 *drow = lb_kbuf_row (dst, y);
 
-      if (!band_setup (st, dst, y))
+      if (!band_setup (st, src, dst, y))
         continue;
       for (int x = st->bx0; x < st->bx1; x++)
         {
@@ -836,27 +837,40 @@ row_inner_1_16 (const LbRotate *st, const LbKernelBuf *src, guint8 *drow, int y,
   row_inner (st, src, drow, y, l, xs, xe, 1, 1, 16);
 }
 
-/* The inner loop for 16-bit gray (the medical images') in AVX2, four pixels per step: the
- * scalar loop's double operations in its order (no FMA), coordinates, weights and the blend
- * alike, so the result is the same bytes with no closeness test (samples up to 65535 leave
- * float no margin). Each pair of horizontal neighbours comes from one 4-byte gather in the
- * upper and the lower row. A coordinate within the epsilon of a floor() step takes the scalar
- * loop. The caller checks that byte offsets fit 31 bits. */
-__attribute__ ((target ("avx2"))) static void
-row_inner_avx2_16 (const LbRotate    *st,
-                   const LbKernelBuf *src,
-                   guint8            *drow,
-                   int                y,
-                   const RowLine     *l,
-                   int                xs,
-                   int                xe)
+static void
+row_inner_1_8 (const LbRotate *st, const LbKernelBuf *src, guint8 *drow, int y,
+               const RowLine *l, int xs, int xe)
+{
+  row_inner (st, src, drow, y, l, xs, xe, 1, 1, 8);
+}
+
+/* The inner loop for gray, 16 bits (the medical images') or 8, in AVX2, four pixels per
+ * step: the scalar loop's double operations in its order (no FMA), coordinates, weights and
+ * the blend alike, so the result is the same bytes with no closeness test (samples up to
+ * 65535 leave float no margin). Each pair of horizontal neighbours comes from one 4-byte
+ * gather in the upper and the lower row (at 8 bits its two low bytes; a lane whose read
+ * would pass the end of the buffer reads pixel 0 and is redone). A coordinate within the
+ * epsilon of a floor() step takes the scalar loop. The caller checks that byte offsets fit
+ * 31 bits. */
+__attribute__ ((target ("avx2"), always_inline)) static inline void
+row_inner_avx2_gray (const LbRotate    *st,
+                     const LbKernelBuf *src,
+                     guint8            *drow,
+                     int                y,
+                     const RowLine     *l,
+                     int                xs,
+                     int                xe,
+                     const int          depth)
 {
   const __m256d zero = _mm256_setzero_pd (), half = _mm256_set1_pd (0.5), four = _mm256_set1_pd (4.0);
-  const __m128i vstride = _mm_set1_epi32 ((int) src->stride), low16 = _mm_set1_epi32 (0xffff);
-  const __m128i vmax = _mm_set1_epi32 (65535), lanebit = _mm_setr_epi32 (1, 2, 4, 8);
+  const __m128i vstride = _mm_set1_epi32 ((int) src->stride);
+  const __m128i lowmask = _mm_set1_epi32 (depth == 16 ? 0xffff : 0xff);
+  const __m128i vmax = _mm_set1_epi32 (depth == 16 ? 65535 : 255), lanebit = _mm_setr_epi32 (1, 2, 4, 8);
+  /* 8 bits: the last byte offset a 4-byte read in the upper of two rows may start at */
+  const __m128i limit = _mm_set1_epi32 ((int) (src->stride * (gsize) (src->height - 2)
+                                               + (gsize) src->width - 4));
   const __m256d minus1 = _mm256_set1_pd (-1.0);
   const int *sb = (const int *) (const void *) src->data;
-  guint16 *out = (guint16 *) (void *) drow;
   int x = xs;
   __m256d xd = _mm256_set_pd (x + 3, x + 2, x + 1, x);
 
@@ -873,15 +887,18 @@ row_inner_avx2_16 (const LbRotate    *st,
       /* the masks as −1.0 / 0.0, converted: −1 or 0 per 32-bit lane */
       off = _mm_add_epi32 (_mm_mullo_epi32 (_mm_add_epi32 (oy, _mm256_cvtpd_epi32 (_mm256_and_pd (my, minus1))),
                                             vstride),
-                           _mm_slli_epi32 (_mm_add_epi32 (ox, _mm256_cvtpd_epi32 (_mm256_and_pd (mx, minus1))), 1));
+                           _mm_slli_epi32 (_mm_add_epi32 (ox, _mm256_cvtpd_epi32 (_mm256_and_pd (mx, minus1))),
+                                           depth == 16 ? 1 : 0));
+      if (depth == 8)
+        bad |= _mm_movemask_ps (_mm_castsi128_ps (_mm_cmpgt_epi32 (off, limit)));
       if (bad)
         off = _mm_andnot_si128 (_mm_cmpeq_epi32 (_mm_and_si128 (_mm_set1_epi32 (bad), lanebit), lanebit), off);
       top = _mm_i32gather_epi32 (sb, off, 1);
       bottom = _mm_i32gather_epi32 ((const int *) (const void *) (src->data + src->stride), off, 1);
-      left0 = _mm256_cvtepi32_pd (_mm_and_si128 (top, low16));
-      right0 = _mm256_cvtepi32_pd (_mm_srli_epi32 (top, 16));
-      left1 = _mm256_cvtepi32_pd (_mm_and_si128 (bottom, low16));
-      right1 = _mm256_cvtepi32_pd (_mm_srli_epi32 (bottom, 16));
+      left0 = _mm256_cvtepi32_pd (_mm_and_si128 (top, lowmask));
+      right0 = _mm256_cvtepi32_pd (_mm_and_si128 (_mm_srli_epi32 (top, depth), lowmask));
+      left1 = _mm256_cvtepi32_pd (_mm_and_si128 (bottom, lowmask));
+      right1 = _mm256_cvtepi32_pd (_mm_and_si128 (_mm_srli_epi32 (bottom, depth), lowmask));
       /* p0: (ox, oy), p1: its horizontal neighbour, p2: its vertical one, p3: the diagonal */
       p0 = _mm256_blendv_pd (_mm256_blendv_pd (left0, right0, mx), _mm256_blendv_pd (left1, right1, mx), my);
       p1 = _mm256_blendv_pd (_mm256_blendv_pd (right0, left0, mx), _mm256_blendv_pd (right1, left1, mx), my);
@@ -890,20 +907,42 @@ row_inner_avx2_16 (const LbRotate    *st,
       v = _mm256_add_pd (_mm256_add_pd (_mm256_add_pd (_mm256_mul_pd (p0, w[0]), _mm256_mul_pd (p1, w[1])),
                                         _mm256_mul_pd (p2, w[2])),
                          _mm256_mul_pd (p3, w[3]));
-      /* (int) (v + 0.5): v ≥ 0, truncation; then at most 65535 */
+      /* (int) (v + 0.5): v ≥ 0, truncation; then at most the largest sample */
       {
         __m128i iv = _mm_min_epi32 (_mm256_cvttpd_epi32 (_mm256_add_pd (v, half)), vmax);
 
-        _mm_storel_epi64 ((__m128i *) (void *) (out + x), _mm_packus_epi32 (iv, iv));
+        iv = _mm_packus_epi32 (iv, iv);
+        if (depth == 16)
+          _mm_storel_epi64 ((__m128i *) (void *) (drow + (gsize) x * 2), iv);
+        else
+          {
+            const gint32 four_px = _mm_cvtsi128_si32 (_mm_packus_epi16 (iv, iv));
+
+            memcpy (drow + x, &four_px, sizeof four_px);
+          }
       }
       for (; bad != 0; bad &= bad - 1)
         {
           const int i = x + __builtin_ctz ((unsigned) bad);
 
-          row_inner_1_16 (st, src, drow, y, l, i, i + 1);
+          (depth == 16 ? row_inner_1_16 : row_inner_1_8) (st, src, drow, y, l, i, i + 1);
         }
     }
-  row_inner_1_16 (st, src, drow, y, l, x, xe);
+  (depth == 16 ? row_inner_1_16 : row_inner_1_8) (st, src, drow, y, l, x, xe);
+}
+
+__attribute__ ((target ("avx2"))) static void
+row_inner_avx2_16 (const LbRotate *st, const LbKernelBuf *src, guint8 *drow, int y,
+                   const RowLine *l, int xs, int xe)
+{
+  row_inner_avx2_gray (st, src, drow, y, l, xs, xe, 16);
+}
+
+__attribute__ ((target ("avx2"))) static void
+row_inner_avx2_g8 (const LbRotate *st, const LbKernelBuf *src, guint8 *drow, int y,
+                   const RowLine *l, int xs, int xe)
+{
+  row_inner_avx2_gray (st, src, drow, y, l, xs, xe, 8);
 }
 
 #endif
@@ -926,8 +965,8 @@ process_fast (const LbRotate    *st,
   /* inner: floor(xf) in [r.x + 1, r.x + width − 2], likewise y (≥ 1 also rules out the cheat) */
   double ilx = r->x + 1, ihx = r->x + r->width - 1, ily = r->y + 1, ihy = r->y + r->height - 1;
 #ifdef HAVE_AVX2_PATH
-  /* 8-bit RGB/RGBA in AVX2 when byte offsets fit its 32-bit lanes */
-  gboolean use_avx2 = ((DEPTH == 8 && NC == 3) || (DEPTH == 16 && CH == 1)) && !st->no_simd
+  /* 8-bit RGB/RGBA and gray in AVX2 when byte offsets fit its 32-bit lanes */
+  gboolean use_avx2 = ((DEPTH == 8 && NC == 3) || CH == 1) && !st->no_simd
                       && lb_kernel_have_avx2 () && src->stride * (gsize) src->height < G_MAXINT32 / 2;
 #endif
 
@@ -950,7 +989,7 @@ process_fast (const LbRotate    *st,
                              st->cfy - dyu * st->ca + st->cfx * st->sa, st->ca, st->sa };
           os[k] = oe[k] = is[k] = ie[k] = 0;
           /* Clear Rotate: the region row is cleared before any rotated pixel lands on it */
-          if (!band_setup (st, dst, y))
+          if (!band_setup (st, src, dst, y))
             continue;
           row_interval (&l[k], st->bx0, st->bx1, lox, hix, loy, hiy, &os[k], &oe[k]);
           if (os[k] >= oe[k])
@@ -980,6 +1019,8 @@ process_fast (const LbRotate    *st,
 #ifdef HAVE_AVX2_PATH
               if (use_avx2 && DEPTH == 16)
                 row_inner_avx2_16 (st, src, drow, y, &l[k], ia, ib);
+              else if (use_avx2 && CH == 1)
+                row_inner_avx2_g8 (st, src, drow, y, &l[k], ia, ib);
               else if (use_avx2)
                 row_inner_avx2_8 (st, src, drow, y, &l[k], ia, ib, CH);
               else

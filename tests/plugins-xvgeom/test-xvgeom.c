@@ -125,8 +125,9 @@ rotate_fast_nosimd (gconstpointer      s,
   lb_rotate_set_simd ((LbRotate *) s, TRUE);
 }
 
-/* The fast path against xv's scalar maths on many angles, RGB8, RGBA8 and GRAY16 (the AVX2
- * inner loops' formats) and GRAY8: the vector and portable inner loops give identical bytes, and
+/* The fast path against xv's scalar maths on many angles, RGB8, RGBA8, GRAY16 and GRAY8 (the
+ * AVX2 inner loops' formats; GRAY8 also with a selection at the image's last rows, where its
+ * 4-byte reads meet the end of the buffer): the vector and portable inner loops give identical bytes, and
  * the number of samples that differ from the scalar path is reported (expected 0: the fast
  * path differs only where xv's blended value lies within ~1e-9 of a rounding step). */
 static void
@@ -139,6 +140,7 @@ test_rotate_angles (void)
   static const struct { int channels, depth; LbKernelRect sel; } cases[] = {
     { 3, 8, { 0, 0, 0, 0 } }, { 4, 8, { 0, 0, 0, 0 } }, { 1, 8, { 0, 0, 0, 0 } },
     { 3, 8, { 17, 9, 120, 77 } }, { 1, 16, { 0, 0, 0, 0 } }, { 1, 16, { 11, 6, 150, 101 } },
+    { 1, 8, { 11, 6, 150, 101 } }, { 1, 8, { 0, 100, 203, 51 } },
   };
   gsize total = 0, samples = 0;
 
