@@ -221,18 +221,6 @@ block_sums (const LbPixelize *st, const LbKernelBuf *src, const guint16 *cs16,
   return (guint64) (*xb1 - *xb0) * (guint64) (yb1 - yb0);
 }
 
-/* Alpha (the last of @ch channels) of @ns samples from the source row @in into @out. */
-static G_ALWAYS_INLINE inline void
-copy_alpha (guint8 *restrict out, const guint8 *restrict in, gsize ns, int ch, int depth)
-{
-  if (depth == 16)
-    for (gsize k = ch - 1; k < ns; k += ch)
-      ((guint16 *) (void *) out)[k] = ((const guint16 *) (const void *) in)[k];
-  else
-    for (gsize k = ch - 1; k < ns; k += ch)
-      out[k] = in[k];
-}
-
 /* 8 bits, blocks of at most PIX8_MAX_ROWS rows: column sums fit 16 bits (257 · 255 = 65535). */
 #define PIX8_MAX_ROWS 257
 /* floor (s / n) = (s · ⌈2^32 / n⌉) >> 32 for every s ≤ 255 · n when n ≤ PIX8_MAX_RECIP_N:
@@ -614,7 +602,7 @@ process_fast (const LbPixelize  *st,
 
           copy_row8 (row, pattern, ns * bps);
           if (nc < ch)
-            copy_alpha (row, lb_kbuf_row (src, y) + (gsize) st->r.x * ch * bps, ns, ch, depth);
+            lb_kernel_restore_alpha (src, dst, y, st->r.x, st->r.x + st->r.width);
         }
     }
 }
