@@ -41,7 +41,8 @@ lb_gaussian_get_radius (const LbGaussian *st)
   return st->core.radius;
 }
 
-/* The blurred row @out, rounded and clamped, is region row @y of @dst. */
+/* The blurred row @out, rounded and clamped, is region row @y of @dst: every sample in one
+ * flat, vectorisable loop (alpha too), then alpha back from the source. */
 static void
 store_row (gconstpointer      data,
            const LbKernelBuf *src,
@@ -51,13 +52,12 @@ store_row (gconstpointer      data,
 {
   const LbGaussian *st = data;
   const LbKernelRect *r = &st->core.r;
-  int ch = src->channels, nc = lb_kbuf_color_channels (src), maxv = lb_kbuf_max_value (src);
+  int ch = src->channels;
   gsize ns = (gsize) r->width * ch;
   guint8 *drow = lb_kbuf_row (dst, y);
 
-  if (nc == ch && src->depth == 8)
+  if (src->depth == 8)
     {
-      /* no alpha: one flat, vectorisable loop */
       guint8 *d = drow + (gsize) r->x * ch;
 
       for (gsize i = 0; i < ns; i++)
@@ -67,7 +67,7 @@ store_row (gconstpointer      data,
           d[i] = (guint8) CLAMP (v, 0, 255);
         }
     }
-  else if (nc == ch)
+  else
     {
       guint16 *d = (guint16 *) (void *) drow + (gsize) r->x * ch;
 
@@ -78,15 +78,7 @@ store_row (gconstpointer      data,
           d[i] = (guint16) CLAMP (v, 0, 65535);
         }
     }
-  else
-    for (int x = 0; x < r->width; x++)
-      for (int c = 0; c < nc; c++)
-        {
-          gsize i = (gsize) x * ch + c;
-          int v = (int) (out[i] + 0.5f);
-
-          lb_kbuf_set (dst, drow, (gsize) r->x * ch + i, CLAMP (v, 0, maxv));
-        }
+  lb_kernel_restore_alpha (src, dst, y, r->x, r->x + r->width);
 }
 
 void

@@ -56,7 +56,30 @@ lb_unsharp_free (LbUnsharp *st)
   g_free (st);
 }
 
-/* Region row @y of @src sharpened against its blurred copy @blur, into @dst. */
+/* @n samples of @s sharpened against their blurred values @blur into @d: where the
+ * difference reaches the threshold, s + amount · (s − blur) rounded and clamped to 0..@maxv,
+ * else s. One flat loop per sample type, which the compiler vectorises (the same float
+ * operations in the same order as one sample at a time: no contraction, -ffp-contract=off). */
+#define UNSHARP_SAMPLES(T, sfx)                                                              \
+  LB_XVGEOM_TARGET_CLONES static void                                                       \
+  unsharp_samples_##sfx (const T *restrict s, const float *restrict blur, T *restrict d,    \
+                         gsize n, float amount, float threshold, int maxv)                  \
+  {                                                                                         \
+    for (gsize i = 0; i < n; i++)                                                           \
+      {                                                                                     \
+        const float sf = (float) s[i], diff = sf - blur[i];                                 \
+        int v = (int) ((sf + amount * diff) + 0.5f);                                        \
+                                                                                            \
+        v = v < 0 ? 0 : v > maxv ? maxv : v;                                                \
+        d[i] = fabsf (diff) < threshold ? s[i] : (T) v;                                     \
+      }                                                                                     \
+  }
+UNSHARP_SAMPLES (guint8, u8)
+UNSHARP_SAMPLES (guint16, u16)
+#undef UNSHARP_SAMPLES
+
+/* Region row @y of @src sharpened against its blurred copy @blur, into @dst: every sample,
+ * alpha too, and alpha put back from the source. */
 static void
 sharpen_row (gconstpointer      data,
              const LbKernelBuf *src,
@@ -66,29 +89,17 @@ sharpen_row (gconstpointer      data,
 {
   const LbUnsharp *st = data;
   const LbKernelRect *r = &st->core.r;
-  int ch = src->channels, nc = lb_kbuf_color_channels (src), maxv = lb_kbuf_max_value (src);
-  const guint8 *srow = lb_kbuf_row (src, y);
-  guint8 *drow = lb_kbuf_row (dst, y);
+  const int ch = src->channels;
+  const gsize ns = (gsize) r->width * ch, off = (gsize) r->x * ch;
 
-  for (int x = 0; x < r->width; x++)
-    for (int c = 0; c < nc; c++)
-      {
-        gsize i = (gsize) x * ch + c, si = (gsize) r->x * ch + i;
-        int s = lb_kbuf_get (src, srow, si);
-        float d = (float) s - blur[i];
-        int v;
-
-        if (fabsf (d) < st->threshold)
-          v = s;
-        else
-          {
-            float val = (float) s + st->amount * d;
-
-            v = (int) (val + 0.5f);
-            v = CLAMP (v, 0, maxv);
-          }
-        lb_kbuf_set (dst, drow, si, v);
-      }
+  if (src->depth == 8)
+    unsharp_samples_u8 (lb_kbuf_row (src, y) + off, blur, lb_kbuf_row (dst, y) + off, ns,
+                        st->amount, st->threshold, 255);
+  else
+    unsharp_samples_u16 ((const guint16 *) (const void *) lb_kbuf_row (src, y) + off, blur,
+                         (guint16 *) (void *) lb_kbuf_row (dst, y) + off, ns, st->amount,
+                         st->threshold, 65535);
+  lb_kernel_restore_alpha (src, dst, y, r->x, r->x + r->width);
 }
 
 void
