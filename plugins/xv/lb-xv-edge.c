@@ -191,34 +191,32 @@ row_max_mono (const guint8 *row, int x0, int x1, const int ch, const int nc, con
   return maxv;
 }
 
-/* Largest MONO of an RGB8 row part (n pixels), 16-bit lanes (11 r + 16 g + 5 b ≤ 8160). */
-LB_XV_CLONES static guint
-row_max_mono_rgb8 (const guint8 *restrict row, int n)
+/* Largest MONO of an RGB8 or RGBA8 (@ch 3 or 4, alpha skipped) row part of n pixels, 16-bit
+ * lanes (11 r + 16 g + 5 b ≤ 8160). */
+LB_XV_INLINE guint
+row_max_mono_c8 (const guint8 *restrict row, int n, const int ch)
 {
   guint16 maxv = 0;
 
   for (int x = 0; x < n; x++)
     {
-      const guint16 m = (guint16) ((11 * row[3 * x] + 16 * row[3 * x + 1]
-                                    + 5 * row[3 * x + 2]) >> 5);
+      const guint16 m = (guint16) ((11 * row[ch * x] + 16 * row[ch * x + 1]
+                                    + 5 * row[ch * x + 2]) >> 5);
       maxv = m > maxv ? m : maxv;
     }
   return maxv;
 }
 
-/* The same for RGBA8 (alpha skipped). */
+LB_XV_CLONES static guint
+row_max_mono_rgb8 (const guint8 *restrict row, int n)
+{
+  return row_max_mono_c8 (row, n, 3);
+}
+
 LB_XV_CLONES static guint
 row_max_mono_rgba8 (const guint8 *restrict row, int n)
 {
-  guint16 maxv = 0;
-
-  for (int x = 0; x < n; x++)
-    {
-      const guint16 m = (guint16) ((11 * row[4 * x] + 16 * row[4 * x + 1]
-                                    + 5 * row[4 * x + 2]) >> 5);
-      maxv = m > maxv ? m : maxv;
-    }
-  return maxv;
+  return row_max_mono_c8 (row, n, 4);
 }
 
 LB_XV_INLINE guint
