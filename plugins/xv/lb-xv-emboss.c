@@ -119,6 +119,21 @@ emboss_row_8 (const guint8 *restrict up, const guint8 *restrict in, const guint8
     }
 }
 
+/* 16-bit gray (the medical images'): pixels 1 .. n−2 of one row straight into @out, in 32-bit
+ * lanes (|s| ≤ 4 · 65535; s / 8 + 32768 stays within 0..65535, as at 8 bits). */
+LB_XV_CLONES static void
+emboss_row_16g (const guint16 *restrict up, const guint16 *restrict in,
+                const guint16 *restrict down, guint16 *restrict out, int n)
+{
+  for (int i = 1; i < n - 1; i++)
+    {
+      const gint32 s = -2 * (gint32) up[i - 1] - up[i] - in[i - 1] + in[i + 1] + down[i]
+                       + 2 * (gint32) down[i + 1];
+
+      out[i] = (guint16) (s / 8 + 32768);
+    }
+}
+
 /* RGB8: the emboss of every sample as one flat run (no deinterleaving: 16-bit lanes over
  * consecutive samples, as emboss_row_8), each weighted by its channel's MONO weight
  * (11, 16, 5: @wt repeats them); then every sample of pixel j gets
@@ -359,6 +374,17 @@ emboss_fast_rows (const LbXvEmboss  *self,
                         lb_xv_row (src, y + 1) + xoff, t16, n, ch);
           for (int i = 1; i < n - 1; i++)
             out[i] = (guint8) t16[i];
+          continue;
+        }
+
+      if (depth == 16 && ch == 1)
+        {
+          put_gray (out, 0, ch, nc, (guint) mid, depth);
+          put_gray (out, rw - 1, ch, nc, (guint) mid, depth);
+          emboss_row_16g ((const guint16 *) (const void *) (lb_xv_row (src, y - 1) + xoff),
+                          (const guint16 *) (const void *) (lb_xv_row (src, y) + xoff),
+                          (const guint16 *) (const void *) (lb_xv_row (src, y + 1) + xoff),
+                          (guint16 *) (void *) out, rw);
           continue;
         }
 
