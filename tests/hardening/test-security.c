@@ -627,7 +627,6 @@ test_tls_only (void)
     g_autoptr (GSocketClient) client = g_socket_client_new ();
     g_autoptr (GSocketConnection) conn = NULL;
     g_autoptr (GIOStream) tconn = NULL;
-    g_autoptr (GTlsCertificate) c = g_tls_certificate_new_from_file (cert, &error);
     g_autoptr (GTlsDatabase) db = g_tls_file_database_new (cert, &error);
     static const char req[] = "GET /dir/a.png HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
     char buf[64] = { 0 };

@@ -44,7 +44,10 @@ on_put_done (GObject *source, GAsyncResult *res, gpointer user_data)
   Batch *b = user_data;
   SoupMessage *msg = soup_session_get_async_result_message (SOUP_SESSION (source), res);
   g_autoptr (GError) error = NULL;
-  g_autoptr (GBytes) body = soup_session_send_and_read_finish (SOUP_SESSION (source), res, &error);
+  /* the body is not looked at: finishing the request is what counts */
+  GBytes *body = soup_session_send_and_read_finish (SOUP_SESSION (source), res, &error);
+
+  g_clear_pointer (&body, g_bytes_unref);
 
   if (error)
     b->failed_transport++;

@@ -112,7 +112,6 @@ static Store *
 store_new (void)
 {
   Store *s = g_new0 (Store, 1);
-  g_autoptr(GError) error = NULL;
   g_autofree char *filters = NULL;
   g_autofree char *secret = NULL;
 
@@ -1394,7 +1393,6 @@ test_auth (void)
   g_autofree char *good = basic ("alice", "correct horse");
   g_autofree char *bad = basic ("alice", "wrong");
   g_autofree char *nobody = basic ("mallory", "correct horse");
-  g_auto(GStrv) challenges = NULL;
   const char *www;
 
   put_file (s, "pub.bin", data);

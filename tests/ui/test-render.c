@@ -147,7 +147,6 @@ static void
 test_rotation_corners (void)
 {
   /* a quarter turn clockwise puts the image's top-left corner at the view's top-right */
-  g_autoptr (LbImage) img = make_gray16 (4, 2, ramp);
   LbViewTransform view = { 1.0, 1.0, 2.0, 1, FALSE };
   double ix, iy;
 
