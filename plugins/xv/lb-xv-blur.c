@@ -130,27 +130,60 @@ BLUR_DEFINE_PREFIX_SUMS (prefix_sums16, guint16)
 
 /* One channel: pre[j + 1] = Σ_{j' ≤ j} col[j'] four samples per step, as an in-register scan
  * (two shifted adds) plus the running total broadcast from the previous step: the serial
- * chain is one add and one shuffle per four samples instead of one add per sample. @col holds
+ * chain is one add and one shuffle per four samples instead of one add per sample. The row is
+ * scanned as two halves at once, two independent chains that hide each other's latency, and
+ * the first half's total is then added to the second (sums modulo 2^32, so exact). @col holds
  * guint32 (@wide) or guint16 sums; SSE2, so both clones run it. */
+static inline __m128i
+prefix_c1_load4 (const void *restrict col, int j, const gboolean wide)
+{
+  return wide ? _mm_loadu_si128 ((const __m128i *) (const void *) ((const guint32 *) col + j))
+              : _mm_unpacklo_epi16 (_mm_loadl_epi64 ((const __m128i *) (const void *) ((const guint16 *) col + j)),
+                                    _mm_setzero_si128 ());
+}
+
+static inline __m128i
+prefix_c1_step (__m128i x, __m128i acc)
+{
+  x = _mm_add_epi32 (x, _mm_slli_si128 (x, 4));
+  x = _mm_add_epi32 (x, _mm_slli_si128 (x, 8));
+  return _mm_add_epi32 (x, acc);
+}
+
 LB_XV_INLINE void
 prefix_c1 (guint32 *restrict pre, const void *restrict col, int rw, const gboolean wide)
 {
   const guint32 *c32 = col;
   const guint16 *c16 = col;
-  const __m128i zero = _mm_setzero_si128 ();
-  __m128i acc = zero;
+  const int half = rw / 8 * 4;   /* the second half starts here (a multiple of 4) */
+  __m128i acc = _mm_setzero_si128 (), acc2 = _mm_setzero_si128 ();
   guint32 total;
   int j = 0;
 
-  for (; j + 4 <= rw; j += 4)
+  for (; j + 4 <= half; j += 4)
     {
-      __m128i x = wide ? _mm_loadu_si128 ((const __m128i *) (const void *) (c32 + j))
-                       : _mm_unpacklo_epi16 (_mm_loadl_epi64 ((const __m128i *) (const void *) (c16 + j)),
-                                             zero);
+      const __m128i x = prefix_c1_step (prefix_c1_load4 (col, j, wide), acc);
+      const __m128i x2 = prefix_c1_step (prefix_c1_load4 (col, half + j, wide), acc2);
 
-      x = _mm_add_epi32 (x, _mm_slli_si128 (x, 4));
-      x = _mm_add_epi32 (x, _mm_slli_si128 (x, 8));
-      x = _mm_add_epi32 (x, acc);
+      _mm_storeu_si128 ((__m128i *) (void *) (pre + j + 1), x);
+      _mm_storeu_si128 ((__m128i *) (void *) (pre + half + j + 1), x2);
+      acc = _mm_shuffle_epi32 (x, 0xff);
+      acc2 = _mm_shuffle_epi32 (x2, 0xff);
+    }
+  if (half > 0)
+    {
+      /* the second half's sums so far, moved up by the first half's total */
+      const __m128i first = acc;
+
+      for (int k = half + 1; k + 4 <= 2 * half + 1; k += 4)
+        _mm_storeu_si128 ((__m128i *) (void *) (pre + k),
+                          _mm_add_epi32 (_mm_loadu_si128 ((const __m128i *) (const void *) (pre + k)), first));
+      acc = _mm_add_epi32 (acc2, first);
+    }
+  for (j = 2 * half; j + 4 <= rw; j += 4)
+    {
+      const __m128i x = prefix_c1_step (prefix_c1_load4 (col, j, wide), acc);
+
       _mm_storeu_si128 ((__m128i *) (void *) (pre + j + 1), x);
       acc = _mm_shuffle_epi32 (x, 0xff);
     }
