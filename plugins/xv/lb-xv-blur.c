@@ -137,8 +137,11 @@ BLUR_DEFINE_PREFIX_SUMS (prefix_sums16, guint16)
 static inline __m128i
 prefix_c1_load4 (const void *restrict col, int j, const gboolean wide)
 {
-  return wide ? _mm_loadu_si128 ((const __m128i *) (const void *) ((const guint32 *) col + j))
-              : _mm_unpacklo_epi16 (_mm_loadl_epi64 ((const __m128i *) (const void *) ((const guint16 *) col + j)),
+  const guint32 *c32 = col;
+  const guint16 *c16 = col;
+
+  return wide ? _mm_loadu_si128 ((const __m128i *) (const void *) (c32 + j))
+              : _mm_unpacklo_epi16 (_mm_loadl_epi64 ((const __m128i *) (const void *) (c16 + j)),
                                     _mm_setzero_si128 ());
 }
 
@@ -1058,10 +1061,11 @@ blur_rows_16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, in
     }
 }
 
-/* Blur 3 at 8 bits (alpha, if any, blurred as a channel and put back after), interior rows: the three-row column
- * sums in 16 bits (≤ 765), the 3×3 window sums (≤ 2295) and the exact division by 9 as a
- * multiply-high, over the row as a flat array of samples (neighbours at ±ch). Columns 1 ..
- * rw-2 of @out; @col receives all n column sums (the clipped end columns use them). */
+/* Blur 3 at 8 bits (alpha, if any, blurred as a channel and put back after), interior rows:
+ * the three-row column sums in 16 bits (≤ 765), the 3×3 window sums (≤ 2295) and the exact
+ * division by 9 as a multiply-high, over the row as a flat array of samples (neighbours at
+ * ±ch). Columns 1 .. rw-2 of @out; @col receives all n column sums (the clipped end columns
+ * use them). */
 LB_XV_CLONES static void
 blur3_row_8 (const guint8 *restrict up, const guint8 *restrict in, const guint8 *restrict down,
              guint8 *restrict out, guint16 *restrict col, int n, int ch)
@@ -1089,50 +1093,22 @@ blur3_row_16 (const guint16 *restrict up, const guint16 *restrict in,
 static void blur_fast_rows_8 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
                               int ya, int yb);
 
-/* Blur 3, 16 bits without alpha, region at least 3×3: as blur3_fast_8, the region's first and
- * last rows by the general 16-bit rows. */
-static void
-blur3_fast_16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb)
+/* Blur 3, region at least 3×3, 8 bits (alpha runs through the sums and is put back) or 16
+ * bits without alpha: rows with the full three-row window take blur3_row_8 or blur3_row_16
+ * (and the two clipped end columns, 6-pixel windows, here); the region's first and last rows
+ * take the general path of their depth, one row at a time (it starts afresh for any band). */
+static G_ALWAYS_INLINE inline void
+blur3_fast (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb,
+            const int depth)
 {
   const LbXvRegion *R = &self->region;
   const int ch = src->channels;
   const int rw = R->x1 - R->x0;
   const int n = rw * ch;
-  const gsize xoff = (gsize) R->x0 * ch;
+  const gsize xoff = (gsize) R->x0 * ch * (depth / 8);
+  /* the column sums: guint16 at 8 bits (the first half of the buffer), guint32 at 16 */
   g_autofree guint32 *col = g_new (guint32, n);
-
-  for (int y = ya; y < yb; y++)
-    {
-      guint16 *out = (guint16 *) (void *) lb_xv_row_mut (dst, y) + xoff;
-
-      if (y == R->y0 || y == R->y1 - 1)
-        {
-          blur_rows_16 (self, src, dst, y, y + 1);
-          continue;
-        }
-#define ROW16(yy) ((const guint16 *) (const void *) lb_xv_row (src, (yy)) + xoff)
-      blur3_row_16 (ROW16 (y - 1), ROW16 (y), ROW16 (y + 1), out, col, n, ch);
-#undef ROW16
-      for (int c = 0; c < ch; c++)
-        {
-          out[c] = (guint16) ((col[c] + col[ch + c]) / 6u);
-          out[n - ch + c] = (guint16) ((col[n - 2 * ch + c] + col[n - ch + c]) / 6u);
-        }
-    }
-}
-
-/* Blur 3, 8 bits, region at least 3×3 (alpha runs through the sums and is put back): rows with the full three-row window take
- * blur3_row_8 (and the two clipped end columns, 6-pixel windows, here); the region's first and
- * last rows take the general path, one row at a time (it starts afresh for any band). */
-static void
-blur3_fast_8 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb)
-{
-  const LbXvRegion *R = &self->region;
-  const int ch = src->channels;
-  const int rw = R->x1 - R->x0;
-  const int n = rw * ch;
-  const gsize xoff = (gsize) R->x0 * ch;
-  g_autofree guint16 *col = g_new (guint16, n);
+  const guint16 *col16 = (const guint16 *) (const void *) col;
 
   for (int y = ya; y < yb; y++)
     {
@@ -1140,19 +1116,44 @@ blur3_fast_8 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, in
 
       if (y == R->y0 || y == R->y1 - 1)
         {
-          blur_fast_rows_8 (self, src, dst, y, y + 1);
+          if (depth == 8)
+            blur_fast_rows_8 (self, src, dst, y, y + 1);
+          else
+            blur_rows_16 (self, src, dst, y, y + 1);
           continue;
         }
-      blur3_row_8 (lb_xv_row (src, y - 1) + xoff, lb_xv_row (src, y) + xoff,
-                   lb_xv_row (src, y + 1) + xoff, out, col, n, ch);
+      if (depth == 8)
+        blur3_row_8 (lb_xv_row (src, y - 1) + xoff, lb_xv_row (src, y) + xoff,
+                     lb_xv_row (src, y + 1) + xoff, out, (guint16 *) (void *) col, n, ch);
+      else
+        blur3_row_16 ((const guint16 *) (const void *) (lb_xv_row (src, y - 1) + xoff),
+                      (const guint16 *) (const void *) (lb_xv_row (src, y) + xoff),
+                      (const guint16 *) (const void *) (lb_xv_row (src, y + 1) + xoff),
+                      (guint16 *) (void *) out, col, n, ch);
       for (int c = 0; c < ch; c++)
         {
-          out[c] = (guint8) ((col[c] + col[ch + c]) / 6u);
-          out[n - ch + c] = (guint8) ((col[n - 2 * ch + c] + col[n - ch + c]) / 6u);
+          const guint32 first = depth == 8 ? (guint32) col16[c] + col16[ch + c] : col[c] + col[ch + c];
+          const guint32 last = depth == 8 ? (guint32) col16[n - 2 * ch + c] + col16[n - ch + c]
+                                          : col[n - 2 * ch + c] + col[n - ch + c];
+
+          lb_xv_put (out, (gsize) c, first / 6u, depth);
+          lb_xv_put (out, (gsize) (n - ch + c), last / 6u, depth);
         }
       if (ch != lb_xv_colour_channels (ch))
         lb_kernel_restore_alpha (src, dst, y, R->x0, R->x1);
     }
+}
+
+static void
+blur3_fast_8 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb)
+{
+  blur3_fast (self, src, dst, ya, yb, 8);
+}
+
+static void
+blur3_fast_16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb)
+{
+  blur3_fast (self, src, dst, ya, yb, 16);
 }
 
 /* lb_xv_blur_process with or without the hand-written AVX2 rows (@avx2: the CPU has AVX2 and
