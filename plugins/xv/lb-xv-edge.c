@@ -136,6 +136,7 @@ edge_fast_rows (const LbXvEdge    *self,
           for (int j = 0; j < rw; j++)
             for (int c = 0; c < nc; c++)
               lb_xv_put (out, (gsize) j * ch + c, lb_xv_get (in, (gsize) j * ch + c, depth), depth);
+          lb_kernel_restore_alpha (src, dst, y, R->x0, R->x1);
           continue;
         }
 
@@ -149,8 +150,6 @@ edge_fast_rows (const LbXvEdge    *self,
         else
           edge_row_16_direct ((const guint16 *) (const void *) up, (const guint16 *) (const void *) in,
                               (const guint16 *) (const void *) down, (guint16 *) (void *) out, n, ch);
-        if (nc != ch && rw > 2)
-          lb_kernel_restore_alpha (src, dst, y, R->x0 + 1, R->x1 - 1);
       }
 
       /* The first and last column: the source (xv) or the clamped window (corrected). */
@@ -168,6 +167,9 @@ edge_fast_rows (const LbXvEdge    *self,
                 lb_xv_put (out, i, lb_xv_get (in, i, depth), depth);
             }
         }
+      /* alpha, computed as a channel by the row kernels and left unwritten at the ends: the
+       * source's, over the whole region row (so the plugin need not copy it again) */
+      lb_kernel_restore_alpha (src, dst, y, R->x0, R->x1);
     }
 }
 

@@ -169,9 +169,10 @@ xv_prepare (const LbFilterInfo  *info,
   return s;
 }
 
-/* Sharpen, edge, emboss and oil (and blend, see copy_blend_ring) write every colour sample of the region rows they are given, and
- * declare LB_FILTER_FLAG_OVERWRITES so the host skips copying the source into the band
- * first: the one thing left to write is alpha, which passes through. */
+/* Sharpen, edge, emboss and oil (and blend, see copy_blend_ring) write every colour sample of
+ * the region rows they are given, and declare LB_FILTER_FLAG_OVERWRITES so the host skips
+ * copying the source into the band first: the one thing left to write is alpha, which passes
+ * through (edge's kernel writes it itself). */
 static void
 copy_alpha (const LbFilterBand *band)
 {
@@ -264,8 +265,8 @@ xv_process (gconstpointer       state,
     }
   if (s->kind == XV_BLEND)
     copy_blend_ring (band, &s->k.blend);
-  if (s->kind == XV_SHARPEN || s->kind == XV_EDGE || s->kind == XV_EMBOSS || s->kind == XV_OIL
-      || s->kind == XV_BLEND)
+  /* edge's kernel writes the source's alpha itself (it computes alpha as a channel) */
+  if (s->kind == XV_SHARPEN || s->kind == XV_EMBOSS || s->kind == XV_OIL || s->kind == XV_BLEND)
     copy_alpha (band);
   return TRUE;
 }
