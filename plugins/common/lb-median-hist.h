@@ -307,19 +307,28 @@ typedef struct {
   guint32 below;   /* window values < pb · 256 */
 } LbHuang16;
 
-static inline void
+/* adds d (1 or −1 as guint32) for the samples of column x in rows [wy0, wy1]; returns the
+ * change of the count below pb · 256, which the caller keeps: kept in h, it was stored at
+ * every sample (the counters may alias it), which halved the speed on smooth images */
+static inline __attribute__ ((always_inline)) guint32
 lb_huang16_column (LbHuang16 *h, const LbMedian16Job *j, int x, int wy0, int wy1, guint32 d)
 {
-  for (int y = wy0; y <= wy1; y++)
+  /* locals, not reads through j and h: the counter stores may alias them */
+  const gsize sstride = j->sstride;
+  const guint8 *p = (const guint8 *) (lb_m16_row (j, wy0) + (gsize) x * j->ch);
+  const guint pb = h->pb;
+  guint32 below = 0;
+
+  for (int y = wy0; y <= wy1; y++, p += sstride)
     {
-      const guint v = lb_m16_row (j, y)[(gsize) x * j->ch];
+      const guint v = *(const guint16 *) (const void *) p;
 
       h->l1[v >> 8] += d;
       h->l2[v >> 4] += d;
       h->l3[v] += d;
-      if ((v >> 8) < h->pb)
-        h->below += d;
+      below += (v >> 8) < pb ? d : 0;
     }
+  return below;
 }
 
 /* the k-th smallest (0-based): along a row the median moves a few high-byte bins at most */
@@ -344,7 +353,7 @@ lb_huang16_kth (LbHuang16 *h, guint32 k)
   return i;
 }
 
-static void
+LB_MEDIAN_HIST_CLONES static void
 lb_huang16_rows (const LbMedian16Job *j, LbHuang16 *h, int ya, int yb)
 {
   const int r = j->r, cx0 = j->x0, cx1 = j->x1 - 1;
@@ -355,16 +364,16 @@ lb_huang16_rows (const LbMedian16Job *j, LbHuang16 *h, int ya, int yb)
       const int wy0 = MAX (j->y0, y - r), wy1 = MIN (j->y1 - 1, y + r);
 
       for (int x = cx0; x <= MIN (cx1, cx0 + r - 1); x++)
-        lb_huang16_column (h, j, x, wy0, wy1, 1);
+        h->below += lb_huang16_column (h, j, x, wy0, wy1, 1);
       for (int x = cx0; x <= cx1; x++)
         {
           const guint32 n = (guint32) (MIN (cx1, x + r) - MAX (cx0, x - r) + 1)
                             * (guint32) (wy1 - wy0 + 1);
 
           if (x + r <= cx1)
-            lb_huang16_column (h, j, x + r, wy0, wy1, 1);
+            h->below += lb_huang16_column (h, j, x + r, wy0, wy1, 1);
           if (x - r - 1 >= cx0)
-            lb_huang16_column (h, j, x - r - 1, wy0, wy1, (guint32) -1);
+            h->below += lb_huang16_column (h, j, x - r - 1, wy0, wy1, (guint32) -1);
           if (n & 1)
             d[(gsize) x * j->ch] = (guint16) lb_huang16_kth (h, n / 2);
           else
@@ -373,7 +382,7 @@ lb_huang16_rows (const LbMedian16Job *j, LbHuang16 *h, int ya, int yb)
         }
       /* empty the histogram by removing what is left, cheaper than clearing 280 KiB */
       for (int x = MAX (cx0, cx1 - r); x <= cx1; x++)
-        lb_huang16_column (h, j, x, wy0, wy1, (guint32) -1);
+        h->below += lb_huang16_column (h, j, x, wy0, wy1, (guint32) -1);
     }
 }
 
