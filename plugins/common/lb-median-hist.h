@@ -8,11 +8,14 @@
  * its own compile flags; GLib and SSE2 (the x86-64 baseline) only.
  *
  *  - lb_select16_u16: the k-th value's bin among 16 u16 counts, without a branch.
+ *  - lb_median8_rows: 8-bit samples, from r = 3 (below that the networks of
+ *    lb-median-net.h): Perreault & Hébert's constant-time median (IEEE TIP 2007) on prefix
+ *    sums (lb-median8-body.h).
  *  - lb_median16_rows: 16-bit samples. For 48 ≤ r ≤ 127 the two-tier scheme of Perreault &
- *    Hébert's constant-time median (IEEE TIP 2007) carried to four tiers of 16 bins (see
- *    below): constant cost per sample on smooth data, rebuilds linear in r on noisy data.
- *    For r < 48 (where it is cheaper on noisy images) and r > 127 (u16 window counts)
- *    Huang's sliding histogram, O(r) per sample. */
+ *    Hébert's constant-time median carried to four tiers of 16 bins (see below): constant
+ *    cost per sample on smooth data, rebuilds linear in r on noisy data. For r < 48 (where
+ *    it is cheaper on noisy images) and r > 127 (u16 window counts) Huang's sliding
+ *    histogram, O(r) per sample. */
 
 #include <string.h>
 
@@ -74,8 +77,24 @@ lb_select16_u16 (const guint16 *h, guint32 k, guint32 *cum)
   return b;
 }
 
-/* One channel of a 16-bit median: samples src + y·sstride (bytes) + x·ch + c (in samples),
- * region [x0, x1) × [y0, y1) in image coordinates, window radius r; writes dst likewise. */
+/* The number of the 16 non-decreasing u16 values p[0..15] that are ≤ k (k ≤ 65535): with
+ * prefix sums of a histogram in p, the bin of the k-th smallest value (0-based). */
+static inline __attribute__ ((always_inline)) int
+lb_rank16_u16 (const guint16 *p, guint32 k)
+{
+  const __m128i lo = _mm_loadu_si128 ((const __m128i *) (const void *) p);
+  const __m128i hi = _mm_loadu_si128 ((const __m128i *) (const void *) (p + 8));
+  const __m128i kv = _mm_set1_epi16 ((short) k);
+  /* p ≤ k as a saturating p − k == 0; packed to bytes with signed saturation, which maps 0 to
+   * 0 and every other u16 (1 … 32767, and as negatives 32768 … 65535) to a non-zero byte */
+  const __m128i gt = _mm_packs_epi16 (_mm_subs_epu16 (lo, kv), _mm_subs_epu16 (hi, kv));
+
+  return __builtin_popcount ((unsigned) _mm_movemask_epi8 (
+    _mm_cmpeq_epi8 (gt, _mm_setzero_si128 ())));
+}
+
+/* One channel of a median: samples src + y·sstride (bytes) + x·ch + c (in samples), region
+ * [x0, x1) × [y0, y1) in image coordinates, window radius r; writes dst likewise. */
 typedef struct {
   const guint8 *src;
   guint8 *dst;
@@ -83,10 +102,10 @@ typedef struct {
   int ch, c;
   int x0, x1, y0, y1;
   int r;
-} LbMedian16Job;
+} LbMedianJob;
 
 static inline const guint16 *
-lb_m16_row (const LbMedian16Job *j, int y)
+lb_m16_row (const LbMedianJob *j, int y)
 {
   return (const guint16 *) (const void *) (j->src + (gsize) y * j->sstride) + j->c;
 }
@@ -242,7 +261,7 @@ lb_m16_kth (LbM16 *m, guint32 k, int x)
 
 /* rows [ya, yb) (inside the region), output columns [xs0, xs1): a vertical strip */
 LB_MEDIAN_HIST_CLONES static void
-lb_m16_strip (const LbMedian16Job *j, LbM16 *m, int ya, int yb, int xs0, int xs1)
+lb_m16_strip (const LbMedianJob *j, LbM16 *m, int ya, int yb, int xs0, int xs1)
 {
   const int r = j->r, ch = j->ch, cx0 = j->x0, cx1 = j->x1 - 1, ry0 = j->y0, ry1 = j->y1 - 1;
   const int colmin = MAX (cx0, xs0 - r), colmax = MIN (cx1, xs1 - 1 + r);
@@ -311,7 +330,7 @@ typedef struct {
  * change of the count below pb · 256, which the caller keeps: kept in h, it was stored at
  * every sample (the counters may alias it), which halved the speed on smooth images */
 static inline __attribute__ ((always_inline)) guint32
-lb_huang16_column (LbHuang16 *h, const LbMedian16Job *j, int x, int wy0, int wy1, guint32 d)
+lb_huang16_column (LbHuang16 *h, const LbMedianJob *j, int x, int wy0, int wy1, guint32 d)
 {
   /* locals, not reads through j and h: the counter stores may alias them */
   const gsize sstride = j->sstride;
@@ -354,7 +373,7 @@ lb_huang16_kth (LbHuang16 *h, guint32 k)
 }
 
 LB_MEDIAN_HIST_CLONES static void
-lb_huang16_rows (const LbMedian16Job *j, LbHuang16 *h, int ya, int yb)
+lb_huang16_rows (const LbMedianJob *j, LbHuang16 *h, int ya, int yb)
 {
   const int r = j->r, cx0 = j->x0, cx1 = j->x1 - 1;
 
@@ -393,9 +412,9 @@ lb_huang16_rows (const LbMedian16Job *j, LbHuang16 *h, int ya, int yb)
 
 /* Rows [ya, yb) of the region, channels 0 … nc − 1 of @job (its c is ignored). */
 static G_GNUC_UNUSED void
-lb_median16_rows (const LbMedian16Job *job, int nc, int ya, int yb)
+lb_median16_rows (const LbMedianJob *job, int nc, int ya, int yb)
 {
-  LbMedian16Job j = *job;
+  LbMedianJob j = *job;
   const int rw = j.x1 - j.x0;
 
   if (j.r < LB_M16_MIN_RADIUS || j.r > LB_M16_MAX_RADIUS)
@@ -423,4 +442,75 @@ lb_median16_rows (const LbMedian16Job *job, int nc, int ya, int yb)
       g_free (m->col);
       g_aligned_free (m);
     }
+}
+
+/* ---- 8 bits: lb-median8-body.h ------------------------------------------------------------ */
+
+/* lb_median8_ge[t]: 1 in lanes ≥ t, what one sample in bin t adds to a prefix-sum histogram */
+static const LbU16x16 lb_median8_ge[16] __attribute__ ((aligned (32), unused)) = {
+#define LB_M8_GE(t) { 0 >= t, 1 >= t, 2 >= t, 3 >= t, 4 >= t, 5 >= t, 6 >= t, 7 >= t, 8 >= t, \
+                      9 >= t, 10 >= t, 11 >= t, 12 >= t, 13 >= t, 14 >= t, 15 >= t }
+  LB_M8_GE (0), LB_M8_GE (1), LB_M8_GE (2), LB_M8_GE (3), LB_M8_GE (4), LB_M8_GE (5),
+  LB_M8_GE (6), LB_M8_GE (7), LB_M8_GE (8), LB_M8_GE (9), LB_M8_GE (10), LB_M8_GE (11),
+  LB_M8_GE (12), LB_M8_GE (13), LB_M8_GE (14), LB_M8_GE (15),
+#undef LB_M8_GE
+};
+
+static inline const guint8 *
+lb_m8_row (const LbMedianJob *j, int y)
+{
+  return j->src + (gsize) y * j->sstride + j->c;
+}
+
+/* window counts when (2r+1)² > 65535 */
+typedef guint32 LbU32x16 __attribute__ ((vector_size (64)));
+
+#define KTV LbU16x16
+#define WIDEN(v) (v)
+#define MED8(name) lb_m8k16_##name
+#define MED8_SIMD_RANK 1
+#include "lb-median8-body.h"
+#undef KTV
+#undef WIDEN
+#undef MED8
+#undef MED8_SIMD_RANK
+#define KTV LbU32x16
+#define WIDEN(v) __builtin_convertvector ((v), LbU32x16)
+#define MED8(name) lb_m8k32_##name
+#define MED8_SIMD_RANK 0
+#include "lb-median8-body.h"
+#undef KTV
+#undef WIDEN
+#undef MED8
+#undef MED8_SIMD_RANK
+
+/* Output columns per strip: the strip's column prefixes plus the 2r halo columns (544 bytes
+ * each) stay in L2 cache. */
+#define LB_M8_STRIP 256
+
+/* Rows [ya, yb) of the region, channels 0 … nc − 1 of @job (its c is ignored); 1 ≤ r. */
+static G_GNUC_UNUSED void
+lb_median8_rows (const LbMedianJob *job, int nc, int ya, int yb)
+{
+  LbMedianJob j = *job;
+  const int rw = j.x1 - j.x0, strip = MIN (rw, LB_M8_STRIP);
+  const gsize ncols = (gsize) MIN (rw, strip + 2 * j.r);
+  const gboolean k16 = (2 * (gint64) j.r + 1) * (2 * (gint64) j.r + 1) <= G_MAXUINT16;
+  /* 32-byte aligned: each column's 256 + 16 prefixes are whole vectors */
+  guint16 *fine = g_aligned_alloc (ncols * 256, sizeof (guint16), 32);
+  guint16 *coarse = g_aligned_alloc (ncols * 16, sizeof (guint16), 32);
+  /* the Hist structs hold 32- and 64-byte vectors */
+  gpointer h = g_aligned_alloc0 (1, MAX (sizeof (lb_m8k16_Hist), sizeof (lb_m8k32_Hist)), 64);
+
+  for (j.c = 0; j.c < nc; j.c++)
+    for (int xs0 = j.x0; xs0 < j.x1; xs0 += strip)
+      {
+        if (k16)
+          lb_m8k16_strip (&j, h, fine, coarse, ya, yb, xs0, MIN (j.x1, xs0 + strip));
+        else
+          lb_m8k32_strip (&j, h, fine, coarse, ya, yb, xs0, MIN (j.x1, xs0 + strip));
+      }
+  g_aligned_free (h);
+  g_aligned_free (fine);
+  g_aligned_free (coarse);
 }

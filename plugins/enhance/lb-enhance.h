@@ -129,17 +129,20 @@ void       lb_unsharp_free              (LbUnsharp             *state);
  *    verified by gen-median-networks.py) runs over the contiguous samples of a row, so each
  *    min/max is one SIMD instruction over 16–32 samples; clipped windows (region border,
  *    even-count rule) take a per-sample insertion sort. No setup per band.
- *  - larger radii, 8 bits: Perreault & Hébert's constant-time median — one 256-bin histogram per column
+ *  - larger radii: the histogram medians of lb-median-hist.h, shared with xv despeckle.
+ *    8 bits: Perreault & Hébert's constant-time median — one 256-bin histogram per column
  *    (slid down one row per output row), a window histogram slid along the row by adding and
  *    subtracting whole column histograms (16-bin coarse level always, fine buckets lazily),
- *    searched coarse-then-fine (without branches when (2r+1)² ≤ 65535: prefix sums of 16
- *    counts compared with k in SSE2); vertical strips of 256 columns keep the column histograms in
- *    L2. Each band (and strip) starts by building its column histograms from 2r+1 rows, so
- *    bands much shorter than 2r rows repeat that work: prefer bands of ≥ 64 rows.
- *  - larger radii, 16 bits: a three-level histogram (256 bins by the high byte, 4096 by the top 12 bits,
- *    65536 fine bins) for the window, updated by the column that enters and the column that
- *    leaves (Huang: O(r) per sample, so not radius-independent), searched from the previous
- *    answer's high-byte bin, then ≤ 16 + 16 bins.
+ *    all kept as prefix sums, so that the k-th value's bin is the number of 16 lanes ≤ k
+ *    (SSE2, no branch; a scalar scan when (2r+1)² > 65535); vertical strips of 256 columns
+ *    keep the column histograms in L2. Each band (and strip) starts by building its column
+ *    histograms from 2r+1 rows, so bands much shorter than 2r rows repeat that work: prefer
+ *    bands of ≥ 64 rows.
+ *  - larger radii, 16 bits: below r = 48 (and above 127) a three-level histogram (256 bins
+ *    by the high byte, 4096 by the top 12 bits, 65536 fine bins) for the window, updated by
+ *    the column that enters and the column that leaves (Huang: O(r) per sample, so not
+ *    radius-independent), searched from the previous answer's high-byte bin, then ≤ 16 + 16
+ *    bins; for 48 ≤ r ≤ 127 Perreault's scheme on four tiers of 16 bins.
  * The reference sorts each window.
  */
 typedef struct {

@@ -195,42 +195,8 @@ median_small (const LbMedian    *st,
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* 8 bits: Perreault & Hébert, "Median Filtering in Constant Time" (IEEE TIP 2007).
- *
- * Column histograms (256 fine + 16 coarse bins, u16: a column holds at most 2r+1 ≤ 2001
- * samples) cover the window's rows. Along a row the window's coarse histogram is updated by
- * adding the entering and subtracting the leaving column's coarse histogram. Its fine
- * histogram is kept per coarse bucket and brought up to date only when the search needs that
- * bucket ("lazy" update): incrementally if it was last updated recently, else rebuilt from
- * the window's columns. */
-
-/* output columns per strip: strip + 2r column histograms of 544 bytes stay in L2 */
-#define MEDIAN8_STRIP 256
-
-/* window counts when (2r+1)² > 65535 */
-typedef guint32 LbU32x16 __attribute__ ((vector_size (64)));
-
-#define KTV LbU16x16
-#define WIDEN(v) (v)
-#define MED8(name) name##_k16
-#define MED8_SIMD_SELECT 1
-#include "lb-median8-body.h"
-#undef KTV
-#undef WIDEN
-#undef MED8
-#undef MED8_SIMD_SELECT
-#define KTV LbU32x16
-#define WIDEN(v) __builtin_convertvector ((v), LbU32x16)
-#define MED8(name) name##_k32
-#define MED8_SIMD_SELECT 0
-#include "lb-median8-body.h"
-#undef KTV
-#undef WIDEN
-#undef MED8
-#undef MED8_SIMD_SELECT
-
-/* ------------------------------------------------------------------------------------------ */
-/* 16 bits: lb_median16_rows (lb-median-hist.h): Huang's sliding histogram, and a four-tier
+/* From r = 3, the histogram medians of lb-median-hist.h (shared with xv despeckle): 8 bits,
+ * Perreault's constant-time median; 16 bits, Huang's sliding histogram, and a four-tier
  * constant-time median for 48 ≤ r ≤ 127. */
 
 void
@@ -253,42 +219,16 @@ lb_median_process (const LbMedian    *st,
    * r = 3 on; 16 bits: lb-median-hist.h (Huang below r = 48, four tiers from 48 to 127). */
   if (st->radius <= 2)
     median_small (st, src, dst, y0, y1);
-  else if (src->depth == 16)
+  else
     {
-      const LbMedian16Job job = {
+      const LbMedianJob job = {
         src->data, dst->data, src->stride, dst->stride, src->channels, 0,
         r->x, r->x + r->width, r->y, r->y + r->height, st->radius,
       };
 
-      lb_median16_rows (&job, nc, y0, y1);
-    }
-  else
-    {
-      int strip = MIN (r->width, MEDIAN8_STRIP);
-      gsize ncols = (gsize) MIN (r->width, strip + 2 * st->radius);
-      guint16 *fine = g_new (guint16, ncols * 256);
-      guint16 *coarse = g_new (guint16, ncols * 16);
-
-      for (int xs0 = r->x; xs0 < r->x + r->width; xs0 += strip)
-        {
-          int xs1 = MIN (xs0 + strip, r->x + r->width);
-
-          if ((2 * st->radius + 1) * (2 * st->radius + 1) <= G_MAXUINT16)
-            {
-              Hist_k16 h = { fine, coarse };
-
-              for (int c = 0; c < nc; c++)
-                median8_strip_k16 (st, src, dst, y0, y1, xs0, xs1, c, &h);
-            }
-          else
-            {
-              Hist_k32 h = { fine, coarse };
-
-              for (int c = 0; c < nc; c++)
-                median8_strip_k32 (st, src, dst, y0, y1, xs0, xs1, c, &h);
-            }
-        }
-      g_free (fine);
-      g_free (coarse);
+      if (src->depth == 16)
+        lb_median16_rows (&job, nc, y0, y1);
+      else
+        lb_median8_rows (&job, nc, y0, y1);
     }
 }

@@ -37,16 +37,16 @@ void     lb_xv_despeckle_process_ref (const LbXvDespeckle *self,
  * whole rows, every channel at once, 16 (8 bits) or 8 (16 bits) samples per SSE register;
  * each window column is sorted once and shared. Clipped windows at the region's edges use the
  * general paths below.
- * Other n, 8 bits: Perreault & Hébert's constant-time median. Per column a histogram (16 coarse and
- * 256 fine bins) of the window rows, updated by one sample in and one out per row; the
- * window's coarse histogram slides by one column histogram in and one out per pixel; the
- * fine bins of a coarse bin are brought up to date only when the median falls into it. The
- * cost per pixel does not depend on n. For n ≤ 255 every window count fits 16 bits: the
- * window histograms are 16-lane vectors and the k-th value is found without branches
- * (prefix sums of 16 counts compared with k in SSE2).
- * 16 bits (n ≥ 7, and the clipped rows of n = 3 and 5): lb_median16_rows (lb-median-hist.h,
- * shared with the enhance median): Huang's sliding histogram (linear in n), and for
- * 97 ≤ n ≤ 255 Perreault's scheme on four tiers of 16 bins (16, 256, 4096, 65536).
+ * Other n, and the clipped rows of n = 3 and 5: the histogram medians of lb-median-hist.h,
+ * shared with the enhance median (despeckle n is its median of radius (n − 1) / 2):
+ *  - 8 bits, lb_median8_rows: Perreault & Hébert's constant-time median. Per column a
+ *    histogram (16 coarse and 256 fine bins) of the window rows, updated by one sample in and
+ *    one out per row; the window's coarse histogram slides by one column histogram in and one
+ *    out per pixel; the fine bins of a coarse bin are brought up to date only when the median
+ *    falls into it. The cost per pixel does not depend on n. The histograms are kept as
+ *    prefix sums, so the k-th value's bin is the count of 16 lanes ≤ k, without branches.
+ *  - 16 bits, lb_median16_rows: Huang's sliding histogram (linear in n), and for
+ *    97 ≤ n ≤ 255 Perreault's scheme on four tiers of 16 bins (16, 256, 4096, 65536).
  * Identical output. */
 void     lb_xv_despeckle_process     (const LbXvDespeckle *self,
                                       const LbKernelBuf   *src,
