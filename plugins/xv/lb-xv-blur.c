@@ -394,6 +394,32 @@ blur_recip_up (guint32 count)
   return inv;
 }
 
+/* floor(s / N) for s < 2^31 whose quotient is at most 65535 (16-bit window means): t =
+ * (int) ((float) s · inv), inv = 1/N in float (rounded to nearest), then one correction by
+ * the remainder s − t·N. Why one step suffices: the three roundings (s to float, 1/N, the
+ * product) each err by at most 2^-24 relatively, so the product is within 65536 · 3 · 2^-24
+ * < 0.012 of s/N, and t is q − 1, q or q + 1 (q = floor(s/N)); the remainder of t is then
+ * below 0 (t = q + 1), at least N (t = q − 1), or in [0, N). It lies within ±2N, so its
+ * wrapped 32-bit difference read as signed is exact. Eight samples per AVX2 instruction where
+ * the double form ((s + 0.5) · (1/N)) took four: 1400×1000 GRAY16 blur 31, 1 thread,
+ * kernels-a-timing, alternating builds: 0.75, 0.75 → 0.72, 0.72 ms.
+ * Checked against s / N around every multiple of N for N ≤ 4100, and at random, in the tests
+ * (_lb_xv_blur_div_corrected). */
+static inline __attribute__ ((always_inline)) guint32
+blur_div_corrected (guint32 s, float inv, guint32 count)
+{
+  const guint32 t = (guint32) (gint32) ((float) (gint32) s * inv);
+  const gint32 rem = (gint32) (s - t * count);
+
+  return t + (guint32) (rem >= (gint32) count) - (guint32) (rem < 0);
+}
+
+guint
+_lb_xv_blur_div_corrected (guint32 s, guint32 count)
+{
+  return blur_div_corrected (s, 1.0f / (float) count, count);
+}
+
 /* Per sample of the clipped columns (j < jlo or j ≥ jhi; the window is ny rows high), the
  * reciprocal of its window's pixel count: in @finv (float, rounded up as blur_recip_up) when
  * it is not NULL, else in @dinv (double). Recomputed only when ny changes. */
@@ -1044,12 +1070,13 @@ blur_rows_16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, in
           }
         else
           {
-            /* (s + 0.5) · (1/N) in double is within 0.5/N of s/N for s < 2^51. */
-            const double inv = 1.0 / (double) count;
+            /* the interior in float with a correction (blur_div_corrected); the clipped
+             * columns, whose counts vary, in double: (s + 0.5) · (1/N) is within 0.5/N of s/N
+             * for s < 2^51 */
+            const float inv = 1.0f / (float) count;
 
             for (int i = i0; i < i1; i++)
-              out[i] = (guint16) (gint32) (((double) (gint32) (pre[i + a] - pre[i - b]) + 0.5)
-                                           * inv);
+              out[i] = (guint16) blur_div_corrected (pre[i + a] - pre[i - b], inv, count);
             for (int i = 0; i < i0; i++)
               out[i] = (guint16) (gint32) (((double) (gint32) (pre[i + a] - pre[i - b]) + 0.5)
                                            * dinv[i]);

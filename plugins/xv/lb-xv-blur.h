@@ -59,5 +59,9 @@ void     _lb_xv_blur_process_portable (const LbXvBlur    *self,
  * lb-xv-blur.c), for @s < 2^22: exposed so the tests can check it for every s. */
 guint    _lb_xv_blur_div_float        (guint32            s,
                                        guint32            count);
+/* floor(@s / @count) as the 16-bit path's interior computes it (float, then one correction
+ * by the remainder, see lb-xv-blur.c), for @s < 2^31 and @s / @count ≤ 65535: for the tests. */
+guint    _lb_xv_blur_div_corrected    (guint32            s,
+                                       guint32            count);
 
 G_END_DECLS

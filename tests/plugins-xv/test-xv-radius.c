@@ -406,6 +406,42 @@ test_blur_div_float (void)
                  s / more[k]);
 }
 
+/* The 16-bit path's interior division (float, one correction by the remainder) for every
+ * window count it serves (65535 N < 2^31: N ≤ 32768): quotients around every multiple of N at
+ * the ends of the range and at random, where the float product errs most (quotients near
+ * 65535) and where it is exact; and every s for a few counts (3×3 … 31×31, the largest). */
+static void
+test_blur_div_corrected (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (65535);
+  static const guint32 every[] = { 9, 961, 32767, 32768 };
+
+  for (guint32 count = 1; count <= 32768; count++)
+    for (int k = 0; k < 96; k++)
+      {
+        const guint32 q = k < 32 ? (guint32) k : k < 64 ? 65535u - (guint32) (k - 32)
+                                                         : (guint32) g_rand_int_range (rand, 0, 65536);
+        const guint32 base = q * count;
+        const guint32 offs[] = { 0, 1, count / 2, count - 1 };
+
+        for (gsize o = 0; o < G_N_ELEMENTS (offs); o++)
+          {
+            const guint32 s = base + offs[o];
+
+            if (offs[o] >= count || s >= 2147483648u)
+              continue;
+            if (_lb_xv_blur_div_corrected (s, count) != s / count)
+              g_error ("floor(%u / %u): %u, not %u", s, count,
+                       _lb_xv_blur_div_corrected (s, count), s / count);
+          }
+      }
+  for (gsize k = 0; k < G_N_ELEMENTS (every); k++)
+    for (guint32 s = 0; s < 65536 * every[k] && s < 2147483648u; s += (every[k] > 1000 ? 61 : 1))
+      if (_lb_xv_blur_div_corrected (s, every[k]) != s / every[k])
+        g_error ("floor(%u / %u): %u, not %u", s, every[k], _lb_xv_blur_div_corrected (s, every[k]),
+                 s / every[k]);
+}
+
 /* Blur's vector loops (32 samples per step in the AVX2 rows, 4-sample prefix scans) and their
  * tails: every width from 1 to 70 and a few wide ones, n = 5 and 31, GRAY8, RGB8, RGBA8, GRAY16
  * and RGB16, with and without a selection; compare_one runs the optimised and the portable
@@ -718,6 +754,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/xv-radius/blur-u16-limit", test_blur_u16_limit);
   g_test_add_func ("/xv-radius/blur-div-float", test_blur_div_float);
+  g_test_add_func ("/xv-radius/blur-div-corrected", test_blur_div_corrected);
   g_test_add_func ("/xv-radius/blur-widths", test_blur_widths);
   g_test_add_func ("/xv-radius/blur-double-path", test_blur_double_path);
   g_test_add_func ("/xv-radius/blur-rgb8-scan-range", test_blur_rgb8_scan_range);
