@@ -78,12 +78,11 @@ lb_select16_u16 (const guint16 *h, guint32 k, guint32 *cum)
 }
 
 /* The number of the 16 non-decreasing u16 values p[0..15] that are ≤ k (k ≤ 65535): with
- * prefix sums of a histogram in p, the bin of the k-th smallest value (0-based). */
+ * prefix sums of a histogram in p, the bin of the k-th smallest value (0-based). lo and hi
+ * hold p[0..7] and p[8..15]. */
 static inline __attribute__ ((always_inline)) int
-lb_rank16_u16 (const guint16 *p, guint32 k)
+lb_rank16_u16 (__m128i lo, __m128i hi, guint32 k)
 {
-  const __m128i lo = _mm_loadu_si128 ((const __m128i *) (const void *) p);
-  const __m128i hi = _mm_loadu_si128 ((const __m128i *) (const void *) (p + 8));
   const __m128i kv = _mm_set1_epi16 ((short) k);
   /* p ≤ k as a saturating p − k == 0; packed to bytes with signed saturation, which maps 0 to
    * 0 and every other u16 (1 … 32767, and as negatives 32768 … 65535) to a non-zero byte */
@@ -92,6 +91,12 @@ lb_rank16_u16 (const guint16 *p, guint32 k)
   return __builtin_popcount ((unsigned) _mm_movemask_epi8 (
     _mm_cmpeq_epi8 (gt, _mm_setzero_si128 ())));
 }
+
+/* The halves of a LbU16x16 value as SSE2 registers, taken from the value (a register in the
+ * AVX2 clone), not reloaded from memory: the vector was stored just before, and two 16-byte
+ * loads from one 32-byte store wait for it to retire instead of being forwarded. */
+#define lb_u16x16_lo(v) ((__m128i) __builtin_shufflevector ((v), (v), 0, 1, 2, 3, 4, 5, 6, 7))
+#define lb_u16x16_hi(v) ((__m128i) __builtin_shufflevector ((v), (v), 8, 9, 10, 11, 12, 13, 14, 15))
 
 /* One channel of a median: samples src + y·sstride (bytes) + x·ch + c (in samples), region
  * [x0, x1) × [y0, y1) in image coordinates, window radius r; writes dst likewise. */

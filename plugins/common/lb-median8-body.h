@@ -33,7 +33,7 @@ static inline __attribute__ ((always_inline)) int
 MED8 (rank) (const KTV *p, guint32 k)
 {
 #if MED8_SIMD_RANK
-  return lb_rank16_u16 ((const guint16 *) (const void *) p, k);
+  return lb_rank16_u16 (lb_u16x16_lo (*p), lb_u16x16_hi (*p), k);
 #else
   int b = 0;
 
@@ -50,12 +50,14 @@ MED8 (update_bucket) (MED8 (Hist) *h, const guint16 *fp, int b, int x, int rad, 
                       int cx1)
 {
   const int last = h->last[b];
+  const int wx0 = MAX (cx0, x - rad), wx1 = MIN (cx1, x + rad);
 
   if (last == x)
     return;
-  if (last < 0 || x - last > 2 * rad + 1)
+  /* stale (a new row), or moving it column by column (two loads a step) costs more than
+   * summing the window's columns again */
+  if (last < 0 || 2 * (x - last) > wx1 - wx0 + 1)
     {
-      const int wx0 = MAX (cx0, x - rad), wx1 = MIN (cx1, x + rad);
       KTV acc = { 0 };
 
       for (int col = wx0; col <= wx1; col++)
