@@ -46,16 +46,21 @@ typedef guint8 LbU8x16u __attribute__ ((vector_size (16), aligned (1), may_alias
 #define lb_load_u8x16_wide(p) \
   __builtin_convertvector (*(const LbU8x16u *) (const void *) (p), LbU16x16)
 
-/* The bin of h[0..15] (u16 counts, total ≤ 65535) holding the k-th smallest value, and in
- * *cum the count of the bins before it added, without a data-dependent branch: prefix sums of
+/* The halves of a LbU16x16 value as SSE2 registers, taken from the value (a register in the
+ * AVX2 clone), not reloaded from memory: the vector was stored just before, and two 16-byte
+ * loads from one 32-byte store wait for it to retire instead of being forwarded. */
+#define lb_u16x16_lo(v) ((__m128i) __builtin_shufflevector ((v), (v), 0, 1, 2, 3, 4, 5, 6, 7))
+#define lb_u16x16_hi(v) ((__m128i) __builtin_shufflevector ((v), (v), 8, 9, 10, 11, 12, 13, 14, 15))
+
+/* The bin of h[0..15] (u16 counts, total ≤ 65535; h[0..7] in lo, h[8..15] in hi) holding
+ * the k-th smallest value, and in *cum the count of the bins before it added, without a
+ * data-dependent branch: prefix sums of
  * the 16 counts in two SSE2 registers, compared with k (p ≤ k as a saturating p − k == 0);
  * the number of prefixes ≤ k is the bin. A scan with an early exit mispredicts once per
  * search (the bin changes from sample to sample), which cost more than the search itself. */
 static inline __attribute__ ((always_inline)) int
-lb_select16_u16 (const guint16 *h, guint32 k, guint32 *cum)
+lb_select16_u16 (__m128i lo, __m128i hi, guint32 k, guint32 *cum)
 {
-  __m128i lo = _mm_loadu_si128 ((const __m128i *) (const void *) h);
-  __m128i hi = _mm_loadu_si128 ((const __m128i *) (const void *) (h + 8));
   const __m128i kv = _mm_set1_epi16 ((short) k), zero = _mm_setzero_si128 ();
   guint16 pre[16];
   unsigned bits;
@@ -91,12 +96,6 @@ lb_rank16_u16 (__m128i lo, __m128i hi, guint32 k)
   return __builtin_popcount ((unsigned) _mm_movemask_epi8 (
     _mm_cmpeq_epi8 (gt, _mm_setzero_si128 ())));
 }
-
-/* The halves of a LbU16x16 value as SSE2 registers, taken from the value (a register in the
- * AVX2 clone), not reloaded from memory: the vector was stored just before, and two 16-byte
- * loads from one 32-byte store wait for it to retire instead of being forwarded. */
-#define lb_u16x16_lo(v) ((__m128i) __builtin_shufflevector ((v), (v), 0, 1, 2, 3, 4, 5, 6, 7))
-#define lb_u16x16_hi(v) ((__m128i) __builtin_shufflevector ((v), (v), 8, 9, 10, 11, 12, 13, 14, 15))
 
 /* One channel of a median: samples src + y·sstride (bytes) + x·ch + c (in samples), region
  * [x0, x1) × [y0, y1) in image coordinates, window radius r; writes dst likewise. */
@@ -254,14 +253,14 @@ lb_m16_kth (LbM16 *m, guint32 k, int x)
   guint32 cum = 0;
   int g;
 
-  g = lb_select16_u16 ((const guint16 *) (const void *) &m->k0, k, &cum);
+  g = lb_select16_u16 (lb_u16x16_lo (m->k0), lb_u16x16_hi (m->k0), k, &cum);
   lb_m16_group (m, 1, m->k1, m->last1, g, x);
-  g = g * 16 + lb_select16_u16 ((const guint16 *) (const void *) &m->k1[g], k - cum, &cum);
+  g = g * 16 + lb_select16_u16 (lb_u16x16_lo (m->k1[g]), lb_u16x16_hi (m->k1[g]), k - cum, &cum);
   lb_m16_group (m, 2, m->k2, m->last2, g, x);
-  g = g * 16 + lb_select16_u16 ((const guint16 *) (const void *) &m->k2[g], k - cum, &cum);
+  g = g * 16 + lb_select16_u16 (lb_u16x16_lo (m->k2[g]), lb_u16x16_hi (m->k2[g]), k - cum, &cum);
   lb_m16_group (m, 3, m->k3, m->last3, g, x);
   return (guint) (g * 16
-                  + lb_select16_u16 ((const guint16 *) (const void *) &m->k3[g], k - cum, &cum));
+                  + lb_select16_u16 (lb_u16x16_lo (m->k3[g]), lb_u16x16_hi (m->k3[g]), k - cum, &cum));
 }
 
 /* rows [ya, yb) (inside the region), output columns [xs0, xs1): a vertical strip */
