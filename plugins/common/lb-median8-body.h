@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The 8-bit constant-time median of lb-median-hist.h, included there once per window-count
- * type: KTV is a 16-lane vector (GCC vector extension) of the window's counts, guint16 when
- * (2r+1)² ≤ 65535, else guint32; WIDEN converts a column's guint16 lanes to it; MED8(name)
- * makes the names unique per instance; MED8_SIMD_RANK says KTV is guint16, so that the rank
- * can be taken with SSE2 saturating compares.
- *
+ * type: KTV holds the window's 16 prefix sums, a guint16 vector (GCC vector extension) when
+ * (2r+1)² ≤ 65535, else two guint32 vectors of 8; KADD and KSUB add and subtract a column's
+ * 16 guint16 lanes (an LbU16x16), KLANE reads lane i; MED8(name) makes the names unique per
+ * instance; MED8_SIMD_RANK says KTV is guint16, so that the rank can be taken with SSE2
+ * saturating compares. *
  * Perreault & Hébert, "Median Filtering in Constant Time" (IEEE TIP 2007): column histograms
  * (16 coarse bins, v >> 4, and 256 fine bins) cover the window's rows. Along a row the
  * window's coarse histogram slides by the entering and the leaving column's; its fine
@@ -37,7 +37,7 @@ MED8 (rank) (const KTV *p, guint32 k)
 #else
   int b = 0;
 
-  while ((*p)[b] <= k)
+  while (KLANE (*p, b) <= k)
     b++;
   return b;
 #endif
@@ -61,7 +61,7 @@ MED8 (update_bucket) (MED8 (Hist) *h, const guint16 *fp, int b, int x, int rad, 
       KTV acc = { 0 };
 
       for (int col = wx0; col <= wx1; col++)
-        acc += WIDEN (lb_load_u16x16 (fp + (gsize) col * 256 + b * 16));
+        KADD (acc, lb_load_u16x16 (fp + (gsize) col * 256 + b * 16));
       h->kf[b] = acc;
     }
   else
@@ -73,9 +73,9 @@ MED8 (update_bucket) (MED8 (Hist) *h, const guint16 *fp, int b, int x, int rad, 
           const int add = xx + rad, sub = xx - rad - 1;
 
           if (add <= cx1)
-            acc += WIDEN (lb_load_u16x16 (fp + (gsize) add * 256 + b * 16));
+            KADD (acc, lb_load_u16x16 (fp + (gsize) add * 256 + b * 16));
           if (sub >= cx0)
-            acc -= WIDEN (lb_load_u16x16 (fp + (gsize) sub * 256 + b * 16));
+            KSUB (acc, lb_load_u16x16 (fp + (gsize) sub * 256 + b * 16));
         }
       h->kf[b] = acc;
     }
@@ -87,7 +87,7 @@ static inline __attribute__ ((always_inline)) guint
 MED8 (kth) (MED8 (Hist) *h, const guint16 *fp, guint32 k, int x, int rad, int cx0, int cx1)
 {
   const int b = MED8 (rank) (&h->kc, k);
-  const guint32 below = b > 0 ? (guint32) h->kc[b - 1] : 0;
+  const guint32 below = b > 0 ? (guint32) KLANE (h->kc, b - 1) : 0;
 
   MED8 (update_bucket) (h, fp, b, x, rad, cx0, cx1);
   return (guint) (b * 16 + MED8 (rank) (&h->kf[b], k - below));
@@ -146,7 +146,7 @@ MED8 (strip) (const LbMedianJob *j, MED8 (Hist) *h, guint16 *fine, guint16 *coar
       for (int b = 0; b < 16; b++)
         h->last[b] = -1;   /* stale: rebuilt on first use */
       for (int col = colmin; col <= MIN (colmax, xs0 + rad - 1); col++)
-        h->kc += WIDEN (lb_load_u16x16 (cp + (gsize) col * 16));
+        KADD (h->kc, lb_load_u16x16 (cp + (gsize) col * 16));
       for (int x = xs0; x < xs1; x++)
         {
           const int wx0 = MAX (cx0, x - rad), wx1 = MIN (cx1, x + rad);
@@ -154,9 +154,9 @@ MED8 (strip) (const LbMedianJob *j, MED8 (Hist) *h, guint16 *fine, guint16 *coar
           guint v;
 
           if (x + rad <= colmax)
-            h->kc += WIDEN (lb_load_u16x16 (cp + (gsize) (x + rad) * 16));
+            KADD (h->kc, lb_load_u16x16 (cp + (gsize) (x + rad) * 16));
           if (x - rad - 1 >= colmin)
-            h->kc -= WIDEN (lb_load_u16x16 (cp + (gsize) (x - rad - 1) * 16));
+            KSUB (h->kc, lb_load_u16x16 (cp + (gsize) (x - rad - 1) * 16));
           if (n & 1)
             v = MED8 (kth) (h, fp, n / 2, x, rad, cx0, cx1);
           else
