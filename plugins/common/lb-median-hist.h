@@ -354,6 +354,33 @@ lb_huang16_column (LbHuang16 *h, const LbMedianJob *j, int x, int wy0, int wy1, 
   return below;
 }
 
+/* lb_huang16_column of column xa (added) and column xs (removed) in one pass over the rows:
+ * two independent streams of updates per iteration */
+static inline __attribute__ ((always_inline)) guint32
+lb_huang16_columns (LbHuang16 *h, const LbMedianJob *j, int xa, int xs, int wy0, int wy1)
+{
+  const gsize sstride = j->sstride;
+  const guint8 *pa = (const guint8 *) (lb_m16_row (j, wy0) + (gsize) xa * j->ch);
+  const guint8 *ps = (const guint8 *) (lb_m16_row (j, wy0) + (gsize) xs * j->ch);
+  const guint pb = h->pb;
+  guint32 below = 0;
+
+  for (int y = wy0; y <= wy1; y++, pa += sstride, ps += sstride)
+    {
+      const guint va = *(const guint16 *) (const void *) pa;
+      const guint vs = *(const guint16 *) (const void *) ps;
+
+      h->l1[va >> 8]++;
+      h->l2[va >> 4]++;
+      h->l3[va]++;
+      h->l1[vs >> 8]--;
+      h->l2[vs >> 4]--;
+      h->l3[vs]--;
+      below += ((va >> 8) < pb) - ((vs >> 8) < pb);
+    }
+  return below;
+}
+
 /* the k-th smallest (0-based): along a row the median moves a few high-byte bins at most */
 static inline guint
 lb_huang16_kth (LbHuang16 *h, guint32 k)
@@ -393,9 +420,11 @@ lb_huang16_rows (const LbMedianJob *j, LbHuang16 *h, int ya, int yb)
           const guint32 n = (guint32) (MIN (cx1, x + r) - MAX (cx0, x - r) + 1)
                             * (guint32) (wy1 - wy0 + 1);
 
-          if (x + r <= cx1)
+          if (x + r <= cx1 && x - r - 1 >= cx0)
+            h->below += lb_huang16_columns (h, j, x + r, x - r - 1, wy0, wy1);
+          else if (x + r <= cx1)
             h->below += lb_huang16_column (h, j, x + r, wy0, wy1, 1);
-          if (x - r - 1 >= cx0)
+          else if (x - r - 1 >= cx0)
             h->below += lb_huang16_column (h, j, x - r - 1, wy0, wy1, (guint32) -1);
           if (n & 1)
             d[(gsize) x * j->ch] = (guint16) lb_huang16_kth (h, n / 2);
