@@ -112,6 +112,24 @@ MED8 (col_row) (guint16 *restrict fp, guint16 *restrict cp, const guint8 *restri
     }
 }
 
+/* MED8 (col_row) of row sa added and row ss removed in one pass over the columns */
+static inline __attribute__ ((always_inline)) void
+MED8 (col_rows) (guint16 *restrict fp, guint16 *restrict cp, const guint8 *restrict sa,
+                 const guint8 *restrict ss, int ch, int colmin, int colmax)
+{
+  for (int x = colmin; x <= colmax; x++)
+    {
+      const guint va = sa[(gsize) x * ch], vs = ss[(gsize) x * ch];
+      LbU16x16u *fa = (LbU16x16u *) (void *) (fp + (gsize) x * 256 + (va & 0xf0));
+      LbU16x16u *fs = (LbU16x16u *) (void *) (fp + (gsize) x * 256 + (vs & 0xf0));
+      LbU16x16u *c = (LbU16x16u *) (void *) (cp + (gsize) x * 16);
+
+      *fa += lb_median8_ge[va & 15];
+      *fs -= lb_median8_ge[vs & 15];
+      *c += lb_median8_ge[va >> 4] - lb_median8_ge[vs >> 4];
+    }
+}
+
 /* Output columns [xs0, xs1) of rows [ya, yb), channel j->c: a vertical strip, so that the
  * column prefixes of the strip (its width + 2r columns, 544 bytes each) stay in L2 cache.
  * fine and coarse have room for those columns. */
@@ -137,9 +155,12 @@ MED8 (strip) (const LbMedianJob *j, MED8 (Hist) *h, guint16 *fine, guint16 *coar
       const int wy0 = MAX (ry0, y - rad), wy1 = MIN (ry1, y + rad);
 
       /* slide the column prefixes down: row y + r enters, y − r − 1 leaves */
-      if (y + rad <= ry1)
+      if (y + rad <= ry1 && y - rad - 1 >= ry0)
+        MED8 (col_rows) (fp, cp, lb_m8_row (j, y + rad), lb_m8_row (j, y - rad - 1), ch, colmin,
+                         colmax);
+      else if (y + rad <= ry1)
         MED8 (col_row) (fp, cp, lb_m8_row (j, y + rad), ch, colmin, colmax, TRUE);
-      if (y - rad - 1 >= ry0)
+      else if (y - rad - 1 >= ry0)
         MED8 (col_row) (fp, cp, lb_m8_row (j, y - rad - 1), ch, colmin, colmax, FALSE);
 
       h->kc = (KTV) { 0 };
