@@ -49,15 +49,17 @@ typedef guint8 LbU8x16u __attribute__ ((vector_size (16), aligned (1), may_alias
 /* The halves of a LbU16x16 value as SSE2 registers, taken from the value (a register in the
  * AVX2 clone), not reloaded from memory: the vector was stored just before, and two 16-byte
  * loads from one 32-byte store wait for it to retire instead of being forwarded. */
-#define lb_u16x16_lo(v) ((__m128i) __builtin_shufflevector ((v), (v), 0, 1, 2, 3, 4, 5, 6, 7))
-#define lb_u16x16_hi(v) ((__m128i) __builtin_shufflevector ((v), (v), 8, 9, 10, 11, 12, 13, 14, 15))
+#define lb_u16x16_lo(v) \
+  ((__m128i) __builtin_shufflevector ((v), (v), 0, 1, 2, 3, 4, 5, 6, 7))
+#define lb_u16x16_hi(v) \
+  ((__m128i) __builtin_shufflevector ((v), (v), 8, 9, 10, 11, 12, 13, 14, 15))
 
 /* The bin of h[0..15] (u16 counts, total ≤ 65535; h[0..7] in lo, h[8..15] in hi) holding
  * the k-th smallest value, and in *cum the count of the bins before it added, without a
- * data-dependent branch: prefix sums of
- * the 16 counts in two SSE2 registers, compared with k (p ≤ k as a saturating p − k == 0);
- * the number of prefixes ≤ k is the bin. A scan with an early exit mispredicts once per
- * search (the bin changes from sample to sample), which cost more than the search itself. */
+ * data-dependent branch: prefix sums of the 16 counts in two SSE2 registers, compared with k
+ * (p ≤ k as a saturating p − k == 0); the number of prefixes ≤ k is the bin. A scan with an
+ * early exit mispredicts once per search (the bin changes from sample to sample), which cost
+ * more than the search itself. */
 static inline __attribute__ ((always_inline)) int
 lb_select16_u16 (__m128i lo, __m128i hi, guint32 k, guint32 *cum)
 {
@@ -139,6 +141,8 @@ lb_m16_row (const LbMedianJob *j, int y)
  * 658 / 1944; kernels-a-timing's test card (ramps, flat areas, a fine 257-periodic pattern):
  * r 3 199 / 107, r 8 220 / 210, r 10 237 / 253, r 15 262 / 326, r 25 242 / 500, r 40 344 /
  * 780. The crossover follows the noisy image, so that no image gets slower than with Huang.
+ * Session 11 made both faster (Huang 1.1–2×, the four tiers' selects 1.15–1.25×); at r 26–34
+ * on the noisy image (lightbox-cli, alternating runs) Huang still won, so it stays at 48.
  * (-D LB_M16_MIN_RADIUS=1 or 1000 forces one path.) */
 #ifndef LB_M16_MIN_RADIUS
 #define LB_M16_MIN_RADIUS 48
@@ -255,12 +259,14 @@ lb_m16_kth (LbM16 *m, guint32 k, int x)
 
   g = lb_select16_u16 (lb_u16x16_lo (m->k0), lb_u16x16_hi (m->k0), k, &cum);
   lb_m16_group (m, 1, m->k1, m->last1, g, x);
-  g = g * 16 + lb_select16_u16 (lb_u16x16_lo (m->k1[g]), lb_u16x16_hi (m->k1[g]), k - cum, &cum);
+  g = g * 16 + lb_select16_u16 (lb_u16x16_lo (m->k1[g]), lb_u16x16_hi (m->k1[g]), k - cum,
+                                &cum);
   lb_m16_group (m, 2, m->k2, m->last2, g, x);
-  g = g * 16 + lb_select16_u16 (lb_u16x16_lo (m->k2[g]), lb_u16x16_hi (m->k2[g]), k - cum, &cum);
+  g = g * 16 + lb_select16_u16 (lb_u16x16_lo (m->k2[g]), lb_u16x16_hi (m->k2[g]), k - cum,
+                                &cum);
   lb_m16_group (m, 3, m->k3, m->last3, g, x);
-  return (guint) (g * 16
-                  + lb_select16_u16 (lb_u16x16_lo (m->k3[g]), lb_u16x16_hi (m->k3[g]), k - cum, &cum));
+  return (guint) (g * 16 + lb_select16_u16 (lb_u16x16_lo (m->k3[g]), lb_u16x16_hi (m->k3[g]),
+                                            k - cum, &cum));
 }
 
 /* rows [ya, yb) (inside the region), output columns [xs0, xs1): a vertical strip */
