@@ -515,6 +515,17 @@ typedef struct {
   __builtin_convertvector (__builtin_shufflevector ((v), (v), 8, 9, 10, 11, 12, 13, 14, 15), \
                            LbU32x8)
 
+/* a += or −= a column's 16 u16 lanes, widened, on the two halves of an LbU32x16p */
+#define LB_M8_K32_OP(a, v, op)            \
+  do                                      \
+    {                                     \
+      const LbU16x16 v_ = (v);            \
+      (a).lo op lb_u16x16_lo32 (v_);      \
+      (a).hi op lb_u16x16_hi32 (v_);      \
+    }                                     \
+  while (0)
+
+/* (the body undefines its parameters at its end) */
 #define KTV LbU16x16
 #define KADD(a, v) ((a) += (v))
 #define KSUB(a, v) ((a) -= (v))
@@ -522,39 +533,13 @@ typedef struct {
 #define MED8(name) lb_m8k16_##name
 #define MED8_SIMD_RANK 1
 #include "lb-median8-body.h"
-#undef KTV
-#undef KADD
-#undef KSUB
-#undef KLANE
-#undef MED8
-#undef MED8_SIMD_RANK
 #define KTV LbU32x16p
-#define KADD(a, v)                        \
-  do                                      \
-    {                                     \
-      const LbU16x16 v_ = (v);            \
-      (a).lo += lb_u16x16_lo32 (v_);      \
-      (a).hi += lb_u16x16_hi32 (v_);      \
-    }                                     \
-  while (0)
-#define KSUB(a, v)                        \
-  do                                      \
-    {                                     \
-      const LbU16x16 v_ = (v);            \
-      (a).lo -= lb_u16x16_lo32 (v_);      \
-      (a).hi -= lb_u16x16_hi32 (v_);      \
-    }                                     \
-  while (0)
+#define KADD(a, v) LB_M8_K32_OP (a, v, +=)
+#define KSUB(a, v) LB_M8_K32_OP (a, v, -=)
 #define KLANE(a, i) ((i) < 8 ? (a).lo[(i)] : (a).hi[(i) - 8])
 #define MED8(name) lb_m8k32_##name
 #define MED8_SIMD_RANK 0
 #include "lb-median8-body.h"
-#undef KTV
-#undef KADD
-#undef KSUB
-#undef KLANE
-#undef MED8
-#undef MED8_SIMD_RANK
 
 /* Output columns per strip: the strip's column prefixes plus the 2r halo columns (544 bytes
  * each) stay in L2 cache. */

@@ -188,3 +188,10 @@ MED8 (strip) (const LbMedianJob *j, MED8 (Hist) *h, guint16 *fine, guint16 *coar
         }
     }
 }
+
+#undef KTV
+#undef KADD
+#undef KSUB
+#undef KLANE
+#undef MED8
+#undef MED8_SIMD_RANK
