@@ -44,8 +44,11 @@ count_diff (const Buf *a, const Buf *b, const char *what)
   return n;
 }
 
-/* Noise, flat patches, a small palette and smooth ramps, so that modes and medians see ties,
- * runs of equal values and many distinct values. */
+/* Noise, flat patches, a small palette, smooth ramps and patches of close values (a narrow
+ * ramp with a little noise: at 16 bits ~1100 values around mid-grey, as medical images hold,
+ * so that a median's high-byte bin holds many distinct values and its finer levels are
+ * searched past their first bins), so that modes and medians see ties, runs of equal values
+ * and many distinct values. */
 static void
 test_image (GRand *rand, Buf *buf, int w, int h, int channels, int depth)
 {
@@ -58,7 +61,7 @@ test_image (GRand *rand, Buf *buf, int w, int h, int channels, int depth)
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++)
       {
-        const int kind = ((x / 7) + 2 * (y / 6)) % 4;
+        const int kind = ((x / 7) + 2 * (y / 6)) % 5;
         const int pick = g_rand_int_range (rand, 0, 3);
 
         for (int c = 0; c < channels; c++)
@@ -71,8 +74,15 @@ test_image (GRand *rand, Buf *buf, int w, int h, int channels, int depth)
               v = palette[(pick + c) % 5];
             else if (kind == 2)
               v = palette[(x / 4 + y / 5) % 5];
-            else
+            else if (kind == 3)
               v = (guint) ((x * 9 + y * 5 + c * 40) % 256) * (top / 255);
+            else
+              {
+                const guint span = depth == 8 ? 40 : 1024;
+
+                v = top / 2 + (guint) (x * 3 + y * 2 + c * 11) % span
+                    + (guint) g_rand_int_range (rand, 0, (gint32) span / 16 + 1);
+              }
             buf_set (buf, x, y, c, v);
           }
       }
