@@ -324,125 +324,16 @@ lb_m16_strip (const LbMedianJob *j, LbM16 *m, int ya, int yb, int xs0, int xs1)
     lb_m16_col_rows (m, NULL, lb_m16_row (j, y), ch, colmin, colmax);
 }
 
-/* ---- r < 48 or r > 127: Huang's sliding window ---------------------------------------------
- * on three levels (256, 4096, 65536 bins), searched from the previous answer's high-byte
- * bin; 2(2r+1) updates per sample. */
+/* ---- r < 48 or r > 127: Huang's sliding window (lb-median-huang16-body.h) ---------------- */
 
-typedef struct {
-  guint32 l1[256];
-  guint32 l2[4096];
-  guint32 l3[65536];
-  guint pb;        /* high-byte bin where the last search ended */
-  guint32 below;   /* window values < pb · 256 */
-} LbHuang16;
-
-/* adds d (1 or −1 as guint32) for the samples of column x in rows [wy0, wy1]; returns the
- * change of the count below pb · 256, which the caller keeps: kept in h, it was stored at
- * every sample (the counters may alias it), which halved the speed on smooth images */
-static inline __attribute__ ((always_inline)) guint32
-lb_huang16_column (LbHuang16 *h, const LbMedianJob *j, int x, int wy0, int wy1, guint32 d)
-{
-  /* locals, not reads through j and h: the counter stores may alias them */
-  const gsize sstride = j->sstride;
-  const guint8 *p = (const guint8 *) (lb_m16_row (j, wy0) + (gsize) x * j->ch);
-  const guint pb = h->pb;
-  guint32 below = 0;
-
-  for (int y = wy0; y <= wy1; y++, p += sstride)
-    {
-      const guint v = *(const guint16 *) (const void *) p;
-
-      h->l1[v >> 8] += d;
-      h->l2[v >> 4] += d;
-      h->l3[v] += d;
-      below += (v >> 8) < pb ? d : 0;
-    }
-  return below;
-}
-
-/* lb_huang16_column of column xa (added) and column xs (removed) in one pass over the rows:
- * two independent streams of updates per iteration */
-static inline __attribute__ ((always_inline)) guint32
-lb_huang16_columns (LbHuang16 *h, const LbMedianJob *j, int xa, int xs, int wy0, int wy1)
-{
-  const gsize sstride = j->sstride;
-  const guint8 *pa = (const guint8 *) (lb_m16_row (j, wy0) + (gsize) xa * j->ch);
-  const guint8 *ps = (const guint8 *) (lb_m16_row (j, wy0) + (gsize) xs * j->ch);
-  const guint pb = h->pb;
-  guint32 below = 0;
-
-  for (int y = wy0; y <= wy1; y++, pa += sstride, ps += sstride)
-    {
-      const guint va = *(const guint16 *) (const void *) pa;
-      const guint vs = *(const guint16 *) (const void *) ps;
-
-      h->l1[va >> 8]++;
-      h->l2[va >> 4]++;
-      h->l3[va]++;
-      h->l1[vs >> 8]--;
-      h->l2[vs >> 4]--;
-      h->l3[vs]--;
-      below += ((va >> 8) < pb) - ((vs >> 8) < pb);
-    }
-  return below;
-}
-
-/* the k-th smallest (0-based): along a row the median moves a few high-byte bins at most */
-static inline guint
-lb_huang16_kth (LbHuang16 *h, guint32 k)
-{
-  guint32 acc = h->below;
-  guint i = h->pb;
-
-  while (acc > k)
-    acc -= h->l1[--i];
-  while (acc + h->l1[i] <= k)
-    acc += h->l1[i++];
-  h->pb = i;
-  h->below = acc;
-  i <<= 4;
-  while (acc + h->l2[i] <= k)
-    acc += h->l2[i++];
-  i <<= 4;
-  while (acc + h->l3[i] <= k)
-    acc += h->l3[i++];
-  return i;
-}
-
-LB_MEDIAN_HIST_CLONES static void
-lb_huang16_rows (const LbMedianJob *j, LbHuang16 *h, int ya, int yb)
-{
-  const int r = j->r, cx0 = j->x0, cx1 = j->x1 - 1;
-
-  for (int y = ya; y < yb; y++)
-    {
-      guint16 *d = (guint16 *) (void *) (j->dst + (gsize) y * j->dstride) + j->c;
-      const int wy0 = MAX (j->y0, y - r), wy1 = MIN (j->y1 - 1, y + r);
-
-      for (int x = cx0; x <= MIN (cx1, cx0 + r - 1); x++)
-        h->below += lb_huang16_column (h, j, x, wy0, wy1, 1);
-      for (int x = cx0; x <= cx1; x++)
-        {
-          const guint32 n = (guint32) (MIN (cx1, x + r) - MAX (cx0, x - r) + 1)
-                            * (guint32) (wy1 - wy0 + 1);
-
-          if (x + r <= cx1 && x - r - 1 >= cx0)
-            h->below += lb_huang16_columns (h, j, x + r, x - r - 1, wy0, wy1);
-          else if (x + r <= cx1)
-            h->below += lb_huang16_column (h, j, x + r, wy0, wy1, 1);
-          else if (x - r - 1 >= cx0)
-            h->below += lb_huang16_column (h, j, x - r - 1, wy0, wy1, (guint32) -1);
-          if (n & 1)
-            d[(gsize) x * j->ch] = (guint16) lb_huang16_kth (h, n / 2);
-          else
-            d[(gsize) x * j->ch] = (guint16) ((lb_huang16_kth (h, n / 2 - 1)
-                                               + lb_huang16_kth (h, n / 2)) / 2);
-        }
-      /* empty the histogram by removing what is left, cheaper than clearing 280 KiB */
-      for (int x = MAX (cx0, cx1 - r); x <= cx1; x++)
-        h->below += lb_huang16_column (h, j, x, wy0, wy1, (guint32) -1);
-    }
-}
+#define HCT guint16
+#define HUANG(name) lb_h16k16_##name
+#define HUANG_SIMD_SELECT 1
+#include "lb-median-huang16-body.h"
+#define HCT guint32
+#define HUANG(name) lb_h16k32_##name
+#define HUANG_SIMD_SELECT 0
+#include "lb-median-huang16-body.h"
 
 /* Output columns per strip of the four-tier median: the strip's column histograms plus the
  * 2r halo columns, ~68 KiB each (about 6 MiB at r = 15); wider strips for large r keep the
@@ -459,11 +350,22 @@ lb_median16_rows (const LbMedianJob *job, int nc, int ya, int yb)
   if (j.r < LB_M16_MIN_RADIUS || j.r > LB_M16_MAX_RADIUS)
     {
       /* all counts zero, pb = 0 with nothing below it */
-      LbHuang16 *h = g_new0 (LbHuang16, 1);
+      if (j.r <= LB_M16_MAX_RADIUS)
+        {
+          lb_h16k16_Hist *h = g_new0 (lb_h16k16_Hist, 1);
 
-      for (j.c = 0; j.c < nc; j.c++)
-        lb_huang16_rows (&j, h, ya, yb);
-      g_free (h);
+          for (j.c = 0; j.c < nc; j.c++)
+            lb_h16k16_rows (&j, h, ya, yb);
+          g_free (h);
+        }
+      else
+        {
+          lb_h16k32_Hist *h = g_new0 (lb_h16k32_Hist, 1);
+
+          for (j.c = 0; j.c < nc; j.c++)
+            lb_h16k32_rows (&j, h, ya, yb);
+          g_free (h);
+        }
     }
   else
     {
