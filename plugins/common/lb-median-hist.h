@@ -84,6 +84,14 @@ lb_select16_u16 (__m128i lo, __m128i hi, guint32 k, guint32 *cum)
   return b;
 }
 
+/* lb_select16_u16 of the 16 counts at h in memory (not just stored as one vector) */
+static inline __attribute__ ((always_inline)) int
+lb_select16_u16_at (const guint16 *h, guint32 k, guint32 *cum)
+{
+  return lb_select16_u16 (_mm_loadu_si128 ((const __m128i *) (const void *) h),
+                          _mm_loadu_si128 ((const __m128i *) (const void *) (h + 8)), k, cum);
+}
+
 /* The number of the 16 non-decreasing u16 values p[0..15] that are ≤ k (k ≤ 65535): with
  * prefix sums of a histogram in p, the bin of the k-th smallest value (0-based). lo and hi
  * hold p[0..7] and p[8..15]. */

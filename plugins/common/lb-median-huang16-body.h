@@ -84,24 +84,10 @@ HUANG (kth) (HUANG (Hist) *h, guint32 k)
   h->pb = i;
   h->below = acc;
 #if HUANG_SIMD_SELECT
-  {
-    /* u16 counts: the 16 bins of each finer level by a branch-free select (each walk's exit
-     * mispredicted) */
-    const guint16 *p2 = h->l2 + i * 16, *p3;
-    guint32 cum = 0;
-    int b = lb_select16_u16 (_mm_loadu_si128 ((const __m128i *) (const void *) p2),
-                             _mm_loadu_si128 ((const __m128i *) (const void *) (p2 + 8)),
-                             k - acc, &cum);
-
-    acc += cum;
-    i = i * 16 + (guint) b;
-    p3 = h->l3 + i * 16;
-    cum = 0;
-    b = lb_select16_u16 (_mm_loadu_si128 ((const __m128i *) (const void *) p3),
-                         _mm_loadu_si128 ((const __m128i *) (const void *) (p3 + 8)), k - acc,
-                         &cum);
-    return i * 16 + (guint) b;
-  }
+  /* u16 counts: the 16 bins of each finer level by a branch-free select (each walk's exit
+   * mispredicted); the select adds the bins before its answer to acc */
+  i = i * 16 + (guint) lb_select16_u16_at (h->l2 + i * 16, k - acc, &acc);
+  return i * 16 + (guint) lb_select16_u16_at (h->l3 + i * 16, k - acc, &acc);
 #else
   i <<= 4;
   while (acc + h->l2[i] <= k)
