@@ -116,6 +116,8 @@ typedef struct {
   int ch, c;
   int x0, x1, y0, y1;
   int r;
+  /* 16 bits: never take the rank path (tests, to reach the others on small images) */
+  gboolean no_ranks;
 } LbMedianJob;
 
 static inline const guint16 *
@@ -343,6 +345,242 @@ lb_m16_strip (const LbMedianJob *j, LbM16 *m, int ya, int yb, int xs0, int xs1)
 #define HUANG_SIMD_SELECT 0
 #include "lb-median-huang16-body.h"
 
+/* ---- at most 4096 distinct values (r ≤ 127): three tiers on ranks ---------------------------
+ *
+ * 16-bit medical images seldom use the whole range: CT is stored in 12 bits, and MR and most
+ * radiographs hold a few thousand distinct values, as do 8-bit images widened to 16. Where
+ * the samples a band reads (its rows and the window's halo, one channel) take at most 4096
+ * distinct values, they are renumbered 0 … D − 1 in increasing order (their ranks). The k-th
+ * smallest rank is the rank of the k-th smallest value, since the numbering is increasing, so
+ * the median is found among the ranks and mapped back; with an even count both middle values
+ * are mapped back before their truncated mean, as everywhere else.
+ *
+ * The ranks (12 bits) go through lb-median8-body.h's scheme carried to three tiers: per
+ * column the prefix sums of 16 coarse bins (v >> 8), of the 16 bins of each of 16 middle
+ * buckets ((v >> 4) & 15 within v >> 8) and of the 16 bins of each of 256 fine buckets
+ * (v & 15 within v >> 4), in u8: a column holds ≤ 2r + 1 ≤ 255 samples. 4368 bytes per
+ * column. The window's coarse prefixes slide by one column in and one out per pixel; a middle
+ * or fine bucket is brought up to date only when the search enters it, by the columns that
+ * moved since its last use or rebuilt from the window's columns when that is cheaper. Three
+ * branch-free ranks (lb_rank16_u16) find the value. The cost per sample does not grow with
+ * r, unlike Huang's, as long as the median stays in few buckets along a row (smooth images,
+ * large windows); on noise a fine bucket is rebuilt from 2r + 1 columns per jump. */
+
+#define LB_M12_MAX_VALUES 4096
+#define LB_M12_COL_BYTES (16 + 256 + 4096)
+/* Output columns per strip: (strip + 2r) columns of 4368 bytes stay in L2 for moderate r. */
+#define LB_M12_STRIP 128
+
+/* lb_m12_ge[t]: 1 in the u8 lanes ≥ t, what one sample in bin t adds to a column's prefixes */
+static const LbU8x16 lb_m12_ge[16] __attribute__ ((aligned (16), unused)) = {
+#define LB_M12_GE(t) { 0 >= t, 1 >= t, 2 >= t, 3 >= t, 4 >= t, 5 >= t, 6 >= t, 7 >= t, 8 >= t, \
+                       9 >= t, 10 >= t, 11 >= t, 12 >= t, 13 >= t, 14 >= t, 15 >= t }
+  LB_M12_GE (0), LB_M12_GE (1), LB_M12_GE (2), LB_M12_GE (3), LB_M12_GE (4), LB_M12_GE (5),
+  LB_M12_GE (6), LB_M12_GE (7), LB_M12_GE (8), LB_M12_GE (9), LB_M12_GE (10), LB_M12_GE (11),
+  LB_M12_GE (12), LB_M12_GE (13), LB_M12_GE (14), LB_M12_GE (15),
+#undef LB_M12_GE
+};
+
+typedef struct {
+  LbU16x16 kc;          /* window coarse prefixes */
+  LbU16x16 km[16];      /* window middle prefixes, bucket b valid as of column lastm[b] */
+  LbU16x16 kf[256];     /* window fine prefixes, bucket g valid as of column lastf[g] */
+  int lastm[16], lastf[256];
+  guint8 *col;          /* tiers 0 … 2, each [bucket][column − colmin][16] */
+  gsize ncols;          /* columns per bucket */
+  int colmin;
+} LbM12;
+
+static const gsize lb_m12_tier_off[3] = { 0, 16, 16 + 256 };
+
+/* the 16 tier-t prefixes of bucket b of image column x: a bucket's columns side by side, so
+ * that rebuilding or sliding a bucket reads them in sequence */
+static inline guint8 *
+lb_m12_at (const LbM12 *m, int t, int x, guint b)
+{
+  return m->col + m->ncols * lb_m12_tier_off[t]
+         + ((gsize) b * m->ncols + (gsize) (x - m->colmin)) * 16;
+}
+
+/* Adds row sa (add) and removes row ss (sub) — ranks lut[sample] — to/from the prefixes of
+ * columns [x0, x1]. The tier bases are locals: u8 stores through m could alias its fields. */
+static inline __attribute__ ((always_inline)) void
+lb_m12_col_rows (const LbM12 *m, const guint16 *restrict lut, const guint16 *sa,
+                 const guint16 *ss, int ch, int x0, int x1, gboolean add, gboolean sub)
+{
+  const gsize bs = m->ncols * 16; /* bytes per bucket */
+  guint8 *restrict t0 = lb_m12_at (m, 0, x0, 0), *restrict t1 = lb_m12_at (m, 1, x0, 0);
+  guint8 *restrict t2 = lb_m12_at (m, 2, x0, 0);
+
+#define LB_M12_P(p) (*(LbU8x16u *) (void *) (p))
+  for (int x = x0; x <= x1; x++, t0 += 16, t1 += 16, t2 += 16)
+    {
+      const guint va = add ? lut[sa[(gsize) x * ch]] : 0;
+      const guint vs = sub ? lut[ss[(gsize) x * ch]] : 0;
+
+      if (add && sub)
+        LB_M12_P (t0) += lb_m12_ge[va >> 8] - lb_m12_ge[vs >> 8];
+      else if (add)
+        LB_M12_P (t0) += lb_m12_ge[va >> 8];
+      else
+        LB_M12_P (t0) -= lb_m12_ge[vs >> 8];
+      if (add)
+        {
+          LB_M12_P (t1 + (va >> 8) * bs) += lb_m12_ge[(va >> 4) & 15];
+          LB_M12_P (t2 + (va >> 4) * bs) += lb_m12_ge[va & 15];
+        }
+      if (sub)
+        {
+          LB_M12_P (t1 + (vs >> 8) * bs) -= lb_m12_ge[(vs >> 4) & 15];
+          LB_M12_P (t2 + (vs >> 4) * bs) -= lb_m12_ge[vs & 15];
+        }
+    }
+#undef LB_M12_P
+}
+
+/* brings bucket b of the window's tier-t prefixes (kv[b], valid as of column last[b]; −1:
+ * stale) to the window of column x, [wx0, wx1] */
+static inline __attribute__ ((always_inline)) void
+lb_m12_bucket (const LbM12 *m, int t, LbU16x16 *kv, int *last, guint b, int x, int r, int wx0,
+               int wx1, int cx0, int cx1)
+{
+  const int l = last[b];
+  LbU16x16 acc;
+
+  if (l == x)
+    return;
+  if (l < 0 || 2 * (x - l) > wx1 - wx0 + 1)
+    {
+      const guint8 *p = lb_m12_at (m, t, wx0, b);
+
+      acc = (LbU16x16) { 0 };
+      for (int col = wx0; col <= wx1; col++, p += 16)
+        acc += lb_load_u8x16_wide (p);
+    }
+  else
+    {
+      acc = kv[b];
+      for (int xx = l + 1; xx <= x; xx++)
+        {
+          if (xx + r <= cx1)
+            acc += lb_load_u8x16_wide (lb_m12_at (m, t, xx + r, b));
+          if (xx - r - 1 >= cx0)
+            acc -= lb_load_u8x16_wide (lb_m12_at (m, t, xx - r - 1, b));
+        }
+    }
+  kv[b] = acc;
+  last[b] = x;
+}
+
+/* the k-th smallest (0-based) rank in the window of column x, [wx0, wx1] */
+static inline __attribute__ ((always_inline)) guint
+lb_m12_kth (LbM12 *m, guint32 k, int x, int r, int wx0, int wx1, int cx0, int cx1)
+{
+  const guint b = (guint) lb_rank16_u16 (lb_u16x16_lo (m->kc), lb_u16x16_hi (m->kc), k);
+  guint32 below = b > 0 ? m->kc[b - 1] : 0;
+  guint g;
+
+  lb_m12_bucket (m, 1, m->km, m->lastm, b, x, r, wx0, wx1, cx0, cx1);
+  g = (guint) lb_rank16_u16 (lb_u16x16_lo (m->km[b]), lb_u16x16_hi (m->km[b]), k - below);
+  below += g > 0 ? m->km[b][g - 1] : 0;
+  g += b * 16;
+  lb_m12_bucket (m, 2, m->kf, m->lastf, g, x, r, wx0, wx1, cx0, cx1);
+  return g * 16
+         + (guint) lb_rank16_u16 (lb_u16x16_lo (m->kf[g]), lb_u16x16_hi (m->kf[g]), k - below);
+}
+
+/* Output columns [xs0, xs1) of rows [ya, yb), channel j->c, whose samples have the ranks lut
+ * (val: rank → value): a vertical strip. m->col has room for its columns. */
+LB_MEDIAN_HIST_CLONES static void
+lb_m12_strip (const LbMedianJob *j, LbM12 *m, const guint16 *lut, const guint16 *val, int ya,
+              int yb, int xs0, int xs1)
+{
+  const int r = j->r, ch = j->ch, cx0 = j->x0, cx1 = j->x1 - 1, ry0 = j->y0, ry1 = j->y1 - 1;
+  const int colmin = MAX (cx0, xs0 - r), colmax = MIN (cx1, xs1 - 1 + r);
+
+  m->colmin = colmin;
+  memset (m->col, 0, m->ncols * LB_M12_COL_BYTES);
+  /* rows ya−r−1 … ya+r−1: the first output row then adds ya+r and drops ya−r−1 */
+  for (int y = MAX (ry0, ya - r - 1); y <= MIN (ry1, ya + r - 1); y++)
+    lb_m12_col_rows (m, lut, lb_m16_row (j, y), NULL, ch, colmin, colmax, TRUE, FALSE);
+  for (int y = ya; y < yb; y++)
+    {
+      guint16 *d = (guint16 *) (void *) (j->dst + (gsize) y * j->dstride) + j->c;
+      const int wy0 = MAX (ry0, y - r), wy1 = MIN (ry1, y + r);
+
+      if (y + r <= ry1 && y - r - 1 >= ry0)
+        lb_m12_col_rows (m, lut, lb_m16_row (j, y + r), lb_m16_row (j, y - r - 1), ch, colmin,
+                         colmax, TRUE, TRUE);
+      else if (y + r <= ry1)
+        lb_m12_col_rows (m, lut, lb_m16_row (j, y + r), NULL, ch, colmin, colmax, TRUE, FALSE);
+      else if (y - r - 1 >= ry0)
+        lb_m12_col_rows (m, lut, NULL, lb_m16_row (j, y - r - 1), ch, colmin, colmax, FALSE,
+                         TRUE);
+
+      m->kc = (LbU16x16) { 0 };
+      for (int b = 0; b < 16; b++)
+        m->lastm[b] = -1;   /* stale: rebuilt on first use */
+      for (int g = 0; g < 256; g++)
+        m->lastf[g] = -1;
+      for (int col = colmin; col <= MIN (colmax, xs0 + r - 1); col++)
+        m->kc += lb_load_u8x16_wide (lb_m12_at (m, 0, col, 0));
+      for (int x = xs0; x < xs1; x++)
+        {
+          const int wx0 = MAX (cx0, x - r), wx1 = MIN (cx1, x + r);
+          const guint32 n = (guint32) (wx1 - wx0 + 1) * (guint32) (wy1 - wy0 + 1);
+
+          if (x + r <= colmax)
+            m->kc += lb_load_u8x16_wide (lb_m12_at (m, 0, x + r, 0));
+          if (x - r - 1 >= colmin)
+            m->kc -= lb_load_u8x16_wide (lb_m12_at (m, 0, x - r - 1, 0));
+          if (n & 1)
+            d[(gsize) x * ch] = val[lb_m12_kth (m, n / 2, x, r, wx0, wx1, cx0, cx1)];
+          else
+            d[(gsize) x * ch] = (guint16) (((guint) val[lb_m12_kth (m, n / 2 - 1, x, r, wx0, wx1,
+                                                                     cx0, cx1)]
+                                            + val[lb_m12_kth (m, n / 2, x, r, wx0, wx1, cx0,
+                                                              cx1)])
+                                           / 2);
+        }
+    }
+}
+
+/* The distinct values of channel j->c in rows [ya, yb] and the region's columns, if there are
+ * at most LB_M12_MAX_VALUES of them: lut[v] = rank of v (for the values present only), val[i]
+ * = the value of rank i. Returns their number, or 0 if there are more. bits: 65536 bits. */
+static guint
+lb_m12_ranks (const LbMedianJob *j, int ya, int yb, guint64 *bits, guint16 *lut, guint16 *val)
+{
+  guint n = 0;
+
+  memset (bits, 0, 65536 / 8);
+  for (int y = ya; y <= yb; y++)
+    {
+      const guint16 *s = lb_m16_row (j, y);
+
+      for (int x = j->x0; x < j->x1; x++)
+        {
+          const guint v = s[(gsize) x * j->ch];
+
+          bits[v >> 6] |= G_GUINT64_CONSTANT (1) << (v & 63);
+        }
+    }
+  for (int w = 0; w < 1024; w++)
+    n += (guint) __builtin_popcountll (bits[w]);
+  if (n > LB_M12_MAX_VALUES)
+    return 0;
+  n = 0;
+  for (int w = 0; w < 1024; w++)
+    for (guint64 b = bits[w]; b != 0; b &= b - 1)
+      {
+        const guint v = (guint) w * 64 + (guint) __builtin_ctzll (b);
+
+        lut[v] = (guint16) n;
+        val[n++] = (guint16) v;
+      }
+  return n;
+}
+
 /* Output columns per strip of the four-tier median: the strip's column histograms plus the
  * 2r halo columns, ~68 KiB each (about 6 MiB at r = 15); wider strips for large r keep the
  * halo's share of the column updates below ½. */
@@ -354,7 +592,40 @@ lb_median16_rows (const LbMedianJob *job, int nc, int ya, int yb)
 {
   LbMedianJob j = *job;
   const int rw = j.x1 - j.x0;
+  guint done = 0; /* channels the rank path did */
 
+  if (j.r <= LB_M16_MAX_RADIUS && !j.no_ranks)
+    {
+      /* the rows the strips read: ya − r − 1 enters the first window's set-up and leaves */
+      const int ra = MAX (j.y0, ya - j.r - 1), rb = MIN (j.y1 - 1, yb - 1 + j.r);
+      const int strip = MIN (rw, LB_M12_STRIP);
+      g_autofree guint64 *bits = g_new (guint64, 1024);
+      g_autofree guint16 *lut = g_new (guint16, 65536);
+      g_autofree guint16 *val = g_new (guint16, LB_M12_MAX_VALUES);
+      LbM12 *m = NULL;
+
+      for (j.c = 0; j.c < nc; j.c++)
+        {
+          if (lb_m12_ranks (&j, ra, rb, bits, lut, val) == 0)
+            continue;
+          if (m == NULL)
+            {
+              m = g_aligned_alloc0 (1, sizeof (LbM12), 64);
+              m->ncols = (gsize) MIN (rw, strip + 2 * j.r);
+              m->col = g_malloc (m->ncols * LB_M12_COL_BYTES);
+            }
+          for (int xs0 = j.x0; xs0 < j.x1; xs0 += strip)
+            lb_m12_strip (&j, m, lut, val, ya, yb, xs0, MIN (j.x1, xs0 + strip));
+          done |= 1u << j.c;
+        }
+      if (m != NULL)
+        {
+          g_free (m->col);
+          g_aligned_free (m);
+        }
+      if (done == (1u << nc) - 1)
+        return;
+    }
   if (j.r < LB_M16_MIN_RADIUS || j.r > LB_M16_MAX_RADIUS)
     {
       /* all counts zero, pb = 0 with nothing below it */
@@ -363,7 +634,8 @@ lb_median16_rows (const LbMedianJob *job, int nc, int ya, int yb)
           lb_h16k16_Hist *h = g_new0 (lb_h16k16_Hist, 1);
 
           for (j.c = 0; j.c < nc; j.c++)
-            lb_h16k16_rows (&j, h, ya, yb);
+            if (!(done & (1u << j.c)))
+              lb_h16k16_rows (&j, h, ya, yb);
           g_free (h);
         }
       else
@@ -386,8 +658,9 @@ lb_median16_rows (const LbMedianJob *job, int nc, int ya, int yb)
       m->ncols = ncols;
       m->pos = 0;
       for (j.c = 0; j.c < nc; j.c++)
-        for (int xs0 = j.x0; xs0 < j.x1; xs0 += strip)
-          lb_m16_strip (&j, m, ya, yb, xs0, MIN (j.x1, xs0 + strip));
+        if (!(done & (1u << j.c)))
+          for (int xs0 = j.x0; xs0 < j.x1; xs0 += strip)
+            lb_m16_strip (&j, m, ya, yb, xs0, MIN (j.x1, xs0 + strip));
       g_free (m->col);
       g_aligned_free (m);
     }

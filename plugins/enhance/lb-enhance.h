@@ -168,5 +168,9 @@ void      lb_median_process_reference (const LbMedian       *state,
                                        int                   y0,
                                        int                   y1);
 void      lb_median_free              (LbMedian             *state);
+/* Tests: 16-bit samples never take the rank path (lb-median-hist.h), so that the paths for
+ * more than 4096 distinct values are reached on small images too. */
+void      _lb_median_set_no_ranks     (LbMedian             *state,
+                                       gboolean              no_ranks);
 
 G_END_DECLS

@@ -15,6 +15,7 @@
 struct _LbMedian {
   LbKernelRect r;
   int radius;
+  gboolean no_ranks;
 };
 
 LbMedian *
@@ -36,6 +37,12 @@ lb_median_prepare (const LbKernelBuf    *src,
     }
   st->radius = params->radius;
   return g_steal_pointer (&st);
+}
+
+void
+_lb_median_set_no_ranks (LbMedian *st, gboolean no_ranks)
+{
+  st->no_ranks = no_ranks;
 }
 
 void
@@ -223,7 +230,7 @@ lb_median_process (const LbMedian    *st,
     {
       const LbMedianJob job = {
         src->data, dst->data, src->stride, dst->stride, src->channels, 0,
-        r->x, r->x + r->width, r->y, r->y + r->height, st->radius,
+        r->x, r->x + r->width, r->y, r->y + r->height, st->radius, st->no_ranks,
       };
 
       if (src->depth == 16)

@@ -28,6 +28,7 @@ lb_xv_despeckle_prepare (LbXvDespeckle      *self,
   if (!_lb_xv_region_init (&self->region, src, selection, "despeckle", error))
     return FALSE;
   self->size = size;
+  self->no_ranks = FALSE;
   return TRUE;
 }
 
@@ -219,7 +220,7 @@ despeckle_hist_rows (const LbXvDespeckle *self,
   const LbXvRegion *R = &self->region;
   const LbMedianJob job = {
     src->data, dst->data, src->stride, dst->stride, src->channels, 0,
-    R->x0, R->x1, R->y0, R->y1, self->size / 2,
+    R->x0, R->x1, R->y0, R->y1, self->size / 2, self->no_ranks,
   };
 
   if (src->depth == 8)

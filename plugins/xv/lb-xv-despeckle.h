@@ -16,10 +16,13 @@ G_BEGIN_DECLS
  * the median of the n×n window clipped to the region. With an odd count N the middle value;
  * with an even count (clipped windows only) (v[N/2 − 1] + v[N/2]) / 2, truncated. 16 bits:
  * the same on 16-bit samples.
+ * @no_ranks: for tests: 16-bit samples never take the rank path of lb-median-hist.h (so that
+ * the paths for more than 4096 distinct values are reached on small images); prepare clears it
  */
 typedef struct {
   LbXvRegion region;
   int size;
+  gboolean no_ranks;
 } LbXvDespeckle;
 
 gboolean lb_xv_despeckle_prepare     (LbXvDespeckle      *self,

@@ -198,6 +198,7 @@ compare_one (GRand *rand, FilterId id, int param, int w, int h, int channels, in
              gboolean use_sel)
 {
   Job job = { id, param, { { { 0 } } }, NULL };
+  const gboolean ranks_too = depth == 16 && (id == F_MEDIAN || id == F_DESPECKLE);
   LbKernelRect rect = { 0, 0, 0, 0 };
   g_autoptr (GError) error = NULL;
   Buf src, ref, out;
@@ -223,18 +224,25 @@ compare_one (GRand *rand, FilterId id, int param, int w, int h, int channels, in
   buf_copy (&ref, &src);
   job_run (&job, &src, &ref, PATH_REF, 0, h);
 
-  for (int variant = 0; variant < (id == F_BLUR ? 7 : 4); variant++)
+  /* 16-bit medians: every variant with and without the rank path (which takes every band of
+   * these small images: they hold at most 4096 distinct values per channel) */
+  for (int variant = 0; variant < (id == F_BLUR ? 7 : ranks_too ? 8 : 4); variant++)
     {
       const char *what[] = { "one band", "one row per band", "random bands, reverse order",
                              "random bands, three threads", "portable, one band",
                              "portable, random bands, reverse order",
                              "portable, random bands, three threads" };
-      const int path = variant >= 4 ? PATH_PORTABLE : PATH_FAST;
+      const int path = variant >= 4 && id == F_BLUR ? PATH_PORTABLE : PATH_FAST;
+      const gboolean no_ranks = ranks_too && variant >= 4;
       int ncuts;
       gsize d;
 
+      if (id == F_MEDIAN)
+        _lb_median_set_no_ranks (job.median, no_ranks);
+      else if (id == F_DESPECKLE)
+        job.st.despeckle.no_ranks = no_ranks;
       buf_copy (&out, &src);
-      switch (variant)
+      switch (ranks_too ? variant % 4 : variant)
         {
         case 0:
         case 4: job_run (&job, &src, &out, path, 0, h); break;
@@ -265,12 +273,13 @@ compare_one (GRand *rand, FilterId id, int param, int w, int h, int channels, in
           }
           break;
         }
-      d = count_diff (&out, &ref, what[variant]);
+      d = count_diff (&out, &ref, what[ranks_too ? variant % 4 : variant]);
       if (d != 0)
-        g_error ("%s %d, %dx%d, %d channels, %d bits, selection %s (%d,%d %dx%d), %s: "
+        g_error ("%s %d, %dx%d, %d channels, %d bits, selection %s (%d,%d %dx%d), %s%s: "
                  "%" G_GSIZE_FORMAT " samples differ from the reference",
                  filter_names[id], param, w, h, channels, depth, use_sel ? "on" : "off", rect.x,
-                 rect.y, rect.width, rect.height, what[variant], d);
+                 rect.y, rect.width, rect.height, what[ranks_too ? variant % 4 : variant],
+                 no_ranks ? ", no rank path" : "", d);
       buf_clear (&out);
       n += d;
     }
@@ -361,6 +370,91 @@ compare_one_band_and_rows (const Job *job, const Buf *src, const int *cuts, int 
       g_assert_cmpuint (count_diff (&out, &ref, "portable, one row per band"), ==, 0);
     }
   buf_clear (&out), buf_clear (&ref);
+}
+
+/* The 16-bit rank path (lb-median-hist.h) takes a band's channel when the samples it reads
+ * (its rows and the window's halo) hold at most 4096 distinct values. Values spread over the
+ * whole 16-bit range, so that a rank is not its value:
+ *  - exactly 4096 distinct values (the most the path takes) and 4097 (one band: the other
+ *    paths; smaller bands: the rank path), shuffled;
+ *  - RGB16 whose channels differ: 8 values; 4096; the top half from 300 values and the bottom
+ *    half uniform noise (bands on both sides of the limit);
+ *  - a 300-row image at r = 127, whose column prefixes (u8) reach 255;
+ * median and despeckle (radii 3 and 15; 127: median), with and without a selection, one band,
+ * one row per band and random bands, against the reference. */
+static void
+fill_ranks_image (GRand *rand, Buf *buf, const guint16 *sparse, int w, int h, int channels,
+                  int kind)
+{
+  const int npx = w * h;
+  g_autofree int *perm = g_new (int, npx);
+
+  buf_init (buf, w, h, channels, 16, g_rand_int_range (rand, 0, 4));
+  for (int i = 0; i < npx; i++)
+    perm[i] = i;
+  for (int i = npx - 1; i > 0; i--)
+    {
+      const int k = g_rand_int_range (rand, 0, i + 1), t = perm[i];
+
+      perm[i] = perm[k], perm[k] = t;
+    }
+  for (int i = 0; i < npx; i++)
+    {
+      const int x = perm[i] % w, y = perm[i] / w;
+
+      for (int c = 0; c < channels; c++)
+        {
+          guint v;
+
+          if (kind == 0 || kind == 1)
+            v = sparse[(i + 1000 * c) % (4096 + kind)];
+          else if (c == 0)
+            v = sparse[g_rand_int_range (rand, 0, 8) * 500];
+          else if (c == 1)
+            v = sparse[i % 4096];
+          else if (y < h / 2)
+            v = sparse[g_rand_int_range (rand, 0, 300) * 13];
+          else
+            v = (guint) g_rand_int_range (rand, 0, 65536);
+          buf_set (buf, x, y, c, v);
+        }
+    }
+}
+
+static void
+test_median16_ranks (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (4096);
+  static const struct { FilterId id; int param, w, h, kind; } cases[] = {
+    { F_MEDIAN, 3, 80, 60, 0 },      { F_MEDIAN, 3, 80, 60, 1 },
+    { F_MEDIAN, 15, 80, 60, 0 },     { F_MEDIAN, 15, 80, 60, 1 },
+    { F_DESPECKLE, 7, 80, 60, 0 },   { F_DESPECKLE, 31, 80, 60, 1 },
+    { F_MEDIAN, 3, 150, 48, 2 },     { F_DESPECKLE, 31, 150, 48, 2 },
+    { F_MEDIAN, 127, 16, 300, 0 },
+  };
+  guint16 sparse[4097];
+  int cuts[MAX_CUTS];
+
+  /* 4097 increasing values over 0 … 65535, one in each run of 15 */
+  for (int i = 0; i < 4097; i++)
+    sparse[i] = (guint16) (i * 15 + g_rand_int_range (rand, 0, 15));
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (int sel = 0; sel <= 1; sel++)
+      {
+        Job job = { cases[i].id, cases[i].param, { { { 0 } } }, NULL };
+        const LbKernelRect rect = { 3, 2, cases[i].w - 5, cases[i].h - 3 };
+        Buf src;
+        int ncuts;
+
+        fill_ranks_image (rand, &src, sparse, cases[i].w, cases[i].h,
+                          cases[i].kind == 2 ? 3 : 1, cases[i].kind);
+        g_assert_true (job_prepare (&job, &src, sel ? &rect : NULL, NULL));
+        ncuts = make_cuts (rand, cases[i].h, sel ? 0 : 1, cuts);
+        compare_one_band_and_rows (&job, &src, cuts, ncuts);
+        if (job.median != NULL)
+          lb_median_free (job.median);
+        buf_clear (&src);
+      }
 }
 
 /* Blur's 8-bit path keeps column sums in 16 bits up to n = 257 (257 · 255 = 65535): bright
@@ -762,6 +856,7 @@ main (int argc, char **argv)
                                                filter_names[wides[i].id], wides[i].param);
       g_test_add_data_func (path, &wides[i], test_wide);
     }
+  g_test_add_func ("/xv-radius/median16-ranks", test_median16_ranks);
   g_test_add_func ("/xv-radius/blur-u16-limit", test_blur_u16_limit);
   g_test_add_func ("/xv-radius/blur-div-float", test_blur_div_float);
   g_test_add_func ("/xv-radius/blur-div-corrected", test_blur_div_corrected);
