@@ -368,8 +368,12 @@ lb_m16_strip (const LbMedianJob *j, LbM16 *m, int ya, int yb, int xs0, int xs1)
 
 #define LB_M12_MAX_VALUES 4096
 #define LB_M12_COL_BYTES (16 + 256 + 4096)
-/* Output columns per strip: (strip + 2r) columns of 4368 bytes stay in L2 for moderate r. */
-#define LB_M12_STRIP 128
+/* Output columns per strip, at least: the 2r halo columns' updates are the price of a
+ * narrow strip, and (strip + 2r) · 4368 bytes outgrowing L2 that of a wide one. Measured
+ * (1400×1000 CT-like 12-bit image, 1 thread, ms, strips of 64 / 128 / 256 / 512 / the
+ * image's width, same run): r 3 33 / 33 / 33 / 33 / 35–49; r 15 38 / 35 / 34 / 33 / 35;
+ * r 63 57–61 / 48 / 43 / 41–45 / 39. Hence 256, and 6r for large r. */
+#define LB_M12_STRIP 256
 
 /* lb_m12_ge[t]: 1 in the u8 lanes ≥ t, what one sample in bin t adds to a column's prefixes */
 static const LbU8x16 lb_m12_ge[16] __attribute__ ((aligned (16), unused)) = {
@@ -382,7 +386,6 @@ static const LbU8x16 lb_m12_ge[16] __attribute__ ((aligned (16), unused)) = {
 };
 
 typedef struct {
-  LbU16x16 kc;          /* window coarse prefixes */
   LbU16x16 km[16];      /* window middle prefixes, bucket b valid as of column lastm[b] */
   LbU16x16 kf[256];     /* window fine prefixes, bucket g valid as of column lastf[g] */
   int lastm[16], lastf[256];
@@ -439,19 +442,25 @@ lb_m12_col_rows (const LbM12 *m, const guint16 *restrict lut, const guint16 *sa,
 }
 
 /* brings bucket b of the window's tier-t prefixes (kv[b], valid as of column last[b]; −1:
- * stale) to the window of column x, [wx0, wx1] */
+ * stale) to the window of column x, [wx0, wx1], and copies it to *out (a local of the caller, in
+ * registers once inlined): the caller searches the value, not a reload of the 32-byte store
+ * just made (two 16-byte loads of it are not forwarded; that reload took a tenth of the time).
+ * Not a return value: a 32-byte vector return has an ABI that depends on AVX. */
 static inline __attribute__ ((always_inline)) void
-lb_m12_bucket (const LbM12 *m, int t, LbU16x16 *kv, int *last, guint b, int x, int r, int wx0,
-               int wx1, int cx0, int cx1)
+lb_m12_bucket (const guint8 *tb, gsize bs, LbU16x16 *kv, int *last, guint b, int x, int r,
+               int wx0, int wx1, int cx0, int cx1, LbU16x16 *out)
 {
   const int l = last[b];
   LbU16x16 acc;
 
   if (l == x)
-    return;
+    {
+      *out = kv[b];
+      return;
+    }
   if (l < 0 || 2 * (x - l) > wx1 - wx0 + 1)
     {
-      const guint8 *p = lb_m12_at (m, t, wx0, b);
+      const guint8 *p = tb + b * bs + (gsize) wx0 * 16;
 
       acc = (LbU16x16) { 0 };
       for (int col = wx0; col <= wx1; col++, p += 16)
@@ -463,30 +472,35 @@ lb_m12_bucket (const LbM12 *m, int t, LbU16x16 *kv, int *last, guint b, int x, i
       for (int xx = l + 1; xx <= x; xx++)
         {
           if (xx + r <= cx1)
-            acc += lb_load_u8x16_wide (lb_m12_at (m, t, xx + r, b));
+            acc += lb_load_u8x16_wide (tb + b * bs + (gsize) (xx + r) * 16);
           if (xx - r - 1 >= cx0)
-            acc -= lb_load_u8x16_wide (lb_m12_at (m, t, xx - r - 1, b));
+            acc -= lb_load_u8x16_wide (tb + b * bs + (gsize) (xx - r - 1) * 16);
         }
     }
   kv[b] = acc;
   last[b] = x;
+  *out = acc;
 }
 
-/* the k-th smallest (0-based) rank in the window of column x, [wx0, wx1] */
+/* the k-th smallest (0-based) rank in the window of column x, [wx0, wx1], whose coarse
+ * prefixes are kc; tb1, tb2: the middle and fine tiers' bases, offset so that bucket b of
+ * image column x is at tb + b · bs + x · 16 (locals of the caller: read through m, they were
+ * reloaded after every store of a window vector, which may alias them) */
 static inline __attribute__ ((always_inline)) guint
-lb_m12_kth (LbM12 *m, guint32 k, int x, int r, int wx0, int wx1, int cx0, int cx1)
+lb_m12_kth (LbM12 *m, LbU16x16 kc, const guint8 *tb1, const guint8 *tb2, gsize bs, guint32 k,
+            int x, int r, int wx0, int wx1, int cx0, int cx1)
 {
-  const guint b = (guint) lb_rank16_u16 (lb_u16x16_lo (m->kc), lb_u16x16_hi (m->kc), k);
-  guint32 below = b > 0 ? m->kc[b - 1] : 0;
+  const guint b = (guint) lb_rank16_u16 (lb_u16x16_lo (kc), lb_u16x16_hi (kc), k);
+  guint32 below = b > 0 ? kc[b - 1] : 0;
+  LbU16x16 v;
   guint g;
 
-  lb_m12_bucket (m, 1, m->km, m->lastm, b, x, r, wx0, wx1, cx0, cx1);
-  g = (guint) lb_rank16_u16 (lb_u16x16_lo (m->km[b]), lb_u16x16_hi (m->km[b]), k - below);
-  below += g > 0 ? m->km[b][g - 1] : 0;
+  lb_m12_bucket (tb1, bs, m->km, m->lastm, b, x, r, wx0, wx1, cx0, cx1, &v);
+  g = (guint) lb_rank16_u16 (lb_u16x16_lo (v), lb_u16x16_hi (v), k - below);
+  below += g > 0 ? v[g - 1] : 0;
   g += b * 16;
-  lb_m12_bucket (m, 2, m->kf, m->lastf, g, x, r, wx0, wx1, cx0, cx1);
-  return g * 16
-         + (guint) lb_rank16_u16 (lb_u16x16_lo (m->kf[g]), lb_u16x16_hi (m->kf[g]), k - below);
+  lb_m12_bucket (tb2, bs, m->kf, m->lastf, g, x, r, wx0, wx1, cx0, cx1, &v);
+  return g * 16 + (guint) lb_rank16_u16 (lb_u16x16_lo (v), lb_u16x16_hi (v), k - below);
 }
 
 /* Output columns [xs0, xs1) of rows [ya, yb), channel j->c, whose samples have the ranks lut
@@ -498,6 +512,13 @@ lb_m12_strip (const LbMedianJob *j, LbM12 *m, const guint16 *lut, const guint16 
   const int r = j->r, ch = j->ch, cx0 = j->x0, cx1 = j->x1 - 1, ry0 = j->y0, ry1 = j->y1 - 1;
   const int colmin = MAX (cx0, xs0 - r), colmax = MIN (cx1, xs1 - 1 + r);
 
+  /* bytes per bucket; the tiers' bases, offset so that bucket b of image column x is at
+   * tb + b · bs + x · 16 */
+  const gsize bs = m->ncols * 16;
+  const guint8 *const tb0 = m->col - (gsize) colmin * 16;
+  const guint8 *const tb1 = tb0 + m->ncols * lb_m12_tier_off[1];
+  const guint8 *const tb2 = tb0 + m->ncols * lb_m12_tier_off[2];
+
   m->colmin = colmin;
   memset (m->col, 0, m->ncols * LB_M12_COL_BYTES);
   /* rows ya−r−1 … ya+r−1: the first output row then adds ya+r and drops ya−r−1 */
@@ -507,6 +528,7 @@ lb_m12_strip (const LbMedianJob *j, LbM12 *m, const guint16 *lut, const guint16 
     {
       guint16 *d = (guint16 *) (void *) (j->dst + (gsize) y * j->dstride) + j->c;
       const int wy0 = MAX (ry0, y - r), wy1 = MIN (ry1, y + r);
+      LbU16x16 kc = { 0 }; /* the window's coarse prefixes */
 
       if (y + r <= ry1 && y - r - 1 >= ry0)
         lb_m12_col_rows (m, lut, lb_m16_row (j, y + r), lb_m16_row (j, y - r - 1), ch, colmin,
@@ -516,31 +538,27 @@ lb_m12_strip (const LbMedianJob *j, LbM12 *m, const guint16 *lut, const guint16 
       else if (y - r - 1 >= ry0)
         lb_m12_col_rows (m, lut, NULL, lb_m16_row (j, y - r - 1), ch, colmin, colmax, FALSE,
                          TRUE);
-
-      m->kc = (LbU16x16) { 0 };
       for (int b = 0; b < 16; b++)
         m->lastm[b] = -1;   /* stale: rebuilt on first use */
       for (int g = 0; g < 256; g++)
         m->lastf[g] = -1;
       for (int col = colmin; col <= MIN (colmax, xs0 + r - 1); col++)
-        m->kc += lb_load_u8x16_wide (lb_m12_at (m, 0, col, 0));
+        kc += lb_load_u8x16_wide (tb0 + (gsize) col * 16);
       for (int x = xs0; x < xs1; x++)
         {
           const int wx0 = MAX (cx0, x - r), wx1 = MIN (cx1, x + r);
           const guint32 n = (guint32) (wx1 - wx0 + 1) * (guint32) (wy1 - wy0 + 1);
 
           if (x + r <= colmax)
-            m->kc += lb_load_u8x16_wide (lb_m12_at (m, 0, x + r, 0));
+            kc += lb_load_u8x16_wide (tb0 + (gsize) (x + r) * 16);
           if (x - r - 1 >= colmin)
-            m->kc -= lb_load_u8x16_wide (lb_m12_at (m, 0, x - r - 1, 0));
+            kc -= lb_load_u8x16_wide (tb0 + (gsize) (x - r - 1) * 16);
+#define LB_M12_KTH(k) val[lb_m12_kth (m, kc, tb1, tb2, bs, (k), x, r, wx0, wx1, cx0, cx1)]
           if (n & 1)
-            d[(gsize) x * ch] = val[lb_m12_kth (m, n / 2, x, r, wx0, wx1, cx0, cx1)];
+            d[(gsize) x * ch] = LB_M12_KTH (n / 2);
           else
-            d[(gsize) x * ch] = (guint16) (((guint) val[lb_m12_kth (m, n / 2 - 1, x, r, wx0, wx1,
-                                                                     cx0, cx1)]
-                                            + val[lb_m12_kth (m, n / 2, x, r, wx0, wx1, cx0,
-                                                              cx1)])
-                                           / 2);
+            d[(gsize) x * ch] = (guint16) (((guint) LB_M12_KTH (n / 2 - 1) + LB_M12_KTH (n / 2)) / 2);
+#undef LB_M12_KTH
         }
     }
 }
@@ -598,7 +616,7 @@ lb_median16_rows (const LbMedianJob *job, int nc, int ya, int yb)
     {
       /* the rows the strips read: ya − r − 1 enters the first window's set-up and leaves */
       const int ra = MAX (j.y0, ya - j.r - 1), rb = MIN (j.y1 - 1, yb - 1 + j.r);
-      const int strip = MIN (rw, LB_M12_STRIP);
+      const int strip = MIN (rw, MAX (LB_M12_STRIP, 6 * j.r));
       g_autofree guint64 *bits = g_new (guint64, 1024);
       g_autofree guint16 *lut = g_new (guint16, 65536);
       g_autofree guint16 *val = g_new (guint16, LB_M12_MAX_VALUES);

@@ -380,6 +380,7 @@ compare_one_band_and_rows (const Job *job, const Buf *src, const int *cuts, int 
  *  - RGB16 whose channels differ: 8 values; 4096; the top half from 300 values and the bottom
  *    half uniform noise (bands on both sides of the limit);
  *  - a 300-row image at r = 127, whose column prefixes (u8) reach 255;
+ *  - images wider than one strip, so that strips start and end inside them;
  * median and despeckle (radii 3 and 15; 127: median), with and without a selection, one band,
  * one row per band and random bands, against the reference. */
 static void
@@ -431,6 +432,8 @@ test_median16_ranks (void)
     { F_DESPECKLE, 7, 80, 60, 0 },   { F_DESPECKLE, 31, 80, 60, 1 },
     { F_MEDIAN, 3, 150, 48, 2 },     { F_DESPECKLE, 31, 150, 48, 2 },
     { F_MEDIAN, 127, 16, 300, 0 },
+    /* wider than a strip (256 output columns, 6r from r = 43) plus the halo */
+    { F_MEDIAN, 15, 300, 40, 0 },    { F_MEDIAN, 60, 400, 12, 2 },
   };
   guint16 sparse[4097];
   int cuts[MAX_CUTS];
