@@ -63,11 +63,10 @@ size_dims (double mpx, guint *w, guint *h)
 
 /* A continuous-tone picture: smooth waves per channel plus a little noise, so statistics
  * filters (median, oil) see realistic data rather than flat or random images. 16-bit gray
- * spans the full 0..65535 range, as 16-bit medical images may. */
-LbImage *lb_bench_make_image (guint width, guint height, LbSampleFormat format, GError **error);
-
-LbImage *
-lb_bench_make_image (guint width, guint height, LbSampleFormat format, GError **error)
+ * spans the full 0..65535 range, as 16-bit medical images may; with @ct (16-bit formats) it
+ * holds 12-bit values instead, 0..4095 with noise of ±64, as CT slices are stored. */
+static LbImage *
+make_image (guint width, guint height, LbSampleFormat format, gboolean ct, GError **error)
 {
   guint channels = lb_sample_format_get_channels (format);
   gboolean wide = lb_sample_format_get_bit_depth (format) == 16;
@@ -96,7 +95,12 @@ lb_bench_make_image (guint width, guint height, LbSampleFormat format, GError **
           {
             float w = sx[x * channels + c] * sy[y * channels + c];
             rng ^= rng << 13, rng ^= rng >> 17, rng ^= rng << 5;
-            if (wide)
+            if (wide && ct)
+              {
+                int v = (int) (2048 + 1900 * w) + (int) (rng & 127) - 64;
+                ((guint16 *) (void *) row)[x * channels + c] = (guint16) CLAMP (v, 0, 4095);
+              }
+            else if (wide)
               {
                 int v = (int) (32768 + 31000 * w) + (int) (rng & 2047) - 1024;
                 ((guint16 *) (void *) row)[x * channels + c] = (guint16) CLAMP (v, 0, 65535);
@@ -109,6 +113,14 @@ lb_bench_make_image (guint width, guint height, LbSampleFormat format, GError **
           }
     }
   return lb_image_new_take (width, height, format, stride, pixels, NULL);
+}
+
+LbImage *lb_bench_make_image (guint width, guint height, LbSampleFormat format, GError **error);
+
+LbImage *
+lb_bench_make_image (guint width, guint height, LbSampleFormat format, GError **error)
+{
+  return make_image (width, height, format, FALSE, error);
 }
 
 static LbKernelBuf
@@ -1189,6 +1201,7 @@ lb_bench_filters_main (int argc, char **argv)
         const char *fmt = lb_sample_format_to_string (formats[f]);
         guint w, h;
         g_autoptr (LbImage) image = NULL;
+        g_autoptr (LbImage) image12 = NULL;
         g_autofree char *dims = NULL;
 
         size_dims (mpx, &w, &h);
@@ -1255,8 +1268,10 @@ lb_bench_filters_main (int argc, char **argv)
               }
           }
 
-        /* Radius independence at the paper's size. */
+        /* Radius independence at the paper's size; on 16-bit gray the median pairs also on
+         * 12-bit values (CT-like), which take the 16-bit median's rank path */
         if (fabs (mpx - radius_mpx) < 1e-9)
+          for (guint v = 0; v < (formats[f] == LB_FORMAT_GRAY16 ? 2u : 1u); v++)
           for (guint r = 0; r < G_N_ELEMENTS (radius_pairs); r++)
             {
               const RadiusPair *rp = &radius_pairs[r];
@@ -1265,26 +1280,43 @@ lb_bench_filters_main (int argc, char **argv)
               LbBenchStats st1, st15;
               PassPath p1, p15;
 
-              if (!selected (&ctx, rp->id))
+              const char *rfmt = v == 0 ? fmt : "gray16 (12-bit)";
+              LbImage *rimage = image;
+
+              if (!selected (&ctx, rp->id)
+                  || (v == 1 && !g_str_equal (rp->id, "median") && !g_str_equal (rp->id, "despeckle")))
                 continue;
+              if (v == 1)
+                {
+                  if (image12 == NULL)
+                    image12 = make_image (w, h, formats[f], TRUE, &error);
+                  if (image12 == NULL)
+                    {
+                      g_ptr_array_add (notes, g_strdup (error->message));
+                      g_clear_error (&error);
+                      continue;
+                    }
+                  rimage = image12;
+                }
               s1 = lb_bench_filter_spec_with (base, rp->label_r1, rp->step_r1, rp->p_r1);
               s15 = lb_bench_filter_spec_with (base, rp->label_r15, rp->step_r15, rp->p_r15);
-              if (!measure_cell (&ctx, &s1, image, ctx.threads_all, FALSE, &st1, &p1, &error)
-                  || !measure_cell (&ctx, &s15, image, ctx.threads_all, FALSE, &st15, &p15, &error))
+              if (!measure_cell (&ctx, &s1, rimage, ctx.threads_all, FALSE, &st1, &p1, &error)
+                  || !measure_cell (&ctx, &s15, rimage, ctx.threads_all, FALSE, &st15, &p15, &error))
                 {
                   g_ptr_array_add (notes, g_strdup (error->message));
                   g_clear_error (&error);
                   continue;
                 }
-              fprintf (stderr, "radius %-10s %-6s r1 %.3f ms, r15 %.3f ms\n", rp->id, fmt,
+              fprintf (stderr, "radius %-10s %-6s r1 %.3f ms, r15 %.3f ms\n", rp->id, rfmt,
                        st1.median, st15.median);
               /* for the external rows (a baseline's radius 15); radius 1 keeps the main
                * table's figure where it has one */
-              if (isnan (recall (results, rp->label_r1, fmt, mpx, ctx.threads_all)))
+              if (v == 0 && isnan (recall (results, rp->label_r1, fmt, mpx, ctx.threads_all)))
                 remember (results, rp->label_r1, fmt, mpx, ctx.threads_all, st1.median);
-              remember (results, rp->label_r15, fmt, mpx, ctx.threads_all, st15.median);
+              if (v == 0)
+                remember (results, rp->label_r15, fmt, mpx, ctx.threads_all, st15.median);
               lb_bench_table_add_row_take (t_radius, g_strdup_printf ("%s / %s", rp->label_r1, rp->label_r15),
-                                           g_strdup (fmt), lb_bench_fmt (mpx),
+                                           g_strdup (rfmt), lb_bench_fmt (mpx),
                                            p1 == p15 ? g_strdup (path_name (p1))
                                                      : g_strdup_printf ("%s/%s", path_name (p1), path_name (p15)),
                                            lb_bench_fmt (st1.median), lb_bench_fmt (st15.median),

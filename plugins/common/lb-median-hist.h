@@ -11,11 +11,13 @@
  *  - lb_median8_rows: 8-bit samples, from r = 3 (below that the networks of
  *    lb-median-net.h): Perreault & Hébert's constant-time median (IEEE TIP 2007) on prefix
  *    sums (lb-median8-body.h).
- *  - lb_median16_rows: 16-bit samples. For 48 ≤ r ≤ 127 the two-tier scheme of Perreault &
- *    Hébert's constant-time median carried to four tiers of 16 bins (see below): constant
- *    cost per sample on smooth data, rebuilds linear in r on noisy data. For r < 48 (where
- *    it is cheaper on noisy images) and r > 127 (u16 window counts) Huang's sliding
- *    histogram, O(r) per sample. */
+ *  - lb_median16_rows: 16-bit samples. For r ≤ 127, a band's channel whose samples hold at
+ *    most 4096 distinct values takes the rank path (see below): renumbered, and the 8-bit
+ *    scheme on the ranks with three tiers. Otherwise: for 48 ≤ r ≤ 127 the two-tier scheme
+ *    of Perreault & Hébert's constant-time median carried to four tiers of 16 bins (see
+ *    below): constant cost per sample on smooth data, rebuilds linear in r on noisy data.
+ *    For r < 48 (where it is cheaper on noisy images) and r > 127 (u16 window counts)
+ *    Huang's sliding histogram, O(r) per sample. */
 
 #include <string.h>
 
@@ -364,7 +366,15 @@ lb_m16_strip (const LbMedianJob *j, LbM16 *m, int ya, int yb, int xs0, int xs1)
  * moved since its last use or rebuilt from the window's columns when that is cheaper. Three
  * branch-free ranks (lb_rank16_u16) find the value. The cost per sample does not grow with
  * r, unlike Huang's, as long as the median stays in few buckets along a row (smooth images,
- * large windows); on noise a fine bucket is rebuilt from 2r + 1 columns per jump. */
+ * large windows); where it leaves its fine bucket at every pixel (noise, or steep ramps: 16
+ * ranks are a narrow bucket) that bucket is rebuilt from 2r + 1 columns, linear in r again
+ * but with one vector load per column where Huang makes six scalar updates.
+ *
+ * Measured, 1400×1000, 8 bands, ms, Huang or four tiers / this path: a CT-like 12-bit image
+ * (body, bone and lung discs over air, gentle waves, noise σ ≈ 18), 1 thread: r 3 58 / 34,
+ * r 15 136 / 36, r 31 251 / 39, r 63 114 / 42; lightbox-bench's image at 12 bits (waves
+ * over 0 … 4095, so up to 51 values a pixel, noise ±64), 2 threads: r 3 26.6 / 25.5, r 15
+ * 53.6–56.3 / 36.3. Counting the distinct values costs one pass over the band's samples. */
 
 #define LB_M12_MAX_VALUES 4096
 #define LB_M12_COL_BYTES (16 + 256 + 4096)

@@ -138,11 +138,16 @@ void       lb_unsharp_free              (LbUnsharp             *state);
  *    keep the column histograms in L2. Each band (and strip) starts by building its column
  *    histograms from 2r+1 rows, so bands much shorter than 2r rows repeat that work: prefer
  *    bands of ≥ 64 rows.
- *  - larger radii, 16 bits: below r = 48 (and above 127) a three-level histogram (256 bins
- *    by the high byte, 4096 by the top 12 bits, 65536 fine bins) for the window, updated by
- *    the column that enters and the column that leaves (Huang: O(r) per sample, so not
- *    radius-independent), searched from the previous answer's high-byte bin, then ≤ 16 + 16
- *    bins; for 48 ≤ r ≤ 127 Perreault's scheme on four tiers of 16 bins.
+ *  - larger radii, 16 bits, r ≤ 127: where the samples a band reads in one channel hold at
+ *    most 4096 distinct values (12-bit CT, most MR and radiographs, 8-bit data widened),
+ *    they are renumbered by rank and the 8-bit scheme runs on the ranks with three tiers of
+ *    16 bins, u8 column prefixes; the answer is mapped back (constant in the radius on smooth
+ *    data).
+ *  - larger radii, 16 bits, other data: below r = 48 (and above 127) a three-level histogram
+ *    (256 bins by the high byte, 4096 by the top 12 bits, 65536 fine bins) for the window,
+ *    updated by the column that enters and the column that leaves (Huang: O(r) per sample,
+ *    so not radius-independent), searched from the previous answer's high-byte bin, then
+ *    ≤ 16 + 16 bins; for 48 ≤ r ≤ 127 Perreault's scheme on four tiers of 16 bins.
  * The reference sorts each window.
  */
 typedef struct {

@@ -203,8 +203,9 @@ median_small (const LbMedian    *st,
 
 /* ------------------------------------------------------------------------------------------ */
 /* From r = 3, the histogram medians of lb-median-hist.h (shared with xv despeckle): 8 bits,
- * Perreault's constant-time median; 16 bits, Huang's sliding histogram, and a four-tier
- * constant-time median for 48 ≤ r ≤ 127. */
+ * Perreault's constant-time median; 16 bits, the same on ranks where a band holds at most
+ * 4096 distinct values, else Huang's sliding histogram, and a four-tier constant-time median
+ * for 48 ≤ r ≤ 127. */
 
 void
 lb_median_process (const LbMedian    *st,

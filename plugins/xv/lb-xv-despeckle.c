@@ -209,7 +209,8 @@ despeckle5_rows (const LbXvDespeckle *self,
 }
 
 /* The histogram medians shared with the enhance median (lb-median-hist.h): 8 bits,
- * Perreault's constant-time median; 16 bits, Huang's sliding histogram or four tiers. */
+ * Perreault's constant-time median; 16 bits, the same on ranks (at most 4096 distinct
+ * values), else Huang's sliding histogram or four tiers. */
 static void
 despeckle_hist_rows (const LbXvDespeckle *self,
                      const LbKernelBuf   *src,

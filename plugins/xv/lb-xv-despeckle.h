@@ -48,8 +48,11 @@ void     lb_xv_despeckle_process_ref (const LbXvDespeckle *self,
  *    out per pixel; the fine bins of a coarse bin are brought up to date only when the median
  *    falls into it. The cost per pixel does not depend on n. The histograms are kept as
  *    prefix sums, so the k-th value's bin is the count of 16 lanes ≤ k, without branches.
- *  - 16 bits, lb_median16_rows: Huang's sliding histogram (linear in n), and for
- *    97 ≤ n ≤ 255 Perreault's scheme on four tiers of 16 bins (16, 256, 4096, 65536).
+ *  - 16 bits, lb_median16_rows: for n ≤ 255, where a band's samples in one channel hold at
+ *    most 4096 distinct values (12-bit CT and the like), the 8-bit scheme on their ranks
+ *    with three tiers of 16 bins, mapped back; otherwise Huang's sliding histogram (linear
+ *    in n), and for 97 ≤ n ≤ 255 Perreault's scheme on four tiers of 16 bins (16, 256,
+ *    4096, 65536).
  * Identical output. */
 void     lb_xv_despeckle_process     (const LbXvDespeckle *self,
                                       const LbKernelBuf   *src,
