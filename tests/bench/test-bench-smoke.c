@@ -152,6 +152,40 @@ test_filters (void)
   lb_bench_remove_tree (cwd);
 }
 
+/* The median pairs of the radius table run on 16-bit gray twice: the full-range picture and
+ * the 12-bit one (the 16-bit median's rank path); the other formats once. */
+static void
+test_filters_radius_12bit (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *cwd = g_dir_make_tmp ("lb-bench-smoke-XXXXXX", &error);
+  g_autofree char *out = NULL;
+  g_autofree char *json = NULL;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  const char *argv[] = { bench_exe, "filters", "--quick", "--sizes", "0.1", "--filters", "despeckle",
+                         "--no-reference", "--no-external", "--no-memory", "--no-floor",
+                         "--out", "tmp", NULL };
+  const char *formats[] = { "rgb8", "gray16", "gray16 (12-bit)" };
+  JsonArray *rows;
+
+  g_assert_no_error (error);
+  run_bench (argv, cwd);
+  out = g_build_filename (cwd, "tmp", NULL);
+  json = g_build_filename (out, "filters.json", NULL);
+  rows = table_rows (load_json (parser, json, "filters"), "radius");
+  g_assert_cmpuint (json_array_get_length (rows), ==, G_N_ELEMENTS (formats));
+  for (guint i = 0; i < json_array_get_length (rows); i++)
+    {
+      JsonObject *r = json_array_get_object_element (rows, i);
+
+      g_assert_cmpstr (json_object_get_string_member (r, "filter"), ==,
+                       "despeckle 3 / despeckle 31");
+      g_assert_cmpstr (json_object_get_string_member (r, "format"), ==, formats[i]);
+      g_assert_cmpfloat (json_object_get_double_member (r, "ms_r15"), >, 0);
+    }
+  lb_bench_remove_tree (cwd);
+}
+
 static void
 test_net (void)
 {
@@ -210,6 +244,7 @@ main (int argc, char **argv)
     }
   bench_exe = argv[1];
   g_test_add_func ("/bench/smoke/filters", test_filters);
+  g_test_add_func ("/bench/smoke/filters-radius-12bit", test_filters_radius_12bit);
   g_test_add_func ("/bench/smoke/net", test_net);
   return g_test_run ();
 }
