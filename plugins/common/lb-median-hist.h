@@ -405,8 +405,18 @@ lb_m16_strip (const LbMedianJob *j, LbM16 *m, int ya, int yb, int xs0, int xs1)
  * over 0 … 4095, so up to 51 values a pixel, noise ±64), 2 threads: r 3 26.6 / 25.5, r 15
  * 53.6–56.3 / 36.3. Counting the distinct values costs one pass over the band's samples. */
 
+/* lb_median8_ge[t]: 1 in lanes ≥ t, what one sample in bin t adds to a prefix-sum histogram */
+static const LbU16x16 lb_median8_ge[16] __attribute__ ((aligned (32), unused)) = {
+#define LB_M8_GE(t) { 0 >= t, 1 >= t, 2 >= t, 3 >= t, 4 >= t, 5 >= t, 6 >= t, 7 >= t, 8 >= t, \
+                      9 >= t, 10 >= t, 11 >= t, 12 >= t, 13 >= t, 14 >= t, 15 >= t }
+  LB_M8_GE (0), LB_M8_GE (1), LB_M8_GE (2), LB_M8_GE (3), LB_M8_GE (4), LB_M8_GE (5),
+  LB_M8_GE (6), LB_M8_GE (7), LB_M8_GE (8), LB_M8_GE (9), LB_M8_GE (10), LB_M8_GE (11),
+  LB_M8_GE (12), LB_M8_GE (13), LB_M8_GE (14), LB_M8_GE (15),
+#undef LB_M8_GE
+};
+
 #define LB_M12_MAX_VALUES 4096
-#define LB_M12_COL_BYTES (16 + 256 + 4096)
+#define LB_M12_COL_BYTES (32 + 512 + 4096)
 /* Output columns per strip, at least: the 2r halo columns' updates are the price of a
  * narrow strip, and (strip + 2r) · 4368 bytes outgrowing L2 that of a wide one. Measured
  * (1400×1000 CT-like 12-bit image, 1 thread, ms, strips of 64 / 128 / 256 / 512 / the
@@ -433,15 +443,16 @@ typedef struct {
   int colmin;
 } LbM12;
 
-static const gsize lb_m12_tier_off[3] = { 0, 16, 16 + 256 };
+static const gsize lb_m12_tier_off[3] = { 0, 32, 32 + 512 };
 
 /* the 16 tier-t prefixes of bucket b of image column x: a bucket's columns side by side, so
- * that rebuilding or sliding a bucket reads them in sequence */
+ * that rebuilding or sliding a bucket reads them in sequence; u16 in tiers 0 and 1, u8 in
+ * tier 2 */
 static inline guint8 *
 lb_m12_at (const LbM12 *m, int t, int x, guint b)
 {
   return m->col + m->ncols * lb_m12_tier_off[t]
-         + ((gsize) b * m->ncols + (gsize) (x - m->colmin)) * 16;
+         + ((gsize) b * m->ncols + (gsize) (x - m->colmin)) * (t < 2 ? 32 : 16);
 }
 
 /* Adds row sa (add) and removes row ss (sub) — ranks lut[sample] — to/from the prefixes of
@@ -450,34 +461,36 @@ static inline __attribute__ ((always_inline)) void
 lb_m12_col_rows (const LbM12 *m, const guint16 *restrict lut, const guint16 *sa,
                  const guint16 *ss, int ch, int x0, int x1, gboolean add, gboolean sub)
 {
-  const gsize bs = m->ncols * 16; /* bytes per bucket */
+  const gsize bs1 = m->ncols * 32, bs2 = m->ncols * 16; /* bytes per bucket */
   guint8 *restrict t0 = lb_m12_at (m, 0, x0, 0), *restrict t1 = lb_m12_at (m, 1, x0, 0);
   guint8 *restrict t2 = lb_m12_at (m, 2, x0, 0);
 
-#define LB_M12_P(p) (*(LbU8x16u *) (void *) (p))
-  for (int x = x0; x <= x1; x++, t0 += 16, t1 += 16, t2 += 16)
+#define LB_M12_P16(p) (*(LbU16x16u *) (void *) (p))
+#define LB_M12_P8(p) (*(LbU8x16u *) (void *) (p))
+  for (int x = x0; x <= x1; x++, t0 += 32, t1 += 32, t2 += 16)
     {
       const guint va = add ? lut[sa[(gsize) x * ch]] : 0;
       const guint vs = sub ? lut[ss[(gsize) x * ch]] : 0;
 
       if (add && sub)
-        LB_M12_P (t0) += lb_m12_ge[va >> 8] - lb_m12_ge[vs >> 8];
+        LB_M12_P16 (t0) += lb_median8_ge[va >> 8] - lb_median8_ge[vs >> 8];
       else if (add)
-        LB_M12_P (t0) += lb_m12_ge[va >> 8];
+        LB_M12_P16 (t0) += lb_median8_ge[va >> 8];
       else
-        LB_M12_P (t0) -= lb_m12_ge[vs >> 8];
+        LB_M12_P16 (t0) -= lb_median8_ge[vs >> 8];
       if (add)
         {
-          LB_M12_P (t1 + (va >> 8) * bs) += lb_m12_ge[(va >> 4) & 15];
-          LB_M12_P (t2 + (va >> 4) * bs) += lb_m12_ge[va & 15];
+          LB_M12_P16 (t1 + (va >> 8) * bs1) += lb_median8_ge[(va >> 4) & 15];
+          LB_M12_P8 (t2 + (va >> 4) * bs2) += lb_m12_ge[va & 15];
         }
       if (sub)
         {
-          LB_M12_P (t1 + (vs >> 8) * bs) -= lb_m12_ge[(vs >> 4) & 15];
-          LB_M12_P (t2 + (vs >> 4) * bs) -= lb_m12_ge[vs & 15];
+          LB_M12_P16 (t1 + (vs >> 8) * bs1) -= lb_median8_ge[(vs >> 4) & 15];
+          LB_M12_P8 (t2 + (vs >> 4) * bs2) -= lb_m12_ge[vs & 15];
         }
     }
-#undef LB_M12_P
+#undef LB_M12_P16
+#undef LB_M12_P8
 }
 
 /* brings bucket b of the window's tier-t prefixes (kv[b], valid as of column last[b]; −1:
@@ -487,8 +500,13 @@ lb_m12_col_rows (const LbM12 *m, const guint16 *restrict lut, const guint16 *sa,
  * Not a return value: a 32-byte vector return has an ABI that depends on AVX. */
 static inline __attribute__ ((always_inline)) void
 lb_m12_bucket (const guint8 *tb, gsize bs, LbU16x16 *kv, int *last, guint b, int x, int r,
-               int wx0, int wx1, int cx0, int cx1, LbU16x16 *out)
+               int wx0, int wx1, int cx0, int cx1, const gboolean u16, LbU16x16 *out)
 {
+  /* bytes per column; column x of the bucket */
+  const gsize es = u16 ? 32 : 16;
+#define LB_M12_COL(x) \
+  (u16 ? lb_load_u16x16 (tb + b * bs + (gsize) (x) * es) \
+       : lb_load_u8x16_wide (tb + b * bs + (gsize) (x) * es))
   const int l = last[b];
   LbU16x16 acc;
 
@@ -499,7 +517,14 @@ lb_m12_bucket (const guint8 *tb, gsize bs, LbU16x16 *kv, int *last, guint b, int
     }
   if (l < 0 || 2 * (x - l) > wx1 - wx0 + 1)
     {
-      lb_sum_u8x16_cols (tb + b * bs + (gsize) wx0 * 16, wx1 - wx0 + 1, &acc);
+      if (u16)
+        {
+          acc = (LbU16x16) { 0 };
+          for (int col = wx0; col <= wx1; col++)
+            acc += LB_M12_COL (col);
+        }
+      else
+        lb_sum_u8x16_cols (tb + b * bs + (gsize) wx0 * 16, wx1 - wx0 + 1, &acc);
     }
   else
     {
@@ -507,11 +532,12 @@ lb_m12_bucket (const guint8 *tb, gsize bs, LbU16x16 *kv, int *last, guint b, int
       for (int xx = l + 1; xx <= x; xx++)
         {
           if (xx + r <= cx1)
-            acc += lb_load_u8x16_wide (tb + b * bs + (gsize) (xx + r) * 16);
+            acc += LB_M12_COL (xx + r);
           if (xx - r - 1 >= cx0)
-            acc -= lb_load_u8x16_wide (tb + b * bs + (gsize) (xx - r - 1) * 16);
+            acc -= LB_M12_COL (xx - r - 1);
         }
     }
+#undef LB_M12_COL
   kv[b] = acc;
   last[b] = x;
   *out = acc;
@@ -522,19 +548,19 @@ lb_m12_bucket (const guint8 *tb, gsize bs, LbU16x16 *kv, int *last, guint b, int
  * image column x is at tb + b · bs + x · 16 (locals of the caller: read through m, they were
  * reloaded after every store of a window vector, which may alias them) */
 static inline __attribute__ ((always_inline)) guint
-lb_m12_kth (LbM12 *m, LbU16x16 kc, const guint8 *tb1, const guint8 *tb2, gsize bs, guint32 k,
-            int x, int r, int wx0, int wx1, int cx0, int cx1)
+lb_m12_kth (LbM12 *m, LbU16x16 kc, const guint8 *tb1, const guint8 *tb2, gsize bs1, gsize bs2,
+            guint32 k, int x, int r, int wx0, int wx1, int cx0, int cx1)
 {
   const guint b = (guint) lb_rank16_u16 (lb_u16x16_lo (kc), lb_u16x16_hi (kc), k);
   guint32 below = b > 0 ? kc[b - 1] : 0;
   LbU16x16 v;
   guint g;
 
-  lb_m12_bucket (tb1, bs, m->km, m->lastm, b, x, r, wx0, wx1, cx0, cx1, &v);
+  lb_m12_bucket (tb1, bs1, m->km, m->lastm, b, x, r, wx0, wx1, cx0, cx1, TRUE, &v);
   g = (guint) lb_rank16_u16 (lb_u16x16_lo (v), lb_u16x16_hi (v), k - below);
   below += g > 0 ? v[g - 1] : 0;
   g += b * 16;
-  lb_m12_bucket (tb2, bs, m->kf, m->lastf, g, x, r, wx0, wx1, cx0, cx1, &v);
+  lb_m12_bucket (tb2, bs2, m->kf, m->lastf, g, x, r, wx0, wx1, cx0, cx1, FALSE, &v);
   return g * 16 + (guint) lb_rank16_u16 (lb_u16x16_lo (v), lb_u16x16_hi (v), k - below);
 }
 
@@ -548,11 +574,11 @@ lb_m12_strip (const LbMedianJob *j, LbM12 *m, const guint16 *lut, const guint16 
   const int colmin = MAX (cx0, xs0 - r), colmax = MIN (cx1, xs1 - 1 + r);
 
   /* bytes per bucket; the tiers' bases, offset so that bucket b of image column x is at
-   * tb + b · bs + x · 16 */
-  const gsize bs = m->ncols * 16;
-  const guint8 *const tb0 = m->col - (gsize) colmin * 16;
-  const guint8 *const tb1 = tb0 + m->ncols * lb_m12_tier_off[1];
-  const guint8 *const tb2 = tb0 + m->ncols * lb_m12_tier_off[2];
+   * tb + b · bs + x · (32 or 16) */
+  const gsize bs1 = m->ncols * 32, bs2 = m->ncols * 16;
+  const guint8 *const tb0 = m->col - (gsize) colmin * 32;
+  const guint8 *const tb1 = m->col + m->ncols * lb_m12_tier_off[1] - (gsize) colmin * 32;
+  const guint8 *const tb2 = m->col + m->ncols * lb_m12_tier_off[2] - (gsize) colmin * 16;
 
   m->colmin = colmin;
   memset (m->col, 0, m->ncols * LB_M12_COL_BYTES);
@@ -578,17 +604,17 @@ lb_m12_strip (const LbMedianJob *j, LbM12 *m, const guint16 *lut, const guint16 
       for (int g = 0; g < 256; g++)
         m->lastf[g] = -1;
       for (int col = colmin; col <= MIN (colmax, xs0 + r - 1); col++)
-        kc += lb_load_u8x16_wide (tb0 + (gsize) col * 16);
+        kc += lb_load_u16x16 (tb0 + (gsize) col * 32);
       for (int x = xs0; x < xs1; x++)
         {
           const int wx0 = MAX (cx0, x - r), wx1 = MIN (cx1, x + r);
           const guint32 n = (guint32) (wx1 - wx0 + 1) * (guint32) (wy1 - wy0 + 1);
 
           if (x + r <= colmax)
-            kc += lb_load_u8x16_wide (tb0 + (gsize) (x + r) * 16);
+            kc += lb_load_u16x16 (tb0 + (gsize) (x + r) * 32);
           if (x - r - 1 >= colmin)
-            kc -= lb_load_u8x16_wide (tb0 + (gsize) (x - r - 1) * 16);
-#define LB_M12_KTH(k) val[lb_m12_kth (m, kc, tb1, tb2, bs, (k), x, r, wx0, wx1, cx0, cx1)]
+            kc -= lb_load_u16x16 (tb0 + (gsize) (x - r - 1) * 32);
+#define LB_M12_KTH(k) val[lb_m12_kth (m, kc, tb1, tb2, bs1, bs2, (k), x, r, wx0, wx1, cx0, cx1)]
           if (n & 1)
             d[(gsize) x * ch] = LB_M12_KTH (n / 2);
           else
@@ -721,15 +747,6 @@ lb_median16_rows (const LbMedianJob *job, int nc, int ya, int yb)
 
 /* ---- 8 bits: lb-median8-body.h ------------------------------------------------------------ */
 
-/* lb_median8_ge[t]: 1 in lanes ≥ t, what one sample in bin t adds to a prefix-sum histogram */
-static const LbU16x16 lb_median8_ge[16] __attribute__ ((aligned (32), unused)) = {
-#define LB_M8_GE(t) { 0 >= t, 1 >= t, 2 >= t, 3 >= t, 4 >= t, 5 >= t, 6 >= t, 7 >= t, 8 >= t, \
-                      9 >= t, 10 >= t, 11 >= t, 12 >= t, 13 >= t, 14 >= t, 15 >= t }
-  LB_M8_GE (0), LB_M8_GE (1), LB_M8_GE (2), LB_M8_GE (3), LB_M8_GE (4), LB_M8_GE (5),
-  LB_M8_GE (6), LB_M8_GE (7), LB_M8_GE (8), LB_M8_GE (9), LB_M8_GE (10), LB_M8_GE (11),
-  LB_M8_GE (12), LB_M8_GE (13), LB_M8_GE (14), LB_M8_GE (15),
-#undef LB_M8_GE
-};
 
 static inline const guint8 *
 lb_m8_row (const LbMedianJob *j, int y)
