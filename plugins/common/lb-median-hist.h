@@ -389,8 +389,9 @@ lb_m16_strip (const LbMedianJob *j, LbM16 *m, int ya, int yb, int xs0, int xs1)
  * The ranks (12 bits) go through lb-median8-body.h's scheme carried to three tiers: per
  * column the prefix sums of 16 coarse bins (v >> 8), of the 16 bins of each of 16 middle
  * buckets ((v >> 4) & 15 within v >> 8) and of the 16 bins of each of 256 fine buckets
- * (v & 15 within v >> 4), in u8: a column holds ≤ 2r + 1 ≤ 255 samples. 4368 bytes per
- * column. The window's coarse prefixes slide by one column in and one out per pixel; a middle
+ * (v & 15 within v >> 4); the fine tier in u8 (a column holds ≤ 2r + 1 ≤ 255 samples), the
+ * other two in u16, so that their per-pixel slides need no widening (GCC 12 widens 16 bytes
+ * in five instructions): 4640 bytes per column. The window's coarse prefixes slide by one column in and one out per pixel; a middle
  * or fine bucket is brought up to date only when the search enters it, by the columns that
  * moved since its last use or rebuilt from the window's columns when that is cheaper. Three
  * branch-free ranks (lb_rank16_u16) find the value. The cost per sample does not grow with
@@ -418,7 +419,7 @@ static const LbU16x16 lb_median8_ge[16] __attribute__ ((aligned (32), unused)) =
 #define LB_M12_MAX_VALUES 4096
 #define LB_M12_COL_BYTES (32 + 512 + 4096)
 /* Output columns per strip, at least: the 2r halo columns' updates are the price of a
- * narrow strip, and (strip + 2r) · 4368 bytes outgrowing L2 that of a wide one. Measured
+ * narrow strip, and (strip + 2r) · 4640 bytes outgrowing L2 that of a wide one. Measured
  * (1400×1000 CT-like 12-bit image, 1 thread, ms, strips of 64 / 128 / 256 / 512 / the
  * image's width, same run): r 3 33 / 33 / 33 / 33 / 35–49; r 15 38 / 35 / 34 / 33 / 35;
  * r 63 57–61 / 48 / 43 / 41–45 / 39. Hence 256, and 6r for large r. */
