@@ -545,13 +545,15 @@ lb_m12_bucket (const guint8 *tb, gsize bs, LbU16x16 *kv, int *last, guint b, int
 }
 
 /* the k-th smallest (0-based) rank in the window of column x, [wx0, wx1], whose coarse
- * prefixes are kc; tb1, tb2: the middle and fine tiers' bases, offset so that bucket b of
- * image column x is at tb + b · bs + x · 16 (locals of the caller: read through m, they were
- * reloaded after every store of a window vector, which may alias them) */
+ * prefixes are *kcp (a pointer: a 32-byte vector argument has an ABI that depends on AVX);
+ * tb1, tb2: the middle and fine tiers' bases, offset so that bucket b of image column x is
+ * at tb1 + b · bs1 + x · 32 and tb2 + b · bs2 + x · 16 (locals of the caller: read through
+ * m, they were reloaded after every store of a window vector, which may alias them) */
 static inline __attribute__ ((always_inline)) guint
-lb_m12_kth (LbM12 *m, LbU16x16 kc, const guint8 *tb1, const guint8 *tb2, gsize bs1, gsize bs2,
+lb_m12_kth (LbM12 *m, const LbU16x16 *kcp, const guint8 *tb1, const guint8 *tb2, gsize bs1, gsize bs2,
             guint32 k, int x, int r, int wx0, int wx1, int cx0, int cx1)
 {
+  const LbU16x16 kc = *kcp;
   const guint b = (guint) lb_rank16_u16 (lb_u16x16_lo (kc), lb_u16x16_hi (kc), k);
   guint32 below = b > 0 ? kc[b - 1] : 0;
   LbU16x16 v;
@@ -615,7 +617,7 @@ lb_m12_strip (const LbMedianJob *j, LbM12 *m, const guint16 *lut, const guint16 
             kc += lb_load_u16x16 (tb0 + (gsize) (x + r) * 32);
           if (x - r - 1 >= colmin)
             kc -= lb_load_u16x16 (tb0 + (gsize) (x - r - 1) * 32);
-#define LB_M12_KTH(k) val[lb_m12_kth (m, kc, tb1, tb2, bs1, bs2, (k), x, r, wx0, wx1, cx0, cx1)]
+#define LB_M12_KTH(k) val[lb_m12_kth (m, &kc, tb1, tb2, bs1, bs2, (k), x, r, wx0, wx1, cx0, cx1)]
           if (n & 1)
             d[(gsize) x * ch] = LB_M12_KTH (n / 2);
           else
