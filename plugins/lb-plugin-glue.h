@@ -80,9 +80,9 @@ lb_glue_parallel_rows (const LbFilterHost *host,
 }
 
 /* One descriptor of a family whose filters share one set of callbacks; @kind_ goes into
- * user_data and says which kernel runs. */
+ * user_data and says which kernel runs; @scratch_: the scratch_size callback or NULL. */
 #define LB_GLUE_FILTER(var, id_, alias_, name_, category_, desc_, params_type, params_,       \
-                       prepare_, process_, release_, finish_, flags_, kind_)                  \
+                       prepare_, scratch_, process_, release_, finish_, flags_, kind_)        \
   static const LbFilterInfo var = {                                                           \
     .struct_size = sizeof (LbFilterInfo),                                                     \
     .id = id_,                                                                                \
@@ -97,6 +97,7 @@ lb_glue_parallel_rows (const LbFilterHost *host,
     .params = params_,                                                                        \
     .n_params = G_N_ELEMENTS (params_),                                                       \
     .prepare = prepare_,                                                                      \
+    .scratch_size = scratch_,                                                                 \
     .process = process_,                                                                      \
     .release = release_,                                                                      \
     .finish = finish_,                                                                        \

@@ -27,6 +27,7 @@ typedef struct {
 typedef struct {
   EnhKind kind;
   gpointer kernel;
+  gsize scratch_size;  /* median: what enh_scratch_size asked the host for */
 } EnhState;
 
 static const LbParamSpec gaussian_params[] = {
@@ -100,6 +101,8 @@ enh_prepare (const LbFilterInfo  *info,
       {
         LbMedianParams mp = { p->median_radius };
         s->kernel = lb_median_prepare (&src, &region, &mp, error);
+        if (s->kernel != NULL)
+          s->scratch_size = lb_median_scratch_size (s->kernel);
       }
       break;
     default:
@@ -135,12 +138,25 @@ enh_process (gconstpointer       state,
       lb_unsharp_process (s->kernel, &src, &dst, band->y0, band->y1);
       break;
     case ENH_MEDIAN:
-      lb_median_process (s->kernel, &src, &dst, band->y0, band->y1);
+      lb_median_process_scratch (s->kernel, &src, &dst, band->y0, band->y1, band->scratch,
+                                 s->scratch_size);
       break;
     default:
       g_assert_not_reached ();
     }
   return TRUE;
+}
+
+/* The 16-bit median's rank path keeps its tables and column store in the host's per-thread
+ * scratch, reused between bands, instead of allocating them per band. */
+static gsize
+enh_scratch_size (gconstpointer state,
+                  int           band_width,
+                  int           band_height)
+{
+  const EnhState *s = state;
+
+  return s->kind == ENH_MEDIAN ? s->scratch_size : 0;
 }
 
 static void
@@ -167,7 +183,8 @@ enh_release (gpointer state)
 
 #define ENH_FILTER(var, kind_, id_, name_, category_, desc_, params_)                         \
   LB_GLUE_FILTER (var, "io.github.lightbox.enhance." id_, id_, name_, category_, desc_,        \
-                  EnhParams, params_, enh_prepare, enh_process, enh_release, NULL,            \
+                  EnhParams, params_, enh_prepare, enh_scratch_size, enh_process, enh_release, \
+                  NULL,                                                                      \
                   LB_FILTER_FLAG_NONE, kind_)
 
 ENH_FILTER (gaussian_info, ENH_GAUSSIAN, "gaussian", N_("Gaussian blur"), N_("Blur"),

@@ -173,6 +173,18 @@ void      lb_median_process_reference (const LbMedian       *state,
                                        int                   y0,
                                        int                   y1);
 void      lb_median_free              (LbMedian             *state);
+/* The same as lb_median_process with per-thread scratch memory (64-byte aligned, content
+ * undefined on entry, reused between bands: the plugin ABI's) of lb_median_scratch_size ()
+ * bytes, which the 16-bit rank path then uses instead of allocating per band; 0 bytes: none
+ * needed. A smaller or NULL scratch is ignored. */
+gsize     lb_median_scratch_size      (const LbMedian       *state);
+void      lb_median_process_scratch   (const LbMedian       *state,
+                                       const LbKernelBuf    *src,
+                                       LbKernelBuf          *dst,
+                                       int                   y0,
+                                       int                   y1,
+                                       gpointer              scratch,
+                                       gsize                 scratch_size);
 /* Tests: 16-bit samples never take the rank path (lb-median-hist.h), so that the paths for
  * more than 4096 distinct values are reached on small images too. */
 void      _lb_median_set_no_ranks     (LbMedian             *state,

@@ -15,6 +15,7 @@
 struct _LbMedian {
   LbKernelRect r;
   int radius;
+  int depth;  /* of the image prepared for: the rank path's scratch is for 16 bits */
   gboolean no_ranks;
 };
 
@@ -36,7 +37,15 @@ lb_median_prepare (const LbKernelBuf    *src,
       return NULL;
     }
   st->radius = params->radius;
+  st->depth = src->depth;
   return g_steal_pointer (&st);
+}
+
+gsize
+lb_median_scratch_size (const LbMedian *st)
+{
+  return st->depth == 16 && st->radius > 2 ? lb_median16_scratch_size (st->r.width, st->radius)
+                                            : 0;
 }
 
 void
@@ -214,6 +223,18 @@ lb_median_process (const LbMedian    *st,
                    int                y0,
                    int                y1)
 {
+  lb_median_process_scratch (st, src, dst, y0, y1, NULL, 0);
+}
+
+void
+lb_median_process_scratch (const LbMedian    *st,
+                           const LbKernelBuf *src,
+                           LbKernelBuf       *dst,
+                           int                y0,
+                           int                y1,
+                           gpointer           scratch,
+                           gsize              scratch_size)
+{
   const LbKernelRect *r = &st->r;
   int nc = lb_kbuf_color_channels (src);
 
@@ -231,7 +252,8 @@ lb_median_process (const LbMedian    *st,
     {
       const LbMedianJob job = {
         src->data, dst->data, src->stride, dst->stride, src->channels, 0,
-        r->x, r->x + r->width, r->y, r->y + r->height, st->radius, st->no_ranks,
+        r->x, r->x + r->width, r->y, r->y + r->height, st->radius, st->no_ranks, scratch,
+        scratch_size,
       };
 
       if (src->depth == 16)

@@ -28,6 +28,7 @@ lb_xv_despeckle_prepare (LbXvDespeckle      *self,
   if (!_lb_xv_region_init (&self->region, src, selection, "despeckle", error))
     return FALSE;
   self->size = size;
+  self->depth = src->depth;
   self->no_ranks = FALSE;
   return TRUE;
 }
@@ -216,12 +217,14 @@ despeckle_hist_rows (const LbXvDespeckle *self,
                      const LbKernelBuf   *src,
                      LbKernelBuf         *dst,
                      int                  y0,
-                     int                  y1)
+                     int                  y1,
+                     gpointer             scratch,
+                     gsize                scratch_size)
 {
   const LbXvRegion *R = &self->region;
   const LbMedianJob job = {
     src->data, dst->data, src->stride, dst->stride, src->channels, 0,
-    R->x0, R->x1, R->y0, R->y1, self->size / 2, self->no_ranks,
+    R->x0, R->x1, R->y0, R->y1, self->size / 2, self->no_ranks, scratch, scratch_size,
   };
 
   if (src->depth == 8)
@@ -230,12 +233,33 @@ despeckle_hist_rows (const LbXvDespeckle *self,
     lb_median16_rows (&job, lb_xv_colour_channels (src->channels), y0, y1);
 }
 
+gsize
+lb_xv_despeckle_scratch_size (const LbXvDespeckle *self)
+{
+  /* n = 3 and 5 run networks, and their clipped rows are too few for the rank path */
+  return self->depth == 16 && self->size > 5
+           ? lb_median16_scratch_size (self->region.x1 - self->region.x0, self->size / 2)
+           : 0;
+}
+
 void
 lb_xv_despeckle_process (const LbXvDespeckle *self,
                          const LbKernelBuf   *src,
                          LbKernelBuf         *dst,
                          int                  y0,
                          int                  y1)
+{
+  lb_xv_despeckle_process_scratch (self, src, dst, y0, y1, NULL, 0);
+}
+
+void
+lb_xv_despeckle_process_scratch (const LbXvDespeckle *self,
+                                 const LbKernelBuf   *src,
+                                 LbKernelBuf         *dst,
+                                 int                  y0,
+                                 int                  y1,
+                                 gpointer             scratch,
+                                 gsize                scratch_size)
 {
   const LbXvRegion *R;
 
@@ -265,10 +289,12 @@ lb_xv_despeckle_process (const LbXvDespeckle *self,
       else if (ia < ib)
         despeckle5_rows (self, src, dst, ia, ib, 16);
       if (y0 < R->y0 + e)
-        despeckle_hist_rows (self, src, dst, y0, MIN (y1, R->y0 + e));
+        despeckle_hist_rows (self, src, dst, y0, MIN (y1, R->y0 + e), scratch,
+                             scratch_size);
       if (y1 > R->y1 - e)
-        despeckle_hist_rows (self, src, dst, MAX (y0, R->y1 - e), y1);
+        despeckle_hist_rows (self, src, dst, MAX (y0, R->y1 - e), y1, scratch,
+                             scratch_size);
       return;
     }
-  despeckle_hist_rows (self, src, dst, y0, y1);
+  despeckle_hist_rows (self, src, dst, y0, y1, scratch, scratch_size);
 }

@@ -22,6 +22,7 @@ G_BEGIN_DECLS
 typedef struct {
   LbXvRegion region;
   int size;
+  int depth;  /* of the image prepared for */
   gboolean no_ranks;
 } LbXvDespeckle;
 
@@ -59,5 +60,17 @@ void     lb_xv_despeckle_process     (const LbXvDespeckle *self,
                                       LbKernelBuf         *dst,
                                       int                  y0,
                                       int                  y1);
+/* The same with per-thread scratch memory (64-byte aligned, content undefined on entry,
+ * reused between bands: the plugin ABI's) of lb_xv_despeckle_scratch_size () bytes, which
+ * the 16-bit rank path then uses instead of allocating per band; 0: none needed. A smaller
+ * or NULL scratch is ignored. */
+gsize    lb_xv_despeckle_scratch_size    (const LbXvDespeckle *self);
+void     lb_xv_despeckle_process_scratch (const LbXvDespeckle *self,
+                                          const LbKernelBuf   *src,
+                                          LbKernelBuf         *dst,
+                                          int                  y0,
+                                          int                  y1,
+                                          gpointer             scratch,
+                                          gsize                scratch_size);
 
 G_END_DECLS

@@ -258,7 +258,8 @@ xv_process (gconstpointer       state,
       (s->exact ? lb_xv_blend_process_ref : lb_xv_blend_process) (&s->k.blend, &src, &dst, y0, y1);
       break;
     case XV_DESPECKLE:
-      lb_xv_despeckle_process (&s->k.despeckle, &src, &dst, y0, y1);
+      lb_xv_despeckle_process_scratch (&s->k.despeckle, &src, &dst, y0, y1, band->scratch,
+                                       lb_xv_despeckle_scratch_size (&s->k.despeckle));
       break;
     default:
       g_assert_not_reached ();
@@ -312,6 +313,18 @@ edge_finish (gconstpointer        state,
   return TRUE;
 }
 
+/* Despeckle's 16-bit rank path keeps its tables and column store in the host's per-thread
+ * scratch, reused between bands, instead of allocating them per band. */
+static gsize
+xv_scratch_size (gconstpointer state,
+                 int           band_width,
+                 int           band_height)
+{
+  const XvState *s = state;
+
+  return s->kind == XV_DESPECKLE ? lb_xv_despeckle_scratch_size (&s->k.despeckle) : 0;
+}
+
 static void
 xv_release (gpointer state)
 {
@@ -320,7 +333,8 @@ xv_release (gpointer state)
 
 #define XV_FILTER(var, kind_, id_, alias_, name_, category_, desc_, params_, finish_, flags_) \
   LB_GLUE_FILTER (var, "io.github.lightbox.xv." id_, alias_, name_, category_, desc_, XvParams, \
-                  params_, xv_prepare, xv_process, xv_release, finish_, flags_, kind_)
+                  params_, xv_prepare, xv_scratch_size, xv_process, xv_release, finish_, flags_, \
+                  kind_)
 
 XV_FILTER (blur_info, XV_BLUR, "blur", "blur", N_("Blur"), N_("Blur"),
            N_("xv's box blur: the mean of a square window"), blur_params, NULL,

@@ -268,7 +268,7 @@ geom_release (gpointer state)
 #define GEOM_FILTER(var, kind_, id_, name_, category_, desc_, params_, flags_, process_,     \
                     finish_)                                                                 \
   LB_GLUE_FILTER (var, "io.github.lightbox.xv." id_, id_, name_, category_, desc_, GeomParams,  \
-                  params_, geom_prepare, process_, geom_release, finish_, flags_, kind_)
+                  params_, geom_prepare, NULL, process_, geom_release, finish_, flags_, kind_)
 
 GEOM_FILTER (rotate_info, GEOM_ROTATE, "rotate", N_("Copy rotate"), N_("Geometry"),
              N_("xv's copy rotate: a rotated copy pasted over the image"), rotate_params, 0,

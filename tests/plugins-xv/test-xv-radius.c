@@ -97,6 +97,9 @@ typedef struct {
     LbXvOil oil;
   } st;
   LbMedian *median;
+  /* median and despeckle's optimised path: the per-thread scratch of the plugin ABI */
+  gpointer scratch;
+  gsize scratch_size;
 } Job;
 
 static gboolean
@@ -136,15 +139,21 @@ job_run (const Job *job, const Buf *src, Buf *dst, int path, int y0, int y1)
                             : lb_xv_blur_process_ref) (&job->st.blur, &src->b, &dst->b, y0, y1);
       break;
     case F_DESPECKLE:
-      (fast ? lb_xv_despeckle_process : lb_xv_despeckle_process_ref) (&job->st.despeckle, &src->b,
-                                                                      &dst->b, y0, y1);
+      if (fast)
+        lb_xv_despeckle_process_scratch (&job->st.despeckle, &src->b, &dst->b, y0, y1,
+                                         job->scratch, job->scratch_size);
+      else
+        lb_xv_despeckle_process_ref (&job->st.despeckle, &src->b, &dst->b, y0, y1);
       break;
     case F_OIL:
       (fast ? lb_xv_oil_process : lb_xv_oil_process_ref) (&job->st.oil, &src->b, &dst->b, y0, y1);
       break;
     case F_MEDIAN:
-      (fast ? lb_median_process : lb_median_process_reference) (job->median, &src->b, &dst->b,
-                                                                y0, y1);
+      if (fast)
+        lb_median_process_scratch (job->median, &src->b, &dst->b, y0, y1, job->scratch,
+                                   job->scratch_size);
+      else
+        lb_median_process_reference (job->median, &src->b, &dst->b, y0, y1);
       break;
     default: g_assert_not_reached ();
     }
@@ -197,7 +206,7 @@ static void
 compare_one (GRand *rand, FilterId id, int param, int w, int h, int channels, int depth,
              gboolean use_sel)
 {
-  Job job = { id, param, { { { 0 } } }, NULL };
+  Job job = { id, param, { { { 0 } } }, NULL, NULL, 0 };
   const gboolean ranks_too = depth == 16 && (id == F_MEDIAN || id == F_DESPECKLE);
   LbKernelRect rect = { 0, 0, 0, 0 };
   g_autoptr (GError) error = NULL;
@@ -225,15 +234,18 @@ compare_one (GRand *rand, FilterId id, int param, int w, int h, int channels, in
   job_run (&job, &src, &ref, PATH_REF, 0, h);
 
   /* 16-bit medians: every variant with and without the rank path (which takes every band of
-   * these small images: they hold at most 4096 distinct values per channel) */
-  for (int variant = 0; variant < (id == F_BLUR ? 7 : ranks_too ? 8 : 4); variant++)
+   * these small images: they hold at most 4096 distinct values per channel), and once with
+   * the scratch memory the plugins pass (filled with garbage first, then reused by every
+   * band, as the host's per-thread scratch is) */
+  for (int variant = 0; variant < (id == F_BLUR ? 7 : ranks_too ? 9 : 4); variant++)
     {
       const char *what[] = { "one band", "one row per band", "random bands, reverse order",
                              "random bands, three threads", "portable, one band",
                              "portable, random bands, reverse order",
                              "portable, random bands, three threads" };
       const int path = variant >= 4 && id == F_BLUR ? PATH_PORTABLE : PATH_FAST;
-      const gboolean no_ranks = ranks_too && variant >= 4;
+      const gboolean no_ranks = ranks_too && variant >= 4 && variant < 8;
+      const gboolean scratch = ranks_too && variant == 8;
       int ncuts;
       gsize d;
 
@@ -241,8 +253,16 @@ compare_one (GRand *rand, FilterId id, int param, int w, int h, int channels, in
         _lb_median_set_no_ranks (job.median, no_ranks);
       else if (id == F_DESPECKLE)
         job.st.despeckle.no_ranks = no_ranks;
+      if (scratch)
+        {
+          job.scratch_size = id == F_MEDIAN ? lb_median_scratch_size (job.median)
+                                            : lb_xv_despeckle_scratch_size (&job.st.despeckle);
+          job.scratch = job.scratch_size > 0 ? g_aligned_alloc (1, job.scratch_size, 64) : NULL;
+          if (job.scratch != NULL)
+            memset (job.scratch, 0xa5, job.scratch_size);
+        }
       buf_copy (&out, &src);
-      switch (ranks_too ? variant % 4 : variant)
+      switch (ranks_too ? (variant == 8 ? 2 : variant % 4) : variant)
         {
         case 0:
         case 4: job_run (&job, &src, &out, path, 0, h); break;
@@ -273,13 +293,20 @@ compare_one (GRand *rand, FilterId id, int param, int w, int h, int channels, in
           }
           break;
         }
-      d = count_diff (&out, &ref, what[ranks_too ? variant % 4 : variant]);
+      d = count_diff (&out, &ref, what[ranks_too ? (variant == 8 ? 2 : variant % 4) : variant]);
       if (d != 0)
         g_error ("%s %d, %dx%d, %d channels, %d bits, selection %s (%d,%d %dx%d), %s%s: "
                  "%" G_GSIZE_FORMAT " samples differ from the reference",
                  filter_names[id], param, w, h, channels, depth, use_sel ? "on" : "off", rect.x,
-                 rect.y, rect.width, rect.height, what[ranks_too ? variant % 4 : variant],
-                 no_ranks ? ", no rank path" : "", d);
+                 rect.y, rect.width, rect.height,
+                 what[ranks_too ? (variant == 8 ? 2 : variant % 4) : variant],
+                 no_ranks ? ", no rank path" : scratch ? ", reused scratch" : "", d);
+      if (scratch)
+        {
+          g_aligned_free (job.scratch);
+          job.scratch = NULL;
+          job.scratch_size = 0;
+        }
       buf_clear (&out);
       n += d;
     }
@@ -382,7 +409,9 @@ compare_one_band_and_rows (const Job *job, const Buf *src, const int *cuts, int 
  *  - a 300-row image at r = 127, whose column prefixes (u8) reach 255;
  *  - images wider than one strip, so that strips start and end inside them;
  * median and despeckle (radii 3 and 15; 127: median), with and without a selection, one band,
- * one row per band and random bands, against the reference. */
+ * one row per band and random bands, against the reference; each also through the plugins'
+ * scratch memory (garbage on entry, reused by the bands) and with a scratch one byte too
+ * small. */
 static void
 fill_ranks_image (GRand *rand, Buf *buf, const guint16 *sparse, int w, int h, int channels,
                   int kind)
@@ -454,6 +483,22 @@ test_median16_ranks (void)
         g_assert_true (job_prepare (&job, &src, sel ? &rect : NULL, NULL));
         ncuts = make_cuts (rand, cases[i].h, sel ? 0 : 1, cuts);
         compare_one_band_and_rows (&job, &src, cuts, ncuts);
+        /* with the selection, again through the plugins' scratch, filled with garbage, and
+         * one byte too small (ignored: the path allocates its own) */
+        for (int k = 0; sel && k < 2; k++)
+          {
+            const gsize size = job.id == F_MEDIAN
+                                 ? lb_median_scratch_size (job.median)
+                                 : lb_xv_despeckle_scratch_size (&job.st.despeckle);
+
+            g_assert_cmpuint (size, >, 0);
+            job.scratch = g_aligned_alloc (1, size, 64);
+            job.scratch_size = size - (gsize) k;
+            memset (job.scratch, 0xa5, size);
+            compare_one_band_and_rows (&job, &src, cuts, ncuts);
+            g_aligned_free (job.scratch);
+            job.scratch = NULL, job.scratch_size = 0;
+          }
         if (job.median != NULL)
           lb_median_free (job.median);
         buf_clear (&src);
