@@ -411,15 +411,20 @@ lb_m16_strip (const LbMedianJob *j, LbM16 *m, int ya, int yb, int xs0, int xs1)
  * over 0 … 4095, so up to 51 values a pixel, noise ±64), 2 threads: r 3 26.6 / 25.5, r 15
  * 53.6–56.3 / 36.3. Counting the distinct values costs one pass over the band's samples. */
 
-/* lb_median8_ge[t]: 1 in lanes ≥ t, what one sample in bin t adds to a prefix-sum histogram */
-static const LbU16x16 lb_median8_ge[16] __attribute__ ((aligned (32), unused)) = {
-#define LB_M8_GE(t) { 0 >= t, 1 >= t, 2 >= t, 3 >= t, 4 >= t, 5 >= t, 6 >= t, 7 >= t, 8 >= t, \
-                      9 >= t, 10 >= t, 11 >= t, 12 >= t, 13 >= t, 14 >= t, 15 >= t }
-  LB_M8_GE (0), LB_M8_GE (1), LB_M8_GE (2), LB_M8_GE (3), LB_M8_GE (4), LB_M8_GE (5),
-  LB_M8_GE (6), LB_M8_GE (7), LB_M8_GE (8), LB_M8_GE (9), LB_M8_GE (10), LB_M8_GE (11),
-  LB_M8_GE (12), LB_M8_GE (13), LB_M8_GE (14), LB_M8_GE (15),
-#undef LB_M8_GE
-};
+/* The 16 lanes of bin t's vector: 1 in lanes ≥ t, what one sample in bin t adds to a
+ * prefix-sum histogram. lb_median8_ge: u16 lanes (the 8-bit path, the rank path's coarse and
+ * middle tiers); lb_m12_ge: u8 lanes (the rank path's fine tier). */
+#define LB_GE_LANES(t) { 0 >= t, 1 >= t, 2 >= t, 3 >= t, 4 >= t, 5 >= t, 6 >= t, 7 >= t, \
+                         8 >= t, 9 >= t, 10 >= t, 11 >= t, 12 >= t, 13 >= t, 14 >= t, 15 >= t }
+#define LB_GE_TABLE                                                                        \
+  LB_GE_LANES (0), LB_GE_LANES (1), LB_GE_LANES (2), LB_GE_LANES (3), LB_GE_LANES (4),      \
+  LB_GE_LANES (5), LB_GE_LANES (6), LB_GE_LANES (7), LB_GE_LANES (8), LB_GE_LANES (9),      \
+  LB_GE_LANES (10), LB_GE_LANES (11), LB_GE_LANES (12), LB_GE_LANES (13), LB_GE_LANES (14), \
+  LB_GE_LANES (15)
+static const LbU16x16 lb_median8_ge[16] __attribute__ ((aligned (32), unused)) = { LB_GE_TABLE };
+static const LbU8x16 lb_m12_ge[16] __attribute__ ((aligned (16), unused)) = { LB_GE_TABLE };
+#undef LB_GE_TABLE
+#undef LB_GE_LANES
 
 #define LB_M12_MAX_VALUES 4096
 #define LB_M12_COL_BYTES (32 + 512 + 4096)
@@ -432,15 +437,6 @@ static const LbU16x16 lb_median8_ge[16] __attribute__ ((aligned (32), unused)) =
 /* rows a band needs for the rank path (see lb_median16_rows) */
 #define LB_M12_MIN_ROWS 4
 
-/* lb_m12_ge[t]: 1 in the u8 lanes ≥ t, what one sample in bin t adds to a column's prefixes */
-static const LbU8x16 lb_m12_ge[16] __attribute__ ((aligned (16), unused)) = {
-#define LB_M12_GE(t) { 0 >= t, 1 >= t, 2 >= t, 3 >= t, 4 >= t, 5 >= t, 6 >= t, 7 >= t, 8 >= t, \
-                       9 >= t, 10 >= t, 11 >= t, 12 >= t, 13 >= t, 14 >= t, 15 >= t }
-  LB_M12_GE (0), LB_M12_GE (1), LB_M12_GE (2), LB_M12_GE (3), LB_M12_GE (4), LB_M12_GE (5),
-  LB_M12_GE (6), LB_M12_GE (7), LB_M12_GE (8), LB_M12_GE (9), LB_M12_GE (10), LB_M12_GE (11),
-  LB_M12_GE (12), LB_M12_GE (13), LB_M12_GE (14), LB_M12_GE (15),
-#undef LB_M12_GE
-};
 
 typedef struct {
   LbU16x16 km[16];      /* window middle prefixes, bucket b valid as of column lastm[b] */
