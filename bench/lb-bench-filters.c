@@ -1284,7 +1284,8 @@ lb_bench_filters_main (int argc, char **argv)
               LbImage *rimage = image;
 
               if (!selected (&ctx, rp->id)
-                  || (v == 1 && !g_str_equal (rp->id, "median") && !g_str_equal (rp->id, "despeckle")))
+                  || (v == 1 && !g_str_equal (rp->id, "median")
+                      && !g_str_equal (rp->id, "despeckle")))
                 continue;
               if (v == 1)
                 {

@@ -396,10 +396,11 @@ lb_m16_strip (const LbMedianJob *j, LbM16 *m, int ya, int yb, int xs0, int xs1)
  * buckets ((v >> 4) & 15 within v >> 8) and of the 16 bins of each of 256 fine buckets
  * (v & 15 within v >> 4); the fine tier in u8 (a column holds ≤ 2r + 1 ≤ 255 samples), the
  * other two in u16, so that their per-pixel slides need no widening (GCC 12 widens 16 bytes
- * in five instructions): 4640 bytes per column. The window's coarse prefixes slide by one column in and one out per pixel; a middle
- * or fine bucket is brought up to date only when the search enters it, by the columns that
- * moved since its last use or rebuilt from the window's columns when that is cheaper. Three
- * branch-free ranks (lb_rank16_u16) find the value. The cost per sample does not grow with
+ * in five instructions): 4640 bytes per column. The window's coarse prefixes slide by one
+ * column in and one out per pixel; a middle or fine bucket is brought up to date only when
+ * the search enters it, by the columns that moved since its last use or rebuilt from the
+ * window's columns when that is cheaper. Three branch-free ranks (lb_rank16_u16) find the
+ * value. The cost per sample does not grow with
  * r, unlike Huang's, as long as the median stays in few buckets along a row (smooth images,
  * large windows); where it leaves its fine bucket at every pixel (noise, or steep ramps: 16
  * ranks are a narrow bucket) that bucket is rebuilt from 2r + 1 columns, linear in r again
@@ -407,9 +408,11 @@ lb_m16_strip (const LbMedianJob *j, LbM16 *m, int ya, int yb, int xs0, int xs1)
  *
  * Measured, 1400×1000, 8 bands, ms, Huang or four tiers / this path: a CT-like 12-bit image
  * (body, bone and lung discs over air, gentle waves, noise σ ≈ 18), 1 thread: r 3 58 / 34,
- * r 15 136 / 36, r 31 251 / 39, r 63 114 / 42; lightbox-bench's image at 12 bits (waves
- * over 0 … 4095, so up to 51 values a pixel, noise ±64), 2 threads: r 3 26.6 / 25.5, r 15
- * 53.6–56.3 / 36.3. Counting the distinct values costs one pass over the band's samples. */
+ * r 15 136 / 36 (31–33 after the later changes), r 31 251 / 39, r 63 114 / 42;
+ * lightbox-bench's image at 12 bits (waves over 0 … 4095, so up to 51 values a pixel, noise
+ * ±64), 2 threads, three alternating runs each: r 3 26.3–26.5 / 23.2–23.5, r 15 53.4–54.4 /
+ * 30.6–31.6. Counting the distinct values costs one pass over the band's samples, which
+ * stops at the 4097th value. */
 
 /* The 16 lanes of bin t's vector: 1 in lanes ≥ t, what one sample in bin t adds to a
  * prefix-sum histogram. lb_median8_ge: u16 lanes (the 8-bit path, the rank path's coarse and
@@ -437,7 +440,6 @@ static const LbU8x16 lb_m12_ge[16] __attribute__ ((aligned (16), unused)) = { LB
 /* rows a band needs for the rank path (see lb_median16_rows) */
 #define LB_M12_MIN_ROWS 4
 
-
 typedef struct {
   LbU16x16 km[16];      /* window middle prefixes, bucket b valid as of column lastm[b] */
   LbU16x16 kf[256];     /* window fine prefixes, bucket g valid as of column lastf[g] */
@@ -445,7 +447,7 @@ typedef struct {
   guint8 *col;          /* tiers 0 … 2, each [bucket][column − colmin][16] */
   gsize ncols;          /* columns per bucket */
   int colmin;
-  gboolean dirty;       /* col has been used since it was allocated (zeroed) */
+  gboolean dirty;       /* col may hold non-zero bytes (else all zero: fresh g_malloc0) */
 } LbM12;
 
 static const gsize lb_m12_tier_off[3] = { 0, 32, 32 + 512 };
@@ -554,8 +556,8 @@ lb_m12_bucket (const guint8 *tb, gsize bs, LbU16x16 *kv, int *last, guint b, int
  * at tb1 + b · bs1 + x · 32 and tb2 + b · bs2 + x · 16 (locals of the caller: read through
  * m, they were reloaded after every store of a window vector, which may alias them) */
 static inline __attribute__ ((always_inline)) guint
-lb_m12_kth (LbM12 *m, const LbU16x16 *kcp, const guint8 *tb1, const guint8 *tb2, gsize bs1, gsize bs2,
-            guint32 k, int x, int r, int wx0, int wx1, int cx0, int cx1)
+lb_m12_kth (LbM12 *m, const LbU16x16 *kcp, const guint8 *tb1, const guint8 *tb2, gsize bs1,
+            gsize bs2, guint32 k, int x, int r, int wx0, int wx1, int cx0, int cx1)
 {
   const LbU16x16 kc = *kcp;
   const guint b = (guint) lb_rank16_u16 (lb_u16x16_lo (kc), lb_u16x16_hi (kc), k);
@@ -628,7 +630,8 @@ lb_m12_strip (const LbMedianJob *j, LbM12 *m, const guint16 *lut, const guint16 
           if (n & 1)
             d[(gsize) x * ch] = LB_M12_KTH (n / 2);
           else
-            d[(gsize) x * ch] = (guint16) (((guint) LB_M12_KTH (n / 2 - 1) + LB_M12_KTH (n / 2)) / 2);
+            d[(gsize) x * ch] =
+              (guint16) (((guint) LB_M12_KTH (n / 2 - 1) + LB_M12_KTH (n / 2)) / 2);
 #undef LB_M12_KTH
         }
     }

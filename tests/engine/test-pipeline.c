@@ -23,7 +23,8 @@ static const struct {
   { "rotate-clear", "angle=-12.5" },
   { "blur", "size=5" },
   { "despeckle", "size=5" },
-  { "median", "radius=4" },  /* the histogram paths, and on gray16 the rank path with the host's scratch */
+  /* the histogram paths, and on gray16 the rank path in the host's scratch */
+  { "median", "radius=4" },
   { "gaussian", "sigma=1.5" },
 };
 
