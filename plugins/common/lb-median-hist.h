@@ -901,3 +901,14 @@ lb_median8_rows (const LbMedianJob *job, int nc, int ya, int yb)
   g_aligned_free (fine);
   g_aligned_free (coarse);
 }
+
+/* Rows [ya, yb) of the region, channels 0 … nc − 1 of @job, samples of @depth bits: the
+ * enhance median's and xv despeckle's histogram paths, from r = 1. */
+static G_GNUC_UNUSED void
+lb_median_rows (const LbMedianJob *job, int depth, int nc, int ya, int yb)
+{
+  if (depth == 16)
+    lb_median16_rows (job, nc, ya, yb);
+  else
+    lb_median8_rows (job, nc, ya, yb);
+}

@@ -27,7 +27,6 @@ typedef struct {
 typedef struct {
   EnhKind kind;
   gpointer kernel;
-  gsize scratch_size;  /* median: what enh_scratch_size asked the host for */
 } EnhState;
 
 static const LbParamSpec gaussian_params[] = {
@@ -101,8 +100,6 @@ enh_prepare (const LbFilterInfo  *info,
       {
         LbMedianParams mp = { p->median_radius };
         s->kernel = lb_median_prepare (&src, &region, &mp, error);
-        if (s->kernel != NULL)
-          s->scratch_size = lb_median_scratch_size (s->kernel);
       }
       break;
     default:
@@ -139,7 +136,7 @@ enh_process (gconstpointer       state,
       break;
     case ENH_MEDIAN:
       lb_median_process_scratch (s->kernel, &src, &dst, band->y0, band->y1, band->scratch,
-                                 s->scratch_size);
+                                 lb_median_scratch_size (s->kernel));
       break;
     default:
       g_assert_not_reached ();
@@ -156,7 +153,7 @@ enh_scratch_size (gconstpointer state,
 {
   const EnhState *s = state;
 
-  return s->kind == ENH_MEDIAN ? s->scratch_size : 0;
+  return s->kind == ENH_MEDIAN ? lb_median_scratch_size (s->kernel) : 0;
 }
 
 static void

@@ -245,7 +245,8 @@ lb_median_process_scratch (const LbMedian    *st,
   /* The networks where they exist (r ≤ 2), the histograms from r = 3. Measured (1400×1000
    * test card, 1 thread, ms, network / histogram path, same run): RGB8 r 1 1.9 / 129,
    * r 2 10.9 / 169; GRAY16 r 2 6.9 / 168. The 8-bit histogram path costs the same from
-   * r = 3 on; 16 bits: lb-median-hist.h (Huang below r = 48, four tiers from 48 to 127). */
+   * r = 3 on; 16 bits: lb-median-hist.h (the rank path for bands of at most 4096 values,
+   * else Huang below r = 48 and four tiers from 48 to 127). */
   if (st->radius <= 2)
     median_small (st, src, dst, y0, y1);
   else
@@ -256,9 +257,6 @@ lb_median_process_scratch (const LbMedian    *st,
         scratch_size,
       };
 
-      if (src->depth == 16)
-        lb_median16_rows (&job, nc, y0, y1);
-      else
-        lb_median8_rows (&job, nc, y0, y1);
+      lb_median_rows (&job, src->depth, nc, y0, y1);
     }
 }

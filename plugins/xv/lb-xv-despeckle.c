@@ -227,10 +227,7 @@ despeckle_hist_rows (const LbXvDespeckle *self,
     R->x0, R->x1, R->y0, R->y1, self->size / 2, self->no_ranks, scratch, scratch_size,
   };
 
-  if (src->depth == 8)
-    lb_median8_rows (&job, lb_xv_colour_channels (src->channels), y0, y1);
-  else
-    lb_median16_rows (&job, lb_xv_colour_channels (src->channels), y0, y1);
+  lb_median_rows (&job, src->depth, lb_xv_colour_channels (src->channels), y0, y1);
 }
 
 gsize
