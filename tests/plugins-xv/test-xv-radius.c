@@ -505,6 +505,49 @@ test_median16_ranks (void)
       }
 }
 
+/* Huang's 16-bit histogram runs two rows at a time (lb-median-huang16-body.h: one histogram
+ * of the rows both windows hold, and per window the row only it has) wherever a band has two
+ * rows left. Images with more than 4096 values (so that the rank path never takes them):
+ * uniform noise over 0 … 65535, where the medians of two neighbouring rows fall in
+ * different high-byte bins, and a steep vertical ramp with noise, where they move by a few
+ * bins from one row to the next; median and despeckle at radii 3 to 40 (the four tiers
+ * from 48), odd and even heights, with and without a selection; one band, one row per
+ * band (no pairs) and random bands, against the reference. */
+static void
+test_median16_huang_pairs (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (2);
+  static const struct { FilterId id; int param, w, h, kind; } cases[] = {
+    { F_MEDIAN, 3, 90, 70, 0 },    { F_MEDIAN, 3, 90, 71, 1 },  { F_DESPECKLE, 11, 80, 64, 0 },
+    { F_MEDIAN, 15, 70, 67, 1 },   { F_DESPECKLE, 31, 75, 60, 0 },
+    { F_MEDIAN, 40, 60, 97, 1 },
+  };
+  int cuts[MAX_CUTS];
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (int sel = 0; sel <= 1; sel++)
+      {
+        Job job = { cases[i].id, cases[i].param, { { { 0 } } }, NULL };
+        const LbKernelRect rect = { 3, 2, cases[i].w - 5, cases[i].h - 3 };
+        Buf src;
+        int ncuts;
+
+        buf_init (&src, cases[i].w, cases[i].h, 1, 16, g_rand_int_range (rand, 0, 4));
+        for (int y = 0; y < cases[i].h; y++)
+          for (int x = 0; x < cases[i].w; x++)
+            buf_set (&src, x, y, 0,
+                     cases[i].kind == 0
+                       ? (guint) g_rand_int_range (rand, 0, 65536)
+                       : (guint) (y * 600 + g_rand_int_range (rand, 0, 3000)) % 65536);
+        g_assert_true (job_prepare (&job, &src, sel ? &rect : NULL, NULL));
+        ncuts = make_cuts (rand, cases[i].h, sel ? 0 : 1, cuts);
+        compare_one_band_and_rows (&job, &src, cuts, ncuts);
+        if (job.median != NULL)
+          lb_median_free (job.median);
+        buf_clear (&src);
+      }
+}
+
 /* Blur's 8-bit path keeps column sums in 16 bits up to n = 257 (257 · 255 = 65535): bright
  * images tall enough for full columns at n = 255, 257 (the limit) and 259 (the 32-bit path),
  * against the reference, one band and one row per band. */
@@ -905,6 +948,7 @@ main (int argc, char **argv)
       g_test_add_data_func (path, &wides[i], test_wide);
     }
   g_test_add_func ("/xv-radius/median16-ranks", test_median16_ranks);
+  g_test_add_func ("/xv-radius/median16-huang-pairs", test_median16_huang_pairs);
   g_test_add_func ("/xv-radius/blur-u16-limit", test_blur_u16_limit);
   g_test_add_func ("/xv-radius/blur-div-float", test_blur_div_float);
   g_test_add_func ("/xv-radius/blur-div-corrected", test_blur_div_corrected);
