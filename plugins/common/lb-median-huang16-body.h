@@ -6,15 +6,21 @@
  * be searched without a branch (lb_select16_u16).
  *
  * Three levels (256, 4096, 65536 bins), searched from the previous answer's high-byte bin;
- * 2(2r+1) updates per sample, or in the u16 instance about half that many with two rows at a
- * time (HUANG (pair)). The u16 instance (r < 48, below the four tiers) halves the
+ * 2(2r+1) updates per sample, or in the u16 instance far fewer with several rows at a time
+ * (HUANG (group)). The u16 instance (r < 48, below the four tiers) halves the
  * finer levels' cache footprint and searches them branch-free: 1.4 Mpx GRAY16, 2 threads,
  * alternating builds, median 15 62.2–62.4 → 53.9–54.1 ms, median 3 29.4–29.5 → 23.2–23.6;
  * kernels-b test card, 1 thread, 124–125 → 115 ms. */
 
 #if HUANG_SIMD_SELECT
-/* The samples of the row segment that one window of a pair has and the other has not (see
- * HUANG (pair)): at most 2r + 1 ≤ 255 of them, in u8 counts. */
+/* Rows at a time (see HUANG (group)): at most 4; k − 1 delta rows of 2r + 1 samples fit the
+ * deltas' u8 counts, and k ≤ 2r + 1 leaves the base a row. */
+#define HUANG_GROUP_MAX 4
+#ifndef HUANG_GROUP_ROWS
+#define HUANG_GROUP_ROWS(r) ((r) <= 42 ? 4 : (r) <= 63 ? 3 : 2)
+#endif
+/* The samples of the row segments that one window of a group has and the others have not
+ * (see HUANG (group)): at most (k − 1)(2r + 1) ≤ 255 of them, in u8 counts. */
 typedef struct {
   guint8 l1[256];
   guint8 l2[4096];
@@ -29,7 +35,7 @@ typedef struct {
   guint pb;        /* high-byte bin where the last search ended */
   guint32 below;   /* window values < pb · 256 */
 #if HUANG_SIMD_SELECT
-  HUANG (Delta) delta[2]; /* zero between calls */
+  HUANG (Delta) delta[HUANG_GROUP_MAX]; /* zero between calls */
 #endif
 } HUANG (Hist);
 
@@ -114,16 +120,16 @@ HUANG (kth) (HUANG (Hist) *h, guint32 k)
 }
 
 #if HUANG_SIMD_SELECT
-/* ---- two rows at a time ----------------------------------------------------------------------
+/* ---- several rows at a time -------------------------------------------------------------------
  *
- * The windows of rows y and y + 1 share 2r of their rows: one histogram (the "base") of the
- * shared rows slides along the pair of rows, and each window adds what only it has, the
- * segment of row y − r (window y) or y + r + 1 (window y + 1), kept in a small histogram of
- * its own (a HUANG (Delta)) that slides by one sample in and one out per pixel. A window's
- * search walks the sum of the two. Per output pixel 2r + 2 sample updates (2r + 2r for the
- * base's column in and out, 2 + 2 for the deltas, per two pixels) instead of 4r + 2. */
+ * The windows of k neighbouring rows y … y + k − 1 share 2r + 2 − k of their rows: one
+ * histogram (the "base") of the shared rows slides along the rows, and each window adds what
+ * only it has, k − 1 row segments (rows above the base for the upper windows, below it for
+ * the lower ones), kept in a small histogram of its own (a HUANG (Delta)) that slides by k − 1
+ * samples in and out per pixel. A window's search walks the sum of the two. Per output pixel
+ * (2 (2r + 2 − k) + 2k (k − 1)) / k sample updates instead of 4r + 2: for k = 2, 2r + 2. */
 
-/* A window of the pair: its delta, and where its last search ended (as h->pb and h->below
+/* A window of the group: its delta, and where its last search ended (as h->pb and h->below
  * are for the single-row path, for base + delta). */
 typedef struct {
   HUANG (Delta) *d;
@@ -131,58 +137,46 @@ typedef struct {
   guint32 below;
 } HUANG (View);
 
-/* adds the samples of column x in rows [wy0, wy1] to the base (d = 1) or removes them (d =
- * (guint32) −1), and keeps both views' counts below their bins */
-static inline __attribute__ ((always_inline)) void
-HUANG (base_column) (HUANG (Hist) *h, const LbMedianJob *j, int x, int wy0, int wy1, guint32 d,
-                     HUANG (View) *va, HUANG (View) *vb)
-{
-  const gsize sstride = j->sstride;
-  const guint8 *p = (const guint8 *) (lb_m16_row (j, wy0) + (gsize) x * j->ch);
-  const guint pa = va->pb, pbb = vb->pb;
-  guint32 ba = 0, bb = 0;
-
-  for (int y = wy0; y <= wy1; y++, p += sstride)
-    {
-      const guint v = *(const guint16 *) (const void *) p;
-
-      h->l1[v >> 8] += d;
-      h->l2[v >> 4] += d;
-      h->l3[v] += d;
-      ba += (v >> 8) < pa ? d : 0;
-      bb += (v >> 8) < pbb ? d : 0;
-    }
-  va->below += ba;
-  vb->below += bb;
-}
-
-/* the same for column xa added and column xs removed, in one pass over the rows */
+/* adds the samples of column xa in rows [wy0, wy1] to the base and removes those of column xs
+ * (either may be −1: none), in one pass over the rows, and keeps the k views' counts below
+ * their bins */
 static inline __attribute__ ((always_inline)) void
 HUANG (base_columns) (HUANG (Hist) *h, const LbMedianJob *j, int xa, int xs, int wy0, int wy1,
-                      HUANG (View) *va, HUANG (View) *vb)
+                      HUANG (View) *v, const int k)
 {
   const gsize sstride = j->sstride;
-  const guint8 *pa = (const guint8 *) (lb_m16_row (j, wy0) + (gsize) xa * j->ch);
-  const guint8 *ps = (const guint8 *) (lb_m16_row (j, wy0) + (gsize) xs * j->ch);
-  const guint qa = va->pb, qb = vb->pb;
-  guint32 ba = 0, bb = 0;
+  const guint8 *pa = (const guint8 *) (lb_m16_row (j, wy0) + (gsize) MAX (xa, 0) * j->ch);
+  const guint8 *ps = (const guint8 *) (lb_m16_row (j, wy0) + (gsize) MAX (xs, 0) * j->ch);
+  guint q[HUANG_GROUP_MAX];
+  guint32 b[HUANG_GROUP_MAX] = { 0 };
 
+  for (int i = 0; i < k; i++)
+    q[i] = v[i].pb;
   for (int y = wy0; y <= wy1; y++, pa += sstride, ps += sstride)
     {
-      const guint a = *(const guint16 *) (const void *) pa;
-      const guint s = *(const guint16 *) (const void *) ps;
+      if (xa >= 0)
+        {
+          const guint a = *(const guint16 *) (const void *) pa;
 
-      h->l1[a >> 8]++;
-      h->l2[a >> 4]++;
-      h->l3[a]++;
-      h->l1[s >> 8]--;
-      h->l2[s >> 4]--;
-      h->l3[s]--;
-      ba += ((a >> 8) < qa) - ((s >> 8) < qa);
-      bb += ((a >> 8) < qb) - ((s >> 8) < qb);
+          h->l1[a >> 8]++;
+          h->l2[a >> 4]++;
+          h->l3[a]++;
+          for (int i = 0; i < k; i++)
+            b[i] += (a >> 8) < q[i];
+        }
+      if (xs >= 0)
+        {
+          const guint s = *(const guint16 *) (const void *) ps;
+
+          h->l1[s >> 8]--;
+          h->l2[s >> 4]--;
+          h->l3[s]--;
+          for (int i = 0; i < k; i++)
+            b[i] -= (s >> 8) < q[i];
+        }
     }
-  va->below += ba;
-  vb->below += bb;
+  for (int i = 0; i < k; i++)
+    v[i].below += b[i];
 }
 
 /* adds (d = 1) or removes (d = −1) sample v to/from a view's delta */
@@ -232,79 +226,87 @@ HUANG (view_kth) (const HUANG (Hist) *h, HUANG (View) *w, guint32 k)
   return i;
 }
 
-/* rows y and y + 1 (both in the band), the second's window one row lower; inlined into
- * HUANG (rows), whose clones it then shares */
+/* the delta rows' samples of column x added to (d = 1) or removed from (d = −1) every view;
+ * view i's rows are rows[i][0 … nr[i] − 1] */
 static inline __attribute__ ((always_inline)) void
-HUANG (pair) (const LbMedianJob *j, HUANG (Hist) *h, int y)
+HUANG (delta_column) (HUANG (View) *v, const guint16 *const rows[][HUANG_GROUP_MAX],
+                      const int *nr, gsize xi, int d, const int k)
 {
-  const int r = j->r, cx0 = j->x0, cx1 = j->x1 - 1;
-  guint16 *da = (guint16 *) (void *) (j->dst + (gsize) y * j->dstride) + j->c;
-  guint16 *db = (guint16 *) (void *) (j->dst + (gsize) (y + 1) * j->dstride) + j->c;
-  /* the windows' rows; the base holds their common rows [b0, b1], the deltas row ra (window
-   * y) and rb (window y + 1) where they exist */
-  const int a0 = MAX (j->y0, y - r), b1 = MIN (j->y1 - 1, y + r);
-  const int b0 = MAX (j->y0, y + 1 - r), a1 = MIN (j->y1 - 1, y + 1 + r);
-  const guint16 *ra = a0 < b0 ? lb_m16_row (j, a0) : NULL;
-  const guint16 *rb = a1 > b1 ? lb_m16_row (j, a1) : NULL;
-  const guint32 ha = (guint32) (b1 - a0 + 1), hb = (guint32) (a1 - b0 + 1);
-  const int ch = j->ch;
-  HUANG (View) va = { &h->delta[0], h->pb, h->below }, vb = { &h->delta[1], h->pb, h->below };
+  for (int i = 0; i < k; i++)
+    for (int q = 0; q < nr[i]; q++)
+      HUANG (delta_add) (&v[i], rows[i][q][xi], d);
+}
 
+/* rows y … y + k − 1 (all in the band), 2 ≤ k ≤ HUANG_GROUP_MAX, (k − 1)(2r + 1) ≤ 255 (the
+ * deltas' u8 counts) and k ≤ 2r + 1 (the base has a row); inlined into HUANG (rows) with k a
+ * constant, sharing its clones */
+static inline __attribute__ ((always_inline)) void
+HUANG (group) (const LbMedianJob *j, HUANG (Hist) *h, int y, const int k)
+{
+  const int r = j->r, cx0 = j->x0, cx1 = j->x1 - 1, ch = j->ch;
+  /* the base holds the rows all k windows hold, [b0, b1]; window i also rows [w0, b0) and
+   * (b1, w1] of its own, clipped to the region */
+  const int b0 = MAX (j->y0, y + k - 1 - r), b1 = MIN (j->y1 - 1, y + r);
+  const guint16 *rows[HUANG_GROUP_MAX][HUANG_GROUP_MAX];
+  int nr[HUANG_GROUP_MAX];
+  guint32 hw[HUANG_GROUP_MAX];
+  guint16 *dst[HUANG_GROUP_MAX];
+  HUANG (View) v[HUANG_GROUP_MAX];
+
+  for (int i = 0; i < k; i++)
+    {
+      const int w0 = MAX (j->y0, y + i - r), w1 = MIN (j->y1 - 1, y + i + r);
+
+      nr[i] = 0;
+      for (int yy = w0; yy < b0; yy++)
+        rows[i][nr[i]++] = lb_m16_row (j, yy);
+      for (int yy = b1 + 1; yy <= w1; yy++)
+        rows[i][nr[i]++] = lb_m16_row (j, yy);
+      hw[i] = (guint32) (w1 - w0 + 1);
+      dst[i] = (guint16 *) (void *) (j->dst + (gsize) (y + i) * j->dstride) + j->c;
+      v[i].d = &h->delta[i];
+      v[i].pb = h->pb;
+      v[i].below = h->below;
+    }
   for (int x = cx0; x <= MIN (cx1, cx0 + r - 1); x++)
     {
-      HUANG (base_column) (h, j, x, b0, b1, 1, &va, &vb);
-      if (ra != NULL)
-        HUANG (delta_add) (&va, ra[(gsize) x * ch], 1);
-      if (rb != NULL)
-        HUANG (delta_add) (&vb, rb[(gsize) x * ch], 1);
+      HUANG (base_columns) (h, j, x, -1, b0, b1, v, k);
+      HUANG (delta_column) (v, rows, nr, (gsize) x * ch, 1, k);
     }
   for (int x = cx0; x <= cx1; x++)
     {
       const guint32 nw = (guint32) (MIN (cx1, x + r) - MAX (cx0, x - r) + 1);
+      const int xa = x + r <= cx1 ? x + r : -1, xs = x - r - 1 >= cx0 ? x - r - 1 : -1;
 
-      if (x + r <= cx1 && x - r - 1 >= cx0)
-        HUANG (base_columns) (h, j, x + r, x - r - 1, b0, b1, &va, &vb);
-      else if (x + r <= cx1)
-        HUANG (base_column) (h, j, x + r, b0, b1, 1, &va, &vb);
-      else if (x - r - 1 >= cx0)
-        HUANG (base_column) (h, j, x - r - 1, b0, b1, (guint32) -1, &va, &vb);
-      if (x + r <= cx1)
+      if (xa >= 0 && xs >= 0)
+        HUANG (base_columns) (h, j, xa, xs, b0, b1, v, k);
+      else if (xa >= 0)
+        HUANG (base_columns) (h, j, xa, -1, b0, b1, v, k);
+      else if (xs >= 0)
+        HUANG (base_columns) (h, j, -1, xs, b0, b1, v, k);
+      if (xa >= 0)
+        HUANG (delta_column) (v, rows, nr, (gsize) xa * ch, 1, k);
+      if (xs >= 0)
+        HUANG (delta_column) (v, rows, nr, (gsize) xs * ch, -1, k);
+      for (int i = 0; i < k; i++)
         {
-          if (ra != NULL)
-            HUANG (delta_add) (&va, ra[(gsize) (x + r) * ch], 1);
-          if (rb != NULL)
-            HUANG (delta_add) (&vb, rb[(gsize) (x + r) * ch], 1);
-        }
-      if (x - r - 1 >= cx0)
-        {
-          if (ra != NULL)
-            HUANG (delta_add) (&va, ra[(gsize) (x - r - 1) * ch], -1);
-          if (rb != NULL)
-            HUANG (delta_add) (&vb, rb[(gsize) (x - r - 1) * ch], -1);
-        }
-      for (int w = 0; w < 2; w++)
-        {
-          HUANG (View) *v = w == 0 ? &va : &vb;
-          const guint32 n = nw * (w == 0 ? ha : hb);
+          const guint32 n = nw * hw[i];
 
-          (w == 0 ? da : db)[(gsize) x * ch]
-            = (guint16) (n & 1 ? HUANG (view_kth) (h, v, n / 2)
-                               : (HUANG (view_kth) (h, v, n / 2 - 1)
-                                  + HUANG (view_kth) (h, v, n / 2)) / 2);
+          dst[i][(gsize) x * ch]
+            = (guint16) (n & 1 ? HUANG (view_kth) (h, &v[i], n / 2)
+                               : (HUANG (view_kth) (h, &v[i], n / 2 - 1)
+                                  + HUANG (view_kth) (h, &v[i], n / 2)) / 2);
         }
     }
   /* empty the base and the deltas by removing what is left */
   for (int x = MAX (cx0, cx1 - r); x <= cx1; x++)
     {
-      HUANG (base_column) (h, j, x, b0, b1, (guint32) -1, &va, &vb);
-      if (ra != NULL)
-        HUANG (delta_add) (&va, ra[(gsize) x * ch], -1);
-      if (rb != NULL)
-        HUANG (delta_add) (&vb, rb[(gsize) x * ch], -1);
+      HUANG (base_columns) (h, j, -1, x, b0, b1, v, k);
+      HUANG (delta_column) (v, rows, nr, (gsize) x * ch, -1, k);
     }
-  /* the next rows' searches start where this pair's second row ended */
-  h->pb = vb.pb;
-  h->below = vb.below;
+  /* the next rows' searches start where this group's last row ended */
+  h->pb = v[k - 1].pb;
+  h->below = v[k - 1].below;
 }
 #endif
 
@@ -316,9 +318,18 @@ HUANG (rows) (const LbMedianJob *j, HUANG (Hist) *h, int ya, int yb)
   for (int y = ya; y < yb; y++)
     {
 #if HUANG_SIMD_SELECT
-      if (y + 1 < yb)
+      /* groups of rows where the band has them (see HUANG (group)) */
+      const int k = MIN (MIN (yb - y, 2 * r + 1), HUANG_GROUP_ROWS (r));
+
+      if (k >= 2)
         {
-          HUANG (pair) (j, h, y++);
+          if (k == 4)
+            HUANG (group) (j, h, y, 4);
+          else if (k == 3)
+            HUANG (group) (j, h, y, 3);
+          else
+            HUANG (group) (j, h, y, 2);
+          y += k - 1;
           continue;
         }
 #endif

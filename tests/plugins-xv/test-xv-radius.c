@@ -505,22 +505,28 @@ test_median16_ranks (void)
       }
 }
 
-/* Huang's 16-bit histogram runs two rows at a time (lb-median-huang16-body.h: one histogram
- * of the rows both windows hold, and per window the row only it has) wherever a band has two
- * rows left. Images with more than 4096 values (so that the rank path never takes them):
- * uniform noise over 0 … 65535, where the medians of two neighbouring rows fall in
- * different high-byte bins, and a steep vertical ramp with noise, where they move by a few
- * bins from one row to the next; median and despeckle at radii 3 to 40 (the four tiers
- * from 48), odd and even heights, with and without a selection; one band, one row per
- * band (no pairs) and random bands, against the reference. */
+/* Huang's 16-bit histogram runs up to four rows at a time (lb-median-huang16-body.h: one
+ * histogram of the rows all their windows hold, and per window the rows only it has) wherever
+ * a band has two rows left; three at a time from r = 43. Images with more than 4096 values
+ * (so that the rank path never takes them): uniform noise over 0 … 65535, where the medians
+ * of neighbouring rows fall in different high-byte bins, and a steep vertical ramp with
+ * noise, where they move by a few bins from one row to the next; median and despeckle at
+ * radii 3 to 45 (the four tiers from 48), heights that leave groups of 1 to 4 rows, and
+ * blocks of equal rows at the deltas' limit, with and without a selection; one band, one row per band (no groups) and random bands of 1 to 8
+ * rows, against the reference. */
 static void
-test_median16_huang_pairs (void)
+test_median16_huang_groups (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (2);
   static const struct { FilterId id; int param, w, h, kind; } cases[] = {
     { F_MEDIAN, 3, 90, 70, 0 },    { F_MEDIAN, 3, 90, 71, 1 },  { F_DESPECKLE, 11, 80, 64, 0 },
     { F_MEDIAN, 15, 70, 67, 1 },   { F_DESPECKLE, 31, 75, 60, 0 },
-    { F_MEDIAN, 40, 60, 97, 1 },
+    { F_MEDIAN, 40, 60, 97, 1 },   { F_MEDIAN, 45, 50, 98, 0 },
+    /* blocks of four rows of one value and four of another, a few pixels of noise, without
+     * the rank path: at r 42 (four rows at a time) a window's three delta rows hold up to
+     * 3 · 85 = 255 equal samples, the most their u8 counts take; at r 43 (three rows) 2 · 87,
+     * where four rows would wrap 261 to 5 and move the median to the other value */
+    { F_MEDIAN, 42, 100, 60, 2 },  { F_MEDIAN, 43, 100, 60, 2 },
   };
   int cuts[MAX_CUTS];
 
@@ -536,10 +542,15 @@ test_median16_huang_pairs (void)
         for (int y = 0; y < cases[i].h; y++)
           for (int x = 0; x < cases[i].w; x++)
             buf_set (&src, x, y, 0,
-                     cases[i].kind == 0
-                       ? (guint) g_rand_int_range (rand, 0, 65536)
-                       : (guint) (y * 600 + g_rand_int_range (rand, 0, 3000)) % 65536);
+                     cases[i].kind == 0   ? (guint) g_rand_int_range (rand, 0, 65536)
+                     : cases[i].kind == 1 ? (guint) (y * 600 + g_rand_int_range (rand, 0, 3000))
+                                              % 65536
+                     : g_rand_int_range (rand, 0, 50) == 0 ? (guint) g_rand_int_range (rand, 0, 65536)
+                     : y % 8 < 4                           ? 1000
+                                                            : 60000);
         g_assert_true (job_prepare (&job, &src, sel ? &rect : NULL, NULL));
+        if (cases[i].kind == 2)
+          _lb_median_set_no_ranks (job.median, TRUE);
         ncuts = make_cuts (rand, cases[i].h, sel ? 0 : 1, cuts);
         compare_one_band_and_rows (&job, &src, cuts, ncuts);
         if (job.median != NULL)
@@ -948,7 +959,7 @@ main (int argc, char **argv)
       g_test_add_data_func (path, &wides[i], test_wide);
     }
   g_test_add_func ("/xv-radius/median16-ranks", test_median16_ranks);
-  g_test_add_func ("/xv-radius/median16-huang-pairs", test_median16_huang_pairs);
+  g_test_add_func ("/xv-radius/median16-huang-groups", test_median16_huang_groups);
   g_test_add_func ("/xv-radius/blur-u16-limit", test_blur_u16_limit);
   g_test_add_func ("/xv-radius/blur-div-float", test_blur_div_float);
   g_test_add_func ("/xv-radius/blur-div-corrected", test_blur_div_corrected);
