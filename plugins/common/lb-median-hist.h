@@ -17,7 +17,8 @@
  *    of Perreault & Hébert's constant-time median carried to four tiers of 16 bins (see
  *    below): constant cost per sample on smooth data, rebuilds linear in r on noisy data.
  *    For r < 48 (where it is cheaper on noisy images) and r > 127 (u16 window counts)
- *    Huang's sliding histogram, O(r) per sample. */
+ *    Huang's sliding histogram, O(r) per sample: below r 128 up to four rows at a time
+ *    (lb-median-huang16-body.h), about r + 5 updates per sample instead of 4r + 2. */
 
 #include <string.h>
 
@@ -192,7 +193,11 @@ lb_m16_row (const LbMedianJob *j, int y)
  * 780. The crossover follows the noisy image, so that no image gets slower than with Huang.
  * Session 11 made both faster (Huang 1.1–2×, the four tiers' selects 1.15–1.25×); at r 26–34
  * on the noisy image (lightbox-cli, alternating runs) Huang still won, so it stays at 48.
- * (-D LB_M16_MIN_RADIUS=1 or 1000 forces one path.) */
+ * Session 13's row groups (lb-median-huang16-body.h) made Huang faster again; at r 48 (1
+ * thread, 8 bands, ms, four tiers / Huang with groups of three rows) it would win on noise
+ * (bench image 289 / 183, a 14-bit radiograph-like image 174 / 160) and lose by more where
+ * half the image is flat (135 / 225); at r 64 the four tiers win on all three (313 / 321,
+ * 218 / 297, 161 / 313). Still 48. (-D LB_M16_MIN_RADIUS=1 or 1000 forces one path.) */
 #ifndef LB_M16_MIN_RADIUS
 #define LB_M16_MIN_RADIUS 48
 #endif
