@@ -123,15 +123,16 @@ HUANG (kth) (HUANG (Hist) *h, guint32 k)
 /* ---- several rows at a time -------------------------------------------------------------------
  *
  * The windows of k neighbouring rows y … y + k − 1 share 2r + 2 − k of their rows: one
- * histogram (the "base") of the shared rows slides along the rows, and each window adds what
- * only it has, k − 1 row segments (rows above the base for the upper windows, below it for
- * the lower ones), kept in a small histogram of its own (a HUANG (Delta)) that slides by k − 1
- * samples in and out per pixel. A window's search walks the sum of the two. Per output pixel
+ * histogram (the "base") of the shared rows slides along the rows, and each window adds the
+ * k − 1 row segments only it has (window i: k − 1 − i rows above the base, i below it), kept
+ * in a small histogram of its own (a HUANG (Delta)) that slides by k − 1 samples in and out
+ * per pixel. A window's search walks the sum of the two. Per output pixel
  * (2 (2r + 2 − k) + 2k (k − 1)) / k sample updates instead of 4r + 2: for k = 2, 2r + 2; for
  * k = 4, r + 5. Measured (lightbox-bench's full-range picture, 1400×1000, 1 thread, 8 bands,
- * ms, one row / k = 2 / 3 / 4 / 5 / 6): r 3 46 / 42 / 39 / 39–41 / 40 / 44, r 15 107 / 81 /
- * 68–72 / 66 / 68 / 69, r 31 207 / 149 / 120 / 109; a dedicated two-row version took r 15 to 75.
- * Four rows also bound the deltas' u8 counts to r ≤ 42: three from r 43, two from r 64. */
+ * ms, one row at a time / k = 2 / 3 / 4 / 5 / 6): r 3 46 / 42 / 39 / 39–41 / 40 / 44; r 15
+ * 107 / 81 / 68–72 / 66 / 68 / 69; r 31 (up to k = 4) 207 / 149 / 120 / 109. A first
+ * version written for two rows only took r 15 to 75. Four rows also bound the deltas' u8
+ * counts to r ≤ 42: three rows from r 43, two from r 64. */
 
 /* A window of the group: its delta, and where its last search ended (as h->pb and h->below
  * are for the single-row path, for base + delta). */

@@ -512,8 +512,20 @@ test_median16_ranks (void)
  * of neighbouring rows fall in different high-byte bins, and a steep vertical ramp with
  * noise, where they move by a few bins from one row to the next; median and despeckle at
  * radii 3 to 45 (the four tiers from 48), heights that leave groups of 1 to 4 rows, and
- * blocks of equal rows at the deltas' limit, with and without a selection; one band, one row per band (no groups) and random bands of 1 to 8
- * rows, against the reference. */
+ * blocks of equal rows at the deltas' limit, with and without a selection; one band, one row
+ * per band (no groups) and random bands of 1 to 8 rows, against the reference. */
+static guint
+huang_groups_sample (GRand *rand, int kind, int y)
+{
+  if (kind == 0)
+    return (guint) g_rand_int_range (rand, 0, 65536);
+  if (kind == 1)
+    return (guint) (y * 600 + g_rand_int_range (rand, 0, 3000)) % 65536;
+  if (g_rand_int_range (rand, 0, 50) == 0)
+    return (guint) g_rand_int_range (rand, 0, 65536);
+  return y % 8 < 4 ? 1000 : 60000;
+}
+
 static void
 test_median16_huang_groups (void)
 {
@@ -541,13 +553,7 @@ test_median16_huang_groups (void)
         buf_init (&src, cases[i].w, cases[i].h, 1, 16, g_rand_int_range (rand, 0, 4));
         for (int y = 0; y < cases[i].h; y++)
           for (int x = 0; x < cases[i].w; x++)
-            buf_set (&src, x, y, 0,
-                     cases[i].kind == 0   ? (guint) g_rand_int_range (rand, 0, 65536)
-                     : cases[i].kind == 1 ? (guint) (y * 600 + g_rand_int_range (rand, 0, 3000))
-                                              % 65536
-                     : g_rand_int_range (rand, 0, 50) == 0 ? (guint) g_rand_int_range (rand, 0, 65536)
-                     : y % 8 < 4                           ? 1000
-                                                            : 60000);
+            buf_set (&src, x, y, 0, huang_groups_sample (rand, cases[i].kind, y));
         g_assert_true (job_prepare (&job, &src, sel ? &rect : NULL, NULL));
         if (cases[i].kind == 2)
           _lb_median_set_no_ranks (job.median, TRUE);
