@@ -40,8 +40,10 @@ void     lb_xv_blur_process_ref (const LbXvBlur     *self,
  * the CPU has it) in one pass (n = 3 has its own multiply-high path); RGB with AVX2 and n ≤ 41:
  * the window sums as a running sum in registers straight into the division, no prefix row
  * (blur_row_c3_avx2). 16 bits without alpha:
- * 32-bit column sums, the same structure, float up to n = 7 and double above. Others (alpha,
- * huge windows): the general 32-bit running sums. Allocates a few rows of scratch per call. */
+ * 32-bit column sums, the same structure, float up to n = 7 and float with one correction
+ * above; GRAY16 with AVX2 and at least 32 whole windows per row: the running sum in registers
+ * for those windows too (blur_row_c1_avx2). Others (alpha, huge windows): the general 32-bit
+ * running sums. Allocates a few rows of scratch per call. */
 void     lb_xv_blur_process     (const LbXvBlur     *self,
                                  const LbKernelBuf  *src,
                                  LbKernelBuf        *dst,

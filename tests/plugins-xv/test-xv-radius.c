@@ -751,6 +751,67 @@ test_blur_rgb8_scan_range (void)
       }
 }
 
+/* Blur's GRAY16 AVX2 rows (blur_row_c1_avx2 in lb-xv-blur.c: a running window sum per
+ * 128-bit lane, straight into the division, where the windows are whole horizontally).
+ * - One-row regions, where windows up to 63 pixels stay on the float division without a
+ *   correction (65535 · 63 < 2^22): there the reciprocal must be rounded up. Rows of one
+ *   value v make every window sum N·v, and for N = 41, 47, 55, 61 the nearest float to 1/N
+ *   gives v − 1 for some v (v = 1 for 41 and 61, found by trying every s).
+ * - Pixel columns all 0, all 65535 or random (at random per column), so window sums reach
+ *   both extremes on the corrected division (n ≥ 9) and the correction itself is needed, in a
+ *   selection or not, at widths from the first that takes the AVX2 rows (32 whole windows)
+ *   past two of their 16-sample steps.
+ * Against the reference: one band, random bands, and the portable path on random bands. */
+static void
+test_blur_gray16_scan (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (0x16c1);
+  static const int one_row_sizes[] = { 41, 47, 55, 61 };
+  static const guint values[] = { 1, 2, 3, 7, 255, 4097, 65534, 65535 };
+  static const int sizes[] = { 5, 9, 31, 61 };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (one_row_sizes); i++)
+    for (gsize k = 0; k < G_N_ELEMENTS (values); k++)
+      {
+        Job job = { F_BLUR, one_row_sizes[i], { { { 0 } } }, NULL };
+        const int w = one_row_sizes[i] + 40 + (int) k;
+        Buf src;
+        int cuts[MAX_CUTS];
+        const int ncuts = make_cuts (rand, 1, 1, cuts);
+
+        buf_init (&src, w, 1, 1, 16, 1);
+        for (int x = 0; x < w; x++)
+          buf_set (&src, x, 0, 0, values[k]);
+        g_assert_true (job_prepare (&job, &src, NULL, NULL));
+        compare_one_band_and_rows (&job, &src, cuts, ncuts);
+        buf_clear (&src);
+      }
+
+  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+    for (int extra = 0; extra < 34; extra += 3)
+      {
+        const int size = sizes[i], w = size - 1 + 32 + extra, h = size + 6;
+        Job job = { F_BLUR, size, { { { 0 } } }, NULL };
+        const LbKernelRect rect = { 1, 2, w - 1, h - 3 };
+        Buf src;
+        int cuts[MAX_CUTS];
+        const int ncuts = make_cuts (rand, h, 0, cuts);
+
+        buf_init (&src, w, h, 1, 16, 2);
+        for (int x = 0; x < w; x++)
+          {
+            const int kind = g_rand_int_range (rand, 0, 3);
+            const guint v = kind == 0 ? 0 : 65535;
+
+            for (int y = 0; y < h; y++)
+              buf_set (&src, x, y, 0, kind < 2 ? v : (guint) g_rand_int_range (rand, 0, 65536));
+          }
+        g_assert_true (job_prepare (&job, &src, extra % 2 == 1 ? &rect : NULL, NULL));
+        compare_one_band_and_rows (&job, &src, cuts, ncuts);
+        buf_clear (&src);
+      }
+}
+
 static const Sweep sweeps[] = {
   { F_BLUR, 1, 33, 2, 45, 39 },
   { F_DESPECKLE, 1, 33, 2, 43, 37 },
@@ -972,6 +1033,7 @@ main (int argc, char **argv)
   g_test_add_func ("/xv-radius/blur-widths", test_blur_widths);
   g_test_add_func ("/xv-radius/blur-double-path", test_blur_double_path);
   g_test_add_func ("/xv-radius/blur-rgb8-scan-range", test_blur_rgb8_scan_range);
+  g_test_add_func ("/xv-radius/blur-gray16-scan", test_blur_gray16_scan);
   g_test_add_func ("/xv-radius/oil-xv-shapes", test_oil_xv_shapes);
   g_test_add_func ("/xv-radius/oil-histogram", test_oil_histogram);
   g_test_add_func ("/xv-radius/oil-histogram-full-column", test_oil_histogram_full_column);
