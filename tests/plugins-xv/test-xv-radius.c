@@ -927,6 +927,53 @@ test_oil_histogram_full_column (void)
     }
 }
 
+/* Oil's count-table path remembers its last answer along a row (WinnerCache in
+ * lb-xv-oil.c) while the top count and the colours having it stay the same. Images where the
+ * top colour set changes often but not at every step: vertical stripes of @bw columns, each
+ * drawing from @v colours of its own, and a new set of colours every 5 rows (so the rows a
+ * band reads hold far more than 256 colours and the histogram path stays out), with the
+ * same colour planted now and then in the next column; RGB8 (hashed below 9×9, numbered
+ * from it) and GRAY16 (direct), windows 5 to 21, with and without a selection, against the
+ * reference on one band, one row per band and random bands. */
+static void
+test_oil_winner_cache (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (0x0111);
+  static const int shapes[][2] = { { 2, 13 }, { 3, 4 }, { 6, 3 }, { 1, 40 } };
+  static const int sizes[] = { 5, 9, 15, 21 };
+  const int w = 70, h = 44;
+
+  for (gsize sh = 0; sh < G_N_ELEMENTS (shapes); sh++)
+    for (gsize z = 0; z < G_N_ELEMENTS (sizes); z++)
+      for (int depth = 8; depth <= 16; depth += 8)
+        {
+          const int bw = shapes[sh][0], v = shapes[sh][1], channels = depth == 8 ? 3 : 1;
+          Job job = { F_OIL, sizes[z], { { { 0 } } }, NULL };
+          const LbKernelRect rect = { 4, 3, w - 9, h - 5 };
+          int cuts[MAX_CUTS];
+          const int ncuts = make_cuts (rand, h, 0, cuts);
+          Buf src;
+
+          buf_init (&src, w, h, channels, depth, 1);
+          for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+              {
+                int idx = (y / 5) * 2000 + (x / bw) * v + g_rand_int_range (rand, 0, v);
+
+                if (x > 0 && g_rand_int_range (rand, 0, 6) == 0)
+                  idx = (y / 5) * 2000 + ((x - 1) / bw) * v + g_rand_int_range (rand, 0, v);
+                if (depth == 8)
+                  for (int c = 0; c < 3; c++)
+                    buf_set (&src, x, y, c, (guint) ((idx >> (8 * c)) & 0xff));
+                else
+                  buf_set (&src, x, y, 0, (guint) (idx * 3 % 65536));
+              }
+          g_assert_true (job_prepare (&job, &src, (sh + z) % 2 == 1 ? &rect : NULL, NULL));
+          compare_one_band_and_rows (&job, &src, cuts, ncuts);
+          buf_clear (&src);
+        }
+}
+
 /* RGB oil from 9×9 up numbers a band's colours; a palette holds 4 windows' worth of rows and
  * then starts again from the rows still in the window. Bands of 120 rows at windows 9 and 11
  * start again several times (rows of 20 or 23 pixels, noise: nearly every colour new),
@@ -1039,5 +1086,6 @@ main (int argc, char **argv)
   g_test_add_func ("/xv-radius/oil-histogram-full-column", test_oil_histogram_full_column);
   g_test_add_func ("/xv-radius/oil-palette", test_oil_palette);
   g_test_add_func ("/xv-radius/oil-palette-restart", test_oil_palette_restart);
+  g_test_add_func ("/xv-radius/oil-winner-cache", test_oil_winner_cache);
   return g_test_run ();
 }
