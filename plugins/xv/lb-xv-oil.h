@@ -50,12 +50,15 @@ void     lb_xv_oil_process_ref (const LbXvOil      *self,
  *    the 256 values and a window histogram slid by one column in and one out per pixel, so
  *    the counting costs the same at any radius (Perreault–Hébert); the winner is the first
  *    window pixel whose value has the top count, found by a scan that stops at the first hit.
+ *  - the symmetric 3×3 window, other formats, where not clipped: eight output pixels as
+ *    vector lanes, the 36 pairs of window pixels compared once each;
  *  - other windows of at most 16 pixels: all pairs at once with 16-lane vector compares;
  *  - larger windows, other formats: an incremental colour count (a direct table for 16-bit
  *    gray, a hash table for RGB, plus the number of colours per count so the maximum is
  *    known at once, and the list of colours having it) slid along the row, adding and
  *    removing one window column per pixel (2·n updates: linear in n, not constant: exact
- *    colours of 16 and 24 bits have no dense histogram to slide). RGB16 colours do not fit
+ *    colours of 16 and 24 bits have no dense histogram to slide); the winner found again
+ *    only when the top count or the colours having it changed. RGB16 colours do not fit
  *    32 bits and take the reference path. */
 void     lb_xv_oil_process     (const LbXvOil      *self,
                                 const LbKernelBuf  *src,

@@ -927,6 +927,22 @@ test_oil_histogram_full_column (void)
     }
 }
 
+/* Oil's symmetric 3×3 window runs eight output pixels per vector step (oil_sym3_keys in
+ * lb-xv-oil.c) from the second column to the last whole step, and mode_small on the rest:
+ * every width from 1 to 40 (no step below 10, then every remainder), RGB8, RGBA8, GRAY16 and
+ * GRAYA16 (GRAY8 takes the histogram path), with and without a selection; compare_one's
+ * images tie often (five colours plus noise). */
+static void
+test_oil_sym3_widths (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (0x5e3);
+  static const int fmts[][2] = { { 3, 8 }, { 4, 8 }, { 1, 16 }, { 2, 16 } };
+
+  for (int w = 1; w <= 40; w++)
+    for (gsize f = 0; f < G_N_ELEMENTS (fmts); f++)
+      compare_one (rand, F_OIL, 3, w, 7 + w % 4, fmts[f][0], fmts[f][1], (w + (int) f) % 2 == 1);
+}
+
 /* Oil's count-table path remembers its last answer along a row (WinnerCache in
  * lb-xv-oil.c) while the top count and the colours having it stay the same. Images where the
  * top colour set changes often but not at every step: vertical stripes of @bw columns, each
@@ -1087,5 +1103,6 @@ main (int argc, char **argv)
   g_test_add_func ("/xv-radius/oil-palette", test_oil_palette);
   g_test_add_func ("/xv-radius/oil-palette-restart", test_oil_palette_restart);
   g_test_add_func ("/xv-radius/oil-winner-cache", test_oil_winner_cache);
+  g_test_add_func ("/xv-radius/oil-sym3-widths", test_oil_sym3_widths);
   return g_test_run ();
 }
