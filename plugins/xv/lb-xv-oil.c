@@ -638,13 +638,19 @@ oil_xv_row (OilXv *xv, const guint8 *const srow[4], int r0, int ch, int depth)
  * rows on wide images) */
 #define OIL_PALETTE_MAX_BYTES ((gsize) 64 << 20)
 
-/* RGB windows from this side up count numbered colours (Palette) directly. Below it the probe
- * per pixel read into the band's large palette costs more than the small hash table's
- * probes per update (kernels-a-timing, 1.4 Mpx RGB8 test card, 1 thread, ms, hashed →
- * numbered, two runs: side 5 128/131 → 138/140, 9 216/215 → 202/202, 15 395/494 → 332/332,
- * 31 859/1045 → 660/658). */
+/* RGB windows from this side up count numbered colours (Palette) directly, every window the
+ * count table serves (the 3×3 one has its own path). The threshold was 9 while the updates
+ * went through the table in memory: the probe per pixel read into the band's large palette
+ * then cost more than the small hash table's probes per update (kernels-a-timing, 1.4 Mpx
+ * RGB8 test card, 1 thread, ms, hashed → numbered, two runs: side 5 128/131 → 138/140, 9
+ * 216/215 → 202/202, 15 395/494 → 332/332, 31 859/1045 → 660/658). With TableRegs, numbering
+ * wins at 5 and 7 too (1400×1000 RGB8, 1 thread, a driver outside the tree, two alternating
+ * runs, hashed → numbered: noise, side 5 90–99 → 27 ms, 7 126 → 30; a gradient with little
+ * noise, side 5 148–189 → 96, 7 259–261 → 176–181). The hash table remains for windows
+ * whose palette would pass OIL_PALETTE_MAX_BYTES, and for the tests
+ * (_lb_xv_oil_process_table). */
 #ifndef OIL_NUMBERED_MIN_SIDE
-#define OIL_NUMBERED_MIN_SIDE 9
+#define OIL_NUMBERED_MIN_SIDE 5
 #endif
 
 typedef struct {
@@ -1230,7 +1236,8 @@ oil_fast_rows (const LbXvOil     *self,
                LbKernelBuf       *dst,
                int                ya,
                int                yb,
-               const int          depth)
+               const int          depth,
+               const gboolean     table_only)
 {
   const LbXvRegion *R = &self->region;
   const int rw = R->x1 - R->x0;
@@ -1256,7 +1263,7 @@ oil_fast_rows (const LbXvOil     *self,
   OilXv xv = { 0 };
 
   if (depth == 8 && lb_xv_colour_channels (src->channels) == 1 && !xv_columns
-      && side >= PH_MIN_SIDE)
+      && side >= PH_MIN_SIDE && !table_only)
     {
       const PhIds ids = { src->data + (gsize) R->x0 * src->channels, src->stride,
                           src->channels, 0 };
@@ -1264,7 +1271,7 @@ oil_fast_rows (const LbXvOil     *self,
       oil_ph_rows (self, &ids, src, dst, ya, yb);
       return;
     }
-  if (!small)
+  if (!small && !table_only)
     {
       /* Other formats: the histogram path when the rows this band reads hold at most 256
        * colours (palette images, posterised or segmented ones). */
@@ -1298,7 +1305,7 @@ oil_fast_rows (const LbXvOil     *self,
           tdirect = g_new0 (guint16, (gsize) 1 << depth);
           t.dcount = tdirect;
         }
-      else if (side >= OIL_NUMBERED_MIN_SIDE
+      else if (side >= OIL_NUMBERED_MIN_SIDE && !table_only
                && palette_size (limit) * 2 * sizeof (guint32) <= OIL_PALETTE_MAX_BYTES)
         {
           /* RGB: the colours of the rows this band reads, numbered, counted directly */
@@ -1477,9 +1484,28 @@ lb_xv_oil_process (const LbXvOil     *self,
   if (!_lb_xv_clip_rows (&self->region, &y0, &y1))
     return;
   if (src->depth == 8)
-    oil_fast_rows (self, src, dst, y0, y1, 8);
+    oil_fast_rows (self, src, dst, y0, y1, 8, FALSE);
   else if (lb_xv_colour_channels (src->channels) == 1)
-    oil_fast_rows (self, src, dst, y0, y1, 16);
+    oil_fast_rows (self, src, dst, y0, y1, 16, FALSE);
+  else
+    lb_xv_oil_process_ref (self, src, dst, y0, y1);
+}
+
+void
+_lb_xv_oil_process_table (const LbXvOil     *self,
+                          const LbKernelBuf *src,
+                          LbKernelBuf       *dst,
+                          int                y0,
+                          int                y1)
+{
+  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
+
+  if (!_lb_xv_clip_rows (&self->region, &y0, &y1))
+    return;
+  if (src->depth == 8)
+    oil_fast_rows (self, src, dst, y0, y1, 8, TRUE);
+  else if (lb_xv_colour_channels (src->channels) == 1)
+    oil_fast_rows (self, src, dst, y0, y1, 16, TRUE);
   else
     lb_xv_oil_process_ref (self, src, dst, y0, y1);
 }

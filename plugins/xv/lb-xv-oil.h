@@ -66,4 +66,13 @@ void     lb_xv_oil_process     (const LbXvOil      *self,
                                 int                 y0,
                                 int                 y1);
 
+/* lb_xv_oil_process() with every window above 16 pixels on the count table, RGB colours in
+ * its hash table (no colour numbering) and no histogram path: the paths the default takes
+ * only for some images (palettes past 64 MiB), for tests. */
+void     _lb_xv_oil_process_table (const LbXvOil     *self,
+                                   const LbKernelBuf *src,
+                                   LbKernelBuf       *dst,
+                                   int                y0,
+                                   int                y1);
+
 G_END_DECLS

@@ -123,7 +123,9 @@ job_prepare (Job *job, const Buf *src, const LbKernelRect *sel, GError **error)
 }
 
 /* Paths: the reference, the optimised one (hand-written AVX2 rows where the CPU has them),
- * and for blur the optimised one without its hand-written AVX2 rows (others: optimised). */
+ * and a second optimised one: for blur without its hand-written AVX2 rows, for oil with
+ * every window above 16 pixels on the count table (RGB hashed, no histogram path; others:
+ * the optimised path again). */
 enum { PATH_REF = 0, PATH_FAST = 1, PATH_PORTABLE = 2 };
 
 static void
@@ -146,7 +148,9 @@ job_run (const Job *job, const Buf *src, Buf *dst, int path, int y0, int y1)
         lb_xv_despeckle_process_ref (&job->st.despeckle, &src->b, &dst->b, y0, y1);
       break;
     case F_OIL:
-      (fast ? lb_xv_oil_process : lb_xv_oil_process_ref) (&job->st.oil, &src->b, &dst->b, y0, y1);
+      (path == PATH_PORTABLE ? _lb_xv_oil_process_table
+       : fast               ? lb_xv_oil_process
+                            : lb_xv_oil_process_ref) (&job->st.oil, &src->b, &dst->b, y0, y1);
       break;
     case F_MEDIAN:
       if (fast)
@@ -200,8 +204,8 @@ make_cuts (GRand *rand, int height, int band, int *cuts)
 }
 
 /* Reference on one band; the optimised path on one band, one row per band, random bands in
- * reverse order and random bands from three threads: all must agree. Blur: the portable path
- * (no hand-written AVX2 rows) too, on one band, random bands and three threads. */
+ * reverse order and random bands from three threads: all must agree. Blur and oil: the
+ * second optimised path (PATH_PORTABLE) too, on one band, random bands and three threads. */
 static void
 compare_one (GRand *rand, FilterId id, int param, int w, int h, int channels, int depth,
              gboolean use_sel)
@@ -237,13 +241,13 @@ compare_one (GRand *rand, FilterId id, int param, int w, int h, int channels, in
    * these small images: they hold at most 4096 distinct values per channel), and once with
    * the scratch memory the plugins pass (filled with garbage first, then reused by every
    * band, as the host's per-thread scratch is) */
-  for (int variant = 0; variant < (id == F_BLUR ? 7 : ranks_too ? 9 : 4); variant++)
+  for (int variant = 0; variant < (id == F_BLUR || id == F_OIL ? 7 : ranks_too ? 9 : 4); variant++)
     {
       const char *what[] = { "one band", "one row per band", "random bands, reverse order",
-                             "random bands, three threads", "portable, one band",
-                             "portable, random bands, reverse order",
-                             "portable, random bands, three threads" };
-      const int path = variant >= 4 && id == F_BLUR ? PATH_PORTABLE : PATH_FAST;
+                             "random bands, three threads", "second path, one band",
+                             "second path, random bands, reverse order",
+                             "second path, random bands, three threads" };
+      const int path = variant >= 4 && (id == F_BLUR || id == F_OIL) ? PATH_PORTABLE : PATH_FAST;
       const gboolean no_ranks = ranks_too && variant >= 4 && variant < 8;
       const gboolean scratch = ranks_too && variant == 8;
       int ncuts;
@@ -388,13 +392,13 @@ compare_one_band_and_rows (const Job *job, const Buf *src, const int *cuts, int 
   for (int k = 0; k < ncuts; k++)
     job_run (job, src, &out, PATH_FAST, cuts[k], cuts[k + 1]);
   g_assert_cmpuint (count_diff (&out, &ref, "one row per band"), ==, 0);
-  if (job->id == F_BLUR)
+  if (job->id == F_BLUR || job->id == F_OIL)
     {
       buf_clear (&out);
       buf_copy (&out, src);
       for (int k = 0; k < ncuts; k++)
         job_run (job, src, &out, PATH_PORTABLE, cuts[k], cuts[k + 1]);
-      g_assert_cmpuint (count_diff (&out, &ref, "portable, one row per band"), ==, 0);
+      g_assert_cmpuint (count_diff (&out, &ref, "second path, one row per band"), ==, 0);
     }
   buf_clear (&out), buf_clear (&ref);
 }
