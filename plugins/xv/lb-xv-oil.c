@@ -1472,6 +1472,27 @@ oil_fast_rows (const LbXvOil     *self,
   g_free (pal.slots);
 }
 
+/* lb_xv_oil_process, or with @table_only _lb_xv_oil_process_table */
+static void
+oil_process (const LbXvOil     *self,
+             const LbKernelBuf *src,
+             LbKernelBuf       *dst,
+             int                y0,
+             int                y1,
+             gboolean           table_only)
+{
+  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
+
+  if (!_lb_xv_clip_rows (&self->region, &y0, &y1))
+    return;
+  if (src->depth == 8)
+    oil_fast_rows (self, src, dst, y0, y1, 8, table_only);
+  else if (lb_xv_colour_channels (src->channels) == 1)
+    oil_fast_rows (self, src, dst, y0, y1, 16, table_only);
+  else
+    lb_xv_oil_process_ref (self, src, dst, y0, y1);
+}
+
 void
 lb_xv_oil_process (const LbXvOil     *self,
                    const LbKernelBuf *src,
@@ -1479,16 +1500,7 @@ lb_xv_oil_process (const LbXvOil     *self,
                    int                y0,
                    int                y1)
 {
-  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
-
-  if (!_lb_xv_clip_rows (&self->region, &y0, &y1))
-    return;
-  if (src->depth == 8)
-    oil_fast_rows (self, src, dst, y0, y1, 8, FALSE);
-  else if (lb_xv_colour_channels (src->channels) == 1)
-    oil_fast_rows (self, src, dst, y0, y1, 16, FALSE);
-  else
-    lb_xv_oil_process_ref (self, src, dst, y0, y1);
+  oil_process (self, src, dst, y0, y1, FALSE);
 }
 
 void
@@ -1498,14 +1510,5 @@ _lb_xv_oil_process_table (const LbXvOil     *self,
                           int                y0,
                           int                y1)
 {
-  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
-
-  if (!_lb_xv_clip_rows (&self->region, &y0, &y1))
-    return;
-  if (src->depth == 8)
-    oil_fast_rows (self, src, dst, y0, y1, 8, TRUE);
-  else if (lb_xv_colour_channels (src->channels) == 1)
-    oil_fast_rows (self, src, dst, y0, y1, 16, TRUE);
-  else
-    lb_xv_oil_process_ref (self, src, dst, y0, y1);
+  oil_process (self, src, dst, y0, y1, TRUE);
 }
