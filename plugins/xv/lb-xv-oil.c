@@ -284,7 +284,8 @@ oil_sym3_keys (const guint32 *const kr[3], guint32 *restrict win, int j0, int j1
           memcpy (&k[3 * a + b], kr[a] + j - 1 + b, sizeof k[0]);
       for (int i = 0; i < 9; i++)
         c[i] = (OilIVec8) { 0 };
-      /* all 36 pairs unrolled, so that the keys and counts stay in registers */
+      /* all 36 pairs unrolled: as loops, GCC kept them rolled and the counts in memory
+       * (RGB8 9.2 → 7.0 ms on the test card) */
 #pragma GCC unroll 9
       for (int i = 0; i < 9; i++)
 #pragma GCC unroll 9

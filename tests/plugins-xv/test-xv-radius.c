@@ -760,7 +760,7 @@ test_blur_rgb8_scan_range (void)
  * - One-row regions, where windows up to 63 pixels stay on the float division without a
  *   correction (65535 · 63 < 2^22): there the reciprocal must be rounded up. Rows of one
  *   value v make every window sum N·v, and for N = 41, 47, 55, 61 the nearest float to 1/N
- *   gives v − 1 for some v (v = 1 for 41 and 61, found by trying every s).
+ *   gives v − 1 for some v (v = 1 already for each of them; found by trying every s).
  * - Pixel columns all 0, all 65535 or random (at random per column), so window sums reach
  *   both extremes on the corrected division (n ≥ 9) and the correction itself is needed, in a
  *   selection or not, at widths from the first that takes the AVX2 rows (32 whole windows)
