@@ -403,6 +403,18 @@ compare_one_band_and_rows (const Job *job, const Buf *src, const int *cuts, int 
   buf_clear (&out), buf_clear (&ref);
 }
 
+/* Prepares @job on @src, with @sel a selection inset from the edges (3 columns left, 2 rows
+ * top, 2 columns right, 1 row bottom), and cuts its rows into random bands (with @sel) or
+ * one row per band; returns the number of bands. */
+static int
+prepare_inset (GRand *rand, Job *job, const Buf *src, gboolean sel, int *cuts)
+{
+  const LbKernelRect rect = { 3, 2, src->b.width - 5, src->b.height - 3 };
+
+  g_assert_true (job_prepare (job, src, sel ? &rect : NULL, NULL));
+  return make_cuts (rand, src->b.height, sel ? 0 : 1, cuts);
+}
+
 /* The 16-bit rank path (lb-median-hist.h) takes a band's channel when the samples it reads
  * (its rows and the window's halo) hold at most 4096 distinct values. Values spread over the
  * whole 16-bit range, so that a rank is not its value:
@@ -478,14 +490,12 @@ test_median16_ranks (void)
     for (int sel = 0; sel <= 1; sel++)
       {
         Job job = { cases[i].id, cases[i].param, { { { 0 } } }, NULL };
-        const LbKernelRect rect = { 3, 2, cases[i].w - 5, cases[i].h - 3 };
         Buf src;
         int ncuts;
 
         fill_ranks_image (rand, &src, sparse, cases[i].w, cases[i].h,
                           cases[i].kind == 2 ? 3 : 1, cases[i].kind);
-        g_assert_true (job_prepare (&job, &src, sel ? &rect : NULL, NULL));
-        ncuts = make_cuts (rand, cases[i].h, sel ? 0 : 1, cuts);
+        ncuts = prepare_inset (rand, &job, &src, sel, cuts);
         compare_one_band_and_rows (&job, &src, cuts, ncuts);
         /* with the selection, again through the plugins' scratch, filled with garbage, and
          * one byte too small (ignored: the path allocates its own) */
@@ -550,7 +560,6 @@ test_median16_huang_groups (void)
     for (int sel = 0; sel <= 1; sel++)
       {
         Job job = { cases[i].id, cases[i].param, { { { 0 } } }, NULL };
-        const LbKernelRect rect = { 3, 2, cases[i].w - 5, cases[i].h - 3 };
         Buf src;
         int ncuts;
 
@@ -558,10 +567,9 @@ test_median16_huang_groups (void)
         for (int y = 0; y < cases[i].h; y++)
           for (int x = 0; x < cases[i].w; x++)
             buf_set (&src, x, y, 0, huang_groups_sample (rand, cases[i].kind, y));
-        g_assert_true (job_prepare (&job, &src, sel ? &rect : NULL, NULL));
+        ncuts = prepare_inset (rand, &job, &src, sel, cuts);
         if (cases[i].kind == 2)
           _lb_median_set_no_ranks (job.median, TRUE);
-        ncuts = make_cuts (rand, cases[i].h, sel ? 0 : 1, cuts);
         compare_one_band_and_rows (&job, &src, cuts, ncuts);
         if (job.median != NULL)
           lb_median_free (job.median);
