@@ -293,17 +293,54 @@ lb_filter_params_set_value_string (LbFilterParams *self,
   return check_and_store (self, spec, v, value, error);
 }
 
+/* A parameter named twice in one string or dictionary is an error rather than "the last one
+ * wins": in a hand-written step or a declarative chain the two values are most likely a typo,
+ * and quietly running with either would give an image the author did not ask for. */
+static gboolean
+check_once (LbFilterParams     *self,
+            GPtrArray          *seen,
+            const char         *name,
+            GError            **error)
+{
+  const LbParamSpec *spec = find_spec (self, name, error);
+
+  if (spec == NULL)
+    return FALSE;
+  if (g_ptr_array_find (seen, spec, NULL))
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                   "%s: parameter “%s” is given more than once", lb_filter_get_id (self->filter),
+                   name);
+      return FALSE;
+    }
+  g_ptr_array_add (seen, (gpointer) spec);
+  return TRUE;
+}
+
+/* Puts back the values saved before a multi-value setter failed part-way, so that the setters
+ * below change either every parameter they name or none. */
+static void
+restore (LbFilterParams *self,
+         const guint8   *saved)
+{
+  memcpy (self->data, saved, MAX (self->size, 1));
+}
+
 gboolean
 lb_filter_params_set_from_string (LbFilterParams *self,
                                   const char     *text,
                                   GError        **error)
 {
   g_auto(GStrv) items = NULL;
+  g_autoptr(GPtrArray) seen = NULL;
+  g_autofree guint8 *saved = NULL;
 
   g_return_val_if_fail (self != NULL, FALSE);
   if (text == NULL || *text == '\0')
     return TRUE;
   items = g_strsplit (text, ",", -1);
+  seen = g_ptr_array_new ();
+  saved = g_memdup2 (self->data, MAX (self->size, 1));
   for (guint i = 0; items[i] != NULL; i++)
     {
       char *eq = strchr (items[i], '=');
@@ -312,13 +349,53 @@ lb_filter_params_set_from_string (LbFilterParams *self,
         {
           g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
                        "%s: “%s” is not NAME=VALUE", lb_filter_get_id (self->filter), items[i]);
+          restore (self, saved);
           return FALSE;
         }
       *eq = '\0';
-      if (!lb_filter_params_set_value_string (self, items[i], eq + 1, error))
-        return FALSE;
+      if (!check_once (self, seen, items[i], error)
+          || !lb_filter_params_set_value_string (self, items[i], eq + 1, error))
+        {
+          restore (self, saved);
+          return FALSE;
+        }
     }
   return TRUE;
+}
+
+/* One a{sv} entry; FALSE with @error set when its value does not fit the parameter. */
+static gboolean
+set_variant_value (LbFilterParams *self,
+                   const char     *key,
+                   GVariant       *value,
+                   GError        **error)
+{
+  const LbParamSpec *spec = find_spec (self, key, error);
+  double v;
+
+  if (spec == NULL)
+    return FALSE;
+  if (g_variant_is_of_type (value, G_VARIANT_TYPE_INT32))
+    v = g_variant_get_int32 (value);
+  else if (g_variant_is_of_type (value, G_VARIANT_TYPE_UINT32))
+    v = g_variant_get_uint32 (value);
+  else if (g_variant_is_of_type (value, G_VARIANT_TYPE_INT64))
+    v = (double) g_variant_get_int64 (value);
+  else if (g_variant_is_of_type (value, G_VARIANT_TYPE_DOUBLE))
+    v = g_variant_get_double (value);
+  else if (g_variant_is_of_type (value, G_VARIANT_TYPE_BOOLEAN))
+    v = g_variant_get_boolean (value);
+  else if (g_variant_is_of_type (value, G_VARIANT_TYPE_STRING) && spec->type == LB_PARAM_ENUM)
+    return lb_filter_params_set_value_string (self, key, g_variant_get_string (value, NULL),
+                                              error);
+  else
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                   "%s: parameter “%s” has unsupported type %s",
+                   lb_filter_get_id (self->filter), key, g_variant_get_type_string (value));
+      return FALSE;
+    }
+  return check_and_store (self, spec, v, NULL, error);
 }
 
 gboolean
@@ -330,6 +407,8 @@ lb_filter_params_set_variant (LbFilterParams *self,
   const char *key;
   GVariant *value;
   g_autoptr(GVariant) owned = NULL;
+  g_autoptr(GPtrArray) seen = NULL;
+  g_autofree guint8 *saved = NULL;
 
   g_return_val_if_fail (self != NULL, FALSE);
   g_return_val_if_fail (dict != NULL, FALSE);
@@ -342,52 +421,17 @@ lb_filter_params_set_variant (LbFilterParams *self,
                    lb_filter_get_id (self->filter), g_variant_get_type_string (dict));
       return FALSE;
     }
+  seen = g_ptr_array_new ();
+  saved = g_memdup2 (self->data, MAX (self->size, 1));
   g_variant_iter_init (&iter, dict);
   while (g_variant_iter_loop (&iter, "{&sv}", &key, &value))
-    {
-      const LbParamSpec *spec = find_spec (self, key, error);
-      double v;
-
-      if (spec == NULL)
-        {
-          g_variant_unref (value);
-          return FALSE;
-        }
-      if (g_variant_is_of_type (value, G_VARIANT_TYPE_INT32))
-        v = g_variant_get_int32 (value);
-      else if (g_variant_is_of_type (value, G_VARIANT_TYPE_UINT32))
-        v = g_variant_get_uint32 (value);
-      else if (g_variant_is_of_type (value, G_VARIANT_TYPE_INT64))
-        v = (double) g_variant_get_int64 (value);
-      else if (g_variant_is_of_type (value, G_VARIANT_TYPE_DOUBLE))
-        v = g_variant_get_double (value);
-      else if (g_variant_is_of_type (value, G_VARIANT_TYPE_BOOLEAN))
-        v = g_variant_get_boolean (value);
-      else if (g_variant_is_of_type (value, G_VARIANT_TYPE_STRING)
-               && spec->type == LB_PARAM_ENUM)
-        {
-          if (!lb_filter_params_set_value_string (self, key, g_variant_get_string (value, NULL),
-                                                  error))
-            {
-              g_variant_unref (value);
-              return FALSE;
-            }
-          continue;
-        }
-      else
-        {
-          g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
-                       "%s: parameter “%s” has unsupported type %s",
-                       lb_filter_get_id (self->filter), key, g_variant_get_type_string (value));
-          g_variant_unref (value);
-          return FALSE;
-        }
-      if (!check_and_store (self, spec, v, NULL, error))
-        {
-          g_variant_unref (value);
-          return FALSE;
-        }
-    }
+    if (!check_once (self, seen, key, error) || !set_variant_value (self, key, value, error))
+      {
+        /* g_variant_iter_loop() frees @value only when it is called again. */
+        g_variant_unref (value);
+        restore (self, saved);
+        return FALSE;
+      }
   return TRUE;
 }
 

@@ -36,6 +36,7 @@ LbFilter       *lb_filter_params_get_filter  (LbFilterParams *self);
  * @text: "name=value,name=value" (empty: nothing changes)
  *
  * Numbers are C-locale decimals; booleans true/false/yes/no/1/0; enums their nick or index.
+ * A name given twice is an error. On any error no parameter changes.
  */
 gboolean        lb_filter_params_set_from_string (LbFilterParams *self,
                                                   const char     *text,
@@ -55,6 +56,8 @@ double          lb_filter_params_get_number  (LbFilterParams *self,
  * lb_filter_params_set_variant:
  * @dict: (transfer floating): an a{sv}: int32/int64/uint32/double/boolean values, strings
  *   for enum nicks; a floating reference is consumed
+ *
+ * A key given twice is an error. On any error no parameter changes.
  */
 gboolean        lb_filter_params_set_variant (LbFilterParams *self,
                                               GVariant       *dict,

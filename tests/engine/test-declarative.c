@@ -95,6 +95,20 @@ test_chain_unknown_step (void)
   g_assert_null (lb_filter_registry_add_declarative (registry, bytes2, "mem:chain", &error));
   g_assert_cmpstr (error->message, ==, "mem:chain:7: Step1: io.github.lightbox.example.threshold: "
                    "parameter “level” = 200 is out of range 0..100");
+  g_clear_error (&error);
+
+  /* A step naming a parameter twice is refused at load, on its own line. */
+  {
+    const char *twice = "[Filter]\nId=a.chain\nName=C\nCategory=Test\nType=chain\n[Chain]\n"
+                        "Step1=threshold:level=20\nStep2=threshold:level=20,invert=true,level=30\n";
+    g_autoptr(GBytes) bytes3 = g_bytes_new_static (twice, strlen (twice));
+
+    g_assert_null (lb_filter_registry_add_declarative (registry, bytes3, "mem:chain", &error));
+    g_assert_error (error, LB_ERROR, LB_ERROR_PARSE);
+    g_assert_cmpstr (error->message, ==, "mem:chain:8: Step2: "
+                     "io.github.lightbox.example.threshold: parameter “level” is given more "
+                     "than once");
+  }
 }
 
 /* A hand-checked convolution: a horizontal [1 2 1]/4 + bias on a 4×1 gray image, edges

@@ -84,6 +84,19 @@ test_errors (void)
   expect_error (p, "value=", LB_ERROR_INVALID_ARGUMENT, "is not a number");
   /* A failed setter leaves the earlier value alone. */
   g_assert_cmpfloat (lb_filter_params_get_number (p, "value"), ==, 0);
+
+  /* Naming a parameter twice is refused, whichever value would have won, and a string that
+   * fails part-way changes nothing, not even the items before the bad one. */
+  expect_error (p, "size=5,size=7", LB_ERROR_INVALID_ARGUMENT,
+                "parameter “size” is given more than once");
+  expect_error (p, "value=9,gain=1,value=9", LB_ERROR_INVALID_ARGUMENT,
+                "parameter “value” is given more than once");
+  expect_error (p, "value=9,size=5,gain=7", LB_ERROR_INVALID_ARGUMENT, "out of range");
+  expect_error (p, "value=9,mode=exact,bogus", LB_ERROR_INVALID_ARGUMENT, "is not NAME=VALUE");
+  g_assert_cmpfloat (lb_filter_params_get_number (p, "value"), ==, 0);
+  g_assert_cmpfloat (lb_filter_params_get_number (p, "size"), ==, 3);
+  g_assert_cmpfloat (lb_filter_params_get_number (p, "mode"), ==, 0);
+  g_assert_cmpfloat (lb_filter_params_get_number (p, "gain"), ==, 0.5);
 }
 
 static void
@@ -116,6 +129,27 @@ test_variant (void)
   g_assert_false (lb_filter_params_set_variant (p, g_variant_builder_end (&bld), &error));
   g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "out of range -2.5..2.5"));
+  g_clear_error (&error);
+
+  /* a{sv} may carry a key twice; that is refused, and a dictionary that fails part-way
+   * changes nothing (value=9 and mode=exact stay from above). */
+  g_variant_builder_init (&bld, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&bld, "{sv}", "value", g_variant_new_int32 (1));
+  g_variant_builder_add (&bld, "{sv}", "value", g_variant_new_int32 (2));
+  g_assert_false (lb_filter_params_set_variant (p, g_variant_builder_end (&bld), &error));
+  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "parameter “value” is given more than once"));
+  g_clear_error (&error);
+  g_variant_builder_init (&bld, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&bld, "{sv}", "value", g_variant_new_int32 (4));
+  g_variant_builder_add (&bld, "{sv}", "mode", g_variant_new_string ("fast"));
+  g_variant_builder_add (&bld, "{sv}", "size", g_variant_new_string ("5"));
+  g_assert_false (lb_filter_params_set_variant (p, g_variant_builder_end (&bld), &error));
+  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "has unsupported type s"));
+  g_clear_pointer (&a, g_free);
+  a = lb_filter_params_to_string (p);
+  g_assert_cmpstr (a, ==, "delay-us=0,value=9,size=3,mode=exact,gain=2,fail-row=-1");
 }
 
 static void
