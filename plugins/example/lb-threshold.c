@@ -72,7 +72,8 @@ threshold_process (gconstpointer       state,
       const guint8 *in = im->src + (gsize) y * im->src_stride;
       guint8 *out = band->dst + (gsize) y * band->dst_stride;
 
-      if (g_atomic_int_get (band->cancelled))
+      /* reports the row before (none before the first) and polls for cancellation */
+      if (!lb_filter_band_rows_done (band, y > band->y0))
         return TRUE;
       for (int x = band->x0; x < band->x1; x++)
         for (int c = 0; c < colours; c++)

@@ -42,8 +42,8 @@
  * Where the code runs (plugins/README.md, "Crashes and hangs"): plugins shipped with
  * Lightbox run inside the Lightbox process; any other plugin's prepare(), scratch_size(),
  * process(), finish() and release() run in a helper process, lightbox-filter-host, which
- * Lightbox kills when the user cancels or when no band completes within the watchdog
- * timeout. The same source code must work in both places, so:
+ * Lightbox kills when the user cancels or when no band completes (and no rows are reported
+ * through lb_filter_band_rows_done()) within the watchdog timeout. The same source code must work in both places, so:
  *   - the module is loaded in BOTH processes: lb_filter_plugin_query(), any ELF
  *     constructor and destructor run in Lightbox itself and must be side-effect free.
  *     Lightbox first loads an isolated plugin in `lightbox-filter-host --probe` and skips
@@ -72,8 +72,11 @@ G_BEGIN_DECLS
 /* Fields appended or a rule relaxed → bump MINOR (the host reads struct_size).
  * 1.1: LbFilterInfo.process may be NULL when finish is set. A 1.0 host refuses such a filter
  * ("prepare, process and release are required"), so a plugin that relies on it should ask for
- * host_abi_minor >= 1 in lb_filter_plugin_query(). */
-#define LB_FILTER_ABI_MINOR 1
+ * host_abi_minor >= 1 in lb_filter_plugin_query().
+ * 1.2: LbFilterBand.rows_done, the host's progress hook, called through
+ * lb_filter_band_rows_done(), which also works (as a plain cancellation poll) with a 1.0 or
+ * 1.1 host, so a plugin need not ask for 1.2 to use it. */
+#define LB_FILTER_ABI_MINOR 2
 
 /* Marks descriptor strings for xgettext without pulling in libintl; the host translates them
  * at run time with g_dgettext (LbPluginInfo.gettext_domain, string). */
@@ -294,8 +297,11 @@ typedef struct {
  *   between the bands one thread runs (so its content is undefined on entry); %NULL when
  *   scratch_size is %NULL or returned 0
  * @cancelled: poll it with g_atomic_int_get() every row or so; when non-zero, return
- *   early (the host discards the result and reports cancellation)
+ *   early (the host discards the result and reports cancellation). A slow filter polls it
+ *   through lb_filter_band_rows_done() instead, which also reports progress.
  * @thread_index: 0..n_threads-1, for diagnostics only (results must not depend on it)
+ * @rows_done: (ABI 1.2) the host's progress hook; never call it directly (an older host's
+ *   struct ends before it), use lb_filter_band_rows_done()
  *
  * One unit of work: the rectangle [x0,x1) × [y0,y1) of the destination, inside the write
  * rectangle prepare() chose. Unless the filter sets LB_FILTER_FLAG_TILES, x0 and x1 always
@@ -305,7 +311,8 @@ typedef struct {
  * band's rectangle: the host promises callers byte-identical output for every thread count
  * and band height, and tests it.
  */
-typedef struct {
+typedef struct _LbFilterBand LbFilterBand;
+struct _LbFilterBand {
   gsize struct_size;
   const LbFilterImage *image;
   guint8 *dst;
@@ -317,7 +324,49 @@ typedef struct {
   gpointer scratch;
   const gint *cancelled;
   int thread_index;
-} LbFilterBand;
+  /* ABI 1.2 */
+  void (*rows_done) (const LbFilterBand *band,
+                     int                 n_rows);
+};
+
+/**
+ * lb_filter_band_rows_done:
+ * @band: the band process() was given
+ * @n_rows: how many more rows of the band are written since the last call (0 only polls)
+ *
+ * Progress and cancellation for filters whose band takes long: a median of a large radius,
+ * or any filter on a very large image. Without it the host learns of progress only when a
+ * band returns, and a band is an eighth of the image on a two-core machine (4 bands per
+ * thread), so:
+ *   - the progress bar moves in eighths;
+ *   - the watchdog of a plugin that runs in a helper process (LIGHTBOX_FILTER_TIMEOUT,
+ *     30 s by default) counts only finished bands, so a band that legitimately takes longer
+ *     is killed as hung;
+ *   - the Cancel button waits for the band, unless process() polls @cancelled itself.
+ *
+ * Call it every row, or every few rows, or after each piece of work that is a known share of
+ * the band (a filter that works in column strips reports that share as rows: after strip i of
+ * n, i·(y1 − y0)/n rows in all). It costs an atomic add, and now and then a clock read; the
+ * host passes progress on at most every 1/256 of the pass (or once a second when progress is
+ * slower than that). Rows reported beyond the band's height are ignored; rows never reported
+ * are counted when process() returns, so reporting is optional and may be coarse.
+ *
+ * With a host older than ABI 1.2 (@band->struct_size ends before @rows_done) this only polls
+ * @band->cancelled.
+ *
+ * Returns: %TRUE to go on; %FALSE once the pass is cancelled or has failed elsewhere: then
+ *   return from process() at once (the host discards the band).
+ */
+static inline gboolean
+lb_filter_band_rows_done (const LbFilterBand *band,
+                          int                 n_rows)
+{
+  if (n_rows > 0
+      && band->struct_size >= G_STRUCT_OFFSET (LbFilterBand, rows_done) + sizeof band->rows_done
+      && band->rows_done != NULL)
+    band->rows_done (band, n_rows);
+  return !g_atomic_int_get (band->cancelled);
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* The filter descriptor                                                                       */

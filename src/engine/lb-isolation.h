@@ -30,7 +30,8 @@ typedef enum {
   LB_ISOLATION_ALL,
 } LbIsolation;
 
-/* Default seconds without progress (a completed band) before the watchdog stops a helper. */
+/* Default seconds without progress (a completed band, or rows reported through
+ * lb_filter_band_rows_done()) before the watchdog stops a helper. */
 #define LB_ISOLATION_DEFAULT_TIMEOUT_S 30.0
 
 /* TRUE if @filter's plugin file lies in a directory shipped with Lightbox. */

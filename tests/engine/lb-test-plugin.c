@@ -127,7 +127,8 @@ mark_process (gconstpointer       state,
     {
       guint8 *row = band->dst + (gsize) y * band->dst_stride;
 
-      if (g_atomic_int_get (band->cancelled))
+      /* reports the row before (none before the first) and polls for cancellation */
+      if (!lb_filter_band_rows_done (band, y > band->y0))
         return TRUE;
       if (p->delay_us > 0)
         g_usleep (p->delay_us);

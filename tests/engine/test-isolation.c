@@ -357,6 +357,28 @@ test_watchdog_progress (void)
   g_assert_true (lb_image_equal_pixels (ref, out));
 }
 
+/* Rows reported within a band reset the watchdog too (ABI 1.2): ONE band of 60 rows of
+ * 50 ms (3 s) under a 2 s limit completes because the mark filter reports each row through
+ * lb_filter_band_rows_done(), and equals the in-process result. Before ABI 1.2 only a
+ * finished band counted, and this pass was stopped as hung. */
+static void
+test_watchdog_rows (void)
+{
+  g_autoptr(LbImage) input = test_image_new (16, 60, LB_FORMAT_GRAY8, 4);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbImage) ref = NULL;
+  g_autoptr(LbImage) out = NULL;
+  const char *step = "io.github.lightbox.test.mark:delay-us=50000,value=98";
+
+  ref = run_step (step, input, LB_ISOLATION_NONE, 1, 60, NULL, &error);
+  g_assert_no_error (error);
+  g_setenv ("LIGHTBOX_FILTER_TIMEOUT", "2", TRUE);
+  out = run_step (step, input, LB_ISOLATION_ALL, 1, 60, NULL, &error);
+  g_unsetenv ("LIGHTBOX_FILTER_TIMEOUT");
+  g_assert_no_error (error);
+  g_assert_true (lb_image_equal_pixels (ref, out));
+}
+
 static char *
 load_fixture_path (const char *name)
 {
@@ -522,6 +544,7 @@ main (int argc, char **argv)
   g_test_add_func ("/isolation/cancel-hang", test_cancel_hang);
   g_test_add_func ("/isolation/watchdog", test_watchdog);
   g_test_add_func ("/isolation/watchdog-progress", test_watchdog_progress);
+  g_test_add_func ("/isolation/watchdog-rows", test_watchdog_rows);
   g_test_add_func ("/isolation/cli-crash", test_cli_crash);
   g_test_add_func ("/isolation/load-misbehaving", test_load_misbehaving);
   g_test_add_func ("/isolation/load-unprobed", test_load_unprobed);

@@ -6,6 +6,7 @@
 
 #include "lb-engine-test-util.h"
 #include "lb-error.h"
+#include "lb-isolation.h"
 #include "lb-pipeline.h"
 
 #define MARK_ID "io.github.lightbox.test.mark"
@@ -262,6 +263,98 @@ test_timing_progress_chain (void)
     g_assert_cmpuint (lb_image_get_row (out, 0)[i], ==, 77);
 }
 
+/* Progress within a band (ABI 1.2, lb_filter_band_rows_done()): one thread, one band of
+ * 300 rows, and the mark filter reports each row; in process and through the helper process
+ * (whose reports cross the socket). Without rows_done the host would hear of the band once,
+ * at its end. */
+static void
+test_progress_rows (void)
+{
+  g_autoptr(LbImage) input = test_image_new (16, 300, LB_FORMAT_GRAY8, 5);
+  const LbIsolation modes[] = { LB_ISOLATION_NONE, LB_ISOLATION_ALL };
+
+  for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
+    {
+      g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
+      g_autoptr(GArray) values = g_array_new (FALSE, FALSE, sizeof (double));
+      g_autoptr(GError) error = NULL;
+      g_autoptr(LbImage) out = NULL;
+      guint inside = 0;
+
+      g_assert_true (lb_pipeline_append_step (pipe, MARK_ID ":value=5", &error));
+      lb_pipeline_set_isolation (pipe, modes[m]);
+      lb_pipeline_set_n_threads (pipe, 1);
+      lb_pipeline_set_band_height (pipe, 300);
+      lb_pipeline_set_progress_func (pipe, progress_cb, values, NULL);
+      out = lb_pipeline_run (pipe, input, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (out);
+      /* 300 rows is more than the host's 256 steps, so every step of one row is passed on:
+       * rows 1 … 299 from the plugin (row 300 is counted when the band returns), then the
+       * band's end and the pass's end. */
+      for (guint i = 0; i < values->len; i++)
+        {
+          double f = g_array_index (values, double, i);
+
+          if (i > 0)
+            g_assert_cmpfloat (f, >=, g_array_index (values, double, i - 1));
+          if (f > 0 && f < 1)
+            inside++;
+        }
+      g_assert_cmpuint (inside, ==, 299);
+      g_assert_cmpfloat (g_array_index (values, double, 0), ==, 1.0 / 300);
+      g_assert_cmpfloat (g_array_index (values, double, values->len - 1), ==, 1.0);
+    }
+}
+
+typedef struct {
+  GCancellable *cancellable;
+  double cancel_at;
+  double last;
+} CancelAt;
+
+static void
+cancel_at_cb (double   fraction,
+              gpointer data)
+{
+  CancelAt *c = data;
+
+  c->last = MAX (c->last, fraction);
+  if (fraction >= c->cancel_at)
+    g_cancellable_cancel (c->cancellable);
+}
+
+/* Cancelling in the middle of a band stops it there, with no timing involved (one thread,
+ * one band of 400 rows, cancelled from the progress report of row 100):
+ *   - in process, the plugin learns it from lb_filter_band_rows_done() on its next row, and
+ *     the host neither reports the rest of the band nor jumps to 100 %;
+ *   - in the helper process, Lightbox stops listening and kills the helper. */
+static void
+test_cancel_mid_band (void)
+{
+  g_autoptr(LbImage) input = test_image_new (16, 400, LB_FORMAT_RGB8, 6);
+  const LbIsolation modes[] = { LB_ISOLATION_NONE, LB_ISOLATION_ALL };
+
+  for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
+    {
+      g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
+      g_autoptr(GCancellable) c = g_cancellable_new ();
+      g_autoptr(GError) error = NULL;
+      g_autoptr(LbImage) out = NULL;
+      CancelAt at = { c, 0.25, 0 };
+
+      g_assert_true (lb_pipeline_append_step (pipe, MARK_ID ":value=9", &error));
+      lb_pipeline_set_isolation (pipe, modes[m]);
+      lb_pipeline_set_n_threads (pipe, 1);
+      lb_pipeline_set_band_height (pipe, 400);
+      lb_pipeline_set_progress_func (pipe, cancel_at_cb, &at, NULL);
+      out = lb_pipeline_run (pipe, input, NULL, c, &error);
+      g_assert_null (out);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+      g_assert_cmpfloat (at.last, ==, 0.25);
+    }
+}
+
 static void
 test_unsupported_format (void)
 {
@@ -422,6 +515,8 @@ main (int argc, char **argv)
   g_test_add_func ("/pipeline/selection", test_selection);
   g_test_add_func ("/pipeline/cancel", test_cancel);
   g_test_add_func ("/pipeline/timing-progress-chain", test_timing_progress_chain);
+  g_test_add_func ("/pipeline/progress-rows", test_progress_rows);
+  g_test_add_func ("/pipeline/cancel-mid-band", test_cancel_mid_band);
   g_test_add_func ("/pipeline/unsupported-format", test_unsupported_format);
   g_test_add_func ("/pipeline/async", test_async);
   g_test_add_func ("/pipeline/filter-errors", test_filter_errors);
