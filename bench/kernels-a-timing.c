@@ -224,6 +224,7 @@ make_image (LbKernelBuf *buf, int w, int h, int channels, int depth)
 {
   guint32 s = 12345;
 
+  *buf = (LbKernelBuf) { 0 };
   buf->width = w, buf->height = h, buf->channels = channels, buf->depth = depth;
   buf->stride = (gsize) w * channels * (depth / 8);
   buf->data = g_malloc (buf->stride * h);

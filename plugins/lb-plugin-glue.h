@@ -20,7 +20,7 @@ static inline LbKernelBuf
 lb_glue_src_buf (const LbFilterImage *im)
 {
   LbKernelBuf b = { (guint8 *) im->src, im->src_stride, im->width, im->height, im->channels,
-                    im->depth };
+                    im->depth, NULL };
   return b;
 }
 
@@ -30,8 +30,44 @@ lb_glue_dst_buf (const LbFilterImage *im,
                  guint8              *dst,
                  gsize                stride)
 {
-  LbKernelBuf b = { dst, stride, im->width, im->height, im->channels, im->depth };
+  LbKernelBuf b = { dst, stride, im->width, im->height, im->channels, im->depth, NULL };
   return b;
+}
+
+/* A kernel ticker (lb-kernel.h) that passes a kernel's progress on to the host as rows of
+ * the band (lb_filter_band_rows_done()) and tells it to stop once the pass is cancelled. */
+typedef struct {
+  LbKernelTicker ticker;
+  const LbFilterBand *band;
+  int reported;     /* rows passed on so far */
+} LbGlueTicker;
+
+static inline gboolean
+lb_glue_tick (gpointer data,
+              guint64  done,
+              guint64  total)
+{
+  LbGlueTicker *g = data;
+  const guint64 rows = (guint64) (g->band->y1 - g->band->y0);
+  /* done ≤ total, so now ≤ rows */
+  const int now = total > 0 ? (int) (MIN (done, total) * rows / total) : 0;
+  const int n = MAX (0, now - g->reported);
+
+  g->reported += n;
+  return lb_filter_band_rows_done (g->band, n);
+}
+
+/* Hooks @g to @band and @dst: the kernel writing @dst reports to the host. */
+static inline void
+lb_glue_ticker_attach (LbGlueTicker       *g,
+                       const LbFilterBand *band,
+                       LbKernelBuf        *dst)
+{
+  g->ticker.func = lb_glue_tick;
+  g->ticker.data = g;
+  g->band = band;
+  g->reported = 0;
+  dst->ticker = &g->ticker;
 }
 
 /* The image's region (selection) as a kernel rectangle. */

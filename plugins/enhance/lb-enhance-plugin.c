@@ -123,9 +123,12 @@ enh_process (gconstpointer       state,
   const LbFilterImage *im = band->image;
   LbKernelBuf src = lb_glue_src_buf (im);
   LbKernelBuf dst = lb_glue_dst_buf (im, band->dst, band->dst_stride);
+  LbGlueTicker ticker;
 
   if (g_atomic_int_get (band->cancelled))
     return TRUE;
+  /* the slow kernels (median, despeckle, oil, Gaussian) report rows and stop when cancelled */
+  lb_glue_ticker_attach (&ticker, band, &dst);
   switch (s->kind)
     {
     case ENH_GAUSSIAN:

@@ -303,6 +303,8 @@ lb_gauss_core_run (const LbGaussCore *core,
   scratch = g_new (float, lb_gauss_core_scratch_floats (core, src));
   for (int y = y0; y < y1; y++)
     {
+      if (!lb_kernel_row_tick (dst, y, y0, y1))
+        break;
       row_func (core, src, y, blurred, scratch);
       emit (data, src, dst, y, blurred);
     }

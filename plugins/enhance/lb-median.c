@@ -254,7 +254,7 @@ lb_median_process_scratch (const LbMedian    *st,
       const LbMedianJob job = {
         src->data, dst->data, src->stride, dst->stride, src->channels, 0,
         r->x, r->x + r->width, r->y, r->y + r->height, st->radius, st->no_ranks, scratch,
-        scratch_size,
+        scratch_size, dst->ticker,
       };
 
       lb_median_rows (&job, src->depth, nc, y0, y1);

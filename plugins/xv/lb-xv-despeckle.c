@@ -225,6 +225,7 @@ despeckle_hist_rows (const LbXvDespeckle *self,
   const LbMedianJob job = {
     src->data, dst->data, src->stride, dst->stride, src->channels, 0,
     R->x0, R->x1, R->y0, R->y1, self->size / 2, self->no_ranks, scratch, scratch_size,
+    dst->ticker,
   };
 
   lb_median_rows (&job, src->depth, lb_xv_colour_channels (src->channels), y0, y1);

@@ -224,9 +224,12 @@ xv_process (gconstpointer       state,
   LbKernelBuf src = lb_glue_src_buf (band->image);
   LbKernelBuf dst = lb_glue_dst_buf (band->image, band->dst, band->dst_stride);
   int y0 = band->y0, y1 = band->y1;
+  LbGlueTicker ticker;
 
   if (g_atomic_int_get (band->cancelled))
     return TRUE;
+  /* the slow kernels (median, despeckle, oil, Gaussian) report rows and stop when cancelled */
+  lb_glue_ticker_attach (&ticker, band, &dst);
   switch (s->kind)
     {
     case XV_BLUR:

@@ -16,6 +16,7 @@ typedef struct {
 static inline void
 buf_init (Buf *buf, int width, int height, int channels, int depth, int pad)
 {
+  buf->b = (LbKernelBuf) { 0 };   /* no ticker */
   buf->b.width = width;
   buf->b.height = height;
   buf->b.channels = channels;
