@@ -281,6 +281,9 @@ lb_gauss_core_row_reference (const LbGaussCore *core,
       out[(gsize) x * ch + c] = horizontal_point (core, v, ch, x, c, tapbuf);
 }
 
+/* Rows between progress ticks (see lb_gauss_core_run). */
+#define GAUSS_TICK_ROWS 8
+
 void
 lb_gauss_core_run (const LbGaussCore *core,
                    const LbKernelBuf *src,
@@ -303,7 +306,9 @@ lb_gauss_core_run (const LbGaussCore *core,
   scratch = g_new (float, lb_gauss_core_scratch_floats (core, src));
   for (int y = y0; y < y1; y++)
     {
-      if (!lb_kernel_row_tick (dst, y, y0, y1))
+      /* every GAUSS_TICK_ROWS rows: a row costs microseconds, and each tick that reaches
+       * the host reads its clock */
+      if ((y - y0) % GAUSS_TICK_ROWS == 0 && !lb_kernel_row_tick (dst, y, y0, y1))
         break;
       row_func (core, src, y, blurred, scratch);
       emit (data, src, dst, y, blurred);

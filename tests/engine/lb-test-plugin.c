@@ -18,6 +18,9 @@
  *   FINISH_ONLY        a valid plugin whose "mark-finish" filter does the same as "mark" from
  *                      finish() alone (ABI 1.1: no process(), LB_FILTER_FLAG_OVERWRITES, so
  *                      it writes alpha too, from the source)
+ *   OVER_REPORT        a valid plugin whose "mark-over" filter does the same as "mark" but
+ *                      tells lb_filter_band_rows_done() the whole band's height at every row,
+ *                      so the host must cap what it counts
  */
 
 #include <lb-filter-plugin.h>
@@ -127,9 +130,14 @@ mark_process (gconstpointer       state,
     {
       guint8 *row = band->dst + (gsize) y * band->dst_stride;
 
+#ifdef OVER_REPORT
+      if (!lb_filter_band_rows_done (band, band->y1 - band->y0))
+        return TRUE;
+#else
       /* reports the row before (none before the first) and polls for cancellation */
       if (!lb_filter_band_rows_done (band, y > band->y0))
         return TRUE;
+#endif
       if (p->delay_us > 0)
         g_usleep (p->delay_us);
       if (y == p->fail_row)
@@ -202,6 +210,8 @@ static const LbFilterInfo mark_info = {
   .id = "io.github.lightbox.example.threshold",
 #elif defined (FINISH_ONLY)
   .id = "io.github.lightbox.test.mark-finish",
+#elif defined (OVER_REPORT)
+  .id = "io.github.lightbox.test.mark-over",
 #else
   .id = "io.github.lightbox.test.mark",
 #endif

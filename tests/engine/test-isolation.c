@@ -336,47 +336,42 @@ test_watchdog (void)
   assert_good_pass_works (input);
 }
 
-/* Progress resets the watchdog: a pass that takes longer than the timeout in total, but
- * finishes a band every 50 ms, completes (one thread, 60 one-row bands of 50 ms, 3 s in
- * all, with a 2 s limit), and equals the in-process result. */
+/* Runs the mark filter (50 ms per row, 60 rows: 3 s in all) on one thread in @band_height
+ * row bands, in process and then isolated under a 2 s watchdog; the isolated pass must
+ * complete and equal the in-process one. */
 static void
-test_watchdog_progress (void)
+assert_slow_pass_outlives_watchdog (int         band_height,
+                                    const char *step)
 {
   g_autoptr(LbImage) input = test_image_new (16, 60, LB_FORMAT_GRAY8, 4);
   g_autoptr(GError) error = NULL;
   g_autoptr(LbImage) ref = NULL;
   g_autoptr(LbImage) out = NULL;
-  const char *step = "io.github.lightbox.test.mark:delay-us=50000,value=99";
 
-  ref = run_step (step, input, LB_ISOLATION_NONE, 1, 1, NULL, &error);
+  ref = run_step (step, input, LB_ISOLATION_NONE, 1, band_height, NULL, &error);
   g_assert_no_error (error);
   g_setenv ("LIGHTBOX_FILTER_TIMEOUT", "2", TRUE);
-  out = run_step (step, input, LB_ISOLATION_ALL, 1, 1, NULL, &error);
+  out = run_step (step, input, LB_ISOLATION_ALL, 1, band_height, NULL, &error);
   g_unsetenv ("LIGHTBOX_FILTER_TIMEOUT");
   g_assert_no_error (error);
   g_assert_true (lb_image_equal_pixels (ref, out));
 }
 
-/* Rows reported within a band reset the watchdog too (ABI 1.2): ONE band of 60 rows of
- * 50 ms (3 s) under a 2 s limit completes because the mark filter reports each row through
- * lb_filter_band_rows_done(), and equals the in-process result. Before ABI 1.2 only a
- * finished band counted, and this pass was stopped as hung. */
+/* Progress resets the watchdog: a pass that takes longer than the timeout in total, but
+ * finishes a band every 50 ms (60 one-row bands), completes. */
+static void
+test_watchdog_progress (void)
+{
+  assert_slow_pass_outlives_watchdog (1, "io.github.lightbox.test.mark:delay-us=50000,value=99");
+}
+
+/* Rows reported within a band reset the watchdog too (ABI 1.2): ONE band of 60 rows
+ * completes because the mark filter reports each row through lb_filter_band_rows_done().
+ * Before ABI 1.2 only a finished band counted, and this pass was stopped as hung. */
 static void
 test_watchdog_rows (void)
 {
-  g_autoptr(LbImage) input = test_image_new (16, 60, LB_FORMAT_GRAY8, 4);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(LbImage) ref = NULL;
-  g_autoptr(LbImage) out = NULL;
-  const char *step = "io.github.lightbox.test.mark:delay-us=50000,value=98";
-
-  ref = run_step (step, input, LB_ISOLATION_NONE, 1, 60, NULL, &error);
-  g_assert_no_error (error);
-  g_setenv ("LIGHTBOX_FILTER_TIMEOUT", "2", TRUE);
-  out = run_step (step, input, LB_ISOLATION_ALL, 1, 60, NULL, &error);
-  g_unsetenv ("LIGHTBOX_FILTER_TIMEOUT");
-  g_assert_no_error (error);
-  g_assert_true (lb_image_equal_pixels (ref, out));
+  assert_slow_pass_outlives_watchdog (60, "io.github.lightbox.test.mark:delay-us=50000,value=98");
 }
 
 static char *

@@ -11,6 +11,7 @@
 
 #define MARK_ID "io.github.lightbox.test.mark"
 #define MARK_FINISH_ID "io.github.lightbox.test.mark-finish"
+#define MARK_OVER_ID "io.github.lightbox.test.mark-over"
 
 static LbFilterRegistry *registry;
 static char *plugin_dir;
@@ -307,6 +308,50 @@ test_progress_rows (void)
     }
 }
 
+/* A plugin that over-reports rows (mark-over tells lb_filter_band_rows_done() its whole
+ * band's height at every row) cannot push the pass past its bands: one thread, four bands
+ * of 75 rows, so the host may pass on only 1/4, 2/4, 3/4 and 1, in that order; uncapped,
+ * the first band alone would report 75/300, 150/300, … up to 75 × 75 / 300. In process and
+ * through the helper process. */
+static void
+test_progress_over_report (void)
+{
+  g_autoptr(LbImage) input = test_image_new (16, 300, LB_FORMAT_GRAY8, 6);
+  const LbIsolation modes[] = { LB_ISOLATION_NONE, LB_ISOLATION_ALL };
+
+  for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
+    {
+      g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
+      g_autoptr(GArray) values = g_array_new (FALSE, FALSE, sizeof (double));
+      g_autoptr(GError) error = NULL;
+      g_autoptr(LbImage) out = NULL;
+      double expect = 0;
+
+      g_assert_true (lb_pipeline_append_step (pipe, MARK_OVER_ID ":value=6", &error));
+      lb_pipeline_set_isolation (pipe, modes[m]);
+      lb_pipeline_set_n_threads (pipe, 1);
+      lb_pipeline_set_band_height (pipe, 75);
+      lb_pipeline_set_progress_func (pipe, progress_cb, values, NULL);
+      out = lb_pipeline_run (pipe, input, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (out);
+      g_assert_cmpuint (values->len, >, 0);
+      for (guint i = 0; i < values->len; i++)
+        {
+          double f = g_array_index (values, double, i);
+
+          /* each value is the last one again or the next quarter */
+          if (f != expect)
+            expect += 0.25;
+          g_assert_cmpfloat (f, ==, expect);
+        }
+      g_assert_cmpfloat (expect, ==, 1.0);
+      for (int y = 0; y < 300; y++)
+        for (int x = 0; x < 16; x++)
+          g_assert_cmpuint (lb_image_get_row (out, y)[x], ==, 6);
+    }
+}
+
 typedef struct {
   GCancellable *cancellable;
   double cancel_at;
@@ -496,12 +541,14 @@ main (int argc, char **argv)
 {
   g_autofree char *src = test_plugin_path ("test-mark-10.so");
   g_autofree char *src_finish = test_plugin_path ("test-mark-finish.so");
+  g_autofree char *src_over = test_plugin_path ("test-mark-over.so");
   int ret;
 
   g_test_init (&argc, &argv, NULL);
   plugin_dir = g_dir_make_tmp ("lb-test-pipeline-XXXXXX", NULL);
   test_install_file (src, plugin_dir, "mark.so");
   test_install_file (src_finish, plugin_dir, "mark-finish.so");
+  test_install_file (src_over, plugin_dir, "mark-over.so");
   /* The standard search path (the build's plugins and declarative filters) plus the test
    * plugin. */
   {
@@ -517,6 +564,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pipeline/timing-progress-chain", test_timing_progress_chain);
   g_test_add_func ("/pipeline/progress-rows", test_progress_rows);
   g_test_add_func ("/pipeline/cancel-mid-band", test_cancel_mid_band);
+  g_test_add_func ("/pipeline/progress-over-report", test_progress_over_report);
   g_test_add_func ("/pipeline/unsupported-format", test_unsupported_format);
   g_test_add_func ("/pipeline/async", test_async);
   g_test_add_func ("/pipeline/filter-errors", test_filter_errors);
