@@ -264,6 +264,31 @@ test_timing_progress_chain (void)
     g_assert_cmpuint (lb_image_get_row (out, 0)[i], ==, 77);
 }
 
+/* Runs @step on one thread in bands of @band_height rows with isolation @mode; returns the
+ * output, and every progress fraction reported in @values. */
+static LbImage *
+run_with_progress (const char  *step,
+                   LbImage     *input,
+                   LbIsolation  mode,
+                   int          band_height,
+                   GArray      *values)
+{
+  g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
+  g_autoptr(GError) error = NULL;
+  LbImage *out;
+
+  g_assert_true (lb_pipeline_append_step (pipe, step, &error));
+  lb_pipeline_set_isolation (pipe, mode);
+  lb_pipeline_set_n_threads (pipe, 1);
+  lb_pipeline_set_band_height (pipe, band_height);
+  lb_pipeline_set_progress_func (pipe, progress_cb, values, NULL);
+  out = lb_pipeline_run (pipe, input, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (out);
+  g_assert_cmpuint (values->len, >, 0);
+  return out;
+}
+
 /* Progress within a band (ABI 1.2, lb_filter_band_rows_done()): one thread, one band of
  * 300 rows, and the mark filter reports each row; in process and through the helper process
  * (whose reports cross the socket). Without rows_done the host would hear of the band once,
@@ -276,20 +301,11 @@ test_progress_rows (void)
 
   for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
     {
-      g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
       g_autoptr(GArray) values = g_array_new (FALSE, FALSE, sizeof (double));
-      g_autoptr(GError) error = NULL;
-      g_autoptr(LbImage) out = NULL;
+      g_autoptr(LbImage) out = run_with_progress (MARK_ID ":value=5", input, modes[m], 300,
+                                                  values);
       guint inside = 0;
 
-      g_assert_true (lb_pipeline_append_step (pipe, MARK_ID ":value=5", &error));
-      lb_pipeline_set_isolation (pipe, modes[m]);
-      lb_pipeline_set_n_threads (pipe, 1);
-      lb_pipeline_set_band_height (pipe, 300);
-      lb_pipeline_set_progress_func (pipe, progress_cb, values, NULL);
-      out = lb_pipeline_run (pipe, input, NULL, NULL, &error);
-      g_assert_no_error (error);
-      g_assert_nonnull (out);
       /* 300 rows is more than the host's 256 steps, so every step of one row is passed on:
        * rows 1 … 299 from the plugin (row 300 is counted when the band returns), then the
        * band's end and the pass's end. */
@@ -321,21 +337,11 @@ test_progress_over_report (void)
 
   for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
     {
-      g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
       g_autoptr(GArray) values = g_array_new (FALSE, FALSE, sizeof (double));
-      g_autoptr(GError) error = NULL;
-      g_autoptr(LbImage) out = NULL;
+      g_autoptr(LbImage) out = run_with_progress (MARK_OVER_ID ":value=6", input, modes[m], 75,
+                                                  values);
       double expect = 0;
 
-      g_assert_true (lb_pipeline_append_step (pipe, MARK_OVER_ID ":value=6", &error));
-      lb_pipeline_set_isolation (pipe, modes[m]);
-      lb_pipeline_set_n_threads (pipe, 1);
-      lb_pipeline_set_band_height (pipe, 75);
-      lb_pipeline_set_progress_func (pipe, progress_cb, values, NULL);
-      out = lb_pipeline_run (pipe, input, NULL, NULL, &error);
-      g_assert_no_error (error);
-      g_assert_nonnull (out);
-      g_assert_cmpuint (values->len, >, 0);
       for (guint i = 0; i < values->len; i++)
         {
           double f = g_array_index (values, double, i);
