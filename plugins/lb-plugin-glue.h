@@ -126,7 +126,7 @@ lb_glue_parallel_rows (const LbFilterHost *host,
     .name = name_,                                                                            \
     .category = category_,                                                                    \
     .description = desc_,                                                                     \
-    .formats = LB_FILTER_FORMATS_COMMON,                                                      \
+    .formats = LB_FILTER_FORMATS_ALL,                                                      \
     .flags = flags_,                                                                          \
     .params_version = 1,                                                                      \
     .params_size = sizeof (params_type),                                                      \

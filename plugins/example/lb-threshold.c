@@ -102,11 +102,7 @@ static const LbFilterInfo threshold_info = {
   .name = N_("Threshold"),
   .category = N_("Adjust"),
   .description = N_("Black and white by a level (example plugin)"),
-  .formats = LB_FILTER_FORMATS_COMMON
-             | LB_FILTER_FORMAT_BIT (LB_FILTER_FORMAT_GRAYA8)
-             | LB_FILTER_FORMAT_BIT (LB_FILTER_FORMAT_GRAYA16)
-             | LB_FILTER_FORMAT_BIT (LB_FILTER_FORMAT_RGB16)
-             | LB_FILTER_FORMAT_BIT (LB_FILTER_FORMAT_RGBA16),
+  .formats = LB_FILTER_FORMATS_ALL,
   .flags = LB_FILTER_FLAG_POINT | LB_FILTER_FLAG_TILES,
   .params_version = 1,
   .params_size = sizeof (ThresholdParams),

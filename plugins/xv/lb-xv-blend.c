@@ -362,9 +362,19 @@ blend_avx2_fits (const LbXvBlend *self, int depth, int channels)
   const gint64 hw = (self->region.x1 - self->region.x0) / 2 + 1;
   const gint64 hh = (self->region.y1 - self->region.y0) / 2 + 1;
 
-  return ((depth == 8 && (channels == 1 || channels == 3 || channels == 4))
-          || (depth == 16 && channels == 1))
-         && hw * hw + hh * hh <= ((gint64) 1 << 24);
+  (void) depth, (void) channels;
+  return hw * hw + hh * hh <= ((gint64) 1 << 24);
+}
+
+/* The formats pass 2 has vector rows for; the others (GRAYA8, GRAYA16, RGB16, RGBA16) take
+ * blend_samples_any, the same float operations one sample at a time, so that a channel comes
+ * out the same whatever the format around it: GRAYA8's gray is GRAY8's, RGB16's red is the
+ * GRAY16 result of the red plane. */
+static inline gboolean
+blend_avx2_samples_fit (int depth, int channels)
+{
+  return (depth == 8 && (channels == 1 || channels == 3 || channels == 4))
+         || (depth == 16 && channels == 1);
 }
 
 /* The reciprocals of the quotient estimates are scaled by 1 − 2^-22 (BLEND_RCP_LOW): with the
@@ -533,13 +543,19 @@ blend_points_avx2 (const BlendRows *b, int dy)
 /* One sample in float as the vector lanes compute it (rows narrower than eight columns);
  * @depth 16: @packed is the sample. */
 static inline int
-blend_sample_f (guint32 packed, int c, int centre, float ratio, int depth)
+blend_value_f (int e, int centre, float ratio, int depth)
 {
-  const int e = depth == 16 ? (int) packed : (int) ((packed >> (8 * c)) & 0xff);
   const int v = centre + (int) ((float) (e - centre) * ratio);
   const int top = depth == 16 ? 65535 : 255;
 
   return v < 0 ? 0 : (v > top ? top : v);
+}
+
+static inline int
+blend_sample_f (guint32 packed, int c, int centre, float ratio, int depth)
+{
+  return blend_value_f (depth == 16 ? (int) packed : (int) ((packed >> (8 * c)) & 0xff), centre,
+                        ratio, depth);
 }
 
 static void
@@ -548,6 +564,45 @@ blend_lookup (guint32 *restrict px, const guint32 *restrict table, const gint32 
 {
   for (int j = 0; j < n; j++)
     px[j] = table[idx[j]];
+}
+
+/* The border point (ex, ey) of table index @i (see BlendRows.table). */
+static inline void
+blend_index_point (const BlendRows *b, int i, int *ex, int *ey)
+{
+  if (i < 2 * b->sw)
+    *ex = b->sx + i % b->sw, *ey = i < b->sw ? b->sy : b->sy + b->sh - 1;
+  else
+    *ex = i < 2 * b->sw + b->sh ? b->sx : b->sx + b->sw - 1, *ey = b->sy + (i - 2 * b->sw) % b->sh;
+}
+
+/* Pass 2 for the formats without vector rows: per sample what a vector lane computes
+ * (blend_sample_f), the border pixel read from the source through its table index; alpha
+ * copied from the source. */
+static void
+blend_samples_any (const BlendRows *b, const int *centre, const LbKernelBuf *src, int y,
+                   guint8 *out)
+{
+  const int ch = src->channels, nc = lb_xv_colour_channels (ch), depth = src->depth;
+  const guint8 *in = lb_xv_row (src, y) + (gsize) (b->sx + 1) * (gsize) ch * (depth / 8);
+
+  for (int j = 0; j < b->n; j++)
+    {
+      int ex, ey;
+      const guint8 *erow;
+
+      blend_index_point (b, b->idx[j], &ex, &ey);
+      erow = lb_xv_row (src, ey);
+      for (int c = 0; c < nc; c++)
+        {
+          const int e = (int) lb_xv_get (erow, (gsize) ex * ch + c, depth);
+
+          lb_xv_put (out, (gsize) j * ch + c,
+                     (guint) blend_value_f (e, centre[c], b->ratio[j], depth), depth);
+        }
+      if (nc < ch)
+        lb_xv_put (out, (gsize) j * ch + nc, lb_xv_get (in, (gsize) j * ch + nc, depth), depth);
+    }
 }
 
 /* Pass 2: channel c of eight pixels as int32 lanes, not yet clamped. */
@@ -678,8 +733,12 @@ blend_avx2_rows (const LbXvBlend *self, const LbKernelBuf *src, LbKernelBuf *dst
   for (int y = MAX (ya, R->y0 + 1); y < MIN (yb, R->y1 - 1); y++)
     {
       blend_points_avx2 (&b, y - b.cy);
-      blend_samples_avx2 (&b, self->centre, lb_xv_row (src, y) + (gsize) (b.sx + 1) * pb,
-                          lb_xv_row_mut (dst, y) + (gsize) (b.sx + 1) * pb, ch);
+      if (blend_avx2_samples_fit (src->depth, ch))
+        blend_samples_avx2 (&b, self->centre, lb_xv_row (src, y) + (gsize) (b.sx + 1) * pb,
+                            lb_xv_row_mut (dst, y) + (gsize) (b.sx + 1) * pb, ch);
+      else
+        blend_samples_any (&b, self->centre, src, y,
+                           lb_xv_row_mut (dst, y) + (gsize) (b.sx + 1) * pb);
     }
   blend_rows_clear (&b);
 }
@@ -740,12 +799,7 @@ _lb_xv_blend_row_points (const LbXvBlend *self,
         blend_points_avx2 (&b, y - cy);
         for (int j = 0; j < n; j++)
           {
-            const int i = b.idx[j];
-
-            if (i < 2 * sw)
-              ex[j] = sx + i % sw, ey[j] = i < sw ? sy : sy + sh - 1;
-            else
-              ex[j] = i < 2 * sw + sh ? sx : sx + sw - 1, ey[j] = sy + (i - 2 * sw) % sh;
+            blend_index_point (&b, b.idx[j], &ex[j], &ey[j]);
             ratio[j] = b.ratio[j];
           }
         blend_rows_clear (&b);

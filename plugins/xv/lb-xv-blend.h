@@ -41,10 +41,13 @@ void     lb_xv_blend_process_ref (const LbXvBlend    *self,
                                   int                 y0,
                                   int                 y1);
 /* Border point and ratio once per pixel for all channels, the steepness test in exact
- * integers and the ratio as (dx² + dy²) / d1² without square roots. 8-bit gray, RGB and RGBA
- * on a CPU with AVX2, for regions with (sw/2 + 1)² + (sh/2 + 1)² ≤ 2^24 (5790 × 5790, or
- * 8190 wide if short): AVX2 rows, the border point exact from a float quotient estimate and
- * one integer correction step, the ratio and the products in float (see lb-xv-blend.c). Otherwise portable loops: the border point's
+ * integers and the ratio as (dx² + dy²) / d1² without square roots. On a CPU with AVX2, for
+ * regions with (sw/2 + 1)² + (sh/2 + 1)² ≤ 2^24 (5790 × 5790, or 8190 wide if short): AVX2
+ * rows, the border point exact from a float quotient estimate and one integer correction
+ * step, the ratio and the products in float (see lb-xv-blend.c); the products as vectors for
+ * GRAY8, RGB8, RGBA8 and GRAY16, one sample at a time (the same float operations) for the
+ * other formats, so a channel's result never depends on the format around it. Otherwise
+ * portable loops: the border point's
  * quotient truncated from a double quotient (exact below 2^50), ratio and products in double.
  * Either way the ratio can differ from xv's (d/d1)² in the last bits, so a sample may differ
  * from the reference by 1 (never more); the tests count how many do. Deterministic: the same

@@ -641,7 +641,7 @@ lb_declarative_parse (GBytes                 *bytes,
     {
       if (!parse_kernel (kf, &scan, d, error))
         goto out;
-      d->info.formats = LB_FILTER_FORMATS_COMMON;
+      d->info.formats = LB_FILTER_FORMATS_ALL;
       d->info.prepare = conv_prepare;
       d->info.process = conv_process;
       d->info.release = conv_release;

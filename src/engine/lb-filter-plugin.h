@@ -120,6 +120,14 @@ typedef enum {
   (LB_FILTER_FORMAT_BIT (LB_FILTER_FORMAT_GRAY8) | LB_FILTER_FORMAT_BIT (LB_FILTER_FORMAT_GRAY16) \
    | LB_FILTER_FORMAT_BIT (LB_FILTER_FORMAT_RGB8) | LB_FILTER_FORMAT_BIT (LB_FILTER_FORMAT_RGBA8))
 
+/* All eight formats: what Lightbox's own filters accept, and what users expect of a filter
+ * whose process() loops over @channels and @depth (LbFilterImage). A macro only: hosts of
+ * every ABI 1.x accept any of these bits. */
+#define LB_FILTER_FORMATS_ALL                                                                 \
+  (LB_FILTER_FORMATS_COMMON | LB_FILTER_FORMAT_BIT (LB_FILTER_FORMAT_GRAYA8)                  \
+   | LB_FILTER_FORMAT_BIT (LB_FILTER_FORMAT_GRAYA16) | LB_FILTER_FORMAT_BIT (LB_FILTER_FORMAT_RGB16) \
+   | LB_FILTER_FORMAT_BIT (LB_FILTER_FORMAT_RGBA16))
+
 /* ------------------------------------------------------------------------------------------ */
 /* Parameters                                                                                  */
 /* ------------------------------------------------------------------------------------------ */
