@@ -143,9 +143,15 @@ fill_keys (guint32 *k, const guint8 *row, int j0, int j1, const int ch, const in
 /* RGB colours renumbered 0, 1, 2 … in order of first appearance in a band's rows, so that the
  * window's counts are a direct table (see oil_fast_rows): one hash probe per pixel read
  * instead of one per count update (2 · side per output pixel). Open addressing, linear
- * probing; a slot holds key + 1 (0: empty) and the colour's number side by side. */
+ * probing; a slot holds key + 1 (0: empty) and the colour's number side by side.
+ *
+ * 16-bit RGB (RGB16, RGBA16: "wide"): the 48-bit colours do not fit the 32-bit keys every
+ * path compares, so every window size counts numbers, and the palette keeps the colour
+ * (colour_key + 1) in a second array: wide[i], with the number in slots[i]. */
 typedef struct {
-  guint32 *slots;    /* [2 · size]: key + 1, number */
+  guint32 *slots;    /* [2 · size]: key + 1, number; wide: [size] numbers */
+  guint64 *wide;     /* wide palettes: [size] colour_key + 1 (0: empty); else NULL */
+  guint64 *colour;   /* wide palettes: [max_colours] the colour_key of each number */
   guint32 mask;
   int shift;         /* 32 − log2 (size) */
   guint32 n;         /* numbers given so far */
@@ -162,12 +168,23 @@ palette_size (gsize max_colours)
   return size;
 }
 
+/* bytes of a palette for @max_colours numbers */
+static gsize
+palette_bytes (gsize max_colours, gboolean wide)
+{
+  return wide ? palette_size (max_colours) * (sizeof (guint64) + sizeof (guint32))
+                + max_colours * sizeof (guint64)
+              : palette_size (max_colours) * 2 * sizeof (guint32);
+}
+
 static void
-palette_init (Palette *p, gsize max_colours)
+palette_init (Palette *p, gsize max_colours, gboolean wide)
 {
   gsize size = palette_size (max_colours);
 
-  p->slots = g_new0 (guint32, 2 * size);
+  p->slots = g_new0 (guint32, wide ? size : 2 * size);
+  p->wide = wide ? g_new0 (guint64, size) : NULL;
+  p->colour = wide ? g_new (guint64, max_colours) : NULL;
   p->mask = (guint32) (size - 1);
   p->shift = 32 - g_bit_storage (size - 1);
   p->n = 0;
@@ -177,8 +194,43 @@ palette_init (Palette *p, gsize max_colours)
 static void
 palette_reset (Palette *p)
 {
-  memset (p->slots, 0, 2 * ((gsize) p->mask + 1) * sizeof (guint32));
+  const gsize size = (gsize) p->mask + 1;
+
+  if (p->wide != NULL)
+    memset (p->wide, 0, size * sizeof (guint64));
+  else
+    memset (p->slots, 0, 2 * size * sizeof (guint32));
   p->n = 0;
+}
+
+static void
+palette_clear (Palette *p)
+{
+  g_clear_pointer (&p->slots, g_free);
+  g_clear_pointer (&p->wide, g_free);
+  g_clear_pointer (&p->colour, g_free);
+}
+
+/* The number of 48-bit colour @key (colour_key) in a wide palette. */
+static inline guint32
+palette_number_wide (Palette *p, guint64 key)
+{
+  /* Fibonacci hashing on 64 bits: the product's top bits, as for the 32-bit keys. */
+  guint32 i = (guint32) ((key * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) >> (32 + p->shift));
+
+  for (;;)
+    {
+      if (p->wide[i] == key + 1)
+        return p->slots[i];
+      if (p->wide[i] == 0)
+        {
+          p->wide[i] = key + 1;
+          p->slots[i] = p->n;
+          p->colour[p->n] = key;
+          return p->n++;
+        }
+      i = (i + 1) & p->mask;
+    }
 }
 
 static inline guint32
@@ -204,19 +256,47 @@ palette_number (Palette *p, guint32 key)
 
 LB_XV_INLINE void
 ring_fill (KeyRing *ring, const LbKernelBuf *src, const LbXvRegion *R, int yy, Palette *pal,
-           const int depth)
+           const int depth, const gboolean wide)
 {
   const int ch = src->channels;
   guint32 *k = ring->keys + (gsize) (yy % ring->nrows) * ring->rw;
+  const guint8 *row = lb_xv_row (src, yy) + (gsize) R->x0 * ch * (depth / 8);
 
-  fill_keys (k, lb_xv_row (src, yy) + (gsize) R->x0 * ch * (depth / 8), 0, ring->rw, ch, depth);
+  /* @wide: 16-bit RGB, numbered through @pal (never NULL then) */
+  if (wide)
+    {
+      for (int j = 0; j < ring->rw; j++)
+        k[j] = palette_number_wide (pal, colour_key (row, (gsize) j * ch, 3, 16));
+      return;
+    }
+  fill_keys (k, row, 0, ring->rw, ch, depth);
   if (pal != NULL)
     for (int j = 0; j < ring->rw; j++)
       k[j] = palette_number (pal, k[j]);
 }
 
-/* Mode of the window columns [jx0, jx1] × rows [wy0, wy1] (region-relative columns) by the
- * all-pairs count; returns the winning column and row. */
+/* 16-bit RGB on xv's window: the keys of the four edge columns on each side of four rows
+ * (ek[k][0..3]: columns 0..3 of row k, ek[k][4..7]: columns rw − 4 .. rw − 1) as numbers,
+ * the index of the first of the 32 with the same colour, since fill_keys's 32 bits cannot
+ * hold a 48-bit colour. */
+static void
+edge_keys_wide (guint32 ek[4][8], const guint8 *const srow[4], int rw, int ch)
+{
+  guint64 c[32];
+
+  for (int k = 0; k < 4; k++)
+    for (int i = 0; i < 8; i++)
+      c[k * 8 + i] = colour_key (srow[k], (gsize) (i < 4 ? i : rw - 8 + i) * ch, 3, 16);
+  for (int i = 0; i < 32; i++)
+    {
+      int j = 0;
+
+      while (c[j] != c[i])
+        j++;
+      ek[i / 8][i % 8] = (guint32) j;
+    }
+}
+
 /* Mode of the window columns [jx0, jx1] of the key rows kr[0..nrows-1] (region-relative
  * columns, at most 16 pixels) by counting all pairs at once; returns the winning pixel's
  * index in raster order of the window. */
@@ -323,6 +403,14 @@ put_key (guint8 *out, int x, guint32 key, const int ch, const int depth)
     lb_xv_put (out, (gsize) x * ch, key, depth);
 }
 
+/* The 16-bit colour @key (colour_key) into pixel @x of @out. */
+static inline void
+put_colour_key (guint8 *out, int x, guint64 key, const int ch)
+{
+  for (int c = 0; c < 3; c++)
+    lb_xv_put (out, (gsize) x * ch + c, (guint) (key >> (16 * c)) & 0xffff, 16);
+}
+
 /* xv's 4×4 window on rows whose four window rows are all in the region, with the output
  * pixels as vector lanes (16 bytes: 16 pixels per vector op).
  *
@@ -389,14 +477,16 @@ oil_xv_split (guint8 *restrict pl, gsize stride, const guint8 *restrict row, int
               const int depth)
 {
   if (depth == 16)
-    for (int x = 0; x < rw; x++)
-      {
-        guint16 v;
+    for (int c = 0; c < lb_xv_colour_channels (ch); c++)
+      for (int x = 0; x < rw; x++)
+        {
+          guint16 v;
 
-        memcpy (&v, row + (gsize) x * ch * 2, sizeof v);
-        pl[x] = (guint8) v;
-        pl[stride + x] = (guint8) (v >> 8);
-      }
+          /* two planes per channel: low bytes, high bytes */
+          memcpy (&v, row + ((gsize) x * ch + c) * 2, sizeof v);
+          pl[2 * c * stride + x] = (guint8) v;
+          pl[(2 * c + 1) * stride + x] = (guint8) (v >> 8);
+        }
   else
     for (int c = 0; c < lb_xv_colour_channels (ch); c++)
       for (int x = 0; x < rw; x++)
@@ -408,8 +498,10 @@ oil_xv_fill (OilXv *xv, const guint8 *row, int s, int ch, int depth)
 {
   guint8 *pl = xv->plane[s];
 
-  if (depth == 16)
+  if (depth == 16 && ch <= 2)
     oil_xv_split (pl, xv->stride, row, xv->rw, ch == 1 ? 1 : 2, 16);
+  else if (depth == 16)
+    oil_xv_split (pl, xv->stride, row, xv->rw, ch == 3 ? 3 : 4, 16);
   else if (ch == 1)
     oil_xv_split (pl, xv->stride, row, xv->rw, 1, 8);
   else if (ch == 2)
@@ -453,8 +545,10 @@ oil_xv_eq (guint8 *restrict m, const guint8 *restrict top, const guint8 *restric
     oil_xv_eq_planes (m, top, bot, st, rw, dx, 1);
   else if (np == 2)
     oil_xv_eq_planes (m, top, bot, st, rw, dx, 2);
-  else
+  else if (np == 3)
     oil_xv_eq_planes (m, top, bot, st, rw, dx, 3);
+  else
+    oil_xv_eq_planes (m, top, bot, st, rw, dx, 6);
 }
 
 /* The masks of image row @r against rows up to @k above (their planes are in the ring). */
@@ -1170,15 +1264,18 @@ ph_row (const PhIds *ids, int yy)
 
 /* Numbers the colours of region rows ry0..ry1-1 in order of appearance, into a new rw-byte-
  * per-row image; NULL when there are more than 256 (it stops at the 257th, so trying costs
- * little on continuous-tone images). Keys as fill_keys (24-bit RGB or one channel). */
+ * little on continuous-tone images). Keys as fill_keys (24-bit RGB or one channel), 16-bit
+ * RGB as colour_key. */
 static guint8 *
 ph_number (const LbKernelBuf *src, const LbXvRegion *R, int ry0, int ry1, int depth)
 {
   const int rw = R->x1 - R->x0, ch = src->channels;
+  const gboolean wide = depth == 16 && lb_xv_colour_channels (ch) == 3;
   /* 1024 slots for at most 256 colours: probe chains stay short. */
-  guint32 key[1024];
+  guint64 key[1024];
   gint16 num[1024];
   g_autofree guint32 *k = g_new (guint32, (gsize) rw);
+  g_autofree guint64 *wk = wide ? g_new (guint64, (gsize) rw) : NULL;
   g_autofree guint8 *ids = g_new (guint8, (gsize) rw * (ry1 - ry0));
   int n = 0;
 
@@ -1188,21 +1285,25 @@ ph_number (const LbKernelBuf *src, const LbXvRegion *R, int ry0, int ry1, int de
       const guint8 *row = lb_xv_row (src, yy) + (gsize) R->x0 * ch * (depth / 8);
       guint8 *id = ids + (gsize) (yy - ry0) * rw;
 
-      if (depth == 8)
+      if (wide)
+        for (int j = 0; j < rw; j++)
+          wk[j] = colour_key (row, (gsize) j * ch, 3, 16);
+      else if (depth == 8)
         fill_keys (k, row, 0, rw, ch, 8);
       else
         fill_keys (k, row, 0, rw, ch, 16);
       for (int j = 0; j < rw; j++)
         {
-          guint32 i = (k[j] * 2654435761u) >> 22;
+          const guint64 kj = wide ? wk[j] : k[j];
+          guint32 i = (guint32) ((kj * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) >> 54);
 
-          while (num[i] >= 0 && key[i] != k[j])
+          while (num[i] >= 0 && key[i] != kj)
             i = (i + 1) & 1023;
           if (num[i] < 0)
             {
               if (n == PH_BINS)
                 return NULL;
-              key[i] = k[j], num[i] = (gint16) n++;
+              key[i] = kj, num[i] = (gint16) n++;
             }
           id[j] = (guint8) num[i];
         }
@@ -1309,7 +1410,9 @@ oil_fast_rows (const LbXvOil     *self,
   g_autofree guint32 *tncol = NULL;
   g_autofree guint16 *tdirect = NULL;
   g_autofree const guint32 **wr = g_new0 (const guint32 *, side);
-  Palette pal = { NULL, 0, 0, 0 };
+  Palette pal = { NULL, NULL, NULL, 0, 0, 0 };
+  /* 16-bit RGB: every window counts colour numbers (see Palette) */
+  const gboolean wide = depth == 16 && lb_xv_colour_channels (src->channels) == 3;
   gboolean numbered = FALSE;
   gsize pal_limit = 0;       /* numbers the palette gives before it starts again */
   int nwr = 0;
@@ -1317,7 +1420,7 @@ oil_fast_rows (const LbXvOil     *self,
   WinnerCache cache = { FALSE, 0, 0, 0 };
   /* the symmetric 3×3 vector path's winners (keys) of a row */
   g_autofree guint32 *win = side == 3 ? g_new (guint32, rw) : NULL;
-  /* xv's window (2 up/left, 1 down/right) has its own vector path. */
+  /* xv's window (2 up/left, 1 down/right) has its own vector path, on the samples' bytes. */
   const gboolean xv_columns = self->up == 2 && self->down == 1;
   OilXv xv = { 0 };
 
@@ -1347,8 +1450,24 @@ oil_fast_rows (const LbXvOil     *self,
     }
   ring_keys = g_new (guint32, (gsize) side * rw);
   if (xv_columns && rw >= 4)
-    oil_xv_init (&xv, rw, depth == 16 ? 2 : lb_xv_colour_channels (src->channels));
+    oil_xv_init (&xv, rw, (depth / 8) * lb_xv_colour_channels (src->channels));
   ring.keys = ring_keys;
+  if (wide)
+    {
+      /* As below, from windows of one pixel up; a palette that would pass
+       * OIL_PALETTE_MAX_BYTES holds fewer windows' worth of rows and starts again more often,
+       * down to one window (then at most 12 · 2 · 63 · width bytes: 9.5 MiB for 8000 columns) */
+      const int ry0 = MAX (R->y0, ya - self->up), ry1 = MIN (R->y1, yb + self->down);
+      gsize windows = OIL_PALETTE_WINDOWS;
+
+      while (windows > 1
+             && palette_bytes (MIN ((gsize) (ry1 - ry0), windows * side) * (gsize) rw, TRUE)
+                  > OIL_PALETTE_MAX_BYTES)
+        windows--;
+      pal_limit = MIN ((gsize) (ry1 - ry0), windows * side) * (gsize) rw;
+      palette_init (&pal, pal_limit, TRUE);
+      numbered = TRUE;
+    }
   if (!small)
     {
       /* RGB numbering: the numbers a palette gives before it starts again (the rows this
@@ -1364,12 +1483,19 @@ oil_fast_rows (const LbXvOil     *self,
           tdirect = g_new0 (guint16, (gsize) 1 << depth);
           t.dcount = tdirect;
         }
+      else if (wide)
+        {
+          /* the numbers, counted directly (a hashed table needs the colours as keys) */
+          t.direct = TRUE;
+          tdirect = g_new0 (guint16, pal_limit);
+          t.dcount = tdirect;
+        }
       else if (side >= OIL_NUMBERED_MIN_SIDE && !table_only
-               && palette_size (limit) * 2 * sizeof (guint32) <= OIL_PALETTE_MAX_BYTES)
+               && palette_bytes (limit, FALSE) <= OIL_PALETTE_MAX_BYTES)
         {
           /* RGB: the colours of the rows this band reads, numbered, counted directly */
           pal_limit = limit;
-          palette_init (&pal, pal_limit);
+          palette_init (&pal, pal_limit, FALSE);
           numbered = TRUE;
           t.direct = TRUE;
           tdirect = g_new0 (guint16, pal_limit);
@@ -1413,10 +1539,15 @@ oil_fast_rows (const LbXvOil     *self,
           for (int k = 0; k < 4; k++)
             {
               srow[k] = lb_xv_row (src, wy0 + k) + px;
-              fill_keys (ek[k], srow[k], 0, 4, src->channels, depth);
-              fill_keys (ek[k] + 4, srow[k] + (gsize) (rw - 4) * src->channels * (depth / 8), 0,
-                         4, src->channels, depth);
+              if (!wide)
+                {
+                  fill_keys (ek[k], srow[k], 0, 4, src->channels, depth);
+                  fill_keys (ek[k] + 4, srow[k] + (gsize) (rw - 4) * src->channels * (depth / 8),
+                             0, 4, src->channels, depth);
+                }
             }
+          if (wide)
+            edge_keys_wide (ek, srow, rw, src->channels);
           oil_xv_row (&xv, srow, wy0, src->channels, depth);
           switch (src->channels)
             {
@@ -1445,11 +1576,11 @@ oil_fast_rows (const LbXvOil     *self,
         {
           palette_reset (&pal);
           for (int yy = wy0; yy <= filled; yy++)
-            ring_fill (&ring, src, R, yy, &pal, depth);
+            ring_fill (&ring, src, R, yy, &pal, depth, wide);
         }
       /* The key ring may have skipped rows on the path above. */
       for (int yy = MAX (wy0, filled + 1); yy <= wy1; yy++)
-        ring_fill (&ring, src, R, yy, numbered ? &pal : NULL, depth);
+        ring_fill (&ring, src, R, yy, numbered ? &pal : NULL, depth, wide);
       filled = wy1;
 
       if (small)
@@ -1465,7 +1596,14 @@ oil_fast_rows (const LbXvOil     *self,
 
               jv0 = 1;
               jv1 = oil_sym3_keys (kr, win, 1, rw - 1);
-              switch (src->channels)
+              if (wide)
+                {
+                  /* the winners are numbers: their colours from the palette */
+                  for (int j = jv0; j < jv1; j++)
+                    put_colour_key (out + px, j, pal.colour[win[j]], src->channels);
+                }
+              else
+                switch (src->channels)
                 {
                 case 1:
                   for (int j = jv0; j < jv1; j++)
@@ -1533,7 +1671,24 @@ oil_fast_rows (const LbXvOil     *self,
       table_columns (&t, wr, nwr, MAX (0, rw - 1 - self->up), rw - 1, FALSE);
     }
   g_free (xv.mem);
-  g_free (pal.slots);
+  palette_clear (&pal);
+}
+
+/* One function per depth, each with its own inlining budget: with both bodies inlined into
+ * oil_process, the 16-bit colour paths made GCC 12 call out of line what it had inlined for
+ * 8 bits (RGB8 oil 15, callgrind: +10 % instructions). */
+static __attribute__ ((noinline)) void
+oil_fast_rows8 (const LbXvOil *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb,
+                gboolean table_only)
+{
+  oil_fast_rows (self, src, dst, ya, yb, 8, table_only);
+}
+
+static __attribute__ ((noinline)) void
+oil_fast_rows16 (const LbXvOil *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb,
+                 gboolean table_only)
+{
+  oil_fast_rows (self, src, dst, ya, yb, 16, table_only);
 }
 
 /* lb_xv_oil_process, or with @table_only _lb_xv_oil_process_table */
@@ -1550,11 +1705,9 @@ oil_process (const LbXvOil     *self,
   if (!_lb_xv_clip_rows (&self->region, &y0, &y1))
     return;
   if (src->depth == 8)
-    oil_fast_rows (self, src, dst, y0, y1, 8, table_only);
-  else if (lb_xv_colour_channels (src->channels) == 1)
-    oil_fast_rows (self, src, dst, y0, y1, 16, table_only);
+    oil_fast_rows8 (self, src, dst, y0, y1, table_only);
   else
-    lb_xv_oil_process_ref (self, src, dst, y0, y1);
+    oil_fast_rows16 (self, src, dst, y0, y1, table_only);
 }
 
 void

@@ -58,8 +58,14 @@ void     lb_xv_oil_process_ref (const LbXvOil      *self,
  *    known at once, and the list of colours having it) slid along the row, adding and
  *    removing one window column per pixel (2·n updates: linear in n, not constant: exact
  *    colours of 16 and 24 bits have no dense histogram to slide); the winner found again
- *    only when the top count or the colours having it changed. RGB16 colours do not fit
- *    32 bits and take the reference path. */
+ *    only when the top count or the colours having it changed.
+ *  - 16-bit RGB (RGB16, RGBA16): the same paths. xv's window compares six byte planes;
+ *    the others count colour numbers, since a 48-bit colour does not fit the 32-bit keys:
+ *    a band's colours are numbered as read (a hash table from colour to number, and the
+ *    colour of each number for the 3×3 path's winners), and the numbering starts again
+ *    from the rows still in the window when it would pass 4 windows' worth of rows (fewer
+ *    where that would pass 64 MiB). Before, these formats took the reference path: RGB16
+ *    1400×1000, 2 threads, oil 9 2.2 s, oil 15 12.7 s (now 61 and 65 ms). */
 void     lb_xv_oil_process     (const LbXvOil      *self,
                                 const LbKernelBuf  *src,
                                 LbKernelBuf        *dst,

@@ -941,14 +941,15 @@ test_oil_histogram_full_column (void)
 
 /* Oil's symmetric 3×3 window runs eight output pixels per vector step (oil_sym3_keys in
  * lb-xv-oil.c) from the second column to the last whole step, and mode_small on the rest:
- * every width from 1 to 40 (no step below 10, then every remainder), RGB8, RGBA8, GRAY16 and
- * GRAYA16 (GRAY8 takes the histogram path), with and without a selection; compare_one's
- * images tie often (five colours plus noise). */
+ * every width from 1 to 40 (no step below 10, then every remainder), RGB8, RGBA8, GRAY16,
+ * GRAYA16, RGB16 and RGBA16 (whose keys are palette numbers, mapped back to colours; GRAY8
+ * takes the histogram path), with and without a selection; compare_one's images tie often
+ * (five colours plus noise). */
 static void
 test_oil_sym3_widths (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (0x5e3);
-  static const int fmts[][2] = { { 3, 8 }, { 4, 8 }, { 1, 16 }, { 2, 16 } };
+  static const int fmts[][2] = { { 3, 8 }, { 4, 8 }, { 1, 16 }, { 2, 16 }, { 3, 16 }, { 4, 16 } };
 
   for (int w = 1; w <= 40; w++)
     for (gsize f = 0; f < G_N_ELEMENTS (fmts); f++)
@@ -1002,19 +1003,72 @@ test_oil_winner_cache (void)
         }
 }
 
-/* RGB oil from 9×9 up numbers a band's colours; a palette holds 4 windows' worth of rows and
- * then starts again from the rows still in the window. Bands of 120 rows at windows 9 and 11
- * start again several times (rows of 20 or 23 pixels, noise: nearly every colour new),
- * against the reference with every band split, RGB8 and RGBA8. */
+/* RGB oil from 5×5 up numbers a band's colours (16-bit RGB at every window); a palette holds
+ * 4 windows' worth of rows and then starts again from the rows still in the window. Bands of
+ * 120 rows at windows 9 and 11 start again several times (rows of 20 or 23 pixels, noise:
+ * nearly every colour new), against the reference with every band split, RGB8, RGBA8, RGB16
+ * and RGBA16; at 16 bits also the windows of xv (4×4), 1 and 3, which count numbers too. */
 static void
 test_oil_palette_restart (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (4096);
+  static const int sizes[] = { 9, 11, 0, 1, 3 };
 
-  for (int size = 9; size <= 11; size += 2)
+  for (gsize z = 0; z < G_N_ELEMENTS (sizes); z++)
+    for (int depth = 8; depth <= 16; depth += 8)
+      for (int channels = 3; channels <= 4; channels++)
+        for (int sel = 0; sel <= 1; sel++)
+          if (sizes[z] >= 9 || depth == 16)
+            compare_one (rand, F_OIL, sizes[z], sizes[z] == 11 ? 23 : 20, 120, channels, depth,
+                         sel);
+}
+
+/* 16-bit RGB colours are 48 bits: every path compares 32-bit keys, so they count palette
+ * numbers. Colours that any packing into 32 bits would merge: equal but for blue's high
+ * byte, or for red's, and pairs such as (256, 0, 0) and (0, 1, 0), which 8-bit-apart
+ * packing (a | b << 8 | c << 16) makes one; counts tie. xv's window and 1, 3, 5, 9 and 31,
+ * RGB16 and RGBA16, with and without a selection, one band and one row per band, against
+ * the reference and the table path. */
+static void
+test_oil_rgb16_keys (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (0x48);
+  static const guint colours[][3] = {
+    { 256, 0, 0 }, { 0, 1, 0 }, { 1, 256, 0 }, { 257, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0x8000 },
+    { 0, 0, 0x0080 }, { 0x8000, 0, 0 }, { 0x0080, 0, 0 }, { 0, 0x100, 1 }, { 0, 0, 0x101 },
+    { 0xffff, 0xffff, 0xffff }, { 0xffff, 0xffff, 0x7fff },
+  };
+  static const int sizes[] = { 0, 1, 3, 5, 9, 31 };
+  const int w = 41, h = 35;
+  const LbKernelRect rect = { 3, 2, 35, 30 };
+
+  for (gsize z = 0; z < G_N_ELEMENTS (sizes); z++)
     for (int channels = 3; channels <= 4; channels++)
       for (int sel = 0; sel <= 1; sel++)
-        compare_one (rand, F_OIL, size, size == 9 ? 20 : 23, 120, channels, 8, sel);
+        {
+          Job job = { F_OIL, sizes[z], { { { 0 } } }, NULL };
+          int cuts[MAX_CUTS];
+          const int ncuts = make_cuts (rand, h, 1, cuts);
+          Buf src;
+
+          buf_init (&src, w, h, channels, 16, 1);
+          for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+              {
+                /* runs of a colour and noise among few colours, so windows tie */
+                const int i = (x / 2 + y / 3) % 2 == 0
+                                ? g_rand_int_range (rand, 0, G_N_ELEMENTS (colours))
+                                : (x / 3 + y) % (int) G_N_ELEMENTS (colours);
+
+                for (int c = 0; c < 3; c++)
+                  buf_set (&src, x, y, c, colours[i][c]);
+                if (channels == 4)
+                  buf_set (&src, x, y, 3, (guint) g_rand_int_range (rand, 0, 65536));
+              }
+          g_assert_true (job_prepare (&job, &src, sel ? &rect : NULL, NULL));
+          compare_one_band_and_rows (&job, &src, cuts, ncuts);
+          buf_clear (&src);
+        }
 }
 
 /* Oil on images of few colours in the other formats (RGB8, RGBA8, GRAY16, GRAYA16): the
@@ -1026,7 +1080,8 @@ static void
 test_oil_palette (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (256);
-  static const int palette_formats[][2] = { { 3, 8 }, { 4, 8 }, { 1, 16 }, { 2, 16 } };
+  static const int palette_formats[][2] = { { 3, 8 }, { 4, 8 }, { 1, 16 }, { 2, 16 },
+                                            { 3, 16 }, { 4, 16 } };
   static const int colours[] = { 2, 7, 256, 300 };
   static const int sizes[] = { 5, 31 };
 
@@ -1114,6 +1169,7 @@ main (int argc, char **argv)
   g_test_add_func ("/xv-radius/oil-histogram-full-column", test_oil_histogram_full_column);
   g_test_add_func ("/xv-radius/oil-palette", test_oil_palette);
   g_test_add_func ("/xv-radius/oil-palette-restart", test_oil_palette_restart);
+  g_test_add_func ("/xv-radius/oil-rgb16-keys", test_oil_rgb16_keys);
   g_test_add_func ("/xv-radius/oil-winner-cache", test_oil_winner_cache);
   g_test_add_func ("/xv-radius/oil-sym3-widths", test_oil_sym3_widths);
   return g_test_run ();
