@@ -1274,7 +1274,7 @@ ph_number (const LbKernelBuf *src, const LbXvRegion *R, int ry0, int ry1, int de
   /* 1024 slots for at most 256 colours: probe chains stay short. */
   guint64 key[1024];
   gint16 num[1024];
-  g_autofree guint32 *k = g_new (guint32, (gsize) rw);
+  g_autofree guint32 *k = wide ? NULL : g_new (guint32, (gsize) rw);
   g_autofree guint64 *wk = wide ? g_new (guint64, (gsize) rw) : NULL;
   g_autofree guint8 *ids = g_new (guint8, (gsize) rw * (ry1 - ry0));
   int n = 0;
@@ -1456,7 +1456,8 @@ oil_fast_rows (const LbXvOil     *self,
     {
       /* As below, from windows of one pixel up; a palette that would pass
        * OIL_PALETTE_MAX_BYTES holds fewer windows' worth of rows and starts again more often,
-       * down to one window (then at most 12 · 2 · 63 · width bytes: 9.5 MiB for 8000 columns) */
+       * down to one window, which it always takes (below 56 bytes a number: a 63-row window
+       * of 8000 columns takes 17 MB) */
       const int ry0 = MAX (R->y0, ya - self->up), ry1 = MIN (R->y1, yb + self->down);
       gsize windows = OIL_PALETTE_WINDOWS;
 
