@@ -33,4 +33,9 @@ LbFilter *lb_declarative_parse (GBytes                 *bytes,
                                 gpointer                user_data,
                                 GError                **error);
 
+/* Tests and the bench: %TRUE makes every declarative convolution prepared from now on run
+ * its scalar reference path instead of the fast one (process-wide; both give the same
+ * bytes). */
+void      _lb_declarative_set_reference (gboolean reference);
+
 G_END_DECLS

@@ -174,6 +174,96 @@ test_convolution_formats (void)
   g_assert_cmpuint (o8[11], ==, 120);
 }
 
+/* A random kernel: sides 1–15 (odd, independent), taps of one magnitude class (small,
+ * medium, or up to the ±2^20 limit, which makes the sums need 64 bits) with zeros among
+ * them, a divisor (the default tap sum, or any sign and size) and a bias. */
+static char *
+random_kernel (GRand *rand, gint64 *out_sum_abs)
+{
+  const int kw = 2 * g_rand_int_range (rand, 0, 8) + 1, kh = 2 * g_rand_int_range (rand, 0, 8) + 1;
+  const int mag = g_rand_int_range (rand, 0, 3);
+  const gint32 lim = mag == 0 ? 9 : mag == 1 ? 3000 : 1048576;
+  GString *t = g_string_new (HEAD "[Kernel]\n");
+  gint64 sum_abs = 0;
+
+  g_string_append_printf (t, "Width=%d\nHeight=%d\n", kw, kh);
+  for (int j = 0; j < kh; j++)
+    {
+      g_string_append_printf (t, "Row%d=", j + 1);
+      for (int i = 0; i < kw; i++)
+        {
+          const gint32 v = g_rand_int_range (rand, 0, 4) == 0 ? 0
+                                                             : g_rand_int_range (rand, -lim, lim + 1);
+
+          sum_abs += ABS (v);
+          g_string_append_printf (t, "%s%d", i ? " " : "", v);
+        }
+      g_string_append_c (t, '\n');
+    }
+  if (g_rand_boolean (rand))
+    g_string_append_printf (t, "Divisor=%d\n",
+                            (g_rand_boolean (rand) ? 1 : -1)
+                              * g_rand_int_range (rand, 1, g_rand_boolean (rand) ? 20 : 200000000));
+  if (g_rand_boolean (rand))
+    g_string_append_printf (t, "Bias=%d\n", g_rand_int_range (rand, -65535, 65536));
+  *out_sum_abs = sum_abs;
+  return g_string_free (t, FALSE);
+}
+
+/* The fast convolution path gives the reference's bytes: 120 random kernels on all eight
+ * formats (noise over the full sample range), with and without a selection (some smaller
+ * than the kernel), on 1–3 threads and several band heights. */
+static void
+test_convolution_fast (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (0xc0de);
+  guint n_wide = 0, n_runs = 0;
+
+  for (int k = 0; k < 120; k++)
+    {
+      gint64 sum_abs;
+      g_autofree char *text = random_kernel (rand, &sum_abs);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (LbFilter) f = parse (text, &error);
+      const LbSampleFormat fmt = (LbSampleFormat) (k % LB_N_FORMATS);
+      /* the fast path's sums need 64 bits past Σ|tap| · max sample ≥ 2^31 − 1 */
+      const gboolean wide = sum_abs * (lb_sample_format_get_sample_size (fmt) == 2 ? 65535 : 255)
+                            >= G_MAXINT32;
+      const guint w = (guint) g_rand_int_range (rand, 1, 70), h = (guint) g_rand_int_range (rand, 1, 40);
+      g_autoptr (LbImage) in = test_image_new (w, h, fmt, (guint32) k + 1);
+      LbImage *out[2] = { NULL, NULL };
+      const LbFilterRect sel = { g_rand_int_range (rand, -3, (gint32) w), g_rand_int_range (rand, -3, (gint32) h),
+                                 g_rand_int_range (rand, 1, (gint32) w + 4),
+                                 g_rand_int_range (rand, 1, (gint32) h + 4) };
+      const gboolean use_sel = k % 3 == 1 && sel.x + sel.width > 0 && sel.y + sel.height > 0;
+
+      g_assert_no_error (error);
+      n_wide += wide;
+      for (int ref = 0; ref <= 1; ref++)
+        {
+          g_autoptr (LbPipeline) pipe = lb_pipeline_new (NULL);
+
+          _lb_declarative_set_reference (ref);
+          lb_pipeline_set_n_threads (pipe, ref ? 1 : 1 + (guint) (k % 3));
+          lb_pipeline_set_band_height (pipe, ref ? 0 : (guint) (k % 5));
+          if (use_sel)
+            lb_pipeline_set_selection (pipe, &sel);
+          g_assert_true (lb_pipeline_append (pipe, f, NULL, &error));
+          out[ref] = lb_pipeline_run (pipe, in, NULL, NULL, &error);
+          g_assert_no_error (error);
+        }
+      _lb_declarative_set_reference (FALSE);
+      if (!lb_image_equal_pixels (out[0], out[1]))
+        g_error ("kernel %d (%s, %u×%u%s) differs from the reference:\n%s", k,
+                 lb_sample_format_to_string (fmt), w, h, use_sel ? ", selection" : "", text);
+      g_object_unref (out[0]), g_object_unref (out[1]);
+      n_runs++;
+    }
+  g_test_message ("%u kernels identical to the reference, %u with 64-bit sums", n_runs, n_wide);
+  g_assert_cmpuint (n_wide, >, 10);
+  g_assert_cmpuint (n_wide, <, n_runs - 10);
+}
+
 static void
 test_shipped_files (void)
 {
@@ -284,6 +374,7 @@ main (int argc, char **argv)
   g_test_add_func ("/declarative/chain-unknown-step", test_chain_unknown_step);
   g_test_add_func ("/declarative/convolution-values", test_convolution_values);
   g_test_add_func ("/declarative/convolution-formats", test_convolution_formats);
+  g_test_add_func ("/declarative/convolution-fast", test_convolution_fast);
   g_test_add_func ("/declarative/shipped-files", test_shipped_files);
   g_test_add_func ("/declarative/localised-name", test_localised_name);
   g_test_add_func ("/declarative/mutations", test_mutations);
