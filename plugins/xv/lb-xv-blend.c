@@ -322,7 +322,7 @@ blend_fast_rows (const LbXvBlend   *self,
     }
 }
 
-/* ---- AVX2 rows: 8 bits, 1, 3 or 4 channels ------------------------------------------------
+/* ---- AVX2 rows: every format (vector products for 8-bit gray, RGB, RGBA and 16-bit gray) --
  *
  * Per row two passes over the n = sw − 2 interior columns, eight at a time:
  *
@@ -357,12 +357,11 @@ blend_fast_rows (const LbXvBlend   *self,
 /* The region is small enough for pass 1's float arithmetic to be exact as described:
  * dividends, squared distances and dx² + dy² all stay at most (sw/2)² + (sh/2)² ≤ 2^24. */
 static gboolean
-blend_avx2_fits (const LbXvBlend *self, int depth, int channels)
+blend_avx2_fits (const LbXvBlend *self)
 {
   const gint64 hw = (self->region.x1 - self->region.x0) / 2 + 1;
   const gint64 hh = (self->region.y1 - self->region.y0) / 2 + 1;
 
-  (void) depth, (void) channels;
   return hw * hw + hh * hh <= ((gint64) 1 << 24);
 }
 
@@ -757,7 +756,7 @@ lb_xv_blend_process (const LbXvBlend   *self,
   if (!self->active)
     return;
 #if LB_XV_HAVE_AVX2_PATH
-  if (!self->no_simd && blend_avx2_fits (self, src->depth, src->channels)
+  if (!self->no_simd && blend_avx2_fits (self)
       && lb_kernel_have_avx2 ())
     {
       blend_avx2_rows (self, src, dst, y0, y1);
@@ -787,7 +786,7 @@ _lb_xv_blend_row_points (const LbXvBlend *self,
 #if LB_XV_HAVE_AVX2_PATH
   {
     /* Pass 1 reads only the geometry (not the border table). */
-    if (simd && blend_avx2_fits (self, 8, 3) && lb_kernel_have_avx2 ())
+    if (simd && blend_avx2_fits (self) && lb_kernel_have_avx2 ())
       {
         BlendRows b = { sx, sy, sw, sh, cx, cy, n, 8, NULL, NULL, NULL, NULL, NULL };
 
