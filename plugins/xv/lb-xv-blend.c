@@ -391,6 +391,8 @@ typedef struct {
   gint32 *idx;    /* n + 8: pass 1's table indices */
   float *ratio;   /* n + 8: pass 1's ratios */
   guint32 *px;    /* n + 8: the border pixels table[idx[j]] */
+  const guint8 **ptr; /* the formats without vector products (blend_samples_any): each border
+                       * pixel in the source, in the table's order; else NULL */
 } BlendRows;
 
 /* A pixel's colour channels packed, channel c in bits 8c..8c+7; 16-bit gray: its sample. */
@@ -417,6 +419,8 @@ blend_rows_init (BlendRows *b, const LbXvBlend *self, const LbKernelBuf *src)
   b->idx = g_new (gint32, (gsize) b->n + 8);
   b->ratio = g_new (float, (gsize) b->n + 8);
   b->px = g_new (guint32, (gsize) b->n + 8);
+  b->ptr = blend_avx2_samples_fit (src->depth, ch)
+             ? NULL : g_new (const guint8 *, 2 * (gsize) b->sw + 2 * (gsize) b->sh);
   /* Every band builds the table (a few microseconds: the engine runs about 8 bands). */
   {
     const guint8 *top = lb_xv_row (src, b->sy) + (gsize) b->sx * pb;
@@ -432,6 +436,16 @@ blend_rows_init (BlendRows *b, const LbXvBlend *self, const LbKernelBuf *src)
     for (int i = 0; i < b->sh; i++)
       t[i] = blend_pack (left + (gsize) i * src->stride, nc, b->depth),
       t[b->sh + i] = blend_pack (right + (gsize) i * src->stride, nc, b->depth);
+    if (b->ptr != NULL)
+      {
+        const guint8 **p = b->ptr;
+
+        for (int i = 0; i < b->sw; i++)
+          p[i] = top + (gsize) i * pb, p[b->sw + i] = bottom + (gsize) i * pb;
+        p += 2 * b->sw;
+        for (int i = 0; i < b->sh; i++)
+          p[i] = left + (gsize) i * src->stride, p[b->sh + i] = right + (gsize) i * src->stride;
+      }
   }
   for (int j = 0; j < b->n + 8; j++)
     {
@@ -446,6 +460,7 @@ static void
 blend_rows_clear (BlendRows *b)
 {
   g_free (b->table), g_free (b->rcp), g_free (b->idx), g_free (b->ratio), g_free (b->px);
+  g_free (b->ptr);
 }
 
 /* q = ⌊A / B⌋ for 0 ≤ A ≤ 2^24, 1 ≤ B, @rcp_b = fl (fl (1 / B) · BLEND_RCP_LOW); lanes with
@@ -575,33 +590,42 @@ blend_index_point (const BlendRows *b, int i, int *ex, int *ey)
     *ex = i < 2 * b->sw + b->sh ? b->sx : b->sx + b->sw - 1, *ey = b->sy + (i - 2 * b->sw) % b->sh;
 }
 
-/* Pass 2 for the formats without vector rows: per sample what a vector lane computes
- * (blend_sample_f), the border pixel read from the source through its table index; alpha
- * copied from the source. */
-static void
-blend_samples_any (const BlendRows *b, const int *centre, const LbKernelBuf *src, int y,
-                   guint8 *out)
+/* Pass 2 for the formats without vector rows (GRAYA8, GRAYA16, RGB16, RGBA16): per sample
+ * what a vector lane computes (blend_value_f), the border pixel read from the source through
+ * its table index (b->ptr); alpha copied from the source. @in, @out: the row's first interior
+ * pixel. */
+LB_XV_INLINE void
+blend_samples_any_body (const BlendRows *b, const int *centre, const guint8 *in, guint8 *out,
+                        const int ch, const int depth)
 {
-  const int ch = src->channels, nc = lb_xv_colour_channels (ch), depth = src->depth;
-  const guint8 *in = lb_xv_row (src, y) + (gsize) (b->sx + 1) * (gsize) ch * (depth / 8);
+  const int nc = lb_xv_colour_channels (ch);
 
   for (int j = 0; j < b->n; j++)
     {
-      int ex, ey;
-      const guint8 *erow;
+      const guint8 *e = b->ptr[b->idx[j]];
 
-      blend_index_point (b, b->idx[j], &ex, &ey);
-      erow = lb_xv_row (src, ey);
       for (int c = 0; c < nc; c++)
-        {
-          const int e = (int) lb_xv_get (erow, (gsize) ex * ch + c, depth);
-
-          lb_xv_put (out, (gsize) j * ch + c,
-                     (guint) blend_value_f (e, centre[c], b->ratio[j], depth), depth);
-        }
+        lb_xv_put (out, (gsize) j * ch + c,
+                   (guint) blend_value_f ((int) lb_xv_get (e, (gsize) c, depth), centre[c],
+                                          b->ratio[j], depth),
+                   depth);
       if (nc < ch)
         lb_xv_put (out, (gsize) j * ch + nc, lb_xv_get (in, (gsize) j * ch + nc, depth), depth);
     }
+}
+
+static void
+blend_samples_any (const BlendRows *b, const int *centre, const guint8 *in, guint8 *out, int ch,
+                   int depth)
+{
+  if (depth == 8)
+    blend_samples_any_body (b, centre, in, out, 2, 8);
+  else if (ch == 2)
+    blend_samples_any_body (b, centre, in, out, 2, 16);
+  else if (ch == 3)
+    blend_samples_any_body (b, centre, in, out, 3, 16);
+  else
+    blend_samples_any_body (b, centre, in, out, 4, 16);
 }
 
 /* Pass 2: channel c of eight pixels as int32 lanes, not yet clamped. */
@@ -736,8 +760,8 @@ blend_avx2_rows (const LbXvBlend *self, const LbKernelBuf *src, LbKernelBuf *dst
         blend_samples_avx2 (&b, self->centre, lb_xv_row (src, y) + (gsize) (b.sx + 1) * pb,
                             lb_xv_row_mut (dst, y) + (gsize) (b.sx + 1) * pb, ch);
       else
-        blend_samples_any (&b, self->centre, src, y,
-                           lb_xv_row_mut (dst, y) + (gsize) (b.sx + 1) * pb);
+        blend_samples_any (&b, self->centre, lb_xv_row (src, y) + (gsize) (b.sx + 1) * pb,
+                           lb_xv_row_mut (dst, y) + (gsize) (b.sx + 1) * pb, ch, src->depth);
     }
   blend_rows_clear (&b);
 }
@@ -788,7 +812,7 @@ _lb_xv_blend_row_points (const LbXvBlend *self,
     /* Pass 1 reads only the geometry (not the border table). */
     if (simd && blend_avx2_fits (self) && lb_kernel_have_avx2 ())
       {
-        BlendRows b = { sx, sy, sw, sh, cx, cy, n, 8, NULL, NULL, NULL, NULL, NULL };
+        BlendRows b = { sx, sy, sw, sh, cx, cy, n, 8, NULL, NULL, NULL, NULL, NULL, NULL };
 
         b.rcp = g_new (float, (gsize) n + 8);
         b.idx = g_new (gint32, (gsize) n + 8);
