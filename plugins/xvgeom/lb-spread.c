@@ -1463,6 +1463,16 @@ lb_spread_process_band (const LbSpread    *st,
     band_run (st, src, dst, b, 3, 3);
   else if (cb == 3 && pb == 4)
     band_run (st, src, dst, b, 3, 4);
+  /* gray+alpha and 16-bit colour with constant sizes too: through the generic call GRAYA8
+   * spread 5 took 4.0 ms against GRAY8's 1.6 (1.4 Mpx, 2 threads) */
+  else if (cb == 1 && pb == 2)
+    band_run (st, src, dst, b, 1, 2);
+  else if (cb == 2 && pb == 4)
+    band_run (st, src, dst, b, 2, 4);
+  else if (cb == 6 && pb == 6)
+    band_run (st, src, dst, b, 6, 6);
+  else if (cb == 6 && pb == 8)
+    band_run (st, src, dst, b, 6, 8);
   else
     band_run (st, src, dst, b, cb, pb);
   band_finished ((LbSpread *) st, src, dst, b);

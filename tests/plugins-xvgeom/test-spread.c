@@ -187,9 +187,9 @@ spread_ref (gconstpointer      s,
   lb_spread_process_reference ((const LbSpread *) s, a, b, y0, y1);
 }
 
-/* formats the filter must support (GRAY8, GRAY16, RGB8, RGBA8), plus GRAYA8, RGB16, RGBA16 */
+/* every format: GRAY8, GRAY16, RGB8, RGBA8, GRAYA8, RGB16, RGBA16, GRAYA16 */
 static const struct { int channels, depth; } formats[] = {
-  { 1, 8 }, { 1, 16 }, { 3, 8 }, { 4, 8 }, { 2, 8 }, { 3, 16 }, { 4, 16 },
+  { 1, 8 }, { 1, 16 }, { 3, 8 }, { 4, 8 }, { 2, 8 }, { 3, 16 }, { 4, 16 }, { 2, 16 },
 };
 
 /* Every format, both forms, selections or not, distances up to 20 (lookups in registers and
