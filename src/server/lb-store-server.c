@@ -288,7 +288,7 @@ content_type_for (const char *name, char **owned)
 
 /* fsync of a directory so a rename or creation in it survives a crash. */
 static void
-sync_dir_of (const char *path)
+lb_store_fs_sync_dir_of (const char *path)
 {
   g_autofree char *dir = g_path_get_dirname (path);
   int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -301,7 +301,7 @@ sync_dir_of (const char *path)
 }
 
 static gboolean
-parent_is_dir (const char *abs)
+lb_store_fs_parent_is_dir (const char *abs)
 {
   g_autofree char *dir = g_path_get_dirname (abs);
   struct stat st;
@@ -312,7 +312,7 @@ parent_is_dir (const char *abs)
 /* Entries that are part of the DAV namespace: no dotfiles, no symlinks leading out. The
  * directory itself is known to lie inside the root, so only symlinks need resolving. */
 static gboolean
-entry_is_public (LbStoreServer *self, const char *dir_abs, const char *name, struct stat *st_out)
+entry_is_public (const char *root_real, const char *dir_abs, const char *name, struct stat *st_out)
 {
   g_autofree char *child = NULL;
 
@@ -322,7 +322,7 @@ entry_is_public (LbStoreServer *self, const char *dir_abs, const char *name, str
   if (lstat (child, st_out) != 0)
     return FALSE;
   if (S_ISLNK (st_out->st_mode) &&
-      (!lb_store_path_is_contained (self->root_real, child) || stat (child, st_out) != 0))
+      (!lb_store_path_is_contained (root_real, child) || stat (child, st_out) != 0))
     return FALSE;
   return S_ISREG (st_out->st_mode) || S_ISDIR (st_out->st_mode);
 }
@@ -333,9 +333,9 @@ compare_strings (gconstpointer a, gconstpointer b)
   return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
-/* Sorted public child names of a directory; NULL with errno set on failure. */
+/* Sorted public child names of a directory below @root_real; NULL with errno set on failure. */
 static GPtrArray *
-list_children (LbStoreServer *self, const char *dir_abs)
+lb_store_fs_list_children (const char *root_real, const char *dir_abs)
 {
   GPtrArray *names;
   DIR *d = opendir (dir_abs);
@@ -348,7 +348,7 @@ list_children (LbStoreServer *self, const char *dir_abs)
     {
       struct stat st;
 
-      if (entry_is_public (self, dir_abs, e->d_name, &st))
+      if (entry_is_public (root_real, dir_abs, e->d_name, &st))
         g_ptr_array_add (names, g_strdup (e->d_name));
     }
   closedir (d);
@@ -396,7 +396,7 @@ remove_tree_at (int parent_fd, const char *name)
 }
 
 static int
-remove_tree (const char *abs)
+lb_store_fs_remove_tree (const char *abs)
 {
   return remove_tree_at (AT_FDCWD, abs);
 }
@@ -404,7 +404,7 @@ remove_tree (const char *abs)
 /* Writes all @len bytes of @data to @fd, again after a signal; 0, or the errno of the write
  * that failed. */
 static int
-write_all (int fd, const void *data, gsize len)
+lb_store_fs_write_all (int fd, const void *data, gsize len)
 {
   const guint8 *p = data;
 
@@ -422,13 +422,29 @@ write_all (int fd, const void *data, gsize len)
   return 0;
 }
 
-/* Copies one regular file through a temporary in the destination directory, fsynced and
- * renamed into place, like PUT. Returns 0 or an errno. */
+/* Creates an upload temporary (mode 0600) in the directory of @target, where it can later be
+ * renamed onto @target. Returns 0 and sets @fd_out and @path_out, or returns an errno. */
 static int
-copy_file_atomic (LbStoreServer *self, const char *src, const char *dst)
+lb_store_fs_open_temp (const char *target, int *fd_out, char **path_out)
 {
-  g_autofree char *dir = g_path_get_dirname (dst);
+  g_autofree char *dir = g_path_get_dirname (target);
   g_autofree char *tmpl = g_build_filename (dir, LB_STORE_TEMP_PREFIX "XXXXXX", NULL);
+  int fd = g_mkstemp_full (tmpl, O_WRONLY | O_CLOEXEC, 0600);
+
+  if (fd < 0)
+    return errno;
+  *fd_out = fd;
+  *path_out = g_steal_pointer (&tmpl);
+  return 0;
+}
+
+/* Copies one regular file through a temporary in the destination directory, fsynced and
+ * renamed into place, like PUT; the temporary is listed in @temps while it exists. Returns 0
+ * or an errno. */
+static int
+copy_file_atomic (GHashTable *temps, const char *src, const char *dst)
+{
+  g_autofree char *tmpl = NULL;
   int in, out, err = 0;
   struct stat st;
   char buf[64 * 1024];
@@ -442,14 +458,13 @@ copy_file_atomic (LbStoreServer *self, const char *src, const char *dst)
       close (in);
       return err;
     }
-  out = g_mkstemp_full (tmpl, O_WRONLY | O_CLOEXEC, 0600);
-  if (out < 0)
+  err = lb_store_fs_open_temp (dst, &out, &tmpl);
+  if (err != 0)
     {
-      err = errno;
       close (in);
       return err;
     }
-  g_hash_table_add (self->temps, g_strdup (tmpl));
+  g_hash_table_add (temps, g_strdup (tmpl));
   for (;;)
     {
       ssize_t n = read (in, buf, sizeof buf);
@@ -463,7 +478,7 @@ copy_file_atomic (LbStoreServer *self, const char *src, const char *dst)
         }
       if (n == 0)
         break;
-      err = write_all (out, buf, (gsize) n);
+      err = lb_store_fs_write_all (out, buf, (gsize) n);
       if (err != 0)
         break;
     }
@@ -478,13 +493,15 @@ copy_file_atomic (LbStoreServer *self, const char *src, const char *dst)
     err = errno;
   if (err != 0)
     g_unlink (tmpl);
-  g_hash_table_remove (self->temps, tmpl);
+  g_hash_table_remove (temps, tmpl);
   return err;
 }
 
-/* Recursive COPY of a collection; dotfiles are not part of the namespace and stay behind. */
+/* Recursive COPY of a collection below @root_real; dotfiles are not part of the namespace and
+ * stay behind. File copies go through temporaries listed in @temps. Returns 0 or an errno. */
 static int
-copy_tree (LbStoreServer *self, const char *src, const char *dst, gboolean recursive)
+lb_store_fs_copy_tree (const char *root_real, GHashTable *temps, const char *src, const char *dst,
+                       gboolean recursive)
 {
   struct stat st;
   g_autoptr(GPtrArray) names = NULL;
@@ -492,19 +509,19 @@ copy_tree (LbStoreServer *self, const char *src, const char *dst, gboolean recur
   if (stat (src, &st) != 0)
     return errno;
   if (S_ISREG (st.st_mode))
-    return copy_file_atomic (self, src, dst);
+    return copy_file_atomic (temps, src, dst);
   if (mkdir (dst, (st.st_mode & 07777) | S_IRWXU) != 0)
     return errno;
   if (!recursive)
     return 0;
-  names = list_children (self, src);
+  names = lb_store_fs_list_children (root_real, src);
   if (names == NULL)
     return errno;
   for (guint i = 0; i < names->len; i++)
     {
       g_autofree char *s = g_build_filename (src, g_ptr_array_index (names, i), NULL);
       g_autofree char *d = g_build_filename (dst, g_ptr_array_index (names, i), NULL);
-      int err = copy_tree (self, s, d, TRUE);
+      int err = lb_store_fs_copy_tree (root_real, temps, s, d, TRUE);
 
       if (err != 0)
         return err;
@@ -573,7 +590,7 @@ flush_upload (LbRequest *req)
 {
   if (req->fd >= 0)
     {
-      int err = write_all (req->fd, req->wbuf->data, req->wbuf->len);
+      int err = lb_store_fs_write_all (req->fd, req->wbuf->data, req->wbuf->len);
 
       if (err != 0)
         {
@@ -644,8 +661,7 @@ early_put (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   struct stat st;
   gboolean exists;
   guint status;
-  g_autofree char *dir = NULL;
-  g_autofree char *tmpl = NULL;
+  int err;
 
   if ((status = check_creatable (req->rel, FALSE)) != 0)
     return refuse_early (msg, status, "this name cannot be written");
@@ -664,15 +680,12 @@ early_put (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
     return refuse_early (msg, SOUP_STATUS_CONFLICT, "a collection has this name");
   if ((status = evaluate_preconditions (msg, exists ? &st : NULL, FALSE)) != 0)
     return refuse_early (msg, status, "precondition failed");
-  if (!parent_is_dir (req->abs))
+  if (!lb_store_fs_parent_is_dir (req->abs))
     return refuse_early (msg, SOUP_STATUS_CONFLICT, "parent collection does not exist");
 
-  dir = g_path_get_dirname (req->abs);
-  tmpl = g_build_filename (dir, LB_STORE_TEMP_PREFIX "XXXXXX", NULL);
-  req->fd = g_mkstemp_full (tmpl, O_WRONLY | O_CLOEXEC, 0600);
-  if (req->fd < 0)
-    return refuse_early (msg, status_for_errno (errno), g_strerror (errno));
-  req->temp_path = g_steal_pointer (&tmpl);
+  err = lb_store_fs_open_temp (req->abs, &req->fd, &req->temp_path);
+  if (err != 0)
+    return refuse_early (msg, status_for_errno (err), g_strerror (err));
   req->wbuf = g_byte_array_sized_new (LB_PUT_BLOCK + 64 * 1024);
   g_hash_table_add (self->temps, g_strdup (req->temp_path));
   req->existed = exists;
@@ -808,7 +821,7 @@ do_options (LbStoreServer *self, SoupServerMessage *msg)
 static void
 send_listing (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
 {
-  g_autoptr(GPtrArray) names = list_children (self, req->abs);
+  g_autoptr(GPtrArray) names = lb_store_fs_list_children (self->root_real, req->abs);
   g_autoptr(GString) html = g_string_new (NULL);
   g_autofree char *title = g_markup_escape_text (req->rel[0] ? req->rel : "", -1);
   gsize len;
@@ -1159,7 +1172,7 @@ do_propfind (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   add_propfind_entry (doc, req->rel, req->abs, &st, kind, names, root_name);
   if (d == 1 && S_ISDIR (st.st_mode))
     {
-      g_autoptr(GPtrArray) children = list_children (self, req->abs);
+      g_autoptr(GPtrArray) children = lb_store_fs_list_children (self->root_real, req->abs);
 
       for (guint i = 0; children != NULL && i < children->len; i++)
         {
@@ -1263,7 +1276,7 @@ put_commit_thread (GTask *task, gpointer source, gpointer task_data, GCancellabl
 {
   LbPutCommit *pc = task_data;
   struct stat st;
-  int err = write_all (pc->fd, pc->pending->data, pc->pending->len);
+  int err = lb_store_fs_write_all (pc->fd, pc->pending->data, pc->pending->len);
   guint status;
 
   if (err == 0 && fsync (pc->fd) != 0)
@@ -1328,7 +1341,7 @@ put_commit_thread (GTask *task, gpointer source, gpointer task_data, GCancellabl
       return;
     }
   pc->renamed = TRUE;
-  sync_dir_of (pc->abs);
+  lb_store_fs_sync_dir_of (pc->abs);
   if (stat (pc->abs, &st) == 0)
     {
       pc->etag = make_etag (&st);
@@ -1431,11 +1444,11 @@ do_mkcol (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
     }
   if ((status = check_creatable (req->rel, TRUE)) != 0)
     return set_error_status (msg, status, "this name cannot be created");
-  if (!parent_is_dir (req->abs))
+  if (!lb_store_fs_parent_is_dir (req->abs))
     return set_error_status (msg, SOUP_STATUS_CONFLICT, "parent collection does not exist");
   if (mkdir (req->abs, 0777 & ~self->umask) != 0)
     return set_error_status (msg, status_for_errno (errno), g_strerror (errno));
-  sync_dir_of (req->abs);
+  lb_store_fs_sync_dir_of (req->abs);
   soup_server_message_set_status (msg, SOUP_STATUS_CREATED, NULL);
 }
 
@@ -1455,10 +1468,10 @@ do_delete (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
     return set_error_status (msg, SOUP_STATUS_BAD_REQUEST, "DELETE of a collection needs Depth: infinity");
   if ((status = evaluate_preconditions (msg, &st, FALSE)) != 0)
     return set_error_status (msg, status, "precondition failed");
-  err = remove_tree (req->abs);
+  err = lb_store_fs_remove_tree (req->abs);
   if (err != 0)
     return set_error_status (msg, status_for_errno (err), g_strerror (err));
-  sync_dir_of (req->abs);
+  lb_store_fs_sync_dir_of (req->abs);
   soup_server_message_set_status (msg, SOUP_STATUS_NO_CONTENT, NULL);
 }
 
@@ -1552,7 +1565,7 @@ do_copy_move (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req, gbool
     return set_error_status (msg, SOUP_STATUS_FORBIDDEN, "source and destination are the same");
   if (S_ISDIR (st.st_mode) && lb_store_path_is_inside (req->abs, dabs))
     return set_error_status (msg, SOUP_STATUS_FORBIDDEN, "destination lies inside the source");
-  if (!parent_is_dir (dabs))
+  if (!lb_store_fs_parent_is_dir (dabs))
     return set_error_status (msg, SOUP_STATUS_CONFLICT, "destination parent does not exist");
   if ((status = evaluate_preconditions (msg, &st, FALSE)) != 0)
     return set_error_status (msg, status, "precondition failed");
@@ -1568,7 +1581,7 @@ do_copy_move (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req, gbool
        * removes the destination (RFC 4918 §9.8.4: delete before copy). */
       if (S_ISDIR (dst.st_mode) || S_ISDIR (st.st_mode))
         {
-          err = remove_tree (dabs);
+          err = lb_store_fs_remove_tree (dabs);
           if (err != 0)
             return set_error_status (msg, status_for_errno (err), g_strerror (err));
         }
@@ -1582,25 +1595,25 @@ do_copy_move (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req, gbool
           if (err != EXDEV)
             return set_error_status (msg, status_for_errno (err), g_strerror (err));
           /* Another file system below the root: copy, then delete the source. */
-          err = copy_tree (self, req->abs, dabs, TRUE);
+          err = lb_store_fs_copy_tree (self->root_real, self->temps, req->abs, dabs, TRUE);
           if (err == 0)
-            err = remove_tree (req->abs);
+            err = lb_store_fs_remove_tree (req->abs);
           if (err != 0)
             return set_error_status (msg, status_for_errno (err), g_strerror (err));
         }
-      sync_dir_of (req->abs);
+      lb_store_fs_sync_dir_of (req->abs);
     }
   else
     {
-      err = copy_tree (self, req->abs, dabs, recursive);
+      err = lb_store_fs_copy_tree (self->root_real, self->temps, req->abs, dabs, recursive);
       if (err != 0)
         {
           if (S_ISDIR (st.st_mode))
-            remove_tree (dabs);
+            lb_store_fs_remove_tree (dabs);
           return set_error_status (msg, status_for_errno (err), g_strerror (err));
         }
     }
-  sync_dir_of (dabs);
+  lb_store_fs_sync_dir_of (dabs);
   if (dexists)
     soup_server_message_set_status (msg, SOUP_STATUS_NO_CONTENT, NULL);
   else
@@ -2006,7 +2019,7 @@ lb_store_server_set_tls_certificate (LbStoreServer *self, GTlsCertificate *cert)
   g_object_set (self->soup, "tls-certificate", cert, NULL);
 }
 
-static guint stale_removed;
+static guint stale_removed; /* nftw() passes no user data */
 
 static int
 remove_stale_cb (const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -2016,6 +2029,16 @@ remove_stale_cb (const char *path, const struct stat *st, int flag, struct FTW *
   if (flag == FTW_F && g_str_has_prefix (base, LB_STORE_TEMP_PREFIX) && g_unlink (path) == 0)
     stale_removed++;
   return 0;
+}
+
+/* Removes the upload temporaries below @root (not crossing mounts nor following symlinks);
+ * returns how many. */
+static guint
+lb_store_fs_remove_stale_temps (const char *root)
+{
+  stale_removed = 0;
+  nftw (root, remove_stale_cb, 32, FTW_PHYS | FTW_MOUNT);
+  return stale_removed;
 }
 
 /*
@@ -2028,9 +2051,7 @@ lb_store_server_remove_stale_temps (LbStoreServer *self)
 {
   g_return_val_if_fail (LB_IS_STORE_SERVER (self), 0);
 
-  stale_removed = 0;
-  nftw (self->root, remove_stale_cb, 32, FTW_PHYS | FTW_MOUNT);
-  return stale_removed;
+  return lb_store_fs_remove_stale_temps (self->root);
 }
 
 /*
