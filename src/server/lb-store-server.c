@@ -183,7 +183,7 @@ status_for_errno (int err)
 }
 
 static char *
-make_etag (const struct stat *st)
+lb_http_make_etag (const struct stat *st)
 {
   gint64 mtime_ns = (gint64) st->st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + st->st_mtim.tv_nsec;
 
@@ -225,18 +225,17 @@ header_is_star (const char *value)
 }
 
 /*
- * RFC 7232 §6 evaluation order. @st is NULL when the resource does not exist. Returns 0, 304
- * (only for GET/HEAD) or 412.
+ * The preconditions of request headers @h, in RFC 7232 §6 evaluation order. @st is NULL when
+ * the resource does not exist. Returns 0, 304 (only for GET/HEAD) or 412.
  */
 static guint
-evaluate_preconditions (SoupServerMessage *msg, const struct stat *st, gboolean safe_method)
+lb_http_evaluate_preconditions (SoupMessageHeaders *h, const struct stat *st, gboolean safe_method)
 {
-  SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
   const char *if_match = soup_message_headers_get_one (h, "If-Match");
   const char *if_none = soup_message_headers_get_one (h, "If-None-Match");
   const char *if_unmod = soup_message_headers_get_one (h, "If-Unmodified-Since");
   const char *if_mod = soup_message_headers_get_one (h, "If-Modified-Since");
-  g_autofree char *etag = (st != NULL && S_ISREG (st->st_mode)) ? make_etag (st) : NULL;
+  g_autofree char *etag = (st != NULL && S_ISREG (st->st_mode)) ? lb_http_make_etag (st) : NULL;
 
   if (if_match != NULL)
     {
@@ -678,7 +677,7 @@ early_put (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   exists = stat (req->abs, &st) == 0;
   if (exists && S_ISDIR (st.st_mode))
     return refuse_early (msg, SOUP_STATUS_CONFLICT, "a collection has this name");
-  if ((status = evaluate_preconditions (msg, exists ? &st : NULL, FALSE)) != 0)
+  if ((status = lb_http_evaluate_preconditions (h, exists ? &st : NULL, FALSE)) != 0)
     return refuse_early (msg, status, "precondition failed");
   if (!lb_store_fs_parent_is_dir (req->abs))
     return refuse_early (msg, SOUP_STATUS_CONFLICT, "parent collection does not exist");
@@ -966,7 +965,7 @@ do_get (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
           soup_server_message_set_redirect (msg, SOUP_STATUS_MOVED_PERMANENTLY, to);
           return;
         }
-      if ((status = evaluate_preconditions (msg, &st, TRUE)) != 0)
+      if ((status = lb_http_evaluate_preconditions (h, &st, TRUE)) != 0)
         return soup_server_message_set_status (msg, status, NULL);
       return send_listing (self, msg, req);
     }
@@ -981,13 +980,13 @@ do_get (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
       return set_error_status (msg, SOUP_STATUS_NOT_FOUND, NULL);
     }
 
-  etag = make_etag (&st);
+  etag = lb_http_make_etag (&st);
   lastmod = lb_dav_format_rfc1123 (st.st_mtim.tv_sec);
   soup_message_headers_replace (rh, "ETag", etag);
   soup_message_headers_replace (rh, "Last-Modified", lastmod);
   soup_message_headers_replace (rh, "Accept-Ranges", "bytes");
 
-  status = evaluate_preconditions (msg, &st, TRUE);
+  status = lb_http_evaluate_preconditions (h, &st, TRUE);
   if (status != 0)
     {
       close (fd);
@@ -1100,7 +1099,7 @@ fill_resource (LbDavResource *res, const char *href, const char *name, const str
     res->content_type = "httpd/unix-directory";
   else
     {
-      *etag_owned = make_etag (st);
+      *etag_owned = lb_http_make_etag (st);
       res->etag = *etag_owned;
       res->content_type = content_type_for (name, ct_owned);
     }
@@ -1327,7 +1326,8 @@ put_commit_thread (GTask *task, gpointer source, gpointer task_data, GCancellabl
           return;
         }
     }
-  if ((status = evaluate_preconditions (pc->msg, pc->existed ? &st : NULL, FALSE)) != 0)
+  if ((status = lb_http_evaluate_preconditions (soup_server_message_get_request_headers (pc->msg),
+                                                pc->existed ? &st : NULL, FALSE)) != 0)
     {
       pc->status = status;
       pc->detail = "precondition failed";
@@ -1344,7 +1344,7 @@ put_commit_thread (GTask *task, gpointer source, gpointer task_data, GCancellabl
   lb_store_fs_sync_dir_of (pc->abs);
   if (stat (pc->abs, &st) == 0)
     {
-      pc->etag = make_etag (&st);
+      pc->etag = lb_http_make_etag (&st);
       pc->lastmod = lb_dav_format_rfc1123 (st.st_mtim.tv_sec);
     }
   pc->status = pc->existed ? SOUP_STATUS_NO_CONTENT : SOUP_STATUS_CREATED;
@@ -1455,7 +1455,8 @@ do_mkcol (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
 static void
 do_delete (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
 {
-  const char *depth = soup_message_headers_get_one (soup_server_message_get_request_headers (msg), "Depth");
+  SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
+  const char *depth = soup_message_headers_get_one (h, "Depth");
   struct stat st;
   guint status;
   int err;
@@ -1466,7 +1467,7 @@ do_delete (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
     return set_error_status (msg, SOUP_STATUS_FORBIDDEN, "this collection cannot be deleted");
   if (S_ISDIR (st.st_mode) && depth != NULL && g_ascii_strcasecmp (depth, "infinity") != 0)
     return set_error_status (msg, SOUP_STATUS_BAD_REQUEST, "DELETE of a collection needs Depth: infinity");
-  if ((status = evaluate_preconditions (msg, &st, FALSE)) != 0)
+  if ((status = lb_http_evaluate_preconditions (h, &st, FALSE)) != 0)
     return set_error_status (msg, status, "precondition failed");
   err = lb_store_fs_remove_tree (req->abs);
   if (err != 0)
@@ -1567,7 +1568,7 @@ do_copy_move (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req, gbool
     return set_error_status (msg, SOUP_STATUS_FORBIDDEN, "destination lies inside the source");
   if (!lb_store_fs_parent_is_dir (dabs))
     return set_error_status (msg, SOUP_STATUS_CONFLICT, "destination parent does not exist");
-  if ((status = evaluate_preconditions (msg, &st, FALSE)) != 0)
+  if ((status = lb_http_evaluate_preconditions (h, &st, FALSE)) != 0)
     return set_error_status (msg, status, "precondition failed");
 
   dexists = lstat (dabs, &dst) == 0;
