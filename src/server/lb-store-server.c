@@ -42,7 +42,7 @@ typedef enum {
   LB_HTTP_RANGE_UNSATISFIABLE, /* 416 */
 } LbHttpRange;
 
-#define ALLOW_METHODS "OPTIONS, GET, HEAD, PUT, DELETE, MKCOL, COPY, MOVE, PROPFIND, PROPPATCH"
+#define LB_DAV_ALLOW_METHODS "OPTIONS, GET, HEAD, PUT, DELETE, MKCOL, COPY, MOVE, PROPFIND, PROPPATCH"
 
 struct _LbStoreServer
 {
@@ -90,10 +90,10 @@ typedef struct
   /* other methods with a body */
   GByteArray    *body;
   GSource       *header_deadline; /* (nullable) closes a connection whose headers are late */
-} LbRequest;
+} LbStoreRequest;
 
 static void
-lb_request_drop_temp (LbRequest *req)
+lb_store_request_drop_temp (LbStoreRequest *req)
 {
   /* A commit thread owns the temporary until it reports back. */
   if (req->committing)
@@ -112,9 +112,9 @@ lb_request_drop_temp (LbRequest *req)
 }
 
 static void
-lb_request_free (LbRequest *req)
+lb_store_request_free (LbStoreRequest *req)
 {
-  lb_request_drop_temp (req);
+  lb_store_request_drop_temp (req);
   if (req->header_deadline != NULL)
     {
       g_source_destroy (req->header_deadline);
@@ -133,8 +133,25 @@ lb_request_free (LbRequest *req)
   g_free (req);
 }
 
-static LbRequest *
-get_request (SoupServerMessage *msg)
+/* Creates the state of a request that has just started and hangs it on @msg, which frees it;
+ * @temps is the server's table of upload temporaries, @max_upload its limit in bytes. */
+static LbStoreRequest *
+lb_store_request_attach (SoupServerMessage *msg, GHashTable *temps, guint64 max_upload)
+{
+  LbStoreRequest *req = g_new0 (LbStoreRequest, 1);
+
+  req->temps = g_hash_table_ref (temps);
+  req->max_upload = max_upload;
+  req->fd = -1;
+  req->start_us = g_get_monotonic_time ();
+  req->start = g_date_time_new_now_utc ();
+  g_object_set_data_full (G_OBJECT (msg), "lb-request", req, (GDestroyNotify) lb_store_request_free);
+  return req;
+}
+
+/* The state lb_store_request_attach() hung on @msg; NULL if there is none. */
+static LbStoreRequest *
+lb_store_request_get (SoupServerMessage *msg)
 {
   return g_object_get_data (G_OBJECT (msg), "lb-request");
 }
@@ -143,7 +160,7 @@ get_request (SoupServerMessage *msg)
 /* helpers                                                                                  */
 
 static void
-set_error_status (SoupServerMessage *msg, guint status, const char *detail)
+lb_store_reply_error (SoupServerMessage *msg, guint status, const char *detail)
 {
   g_autofree char *text = g_strdup_printf ("%u %s%s%s\n", status, soup_status_get_phrase (status),
                                            detail ? ": " : "", detail ? detail : "");
@@ -155,7 +172,7 @@ set_error_status (SoupServerMessage *msg, guint status, const char *detail)
 
 /* Answers @msg with @status and the XML document @body. */
 static void
-set_xml_response (SoupServerMessage *msg, guint status, GBytes *body)
+lb_store_reply_xml (SoupServerMessage *msg, guint status, GBytes *body)
 {
   gsize len;
   const char *data = g_bytes_get_data (body, &len);
@@ -165,8 +182,9 @@ set_xml_response (SoupServerMessage *msg, guint status, GBytes *body)
                                     data, len);
 }
 
+/* The status that answers a request failed by the file-system error @err. */
 static guint
-status_for_errno (int err)
+lb_store_reply_errno_status (int err)
 {
   switch (err)
     {
@@ -186,6 +204,13 @@ status_for_errno (int err)
     default:
       return SOUP_STATUS_INTERNAL_SERVER_ERROR;
     }
+}
+
+/* Answers @msg with the status and text of the file-system error @err. */
+static void
+lb_store_reply_errno (SoupServerMessage *msg, int err)
+{
+  lb_store_reply_error (msg, lb_store_reply_errno_status (err), g_strerror (err));
 }
 
 static char *
@@ -622,7 +647,7 @@ method_known (const char *m)
 }
 
 static gboolean
-request_has_body (SoupServerMessage *msg)
+lb_store_request_has_body (SoupServerMessage *msg)
 {
   SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
   SoupEncoding enc = soup_message_headers_get_encoding (h);
@@ -634,22 +659,23 @@ request_has_body (SoupServerMessage *msg)
 
 /* The protected skeleton of the filter repository: never deleted, moved or replaced. */
 static gboolean
-is_filter_repo_dir (const char *rel)
+lb_store_path_is_filter_repo_dir (const char *rel)
 {
   return strcmp (rel, ".lightbox") == 0 || strcmp (rel, LB_STORE_FILTER_DIR) == 0;
 }
 
 /* Whether a new resource may be created at @rel (names only: dotfiles, filter repository). */
-static guint
-check_creatable (const char *rel, gboolean collection)
+static LbStorePathStatus
+lb_store_path_check_creatable (const char *rel, gboolean collection)
 {
-  if (rel[0] == '\0' || is_filter_repo_dir (rel))
-    return SOUP_STATUS_FORBIDDEN;
+  if (rel[0] == '\0' || lb_store_path_is_filter_repo_dir (rel))
+    return LB_STORE_PATH_FORBIDDEN;
   if (lb_store_path_is_in_filter_repo (rel))
-    return (!collection && g_str_has_suffix (rel, LB_STORE_FILTER_SUFFIX)) ? 0 : SOUP_STATUS_FORBIDDEN;
+    return (!collection && g_str_has_suffix (rel, LB_STORE_FILTER_SUFFIX)) ? LB_STORE_PATH_OK
+                                                                           : LB_STORE_PATH_FORBIDDEN;
   if (lb_store_path_is_hidden (rel))
-    return SOUP_STATUS_FORBIDDEN;
-  return 0;
+    return LB_STORE_PATH_FORBIDDEN;
+  return LB_STORE_PATH_OK;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -658,7 +684,7 @@ check_creatable (const char *rel, gboolean collection)
 /* Writes the buffered body bytes to the temporary; on failure remembers errno and removes
  * the temporary at once, so a full disk does not stay full because of us. */
 static gboolean
-flush_upload (LbRequest *req)
+flush_upload (LbStoreRequest *req)
 {
   if (req->fd >= 0)
     {
@@ -667,7 +693,7 @@ flush_upload (LbRequest *req)
       if (err != 0)
         {
           req->write_errno = err;
-          lb_request_drop_temp (req);
+          lb_store_request_drop_temp (req);
         }
     }
   g_byte_array_set_size (req->wbuf, 0);
@@ -675,9 +701,9 @@ flush_upload (LbRequest *req)
 }
 
 static void
-on_got_chunk (SoupServerMessage *msg, GBytes *chunk, gpointer user_data)
+lb_store_upload_got_chunk (SoupServerMessage *msg, GBytes *chunk, gpointer user_data)
 {
-  LbRequest *req = user_data;
+  LbStoreRequest *req = user_data;
   gsize len = 0;
   const guint8 *data = g_bytes_get_data (chunk, &len);
 
@@ -698,7 +724,7 @@ on_got_chunk (SoupServerMessage *msg, GBytes *chunk, gpointer user_data)
     {
       /* Chunked uploads announce no length: the limit is enforced on the bytes counted. */
       req->too_large = TRUE;
-      lb_request_drop_temp (req);
+      lb_store_request_drop_temp (req);
       return;
     }
   g_byte_array_append (req->wbuf, data, (guint) len);
@@ -712,22 +738,22 @@ on_got_chunk (SoupServerMessage *msg, GBytes *chunk, gpointer user_data)
 static void
 challenge (LbStoreServer *self, SoupServerMessage *msg)
 {
-  set_error_status (msg, SOUP_STATUS_UNAUTHORIZED, "credentials required");
+  lb_store_reply_error (msg, SOUP_STATUS_UNAUTHORIZED, "credentials required");
   lb_store_auth_add_challenges (self->auth, soup_server_message_get_response_headers (msg));
 }
 
 /* A refusal sent before the body was read: the connection cannot be reused. */
 static void
-refuse_early (SoupServerMessage *msg, guint status, const char *detail)
+lb_store_reply_refuse (SoupServerMessage *msg, guint status, const char *detail)
 {
-  set_error_status (msg, status, detail);
-  if (request_has_body (msg))
+  lb_store_reply_error (msg, status, detail);
+  if (lb_store_request_has_body (msg))
     soup_message_headers_replace (soup_server_message_get_response_headers (msg),
                                   "Connection", "close");
 }
 
 static void
-early_put (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
+lb_store_upload_begin (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
 {
   SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
   struct stat st;
@@ -735,29 +761,29 @@ early_put (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   guint status;
   int err;
 
-  if ((status = check_creatable (req->rel, FALSE)) != 0)
-    return refuse_early (msg, status, "this name cannot be written");
+  if ((status = lb_store_path_check_creatable (req->rel, FALSE)) != 0)
+    return lb_store_reply_refuse (msg, status, "this name cannot be written");
   if (req->slash)
-    return refuse_early (msg, SOUP_STATUS_CONFLICT, "PUT to a collection URL");
+    return lb_store_reply_refuse (msg, SOUP_STATUS_CONFLICT, "PUT to a collection URL");
   /* RFC 7231 §4.3.4: a partial PUT must be refused, not applied as a whole. */
   if (soup_message_headers_get_one (h, "Content-Range") != NULL)
-    return refuse_early (msg, SOUP_STATUS_BAD_REQUEST, "Content-Range on PUT is not supported");
+    return lb_store_reply_refuse (msg, SOUP_STATUS_BAD_REQUEST, "Content-Range on PUT is not supported");
   if (self->max_upload > 0 &&
       soup_message_headers_get_encoding (h) == SOUP_ENCODING_CONTENT_LENGTH &&
       (guint64) soup_message_headers_get_content_length (h) > self->max_upload)
-    return refuse_early (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, "over the upload limit");
+    return lb_store_reply_refuse (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, "over the upload limit");
 
   exists = stat (req->abs, &st) == 0;
   if (exists && S_ISDIR (st.st_mode))
-    return refuse_early (msg, SOUP_STATUS_CONFLICT, "a collection has this name");
+    return lb_store_reply_refuse (msg, SOUP_STATUS_CONFLICT, "a collection has this name");
   if ((status = lb_http_evaluate_preconditions (h, exists ? &st : NULL, FALSE)) != 0)
-    return refuse_early (msg, status, "precondition failed");
+    return lb_store_reply_refuse (msg, status, "precondition failed");
   if (!lb_store_fs_parent_is_dir (req->abs))
-    return refuse_early (msg, SOUP_STATUS_CONFLICT, "parent collection does not exist");
+    return lb_store_reply_refuse (msg, SOUP_STATUS_CONFLICT, "parent collection does not exist");
 
   err = lb_store_fs_open_temp (req->abs, &req->fd, &req->temp_path);
   if (err != 0)
-    return refuse_early (msg, status_for_errno (err), g_strerror (err));
+    return lb_store_reply_refuse (msg, lb_store_reply_errno_status (err), g_strerror (err));
   req->wbuf = g_byte_array_sized_new (LB_PUT_BLOCK + 64 * 1024);
   g_hash_table_add (self->temps, g_strdup (req->temp_path));
   req->existed = exists;
@@ -795,7 +821,7 @@ early_handler (SoupServer        *soup,
                gpointer           user_data)
 {
   LbStoreServer *self = user_data;
-  LbRequest *req = get_request (msg);
+  LbStoreRequest *req = lb_store_request_get (msg);
   const char *method = soup_server_message_get_method (msg);
   SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
   GUri *uri = soup_server_message_get_uri (msg);
@@ -808,14 +834,14 @@ early_handler (SoupServer        *soup,
   /* Two Authorization fields are ambiguous (RFC 9110 §5.3: not a list field): which one a
    * proxy in front checked and which one we would check could differ. */
   if (count_headers (h, "Authorization") > 1)
-    return refuse_early (msg, SOUP_STATUS_BAD_REQUEST, "more than one Authorization field");
+    return lb_store_reply_refuse (msg, SOUP_STATUS_BAD_REQUEST, "more than one Authorization field");
   /* Both framings at once is the request-smuggling pattern (RFC 9112 §6.1): refuse it rather
    * than pick one, since a proxy in front may have picked the other. */
   if (soup_message_headers_get_one (h, "Transfer-Encoding") != NULL &&
       soup_message_headers_get_one (h, "Content-Length") != NULL)
-    return refuse_early (msg, SOUP_STATUS_BAD_REQUEST, "both Content-Length and Transfer-Encoding");
+    return lb_store_reply_refuse (msg, SOUP_STATUS_BAD_REQUEST, "both Content-Length and Transfer-Encoding");
   if (count_headers (h, "Content-Length") > 1)
-    return refuse_early (msg, SOUP_STATUS_BAD_REQUEST, "more than one Content-Length field");
+    return lb_store_reply_refuse (msg, SOUP_STATUS_BAD_REQUEST, "more than one Content-Length field");
 
   if (lb_store_auth_is_enabled (self->auth))
     {
@@ -832,15 +858,15 @@ early_handler (SoupServer        *soup,
 
   if (!method_known (method))
     {
-      refuse_early (msg, SOUP_STATUS_METHOD_NOT_ALLOWED, NULL);
+      lb_store_reply_refuse (msg, SOUP_STATUS_METHOD_NOT_ALLOWED, NULL);
       soup_message_headers_replace (soup_server_message_get_response_headers (msg),
-                                    "Allow", ALLOW_METHODS);
+                                    "Allow", LB_DAV_ALLOW_METHODS);
       return;
     }
   if (method_writes (method))
     {
       if (self->read_only)
-        return refuse_early (msg, SOUP_STATUS_FORBIDDEN, "this store is read-only");
+        return lb_store_reply_refuse (msg, SOUP_STATUS_FORBIDDEN, "this store is read-only");
       if (lb_store_auth_is_enabled (self->auth) && req->user == NULL)
         return challenge (self, msg);
     }
@@ -848,30 +874,30 @@ early_handler (SoupServer        *soup,
   if (strcmp (method, "OPTIONS") == 0 && soup_server_message_is_options_ping (msg))
     return;
   if (g_uri_get_fragment (uri) != NULL)
-    return refuse_early (msg, SOUP_STATUS_BAD_REQUEST, "a request URI has no fragment");
+    return lb_store_reply_refuse (msg, SOUP_STATUS_BAD_REQUEST, "a request URI has no fragment");
 
   /* libsoup hands the path over percent-decoded with dot segments resolved; it is checked
    * again here (backslashes, stray dot segments, UTF-8) and never decoded twice. */
   ps = lb_store_path_check_decoded (g_uri_get_path (uri), &req->rel, &req->slash);
   if (ps != LB_STORE_PATH_OK)
-    return refuse_early (msg, ps, "path refused");
+    return lb_store_reply_refuse (msg, ps, "path refused");
   req->abs = g_build_filename (self->root, req->rel, NULL);
   if (!lb_store_path_is_contained (self->root_real, req->abs))
-    return refuse_early (msg, SOUP_STATUS_FORBIDDEN, "path leads out of the store");
+    return lb_store_reply_refuse (msg, SOUP_STATUS_FORBIDDEN, "path leads out of the store");
   if (lb_store_path_is_hidden (req->rel) && strcmp (method, "PUT") != 0 &&
       strcmp (method, "MKCOL") != 0)
-    return refuse_early (msg, SOUP_STATUS_NOT_FOUND, NULL);
+    return lb_store_reply_refuse (msg, SOUP_STATUS_NOT_FOUND, NULL);
 
   /* Bodies are never accumulated by libsoup: PUT streams to disk, others are capped. */
   soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
-  g_signal_connect (msg, "got-chunk", G_CALLBACK (on_got_chunk), req);
+  g_signal_connect (msg, "got-chunk", G_CALLBACK (lb_store_upload_got_chunk), req);
 
   if (strcmp (method, "PUT") == 0)
-    return early_put (self, msg, req);
+    return lb_store_upload_begin (self, msg, req);
 
   if (soup_message_headers_get_encoding (h) == SOUP_ENCODING_CONTENT_LENGTH &&
       soup_message_headers_get_content_length (h) > LB_STORE_MAX_XML_BODY)
-    return refuse_early (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, "request body too large");
+    return lb_store_reply_refuse (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, "request body too large");
   req->body = g_byte_array_new ();
 }
 
@@ -879,19 +905,19 @@ early_handler (SoupServer        *soup,
 /* methods                                                                                  */
 
 static void
-do_options (LbStoreServer *self, SoupServerMessage *msg)
+lb_dav_handle_options (LbStoreServer *self, SoupServerMessage *msg)
 {
   SoupMessageHeaders *rh = soup_server_message_get_response_headers (msg);
 
   soup_message_headers_replace (rh, "DAV", "1");
   soup_message_headers_replace (rh, "MS-Author-Via", "DAV");
-  soup_message_headers_replace (rh, "Allow", ALLOW_METHODS);
+  soup_message_headers_replace (rh, "Allow", LB_DAV_ALLOW_METHODS);
   soup_message_headers_replace (rh, "Accept-Ranges", "bytes");
   soup_server_message_set_status (msg, SOUP_STATUS_OK, NULL);
 }
 
 static void
-send_listing (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
+send_listing (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
 {
   g_autoptr(GPtrArray) names = lb_store_fs_list_children (self->root_real, req->abs);
   g_autoptr(GString) html = g_string_new (NULL);
@@ -899,7 +925,7 @@ send_listing (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   gsize len;
 
   if (names == NULL)
-    return set_error_status (msg, status_for_errno (errno), g_strerror (errno));
+    return lb_store_reply_errno (msg, errno);
 
   /* Relative hrefs, each name percent-encoded as one segment, collections ending in '/'. */
   g_string_append_printf (html,
@@ -941,7 +967,7 @@ send_listing (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
 }
 
 static void
-do_get (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
+lb_dav_handle_get (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
 {
   SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
   SoupMessageHeaders *rh = soup_server_message_get_response_headers (msg);
@@ -959,13 +985,13 @@ do_get (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
 
   fd = open (req->abs, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    return set_error_status (msg, errno == ENOENT || errno == ENOTDIR ? SOUP_STATUS_NOT_FOUND
-                                                                        : status_for_errno (errno),
-                             NULL);
+    return lb_store_reply_error (msg, errno == ENOENT || errno == ENOTDIR ? SOUP_STATUS_NOT_FOUND
+                                                                          : lb_store_reply_errno_status (errno),
+                                 NULL);
   if (fstat (fd, &st) != 0)
     {
       close (fd);
-      return set_error_status (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, g_strerror (errno));
+      return lb_store_reply_error (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, g_strerror (errno));
     }
   if (S_ISDIR (st.st_mode))
     {
@@ -983,12 +1009,12 @@ do_get (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   if (!S_ISREG (st.st_mode))
     {
       close (fd);
-      return set_error_status (msg, SOUP_STATUS_NOT_FOUND, NULL);
+      return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
     }
   if (req->slash)
     {
       close (fd);
-      return set_error_status (msg, SOUP_STATUS_NOT_FOUND, NULL);
+      return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
     }
 
   etag = lb_http_make_etag (&st);
@@ -1026,7 +1052,7 @@ do_get (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
           g_free (data);
           /* Truncated under us by something outside the server (its own PUTs rename a new
            * inode in): an error, never a short body under the full Content-Length. */
-          return set_error_status (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, "short read");
+          return lb_store_reply_error (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, "short read");
         }
       bytes = g_bytes_new_take (data, len);
     }
@@ -1036,7 +1062,7 @@ do_get (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
       map = g_mapped_file_new_from_fd (fd, FALSE, &error);
       close (fd);
       if (map == NULL)
-        return set_error_status (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, error->message);
+        return lb_store_reply_error (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, error->message);
       bytes = g_mapped_file_get_bytes (map);
     }
   else
@@ -1051,7 +1077,7 @@ do_get (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
       g_autofree char *cr = g_strdup_printf ("bytes */%" G_GINT64_FORMAT, (gint64) st.st_size);
 
       soup_message_headers_replace (rh, "Content-Range", cr);
-      return set_error_status (msg, SOUP_STATUS_REQUESTED_RANGE_NOT_SATISFIABLE, NULL);
+      return lb_store_reply_error (msg, SOUP_STATUS_REQUESTED_RANGE_NOT_SATISFIABLE, NULL);
     }
   if (range == LB_HTTP_RANGE_PARTIAL)
     {
@@ -1124,7 +1150,7 @@ add_propfind_entry (xmlDocPtr doc, const char *rel, const char *abs, const struc
 }
 
 static void
-do_propfind (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
+lb_dav_handle_propfind (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
 {
   SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
   const char *depth = soup_message_headers_get_one (h, "Depth");
@@ -1141,7 +1167,7 @@ do_propfind (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
     {
       /* RFC 4918 §9.1: a server may refuse infinite depth, with this precondition code. */
       g_autoptr(GBytes) body = lb_dav_error_body ("propfind-finite-depth");
-      set_xml_response (msg, SOUP_STATUS_FORBIDDEN, body);
+      lb_store_reply_xml (msg, SOUP_STATUS_FORBIDDEN, body);
       return;
     }
   if (strcmp (depth, "0") == 0)
@@ -1149,15 +1175,15 @@ do_propfind (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   else if (strcmp (depth, "1") == 0)
     d = 1;
   else
-    return set_error_status (msg, SOUP_STATUS_BAD_REQUEST, "Depth must be 0, 1 or infinity");
+    return lb_store_reply_error (msg, SOUP_STATUS_BAD_REQUEST, "Depth must be 0, 1 or infinity");
 
   if (!lb_dav_parse_propfind ((const char *) req->body->data, req->body->len, &kind, &names, &error))
-    return set_error_status (msg, SOUP_STATUS_BAD_REQUEST, error->message);
+    return lb_store_reply_error (msg, SOUP_STATUS_BAD_REQUEST, error->message);
 
   if (stat (req->abs, &st) != 0 || !(S_ISDIR (st.st_mode) || S_ISREG (st.st_mode)))
-    return set_error_status (msg, SOUP_STATUS_NOT_FOUND, NULL);
+    return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
   if (req->slash && !S_ISDIR (st.st_mode))
-    return set_error_status (msg, SOUP_STATUS_NOT_FOUND, NULL);
+    return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
 
   doc = lb_dav_multistatus_new ();
   add_propfind_entry (doc, req->rel, req->abs, &st, kind, names, root_name);
@@ -1179,7 +1205,7 @@ do_propfind (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
     }
   out = lb_dav_doc_to_bytes (doc);
   xmlFreeDoc (doc);
-  set_xml_response (msg, SOUP_STATUS_MULTI_STATUS, out);
+  lb_store_reply_xml (msg, SOUP_STATUS_MULTI_STATUS, out);
 }
 
 /*
@@ -1188,7 +1214,7 @@ do_propfind (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
  * (all-or-nothing, so one refusal refuses all).
  */
 static void
-do_proppatch (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
+lb_dav_handle_proppatch (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
 {
   g_autoptr(GPtrArray) names = NULL;
   g_autoptr(GError) error = NULL;
@@ -1198,16 +1224,16 @@ do_proppatch (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   xmlDocPtr doc;
 
   if (stat (req->abs, &st) != 0)
-    return set_error_status (msg, SOUP_STATUS_NOT_FOUND, NULL);
+    return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
   if (!lb_dav_parse_propertyupdate ((const char *) req->body->data, req->body->len, &names, &error))
-    return set_error_status (msg, SOUP_STATUS_BAD_REQUEST, error->message);
+    return lb_store_reply_error (msg, SOUP_STATUS_BAD_REQUEST, error->message);
   href = lb_store_path_encode (req->rel, S_ISDIR (st.st_mode));
   doc = lb_dav_multistatus_new ();
   lb_dav_multistatus_add_propstat (doc, href, names, SOUP_STATUS_FORBIDDEN,
                                    "cannot-modify-protected-property");
   out = lb_dav_doc_to_bytes (doc);
   xmlFreeDoc (doc);
-  set_xml_response (msg, SOUP_STATUS_MULTI_STATUS, out);
+  lb_store_reply_xml (msg, SOUP_STATUS_MULTI_STATUS, out);
 }
 
 /*
@@ -1258,8 +1284,9 @@ lb_put_commit_free (LbPutCommit *pc)
 static guint
 status_for_write_errno (int err)
 {
-  return status_for_errno (err) == SOUP_STATUS_INSUFFICIENT_STORAGE ? SOUP_STATUS_INSUFFICIENT_STORAGE
-                                                                     : SOUP_STATUS_INTERNAL_SERVER_ERROR;
+  return lb_store_reply_errno_status (err) == SOUP_STATUS_INSUFFICIENT_STORAGE
+           ? SOUP_STATUS_INSUFFICIENT_STORAGE
+           : SOUP_STATUS_INTERNAL_SERVER_ERROR;
 }
 
 static void
@@ -1328,7 +1355,7 @@ put_commit_thread (GTask *task, gpointer source, gpointer task_data, GCancellabl
   if (rename (pc->temp, pc->abs) != 0)
     {
       pc->err = errno;
-      pc->status = status_for_errno (pc->err);
+      pc->status = lb_store_reply_errno_status (pc->err);
       pc->detail = g_strerror (pc->err);
       return;
     }
@@ -1346,7 +1373,7 @@ static void
 put_commit_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   LbPutCommit *pc = g_task_get_task_data (G_TASK (result));
-  LbRequest *req = get_request (pc->msg);
+  LbStoreRequest *req = lb_store_request_get (pc->msg);
   SoupMessageHeaders *rh = soup_server_message_get_response_headers (pc->msg);
 
   if (req != NULL)
@@ -1358,7 +1385,7 @@ put_commit_done (GObject *source, GAsyncResult *result, gpointer user_data)
           g_clear_pointer (&req->temp_path, g_free);
         }
       else
-        lb_request_drop_temp (req);
+        lb_store_request_drop_temp (req);
     }
   if (pc->status == SOUP_STATUS_CREATED || pc->status == SOUP_STATUS_NO_CONTENT)
     {
@@ -1375,30 +1402,31 @@ put_commit_done (GObject *source, GAsyncResult *result, gpointer user_data)
       soup_server_message_set_status (pc->msg, pc->status, NULL);
     }
   else
-    set_error_status (pc->msg, pc->status, pc->detail);
+    lb_store_reply_error (pc->msg, pc->status, pc->detail);
   /* A stopped server has dropped its connections: nothing left to resume. */
   if (!pc->server->stopped)
     soup_server_message_unpause (pc->msg);
 }
 
 static void
-do_put (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
+lb_store_upload_finish (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
 {
   g_autoptr(GTask) task = NULL;
   LbPutCommit *pc;
 
   if (req->too_large)
     {
-      lb_request_drop_temp (req);
-      return set_error_status (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, "over the upload limit");
+      lb_store_request_drop_temp (req);
+      return lb_store_reply_error (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, "over the upload limit");
     }
   if (req->write_errno != 0)
     {
-      lb_request_drop_temp (req);
-      return set_error_status (msg, status_for_write_errno (req->write_errno), g_strerror (req->write_errno));
+      lb_store_request_drop_temp (req);
+      return lb_store_reply_error (msg, status_for_write_errno (req->write_errno),
+                                   g_strerror (req->write_errno));
     }
   if (req->fd < 0 || req->temp_path == NULL)
-    return set_error_status (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, "upload lost");
+    return lb_store_reply_error (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, "upload lost");
 
   pc = g_new0 (LbPutCommit, 1);
   pc->msg = g_object_ref (msg);
@@ -1415,37 +1443,37 @@ do_put (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
 
   soup_server_message_pause (msg);
   task = g_task_new (self, NULL, put_commit_done, NULL);
-  g_task_set_source_tag (task, do_put);
+  g_task_set_source_tag (task, lb_store_upload_finish);
   g_task_set_task_data (task, pc, (GDestroyNotify) lb_put_commit_free);
   g_task_run_in_thread (task, put_commit_thread);
 }
 
 static void
-do_mkcol (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
+lb_dav_handle_mkcol (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
 {
   guint status;
   struct stat st;
 
-  if (req->bytes_in > 0 || request_has_body (msg))
-    return set_error_status (msg, SOUP_STATUS_UNSUPPORTED_MEDIA_TYPE, "MKCOL with a body");
+  if (req->bytes_in > 0 || lb_store_request_has_body (msg))
+    return lb_store_reply_error (msg, SOUP_STATUS_UNSUPPORTED_MEDIA_TYPE, "MKCOL with a body");
   if (lstat (req->abs, &st) == 0)
     {
       soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Allow",
-                                    ALLOW_METHODS);
-      return set_error_status (msg, SOUP_STATUS_METHOD_NOT_ALLOWED, "the resource exists");
+                                    LB_DAV_ALLOW_METHODS);
+      return lb_store_reply_error (msg, SOUP_STATUS_METHOD_NOT_ALLOWED, "the resource exists");
     }
-  if ((status = check_creatable (req->rel, TRUE)) != 0)
-    return set_error_status (msg, status, "this name cannot be created");
+  if ((status = lb_store_path_check_creatable (req->rel, TRUE)) != 0)
+    return lb_store_reply_error (msg, status, "this name cannot be created");
   if (!lb_store_fs_parent_is_dir (req->abs))
-    return set_error_status (msg, SOUP_STATUS_CONFLICT, "parent collection does not exist");
+    return lb_store_reply_error (msg, SOUP_STATUS_CONFLICT, "parent collection does not exist");
   if (mkdir (req->abs, 0777 & ~self->umask) != 0)
-    return set_error_status (msg, status_for_errno (errno), g_strerror (errno));
+    return lb_store_reply_errno (msg, errno);
   lb_store_fs_sync_dir_of (req->abs);
   soup_server_message_set_status (msg, SOUP_STATUS_CREATED, NULL);
 }
 
 static void
-do_delete (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
+lb_dav_handle_delete (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
 {
   SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
   const char *depth = soup_message_headers_get_one (h, "Depth");
@@ -1454,16 +1482,16 @@ do_delete (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req)
   int err;
 
   if (lstat (req->abs, &st) != 0)
-    return set_error_status (msg, SOUP_STATUS_NOT_FOUND, NULL);
-  if (req->rel[0] == '\0' || is_filter_repo_dir (req->rel))
-    return set_error_status (msg, SOUP_STATUS_FORBIDDEN, "this collection cannot be deleted");
+    return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
+  if (req->rel[0] == '\0' || lb_store_path_is_filter_repo_dir (req->rel))
+    return lb_store_reply_error (msg, SOUP_STATUS_FORBIDDEN, "this collection cannot be deleted");
   if (S_ISDIR (st.st_mode) && depth != NULL && g_ascii_strcasecmp (depth, "infinity") != 0)
-    return set_error_status (msg, SOUP_STATUS_BAD_REQUEST, "DELETE of a collection needs Depth: infinity");
+    return lb_store_reply_error (msg, SOUP_STATUS_BAD_REQUEST, "DELETE of a collection needs Depth: infinity");
   if ((status = lb_http_evaluate_preconditions (h, &st, FALSE)) != 0)
-    return set_error_status (msg, status, "precondition failed");
+    return lb_store_reply_error (msg, status, "precondition failed");
   err = lb_store_fs_remove_tree (req->abs);
   if (err != 0)
-    return set_error_status (msg, status_for_errno (err), g_strerror (err));
+    return lb_store_reply_errno (msg, err);
   lb_store_fs_sync_dir_of (req->abs);
   soup_server_message_set_status (msg, SOUP_STATUS_NO_CONTENT, NULL);
 }
@@ -1513,7 +1541,8 @@ resolve_destination (LbStoreServer *self, SoupServerMessage *msg, char **rel_out
 }
 
 static void
-do_copy_move (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req, gboolean move)
+lb_dav_handle_copy_move (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req,
+                         gboolean move)
 {
   SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
   const char *depth = soup_message_headers_get_one (h, "Depth");
@@ -1526,11 +1555,11 @@ do_copy_move (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req, gbool
   int err;
 
   if (lstat (req->abs, &st) != 0)
-    return set_error_status (msg, SOUP_STATUS_NOT_FOUND, NULL);
-  if (move && (req->rel[0] == '\0' || is_filter_repo_dir (req->rel)))
-    return set_error_status (msg, SOUP_STATUS_FORBIDDEN, "this collection cannot be moved");
+    return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
+  if (move && (req->rel[0] == '\0' || lb_store_path_is_filter_repo_dir (req->rel)))
+    return lb_store_reply_error (msg, SOUP_STATUS_FORBIDDEN, "this collection cannot be moved");
   if ((status = resolve_destination (self, msg, &drel, &dabs, &dslash)) != 0)
-    return set_error_status (msg, status, "bad Destination");
+    return lb_store_reply_error (msg, status, "bad Destination");
 
   if (overwrite_h != NULL)
     {
@@ -1539,7 +1568,7 @@ do_copy_move (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req, gbool
       else if (g_ascii_strcasecmp (overwrite_h, "F") == 0)
         overwrite = FALSE;
       else
-        return set_error_status (msg, SOUP_STATUS_BAD_REQUEST, "Overwrite must be T or F");
+        return lb_store_reply_error (msg, SOUP_STATUS_BAD_REQUEST, "Overwrite must be T or F");
     }
   if (depth != NULL)
     {
@@ -1548,35 +1577,35 @@ do_copy_move (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req, gbool
       else if (strcmp (depth, "0") == 0 && !move)
         recursive = FALSE;
       else
-        return set_error_status (msg, SOUP_STATUS_BAD_REQUEST,
-                                 move ? "MOVE needs Depth: infinity" : "COPY needs Depth 0 or infinity");
+        return lb_store_reply_error (msg, SOUP_STATUS_BAD_REQUEST,
+                                     move ? "MOVE needs Depth: infinity" : "COPY needs Depth 0 or infinity");
     }
 
-  if ((status = check_creatable (drel, S_ISDIR (st.st_mode))) != 0)
-    return set_error_status (msg, status, "this destination cannot be written");
+  if ((status = lb_store_path_check_creatable (drel, S_ISDIR (st.st_mode))) != 0)
+    return lb_store_reply_error (msg, status, "this destination cannot be written");
   if (strcmp (drel, req->rel) == 0)
-    return set_error_status (msg, SOUP_STATUS_FORBIDDEN, "source and destination are the same");
+    return lb_store_reply_error (msg, SOUP_STATUS_FORBIDDEN, "source and destination are the same");
   if (S_ISDIR (st.st_mode) && lb_store_path_is_inside (req->abs, dabs))
-    return set_error_status (msg, SOUP_STATUS_FORBIDDEN, "destination lies inside the source");
+    return lb_store_reply_error (msg, SOUP_STATUS_FORBIDDEN, "destination lies inside the source");
   if (!lb_store_fs_parent_is_dir (dabs))
-    return set_error_status (msg, SOUP_STATUS_CONFLICT, "destination parent does not exist");
+    return lb_store_reply_error (msg, SOUP_STATUS_CONFLICT, "destination parent does not exist");
   if ((status = lb_http_evaluate_preconditions (h, &st, FALSE)) != 0)
-    return set_error_status (msg, status, "precondition failed");
+    return lb_store_reply_error (msg, status, "precondition failed");
 
   dexists = lstat (dabs, &dst) == 0;
   if (dexists)
     {
       if (!overwrite)
-        return set_error_status (msg, SOUP_STATUS_PRECONDITION_FAILED, "destination exists");
+        return lb_store_reply_error (msg, SOUP_STATUS_PRECONDITION_FAILED, "destination exists");
       if (lb_store_path_is_inside (dabs, req->abs))
-        return set_error_status (msg, SOUP_STATUS_FORBIDDEN, "source lies inside the destination");
+        return lb_store_reply_error (msg, SOUP_STATUS_FORBIDDEN, "source lies inside the destination");
       /* A file replacing a file goes in atomically by rename below; anything else first
        * removes the destination (RFC 4918 §9.8.4: delete before copy). */
       if (S_ISDIR (dst.st_mode) || S_ISDIR (st.st_mode))
         {
           err = lb_store_fs_remove_tree (dabs);
           if (err != 0)
-            return set_error_status (msg, status_for_errno (err), g_strerror (err));
+            return lb_store_reply_errno (msg, err);
         }
     }
 
@@ -1586,13 +1615,13 @@ do_copy_move (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req, gbool
         {
           err = errno;
           if (err != EXDEV)
-            return set_error_status (msg, status_for_errno (err), g_strerror (err));
+            return lb_store_reply_errno (msg, err);
           /* Another file system below the root: copy, then delete the source. */
           err = lb_store_fs_copy_tree (self->root_real, self->temps, req->abs, dabs, TRUE);
           if (err == 0)
             err = lb_store_fs_remove_tree (req->abs);
           if (err != 0)
-            return set_error_status (msg, status_for_errno (err), g_strerror (err));
+            return lb_store_reply_errno (msg, err);
         }
       lb_store_fs_sync_dir_of (req->abs);
     }
@@ -1603,7 +1632,7 @@ do_copy_move (LbStoreServer *self, SoupServerMessage *msg, LbRequest *req, gbool
         {
           if (S_ISDIR (st.st_mode))
             lb_store_fs_remove_tree (dabs);
-          return set_error_status (msg, status_for_errno (err), g_strerror (err));
+          return lb_store_reply_errno (msg, err);
         }
     }
   lb_store_fs_sync_dir_of (dabs);
@@ -1625,35 +1654,35 @@ main_handler (SoupServer        *soup,
               gpointer           user_data)
 {
   LbStoreServer *self = user_data;
-  LbRequest *req = get_request (msg);
+  LbStoreRequest *req = lb_store_request_get (msg);
 
   if (req == NULL)
-    return set_error_status (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, NULL);
+    return lb_store_reply_error (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, NULL);
   if (method_is (msg, "OPTIONS"))
-    return do_options (self, msg);
+    return lb_dav_handle_options (self, msg);
   if (req->rel == NULL)
-    return set_error_status (msg, SOUP_STATUS_BAD_REQUEST, NULL);
+    return lb_store_reply_error (msg, SOUP_STATUS_BAD_REQUEST, NULL);
   if (req->too_large && !method_is (msg, "PUT"))
-    return set_error_status (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, "request body too large");
+    return lb_store_reply_error (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, "request body too large");
 
   if (method_is (msg, "GET") || method_is (msg, "HEAD"))
-    do_get (self, msg, req);
+    lb_dav_handle_get (self, msg, req);
   else if (method_is (msg, "PROPFIND"))
-    do_propfind (self, msg, req);
+    lb_dav_handle_propfind (self, msg, req);
   else if (method_is (msg, "PROPPATCH"))
-    do_proppatch (self, msg, req);
+    lb_dav_handle_proppatch (self, msg, req);
   else if (method_is (msg, "PUT"))
-    do_put (self, msg, req);
+    lb_store_upload_finish (self, msg, req);
   else if (method_is (msg, "MKCOL"))
-    do_mkcol (self, msg, req);
+    lb_dav_handle_mkcol (self, msg, req);
   else if (method_is (msg, "DELETE"))
-    do_delete (self, msg, req);
+    lb_dav_handle_delete (self, msg, req);
   else if (method_is (msg, "COPY"))
-    do_copy_move (self, msg, req, FALSE);
+    lb_dav_handle_copy_move (self, msg, req, FALSE);
   else if (method_is (msg, "MOVE"))
-    do_copy_move (self, msg, req, TRUE);
+    lb_dav_handle_copy_move (self, msg, req, TRUE);
   else
-    set_error_status (msg, SOUP_STATUS_METHOD_NOT_ALLOWED, NULL);
+    lb_store_reply_error (msg, SOUP_STATUS_METHOD_NOT_ALLOWED, NULL);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1673,7 +1702,7 @@ on_header_deadline (gpointer user_data)
 static void
 on_got_headers_deadline (SoupServerMessage *msg, gpointer user_data)
 {
-  LbRequest *req = get_request (msg);
+  LbStoreRequest *req = lb_store_request_get (msg);
 
   if (req != NULL && req->header_deadline != NULL)
     {
@@ -1700,18 +1729,11 @@ on_wrote_headers (SoupServerMessage *msg, gpointer user_data)
                                        SOUP_ENCODING_NONE);
 }
 
+/* Sets up the connection side of a request that has just started: keep-alive after 204 and
+ * 304, and with a timeout, the socket timeout and the deadline of the request head. */
 static void
-on_request_started (SoupServer *soup, SoupServerMessage *msg, gpointer user_data)
+lb_store_conn_start_request (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
 {
-  LbStoreServer *self = user_data;
-  LbRequest *req = g_new0 (LbRequest, 1);
-
-  req->temps = g_hash_table_ref (self->temps);
-  req->max_upload = self->max_upload;
-  req->fd = -1;
-  req->start_us = g_get_monotonic_time ();
-  req->start = g_date_time_new_now_utc ();
-  g_object_set_data_full (G_OBJECT (msg), "lb-request", req, (GDestroyNotify) lb_request_free);
   g_signal_connect (msg, "wrote-headers", G_CALLBACK (on_wrote_headers), NULL);
   if (self->timeout_s > 0)
     {
@@ -1730,9 +1752,18 @@ on_request_started (SoupServer *soup, SoupServerMessage *msg, gpointer user_data
 }
 
 static void
+on_request_started (SoupServer *soup, SoupServerMessage *msg, gpointer user_data)
+{
+  LbStoreServer *self = user_data;
+  LbStoreRequest *req = lb_store_request_attach (msg, self->temps, self->max_upload);
+
+  lb_store_conn_start_request (self, msg, req);
+}
+
+static void
 log_request (LbStoreServer *self, SoupServerMessage *msg, gboolean aborted)
 {
-  LbRequest *req = get_request (msg);
+  LbStoreRequest *req = lb_store_request_get (msg);
   GUri *uri = soup_server_message_get_uri (msg);
   const char *method = soup_server_message_get_method (msg);
   guint64 out = 0;
@@ -1741,7 +1772,7 @@ log_request (LbStoreServer *self, SoupServerMessage *msg, gboolean aborted)
   if (req == NULL)
     return;
   /* An upload whose connection died never reaches the handler: drop its temporary now. */
-  lb_request_drop_temp (req);
+  lb_store_request_drop_temp (req);
   if (self->log == NULL)
     return;
   /* Re-encoded: the log shows each path in one canonical, unambiguous form. */
@@ -1824,7 +1855,7 @@ done:
 }
 
 static void
-watch_idle_connection (LbStoreServer *self, SoupServerMessage *msg)
+lb_store_conn_watch_idle (LbStoreServer *self, SoupServerMessage *msg)
 {
   GSocket *socket = soup_server_message_get_socket (msg);
   const char *conn_hdr = soup_message_headers_get_list (soup_server_message_get_response_headers (msg),
@@ -1856,7 +1887,7 @@ static void
 on_request_finished (SoupServer *soup, SoupServerMessage *msg, gpointer user_data)
 {
   log_request (user_data, msg, FALSE);
-  watch_idle_connection (user_data, msg);
+  lb_store_conn_watch_idle (user_data, msg);
 }
 
 static void
