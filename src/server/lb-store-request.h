@@ -31,7 +31,8 @@ typedef struct
   int            write_errno;
   gboolean       committing; /* a worker thread is finishing this PUT */
   GByteArray    *wbuf;     /* body bytes not yet written: libsoup hands over ~8 KiB chunks,
-                            * written in blocks of LB_PUT_BLOCK to save system calls */
+                            * written in blocks of LB_PUT_BLOCK (lb-store-upload.c) to save
+                            * system calls */
   /* other methods with a body */
   GByteArray    *body;
   GSource       *header_deadline; /* (nullable) closes a connection whose headers are late */

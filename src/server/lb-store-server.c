@@ -27,10 +27,15 @@
  *
  * Request flow: an early handler (run once the headers are read) authenticates, maps the
  * path, and for PUT checks preconditions and opens the upload temporary, so refused requests
- * never have their body read and accepted uploads stream to disk chunk by chunk. The normal
- * handler runs once the body is complete and does the work. Per-request state hangs on the
- * SoupServerMessage; freeing it removes an upload temporary that was never committed, so an
- * aborted upload leaves nothing behind.
+ * never have their body read and accepted uploads stream to disk chunk by chunk
+ * (lb-store-upload.c). The normal handler runs once the body is complete and hands the request
+ * to its method (lb-dav-methods.c; PUT: lb-store-upload.c). Per-request state
+ * (lb-store-request.c) hangs on the SoupServerMessage; freeing it removes an upload temporary
+ * that was never committed, so an aborted upload leaves nothing behind. The connections behind
+ * the requests (timeouts, keep-alive, idle connections) are watched by lb-store-conn.c.
+ *
+ * This file holds the object, its setters and listener, the early and normal handlers (the
+ * routing) and the request life cycle signals, which write the access log.
  */
 
 G_DEFINE_FINAL_TYPE (LbStoreServer, lb_store_server, G_TYPE_OBJECT)
