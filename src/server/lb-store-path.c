@@ -200,3 +200,24 @@ lb_store_path_is_contained (const char *root_real, const char *abs_path)
       }
     }
 }
+
+/* The protected skeleton of the filter repository: never deleted, moved or replaced. */
+gboolean
+lb_store_path_is_filter_repo_dir (const char *rel)
+{
+  return strcmp (rel, ".lightbox") == 0 || strcmp (rel, LB_STORE_FILTER_DIR) == 0;
+}
+
+/* Whether a new resource may be created at @rel (names only: dotfiles, filter repository). */
+LbStorePathStatus
+lb_store_path_check_creatable (const char *rel, gboolean collection)
+{
+  if (rel[0] == '\0' || lb_store_path_is_filter_repo_dir (rel))
+    return LB_STORE_PATH_FORBIDDEN;
+  if (lb_store_path_is_in_filter_repo (rel))
+    return (!collection && g_str_has_suffix (rel, LB_STORE_FILTER_SUFFIX)) ? LB_STORE_PATH_OK
+                                                                           : LB_STORE_PATH_FORBIDDEN;
+  if (lb_store_path_is_hidden (rel))
+    return LB_STORE_PATH_FORBIDDEN;
+  return LB_STORE_PATH_OK;
+}

@@ -40,4 +40,7 @@ gboolean lb_store_path_is_contained (const char *root_real, const char *abs_path
 
 gboolean lb_store_path_is_inside (const char *parent, const char *child);
 
+gboolean lb_store_path_is_filter_repo_dir (const char *rel);
+LbStorePathStatus lb_store_path_check_creatable (const char *rel, gboolean collection);
+
 G_END_DECLS

@@ -1,0 +1,567 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-store-server"
+
+#include "lb-dav-methods.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lb-dav-xml.h"
+#include "lb-http-conditions.h"
+#include "lb-store-fs.h"
+#include "lb-store-path.h"
+#include "lb-store-reply.h"
+#include "lb-store-server-private.h"
+
+#define LB_GET_COPY_MAX (64 * 1024) /* bytes: GET reads files up to this size, maps larger ones */
+
+static const char *
+content_type_for (const char *name, char **owned)
+{
+  g_autofree char *guess = NULL;
+  gboolean uncertain = FALSE;
+
+  if (g_str_has_suffix (name, LB_STORE_FILTER_SUFFIX))
+    return "text/plain; charset=utf-8";
+  guess = g_content_type_guess (name, NULL, 0, &uncertain);
+  *owned = guess != NULL ? g_content_type_get_mime_type (guess) : NULL;
+  if (*owned == NULL || uncertain)
+    {
+      g_clear_pointer (owned, g_free);
+      return "application/octet-stream";
+    }
+  return *owned;
+}
+
+void
+lb_dav_handle_options (LbStoreServer *self, SoupServerMessage *msg)
+{
+  SoupMessageHeaders *rh = soup_server_message_get_response_headers (msg);
+
+  soup_message_headers_replace (rh, "DAV", "1");
+  soup_message_headers_replace (rh, "MS-Author-Via", "DAV");
+  soup_message_headers_replace (rh, "Allow", LB_DAV_ALLOW_METHODS);
+  soup_message_headers_replace (rh, "Accept-Ranges", "bytes");
+  soup_server_message_set_status (msg, SOUP_STATUS_OK, NULL);
+}
+
+static void
+send_listing (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
+{
+  g_autoptr(GPtrArray) names = lb_store_fs_list_children (self->root_real, req->abs);
+  g_autoptr(GString) html = g_string_new (NULL);
+  g_autofree char *title = g_markup_escape_text (req->rel[0] ? req->rel : "", -1);
+  gsize len;
+
+  if (names == NULL)
+    return lb_store_reply_errno (msg, errno);
+
+  /* Relative hrefs, each name percent-encoded as one segment, collections ending in '/'. */
+  g_string_append_printf (html,
+                          "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n"
+                          "<title>Index of /%s%s</title>\n</head>\n<body>\n"
+                          "<h1>Index of /%s%s</h1>\n<table>\n"
+                          "<tr><th>Name</th><th>Last modified</th><th>Size</th></tr>\n",
+                          title, req->rel[0] ? "/" : "", title, req->rel[0] ? "/" : "");
+  if (req->rel[0] != '\0')
+    g_string_append (html, "<tr><td><a href=\"../\">../</a></td><td></td><td>-</td></tr>\n");
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = g_ptr_array_index (names, i);
+      g_autofree char *child = g_build_filename (req->abs, name, NULL);
+      g_autofree char *href = g_uri_escape_string (name, NULL, FALSE);
+      g_autofree char *text = g_markup_escape_text (name, -1);
+      g_autofree char *when = NULL;
+      struct stat st;
+      gboolean dir;
+
+      if (stat (child, &st) != 0)
+        continue;
+      dir = S_ISDIR (st.st_mode);
+      when = lb_dav_format_iso8601 (st.st_mtim.tv_sec);
+      if (dir)
+        g_string_append_printf (html, "<tr><td><a href=\"%s/\">%s/</a></td><td>%s</td><td>-</td></tr>\n",
+                                href, text, when);
+      else
+        g_string_append_printf (html,
+                                "<tr><td><a href=\"%s\">%s</a></td><td>%s</td><td>%" G_GINT64_FORMAT "</td></tr>\n",
+                                href, text, when, (gint64) st.st_size);
+    }
+  g_string_append (html, "</table>\n</body>\n</html>\n");
+  len = html->len;
+  soup_message_body_set_accumulate (soup_server_message_get_response_body (msg), FALSE);
+  soup_server_message_set_response (msg, "text/html; charset=utf-8", SOUP_MEMORY_TAKE,
+                                    g_string_free (g_steal_pointer (&html), FALSE), len);
+  soup_server_message_set_status (msg, SOUP_STATUS_OK, NULL);
+}
+
+void
+lb_dav_handle_get (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
+{
+  SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
+  SoupMessageHeaders *rh = soup_server_message_get_response_headers (msg);
+  g_autoptr(GMappedFile) map = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autofree char *etag = NULL;
+  g_autofree char *lastmod = NULL;
+  g_autofree char *ct_owned = NULL;
+  g_autoptr(GError) error = NULL;
+  struct stat st;
+  guint status;
+  goffset start = 0, end = 0;
+  LbHttpRange range;
+  int fd;
+
+  fd = open (req->abs, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return lb_store_reply_error (msg, errno == ENOENT || errno == ENOTDIR ? SOUP_STATUS_NOT_FOUND
+                                                                          : lb_store_reply_errno_status (errno),
+                                 NULL);
+  if (fstat (fd, &st) != 0)
+    {
+      close (fd);
+      return lb_store_reply_error (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, g_strerror (errno));
+    }
+  if (S_ISDIR (st.st_mode))
+    {
+      close (fd);
+      if (!req->slash && req->rel[0] != '\0')
+        {
+          g_autofree char *to = lb_store_path_encode (req->rel, TRUE);
+          soup_server_message_set_redirect (msg, SOUP_STATUS_MOVED_PERMANENTLY, to);
+          return;
+        }
+      if ((status = lb_http_evaluate_preconditions (h, &st, TRUE)) != 0)
+        return soup_server_message_set_status (msg, status, NULL);
+      return send_listing (self, msg, req);
+    }
+  if (!S_ISREG (st.st_mode))
+    {
+      close (fd);
+      return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
+    }
+  if (req->slash)
+    {
+      close (fd);
+      return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
+    }
+
+  etag = lb_http_make_etag (&st);
+  lastmod = lb_dav_format_rfc1123 (st.st_mtim.tv_sec);
+  soup_message_headers_replace (rh, "ETag", etag);
+  soup_message_headers_replace (rh, "Last-Modified", lastmod);
+  soup_message_headers_replace (rh, "Accept-Ranges", "bytes");
+
+  status = lb_http_evaluate_preconditions (h, &st, TRUE);
+  if (status != 0)
+    {
+      close (fd);
+      return soup_server_message_set_status (msg, status, NULL);
+    }
+
+  if (st.st_size > 0 && st.st_size <= LB_GET_COPY_MAX)
+    {
+      /* Small files are read: a mapping costs mmap, a page fault per page and munmap (with a
+       * TLB flush), more than copying a few pages once. */
+      gsize len = (gsize) st.st_size, got = 0;
+      guint8 *data = g_malloc (len);
+
+      while (got < len)
+        {
+          ssize_t k = pread (fd, data + got, len - got, (off_t) got);
+          if (k < 0 && errno == EINTR)
+            continue;
+          if (k <= 0)
+            break;
+          got += (gsize) k;
+        }
+      close (fd);
+      if (got != len)
+        {
+          g_free (data);
+          /* Truncated under us by something outside the server (its own PUTs rename a new
+           * inode in): an error, never a short body under the full Content-Length. */
+          return lb_store_reply_error (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, "short read");
+        }
+      bytes = g_bytes_new_take (data, len);
+    }
+  else if (st.st_size > 0)
+    {
+      /* A mapping, not a copy: a PUT renames a new inode in, so these pages never change. */
+      map = g_mapped_file_new_from_fd (fd, FALSE, &error);
+      close (fd);
+      if (map == NULL)
+        return lb_store_reply_error (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, error->message);
+      bytes = g_mapped_file_get_bytes (map);
+    }
+  else
+    {
+      close (fd);
+      bytes = g_bytes_new (NULL, 0);
+    }
+
+  range = lb_http_select_range (h, st.st_size, etag, st.st_mtim.tv_sec, &start, &end);
+  if (range == LB_HTTP_RANGE_UNSATISFIABLE)
+    {
+      g_autofree char *cr = g_strdup_printf ("bytes */%" G_GINT64_FORMAT, (gint64) st.st_size);
+
+      soup_message_headers_replace (rh, "Content-Range", cr);
+      return lb_store_reply_error (msg, SOUP_STATUS_REQUESTED_RANGE_NOT_SATISFIABLE, NULL);
+    }
+  if (range == LB_HTTP_RANGE_PARTIAL)
+    {
+      g_autofree char *cr = g_strdup_printf ("bytes %" G_GOFFSET_FORMAT "-%" G_GOFFSET_FORMAT "/%" G_GINT64_FORMAT,
+                                             start, end, (gint64) st.st_size);
+      g_autoptr(GBytes) part = g_bytes_new_from_bytes (bytes, (gsize) start, (gsize) (end - start + 1));
+
+      soup_message_headers_replace (rh, "Content-Range", cr);
+      g_clear_pointer (&bytes, g_bytes_unref);
+      bytes = g_steal_pointer (&part);
+      status = SOUP_STATUS_PARTIAL_CONTENT;
+    }
+  else
+    status = SOUP_STATUS_OK;
+
+  soup_message_headers_set_content_type (rh, content_type_for (req->rel, &ct_owned), NULL);
+  /* libsoup would apply Range to a complete 200 body on its own, ignoring If-Range; ranges
+   * are decided above, so its automatic handling is switched off. */
+  soup_message_body_set_accumulate (soup_server_message_get_response_body (msg), FALSE);
+  if (g_bytes_get_size (bytes) > 0)
+    soup_message_body_append_bytes (soup_server_message_get_response_body (msg), bytes);
+  soup_server_message_set_status (msg, status, NULL);
+}
+
+static void
+fill_resource (LbDavResource *res, const char *href, const char *name, const struct stat *st,
+               char **etag_owned, char **ct_owned)
+{
+  memset (res, 0, sizeof *res);
+  res->href = href;
+  res->displayname = name;
+  res->collection = S_ISDIR (st->st_mode);
+  res->size = (guint64) st->st_size;
+  res->mtime_s = st->st_mtim.tv_sec;
+  res->ctime_s = st->st_mtim.tv_sec;
+  if (res->collection)
+    res->content_type = "httpd/unix-directory";
+  else
+    {
+      *etag_owned = lb_http_make_etag (st);
+      res->etag = *etag_owned;
+      res->content_type = content_type_for (name, ct_owned);
+    }
+}
+
+/* Birth time where the file system records one (statx), else the modification time. */
+static gint64
+birth_time (const char *abs, const struct stat *st)
+{
+  struct statx sx;
+
+  if (statx (AT_FDCWD, abs, 0, STATX_BTIME, &sx) == 0 && (sx.stx_mask & STATX_BTIME))
+    return sx.stx_btime.tv_sec;
+  return st->st_mtim.tv_sec;
+}
+
+static void
+add_propfind_entry (xmlDocPtr doc, const char *rel, const char *abs, const struct stat *st,
+                    LbDavPropfindKind kind, GPtrArray *names, const char *root_name)
+{
+  g_autofree char *href = lb_store_path_encode (rel, S_ISDIR (st->st_mode));
+  g_autofree char *base = rel[0] ? g_path_get_basename (rel) : g_strdup (root_name);
+  g_autofree char *etag = NULL;
+  g_autofree char *ct = NULL;
+  LbDavResource res;
+
+  fill_resource (&res, href, base, st, &etag, &ct);
+  res.ctime_s = birth_time (abs, st);
+  lb_dav_multistatus_add (doc, &res, kind, names);
+}
+
+void
+lb_dav_handle_propfind (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
+{
+  SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
+  const char *depth = soup_message_headers_get_one (h, "Depth");
+  g_autoptr(GPtrArray) names = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) out = NULL;
+  g_autofree char *root_name = g_path_get_basename (self->root);
+  LbDavPropfindKind kind;
+  xmlDocPtr doc;
+  struct stat st;
+  int d;
+
+  if (depth == NULL || g_ascii_strcasecmp (depth, "infinity") == 0)
+    {
+      /* RFC 4918 §9.1: a server may refuse infinite depth, with this precondition code. */
+      g_autoptr(GBytes) body = lb_dav_error_body ("propfind-finite-depth");
+      lb_store_reply_xml (msg, SOUP_STATUS_FORBIDDEN, body);
+      return;
+    }
+  if (strcmp (depth, "0") == 0)
+    d = 0;
+  else if (strcmp (depth, "1") == 0)
+    d = 1;
+  else
+    return lb_store_reply_error (msg, SOUP_STATUS_BAD_REQUEST, "Depth must be 0, 1 or infinity");
+
+  if (!lb_dav_parse_propfind ((const char *) req->body->data, req->body->len, &kind, &names, &error))
+    return lb_store_reply_error (msg, SOUP_STATUS_BAD_REQUEST, error->message);
+
+  if (stat (req->abs, &st) != 0 || !(S_ISDIR (st.st_mode) || S_ISREG (st.st_mode)))
+    return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
+  if (req->slash && !S_ISDIR (st.st_mode))
+    return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
+
+  doc = lb_dav_multistatus_new ();
+  add_propfind_entry (doc, req->rel, req->abs, &st, kind, names, root_name);
+  if (d == 1 && S_ISDIR (st.st_mode))
+    {
+      g_autoptr(GPtrArray) children = lb_store_fs_list_children (self->root_real, req->abs);
+
+      for (guint i = 0; children != NULL && i < children->len; i++)
+        {
+          const char *name = g_ptr_array_index (children, i);
+          g_autofree char *crel = req->rel[0] ? g_strconcat (req->rel, "/", name, NULL) : g_strdup (name);
+          g_autofree char *cabs = g_build_filename (req->abs, name, NULL);
+          struct stat cst;
+
+          if (stat (cabs, &cst) == 0)
+            add_propfind_entry (doc, crel, cabs, &cst, kind, names, root_name);
+        }
+      /* The filter repository is published although dotfiles are hidden elsewhere. */
+    }
+  out = lb_dav_doc_to_bytes (doc);
+  xmlFreeDoc (doc);
+  lb_store_reply_xml (msg, SOUP_STATUS_MULTI_STATUS, out);
+}
+
+/*
+ * PROPPATCH: the store keeps no dead properties and its live properties are computed from the
+ * file system, so every change is refused — per property, in a 207, as RFC 4918 §9.2 asks
+ * (all-or-nothing, so one refusal refuses all).
+ */
+void
+lb_dav_handle_proppatch (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
+{
+  g_autoptr(GPtrArray) names = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) out = NULL;
+  g_autofree char *href = NULL;
+  struct stat st;
+  xmlDocPtr doc;
+
+  if (stat (req->abs, &st) != 0)
+    return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
+  if (!lb_dav_parse_propertyupdate ((const char *) req->body->data, req->body->len, &names, &error))
+    return lb_store_reply_error (msg, SOUP_STATUS_BAD_REQUEST, error->message);
+  href = lb_store_path_encode (req->rel, S_ISDIR (st.st_mode));
+  doc = lb_dav_multistatus_new ();
+  lb_dav_multistatus_add_propstat (doc, href, names, SOUP_STATUS_FORBIDDEN,
+                                   "cannot-modify-protected-property");
+  out = lb_dav_doc_to_bytes (doc);
+  xmlFreeDoc (doc);
+  lb_store_reply_xml (msg, SOUP_STATUS_MULTI_STATUS, out);
+}
+
+void
+lb_dav_handle_mkcol (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
+{
+  guint status;
+  struct stat st;
+
+  if (req->bytes_in > 0 || lb_store_request_has_body (msg))
+    return lb_store_reply_error (msg, SOUP_STATUS_UNSUPPORTED_MEDIA_TYPE, "MKCOL with a body");
+  if (lstat (req->abs, &st) == 0)
+    {
+      soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Allow",
+                                    LB_DAV_ALLOW_METHODS);
+      return lb_store_reply_error (msg, SOUP_STATUS_METHOD_NOT_ALLOWED, "the resource exists");
+    }
+  if ((status = lb_store_path_check_creatable (req->rel, TRUE)) != 0)
+    return lb_store_reply_error (msg, status, "this name cannot be created");
+  if (!lb_store_fs_parent_is_dir (req->abs))
+    return lb_store_reply_error (msg, SOUP_STATUS_CONFLICT, "parent collection does not exist");
+  if (mkdir (req->abs, 0777 & ~self->umask) != 0)
+    return lb_store_reply_errno (msg, errno);
+  lb_store_fs_sync_dir_of (req->abs);
+  soup_server_message_set_status (msg, SOUP_STATUS_CREATED, NULL);
+}
+
+void
+lb_dav_handle_delete (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
+{
+  SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
+  const char *depth = soup_message_headers_get_one (h, "Depth");
+  struct stat st;
+  guint status;
+  int err;
+
+  if (lstat (req->abs, &st) != 0)
+    return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
+  if (req->rel[0] == '\0' || lb_store_path_is_filter_repo_dir (req->rel))
+    return lb_store_reply_error (msg, SOUP_STATUS_FORBIDDEN, "this collection cannot be deleted");
+  if (S_ISDIR (st.st_mode) && depth != NULL && g_ascii_strcasecmp (depth, "infinity") != 0)
+    return lb_store_reply_error (msg, SOUP_STATUS_BAD_REQUEST, "DELETE of a collection needs Depth: infinity");
+  if ((status = lb_http_evaluate_preconditions (h, &st, FALSE)) != 0)
+    return lb_store_reply_error (msg, status, "precondition failed");
+  err = lb_store_fs_remove_tree (req->abs);
+  if (err != 0)
+    return lb_store_reply_errno (msg, err);
+  lb_store_fs_sync_dir_of (req->abs);
+  soup_server_message_set_status (msg, SOUP_STATUS_NO_CONTENT, NULL);
+}
+
+/* Maps the Destination header of COPY/MOVE to a path below the root; returns 0 or a status. */
+static guint
+resolve_destination (LbStoreServer *self, SoupServerMessage *msg, char **rel_out, char **abs_out,
+                     gboolean *slash_out)
+{
+  const char *dest = soup_message_headers_get_one (soup_server_message_get_request_headers (msg),
+                                                   "Destination");
+  GUri *req_uri = soup_server_message_get_uri (msg);
+  g_autoptr(GUri) duri = NULL;
+  const char *path;
+  LbStorePathStatus ps;
+
+  if (dest == NULL)
+    return SOUP_STATUS_BAD_REQUEST;
+  if (dest[0] == '/')
+    path = dest;
+  else
+    {
+      duri = g_uri_parse (dest, G_URI_FLAGS_ENCODED | G_URI_FLAGS_SCHEME_NORMALIZE, NULL);
+      if (duri == NULL || g_uri_get_host (duri) == NULL)
+        return SOUP_STATUS_BAD_REQUEST;
+      /* RFC 4918 §9.8.5: a destination on another server is a 502. */
+      if (g_ascii_strcasecmp (g_uri_get_host (duri), g_uri_get_host (req_uri)) != 0 ||
+          g_uri_get_port (duri) != g_uri_get_port (req_uri))
+        return SOUP_STATUS_BAD_GATEWAY;
+      if (g_uri_get_fragment (duri) != NULL)
+        return SOUP_STATUS_BAD_REQUEST;
+      path = g_uri_get_path (duri);
+    }
+  {
+    g_autofree char *p = g_strdup (path);
+    char *q = strchr (p, '?');
+    if (q != NULL)
+      *q = '\0';
+    ps = lb_store_path_decode (p, rel_out, slash_out);
+  }
+  if (ps != LB_STORE_PATH_OK)
+    return ps;
+  *abs_out = g_build_filename (self->root, *rel_out, NULL);
+  if (!lb_store_path_is_contained (self->root_real, *abs_out))
+    return SOUP_STATUS_FORBIDDEN;
+  return 0;
+}
+
+void
+lb_dav_handle_copy_move (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req,
+                         gboolean move)
+{
+  SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
+  const char *depth = soup_message_headers_get_one (h, "Depth");
+  const char *overwrite_h = soup_message_headers_get_one (h, "Overwrite");
+  g_autofree char *drel = NULL;
+  g_autofree char *dabs = NULL;
+  gboolean dslash = FALSE, overwrite = TRUE, recursive = TRUE, dexists;
+  struct stat st, dst;
+  guint status;
+  int err;
+
+  if (lstat (req->abs, &st) != 0)
+    return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
+  if (move && (req->rel[0] == '\0' || lb_store_path_is_filter_repo_dir (req->rel)))
+    return lb_store_reply_error (msg, SOUP_STATUS_FORBIDDEN, "this collection cannot be moved");
+  if ((status = resolve_destination (self, msg, &drel, &dabs, &dslash)) != 0)
+    return lb_store_reply_error (msg, status, "bad Destination");
+
+  if (overwrite_h != NULL)
+    {
+      if (g_ascii_strcasecmp (overwrite_h, "T") == 0)
+        overwrite = TRUE;
+      else if (g_ascii_strcasecmp (overwrite_h, "F") == 0)
+        overwrite = FALSE;
+      else
+        return lb_store_reply_error (msg, SOUP_STATUS_BAD_REQUEST, "Overwrite must be T or F");
+    }
+  if (depth != NULL)
+    {
+      if (g_ascii_strcasecmp (depth, "infinity") == 0)
+        recursive = TRUE;
+      else if (strcmp (depth, "0") == 0 && !move)
+        recursive = FALSE;
+      else
+        return lb_store_reply_error (msg, SOUP_STATUS_BAD_REQUEST,
+                                     move ? "MOVE needs Depth: infinity" : "COPY needs Depth 0 or infinity");
+    }
+
+  if ((status = lb_store_path_check_creatable (drel, S_ISDIR (st.st_mode))) != 0)
+    return lb_store_reply_error (msg, status, "this destination cannot be written");
+  if (strcmp (drel, req->rel) == 0)
+    return lb_store_reply_error (msg, SOUP_STATUS_FORBIDDEN, "source and destination are the same");
+  if (S_ISDIR (st.st_mode) && lb_store_path_is_inside (req->abs, dabs))
+    return lb_store_reply_error (msg, SOUP_STATUS_FORBIDDEN, "destination lies inside the source");
+  if (!lb_store_fs_parent_is_dir (dabs))
+    return lb_store_reply_error (msg, SOUP_STATUS_CONFLICT, "destination parent does not exist");
+  if ((status = lb_http_evaluate_preconditions (h, &st, FALSE)) != 0)
+    return lb_store_reply_error (msg, status, "precondition failed");
+
+  dexists = lstat (dabs, &dst) == 0;
+  if (dexists)
+    {
+      if (!overwrite)
+        return lb_store_reply_error (msg, SOUP_STATUS_PRECONDITION_FAILED, "destination exists");
+      if (lb_store_path_is_inside (dabs, req->abs))
+        return lb_store_reply_error (msg, SOUP_STATUS_FORBIDDEN, "source lies inside the destination");
+      /* A file replacing a file goes in atomically by rename below; anything else first
+       * removes the destination (RFC 4918 §9.8.4: delete before copy). */
+      if (S_ISDIR (dst.st_mode) || S_ISDIR (st.st_mode))
+        {
+          err = lb_store_fs_remove_tree (dabs);
+          if (err != 0)
+            return lb_store_reply_errno (msg, err);
+        }
+    }
+
+  if (move)
+    {
+      if (rename (req->abs, dabs) != 0)
+        {
+          err = errno;
+          if (err != EXDEV)
+            return lb_store_reply_errno (msg, err);
+          /* Another file system below the root: copy, then delete the source. */
+          err = lb_store_fs_copy_tree (self->root_real, self->temps, req->abs, dabs, TRUE);
+          if (err == 0)
+            err = lb_store_fs_remove_tree (req->abs);
+          if (err != 0)
+            return lb_store_reply_errno (msg, err);
+        }
+      lb_store_fs_sync_dir_of (req->abs);
+    }
+  else
+    {
+      err = lb_store_fs_copy_tree (self->root_real, self->temps, req->abs, dabs, recursive);
+      if (err != 0)
+        {
+          if (S_ISDIR (st.st_mode))
+            lb_store_fs_remove_tree (dabs);
+          return lb_store_reply_errno (msg, err);
+        }
+    }
+  lb_store_fs_sync_dir_of (dabs);
+  if (dexists)
+    soup_server_message_set_status (msg, SOUP_STATUS_NO_CONTENT, NULL);
+  else
+    {
+      g_autofree char *loc = lb_store_path_encode (drel, S_ISDIR (st.st_mode));
+      soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Location", loc);
+      soup_server_message_set_status (msg, SOUP_STATUS_CREATED, NULL);
+    }
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/*
+ * The store's file-system work, free of HTTP: listings of the DAV namespace (no dotfiles, no
+ * symlinks leading out of the root), recursive delete and copy that never follow symlinks,
+ * upload temporaries created beside their target and renamed onto it, fsync of a directory.
+ * Functions returning int return 0 or an errno.
+ */
+
+void       lb_store_fs_sync_dir_of        (const char *path);
+gboolean   lb_store_fs_parent_is_dir      (const char *abs);
+GPtrArray *lb_store_fs_list_children      (const char *root_real,
+                                           const char *dir_abs);
+int        lb_store_fs_remove_tree        (const char *abs);
+int        lb_store_fs_write_all          (int         fd,
+                                           const void *data,
+                                           gsize       len);
+int        lb_store_fs_open_temp          (const char *target,
+                                           int        *fd_out,
+                                           char      **path_out);
+int        lb_store_fs_copy_tree          (const char *root_real,
+                                           GHashTable *temps,
+                                           const char *src,
+                                           const char *dst,
+                                           gboolean    recursive);
+guint      lb_store_fs_remove_stale_temps (const char *root);
+
+G_END_DECLS

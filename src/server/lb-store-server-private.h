@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <sys/types.h>
+#include <libsoup/soup.h>
+
+#include "lb-store-server.h"
+
+G_BEGIN_DECLS
+
+/* The server's instance, shared by the files of src/server that serve its requests. */
+struct _LbStoreServer
+{
+  GObject parent_instance;
+
+  char            *root;       /* as configured, absolute */
+  char            *root_real;  /* realpath (root): the containment boundary */
+  gboolean         read_only;
+  guint64          max_upload; /* bytes, 0 = unlimited */
+  LbStoreAuth     *auth;       /* (nullable) */
+  LbAccessLog     *log;        /* (nullable) */
+  SoupServer      *soup;
+  GHashTable      *temps;      /* in-flight upload temporaries (owned paths) */
+  GHashTable      *idle_watches; /* (element-type GSource) keep-alive connections between requests */
+  char            *url;
+  mode_t           umask;
+  guint            timeout_s;  /* header deadline and longest I/O wait, 0 = none */
+  gboolean         stopped;
+};
+
+G_END_DECLS

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-store-server"
+
+#include "lb-store-upload.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lb-dav-xml.h"
+#include "lb-declarative.h"
+#include "lb-http-conditions.h"
+#include "lb-store-fs.h"
+#include "lb-store-path.h"
+#include "lb-store-reply.h"
+#include "lb-store-server-private.h"
+
+#define LB_PUT_BLOCK (256 * 1024)
+
+/* Writes the buffered body bytes to the temporary; on failure remembers errno and removes
+ * the temporary at once, so a full disk does not stay full because of us. */
+static gboolean
+flush_upload (LbStoreRequest *req)
+{
+  if (req->fd >= 0)
+    {
+      int err = lb_store_fs_write_all (req->fd, req->wbuf->data, req->wbuf->len);
+
+      if (err != 0)
+        {
+          req->write_errno = err;
+          lb_store_request_drop_temp (req);
+        }
+    }
+  g_byte_array_set_size (req->wbuf, 0);
+  return req->write_errno == 0;
+}
+
+void
+lb_store_upload_got_chunk (SoupServerMessage *msg, GBytes *chunk, gpointer user_data)
+{
+  LbStoreRequest *req = user_data;
+  gsize len = 0;
+  const guint8 *data = g_bytes_get_data (chunk, &len);
+
+  req->bytes_in += len;
+
+  if (req->body != NULL)
+    {
+      if (req->body->len + len > LB_STORE_MAX_XML_BODY)
+        req->too_large = TRUE;
+      else
+        g_byte_array_append (req->body, data, (guint) len);
+      return;
+    }
+  if (req->fd < 0 || req->write_errno != 0 || req->too_large)
+    return; /* already failed: the rest of the body is drained and dropped */
+
+  if (req->max_upload > 0 && req->bytes_in > req->max_upload)
+    {
+      /* Chunked uploads announce no length: the limit is enforced on the bytes counted. */
+      req->too_large = TRUE;
+      lb_store_request_drop_temp (req);
+      return;
+    }
+  g_byte_array_append (req->wbuf, data, (guint) len);
+  if (req->wbuf->len >= LB_PUT_BLOCK)
+    flush_upload (req);
+}
+
+void
+lb_store_upload_begin (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
+{
+  SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
+  struct stat st;
+  gboolean exists;
+  guint status;
+  int err;
+
+  if ((status = lb_store_path_check_creatable (req->rel, FALSE)) != 0)
+    return lb_store_reply_refuse (msg, status, "this name cannot be written");
+  if (req->slash)
+    return lb_store_reply_refuse (msg, SOUP_STATUS_CONFLICT, "PUT to a collection URL");
+  /* RFC 7231 §4.3.4: a partial PUT must be refused, not applied as a whole. */
+  if (soup_message_headers_get_one (h, "Content-Range") != NULL)
+    return lb_store_reply_refuse (msg, SOUP_STATUS_BAD_REQUEST, "Content-Range on PUT is not supported");
+  if (self->max_upload > 0 &&
+      soup_message_headers_get_encoding (h) == SOUP_ENCODING_CONTENT_LENGTH &&
+      (guint64) soup_message_headers_get_content_length (h) > self->max_upload)
+    return lb_store_reply_refuse (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, "over the upload limit");
+
+  exists = stat (req->abs, &st) == 0;
+  if (exists && S_ISDIR (st.st_mode))
+    return lb_store_reply_refuse (msg, SOUP_STATUS_CONFLICT, "a collection has this name");
+  if ((status = lb_http_evaluate_preconditions (h, exists ? &st : NULL, FALSE)) != 0)
+    return lb_store_reply_refuse (msg, status, "precondition failed");
+  if (!lb_store_fs_parent_is_dir (req->abs))
+    return lb_store_reply_refuse (msg, SOUP_STATUS_CONFLICT, "parent collection does not exist");
+
+  err = lb_store_fs_open_temp (req->abs, &req->fd, &req->temp_path);
+  if (err != 0)
+    return lb_store_reply_refuse (msg, lb_store_reply_errno_status (err), g_strerror (err));
+  req->wbuf = g_byte_array_sized_new (LB_PUT_BLOCK + 64 * 1024);
+  g_hash_table_add (self->temps, g_strdup (req->temp_path));
+  req->existed = exists;
+}
+
+/*
+ * The end of a PUT: write the last buffered bytes, fsync, check the preconditions again (the
+ * target may have changed while the body streamed in, and If-Match must still protect against
+ * a concurrent writer), rename into place, fsync the directory. fsync of a large file can take
+ * a long time, so this runs in a worker thread while the message is paused; the thread touches
+ * only the file system and this struct, never the server's tables.
+ */
+typedef struct
+{
+  SoupServerMessage *msg;     /* (owned) paused until the commit is done */
+  LbStoreServer     *server;  /* (owned) */
+  int                fd;      /* (owned) the temporary, closed by the thread */
+  char              *temp;
+  char              *abs;
+  GByteArray        *pending; /* (owned) bytes not yet written */
+  mode_t             umask;
+  char              *filter_origin; /* (nullable) set for .lbfilter uploads, which are parsed */
+  /* results */
+  guint              status;
+  const char        *detail;
+  char              *detail_owned;
+  int                err;
+  gboolean           renamed;
+  gboolean           existed;
+  char              *etag;
+  char              *lastmod;
+} LbPutCommit;
+
+static void
+lb_put_commit_free (LbPutCommit *pc)
+{
+  if (pc->fd >= 0)
+    close (pc->fd);
+  g_object_unref (pc->msg);
+  g_object_unref (pc->server);
+  g_free (pc->temp);
+  g_free (pc->abs);
+  g_byte_array_unref (pc->pending);
+  g_free (pc->etag);
+  g_free (pc->lastmod);
+  g_free (pc->filter_origin);
+  g_free (pc->detail_owned);
+  g_free (pc);
+}
+
+static guint
+status_for_write_errno (int err)
+{
+  return lb_store_reply_errno_status (err) == SOUP_STATUS_INSUFFICIENT_STORAGE
+           ? SOUP_STATUS_INSUFFICIENT_STORAGE
+           : SOUP_STATUS_INTERNAL_SERVER_ERROR;
+}
+
+static void
+put_commit_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  LbPutCommit *pc = task_data;
+  struct stat st;
+  int err = lb_store_fs_write_all (pc->fd, pc->pending->data, pc->pending->len);
+  guint status;
+
+  if (err == 0 && fsync (pc->fd) != 0)
+    err = errno;
+  pc->existed = stat (pc->abs, &st) == 0;
+  if (err == 0 && fchmod (pc->fd, pc->existed ? (st.st_mode & 07777) : (0666 & ~pc->umask)) != 0)
+    err = errno;
+  if (close (pc->fd) != 0 && err == 0)
+    err = errno;
+  pc->fd = -1;
+  if (err != 0)
+    {
+      pc->err = err;
+      pc->status = status_for_write_errno (err);
+      pc->detail = g_strerror (err);
+      return;
+    }
+  if (pc->existed && S_ISDIR (st.st_mode))
+    {
+      pc->status = SOUP_STATUS_CONFLICT;
+      pc->detail = "a collection has this name";
+      return;
+    }
+  if (pc->filter_origin != NULL)
+    {
+      /* The repository only publishes filters the engine accepts: parsed strictly here (chain
+       * steps are checked where they run, against the filters installed there). */
+      g_autoptr(GError) error = NULL;
+      g_autoptr(LbFilter) filter = NULL;
+      char *text = NULL;
+      gsize text_len = 0;
+
+      if (stat (pc->temp, &st) == 0 && st.st_size > LB_STORE_MAX_XML_BODY)
+        {
+          pc->status = SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE;
+          pc->detail = "a declarative filter is at most 1 MiB";
+          return;
+        }
+      if (g_file_get_contents (pc->temp, &text, &text_len, &error))
+        {
+          g_autoptr(GBytes) bytes = g_bytes_new_take (text, text_len);
+          filter = lb_declarative_parse (bytes, pc->filter_origin, NULL, NULL, &error);
+        }
+      if (filter == NULL)
+        {
+          pc->status = SOUP_STATUS_UNPROCESSABLE_ENTITY;
+          pc->detail = pc->detail_owned = g_strdup (error->message);
+          return;
+        }
+    }
+  if ((status = lb_http_evaluate_preconditions (soup_server_message_get_request_headers (pc->msg),
+                                                pc->existed ? &st : NULL, FALSE)) != 0)
+    {
+      pc->status = status;
+      pc->detail = "precondition failed";
+      return;
+    }
+  if (rename (pc->temp, pc->abs) != 0)
+    {
+      pc->err = errno;
+      pc->status = lb_store_reply_errno_status (pc->err);
+      pc->detail = g_strerror (pc->err);
+      return;
+    }
+  pc->renamed = TRUE;
+  lb_store_fs_sync_dir_of (pc->abs);
+  if (stat (pc->abs, &st) == 0)
+    {
+      pc->etag = lb_http_make_etag (&st);
+      pc->lastmod = lb_dav_format_rfc1123 (st.st_mtim.tv_sec);
+    }
+  pc->status = pc->existed ? SOUP_STATUS_NO_CONTENT : SOUP_STATUS_CREATED;
+}
+
+static void
+put_commit_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  LbPutCommit *pc = g_task_get_task_data (G_TASK (result));
+  LbStoreRequest *req = lb_store_request_get (pc->msg);
+  SoupMessageHeaders *rh = soup_server_message_get_response_headers (pc->msg);
+
+  if (req != NULL)
+    {
+      req->committing = FALSE;
+      if (pc->renamed)
+        {
+          g_hash_table_remove (req->temps, req->temp_path);
+          g_clear_pointer (&req->temp_path, g_free);
+        }
+      else
+        lb_store_request_drop_temp (req);
+    }
+  if (pc->status == SOUP_STATUS_CREATED || pc->status == SOUP_STATUS_NO_CONTENT)
+    {
+      if (pc->etag != NULL)
+        {
+          soup_message_headers_replace (rh, "ETag", pc->etag);
+          soup_message_headers_replace (rh, "Last-Modified", pc->lastmod);
+        }
+      if (pc->status == SOUP_STATUS_CREATED && req != NULL)
+        {
+          g_autofree char *loc = lb_store_path_encode (req->rel, FALSE);
+          soup_message_headers_replace (rh, "Location", loc);
+        }
+      soup_server_message_set_status (pc->msg, pc->status, NULL);
+    }
+  else
+    lb_store_reply_error (pc->msg, pc->status, pc->detail);
+  /* A stopped server has dropped its connections: nothing left to resume. */
+  if (!pc->server->stopped)
+    soup_server_message_unpause (pc->msg);
+}
+
+void
+lb_store_upload_finish (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
+{
+  g_autoptr(GTask) task = NULL;
+  LbPutCommit *pc;
+
+  if (req->too_large)
+    {
+      lb_store_request_drop_temp (req);
+      return lb_store_reply_error (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, "over the upload limit");
+    }
+  if (req->write_errno != 0)
+    {
+      lb_store_request_drop_temp (req);
+      return lb_store_reply_error (msg, status_for_write_errno (req->write_errno),
+                                   g_strerror (req->write_errno));
+    }
+  if (req->fd < 0 || req->temp_path == NULL)
+    return lb_store_reply_error (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, "upload lost");
+
+  pc = g_new0 (LbPutCommit, 1);
+  pc->msg = g_object_ref (msg);
+  pc->server = g_object_ref (self);
+  pc->fd = req->fd;
+  req->fd = -1;
+  pc->temp = g_strdup (req->temp_path);
+  pc->abs = g_strdup (req->abs);
+  pc->pending = g_steal_pointer (&req->wbuf);
+  pc->umask = self->umask;
+  if (lb_store_path_is_in_filter_repo (req->rel))
+    pc->filter_origin = g_path_get_basename (req->rel);
+  req->committing = TRUE;
+
+  soup_server_message_pause (msg);
+  task = g_task_new (self, NULL, put_commit_done, NULL);
+  g_task_set_source_tag (task, lb_store_upload_finish);
+  g_task_set_task_data (task, pc, (GDestroyNotify) lb_put_commit_free);
+  g_task_run_in_thread (task, put_commit_thread);
+}
