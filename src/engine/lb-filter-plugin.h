@@ -114,8 +114,8 @@ typedef enum {
 /* A set of formats for LbFilterInfo.formats: one bit per LbFilterFormat value. */
 #define LB_FILTER_FORMAT_BIT(f) (1u << (guint) (f))
 
-/* The set every Lightbox filter is expected to support (issue 3): gray and colour, 8 and
- * 16 bits where it makes sense, alpha passed through unchanged. */
+/* The least a filter should accept, so that it works on the images users open most: gray
+ * and colour, 8 and 16 bits where it makes sense, alpha passed through unchanged. */
 #define LB_FILTER_FORMATS_COMMON                                                              \
   (LB_FILTER_FORMAT_BIT (LB_FILTER_FORMAT_GRAY8) | LB_FILTER_FORMAT_BIT (LB_FILTER_FORMAT_GRAY16) \
    | LB_FILTER_FORMAT_BIT (LB_FILTER_FORMAT_RGB8) | LB_FILTER_FORMAT_BIT (LB_FILTER_FORMAT_RGBA8))
