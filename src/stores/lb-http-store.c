@@ -567,12 +567,14 @@ on_stat_propfind (GObject *source, GAsyncResult *result, gpointer user_data)
   GTask *task = user_data;
   Op *op = task_op (task);
   GError *error = NULL;
-  g_autoptr(GBytes) bytes = lb_http_read_all_finish (G_INPUT_STREAM (source), result, &error);
+  g_autoptr(GBytes) bytes = NULL;
   g_autoptr(GPtrArray) children = NULL;
   LbStoreEntry *self_entry = NULL;
   LbListingContext ctx = { op->uri, task_store (task)->root, 0 };
 
-  if (bytes == NULL)
+  g_clear_object (&op->msg);
+  bytes = lb_http_request_finish (SOUP_SESSION (source), result, &op->msg, &error);
+  if (bytes == NULL || !lb_http_check_status (op->msg, &error))
     {
       g_task_return_error (task, error);
       g_object_unref (task);
@@ -633,12 +635,6 @@ on_stat_sent (GObject *source, GAsyncResult *result, gpointer user_data)
       g_object_unref (task);
       return;
     }
-  if (g_str_equal (soup_message_get_method (op->msg), "PROPFIND"))
-    {
-      lb_http_read_all_async (body, op->uri, -1, task_store (task)->options->max_listing_bytes,
-                              g_task_get_cancellable (task), NULL, NULL, on_stat_propfind, task);
-      return;
-    }
   final_uri = g_uri_to_string_partial (soup_message_get_uri (op->msg), G_URI_HIDE_FRAGMENT);
   entry = lb_http_entry_from_headers (final_uri, soup_message_get_response_headers (op->msg));
   if (g_str_has_suffix (final_uri, "/"))
@@ -656,14 +652,20 @@ stat_start (GTask *task)
   Op *op = task_op (task);
   GError *error = NULL;
   g_autoptr(SoupMessage) msg = NULL;
+  gboolean propfind = self->dialect == DIALECT_WEBDAV && g_str_has_suffix (op->uri, "/");
 
   /* Files: HEAD (nginx's PROPFIND has no getetag, its HEAD does). Containers on WebDAV:
-   * PROPFIND depth 0. */
-  if (self->dialect == DIALECT_WEBDAV && g_str_has_suffix (op->uri, "/"))
+   * PROPFIND depth 0, whose whole answer is parsed. */
+  if (propfind)
     msg = propfind_new (self, op->uri, "0", &error);
   else
     msg = lb_http_message_new ("HEAD", op->uri, self->options, &error);
-  op_send (task, msg, error, self->options->max_retries, on_stat_sent);
+  if (msg == NULL || !propfind)
+    op_send (task, msg, error, self->options->max_retries, on_stat_sent);
+  else
+    lb_http_request_async (self->session, msg, self->options->max_retries,
+                           self->options->max_listing_bytes, g_task_get_cancellable (task), NULL,
+                           NULL, on_stat_propfind, task);
 }
 
 static void

@@ -102,6 +102,26 @@ GBytes  *lb_http_read_all_finish (GInputStream          *stream,
                                   GError               **error);
 
 /**
+ * lb_http_request_async:
+ * @max_retries: as for lb_http_send_async() (only idempotent methods are retried)
+ * @max_bytes: fail with %LB_ERROR_TOO_LARGE past this many bytes of body (0 = no cap)
+ *
+ * Sends @msg (lb_http_send_async(), no rebuild) and reads the whole response body
+ * (lb_http_read_all_async(), with progress against Content-Length when the response has
+ * one). Finish returns the body and the message that produced the final response. The
+ * status is NOT checked: the caller decides, since an error answer may carry a body worth
+ * reading (STOW-RS failures list their reasons in it). Transport and truncation errors, and
+ * a body over @max_bytes, carry the request URL (without userinfo).
+ */
+void    lb_http_request_async  (SoupSession *session, SoupMessage *msg, guint max_retries,
+                                guint64 max_bytes, GCancellable *cancellable,
+                                GFileProgressCallback progress, gpointer progress_data,
+                                GAsyncReadyCallback callback, gpointer user_data);
+/* @out_msg: (out) (optional) (transfer full): the message that got the final response */
+GBytes *lb_http_request_finish (SoupSession *session, GAsyncResult *result,
+                                SoupMessage **out_msg, GError **error);
+
+/**
  * lb_http_drain_async:
  *
  * Reads what is left of a response body (up to 64 KiB, discarded) and closes @stream. libsoup

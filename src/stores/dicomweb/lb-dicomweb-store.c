@@ -427,97 +427,8 @@ instance_url (LbDicomwebStore *self, const Loc *loc)
 
 /* ---- HTTP --------------------------------------------------------------------------------- */
 
-typedef struct {
-  SoupMessage *msg;   /* the message that got the final response */
-  GBytes      *body;
-} Response;
-
-static void
-response_free (Response *r)
-{
-  g_clear_object (&r->msg);
-  g_clear_pointer (&r->body, g_bytes_unref);
-  g_free (r);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Response, response_free)
-
-typedef struct {
-  char                  *url;
-  guint64                max_bytes;
-  GFileProgressCallback  progress;
-  gpointer               progress_data;
-  SoupMessage           *msg;
-} RequestData;
-
-static void
-request_data_free (RequestData *d)
-{
-  g_free (d->url);
-  g_clear_object (&d->msg);
-  g_free (d);
-}
-
-static void
-on_request_body (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  GTask *task = user_data;
-  RequestData *d = g_task_get_task_data (task);
-  GError *error = NULL;
-  GBytes *body = lb_http_read_all_finish (G_INPUT_STREAM (source), result, &error);
-  Response *r;
-
-  if (body == NULL)
-    {
-      if (g_error_matches (error, LB_ERROR, LB_ERROR_TOO_LARGE))
-        {
-          g_clear_error (&error);
-          error = g_error_new (LB_ERROR, LB_ERROR_TOO_LARGE,
-                               "%s: response larger than %" G_GUINT64_FORMAT " bytes", d->url,
-                               d->max_bytes);
-        }
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-  r = g_new0 (Response, 1);
-  r->msg = g_object_ref (d->msg);
-  r->body = body;
-  g_task_return_pointer (task, r, (GDestroyNotify) response_free);
-  g_object_unref (task);
-}
-
-static void
-on_request_sent (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  GTask *task = user_data;
-  RequestData *d = g_task_get_task_data (task);
-  GError *error = NULL;
-  SoupMessage *final = NULL;
-  g_autoptr(GInputStream) stream = lb_http_send_finish (SOUP_SESSION (source), result, &final,
-                                                        &error);
-  SoupMessageHeaders *headers;
-  gint64 total = -1;
-
-  if (final != NULL)
-    {
-      g_clear_object (&d->msg);
-      d->msg = final;
-    }
-  if (stream == NULL)
-    {
-      g_task_return_error (task, lb_http_map_transport_error (d->msg, error));
-      g_object_unref (task);
-      return;
-    }
-  headers = soup_message_get_response_headers (d->msg);
-  if (soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH)
-    total = soup_message_headers_get_content_length (headers);
-  lb_http_read_all_async (stream, d->url, total, d->max_bytes, g_task_get_cancellable (task),
-                          d->progress, d->progress_data, on_request_body, task);
-}
-
-/* Sends one request and reads the whole response body (capped at @max_bytes, 0 = no cap).
+/* Sends one request with the store's options and reads the whole response body (capped at
+ * @max_bytes, 0 = no cap) with lb_http_request_async(); finish with lb_http_request_finish().
  * The status is not checked: the caller decides (STOW failures carry a body to read). */
 static void
 request_async (LbDicomwebStore       *self,
@@ -533,37 +444,20 @@ request_async (LbDicomwebStore       *self,
                GAsyncReadyCallback    callback,
                gpointer               user_data)
 {
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
-  RequestData *d = g_new0 (RequestData, 1);
   GError *error = NULL;
-  guint retries;
+  g_autoptr(SoupMessage) msg = lb_http_message_new (method, url, self->options, &error);
 
-  g_task_set_source_tag (task, request_async);
-  d->url = g_strdup (url);
-  d->max_bytes = max_bytes;
-  d->progress = progress;
-  d->progress_data = progress_data;
-  g_task_set_task_data (task, d, (GDestroyNotify) request_data_free);
-  d->msg = lb_http_message_new (method, url, self->options, &error);
-  if (d->msg == NULL)
+  if (msg == NULL)
     {
-      g_task_return_error (task, error);
-      g_object_unref (task);
+      g_task_report_error (self, callback, user_data, request_async, error);
       return;
     }
   if (accept)
-    soup_message_headers_replace (soup_message_get_request_headers (d->msg), "Accept", accept);
+    soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept", accept);
   if (body)
-    soup_message_set_request_body_from_bytes (d->msg, body_type, body);
-  retries = lb_http_method_is_idempotent (method) ? self->options->max_retries : 0;
-  lb_http_send_async (self->session, d->msg, retries, NULL, NULL, cancellable, on_request_sent,
-                      task);
-}
-
-static Response *
-request_finish (GAsyncResult *result, GError **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
+    soup_message_set_request_body_from_bytes (msg, body_type, body);
+  lb_http_request_async (self->session, msg, self->options->max_retries, max_bytes, cancellable,
+                         progress, progress_data, callback, user_data);
 }
 
 /* QIDO-RS search, paged: @path_query is appended to the base URL with limit/offset
@@ -608,31 +502,32 @@ on_qido_done (GObject *source, GAsyncResult *result, gpointer user_data)
   LbDicomwebStore *self = g_task_get_source_object (task);
   QidoData *q = g_task_get_task_data (task);
   GError *error = NULL;
-  g_autoptr(Response) r = request_finish (result, &error);
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autoptr(GBytes) body = lb_http_request_finish (NULL, result, &msg, &error);
   g_autoptr(GPtrArray) arr = NULL;
   guint max_entries, added = 0;
 
-  if (r == NULL)
+  if (body == NULL)
     {
       g_task_return_error (task, error);
       g_object_unref (task);
       return;
     }
   /* 204 No Content: no (more) matches (PS3.18 §10.6.3.3) */
-  if (soup_message_get_status (r->msg) == 204 || (soup_message_get_status (r->msg) == 200
-                                                  && g_bytes_get_size (r->body) == 0))
+  if (soup_message_get_status (msg) == 204 || (soup_message_get_status (msg) == 200
+                                                  && g_bytes_get_size (body) == 0))
     {
       g_task_return_pointer (task, g_ptr_array_ref (q->all), (GDestroyNotify) g_ptr_array_unref);
       g_object_unref (task);
       return;
     }
-  if (!lb_http_check_status (r->msg, &error))
+  if (!lb_http_check_status (msg, &error))
     {
       g_task_return_error (task, error);
       g_object_unref (task);
       return;
     }
-  arr = lb_dicom_json_parse_array (g_bytes_get_data (r->body, NULL), g_bytes_get_size (r->body),
+  arr = lb_dicom_json_parse_array (g_bytes_get_data (body, NULL), g_bytes_get_size (body),
                                    &error);
   if (arr == NULL)
     {
@@ -1206,18 +1101,19 @@ on_frame (GObject *source, GAsyncResult *result, gpointer user_data)
   GTask *task = user_data;
   FetchData *d = g_task_get_task_data (task);
   GError *error = NULL;
-  g_autoptr(Response) r = request_finish (result, &error);
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autoptr(GBytes) body = lb_http_request_finish (NULL, result, &msg, &error);
   g_autoptr(GPtrArray) parts = NULL;
   const char *ct;
   LbDicomPart *part;
   guint status;
 
-  if (r == NULL)
+  if (body == NULL)
     {
       fetch_fail (task, error);
       return;
     }
-  status = soup_message_get_status (r->msg);
+  status = soup_message_get_status (msg);
   if (status < 200 || status >= 300)
     {
       /* 401/403/404 keep their meaning; anything else on a frame request we could not have
@@ -1225,14 +1121,14 @@ on_frame (GObject *source, GAsyncResult *result, gpointer user_data)
        * without a transcoder for the stored syntax answers 4xx/5xx here). */
       if (status == 401 || status == 403 || status == 404 || status == 410 || status >= 502)
         {
-          lb_http_check_status (r->msg, &error);
+          lb_http_check_status (msg, &error);
           fetch_fail (task, error);
         }
       else if (!d->asked_uncompressed)
         request_frame (task, ACCEPT_FRAME);
       else
         {
-          g_autofree char *url = g_uri_to_string_partial (soup_message_get_uri (r->msg),
+          g_autofree char *url = g_uri_to_string_partial (soup_message_get_uri (msg),
                                                           G_URI_HIDE_USERINFO);
 
           fetch_fail (task, g_error_new (LB_ERROR, LB_ERROR_UNSUPPORTED,
@@ -1243,8 +1139,8 @@ on_frame (GObject *source, GAsyncResult *result, gpointer user_data)
         }
       return;
     }
-  ct = soup_message_headers_get_one (soup_message_get_response_headers (r->msg), "Content-Type");
-  parts = lb_dicom_multipart_parse (ct, r->body, &error);
+  ct = soup_message_headers_get_one (soup_message_get_response_headers (msg), "Content-Type");
+  parts = lb_dicom_multipart_parse (ct, body, &error);
   if (parts == NULL)
     {
       g_prefix_error (&error, "%s/frames/1: ", d->uri);
@@ -1299,15 +1195,16 @@ on_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
   GTask *task = user_data;
   FetchData *d = g_task_get_task_data (task);
   GError *error = NULL;
-  g_autoptr(Response) r = request_finish (result, &error);
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autoptr(GBytes) body = lb_http_request_finish (NULL, result, &msg, &error);
   g_autoptr(GPtrArray) arr = NULL;
 
-  if (r == NULL || !lb_http_check_status (r->msg, &error))
+  if (body == NULL || !lb_http_check_status (msg, &error))
     {
       fetch_fail (task, error);
       return;
     }
-  arr = lb_dicom_json_parse_array (g_bytes_get_data (r->body, NULL), g_bytes_get_size (r->body),
+  arr = lb_dicom_json_parse_array (g_bytes_get_data (body, NULL), g_bytes_get_size (body),
                                    &error);
   if (arr == NULL)
     {
@@ -1538,7 +1435,8 @@ on_stowed (GObject *source, GAsyncResult *result, gpointer user_data)
   LbDicomwebStore *self = g_task_get_source_object (task);
   StowData *d = g_task_get_task_data (task);
   GError *error = NULL;
-  g_autoptr(Response) r = request_finish (result, &error);
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autoptr(GBytes) body = lb_http_request_finish (NULL, result, &msg, &error);
   g_autoptr(LbDicomDataset) resp = NULL;
   g_autoptr(JsonParser) parser = NULL;
   guint status;
@@ -1546,19 +1444,19 @@ on_stowed (GObject *source, GAsyncResult *result, gpointer user_data)
   LbStoreEntry *entry;
   g_autofree char *uri = NULL;
 
-  if (r == NULL)
+  if (body == NULL)
     {
       stow_fail (task, error);
       return;
     }
-  status = soup_message_get_status (r->msg);
-  if (g_bytes_get_size (r->body) > 0)
+  status = soup_message_get_status (msg);
+  if (g_bytes_get_size (body) > 0)
     {
       JsonNode *root;
 
       parser = json_parser_new_immutable ();
-      if (json_parser_load_from_data (parser, g_bytes_get_data (r->body, NULL),
-                                      (gssize) g_bytes_get_size (r->body), NULL))
+      if (json_parser_load_from_data (parser, g_bytes_get_data (body, NULL),
+                                      (gssize) g_bytes_get_size (body), NULL))
         {
           root = json_parser_get_root (parser);
           /* Some servers wrap the response data set in an array. */
@@ -1621,7 +1519,7 @@ on_stowed (GObject *source, GAsyncResult *result, gpointer user_data)
             }
         }
     }
-  if (!lb_http_check_status (r->msg, &error))
+  if (!lb_http_check_status (msg, &error))
     {
       g_prefix_error (&error, "STOW-RS: ");
       stow_fail (task, error);
@@ -1749,17 +1647,18 @@ on_source_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
   LbDicomwebStore *self = g_task_get_source_object (task);
   StowData *d = g_task_get_task_data (task);
   GError *error = NULL;
-  g_autoptr(Response) r = request_finish (result, &error);
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autoptr(GBytes) body = lb_http_request_finish (NULL, result, &msg, &error);
   g_autoptr(GPtrArray) arr = NULL;
   g_autofree char *query = NULL, *st = NULL;
 
-  if (r == NULL || !lb_http_check_status (r->msg, &error))
+  if (body == NULL || !lb_http_check_status (msg, &error))
     {
       g_prefix_error (&error, "source instance: ");
       stow_fail (task, error);
       return;
     }
-  arr = lb_dicom_json_parse_array (g_bytes_get_data (r->body, NULL), g_bytes_get_size (r->body),
+  arr = lb_dicom_json_parse_array (g_bytes_get_data (body, NULL), g_bytes_get_size (body),
                                    &error);
   if (arr == NULL || arr->len != 1)
     {
