@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "lb-dicomweb-store"
 
-#include "config.h"
-
 #include "lb-dicomweb-store-private.h"
 
 #include <string.h>
@@ -12,7 +10,7 @@
 /* ---- locations ---------------------------------------------------------------------------- */
 
 void
-loc_clear (Loc *loc)
+lb_dicomweb_loc_clear (LbDicomwebLoc *loc)
 {
   g_clear_pointer (&loc->patient_id, g_free);
   g_clear_pointer (&loc->study, g_free);
@@ -23,9 +21,9 @@ loc_clear (Loc *loc)
 }
 
 void
-loc_free (Loc *loc)
+lb_dicomweb_loc_free (LbDicomwebLoc *loc)
 {
-  loc_clear (loc);
+  lb_dicomweb_loc_clear (loc);
   g_free (loc);
 }
 
@@ -33,7 +31,8 @@ loc_free (Loc *loc)
  * sub-resource such as "metadata") is kept in loc->extra at that level. FALSE: the path goes
  * on, or is too long for this level. */
 static gboolean
-loc_ends_at (Loc *loc, char **segs, guint n, guint depth, Level level, gboolean allow_extra)
+loc_ends_at (LbDicomwebLoc *loc, char **segs, guint n, guint depth, LbDicomwebLevel level,
+             gboolean allow_extra)
 {
   if (n == depth)
     {
@@ -51,8 +50,8 @@ loc_ends_at (Loc *loc, char **segs, guint n, guint depth, Level level, gboolean 
 
 /* Splits @uri (inside the store) into its DICOMweb level and identifiers. */
 gboolean
-parse_location (LbDicomwebStore *self, const char *uri, gboolean allow_extra, Loc *loc,
-                GError **error)
+lb_dicomweb_loc_parse (LbDicomwebStore *self, const char *uri, gboolean allow_extra,
+                       LbDicomwebLoc *loc, GError **error)
 {
   g_auto(GStrv) segs = NULL;
   const char *rel;
@@ -66,7 +65,7 @@ parse_location (LbDicomwebStore *self, const char *uri, gboolean allow_extra, Lo
       || (strlen (uri) + 1 == strlen (self->tree_uri)
           && strncmp (uri, self->tree_uri, strlen (uri)) == 0))
     {
-      loc->level = LEVEL_ROOT;
+      loc->level = LB_DICOMWEB_ROOT;
       return TRUE;
     }
   if (!g_str_has_prefix (uri, self->tree_uri))
@@ -100,23 +99,23 @@ parse_location (LbDicomwebStore *self, const char *uri, gboolean allow_extra, Lo
 
   if (n == 2 && strcmp (segs[0], "patients") == 0)
     {
-      loc->level = LEVEL_PATIENT;
+      loc->level = LB_DICOMWEB_PATIENT;
       loc->patient_id = g_strdup (segs[1]);
       return TRUE;
     }
   if (n >= 2 && strcmp (segs[0], "studies") == 0)
     {
       loc->study = g_strdup (segs[1]);
-      if (loc_ends_at (loc, segs, n, 2, LEVEL_STUDY, allow_extra))
+      if (loc_ends_at (loc, segs, n, 2, LB_DICOMWEB_STUDY, allow_extra))
         return TRUE;
       if (n >= 4 && strcmp (segs[2], "series") == 0)
         {
           loc->series = g_strdup (segs[3]);
-          if (loc_ends_at (loc, segs, n, 4, LEVEL_SERIES, allow_extra))
+          if (loc_ends_at (loc, segs, n, 4, LB_DICOMWEB_SERIES, allow_extra))
             return TRUE;
           if (n == 6 && strcmp (segs[4], "instances") == 0)
             {
-              loc->level = LEVEL_INSTANCE;
+              loc->level = LB_DICOMWEB_INSTANCE;
               loc->instance = g_strdup (segs[5]);
               return TRUE;
             }
@@ -124,49 +123,52 @@ parse_location (LbDicomwebStore *self, const char *uri, gboolean allow_extra, Lo
     }
 
 bad:
-  loc_clear (loc);
+  lb_dicomweb_loc_clear (loc);
   g_set_error (error, LB_ERROR, LB_ERROR_NOT_FOUND,
                "%s: not a DICOMweb patient, study, series or instance of this store", uri);
   return FALSE;
 }
 
 char *
-esc (const char *s)
+lb_dicomweb_escape (const char *s)
 {
   return g_uri_escape_string (s, NULL, FALSE);
 }
 
 char *
-study_uri (LbDicomwebStore *self, const char *study)
+lb_dicomweb_study_uri (LbDicomwebStore *self, const char *study)
 {
-  g_autofree char *e = esc (study);
+  g_autofree char *e = lb_dicomweb_escape (study);
 
   return g_strconcat (self->tree_uri, "studies/", e, "/", NULL);
 }
 
 char *
-series_uri (LbDicomwebStore *self, const char *study, const char *series)
+lb_dicomweb_series_uri (LbDicomwebStore *self, const char *study, const char *series)
 {
-  g_autofree char *s = study_uri (self, study);
-  g_autofree char *e = esc (series);
+  g_autofree char *s = lb_dicomweb_study_uri (self, study);
+  g_autofree char *e = lb_dicomweb_escape (series);
 
   return g_strconcat (s, "series/", e, "/", NULL);
 }
 
 char *
-instance_uri (LbDicomwebStore *self, const char *study, const char *series, const char *instance)
+lb_dicomweb_instance_uri (LbDicomwebStore *self, const char *study, const char *series,
+                          const char *instance)
 {
-  g_autofree char *s = series_uri (self, study, series);
-  g_autofree char *e = esc (instance);
+  g_autofree char *s = lb_dicomweb_series_uri (self, study, series);
+  g_autofree char *e = lb_dicomweb_escape (instance);
 
   return g_strconcat (s, "instances/", e, NULL);
 }
 
 /* The DICOMweb URL of an instance resource (…/studies/x/series/y/instances/z). */
 char *
-instance_url (LbDicomwebStore *self, const Loc *loc)
+lb_dicomweb_instance_url (LbDicomwebStore *self, const LbDicomwebLoc *loc)
 {
-  g_autofree char *st = esc (loc->study), *se = esc (loc->series), *in = esc (loc->instance);
+  g_autofree char *st = lb_dicomweb_escape (loc->study);
+  g_autofree char *se = lb_dicomweb_escape (loc->series);
+  g_autofree char *in = lb_dicomweb_escape (loc->instance);
 
   return g_strdup_printf ("%s/studies/%s/series/%s/instances/%s", self->base_url, st, se, in);
 }

@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "lb-dicomweb-store"
 
-#include "config.h"
-
 #include "lb-dicomweb-store-private.h"
 
 #include <string.h>
@@ -197,24 +195,24 @@ qido_next_page (GTask *task)
   g_free (q->url);
   q->url = g_strdup_printf ("%s%s%climit=%u&offset=%u", self->base_url, q->path_query,
                             strchr (q->path_query, '?') ? '&' : '?', self->page_size, q->offset);
-  request_async (self, "GET", q->url, MEDIA_DICOM_JSON, NULL, NULL, cap,
-                 g_task_get_cancellable (task), q->progress, q->progress_data, on_qido_done,
-                 task);
+  lb_dicomweb_request_async (self, "GET", q->url, LB_MEDIA_DICOM_JSON, NULL, NULL, cap,
+                             g_task_get_cancellable (task), q->progress, q->progress_data,
+                             on_qido_done, task);
 }
 
 void
-qido_async (LbDicomwebStore       *self,
-            const char            *path_query,
-            GCancellable          *cancellable,
-            GFileProgressCallback  progress,
-            gpointer               progress_data,
-            GAsyncReadyCallback    callback,
-            gpointer               user_data)
+lb_dicomweb_qido_async (LbDicomwebStore       *self,
+                        const char            *path_query,
+                        GCancellable          *cancellable,
+                        GFileProgressCallback  progress,
+                        gpointer               progress_data,
+                        GAsyncReadyCallback    callback,
+                        gpointer               user_data)
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   QidoData *q = g_new0 (QidoData, 1);
 
-  g_task_set_source_tag (task, qido_async);
+  g_task_set_source_tag (task, lb_dicomweb_qido_async);
   q->path_query = g_strdup (path_query);
   q->all = g_ptr_array_new_with_free_func ((GDestroyNotify) lb_dicom_dataset_unref);
   q->seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -225,7 +223,7 @@ qido_async (LbDicomwebStore       *self,
 }
 
 GPtrArray *
-qido_finish (GAsyncResult *result, GError **error)
+lb_dicomweb_qido_finish (GAsyncResult *result, GError **error)
 {
   return g_task_propagate_pointer (G_TASK (result), error);
 }
@@ -252,7 +250,7 @@ patient_id_of (const LbDicomDataset *ds)
 static LbStoreEntry *
 patient_entry (LbDicomwebStore *self, const char *id, const LbDicomDataset *first, guint n_studies)
 {
-  g_autofree char *e = esc (id);
+  g_autofree char *e = lb_dicomweb_escape (id);
   g_autofree char *uri = g_strconcat (self->tree_uri, "patients/", e, "/", NULL);
   g_autofree char *label = lb_dicomweb_label_patient (
     lb_dicom_dataset_get_string (first, LB_TAG_PATIENT_NAME, 0), id);
@@ -275,7 +273,7 @@ study_entry (LbDicomwebStore *self, const LbDicomDataset *ds)
 
   if (uid == NULL)
     return NULL;
-  uri = study_uri (self, uid);
+  uri = lb_dicomweb_study_uri (self, uid);
   label = lb_dicomweb_label_study (ds);
   entry = lb_store_entry_new (uri, uid, LB_STORE_ENTRY_DICOM_STUDY);
   lb_store_entry_set_display_name (entry, label);
@@ -298,7 +296,7 @@ series_entry (LbDicomwebStore *self, const char *study, const LbDicomDataset *ds
 
   if (uid == NULL)
     return NULL;
-  uri = series_uri (self, study, uid);
+  uri = lb_dicomweb_series_uri (self, study, uid);
   label = lb_dicomweb_label_series (ds);
   entry = lb_store_entry_new (uri, uid, LB_STORE_ENTRY_DICOM_SERIES);
   lb_store_entry_set_display_name (entry, label);
@@ -312,8 +310,8 @@ series_entry (LbDicomwebStore *self, const char *study, const LbDicomDataset *ds
 }
 
 LbStoreEntry *
-instance_entry (LbDicomwebStore *self, const char *study, const char *series,
-                const LbDicomDataset *ds)
+lb_dicomweb_instance_entry (LbDicomwebStore *self, const char *study, const char *series,
+                            const LbDicomDataset *ds)
 {
   const char *uid = lb_dicom_dataset_get_string (ds, LB_TAG_SOP_INSTANCE_UID, 0);
   g_autofree char *uri = NULL, *label = NULL;
@@ -321,7 +319,7 @@ instance_entry (LbDicomwebStore *self, const char *study, const char *series,
 
   if (uid == NULL)
     return NULL;
-  uri = instance_uri (self, study, series, uid);
+  uri = lb_dicomweb_instance_uri (self, study, series, uid);
   label = lb_dicomweb_label_instance (ds);
   entry = lb_store_entry_new (uri, uid, LB_STORE_ENTRY_DICOM_INSTANCE);
   lb_store_entry_set_display_name (entry, label);
@@ -431,11 +429,11 @@ add_entry (GPtrArray *entries, LbStoreEntry *e)
 
 /* Entries of one level from a QIDO result (patients: grouped; others: one per data set). */
 static GPtrArray *
-entries_for (LbDicomwebStore *self, const Loc *loc, GPtrArray *found)
+entries_for (LbDicomwebStore *self, const LbDicomwebLoc *loc, GPtrArray *found)
 {
   GPtrArray *entries;
 
-  if (loc->level == LEVEL_ROOT)
+  if (loc->level == LB_DICOMWEB_ROOT)
     return group_patients (self, found);
   entries = g_ptr_array_new_with_free_func (g_object_unref);
   for (guint i = 0; i < found->len; i++)
@@ -444,51 +442,52 @@ entries_for (LbDicomwebStore *self, const Loc *loc, GPtrArray *found)
 
       switch (loc->level)
         {
-        case LEVEL_PATIENT:
+        case LB_DICOMWEB_PATIENT:
           /* exact match: QIDO matching may be case-insensitive or treat * and ? as wildcards */
           if (strcmp (patient_id_of (ds), loc->patient_id) == 0)
             add_entry (entries, study_entry (self, ds));
           break;
-        case LEVEL_STUDY:
+        case LB_DICOMWEB_STUDY:
           add_entry (entries, series_entry (self, loc->study, ds));
           break;
-        case LEVEL_SERIES:
-          add_entry (entries, instance_entry (self, loc->study, loc->series, ds));
+        case LB_DICOMWEB_SERIES:
+          add_entry (entries, lb_dicomweb_instance_entry (self, loc->study, loc->series, ds));
           break;
-        case LEVEL_ROOT:
-        case LEVEL_INSTANCE:
+        case LB_DICOMWEB_ROOT:
+        case LB_DICOMWEB_INSTANCE:
         default:
           g_assert_not_reached ();
         }
     }
-  g_ptr_array_sort (entries, loc->level == LEVEL_PATIENT ? compare_studies
-                             : loc->level == LEVEL_STUDY ? compare_series : compare_instances);
+  g_ptr_array_sort (entries, loc->level == LB_DICOMWEB_PATIENT ? compare_studies
+                             : loc->level == LB_DICOMWEB_STUDY ? compare_series
+                             : compare_instances);
   return entries;
 }
 
 /* The QIDO query listing the children of @loc. */
 static char *
-children_query (const Loc *loc)
+children_query (const LbDicomwebLoc *loc)
 {
   g_autofree char *a = NULL, *b = NULL;
 
   switch (loc->level)
     {
-    case LEVEL_ROOT:
+    case LB_DICOMWEB_ROOT:
       return g_strdup ("/studies?" STUDY_FIELDS);
-    case LEVEL_PATIENT:
+    case LB_DICOMWEB_PATIENT:
       if (*loc->patient_id == '\0')
         return g_strdup ("/studies?" STUDY_FIELDS);
-      a = esc (loc->patient_id);
+      a = lb_dicomweb_escape (loc->patient_id);
       return g_strdup_printf ("/studies?PatientID=%s&" STUDY_FIELDS, a);
-    case LEVEL_STUDY:
-      a = esc (loc->study);
+    case LB_DICOMWEB_STUDY:
+      a = lb_dicomweb_escape (loc->study);
       return g_strdup_printf ("/studies/%s/series?" SERIES_FIELDS, a);
-    case LEVEL_SERIES:
-      a = esc (loc->study);
-      b = esc (loc->series);
+    case LB_DICOMWEB_SERIES:
+      a = lb_dicomweb_escape (loc->study);
+      b = lb_dicomweb_escape (loc->series);
       return g_strdup_printf ("/studies/%s/series/%s/instances?" INSTANCE_FIELDS, a, b);
-    case LEVEL_INSTANCE:
+    case LB_DICOMWEB_INSTANCE:
     default:
       return NULL;
     }
@@ -502,7 +501,7 @@ on_list_found (GObject *source, GAsyncResult *result, gpointer user_data)
   GTask *task = user_data;
   LbDicomwebStore *self = g_task_get_source_object (task);
   GError *error = NULL;
-  g_autoptr(GPtrArray) found = qido_finish (result, &error);
+  g_autoptr(GPtrArray) found = lb_dicomweb_qido_finish (result, &error);
 
   if (found == NULL)
     g_task_return_error (task, error);
@@ -513,25 +512,25 @@ on_list_found (GObject *source, GAsyncResult *result, gpointer user_data)
 }
 
 void
-dw_list_async (LbStore *store, const char *uri, GCancellable *cancellable,
-               GFileProgressCallback progress, gpointer progress_data,
-               GAsyncReadyCallback callback, gpointer user_data)
+lb_dicomweb_list_async (LbStore *store, const char *uri, GCancellable *cancellable,
+                        GFileProgressCallback progress, gpointer progress_data,
+                        GAsyncReadyCallback callback, gpointer user_data)
 {
   LbDicomwebStore *self = LB_DICOMWEB_STORE (store);
   GTask *task = g_task_new (self, cancellable, callback, user_data);
-  Loc *loc = g_new0 (Loc, 1);
+  LbDicomwebLoc *loc = g_new0 (LbDicomwebLoc, 1);
   GError *error = NULL;
   g_autofree char *query = NULL;
 
-  g_task_set_source_tag (task, dw_list_async);
-  g_task_set_task_data (task, loc, (GDestroyNotify) loc_free);
-  if (!parse_location (self, uri, FALSE, loc, &error))
+  g_task_set_source_tag (task, lb_dicomweb_list_async);
+  g_task_set_task_data (task, loc, (GDestroyNotify) lb_dicomweb_loc_free);
+  if (!lb_dicomweb_loc_parse (self, uri, FALSE, loc, &error))
     {
       g_task_return_error (task, error);
       g_object_unref (task);
       return;
     }
-  if (loc->level == LEVEL_INSTANCE)
+  if (loc->level == LB_DICOMWEB_INSTANCE)
     {
       g_task_return_new_error (task, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
                                "%s is an instance, not a container", uri);
@@ -539,11 +538,11 @@ dw_list_async (LbStore *store, const char *uri, GCancellable *cancellable,
       return;
     }
   query = children_query (loc);
-  qido_async (self, query, cancellable, progress, progress_data, on_list_found, task);
+  lb_dicomweb_qido_async (self, query, cancellable, progress, progress_data, on_list_found, task);
 }
 
 GPtrArray *
-dw_list_finish (LbStore *store, GAsyncResult *result, GError **error)
+lb_dicomweb_list_finish (LbStore *store, GAsyncResult *result, GError **error)
 {
   return g_task_propagate_pointer (G_TASK (result), error);
 }
@@ -555,9 +554,9 @@ on_stat_found (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
   LbDicomwebStore *self = g_task_get_source_object (task);
-  Loc *loc = g_task_get_task_data (task);
+  LbDicomwebLoc *loc = g_task_get_task_data (task);
   GError *error = NULL;
-  g_autoptr(GPtrArray) found = qido_finish (result, &error);
+  g_autoptr(GPtrArray) found = lb_dicomweb_qido_finish (result, &error);
   LbStoreEntry *entry = NULL;
   static const char *const what[] = { "store", "patient", "study", "series", "instance" };
 
@@ -569,7 +568,7 @@ on_stat_found (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   switch (loc->level)
     {
-    case LEVEL_PATIENT:
+    case LB_DICOMWEB_PATIENT:
       {
         g_autoptr(GPtrArray) mine = g_ptr_array_new ();
 
@@ -580,25 +579,25 @@ on_stat_found (GObject *source, GAsyncResult *result, gpointer user_data)
           entry = patient_entry (self, loc->patient_id, mine->pdata[0], mine->len);
       }
       break;
-    case LEVEL_STUDY:
+    case LB_DICOMWEB_STUDY:
       for (guint i = 0; i < found->len && entry == NULL; i++)
         if (g_strcmp0 (lb_dicom_dataset_get_string (found->pdata[i], LB_TAG_STUDY_INSTANCE_UID, 0),
                        loc->study) == 0)
           entry = study_entry (self, found->pdata[i]);
       break;
-    case LEVEL_SERIES:
+    case LB_DICOMWEB_SERIES:
       for (guint i = 0; i < found->len && entry == NULL; i++)
         if (g_strcmp0 (lb_dicom_dataset_get_string (found->pdata[i], LB_TAG_SERIES_INSTANCE_UID, 0),
                        loc->series) == 0)
           entry = series_entry (self, loc->study, found->pdata[i]);
       break;
-    case LEVEL_INSTANCE:
+    case LB_DICOMWEB_INSTANCE:
       for (guint i = 0; i < found->len && entry == NULL; i++)
         if (g_strcmp0 (lb_dicom_dataset_get_string (found->pdata[i], LB_TAG_SOP_INSTANCE_UID, 0),
                        loc->instance) == 0)
-          entry = instance_entry (self, loc->study, loc->series, found->pdata[i]);
+          entry = lb_dicomweb_instance_entry (self, loc->study, loc->series, found->pdata[i]);
       break;
-    case LEVEL_ROOT:
+    case LB_DICOMWEB_ROOT:
     default:
       g_assert_not_reached ();
     }
@@ -611,18 +610,18 @@ on_stat_found (GObject *source, GAsyncResult *result, gpointer user_data)
 }
 
 void
-dw_stat_async (LbStore *store, const char *uri, GCancellable *cancellable,
-               GAsyncReadyCallback callback, gpointer user_data)
+lb_dicomweb_stat_async (LbStore *store, const char *uri, GCancellable *cancellable,
+                        GAsyncReadyCallback callback, gpointer user_data)
 {
   LbDicomwebStore *self = LB_DICOMWEB_STORE (store);
   GTask *task = g_task_new (self, cancellable, callback, user_data);
-  Loc *loc = g_new0 (Loc, 1);
+  LbDicomwebLoc *loc = g_new0 (LbDicomwebLoc, 1);
   GError *error = NULL;
   g_autofree char *query = NULL, *a = NULL, *b = NULL, *c = NULL;
 
-  g_task_set_source_tag (task, dw_stat_async);
-  g_task_set_task_data (task, loc, (GDestroyNotify) loc_free);
-  if (!parse_location (self, uri, FALSE, loc, &error))
+  g_task_set_source_tag (task, lb_dicomweb_stat_async);
+  g_task_set_task_data (task, loc, (GDestroyNotify) lb_dicomweb_loc_free);
+  if (!lb_dicomweb_loc_parse (self, uri, FALSE, loc, &error))
     {
       g_task_return_error (task, error);
       g_object_unref (task);
@@ -630,7 +629,7 @@ dw_stat_async (LbStore *store, const char *uri, GCancellable *cancellable,
     }
   switch (loc->level)
     {
-    case LEVEL_ROOT:
+    case LB_DICOMWEB_ROOT:
       {
         LbStoreEntry *e = lb_store_entry_new (self->tree_uri, self->base_url,
                                               LB_STORE_ENTRY_DIRECTORY);
@@ -639,33 +638,33 @@ dw_stat_async (LbStore *store, const char *uri, GCancellable *cancellable,
         g_object_unref (task);
         return;
       }
-    case LEVEL_PATIENT:
+    case LB_DICOMWEB_PATIENT:
       query = children_query (loc);
       break;
-    case LEVEL_STUDY:
-      a = esc (loc->study);
+    case LB_DICOMWEB_STUDY:
+      a = lb_dicomweb_escape (loc->study);
       query = g_strdup_printf ("/studies?StudyInstanceUID=%s&" STUDY_FIELDS, a);
       break;
-    case LEVEL_SERIES:
-      a = esc (loc->study);
-      b = esc (loc->series);
+    case LB_DICOMWEB_SERIES:
+      a = lb_dicomweb_escape (loc->study);
+      b = lb_dicomweb_escape (loc->series);
       query = g_strdup_printf ("/studies/%s/series?SeriesInstanceUID=%s&" SERIES_FIELDS, a, b);
       break;
-    case LEVEL_INSTANCE:
-      a = esc (loc->study);
-      b = esc (loc->series);
-      c = esc (loc->instance);
+    case LB_DICOMWEB_INSTANCE:
+      a = lb_dicomweb_escape (loc->study);
+      b = lb_dicomweb_escape (loc->series);
+      c = lb_dicomweb_escape (loc->instance);
       query = g_strdup_printf ("/studies/%s/series/%s/instances?SOPInstanceUID=%s&"
                                INSTANCE_FIELDS, a, b, c);
       break;
     default:
       g_assert_not_reached ();
     }
-  qido_async (self, query, cancellable, NULL, NULL, on_stat_found, task);
+  lb_dicomweb_qido_async (self, query, cancellable, NULL, NULL, on_stat_found, task);
 }
 
 LbStoreEntry *
-dw_stat_finish (LbStore *store, GAsyncResult *result, GError **error)
+lb_dicomweb_stat_finish (LbStore *store, GAsyncResult *result, GError **error)
 {
   return g_task_propagate_pointer (G_TASK (result), error);
 }

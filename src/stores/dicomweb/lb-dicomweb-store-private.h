@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-/* What the pieces of LbDicomwebStore share (src/stores/dicomweb only): the object's fields,
- * locations inside the store, the request helper, QIDO-RS search and the LbStore vfuncs. */
+/* What the pieces of LbDicomwebStore share; for src/stores/dicomweb only.
+ *   lb-dicomweb-store.c     the object, its constructor, the request helper, the LbStore vtable
+ *   lb-dicomweb-location.c  store URIs <-> DICOMweb levels, identifiers and URLs
+ *   lb-dicomweb-qido.c      QIDO-RS search (paged), labels, entries; list and stat
+ *   lb-dicomweb-wado.c      WADO-RS metadata and first frame; fetch image and read
+ *   lb-dicomweb-stow.c      STOW-RS; store derived and write */
 
 #include <libsoup/soup.h>
 
 #include "lb-dicomweb-store.h"
 
 G_BEGIN_DECLS
-
-#define MEDIA_DICOM_JSON "application/dicom+json"
 
 struct _LbDicomwebStore {
   GObject parent_instance;
@@ -25,64 +27,112 @@ struct _LbDicomwebStore {
   guint           page_size;  /* QIDO results asked for per request */
 };
 
+/* Where a store URI points (lb-dicomweb-store.h has the tree). */
 typedef enum {
-  LEVEL_ROOT,
-  LEVEL_PATIENT,
-  LEVEL_STUDY,
-  LEVEL_SERIES,
-  LEVEL_INSTANCE,
-} Level;
+  LB_DICOMWEB_ROOT,
+  LB_DICOMWEB_PATIENT,
+  LB_DICOMWEB_STUDY,
+  LB_DICOMWEB_SERIES,
+  LB_DICOMWEB_INSTANCE,
+} LbDicomwebLevel;
 
 typedef struct {
-  Level level;
-  char *patient_id;  /* LEVEL_PATIENT */
+  LbDicomwebLevel level;
+  char *patient_id;  /* LB_DICOMWEB_PATIENT */
   char *study;
   char *series;
   char *instance;
   char *extra;       /* a name below a study or series (write targets) */
   char *uri;         /* as given */
-} Loc;
+} LbDicomwebLoc;
 
-void     loc_clear      (Loc *loc);
-void     loc_free       (Loc *loc);
-gboolean parse_location (LbDicomwebStore *self, const char *uri, gboolean allow_extra, Loc *loc,
-                         GError **error);
-char    *esc            (const char *s);
-char    *study_uri      (LbDicomwebStore *self, const char *study);
-char    *series_uri     (LbDicomwebStore *self, const char *study, const char *series);
-char    *instance_uri   (LbDicomwebStore *self, const char *study, const char *series,
-                         const char *instance);
-char    *instance_url   (LbDicomwebStore *self, const Loc *loc);
+/* ---- locations (lb-dicomweb-location.c) --------------------------------------------------- */
 
-void request_async (LbDicomwebStore *self, const char *method, const char *url,
-                    const char *accept, GBytes *body, const char *body_type, guint64 max_bytes,
-                    GCancellable *cancellable, GFileProgressCallback progress,
-                    gpointer progress_data, GAsyncReadyCallback callback, gpointer user_data);
+void     lb_dicomweb_loc_clear (LbDicomwebLoc *loc);
+void     lb_dicomweb_loc_free  (LbDicomwebLoc *loc);
+/* Splits @uri (inside the store; NULL is its root) into its level and identifiers. With
+ * @allow_extra, one more segment below a study or series is kept in loc->extra. */
+gboolean lb_dicomweb_loc_parse (LbDicomwebStore  *self,
+                                const char       *uri,
+                                gboolean          allow_extra,
+                                LbDicomwebLoc    *loc,
+                                GError          **error);
 
-void       qido_async  (LbDicomwebStore *self, const char *path_query, GCancellable *cancellable,
-                        GFileProgressCallback progress, gpointer progress_data,
-                        GAsyncReadyCallback callback, gpointer user_data);
-GPtrArray *qido_finish (GAsyncResult *result, GError **error);
-LbStoreEntry *instance_entry (LbDicomwebStore *self, const char *study, const char *series,
-                              const LbDicomDataset *ds);
+/* A URI path segment, percent-encoded. */
+char *lb_dicomweb_escape       (const char *s);
+/* Entry URIs in the store's scheme (containers end in '/'). */
+char *lb_dicomweb_study_uri    (LbDicomwebStore *self,
+                                const char      *study);
+char *lb_dicomweb_series_uri   (LbDicomwebStore *self,
+                                const char      *study,
+                                const char      *series);
+char *lb_dicomweb_instance_uri (LbDicomwebStore *self,
+                                const char      *study,
+                                const char      *series,
+                                const char      *instance);
+/* The DICOMweb URL of an instance resource (…/studies/x/series/y/instances/z). */
+char *lb_dicomweb_instance_url (LbDicomwebStore     *self,
+                                const LbDicomwebLoc *loc);
 
-void          dw_list_async   (LbStore *store, const char *uri, GCancellable *cancellable,
-                               GFileProgressCallback progress, gpointer progress_data,
-                               GAsyncReadyCallback callback, gpointer user_data);
-GPtrArray    *dw_list_finish  (LbStore *store, GAsyncResult *result, GError **error);
-void          dw_stat_async   (LbStore *store, const char *uri, GCancellable *cancellable,
-                               GAsyncReadyCallback callback, gpointer user_data);
-LbStoreEntry *dw_stat_finish  (LbStore *store, GAsyncResult *result, GError **error);
-void          dw_read_async   (LbStore *store, const char *uri, GCancellable *cancellable,
-                               GFileProgressCallback progress, gpointer progress_data,
-                               GAsyncReadyCallback callback, gpointer user_data);
-GInputStream *dw_read_finish  (LbStore *store, GAsyncResult *result, LbStoreEntry **out_entry,
-                               GError **error);
-void          dw_write_async  (LbStore *store, const char *uri, GInputStream *source, gint64 size,
-                               const char *content_type, LbStoreWriteMode mode, const char *etag,
-                               GCancellable *cancellable, GFileProgressCallback progress,
-                               gpointer progress_data, GAsyncReadyCallback callback,
-                               gpointer user_data);
-LbStoreEntry *dw_write_finish (LbStore *store, GAsyncResult *result, GError **error);
+/* ---- requests (lb-dicomweb-store.c) ------------------------------------------------------- */
+
+#define LB_MEDIA_DICOM_JSON "application/dicom+json"
+
+/* One request with the store's options and session, the whole body read (capped at
+ * @max_bytes, 0 = no cap); finish with lb_http_request_finish(). The status is not checked. */
+void lb_dicomweb_request_async (LbDicomwebStore       *self,
+                                const char            *method,
+                                const char            *url,
+                                const char            *accept,
+                                GBytes                *body,
+                                const char            *body_type,
+                                guint64                max_bytes,
+                                GCancellable          *cancellable,
+                                GFileProgressCallback  progress,
+                                gpointer               progress_data,
+                                GAsyncReadyCallback    callback,
+                                gpointer               user_data);
+
+/* ---- QIDO-RS (lb-dicomweb-qido.c) --------------------------------------------------------- */
+
+/* A paged search: @path_query ("/studies?…") is appended to the base URL. Finish returns every
+ * matching data set (LbDicomDataset*), each once. */
+void       lb_dicomweb_qido_async  (LbDicomwebStore       *self,
+                                    const char            *path_query,
+                                    GCancellable          *cancellable,
+                                    GFileProgressCallback  progress,
+                                    gpointer               progress_data,
+                                    GAsyncReadyCallback    callback,
+                                    gpointer               user_data);
+GPtrArray *lb_dicomweb_qido_finish (GAsyncResult          *result,
+                                    GError               **error);
+
+/* The entry of an instance found in a search or fetched; NULL without a SOPInstanceUID. */
+LbStoreEntry *lb_dicomweb_instance_entry (LbDicomwebStore      *self,
+                                          const char           *study,
+                                          const char           *series,
+                                          const LbDicomDataset *ds);
+
+/* ---- the LbStore operations (qido, wado, stow) -------------------------------------------- */
+
+void          lb_dicomweb_list_async   (LbStore *store, const char *uri, GCancellable *cancellable,
+                                        GFileProgressCallback progress, gpointer progress_data,
+                                        GAsyncReadyCallback callback, gpointer user_data);
+GPtrArray    *lb_dicomweb_list_finish  (LbStore *store, GAsyncResult *result, GError **error);
+void          lb_dicomweb_stat_async   (LbStore *store, const char *uri, GCancellable *cancellable,
+                                        GAsyncReadyCallback callback, gpointer user_data);
+LbStoreEntry *lb_dicomweb_stat_finish  (LbStore *store, GAsyncResult *result, GError **error);
+void          lb_dicomweb_read_async   (LbStore *store, const char *uri, GCancellable *cancellable,
+                                        GFileProgressCallback progress, gpointer progress_data,
+                                        GAsyncReadyCallback callback, gpointer user_data);
+GInputStream *lb_dicomweb_read_finish  (LbStore *store, GAsyncResult *result,
+                                        LbStoreEntry **out_entry, GError **error);
+void          lb_dicomweb_write_async  (LbStore *store, const char *uri, GInputStream *source,
+                                        gint64 size, const char *content_type,
+                                        LbStoreWriteMode mode, const char *etag,
+                                        GCancellable *cancellable, GFileProgressCallback progress,
+                                        gpointer progress_data, GAsyncReadyCallback callback,
+                                        gpointer user_data);
+LbStoreEntry *lb_dicomweb_write_finish (LbStore *store, GAsyncResult *result, GError **error);
 
 G_END_DECLS

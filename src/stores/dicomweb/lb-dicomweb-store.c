@@ -1,21 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "lb-dicomweb-store"
 
-#include "config.h"
-
 #include "lb-dicomweb-store-private.h"
 
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "lb-dicom-frame.h"
-#include "lb-dicom-multipart.h"
-#include "lb-dicom-writer.h"
 #include "lb-error.h"
 #include "lb-http.h"
-#include "lb-image-loader.h"
-#include "lb-png.h"
 
 static void lb_dicomweb_store_iface_init (LbStoreInterface *iface);
 
@@ -162,25 +153,25 @@ lb_dicomweb_store_get_base_url (LbDicomwebStore *self)
  * @max_bytes, 0 = no cap) with lb_http_request_async(); finish with lb_http_request_finish().
  * The status is not checked: the caller decides (STOW failures carry a body to read). */
 void
-request_async (LbDicomwebStore       *self,
-               const char            *method,
-               const char            *url,
-               const char            *accept,
-               GBytes                *body,
-               const char            *body_type,
-               guint64                max_bytes,
-               GCancellable          *cancellable,
-               GFileProgressCallback  progress,
-               gpointer               progress_data,
-               GAsyncReadyCallback    callback,
-               gpointer               user_data)
+lb_dicomweb_request_async (LbDicomwebStore       *self,
+                           const char            *method,
+                           const char            *url,
+                           const char            *accept,
+                           GBytes                *body,
+                           const char            *body_type,
+                           guint64                max_bytes,
+                           GCancellable          *cancellable,
+                           GFileProgressCallback  progress,
+                           gpointer               progress_data,
+                           GAsyncReadyCallback    callback,
+                           gpointer               user_data)
 {
   GError *error = NULL;
   g_autoptr(SoupMessage) msg = lb_http_message_new (method, url, self->options, &error);
 
   if (msg == NULL)
     {
-      g_task_report_error (self, callback, user_data, request_async, error);
+      g_task_report_error (self, callback, user_data, lb_dicomweb_request_async, error);
       return;
     }
   if (accept)
@@ -238,14 +229,14 @@ lb_dicomweb_store_iface_init (LbStoreInterface *iface)
   iface->get_uri = dw_get_uri;
   iface->get_backend_name = dw_get_backend_name;
   iface->get_capabilities = dw_get_capabilities;
-  iface->list_async = dw_list_async;
-  iface->list_finish = dw_list_finish;
-  iface->stat_async = dw_stat_async;
-  iface->stat_finish = dw_stat_finish;
-  iface->read_async = dw_read_async;
-  iface->read_finish = dw_read_finish;
-  iface->write_async = dw_write_async;
-  iface->write_finish = dw_write_finish;
+  iface->list_async = lb_dicomweb_list_async;
+  iface->list_finish = lb_dicomweb_list_finish;
+  iface->stat_async = lb_dicomweb_stat_async;
+  iface->stat_finish = lb_dicomweb_stat_finish;
+  iface->read_async = lb_dicomweb_read_async;
+  iface->read_finish = lb_dicomweb_read_finish;
+  iface->write_async = lb_dicomweb_write_async;
+  iface->write_finish = lb_dicomweb_write_finish;
   iface->mkdir_async = dw_mkdir_async;
   iface->mkdir_finish = dw_mkdir_finish;
 }

@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "lb-dicomweb-store"
 
-#include "config.h"
-
 #include "lb-dicomweb-store-private.h"
 
 #include <math.h>
@@ -18,7 +16,7 @@
 /* ---- store derived (STOW-RS) -------------------------------------------------------------- */
 
 typedef struct {
-  Loc             source;      /* the instance the image came from */
+  LbDicomwebLoc   source;      /* the instance the image came from */
   char           *source_uri;
   LbImage        *image;       /* NULL when @dicom is given */
   char           *derivation;
@@ -31,7 +29,7 @@ typedef struct {
 static void
 stow_data_free (StowData *d)
 {
-  loc_clear (&d->source);
+  lb_dicomweb_loc_clear (&d->source);
   g_free (d->source_uri);
   g_clear_object (&d->image);
   g_free (d->derivation);
@@ -184,7 +182,7 @@ on_stowed (GObject *source, GAsyncResult *result, gpointer user_data)
                                     "say in which series", d->stow_url, d->sop_uid));
       return;
     }
-  uri = instance_uri (self, d->study_uid, d->series_uid, d->sop_uid);
+  uri = lb_dicomweb_instance_uri (self, d->study_uid, d->series_uid, d->sop_uid);
   entry = lb_store_entry_new (uri, d->sop_uid, LB_STORE_ENTRY_DICOM_INSTANCE);
   lb_store_entry_set_display_name (entry, "#1");
   lb_store_entry_set_size (entry, (gint64) g_bytes_get_size (d->dicom));
@@ -204,14 +202,14 @@ stow_send (GTask *task)
   StowData *d = g_task_get_task_data (task);
   g_autoptr(GPtrArray) parts = g_ptr_array_new ();
   g_autoptr(GBytes) body = NULL;
-  g_autofree char *content_type = NULL, *st = esc (d->study_uid);
+  g_autofree char *content_type = NULL, *st = lb_dicomweb_escape (d->study_uid);
 
   g_ptr_array_add (parts, d->dicom);
   body = lb_dicom_multipart_build ("application/dicom", parts, &content_type);
   d->stow_url = g_strdup_printf ("%s/studies/%s", self->base_url, st);
-  request_async (self, "POST", d->stow_url, MEDIA_DICOM_JSON, body, content_type,
-                 LB_STORE_DEFAULT_MAX_LISTING_BYTES, g_task_get_cancellable (task), NULL, NULL,
-                 on_stowed, task);
+  lb_dicomweb_request_async (self, "POST", d->stow_url, LB_MEDIA_DICOM_JSON, body, content_type,
+                             LB_STORE_DEFAULT_MAX_LISTING_BYTES, g_task_get_cancellable (task),
+                             NULL, NULL, on_stowed, task);
 }
 
 /* An image that travelled as PNG has its spacing from pHYs, in whole pixels per metre: 0.661468
@@ -247,7 +245,7 @@ on_study_series (GObject *source, GAsyncResult *result, gpointer user_data)
   GTask *task = user_data;
   StowData *d = g_task_get_task_data (task);
   GError *error = NULL;
-  g_autoptr(GPtrArray) series = qido_finish (result, &error);
+  g_autoptr(GPtrArray) series = lb_dicomweb_qido_finish (result, &error);
   g_autoptr(LbDicomDataset) sc = NULL;
   gint64 max_number = 0;
 
@@ -313,9 +311,10 @@ on_source_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
     }
   d->metadata = lb_dicom_dataset_ref (arr->pdata[0]);
-  st = esc (d->source.study);
+  st = lb_dicomweb_escape (d->source.study);
   query = g_strdup_printf ("/studies/%s/series?includefield=00200011", st);
-  qido_async (self, query, g_task_get_cancellable (task), NULL, NULL, on_study_series, task);
+  lb_dicomweb_qido_async (self, query, g_task_get_cancellable (task), NULL, NULL, on_study_series,
+                          task);
 }
 
 static void
@@ -330,12 +329,12 @@ store_derived_start (LbDicomwebStore *self, LbImage *image, const char *source_u
   d->image = g_object_ref (image);
   d->derivation = g_strdup (derivation);
   d->source_uri = g_strdup (source_uri);
-  if (!parse_location (self, source_uri, FALSE, &d->source, &error))
+  if (!lb_dicomweb_loc_parse (self, source_uri, FALSE, &d->source, &error))
     {
       stow_fail (task, error);
       return;
     }
-  if (d->source.level != LEVEL_INSTANCE)
+  if (d->source.level != LB_DICOMWEB_INSTANCE)
     {
       stow_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
                                     "%s: the source of a derived image must be an instance",
@@ -343,11 +342,11 @@ store_derived_start (LbDicomwebStore *self, LbImage *image, const char *source_u
       return;
     }
   d->study_uid = g_strdup (d->source.study);
-  url = instance_url (self, &d->source);
+  url = lb_dicomweb_instance_url (self, &d->source);
   md_url = g_strconcat (url, "/metadata", NULL);
-  request_async (self, "GET", md_url, MEDIA_DICOM_JSON, NULL, NULL,
-                 LB_STORE_DEFAULT_MAX_LISTING_BYTES, g_task_get_cancellable (task), NULL, NULL,
-                 on_source_metadata, task);
+  lb_dicomweb_request_async (self, "GET", md_url, LB_MEDIA_DICOM_JSON, NULL, NULL,
+                             LB_STORE_DEFAULT_MAX_LISTING_BYTES, g_task_get_cancellable (task),
+                             NULL, NULL, on_source_metadata, task);
 }
 
 void
@@ -377,15 +376,15 @@ lb_dicomweb_store_store_derived_finish (LbDicomwebStore *self, GAsyncResult *res
 /* ---- write -------------------------------------------------------------------------------- */
 
 typedef struct {
-  Loc    target;
-  char  *uri;
-  char  *content_type;
+  LbDicomwebLoc  target;
+  char          *uri;
+  char          *content_type;
 } WriteData;
 
 static void
 write_data_free (WriteData *d)
 {
-  loc_clear (&d->target);
+  lb_dicomweb_loc_clear (&d->target);
   g_free (d->uri);
   g_free (d->content_type);
   g_free (d);
@@ -409,7 +408,7 @@ on_raw_precheck (GObject *source, GAsyncResult *result, gpointer user_data)
   GTask *task = user_data;
   StowData *d = g_task_get_task_data (task);
   GError *error = NULL;
-  g_autoptr(GPtrArray) found = qido_finish (result, &error);
+  g_autoptr(GPtrArray) found = lb_dicomweb_qido_finish (result, &error);
 
   if (found == NULL)
     {
@@ -484,36 +483,36 @@ part10_uids (GBytes *bytes, char **sop, char **series)
 /* Which instance an uploaded image came from: the UIDs Lightbox put into its metadata when it
  * read it, or the provenance "Source" URL, or the write target itself. */
 static char *
-source_of (LbDicomwebStore *self, LbImage *image, const Loc *target)
+source_of (LbDicomwebStore *self, LbImage *image, const LbDicomwebLoc *target)
 {
   const LbImageMeta *meta = lb_image_get_meta (image);
   const char *st = lb_image_meta_get_text (meta, "dicom:StudyInstanceUID");
   const char *se = lb_image_meta_get_text (meta, "dicom:SeriesInstanceUID");
   const char *in = lb_image_meta_get_text (meta, "dicom:SOPInstanceUID");
   const char *src = lb_image_meta_get_text (meta, "Source");
-  Loc loc;
+  LbDicomwebLoc loc;
 
   if (st && se && in)
-    return instance_uri (self, st, se, in);
-  if (src && parse_location (self, src, FALSE, &loc, NULL))
+    return lb_dicomweb_instance_uri (self, st, se, in);
+  if (src && lb_dicomweb_loc_parse (self, src, FALSE, &loc, NULL))
     {
-      gboolean ok = loc.level == LEVEL_INSTANCE;
+      gboolean ok = loc.level == LB_DICOMWEB_INSTANCE;
 
-      loc_clear (&loc);
+      lb_dicomweb_loc_clear (&loc);
       if (ok)
         return g_strdup (src);
     }
   if (lb_image_meta_get_source_uri (meta)
-      && parse_location (self, lb_image_meta_get_source_uri (meta), FALSE, &loc, NULL))
+      && lb_dicomweb_loc_parse (self, lb_image_meta_get_source_uri (meta), FALSE, &loc, NULL))
     {
-      gboolean ok = loc.level == LEVEL_INSTANCE;
+      gboolean ok = loc.level == LB_DICOMWEB_INSTANCE;
 
-      loc_clear (&loc);
+      lb_dicomweb_loc_clear (&loc);
       if (ok)
         return g_strdup (lb_image_meta_get_source_uri (meta));
     }
-  if (target->level == LEVEL_INSTANCE)
-    return instance_uri (self, target->study, target->series, target->instance);
+  if (target->level == LB_DICOMWEB_INSTANCE)
+    return lb_dicomweb_instance_uri (self, target->study, target->series, target->instance);
   return NULL;
 }
 
@@ -527,7 +526,7 @@ on_write_read (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr(GBytes) bytes = lb_http_read_all_finish (G_INPUT_STREAM (source), result, &error);
   g_autoptr(LbImage) image = NULL;
   g_autofree char *src = NULL;
-  Loc src_loc;
+  LbDicomwebLoc src_loc;
   const char *chain;
 
   if (bytes == NULL)
@@ -557,11 +556,11 @@ on_write_read (GObject *source, GAsyncResult *result, gpointer user_data)
       d->series_uid = g_steal_pointer (&series);
       g_task_set_task_data (task, d, (GDestroyNotify) stow_data_free);
       {
-        g_autofree char *e = esc (d->sop_uid);
+        g_autofree char *e = lb_dicomweb_escape (d->sop_uid);
         g_autofree char *query = g_strdup_printf ("/instances?SOPInstanceUID=%s", e);
 
-        qido_async (self, query, g_task_get_cancellable (task), NULL, NULL, on_raw_precheck,
-                    task);
+        lb_dicomweb_qido_async (self, query, g_task_get_cancellable (task), NULL, NULL,
+                                on_raw_precheck, task);
       }
       return;
     }
@@ -581,11 +580,11 @@ on_write_read (GObject *source, GAsyncResult *result, gpointer user_data)
                                     wd->uri));
       return;
     }
-  if (parse_location (self, src, FALSE, &src_loc, NULL))
+  if (lb_dicomweb_loc_parse (self, src, FALSE, &src_loc, NULL))
     {
       gboolean same = g_strcmp0 (src_loc.study, wd->target.study) == 0;
 
-      loc_clear (&src_loc);
+      lb_dicomweb_loc_clear (&src_loc);
       if (!same)
         {
           stow_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
@@ -600,17 +599,17 @@ on_write_read (GObject *source, GAsyncResult *result, gpointer user_data)
 }
 
 void
-dw_write_async (LbStore *store, const char *uri, GInputStream *source, gint64 size,
-                const char *content_type, LbStoreWriteMode mode, const char *etag,
-                GCancellable *cancellable, GFileProgressCallback progress,
-                gpointer progress_data, GAsyncReadyCallback callback, gpointer user_data)
+lb_dicomweb_write_async (LbStore *store, const char *uri, GInputStream *source, gint64 size,
+                         const char *content_type, LbStoreWriteMode mode, const char *etag,
+                         GCancellable *cancellable, GFileProgressCallback progress,
+                         gpointer progress_data, GAsyncReadyCallback callback, gpointer user_data)
 {
   LbDicomwebStore *self = LB_DICOMWEB_STORE (store);
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   WriteData *wd = g_new0 (WriteData, 1);
   GError *error = NULL;
 
-  g_task_set_source_tag (task, dw_write_async);
+  g_task_set_source_tag (task, lb_dicomweb_write_async);
   g_task_set_task_data (task, wd, (GDestroyNotify) write_data_free);
   wd->uri = g_strdup (uri ? uri : self->root_uri);
   wd->content_type = g_strdup (content_type);
@@ -621,12 +620,12 @@ dw_write_async (LbStore *store, const char *uri, GInputStream *source, gint64 si
                                     "stored as a new instance in a new series", wd->uri));
       return;
     }
-  if (!parse_location (self, wd->uri, TRUE, &wd->target, &error))
+  if (!lb_dicomweb_loc_parse (self, wd->uri, TRUE, &wd->target, &error))
     {
       stow_fail (task, error);
       return;
     }
-  if (wd->target.level < LEVEL_STUDY)
+  if (wd->target.level < LB_DICOMWEB_STUDY)
     {
       stow_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
                                     "%s: write into a study, series or instance; a derived image "
@@ -638,7 +637,7 @@ dw_write_async (LbStore *store, const char *uri, GInputStream *source, gint64 si
 }
 
 LbStoreEntry *
-dw_write_finish (LbStore *store, GAsyncResult *result, GError **error)
+lb_dicomweb_write_finish (LbStore *store, GAsyncResult *result, GError **error)
 {
   return g_task_propagate_pointer (G_TASK (result), error);
 }

@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "lb-dicomweb-store"
 
-#include "config.h"
-
 #include "lb-dicomweb-store-private.h"
 
 #include <string.h>
@@ -25,20 +23,20 @@
 /* ---- fetch image (WADO-RS) ---------------------------------------------------------------- */
 
 typedef struct {
-  Loc             loc;
-  char           *uri;
-  LbLimits        limits;
-  LbDicomDataset *metadata;
-  LbImage        *image;
-  GFileProgressCallback progress;
-  gpointer        progress_data;
-  gboolean        asked_uncompressed;  /* the second request, with an explicit syntax */
+  LbDicomwebLoc          loc;
+  char                  *uri;
+  LbLimits               limits;
+  LbDicomDataset        *metadata;
+  LbImage               *image;
+  GFileProgressCallback  progress;
+  gpointer               progress_data;
+  gboolean               asked_uncompressed;  /* the second request, with an explicit syntax */
 } FetchData;
 
 static void
 fetch_data_free (FetchData *d)
 {
-  loc_clear (&d->loc);
+  lb_dicomweb_loc_clear (&d->loc);
   g_free (d->uri);
   g_clear_pointer (&d->metadata, lb_dicom_dataset_unref);
   g_clear_object (&d->image);
@@ -150,14 +148,15 @@ request_frame (GTask *task, const char *accept)
 {
   LbDicomwebStore *self = g_task_get_source_object (task);
   FetchData *d = g_task_get_task_data (task);
-  g_autofree char *url = instance_url (self, &d->loc);
+  g_autofree char *url = lb_dicomweb_instance_url (self, &d->loc);
   g_autofree char *frame_url = g_strconcat (url, "/frames/1", NULL);
   /* a frame can be as large as the pixel limit allows, plus the multipart framing */
   guint64 cap = d->limits.max_bytes + (1 << 20);
 
   d->asked_uncompressed = strcmp (accept, ACCEPT_FRAME) == 0;
-  request_async (self, "GET", frame_url, accept, NULL, NULL, cap, g_task_get_cancellable (task),
-                 d->progress, d->progress_data, on_frame, task);
+  lb_dicomweb_request_async (self, "GET", frame_url, accept, NULL, NULL, cap,
+                             g_task_get_cancellable (task), d->progress, d->progress_data, on_frame,
+                             task);
 }
 
 static void
@@ -212,23 +211,23 @@ fetch_start (LbDicomwebStore *self, const char *uri, const LbLimits *limits,
   d->progress = progress;
   d->progress_data = progress_data;
   g_task_set_task_data (task, d, (GDestroyNotify) fetch_data_free);
-  if (!parse_location (self, uri, FALSE, &d->loc, &error))
+  if (!lb_dicomweb_loc_parse (self, uri, FALSE, &d->loc, &error))
     {
       g_task_return_error (task, error);
       g_object_unref (task);
       return;
     }
-  if (d->loc.level != LEVEL_INSTANCE)
+  if (d->loc.level != LB_DICOMWEB_INSTANCE)
     {
       g_task_return_new_error (task, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
                                "%s is a container, not an image", uri);
       g_object_unref (task);
       return;
     }
-  url = instance_url (self, &d->loc);
+  url = lb_dicomweb_instance_url (self, &d->loc);
   md_url = g_strconcat (url, "/metadata", NULL);
-  request_async (self, "GET", md_url, MEDIA_DICOM_JSON, NULL, NULL, cap, cancellable, NULL, NULL,
-                 on_metadata, task);
+  lb_dicomweb_request_async (self, "GET", md_url, LB_MEDIA_DICOM_JSON, NULL, NULL, cap, cancellable,
+                             NULL, NULL, on_metadata, task);
 }
 
 void
@@ -302,7 +301,7 @@ on_read_fetched (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   r = g_new0 (ReadResult, 1);
   r->stream = g_memory_input_stream_new_from_bytes (png);
-  r->entry = instance_entry (self, d->loc.study, d->loc.series, md);
+  r->entry = lb_dicomweb_instance_entry (self, d->loc.study, d->loc.series, md);
   if (r->entry == NULL)
     r->entry = lb_store_entry_new (uri, d->loc.instance, LB_STORE_ENTRY_DICOM_INSTANCE);
   label = lb_dicomweb_label_instance (md);
@@ -314,21 +313,22 @@ on_read_fetched (GObject *source, GAsyncResult *result, gpointer user_data)
 }
 
 void
-dw_read_async (LbStore *store, const char *uri, GCancellable *cancellable,
-               GFileProgressCallback progress, gpointer progress_data,
-               GAsyncReadyCallback callback, gpointer user_data)
+lb_dicomweb_read_async (LbStore *store, const char *uri, GCancellable *cancellable,
+                        GFileProgressCallback progress, gpointer progress_data,
+                        GAsyncReadyCallback callback, gpointer user_data)
 {
   LbDicomwebStore *self = LB_DICOMWEB_STORE (store);
   GTask *task = g_task_new (self, cancellable, callback, user_data);
 
-  g_task_set_source_tag (task, dw_read_async);
+  g_task_set_source_tag (task, lb_dicomweb_read_async);
   g_task_set_task_data (task, g_strdup (uri ? uri : self->root_uri), g_free);
   fetch_start (self, uri ? uri : self->root_uri, NULL, progress, progress_data, cancellable,
                on_read_fetched, task);
 }
 
 GInputStream *
-dw_read_finish (LbStore *store, GAsyncResult *result, LbStoreEntry **out_entry, GError **error)
+lb_dicomweb_read_finish (LbStore *store, GAsyncResult *result, LbStoreEntry **out_entry,
+                         GError **error)
 {
   ReadResult *r = g_task_propagate_pointer (G_TASK (result), error);
   GInputStream *stream;
