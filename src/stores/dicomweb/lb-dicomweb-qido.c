@@ -126,8 +126,7 @@ on_qido_done (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (body == NULL)
     {
-      g_task_return_error (task, error);
-      g_object_unref (task);
+      lb_dicomweb_task_fail (task, error);
       return;
     }
   /* 204 No Content: no (more) matches (PS3.18 §10.6.3.3) */
@@ -140,8 +139,7 @@ on_qido_done (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   if (!lb_http_check_status (msg, &error))
     {
-      g_task_return_error (task, error);
-      g_object_unref (task);
+      lb_dicomweb_task_fail (task, error);
       return;
     }
   arr = lb_dicom_json_parse_array (g_bytes_get_data (body, NULL), g_bytes_get_size (body),
@@ -149,8 +147,7 @@ on_qido_done (GObject *source, GAsyncResult *result, gpointer user_data)
   if (arr == NULL)
     {
       g_prefix_error (&error, "%s: ", q->url);
-      g_task_return_error (task, error);
-      g_object_unref (task);
+      lb_dicomweb_task_fail (task, error);
       return;
     }
   for (guint i = 0; i < arr->len; i++)
@@ -167,10 +164,9 @@ on_qido_done (GObject *source, GAsyncResult *result, gpointer user_data)
                                                    : LB_STORE_DEFAULT_MAX_LISTING_ENTRIES;
   if (q->all->len > max_entries)
     {
-      g_task_return_new_error (task, LB_ERROR, LB_ERROR_TOO_LARGE,
-                               "%s%s: listing too large (more than %u entries)",
-                               self->base_url, q->path_query, max_entries);
-      g_object_unref (task);
+      lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_TOO_LARGE,
+                                                "%s%s: listing too large (more than %u entries)",
+                                                self->base_url, q->path_query, max_entries));
       return;
     }
   /* a short page (or one that ignored the limit, or brought nothing new) is the last */
@@ -189,25 +185,19 @@ qido_next_page (GTask *task)
 {
   LbDicomwebStore *self = g_task_get_source_object (task);
   QidoData *q = g_task_get_task_data (task);
-  guint64 cap = self->options->max_listing_bytes ? self->options->max_listing_bytes
-                                                 : LB_STORE_DEFAULT_MAX_LISTING_BYTES;
 
   g_free (q->url);
   q->url = g_strdup_printf ("%s%s%climit=%u&offset=%u", self->base_url, q->path_query,
                             strchr (q->path_query, '?') ? '&' : '?', self->page_size, q->offset);
-  lb_dicomweb_request_async (self, "GET", q->url, LB_MEDIA_DICOM_JSON, NULL, NULL, cap,
-                             g_task_get_cancellable (task), q->progress, q->progress_data,
-                             on_qido_done, task);
+  lb_dicomweb_request_async (self, "GET", q->url, LB_MEDIA_DICOM_JSON, NULL, NULL,
+                             lb_dicomweb_max_json_bytes (self), g_task_get_cancellable (task),
+                             q->progress, q->progress_data, on_qido_done, task);
 }
 
 void
-lb_dicomweb_qido_async (LbDicomwebStore       *self,
-                        const char            *path_query,
-                        GCancellable          *cancellable,
-                        GFileProgressCallback  progress,
-                        gpointer               progress_data,
-                        GAsyncReadyCallback    callback,
-                        gpointer               user_data)
+lb_dicomweb_qido_async (LbDicomwebStore *self, const char *path_query, GCancellable *cancellable,
+                        GFileProgressCallback progress, gpointer progress_data,
+                        GAsyncReadyCallback callback, gpointer user_data)
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   QidoData *q = g_new0 (QidoData, 1);
@@ -226,6 +216,15 @@ GPtrArray *
 lb_dicomweb_qido_finish (GAsyncResult *result, GError **error)
 {
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+LbDicomDataset *
+lb_dicomweb_find (GPtrArray *found, guint32 tag, const char *value)
+{
+  for (guint i = 0; i < found->len; i++)
+    if (g_strcmp0 (lb_dicom_dataset_get_string (found->pdata[i], tag, 0), value) == 0)
+      return found->pdata[i];
+  return NULL;
 }
 
 /* ---- entries ------------------------------------------------------------------------------ */
@@ -333,22 +332,25 @@ lb_dicomweb_instance_entry (LbDicomwebStore *self, const char *study, const char
   return entry;
 }
 
-/* Orders: numbers numerically (missing last), then the text. */
+/* Orders by the number in the attribute named @key (numerically, missing last), then by name. */
 static int
-compare_numbers_then (const char *na, const char *nb, const char *ta, const char *tb)
+compare_numbered (gconstpointer a, gconstpointer b, gpointer key)
 {
+  LbStoreEntry *x = *(LbStoreEntry *const *) a, *y = *(LbStoreEntry *const *) b;
+  const char *na = lb_store_entry_get_attribute (x, key);
+  const char *nb = lb_store_entry_get_attribute (y, key);
   gboolean ha = na != NULL, hb = nb != NULL;
 
   if (ha != hb)
     return ha ? -1 : 1;
   if (ha)
     {
-      double a = g_ascii_strtod (na, NULL), b = g_ascii_strtod (nb, NULL);
+      double da = g_ascii_strtod (na, NULL), db = g_ascii_strtod (nb, NULL);
 
-      if (a != b)
-        return a < b ? -1 : 1;
+      if (da != db)
+        return da < db ? -1 : 1;
     }
-  return g_strcmp0 (ta, tb);
+  return g_strcmp0 (lb_store_entry_get_name (x), lb_store_entry_get_name (y));
 }
 
 static int
@@ -367,26 +369,6 @@ compare_studies (gconstpointer a, gconstpointer b)
                      lb_store_entry_get_attribute (y, "StudyDate"));
 
   return c ? c : g_strcmp0 (lb_store_entry_get_name (x), lb_store_entry_get_name (y));
-}
-
-static int
-compare_series (gconstpointer a, gconstpointer b)
-{
-  LbStoreEntry *x = *(LbStoreEntry *const *) a, *y = *(LbStoreEntry *const *) b;
-
-  return compare_numbers_then (lb_store_entry_get_attribute (x, "SeriesNumber"),
-                               lb_store_entry_get_attribute (y, "SeriesNumber"),
-                               lb_store_entry_get_name (x), lb_store_entry_get_name (y));
-}
-
-static int
-compare_instances (gconstpointer a, gconstpointer b)
-{
-  LbStoreEntry *x = *(LbStoreEntry *const *) a, *y = *(LbStoreEntry *const *) b;
-
-  return compare_numbers_then (lb_store_entry_get_attribute (x, "InstanceNumber"),
-                               lb_store_entry_get_attribute (y, "InstanceNumber"),
-                               lb_store_entry_get_name (x), lb_store_entry_get_name (y));
 }
 
 /* Groups studies by PatientID (QIDO-RS has no patient level). */
@@ -459,9 +441,12 @@ entries_for (LbDicomwebStore *self, const LbDicomwebLoc *loc, GPtrArray *found)
           g_assert_not_reached ();
         }
     }
-  g_ptr_array_sort (entries, loc->level == LB_DICOMWEB_PATIENT ? compare_studies
-                             : loc->level == LB_DICOMWEB_STUDY ? compare_series
-                             : compare_instances);
+  if (loc->level == LB_DICOMWEB_PATIENT)
+    g_ptr_array_sort (entries, compare_studies);
+  else
+    g_ptr_array_sort_with_data (entries, compare_numbered,
+                                (gpointer) (loc->level == LB_DICOMWEB_STUDY ? "SeriesNumber"
+                                                                            : "InstanceNumber"));
   return entries;
 }
 
@@ -526,15 +511,13 @@ lb_dicomweb_list_async (LbStore *store, const char *uri, GCancellable *cancellab
   g_task_set_task_data (task, loc, (GDestroyNotify) lb_dicomweb_loc_free);
   if (!lb_dicomweb_loc_parse (self, uri, FALSE, loc, &error))
     {
-      g_task_return_error (task, error);
-      g_object_unref (task);
+      lb_dicomweb_task_fail (task, error);
       return;
     }
   if (loc->level == LB_DICOMWEB_INSTANCE)
     {
-      g_task_return_new_error (task, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
-                               "%s is an instance, not a container", uri);
-      g_object_unref (task);
+      lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                                                "%s is an instance, not a container", uri));
       return;
     }
   query = children_query (loc);
@@ -558,12 +541,12 @@ on_stat_found (GObject *source, GAsyncResult *result, gpointer user_data)
   GError *error = NULL;
   g_autoptr(GPtrArray) found = lb_dicomweb_qido_finish (result, &error);
   LbStoreEntry *entry = NULL;
+  LbDicomDataset *ds;
   static const char *const what[] = { "store", "patient", "study", "series", "instance" };
 
   if (found == NULL)
     {
-      g_task_return_error (task, error);
-      g_object_unref (task);
+      lb_dicomweb_task_fail (task, error);
       return;
     }
   switch (loc->level)
@@ -580,22 +563,16 @@ on_stat_found (GObject *source, GAsyncResult *result, gpointer user_data)
       }
       break;
     case LB_DICOMWEB_STUDY:
-      for (guint i = 0; i < found->len && entry == NULL; i++)
-        if (g_strcmp0 (lb_dicom_dataset_get_string (found->pdata[i], LB_TAG_STUDY_INSTANCE_UID, 0),
-                       loc->study) == 0)
-          entry = study_entry (self, found->pdata[i]);
+      if ((ds = lb_dicomweb_find (found, LB_TAG_STUDY_INSTANCE_UID, loc->study)))
+        entry = study_entry (self, ds);
       break;
     case LB_DICOMWEB_SERIES:
-      for (guint i = 0; i < found->len && entry == NULL; i++)
-        if (g_strcmp0 (lb_dicom_dataset_get_string (found->pdata[i], LB_TAG_SERIES_INSTANCE_UID, 0),
-                       loc->series) == 0)
-          entry = series_entry (self, loc->study, found->pdata[i]);
+      if ((ds = lb_dicomweb_find (found, LB_TAG_SERIES_INSTANCE_UID, loc->series)))
+        entry = series_entry (self, loc->study, ds);
       break;
     case LB_DICOMWEB_INSTANCE:
-      for (guint i = 0; i < found->len && entry == NULL; i++)
-        if (g_strcmp0 (lb_dicom_dataset_get_string (found->pdata[i], LB_TAG_SOP_INSTANCE_UID, 0),
-                       loc->instance) == 0)
-          entry = lb_dicomweb_instance_entry (self, loc->study, loc->series, found->pdata[i]);
+      if ((ds = lb_dicomweb_find (found, LB_TAG_SOP_INSTANCE_UID, loc->instance)))
+        entry = lb_dicomweb_instance_entry (self, loc->study, loc->series, ds);
       break;
     case LB_DICOMWEB_ROOT:
     default:
@@ -623,8 +600,7 @@ lb_dicomweb_stat_async (LbStore *store, const char *uri, GCancellable *cancellab
   g_task_set_task_data (task, loc, (GDestroyNotify) lb_dicomweb_loc_free);
   if (!lb_dicomweb_loc_parse (self, uri, FALSE, loc, &error))
     {
-      g_task_return_error (task, error);
-      g_object_unref (task);
+      lb_dicomweb_task_fail (task, error);
       return;
     }
   switch (loc->level)

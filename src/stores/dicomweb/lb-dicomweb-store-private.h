@@ -80,38 +80,44 @@ char *lb_dicomweb_instance_url (LbDicomwebStore     *self,
 
 /* One request with the store's options and session, the whole body read (capped at
  * @max_bytes, 0 = no cap); finish with lb_http_request_finish(). The status is not checked. */
-void lb_dicomweb_request_async (LbDicomwebStore       *self,
-                                const char            *method,
-                                const char            *url,
-                                const char            *accept,
-                                GBytes                *body,
-                                const char            *body_type,
-                                guint64                max_bytes,
-                                GCancellable          *cancellable,
-                                GFileProgressCallback  progress,
-                                gpointer               progress_data,
-                                GAsyncReadyCallback    callback,
-                                gpointer               user_data);
+void    lb_dicomweb_request_async  (LbDicomwebStore *self, const char *method, const char *url,
+                                    const char *accept, GBytes *body, const char *body_type,
+                                    guint64 max_bytes, GCancellable *cancellable,
+                                    GFileProgressCallback progress, gpointer progress_data,
+                                    GAsyncReadyCallback callback, gpointer user_data);
+/* The cap on a DICOM JSON answer (one QIDO-RS page, a metadata set): the store's listing cap. */
+guint64 lb_dicomweb_max_json_bytes (LbDicomwebStore *self);
+/* Ends @task with @error, taking both. */
+void    lb_dicomweb_task_fail      (GTask *task, GError *error);
 
 /* ---- QIDO-RS (lb-dicomweb-qido.c) --------------------------------------------------------- */
 
 /* A paged search: @path_query ("/studies?…") is appended to the base URL. Finish returns every
  * matching data set (LbDicomDataset*), each once. */
-void       lb_dicomweb_qido_async  (LbDicomwebStore       *self,
-                                    const char            *path_query,
-                                    GCancellable          *cancellable,
-                                    GFileProgressCallback  progress,
-                                    gpointer               progress_data,
-                                    GAsyncReadyCallback    callback,
-                                    gpointer               user_data);
-GPtrArray *lb_dicomweb_qido_finish (GAsyncResult          *result,
-                                    GError               **error);
+void       lb_dicomweb_qido_async  (LbDicomwebStore *self, const char *path_query,
+                                    GCancellable *cancellable, GFileProgressCallback progress,
+                                    gpointer progress_data, GAsyncReadyCallback callback,
+                                    gpointer user_data);
+GPtrArray *lb_dicomweb_qido_finish (GAsyncResult *result, GError **error);
 
+/* The first data set of @found whose @tag has the value @value (QIDO-RS matching may be looser
+ * than equality: case, wildcards). */
+LbDicomDataset *lb_dicomweb_find           (GPtrArray            *found,
+                                            guint32               tag,
+                                            const char           *value);
 /* The entry of an instance found in a search or fetched; NULL without a SOPInstanceUID. */
-LbStoreEntry *lb_dicomweb_instance_entry (LbDicomwebStore      *self,
-                                          const char           *study,
-                                          const char           *series,
-                                          const LbDicomDataset *ds);
+LbStoreEntry   *lb_dicomweb_instance_entry (LbDicomwebStore      *self,
+                                            const char           *study,
+                                            const char           *series,
+                                            const LbDicomDataset *ds);
+
+/* ---- WADO-RS (lb-dicomweb-wado.c) --------------------------------------------------------- */
+
+/* …/metadata of the instance @loc points at; finish returns its one data set (transfer full). */
+void            lb_dicomweb_metadata_async  (LbDicomwebStore *self, const LbDicomwebLoc *loc,
+                                             GCancellable *cancellable,
+                                             GAsyncReadyCallback callback, gpointer user_data);
+LbDicomDataset *lb_dicomweb_metadata_finish (GAsyncResult *result, GError **error);
 
 /* ---- the LbStore operations (qido, wado, stow) -------------------------------------------- */
 

@@ -42,13 +42,6 @@ stow_data_free (StowData *d)
   g_free (d);
 }
 
-static void
-stow_fail (GTask *task, GError *error)
-{
-  g_task_return_error (task, error);
-  g_object_unref (task);
-}
-
 /* Failure Reason values of PS3.18 §I.2.2 (Table I.2-1) and the Storage Service (PS3.4 §B.2.3). */
 static const char *
 stow_failure_text (guint reason)
@@ -88,7 +81,7 @@ on_stowed (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (body == NULL)
     {
-      stow_fail (task, error);
+      lb_dicomweb_task_fail (task, error);
       return;
     }
   status = soup_message_get_status (msg);
@@ -110,7 +103,7 @@ on_stowed (GObject *source, GAsyncResult *result, gpointer user_data)
           if (resp == NULL && error != NULL && status >= 200 && status < 300)
             {
               g_prefix_error (&error, "STOW-RS %s: response: ", d->stow_url);
-              stow_fail (task, error);
+              lb_dicomweb_task_fail (task, error);
               return;
             }
           g_clear_error (&error);
@@ -134,9 +127,10 @@ on_stowed (GObject *source, GAsyncResult *result, gpointer user_data)
                                    stow_failure_text ((guint) reason));
           else
             why = g_strdup ("no failure reason given");
-          stow_fail (task, g_error_new (LB_ERROR, status == 409 ? LB_ERROR_CONFLICT : LB_ERROR_FAILED,
-                                        "STOW-RS %s: the server refused instance %s (HTTP %u, %s)",
-                                        d->stow_url, sop ? sop : d->sop_uid, status, why));
+          error = g_error_new (LB_ERROR, status == 409 ? LB_ERROR_CONFLICT : LB_ERROR_FAILED,
+                               "STOW-RS %s: the server refused instance %s (HTTP %u, %s)",
+                               d->stow_url, sop ? sop : d->sop_uid, status, why);
+          lb_dicomweb_task_fail (task, error);
           return;
         }
       for (guint i = 0; i < nr; i++)
@@ -164,22 +158,22 @@ on_stowed (GObject *source, GAsyncResult *result, gpointer user_data)
   if (!lb_http_check_status (msg, &error))
     {
       g_prefix_error (&error, "STOW-RS: ");
-      stow_fail (task, error);
+      lb_dicomweb_task_fail (task, error);
       return;
     }
   if (!stored)
     {
-      stow_fail (task, g_error_new (LB_ERROR, LB_ERROR_FAILED,
-                                    "STOW-RS %s: HTTP %u but the response does not list instance "
-                                    "%s as stored", d->stow_url, status, d->sop_uid));
+      error = g_error_new (LB_ERROR, LB_ERROR_FAILED, "STOW-RS %s: HTTP %u but the response does "
+                           "not list instance %s as stored", d->stow_url, status, d->sop_uid);
+      lb_dicomweb_task_fail (task, error);
       return;
     }
 
   if (d->series_uid == NULL || *d->series_uid == '\0')
     {
-      stow_fail (task, g_error_new (LB_ERROR, LB_ERROR_FAILED,
-                                    "STOW-RS %s: stored instance %s, but the response does not "
-                                    "say in which series", d->stow_url, d->sop_uid));
+      error = g_error_new (LB_ERROR, LB_ERROR_FAILED, "STOW-RS %s: stored instance %s, but the "
+                           "response does not say in which series", d->stow_url, d->sop_uid);
+      lb_dicomweb_task_fail (task, error);
       return;
     }
   uri = lb_dicomweb_instance_uri (self, d->study_uid, d->series_uid, d->sop_uid);
@@ -251,7 +245,7 @@ on_study_series (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (series == NULL)
     {
-      stow_fail (task, error);
+      lb_dicomweb_task_fail (task, error);
       return;
     }
   /* the new series is numbered after every series already in the study */
@@ -268,7 +262,7 @@ on_study_series (GObject *source, GAsyncResult *result, gpointer user_data)
   if (sc == NULL)
     {
       g_prefix_error (&error, "%s: ", d->source_uri);
-      stow_fail (task, error);
+      lb_dicomweb_task_fail (task, error);
       return;
     }
   d->sop_uid = g_strdup (lb_dicom_dataset_get_string (sc, LB_TAG_SOP_INSTANCE_UID, 0));
@@ -276,7 +270,7 @@ on_study_series (GObject *source, GAsyncResult *result, gpointer user_data)
   d->dicom = lb_dicom_write_part10 (sc, &error);
   if (d->dicom == NULL)
     {
-      stow_fail (task, error);
+      lb_dicomweb_task_fail (task, error);
       return;
     }
   stow_send (task);
@@ -289,28 +283,15 @@ on_source_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
   LbDicomwebStore *self = g_task_get_source_object (task);
   StowData *d = g_task_get_task_data (task);
   GError *error = NULL;
-  g_autoptr(SoupMessage) msg = NULL;
-  g_autoptr(GBytes) body = lb_http_request_finish (NULL, result, &msg, &error);
-  g_autoptr(GPtrArray) arr = NULL;
   g_autofree char *query = NULL, *st = NULL;
 
-  if (body == NULL || !lb_http_check_status (msg, &error))
+  d->metadata = lb_dicomweb_metadata_finish (result, &error);
+  if (d->metadata == NULL)
     {
       g_prefix_error (&error, "source instance: ");
-      stow_fail (task, error);
+      lb_dicomweb_task_fail (task, error);
       return;
     }
-  arr = lb_dicom_json_parse_array (g_bytes_get_data (body, NULL), g_bytes_get_size (body),
-                                   &error);
-  if (arr == NULL || arr->len != 1)
-    {
-      if (error == NULL)
-        error = g_error_new (LB_ERROR, LB_ERROR_PARSE, "expected one data set");
-      g_prefix_error (&error, "%s/metadata: ", d->source_uri);
-      stow_fail (task, error);
-      return;
-    }
-  d->metadata = lb_dicom_dataset_ref (arr->pdata[0]);
   st = lb_dicomweb_escape (d->source.study);
   query = g_strdup_printf ("/studies/%s/series?includefield=00200011", st);
   lb_dicomweb_qido_async (self, query, g_task_get_cancellable (task), NULL, NULL, on_study_series,
@@ -323,7 +304,6 @@ store_derived_start (LbDicomwebStore *self, LbImage *image, const char *source_u
 {
   StowData *d = g_new0 (StowData, 1);
   GError *error = NULL;
-  g_autofree char *url = NULL, *md_url = NULL;
 
   g_task_set_task_data (task, d, (GDestroyNotify) stow_data_free);
   d->image = g_object_ref (image);
@@ -331,22 +311,19 @@ store_derived_start (LbDicomwebStore *self, LbImage *image, const char *source_u
   d->source_uri = g_strdup (source_uri);
   if (!lb_dicomweb_loc_parse (self, source_uri, FALSE, &d->source, &error))
     {
-      stow_fail (task, error);
+      lb_dicomweb_task_fail (task, error);
       return;
     }
   if (d->source.level != LB_DICOMWEB_INSTANCE)
     {
-      stow_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
-                                    "%s: the source of a derived image must be an instance",
-                                    source_uri));
+      lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                                                "%s: the source of a derived image must be an "
+                                                "instance", source_uri));
       return;
     }
   d->study_uid = g_strdup (d->source.study);
-  url = lb_dicomweb_instance_url (self, &d->source);
-  md_url = g_strconcat (url, "/metadata", NULL);
-  lb_dicomweb_request_async (self, "GET", md_url, LB_MEDIA_DICOM_JSON, NULL, NULL,
-                             LB_STORE_DEFAULT_MAX_LISTING_BYTES, g_task_get_cancellable (task),
-                             NULL, NULL, on_source_metadata, task);
+  lb_dicomweb_metadata_async (self, &d->source, g_task_get_cancellable (task),
+                              on_source_metadata, task);
 }
 
 void
@@ -412,19 +389,15 @@ on_raw_precheck (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (found == NULL)
     {
-      stow_fail (task, error);
+      lb_dicomweb_task_fail (task, error);
       return;
     }
-  for (guint i = 0; i < found->len; i++)
-    if (g_strcmp0 (lb_dicom_dataset_get_string (found->pdata[i], LB_TAG_SOP_INSTANCE_UID, 0),
-                   d->sop_uid) == 0)
-      {
-        stow_fail (task, g_error_new (LB_ERROR, LB_ERROR_CONFLICT,
-                                      "instance %s is already stored on the server; DICOM "
-                                      "instances are never replaced", d->sop_uid));
-        return;
-      }
-  stow_send (task);
+  if (lb_dicomweb_find (found, LB_TAG_SOP_INSTANCE_UID, d->sop_uid) != NULL)
+    lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_CONFLICT,
+                                              "instance %s is already stored on the server; "
+                                              "DICOM instances are never replaced", d->sop_uid));
+  else
+    stow_send (task);
 }
 
 /* Reads (0002,0003) MediaStorageSOPInstanceUID from the file meta (always explicit VR little
@@ -531,7 +504,7 @@ on_write_read (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (bytes == NULL)
     {
-      stow_fail (task, error);
+      lb_dicomweb_task_fail (task, error);
       return;
     }
   if (g_strcmp0 (wd->content_type, "application/dicom") == 0 || is_part10 (bytes))
@@ -543,9 +516,9 @@ on_write_read (GObject *source, GAsyncResult *result, gpointer user_data)
 
       if (!part10_uids (bytes, &sop, &series))
         {
-          stow_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
-                                        "%s: content is not a DICOM Part 10 file with a "
-                                        "MediaStorageSOPInstanceUID", wd->uri));
+          lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                                                    "%s: content is not a DICOM Part 10 file with "
+                                                    "a MediaStorageSOPInstanceUID", wd->uri));
           return;
         }
       d = g_new0 (StowData, 1);
@@ -568,16 +541,16 @@ on_write_read (GObject *source, GAsyncResult *result, gpointer user_data)
   image = lb_image_load_bytes (bytes, wd->uri, NULL, &error);
   if (image == NULL)
     {
-      stow_fail (task, error);
+      lb_dicomweb_task_fail (task, error);
       return;
     }
   src = source_of (self, image, &wd->target);
   if (src == NULL)
     {
-      stow_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
-                                    "%s: the image does not say which DICOM instance it was "
-                                    "derived from, so it cannot join that instance's study",
-                                    wd->uri));
+      lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                                                "%s: the image does not say which DICOM instance "
+                                                "it was derived from, so it cannot join that "
+                                                "instance's study", wd->uri));
       return;
     }
   if (lb_dicomweb_loc_parse (self, src, FALSE, &src_loc, NULL))
@@ -587,10 +560,10 @@ on_write_read (GObject *source, GAsyncResult *result, gpointer user_data)
       lb_dicomweb_loc_clear (&src_loc);
       if (!same)
         {
-          stow_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
-                                        "%s: the image was derived from %s, which is in another "
-                                        "study; derived images go into their source's study",
-                                        wd->uri, src));
+          lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                                                    "%s: the image was derived from %s, which is "
+                                                    "in another study; derived images go into "
+                                                    "their source's study", wd->uri, src));
           return;
         }
     }
@@ -615,21 +588,22 @@ lb_dicomweb_write_async (LbStore *store, const char *uri, GInputStream *source, 
   wd->content_type = g_strdup (content_type);
   if (mode != LB_STORE_WRITE_CREATE)
     {
-      stow_fail (task, g_error_new (LB_ERROR, LB_ERROR_UNSUPPORTED,
-                                    "%s: DICOM instances are never replaced; a derived image is "
-                                    "stored as a new instance in a new series", wd->uri));
+      lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_UNSUPPORTED,
+                                                "%s: DICOM instances are never replaced; a "
+                                                "derived image is stored as a new instance in a "
+                                                "new series", wd->uri));
       return;
     }
   if (!lb_dicomweb_loc_parse (self, wd->uri, TRUE, &wd->target, &error))
     {
-      stow_fail (task, error);
+      lb_dicomweb_task_fail (task, error);
       return;
     }
   if (wd->target.level < LB_DICOMWEB_STUDY)
     {
-      stow_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
-                                    "%s: write into a study, series or instance; a derived image "
-                                    "joins its source's study", wd->uri));
+      lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                                                "%s: write into a study, series or instance; a "
+                                                "derived image joins its source's study", wd->uri));
       return;
     }
   lb_http_read_all_async (source, wd->uri, size, lb_limits_get_default ()->max_bytes,

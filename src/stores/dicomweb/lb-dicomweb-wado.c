@@ -20,7 +20,61 @@
 #define ACCEPT_FRAME \
   "multipart/related; type=\"application/octet-stream\"; transfer-syntax=" LB_DICOM_TS_EXPLICIT_LE
 
-/* ---- fetch image (WADO-RS) ---------------------------------------------------------------- */
+/* ---- metadata ---------------------------------------------------------------------------- */
+
+static void
+on_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  const char *uri = g_task_get_task_data (task);
+  GError *error = NULL;
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autoptr(GBytes) body = lb_http_request_finish (NULL, result, &msg, &error);
+  g_autoptr(GPtrArray) arr = NULL;
+
+  if (body == NULL || !lb_http_check_status (msg, &error))
+    {
+      lb_dicomweb_task_fail (task, error);
+      return;
+    }
+  arr = lb_dicom_json_parse_array (g_bytes_get_data (body, NULL), g_bytes_get_size (body),
+                                   &error);
+  if (arr != NULL && arr->len != 1)
+    error = g_error_new (LB_ERROR, LB_ERROR_PARSE, "expected one data set, got %u", arr->len);
+  if (error != NULL)
+    {
+      g_prefix_error (&error, "%s/metadata: ", uri);
+      lb_dicomweb_task_fail (task, error);
+      return;
+    }
+  g_task_return_pointer (task, lb_dicom_dataset_ref (arr->pdata[0]),
+                         (GDestroyNotify) lb_dicom_dataset_unref);
+  g_object_unref (task);
+}
+
+void
+lb_dicomweb_metadata_async (LbDicomwebStore *self, const LbDicomwebLoc *loc,
+                            GCancellable *cancellable, GAsyncReadyCallback callback,
+                            gpointer user_data)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  g_autofree char *url = lb_dicomweb_instance_url (self, loc);
+  g_autofree char *md_url = g_strconcat (url, "/metadata", NULL);
+
+  g_task_set_source_tag (task, lb_dicomweb_metadata_async);
+  g_task_set_task_data (task, g_strdup (loc->uri), g_free);
+  lb_dicomweb_request_async (self, "GET", md_url, LB_MEDIA_DICOM_JSON, NULL, NULL,
+                             lb_dicomweb_max_json_bytes (self), cancellable, NULL, NULL,
+                             on_metadata, task);
+}
+
+LbDicomDataset *
+lb_dicomweb_metadata_finish (GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* ---- fetch image -------------------------------------------------------------------------- */
 
 typedef struct {
   LbDicomwebLoc          loc;
@@ -51,8 +105,7 @@ fetch_fail (GTask *task, GError *error)
   if (error->domain == LB_ERROR && strstr (error->message, d->uri) == NULL
       && strstr (error->message, "http") == NULL)
     g_prefix_error (&error, "%s: ", d->uri);
-  g_task_return_error (task, error);
-  g_object_unref (task);
+  lb_dicomweb_task_fail (task, error);
 }
 
 static void request_frame (GTask *task, const char *accept);
@@ -160,37 +213,17 @@ request_frame (GTask *task, const char *accept)
 }
 
 static void
-on_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
+on_fetch_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
   FetchData *d = g_task_get_task_data (task);
   GError *error = NULL;
-  g_autoptr(SoupMessage) msg = NULL;
-  g_autoptr(GBytes) body = lb_http_request_finish (NULL, result, &msg, &error);
-  g_autoptr(GPtrArray) arr = NULL;
 
-  if (body == NULL || !lb_http_check_status (msg, &error))
-    {
-      fetch_fail (task, error);
-      return;
-    }
-  arr = lb_dicom_json_parse_array (g_bytes_get_data (body, NULL), g_bytes_get_size (body),
-                                   &error);
-  if (arr == NULL)
-    {
-      g_prefix_error (&error, "%s/metadata: ", d->uri);
-      fetch_fail (task, error);
-      return;
-    }
-  if (arr->len != 1)
-    {
-      fetch_fail (task, g_error_new (LB_ERROR, LB_ERROR_PARSE,
-                                     "%s/metadata: expected one data set, got %u", d->uri,
-                                     arr->len));
-      return;
-    }
-  d->metadata = lb_dicom_dataset_ref (arr->pdata[0]);
-  request_frame (task, ACCEPT_FRAME_AS_STORED);
+  d->metadata = lb_dicomweb_metadata_finish (result, &error);
+  if (d->metadata == NULL)
+    fetch_fail (task, error);
+  else
+    request_frame (task, ACCEPT_FRAME_AS_STORED);
 }
 
 static void
@@ -201,9 +234,6 @@ fetch_start (LbDicomwebStore *self, const char *uri, const LbLimits *limits,
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   FetchData *d = g_new0 (FetchData, 1);
   GError *error = NULL;
-  g_autofree char *url = NULL, *md_url = NULL;
-  guint64 cap = self->options->max_listing_bytes ? self->options->max_listing_bytes
-                                                 : LB_STORE_DEFAULT_MAX_LISTING_BYTES;
 
   g_task_set_source_tag (task, fetch_start);
   d->uri = g_strdup (uri);
@@ -213,21 +243,16 @@ fetch_start (LbDicomwebStore *self, const char *uri, const LbLimits *limits,
   g_task_set_task_data (task, d, (GDestroyNotify) fetch_data_free);
   if (!lb_dicomweb_loc_parse (self, uri, FALSE, &d->loc, &error))
     {
-      g_task_return_error (task, error);
-      g_object_unref (task);
+      lb_dicomweb_task_fail (task, error);
       return;
     }
   if (d->loc.level != LB_DICOMWEB_INSTANCE)
     {
-      g_task_return_new_error (task, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
-                               "%s is a container, not an image", uri);
-      g_object_unref (task);
+      lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                                                "%s is a container, not an image", uri));
       return;
     }
-  url = lb_dicomweb_instance_url (self, &d->loc);
-  md_url = g_strconcat (url, "/metadata", NULL);
-  lb_dicomweb_request_async (self, "GET", md_url, LB_MEDIA_DICOM_JSON, NULL, NULL, cap, cancellable,
-                             NULL, NULL, on_metadata, task);
+  lb_dicomweb_metadata_async (self, &d->loc, cancellable, on_fetch_metadata, task);
 }
 
 void
@@ -286,8 +311,7 @@ on_read_fetched (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (img == NULL)
     {
-      g_task_return_error (task, error);
-      g_object_unref (task);
+      lb_dicomweb_task_fail (task, error);
       return;
     }
   /* PNG keeps 16-bit samples and the lightbox:* value mapping: nothing is lost on the way. */
@@ -295,8 +319,7 @@ on_read_fetched (GObject *source, GAsyncResult *result, gpointer user_data)
   if (png == NULL)
     {
       g_prefix_error (&error, "%s: ", uri);
-      g_task_return_error (task, error);
-      g_object_unref (task);
+      lb_dicomweb_task_fail (task, error);
       return;
     }
   r = g_new0 (ReadResult, 1);
