@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lb-dicom-frame.h"
+#include "lb-dicom-tags.h"
 #include "lb-dicom-multipart.h"
 #include "lb-dicom-writer.h"
 #include "lb-error.h"
@@ -111,18 +112,18 @@ on_stowed (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   if (resp != NULL)
     {
-      guint nf = lb_dicom_dataset_get_n_items (resp, LB_DICOM_TAG (0x0008, 0x1198));
-      guint nr = lb_dicom_dataset_get_n_items (resp, LB_DICOM_TAG (0x0008, 0x1199));
+      guint nf = lb_dicom_dataset_get_n_items (resp, LB_TAG_FAILED_SOP_SEQUENCE);
+      guint nr = lb_dicom_dataset_get_n_items (resp, LB_TAG_REFERENCED_SOP_SEQUENCE);
 
       for (guint i = 0; i < nf; i++)
         {
-          LbDicomDataset *item = lb_dicom_dataset_get_item (resp, LB_DICOM_TAG (0x0008, 0x1198), i);
+          LbDicomDataset *item = lb_dicom_dataset_get_item (resp, LB_TAG_FAILED_SOP_SEQUENCE, i);
+          const char *sop = lb_dicom_dataset_get_string (item, LB_TAG_REFERENCED_SOP_INSTANCE_UID,
+                                                         0);
           gint64 reason = -1;
-
-          const char *sop = lb_dicom_dataset_get_string (item, LB_DICOM_TAG (0x0008, 0x1155), 0);
           g_autofree char *why = NULL;
 
-          if (lb_dicom_dataset_get_int (item, LB_DICOM_TAG (0x0008, 0x1197), 0, &reason))
+          if (lb_dicom_dataset_get_int (item, LB_TAG_FAILURE_REASON, 0, &reason))
             why = g_strdup_printf ("failure reason 0x%04X, %s", (guint) reason,
                                    stow_failure_text ((guint) reason));
           else
@@ -135,14 +136,15 @@ on_stowed (GObject *source, GAsyncResult *result, gpointer user_data)
         }
       for (guint i = 0; i < nr; i++)
         {
-          LbDicomDataset *item = lb_dicom_dataset_get_item (resp, LB_DICOM_TAG (0x0008, 0x1199), i);
+          LbDicomDataset *item = lb_dicom_dataset_get_item (resp, LB_TAG_REFERENCED_SOP_SEQUENCE,
+                                                            i);
 
-          if (g_strcmp0 (lb_dicom_dataset_get_string (item, LB_DICOM_TAG (0x0008, 0x1155), 0),
+          if (g_strcmp0 (lb_dicom_dataset_get_string (item, LB_TAG_REFERENCED_SOP_INSTANCE_UID, 0),
                          d->sop_uid) == 0)
             {
               /* RetrieveURL …/studies/{st}/series/{se}/instances/{in} names the series of a
                * ready DICOM file that was sent as it was */
-              const char *url = lb_dicom_dataset_get_string (item, LB_DICOM_TAG (0x0008, 0x1190), 0);
+              const char *url = lb_dicom_dataset_get_string (item, LB_TAG_RETRIEVE_URL, 0);
               const char *p = url ? strstr (url, "/series/") : NULL;
 
               stored = TRUE;
@@ -421,7 +423,7 @@ part10_uids (GBytes *bytes, char **sop, char **series)
       char vr[3] = { (char) p[off + 4], (char) p[off + 5], 0 };
       gsize vlen, hdr;
 
-      if (group != 0x0002)
+      if (group != 0x0002)    /* the end of the file meta */
         break;
       if (strcmp (vr, "OB") == 0 || strcmp (vr, "OW") == 0 || strcmp (vr, "UN") == 0
           || strcmp (vr, "SQ") == 0 || strcmp (vr, "UT") == 0 || strcmp (vr, "UC") == 0
@@ -440,7 +442,7 @@ part10_uids (GBytes *bytes, char **sop, char **series)
         }
       if (vlen > len - off - hdr)
         break;
-      if (elem == 0x0003 && vlen > 0)
+      if (LB_DICOM_TAG (group, elem) == LB_TAG_MEDIA_STORAGE_SOP_INSTANCE_UID && vlen > 0)
         {
           *sop = g_strndup ((const char *) p + off + hdr, vlen);
           g_strchomp (*sop);

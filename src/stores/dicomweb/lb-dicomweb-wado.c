@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lb-dicom-frame.h"
+#include "lb-dicom-tags.h"
 #include "lb-dicom-multipart.h"
 #include "lb-error.h"
 #include "lb-http.h"
