@@ -553,12 +553,6 @@ lb_http_store_list_async (LbStore *store, const char *uri, GCancellable *cancell
   with_dialect (task, list_start);
 }
 
-static GPtrArray *
-lb_http_store_list_finish (LbStore *store, GAsyncResult *result, GError **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
 /* ---- stat --------------------------------------------------------------------------------- */
 
 static void
@@ -677,12 +671,6 @@ lb_http_store_stat_async (LbStore *store, const char *uri, GCancellable *cancell
 
   if (task != NULL)
     with_dialect (task, stat_start);
-}
-
-static LbStoreEntry *
-lb_http_store_stat_finish (LbStore *store, GAsyncResult *result, GError **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 /* ---- read --------------------------------------------------------------------------------- */
@@ -887,12 +875,6 @@ lb_http_store_write_async (LbStore *store, const char *uri, GInputStream *source
   with_dialect (task, write_start);
 }
 
-static LbStoreEntry *
-lb_http_store_write_finish (LbStore *store, GAsyncResult *result, GError **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
 /* ---- mkdir -------------------------------------------------------------------------------- */
 
 static void
@@ -962,12 +944,6 @@ lb_http_store_mkdir_async (LbStore *store, const char *uri, GCancellable *cancel
 
   if (task != NULL)
     with_dialect (task, mkdir_start);
-}
-
-static LbStoreEntry *
-lb_http_store_mkdir_finish (LbStore *store, GAsyncResult *result, GError **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 /* ---- object ------------------------------------------------------------------------------- */
@@ -1042,15 +1018,11 @@ lb_http_store_iface_init (LbStoreInterface *iface)
   iface->get_backend_name = lb_http_store_get_backend_name;
   iface->get_capabilities = lb_http_store_get_capabilities;
   iface->list_async = lb_http_store_list_async;
-  iface->list_finish = lb_http_store_list_finish;
   iface->stat_async = lb_http_store_stat_async;
-  iface->stat_finish = lb_http_store_stat_finish;
   iface->read_async = lb_http_store_read_async;
   iface->read_finish = lb_http_store_read_finish;
   iface->write_async = lb_http_store_write_async;
-  iface->write_finish = lb_http_store_write_finish;
   iface->mkdir_async = lb_http_store_mkdir_async;
-  iface->mkdir_finish = lb_http_store_mkdir_finish;
 }
 
 LbStore *

@@ -210,6 +210,14 @@ report_unsupported (LbStore *self, const char *what, const char *uri, GAsyncRead
                            lb_store_get_backend_name (self), what);
 }
 
+/* TRUE when @result is a plain #GTask whose pointer is the answer: an error lb_store reported
+ * itself (tagged with @tag), or the result of a backend without a finish function. */
+static gboolean
+is_plain_task (GAsyncResult *result, gpointer tag, gpointer finish)
+{
+  return finish == NULL || g_async_result_is_tagged (result, tag);
+}
+
 void
 lb_store_list_async (LbStore *self, const char *uri, GCancellable *cancellable,
                      GFileProgressCallback progress, gpointer progress_data,
@@ -228,7 +236,7 @@ GPtrArray *
 lb_store_list_finish (LbStore *self, GAsyncResult *result, GError **error)
 {
   g_return_val_if_fail (LB_IS_STORE (self), NULL);
-  if (g_async_result_is_tagged (result, lb_store_list_async))
+  if (is_plain_task (result, lb_store_list_async, LB_STORE_GET_IFACE (self)->list_finish))
     return g_task_propagate_pointer (G_TASK (result), error);
   return LB_STORE_GET_IFACE (self)->list_finish (self, result, error);
 }
@@ -250,7 +258,7 @@ LbStoreEntry *
 lb_store_stat_finish (LbStore *self, GAsyncResult *result, GError **error)
 {
   g_return_val_if_fail (LB_IS_STORE (self), NULL);
-  if (g_async_result_is_tagged (result, lb_store_stat_async))
+  if (is_plain_task (result, lb_store_stat_async, LB_STORE_GET_IFACE (self)->stat_finish))
     return g_task_propagate_pointer (G_TASK (result), error);
   return LB_STORE_GET_IFACE (self)->stat_finish (self, result, error);
 }
@@ -311,7 +319,7 @@ LbStoreEntry *
 lb_store_write_finish (LbStore *self, GAsyncResult *result, GError **error)
 {
   g_return_val_if_fail (LB_IS_STORE (self), NULL);
-  if (g_async_result_is_tagged (result, lb_store_write_async))
+  if (is_plain_task (result, lb_store_write_async, LB_STORE_GET_IFACE (self)->write_finish))
     return g_task_propagate_pointer (G_TASK (result), error);
   return LB_STORE_GET_IFACE (self)->write_finish (self, result, error);
 }
@@ -347,7 +355,7 @@ LbStoreEntry *
 lb_store_mkdir_finish (LbStore *self, GAsyncResult *result, GError **error)
 {
   g_return_val_if_fail (LB_IS_STORE (self), NULL);
-  if (g_async_result_is_tagged (result, lb_store_mkdir_async))
+  if (is_plain_task (result, lb_store_mkdir_async, LB_STORE_GET_IFACE (self)->mkdir_finish))
     return g_task_propagate_pointer (G_TASK (result), error);
   return LB_STORE_GET_IFACE (self)->mkdir_finish (self, result, error);
 }

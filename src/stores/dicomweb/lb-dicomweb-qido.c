@@ -525,12 +525,6 @@ lb_dicomweb_list_async (LbStore *store, const char *uri, GCancellable *cancellab
   lb_dicomweb_qido_async (self, query, cancellable, progress, progress_data, on_list_found, task);
 }
 
-GPtrArray *
-lb_dicomweb_list_finish (LbStore *store, GAsyncResult *result, GError **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
 /* ---- stat --------------------------------------------------------------------------------- */
 
 static void
@@ -638,10 +632,4 @@ lb_dicomweb_stat_async (LbStore *store, const char *uri, GCancellable *cancellab
       g_assert_not_reached ();
     }
   lb_dicomweb_qido_async (self, query, cancellable, NULL, NULL, on_stat_found, task);
-}
-
-LbStoreEntry *
-lb_dicomweb_stat_finish (LbStore *store, GAsyncResult *result, GError **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
 }

@@ -121,13 +121,13 @@ LbDicomDataset *lb_dicomweb_metadata_finish (GAsyncResult *result, GError **erro
 
 /* ---- the LbStore operations (qido, wado, stow) -------------------------------------------- */
 
+/* list, stat and write have no finish function: their tasks return the result (lb-store.h). */
+
 void          lb_dicomweb_list_async   (LbStore *store, const char *uri, GCancellable *cancellable,
                                         GFileProgressCallback progress, gpointer progress_data,
                                         GAsyncReadyCallback callback, gpointer user_data);
-GPtrArray    *lb_dicomweb_list_finish  (LbStore *store, GAsyncResult *result, GError **error);
 void          lb_dicomweb_stat_async   (LbStore *store, const char *uri, GCancellable *cancellable,
                                         GAsyncReadyCallback callback, gpointer user_data);
-LbStoreEntry *lb_dicomweb_stat_finish  (LbStore *store, GAsyncResult *result, GError **error);
 void          lb_dicomweb_read_async   (LbStore *store, const char *uri, GCancellable *cancellable,
                                         GFileProgressCallback progress, gpointer progress_data,
                                         GAsyncReadyCallback callback, gpointer user_data);
@@ -139,6 +139,5 @@ void          lb_dicomweb_write_async  (LbStore *store, const char *uri, GInputS
                                         GCancellable *cancellable, GFileProgressCallback progress,
                                         gpointer progress_data, GAsyncReadyCallback callback,
                                         gpointer user_data);
-LbStoreEntry *lb_dicomweb_write_finish (LbStore *store, GAsyncResult *result, GError **error);
 
 G_END_DECLS

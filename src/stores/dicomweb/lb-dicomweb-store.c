@@ -211,12 +211,6 @@ dw_mkdir_async (LbStore *store, const char *uri, GCancellable *cancellable,
   g_object_unref (task);
 }
 
-static LbStoreEntry *
-dw_mkdir_finish (LbStore *store, GAsyncResult *result, GError **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
 static const char *
 dw_get_uri (LbStore *store)
 {
@@ -244,13 +238,9 @@ lb_dicomweb_store_iface_init (LbStoreInterface *iface)
   iface->get_backend_name = dw_get_backend_name;
   iface->get_capabilities = dw_get_capabilities;
   iface->list_async = lb_dicomweb_list_async;
-  iface->list_finish = lb_dicomweb_list_finish;
   iface->stat_async = lb_dicomweb_stat_async;
-  iface->stat_finish = lb_dicomweb_stat_finish;
   iface->read_async = lb_dicomweb_read_async;
   iface->read_finish = lb_dicomweb_read_finish;
   iface->write_async = lb_dicomweb_write_async;
-  iface->write_finish = lb_dicomweb_write_finish;
   iface->mkdir_async = dw_mkdir_async;
-  iface->mkdir_finish = dw_mkdir_finish;
 }

@@ -611,9 +611,3 @@ lb_dicomweb_write_async (LbStore *store, const char *uri, GInputStream *source, 
   lb_http_read_all_async (source, wd->uri, size, lb_limits_get_default ()->max_bytes,
                           cancellable, NULL, NULL, on_write_read, task);
 }
-
-LbStoreEntry *
-lb_dicomweb_write_finish (LbStore *store, GAsyncResult *result, GError **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
