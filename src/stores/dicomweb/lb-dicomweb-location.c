@@ -129,6 +129,17 @@ bad:
   return FALSE;
 }
 
+gboolean
+lb_dicomweb_task_loc (GTask *task, const char *uri, gboolean allow_extra, LbDicomwebLoc *loc)
+{
+  GError *error = NULL;
+
+  if (lb_dicomweb_loc_parse (g_task_get_source_object (task), uri, allow_extra, loc, &error))
+    return TRUE;
+  lb_dicomweb_task_fail (task, error);
+  return FALSE;
+}
+
 char *
 lb_dicomweb_escape (const char *s)
 {

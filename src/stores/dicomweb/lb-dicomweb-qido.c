@@ -505,16 +505,12 @@ lb_dicomweb_list_async (LbStore *store, const char *uri, GCancellable *cancellab
   LbDicomwebStore *self = LB_DICOMWEB_STORE (store);
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   LbDicomwebLoc *loc = g_new0 (LbDicomwebLoc, 1);
-  GError *error = NULL;
   g_autofree char *query = NULL;
 
   g_task_set_source_tag (task, lb_dicomweb_list_async);
   g_task_set_task_data (task, loc, (GDestroyNotify) lb_dicomweb_loc_free);
-  if (!lb_dicomweb_loc_parse (self, uri, FALSE, loc, &error))
-    {
-      lb_dicomweb_task_fail (task, error);
-      return;
-    }
+  if (!lb_dicomweb_task_loc (task, uri, FALSE, loc))
+    return;
   if (loc->level == LB_DICOMWEB_INSTANCE)
     {
       lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
@@ -588,16 +584,12 @@ lb_dicomweb_stat_async (LbStore *store, const char *uri, GCancellable *cancellab
   LbDicomwebStore *self = LB_DICOMWEB_STORE (store);
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   LbDicomwebLoc *loc = g_new0 (LbDicomwebLoc, 1);
-  GError *error = NULL;
   g_autofree char *query = NULL, *a = NULL, *b = NULL, *c = NULL;
 
   g_task_set_source_tag (task, lb_dicomweb_stat_async);
   g_task_set_task_data (task, loc, (GDestroyNotify) lb_dicomweb_loc_free);
-  if (!lb_dicomweb_loc_parse (self, uri, FALSE, loc, &error))
-    {
-      lb_dicomweb_task_fail (task, error);
-      return;
-    }
+  if (!lb_dicomweb_task_loc (task, uri, FALSE, loc))
+    return;
   switch (loc->level)
     {
     case LB_DICOMWEB_ROOT:

@@ -57,6 +57,12 @@ gboolean lb_dicomweb_loc_parse (LbDicomwebStore  *self,
                                 gboolean          allow_extra,
                                 LbDicomwebLoc    *loc,
                                 GError          **error);
+/* The same for @task (its source object is the store): FALSE when @uri is not a location of the
+ * store, and @task has then returned the error and been unreffed. */
+gboolean lb_dicomweb_task_loc  (GTask            *task,
+                                const char       *uri,
+                                gboolean          allow_extra,
+                                LbDicomwebLoc    *loc);
 
 /* A URI path segment, percent-encoded. */
 char *lb_dicomweb_escape       (const char *s);

@@ -16,13 +16,15 @@
 
 /* ---- store derived (STOW-RS) -------------------------------------------------------------- */
 
+/* The task data of store derived and of write (which becomes a store derived for an image). */
 typedef struct {
-  LbDicomwebLoc   source;      /* the instance the image came from */
-  char           *source_uri;
-  LbImage        *image;       /* NULL when @dicom is given */
+  LbDicomwebLoc   target;       /* write: where the content was written to */
+  char           *content_type; /* write: as given */
+  LbDicomwebLoc   source;       /* the instance the image came from */
+  LbImage        *image;        /* NULL when @dicom is given */
   char           *derivation;
-  GBytes         *dicom;       /* the Part 10 file to send */
-  LbDicomDataset *metadata;    /* source metadata */
+  GBytes         *dicom;        /* the Part 10 file to send */
+  LbDicomDataset *metadata;     /* source metadata */
   char           *sop_uid, *series_uid, *study_uid;
   char           *stow_url;
 } StowData;
@@ -30,8 +32,9 @@ typedef struct {
 static void
 stow_data_free (StowData *d)
 {
+  lb_dicomweb_loc_clear (&d->target);
+  g_free (d->content_type);
   lb_dicomweb_loc_clear (&d->source);
-  g_free (d->source_uri);
   g_clear_object (&d->image);
   g_free (d->derivation);
   g_clear_pointer (&d->dicom, g_bytes_unref);
@@ -263,7 +266,7 @@ on_study_series (GObject *source, GAsyncResult *result, gpointer user_data)
                                          (guint) MIN (max_number + 1, G_MAXINT32), &error);
   if (sc == NULL)
     {
-      g_prefix_error (&error, "%s: ", d->source_uri);
+      g_prefix_error (&error, "%s: ", d->source.uri);
       lb_dicomweb_task_fail (task, error);
       return;
     }
@@ -300,22 +303,17 @@ on_source_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
                           task);
 }
 
+/* @task's data is a StowData. */
 static void
-store_derived_start (LbDicomwebStore *self, LbImage *image, const char *source_uri,
-                     const char *derivation, GTask *task)
+store_derived_start (GTask *task, LbImage *image, const char *source_uri, const char *derivation)
 {
-  StowData *d = g_new0 (StowData, 1);
-  GError *error = NULL;
+  LbDicomwebStore *self = g_task_get_source_object (task);
+  StowData *d = g_task_get_task_data (task);
 
-  g_task_set_task_data (task, d, (GDestroyNotify) stow_data_free);
   d->image = g_object_ref (image);
   d->derivation = g_strdup (derivation);
-  d->source_uri = g_strdup (source_uri);
-  if (!lb_dicomweb_loc_parse (self, source_uri, FALSE, &d->source, &error))
-    {
-      lb_dicomweb_task_fail (task, error);
-      return;
-    }
+  if (!lb_dicomweb_task_loc (task, source_uri, FALSE, &d->source))
+    return;
   if (d->source.level != LB_DICOMWEB_INSTANCE)
     {
       lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
@@ -341,7 +339,8 @@ lb_dicomweb_store_store_derived_async (LbDicomwebStore *self, LbImage *image,
   g_return_if_fail (source_uri != NULL);
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, lb_dicomweb_store_store_derived_async);
-  store_derived_start (self, image, source_uri, derivation, task);
+  g_task_set_task_data (task, g_new0 (StowData, 1), (GDestroyNotify) stow_data_free);
+  store_derived_start (task, image, source_uri, derivation);
 }
 
 LbStoreEntry *
@@ -353,21 +352,6 @@ lb_dicomweb_store_store_derived_finish (LbDicomwebStore *self, GAsyncResult *res
 }
 
 /* ---- write -------------------------------------------------------------------------------- */
-
-typedef struct {
-  LbDicomwebLoc  target;
-  char          *uri;
-  char          *content_type;
-} WriteData;
-
-static void
-write_data_free (WriteData *d)
-{
-  lb_dicomweb_loc_clear (&d->target);
-  g_free (d->uri);
-  g_free (d->content_type);
-  g_free (d);
-}
 
 static gboolean
 is_part10 (GBytes *bytes)
@@ -496,7 +480,7 @@ on_write_read (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
   LbDicomwebStore *self = g_task_get_source_object (task);
-  WriteData *wd = g_task_get_task_data (task);
+  StowData *d = g_task_get_task_data (task);
   GError *error = NULL;
   g_autoptr(GBytes) bytes = lb_http_read_all_finish (G_INPUT_STREAM (source), result, &error);
   g_autoptr(LbImage) image = NULL;
@@ -509,27 +493,21 @@ on_write_read (GObject *source, GAsyncResult *result, gpointer user_data)
       lb_dicomweb_task_fail (task, error);
       return;
     }
-  if (g_strcmp0 (wd->content_type, "application/dicom") == 0 || is_part10 (bytes))
+  if (g_strcmp0 (d->content_type, "application/dicom") == 0 || is_part10 (bytes))
     {
       /* A ready DICOM file: sent as it is, to the target's study (the server checks that it
        * belongs there); its SOP Instance UID, from the file meta, is looked for in the reply. */
-      StowData *d;
-      g_autofree char *sop = NULL, *series = NULL;
-
-      if (!part10_uids (bytes, &sop, &series))
+      if (!part10_uids (bytes, &d->sop_uid, &d->series_uid))
         {
           lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
                                                     "%s: content is not a DICOM Part 10 file with "
-                                                    "a MediaStorageSOPInstanceUID", wd->uri));
+                                                    "a MediaStorageSOPInstanceUID",
+                                                    d->target.uri));
           return;
         }
-      d = g_new0 (StowData, 1);
       d->dicom = g_bytes_ref (bytes);
-      d->study_uid = g_strdup (wd->target.study);
-      d->sop_uid = g_steal_pointer (&sop);
-      /* the series comes from the STOW response's RetrieveURL */
-      d->series_uid = g_steal_pointer (&series);
-      g_task_set_task_data (task, d, (GDestroyNotify) stow_data_free);
+      d->study_uid = g_strdup (d->target.study);
+      /* d->series_uid stays NULL: the series comes from the STOW response's RetrieveURL */
       {
         g_autofree char *e = lb_dicomweb_escape (d->sop_uid);
         g_autofree char *query = g_strdup_printf ("/instances?SOPInstanceUID=%s", e);
@@ -540,24 +518,24 @@ on_write_read (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
     }
 
-  image = lb_image_load_bytes (bytes, wd->uri, NULL, &error);
+  image = lb_image_load_bytes (bytes, d->target.uri, NULL, &error);
   if (image == NULL)
     {
       lb_dicomweb_task_fail (task, error);
       return;
     }
-  src = source_of (self, image, &wd->target);
+  src = source_of (self, image, &d->target);
   if (src == NULL)
     {
       lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
                                                 "%s: the image does not say which DICOM instance "
                                                 "it was derived from, so it cannot join that "
-                                                "instance's study", wd->uri));
+                                                "instance's study", d->target.uri));
       return;
     }
   if (lb_dicomweb_loc_parse (self, src, FALSE, &src_loc, NULL))
     {
-      gboolean same = g_strcmp0 (src_loc.study, wd->target.study) == 0;
+      gboolean same = g_strcmp0 (src_loc.study, d->target.study) == 0;
 
       lb_dicomweb_loc_clear (&src_loc);
       if (!same)
@@ -565,12 +543,13 @@ on_write_read (GObject *source, GAsyncResult *result, gpointer user_data)
           lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
                                                     "%s: the image was derived from %s, which is "
                                                     "in another study; derived images go into "
-                                                    "their source's study", wd->uri, src));
+                                                    "their source's study", d->target.uri,
+                                                    src));
           return;
         }
     }
   chain = lb_image_meta_get_text (lb_image_get_meta (image), "lightbox:filter-chain");
-  store_derived_start (self, image, src, chain, task);
+  store_derived_start (task, image, src, chain);
 }
 
 void
@@ -581,33 +560,29 @@ lb_dicomweb_write_async (LbStore *store, const char *uri, GInputStream *source, 
 {
   LbDicomwebStore *self = LB_DICOMWEB_STORE (store);
   GTask *task = g_task_new (self, cancellable, callback, user_data);
-  WriteData *wd = g_new0 (WriteData, 1);
-  GError *error = NULL;
+  StowData *d = g_new0 (StowData, 1);
 
   g_task_set_source_tag (task, lb_dicomweb_write_async);
-  g_task_set_task_data (task, wd, (GDestroyNotify) write_data_free);
-  wd->uri = g_strdup (uri ? uri : self->root_uri);
-  wd->content_type = g_strdup (content_type);
+  g_task_set_task_data (task, d, (GDestroyNotify) stow_data_free);
+  d->content_type = g_strdup (content_type);
   if (mode != LB_STORE_WRITE_CREATE)
     {
       lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_UNSUPPORTED,
                                                 "%s: DICOM instances are never replaced; a "
                                                 "derived image is stored as a new instance in a "
-                                                "new series", wd->uri));
+                                                "new series", uri ? uri : self->root_uri));
       return;
     }
-  if (!lb_dicomweb_loc_parse (self, wd->uri, TRUE, &wd->target, &error))
-    {
-      lb_dicomweb_task_fail (task, error);
-      return;
-    }
-  if (wd->target.level < LB_DICOMWEB_STUDY)
+  if (!lb_dicomweb_task_loc (task, uri, TRUE, &d->target))
+    return;
+  if (d->target.level < LB_DICOMWEB_STUDY)
     {
       lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
                                                 "%s: write into a study, series or instance; a "
-                                                "derived image joins its source's study", wd->uri));
+                                                "derived image joins its source's study",
+                                                d->target.uri));
       return;
     }
-  lb_http_read_all_async (source, wd->uri, size, lb_limits_get_default ()->max_bytes,
+  lb_http_read_all_async (source, d->target.uri, size, lb_limits_get_default ()->max_bytes,
                           cancellable, NULL, NULL, on_write_read, task);
 }

@@ -79,7 +79,6 @@ lb_dicomweb_metadata_finish (GAsyncResult *result, GError **error)
 
 typedef struct {
   LbDicomwebLoc          loc;
-  char                  *uri;
   LbLimits               limits;
   LbDicomDataset        *metadata;
   LbImage               *image;
@@ -92,7 +91,6 @@ static void
 fetch_data_free (FetchData *d)
 {
   lb_dicomweb_loc_clear (&d->loc);
-  g_free (d->uri);
   g_clear_pointer (&d->metadata, lb_dicom_dataset_unref);
   g_clear_object (&d->image);
   g_free (d);
@@ -103,9 +101,9 @@ fetch_fail (GTask *task, GError *error)
 {
   FetchData *d = g_task_get_task_data (task);
 
-  if (error->domain == LB_ERROR && strstr (error->message, d->uri) == NULL
+  if (error->domain == LB_ERROR && strstr (error->message, d->loc.uri) == NULL
       && strstr (error->message, "http") == NULL)
-    g_prefix_error (&error, "%s: ", d->uri);
+    g_prefix_error (&error, "%s: ", d->loc.uri);
   lb_dicomweb_task_fail (task, error);
 }
 
@@ -157,7 +155,7 @@ on_frame (GObject *source, GAsyncResult *result, gpointer user_data)
           fetch_fail (task, g_error_new (LB_ERROR, LB_ERROR_UNSUPPORTED,
                                          "%s: the server cannot deliver this frame uncompressed "
                                          "(GET %s: %u %s); its transfer syntax is not one "
-                                         "Lightbox decodes", d->uri, url, status,
+                                         "Lightbox decodes", d->loc.uri, url, status,
                                          soup_status_get_phrase (status)));
         }
       return;
@@ -166,7 +164,7 @@ on_frame (GObject *source, GAsyncResult *result, gpointer user_data)
   parts = lb_dicom_multipart_parse (ct, body, &error);
   if (parts == NULL)
     {
-      g_prefix_error (&error, "%s/frames/1: ", d->uri);
+      g_prefix_error (&error, "%s/frames/1: ", d->loc.uri);
       fetch_fail (task, error);
       return;
     }
@@ -182,11 +180,11 @@ on_frame (GObject *source, GAsyncResult *result, gpointer user_data)
       fetch_fail (task, g_error_new (LB_ERROR, LB_ERROR_UNSUPPORTED,
                                      "%s: the server sent the frame as %s, transfer syntax %s "
                                      "(compressed); Lightbox decodes only uncompressed frames",
-                                     d->uri, part->content_type,
+                                     d->loc.uri, part->content_type,
                                      part->transfer_syntax ? part->transfer_syntax : "unknown"));
       return;
     }
-  d->image = lb_dicom_decode_frame (d->metadata, part->transfer_syntax, part->body, d->uri,
+  d->image = lb_dicom_decode_frame (d->metadata, part->transfer_syntax, part->body, d->loc.uri,
                                     &d->limits, &error);
   if (d->image == NULL)
     {
@@ -234,19 +232,14 @@ fetch_start (LbDicomwebStore *self, const char *uri, const LbLimits *limits,
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   FetchData *d = g_new0 (FetchData, 1);
-  GError *error = NULL;
 
   g_task_set_source_tag (task, fetch_start);
-  d->uri = g_strdup (uri);
   d->limits = *(limits ? limits : lb_limits_get_default ());
   d->progress = progress;
   d->progress_data = progress_data;
   g_task_set_task_data (task, d, (GDestroyNotify) fetch_data_free);
-  if (!lb_dicomweb_loc_parse (self, uri, FALSE, &d->loc, &error))
-    {
-      lb_dicomweb_task_fail (task, error);
-      return;
-    }
+  if (!lb_dicomweb_task_loc (task, uri, FALSE, &d->loc))
+    return;
   if (d->loc.level != LB_DICOMWEB_INSTANCE)
     {
       lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
