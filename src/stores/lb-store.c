@@ -199,6 +199,13 @@ lb_store_get_capabilities (LbStore *self)
   return LB_STORE_GET_IFACE (self)->get_capabilities (self);
 }
 
+void
+lb_store_task_fail (GTask *task, GError *error)
+{
+  g_task_return_error (task, error);
+  g_object_unref (task);
+}
+
 /* A backend without an operation answers it with a clear error instead of crashing. */
 static void
 report_unsupported (LbStore *self, const char *what, const char *uri, GAsyncReadyCallback callback,

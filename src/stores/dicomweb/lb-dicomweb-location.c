@@ -136,7 +136,7 @@ lb_dicomweb_task_loc (GTask *task, const char *uri, gboolean allow_extra, LbDico
 
   if (lb_dicomweb_loc_parse (g_task_get_source_object (task), uri, allow_extra, loc, &error))
     return TRUE;
-  lb_dicomweb_task_fail (task, error);
+  lb_store_task_fail (task, error);
   return FALSE;
 }
 

@@ -127,7 +127,7 @@ on_qido_done (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (body == NULL)
     {
-      lb_dicomweb_task_fail (task, error);
+      lb_store_task_fail (task, error);
       return;
     }
   /* 204 No Content: no (more) matches (PS3.18 §10.6.3.3) */
@@ -140,7 +140,7 @@ on_qido_done (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   if (!lb_http_check_status (msg, &error))
     {
-      lb_dicomweb_task_fail (task, error);
+      lb_store_task_fail (task, error);
       return;
     }
   arr = lb_dicom_json_parse_array (g_bytes_get_data (body, NULL), g_bytes_get_size (body),
@@ -148,7 +148,7 @@ on_qido_done (GObject *source, GAsyncResult *result, gpointer user_data)
   if (arr == NULL)
     {
       g_prefix_error (&error, "%s: ", q->url);
-      lb_dicomweb_task_fail (task, error);
+      lb_store_task_fail (task, error);
       return;
     }
   for (guint i = 0; i < arr->len; i++)
@@ -165,9 +165,9 @@ on_qido_done (GObject *source, GAsyncResult *result, gpointer user_data)
                                                    : LB_STORE_DEFAULT_MAX_LISTING_ENTRIES;
   if (q->all->len > max_entries)
     {
-      lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_TOO_LARGE,
-                                                "%s%s: listing too large (more than %u entries)",
-                                                self->base_url, q->path_query, max_entries));
+      lb_store_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_TOO_LARGE,
+                                             "%s%s: listing too large (more than %u entries)",
+                                             self->base_url, q->path_query, max_entries));
       return;
     }
   /* a short page (or one that ignored the limit, or brought nothing new) is the last */
@@ -513,8 +513,8 @@ lb_dicomweb_list_async (LbStore *store, const char *uri, GCancellable *cancellab
     return;
   if (loc->level == LB_DICOMWEB_INSTANCE)
     {
-      lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
-                                                "%s is an instance, not a container", uri));
+      lb_store_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                                             "%s is an instance, not a container", uri));
       return;
     }
   query = children_query (loc);
@@ -537,7 +537,7 @@ on_stat_found (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (found == NULL)
     {
-      lb_dicomweb_task_fail (task, error);
+      lb_store_task_fail (task, error);
       return;
     }
   switch (loc->level)

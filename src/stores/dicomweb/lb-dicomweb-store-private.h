@@ -11,6 +11,7 @@
 #include <libsoup/soup.h>
 
 #include "lb-dicomweb-store.h"
+#include "lb-store-private.h"
 
 G_BEGIN_DECLS
 
@@ -93,8 +94,6 @@ void    lb_dicomweb_request_async  (LbDicomwebStore *self, const char *method, c
                                     GAsyncReadyCallback callback, gpointer user_data);
 /* The cap on a DICOM JSON answer (one QIDO-RS page, a metadata set): the store's listing cap. */
 guint64 lb_dicomweb_max_json_bytes (LbDicomwebStore *self);
-/* Ends @task with @error, taking both. */
-void    lb_dicomweb_task_fail      (GTask *task, GError *error);
 
 /* ---- QIDO-RS (lb-dicomweb-qido.c) --------------------------------------------------------- */
 

@@ -182,13 +182,6 @@ lb_dicomweb_request_async (LbDicomwebStore       *self,
                          progress, progress_data, callback, user_data);
 }
 
-void
-lb_dicomweb_task_fail (GTask *task, GError *error)
-{
-  g_task_return_error (task, error);
-  g_object_unref (task);
-}
-
 guint64
 lb_dicomweb_max_json_bytes (LbDicomwebStore *self)
 {

@@ -85,7 +85,7 @@ on_stowed (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (body == NULL)
     {
-      lb_dicomweb_task_fail (task, error);
+      lb_store_task_fail (task, error);
       return;
     }
   status = soup_message_get_status (msg);
@@ -107,7 +107,7 @@ on_stowed (GObject *source, GAsyncResult *result, gpointer user_data)
           if (resp == NULL && error != NULL && status >= 200 && status < 300)
             {
               g_prefix_error (&error, "STOW-RS %s: response: ", d->stow_url);
-              lb_dicomweb_task_fail (task, error);
+              lb_store_task_fail (task, error);
               return;
             }
           g_clear_error (&error);
@@ -134,7 +134,7 @@ on_stowed (GObject *source, GAsyncResult *result, gpointer user_data)
           error = g_error_new (LB_ERROR, status == 409 ? LB_ERROR_CONFLICT : LB_ERROR_FAILED,
                                "STOW-RS %s: the server refused instance %s (HTTP %u, %s)",
                                d->stow_url, sop ? sop : d->sop_uid, status, why);
-          lb_dicomweb_task_fail (task, error);
+          lb_store_task_fail (task, error);
           return;
         }
       for (guint i = 0; i < nr; i++)
@@ -163,14 +163,14 @@ on_stowed (GObject *source, GAsyncResult *result, gpointer user_data)
   if (!lb_http_check_status (msg, &error))
     {
       g_prefix_error (&error, "STOW-RS: ");
-      lb_dicomweb_task_fail (task, error);
+      lb_store_task_fail (task, error);
       return;
     }
   if (!stored)
     {
       error = g_error_new (LB_ERROR, LB_ERROR_FAILED, "STOW-RS %s: HTTP %u but the response does "
                            "not list instance %s as stored", d->stow_url, status, d->sop_uid);
-      lb_dicomweb_task_fail (task, error);
+      lb_store_task_fail (task, error);
       return;
     }
 
@@ -178,7 +178,7 @@ on_stowed (GObject *source, GAsyncResult *result, gpointer user_data)
     {
       error = g_error_new (LB_ERROR, LB_ERROR_FAILED, "STOW-RS %s: stored instance %s, but the "
                            "response does not say in which series", d->stow_url, d->sop_uid);
-      lb_dicomweb_task_fail (task, error);
+      lb_store_task_fail (task, error);
       return;
     }
   uri = lb_dicomweb_instance_uri (self, d->study_uid, d->series_uid, d->sop_uid);
@@ -250,7 +250,7 @@ on_study_series (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (series == NULL)
     {
-      lb_dicomweb_task_fail (task, error);
+      lb_store_task_fail (task, error);
       return;
     }
   /* the new series is numbered after every series already in the study */
@@ -267,7 +267,7 @@ on_study_series (GObject *source, GAsyncResult *result, gpointer user_data)
   if (sc == NULL)
     {
       g_prefix_error (&error, "%s: ", d->source.uri);
-      lb_dicomweb_task_fail (task, error);
+      lb_store_task_fail (task, error);
       return;
     }
   d->sop_uid = g_strdup (lb_dicom_dataset_get_string (sc, LB_TAG_SOP_INSTANCE_UID, 0));
@@ -275,7 +275,7 @@ on_study_series (GObject *source, GAsyncResult *result, gpointer user_data)
   d->dicom = lb_dicom_write_part10 (sc, &error);
   if (d->dicom == NULL)
     {
-      lb_dicomweb_task_fail (task, error);
+      lb_store_task_fail (task, error);
       return;
     }
   stow_send (task);
@@ -294,7 +294,7 @@ on_source_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
   if (d->metadata == NULL)
     {
       g_prefix_error (&error, "source instance: ");
-      lb_dicomweb_task_fail (task, error);
+      lb_store_task_fail (task, error);
       return;
     }
   st = lb_dicomweb_escape (d->source.study);
@@ -316,9 +316,9 @@ store_derived_start (GTask *task, LbImage *image, const char *source_uri, const 
     return;
   if (d->source.level != LB_DICOMWEB_INSTANCE)
     {
-      lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
-                                                "%s: the source of a derived image must be an "
-                                                "instance", source_uri));
+      lb_store_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                                             "%s: the source of a derived image must be an "
+                                             "instance", source_uri));
       return;
     }
   d->study_uid = g_strdup (d->source.study);
@@ -375,13 +375,13 @@ on_raw_precheck (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (found == NULL)
     {
-      lb_dicomweb_task_fail (task, error);
+      lb_store_task_fail (task, error);
       return;
     }
   if (lb_dicomweb_find (found, LB_TAG_SOP_INSTANCE_UID, d->sop_uid) != NULL)
-    lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_CONFLICT,
-                                              "instance %s is already stored on the server; "
-                                              "DICOM instances are never replaced", d->sop_uid));
+    lb_store_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_CONFLICT,
+                                           "instance %s is already stored on the server; "
+                                           "DICOM instances are never replaced", d->sop_uid));
   else
     stow_send (task);
 }
@@ -490,7 +490,7 @@ on_write_read (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (bytes == NULL)
     {
-      lb_dicomweb_task_fail (task, error);
+      lb_store_task_fail (task, error);
       return;
     }
   if (g_strcmp0 (d->content_type, "application/dicom") == 0 || is_part10 (bytes))
@@ -499,10 +499,10 @@ on_write_read (GObject *source, GAsyncResult *result, gpointer user_data)
        * belongs there); its SOP Instance UID, from the file meta, is looked for in the reply. */
       if (!part10_uids (bytes, &d->sop_uid, &d->series_uid))
         {
-          lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
-                                                    "%s: content is not a DICOM Part 10 file with "
-                                                    "a MediaStorageSOPInstanceUID",
-                                                    d->target.uri));
+          lb_store_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                                                 "%s: content is not a DICOM Part 10 file with "
+                                                 "a MediaStorageSOPInstanceUID",
+                                                 d->target.uri));
           return;
         }
       d->dicom = g_bytes_ref (bytes);
@@ -521,16 +521,16 @@ on_write_read (GObject *source, GAsyncResult *result, gpointer user_data)
   image = lb_image_load_bytes (bytes, d->target.uri, NULL, &error);
   if (image == NULL)
     {
-      lb_dicomweb_task_fail (task, error);
+      lb_store_task_fail (task, error);
       return;
     }
   src = source_of (self, image, &d->target);
   if (src == NULL)
     {
-      lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
-                                                "%s: the image does not say which DICOM instance "
-                                                "it was derived from, so it cannot join that "
-                                                "instance's study", d->target.uri));
+      lb_store_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                                             "%s: the image does not say which DICOM instance "
+                                             "it was derived from, so it cannot join that "
+                                             "instance's study", d->target.uri));
       return;
     }
   if (lb_dicomweb_loc_parse (self, src, FALSE, &src_loc, NULL))
@@ -540,11 +540,11 @@ on_write_read (GObject *source, GAsyncResult *result, gpointer user_data)
       lb_dicomweb_loc_clear (&src_loc);
       if (!same)
         {
-          lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
-                                                    "%s: the image was derived from %s, which is "
-                                                    "in another study; derived images go into "
-                                                    "their source's study", d->target.uri,
-                                                    src));
+          lb_store_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                                                 "%s: the image was derived from %s, which is "
+                                                 "in another study; derived images go into "
+                                                 "their source's study", d->target.uri,
+                                                 src));
           return;
         }
     }
@@ -567,20 +567,20 @@ lb_dicomweb_write_async (LbStore *store, const char *uri, GInputStream *source, 
   d->content_type = g_strdup (content_type);
   if (mode != LB_STORE_WRITE_CREATE)
     {
-      lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_UNSUPPORTED,
-                                                "%s: DICOM instances are never replaced; a "
-                                                "derived image is stored as a new instance in a "
-                                                "new series", uri ? uri : self->root_uri));
+      lb_store_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_UNSUPPORTED,
+                                             "%s: DICOM instances are never replaced; a "
+                                             "derived image is stored as a new instance in a "
+                                             "new series", uri ? uri : self->root_uri));
       return;
     }
   if (!lb_dicomweb_task_loc (task, uri, TRUE, &d->target))
     return;
   if (d->target.level < LB_DICOMWEB_STUDY)
     {
-      lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
-                                                "%s: write into a study, series or instance; a "
-                                                "derived image joins its source's study",
-                                                d->target.uri));
+      lb_store_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                                             "%s: write into a study, series or instance; a "
+                                             "derived image joins its source's study",
+                                             d->target.uri));
       return;
     }
   lb_http_read_all_async (source, d->target.uri, size, lb_limits_get_default ()->max_bytes,

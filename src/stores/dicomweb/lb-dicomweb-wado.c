@@ -35,7 +35,7 @@ on_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (body == NULL || !lb_http_check_status (msg, &error))
     {
-      lb_dicomweb_task_fail (task, error);
+      lb_store_task_fail (task, error);
       return;
     }
   arr = lb_dicom_json_parse_array (g_bytes_get_data (body, NULL), g_bytes_get_size (body),
@@ -45,7 +45,7 @@ on_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
   if (error != NULL)
     {
       g_prefix_error (&error, "%s/metadata: ", uri);
-      lb_dicomweb_task_fail (task, error);
+      lb_store_task_fail (task, error);
       return;
     }
   g_task_return_pointer (task, lb_dicom_dataset_ref (arr->pdata[0]),
@@ -104,7 +104,7 @@ fetch_fail (GTask *task, GError *error)
   if (error->domain == LB_ERROR && strstr (error->message, d->loc.uri) == NULL
       && strstr (error->message, "http") == NULL)
     g_prefix_error (&error, "%s: ", d->loc.uri);
-  lb_dicomweb_task_fail (task, error);
+  lb_store_task_fail (task, error);
 }
 
 static void request_frame (GTask *task, const char *accept);
@@ -242,8 +242,8 @@ fetch_start (LbDicomwebStore *self, const char *uri, const LbLimits *limits,
     return;
   if (d->loc.level != LB_DICOMWEB_INSTANCE)
     {
-      lb_dicomweb_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
-                                                "%s is a container, not an image", uri));
+      lb_store_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                                             "%s is a container, not an image", uri));
       return;
     }
   lb_dicomweb_metadata_async (self, &d->loc, cancellable, on_fetch_metadata, task);
@@ -305,7 +305,7 @@ on_read_fetched (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (img == NULL)
     {
-      lb_dicomweb_task_fail (task, error);
+      lb_store_task_fail (task, error);
       return;
     }
   /* PNG keeps 16-bit samples and the lightbox:* value mapping: nothing is lost on the way. */
@@ -313,7 +313,7 @@ on_read_fetched (GObject *source, GAsyncResult *result, gpointer user_data)
   if (png == NULL)
     {
       g_prefix_error (&error, "%s: ", uri);
-      lb_dicomweb_task_fail (task, error);
+      lb_store_task_fail (task, error);
       return;
     }
   r = g_new0 (ReadResult, 1);
