@@ -9,6 +9,7 @@
 #include "lb-http-body-stream.h"
 #include "lb-http.h"
 #include "lb-listing-parser.h"
+#include "lb-store-private.h"
 
 typedef enum {
   DIALECT_UNKNOWN,
@@ -222,13 +223,45 @@ op_send (GTask *task, SoupMessage *msg, GError *error, guint max_retries,
          GAsyncReadyCallback callback)
 {
   if (msg == NULL)
+    lb_store_task_fail (task, error);
+  else
+    lb_http_send_async (task_store (task)->session, msg, max_retries, NULL, NULL,
+                        g_task_get_cancellable (task), callback, task);
+}
+
+/* Finishes what op_send() sent: the answer's body, op->msg the message that got it. NULL when
+ * there was no answer, or (with @need_2xx) when it was not a 2xx one, whose body is closed:
+ * @task has then returned the error, and its Op is gone with it. Signal handlers that point at
+ * the Op (upload progress) are disconnected first. */
+static GInputStream *
+op_sent (GTask *task, GAsyncResult *result, gboolean need_2xx)
+{
+  Op *op = task_op (task);
+  GError *error = NULL;
+  GInputStream *body;
+
+  g_clear_object (&op->msg);
+  body = lb_http_send_finish (task_store (task)->session, result, &op->msg, &error);
+  if (op->msg != NULL)
+    g_signal_handlers_disconnect_by_data (op->msg, op);
+  if (body != NULL && need_2xx && !lb_http_check_status (op->msg, &error))
     {
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
+      g_input_stream_close (body, NULL, NULL);
+      g_clear_object (&body);
     }
-  lb_http_send_async (task_store (task)->session, msg, max_retries, NULL, NULL,
-                      g_task_get_cancellable (task), callback, task);
+  if (body == NULL)
+    lb_store_task_fail (task, error);
+  return body;
+}
+
+/* The entry the answer's headers describe, under the URI it came from (after redirects). */
+static LbStoreEntry *
+op_entry (Op *op)
+{
+  g_autofree char *final_uri = g_uri_to_string_partial (soup_message_get_uri (op->msg),
+                                                        G_URI_HIDE_FRAGMENT);
+
+  return lb_http_entry_from_headers (final_uri, soup_message_get_response_headers (op->msg));
 }
 
 static void
@@ -353,8 +386,7 @@ on_list_chunk (GObject *source, GAsyncResult *result, gpointer user_data)
           g_error_free (error);
           error = mapped;
         }
-      g_task_return_error (task, error);
-      g_object_unref (task);
+      lb_store_task_fail (task, error);
       return;
     }
   if (g_bytes_get_size (chunk) > 0)
@@ -371,8 +403,7 @@ on_list_chunk (GObject *source, GAsyncResult *result, gpointer user_data)
       if (!lb_listing_parser_feed (op->parser, g_bytes_get_data (chunk, NULL),
                                    g_bytes_get_size (chunk), &error))
         {
-          g_task_return_error (task, error);
-          g_object_unref (task);
+          lb_store_task_fail (task, error);
           return;
         }
       if (op->progress != NULL)
@@ -409,27 +440,13 @@ on_list_sent (GObject *source, GAsyncResult *result, gpointer user_data)
   GTask *task = user_data;
   LbHttpStore *self = task_store (task);
   Op *op = task_op (task);
-  GError *error = NULL;
-  g_autoptr(GInputStream) body = NULL;
+  g_autoptr(GInputStream) body = op_sent (task, result, TRUE);
   guint status;
   gint64 total;
 
-  g_clear_object (&op->msg);
-  body = lb_http_send_finish (SOUP_SESSION (source), result, &op->msg, &error);
   if (body == NULL)
-    {
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
+    return;
   status = soup_message_get_status (op->msg);
-  if (!lb_http_check_status (op->msg, &error))
-    {
-      g_input_stream_close (body, NULL, NULL);
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
   if (self->dialect == DIALECT_WEBDAV && status != 207)
     {
       g_input_stream_close (body, NULL, NULL);
@@ -530,8 +547,7 @@ new_op_task (LbHttpStore *self, const char *uri, gboolean container, GCancellabl
   op->uri = resolve_in_store (self, uri, container, &error);
   if (op->uri == NULL)
     {
-      g_task_return_error (task, error);
-      g_object_unref (task);
+      lb_store_task_fail (task, error);
       return NULL;
     }
   return task;
@@ -570,8 +586,7 @@ on_stat_propfind (GObject *source, GAsyncResult *result, gpointer user_data)
   bytes = lb_http_request_finish (SOUP_SESSION (source), result, &op->msg, &error);
   if (bytes == NULL || !lb_http_check_status (op->msg, &error))
     {
-      g_task_return_error (task, error);
-      g_object_unref (task);
+      lb_store_task_fail (task, error);
       return;
     }
   children = lb_listing_parse_multistatus (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
@@ -613,25 +628,13 @@ static void
 on_stat_sent (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
-  Op *op = task_op (task);
-  GError *error = NULL;
-  g_autoptr(GInputStream) body = NULL;
-  g_autofree char *final_uri = NULL;
+  g_autoptr(GInputStream) body = op_sent (task, result, TRUE);
   LbStoreEntry *entry;
 
-  g_clear_object (&op->msg);
-  body = lb_http_send_finish (SOUP_SESSION (source), result, &op->msg, &error);
-  if (body == NULL || !lb_http_check_status (op->msg, &error))
-    {
-      if (body != NULL)
-        g_input_stream_close (body, NULL, NULL);
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-  final_uri = g_uri_to_string_partial (soup_message_get_uri (op->msg), G_URI_HIDE_FRAGMENT);
-  entry = lb_http_entry_from_headers (final_uri, soup_message_get_response_headers (op->msg));
-  if (g_str_has_suffix (final_uri, "/"))
+  if (body == NULL)
+    return;
+  entry = op_entry (task_op (task));
+  if (g_str_has_suffix (lb_store_entry_get_uri (entry), "/"))
     {
       lb_store_entry_set_kind (entry, LB_STORE_ENTRY_DIRECTORY);
       lb_store_entry_set_size (entry, -1);
@@ -680,22 +683,11 @@ on_read_sent (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
   Op *op = task_op (task);
-  GError *error = NULL;
-  g_autoptr(GInputStream) body = NULL;
-  g_autofree char *final_uri = NULL;
+  g_autoptr(GInputStream) body = op_sent (task, result, TRUE);
 
-  g_clear_object (&op->msg);
-  body = lb_http_send_finish (SOUP_SESSION (source), result, &op->msg, &error);
-  if (body == NULL || !lb_http_check_status (op->msg, &error))
-    {
-      if (body != NULL)
-        g_input_stream_close (body, NULL, NULL);
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-  final_uri = g_uri_to_string_partial (soup_message_get_uri (op->msg), G_URI_HIDE_FRAGMENT);
-  op->entry = lb_http_entry_from_headers (final_uri, soup_message_get_response_headers (op->msg));
+  if (body == NULL)
+    return;
+  op->entry = op_entry (op);
   lb_http_body_stream_set_progress (LB_HTTP_BODY_STREAM (body), op->progress, op->progress_data);
   g_task_return_pointer (task, g_steal_pointer (&body), g_object_unref);
   g_object_unref (task);
@@ -759,20 +751,13 @@ on_write_sent (GObject *source, GAsyncResult *result, gpointer user_data)
   LbHttpStore *self = task_store (task);
   Op *op = task_op (task);
   GError *error = NULL;
-  g_autoptr(GInputStream) body = NULL;
-  g_autoptr(SoupMessage) msg = NULL;
+  g_autoptr(GInputStream) body = op_sent (task, result, FALSE);
   guint status;
   LbStoreEntry *entry;
 
-  body = lb_http_send_finish (SOUP_SESSION (source), result, &msg, &error);
-  g_signal_handlers_disconnect_by_data (msg, op);
   if (body == NULL)
-    {
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-  status = soup_message_get_status (msg);
+    return;
+  status = soup_message_get_status (op->msg);
   if (!SOUP_STATUS_IS_SUCCESSFUL (status))
     g_input_stream_close (body, NULL, NULL);
   if (status == 412)
@@ -786,16 +771,15 @@ on_write_sent (GObject *source, GAsyncResult *result, gpointer user_data)
       g_object_unref (task);
       return;
     }
-  if (!lb_http_check_status (msg, &error))
+  if (!lb_http_check_status (op->msg, &error))
     {
       if (status == 405 || status == 501)
         g_prefix_error (&error, "the server does not accept uploads: ");
-      g_task_return_error (task, error);
-      g_object_unref (task);
+      lb_store_task_fail (task, error);
       return;
     }
 
-  entry = lb_http_entry_from_headers (op->uri, soup_message_get_response_headers (msg));
+  entry = lb_http_entry_from_headers (op->uri, soup_message_get_response_headers (op->msg));
   lb_store_entry_set_size (entry, op->written);
   lb_store_entry_set_content_type (entry, op->content_type);
   if (status != 201 && op->mode == LB_STORE_WRITE_CREATE)
@@ -818,8 +802,7 @@ write_start (GTask *task)
 
   if (msg == NULL)
     {
-      g_task_return_error (task, error);
-      g_object_unref (task);
+      lb_store_task_fail (task, error);
       return;
     }
   headers = soup_message_get_request_headers (msg);
@@ -883,19 +866,13 @@ on_mkdir_sent (GObject *source, GAsyncResult *result, gpointer user_data)
   GTask *task = user_data;
   Op *op = task_op (task);
   GError *error = NULL;
-  g_autoptr(GInputStream) body = NULL;
-  g_autoptr(SoupMessage) msg = NULL;
+  g_autoptr(GInputStream) body = op_sent (task, result, FALSE);
   g_autofree char *name = NULL;
   guint status;
 
-  body = lb_http_send_finish (SOUP_SESSION (source), result, &msg, &error);
   if (body == NULL)
-    {
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-  status = soup_message_get_status (msg);
+    return;
+  status = soup_message_get_status (op->msg);
   if (!SOUP_STATUS_IS_SUCCESSFUL (status))
     g_input_stream_close (body, NULL, NULL);
   if (status == 405)
@@ -904,11 +881,10 @@ on_mkdir_sent (GObject *source, GAsyncResult *result, gpointer user_data)
     error = g_error_new (LB_ERROR, LB_ERROR_CONFLICT, "MKCOL %s: 409: the parent folder is missing",
                          op->uri);
   else
-    lb_http_check_status (msg, &error);
+    lb_http_check_status (op->msg, &error);
   if (error != NULL)
     {
-      g_task_return_error (task, error);
-      g_object_unref (task);
+      lb_store_task_fail (task, error);
       return;
     }
   name = lb_store_uri_display_name (op->uri);
