@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-/* What the pieces of LbHttpStore share (src/stores only). */
+/* What the pieces of LbHttpStore share; for src/stores only.
+ *   lb-http-store.c        the object, URIs, dialect detection, the per-operation plumbing
+ *   lb-http-store-read.c   list (streamed listings: HTML, JSON, 207 Multi-Status), stat, read
+ *   lb-http-store-write.c  write (PUT with If-Match / If-None-Match), mkdir (MKCOL) */
 
 #include <libsoup/soup.h>
 
@@ -10,18 +13,20 @@
 
 G_BEGIN_DECLS
 
+/* What the server speaks: detected once per store (OPTIONS, then PROPFIND), or forced by
+ * options->type. */
 typedef enum {
-  DIALECT_UNKNOWN,
-  DIALECT_WEBDAV,
-  DIALECT_LISTING,
-} Dialect;
+  LB_HTTP_DIALECT_UNKNOWN,
+  LB_HTTP_DIALECT_WEBDAV,
+  LB_HTTP_DIALECT_LISTING,
+} LbHttpDialect;
 
 struct _LbHttpStore {
   GObject         parent_instance;
   char           *root;        /* owned: normalised, ends in '/' */
   LbStoreOptions *options;     /* owned (ref) */
   SoupSession    *session;     /* owned */
-  Dialect         dialect;
+  LbHttpDialect   dialect;
   gboolean        forced;      /* dialect set by options->type */
   gboolean        dav_locking; /* DAV compliance class 2 advertised */
   gboolean        lightbox_server;
@@ -32,8 +37,7 @@ struct _LbHttpStore {
   GPtrArray      *waiters;     /* owned: Waiter*, tasks waiting for detection */
 };
 
-typedef void (*Continuation) (GTask *task);
-
+/* The state of one operation: the task data of every LbStore call. */
 typedef struct {
   char                  *uri;          /* owned: target, normalised */
   GFileProgressCallback  progress;
@@ -49,22 +53,47 @@ typedef struct {
   gint64                 written;      /* bytes */
   LbStoreEntry          *entry;        /* owned, nullable */
   LbListingParser       *parser;       /* owned, nullable: list */
-} Op;
+} LbHttpStoreOp;
 
-Op          *task_op                  (GTask *task);
-LbHttpStore *task_store               (GTask *task);
-GTask       *new_op_task              (LbHttpStore *self, const char *uri, gboolean container,
-                                       GCancellable *cancellable, GAsyncReadyCallback callback,
-                                       gpointer user_data, gpointer tag);
-void         with_dialect             (GTask *task, Continuation next);
-SoupMessage *propfind_new             (LbHttpStore *self, const char *uri, const char *depth,
-                                       GError **error);
-void         op_send                  (GTask *task, SoupMessage *msg, GError *error,
-                                       guint max_retries, GAsyncReadyCallback callback);
-GInputStream *op_sent                 (GTask *task, GAsyncResult *result, gboolean need_2xx);
-LbStoreEntry *op_entry                (Op *op);
-void         return_entry_after_drain (GTask *task, GInputStream *body, LbStoreEntry *entry);
+static inline LbHttpStoreOp *
+lb_http_store_op (GTask *task)
+{
+  return g_task_get_task_data (task);
+}
 
+static inline LbHttpStore *
+lb_http_store_from_task (GTask *task)
+{
+  return LB_HTTP_STORE (g_task_get_source_object (task));
+}
+
+/* A task for an operation on @uri (NULL: the root; @container: a '/' is added), its
+ * LbHttpStoreOp made; NULL, and the callback gets the error, when @uri is outside the store. */
+GTask *lb_http_store_op_task_new (LbHttpStore *self, const char *uri, gboolean container,
+                                  GCancellable *cancellable, GAsyncReadyCallback callback,
+                                  gpointer user_data, gpointer tag);
+
+/* Runs @next with @task once the dialect is known, or fails @task when detection failed. */
+typedef void (*LbHttpStoreContinuation) (GTask *task);
+void   lb_http_store_with_dialect (GTask *task, LbHttpStoreContinuation next);
+
+/* A PROPFIND for @uri at @depth ("0": the resource itself, "1": with its members) asking for
+ * the properties the listing parser reads. */
+SoupMessage *lb_http_store_propfind_new (LbHttpStore *self, const char *uri, const char *depth,
+                                         GError **error);
+
+/* Sends @msg for @task with lb_http_send_async(), or fails @task with @error when @msg is NULL
+ * (building it failed); finish with lb_http_store_op_sent(). */
+void          lb_http_store_op_send  (GTask *task, SoupMessage *msg, GError *error,
+                                      guint max_retries, GAsyncReadyCallback callback);
+GInputStream *lb_http_store_op_sent  (GTask *task, GAsyncResult *result, gboolean need_2xx);
+/* The entry the final response's headers describe, under the URI it came from. */
+LbStoreEntry *lb_http_store_op_entry (LbHttpStoreOp *op);
+/* Returns @entry (taking it) once the rest of @body is read, so the connection is kept. */
+void          lb_http_store_op_return_entry (GTask *task, GInputStream *body,
+                                             LbStoreEntry *entry);
+
+/* The LbStore operations (list, stat and write have no finish function: lb-store.h). */
 void          lb_http_store_list_async  (LbStore *store, const char *uri, GCancellable *cancellable,
                                          GFileProgressCallback progress, gpointer progress_data,
                                          GAsyncReadyCallback callback, gpointer user_data);

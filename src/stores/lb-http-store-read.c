@@ -6,7 +6,6 @@
 #include "lb-error.h"
 #include "lb-http-body-stream.h"
 #include "lb-http.h"
-#include "lb-listing-parser.h"
 #include "lb-store-private.h"
 
 /* ---- list --------------------------------------------------------------------------------- */
@@ -43,8 +42,8 @@ static void
 on_list_chunk (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
-  LbHttpStore *self = task_store (task);
-  Op *op = task_op (task);
+  LbHttpStore *self = lb_http_store_from_task (task);
+  LbHttpStoreOp *op = lb_http_store_op (task);
   GError *error = NULL;
   g_autoptr(GBytes) chunk = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source), result, &error);
 
@@ -98,7 +97,7 @@ on_list_chunk (GObject *source, GAsyncResult *result, gpointer user_data)
 static void
 list_read_next (GTask *task)
 {
-  Op *op = task_op (task);
+  LbHttpStoreOp *op = lb_http_store_op (task);
 
   g_input_stream_read_bytes_async (op->body, 64 * 1024, G_PRIORITY_DEFAULT,
                                    g_task_get_cancellable (task), on_list_chunk, task);
@@ -108,16 +107,16 @@ static void
 on_list_sent (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
-  LbHttpStore *self = task_store (task);
-  Op *op = task_op (task);
-  g_autoptr(GInputStream) body = op_sent (task, result, TRUE);
+  LbHttpStore *self = lb_http_store_from_task (task);
+  LbHttpStoreOp *op = lb_http_store_op (task);
+  g_autoptr(GInputStream) body = lb_http_store_op_sent (task, result, TRUE);
   guint status;
   gint64 total;
 
   if (body == NULL)
     return;
   status = soup_message_get_status (op->msg);
-  if (self->dialect == DIALECT_WEBDAV && status != 207)
+  if (self->dialect == LB_HTTP_DIALECT_WEBDAV && status != 207)
     {
       g_input_stream_close (body, NULL, NULL);
       g_task_return_new_error (task, LB_ERROR, LB_ERROR_HTTP,
@@ -151,7 +150,7 @@ on_list_sent (GObject *source, GAsyncResult *result, gpointer user_data)
         g_free (base);
         base = with_slash;
       }
-    if (self->dialect == DIALECT_WEBDAV)
+    if (self->dialect == LB_HTTP_DIALECT_WEBDAV)
       format = LB_LISTING_MULTISTATUS;
     else if (content_type != NULL && (g_str_equal (content_type, "application/json")
                                       || g_str_has_suffix (content_type, "+json")))
@@ -186,13 +185,13 @@ on_list_sent (GObject *source, GAsyncResult *result, gpointer user_data)
 static void
 list_start (GTask *task)
 {
-  LbHttpStore *self = task_store (task);
-  Op *op = task_op (task);
+  LbHttpStore *self = lb_http_store_from_task (task);
+  LbHttpStoreOp *op = lb_http_store_op (task);
   GError *error = NULL;
   g_autoptr(SoupMessage) msg = NULL;
 
-  if (self->dialect == DIALECT_WEBDAV)
-    msg = propfind_new (self, op->uri, "1", &error);
+  if (self->dialect == LB_HTTP_DIALECT_WEBDAV)
+    msg = lb_http_store_propfind_new (self, op->uri, "1", &error);
   else
     {
       msg = lb_http_message_new ("GET", op->uri, self->options, &error);
@@ -200,7 +199,7 @@ list_start (GTask *task)
         soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept",
                                       "application/json, text/html;q=0.9, */*;q=0.1");
     }
-  op_send (task, msg, error, self->options->max_retries, on_list_sent);
+  lb_http_store_op_send (task, msg, error, self->options->max_retries, on_list_sent);
 }
 
 void
@@ -209,14 +208,14 @@ lb_http_store_list_async (LbStore *store, const char *uri, GCancellable *cancell
                           GAsyncReadyCallback callback, gpointer user_data)
 {
   LbHttpStore *self = LB_HTTP_STORE (store);
-  GTask *task = new_op_task (self, uri, TRUE, cancellable, callback, user_data,
-                             lb_http_store_list_async);
+  GTask *task = lb_http_store_op_task_new (self, uri, TRUE, cancellable, callback, user_data,
+                                           lb_http_store_list_async);
 
   if (task == NULL)
     return;
-  task_op (task)->progress = progress;
-  task_op (task)->progress_data = progress_data;
-  with_dialect (task, list_start);
+  lb_http_store_op (task)->progress = progress;
+  lb_http_store_op (task)->progress_data = progress_data;
+  lb_http_store_with_dialect (task, list_start);
 }
 
 /* ---- stat --------------------------------------------------------------------------------- */
@@ -225,12 +224,12 @@ static void
 on_stat_propfind (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
-  Op *op = task_op (task);
+  LbHttpStoreOp *op = lb_http_store_op (task);
   GError *error = NULL;
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(GPtrArray) children = NULL;
   LbStoreEntry *self_entry = NULL;
-  LbListingContext ctx = { op->uri, task_store (task)->root, 0 };
+  LbListingContext ctx = { op->uri, lb_http_store_from_task (task)->root, 0 };
 
   g_clear_object (&op->msg);
   bytes = lb_http_request_finish (SOUP_SESSION (source), result, &op->msg, &error);
@@ -255,37 +254,37 @@ static void
 on_stat_sent (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
-  g_autoptr(GInputStream) body = op_sent (task, result, TRUE);
+  g_autoptr(GInputStream) body = lb_http_store_op_sent (task, result, TRUE);
   LbStoreEntry *entry;
 
   if (body == NULL)
     return;
-  entry = op_entry (task_op (task));
+  entry = lb_http_store_op_entry (lb_http_store_op (task));
   if (g_str_has_suffix (lb_store_entry_get_uri (entry), "/"))
     {
       lb_store_entry_set_kind (entry, LB_STORE_ENTRY_DIRECTORY);
       lb_store_entry_set_size (entry, -1);
     }
-  return_entry_after_drain (task, body, entry);
+  lb_http_store_op_return_entry (task, body, entry);
 }
 
 static void
 stat_start (GTask *task)
 {
-  LbHttpStore *self = task_store (task);
-  Op *op = task_op (task);
+  LbHttpStore *self = lb_http_store_from_task (task);
+  LbHttpStoreOp *op = lb_http_store_op (task);
   GError *error = NULL;
   g_autoptr(SoupMessage) msg = NULL;
-  gboolean propfind = self->dialect == DIALECT_WEBDAV && g_str_has_suffix (op->uri, "/");
+  gboolean propfind = self->dialect == LB_HTTP_DIALECT_WEBDAV && g_str_has_suffix (op->uri, "/");
 
   /* Files: HEAD (nginx's PROPFIND has no getetag, its HEAD does). Containers on WebDAV:
    * PROPFIND depth 0, whose whole answer is parsed. */
   if (propfind)
-    msg = propfind_new (self, op->uri, "0", &error);
+    msg = lb_http_store_propfind_new (self, op->uri, "0", &error);
   else
     msg = lb_http_message_new ("HEAD", op->uri, self->options, &error);
   if (msg == NULL || !propfind)
-    op_send (task, msg, error, self->options->max_retries, on_stat_sent);
+    lb_http_store_op_send (task, msg, error, self->options->max_retries, on_stat_sent);
   else
     lb_http_request_async (self->session, msg, self->options->max_retries,
                            self->options->max_listing_bytes, g_task_get_cancellable (task), NULL,
@@ -296,11 +295,11 @@ void
 lb_http_store_stat_async (LbStore *store, const char *uri, GCancellable *cancellable,
                           GAsyncReadyCallback callback, gpointer user_data)
 {
-  GTask *task = new_op_task (LB_HTTP_STORE (store), uri, FALSE, cancellable, callback, user_data,
-                             lb_http_store_stat_async);
+  GTask *task = lb_http_store_op_task_new (LB_HTTP_STORE (store), uri, FALSE, cancellable, callback,
+                                           user_data, lb_http_store_stat_async);
 
   if (task != NULL)
-    with_dialect (task, stat_start);
+    lb_http_store_with_dialect (task, stat_start);
 }
 
 /* ---- read --------------------------------------------------------------------------------- */
@@ -309,12 +308,12 @@ static void
 on_read_sent (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
-  Op *op = task_op (task);
-  g_autoptr(GInputStream) body = op_sent (task, result, TRUE);
+  LbHttpStoreOp *op = lb_http_store_op (task);
+  g_autoptr(GInputStream) body = lb_http_store_op_sent (task, result, TRUE);
 
   if (body == NULL)
     return;
-  op->entry = op_entry (op);
+  op->entry = lb_http_store_op_entry (op);
   lb_http_body_stream_set_progress (LB_HTTP_BODY_STREAM (body), op->progress, op->progress_data);
   g_task_return_pointer (task, g_steal_pointer (&body), g_object_unref);
   g_object_unref (task);
@@ -323,12 +322,12 @@ on_read_sent (GObject *source, GAsyncResult *result, gpointer user_data)
 static void
 read_start (GTask *task)
 {
-  LbHttpStore *self = task_store (task);
-  Op *op = task_op (task);
+  LbHttpStore *self = lb_http_store_from_task (task);
+  LbHttpStoreOp *op = lb_http_store_op (task);
   GError *error = NULL;
   g_autoptr(SoupMessage) msg = lb_http_message_new ("GET", op->uri, self->options, &error);
 
-  op_send (task, msg, error, self->options->max_retries, on_read_sent);
+  lb_http_store_op_send (task, msg, error, self->options->max_retries, on_read_sent);
 }
 
 void
@@ -336,13 +335,13 @@ lb_http_store_read_async (LbStore *store, const char *uri, GCancellable *cancell
                           GFileProgressCallback progress, gpointer progress_data,
                           GAsyncReadyCallback callback, gpointer user_data)
 {
-  GTask *task = new_op_task (LB_HTTP_STORE (store), uri, FALSE, cancellable, callback, user_data,
-                             lb_http_store_read_async);
+  GTask *task = lb_http_store_op_task_new (LB_HTTP_STORE (store), uri, FALSE, cancellable, callback,
+                                           user_data, lb_http_store_read_async);
 
   if (task == NULL)
     return;
-  task_op (task)->progress = progress;
-  task_op (task)->progress_data = progress_data;
+  lb_http_store_op (task)->progress = progress;
+  lb_http_store_op (task)->progress_data = progress_data;
   /* a GET works the same for both dialects: no need to wait for detection */
   read_start (task);
 }
@@ -352,7 +351,7 @@ lb_http_store_read_finish (LbStore *store, GAsyncResult *result, LbStoreEntry **
                            GError **error)
 {
   GInputStream *stream = g_task_propagate_pointer (G_TASK (result), error);
-  Op *op = task_op (G_TASK (result));
+  LbHttpStoreOp *op = lb_http_store_op (G_TASK (result));
 
   if (stream != NULL && out_entry != NULL)
     *out_entry = g_object_ref (op->entry);

@@ -12,7 +12,7 @@
 static void
 on_wrote_body_data (SoupMessage *msg, guint chunk_size, gpointer user_data)
 {
-  Op *op = user_data;
+  LbHttpStoreOp *op = user_data;
 
   op->written += chunk_size;
   if (op->progress != NULL)
@@ -23,10 +23,10 @@ static void
 on_write_sent (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
-  LbHttpStore *self = task_store (task);
-  Op *op = task_op (task);
+  LbHttpStore *self = lb_http_store_from_task (task);
+  LbHttpStoreOp *op = lb_http_store_op (task);
   GError *error = NULL;
-  g_autoptr(GInputStream) body = op_sent (task, result, FALSE);
+  g_autoptr(GInputStream) body = lb_http_store_op_sent (task, result, FALSE);
   guint status;
   LbStoreEntry *entry;
 
@@ -63,14 +63,14 @@ on_write_sent (GObject *source, GAsyncResult *result, gpointer user_data)
       self->conditionals_ignored = TRUE;
       lb_store_entry_set_attribute (entry, "lb:replaced-existing", "true");
     }
-  return_entry_after_drain (task, body, entry);
+  lb_http_store_op_return_entry (task, body, entry);
 }
 
 static void
 write_start (GTask *task)
 {
-  LbHttpStore *self = task_store (task);
-  Op *op = task_op (task);
+  LbHttpStore *self = lb_http_store_from_task (task);
+  LbHttpStoreOp *op = lb_http_store_op (task);
   GError *error = NULL;
   g_autoptr(SoupMessage) msg = lb_http_message_new ("PUT", op->uri, self->options, &error);
   SoupMessageHeaders *headers;
@@ -109,13 +109,13 @@ lb_http_store_write_async (LbStore *store, const char *uri, GInputStream *source
                            gpointer progress_data, GAsyncReadyCallback callback,
                            gpointer user_data)
 {
-  GTask *task = new_op_task (LB_HTTP_STORE (store), uri, FALSE, cancellable, callback, user_data,
-                             lb_http_store_write_async);
-  Op *op;
+  GTask *task = lb_http_store_op_task_new (LB_HTTP_STORE (store), uri, FALSE, cancellable, callback,
+                                           user_data, lb_http_store_write_async);
+  LbHttpStoreOp *op;
 
   if (task == NULL)
     return;
-  op = task_op (task);
+  op = lb_http_store_op (task);
   if (g_str_has_suffix (op->uri, "/"))
     {
       g_task_return_new_error (task, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
@@ -130,7 +130,7 @@ lb_http_store_write_async (LbStore *store, const char *uri, GInputStream *source
   op->etag = g_strdup (etag);
   op->progress = progress;
   op->progress_data = progress_data;
-  with_dialect (task, write_start);
+  lb_http_store_with_dialect (task, write_start);
 }
 
 /* ---- mkdir -------------------------------------------------------------------------------- */
@@ -139,9 +139,9 @@ static void
 on_mkdir_sent (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
-  Op *op = task_op (task);
+  LbHttpStoreOp *op = lb_http_store_op (task);
   GError *error = NULL;
-  g_autoptr(GInputStream) body = op_sent (task, result, FALSE);
+  g_autoptr(GInputStream) body = lb_http_store_op_sent (task, result, FALSE);
   g_autofree char *name = NULL;
   guint status;
 
@@ -163,18 +163,19 @@ on_mkdir_sent (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
     }
   name = lb_store_uri_display_name (op->uri);
-  return_entry_after_drain (task, body, lb_store_entry_new (op->uri, name, LB_STORE_ENTRY_DIRECTORY));
+  lb_http_store_op_return_entry (task, body,
+                                 lb_store_entry_new (op->uri, name, LB_STORE_ENTRY_DIRECTORY));
 }
 
 static void
 mkdir_start (GTask *task)
 {
-  LbHttpStore *self = task_store (task);
-  Op *op = task_op (task);
+  LbHttpStore *self = lb_http_store_from_task (task);
+  LbHttpStoreOp *op = lb_http_store_op (task);
   GError *error = NULL;
   g_autoptr(SoupMessage) msg = NULL;
 
-  if (self->dialect != DIALECT_WEBDAV)
+  if (self->dialect != LB_HTTP_DIALECT_WEBDAV)
     {
       g_task_return_new_error (task, LB_ERROR, LB_ERROR_UNSUPPORTED,
                                "%s: this server offers a read-only listing, not WebDAV: cannot create folders",
@@ -183,16 +184,16 @@ mkdir_start (GTask *task)
       return;
     }
   msg = lb_http_message_new ("MKCOL", op->uri, self->options, &error);
-  op_send (task, msg, error, 0, on_mkdir_sent);
+  lb_http_store_op_send (task, msg, error, 0, on_mkdir_sent);
 }
 
 void
 lb_http_store_mkdir_async (LbStore *store, const char *uri, GCancellable *cancellable,
                            GAsyncReadyCallback callback, gpointer user_data)
 {
-  GTask *task = new_op_task (LB_HTTP_STORE (store), uri, TRUE, cancellable, callback, user_data,
-                             lb_http_store_mkdir_async);
+  GTask *task = lb_http_store_op_task_new (LB_HTTP_STORE (store), uri, TRUE, cancellable, callback,
+                                           user_data, lb_http_store_mkdir_async);
 
   if (task != NULL)
-    with_dialect (task, mkdir_start);
+    lb_http_store_with_dialect (task, mkdir_start);
 }

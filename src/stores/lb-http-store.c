@@ -6,9 +6,7 @@
 #include <string.h>
 
 #include "lb-error.h"
-#include "lb-http-body-stream.h"
 #include "lb-http.h"
-#include "lb-listing-parser.h"
 #include "lb-store-private.h"
 
 static void lb_http_store_iface_init (LbStoreInterface *iface);
@@ -26,14 +24,14 @@ static const char propfind_body[] =
 /* ---- per-operation state ------------------------------------------------------------------ */
 
 typedef struct {
-  GTask        *task;   /* owned */
-  Continuation  next;
+  GTask                   *task;  /* owned */
+  LbHttpStoreContinuation  next;
 } Waiter;
 
 static void
 op_free (gpointer data)
 {
-  Op *op = data;
+  LbHttpStoreOp *op = data;
 
   g_free (op->uri);
   g_clear_object (&op->msg);
@@ -44,18 +42,6 @@ op_free (gpointer data)
   g_clear_object (&op->entry);
   g_clear_pointer (&op->parser, lb_listing_parser_free);
   g_free (op);
-}
-
-Op *
-task_op (GTask *task)
-{
-  return g_task_get_task_data (task);
-}
-
-LbHttpStore *
-task_store (GTask *task)
-{
-  return LB_HTTP_STORE (g_task_get_source_object (task));
 }
 
 /* ---- URIs --------------------------------------------------------------------------------- */
@@ -153,16 +139,17 @@ on_detect_propfind (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   g_input_stream_close (body, NULL, NULL);
   note_server (self, msg);
-  self->dialect = soup_message_get_status (msg) == 207 ? DIALECT_WEBDAV : DIALECT_LISTING;
+  self->dialect = soup_message_get_status (msg) == 207 ? LB_HTTP_DIALECT_WEBDAV
+                                                       : LB_HTTP_DIALECT_LISTING;
   g_debug ("%s: PROPFIND → %u: %s", self->root, soup_message_get_status (msg),
-           self->dialect == DIALECT_WEBDAV ? "WebDAV" : "listing");
+           self->dialect == LB_HTTP_DIALECT_WEBDAV ? "WebDAV" : "listing");
   run_waiters (self, NULL);
 }
 
 /* A PROPFIND for @uri at @depth ("0": the resource itself, "1": with its members) asking for
  * the properties the listing parser reads. */
 SoupMessage *
-propfind_new (LbHttpStore *self, const char *uri, const char *depth, GError **error)
+lb_http_store_propfind_new (LbHttpStore *self, const char *uri, const char *depth, GError **error)
 {
   g_autoptr(GBytes) request = NULL;
   SoupMessage *msg = lb_http_message_new ("PROPFIND", uri, self->options, error);
@@ -178,29 +165,29 @@ propfind_new (LbHttpStore *self, const char *uri, const char *depth, GError **er
 /* Sends @msg for @task (@max_retries as lb_http_send_async() takes them) with @callback; or,
  * when building @msg failed (NULL), fails @task with @error. */
 void
-op_send (GTask *task, SoupMessage *msg, GError *error, guint max_retries,
-         GAsyncReadyCallback callback)
+lb_http_store_op_send (GTask *task, SoupMessage *msg, GError *error, guint max_retries,
+                       GAsyncReadyCallback callback)
 {
   if (msg == NULL)
     lb_store_task_fail (task, error);
   else
-    lb_http_send_async (task_store (task)->session, msg, max_retries, NULL, NULL,
+    lb_http_send_async (lb_http_store_from_task (task)->session, msg, max_retries, NULL, NULL,
                         g_task_get_cancellable (task), callback, task);
 }
 
-/* Finishes what op_send() sent: the answer's body, op->msg the message that got it. NULL when
- * there was no answer, or (with @need_2xx) when it was not a 2xx one, whose body is closed:
- * @task has then returned the error, and its Op is gone with it. Signal handlers that point at
- * the Op (upload progress) are disconnected first. */
+/* Finishes what lb_http_store_op_send() sent: the answer's body, op->msg the message that got
+ * it. NULL when there was no answer, or (with @need_2xx) when it was not a 2xx one, whose body is
+ * closed: @task has then returned the error, and its LbHttpStoreOp is gone with it. Signal
+ * handlers that point at the Op (upload progress) are disconnected first. */
 GInputStream *
-op_sent (GTask *task, GAsyncResult *result, gboolean need_2xx)
+lb_http_store_op_sent (GTask *task, GAsyncResult *result, gboolean need_2xx)
 {
-  Op *op = task_op (task);
+  LbHttpStoreOp *op = lb_http_store_op (task);
   GError *error = NULL;
   GInputStream *body;
 
   g_clear_object (&op->msg);
-  body = lb_http_send_finish (task_store (task)->session, result, &op->msg, &error);
+  body = lb_http_send_finish (lb_http_store_from_task (task)->session, result, &op->msg, &error);
   if (op->msg != NULL)
     g_signal_handlers_disconnect_by_data (op->msg, op);
   if (body != NULL && need_2xx && !lb_http_check_status (op->msg, &error))
@@ -215,7 +202,7 @@ op_sent (GTask *task, GAsyncResult *result, gboolean need_2xx)
 
 /* The entry the answer's headers describe, under the URI it came from (after redirects). */
 LbStoreEntry *
-op_entry (Op *op)
+lb_http_store_op_entry (LbHttpStoreOp *op)
 {
   g_autofree char *final_uri = g_uri_to_string_partial (soup_message_get_uri (op->msg),
                                                         G_URI_HIDE_FRAGMENT);
@@ -249,14 +236,14 @@ on_detect_options (GObject *source, GAsyncResult *result, gpointer user_data)
   dav = soup_message_headers_get_list (soup_message_get_response_headers (msg), "DAV");
   if (soup_message_get_status (msg) < 300 && dav != NULL && soup_header_contains (dav, "1"))
     {
-      self->dialect = DIALECT_WEBDAV;
+      self->dialect = LB_HTTP_DIALECT_WEBDAV;
       g_debug ("%s: OPTIONS DAV: %s → WebDAV", self->root, dav);
       run_waiters (self, NULL);
       return;
     }
 
   /* no DAV header: a server may still answer PROPFIND (or hide OPTIONS behind a proxy) */
-  propfind = propfind_new (self, self->root, "0", &error);
+  propfind = lb_http_store_propfind_new (self, self->root, "0", &error);
   if (propfind == NULL)
     {
       run_waiters (self, error);
@@ -268,14 +255,14 @@ on_detect_options (GObject *source, GAsyncResult *result, gpointer user_data)
 
 /* Runs @next once the dialect is known (or fails @task if detection failed). */
 void
-with_dialect (GTask *task, Continuation next)
+lb_http_store_with_dialect (GTask *task, LbHttpStoreContinuation next)
 {
-  LbHttpStore *self = task_store (task);
+  LbHttpStore *self = lb_http_store_from_task (task);
   g_autoptr(SoupMessage) msg = NULL;
   g_autoptr(GError) error = NULL;
   Waiter *w;
 
-  if (self->dialect != DIALECT_UNKNOWN)
+  if (self->dialect != LB_HTTP_DIALECT_UNKNOWN)
     {
       next (task);
       return;
@@ -299,12 +286,13 @@ with_dialect (GTask *task, Continuation next)
 }
 
 GTask *
-new_op_task (LbHttpStore *self, const char *uri, gboolean container, GCancellable *cancellable,
-             GAsyncReadyCallback callback, gpointer user_data, gpointer tag)
+lb_http_store_op_task_new (LbHttpStore *self, const char *uri, gboolean container,
+                           GCancellable *cancellable, GAsyncReadyCallback callback,
+                           gpointer user_data, gpointer tag)
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   GError *error = NULL;
-  Op *op = g_new0 (Op, 1);
+  LbHttpStoreOp *op = g_new0 (LbHttpStoreOp, 1);
 
   g_task_set_source_tag (task, tag);
   g_task_set_task_data (task, op, op_free);
@@ -324,7 +312,7 @@ static void
 on_entry_drained (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
-  Op *op = task_op (task);
+  LbHttpStoreOp *op = lb_http_store_op (task);
 
   lb_http_drain_finish (G_INPUT_STREAM (source), result);
   g_task_return_pointer (task, g_steal_pointer (&op->entry), g_object_unref);
@@ -332,9 +320,9 @@ on_entry_drained (GObject *source, GAsyncResult *result, gpointer user_data)
 }
 
 void
-return_entry_after_drain (GTask *task, GInputStream *body, LbStoreEntry *entry)
+lb_http_store_op_return_entry (GTask *task, GInputStream *body, LbStoreEntry *entry)
 {
-  Op *op = task_op (task);
+  LbHttpStoreOp *op = lb_http_store_op (task);
 
   g_clear_object (&op->entry);
   op->entry = entry;
@@ -354,9 +342,9 @@ lb_http_store_get_backend_name (LbStore *store)
 {
   switch (LB_HTTP_STORE (store)->dialect)
     {
-    case DIALECT_WEBDAV: return "webdav";
-    case DIALECT_LISTING: return "listing";
-    case DIALECT_UNKNOWN:
+    case LB_HTTP_DIALECT_WEBDAV: return "webdav";
+    case LB_HTTP_DIALECT_LISTING: return "listing";
+    case LB_HTTP_DIALECT_UNKNOWN:
     default: return "http";
     }
 }
@@ -367,7 +355,7 @@ lb_http_store_get_capabilities (LbStore *store)
   LbHttpStore *self = LB_HTTP_STORE (store);
   LbStoreCapabilities caps = LB_STORE_HAS_ETAGS;
 
-  if (self->dialect == DIALECT_WEBDAV)
+  if (self->dialect == LB_HTTP_DIALECT_WEBDAV)
     {
       caps |= LB_STORE_CAN_WRITE | LB_STORE_HAS_SIZES;
       /* RFC 4918 servers with locking (class 2) must evaluate If-* preconditions; nginx is
@@ -459,10 +447,10 @@ lb_http_store_new (const char *uri, LbStoreOptions *options, GError **error)
   if (self->options->type != NULL)
     {
       if (g_ascii_strcasecmp (self->options->type, "webdav") == 0)
-        self->dialect = DIALECT_WEBDAV;
+        self->dialect = LB_HTTP_DIALECT_WEBDAV;
       else if (g_ascii_strcasecmp (self->options->type, "listing") == 0)
-        self->dialect = DIALECT_LISTING;
-      self->forced = self->dialect != DIALECT_UNKNOWN;
+        self->dialect = LB_HTTP_DIALECT_LISTING;
+      self->forced = self->dialect != LB_HTTP_DIALECT_UNKNOWN;
     }
   self->session = lb_http_session_new (self->options, error);
   if (self->session == NULL)
