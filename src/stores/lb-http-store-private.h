@@ -93,24 +93,9 @@ LbStoreEntry *lb_http_store_op_entry (LbHttpStoreOp *op);
 void          lb_http_store_op_return_entry (GTask *task, GInputStream *body,
                                              LbStoreEntry *entry);
 
-/* The LbStore operations (list, stat and write have no finish function: lb-store.h). */
-void          lb_http_store_list_async  (LbStore *store, const char *uri, GCancellable *cancellable,
-                                         GFileProgressCallback progress, gpointer progress_data,
-                                         GAsyncReadyCallback callback, gpointer user_data);
-void          lb_http_store_stat_async  (LbStore *store, const char *uri, GCancellable *cancellable,
-                                         GAsyncReadyCallback callback, gpointer user_data);
-void          lb_http_store_read_async  (LbStore *store, const char *uri, GCancellable *cancellable,
-                                         GFileProgressCallback progress, gpointer progress_data,
-                                         GAsyncReadyCallback callback, gpointer user_data);
-GInputStream *lb_http_store_read_finish (LbStore *store, GAsyncResult *result,
-                                         LbStoreEntry **out_entry, GError **error);
-void          lb_http_store_write_async (LbStore *store, const char *uri, GInputStream *source,
-                                         gint64 size, const char *content_type,
-                                         LbStoreWriteMode mode, const char *etag,
-                                         GCancellable *cancellable, GFileProgressCallback progress,
-                                         gpointer progress_data, GAsyncReadyCallback callback,
-                                         gpointer user_data);
-void          lb_http_store_mkdir_async (LbStore *store, const char *uri, GCancellable *cancellable,
-                                         GAsyncReadyCallback callback, gpointer user_data);
+/* Each piece sets the LbStore operations it implements: list, stat and read (read.c), write and
+ * mkdir (write.c). Only read has a finish function (lb-store.h). */
+void lb_http_store_read_iface_init  (LbStoreInterface *iface);
+void lb_http_store_write_iface_init (LbStoreInterface *iface);
 
 G_END_DECLS

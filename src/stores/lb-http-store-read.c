@@ -202,7 +202,7 @@ list_start (GTask *task)
   lb_http_store_op_send (task, msg, error, self->options->max_retries, on_list_sent);
 }
 
-void
+static void
 lb_http_store_list_async (LbStore *store, const char *uri, GCancellable *cancellable,
                           GFileProgressCallback progress, gpointer progress_data,
                           GAsyncReadyCallback callback, gpointer user_data)
@@ -291,7 +291,7 @@ stat_start (GTask *task)
                            NULL, on_stat_propfind, task);
 }
 
-void
+static void
 lb_http_store_stat_async (LbStore *store, const char *uri, GCancellable *cancellable,
                           GAsyncReadyCallback callback, gpointer user_data)
 {
@@ -330,7 +330,7 @@ read_start (GTask *task)
   lb_http_store_op_send (task, msg, error, self->options->max_retries, on_read_sent);
 }
 
-void
+static void
 lb_http_store_read_async (LbStore *store, const char *uri, GCancellable *cancellable,
                           GFileProgressCallback progress, gpointer progress_data,
                           GAsyncReadyCallback callback, gpointer user_data)
@@ -346,7 +346,7 @@ lb_http_store_read_async (LbStore *store, const char *uri, GCancellable *cancell
   read_start (task);
 }
 
-GInputStream *
+static GInputStream *
 lb_http_store_read_finish (LbStore *store, GAsyncResult *result, LbStoreEntry **out_entry,
                            GError **error)
 {
@@ -356,4 +356,13 @@ lb_http_store_read_finish (LbStore *store, GAsyncResult *result, LbStoreEntry **
   if (stream != NULL && out_entry != NULL)
     *out_entry = g_object_ref (op->entry);
   return stream;
+}
+
+void
+lb_http_store_read_iface_init (LbStoreInterface *iface)
+{
+  iface->list_async = lb_http_store_list_async;
+  iface->stat_async = lb_http_store_stat_async;
+  iface->read_async = lb_http_store_read_async;
+  iface->read_finish = lb_http_store_read_finish;
 }

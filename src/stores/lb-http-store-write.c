@@ -102,7 +102,7 @@ write_start (GTask *task)
                       on_write_sent, task);
 }
 
-void
+static void
 lb_http_store_write_async (LbStore *store, const char *uri, GInputStream *source, gint64 size,
                            const char *content_type, LbStoreWriteMode mode, const char *etag,
                            GCancellable *cancellable, GFileProgressCallback progress,
@@ -187,7 +187,7 @@ mkdir_start (GTask *task)
   lb_http_store_op_send (task, msg, error, 0, on_mkdir_sent);
 }
 
-void
+static void
 lb_http_store_mkdir_async (LbStore *store, const char *uri, GCancellable *cancellable,
                            GAsyncReadyCallback callback, gpointer user_data)
 {
@@ -196,4 +196,11 @@ lb_http_store_mkdir_async (LbStore *store, const char *uri, GCancellable *cancel
 
   if (task != NULL)
     lb_http_store_with_dialect (task, mkdir_start);
+}
+
+void
+lb_http_store_write_iface_init (LbStoreInterface *iface)
+{
+  iface->write_async = lb_http_store_write_async;
+  iface->mkdir_async = lb_http_store_mkdir_async;
 }

@@ -400,12 +400,8 @@ lb_http_store_iface_init (LbStoreInterface *iface)
   iface->get_uri = lb_http_store_get_uri;
   iface->get_backend_name = lb_http_store_get_backend_name;
   iface->get_capabilities = lb_http_store_get_capabilities;
-  iface->list_async = lb_http_store_list_async;
-  iface->stat_async = lb_http_store_stat_async;
-  iface->read_async = lb_http_store_read_async;
-  iface->read_finish = lb_http_store_read_finish;
-  iface->write_async = lb_http_store_write_async;
-  iface->mkdir_async = lb_http_store_mkdir_async;
+  lb_http_store_read_iface_init (iface);
+  lb_http_store_write_iface_init (iface);
 }
 
 LbStore *

@@ -497,7 +497,7 @@ on_list_found (GObject *source, GAsyncResult *result, gpointer user_data)
   g_object_unref (task);
 }
 
-void
+static void
 lb_dicomweb_list_async (LbStore *store, const char *uri, GCancellable *cancellable,
                         GFileProgressCallback progress, gpointer progress_data,
                         GAsyncReadyCallback callback, gpointer user_data)
@@ -577,7 +577,7 @@ on_stat_found (GObject *source, GAsyncResult *result, gpointer user_data)
   g_object_unref (task);
 }
 
-void
+static void
 lb_dicomweb_stat_async (LbStore *store, const char *uri, GCancellable *cancellable,
                         GAsyncReadyCallback callback, gpointer user_data)
 {
@@ -624,4 +624,11 @@ lb_dicomweb_stat_async (LbStore *store, const char *uri, GCancellable *cancellab
       g_assert_not_reached ();
     }
   lb_dicomweb_qido_async (self, query, cancellable, NULL, NULL, on_stat_found, task);
+}
+
+void
+lb_dicomweb_qido_iface_init (LbStoreInterface *iface)
+{
+  iface->list_async = lb_dicomweb_list_async;
+  iface->stat_async = lb_dicomweb_stat_async;
 }

@@ -124,25 +124,12 @@ void            lb_dicomweb_metadata_async  (LbDicomwebStore *self, const LbDico
                                              GAsyncReadyCallback callback, gpointer user_data);
 LbDicomDataset *lb_dicomweb_metadata_finish (GAsyncResult *result, GError **error);
 
-/* ---- the LbStore operations (qido, wado, stow) -------------------------------------------- */
+/* ---- the LbStore operations ------------------------------------------------------------- */
 
-/* list, stat and write have no finish function: their tasks return the result (lb-store.h). */
-
-void          lb_dicomweb_list_async   (LbStore *store, const char *uri, GCancellable *cancellable,
-                                        GFileProgressCallback progress, gpointer progress_data,
-                                        GAsyncReadyCallback callback, gpointer user_data);
-void          lb_dicomweb_stat_async   (LbStore *store, const char *uri, GCancellable *cancellable,
-                                        GAsyncReadyCallback callback, gpointer user_data);
-void          lb_dicomweb_read_async   (LbStore *store, const char *uri, GCancellable *cancellable,
-                                        GFileProgressCallback progress, gpointer progress_data,
-                                        GAsyncReadyCallback callback, gpointer user_data);
-GInputStream *lb_dicomweb_read_finish  (LbStore *store, GAsyncResult *result,
-                                        LbStoreEntry **out_entry, GError **error);
-void          lb_dicomweb_write_async  (LbStore *store, const char *uri, GInputStream *source,
-                                        gint64 size, const char *content_type,
-                                        LbStoreWriteMode mode, const char *etag,
-                                        GCancellable *cancellable, GFileProgressCallback progress,
-                                        gpointer progress_data, GAsyncReadyCallback callback,
-                                        gpointer user_data);
+/* Each piece sets the operations it implements: list and stat (qido), read (wado), write
+ * (stow). list, stat and write have no finish function: their tasks return the result. */
+void lb_dicomweb_qido_iface_init (LbStoreInterface *iface);
+void lb_dicomweb_wado_iface_init (LbStoreInterface *iface);
+void lb_dicomweb_stow_iface_init (LbStoreInterface *iface);
 
 G_END_DECLS

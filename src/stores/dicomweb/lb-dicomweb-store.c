@@ -230,10 +230,8 @@ lb_dicomweb_store_iface_init (LbStoreInterface *iface)
   iface->get_uri = dw_get_uri;
   iface->get_backend_name = dw_get_backend_name;
   iface->get_capabilities = dw_get_capabilities;
-  iface->list_async = lb_dicomweb_list_async;
-  iface->stat_async = lb_dicomweb_stat_async;
-  iface->read_async = lb_dicomweb_read_async;
-  iface->read_finish = lb_dicomweb_read_finish;
-  iface->write_async = lb_dicomweb_write_async;
   iface->mkdir_async = dw_mkdir_async;
+  lb_dicomweb_qido_iface_init (iface);
+  lb_dicomweb_wado_iface_init (iface);
+  lb_dicomweb_stow_iface_init (iface);
 }

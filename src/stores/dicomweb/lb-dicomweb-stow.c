@@ -552,7 +552,7 @@ on_write_read (GObject *source, GAsyncResult *result, gpointer user_data)
   store_derived_start (task, image, src, chain);
 }
 
-void
+static void
 lb_dicomweb_write_async (LbStore *store, const char *uri, GInputStream *source, gint64 size,
                          const char *content_type, LbStoreWriteMode mode, const char *etag,
                          GCancellable *cancellable, GFileProgressCallback progress,
@@ -585,4 +585,10 @@ lb_dicomweb_write_async (LbStore *store, const char *uri, GInputStream *source, 
     }
   lb_http_read_all_async (source, d->target.uri, size, lb_limits_get_default ()->max_bytes,
                           cancellable, NULL, NULL, on_write_read, task);
+}
+
+void
+lb_dicomweb_stow_iface_init (LbStoreInterface *iface)
+{
+  iface->write_async = lb_dicomweb_write_async;
 }

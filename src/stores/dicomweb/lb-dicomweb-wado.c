@@ -329,7 +329,7 @@ on_read_fetched (GObject *source, GAsyncResult *result, gpointer user_data)
   g_object_unref (task);
 }
 
-void
+static void
 lb_dicomweb_read_async (LbStore *store, const char *uri, GCancellable *cancellable,
                         GFileProgressCallback progress, gpointer progress_data,
                         GAsyncReadyCallback callback, gpointer user_data)
@@ -343,7 +343,7 @@ lb_dicomweb_read_async (LbStore *store, const char *uri, GCancellable *cancellab
                on_read_fetched, task);
 }
 
-GInputStream *
+static GInputStream *
 lb_dicomweb_read_finish (LbStore *store, GAsyncResult *result, LbStoreEntry **out_entry,
                          GError **error)
 {
@@ -357,4 +357,11 @@ lb_dicomweb_read_finish (LbStore *store, GAsyncResult *result, LbStoreEntry **ou
     *out_entry = g_steal_pointer (&r->entry);
   read_result_free (r);
   return stream;
+}
+
+void
+lb_dicomweb_wado_iface_init (LbStoreInterface *iface)
+{
+  iface->read_async = lb_dicomweb_read_async;
+  iface->read_finish = lb_dicomweb_read_finish;
 }
