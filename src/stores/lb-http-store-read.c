@@ -49,13 +49,7 @@ on_list_chunk (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (chunk == NULL)
     {
-      if (error->domain != LB_ERROR && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          GError *mapped = g_error_new (LB_ERROR, LB_ERROR_NETWORK, "%s: %s", op->uri, error->message);
-          g_error_free (error);
-          error = mapped;
-        }
-      lb_store_task_fail (task, error);
+      lb_store_task_fail (task, lb_http_map_read_error (op->uri, error));
       return;
     }
   if (g_bytes_get_size (chunk) > 0)

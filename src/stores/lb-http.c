@@ -265,6 +265,18 @@ lb_http_map_transport_error (SoupMessage *msg, GError *error)
   return mapped;
 }
 
+GError *
+lb_http_map_read_error (const char *uri, GError *error)
+{
+  GError *mapped;
+
+  if (error->domain == LB_ERROR || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return error;
+  mapped = g_error_new (LB_ERROR, LB_ERROR_NETWORK, "%s: %s", uri, error->message);
+  g_error_free (error);
+  return mapped;
+}
+
 gboolean
 lb_http_method_is_idempotent (const char *method)
 {
@@ -709,13 +721,7 @@ on_read_all_chunk (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (chunk == NULL)
     {
-      if (error->domain != LB_ERROR && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          GError *mapped = g_error_new (LB_ERROR, LB_ERROR_NETWORK, "%s: %s", d->uri, error->message);
-          g_error_free (error);
-          error = mapped;
-        }
-      g_task_return_error (task, error);
+      g_task_return_error (task, lb_http_map_read_error (d->uri, error));
       g_object_unref (task);
       return;
     }

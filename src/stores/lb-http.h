@@ -50,6 +50,11 @@ gboolean     lb_http_check_status         (SoupMessage     *msg,
 GError      *lb_http_map_transport_error  (SoupMessage     *msg,
                                            GError          *error);
 
+/* Maps an error reading a response body to %LB_ERROR_NETWORK with @uri in the message; errors
+ * already in %LB_ERROR (truncation) and cancellation pass as they are. Takes ownership. */
+GError      *lb_http_map_read_error       (const char      *uri,
+                                           GError          *error);
+
 /* TRUE for idempotent methods that lb_http_send_async() may retry. */
 gboolean     lb_http_method_is_idempotent (const char      *method);
 
