@@ -280,12 +280,6 @@ lb_local_store_list_async (LbStore *store, const char *uri, GCancellable *cancel
                       lb_local_store_list_async), list_thread);
 }
 
-static gpointer
-finish_pointer (LbStore *store, GAsyncResult *result, GError **error)
-{
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
 /* ---- stat --------------------------------------------------------------------------------- */
 
 static void
@@ -624,15 +618,11 @@ lb_local_store_iface_init (LbStoreInterface *iface)
   iface->get_backend_name = lb_local_store_get_backend_name;
   iface->get_capabilities = lb_local_store_get_capabilities;
   iface->list_async = lb_local_store_list_async;
-  iface->list_finish = (GPtrArray *(*) (LbStore *, GAsyncResult *, GError **)) finish_pointer;
   iface->stat_async = lb_local_store_stat_async;
-  iface->stat_finish = (LbStoreEntry *(*) (LbStore *, GAsyncResult *, GError **)) finish_pointer;
   iface->read_async = lb_local_store_read_async;
   iface->read_finish = lb_local_store_read_finish;
   iface->write_async = lb_local_store_write_async;
-  iface->write_finish = (LbStoreEntry *(*) (LbStore *, GAsyncResult *, GError **)) finish_pointer;
   iface->mkdir_async = lb_local_store_mkdir_async;
-  iface->mkdir_finish = (LbStoreEntry *(*) (LbStore *, GAsyncResult *, GError **)) finish_pointer;
 }
 
 LbStore *

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "lb-dicom-tags.h"
 #include "lb-error.h"
 
 char *

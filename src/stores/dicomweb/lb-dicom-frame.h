@@ -2,6 +2,7 @@
 #pragma once
 
 #include "lb-dicom-dataset.h"
+#include "lb-dicom-tags.h"   /* the attributes lb_dicom_decode_frame() reads */
 #include "lb-image.h"
 
 G_BEGIN_DECLS
@@ -10,49 +11,6 @@ G_BEGIN_DECLS
 #define LB_DICOM_TS_IMPLICIT_LE "1.2.840.10008.1.2"
 #define LB_DICOM_TS_EXPLICIT_LE "1.2.840.10008.1.2.1"
 #define LB_DICOM_TS_EXPLICIT_BE "1.2.840.10008.1.2.2"
-
-/* Common tags */
-#define LB_TAG_SPECIFIC_CHARACTER_SET  LB_DICOM_TAG (0x0008, 0x0005)
-#define LB_TAG_IMAGE_TYPE              LB_DICOM_TAG (0x0008, 0x0008)
-#define LB_TAG_SOP_CLASS_UID           LB_DICOM_TAG (0x0008, 0x0016)
-#define LB_TAG_SOP_INSTANCE_UID        LB_DICOM_TAG (0x0008, 0x0018)
-#define LB_TAG_STUDY_DATE              LB_DICOM_TAG (0x0008, 0x0020)
-#define LB_TAG_STUDY_TIME              LB_DICOM_TAG (0x0008, 0x0030)
-#define LB_TAG_ACCESSION_NUMBER        LB_DICOM_TAG (0x0008, 0x0050)
-#define LB_TAG_MODALITY                LB_DICOM_TAG (0x0008, 0x0060)
-#define LB_TAG_MODALITIES_IN_STUDY     LB_DICOM_TAG (0x0008, 0x0061)
-#define LB_TAG_REFERRING_PHYSICIAN     LB_DICOM_TAG (0x0008, 0x0090)
-#define LB_TAG_STUDY_DESCRIPTION       LB_DICOM_TAG (0x0008, 0x1030)
-#define LB_TAG_SERIES_DESCRIPTION      LB_DICOM_TAG (0x0008, 0x103E)
-#define LB_TAG_PATIENT_NAME            LB_DICOM_TAG (0x0010, 0x0010)
-#define LB_TAG_PATIENT_ID              LB_DICOM_TAG (0x0010, 0x0020)
-#define LB_TAG_PATIENT_BIRTH_DATE      LB_DICOM_TAG (0x0010, 0x0030)
-#define LB_TAG_PATIENT_SEX             LB_DICOM_TAG (0x0010, 0x0040)
-#define LB_TAG_IMAGER_PIXEL_SPACING    LB_DICOM_TAG (0x0018, 0x1164)
-#define LB_TAG_STUDY_INSTANCE_UID      LB_DICOM_TAG (0x0020, 0x000D)
-#define LB_TAG_SERIES_INSTANCE_UID     LB_DICOM_TAG (0x0020, 0x000E)
-#define LB_TAG_STUDY_ID                LB_DICOM_TAG (0x0020, 0x0010)
-#define LB_TAG_SERIES_NUMBER           LB_DICOM_TAG (0x0020, 0x0011)
-#define LB_TAG_INSTANCE_NUMBER         LB_DICOM_TAG (0x0020, 0x0013)
-#define LB_TAG_NUMBER_OF_STUDY_INSTANCES  LB_DICOM_TAG (0x0020, 0x1208)
-#define LB_TAG_NUMBER_OF_SERIES_INSTANCES LB_DICOM_TAG (0x0020, 0x1209)
-#define LB_TAG_SAMPLES_PER_PIXEL       LB_DICOM_TAG (0x0028, 0x0002)
-#define LB_TAG_PHOTOMETRIC             LB_DICOM_TAG (0x0028, 0x0004)
-#define LB_TAG_PLANAR_CONFIGURATION    LB_DICOM_TAG (0x0028, 0x0006)
-#define LB_TAG_NUMBER_OF_FRAMES        LB_DICOM_TAG (0x0028, 0x0008)
-#define LB_TAG_ROWS                    LB_DICOM_TAG (0x0028, 0x0010)
-#define LB_TAG_COLUMNS                 LB_DICOM_TAG (0x0028, 0x0011)
-#define LB_TAG_PIXEL_SPACING           LB_DICOM_TAG (0x0028, 0x0030)
-#define LB_TAG_BITS_ALLOCATED          LB_DICOM_TAG (0x0028, 0x0100)
-#define LB_TAG_BITS_STORED             LB_DICOM_TAG (0x0028, 0x0101)
-#define LB_TAG_HIGH_BIT                LB_DICOM_TAG (0x0028, 0x0102)
-#define LB_TAG_PIXEL_REPRESENTATION    LB_DICOM_TAG (0x0028, 0x0103)
-#define LB_TAG_WINDOW_CENTER           LB_DICOM_TAG (0x0028, 0x1050)
-#define LB_TAG_WINDOW_WIDTH            LB_DICOM_TAG (0x0028, 0x1051)
-#define LB_TAG_RESCALE_INTERCEPT       LB_DICOM_TAG (0x0028, 0x1052)
-#define LB_TAG_RESCALE_SLOPE           LB_DICOM_TAG (0x0028, 0x1053)
-#define LB_TAG_RESCALE_TYPE            LB_DICOM_TAG (0x0028, 0x1054)
-#define LB_TAG_PIXEL_DATA              LB_DICOM_TAG (0x7FE0, 0x0010)
 
 /* Text metadata key set on MONOCHROME1 images: minimum sample value is white, so a viewer
  * should invert the grey scale for display. The value is "true". */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lb-dicom-frame.h"
+#include "lb-dicom-tags.h"
 #include "lb-error.h"
 
 /* --- UIDs ---------------------------------------------------------------------------------- */
@@ -360,13 +361,13 @@ lb_dicom_write_part10 (const LbDicomDataset *dataset, GError **error)
     }
 
   /* File meta information (PS3.10 §7.1): always Explicit VR Little Endian. */
-  lb_dicom_dataset_set_bytes (meta, LB_DICOM_TAG (0x0002, 0x0001), "OB", version_bytes);
-  lb_dicom_dataset_set_string (meta, LB_DICOM_TAG (0x0002, 0x0002), "UI", sop_class);
-  lb_dicom_dataset_set_string (meta, LB_DICOM_TAG (0x0002, 0x0003), "UI", sop_instance);
-  lb_dicom_dataset_set_string (meta, LB_DICOM_TAG (0x0002, 0x0010), "UI", LB_DICOM_TS_EXPLICIT_LE);
-  lb_dicom_dataset_set_string (meta, LB_DICOM_TAG (0x0002, 0x0012), "UI",
+  lb_dicom_dataset_set_bytes (meta, LB_TAG_FILE_META_VERSION, "OB", version_bytes);
+  lb_dicom_dataset_set_string (meta, LB_TAG_MEDIA_STORAGE_SOP_CLASS_UID, "UI", sop_class);
+  lb_dicom_dataset_set_string (meta, LB_TAG_MEDIA_STORAGE_SOP_INSTANCE_UID, "UI", sop_instance);
+  lb_dicom_dataset_set_string (meta, LB_TAG_TRANSFER_SYNTAX_UID, "UI", LB_DICOM_TS_EXPLICIT_LE);
+  lb_dicom_dataset_set_string (meta, LB_TAG_IMPLEMENTATION_CLASS_UID, "UI",
                                LB_DICOM_IMPLEMENTATION_CLASS_UID);
-  lb_dicom_dataset_set_string (meta, LB_DICOM_TAG (0x0002, 0x0013), "SH",
+  lb_dicom_dataset_set_string (meta, LB_TAG_IMPLEMENTATION_VERSION_NAME, "SH",
                                "LIGHTBOX_" PACKAGE_VERSION);
   if (!write_dataset (meta, meta_body, FALSE, error))
     return NULL;
@@ -374,8 +375,8 @@ lb_dicom_write_part10 (const LbDicomDataset *dataset, GError **error)
   memset (preamble, 0, sizeof preamble);
   g_byte_array_append (out, preamble, sizeof preamble);
   g_byte_array_append (out, (const guint8 *) "DICM", 4);
-  /* (0002,0000) FileMetaInformationGroupLength: bytes after this element up to the data set. */
-  put_header (out, LB_DICOM_TAG (0x0002, 0x0000), "UL", 4, NULL);
+  /* The group length: bytes after this element up to the data set. */
+  put_header (out, LB_TAG_FILE_META_GROUP_LENGTH, "UL", 4, NULL);
   put_u32 (out, meta_body->len);
   g_byte_array_append (out, meta_body->data, meta_body->len);
 
@@ -483,8 +484,8 @@ lb_dicom_build_secondary_capture (LbImage              *image,
   lb_dicom_dataset_set_string (ds, LB_TAG_SPECIFIC_CHARACTER_SET, "CS", "ISO_IR 192");
   lb_dicom_dataset_set_string (ds, LB_TAG_SOP_CLASS_UID, "UI", LB_DICOM_SOP_CLASS_SECONDARY_CAPTURE);
   lb_dicom_dataset_set_string (ds, LB_TAG_SOP_INSTANCE_UID, "UI", sop_uid);
-  lb_dicom_dataset_set_string (ds, LB_DICOM_TAG (0x0008, 0x0012), "DA", date);
-  lb_dicom_dataset_set_string (ds, LB_DICOM_TAG (0x0008, 0x0013), "TM", time);
+  lb_dicom_dataset_set_string (ds, LB_TAG_INSTANCE_CREATION_DATE, "DA", date);
+  lb_dicom_dataset_set_string (ds, LB_TAG_INSTANCE_CREATION_TIME, "TM", time);
 
   /* Patient and General Study: type 2 attributes are written empty when the source lacks them. */
   for (guint i = 0; i < G_N_ELEMENTS (copied); i++)
@@ -501,35 +502,35 @@ lb_dicom_build_secondary_capture (LbImage              *image,
   lb_dicom_dataset_set_string (ds, LB_TAG_SERIES_INSTANCE_UID, "UI", series_uid);
   lb_dicom_dataset_set_string (ds, LB_TAG_SERIES_NUMBER, "IS", series_number_str);
   lb_dicom_dataset_set_string (ds, LB_TAG_SERIES_DESCRIPTION, "LO", series_desc);
-  lb_dicom_dataset_set_string (ds, LB_DICOM_TAG (0x0008, 0x0021), "DA", date);  /* SeriesDate */
-  lb_dicom_dataset_set_string (ds, LB_DICOM_TAG (0x0008, 0x0031), "TM", time);  /* SeriesTime */
+  lb_dicom_dataset_set_string (ds, LB_TAG_SERIES_DATE, "DA", date);
+  lb_dicom_dataset_set_string (ds, LB_TAG_SERIES_TIME, "TM", time);
   /* Laterality is type 2C (paired body parts); the source's value applies, else empty. */
-  if (!lb_dicom_dataset_copy_element (ds, source, LB_DICOM_TAG (0x0020, 0x0060)))
-    lb_dicom_dataset_set_string (ds, LB_DICOM_TAG (0x0020, 0x0060), "CS", NULL);
+  if (!lb_dicom_dataset_copy_element (ds, source, LB_TAG_LATERALITY))
+    lb_dicom_dataset_set_string (ds, LB_TAG_LATERALITY, "CS", NULL);
 
   /* General Equipment and SC Equipment */
-  lb_dicom_dataset_set_string (ds, LB_DICOM_TAG (0x0008, 0x0070), "LO", "Lightbox");
-  lb_dicom_dataset_set_string (ds, LB_DICOM_TAG (0x0008, 0x0064), "CS", "WSD");  /* Conversion */
-  lb_dicom_dataset_set_string (ds, LB_DICOM_TAG (0x0018, 0x1016), "LO", "Lightbox");
-  lb_dicom_dataset_set_string (ds, LB_DICOM_TAG (0x0018, 0x1019), "LO", PACKAGE_VERSION);
+  lb_dicom_dataset_set_string (ds, LB_TAG_MANUFACTURER, "LO", "Lightbox");
+  lb_dicom_dataset_set_string (ds, LB_TAG_CONVERSION_TYPE, "CS", "WSD");
+  lb_dicom_dataset_set_string (ds, LB_TAG_SC_DEVICE_MANUFACTURER, "LO", "Lightbox");
+  lb_dicom_dataset_set_string (ds, LB_TAG_SC_DEVICE_SOFTWARE_VERSIONS, "LO", PACKAGE_VERSION);
 
   /* General Image */
   lb_dicom_dataset_set_string (ds, LB_TAG_IMAGE_TYPE, "CS", "DERIVED\\SECONDARY");
   lb_dicom_dataset_set_string (ds, LB_TAG_INSTANCE_NUMBER, "IS", "1");
-  lb_dicom_dataset_set_string (ds, LB_DICOM_TAG (0x0020, 0x0020), "CS", NULL); /* orientation */
-  lb_dicom_dataset_set_string (ds, LB_DICOM_TAG (0x0008, 0x0023), "DA", date); /* ContentDate */
-  lb_dicom_dataset_set_string (ds, LB_DICOM_TAG (0x0008, 0x0033), "TM", time); /* ContentTime */
+  lb_dicom_dataset_set_string (ds, LB_TAG_PATIENT_ORIENTATION, "CS", NULL);
+  lb_dicom_dataset_set_string (ds, LB_TAG_CONTENT_DATE, "DA", date);
+  lb_dicom_dataset_set_string (ds, LB_TAG_CONTENT_TIME, "TM", time);
   derivation_desc = truncate_chars (full_desc, 1024);      /* ST: 1024 characters */
-  lb_dicom_dataset_set_string (ds, LB_DICOM_TAG (0x0008, 0x2111), "ST", derivation_desc);
+  lb_dicom_dataset_set_string (ds, LB_TAG_DERIVATION_DESCRIPTION, "ST", derivation_desc);
   src_class = lb_dicom_dataset_get_string (source, LB_TAG_SOP_CLASS_UID, 0);
   src_instance = lb_dicom_dataset_get_string (source, LB_TAG_SOP_INSTANCE_UID, 0);
   if (src_class && src_instance)
     {
       g_autoptr(LbDicomDataset) ref = lb_dicom_dataset_new ();
 
-      lb_dicom_dataset_set_string (ref, LB_DICOM_TAG (0x0008, 0x1150), "UI", src_class);
-      lb_dicom_dataset_set_string (ref, LB_DICOM_TAG (0x0008, 0x1155), "UI", src_instance);
-      lb_dicom_dataset_add_item (ds, LB_DICOM_TAG (0x0008, 0x2112), ref); /* SourceImageSequence */
+      lb_dicom_dataset_set_string (ref, LB_TAG_REFERENCED_SOP_CLASS_UID, "UI", src_class);
+      lb_dicom_dataset_set_string (ref, LB_TAG_REFERENCED_SOP_INSTANCE_UID, "UI", src_instance);
+      lb_dicom_dataset_add_item (ds, LB_TAG_SOURCE_IMAGE_SEQUENCE, ref);
     }
 
   /* Image Pixel */
