@@ -5,7 +5,6 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "dicom-test-util.h"
 #include "lb-dicom-dataset.h"
 #include "lb-dicom-frame.h"
 #include "lb-dicom-multipart.h"
@@ -17,6 +16,11 @@
 #include "lb-png.h"
 #include "lb-store-sync.h"
 #include "lb-store.h"
+#include "lb-test-dicom.h"
+#include "lb-test-image.h"
+#include "lb-test-loop.h"
+#include "lb-test-process.h"
+#include "lb-test-stores.h"
 #include "lb-write-back.h"
 
 static GKeyFile *expected;
@@ -29,21 +33,6 @@ static char *auth_pass;
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-static void
-on_done (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
-/* Runs the default main context until the callback has stored its result. */
-static GAsyncResult *
-wait_result (GAsyncResult **slot)
-{
-  while (*slot == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  return *slot;
-}
-
 /* lb_store_write_bytes_async() (no ETag) run to its end. */
 static LbStoreEntry *
 write_bytes (LbStore *store, const char *uri, GBytes *bytes, const char *content_type,
@@ -53,8 +42,8 @@ write_bytes (LbStore *store, const char *uri, GBytes *bytes, const char *content
   LbStoreEntry *entry;
 
   lb_store_write_bytes_async (store, uri, bytes, content_type, mode, NULL, NULL, NULL, NULL,
-                              on_done, &res);
-  entry = lb_store_write_finish (store, wait_result (&res), error);
+                              lb_test_keep_result, &res);
+  entry = lb_store_write_finish (store, lb_test_wait_result (&res), error);
   g_object_unref (res);
   return entry;
 }
@@ -128,15 +117,6 @@ group_for_file (const char *basename)
   return NULL;
 }
 
-static LbStoreEntry *
-find_entry (GPtrArray *entries, const char *name)
-{
-  for (guint i = 0; i < entries->len; i++)
-    if (g_strcmp0 (lb_store_entry_get_name (entries->pdata[i]), name) == 0)
-      return entries->pdata[i];
-  return NULL;
-}
-
 static char *
 instance_uri_for (const char *group)
 {
@@ -153,8 +133,9 @@ fetch_image (LbStore *store, const char *uri, LbDicomDataset **md, GError **erro
   GAsyncResult *res = NULL;
   LbImage *img;
 
-  lb_dicomweb_store_fetch_image_async (LB_DICOMWEB_STORE (store), uri, NULL, NULL, on_done, &res);
-  img = lb_dicomweb_store_fetch_image_finish (LB_DICOMWEB_STORE (store), wait_result (&res), md,
+  lb_dicomweb_store_fetch_image_async (LB_DICOMWEB_STORE (store), uri, NULL, NULL, lb_test_keep_result, &res);
+  img = lb_dicomweb_store_fetch_image_finish (LB_DICOMWEB_STORE (store),
+                                              lb_test_wait_result (&res), md,
                                               error);
   g_object_unref (res);
   return img;
@@ -167,7 +148,7 @@ check_image_against_tol (LbImage *img, const char *group, double spacing_tol)
 {
   g_autofree char *sha = exp_str (group, "pixels_sha256");
   g_autofree char *signed_s = exp_str (group, "signed");
-  g_autofree char *mine = pixel_sha256 (img);
+  g_autofree char *mine = lb_test_pixel_sha256 (img);
   const LbImageMeta *meta = lb_image_get_meta (img);
   double a, b;
 
@@ -243,7 +224,7 @@ test_open (void)
     g_assert_cmpstr (lb_store_get_uri (sub), ==, study_slash);
     list = lb_store_list_sync (sub, NULL, NULL, &error);
     g_assert_no_error (error);
-    g_assert_nonnull (find_entry (list, se));
+    g_assert_nonnull (lb_test_store_find (list, se));
     list2 = lb_store_list_sync (store, study_slash, NULL, &error);
     g_assert_no_error (error);
     g_assert_cmpuint (list->len, ==, list2->len);
@@ -279,7 +260,7 @@ test_tree (void)
       LbStoreEntry *p, *s, *r, *n;
 
       g_test_message ("%s: %s / %s / %s / %s", g, pl, stl, sel, inl);
-      p = find_entry (patients, pid);
+      p = lb_test_store_find (patients, pid);
       g_assert_nonnull (p);
       g_assert_cmpint (lb_store_entry_get_kind (p), ==, LB_STORE_ENTRY_DICOM_PATIENT);
       g_assert_true (lb_store_entry_is_container (p));
@@ -287,7 +268,7 @@ test_tree (void)
 
       studies = lb_store_list_sync (store, lb_store_entry_get_uri (p), NULL, &error);
       g_assert_no_error (error);
-      s = find_entry (studies, st);
+      s = lb_test_store_find (studies, st);
       g_assert_nonnull (s);
       g_assert_cmpint (lb_store_entry_get_kind (s), ==, LB_STORE_ENTRY_DICOM_STUDY);
       g_assert_cmpstr (lb_store_entry_get_display_name (s), ==, stl);
@@ -297,14 +278,14 @@ test_tree (void)
 
       series = lb_store_list_sync (store, lb_store_entry_get_uri (s), NULL, &error);
       g_assert_no_error (error);
-      r = find_entry (series, se);
+      r = lb_test_store_find (series, se);
       g_assert_nonnull (r);
       g_assert_cmpint (lb_store_entry_get_kind (r), ==, LB_STORE_ENTRY_DICOM_SERIES);
       g_assert_cmpstr (lb_store_entry_get_display_name (r), ==, sel);
 
       instances = lb_store_list_sync (store, lb_store_entry_get_uri (r), NULL, &error);
       g_assert_no_error (error);
-      n = find_entry (instances, in);
+      n = lb_test_store_find (instances, in);
       g_assert_nonnull (n);
       g_assert_cmpint (lb_store_entry_get_kind (n), ==, LB_STORE_ENTRY_DICOM_INSTANCE);
       g_assert_false (lb_store_entry_is_container (n));
@@ -426,8 +407,8 @@ test_read_stream (void)
   g_autoptr(GInputStream) stream = NULL;
   GAsyncResult *res = NULL;
 
-  lb_store_read_async (store, uri, NULL, NULL, NULL, on_done, &res);
-  stream = lb_store_read_finish (store, wait_result (&res), &entry, &error);
+  lb_store_read_async (store, uri, NULL, NULL, NULL, lb_test_keep_result, &res);
+  stream = lb_store_read_finish (store, lb_test_wait_result (&res), &entry, &error);
   g_object_unref (res);
   g_assert_no_error (error);
   g_assert_cmpstr (lb_store_entry_get_content_type (entry), ==, "image/png");
@@ -530,9 +511,9 @@ test_stow_derived (void)
   g_assert_no_error (error);
 
   lb_dicomweb_store_store_derived_async (LB_DICOMWEB_STORE (store), derived, src_uri,
-                                         "negate(offset=3000)", NULL, on_done, &res);
-  entry = lb_dicomweb_store_store_derived_finish (LB_DICOMWEB_STORE (store), wait_result (&res),
-                                                  &error);
+                                         "negate(offset=3000)", NULL, lb_test_keep_result, &res);
+  entry = lb_dicomweb_store_store_derived_finish (LB_DICOMWEB_STORE (store),
+                                                  lb_test_wait_result (&res), &error);
   g_object_unref (res);
   g_assert_no_error (error);
   g_assert_cmpstr (lb_store_entry_get_attribute (entry, "StudyInstanceUID"), ==, st);
@@ -546,7 +527,7 @@ test_stow_derived (void)
   g_assert_cmpuint (after->len, ==, before->len + 1);
   for (guint i = 0; i < before->len; i++)
     g_assert_cmpstr (lb_store_entry_get_name (before->pdata[i]), !=, new_series);
-  series_entry = find_entry (after, new_series);
+  series_entry = lb_test_store_find (after, new_series);
   g_assert_nonnull (series_entry);
   /* numbered after every series the study had */
   {
@@ -589,27 +570,27 @@ test_stow_derived (void)
   {
     const char *argv[] = { "dcmdump", "+f", "-E", "-Un", path, NULL };
 
-    dump = run_tool (argv, &err, &status);
+    dump = lb_test_run_tool (argv, &err, &status);
     g_test_message ("dcmdump:\n%s%s", dump, err);
     g_assert_cmpint (status, ==, 0);
   }
-  v = dump_value (dump, "(0008,0016)");
+  v = lb_test_dcmdump_value (dump, "(0008,0016)");
   g_assert_cmpstr (v, ==, LB_DICOM_SOP_CLASS_SECONDARY_CAPTURE);
   g_free (v);
-  v = dump_value (dump, "(0020,000d)");
+  v = lb_test_dcmdump_value (dump, "(0020,000d)");
   g_assert_cmpstr (v, ==, st);
   g_free (v);
-  v = dump_value (dump, "(0020,000e)");
+  v = lb_test_dcmdump_value (dump, "(0020,000e)");
   g_assert_cmpstr (v, ==, new_series);
   g_assert_cmpstr (v, !=, src_series);
   g_free (v);
-  v = dump_value (dump, "(0008,0018)");
+  v = lb_test_dcmdump_value (dump, "(0008,0018)");
   g_assert_cmpstr (v, ==, new_sop);
   g_free (v);
-  v = dump_value (dump, "(0008,0060)");
+  v = lb_test_dcmdump_value (dump, "(0008,0060)");
   g_assert_cmpstr (v, ==, "OT");
   g_free (v);
-  v = dump_value (dump, "(0010,0020)");
+  v = lb_test_dcmdump_value (dump, "(0010,0020)");
   {
     g_autofree char *pid = exp_str (group, "PatientID");
     g_autofree char *src_sop = exp_str (group, "SOPInstanceUID");
@@ -617,22 +598,22 @@ test_stow_derived (void)
 
     g_assert_cmpstr (v, ==, pid);
     g_free (v);
-    v = dump_value (dump, "(0008,2111)");
+    v = lb_test_dcmdump_value (dump, "(0008,2111)");
     g_assert_cmpstr (v, ==, "Lightbox: negate(offset=3000)");
     g_free (v);
     /* SourceImageSequence > ReferencedSOPInstanceUID / ReferencedSOPClassUID */
-    v = dump_value (dump, "    (0008,1155)");
+    v = lb_test_dcmdump_value (dump, "    (0008,1155)");
     g_assert_cmpstr (v, ==, src_sop);
     g_free (v);
-    v = dump_value (dump, "    (0008,1150)");
+    v = lb_test_dcmdump_value (dump, "    (0008,1150)");
     g_assert_cmpstr (v, ==, src_class);
   }
-  if (!check_dciodvfy (path))
+  if (!lb_test_check_dciodvfy (path))
     {
       const char *argv[] = { "dcmdump", "+f", "+E", path, NULL };
       g_autofree char *out = NULL, *e2 = NULL;
 
-      out = run_tool (argv, &e2, &status);
+      out = lb_test_run_tool (argv, &e2, &status);
       g_assert_cmpint (status, ==, 0);
       g_assert_null (strstr (e2, "E:"));
     }
@@ -662,8 +643,8 @@ test_write_back (void)
   before = lb_store_list_sync (store, study_uri, NULL, &error);
   g_assert_no_error (error);
 
-  lb_write_back_async (store, src_uri, derived, &opts, NULL, NULL, NULL, on_done, &res);
-  wb = lb_write_back_finish (store, wait_result (&res), &error);
+  lb_write_back_async (store, src_uri, derived, &opts, NULL, NULL, NULL, lb_test_keep_result, &res);
+  wb = lb_write_back_finish (store, lb_test_wait_result (&res), &error);
   g_object_unref (res);
   g_assert_no_error (error);
   g_test_message ("write-back: %s", wb->message);
@@ -675,7 +656,7 @@ test_write_back (void)
   g_assert_no_error (error);
   g_assert_cmpuint (after->len, ==, before->len + 1);
   for (guint i = 0; i < after->len && added == NULL; i++)
-    if (find_entry (before, lb_store_entry_get_name (after->pdata[i])) == NULL)
+    if (lb_test_store_find (before, lb_store_entry_get_name (after->pdata[i])) == NULL)
       added = after->pdata[i];
   g_assert_nonnull (added);
   g_assert_true (g_str_has_suffix (lb_store_entry_get_display_name (added),
@@ -745,8 +726,8 @@ test_write_refusals (void)
   g_clear_error (&error);
 
   /* mkdir has no meaning here */
-  lb_store_mkdir_async (store, other_study, NULL, on_done, &res);
-  e = lb_store_mkdir_finish (store, wait_result (&res), &error);
+  lb_store_mkdir_async (store, other_study, NULL, lb_test_keep_result, &res);
+  e = lb_store_mkdir_finish (store, lb_test_wait_result (&res), &error);
   g_clear_object (&res);
   g_assert_null (e);
   g_assert_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED);
@@ -838,13 +819,13 @@ test_empty_patient (void)
 
   patients = lb_store_list_sync (store, NULL, NULL, &error);
   g_assert_no_error (error);
-  p = find_entry (patients, "");
+  p = lb_test_store_find (patients, "");
   g_assert_nonnull (p);
   /* the group of all studies without an ID (the seeded big-endian file has none either) */
   g_assert_true (g_str_has_suffix (lb_store_entry_get_display_name (p), " (no ID)"));
   studies = lb_store_list_sync (store, lb_store_entry_get_uri (p), NULL, &error);
   g_assert_no_error (error);
-  s = find_entry (studies, study);
+  s = lb_test_store_find (studies, study);
   g_assert_nonnull (s);
   /* no date, no description: the UID is the label */
   g_assert_cmpstr (lb_store_entry_get_display_name (s), ==, study);
@@ -920,10 +901,10 @@ test_cancelled (void)
   GAsyncResult *res = NULL;
 
   g_cancellable_cancel (cancellable);
-  lb_dicomweb_store_fetch_image_async (LB_DICOMWEB_STORE (store), uri, NULL, cancellable, on_done,
-                                       &res);
-  img = lb_dicomweb_store_fetch_image_finish (LB_DICOMWEB_STORE (store), wait_result (&res), NULL,
-                                              &error);
+  lb_dicomweb_store_fetch_image_async (LB_DICOMWEB_STORE (store), uri, NULL, cancellable,
+                                       lb_test_keep_result, &res);
+  img = lb_dicomweb_store_fetch_image_finish (LB_DICOMWEB_STORE (store),
+                                              lb_test_wait_result (&res), NULL, &error);
   g_object_unref (res);
   g_assert_null (img);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);

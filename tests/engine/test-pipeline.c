@@ -4,10 +4,12 @@
 
 #include <string.h>
 
-#include "lb-engine-test-util.h"
 #include "lb-error.h"
 #include "lb-isolation.h"
 #include "lb-pipeline.h"
+#include "lb-test-files.h"
+#include "lb-test-image.h"
+#include "lb-test-loop.h"
 
 #define MARK_ID "io.github.lightbox.test.mark"
 #define MARK_FINISH_ID "io.github.lightbox.test.mark-finish"
@@ -94,7 +96,7 @@ test_determinism (void)
       for (guint k = 0; k < G_N_ELEMENTS (formats); k++)
         for (guint s = 0; s < 2; s++)
           {
-            g_autoptr(LbImage) input = test_image_new (61, 37, formats[k], 11 + k);
+            g_autoptr(LbImage) input = lb_test_image_new (61, 37, formats[k], 11 + k);
             g_autoptr(GBytes) before = pixels_copy (input);
             g_autoptr(GBytes) after = NULL;
             g_autoptr(LbImage) ref = NULL;
@@ -141,7 +143,7 @@ static void
 test_selection (void)
 {
   g_autoptr(LbFilter) f = lb_filter_registry_lookup (registry, "threshold");
-  g_autoptr(LbImage) input = test_image_new (30, 20, LB_FORMAT_RGBA8, 3);
+  g_autoptr(LbImage) input = lb_test_image_new (30, 20, LB_FORMAT_RGBA8, 3);
   g_autoptr(LbImage) out = NULL;
   g_autoptr(GError) error = NULL;
   /* Partly outside the image: clipped to x 20..29, y 15..19. */
@@ -180,7 +182,7 @@ cancel_thread (gpointer data)
 static void
 test_cancel (void)
 {
-  g_autoptr(LbImage) input = test_image_new (16, 400, LB_FORMAT_GRAY8, 1);
+  g_autoptr(LbImage) input = lb_test_image_new (16, 400, LB_FORMAT_GRAY8, 1);
   g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
   g_autoptr(GCancellable) c = g_cancellable_new ();
   g_autoptr(GError) error = NULL;
@@ -219,7 +221,7 @@ progress_cb (double   fraction,
 static void
 test_timing_progress_chain (void)
 {
-  g_autoptr(LbImage) input = test_image_new (40, 30, LB_FORMAT_RGB8, 9);
+  g_autoptr(LbImage) input = lb_test_image_new (40, 30, LB_FORMAT_RGB8, 9);
   g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
   g_autoptr(GArray) values = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr(GPtrArray) timings = NULL;
@@ -296,7 +298,7 @@ run_with_progress (const char  *step,
 static void
 test_progress_rows (void)
 {
-  g_autoptr(LbImage) input = test_image_new (16, 300, LB_FORMAT_GRAY8, 5);
+  g_autoptr(LbImage) input = lb_test_image_new (16, 300, LB_FORMAT_GRAY8, 5);
   const LbIsolation modes[] = { LB_ISOLATION_NONE, LB_ISOLATION_ALL };
 
   for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
@@ -332,7 +334,7 @@ test_progress_rows (void)
 static void
 test_progress_over_report (void)
 {
-  g_autoptr(LbImage) input = test_image_new (16, 300, LB_FORMAT_GRAY8, 6);
+  g_autoptr(LbImage) input = lb_test_image_new (16, 300, LB_FORMAT_GRAY8, 6);
   const LbIsolation modes[] = { LB_ISOLATION_NONE, LB_ISOLATION_ALL };
 
   for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
@@ -383,7 +385,7 @@ cancel_at_cb (double   fraction,
 static void
 test_cancel_mid_band (void)
 {
-  g_autoptr(LbImage) input = test_image_new (16, 400, LB_FORMAT_RGB8, 6);
+  g_autoptr(LbImage) input = lb_test_image_new (16, 400, LB_FORMAT_RGB8, 6);
   const LbIsolation modes[] = { LB_ISOLATION_NONE, LB_ISOLATION_ALL };
 
   for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
@@ -409,7 +411,7 @@ test_cancel_mid_band (void)
 static void
 test_unsupported_format (void)
 {
-  g_autoptr(LbImage) input = test_image_new (8, 8, LB_FORMAT_RGB16, 2);
+  g_autoptr(LbImage) input = lb_test_image_new (8, 8, LB_FORMAT_RGB16, 2);
   g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
   g_autoptr(GError) error = NULL;
   g_autoptr(LbImage) out = NULL;
@@ -427,7 +429,7 @@ test_unsupported_format (void)
 static void
 test_filter_errors (void)
 {
-  g_autoptr(LbImage) input = test_image_new (16, 64, LB_FORMAT_GRAY8, 1);
+  g_autoptr(LbImage) input = lb_test_image_new (16, 64, LB_FORMAT_GRAY8, 1);
   const char *steps[] = { MARK_ID ":fail-row=37", MARK_ID ":fail-row=-2" };
   const char *messages[] = { MARK_ID ": failing at row 37, as asked",
                              MARK_ID ": refusing in prepare, as asked" };
@@ -450,17 +452,9 @@ test_filter_errors (void)
 }
 
 static void
-async_done (GObject      *source,
-            GAsyncResult *result,
-            gpointer      data)
-{
-  *(GAsyncResult **) data = g_object_ref (result);
-}
-
-static void
 test_async (void)
 {
-  g_autoptr(LbImage) input = test_image_new (50, 50, LB_FORMAT_GRAY16, 4);
+  g_autoptr(LbImage) input = lb_test_image_new (50, 50, LB_FORMAT_GRAY16, 4);
   g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GPtrArray) timings = NULL;
@@ -471,10 +465,8 @@ test_async (void)
   g_assert_true (lb_pipeline_append_step (pipe, "threshold:level=30", &error));
   a = lb_pipeline_run (pipe, input, NULL, NULL, &error);
   g_assert_no_error (error);
-  lb_pipeline_run_async (pipe, input, NULL, async_done, &result);
-  while (result == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  b = lb_pipeline_run_finish (pipe, result, &timings, &error);
+  lb_pipeline_run_async (pipe, input, NULL, lb_test_keep_result, &result);
+  b = lb_pipeline_run_finish (pipe, lb_test_wait_result (&result), &timings, &error);
   g_assert_no_error (error);
   g_assert_true (lb_image_equal_pixels (a, b));
   g_assert_cmpuint (timings->len, ==, 2);
@@ -490,7 +482,7 @@ test_finish_only (void)
 
   for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
     {
-      g_autoptr(LbImage) input = test_image_new (40, 30, formats[f], 5);
+      g_autoptr(LbImage) input = lb_test_image_new (40, 30, formats[f], 5);
       g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
       g_autoptr(GPtrArray) timings = NULL;
       g_autoptr(GError) error = NULL;
@@ -545,16 +537,16 @@ test_finish_only (void)
 int
 main (int argc, char **argv)
 {
-  g_autofree char *src = test_plugin_path ("test-mark-10.so");
-  g_autofree char *src_finish = test_plugin_path ("test-mark-finish.so");
-  g_autofree char *src_over = test_plugin_path ("test-mark-over.so");
+  g_autofree char *src = lb_test_build_path ("LB_TEST_PLUGIN_DIR", "test-mark-10.so", NULL);
+  g_autofree char *src_finish = lb_test_build_path ("LB_TEST_PLUGIN_DIR", "test-mark-finish.so", NULL);
+  g_autofree char *src_over = lb_test_build_path ("LB_TEST_PLUGIN_DIR", "test-mark-over.so", NULL);
   int ret;
 
   g_test_init (&argc, &argv, NULL);
-  plugin_dir = g_dir_make_tmp ("lb-test-pipeline-XXXXXX", NULL);
-  test_install_file (src, plugin_dir, "mark.so");
-  test_install_file (src_finish, plugin_dir, "mark-finish.so");
-  test_install_file (src_over, plugin_dir, "mark-over.so");
+  plugin_dir = lb_test_make_tmpdir ("test-pipeline");
+  lb_test_install_file (src, plugin_dir, "mark.so");
+  lb_test_install_file (src_finish, plugin_dir, "mark-finish.so");
+  lb_test_install_file (src_over, plugin_dir, "mark-over.so");
   /* The standard search path (the build's plugins and declarative filters) plus the test
    * plugin. */
   {
@@ -577,7 +569,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pipeline/finish-only", test_finish_only);
   ret = g_test_run ();
   g_object_unref (registry);
-  test_remove_tree (plugin_dir);
+  lb_test_remove_tree (plugin_dir);
   g_free (plugin_dir);
   return ret;
 }

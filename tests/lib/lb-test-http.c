@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#define G_LOG_DOMAIN "store-test-util"
+#define G_LOG_DOMAIN "lb-test-http"
 
-#include "store-test-util.h"
+#include "lb-test-http.h"
 
+#include <stdio.h>
 #include <string.h>
-#include <glib/gstdio.h>
 
 void
-store_raw_reply_free (StoreRawReply *r)
+lb_test_raw_reply_free (LbTestRawReply *r)
 {
   if (r == NULL)
     return;
@@ -16,16 +16,10 @@ store_raw_reply_free (StoreRawReply *r)
   g_free (r);
 }
 
-/*
- * store_raw_request:
- * @request_head: request line and headers, "\r\n"-separated, without the final empty line;
- *   "Connection: close" is added
- *
- * Sends bytes exactly as given to 127.0.0.1:@port (an HTTP client library would normalise
- * "..", which is what the traversal tests must get past) and reads the whole reply.
- */
-StoreRawReply *
-store_raw_request (guint16 port, const char *request_head, GBytes *body, GError **error)
+/* Bytes exactly as given: an HTTP client library would normalise "..", which is what the
+ * traversal tests must get past. */
+LbTestRawReply *
+lb_test_raw_request (guint16 port, const char *request_head, GBytes *body, GError **error)
 {
   g_autoptr(GSocketClient) client = g_socket_client_new ();
   g_autoptr(GSocketConnection) conn = NULL;
@@ -33,7 +27,7 @@ store_raw_request (guint16 port, const char *request_head, GBytes *body, GError 
   g_autofree char *head = g_strdup_printf ("%s\r\nConnection: close\r\n\r\n", request_head);
   GOutputStream *out;
   GInputStream *in;
-  StoreRawReply *r;
+  LbTestRawReply *r;
   guint8 buf[65536];
   const char *p, *end;
   g_auto(GStrv) lines = NULL;
@@ -69,7 +63,7 @@ store_raw_request (guint16 port, const char *request_head, GBytes *body, GError 
     }
   head_text = g_strndup (p, (gsize) (end - p));
   lines = g_strsplit (head_text, "\r\n", -1);
-  r = g_new0 (StoreRawReply, 1);
+  r = g_new0 (LbTestRawReply, 1);
   r->headers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   if (sscanf (lines[0], "HTTP/1.%*d %u", &r->status) != 1)
     r->status = 0;
@@ -85,83 +79,11 @@ store_raw_request (guint16 port, const char *request_head, GBytes *body, GError 
   return r;
 }
 
-/* Deterministic pseudo-random content (xorshift32), so a failure can be reproduced. */
-GBytes *
-store_test_bytes (gsize n, guint32 seed)
-{
-  guint8 *data = g_malloc (MAX (n, 1));
-  guint32 x = seed ? seed : 0x9e3779b9u;
-
-  for (gsize i = 0; i < n; i++)
-    {
-      x ^= x << 13;
-      x ^= x >> 17;
-      x ^= x << 5;
-      data[i] = (guint8) x;
-    }
-  return g_bytes_new_take (data, n);
-}
-
-char *
-store_make_tmpdir (const char *tag)
-{
-  g_autofree char *tmpl = g_strdup_printf ("lb-%s-XXXXXX", tag);
-  g_autoptr(GError) error = NULL;
-  char *dir = g_dir_make_tmp (tmpl, &error);
-
-  g_assert_no_error (error);
-  return dir;
-}
-
-void
-store_rm_rf (const char *path)
-{
-  const char *argv[] = { "rm", "-rf", "--", path, NULL };
-  g_autoptr(GError) error = NULL;
-
-  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, &error);
-  g_assert_no_error (error);
-}
-
-/* Upload temporaries anywhere below @dir. */
-guint
-store_count_temps (const char *dir)
-{
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-  guint n = 0;
-
-  if (d == NULL)
-    return 0;
-  while ((name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (dir, name, NULL);
-
-      if (g_str_has_prefix (name, ".lbput-"))
-        n++;
-      else if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        n += store_count_temps (child);
-    }
-  return n;
-}
-
 guint16
-store_url_port (const char *url)
+lb_test_url_port (const char *url)
 {
   g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
 
   g_assert_nonnull (uri);
   return (guint16) g_uri_get_port (uri);
-}
-
-GBytes *
-store_read_file (const char *path)
-{
-  g_autoptr(GError) error = NULL;
-  char *data = NULL;
-  gsize len = 0;
-
-  g_file_get_contents (path, &data, &len, &error);
-  g_assert_no_error (error);
-  return g_bytes_new_take (data, len);
 }

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#define G_LOG_DOMAIN "kb-test-util"
+#define G_LOG_DOMAIN "lb-test-kernel"
 
-#include "kb-test-util.h"
+#include "lb-test-kernel.h"
 
 #include <string.h>
 
 #include "lb-error.h"
 #include "lb-image-loader.h"
 #include "lb-image.h"
+#include "lb-test-files.h"
 
 const char *const kb_golden_sizes[3] = { "64x48", "61x37", "512x512" };
 
@@ -15,11 +16,12 @@ const KbFormat kb_formats[7] = {
   { 1, 8 }, { 1, 16 }, { 3, 8 }, { 4, 8 }, { 2, 8 }, { 3, 16 }, { 4, 16 },
 };
 
-LbKernelBuf *
-kb_new (int width,
-        int height,
-        int channels,
-        int depth)
+static LbKernelBuf *
+kb_alloc (int   width,
+          int   height,
+          int   channels,
+          int   depth,
+          gsize stride)
 {
   LbKernelBuf *buf = g_new0 (LbKernelBuf, 1);
 
@@ -27,10 +29,51 @@ kb_new (int width,
   buf->height = height;
   buf->channels = channels;
   buf->depth = depth;
-  /* padded, and even so 16-bit rows stay aligned */
-  buf->stride = ((gsize) width * channels * (depth / 8) + 9) & ~(gsize) 1;
+  buf->stride = stride;
   buf->data = g_malloc0 (buf->stride * MAX (height, 1));
   return buf;
+}
+
+static gsize
+kb_row_size (int width,
+             int channels,
+             int depth)
+{
+  return (gsize) width * channels * (depth / 8);
+}
+
+LbKernelBuf *
+kb_new (int width,
+        int height,
+        int channels,
+        int depth)
+{
+  /* padded, and even so 16-bit rows stay aligned */
+  return kb_alloc (width, height, channels, depth,
+                   (kb_row_size (width, channels, depth) + 9) & ~(gsize) 1);
+}
+
+LbKernelBuf *
+kb_new_padded (int width,
+               int height,
+               int channels,
+               int depth,
+               int pad)
+{
+  return kb_alloc (width, height, channels, depth,
+                   kb_row_size (width, channels, depth) + 2 * (gsize) pad);
+}
+
+LbKernelBuf *
+kb_copy_padded (const LbKernelBuf *buf,
+                int                pad)
+{
+  LbKernelBuf *c = kb_new_padded (buf->width, buf->height, buf->channels, buf->depth, pad);
+
+  for (int y = 0; y < buf->height; y++)
+    memcpy (c->data + (gsize) y * c->stride, buf->data + (gsize) y * buf->stride,
+            kb_row_size (buf->width, buf->channels, buf->depth));
+  return c;
 }
 
 LbKernelBuf *
@@ -64,7 +107,7 @@ kb_get (const LbKernelBuf *buf,
   return buf->depth == 16 ? ((const guint16 *) (const void *) row)[i] : row[i];
 }
 
-static void
+void
 kb_set (LbKernelBuf *buf,
         int          x,
         int          y,
@@ -120,7 +163,7 @@ LbKernelBuf *
 kb_load_golden (const char *name)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree char *path = g_build_filename (g_getenv ("LB_TEST_DATA"), "golden", name, NULL);
+  g_autofree char *path = lb_test_build_path ("LB_TEST_DATA", "golden", name, NULL);
   g_autoptr (LbImage) img = lb_image_load_file (path, NULL, &error);
   LbKernelBuf *buf;
 

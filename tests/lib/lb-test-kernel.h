@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-/* Helpers for the kernel tests: owned pixel buffers, golden-file loading, random images,
- * band-split runs. */
+/* Buffers for the kernel tests (LbKernelBuf, the plugins' band buffer): owned pixel buffers
+ * with padded rows, golden-file loading, random images, band-split runs. */
 
 #include <glib.h>
 
@@ -13,7 +13,18 @@ LbKernelBuf *kb_new          (int                width,
                               int                height,
                               int                channels,
                               int                depth);
+/* A buffer whose rows are 2 × @pad bytes longer than the pixels, so that tests can vary the
+ * stride (and give source and destination different ones). */
+LbKernelBuf *kb_new_padded   (int                width,
+                              int                height,
+                              int                channels,
+                              int                depth,
+                              int                pad);
+/* the same memory layout */
 LbKernelBuf *kb_copy         (const LbKernelBuf *buf);
+/* the same pixels in a kb_new_padded() buffer */
+LbKernelBuf *kb_copy_padded  (const LbKernelBuf *buf,
+                              int                pad);
 void         kb_free         (LbKernelBuf       *buf);
 /* random samples; @flat > 0 makes runs of equal values (flat areas, ties) more likely */
 void         kb_fill_random  (LbKernelBuf       *buf,
@@ -38,6 +49,11 @@ int          kb_get          (const LbKernelBuf *buf,
                               int                x,
                               int                y,
                               int                c);
+void         kb_set          (LbKernelBuf       *buf,
+                              int                x,
+                              int                y,
+                              int                c,
+                              int                v);
 /* a random selection of a @w×@h image that may start up to @margin pixels before the image
  * and end up to @margin pixels past it (prepare() clips it) */
 LbKernelRect kb_random_rect  (GRand             *rand,

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#define G_LOG_DOMAIN "store-test-tls"
+#define G_LOG_DOMAIN "lb-test-tls"
 
-#include "store-test-tls.h"
+#include "lb-test-tls.h"
 
 void
-store_make_self_signed (const char *openssl,
+lb_test_make_self_signed (const char *openssl,
                         const char *key,
                         const char *cert)
 {
@@ -21,7 +21,7 @@ store_make_self_signed (const char *openssl,
 }
 
 SoupSession *
-store_check_https_get (const char *url,
+lb_test_check_https_get (const char *url,
                        const char *cert,
                        GBytes     *expected)
 {

@@ -20,8 +20,12 @@
 #include "lb-store-auth.h"
 #include "lb-store-server.h"
 #include "lb-store.h"
-#include "store-test-tls.h"
-#include "store-test-util.h"
+#include "lb-test-files.h"
+#include "lb-test-http.h"
+#include "lb-test-image.h"
+#include "lb-test-loop.h"
+#include "lb-test-process.h"
+#include "lb-test-tls.h"
 
 /* A declarative filter in the engine's format (plugins/README.md §4). */
 static const char valid_filter[] =
@@ -115,7 +119,7 @@ store_new (void)
   g_autofree char *filters = NULL;
   g_autofree char *secret = NULL;
 
-  s->base = store_make_tmpdir ("store");
+  s->base = lb_test_make_tmpdir ("store");
   s->root = g_build_filename (s->base, "root", NULL);
   s->outside = g_build_filename (s->base, "outside", NULL);
   g_assert_cmpint (g_mkdir (s->root, 0755), ==, 0);
@@ -164,7 +168,7 @@ store_run (Store *s)
   g_mutex_unlock (&s->lock);
   g_assert_no_error (s->listen_error);
   g_assert_true (g_str_has_prefix (s->url, "http://127.0.0.1:") || g_str_has_prefix (s->url, "https://127.0.0.1:"));
-  s->port = store_url_port (s->url);
+  s->port = lb_test_url_port (s->url);
   g_assert_cmpuint (s->port, >, 0);
 }
 
@@ -188,7 +192,7 @@ store_free (Store *s)
   g_main_context_unref (s->ctx);
   g_mutex_clear (&s->lock);
   g_cond_clear (&s->cond);
-  store_rm_rf (s->base);
+  lb_test_remove_tree (s->base);
   g_free (s->base);
   g_free (s->root);
   g_free (s->outside);
@@ -279,7 +283,7 @@ static void
 test_get_head (void)
 {
   g_autoptr(Store) s = store_new ();
-  g_autoptr(GBytes) content = store_test_bytes (5000, 1);
+  g_autoptr(GBytes) content = lb_test_bytes (5000, 1);
   g_autoptr(Reply) get = NULL;
   g_autoptr(Reply) head = NULL;
   const char *etag, *lm;
@@ -320,7 +324,7 @@ static void
 test_range (void)
 {
   g_autoptr(Store) s = store_new ();
-  g_autoptr(GBytes) content = store_test_bytes (1000, 2);
+  g_autoptr(GBytes) content = lb_test_bytes (1000, 2);
   const guint8 *c = g_bytes_get_data (content, NULL);
   g_autoptr(Reply) r1 = NULL;
   g_autoptr(Reply) r2 = NULL;
@@ -366,7 +370,7 @@ static void
 test_conditional (void)
 {
   g_autoptr(Store) s = store_new ();
-  g_autoptr(GBytes) content = store_test_bytes (300, 3);
+  g_autoptr(GBytes) content = lb_test_bytes (300, 3);
   g_autoptr(Reply) get = NULL;
   g_autoptr(Reply) nm = NULL;
   g_autofree char *etag = NULL;
@@ -406,9 +410,9 @@ static void
 test_put (void)
 {
   g_autoptr(Store) s = store_new ();
-  g_autoptr(GBytes) v1 = store_test_bytes (200000, 4);
-  g_autoptr(GBytes) v2 = store_test_bytes (150000, 5);
-  g_autoptr(GBytes) v3 = store_test_bytes (1000, 6);
+  g_autoptr(GBytes) v1 = lb_test_bytes (200000, 4);
+  g_autoptr(GBytes) v2 = lb_test_bytes (150000, 5);
+  g_autoptr(GBytes) v3 = lb_test_bytes (1000, 6);
   g_autoptr(Reply) created = NULL;
   g_autoptr(Reply) head = NULL;
   g_autoptr(Reply) replaced = NULL;
@@ -421,7 +425,7 @@ test_put (void)
   g_assert_cmpuint (created->status, ==, 201);
   etag1 = g_strdup (soup_message_headers_get_one (created->headers, "ETag"));
   g_assert_nonnull (etag1);
-  on_disk = store_read_file (p);
+  on_disk = lb_test_read_file (p);
   g_assert_true (g_bytes_equal (on_disk, v1));
   head = request (s, "HEAD", "/up.bin", NULL, NULL);
   g_assert_cmpstr (soup_message_headers_get_one (head->headers, "ETag"), ==, etag1);
@@ -431,7 +435,7 @@ test_put (void)
   g_assert_cmpuint (status_of (s, "PUT", "/up.bin", v2, "If-Match", "\"bogus\"", NULL), ==, 412);
   g_assert_cmpuint (status_of (s, "PUT", "/new.bin", v2, "If-Match", "*", NULL), ==, 412);
   g_clear_pointer (&on_disk, g_bytes_unref);
-  on_disk = store_read_file (p);
+  on_disk = lb_test_read_file (p);
   g_assert_true (g_bytes_equal (on_disk, v1));
   g_assert_false (g_file_test (root_path (s, "new.bin"), G_FILE_TEST_EXISTS));
 
@@ -440,7 +444,7 @@ test_put (void)
   g_assert_cmpuint (replaced->status, ==, 204);
   g_assert_cmpstr (soup_message_headers_get_one (replaced->headers, "ETag"), !=, etag1);
   g_clear_pointer (&on_disk, g_bytes_unref);
-  on_disk = store_read_file (p);
+  on_disk = lb_test_read_file (p);
   g_assert_true (g_bytes_equal (on_disk, v2));
   /* The old ETag is now stale. */
   g_assert_cmpuint (status_of (s, "PUT", "/up.bin", v3, "If-Match", etag1, NULL), ==, 412);
@@ -455,7 +459,7 @@ test_put (void)
   g_assert_cmpuint (status_of (s, "PUT", "/range.bin", v3, "Content-Range", "bytes 0-999/2000", NULL), ==, 400);
   g_assert_cmpuint (status_of (s, "PUT", "/empty.bin", NULL, NULL), ==, 201);
   g_assert_cmpuint (status_of (s, "GET", "/empty.bin", NULL, NULL), ==, 200);
-  g_assert_cmpuint (store_count_temps (s->root), ==, 0);
+  g_assert_cmpuint (lb_test_server_count_temps (s->root), ==, 0);
 }
 
 /* A body stream without a length: libsoup sends it chunked. */
@@ -480,12 +484,12 @@ static void
 test_put_limit (void)
 {
   g_autoptr(Store) s = store_new ();
-  g_autoptr(GBytes) ok = store_test_bytes (1000, 7);
-  g_autoptr(GBytes) big = store_test_bytes (1001, 8);
-  g_autoptr(GBytes) huge = store_test_bytes (300000, 9);
+  g_autoptr(GBytes) ok = lb_test_bytes (1000, 7);
+  g_autoptr(GBytes) big = lb_test_bytes (1001, 8);
+  g_autoptr(GBytes) huge = lb_test_bytes (300000, 9);
   g_autoptr(Reply) c1 = NULL;
   g_autoptr(Reply) c2 = NULL;
-  g_autoptr(StoreRawReply) raw = NULL;
+  g_autoptr(LbTestRawReply) raw = NULL;
   g_autoptr(GError) error = NULL;
 
   lb_store_server_set_max_upload (s->server, 1000);
@@ -499,7 +503,7 @@ test_put_limit (void)
   g_assert_cmpuint (status_of (s, "PUT", "/keep.bin", huge, NULL), ==, 413);
   {
     g_autofree char *p = root_path (s, "keep.bin");
-    g_autoptr(GBytes) d = store_read_file (p);
+    g_autoptr(GBytes) d = lb_test_read_file (p);
     g_assert_true (g_bytes_equal (d, ok));
   }
   /* Chunked: no Content-Length to check early, the streamed bytes are counted. */
@@ -510,12 +514,12 @@ test_put_limit (void)
   g_assert_cmpuint (c2->status, ==, 201);
 
   /* Refused from the headers alone, before the body is sent (Expect: 100-continue). */
-  raw = store_raw_request (s->port,
+  raw = lb_test_raw_request (s->port,
                            "PUT /e.bin HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5000000\r\n"
                            "Expect: 100-continue", NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (raw->status, ==, 413);
-  g_assert_cmpuint (store_count_temps (s->root), ==, 0);
+  g_assert_cmpuint (lb_test_server_count_temps (s->root), ==, 0);
 }
 
 /* A client that goes away mid-upload: the target is untouched and the temporary removed. */
@@ -523,8 +527,8 @@ static void
 test_put_aborted (void)
 {
   g_autoptr(Store) s = store_new ();
-  g_autoptr(GBytes) old = store_test_bytes (5000, 21);
-  g_autoptr(GBytes) part = store_test_bytes (40000, 22);
+  g_autoptr(GBytes) old = lb_test_bytes (5000, 21);
+  g_autoptr(GBytes) part = lb_test_bytes (40000, 22);
   g_autoptr(GSocketConnection) conn = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *head = NULL;
@@ -543,16 +547,16 @@ test_put_aborted (void)
                              g_bytes_get_data (part, NULL), g_bytes_get_size (part), NULL, NULL, &error);
   g_assert_no_error (error);
   /* Bounded waits for events (the temporary appears, then goes), not timing thresholds. */
-  for (i = 0; i < 3000 && store_count_temps (s->root) == 0; i++)
+  for (i = 0; i < 3000 && lb_test_server_count_temps (s->root) == 0; i++)
     g_usleep (10000);
-  g_assert_cmpuint (store_count_temps (s->root), ==, 1);
+  g_assert_cmpuint (lb_test_server_count_temps (s->root), ==, 1);
   g_io_stream_close (G_IO_STREAM (conn), NULL, &error);
   g_assert_no_error (error);
-  for (i = 0; i < 3000 && store_count_temps (s->root) > 0; i++)
+  for (i = 0; i < 3000 && lb_test_server_count_temps (s->root) > 0; i++)
     g_usleep (10000);
-  g_assert_cmpuint (store_count_temps (s->root), ==, 0);
+  g_assert_cmpuint (lb_test_server_count_temps (s->root), ==, 0);
   {
-    g_autoptr(GBytes) now = store_read_file (victim);
+    g_autoptr(GBytes) now = lb_test_read_file (victim);
     g_autoptr(Reply) r = request (s, "GET", "/victim.bin", NULL, NULL);
     g_assert_true (g_bytes_equal (now, old));
     g_assert_cmpuint (r->status, ==, 200);
@@ -609,7 +613,7 @@ static void
 test_keepalive_close (void)
 {
   g_autoptr(Store) s = store_new ();
-  g_autoptr(GBytes) content = store_test_bytes (3000, 23);
+  g_autoptr(GBytes) content = lb_test_bytes (3000, 23);
   g_autofree char *req = NULL;
   guint before = 0, after = 0;
 
@@ -661,8 +665,8 @@ static void
 test_keepalive_204 (void)
 {
   g_autoptr(Store) s = store_new ();
-  g_autoptr(GBytes) v1 = store_test_bytes (700, 41);
-  g_autoptr(GBytes) v2 = store_test_bytes (900, 42);
+  g_autoptr(GBytes) v1 = lb_test_bytes (700, 41);
+  g_autoptr(GBytes) v2 = lb_test_bytes (900, 42);
   g_autoptr(GSocketConnection) conn = NULL;
   g_autoptr(GDataInputStream) in = NULL;
   g_autoptr(GError) error = NULL;
@@ -723,7 +727,7 @@ static void
 test_keepalive_idle_timeout (void)
 {
   g_autoptr(Store) s = store_new ();
-  g_autoptr(GBytes) content = store_test_bytes (1000, 77);
+  g_autoptr(GBytes) content = lb_test_bytes (1000, 77);
   g_autoptr(GSocketConnection) a = NULL, b = NULL, c = NULL;
   g_autoptr(GDataInputStream) ain = NULL, bin = NULL, cin = NULL;
   g_autoptr(GError) error = NULL;
@@ -778,20 +782,6 @@ count_tcp_connections (guint16 port)
   return n;
 }
 
-static void
-got_result (GObject *source, GAsyncResult *result, gpointer data)
-{
-  *(GAsyncResult **) data = g_object_ref (result);
-}
-
-static GAsyncResult *
-wait_result (GAsyncResult **slot)
-{
-  while (*slot == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  return *slot;
-}
-
 /* LbStore (the webdav client) making a folder (201), writing the same file three times (201,
  * 204, 204), reading it back and stat-ing it keeps one connection: libsoup 3.2 on both ends
  * dropped it after every 204, and its client also drops a connection whose response stream is
@@ -818,23 +808,23 @@ test_client_keepalive (void)
     g_autoptr(LbStoreEntry) entry = NULL;
     GAsyncResult *res = NULL;
 
-    lb_store_mkdir_async (store, dir, NULL, got_result, &res);
-    entry = lb_store_mkdir_finish (store, wait_result (&res), &error);
+    lb_store_mkdir_async (store, dir, NULL, lb_test_keep_result, &res);
+    entry = lb_store_mkdir_finish (store, lb_test_wait_result (&res), &error);
     g_clear_object (&res);
     g_assert_no_error (error);
     g_assert_nonnull (entry);
   }
   for (guint i = 0; i < 3; i++)
     {
-      g_autoptr(GBytes) data = store_test_bytes (2000 + i, 50 + i);
+      g_autoptr(GBytes) data = lb_test_bytes (2000 + i, 50 + i);
       g_autoptr(GInputStream) source = g_memory_input_stream_new_from_bytes (data);
       g_autoptr(LbStoreEntry) entry = NULL;
       GAsyncResult *res = NULL;
 
       lb_store_write_async (store, uri, source, (gint64) g_bytes_get_size (data),
                             "application/octet-stream", LB_STORE_WRITE_REPLACE, NULL, NULL, NULL,
-                            NULL, got_result, &res);
-      entry = lb_store_write_finish (store, wait_result (&res), &error);
+                            NULL, lb_test_keep_result, &res);
+      entry = lb_store_write_finish (store, lb_test_wait_result (&res), &error);
       g_clear_object (&res);
       g_assert_no_error (error);
       g_assert_nonnull (entry);
@@ -846,8 +836,8 @@ test_client_keepalive (void)
     g_autoptr(GInputStream) stream = NULL;
     g_autoptr(GBytes) got = NULL;
 
-    lb_store_read_async (store, uri, NULL, NULL, NULL, got_result, &res);
-    stream = lb_store_read_finish (store, wait_result (&res), NULL, &error);
+    lb_store_read_async (store, uri, NULL, NULL, NULL, lb_test_keep_result, &res);
+    stream = lb_store_read_finish (store, lb_test_wait_result (&res), NULL, &error);
     g_clear_object (&res);
     g_assert_no_error (error);
     got = g_input_stream_read_bytes (stream, 1 << 20, NULL, &error);
@@ -859,8 +849,8 @@ test_client_keepalive (void)
     GAsyncResult *res = NULL;
     g_autoptr(LbStoreEntry) entry = NULL;
 
-    lb_store_stat_async (store, uri, NULL, got_result, &res);
-    entry = lb_store_stat_finish (store, wait_result (&res), &error);
+    lb_store_stat_async (store, uri, NULL, lb_test_keep_result, &res);
+    entry = lb_store_stat_finish (store, lb_test_wait_result (&res), &error);
     g_clear_object (&res);
     g_assert_no_error (error);
     g_assert_cmpint (lb_store_entry_get_size (entry), ==, (gint64) g_bytes_get_size (last));
@@ -911,7 +901,7 @@ test_atomic_concurrent (void)
   w.store = s;
   w.rounds = 15;
   for (guint v = 0; v < 3; v++)
-    w.versions[v] = store_test_bytes (200000 * (v + 1), 40 + v);
+    w.versions[v] = lb_test_bytes (200000 * (v + 1), 40 + v);
   put_file (s, "shared.bin", w.versions[0]);
   store_run (s);
   t1 = g_thread_new ("writer1", writer_thread, &w);
@@ -933,7 +923,7 @@ test_atomic_concurrent (void)
   g_thread_join (t2);
   g_test_message ("%u complete reads during %u racing PUTs", reads, 2 * 3 * w.rounds);
   g_assert_cmpint (w.failures, ==, 0);
-  g_assert_cmpuint (store_count_temps (s->root), ==, 0);
+  g_assert_cmpuint (lb_test_server_count_temps (s->root), ==, 0);
   for (guint v = 0; v < 3; v++)
     g_bytes_unref (w.versions[v]);
 }
@@ -942,8 +932,8 @@ static void
 test_dav_methods (void)
 {
   g_autoptr(Store) s = store_new ();
-  g_autoptr(GBytes) a = store_test_bytes (4000, 10);
-  g_autoptr(GBytes) b = store_test_bytes (3000, 11);
+  g_autoptr(GBytes) a = lb_test_bytes (4000, 10);
+  g_autoptr(GBytes) b = lb_test_bytes (3000, 11);
   g_autoptr(GBytes) body = g_bytes_new_static ("<x/>", 4);
   g_autofree char *dest = NULL;
   g_autofree char *other = NULL;
@@ -970,7 +960,7 @@ test_dav_methods (void)
                                "Overwrite", "T", NULL), ==, 204);
   {
     g_autofree char *p = root_path (s, "col/b2.bin");
-    g_autoptr(GBytes) d = store_read_file (p);
+    g_autoptr(GBytes) d = lb_test_read_file (p);
     g_assert_true (g_bytes_equal (d, a));
   }
   g_assert_cmpuint (status_of (s, "COPY", "/b.bin", NULL, "Destination", DEST ("/nope/b.bin"), NULL), ==, 409);
@@ -989,7 +979,7 @@ test_dav_methods (void)
   g_assert_cmpuint (status_of (s, "COPY", "/col/", NULL, "Destination", DEST ("/deep/"), NULL), ==, 201);
   {
     g_autofree char *p = root_path (s, "deep/a.bin");
-    g_autoptr(GBytes) d = store_read_file (p);
+    g_autoptr(GBytes) d = lb_test_read_file (p);
     g_assert_true (g_bytes_equal (d, a));
   }
   /* Collection over an existing collection with Overwrite T: replaced, 204. */
@@ -1004,7 +994,7 @@ test_dav_methods (void)
   g_assert_cmpuint (status_of (s, "MOVE", "/moved.bin", NULL, "Destination", DEST ("/col/a.bin"), NULL), ==, 204);
   {
     g_autofree char *p = root_path (s, "col/a.bin");
-    g_autoptr(GBytes) d = store_read_file (p);
+    g_autoptr(GBytes) d = lb_test_read_file (p);
     g_assert_true (g_bytes_equal (d, b));
   }
   g_assert_cmpuint (status_of (s, "MOVE", "/deep/", NULL, "Destination", DEST ("/deep2/"), NULL), ==, 201);
@@ -1049,7 +1039,7 @@ test_dav_methods (void)
     g_assert_cmpuint (status_of (s, "PROPPATCH", "/shallow/", bad, NULL), ==, 400);
     g_assert_cmpuint (status_of (s, "PROPPATCH", "/nothing", ub, NULL), ==, 404);
   }
-  g_assert_cmpuint (store_count_temps (s->root), ==, 0);
+  g_assert_cmpuint (lb_test_server_count_temps (s->root), ==, 0);
 #undef DEST
 }
 
@@ -1087,7 +1077,7 @@ static void
 test_propfind (void)
 {
   g_autoptr(Store) s = store_new ();
-  g_autoptr(GBytes) content = store_test_bytes (1234, 12);
+  g_autoptr(GBytes) content = lb_test_bytes (1234, 12);
   g_autoptr(Reply) r0 = NULL;
   g_autoptr(Reply) r1 = NULL;
   g_autoptr(Reply) get = NULL;
@@ -1202,7 +1192,7 @@ static void
 test_listing (void)
 {
   g_autoptr(Store) s = store_new ();
-  g_autoptr(GBytes) content = store_test_bytes (10, 13);
+  g_autoptr(GBytes) content = lb_test_bytes (10, 13);
   g_autoptr(Reply) r = NULL;
   g_autoptr(Reply) redirect = NULL;
   g_autofree char *sub = root_path (s, "Ünï dir");
@@ -1284,7 +1274,7 @@ test_traversal (void)
                                                    "Content-Length: %u", methods[m], variants[i],
                                                    (guint) s->port, strcmp (methods[m], "PUT") == 0 ? 5u : 0u);
           g_autoptr(GError) error = NULL;
-          g_autoptr(StoreRawReply) r = store_raw_request (s->port, head,
+          g_autoptr(LbTestRawReply) r = lb_test_raw_request (s->port, head,
                                                           strcmp (methods[m], "PUT") == 0 ? payload : NULL,
                                                           &error);
           g_autofree char *body = NULL;
@@ -1319,7 +1309,7 @@ test_traversal (void)
       {
         g_autofree char *head = g_strdup_printf ("GET %s HTTP/1.1\r\nHost: 127.0.0.1", refused[i]);
         g_autoptr(GError) error = NULL;
-        g_autoptr(StoreRawReply) r = store_raw_request (s->port, head, NULL, &error);
+        g_autoptr(LbTestRawReply) r = lb_test_raw_request (s->port, head, NULL, &error);
         g_assert_no_error (error);
         g_test_message ("GET %s -> %u", refused[i], r->status);
         g_assert_true (r->status == 400 || r->status == 403);
@@ -1388,7 +1378,7 @@ static void
 test_auth (void)
 {
   g_autoptr(Store) s = auth_store (FALSE);
-  g_autoptr(GBytes) data = store_test_bytes (100, 14);
+  g_autoptr(GBytes) data = lb_test_bytes (100, 14);
   g_autoptr(Reply) anon_put = NULL;
   g_autofree char *good = basic ("alice", "correct horse");
   g_autofree char *bad = basic ("alice", "wrong");
@@ -1444,7 +1434,7 @@ static void
 test_read_only (void)
 {
   g_autoptr(Store) s = auth_store (TRUE);
-  g_autoptr(GBytes) data = store_test_bytes (100, 15);
+  g_autoptr(GBytes) data = lb_test_bytes (100, 15);
   g_autofree char *good = basic ("alice", "correct horse");
 
   put_file (s, "pub.bin", data);
@@ -1464,7 +1454,7 @@ static void
 test_access_log_lines (void)
 {
   Store *s = auth_store (FALSE);
-  g_autoptr(GBytes) data = store_test_bytes (777, 16);
+  g_autoptr(GBytes) data = lb_test_bytes (777, 16);
   g_autofree char *good = basic ("alice", "correct horse");
   g_autofree char *text = NULL;
   g_auto(GStrv) lines = NULL;
@@ -1554,7 +1544,7 @@ test_filters (void)
     const char *bad_text = "[Filter]\nId=org.example.bad\nName=Bad\nCategory=Enhance\nType=kernel\n\n"
                            "[Kernel]\nWidth=4\nHeight=1\nRow1=1 1 1 1\n";
     g_autoptr(GBytes) bad = g_bytes_new_static (bad_text, strlen (bad_text));
-    g_autoptr(GBytes) junk = store_test_bytes (500, 24);
+    g_autoptr(GBytes) junk = lb_test_bytes (500, 24);
     g_autoptr(Reply) refused = NULL;
     g_autofree char *msg = NULL;
 
@@ -1573,7 +1563,7 @@ test_filters (void)
       g_assert_true (g_bytes_equal (still->body, filter));
     }
     g_assert_false (g_file_test (root_path (s, ".lightbox/filters/bad.lbfilter"), G_FILE_TEST_EXISTS));
-    g_assert_cmpuint (store_count_temps (s->root), ==, 0);
+    g_assert_cmpuint (lb_test_server_count_temps (s->root), ==, 0);
   }
 }
 
@@ -1586,7 +1576,7 @@ test_tls (void)
   g_autofree char *openssl = g_find_program_in_path ("openssl");
   g_autoptr(GTlsCertificate) tls = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) data = store_test_bytes (5000, 17);
+  g_autoptr(GBytes) data = lb_test_bytes (5000, 17);
   g_autofree char *url = NULL;
 
   if (openssl == NULL)
@@ -1599,7 +1589,7 @@ test_tls (void)
       g_test_skip ("no GIO TLS backend (glib-networking not installed)");
       return;
     }
-  store_make_self_signed (openssl, key, cert);
+  lb_test_make_self_signed (openssl, key, cert);
   tls = g_tls_certificate_new_from_files (cert, key, &error);
   g_assert_no_error (error);
   lb_store_server_set_tls_certificate (s->server, tls);
@@ -1610,7 +1600,7 @@ test_tls (void)
   url = g_strconcat (s->url, "secure.bin", NULL);
   {
     /* Served over TLS to a client that trusts the certificate, refused to others. */
-    g_autoptr(SoupSession) trusting = store_check_https_get (url, cert, data);
+    g_autoptr(SoupSession) trusting = lb_test_check_https_get (url, cert, data);
     g_autoptr(SoupMessage) put = NULL;
     g_autoptr(GBytes) pbody = NULL;
     g_autofree char *purl = g_strconcat (s->url, "up.bin", NULL);
@@ -1630,9 +1620,9 @@ test_disk_full (void)
   g_autoptr(Store) s = NULL;
   g_autofree char *base = NULL;
   g_autofree char *mnt = NULL;
-  g_autoptr(GBytes) old = store_test_bytes (400000, 18);
-  g_autoptr(GBytes) small = store_test_bytes (100000, 20);
-  g_autoptr(GBytes) big = store_test_bytes (3 * 1024 * 1024, 19);
+  g_autoptr(GBytes) old = lb_test_bytes (400000, 18);
+  g_autoptr(GBytes) small = lb_test_bytes (100000, 20);
+  g_autoptr(GBytes) big = lb_test_bytes (3 * 1024 * 1024, 19);
   g_autoptr(GError) error = NULL;
   int status = 0;
   gboolean mounted;
@@ -1642,7 +1632,7 @@ test_disk_full (void)
       g_test_skip ("507 needs a full file system: mounting a 1 MiB tmpfs needs root");
       return;
     }
-  base = store_make_tmpdir ("full");
+  base = lb_test_make_tmpdir ("full");
   mnt = g_build_filename (base, "mnt", NULL);
   g_assert_cmpint (g_mkdir (mnt, 0755), ==, 0);
   {
@@ -1654,7 +1644,7 @@ test_disk_full (void)
   }
   if (!mounted)
     {
-      store_rm_rf (base);
+      lb_test_remove_tree (base);
       g_test_skip ("cannot mount a tmpfs here (container without CAP_SYS_ADMIN?)");
       return;
     }
@@ -1666,25 +1656,25 @@ test_disk_full (void)
     g_file_set_contents (p, g_bytes_get_data (old, NULL), (gssize) g_bytes_get_size (old), &error);
     g_assert_no_error (error);
     s = g_new0 (Store, 1);
-    s->base = store_make_tmpdir ("full-store");
+    s->base = lb_test_make_tmpdir ("full-store");
     s->root = g_strdup (mnt);
     s->outside = g_strdup (base);
     store_init_server (s);
     store_run (s);
 
     g_assert_cmpuint (status_of (s, "PUT", "/old.bin", big, NULL), ==, 507);
-    d = store_read_file (p);
+    d = lb_test_read_file (p);
     g_assert_true (g_bytes_equal (d, old));
     g_assert_cmpuint (status_of (s, "PUT", "/new.bin", big, NULL), ==, 507);
     g_assert_false (g_file_test (root_path (s, "new.bin"), G_FILE_TEST_EXISTS));
-    g_assert_cmpuint (store_count_temps (mnt), ==, 0);
+    g_assert_cmpuint (lb_test_server_count_temps (mnt), ==, 0);
     /* Space came back (the temporary was removed): a small upload still works. */
     g_assert_cmpuint (status_of (s, "PUT", "/small.bin", small, NULL), ==, 201);
     /* 1 MiB holds old + small + one copy (900 kB), not a second copy. */
     g_assert_cmpuint (status_of (s, "COPY", "/old.bin", NULL, "Destination", "/copy1.bin", NULL), ==, 201);
     g_assert_cmpuint (status_of (s, "COPY", "/old.bin", NULL, "Destination", "/copy2.bin", NULL), ==, 507);
     g_assert_false (g_file_test (root_path (s, "copy2.bin"), G_FILE_TEST_EXISTS));
-    g_assert_cmpuint (store_count_temps (mnt), ==, 0);
+    g_assert_cmpuint (lb_test_server_count_temps (mnt), ==, 0);
   }
   {
     const char *argv[] = { "umount", mnt, NULL };
@@ -1692,7 +1682,7 @@ test_disk_full (void)
     g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, &status, &error);
     g_assert_no_error (error);
   }
-  store_rm_rf (base);
+  lb_test_remove_tree (base);
 }
 
 int

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <math.h>
 #include <unistd.h>
@@ -16,14 +17,16 @@
 #include "lb-param-dialog.h"
 #include "lb-png.h"
 #include "lb-render.h"
-#include "lb-ui-test-util.h"
+#include "lb-test-files.h"
+#include "lb-test-loop.h"
+#include "lb-test-process.h"
 #include "lb-window-private.h"
 
 #define CT_NAME "ct-head-128-16bit.png"
 #define THRESHOLD_ID "io.github.lightbox.example.threshold"
 
 static LbApplication *app;
-static LbTestStore store;
+static LbTestServer store;
 static LbWindow *win;
 
 static gboolean
@@ -545,7 +548,7 @@ test_large_folder (void)
                   (t1 - t0) / 1000.0, (t2 - t1) / 1000.0);
   gtk_window_destroy (GTK_WINDOW (w));
   drain (50);
-  lb_test_rm_rf (dir);
+  lb_test_remove_tree (dir);
 }
 
 static gboolean
@@ -606,7 +609,7 @@ test_tls_dialog (void)
   gtk_window_destroy (GTK_WINDOW (w));
   g_subprocess_send_signal (proc, SIGTERM);
   g_subprocess_wait (proc, NULL, NULL);
-  lb_test_rm_rf (dir);
+  lb_test_remove_tree (dir);
 }
 
 int
@@ -624,7 +627,7 @@ main (int argc, char **argv)
     }
   filter_file = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "plugins", "filters",
                                   "soft-sharpen.lbfilter", NULL);
-  lb_test_store_start (&store, filter_file);
+  lb_test_server_start_samples (&store, filter_file);
   app = lb_application_new ();
   g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
   g_application_register (G_APPLICATION (app), NULL, &error);
@@ -645,6 +648,6 @@ main (int argc, char **argv)
     gtk_window_destroy (GTK_WINDOW (win));
   drain (50);
   g_clear_object (&app);
-  lb_test_store_stop (&store);
+  lb_test_server_stop (&store);
   return ret;
 }

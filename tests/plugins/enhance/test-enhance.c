@@ -7,7 +7,7 @@
 
 #include <math.h>
 
-#include "kb-test-util.h"
+#include "lb-test-kernel.h"
 #include "lb-enhance.h"
 #include "lb-error.h"
 

@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "kb-test-util.h"
+#include "lb-test-kernel.h"
 #include "lb-xv-emboss.h"
 
 typedef void (*EmbossFunc) (const LbXvEmboss *, const LbKernelBuf *, LbKernelBuf *, int, int);

@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "kb-test-util.h"
+#include "lb-test-kernel.h"
 #include "lb-xvgeom.h"
 
 typedef void (*PixelizeFunc) (const LbPixelize *, const LbKernelBuf *, LbKernelBuf *, int, int);

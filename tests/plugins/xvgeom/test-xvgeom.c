@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kb-test-util.h"
+#include "lb-test-kernel.h"
 #include "lb-error.h"
 #include "lb-xv-random.h"
 #include "lb-xvgeom.h"
