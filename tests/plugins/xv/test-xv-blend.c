@@ -14,9 +14,8 @@
 #include <math.h>
 
 #include "lb-error.h"
-#include "lb-image-loader.h"
+#include "lb-test-kernel.h"
 #include "lb-xv-blend.h"
-#include "xv-test-buf.h"
 
 /* Checks every interior pixel's border point and ratio, both paths; returns how many rows
  * the AVX2 rows handled. */
@@ -25,11 +24,10 @@ check_points (int w, int h, const LbKernelRect *sel)
 {
   g_autoptr (GError) error = NULL;
   LbXvBlend st;
-  Buf src;
+  g_autoptr (LbKernelBuf) src = kb_new_padded (w, h, 1, 8, 0);
   int simd_rows = 0;
 
-  buf_init (&src, w, h, 1, 8, 0);
-  g_assert_true (lb_xv_blend_prepare (&st, &src.b, sel, &error));
+  g_assert_true (lb_xv_blend_prepare (&st, src, sel, &error));
   g_assert_no_error (error);
   if (st.active)
     {
@@ -60,7 +58,6 @@ check_points (int w, int h, const LbKernelRect *sel)
               }
           }
     }
-  buf_clear (&src);
   return simd_rows;
 }
 
@@ -100,44 +97,46 @@ test_points (void)
 }
 
 /* Pure noise: neighbouring border pixels differ a lot, so a wrong border point shows. */
-static void
-noise_image (GRand *rand, Buf *buf, int w, int h, int channels, int depth)
+static LbKernelBuf *
+noise_image (GRand *rand, int w, int h, int channels, int depth)
 {
   const gint32 top = depth == 8 ? 256 : 65536;
+  LbKernelBuf *buf = kb_new_padded (w, h, channels, depth, g_rand_int_range (rand, 0, 4));
 
-  buf_init (buf, w, h, channels, depth, g_rand_int_range (rand, 0, 4));
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++)
       for (int c = 0; c < channels; c++)
-        buf_set (buf, x, y, c, (guint) g_rand_int_range (rand, 0, top));
+        kb_set (buf, x, y, c, g_rand_int_range (rand, 0, top));
+  return buf;
 }
 
-static void
-run (const LbXvBlend *proto, const Buf *src, Buf *dst, gboolean ref, gboolean no_simd,
+static LbKernelBuf *
+run (const LbXvBlend *proto, const LbKernelBuf *src, gboolean ref, gboolean no_simd,
      const int *cuts, int ncuts)
 {
   LbXvBlend st = *proto;
+  LbKernelBuf *dst = kb_copy_padded (src, 3);
 
   st.no_simd = no_simd;
-  buf_copy (dst, src);
   for (int k = ncuts - 1; k >= 0; k--)
-    (ref ? lb_xv_blend_process_ref : lb_xv_blend_process) (&st, &src->b, &dst->b, cuts[k],
-                                                            cuts[k + 1]);
+    (ref ? lb_xv_blend_process_ref : lb_xv_blend_process) (&st, src, dst, cuts[k], cuts[k + 1]);
+  return dst;
 }
 
 /* Samples of @a and @b that differ; fails on any difference above @limit or outside the
  * colour channels of the region. */
 static gsize
-diff_samples (const Buf *a, const Buf *b, const LbXvRegion *R, guint limit, const char *what)
+diff_samples (const LbKernelBuf *a, const LbKernelBuf *b, const LbXvRegion *R, guint limit,
+              const char *what)
 {
-  const int ch = a->b.channels, nc = (ch == 2 || ch == 4) ? ch - 1 : ch;
+  const int ch = a->channels, nc = (ch == 2 || ch == 4) ? ch - 1 : ch;
   gsize n = 0;
 
-  for (int y = 0; y < a->b.height; y++)
-    for (int x = 0; x < a->b.width; x++)
+  for (int y = 0; y < a->height; y++)
+    for (int x = 0; x < a->width; x++)
       for (int c = 0; c < ch; c++)
         {
-          const guint va = buf_get (a, x, y, c), vb = buf_get (b, x, y, c);
+          const guint va = (guint) kb_get (a, x, y, c), vb = (guint) kb_get (b, x, y, c);
           const gboolean inside = x > R->x0 && x < R->x1 - 1 && y > R->y0 && y < R->y1 - 1
                                   && c < nc;
 
@@ -146,7 +145,7 @@ diff_samples (const Buf *a, const Buf *b, const LbXvRegion *R, guint limit, cons
           if (!inside || (va > vb ? va - vb : vb - va) > limit)
             g_error ("%s: (%d,%d) channel %d: %u vs %u (region %d,%d-%d,%d, %d channels, "
                      "%d bits)", what, x, y, c, va, vb, R->x0, R->y0, R->x1, R->y1, ch,
-                     a->b.depth);
+                     a->depth);
           n++;
         }
   return n;
@@ -171,57 +170,40 @@ test_samples (void)
                                  g_rand_int_range (rand, 3, w + 3), g_rand_int_range (rand, 3, h + 3) };
       g_autoptr (GError) error = NULL;
       LbXvBlend st;
-      Buf src, ref, out, banded;
+      g_autoptr (LbKernelBuf) src = noise_image (rand, w, h, channels, depth);
+      g_autoptr (LbKernelBuf) ref = NULL;
       int cuts[128];
       int ncuts = 0;
       const int one[2] = { 0, h };
 
-      noise_image (rand, &src, w, h, channels, depth);
-      if (!lb_xv_blend_prepare (&st, &src.b, shape == 3 ? NULL : &sel, &error))
+      if (!lb_xv_blend_prepare (&st, src, shape == 3 ? NULL : &sel, &error))
         {
           g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
-          buf_clear (&src);
           continue;
         }
       cuts[0] = 0;
       while (cuts[ncuts] < h)
         cuts[ncuts + 1] = MIN (h, cuts[ncuts] + g_rand_int_range (rand, 1, 7)), ncuts++;
 
-      run (&st, &src, &ref, TRUE, FALSE, one, 1);
+      ref = run (&st, src, TRUE, FALSE, one, 1);
       for (int no_simd = 0; no_simd <= 1; no_simd++)
         {
-          run (&st, &src, &out, FALSE, no_simd, one, 1);
-          run (&st, &src, &banded, FALSE, no_simd, cuts, ncuts);
-          off[no_simd] += diff_samples (&out, &ref, &st.region, 1,
+          g_autoptr (LbKernelBuf) out = run (&st, src, FALSE, no_simd, one, 1);
+          g_autoptr (LbKernelBuf) banded = run (&st, src, FALSE, no_simd, cuts, ncuts);
+
+          off[no_simd] += diff_samples (out, ref, &st.region, 1,
                                         no_simd ? "portable vs reference" : "AVX2 vs reference");
-          g_assert_cmpuint (diff_samples (&banded, &out, &st.region, 0, "banded vs one band"), ==, 0);
-          buf_clear (&out), buf_clear (&banded);
+          g_assert_cmpuint (diff_samples (banded, out, &st.region, 0, "banded vs one band"), ==, 0);
         }
       /* The reference leaves everything but the interior colour samples as they were. */
-      diff_samples (&ref, &src, &st.region, G_MAXUINT, "reference vs source");
+      diff_samples (ref, src, &st.region, G_MAXUINT, "reference vs source");
       if (st.active)
         total += (gsize) (st.region.x1 - st.region.x0 - 2) * (st.region.y1 - st.region.y0 - 2)
                  * (channels == 2 || channels == 4 ? channels - 1 : channels);
-      buf_clear (&src), buf_clear (&ref);
     }
   g_test_message ("%" G_GSIZE_FORMAT " interior samples: %" G_GSIZE_FORMAT " (AVX2 rows or "
                   "their fallback) and %" G_GSIZE_FORMAT " (portable loops) differ by 1 from "
                   "the reference", total, off[0], off[1]);
-}
-
-static void
-load_png (Buf *buf, const char *name)
-{
-  g_autoptr (GError) error = NULL;
-  g_autofree char *path = g_build_filename (g_getenv ("LB_TEST_DATA"), "golden", name, NULL);
-  g_autoptr (LbImage) image = lb_image_load_file (path, NULL, &error);
-
-  g_assert_no_error (error);
-  g_assert_cmpint (lb_image_get_format (image), ==, LB_FORMAT_RGB8);
-  buf_init (buf, (int) lb_image_get_width (image), (int) lb_image_get_height (image), 3, 8, 5);
-  for (int y = 0; y < buf->b.height; y++)
-    memcpy (buf->b.data + y * buf->b.stride, lb_image_get_row (image, (guint) y),
-            lb_image_get_row_size (image));
 }
 
 static void
@@ -241,35 +223,30 @@ test_golden (void)
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     for (int use_sel = 0; use_sel <= 1; use_sel++)
       {
-        g_autofree char *in = g_strdup_printf ("in_%s.png", cases[i].size);
+        g_autoptr (LbKernelBuf) src = kb_load_goldenf ("in_%s.png", cases[i].size);
         g_autofree char *gold = g_strdup_printf ("%s_blend_%s.png", cases[i].size,
                                                  use_sel ? "sel" : "full");
+        g_autoptr (LbKernelBuf) want = kb_load_golden (gold);
+        g_autoptr (LbKernelBuf) out = NULL;
         g_autoptr (GError) error = NULL;
-        const int one[2] = { 0, 0 };
-        int cuts[2];
+        const int cuts[2] = { 0, src->height };
         LbXvBlend st;
-        Buf src, want, out;
         gsize n[2];
 
-        load_png (&src, in);
-        load_png (&want, gold);
-        cuts[0] = one[0], cuts[1] = src.b.height;
-        g_assert_true (lb_xv_blend_prepare (&st, &src.b, use_sel ? &cases[i].sel : NULL, &error));
-        run (&st, &src, &out, TRUE, FALSE, cuts, 1);
-        g_assert_cmpuint (diff_samples (&out, &want, &st.region, 0, "reference vs xv"), ==, 0);
-        buf_clear (&out);
+        g_assert_true (lb_xv_blend_prepare (&st, src, use_sel ? &cases[i].sel : NULL, &error));
+        out = run (&st, src, TRUE, FALSE, cuts, 1);
+        g_assert_cmpuint (diff_samples (out, want, &st.region, 0, "reference vs xv"), ==, 0);
         for (int no_simd = 0; no_simd <= 1; no_simd++)
           {
-            run (&st, &src, &out, FALSE, no_simd, cuts, 1);
-            n[no_simd] = diff_samples (&out, &want, &st.region, 1,
+            g_clear_pointer (&out, kb_free);
+            out = run (&st, src, FALSE, no_simd, cuts, 1);
+            n[no_simd] = diff_samples (out, want, &st.region, 1,
                                        no_simd ? "portable vs xv" : "AVX2 vs xv");
             off[no_simd] += n[no_simd];
-            buf_clear (&out);
           }
         total += (gsize) (st.region.x1 - st.region.x0 - 2) * (st.region.y1 - st.region.y0 - 2) * 3;
         g_test_message ("%s: %" G_GSIZE_FORMAT " (AVX2 rows) and %" G_GSIZE_FORMAT
                         " (portable loops) samples differ by 1 from xv", gold, n[0], n[1]);
-        buf_clear (&src), buf_clear (&want);
       }
   g_test_message ("golden files, %" G_GSIZE_FORMAT " interior samples: %" G_GSIZE_FORMAT
                   " (AVX2 rows) and %" G_GSIZE_FORMAT " (portable loops) differ by 1 from xv",

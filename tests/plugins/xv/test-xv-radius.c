@@ -19,7 +19,7 @@
 #include "lb-xv-blur.h"
 #include "lb-xv-despeckle.h"
 #include "lb-xv-oil.h"
-#include "xv-test-buf.h"
+#include "lb-test-kernel.h"
 
 typedef enum { F_BLUR, F_DESPECKLE, F_OIL, F_MEDIAN } FilterId;
 
@@ -27,15 +27,15 @@ static const char *const filter_names[] = { "blur", "despeckle", "oil", "median"
 
 /* Number of samples that differ; logs the first. */
 static gsize
-count_diff (const Buf *a, const Buf *b, const char *what)
+count_diff (const LbKernelBuf *a, const LbKernelBuf *b, const char *what)
 {
   gsize n = 0;
 
-  for (int y = 0; y < a->b.height; y++)
-    for (int x = 0; x < a->b.width; x++)
-      for (int c = 0; c < a->b.channels; c++)
+  for (int y = 0; y < a->height; y++)
+    for (int x = 0; x < a->width; x++)
+      for (int c = 0; c < a->channels; c++)
         {
-          const guint va = buf_get (a, x, y, c), vb = buf_get (b, x, y, c);
+          const guint va = (guint) kb_get (a, x, y, c), vb = (guint) kb_get (b, x, y, c);
 
           if (va != vb && n++ == 0)
             g_test_message ("%s: first difference at (%d,%d) channel %d: %u vs %u", what, x, y,
@@ -49,13 +49,13 @@ count_diff (const Buf *a, const Buf *b, const char *what)
  * so that a median's high-byte bin holds many distinct values and its finer levels are
  * searched past their first bins), so that modes and medians see ties, runs of equal values
  * and many distinct values. */
-static void
-test_image (GRand *rand, Buf *buf, int w, int h, int channels, int depth)
+static LbKernelBuf *
+test_image (GRand *rand, int w, int h, int channels, int depth)
 {
   const guint top = depth == 8 ? 255 : 65535;
+  LbKernelBuf *buf = kb_new_padded (w, h, channels, depth, g_rand_int_range (rand, 0, 4));
   guint palette[5];
 
-  buf_init (buf, w, h, channels, depth, g_rand_int_range (rand, 0, 4));
   for (int i = 0; i < 5; i++)
     palette[i] = (guint) g_rand_int_range (rand, 0, (gint32) top + 1);
   for (int y = 0; y < h; y++)
@@ -83,9 +83,10 @@ test_image (GRand *rand, Buf *buf, int w, int h, int channels, int depth)
                 v = top / 2 + (guint) (x * 3 + y * 2 + c * 11) % span
                     + (guint) g_rand_int_range (rand, 0, (gint32) span / 16 + 1);
               }
-            buf_set (buf, x, y, c, v);
+            kb_set (buf, x, y, c, (int) v);
           }
       }
+  return buf;
 }
 
 typedef struct {
@@ -103,19 +104,19 @@ typedef struct {
 } Job;
 
 static gboolean
-job_prepare (Job *job, const Buf *src, const LbKernelRect *sel, GError **error)
+job_prepare (Job *job, const LbKernelBuf *src, const LbKernelRect *sel, GError **error)
 {
   switch (job->id)
     {
-    case F_BLUR: return lb_xv_blur_prepare (&job->st.blur, &src->b, sel, job->param, error);
+    case F_BLUR: return lb_xv_blur_prepare (&job->st.blur, src, sel, job->param, error);
     case F_DESPECKLE:
-      return lb_xv_despeckle_prepare (&job->st.despeckle, &src->b, sel, job->param, error);
-    case F_OIL: return lb_xv_oil_prepare (&job->st.oil, &src->b, sel, job->param, error);
+      return lb_xv_despeckle_prepare (&job->st.despeckle, src, sel, job->param, error);
+    case F_OIL: return lb_xv_oil_prepare (&job->st.oil, src, sel, job->param, error);
     case F_MEDIAN:
       {
         const LbMedianParams p = { job->param };
 
-        job->median = lb_median_prepare (&src->b, sel, &p, error);
+        job->median = lb_median_prepare (src, sel, &p, error);
         return job->median != NULL;
       }
     default: g_assert_not_reached ();
@@ -129,7 +130,7 @@ job_prepare (Job *job, const Buf *src, const LbKernelRect *sel, GError **error)
 enum { PATH_REF = 0, PATH_FAST = 1, PATH_PORTABLE = 2 };
 
 static void
-job_run (const Job *job, const Buf *src, Buf *dst, int path, int y0, int y1)
+job_run (const Job *job, const LbKernelBuf *src, LbKernelBuf *dst, int path, int y0, int y1)
 {
   const gboolean fast = path != PATH_REF;
 
@@ -138,26 +139,26 @@ job_run (const Job *job, const Buf *src, Buf *dst, int path, int y0, int y1)
     case F_BLUR:
       (path == PATH_PORTABLE ? _lb_xv_blur_process_portable
        : fast               ? lb_xv_blur_process
-                            : lb_xv_blur_process_ref) (&job->st.blur, &src->b, &dst->b, y0, y1);
+                            : lb_xv_blur_process_ref) (&job->st.blur, src, dst, y0, y1);
       break;
     case F_DESPECKLE:
       if (fast)
-        lb_xv_despeckle_process_scratch (&job->st.despeckle, &src->b, &dst->b, y0, y1,
+        lb_xv_despeckle_process_scratch (&job->st.despeckle, src, dst, y0, y1,
                                          job->scratch, job->scratch_size);
       else
-        lb_xv_despeckle_process_ref (&job->st.despeckle, &src->b, &dst->b, y0, y1);
+        lb_xv_despeckle_process_ref (&job->st.despeckle, src, dst, y0, y1);
       break;
     case F_OIL:
       (path == PATH_PORTABLE ? _lb_xv_oil_process_table
        : fast               ? lb_xv_oil_process
-                            : lb_xv_oil_process_ref) (&job->st.oil, &src->b, &dst->b, y0, y1);
+                            : lb_xv_oil_process_ref) (&job->st.oil, src, dst, y0, y1);
       break;
     case F_MEDIAN:
       if (fast)
-        lb_median_process_scratch (job->median, &src->b, &dst->b, y0, y1, job->scratch,
+        lb_median_process_scratch (job->median, src, dst, y0, y1, job->scratch,
                                    job->scratch_size);
       else
-        lb_median_process_reference (job->median, &src->b, &dst->b, y0, y1);
+        lb_median_process_reference (job->median, src, dst, y0, y1);
       break;
     default: g_assert_not_reached ();
     }
@@ -166,8 +167,8 @@ job_run (const Job *job, const Buf *src, Buf *dst, int path, int y0, int y1)
 /* Bands from several threads at once: thread t runs bands t, t + n, t + 2n, … */
 typedef struct {
   const Job *job;
-  const Buf *src;
-  Buf *dst;
+  const LbKernelBuf *src;
+  LbKernelBuf *dst;
   const int *cuts;
   int ncuts;
   int first;
@@ -214,11 +215,11 @@ compare_one (GRand *rand, FilterId id, int param, int w, int h, int channels, in
   const gboolean ranks_too = depth == 16 && (id == F_MEDIAN || id == F_DESPECKLE);
   LbKernelRect rect = { 0, 0, 0, 0 };
   g_autoptr (GError) error = NULL;
-  Buf src, ref, out;
+  LbKernelBuf *src = NULL, *ref = NULL, *out = NULL;
   int cuts[MAX_CUTS];
   gsize n = 0;
 
-  test_image (rand, &src, w, h, channels, depth);
+  src = test_image (rand, w, h, channels, depth);
   if (use_sel)
     {
       /* A selection that may reach past the image (clipped), narrower than the window. */
@@ -231,11 +232,11 @@ compare_one (GRand *rand, FilterId id, int param, int w, int h, int channels, in
       if (rect.y + rect.height <= 0)
         rect.height = 1 - rect.y;
     }
-  g_assert_true (job_prepare (&job, &src, use_sel ? &rect : NULL, &error));
+  g_assert_true (job_prepare (&job, src, use_sel ? &rect : NULL, &error));
   g_assert_no_error (error);
 
-  buf_copy (&ref, &src);
-  job_run (&job, &src, &ref, PATH_REF, 0, h);
+  ref = kb_copy_padded (src, 3);
+  job_run (&job, src, ref, PATH_REF, 0, h);
 
   /* 16-bit medians: every variant with and without the rank path (which takes every band of
    * these small images: they hold at most 4096 distinct values per channel), and once with
@@ -265,21 +266,21 @@ compare_one (GRand *rand, FilterId id, int param, int w, int h, int channels, in
           if (job.scratch != NULL)
             memset (job.scratch, 0xa5, job.scratch_size);
         }
-      buf_copy (&out, &src);
+      out = kb_copy_padded (src, 3);
       switch (ranks_too ? (variant == 8 ? 2 : variant % 4) : variant)
         {
         case 0:
-        case 4: job_run (&job, &src, &out, path, 0, h); break;
+        case 4: job_run (&job, src, out, path, 0, h); break;
         case 1:
           ncuts = make_cuts (rand, h, 1, cuts);
           for (int k = ncuts - 1; k >= 0; k--)
-            job_run (&job, &src, &out, path, cuts[k], cuts[k + 1]);
+            job_run (&job, src, out, path, cuts[k], cuts[k + 1]);
           break;
         case 2:
         case 5:
           ncuts = make_cuts (rand, h, 0, cuts);
           for (int k = ncuts - 1; k >= 0; k--)
-            job_run (&job, &src, &out, path, cuts[k], cuts[k + 1]);
+            job_run (&job, src, out, path, cuts[k], cuts[k + 1]);
           break;
         default:
           {
@@ -289,7 +290,7 @@ compare_one (GRand *rand, FilterId id, int param, int w, int h, int channels, in
             ncuts = make_cuts (rand, h, 0, cuts);
             for (int t = 0; t < 3; t++)
               {
-                args[t] = (ThreadArgs) { &job, &src, &out, cuts, ncuts, t, 3, path };
+                args[t] = (ThreadArgs) { &job, src, out, cuts, ncuts, t, 3, path };
                 threads[t] = g_thread_new ("band", thread_main, &args[t]);
               }
             for (int t = 0; t < 3; t++)
@@ -297,7 +298,7 @@ compare_one (GRand *rand, FilterId id, int param, int w, int h, int channels, in
           }
           break;
         }
-      d = count_diff (&out, &ref, what[ranks_too ? (variant == 8 ? 2 : variant % 4) : variant]);
+      d = count_diff (out, ref, what[ranks_too ? (variant == 8 ? 2 : variant % 4) : variant]);
       if (d != 0)
         g_error ("%s %d, %dx%d, %d channels, %d bits, selection %s (%d,%d %dx%d), %s%s: "
                  "%" G_GSIZE_FORMAT " samples differ from the reference",
@@ -311,7 +312,7 @@ compare_one (GRand *rand, FilterId id, int param, int w, int h, int channels, in
           job.scratch = NULL;
           job.scratch_size = 0;
         }
-      buf_clear (&out);
+      g_clear_pointer (&out, kb_free);
       n += d;
     }
 
@@ -319,19 +320,20 @@ compare_one (GRand *rand, FilterId id, int param, int w, int h, int channels, in
   if (channels == 2 || channels == 4)
     for (int y = 0; y < h; y++)
       for (int x = 0; x < w; x++)
-        g_assert_cmpuint (buf_get (&ref, x, y, channels - 1), ==,
-                          buf_get (&src, x, y, channels - 1));
+        g_assert_cmpuint (kb_get (ref, x, y, channels - 1), ==,
+                          kb_get (src, x, y, channels - 1));
   if (use_sel)
     for (int y = 0; y < h; y++)
       for (int x = 0; x < w; x++)
         if (x < rect.x || y < rect.y || x >= rect.x + rect.width || y >= rect.y + rect.height)
           for (int c = 0; c < channels; c++)
-            g_assert_cmpuint (buf_get (&ref, x, y, c), ==, buf_get (&src, x, y, c));
+            g_assert_cmpuint (kb_get (ref, x, y, c), ==, kb_get (src, x, y, c));
 
   g_assert_cmpuint (n, ==, 0);
   if (job.median != NULL)
     lb_median_free (job.median);
-  buf_clear (&src), buf_clear (&ref);
+  g_clear_pointer (&src, kb_free);
+  g_clear_pointer (&ref, kb_free);
 }
 
 typedef struct {
@@ -377,42 +379,43 @@ test_large (gconstpointer data)
 
 /* The optimised path on one band and on the bands cuts[0..ncuts] against the reference. */
 static void
-compare_one_band_and_rows (const Job *job, const Buf *src, const int *cuts, int ncuts)
+compare_one_band_and_rows (const Job *job, const LbKernelBuf *src, const int *cuts, int ncuts)
 {
-  const int h = src->b.height;
-  Buf ref, out;
+  const int h = src->height;
+  LbKernelBuf *ref = NULL, *out = NULL;
 
-  buf_copy (&ref, src);
-  job_run (job, src, &ref, PATH_REF, 0, h);
-  buf_copy (&out, src);
-  job_run (job, src, &out, PATH_FAST, 0, h);
-  g_assert_cmpuint (count_diff (&out, &ref, "one band"), ==, 0);
-  buf_clear (&out);
-  buf_copy (&out, src);
+  ref = kb_copy_padded (src, 3);
+  job_run (job, src, ref, PATH_REF, 0, h);
+  out = kb_copy_padded (src, 3);
+  job_run (job, src, out, PATH_FAST, 0, h);
+  g_assert_cmpuint (count_diff (out, ref, "one band"), ==, 0);
+  g_clear_pointer (&out, kb_free);
+  out = kb_copy_padded (src, 3);
   for (int k = 0; k < ncuts; k++)
-    job_run (job, src, &out, PATH_FAST, cuts[k], cuts[k + 1]);
-  g_assert_cmpuint (count_diff (&out, &ref, "one row per band"), ==, 0);
+    job_run (job, src, out, PATH_FAST, cuts[k], cuts[k + 1]);
+  g_assert_cmpuint (count_diff (out, ref, "one row per band"), ==, 0);
   if (job->id == F_BLUR || job->id == F_OIL)
     {
-      buf_clear (&out);
-      buf_copy (&out, src);
+      g_clear_pointer (&out, kb_free);
+      out = kb_copy_padded (src, 3);
       for (int k = 0; k < ncuts; k++)
-        job_run (job, src, &out, PATH_PORTABLE, cuts[k], cuts[k + 1]);
-      g_assert_cmpuint (count_diff (&out, &ref, "second path, one row per band"), ==, 0);
+        job_run (job, src, out, PATH_PORTABLE, cuts[k], cuts[k + 1]);
+      g_assert_cmpuint (count_diff (out, ref, "second path, one row per band"), ==, 0);
     }
-  buf_clear (&out), buf_clear (&ref);
+  g_clear_pointer (&out, kb_free);
+  g_clear_pointer (&ref, kb_free);
 }
 
 /* Prepares @job on @src, with @sel a selection inset from the edges (3 columns left, 2 rows
  * top, 2 columns right, 1 row bottom), and cuts its rows into random bands (with @sel) or
  * one row per band; returns the number of bands. */
 static int
-prepare_inset (GRand *rand, Job *job, const Buf *src, gboolean sel, int *cuts)
+prepare_inset (GRand *rand, Job *job, const LbKernelBuf *src, gboolean sel, int *cuts)
 {
-  const LbKernelRect rect = { 3, 2, src->b.width - 5, src->b.height - 3 };
+  const LbKernelRect rect = { 3, 2, src->width - 5, src->height - 3 };
 
   g_assert_true (job_prepare (job, src, sel ? &rect : NULL, NULL));
-  return make_cuts (rand, src->b.height, sel ? 0 : 1, cuts);
+  return make_cuts (rand, src->height, sel ? 0 : 1, cuts);
 }
 
 /* The 16-bit rank path (lb-median-hist.h) takes a band's channel when the samples it reads
@@ -428,14 +431,13 @@ prepare_inset (GRand *rand, Job *job, const Buf *src, gboolean sel, int *cuts)
  * one row per band and random bands, against the reference; each also through the plugins'
  * scratch memory (garbage on entry, reused by the bands) and with a scratch one byte too
  * small. */
-static void
-fill_ranks_image (GRand *rand, Buf *buf, const guint16 *sparse, int w, int h, int channels,
-                  int kind)
+static LbKernelBuf *
+fill_ranks_image (GRand *rand, const guint16 *sparse, int w, int h, int channels, int kind)
 {
   const int npx = w * h;
   g_autofree int *perm = g_new (int, npx);
+  LbKernelBuf *buf = kb_new_padded (w, h, channels, 16, g_rand_int_range (rand, 0, 4));
 
-  buf_init (buf, w, h, channels, 16, g_rand_int_range (rand, 0, 4));
   for (int i = 0; i < npx; i++)
     perm[i] = i;
   for (int i = npx - 1; i > 0; i--)
@@ -462,9 +464,10 @@ fill_ranks_image (GRand *rand, Buf *buf, const guint16 *sparse, int w, int h, in
             v = sparse[g_rand_int_range (rand, 0, 300) * 13];
           else
             v = (guint) g_rand_int_range (rand, 0, 65536);
-          buf_set (buf, x, y, c, v);
+          kb_set (buf, x, y, c, (int) v);
         }
     }
+  return buf;
 }
 
 static void
@@ -490,13 +493,13 @@ test_median16_ranks (void)
     for (int sel = 0; sel <= 1; sel++)
       {
         Job job = { cases[i].id, cases[i].param, { { { 0 } } }, NULL };
-        Buf src;
+        LbKernelBuf *src = NULL;
         int ncuts;
 
-        fill_ranks_image (rand, &src, sparse, cases[i].w, cases[i].h,
-                          cases[i].kind == 2 ? 3 : 1, cases[i].kind);
-        ncuts = prepare_inset (rand, &job, &src, sel, cuts);
-        compare_one_band_and_rows (&job, &src, cuts, ncuts);
+        src = fill_ranks_image (rand, sparse, cases[i].w, cases[i].h, cases[i].kind == 2 ? 3 : 1,
+                                cases[i].kind);
+        ncuts = prepare_inset (rand, &job, src, sel, cuts);
+        compare_one_band_and_rows (&job, src, cuts, ncuts);
         /* with the selection, again through the plugins' scratch, filled with garbage, and
          * one byte too small (ignored: the path allocates its own) */
         for (int k = 0; sel && k < 2; k++)
@@ -509,13 +512,13 @@ test_median16_ranks (void)
             job.scratch = g_aligned_alloc (1, size, 64);
             job.scratch_size = size - (gsize) k;
             memset (job.scratch, 0xa5, size);
-            compare_one_band_and_rows (&job, &src, cuts, ncuts);
+            compare_one_band_and_rows (&job, src, cuts, ncuts);
             g_aligned_free (job.scratch);
             job.scratch = NULL, job.scratch_size = 0;
           }
         if (job.median != NULL)
           lb_median_free (job.median);
-        buf_clear (&src);
+        g_clear_pointer (&src, kb_free);
       }
 }
 
@@ -560,20 +563,20 @@ test_median16_huang_groups (void)
     for (int sel = 0; sel <= 1; sel++)
       {
         Job job = { cases[i].id, cases[i].param, { { { 0 } } }, NULL };
-        Buf src;
+        LbKernelBuf *src = NULL;
         int ncuts;
 
-        buf_init (&src, cases[i].w, cases[i].h, 1, 16, g_rand_int_range (rand, 0, 4));
+        src = kb_new_padded (cases[i].w, cases[i].h, 1, 16, g_rand_int_range (rand, 0, 4));
         for (int y = 0; y < cases[i].h; y++)
           for (int x = 0; x < cases[i].w; x++)
-            buf_set (&src, x, y, 0, huang_groups_sample (rand, cases[i].kind, y));
-        ncuts = prepare_inset (rand, &job, &src, sel, cuts);
+            kb_set (src, x, y, 0, huang_groups_sample (rand, cases[i].kind, y));
+        ncuts = prepare_inset (rand, &job, src, sel, cuts);
         if (cases[i].kind == 2)
           _lb_median_set_no_ranks (job.median, TRUE);
-        compare_one_band_and_rows (&job, &src, cuts, ncuts);
+        compare_one_band_and_rows (&job, src, cuts, ncuts);
         if (job.median != NULL)
           lb_median_free (job.median);
-        buf_clear (&src);
+        g_clear_pointer (&src, kb_free);
       }
 }
 
@@ -589,18 +592,18 @@ test_blur_u16_limit (void)
     for (int size = 255; size <= 259; size += 2)
       {
         Job job = { F_BLUR, size, { { { 0 } } }, NULL };
-        Buf src;
+        LbKernelBuf *src = NULL;
         int cuts[MAX_CUTS];
         const int ncuts = make_cuts (rand, 300, 1, cuts);
 
-        buf_init (&src, 23, 300, channels, 8, 1);
+        src = kb_new_padded (23, 300, channels, 8, 1);
         for (int y = 0; y < 300; y++)
           for (int x = 0; x < 23; x++)
             for (int c = 0; c < channels; c++)
-              buf_set (&src, x, y, c, (guint) g_rand_int_range (rand, 240, 256));
-        g_assert_true (job_prepare (&job, &src, NULL, NULL));
-        compare_one_band_and_rows (&job, &src, cuts, ncuts);
-        buf_clear (&src);
+              kb_set (src, x, y, c, (guint) g_rand_int_range (rand, 240, 256));
+        g_assert_true (job_prepare (&job, src, NULL, NULL));
+        compare_one_band_and_rows (&job, src, cuts, ncuts);
+        g_clear_pointer (&src, kb_free);
       }
 }
 
@@ -704,18 +707,18 @@ test_blur_double_path (void)
       {
         Job job = { F_BLUR, sizes[k], { { { 0 } } }, NULL };
         const LbKernelRect rect = { 2, 1, 130, 129 };
-        Buf src;
+        LbKernelBuf *src = NULL;
         int cuts[MAX_CUTS];
         const int h = 131, ncuts = make_cuts (rand, h, 1, cuts);
 
-        buf_init (&src, 133, h, channels, 8, 3);
+        src = kb_new_padded (133, h, channels, 8, 3);
         for (int y = 0; y < h; y++)
           for (int x = 0; x < 133; x++)
             for (int c = 0; c < channels; c++)
-              buf_set (&src, x, y, c, (guint) g_rand_int_range (rand, 200, 256));
-        g_assert_true (job_prepare (&job, &src, channels == 3 ? &rect : NULL, NULL));
-        compare_one_band_and_rows (&job, &src, cuts, ncuts);
-        buf_clear (&src);
+              kb_set (src, x, y, c, (guint) g_rand_int_range (rand, 200, 256));
+        g_assert_true (job_prepare (&job, src, channels == 3 ? &rect : NULL, NULL));
+        compare_one_band_and_rows (&job, src, cuts, ncuts);
+        g_clear_pointer (&src, kb_free);
       }
 }
 
@@ -744,22 +747,22 @@ test_blur_rgb8_scan_range (void)
         const int size = cases[i].size, h = cases[i].h;
         Job job = { F_BLUR, size, { { { 0 } } }, NULL };
         const LbKernelRect rect = { 3, 2, widths[k] - 5, h - 2 };
-        Buf src;
+        LbKernelBuf *src = NULL;
         int cuts[MAX_CUTS];
         const int ncuts = make_cuts (rand, h, 0, cuts);
 
-        buf_init (&src, widths[k], h, 3, 8, 2);
+        src = kb_new_padded (widths[k], h, 3, 8, 2);
         for (int x = 0; x < widths[k]; x++)
           for (int c = 0; c < 3; c++)
             {
               const guint v = g_rand_boolean (rand) ? 255 : 0;
 
               for (int y = 0; y < h; y++)
-                buf_set (&src, x, y, c, v);
+                kb_set (src, x, y, c, v);
             }
-        g_assert_true (job_prepare (&job, &src, k % 2 == 1 ? &rect : NULL, NULL));
-        compare_one_band_and_rows (&job, &src, cuts, ncuts);
-        buf_clear (&src);
+        g_assert_true (job_prepare (&job, src, k % 2 == 1 ? &rect : NULL, NULL));
+        compare_one_band_and_rows (&job, src, cuts, ncuts);
+        g_clear_pointer (&src, kb_free);
       }
 }
 
@@ -787,16 +790,16 @@ test_blur_gray16_scan (void)
       {
         Job job = { F_BLUR, one_row_sizes[i], { { { 0 } } }, NULL };
         const int w = one_row_sizes[i] + 40 + (int) k;
-        Buf src;
+        LbKernelBuf *src = NULL;
         int cuts[MAX_CUTS];
         const int ncuts = make_cuts (rand, 1, 1, cuts);
 
-        buf_init (&src, w, 1, 1, 16, 1);
+        src = kb_new_padded (w, 1, 1, 16, 1);
         for (int x = 0; x < w; x++)
-          buf_set (&src, x, 0, 0, values[k]);
-        g_assert_true (job_prepare (&job, &src, NULL, NULL));
-        compare_one_band_and_rows (&job, &src, cuts, ncuts);
-        buf_clear (&src);
+          kb_set (src, x, 0, 0, values[k]);
+        g_assert_true (job_prepare (&job, src, NULL, NULL));
+        compare_one_band_and_rows (&job, src, cuts, ncuts);
+        g_clear_pointer (&src, kb_free);
       }
 
   for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
@@ -805,22 +808,22 @@ test_blur_gray16_scan (void)
         const int size = sizes[i], w = size - 1 + 32 + extra, h = size + 6;
         Job job = { F_BLUR, size, { { { 0 } } }, NULL };
         const LbKernelRect rect = { 1, 2, w - 1, h - 3 };
-        Buf src;
+        LbKernelBuf *src = NULL;
         int cuts[MAX_CUTS];
         const int ncuts = make_cuts (rand, h, 0, cuts);
 
-        buf_init (&src, w, h, 1, 16, 2);
+        src = kb_new_padded (w, h, 1, 16, 2);
         for (int x = 0; x < w; x++)
           {
             const int kind = g_rand_int_range (rand, 0, 3);
             const guint v = kind == 0 ? 0 : 65535;
 
             for (int y = 0; y < h; y++)
-              buf_set (&src, x, y, 0, kind < 2 ? v : (guint) g_rand_int_range (rand, 0, 65536));
+              kb_set (src, x, y, 0, kind < 2 ? v : (guint) g_rand_int_range (rand, 0, 65536));
           }
-        g_assert_true (job_prepare (&job, &src, extra % 2 == 1 ? &rect : NULL, NULL));
-        compare_one_band_and_rows (&job, &src, cuts, ncuts);
-        buf_clear (&src);
+        g_assert_true (job_prepare (&job, src, extra % 2 == 1 ? &rect : NULL, NULL));
+        compare_one_band_and_rows (&job, src, cuts, ncuts);
+        g_clear_pointer (&src, kb_free);
       }
 }
 
@@ -925,17 +928,17 @@ test_oil_histogram_full_column (void)
   for (int kind = 0; kind < 2; kind++)
     {
       Job job = { F_OIL, 255, { { { 0 } } }, NULL };
-      Buf src;
+      LbKernelBuf *src = NULL;
       int cuts[MAX_CUTS];
       const int w = 2, h = 270, ncuts = make_cuts (rand, h, 1, cuts);
 
-      buf_init (&src, w, h, 1, 8, 1);
+      src = kb_new_padded (w, h, 1, 8, 1);
       for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++)
-          buf_set (&src, x, y, 0, kind == 0 ? 77 : (y > 200 && x == 1 ? 9 : 200));
-      g_assert_true (job_prepare (&job, &src, NULL, NULL));
-      compare_one_band_and_rows (&job, &src, cuts, ncuts);
-      buf_clear (&src);
+          kb_set (src, x, y, 0, kind == 0 ? 77 : (y > 200 && x == 1 ? 9 : 200));
+      g_assert_true (job_prepare (&job, src, NULL, NULL));
+      compare_one_band_and_rows (&job, src, cuts, ncuts);
+      g_clear_pointer (&src, kb_free);
     }
 }
 
@@ -981,9 +984,9 @@ test_oil_winner_cache (void)
           const LbKernelRect rect = { 4, 3, w - 9, h - 5 };
           int cuts[MAX_CUTS];
           const int ncuts = make_cuts (rand, h, 0, cuts);
-          Buf src;
+          LbKernelBuf *src = NULL;
 
-          buf_init (&src, w, h, channels, depth, 1);
+          src = kb_new_padded (w, h, channels, depth, 1);
           for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++)
               {
@@ -993,13 +996,13 @@ test_oil_winner_cache (void)
                   idx = (y / 5) * 2000 + ((x - 1) / bw) * v + g_rand_int_range (rand, 0, v);
                 if (depth == 8)
                   for (int c = 0; c < 3; c++)
-                    buf_set (&src, x, y, c, (guint) ((idx >> (8 * c)) & 0xff));
+                    kb_set (src, x, y, c, (guint) ((idx >> (8 * c)) & 0xff));
                 else
-                  buf_set (&src, x, y, 0, (guint) (idx * 3 % 65536));
+                  kb_set (src, x, y, 0, (guint) (idx * 3 % 65536));
               }
-          g_assert_true (job_prepare (&job, &src, (sh + z) % 2 == 1 ? &rect : NULL, NULL));
-          compare_one_band_and_rows (&job, &src, cuts, ncuts);
-          buf_clear (&src);
+          g_assert_true (job_prepare (&job, src, (sh + z) % 2 == 1 ? &rect : NULL, NULL));
+          compare_one_band_and_rows (&job, src, cuts, ncuts);
+          g_clear_pointer (&src, kb_free);
         }
 }
 
@@ -1049,9 +1052,9 @@ test_oil_rgb16_keys (void)
           Job job = { F_OIL, sizes[z], { { { 0 } } }, NULL };
           int cuts[MAX_CUTS];
           const int ncuts = make_cuts (rand, h, 1, cuts);
-          Buf src;
+          LbKernelBuf *src = NULL;
 
-          buf_init (&src, w, h, channels, 16, 1);
+          src = kb_new_padded (w, h, channels, 16, 1);
           for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++)
               {
@@ -1061,13 +1064,13 @@ test_oil_rgb16_keys (void)
                                 : (x / 3 + y) % (int) G_N_ELEMENTS (colours);
 
                 for (int c = 0; c < 3; c++)
-                  buf_set (&src, x, y, c, colours[i][c]);
+                  kb_set (src, x, y, c, colours[i][c]);
                 if (channels == 4)
-                  buf_set (&src, x, y, 3, (guint) g_rand_int_range (rand, 0, 65536));
+                  kb_set (src, x, y, 3, (guint) g_rand_int_range (rand, 0, 65536));
               }
-          g_assert_true (job_prepare (&job, &src, sel ? &rect : NULL, NULL));
-          compare_one_band_and_rows (&job, &src, cuts, ncuts);
-          buf_clear (&src);
+          g_assert_true (job_prepare (&job, src, sel ? &rect : NULL, NULL));
+          compare_one_band_and_rows (&job, src, cuts, ncuts);
+          g_clear_pointer (&src, kb_free);
         }
 }
 
@@ -1097,7 +1100,7 @@ test_oil_palette (void)
           g_autofree guint *pal = g_new (guint, (gsize) ncol * 3);
           int cuts[MAX_CUTS];
           const int ncuts = make_cuts (rand, h, 1, cuts);
-          Buf src;
+          LbKernelBuf *src = NULL;
 
           /* Distinct palette colours: RGB (i mod 256, i / 256, 0), or gray i · 211 at 16 bits
            * (below 65536 for i < 310). */
@@ -1107,7 +1110,7 @@ test_oil_palette (void)
               pal[i * 3 + 1] = (guint) i / 256;
               pal[i * 3 + 2] = 0;
             }
-          buf_init (&src, w, h, channels, depth, 2);
+          src = kb_new_padded (w, h, channels, depth, 2);
           for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++)
               {
@@ -1116,17 +1119,17 @@ test_oil_palette (void)
                                                        : (x / 4 + (y / 3) * 10) % ncol;
 
                 for (int c = 0; c < channels; c++)
-                  buf_set (&src, x, y, c,
+                  kb_set (src, x, y, c,
                            (c == channels - 1 && (channels == 2 || channels == 4))
                              ? (guint) g_rand_int_range (rand, 0, 256)
                              : pal[i * 3 + c]);
               }
           for (int sel = 0; sel <= 1; sel++)
             {
-              g_assert_true (job_prepare (&job, &src, sel ? &rect : NULL, NULL));
-              compare_one_band_and_rows (&job, &src, cuts, ncuts);
+              g_assert_true (job_prepare (&job, src, sel ? &rect : NULL, NULL));
+              compare_one_band_and_rows (&job, src, cuts, ncuts);
             }
-          buf_clear (&src);
+          g_clear_pointer (&src, kb_free);
         }
 }
 
