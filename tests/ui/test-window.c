@@ -244,6 +244,9 @@ check_threshold (LbImage *in,
 static void
 apply_threshold (double level)
 {
+  const guint position = lb_history_get_position (win->history);
+  const guint length = lb_history_get_length (win->history);
+  LbImage *current = lb_history_get_current (win->history);
   LbParamDialog *dialog;
 
   gtk_widget_activate_action (GTK_WIDGET (win), "win.apply-filter", "s", THRESHOLD_ID);
@@ -255,8 +258,9 @@ apply_threshold (double level)
   g_assert_true (lb_param_dialog_set_value (dialog, "level", level));
   /* the live preview replaces what the canvas shows, without touching the history */
   g_assert_true (lb_test_wait (canvas_shows_other, win, 5000));
-  g_assert_cmpuint (lb_history_get_position (win->history), ==,
-                    lb_history_get_position (win->history));
+  g_assert_cmpuint (lb_history_get_position (win->history), ==, position);
+  g_assert_cmpuint (lb_history_get_length (win->history), ==, length);
+  g_assert_true (lb_history_get_current (win->history) == current);
   lb_param_dialog_respond (dialog, TRUE);
   g_assert_null (win->param_dialog);
   g_assert_true (lb_test_wait (not_busy, win, 10000));
