@@ -10,6 +10,7 @@
 #include "lb-error.h"
 #include "lb-image-loader.h"
 #include "lb-png.h"
+#include "lb-test-image.h"
 
 static char *suite_dir;
 
@@ -94,17 +95,6 @@ pam_sample (const Pam *pam, gsize index)
   return pam->data[index];
 }
 
-static guint
-image_sample (LbImage *image, guint x, guint y, guint c)
-{
-  const guint8 *row = lb_image_get_row (image, y);
-  guint ch = lb_sample_format_get_channels (lb_image_get_format (image));
-
-  if (lb_sample_format_get_sample_size (lb_image_get_format (image)) == 2)
-    return ((const guint16 *) row)[x * ch + c];
-  return row[x * ch + c];
-}
-
 static void
 compare_with_pngtopam (const char *name)
 {
@@ -143,7 +133,7 @@ compare_with_pngtopam (const char *name)
 
           if (c == color_ch) /* alpha: see below */
             continue;
-          got = image_sample (image, x, y, c);
+          got = lb_test_image_sample (image, x, y, c);
           if (got != expect && mismatches++ < 5)
             g_test_message ("%s: (%u,%u) channel %u: ours %u, pngtopam %u", name, x, y, c, got, expect);
         }
@@ -163,7 +153,7 @@ compare_with_pngtopam (const char *name)
       for (guint x = 0; x < pam.width; x++)
         {
           guint expect = im[((gsize) y * pam.width + x) * 4 + 3];
-          guint got = lb_sample_format_has_alpha (fmt) ? image_sample (image, x, y, ch - 1) * scale : 65535;
+          guint got = lb_sample_format_has_alpha (fmt) ? lb_test_image_sample (image, x, y, ch - 1) * scale : 65535;
 
           if (got != expect && im_mismatches++ < 5)
             g_test_message ("%s: (%u,%u) alpha: ours %u, ImageMagick %u (16-bit scale)", name, x, y, got, expect);

@@ -63,6 +63,21 @@ lb_test_image_new (guint          width,
   return lb_image_new_take (width, height, format, stride, px, NULL);
 }
 
+guint
+lb_test_image_sample (LbImage *image,
+                      guint    x,
+                      guint    y,
+                      guint    c)
+{
+  const LbSampleFormat format = lb_image_get_format (image);
+  const guint ch = lb_sample_format_get_channels (format);
+  const guint8 *row = lb_image_get_row (image, y);
+
+  if (lb_sample_format_get_sample_size (format) == 2)
+    return ((const guint16 *) (const void *) row)[x * ch + c];
+  return row[x * ch + c];
+}
+
 char *
 lb_test_pixel_sha256 (LbImage *image)
 {

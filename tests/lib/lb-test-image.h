@@ -19,6 +19,11 @@ LbImage *lb_test_image_new     (guint          width,
                                 guint          height,
                                 LbSampleFormat format,
                                 guint32        seed);
+/* Sample @c of pixel (@x, @y) of @image, 8 or 16 bits. */
+guint    lb_test_image_sample  (LbImage       *image,
+                                guint          x,
+                                guint          y,
+                                guint          c);
 /* SHA-256 of the samples as little-endian values in packed rows: the layout numpy's tobytes()
  * gives for '<u2', so it compares with what Python computes (pydicom's pixel_array). */
 char    *lb_test_pixel_sha256  (LbImage       *image) G_GNUC_MALLOC;

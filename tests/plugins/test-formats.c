@@ -27,6 +27,7 @@
 #include "lb-filter-registry.h"
 #include "lb-image.h"
 #include "lb-pipeline.h"
+#include "lb-test-image.h"
 
 typedef enum { PER_CHANNEL, MIXES_CHANNELS } Kind;
 
@@ -128,18 +129,6 @@ image_from_planes (LbSampleFormat format, guint16 *const *planes)
   return lb_image_new_take (W, H, format, stride, px, NULL);
 }
 
-static guint
-sample (LbImage *im, int x, int y, guint c)
-{
-  const LbSampleFormat f = lb_image_get_format (im);
-  const guint ch = lb_sample_format_get_channels (f);
-  const guint8 *row = lb_image_get_row (im, (guint) y);
-
-  if (lb_sample_format_get_bit_depth (f) == 16)
-    return ((const guint16 *) (const void *) row)[x * ch + c];
-  return row[x * ch + c];
-}
-
 typedef struct {
   LbFilterRegistry *registry;
   const LbFilterRect *sel;
@@ -172,12 +161,12 @@ run (const Run *r, const char *step, LbImage *image)
 static guint
 expect_channel (LbImage *a, guint ca, LbImage *b, guint cb, const char *what)
 {
-  for (int y = 0; y < H; y++)
-    for (int x = 0; x < W; x++)
-      if (sample (a, x, y, ca) != sample (b, x, y, cb))
-        g_error ("%s: channel %u of the %s result at (%d, %d) is %u, expected %u", what, ca,
+  for (guint y = 0; y < H; y++)
+    for (guint x = 0; x < W; x++)
+      if (lb_test_image_sample (a, x, y, ca) != lb_test_image_sample (b, x, y, cb))
+        g_error ("%s: channel %u of the %s result at (%u, %u) is %u, expected %u", what, ca,
                  lb_sample_format_to_string (lb_image_get_format (a)), x, y,
-                 sample (a, x, y, ca), sample (b, x, y, cb));
+                 lb_test_image_sample (a, x, y, ca), lb_test_image_sample (b, x, y, cb));
   return W * H;
 }
 
@@ -187,11 +176,11 @@ expect_alpha (LbImage *out, const guint16 *alpha, const char *what)
 {
   const guint a = lb_sample_format_get_channels (lb_image_get_format (out)) - 1;
 
-  for (int y = 0; y < H; y++)
-    for (int x = 0; x < W; x++)
-      if (sample (out, x, y, a) != alpha[y * W + x])
-        g_error ("%s: alpha at (%d, %d) changed from %u to %u", what, x, y, alpha[y * W + x],
-                 sample (out, x, y, a));
+  for (guint y = 0; y < H; y++)
+    for (guint x = 0; x < W; x++)
+      if (lb_test_image_sample (out, x, y, a) != alpha[y * W + x])
+        g_error ("%s: alpha at (%u, %u) changed from %u to %u", what, x, y, alpha[y * W + x],
+                 lb_test_image_sample (out, x, y, a));
 }
 
 /* One case at one depth, selection and schedule; returns the samples compared. */
