@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* LbPipeline: determinism over threads and bands for every registered filter, selection,
- * cancellation, timing, progress, chains, async, formats. */
+ * cancellation, timing, progress, chains, async, formats; each of the eight sample formats
+ * where a filter takes it. */
 
 #include <string.h>
 
@@ -14,6 +15,16 @@
 #define MARK_ID "io.github.lightbox.test.mark"
 #define MARK_FINISH_ID "io.github.lightbox.test.mark-finish"
 #define MARK_OVER_ID "io.github.lightbox.test.mark-over"
+#define THRESHOLD_ID "io.github.lightbox.example.threshold"
+#define BINOMIAL_ID "io.github.lightbox.filters.binomial-blur"
+
+/* Every sample format (lb-format.h); the test plugins take the first four only. */
+static const LbSampleFormat all_formats[] = {
+  LB_FORMAT_GRAY8, LB_FORMAT_GRAY16, LB_FORMAT_RGB8, LB_FORMAT_RGBA8,
+  LB_FORMAT_GRAYA8, LB_FORMAT_GRAYA16, LB_FORMAT_RGB16, LB_FORMAT_RGBA16,
+};
+G_STATIC_ASSERT (G_N_ELEMENTS (all_formats) == LB_N_FORMATS);
+#define N_COMMON_FORMATS 4
 
 static LbFilterRegistry *registry;
 static char *plugin_dir;
@@ -73,18 +84,20 @@ pixels_copy (LbImage *image)
                       lb_image_get_stride (image) * lb_image_get_height (image));
 }
 
-/* Every filter, every common format it supports, with and without a selection: the output
- * of {1,2,4} threads × bands {1,7,64,whole} equals the single-thread whole-image run, and
- * the input is never modified. */
+/* Every filter, every format it supports, with and without a selection: the output of
+ * {1,2,4} threads × bands {1,7,64,whole} equals the single-thread whole-image run, the input
+ * is never modified and alpha passes through. */
 static void
 test_determinism (void)
 {
-  static const LbSampleFormat formats[] = { LB_FORMAT_GRAY8, LB_FORMAT_GRAY16, LB_FORMAT_RGB8,
-                                            LB_FORMAT_RGBA8 };
+  const LbSampleFormat *formats = all_formats;
   static const guint threads[] = { 1, 2, 4 };
   static const guint bands[] = { 1, 7, 64, 0 };
   const LbFilterRect sel = { 9, 6, 40, 27 };
-  guint n = g_list_model_get_n_items (G_LIST_MODEL (registry)), n_checked = 0;
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (registry));
+  /* per format: runs of the example plugin, of a declarative kernel, of the test plugin */
+  guint n_threshold[LB_N_FORMATS] = { 0 }, n_kernel[LB_N_FORMATS] = { 0 };
+  guint n_mark[LB_N_FORMATS] = { 0 };
 
   for (guint i = 0; i < n; i++)
     {
@@ -93,7 +106,7 @@ test_determinism (void)
 
       if (lb_filter_get_kind (f) == LB_FILTER_KIND_CHAIN)
         continue;
-      for (guint k = 0; k < G_N_ELEMENTS (formats); k++)
+      for (guint k = 0; k < LB_N_FORMATS; k++)
         for (guint s = 0; s < 2; s++)
           {
             g_autoptr(LbImage) input = lb_test_image_new (61, 37, formats[k], 11 + k);
@@ -126,47 +139,93 @@ test_determinism (void)
                        lb_filter_get_id (f), params ? params : "defaults",
                        lb_sample_format_to_string (formats[k]), s);
             /* …and alpha passed through unchanged everywhere. */
-            if (formats[k] == LB_FORMAT_RGBA8)
-              for (guint y = 0; y < lb_image_get_height (input); y++)
-                for (guint x = 0; x < lb_image_get_width (input); x++)
-                  if (lb_image_get_row (input, y)[x * 4 + 3] != lb_image_get_row (ref, y)[x * 4 + 3])
-                    g_error ("%s changed alpha at %u,%u", lb_filter_get_id (f), x, y);
-            n_checked++;
+            if (lb_sample_format_has_alpha (formats[k]))
+              {
+                const guint a = lb_sample_format_get_channels (formats[k]) - 1;
+
+                for (guint y = 0; y < lb_image_get_height (input); y++)
+                  for (guint x = 0; x < lb_image_get_width (input); x++)
+                    if (lb_test_image_sample (input, x, y, a) != lb_test_image_sample (ref, x, y, a))
+                      g_error ("%s changed alpha at %u,%u on %s", lb_filter_get_id (f), x, y,
+                               lb_sample_format_to_string (formats[k]));
+              }
+            if (g_str_equal (lb_filter_get_id (f), THRESHOLD_ID))
+              n_threshold[k]++;
+            else if (g_str_equal (lb_filter_get_id (f), BINOMIAL_ID))
+              n_kernel[k]++;
+            else if (g_str_equal (lb_filter_get_id (f), MARK_ID))
+              n_mark[k]++;
           }
       g_test_message ("%s: deterministic", lb_filter_get_id (f));
     }
-  /* At least the example plugin, the test plugin and two declarative kernels ran. */
-  g_assert_cmpuint (n_checked, >=, 4 * 4);
+  /* The example plugin and the declarative kernels take every format, with and without a
+   * selection; the test plugin declares the common four only, and is not run on the others. */
+  for (guint k = 0; k < LB_N_FORMATS; k++)
+    {
+      g_test_message ("%s: threshold %u, binomial-blur %u, mark %u runs",
+                      lb_sample_format_to_string (formats[k]), n_threshold[k], n_kernel[k],
+                      n_mark[k]);
+      g_assert_cmpuint (n_threshold[k], ==, 2);
+      g_assert_cmpuint (n_kernel[k], ==, 2);
+      g_assert_cmpuint (n_mark[k], ==, k < N_COMMON_FORMATS ? 2 : 0);
+    }
 }
 
+/* The example threshold at 50 % in a selection the image clips, on every format: inside,
+ * a colour sample at or above half the range (2v ≥ maximum) becomes the maximum and any
+ * other 0; alpha and everything outside come back as they were. A selection that misses the
+ * image is refused. */
 static void
 test_selection (void)
 {
   g_autoptr(LbFilter) f = lb_filter_registry_lookup (registry, "threshold");
-  g_autoptr(LbImage) input = lb_test_image_new (30, 20, LB_FORMAT_RGBA8, 3);
-  g_autoptr(LbImage) out = NULL;
   g_autoptr(GError) error = NULL;
   /* Partly outside the image: clipped to x 20..29, y 15..19. */
   LbFilterRect sel = { 20, 15, 50, 50 };
   LbFilterRect outside = { 40, 0, 5, 5 };
 
-  out = run (f, "level=50", input, 2, 1, &sel, &error);
-  g_assert_no_error (error);
-  for (guint y = 0; y < 20; y++)
-    for (guint x = 0; x < 30; x++)
-      for (guint c = 0; c < 4; c++)
-        {
-          guint8 a = lb_image_get_row (input, y)[x * 4 + c];
-          guint8 b = lb_image_get_row (out, y)[x * 4 + c];
+  for (guint k = 0; k < LB_N_FORMATS; k++)
+    {
+      const LbSampleFormat format = all_formats[k];
+      const guint channels = lb_sample_format_get_channels (format);
+      const gboolean alpha = lb_sample_format_has_alpha (format);
+      const guint max = lb_sample_format_get_bit_depth (format) == 16 ? 65535 : 255;
+      g_autoptr(LbImage) input = lb_test_image_new (30, 20, format, 3 + k);
+      g_autoptr(LbImage) out = run (f, "level=50", input, 2, 1, &sel, &error);
+      guint n_max = 0, n_zero = 0;
 
-          if (x < 20 || y < 15 || c == 3)
-            g_assert_cmpuint (a, ==, b);  /* outside the region, and alpha: untouched */
-          else
-            g_assert_cmpuint (b, ==, a >= 128 ? 255 : 0);
-        }
-  g_clear_object (&out);
-  out = run (f, NULL, input, 1, 0, &outside, &error);
-  g_assert_null (out);
+      g_assert_no_error (error);
+      for (guint y = 0; y < 20; y++)
+        for (guint x = 0; x < 30; x++)
+          for (guint c = 0; c < channels; c++)
+            {
+              const guint a = lb_test_image_sample (input, x, y, c);
+              const guint b = lb_test_image_sample (out, x, y, c);
+
+              if (x < 20 || y < 15 || (alpha && c == channels - 1))
+                g_assert_cmpuint (b, ==, a);  /* outside the region, and alpha: untouched */
+              else if (2 * a >= max)
+                {
+                  g_assert_cmpuint (b, ==, max);
+                  n_max++;
+                }
+              else
+                {
+                  g_assert_cmpuint (b, ==, 0);
+                  n_zero++;
+                }
+            }
+      /* samples on both sides of the level, in every colour channel of the region */
+      g_assert_cmpuint (n_max + n_zero, ==, 10 * 5 * (alpha ? channels - 1 : channels));
+      g_assert_cmpuint (n_max, >, 0);
+      g_assert_cmpuint (n_zero, >, 0);
+    }
+  {
+    g_autoptr(LbImage) input = lb_test_image_new (30, 20, LB_FORMAT_RGBA16, 3);
+    g_autoptr(LbImage) out = run (f, NULL, input, 1, 0, &outside, &error);
+
+    g_assert_null (out);
+  }
   g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "does not overlap"));
 }
@@ -411,17 +470,25 @@ test_cancel_mid_band (void)
 static void
 test_unsupported_format (void)
 {
-  g_autoptr(LbImage) input = lb_test_image_new (8, 8, LB_FORMAT_RGB16, 2);
-  g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(LbImage) out = NULL;
+  static const char *const names[] = { "graya8", "graya16", "rgb16", "rgba16" };
 
-  g_assert_true (lb_pipeline_append_step (pipe, MARK_ID, &error));
-  out = lb_pipeline_run (pipe, input, NULL, NULL, &error);
-  g_assert_null (out);
-  g_assert_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED);
-  g_assert_cmpstr (error->message, ==, MARK_ID " does not support rgb16 images (it supports "
-                   "gray8, gray16, rgb8, rgba8)");
+  /* the formats after the test plugin's four, in all_formats' order */
+  for (guint k = N_COMMON_FORMATS; k < LB_N_FORMATS; k++)
+    {
+      g_autoptr(LbImage) input = lb_test_image_new (8, 8, all_formats[k], 2);
+      g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(LbImage) out = NULL;
+      g_autofree char *message = g_strdup_printf ("%s does not support %s images (it supports "
+                                                  "gray8, gray16, rgb8, rgba8)", MARK_ID,
+                                                  names[k - N_COMMON_FORMATS]);
+
+      g_assert_true (lb_pipeline_append_step (pipe, MARK_ID, &error));
+      out = lb_pipeline_run (pipe, input, NULL, NULL, &error);
+      g_assert_null (out);
+      g_assert_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED);
+      g_assert_cmpstr (error->message, ==, message);
+    }
 }
 
 /* A failing band or prepare becomes the pass's error, prefixed with the filter id; the
@@ -472,15 +539,17 @@ test_async (void)
   g_assert_cmpuint (timings->len, ==, 2);
 }
 
-/* A filter with finish() and no process() (ABI 1.1) that overwrites its write rectangle:
- * the host runs no bands, copies only what lies outside the selection, and lends finish()
- * every thread. Outside the selection the source, inside the mark and the source's alpha. */
+/* A filter with finish() and no process() (ABI 1.1) that overwrites its write rectangle, on
+ * each format it takes: the host runs no bands, copies only what lies outside the selection,
+ * and lends finish() every thread. Outside the selection the source, inside the mark and the
+ * source's alpha. */
 static void
 test_finish_only (void)
 {
-  static const LbSampleFormat formats[] = { LB_FORMAT_RGBA8, LB_FORMAT_GRAY16 };
+  /* the four formats the test plugin takes */
+  const LbSampleFormat *formats = all_formats;
 
-  for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+  for (gsize f = 0; f < N_COMMON_FORMATS; f++)
     {
       g_autoptr(LbImage) input = lb_test_image_new (40, 30, formats[f], 5);
       g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
