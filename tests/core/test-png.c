@@ -10,6 +10,7 @@
 #include "lb-error.h"
 #include "lb-image-loader.h"
 #include "lb-png.h"
+#include "lb-test-files.h"
 #include "lb-test-image.h"
 
 static char *suite_dir;
@@ -305,7 +306,7 @@ test_save_file_atomic (void)
   g_autoptr (LbImageMeta) bad_meta = lb_image_meta_new ();
   g_autoptr (LbImage) bad = NULL;
   g_autoptr (GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("lb-png-XXXXXX", NULL);
+  g_autofree char *dir = lb_test_make_tmpdir ("png");
   g_autofree char *path = g_build_filename (dir, "out.png", NULL);
   g_autofree char *before = NULL;
   g_autofree char *after = NULL;
@@ -485,7 +486,7 @@ test_pixbuf_formats (void)
     { "basn2c08.png", "pnmtotiff", "tiff" },
     { "basn0g08.png", "pnmtotiff", "tiff" }, /* gray TIFF stays gray */
   };
-  g_autofree char *dir = g_dir_make_tmp ("lb-pixbuf-XXXXXX", NULL);
+  g_autofree char *dir = lb_test_make_tmpdir ("pixbuf");
 
   for (guint i = 0; i < G_N_ELEMENTS (encoders); i++)
     {
