@@ -7,6 +7,7 @@
 #include "lb-bench-stats.h"
 #include "lb-bench-table.h"
 #include "lb-image-loader.h"
+#include "lb-test-files.h"
 
 static void
 test_stats (void)
@@ -62,7 +63,7 @@ test_table (void)
 {
   const char *cols[] = { "filter", "ms", NULL };
   g_autoptr (LbBenchTable) t = lb_bench_table_new ("T", cols);
-  g_autofree char *dir = g_dir_make_tmp ("lb-bench-XXXXXX", NULL);
+  g_autofree char *dir = lb_test_make_tmpdir ("bench");
   g_autofree char *csv = g_build_filename (dir, "t.csv", NULL);
   g_autofree char *text = NULL;
   g_autoptr (JsonNode) json = NULL;
@@ -87,7 +88,7 @@ static void
 test_plot (void)
 {
   g_autoptr (LbBenchPlot) plot = lb_bench_plot_new ("Filter time", "Mpx", "ms");
-  g_autofree char *dir = g_dir_make_tmp ("lb-plot-XXXXXX", NULL);
+  g_autofree char *dir = lb_test_make_tmpdir ("plot");
   g_autofree char *base = g_build_filename (dir, "fig", NULL);
   g_autofree char *png = g_strconcat (base, ".png", NULL);
   g_autofree char *svg = g_strconcat (base, ".svg", NULL);

@@ -6,7 +6,7 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
-#include "lb-bench-util.h"
+#include "lb-test-files.h"
 
 static const char *bench_exe;
 
@@ -102,8 +102,7 @@ check_plot (const char *dir, const char *base)
 static void
 test_filters (void)
 {
-  g_autoptr (GError) error = NULL;
-  g_autofree char *cwd = g_dir_make_tmp ("lb-bench-smoke-XXXXXX", &error);
+  g_autofree char *cwd = lb_test_make_tmpdir ("bench-smoke");
   g_autofree char *out = NULL;
   g_autofree char *csv = NULL;
   g_autoptr (JsonParser) parser = json_parser_new ();
@@ -113,7 +112,6 @@ test_filters (void)
   JsonArray *rows;
   guint n_threads = g_get_num_processors ();
 
-  g_assert_no_error (error);
   run_bench (argv, cwd);
   out = g_build_filename (cwd, "tmp", NULL);
 
@@ -149,7 +147,7 @@ test_filters (void)
     }
   check_plot (out, "filters-rgb8");
   check_plot (out, "filters-gray16");
-  lb_bench_remove_tree (cwd);
+  lb_test_remove_tree (cwd);
 }
 
 /* The median pairs of the radius table run on 16-bit gray twice: the full-range picture and
@@ -157,8 +155,7 @@ test_filters (void)
 static void
 test_filters_radius_12bit (void)
 {
-  g_autoptr (GError) error = NULL;
-  g_autofree char *cwd = g_dir_make_tmp ("lb-bench-smoke-XXXXXX", &error);
+  g_autofree char *cwd = lb_test_make_tmpdir ("bench-smoke");
   g_autofree char *out = NULL;
   g_autofree char *json = NULL;
   g_autoptr (JsonParser) parser = json_parser_new ();
@@ -168,7 +165,6 @@ test_filters_radius_12bit (void)
   const char *formats[] = { "rgb8", "gray16", "gray16 (12-bit)" };
   JsonArray *rows;
 
-  g_assert_no_error (error);
   run_bench (argv, cwd);
   out = g_build_filename (cwd, "tmp", NULL);
   json = g_build_filename (out, "filters.json", NULL);
@@ -183,14 +179,13 @@ test_filters_radius_12bit (void)
       g_assert_cmpstr (json_object_get_string_member (r, "format"), ==, formats[i]);
       g_assert_cmpfloat (json_object_get_double_member (r, "ms_r15"), >, 0);
     }
-  lb_bench_remove_tree (cwd);
+  lb_test_remove_tree (cwd);
 }
 
 static void
 test_net (void)
 {
-  g_autoptr (GError) error = NULL;
-  g_autofree char *cwd = g_dir_make_tmp ("lb-bench-smoke-XXXXXX", &error);
+  g_autofree char *cwd = lb_test_make_tmpdir ("bench-smoke");
   g_autofree char *out = NULL;
   g_autofree char *path = NULL;
   g_autoptr (JsonParser) parser = json_parser_new ();
@@ -198,7 +193,6 @@ test_net (void)
   JsonObject *tables;
   JsonArray *rows;
 
-  g_assert_no_error (error);
   run_bench (argv, cwd);
   out = g_build_filename (cwd, "tmp", NULL);
 
@@ -230,7 +224,7 @@ test_net (void)
   g_assert_cmpuint (json_array_get_length (table_rows (tables, "targets")), ==, 4);
   check_plot (out, "net-ttcp");
   check_plot (out, "net-transactions");
-  lb_bench_remove_tree (cwd);
+  lb_test_remove_tree (cwd);
 }
 
 int

@@ -10,6 +10,8 @@
 #include "lb-error.h"
 #include "lb-image-loader.h"
 #include "lb-png.h"
+#include "lb-test-files.h"
+#include "lb-test-image.h"
 
 static char *suite_dir;
 
@@ -94,17 +96,6 @@ pam_sample (const Pam *pam, gsize index)
   return pam->data[index];
 }
 
-static guint
-image_sample (LbImage *image, guint x, guint y, guint c)
-{
-  const guint8 *row = lb_image_get_row (image, y);
-  guint ch = lb_sample_format_get_channels (lb_image_get_format (image));
-
-  if (lb_sample_format_get_sample_size (lb_image_get_format (image)) == 2)
-    return ((const guint16 *) row)[x * ch + c];
-  return row[x * ch + c];
-}
-
 static void
 compare_with_pngtopam (const char *name)
 {
@@ -143,7 +134,7 @@ compare_with_pngtopam (const char *name)
 
           if (c == color_ch) /* alpha: see below */
             continue;
-          got = image_sample (image, x, y, c);
+          got = lb_test_image_sample (image, x, y, c);
           if (got != expect && mismatches++ < 5)
             g_test_message ("%s: (%u,%u) channel %u: ours %u, pngtopam %u", name, x, y, c, got, expect);
         }
@@ -163,7 +154,7 @@ compare_with_pngtopam (const char *name)
       for (guint x = 0; x < pam.width; x++)
         {
           guint expect = im[((gsize) y * pam.width + x) * 4 + 3];
-          guint got = lb_sample_format_has_alpha (fmt) ? image_sample (image, x, y, ch - 1) * scale : 65535;
+          guint got = lb_sample_format_has_alpha (fmt) ? lb_test_image_sample (image, x, y, ch - 1) * scale : 65535;
 
           if (got != expect && im_mismatches++ < 5)
             g_test_message ("%s: (%u,%u) alpha: ours %u, ImageMagick %u (16-bit scale)", name, x, y, got, expect);
@@ -315,7 +306,7 @@ test_save_file_atomic (void)
   g_autoptr (LbImageMeta) bad_meta = lb_image_meta_new ();
   g_autoptr (LbImage) bad = NULL;
   g_autoptr (GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("lb-png-XXXXXX", NULL);
+  g_autofree char *dir = lb_test_make_tmpdir ("png");
   g_autofree char *path = g_build_filename (dir, "out.png", NULL);
   g_autofree char *before = NULL;
   g_autofree char *after = NULL;
@@ -495,7 +486,7 @@ test_pixbuf_formats (void)
     { "basn2c08.png", "pnmtotiff", "tiff" },
     { "basn0g08.png", "pnmtotiff", "tiff" }, /* gray TIFF stays gray */
   };
-  g_autofree char *dir = g_dir_make_tmp ("lb-pixbuf-XXXXXX", NULL);
+  g_autofree char *dir = lb_test_make_tmpdir ("pixbuf");
 
   for (guint i = 0; i < G_N_ELEMENTS (encoders); i++)
     {

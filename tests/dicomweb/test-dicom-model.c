@@ -5,17 +5,17 @@
  * pixel_array exactly. */
 #include <string.h>
 
-#include "dicom-test-util.h"
 #include "lb-dicom-dataset.h"
 #include "lb-dicom-frame.h"
 #include "lb-dicom-multipart.h"
 #include "lb-dicomweb-store.h"
 #include "lb-error.h"
+#include "lb-test-dicom.h"
 
 static LbDicomDataset *
 load_object (const char *name)
 {
-  g_autoptr(GBytes) bytes = load_data (name);
+  g_autoptr(GBytes) bytes = lb_test_dicom_load (name);
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
   LbDicomDataset *ds;
@@ -182,9 +182,9 @@ check_against_reference (const char *stem, const char *ts)
   g_autofree char *json = g_strdup_printf ("%s.json", stem);
   g_autofree char *frame_name = g_strdup_printf ("%s.frame", stem);
   g_autofree char *pixels_name = g_strdup_printf ("%s.pixels", stem);
-  g_autoptr(LbDicomDataset) md = load_metadata (json);
-  g_autoptr(GBytes) frame = load_data (frame_name);
-  g_autoptr(GBytes) ref = load_data (pixels_name);
+  g_autoptr(LbDicomDataset) md = lb_test_dicom_load_metadata (json);
+  g_autoptr(GBytes) frame = lb_test_dicom_load (frame_name);
+  g_autoptr(GBytes) ref = lb_test_dicom_load (pixels_name);
   g_autoptr(GError) error = NULL;
   g_autoptr(LbImage) img = lb_dicom_decode_frame (md, ts, frame, stem, NULL, &error);
   const guint8 *ref_data;
@@ -582,8 +582,8 @@ test_labels (void)
 static void
 test_json_mutations (void)
 {
-  g_autoptr(GBytes) orig = load_data ("CT_small.json");
-  g_autoptr(GBytes) frame = load_data ("CT_small.frame");
+  g_autoptr(GBytes) orig = lb_test_dicom_load ("CT_small.json");
+  g_autoptr(GBytes) frame = lb_test_dicom_load ("CT_small.frame");
   g_autoptr(GRand) rand = g_rand_new_with_seed (20261129);
   gsize len = g_bytes_get_size (orig);
   guint parsed = 0, refused = 0;
@@ -640,7 +640,7 @@ test_multipart_truncations (void)
   gsize len;
   guint complete = 0;
 
-  g_ptr_array_add (bodies, load_data ("CT_small.frame"));
+  g_ptr_array_add (bodies, lb_test_dicom_load ("CT_small.frame"));
   body = lb_dicom_multipart_build ("application/octet-stream", bodies, &ct);
   data = g_bytes_get_data (body, &len);
   for (gsize cut = 0; cut <= len;

@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "lb-declarative.h"
-#include "lb-engine-test-util.h"
 #include "lb-error.h"
 #include "lb-filter-registry.h"
 #include "lb-pipeline.h"
+#include "lb-test-image.h"
 
 static LbFilterRegistry *registry;
 
@@ -230,7 +230,7 @@ test_convolution_fast (void)
       const gboolean wide = sum_abs * (lb_sample_format_get_sample_size (fmt) == 2 ? 65535 : 255)
                             >= G_MAXINT32;
       const guint w = (guint) g_rand_int_range (rand, 1, 70), h = (guint) g_rand_int_range (rand, 1, 40);
-      g_autoptr (LbImage) in = test_image_new (w, h, fmt, (guint32) k + 1);
+      g_autoptr (LbImage) in = lb_test_image_new (w, h, fmt, (guint32) k + 1);
       LbImage *out[2] = { NULL, NULL };
       const LbFilterRect sel = { g_rand_int_range (rand, -3, (gint32) w), g_rand_int_range (rand, -3, (gint32) h),
                                  g_rand_int_range (rand, 1, (gint32) w + 4),

@@ -17,7 +17,9 @@
 #include <unistd.h>
 #include <signal.h>
 
-#include "store-proc.h"
+#include "lb-test-files.h"
+#include "lb-test-process.h"
+#include "lb-test-tls.h"
 
 #define TOKEN "tok-7f3a9c2e51b84d06a1e2f3c4d5b6a798"
 #define USER "alice"
@@ -65,7 +67,7 @@ hash_password (void)
 static void
 server_start (Server *s, const char *const *extra)
 {
-  g_autofree char *bin = store_exe ();
+  g_autofree char *bin = lb_test_server_exe ();
   g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
   const char *colon;
@@ -84,7 +86,7 @@ server_start (Server *s, const char *const *extra)
   g_subprocess_launcher_setenv (l, "ASAN_OPTIONS",
                                 "detect_leaks=0:abort_on_error=1:halt_on_error=1:detect_odr_violation=0", TRUE);
 #endif
-  store_spawn (l, (const char *const *) argv->pdata, &s->proc, &s->url);
+  lb_test_server_spawn (l, (const char *const *) argv->pdata, &s->proc, &s->url);
   colon = strrchr (s->url, ':');
   s->port = (guint16) g_ascii_strtoull (colon + 1, NULL, 10);
   g_assert_cmpuint (s->port, >, 0);
@@ -591,7 +593,6 @@ test_tls_only (void)
   g_autofree char *before = NULL;
   g_autofree char *after = NULL;
   Server tls = { 0 };
-  int status = 0;
   guint http;
 
   if (openssl == NULL || !g_tls_backend_supports_tls (g_tls_backend_get_default ()))
@@ -599,15 +600,7 @@ test_tls_only (void)
       g_test_skip ("openssl or glib-networking missing (build-aux/install-deps.sh)");
       return;
     }
-  {
-    const char *argv[] = { openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                           "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-                           "-keyout", key, "-out", cert, NULL };
-    g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
-                  NULL, NULL, NULL, NULL, &status, &error);
-    g_assert_no_error (error);
-    g_assert_true (g_spawn_check_wait_status (status, NULL));
-  }
+  lb_test_make_self_signed (openssl, key, cert);
   {
     const char *const extra[] = { "--tls-cert", cert, "--tls-key", key, NULL };
     server_start (&tls, extra);
@@ -663,8 +656,7 @@ main (int argc, char **argv)
   int rc;
 
   g_test_init (&argc, &argv, NULL);
-  base = g_dir_make_tmp ("lb-security-XXXXXX", NULL);
-  g_assert_nonnull (base);
+  base = lb_test_make_tmpdir ("security");
   root = g_build_filename (base, "root", NULL);
   outside = g_build_filename (base, "outside", NULL);
   g_assert_cmpint (g_mkdir (root, 0755), ==, 0);
@@ -709,10 +701,7 @@ main (int argc, char **argv)
   rc = g_test_run ();
 
   server_stop (&plain);
-  {
-    const char *rm[] = { "rm", "-rf", "--", base, NULL };
-    g_spawn_sync (NULL, (char **) rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
-  }
+  lb_test_remove_tree (base);
 #if defined(__SANITIZE_ADDRESS__)
   /* As in test-store-server: LeakSanitizer's exit-time tracer crashes (signal 11 while
    * stopping threads) after the TLS case has run GnuTLS's threads, when every case has

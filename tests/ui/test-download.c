@@ -9,18 +9,21 @@
  */
 #include "config.h"
 
+#include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <png.h>
 #include <zlib.h>
 
-#include "lb-ui-test-util.h"
+#include "lb-test-files.h"
+#include "lb-test-loop.h"
+#include "lb-test-process.h"
 #include "lb-window-private.h"
 
 #define CT_PATH "CT/ct-head-128-16bit.png"
 #define BIG_SIZE 5800 /* 5800² gray16: 67 MB of pixels, noise so zlib keeps most of it */
 
 static LbApplication *app;
-static LbTestStore store;
+static LbTestServer store;
 
 /* Writes the image row by row with libpng (zlib level 1, Huffman only: the test stays fast). */
 static void
@@ -212,7 +215,7 @@ main (int argc, char **argv)
     }
   /* messages compared below are the untranslated ones */
   g_setenv ("LANGUAGE", "C", TRUE);
-  lb_test_store_start (&store, NULL);
+  lb_test_server_start_samples (&store, NULL);
   app = lb_application_new ();
   g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
   g_application_register (G_APPLICATION (app), NULL, &error);
@@ -222,6 +225,6 @@ main (int argc, char **argv)
   ret = g_test_run ();
 
   g_clear_object (&app);
-  lb_test_store_stop (&store);
+  lb_test_server_stop (&store);
   return ret;
 }

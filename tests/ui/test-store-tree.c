@@ -8,12 +8,14 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <unistd.h>
 #include <utime.h>
 
 #include "lb-store-browser.h"
-#include "lb-ui-test-util.h"
+#include "lb-test-files.h"
+#include "lb-test-loop.h"
 
 #define BIG_N 100000
 
@@ -451,7 +453,7 @@ main (int argc, char **argv)
   ret = g_test_run ();
 
   g_clear_object (&settings);
-  lb_test_rm_rf (root_dir);
+  lb_test_remove_tree (root_dir);
   g_free (root_dir);
   return ret;
 }

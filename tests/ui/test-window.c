@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <math.h>
 #include <unistd.h>
@@ -16,14 +17,16 @@
 #include "lb-param-dialog.h"
 #include "lb-png.h"
 #include "lb-render.h"
-#include "lb-ui-test-util.h"
+#include "lb-test-files.h"
+#include "lb-test-loop.h"
+#include "lb-test-process.h"
 #include "lb-window-private.h"
 
 #define CT_NAME "ct-head-128-16bit.png"
 #define THRESHOLD_ID "io.github.lightbox.example.threshold"
 
 static LbApplication *app;
-static LbTestStore store;
+static LbTestServer store;
 static LbWindow *win;
 
 static gboolean
@@ -241,6 +244,9 @@ check_threshold (LbImage *in,
 static void
 apply_threshold (double level)
 {
+  const guint position = lb_history_get_position (win->history);
+  const guint length = lb_history_get_length (win->history);
+  LbImage *current = lb_history_get_current (win->history);
   LbParamDialog *dialog;
 
   gtk_widget_activate_action (GTK_WIDGET (win), "win.apply-filter", "s", THRESHOLD_ID);
@@ -252,8 +258,9 @@ apply_threshold (double level)
   g_assert_true (lb_param_dialog_set_value (dialog, "level", level));
   /* the live preview replaces what the canvas shows, without touching the history */
   g_assert_true (lb_test_wait (canvas_shows_other, win, 5000));
-  g_assert_cmpuint (lb_history_get_position (win->history), ==,
-                    lb_history_get_position (win->history));
+  g_assert_cmpuint (lb_history_get_position (win->history), ==, position);
+  g_assert_cmpuint (lb_history_get_length (win->history), ==, length);
+  g_assert_true (lb_history_get_current (win->history) == current);
   lb_param_dialog_respond (dialog, TRUE);
   g_assert_null (win->param_dialog);
   g_assert_true (lb_test_wait (not_busy, win, 10000));
@@ -545,7 +552,7 @@ test_large_folder (void)
                   (t1 - t0) / 1000.0, (t2 - t1) / 1000.0);
   gtk_window_destroy (GTK_WINDOW (w));
   drain (50);
-  lb_test_rm_rf (dir);
+  lb_test_remove_tree (dir);
 }
 
 static gboolean
@@ -606,7 +613,7 @@ test_tls_dialog (void)
   gtk_window_destroy (GTK_WINDOW (w));
   g_subprocess_send_signal (proc, SIGTERM);
   g_subprocess_wait (proc, NULL, NULL);
-  lb_test_rm_rf (dir);
+  lb_test_remove_tree (dir);
 }
 
 int
@@ -624,7 +631,7 @@ main (int argc, char **argv)
     }
   filter_file = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "plugins", "filters",
                                   "soft-sharpen.lbfilter", NULL);
-  lb_test_store_start (&store, filter_file);
+  lb_test_server_start_samples (&store, filter_file);
   app = lb_application_new ();
   g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
   g_application_register (G_APPLICATION (app), NULL, &error);
@@ -645,6 +652,6 @@ main (int argc, char **argv)
     gtk_window_destroy (GTK_WINDOW (win));
   drain (50);
   g_clear_object (&app);
-  lb_test_store_stop (&store);
+  lb_test_server_stop (&store);
   return ret;
 }

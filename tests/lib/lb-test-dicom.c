@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-test-dicom"
+
+#include "lb-test-dicom.h"
+
+#include <string.h>
+
+#include "lb-test-files.h"
+#include "lb-test-process.h"
+
+char *
+lb_test_dicom_path (const char *name)
+{
+  return lb_test_build_path ("LB_TEST_DATA", "dicomweb", name, NULL);
+}
+
+GBytes *
+lb_test_dicom_load (const char *name)
+{
+  g_autofree char *path = lb_test_dicom_path (name);
+
+  return lb_test_read_file (path);
+}
+
+LbDicomDataset *
+lb_test_dicom_load_metadata (const char *name)
+{
+  g_autoptr (GBytes) bytes = lb_test_dicom_load (name);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) arr = lb_dicom_json_parse_array (g_bytes_get_data (bytes, NULL),
+                                                         g_bytes_get_size (bytes), &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (arr->len, ==, 1);
+  return lb_dicom_dataset_ref (arr->pdata[0]);
+}
+
+/* dcmdump prints "(0020,000d) UI [1.2.3]  #  6, 1 StudyInstanceUID": the value between the
+ * brackets, or for numbers the bare word after the VR. */
+char *
+lb_test_dcmdump_value (const char *dump,
+                       const char *tag)
+{
+  g_auto (GStrv) lines = g_strsplit (dump, "\n", -1);
+
+  for (guint i = 0; lines[i]; i++)
+    {
+      const char *l = lines[i], *open, *close;
+
+      if (!g_str_has_prefix (l, tag))
+        continue;
+      open = strchr (l, '[');
+      close = open ? strrchr (l, ']') : NULL;
+      if (open && close)
+        return g_strndup (open + 1, close - open - 1);
+      open = l + strlen (tag) + 4; /* "(gggg,eeee) VR " */
+      return g_strndup (open, strcspn (open, " "));
+    }
+  return NULL;
+}
+
+gboolean
+lb_test_check_dciodvfy (const char *path)
+{
+  const char *argv[] = { "dciodvfy", path, NULL };
+  g_autofree char *out = NULL, *verr = NULL;
+  int status = 0;
+
+  if (!lb_test_have_program ("dciodvfy"))
+    return FALSE;
+  out = lb_test_run_tool (argv, &verr, &status);
+  g_test_message ("dciodvfy:\n%s%s", out, verr);
+  g_assert_null (strstr (verr, "Error"));
+  g_assert_null (strstr (out, "Error"));
+  return TRUE;
+}

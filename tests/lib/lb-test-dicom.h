@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/* DICOM for the tests: the reference data in tests/data/dicomweb and the DICOM tools that
+ * check what Lightbox writes (dcmdump from DCMTK, dciodvfy from dicom3tools). */
+
+#include <gio/gio.h>
+
+#include "lb-dicom-dataset.h"
+
+G_BEGIN_DECLS
+
+/* $LB_TEST_DATA/dicomweb/@name */
+char           *lb_test_dicom_path          (const char *name) G_GNUC_MALLOC;
+GBytes         *lb_test_dicom_load          (const char *name);
+/* The one dataset of the DICOM JSON array in $LB_TEST_DATA/dicomweb/@name (a study's
+ * metadata as a server returns it). */
+LbDicomDataset *lb_test_dicom_load_metadata (const char *name);
+/* The value dcmdump prints for @tag ("(0020,000d)") in @dump, or NULL. */
+char           *lb_test_dcmdump_value       (const char *dump,
+                                             const char *tag) G_GNUC_MALLOC;
+/* dciodvfy checks the IOD of the file at @path: no errors allowed (warnings are advisory).
+ * FALSE when dciodvfy is not installed (nothing checked). */
+gboolean        lb_test_check_dciodvfy      (const char *path);
+
+G_END_DECLS
