@@ -3,6 +3,8 @@
 
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include "lb-browser-node.h"
 
 struct _LbBrowserNode {
@@ -27,6 +29,20 @@ struct _LbBrowserNode {
 
 G_DEFINE_FINAL_TYPE (LbBrowserNode, lb_browser_node, G_TYPE_OBJECT)
 
+/* What a row shows, for the bindings of its cells (ui/lb-browser-*-cell.ui). A node does not
+ * change once made, so none of them is ever notified. */
+enum {
+  PROP_0,
+  PROP_LABEL,
+  PROP_ICON_NAME,
+  PROP_LOADING,
+  PROP_FAILED,
+  PROP_SIZE_TEXT,
+  PROP_DATE_TEXT,
+  N_PROPS
+};
+static GParamSpec *properties[N_PROPS];
+
 static void
 lb_browser_node_finalize (GObject *object)
 {
@@ -42,9 +58,46 @@ lb_browser_node_finalize (GObject *object)
 }
 
 static void
+lb_browser_node_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  LbBrowserNode *self = LB_BROWSER_NODE (object);
+
+  switch (prop_id)
+    {
+    case PROP_LABEL:
+      g_value_set_string (value, self->kind == LB_BROWSER_NODE_ENTRY
+                                 ? lb_store_entry_get_display_name (self->entry)
+                                 : self->kind == LB_BROWSER_NODE_LOADING ? _("Loading…")
+                                                                         : self->message);
+      break;
+    case PROP_ICON_NAME: g_value_set_static_string (value, self->icon_name); break;
+    case PROP_LOADING: g_value_set_boolean (value, self->kind == LB_BROWSER_NODE_LOADING); break;
+    case PROP_FAILED: g_value_set_boolean (value, self->kind == LB_BROWSER_NODE_ERROR); break;
+    case PROP_SIZE_TEXT: g_value_set_string (value, lb_browser_node_get_size_text (self)); break;
+    case PROP_DATE_TEXT: g_value_set_string (value, lb_browser_node_get_date_text (self)); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 lb_browser_node_class_init (LbBrowserNodeClass *klass)
 {
-  G_OBJECT_CLASS (klass)->finalize = lb_browser_node_finalize;
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GParamFlags flags = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+  object_class->finalize = lb_browser_node_finalize;
+  object_class->get_property = lb_browser_node_get_property;
+  /* the entry's name, "Loading…" or the error */
+  properties[PROP_LABEL] = g_param_spec_string ("label", NULL, NULL, NULL, flags);
+  properties[PROP_ICON_NAME] = g_param_spec_string ("icon-name", NULL, NULL, NULL, flags);
+  properties[PROP_LOADING] = g_param_spec_boolean ("loading", NULL, NULL, FALSE, flags);
+  properties[PROP_FAILED] = g_param_spec_boolean ("failed", NULL, NULL, FALSE, flags);
+  properties[PROP_SIZE_TEXT] = g_param_spec_string ("size-text", NULL, NULL, NULL, flags);
+  properties[PROP_DATE_TEXT] = g_param_spec_string ("date-text", NULL, NULL, NULL, flags);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
@@ -84,6 +137,8 @@ node_new (LbBrowserNodeKind  kind,
   node->entry = entry ? g_object_ref (entry) : NULL;
   node->message = g_strdup (message);
   node->owner = owner;
+  if (kind == LB_BROWSER_NODE_ERROR)
+    node->icon_name = "dialog-error-symbolic";
   if (entry != NULL)
     {
       g_autofree char *folded = g_utf8_casefold (lb_store_entry_get_display_name (entry), -1);
@@ -154,6 +209,13 @@ lb_browser_node_get_message (LbBrowserNode *self)
 {
   g_return_val_if_fail (LB_IS_BROWSER_NODE (self), NULL);
   return self->message;
+}
+
+const char *
+lb_browser_node_get_tooltip (LbBrowserNode *self)
+{
+  g_return_val_if_fail (LB_IS_BROWSER_NODE (self), NULL);
+  return self->entry ? lb_store_entry_get_uri (self->entry) : self->message;
 }
 
 const char *

@@ -53,6 +53,8 @@ LbStoreEntry      *lb_browser_node_get_entry      (LbBrowserNode       *self);
 gboolean           lb_browser_node_is_container   (LbBrowserNode       *self);
 /* (nullable): the error of an error row */
 const char        *lb_browser_node_get_message    (LbBrowserNode       *self);
+/* (nullable): the entry's URI, or the error */
+const char        *lb_browser_node_get_tooltip    (LbBrowserNode       *self);
 /* (nullable): the entry's symbolic icon */
 const char        *lb_browser_node_get_icon_name  (LbBrowserNode       *self);
 /* (nullable): "12.3 MB" for files of known size, formatted on the first call */

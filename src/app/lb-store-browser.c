@@ -3,8 +3,6 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
-
 #include "lb-browser-children.h"
 #include "lb-browser-node.h"
 #include "lb-store-browser-private.h"
@@ -13,23 +11,25 @@ static const char *const sort_column_names[LB_BROWSER_N_SORT_COLUMNS] = { "name"
                                                                           "modified" };
 
 struct _LbStoreBrowser {
-  GtkWidget          parent_instance;
+  GtkWidget           parent_instance;
+
+  /* Template widgets */
+  GtkWidget          *scroller;   /* bound so that dispose unparents it */
+  GtkWidget          *view;
+  GtkSingleSelection *selection;
+  GtkColumnViewColumn *columns[LB_BROWSER_N_SORT_COLUMNS];
 
   /* Owned */
-  LbStore           *store;
-  LbBrowserChildren *root;
-  GtkTreeListModel  *tree;
-  GtkSingleSelection *selection;
-  GtkWidget         *scroller;
-  GtkWidget         *view;
-  GtkColumnViewColumn *columns[LB_BROWSER_N_SORT_COLUMNS];
-  GSettings         *settings;
-  guint              pending;
-  guint              in_flight;
-  LbBrowserSort      sort;
+  LbStore            *store;
+  LbBrowserChildren  *root;
+  GtkTreeListModel   *tree;
+  GSettings          *settings;
+  guint               pending;
+  guint               in_flight;
+  LbBrowserSort       sort;
   /* probing the view's sorter for its primary column (GTK 4.8 has no getter) */
-  int                probe_column;
-  LbBrowserNode     *probe[2];
+  int                 probe_column;
+  LbBrowserNode      *probe[2];
 };
 
 G_DEFINE_FINAL_TYPE (LbStoreBrowser, lb_store_browser, GTK_TYPE_WIDGET)
@@ -97,166 +97,60 @@ create_children (gpointer item,
   return lb_browser_children_new_view (children);
 }
 
-static LbBrowserNode *
-row_node (GtkListItem *item)
-{
-  GtkTreeListRow *row = gtk_list_item_get_item (item);
+/* ---- rows ------------------------------------------------------------------------------ */
 
-  return row ? gtk_tree_list_row_get_item (row) : NULL;
+/* The rows' cells are ui/lb-browser-*-cell.ui; the column view's factories take the
+ * template's scope, so these are theirs too. */
+
+static gboolean
+is_false (gpointer  item,
+          gboolean  value)
+{
+  return !value;
+}
+
+static GStrv
+error_class_if (gpointer item,
+                gboolean failed)
+{
+  static const char *const error[] = { "error", NULL }, *const none[] = { NULL };
+
+  return g_strdupv ((GStrv) (failed ? error : none));
 }
 
 static void
-on_retry_clicked (GtkButton     *button,
-                  LbBrowserNode *node)
+on_retry_clicked (GtkListItem *item,
+                  GtkButton   *button)
 {
-  if (lb_browser_node_get_owner (node) != NULL)
+  GtkTreeListRow *row = gtk_list_item_get_item (item);
+  g_autoptr (LbBrowserNode) node = row ? gtk_tree_list_row_get_item (row) : NULL;
+
+  if (node != NULL && lb_browser_node_get_owner (node) != NULL)
     lb_browser_children_relist (lb_browser_node_get_owner (node));
 }
 
-static void
-name_setup (GtkSignalListItemFactory *factory,
-            GtkListItem              *item,
-            gpointer                  user_data)
+static gboolean
+on_name_query_tooltip (GtkListItem *item,
+                       int          x,
+                       int          y,
+                       gboolean     keyboard,
+                       GtkTooltip  *tooltip,
+                       GtkWidget   *label)
 {
-  GtkWidget *expander = gtk_tree_expander_new ();
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  GtkWidget *icon = gtk_image_new ();
-  GtkWidget *spinner = gtk_spinner_new ();
-  GtkWidget *label = gtk_label_new (NULL);
-  GtkWidget *retry = gtk_button_new_with_label (_("Retry"));
+  GtkTreeListRow *row = gtk_list_item_get_item (item);
+  g_autoptr (LbBrowserNode) node = row ? gtk_tree_list_row_get_item (row) : NULL;
+  const char *text = node ? lb_browser_node_get_tooltip (node) : NULL;
 
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
-  /* names matter more than dates: keep room for about 18 characters */
-  gtk_label_set_width_chars (GTK_LABEL (label), 18);
-  gtk_widget_set_hexpand (label, TRUE);
-  gtk_widget_add_css_class (retry, "flat");
-  gtk_accessible_update_property (GTK_ACCESSIBLE (retry), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Retry listing"), -1);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (spinner), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Loading"), -1);
-  gtk_box_append (GTK_BOX (box), icon);
-  gtk_box_append (GTK_BOX (box), spinner);
-  gtk_box_append (GTK_BOX (box), label);
-  gtk_box_append (GTK_BOX (box), retry);
-  gtk_tree_expander_set_child (GTK_TREE_EXPANDER (expander), box);
-  g_object_set_data (G_OBJECT (item), "icon", icon);
-  g_object_set_data (G_OBJECT (item), "spinner", spinner);
-  g_object_set_data (G_OBJECT (item), "label", label);
-  g_object_set_data (G_OBJECT (item), "retry", retry);
-  gtk_list_item_set_child (item, expander);
+  if (text == NULL)
+    return FALSE;
+  gtk_tooltip_set_text (tooltip, text);
+  return TRUE;
 }
 
 static void
-name_bind (GtkSignalListItemFactory *factory,
-           GtkListItem              *item,
-           gpointer                  user_data)
-{
-  GtkWidget *expander = gtk_list_item_get_child (item);
-  GtkWidget *icon = g_object_get_data (G_OBJECT (item), "icon");
-  GtkWidget *spinner = g_object_get_data (G_OBJECT (item), "spinner");
-  GtkWidget *label = g_object_get_data (G_OBJECT (item), "label");
-  GtkWidget *retry = g_object_get_data (G_OBJECT (item), "retry");
-  LbBrowserNode *node = row_node (item);
-
-  gtk_tree_expander_set_list_row (GTK_TREE_EXPANDER (expander), gtk_list_item_get_item (item));
-  LbBrowserNodeKind kind = lb_browser_node_get_kind (node);
-  LbStoreEntry *entry = lb_browser_node_get_entry (node);
-
-  gtk_widget_set_visible (icon, kind == LB_BROWSER_NODE_ENTRY || kind == LB_BROWSER_NODE_ERROR);
-  gtk_widget_set_visible (spinner, kind == LB_BROWSER_NODE_LOADING);
-  gtk_spinner_set_spinning (GTK_SPINNER (spinner), kind == LB_BROWSER_NODE_LOADING);
-  gtk_widget_set_visible (retry, kind == LB_BROWSER_NODE_ERROR);
-  gtk_widget_remove_css_class (label, "error");
-  switch (kind)
-    {
-    case LB_BROWSER_NODE_ENTRY:
-      gtk_image_set_from_icon_name (GTK_IMAGE (icon), lb_browser_node_get_icon_name (node));
-      gtk_label_set_text (GTK_LABEL (label), lb_store_entry_get_display_name (entry));
-      gtk_widget_set_tooltip_text (label, lb_store_entry_get_uri (entry));
-      break;
-    case LB_BROWSER_NODE_LOADING:
-      gtk_label_set_text (GTK_LABEL (label), _("Loading…"));
-      gtk_widget_set_tooltip_text (label, NULL);
-      break;
-    case LB_BROWSER_NODE_ERROR:
-    default:
-      gtk_image_set_from_icon_name (GTK_IMAGE (icon), "dialog-error-symbolic");
-      gtk_label_set_text (GTK_LABEL (label), lb_browser_node_get_message (node));
-      gtk_widget_set_tooltip_text (label, lb_browser_node_get_message (node));
-      gtk_widget_add_css_class (label, "error");
-      g_signal_connect (retry, "clicked", G_CALLBACK (on_retry_clicked), node);
-      break;
-    }
-}
-
-static void
-name_unbind (GtkSignalListItemFactory *factory,
-             GtkListItem              *item,
-             gpointer                  user_data)
-{
-  GtkWidget *retry = g_object_get_data (G_OBJECT (item), "retry");
-  LbBrowserNode *node = row_node (item);
-
-  if (node != NULL)
-    g_signal_handlers_disconnect_by_func (retry, on_retry_clicked, node);
-}
-
-static void
-label_setup (GtkSignalListItemFactory *factory,
-             GtkListItem              *item,
-             gpointer                  user_data)
-{
-  GtkWidget *label = gtk_label_new (NULL);
-
-  gtk_label_set_xalign (GTK_LABEL (label), GPOINTER_TO_INT (user_data) ? 1.0f : 0.0f);
-  gtk_widget_add_css_class (label, "numeric");
-  gtk_widget_add_css_class (label, "dim-label");
-  gtk_list_item_set_child (item, label);
-}
-
-static void
-size_bind (GtkSignalListItemFactory *factory,
-           GtkListItem              *item,
-           gpointer                  user_data)
-{
-  const char *text = lb_browser_node_get_size_text (row_node (item));
-
-  gtk_label_set_text (GTK_LABEL (gtk_list_item_get_child (item)), text ? text : "");
-}
-
-static void
-date_bind (GtkSignalListItemFactory *factory,
-           GtkListItem              *item,
-           gpointer                  user_data)
-{
-  const char *text = lb_browser_node_get_date_text (row_node (item));
-
-  gtk_label_set_text (GTK_LABEL (gtk_list_item_get_child (item)), text ? text : "");
-}
-
-static GtkColumnViewColumn *
-make_column (const char *title,
-             GCallback   setup,
-             GCallback   bind,
-             GCallback   unbind,
-             gpointer    data)
-{
-  GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
-
-  g_signal_connect (factory, "setup", setup, data);
-  g_signal_connect (factory, "bind", bind, data);
-  if (unbind)
-    g_signal_connect (factory, "unbind", unbind, data);
-  return gtk_column_view_column_new (title, factory);
-}
-
-/* ---- widget ---------------------------------------------------------------------------- */
-
-static void
-on_activate (GtkColumnView  *view,
-             guint           position,
-             LbStoreBrowser *self)
+on_view_activate (GtkColumnView  *view,
+                  guint           position,
+                  LbStoreBrowser *self)
 {
   lb_store_browser_activate_row (self, position);
 }
@@ -376,9 +270,7 @@ lb_store_browser_dispose (GObject *object)
   if (self->view != NULL)
     g_signal_handlers_disconnect_by_func (gtk_column_view_get_sorter (GTK_COLUMN_VIEW (self->view)),
                                           on_view_sorter_changed, self);
-  g_clear_pointer (&self->scroller, gtk_widget_unparent);
-  self->view = NULL;
-  g_clear_object (&self->selection);
+  gtk_widget_dispose_template (GTK_WIDGET (object), LB_TYPE_STORE_BROWSER);
   g_clear_object (&self->tree);
   g_clear_object (&self->root);
   g_clear_object (&self->store);
@@ -427,30 +319,41 @@ lb_store_browser_class_init (LbStoreBrowserClass *klass)
                                        "modified");
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "lb-store-browser");
+
+  /* the cell templates look the type up by name */
+  g_type_ensure (LB_TYPE_BROWSER_NODE);
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/lightbox/Lightbox/ui/lb-store-browser.ui");
+  gtk_widget_class_bind_template_child (widget_class, LbStoreBrowser, scroller);
+  gtk_widget_class_bind_template_child (widget_class, LbStoreBrowser, view);
+  gtk_widget_class_bind_template_child (widget_class, LbStoreBrowser, selection);
+  gtk_widget_class_bind_template_child_full (widget_class, "name_column", FALSE,
+                                             G_STRUCT_OFFSET (LbStoreBrowser,
+                                                              columns[LB_BROWSER_SORT_NAME]));
+  gtk_widget_class_bind_template_child_full (widget_class, "size_column", FALSE,
+                                             G_STRUCT_OFFSET (LbStoreBrowser,
+                                                              columns[LB_BROWSER_SORT_SIZE]));
+  gtk_widget_class_bind_template_child_full (widget_class, "date_column", FALSE,
+                                             G_STRUCT_OFFSET (LbStoreBrowser,
+                                                              columns[LB_BROWSER_SORT_MODIFIED]));
+  gtk_widget_class_bind_template_callback (widget_class, on_view_activate);
+  gtk_widget_class_bind_template_callback (widget_class, on_retry_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_name_query_tooltip);
+  gtk_widget_class_bind_template_callback (widget_class, is_false);
+  gtk_widget_class_bind_template_callback (widget_class, error_class_if);
 }
 
-static GtkColumnViewColumn *
-add_column (LbStoreBrowser *self,
-            LbBrowserSortColumn column,
-            const char     *title,
-            GCallback       setup,
-            GCallback       bind,
-            GCallback       unbind,
-            gpointer        data)
+static void
+set_column_sorter (LbStoreBrowser      *self,
+                   LbBrowserSortColumn  column)
 {
-  GtkColumnViewColumn *col = make_column (title, setup, bind, unbind, data);
   ColumnSorter *cs = g_new0 (ColumnSorter, 1);
   g_autoptr (GtkCustomSorter) sorter = NULL;
 
   cs->browser = self;
   cs->column = column;
   sorter = gtk_custom_sorter_new (column_compare, cs, g_free);
-  gtk_column_view_column_set_sorter (col, GTK_SORTER (sorter));
-  gtk_column_view_column_set_resizable (col, TRUE);
-  gtk_column_view_append_column (GTK_COLUMN_VIEW (self->view), col);
-  self->columns[column] = col;
-  g_object_unref (col);
-  return col;
+  gtk_column_view_column_set_sorter (self->columns[column], GTK_SORTER (sorter));
 }
 
 static LbBrowserNode *
@@ -468,36 +371,15 @@ probe_node (const char *name,
 static void
 lb_store_browser_init (LbStoreBrowser *self)
 {
-  GtkColumnViewColumn *col;
-
+  gtk_widget_init_template (GTK_WIDGET (self));
   self->settings = g_settings_new (APP_ID);
   self->probe[0] = probe_node ("a", 1);
   self->probe[1] = probe_node ("b", 2);
-  self->selection = gtk_single_selection_new (NULL);
-  gtk_single_selection_set_autoselect (self->selection, FALSE);
-  gtk_single_selection_set_can_unselect (self->selection, TRUE);
-  self->view = gtk_column_view_new (GTK_SELECTION_MODEL (g_object_ref (self->selection)));
-  gtk_column_view_set_show_column_separators (GTK_COLUMN_VIEW (self->view), FALSE);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->view), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Store Tree"), -1);
-  col = add_column (self, LB_BROWSER_SORT_NAME, _("Name"), G_CALLBACK (name_setup), G_CALLBACK (name_bind),
-                    G_CALLBACK (name_unbind), NULL);
-  gtk_column_view_column_set_expand (col, TRUE);
-  add_column (self, LB_BROWSER_SORT_SIZE, _("Size"), G_CALLBACK (label_setup), G_CALLBACK (size_bind), NULL,
-              GINT_TO_POINTER (1));
-  add_column (self, LB_BROWSER_SORT_MODIFIED, _("Modified"), G_CALLBACK (label_setup),
-              G_CALLBACK (date_bind), NULL, GINT_TO_POINTER (0));
-  g_signal_connect (self->view, "activate", G_CALLBACK (on_activate), self);
+  for (int c = 0; c < LB_BROWSER_N_SORT_COLUMNS; c++)
+    set_column_sorter (self, (LbBrowserSortColumn) c);
   restore_sort (self);
   g_signal_connect (gtk_column_view_get_sorter (GTK_COLUMN_VIEW (self->view)), "changed",
                     G_CALLBACK (on_view_sorter_changed), self);
-
-  self->scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (self->scroller), GTK_POLICY_AUTOMATIC,
-                                  GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (self->scroller), self->view);
-  gtk_widget_set_parent (self->scroller, GTK_WIDGET (self));
-  gtk_widget_set_vexpand (GTK_WIDGET (self), TRUE);
 }
 
 GtkWidget *
