@@ -244,6 +244,49 @@ sort_action (GtkWidget  *widget,
   g_warning ("unknown sort column '%s'", name);
 }
 
+/* ---- actions -------------------------------------------------------------------------- */
+
+static LbBrowserNode *node_at (LbStoreBrowser *self, guint position);
+
+/* tree.refresh (F5): lists again the folder the selected row is in, or the selected folder
+ * itself while it is expanded; the store's root when nothing is selected. */
+static void
+refresh_action (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  LbStoreBrowser *self = LB_STORE_BROWSER (widget);
+  guint position = gtk_single_selection_get_selected (self->selection);
+  LbBrowserChildren *list = self->root;
+  LbBrowserNode *node;
+
+  if (self->tree == NULL)
+    return;
+  if (position != GTK_INVALID_LIST_POSITION && (node = node_at (self, position)) != NULL)
+    {
+      g_autoptr (GtkTreeListRow) row = gtk_tree_list_model_get_row (self->tree, position);
+
+      list = row != NULL && gtk_tree_list_row_get_expanded (row)
+             && lb_browser_node_get_children (node) != NULL
+             ? lb_browser_node_get_children (node) : lb_browser_node_get_owner (node);
+    }
+  if (list != NULL)
+    lb_browser_children_relist (list);
+}
+
+/* tree.open: what Enter or a double click on the selected row does. */
+static void
+open_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  LbStoreBrowser *self = LB_STORE_BROWSER (widget);
+  guint position = gtk_single_selection_get_selected (self->selection);
+
+  if (position != GTK_INVALID_LIST_POSITION)
+    lb_store_browser_activate_row (self, position);
+}
+
 static void
 restore_sort (LbStoreBrowser *self)
 {
@@ -317,6 +360,9 @@ lb_store_browser_class_init (LbStoreBrowserClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_2, GDK_ALT_MASK, "tree.sort", "s", "size");
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_3, GDK_ALT_MASK, "tree.sort", "s",
                                        "modified");
+  gtk_widget_class_install_action (widget_class, "tree.refresh", NULL, refresh_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F5, 0, "tree.refresh", NULL);
+  gtk_widget_class_install_action (widget_class, "tree.open", NULL, open_action);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "lb-store-browser");
 
@@ -380,6 +426,8 @@ lb_store_browser_init (LbStoreBrowser *self)
   restore_sort (self);
   g_signal_connect (gtk_column_view_get_sorter (GTK_COLUMN_VIEW (self->view)), "changed",
                     G_CALLBACK (on_view_sorter_changed), self);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.refresh", FALSE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.open", FALSE);
 }
 
 GtkWidget *
@@ -400,6 +448,8 @@ lb_store_browser_set_store (LbStoreBrowser *self,
   g_clear_object (&self->tree);
   g_clear_object (&self->root);
   g_set_object (&self->store, store);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.refresh", store != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.open", store != NULL);
   if (store == NULL)
     return;
   self->root = lb_browser_children_new (self, NULL);
