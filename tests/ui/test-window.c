@@ -293,6 +293,69 @@ test_filter_undo_redo (void)
   g_assert_false (lb_history_can_redo (win->history));
 }
 
+static void
+on_clipboard_text (GObject      *clipboard,
+                   GAsyncResult *result,
+                   gpointer      data)
+{
+  *(char **) data = gdk_clipboard_read_text_finish (GDK_CLIPBOARD (clipboard), result, NULL);
+}
+
+static gboolean
+is_set (gpointer data)
+{
+  return *(char **) data != NULL;
+}
+
+/* The benchmark table at the width it has in a 1280 px window (830 px beside the sidebar):
+ * all seven columns fit, wide figures included; a header click sorts it; bench.copy puts the
+ * rows as shown on the clipboard; bench.clear empties it. */
+static void
+test_bench_panel (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  LbBenchPanel *panel = LB_BENCH_PANEL (lb_bench_panel_new ());
+  GtkWidget *table = lb_bench_panel_get_table (panel);
+  g_autoptr (GtkColumnViewColumn) ms = g_list_model_get_item (
+    gtk_column_view_get_columns (GTK_COLUMN_VIEW (table)), 5);
+  g_autofree char *text = NULL, *copied = NULL;
+  int min;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 830, 240);
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (panel));
+  lb_bench_panel_add (panel, "io.github.lightbox.xv.gaussian", "sigma=2.5", 4096, 4096,
+                      LB_FORMAT_RGBA16, 16, 12345.678);
+  lb_bench_panel_add (panel, "io.github.lightbox.xv.threshold", "level=30 invert=false", 128,
+                      128, LB_FORMAT_GRAY16, 2, 0.25);
+  lb_bench_panel_add (panel, "io.github.lightbox.enhance.unsharp", NULL, 512, 512,
+                      LB_FORMAT_GRAY8, 4, 3.5);
+  gtk_window_present (GTK_WINDOW (window));
+  gtk_test_widget_wait_for_draw (window);
+  gtk_widget_measure (table, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+  g_assert_cmpint (min, <=, gtk_widget_get_width (gtk_widget_get_parent (table)));
+
+  /* Mpx/s: 16.777216 Mpx in 12.345678 s, 0.262144 in 3.5 ms, 0.016384 in 0.25 ms */
+  gtk_column_view_sort_by_column (GTK_COLUMN_VIEW (table), ms, GTK_SORT_DESCENDING);
+  text = lb_bench_panel_dup_text (panel);
+  g_assert_cmpstr (text, ==,
+                   "Filter\tParameters\tSize\tFormat\tThreads\tms\tMpx/s\n"
+                   "gaussian\tsigma=2.5\t4096×4096\trgba16\t16\t12345.68\t1.4\n"
+                   "unsharp\t\t512×512\tgray8\t4\t3.50\t74.9\n"
+                   "threshold\tlevel=30 invert=false\t128×128\tgray16\t2\t0.25\t65.5\n");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (panel), "bench.copy", NULL));
+  gdk_clipboard_read_text_async (gtk_widget_get_clipboard (table), NULL, on_clipboard_text,
+                                 &copied);
+  g_assert_true (lb_test_wait (is_set, &copied, 5000));
+  g_assert_cmpstr (copied, ==, text);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (panel), "bench.clear", NULL));
+  g_assert_cmpuint (lb_bench_panel_get_n_records (panel), ==, 0);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (gtk_column_view_get_model (
+                      GTK_COLUMN_VIEW (table)))),
+                    ==, 0);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static gboolean
 has_upload_dialog (gpointer data)
 {
@@ -634,6 +697,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/open-image", test_open_image);
   g_test_add_func ("/ui/window/window-level", test_window_level);
   g_test_add_func ("/ui/window/filter-undo-redo", test_filter_undo_redo);
+  g_test_add_func ("/ui/window/bench-panel", test_bench_panel);
   g_test_add_func ("/ui/window/upload", test_upload);
   g_test_add_func ("/ui/window/store-filter", test_store_filter_direct);
   g_test_add_func ("/ui/window/screenshot", test_screenshot);
