@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lb-param-dialog.h"
+#include "lb-plugin-manager.h"
 #include "lb-png.h"
 #include "lb-render.h"
 #include "lb-ui-test-util.h"
@@ -354,6 +355,42 @@ test_bench_panel (void)
                       GTK_COLUMN_VIEW (table)))),
                     ==, 0);
   gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* plugins.reload scans the folders again: a filter file added since is listed, a broken one
+ * is reported (a rescan that adds no filter updates the load errors too). */
+static void
+test_plugin_manager_reload (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("lightbox-filters-XXXXXX", &error);
+  g_autofree char *src = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "plugins", "filters",
+                                           "soft-sharpen.lbfilter", NULL);
+  g_autofree char *good = g_build_filename (dir, "soft-sharpen.lbfilter", NULL);
+  g_autofree char *bad = g_build_filename (dir, "broken.lbfilter", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr (LbFilterRegistry) registry = lb_filter_registry_new ();
+  LbPluginManager *manager;
+  gsize len;
+
+  g_assert_no_error (error);
+  lb_filter_registry_add_filter_dir (registry, dir);
+  manager = lb_plugin_manager_new (registry, NULL);
+  gtk_window_present (GTK_WINDOW (manager));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (registry)), ==, 0);
+
+  g_assert_true (g_file_get_contents (src, &contents, &len, NULL));
+  g_assert_true (g_file_set_contents (good, contents, len, NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (manager), "plugins.reload", NULL));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (registry)), ==, 1);
+  g_assert_cmpstr (lb_plugin_manager_get_problems_text (manager), ==, "No load errors.");
+
+  g_assert_true (g_file_set_contents (bad, "not a filter\n", -1, NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (manager), "plugins.reload", NULL));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (registry)), ==, 1);
+  g_assert_nonnull (strstr (lb_plugin_manager_get_problems_text (manager), "broken.lbfilter"));
+  gtk_window_destroy (GTK_WINDOW (manager));
+  lb_test_rm_rf (dir);
 }
 
 static gboolean
@@ -698,6 +735,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/window-level", test_window_level);
   g_test_add_func ("/ui/window/filter-undo-redo", test_filter_undo_redo);
   g_test_add_func ("/ui/window/bench-panel", test_bench_panel);
+  g_test_add_func ("/ui/window/plugin-manager-reload", test_plugin_manager_reload);
   g_test_add_func ("/ui/window/upload", test_upload);
   g_test_add_func ("/ui/window/store-filter", test_store_filter_direct);
   g_test_add_func ("/ui/window/screenshot", test_screenshot);
