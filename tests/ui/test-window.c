@@ -400,6 +400,12 @@ has_upload_dialog (gpointer data)
 }
 
 static gboolean
+no_upload_dialog (gpointer data)
+{
+  return LB_WINDOW (data)->upload_dialog == NULL;
+}
+
+static gboolean
 has_conflict_dialog (gpointer data)
 {
   return LB_WINDOW (data)->conflict_dialog != NULL;
@@ -431,7 +437,11 @@ upload_as (const char *name,
   g_assert_true (g_str_has_suffix (gtk_editable_get_text (GTK_EDITABLE (win->upload_entry)),
                                    ".png"));
   gtk_editable_set_text (GTK_EDITABLE (win->upload_entry), name);
-  gtk_dialog_response (GTK_DIALOG (win->upload_dialog), GTK_RESPONSE_OK);
+  /* Enter in the name uploads, as a user would */
+  g_signal_emit_by_name (gtk_editable_get_delegate (GTK_EDITABLE (win->upload_entry)),
+                         "activate");
+  /* (the Upload button answers after its press animation) */
+  g_assert_true (lb_test_wait (no_upload_dialog, win, 2000));
   if (conflict_response != 0)
     {
       g_assert_true (lb_test_wait (has_conflict_dialog, win, 10000));
