@@ -218,6 +218,17 @@ n_records (LbBenchPanel *self)
   return g_list_model_get_n_items (G_LIST_MODEL (self->records));
 }
 
+/* Export, copy and clear need something in the log. */
+static void
+update_actions (LbBenchPanel *self)
+{
+  gboolean any = n_records (self) > 0;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "bench.export", any);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "bench.copy", any);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "bench.clear", any);
+}
+
 static void
 records_changed (LbBenchPanel *self)
 {
@@ -227,9 +238,7 @@ records_changed (LbBenchPanel *self)
 
   gtk_label_set_text (GTK_LABEL (self->summary), sum);
   gtk_widget_queue_draw (self->plot);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "bench.export", n > 0);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "bench.copy", n > 0);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "bench.clear", n > 0);
+  update_actions (self);
 }
 
 static void
@@ -338,9 +347,7 @@ lb_bench_panel_init (LbBenchPanel *self)
   gtk_sort_list_model_set_sorter (self->sorted,
                                   gtk_column_view_get_sorter (GTK_COLUMN_VIEW (self->table)));
   gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->plot), draw_plot, self, NULL);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "bench.export", FALSE);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "bench.copy", FALSE);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "bench.clear", FALSE);
+  update_actions (self);
 }
 
 GtkWidget *

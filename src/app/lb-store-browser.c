@@ -287,6 +287,14 @@ open_action (GtkWidget  *widget,
     lb_store_browser_activate_row (self, position);
 }
 
+/* Refresh and open need a store. */
+static void
+update_actions (LbStoreBrowser *self)
+{
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.refresh", self->store != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.open", self->store != NULL);
+}
+
 static void
 restore_sort (LbStoreBrowser *self)
 {
@@ -426,8 +434,7 @@ lb_store_browser_init (LbStoreBrowser *self)
   restore_sort (self);
   g_signal_connect (gtk_column_view_get_sorter (GTK_COLUMN_VIEW (self->view)), "changed",
                     G_CALLBACK (on_view_sorter_changed), self);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.refresh", FALSE);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.open", FALSE);
+  update_actions (self);
 }
 
 GtkWidget *
@@ -448,8 +455,7 @@ lb_store_browser_set_store (LbStoreBrowser *self,
   g_clear_object (&self->tree);
   g_clear_object (&self->root);
   g_set_object (&self->store, store);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.refresh", store != NULL);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.open", store != NULL);
+  update_actions (self);
   if (store == NULL)
     return;
   self->root = lb_browser_children_new (self, NULL);
