@@ -397,7 +397,7 @@ test_plugin_manager_reload (void)
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (registry)), ==, 1);
   g_assert_nonnull (strstr (lb_plugin_manager_get_problems_text (manager), "broken.lbfilter"));
   gtk_window_destroy (GTK_WINDOW (manager));
-  lb_test_rm_rf (dir);
+  lb_test_remove_tree (dir);
 }
 
 static gboolean
