@@ -110,7 +110,8 @@ lb_store_upload_begin (LbStoreServer *self, SoupServerMessage *msg, LbStoreReque
  * target may have changed while the body streamed in, and If-Match must still protect against
  * a concurrent writer), rename into place, fsync the directory. fsync of a large file can take
  * a long time, so this runs in a worker thread while the message is paused; the thread touches
- * only the file system and this struct, never the server's tables.
+ * only the file system and this struct (the preconditions are copied out of the request
+ * first), never the message or the server's tables.
  */
 typedef struct
 {
@@ -120,6 +121,7 @@ typedef struct
   char              *temp;
   char              *abs;
   GByteArray        *pending; /* (owned) bytes not yet written */
+  LbHttpPreconditions *cond;  /* (owned) the request's preconditions */
   mode_t             umask;
   char              *filter_origin; /* (nullable) set for .lbfilter uploads, which are parsed */
   /* results */
@@ -143,6 +145,7 @@ lb_put_commit_free (LbPutCommit *pc)
   g_free (pc->temp);
   g_free (pc->abs);
   g_byte_array_unref (pc->pending);
+  lb_http_preconditions_free (pc->cond);
   g_free (pc->etag);
   g_free (pc->lastmod);
   g_free (pc->filter_origin);
@@ -214,8 +217,7 @@ put_commit_thread (GTask *task, gpointer source, gpointer task_data, GCancellabl
           return;
         }
     }
-  if ((status = lb_http_evaluate_preconditions (soup_server_message_get_request_headers (pc->msg),
-                                                pc->existed ? &st : NULL, FALSE)) != 0)
+  if ((status = lb_http_preconditions_evaluate (pc->cond, pc->existed ? &st : NULL, FALSE)) != 0)
     {
       pc->status = status;
       pc->detail = "precondition failed";
@@ -281,6 +283,7 @@ void
 lb_store_upload_finish (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
 {
   g_autoptr(GTask) task = NULL;
+  LbHttpPreconditions cond;
   LbPutCommit *pc;
 
   if (req->too_large)
@@ -305,6 +308,9 @@ lb_store_upload_finish (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequ
   pc->temp = g_strdup (req->temp_path);
   pc->abs = g_strdup (req->abs);
   pc->pending = g_steal_pointer (&req->wbuf);
+  /* Copied now: the thread must not read the headers of a message the main loop owns. */
+  lb_http_preconditions_read (&cond, soup_server_message_get_request_headers (msg));
+  pc->cond = lb_http_preconditions_dup (&cond);
   pc->umask = self->umask;
   if (lb_store_path_is_in_filter_repo (req->rel))
     pc->filter_origin = g_path_get_basename (req->rel);
