@@ -12,6 +12,7 @@
 #include "lb-dav-xml.h"
 #include "lb-http-conditions.h"
 #include "lb-store-fs.h"
+#include "lb-store-lock.h"
 #include "lb-store-path.h"
 #include "lb-store-reply.h"
 #include "lb-store-server-private.h"
@@ -397,10 +398,15 @@ lb_dav_handle_delete (LbStoreServer *self, SoupServerMessage *msg, LbStoreReques
 {
   SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
   const char *depth = soup_message_headers_get_one (h, "Depth");
+  g_autofree char *key = lb_store_lock_key (req->abs);
+  g_autoptr(LbStoreLock) lock = NULL;
   struct stat st;
   guint status;
   int err;
 
+  /* Under the path's lock: a PUT with the same If-Match commits before or after, not
+   * between the check and the removal. */
+  lock = lb_store_lock_acquire (self->locks, key, NULL);
   if (lstat (req->abs, &st) != 0)
     return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
   if (req->rel[0] == '\0' || lb_store_path_is_filter_repo_dir (req->rel))
@@ -469,15 +475,14 @@ lb_dav_handle_copy_move (LbStoreServer *self, SoupServerMessage *msg, LbStoreReq
   const char *overwrite_h = soup_message_headers_get_one (h, "Overwrite");
   g_autofree char *drel = NULL;
   g_autofree char *dabs = NULL;
+  g_autofree char *src_key = NULL;
+  g_autofree char *dst_key = NULL;
+  g_autoptr(LbStoreLock) lock = NULL;
   gboolean dslash = FALSE, overwrite = TRUE, recursive = TRUE, dexists;
   struct stat st, dst;
   guint status;
   int err;
 
-  if (lstat (req->abs, &st) != 0)
-    return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
-  if (move && (req->rel[0] == '\0' || lb_store_path_is_filter_repo_dir (req->rel)))
-    return lb_store_reply_error (msg, SOUP_STATUS_FORBIDDEN, "this collection cannot be moved");
   if ((status = resolve_destination (self, msg, &drel, &dabs, &dslash)) != 0)
     return lb_store_reply_error (msg, status, "bad Destination");
 
@@ -501,6 +506,16 @@ lb_dav_handle_copy_move (LbStoreServer *self, SoupServerMessage *msg, LbStoreReq
                                      move ? "MOVE needs Depth: infinity" : "COPY needs Depth 0 or infinity");
     }
 
+  /* From here to the end under the locks of both paths: the checks (source preconditions,
+   * Overwrite) hold until the commit, and no PUT lands in between. */
+  src_key = lb_store_lock_key (req->abs);
+  dst_key = lb_store_lock_key (dabs);
+  lock = lb_store_lock_acquire (self->locks, src_key, dst_key);
+
+  if (lstat (req->abs, &st) != 0)
+    return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
+  if (move && (req->rel[0] == '\0' || lb_store_path_is_filter_repo_dir (req->rel)))
+    return lb_store_reply_error (msg, SOUP_STATUS_FORBIDDEN, "this collection cannot be moved");
   if ((status = lb_store_path_check_creatable (drel, S_ISDIR (st.st_mode))) != 0)
     return lb_store_reply_error (msg, status, "this destination cannot be written");
   if (strcmp (drel, req->rel) == 0)

@@ -81,6 +81,14 @@ lb_http_preconditions_free (LbHttpPreconditions *p)
   g_free (p);
 }
 
+/* If-None-Match: * (RFC 9110 §13.1.2): the request holds only while nothing has the name, so
+ * a write must never replace what is there at the moment it lands. */
+gboolean
+lb_http_preconditions_forbid_any (const LbHttpPreconditions *p)
+{
+  return p->if_none_match != NULL && header_is_star (p->if_none_match);
+}
+
 /*
  * The preconditions @p, in RFC 9110 §13.2.2 evaluation order. @st is NULL when the resource
  * does not exist. Returns 0, 304 (only for GET/HEAD) or 412.

@@ -37,6 +37,7 @@ void                 lb_http_preconditions_free       (LbHttpPreconditions      
 guint                lb_http_preconditions_evaluate   (const LbHttpPreconditions *p,
                                                        const struct stat         *st,
                                                        gboolean                   safe_method);
+gboolean             lb_http_preconditions_forbid_any (const LbHttpPreconditions *p);
 guint                lb_http_evaluate_preconditions   (SoupMessageHeaders        *h,
                                                        const struct stat         *st,
                                                        gboolean                   safe_method);

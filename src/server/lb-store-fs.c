@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -164,6 +165,37 @@ lb_store_fs_open_temp (const char *target, int *fd_out, char **path_out)
   *fd_out = fd;
   *path_out = g_steal_pointer (&tmpl);
   return 0;
+}
+
+/*
+ * Renames @from to @to unless @to exists (then EEXIST): the kernel decides, in one step
+ * (renameat2 RENAME_NOREPLACE), so not even a process outside the server can slip a file in
+ * between a check and the rename. File systems without that flag fall back to link(2), which
+ * never replaces either, and failing that to a check and a rename, which the caller's path
+ * lock (lb-store-lock.h) still protects against the server's own requests.
+ */
+int
+lb_store_fs_rename_noreplace (const char *from, const char *to)
+{
+  struct stat st;
+
+  if (renameat2 (AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+    return 0;
+  if (errno != EINVAL && errno != ENOSYS)
+    return errno;
+  if (lstat (from, &st) == 0 && S_ISREG (st.st_mode))
+    {
+      if (link (from, to) == 0)
+        {
+          unlink (from);
+          return 0;
+        }
+      if (errno != EPERM && errno != EOPNOTSUPP && errno != EMLINK)
+        return errno;
+    }
+  if (lstat (to, &st) == 0)
+    return EEXIST;
+  return rename (from, to) == 0 ? 0 : errno;
 }
 
 /* Copies one regular file through a temporary in the destination directory, fsynced and

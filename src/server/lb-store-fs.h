@@ -23,6 +23,8 @@ int        lb_store_fs_write_all          (int         fd,
 int        lb_store_fs_open_temp          (const char *target,
                                            int        *fd_out,
                                            char      **path_out);
+int        lb_store_fs_rename_noreplace   (const char *from,
+                                           const char *to);
 int        lb_store_fs_copy_tree          (const char *root_real,
                                            GHashTable *temps,
                                            const char *src,

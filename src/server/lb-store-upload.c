@@ -11,6 +11,7 @@
 #include "lb-declarative.h"
 #include "lb-http-conditions.h"
 #include "lb-store-fs.h"
+#include "lb-store-lock.h"
 #include "lb-store-path.h"
 #include "lb-store-reply.h"
 #include "lb-store-server-private.h"
@@ -106,33 +107,35 @@ lb_store_upload_begin (LbStoreServer *self, SoupServerMessage *msg, LbStoreReque
 }
 
 /*
- * The end of a PUT: write the last buffered bytes, fsync, check the preconditions again (the
- * target may have changed while the body streamed in, and If-Match must still protect against
- * a concurrent writer), rename into place, fsync the directory. fsync of a large file can take
- * a long time, so this runs in a worker thread while the message is paused; the thread touches
- * only the file system and this struct (the preconditions are copied out of the request
- * first), never the message or the server's tables.
+ * The end of a PUT: write the last buffered bytes, fsync, then, under the lock of the target
+ * path (lb-store-lock.h), check the preconditions again against the file that is there now
+ * and rename into place, so that no other writer of this server can come between the check
+ * and the rename; If-None-Match: * renames without replacing (the kernel refuses if anything
+ * has the name). Then fsync the directory. fsync of a large file can take a long time, so this
+ * runs in a worker thread while the message is paused; the thread touches only the file
+ * system, the locks and this struct (the preconditions are copied out of the request first),
+ * never the message or the server's tables.
  */
 typedef struct
 {
-  SoupServerMessage *msg;     /* (owned) paused until the commit is done */
-  LbStoreServer     *server;  /* (owned) */
-  int                fd;      /* (owned) the temporary, closed by the thread */
-  char              *temp;
-  char              *abs;
-  GByteArray        *pending; /* (owned) bytes not yet written */
-  LbHttpPreconditions *cond;  /* (owned) the request's preconditions */
-  mode_t             umask;
-  char              *filter_origin; /* (nullable) set for .lbfilter uploads, which are parsed */
+  SoupServerMessage   *msg;     /* (owned) paused until the commit is done */
+  LbStoreServer       *server;  /* (owned) */
+  int                  fd;      /* (owned) the temporary, closed by the thread */
+  char                *temp;
+  char                *abs;
+  GByteArray          *pending; /* (owned) bytes not yet written */
+  LbHttpPreconditions *cond;    /* (owned) the request's preconditions */
+  mode_t               umask;
+  char                *filter_origin; /* (nullable) set for .lbfilter uploads, which are parsed */
   /* results */
-  guint              status;
-  const char        *detail;
-  char              *detail_owned;
-  int                err;
-  gboolean           renamed;
-  gboolean           existed;
-  char              *etag;
-  char              *lastmod;
+  guint                status;
+  const char          *detail;
+  char                *detail_owned;
+  int                  err;
+  gboolean             renamed;
+  gboolean             existed;
+  char                *etag;
+  char                *lastmod;
 } LbPutCommit;
 
 static void
@@ -161,18 +164,68 @@ status_for_write_errno (int err)
            : SOUP_STATUS_INTERNAL_SERVER_ERROR;
 }
 
+/* Under the target's lock: the preconditions against the file there now, then the rename.
+ * Sets pc->status on refusal and returns FALSE. */
+static gboolean
+put_commit_locked (LbPutCommit *pc)
+{
+  g_autofree char *key = lb_store_lock_key (pc->abs);
+  g_autoptr(LbStoreLock) lock = NULL;
+  struct stat st;
+  guint status;
+  int err;
+
+  lock = lb_store_lock_acquire (pc->server->locks, key, NULL);
+  pc->existed = stat (pc->abs, &st) == 0;
+  if (pc->existed && S_ISDIR (st.st_mode))
+    {
+      pc->status = SOUP_STATUS_CONFLICT;
+      pc->detail = "a collection has this name";
+      return FALSE;
+    }
+  if ((status = lb_http_preconditions_evaluate (pc->cond, pc->existed ? &st : NULL, FALSE)) != 0)
+    {
+      pc->status = status;
+      pc->detail = "precondition failed";
+      return FALSE;
+    }
+  if (lb_http_preconditions_forbid_any (pc->cond))
+    err = lb_store_fs_rename_noreplace (pc->temp, pc->abs);
+  else
+    err = rename (pc->temp, pc->abs) == 0 ? 0 : errno;
+  if (err == EEXIST)
+    {
+      /* Created behind the server's back since the check: If-None-Match: * fails. */
+      pc->status = SOUP_STATUS_PRECONDITION_FAILED;
+      pc->detail = "precondition failed";
+      return FALSE;
+    }
+  if (err != 0)
+    {
+      pc->err = err;
+      pc->status = lb_store_reply_errno_status (err);
+      pc->detail = g_strerror (err);
+      return FALSE;
+    }
+  pc->renamed = TRUE;
+  return TRUE;
+}
+
 static void
 put_commit_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
   LbPutCommit *pc = task_data;
-  struct stat st;
+  struct stat st, own;
   int err = lb_store_fs_write_all (pc->fd, pc->pending->data, pc->pending->len);
-  guint status;
 
   if (err == 0 && fsync (pc->fd) != 0)
     err = errno;
-  pc->existed = stat (pc->abs, &st) == 0;
-  if (err == 0 && fchmod (pc->fd, pc->existed ? (st.st_mode & 07777) : (0666 & ~pc->umask)) != 0)
+  /* The mode of the file it replaces, else the one a new file gets. */
+  if (err == 0 &&
+      fchmod (pc->fd, stat (pc->abs, &st) == 0 ? (st.st_mode & 07777) : (0666 & ~pc->umask)) != 0)
+    err = errno;
+  /* The new file's ETag: a rename keeps the inode, size and mtime it is made of. */
+  if (err == 0 && fstat (pc->fd, &own) != 0)
     err = errno;
   if (close (pc->fd) != 0 && err == 0)
     err = errno;
@@ -182,12 +235,6 @@ put_commit_thread (GTask *task, gpointer source, gpointer task_data, GCancellabl
       pc->err = err;
       pc->status = status_for_write_errno (err);
       pc->detail = g_strerror (err);
-      return;
-    }
-  if (pc->existed && S_ISDIR (st.st_mode))
-    {
-      pc->status = SOUP_STATUS_CONFLICT;
-      pc->detail = "a collection has this name";
       return;
     }
   if (pc->filter_origin != NULL)
@@ -217,26 +264,11 @@ put_commit_thread (GTask *task, gpointer source, gpointer task_data, GCancellabl
           return;
         }
     }
-  if ((status = lb_http_preconditions_evaluate (pc->cond, pc->existed ? &st : NULL, FALSE)) != 0)
-    {
-      pc->status = status;
-      pc->detail = "precondition failed";
-      return;
-    }
-  if (rename (pc->temp, pc->abs) != 0)
-    {
-      pc->err = errno;
-      pc->status = lb_store_reply_errno_status (pc->err);
-      pc->detail = g_strerror (pc->err);
-      return;
-    }
-  pc->renamed = TRUE;
+  if (!put_commit_locked (pc))
+    return;
   lb_store_fs_sync_dir_of (pc->abs);
-  if (stat (pc->abs, &st) == 0)
-    {
-      pc->etag = lb_http_make_etag (&st);
-      pc->lastmod = lb_dav_format_rfc1123 (st.st_mtim.tv_sec);
-    }
+  pc->etag = lb_http_make_etag (&own);
+  pc->lastmod = lb_dav_format_rfc1123 (own.st_mtim.tv_sec);
   pc->status = pc->existed ? SOUP_STATUS_NO_CONTENT : SOUP_STATUS_CREATED;
 }
 
