@@ -78,6 +78,19 @@ lb_store_upload_begin (LbStoreServer *self, SoupServerMessage *msg, LbStoreReque
   guint status;
   int err;
 
+  /* A chunked body is refused from the head (RFC 9110 §15.5.12): libsoup 3.2 cannot tell a
+   * complete one from a cut one, so a truncated or malformed upload would replace the file.
+   * libsoup 3.2.3's chunked decoder (soup-body-input-stream.c) reads the chunk size with
+   * strtoul() and takes anything that is not a positive number ("zz", "-5", an empty line,
+   * 18 hex digits) for the last chunk; it takes end-of-file at a chunk boundary for the end of
+   * the body; and it accepts any line after a chunk and after the last chunk. A PUT body then
+   * looks complete to the server whether the client sent it all or died half-way. Upstream:
+   * end-of-file is an error since 3.6.5 (GNOME/libsoup#153, #381), the line ends and trailers
+   * are read correctly since 3.6.6, and bad chunk sizes are a 400 in 3.7.1 (#508). The
+   * Lightbox client always sends Content-Length. */
+  if (soup_message_headers_get_encoding (h) == SOUP_ENCODING_CHUNKED)
+    return lb_store_reply_refuse (msg, SOUP_STATUS_LENGTH_REQUIRED,
+                                  "chunked uploads are not accepted: send Content-Length");
   if ((status = lb_store_path_check_creatable (req->rel, FALSE)) != 0)
     return lb_store_reply_refuse (msg, status, "this name cannot be written");
   if (req->slash)

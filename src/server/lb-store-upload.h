@@ -11,8 +11,8 @@ G_BEGIN_DECLS
 /*
  * Request bodies. PUT streams its body into an upload temporary beside the target, and a worker
  * thread commits it (fsync, then preconditions again and rename under the path's lock, fsync
- * of the directory) while the message is paused. The bodies of the other methods are kept in
- * memory up to LB_STORE_MAX_XML_BODY.
+ * of the directory) while the message is paused; a chunked PUT is refused (411). The bodies of
+ * the other methods are kept in memory up to LB_STORE_MAX_XML_BODY.
  */
 
 void lb_store_upload_begin     (LbStoreServer     *self,
