@@ -466,6 +466,45 @@ resolve_destination (LbStoreServer *self, SoupServerMessage *msg, char **rel_out
   return 0;
 }
 
+/* The status of a failed commit of COPY or MOVE: EEXIST means something took the name since
+ * the check, which Overwrite: F forbids replacing. */
+static guint
+commit_status (int err)
+{
+  return err == EEXIST ? SOUP_STATUS_PRECONDITION_FAILED : lb_store_reply_errno_status (err);
+}
+
+/* COPY: the copy is built beside the destination, then put in its place (swapped in where it
+ * replaces a collection). Returns 0 or an errno; on failure the destination is as it was and
+ * no partial copy is left. */
+static int
+copy_into_place (LbStoreServer *self, const char *src, const char *dst, gboolean recursive,
+                 gboolean replace)
+{
+  g_autofree char *tmp = NULL;
+  int err = lb_store_fs_copy_beside (self->root_real, src, dst, recursive, &tmp);
+
+  if (err != 0)
+    return err;
+  err = lb_store_fs_install (tmp, dst, replace);
+  if (err != 0)
+    lb_store_fs_remove_tree (tmp);
+  return err;
+}
+
+/* MOVE: one rename on the same file system (a collection swapped in whole where it replaces
+ * one); across file systems a COPY, and only once it is in place is the source discarded.
+ * Same contract as copy_into_place(), and the source stays too. */
+static int
+move_into_place (LbStoreServer *self, const char *src, const char *dst, gboolean replace)
+{
+  int err = lb_store_fs_install (src, dst, replace);
+
+  if (err == EXDEV && (err = copy_into_place (self, src, dst, TRUE, replace)) == 0)
+    lb_store_fs_discard (src);
+  return err;
+}
+
 void
 lb_dav_handle_copy_move (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req,
                          gboolean move)
@@ -534,42 +573,18 @@ lb_dav_handle_copy_move (LbStoreServer *self, SoupServerMessage *msg, LbStoreReq
         return lb_store_reply_error (msg, SOUP_STATUS_PRECONDITION_FAILED, "destination exists");
       if (lb_store_path_is_inside (dabs, req->abs))
         return lb_store_reply_error (msg, SOUP_STATUS_FORBIDDEN, "source lies inside the destination");
-      /* A file replacing a file goes in atomically by rename below; anything else first
-       * removes the destination (RFC 4918 §9.8.4: delete before copy). */
-      if (S_ISDIR (dst.st_mode) || S_ISDIR (st.st_mode))
-        {
-          err = lb_store_fs_remove_tree (dabs);
-          if (err != 0)
-            return lb_store_reply_errno (msg, err);
-        }
     }
 
+  /* RFC 4918 §9.8.4 and §9.9.4: what the destination was is replaced whole, never merged; it
+   * stays as it was if the copy fails (a full disk: 507). */
   if (move)
-    {
-      if (rename (req->abs, dabs) != 0)
-        {
-          err = errno;
-          if (err != EXDEV)
-            return lb_store_reply_errno (msg, err);
-          /* Another file system below the root: copy, then delete the source. */
-          err = lb_store_fs_copy_tree (self->root_real, self->temps, req->abs, dabs, TRUE);
-          if (err == 0)
-            err = lb_store_fs_remove_tree (req->abs);
-          if (err != 0)
-            return lb_store_reply_errno (msg, err);
-        }
-      lb_store_fs_sync_dir_of (req->abs);
-    }
+    err = move_into_place (self, req->abs, dabs, overwrite);
   else
-    {
-      err = lb_store_fs_copy_tree (self->root_real, self->temps, req->abs, dabs, recursive);
-      if (err != 0)
-        {
-          if (S_ISDIR (st.st_mode))
-            lb_store_fs_remove_tree (dabs);
-          return lb_store_reply_errno (msg, err);
-        }
-    }
+    err = copy_into_place (self, req->abs, dabs, recursive, overwrite);
+  if (err != 0)
+    return lb_store_reply_error (msg, commit_status (err), g_strerror (err));
+  if (move)
+    lb_store_fs_sync_dir_of (req->abs);
   lb_store_fs_sync_dir_of (dabs);
   if (dexists)
     soup_server_message_set_status (msg, SOUP_STATUS_NO_CONTENT, NULL);
