@@ -16,6 +16,7 @@
 #include "lb-store-path.h"
 #include "lb-store-reply.h"
 #include "lb-store-server-private.h"
+#include "lb-store-upload.h"
 
 #define LB_GET_COPY_MAX (64 * 1024) /* bytes: GET reads files up to this size, maps larger ones */
 
@@ -116,7 +117,9 @@ lb_dav_handle_get (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *
   LbHttpRange range;
   int fd;
 
-  fd = open (req->abs, O_RDONLY | O_CLOEXEC);
+  /* Without blocking: a FIFO (or a device) in the root would otherwise hold the main loop in
+   * open() until a writer appears. Only files and collections are served (fstat below). */
+  fd = open (req->abs, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0)
     return lb_store_reply_error (msg, errno == ENOENT || errno == ENOTDIR ? SOUP_STATUS_NOT_FOUND
                                                                           : lb_store_reply_errno_status (errno),
@@ -393,6 +396,20 @@ lb_dav_handle_mkcol (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest
   soup_server_message_set_status (msg, SOUP_STATUS_CREATED, NULL);
 }
 
+/* Whether @abs is part of the DAV namespace: a file or a collection (followed through a
+ * symlink), not a FIFO, socket or device. @lst gets lstat(), the entry itself. */
+static gboolean
+in_namespace (const char *abs, struct stat *lst)
+{
+  struct stat st;
+
+  if (lstat (abs, lst) != 0)
+    return FALSE;
+  if (!S_ISLNK (lst->st_mode))
+    return S_ISREG (lst->st_mode) || S_ISDIR (lst->st_mode);
+  return stat (abs, &st) == 0 && (S_ISREG (st.st_mode) || S_ISDIR (st.st_mode));
+}
+
 void
 lb_dav_handle_delete (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
 {
@@ -407,7 +424,7 @@ lb_dav_handle_delete (LbStoreServer *self, SoupServerMessage *msg, LbStoreReques
   /* Under the path's lock: a PUT with the same If-Match commits before or after, not
    * between the check and the removal. */
   lock = lb_store_lock_acquire (self->locks, key, NULL);
-  if (lstat (req->abs, &st) != 0)
+  if (!in_namespace (req->abs, &st))
     return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
   if (req->rel[0] == '\0' || lb_store_path_is_filter_repo_dir (req->rel))
     return lb_store_reply_error (msg, SOUP_STATUS_FORBIDDEN, "this collection cannot be deleted");
@@ -422,7 +439,13 @@ lb_dav_handle_delete (LbStoreServer *self, SoupServerMessage *msg, LbStoreReques
   soup_server_message_set_status (msg, SOUP_STATUS_NO_CONTENT, NULL);
 }
 
-/* Maps the Destination header of COPY/MOVE to a path below the root; returns 0 or a status. */
+/*
+ * Maps the Destination header of COPY/MOVE to a path below the root; returns 0 or a status.
+ * RFC 4918 §10.3: Destination = Simple-ref, an absolute URI or an absolute path (an optional
+ * query is dropped; this store has none). Anything else is 400, including "//host/x" (a
+ * network-path reference, not a path) and userinfo (RFC 9110 §4.2.4). An absolute URI must
+ * name this server's namespace: the request's scheme, host and port, else 502 (§9.8.5).
+ */
 static guint
 resolve_destination (LbStoreServer *self, SoupServerMessage *msg, char **rel_out, char **abs_out,
                      gboolean *slash_out)
@@ -431,33 +454,33 @@ resolve_destination (LbStoreServer *self, SoupServerMessage *msg, char **rel_out
                                                    "Destination");
   GUri *req_uri = soup_server_message_get_uri (msg);
   g_autoptr(GUri) duri = NULL;
-  const char *path;
+  g_autofree char *path = NULL;
   LbStorePathStatus ps;
+  char *q;
 
   if (dest == NULL)
     return SOUP_STATUS_BAD_REQUEST;
   if (dest[0] == '/')
-    path = dest;
+    {
+      if (dest[1] == '/')
+        return SOUP_STATUS_BAD_REQUEST;
+      path = g_strdup (dest);
+    }
   else
     {
       duri = g_uri_parse (dest, G_URI_FLAGS_ENCODED | G_URI_FLAGS_SCHEME_NORMALIZE, NULL);
-      if (duri == NULL || g_uri_get_host (duri) == NULL)
+      if (duri == NULL || g_uri_get_host (duri) == NULL || g_uri_get_userinfo (duri) != NULL ||
+          g_uri_get_fragment (duri) != NULL)
         return SOUP_STATUS_BAD_REQUEST;
-      /* RFC 4918 §9.8.5: a destination on another server is a 502. */
-      if (g_ascii_strcasecmp (g_uri_get_host (duri), g_uri_get_host (req_uri)) != 0 ||
+      if (g_ascii_strcasecmp (g_uri_get_scheme (duri), g_uri_get_scheme (req_uri)) != 0 ||
+          g_ascii_strcasecmp (g_uri_get_host (duri), g_uri_get_host (req_uri)) != 0 ||
           g_uri_get_port (duri) != g_uri_get_port (req_uri))
         return SOUP_STATUS_BAD_GATEWAY;
-      if (g_uri_get_fragment (duri) != NULL)
-        return SOUP_STATUS_BAD_REQUEST;
-      path = g_uri_get_path (duri);
+      path = g_strdup (g_uri_get_path (duri));
     }
-  {
-    g_autofree char *p = g_strdup (path);
-    char *q = strchr (p, '?');
-    if (q != NULL)
-      *q = '\0';
-    ps = lb_store_path_decode (p, rel_out, slash_out);
-  }
+  if ((q = strchr (path, '?')) != NULL)
+    *q = '\0';
+  ps = lb_store_path_decode (path, rel_out, slash_out);
   if (ps != LB_STORE_PATH_OK)
     return ps;
   *abs_out = g_build_filename (self->root, *rel_out, NULL);
@@ -517,14 +540,13 @@ lb_dav_handle_copy_move (LbStoreServer *self, SoupServerMessage *msg, LbStoreReq
   g_autofree char *src_key = NULL;
   g_autofree char *dst_key = NULL;
   g_autoptr(LbStoreLock) lock = NULL;
-  gboolean dslash = FALSE, overwrite = TRUE, recursive = TRUE, dexists;
+  gboolean dslash = FALSE, overwrite = TRUE, recursive = TRUE, dexists, is_link;
   struct stat st, dst;
   guint status;
   int err;
 
   if ((status = resolve_destination (self, msg, &drel, &dabs, &dslash)) != 0)
     return lb_store_reply_error (msg, status, "bad Destination");
-
   if (overwrite_h != NULL)
     {
       if (g_ascii_strcasecmp (overwrite_h, "T") == 0)
@@ -551,10 +573,13 @@ lb_dav_handle_copy_move (LbStoreServer *self, SoupServerMessage *msg, LbStoreReq
   dst_key = lb_store_lock_key (dabs);
   lock = lb_store_lock_acquire (self->locks, src_key, dst_key);
 
-  if (lstat (req->abs, &st) != 0)
+  if (!in_namespace (req->abs, &st))
     return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
   if (move && (req->rel[0] == '\0' || lb_store_path_is_filter_repo_dir (req->rel)))
     return lb_store_reply_error (msg, SOUP_STATUS_FORBIDDEN, "this collection cannot be moved");
+  is_link = S_ISLNK (st.st_mode);
+  if (is_link && stat (req->abs, &st) != 0)
+    return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
   if ((status = lb_store_path_check_creatable (drel, S_ISDIR (st.st_mode))) != 0)
     return lb_store_reply_error (msg, status, "this destination cannot be written");
   if (strcmp (drel, req->rel) == 0)
@@ -571,8 +596,23 @@ lb_dav_handle_copy_move (LbStoreServer *self, SoupServerMessage *msg, LbStoreReq
     {
       if (!overwrite)
         return lb_store_reply_error (msg, SOUP_STATUS_PRECONDITION_FAILED, "destination exists");
+      if (!in_namespace (dabs, &dst))
+        return lb_store_reply_error (msg, SOUP_STATUS_CONFLICT,
+                                     "something other than a file has the destination's name");
       if (lb_store_path_is_inside (dabs, req->abs))
         return lb_store_reply_error (msg, SOUP_STATUS_FORBIDDEN, "source lies inside the destination");
+    }
+  if (lb_store_path_is_in_filter_repo (drel))
+    {
+      g_autofree char *name = g_path_get_basename (drel);
+      g_autofree char *detail = NULL;
+
+      /* A symlink moved in would publish whatever its target becomes, unchecked. */
+      if (move && is_link)
+        return lb_store_reply_error (msg, SOUP_STATUS_FORBIDDEN,
+                                     "only files can be published as filters");
+      if ((status = lb_store_upload_check_filter (req->abs, name, &detail)) != 0)
+        return lb_store_reply_error (msg, status, detail);
     }
 
   /* RFC 4918 §9.8.4 and §9.9.4: what the destination was is replaced whole, never merged; it

@@ -106,6 +106,9 @@ lb_store_upload_begin (LbStoreServer *self, SoupServerMessage *msg, LbStoreReque
   exists = stat (req->abs, &st) == 0;
   if (exists && S_ISDIR (st.st_mode))
     return lb_store_reply_refuse (msg, SOUP_STATUS_CONFLICT, "a collection has this name");
+  if (exists && !S_ISREG (st.st_mode))
+    return lb_store_reply_refuse (msg, SOUP_STATUS_CONFLICT,
+                                  "something other than a file has this name");
   if ((status = lb_http_evaluate_preconditions (h, exists ? &st : NULL, FALSE)) != 0)
     return lb_store_reply_refuse (msg, status, "precondition failed");
   if (!lb_store_fs_parent_is_dir (req->abs))
@@ -117,6 +120,45 @@ lb_store_upload_begin (LbStoreServer *self, SoupServerMessage *msg, LbStoreReque
   req->wbuf = g_byte_array_sized_new (LB_PUT_BLOCK + 64 * 1024);
   g_hash_table_add (self->temps, g_strdup (req->temp_path));
   req->existed = exists;
+}
+
+/*
+ * lb_store_upload_check_filter:
+ * @path: a regular file
+ * @name: the name it is to be published under in the filter repository
+ * @detail: (out): why not, for the answer
+ *
+ * Whether @path may be published as a declarative filter: at most LB_STORE_MAX_XML_BODY bytes
+ * (else 413), and text the engine's strict parser accepts (else 422, with the parser's
+ * "file:line: reason"). Chain steps are checked where they run, against the filters installed
+ * there. Every way into the repository (PUT, COPY, MOVE) goes through here. Returns 0 or the
+ * status.
+ */
+guint
+lb_store_upload_check_filter (const char *path, const char *name, char **detail)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbFilter) filter = NULL;
+  char *text = NULL;
+  gsize text_len = 0;
+  struct stat st;
+
+  if (stat (path, &st) == 0 && st.st_size > LB_STORE_MAX_XML_BODY)
+    {
+      *detail = g_strdup ("a declarative filter is at most 1 MiB");
+      return SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE;
+    }
+  if (g_file_get_contents (path, &text, &text_len, &error))
+    {
+      g_autoptr(GBytes) bytes = g_bytes_new_take (text, text_len);
+      filter = lb_declarative_parse (bytes, name, NULL, NULL, &error);
+    }
+  if (filter == NULL)
+    {
+      *detail = g_strdup (error->message);
+      return SOUP_STATUS_UNPROCESSABLE_ENTITY;
+    }
+  return 0;
 }
 
 /*
@@ -190,10 +232,11 @@ put_commit_locked (LbPutCommit *pc)
 
   lock = lb_store_lock_acquire (pc->server->locks, key, NULL);
   pc->existed = stat (pc->abs, &st) == 0;
-  if (pc->existed && S_ISDIR (st.st_mode))
+  if (pc->existed && !S_ISREG (st.st_mode))
     {
       pc->status = SOUP_STATUS_CONFLICT;
-      pc->detail = "a collection has this name";
+      pc->detail = S_ISDIR (st.st_mode) ? "a collection has this name"
+                                        : "something other than a file has this name";
       return FALSE;
     }
   if ((status = lb_http_preconditions_evaluate (pc->cond, pc->existed ? &st : NULL, FALSE)) != 0)
@@ -250,32 +293,11 @@ put_commit_thread (GTask *task, gpointer source, gpointer task_data, GCancellabl
       pc->detail = g_strerror (err);
       return;
     }
-  if (pc->filter_origin != NULL)
+  if (pc->filter_origin != NULL &&
+      (pc->status = lb_store_upload_check_filter (pc->temp, pc->filter_origin, &pc->detail_owned)) != 0)
     {
-      /* The repository only publishes filters the engine accepts: parsed strictly here (chain
-       * steps are checked where they run, against the filters installed there). */
-      g_autoptr(GError) error = NULL;
-      g_autoptr(LbFilter) filter = NULL;
-      char *text = NULL;
-      gsize text_len = 0;
-
-      if (stat (pc->temp, &st) == 0 && st.st_size > LB_STORE_MAX_XML_BODY)
-        {
-          pc->status = SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE;
-          pc->detail = "a declarative filter is at most 1 MiB";
-          return;
-        }
-      if (g_file_get_contents (pc->temp, &text, &text_len, &error))
-        {
-          g_autoptr(GBytes) bytes = g_bytes_new_take (text, text_len);
-          filter = lb_declarative_parse (bytes, pc->filter_origin, NULL, NULL, &error);
-        }
-      if (filter == NULL)
-        {
-          pc->status = SOUP_STATUS_UNPROCESSABLE_ENTITY;
-          pc->detail = pc->detail_owned = g_strdup (error->message);
-          return;
-        }
+      pc->detail = pc->detail_owned;
+      return;
     }
   if (!put_commit_locked (pc))
     return;
