@@ -20,7 +20,8 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 
-#include "store-proc.h"
+#include "lb-test-image.h"   /* lb_test_bytes */
+#include "lb-test-process.h" /* lb_test_server_exe, lb_test_server_spawn */
 
 typedef struct {
   GSubprocess *proc;
@@ -32,7 +33,7 @@ typedef struct {
 static inline void
 http_store_start (HttpStore *s, const char *root, const char *const *extra)
 {
-  g_autofree char *bin = store_exe ();
+  g_autofree char *bin = lb_test_server_exe ();
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
   g_autoptr (GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
 
@@ -47,7 +48,7 @@ http_store_start (HttpStore *s, const char *root, const char *const *extra)
   g_subprocess_launcher_setenv (l, "ASAN_OPTIONS",
                                 "detect_leaks=0:abort_on_error=1:halt_on_error=1:detect_odr_violation=0", TRUE);
 #endif
-  store_spawn (l, (const char *const *) argv->pdata, &s->proc, &s->url);
+  lb_test_server_spawn (l, (const char *const *) argv->pdata, &s->proc, &s->url);
   s->port = (guint16) g_ascii_strtoull (strrchr (s->url, ':') + 1, NULL, 10);
   g_assert_cmpuint (s->port, >, 0);
 }

@@ -38,7 +38,7 @@ make_tree (const char *rel, guint n, gsize size, guint seed)
     {
       g_autofree char *name = g_strdup_printf ("file-%u.bin", i);
       g_autofree char *p = g_build_filename (dir, name, NULL);
-      g_autoptr (GBytes) b = content (size, seed + i);
+      g_autoptr (GBytes) b = lb_test_bytes (size, seed + i);
 
       http_write_file (p, g_bytes_get_data (b, NULL), size);
     }

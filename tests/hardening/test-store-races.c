@@ -189,7 +189,7 @@ add_puts (GPtrArray *reqs, guint n, const char *name, const char *condition, gui
 {
   for (guint i = 0; i < n; i++)
     {
-      g_autoptr (GBytes) body = content (BODY_SIZE, seed + i);
+      g_autoptr (GBytes) body = lb_test_bytes (BODY_SIZE, seed + i);
 
       add_req (reqs, body, "PUT /%s HTTP/1.1\r\n%s", name, condition);
     }
@@ -330,7 +330,7 @@ add_copy_move (GPtrArray *reqs, const char *method, const char *name, guint seed
   g_autofree char *p = path_of (name);
   Req *r;
 
-  *body = content (BODY_SIZE, seed);
+  *body = lb_test_bytes (BODY_SIZE, seed);
   http_write_file (p, g_bytes_get_data (*body, NULL), BODY_SIZE);
   r = add_req (reqs, NULL, "%s /%s HTTP/1.1\r\nOverwrite: F\r\nDestination: http://127.0.0.1:%u/%s",
                method, name, store.port, target);

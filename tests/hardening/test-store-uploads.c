@@ -147,7 +147,7 @@ kill_mid_body (const char *name, gboolean chunked)
   g_autofree char *after = NULL;
   g_autofree char *path = g_strdup_printf ("/%s", name);
   g_autofree char *head = put_head (name, chunked ? "Transfer-Encoding: chunked" : "Content-Length: 600000");
-  g_autoptr (GBytes) data = content (300000, 77);
+  g_autoptr (GBytes) data = lb_test_bytes (300000, 77);
   g_autoptr (GByteArray) wire = http_request_bytes (head, NULL, 0);
   const guint8 *d = g_bytes_get_data (data, NULL);
   int ready[2];
@@ -208,7 +208,7 @@ static gboolean
 server_stops_reading (const char *head, gboolean chunked)
 {
   g_autoptr (GByteArray) req = http_request_bytes (head, NULL, 0);
-  g_autoptr (GBytes) block = content (65536, 5);
+  g_autoptr (GBytes) block = lb_test_bytes (65536, 5);
   int fd = http_connect (store.port);
   gboolean stopped = !http_send_all (fd, req->data, req->len);
 
@@ -248,7 +248,7 @@ test_refused_unread (void)
   {
     g_autofree char *p = victim ("taken.bin");
     g_autofree char *head = put_head ("taken.bin", "Content-Length: 8388608\r\nIf-None-Match: *");
-    g_autoptr (GBytes) body = content (8 * 1024 * 1024, 9);
+    g_autoptr (GBytes) body = lb_test_bytes (8 * 1024 * 1024, 9);
     g_autoptr (HttpReply) r = http_request (store.port, head, g_bytes_get_data (body, NULL),
                                             g_bytes_get_size (body));
 
