@@ -18,9 +18,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "lb-bench-stats.h"
-#include "lb-bench-table.h"
 #include "lb-enhance.h"
+#include "lb-measure-table.h"
+#include "lb-measure.h"
 #include "lb-xvgeom.h"
 
 typedef gpointer (*PrepareFunc) (const LbKernelBuf *, gconstpointer params);

@@ -3,8 +3,8 @@
 
 #include <glib.h>
 
-#include "lb-bench-stats.h"
-#include "lb-bench-table.h"
+#include "lb-measure.h"
+#include "lb-measure-table.h"
 
 G_BEGIN_DECLS
 

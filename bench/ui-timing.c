@@ -31,9 +31,9 @@
 #include <signal.h>
 #include <string.h>
 
-#include "lb-bench-stats.h"
 #include "lb-bench-util.h"
 #include "lb-limits.h"
+#include "lb-measure.h"
 #include "lb-png.h"
 #include "lb-render.h"
 #include "lb-window-private.h"

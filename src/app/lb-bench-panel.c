@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "lb-bench-panel.h"
-#include "lb-bench-table.h"
+#include "lb-measure-table.h"
 
 typedef struct {
   char          *filter;

@@ -5,9 +5,9 @@
 
 #include <glib/gi18n.h>
 
-#include "lb-bench-stats.h"
 #include "lb-declarative.h"
 #include "lb-error.h"
+#include "lb-measure.h"
 #include "lb-param-dialog.h"
 #include "lb-pipeline.h"
 #include "lb-store.h"

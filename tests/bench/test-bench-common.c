@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "lb-bench-plot.h"
-#include "lb-bench-stats.h"
-#include "lb-bench-table.h"
 #include "lb-image-loader.h"
+#include "lb-measure-table.h"
+#include "lb-measure.h"
 
 static void
 test_stats (void)

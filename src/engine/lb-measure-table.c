@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "lb-bench-table.h"
+#include "lb-measure-table.h"
 
 struct _LbBenchTable {
   char *title;

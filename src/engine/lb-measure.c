@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "lb-bench-stats.h"
+#include "lb-measure.h"
 
 double
 lb_bench_now_ms (void)
