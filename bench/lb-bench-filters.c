@@ -220,7 +220,7 @@ run_once (gpointer data)
 
       /* Like the pipeline's pass: allocating the destination (first-touch page faults
        * included) is part of the time, freeing it is not. */
-      t0 = lb_bench_now_ms ();
+      t0 = lb_measure_now_ms ();
       dst.data = g_try_malloc (src.stride * (gsize) src.height);
       if (dst.data == NULL)
         {
@@ -233,7 +233,7 @@ run_once (gpointer data)
           g_free (dst.data);
           return 0;
         }
-      ms = lb_bench_now_ms () - t0;
+      ms = lb_measure_now_ms () - t0;
       g_free (dst.data);
       return ms;
     }
@@ -292,13 +292,13 @@ run_clear (Run *run)
  * effects are small against a second; from 5 s the first run alone. The runs column says
  * how many samples a median has. */
 static gboolean
-measure (Ctx *ctx, Run *run, LbBenchStats *st, GError **error)
+measure (Ctx *ctx, Run *run, LbMeasureStats *st, GError **error)
 {
-  LbBenchOptions fast = { 2, 5, 100, 2.0, 0.03 };
-  LbBenchOptions quick = { 1, 3, 30, 0.5, 0.05 };
-  LbBenchOptions slow = { 0, 3, 3, 2.0, 0.05 };
-  LbBenchOptions ref = { 0, 2, 4, 1.0, 0.05 };
-  const LbBenchOptions *opt = ctx->quick ? &quick : &fast;
+  LbMeasureOptions fast = { 2, 5, 100, 2.0, 0.03 };
+  LbMeasureOptions quick = { 1, 3, 30, 0.5, 0.05 };
+  LbMeasureOptions slow = { 0, 3, 3, 2.0, 0.05 };
+  LbMeasureOptions ref = { 0, 2, 4, 1.0, 0.05 };
+  const LbMeasureOptions *opt = ctx->quick ? &quick : &fast;
   double first = run_once (run);  /* also the first warm-up run */
 
   if (run->error == NULL)
@@ -306,12 +306,12 @@ measure (Ctx *ctx, Run *run, LbBenchStats *st, GError **error)
       if (first >= 5000)
         {
           /* one sample: a second run would cost more time than its information is worth */
-          *st = lb_bench_stats_of (&first, 1);
+          *st = lb_measure_stats_of (&first, 1);
         }
       else if (first >= 1000)
         {
           double samples[2] = { first, run_once (run) };
-          *st = lb_bench_stats_of (samples, 2);
+          *st = lb_measure_stats_of (samples, 2);
           st->stable = FALSE;
         }
       else
@@ -320,7 +320,7 @@ measure (Ctx *ctx, Run *run, LbBenchStats *st, GError **error)
             opt = &ref;
           else if (first >= 300)
             opt = &slow;
-          *st = lb_bench_measure (run_once, run, opt);
+          *st = lb_measure_run (run_once, run, opt);
         }
     }
   if (run->error != NULL)
@@ -400,7 +400,7 @@ floor_once (gpointer data)
 
   if (r->error != NULL)
     return 0;
-  t0 = lb_bench_now_ms ();
+  t0 = lb_measure_now_ms ();
   p.dst = lb_image_alloc_pixels (w, h, format, NULL, &p.dst_stride, &r->error);
   if (p.dst == NULL)
     return 0;
@@ -420,7 +420,7 @@ floor_once (gpointer data)
   while (p.pending > 0)
     g_cond_wait (&p.done, &p.lock);
   g_mutex_unlock (&p.lock);
-  ms = lb_bench_now_ms () - t0;
+  ms = lb_measure_now_ms () - t0;
   g_mutex_clear (&p.lock);
   g_cond_clear (&p.done);
   /* dropped as the pipeline's output is dropped after its pass (back to the pixel cache) */
@@ -429,20 +429,20 @@ floor_once (gpointer data)
 }
 
 static gboolean
-measure_floor (Ctx *ctx, LbImage *image, guint threads, LbBenchStats *st, GError **error)
+measure_floor (Ctx *ctx, LbImage *image, guint threads, LbMeasureStats *st, GError **error)
 {
-  LbBenchOptions opt = { 2, 5, 100, 2.0, 0.03 };
+  LbMeasureOptions opt = { 2, 5, 100, 2.0, 0.03 };
   FloorRun run = { image, MAX (threads, 1), NULL, NULL };
 
   if (ctx->quick)
-    opt = (LbBenchOptions) { 1, 3, 30, 0.5, 0.05 };
+    opt = (LbMeasureOptions) { 1, 3, 30, 0.5, 0.05 };
   if (run.threads > 1)
     {
       run.pool = g_thread_pool_new (floor_helper, NULL, (int) run.threads - 1, TRUE, error);
       if (run.pool == NULL)
         return FALSE;
     }
-  *st = lb_bench_measure (floor_once, &run, &opt);
+  *st = lb_measure_run (floor_once, &run, &opt);
   if (run.pool != NULL)
     g_thread_pool_free (run.pool, FALSE, TRUE);
   if (run.error != NULL)
@@ -532,7 +532,7 @@ lb_bench_mem_pass_main (int argc, char **argv)
 }
 
 static void
-memory_rows (Ctx *ctx, LbBenchTable *table, const LbBenchFilterSpec *const *sel, guint n_sel,
+memory_rows (Ctx *ctx, LbMeasureTable *table, const LbBenchFilterSpec *const *sel, guint n_sel,
              double mpx)
 {
   /* The child runs this very program through /proc/self/exe (inherited across fork), so a
@@ -568,11 +568,11 @@ memory_rows (Ctx *ctx, LbBenchTable *table, const LbBenchFilterSpec *const *sel,
         }
       image_mb = image_bytes / 1048576.0;
       delta_mb = ((double) peak_kb - (double) base_kb) / 1024.0;
-      lb_bench_table_add_row_take (table, g_strdup (sel[i]->label), g_strdup ("gray16"),
-                                   g_strdup (mpx_s), g_strdup (path), lb_bench_fmt (image_mb),
-                                   lb_bench_fmt (peak_kb / 1024.0), lb_bench_fmt (delta_mb),
-                                   lb_bench_fmt (delta_mb / image_mb),
-                                   g_strdup (delta_mb < 3 * image_mb ? "yes" : "NO"), NULL);
+      lb_measure_table_add_row_take (table, g_strdup (sel[i]->label), g_strdup ("gray16"),
+                                     g_strdup (mpx_s), g_strdup (path), lb_bench_fmt (image_mb),
+                                     lb_bench_fmt (peak_kb / 1024.0), lb_bench_fmt (delta_mb),
+                                     lb_bench_fmt (delta_mb / image_mb),
+                                     g_strdup (delta_mb < 3 * image_mb ? "yes" : "NO"), NULL);
     }
 }
 
@@ -638,10 +638,10 @@ command_once (gpointer data)
  * cache, dynamic linking). Commands over 1.5 s (ImageMagick's median) count the warm-up run
  * and take one more; --quick takes one run after the warm-up. */
 static gboolean
-time_command (gboolean quick, const char *const *argv, LbBenchStats *st, GError **error)
+time_command (gboolean quick, const char *const *argv, LbMeasureStats *st, GError **error)
 {
-  LbBenchOptions normal = { 0, 3, 12, 3.0, 0.05 };
-  LbBenchOptions fast_quick = { 0, 1, 1, 0.1, 0.5 };
+  LbMeasureOptions normal = { 0, 3, 12, 3.0, 0.05 };
+  LbMeasureOptions fast_quick = { 0, 1, 1, 0.1, 0.5 };
   Command c = { argv, NULL };
   double first = command_once (&c);
 
@@ -650,10 +650,10 @@ time_command (gboolean quick, const char *const *argv, LbBenchStats *st, GError 
       if (first > 1500 && !quick)
         {
           double samples[2] = { first, command_once (&c) };
-          *st = lb_bench_stats_of (samples, 2);
+          *st = lb_measure_stats_of (samples, 2);
         }
       else
-        *st = lb_bench_measure (command_once, &c, quick ? &fast_quick : &normal);
+        *st = lb_measure_run (command_once, &c, quick ? &fast_quick : &normal);
     }
   if (c.error != NULL)
     {
@@ -685,7 +685,7 @@ write_box_matrix (const char *dir, int n, GError **error)
 static double recall (GHashTable *results, const char *label, const char *fmt, double mpx, guint threads);
 
 static void
-external_rows (Ctx *ctx, LbBenchTable *table, const LbBenchFilterSpec *const *sel, guint n_sel,
+external_rows (Ctx *ctx, LbMeasureTable *table, const LbBenchFilterSpec *const *sel, guint n_sel,
                LbImage *image, const char *fmt, double mpx, GHashTable *results)
 {
   /* vips's own time per filter label (ms, start-up subtracted), for its radius ratios */
@@ -697,7 +697,7 @@ external_rows (Ctx *ctx, LbBenchTable *table, const LbBenchFilterSpec *const *se
   g_autoptr (GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("lb-bench-ext-XXXXXX", &error);
   g_autofree char *in = NULL, *out_pnm = NULL, *out_v = NULL, *box3 = NULL, *box7 = NULL;
-  LbBenchStats im_noop = { 0 }, vips_noop = { 0 };
+  LbMeasureStats im_noop = { 0 }, vips_noop = { 0 };
   gboolean have_im = im != NULL, have_vips = vips != NULL;
   /* The same operator for two filters (median 1 and despeckle 3) is timed once. */
   g_autoptr (GHashTable) cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
@@ -756,11 +756,11 @@ external_rows (Ctx *ctx, LbBenchTable *table, const LbBenchFilterSpec *const *se
       for (int tool = 0; tool < 2; tool++)
         {
           g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-          const LbBenchStats *noop = tool == 0 ? &im_noop : &vips_noop;
+          const LbMeasureStats *noop = tool == 0 ? &im_noop : &vips_noop;
           g_autofree char *shown = NULL;
           g_autofree char *cache_key = NULL;
-          const LbBenchStats *cached;
-          LbBenchStats st;
+          const LbMeasureStats *cached;
+          LbMeasureStats st;
 
           if (tool == 0 ? (!have_im || op->im[0] == NULL) : (!have_vips || op->vips[0] == NULL))
             continue;
@@ -823,13 +823,13 @@ external_rows (Ctx *ctx, LbBenchTable *table, const LbBenchFilterSpec *const *se
               g_ptr_array_add (ctx->notes, g_strdup_printf ("%s %s on %s: no longer than its no-op run "
                                                             "(within start-up noise), no ratio",
                                                             tool == 0 ? "ImageMagick" : "vips", shown, fmt));
-            lb_bench_table_add_row_take (table, g_strdup (tool == 0 ? "imagemagick" : "vips"),
-                                         g_strdup (shown), g_strdup (sel[i]->label), g_strdup (fmt),
-                                         lb_bench_fmt (mpx), lb_bench_fmt (st.median),
-                                         lb_bench_fmt (noop->median),
-                                         signal ? lb_bench_fmt (net) : g_strdup (""),
-                                         lb_bench_fmt (*lb_ms),
-                                         signal ? lb_bench_fmt (net / *lb_ms) : g_strdup (""), NULL);
+            lb_measure_table_add_row_take (table, g_strdup (tool == 0 ? "imagemagick" : "vips"),
+                                           g_strdup (shown), g_strdup (sel[i]->label), g_strdup (fmt),
+                                           lb_bench_fmt (mpx), lb_bench_fmt (st.median),
+                                           lb_bench_fmt (noop->median),
+                                           signal ? lb_bench_fmt (net) : g_strdup (""),
+                                           lb_bench_fmt (*lb_ms),
+                                           signal ? lb_bench_fmt (net / *lb_ms) : g_strdup (""), NULL);
             if (tool == 1 && signal)
               g_hash_table_insert (vips_net, (gpointer) sel[i]->label, g_memdup2 (&net, sizeof net));
           }
@@ -960,7 +960,7 @@ spec_by_id (const char *id)
 
 static gboolean
 measure_cell (Ctx *ctx, const LbBenchFilterSpec *spec, LbImage *image, guint threads,
-              gboolean reference, LbBenchStats *st, PassPath *path, GError **error)
+              gboolean reference, LbMeasureStats *st, PassPath *path, GError **error)
 {
   Run run;
   gboolean ok;
@@ -978,7 +978,7 @@ measure_cell (Ctx *ctx, const LbBenchFilterSpec *spec, LbImage *image, guint thr
  * (gray+alpha at 8 and 16 bits, RGB and RGBA at 16), each filter against the floor of its own
  * format and thread count: a format far below the others' GB/s has a slow path. */
 static void
-floor_rows (Ctx *ctx, LbBenchTable *table, const LbBenchFilterSpec *const *sel, guint n_sel,
+floor_rows (Ctx *ctx, LbMeasureTable *table, const LbBenchFilterSpec *const *sel, guint n_sel,
             double mpx, GHashTable *results)
 {
   static const LbSampleFormat formats[] = { LB_FORMAT_RGB8, LB_FORMAT_GRAY16, LB_FORMAT_RGBA8,
@@ -1006,7 +1006,7 @@ floor_rows (Ctx *ctx, LbBenchTable *table, const LbBenchFilterSpec *const *sel, 
       bytes = 2.0 * (double) lb_image_get_row_size (image) * h;
       for (guint t = 0; t < (ctx->threads_all > 1 ? 2u : 1u); t++)
         {
-          LbBenchStats st;
+          LbMeasureStats st;
 
           if (!measure_floor (ctx, image, counts[t], &st, &error))
             {
@@ -1018,11 +1018,11 @@ floor_rows (Ctx *ctx, LbBenchTable *table, const LbBenchFilterSpec *const *sel, 
                    counts[t], st.median);
           if (counts[t] == ctx->threads_all)
             floor_all = st.median;
-          lb_bench_table_add_row_take (table, g_strdup ("copy (floor)"), g_strdup (fmt),
-                                       lb_bench_fmt (mpx), g_strdup_printf ("%u", counts[t]),
-                                       lb_bench_fmt (st.median),
-                                       lb_bench_fmt (bytes / (st.median * 1e6)),
-                                       lb_bench_fmt (st.median), lb_bench_fmt (1.0), NULL);
+          lb_measure_table_add_row_take (table, g_strdup ("copy (floor)"), g_strdup (fmt),
+                                         lb_bench_fmt (mpx), g_strdup_printf ("%u", counts[t]),
+                                         lb_bench_fmt (st.median),
+                                         lb_bench_fmt (bytes / (st.median * 1e6)),
+                                         lb_bench_fmt (st.median), lb_bench_fmt (1.0), NULL);
         }
       if (isnan (floor_all))
         continue;
@@ -1030,7 +1030,7 @@ floor_rows (Ctx *ctx, LbBenchTable *table, const LbBenchFilterSpec *const *sel, 
         {
           const LbBenchFilterSpec *spec = sel[i];
           double ms = recall (results, spec->label, fmt, mpx, ctx->threads_all);
-          LbBenchStats st;
+          LbMeasureStats st;
           PassPath path;
 
           if (isnan (ms))
@@ -1045,10 +1045,10 @@ floor_rows (Ctx *ctx, LbBenchTable *table, const LbBenchFilterSpec *const *sel, 
               fprintf (stderr, "%-16s %-6s %5g Mpx %2uT %-6s %10.3f ms\n", spec->label, fmt, mpx,
                        ctx->threads_all, path_name (path), ms);
             }
-          lb_bench_table_add_row_take (table, g_strdup (spec->label), g_strdup (fmt),
-                                       lb_bench_fmt (mpx), g_strdup_printf ("%u", ctx->threads_all),
-                                       lb_bench_fmt (ms), lb_bench_fmt (bytes / (ms * 1e6)),
-                                       lb_bench_fmt (floor_all), lb_bench_fmt (ms / floor_all), NULL);
+          lb_measure_table_add_row_take (table, g_strdup (spec->label), g_strdup (fmt),
+                                         lb_bench_fmt (mpx), g_strdup_printf ("%u", ctx->threads_all),
+                                         lb_bench_fmt (ms), lb_bench_fmt (bytes / (ms * 1e6)),
+                                         lb_bench_fmt (floor_all), lb_bench_fmt (ms / floor_all), NULL);
         }
     }
 }
@@ -1098,21 +1098,21 @@ lb_bench_filters_main (int argc, char **argv)
   static const char *const mem_cols[] = { "filter", "format", "mpx", "path", "image_mb",
                                           "peak_rss_mb", "pass_peak_mb", "peak_over_image",
                                           "below_3x", NULL };
-  g_autoptr (LbBenchTable) t_main = lb_bench_table_new ("Filters: median ms per pass (all threads = "
-                                                        "g_get_num_processors())", main_cols);
-  g_autoptr (LbBenchTable) t_xv = lb_bench_table_new ("Against xv's published single-thread times, "
-                                                      "1.4 Mpx 8-bit RGB (target ≥ 10× with all threads)", xv_cols);
-  g_autoptr (LbBenchTable) t_radius = lb_bench_table_new ("Radius independence: radius 15 against radius 1 "
-                                                          "(median also against radius 3, its first "
-                                                          "histogram radius), all threads "
-                                                          "(target ≤ 2×)", radius_cols);
-  g_autoptr (LbBenchTable) t_ext = lb_bench_table_new ("ImageMagick and libvips on the same image "
-                                                       "(process time minus a no-op run)", ext_cols);
-  g_autoptr (LbBenchTable) t_floor = lb_bench_table_new ("Against the memory floor: the same bytes "
-                                                         "copied, nothing computed, same threads, same run",
-                                                         floor_cols);
-  g_autoptr (LbBenchTable) t_mem = lb_bench_table_new ("Peak memory of one pass, in a child process "
-                                                       "(target: below 3× the image)", mem_cols);
+  g_autoptr (LbMeasureTable) t_main = lb_measure_table_new ("Filters: median ms per pass (all threads = "
+                                                            "g_get_num_processors())", main_cols);
+  g_autoptr (LbMeasureTable) t_xv = lb_measure_table_new ("Against xv's published single-thread times, "
+                                                          "1.4 Mpx 8-bit RGB (target ≥ 10× with all threads)", xv_cols);
+  g_autoptr (LbMeasureTable) t_radius = lb_measure_table_new ("Radius independence: radius 15 against radius 1 "
+                                                              "(median also against radius 3, its first "
+                                                              "histogram radius), all threads "
+                                                              "(target ≤ 2×)", radius_cols);
+  g_autoptr (LbMeasureTable) t_ext = lb_measure_table_new ("ImageMagick and libvips on the same image "
+                                                           "(process time minus a no-op run)", ext_cols);
+  g_autoptr (LbMeasureTable) t_floor = lb_measure_table_new ("Against the memory floor: the same bytes "
+                                                             "copied, nothing computed, same threads, same run",
+                                                             floor_cols);
+  g_autoptr (LbMeasureTable) t_mem = lb_measure_table_new ("Peak memory of one pass, in a child process "
+                                                           "(target: below 3× the image)", mem_cols);
   const LbBenchFilterSpec *specs;
   guint n_specs;
   static const LbSampleFormat formats[] = { LB_FORMAT_RGB8, LB_FORMAT_GRAY16 };
@@ -1217,7 +1217,7 @@ lb_bench_filters_main (int argc, char **argv)
         for (guint i = 0; i < sel->len; i++)
           {
             const LbBenchFilterSpec *spec = sel->pdata[i];
-            LbBenchStats ref = { 0 };
+            LbMeasureStats ref = { 0 };
             gboolean have_ref = FALSE;
             PassPath ref_path = PATH_REFERENCE;
             guint thread_counts[2] = { 1, ctx.threads_all };
@@ -1236,7 +1236,7 @@ lb_bench_filters_main (int argc, char **argv)
               }
             for (guint t = 0; t < n_counts; t++)
               {
-                LbBenchStats st;
+                LbMeasureStats st;
 
                 if (!measure_cell (&ctx, spec, image, thread_counts[t], FALSE, &st, &path, &error))
                   {
@@ -1255,18 +1255,18 @@ lb_bench_filters_main (int argc, char **argv)
                 remember (results, spec->label, fmt, mpx, thread_counts[t], st.median);
                 if (thread_counts[t] == ctx.threads_all)
                   lb_bench_plot_add_point (plots[f], i, mpx, st.median);
-                lb_bench_table_add_row_take (t_main, g_strdup (spec->label), g_strdup (fmt),
-                                             g_strdup (dims), lb_bench_fmt (mpx),
-                                             g_strdup_printf ("%u", thread_counts[t]),
-                                             g_strdup (path_name (path)), lb_bench_fmt (st.median),
-                                             lb_bench_fmt (st.p10), lb_bench_fmt (st.p90),
-                                             g_strdup_printf ("%u", st.n),
-                                             g_strdup (st.stable ? "yes" : "no"),
-                                             lb_bench_fmt (mpx / (st.median / 1000.0)),
-                                             g_strdup (have_ref ? path_name (ref_path) : ""),
-                                             have_ref ? lb_bench_fmt (ref.median) : g_strdup (""),
-                                             have_ref ? lb_bench_fmt (ref.median / st.median) : g_strdup (""),
-                                             NULL);
+                lb_measure_table_add_row_take (t_main, g_strdup (spec->label), g_strdup (fmt),
+                                               g_strdup (dims), lb_bench_fmt (mpx),
+                                               g_strdup_printf ("%u", thread_counts[t]),
+                                               g_strdup (path_name (path)), lb_bench_fmt (st.median),
+                                               lb_bench_fmt (st.p10), lb_bench_fmt (st.p90),
+                                               g_strdup_printf ("%u", st.n),
+                                               g_strdup (st.stable ? "yes" : "no"),
+                                               lb_bench_fmt (mpx / (st.median / 1000.0)),
+                                               g_strdup (have_ref ? path_name (ref_path) : ""),
+                                               have_ref ? lb_bench_fmt (ref.median) : g_strdup (""),
+                                               have_ref ? lb_bench_fmt (ref.median / st.median) : g_strdup (""),
+                                               NULL);
               }
           }
 
@@ -1279,7 +1279,7 @@ lb_bench_filters_main (int argc, char **argv)
               const RadiusPair *rp = &radius_pairs[r];
               const LbBenchFilterSpec *base = spec_by_id (rp->id);
               LbBenchFilterSpec s1, s15;
-              LbBenchStats st1, st15;
+              LbMeasureStats st1, st15;
               PassPath p1, p15;
 
               const char *rfmt = v == 0 ? fmt : "gray16 (12-bit)";
@@ -1318,13 +1318,13 @@ lb_bench_filters_main (int argc, char **argv)
                 remember (results, rp->label_r1, fmt, mpx, ctx.threads_all, st1.median);
               if (v == 0)
                 remember (results, rp->label_r15, fmt, mpx, ctx.threads_all, st15.median);
-              lb_bench_table_add_row_take (t_radius, g_strdup_printf ("%s / %s", rp->label_r1, rp->label_r15),
-                                           g_strdup (rfmt), lb_bench_fmt (mpx),
-                                           p1 == p15 ? g_strdup (path_name (p1))
-                                                     : g_strdup_printf ("%s/%s", path_name (p1), path_name (p15)),
-                                           lb_bench_fmt (st1.median), lb_bench_fmt (st15.median),
-                                           lb_bench_fmt (st15.median / st1.median),
-                                           g_strdup (st15.median <= 2 * st1.median ? "yes" : "NO"), NULL);
+              lb_measure_table_add_row_take (t_radius, g_strdup_printf ("%s / %s", rp->label_r1, rp->label_r15),
+                                             g_strdup (rfmt), lb_bench_fmt (mpx),
+                                             p1 == p15 ? g_strdup (path_name (p1))
+                                                       : g_strdup_printf ("%s/%s", path_name (p1), path_name (p15)),
+                                             lb_bench_fmt (st1.median), lb_bench_fmt (st15.median),
+                                             lb_bench_fmt (st15.median / st1.median),
+                                             g_strdup (st15.median <= 2 * st1.median ? "yes" : "NO"), NULL);
             }
 
         if (!no_external && fabs (mpx - ext_mpx) < 1e-9)
@@ -1355,12 +1355,12 @@ lb_bench_filters_main (int argc, char **argv)
 
       if (spec->xv_ms <= 0 || isnan (t1))
         continue;
-      lb_bench_table_add_row_take (t_xv, g_strdup (spec->label), lb_bench_fmt (spec->xv_ms),
-                                   lb_bench_fmt (t1), lb_bench_fmt (ta),
-                                   lb_bench_fmt (spec->xv_ms / t1), lb_bench_fmt (spec->xv_ms / ta),
-                                   g_strdup (spec->xv_ms / ta >= 10 ? "yes" : "NO"), NULL);
+      lb_measure_table_add_row_take (t_xv, g_strdup (spec->label), lb_bench_fmt (spec->xv_ms),
+                                     lb_bench_fmt (t1), lb_bench_fmt (ta),
+                                     lb_bench_fmt (spec->xv_ms / t1), lb_bench_fmt (spec->xv_ms / ta),
+                                     g_strdup (spec->xv_ms / ta >= 10 ? "yes" : "NO"), NULL);
     }
-  if (lb_bench_table_get_n_rows (t_xv) == 0 && !memory_only)
+  if (lb_measure_table_get_n_rows (t_xv) == 0 && !memory_only)
     g_ptr_array_add (notes, g_strdup ("no 1.4 Mpx size measured: no comparison with xv"));
 
   if (!no_floor && !memory_only)
@@ -1400,19 +1400,19 @@ lb_bench_filters_main (int argc, char **argv)
                                     "(images repeated pass after pass stay in the processor's caches where "
                                     "they fit, for the filters and the floor alike)"));
 
-  lb_bench_table_print (t_main, stdout);
-  lb_bench_table_print (t_xv, stdout);
-  lb_bench_table_print (t_radius, stdout);
-  lb_bench_table_print (t_ext, stdout);
-  lb_bench_table_print (t_floor, stdout);
-  lb_bench_table_print (t_mem, stdout);
+  lb_measure_table_print (t_main, stdout);
+  lb_measure_table_print (t_xv, stdout);
+  lb_measure_table_print (t_radius, stdout);
+  lb_measure_table_print (t_ext, stdout);
+  lb_measure_table_print (t_floor, stdout);
+  lb_measure_table_print (t_mem, stdout);
   printf ("\nNotes:\n");
   for (guint i = 0; i < notes->len; i++)
     printf ("  - %s\n", (char *) notes->pdata[i]);
 
   {
     const char *keys[] = { "passes", "xv", "radius", "external", "floor", "memory", NULL };
-    LbBenchTable *tables[] = { t_main, t_xv, t_radius, t_ext, t_floor, t_mem };
+    LbMeasureTable *tables[] = { t_main, t_xv, t_radius, t_ext, t_floor, t_mem };
     gboolean ok = lb_bench_write_results (out_dir, "filters", keys, tables, notes, &error);
 
     for (guint f = 0; ok && f < G_N_ELEMENTS (formats); f++)

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -62,7 +61,7 @@ main (int argc, char **argv)
 
 gboolean
 lb_bench_write_results (const char *dir, const char *name, const char *const *keys,
-                        LbBenchTable **tables, GPtrArray *notes, GError **error)
+                        LbMeasureTable **tables, GPtrArray *notes, GError **error)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   g_autoptr (JsonGenerator) gen = json_generator_new ();
@@ -96,10 +95,10 @@ lb_bench_write_results (const char *dir, const char *name, const char *const *ke
     {
       g_autofree char *csv = g_strdup_printf ("%s/%s-%s.csv", dir, name, keys[i]);
 
-      if (!lb_bench_table_write_csv (tables[i], csv, error))
+      if (!lb_measure_table_write_csv (tables[i], csv, error))
         return FALSE;
       json_builder_set_member_name (b, keys[i]);
-      json_builder_add_value (b, lb_bench_table_to_json (tables[i]));
+      json_builder_add_value (b, lb_measure_table_to_json (tables[i]));
     }
   json_builder_end_object (b);
   json_builder_end_object (b);
@@ -109,20 +108,6 @@ lb_bench_write_results (const char *dir, const char *name, const char *const *ke
   json_generator_set_pretty (gen, TRUE);
   json_path = g_strdup_printf ("%s/%s.json", dir, name);
   return json_generator_to_file (gen, json_path, error);
-}
-
-void
-lb_bench_table_add_row_take (LbBenchTable *table, char *first, ...)
-{
-  g_autoptr (GPtrArray) cells = g_ptr_array_new_with_free_func (g_free);
-  va_list args;
-
-  va_start (args, first);
-  for (char *c = first; c != NULL; c = va_arg (args, char *))
-    g_ptr_array_add (cells, c);
-  va_end (args);
-  g_ptr_array_add (cells, NULL);
-  lb_bench_table_add_row (table, (const char *const *) cells->pdata);
 }
 
 char *
@@ -147,13 +132,13 @@ gboolean
 lb_bench_time_command (const char *const *argv, double *out_ms, GError **error)
 {
   int status = 0;
-  double t0 = lb_bench_now_ms ();
+  double t0 = lb_measure_now_ms ();
 
   if (!g_spawn_sync (NULL, (char **) argv, NULL,
                      G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
                      NULL, NULL, NULL, NULL, &status, error))
     return FALSE;
-  *out_ms = lb_bench_now_ms () - t0;
+  *out_ms = lb_measure_now_ms () - t0;
   if (!g_spawn_check_wait_status (status, error))
     {
       g_autofree char *cmd = g_strjoinv (" ", (char **) argv);

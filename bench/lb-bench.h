@@ -22,14 +22,9 @@ int lb_bench_net_main      (int argc, char **argv);
 gboolean    lb_bench_write_results (const char          *dir,
                                     const char          *name,
                                     const char * const  *keys,
-                                    LbBenchTable       **tables,
+                                    LbMeasureTable     **tables,
                                     GPtrArray           *notes,
                                     GError             **error);
-/* Adds a row from a NULL-terminated list of g_strdup'ed/g_strdup_printf'ed cells, which it
- * frees (so callers can write add_row_take (t, g_strdup_printf (…), …, NULL)). */
-void        lb_bench_table_add_row_take (LbBenchTable *table,
-                                         char         *first,
-                                         ...) G_GNUC_NULL_TERMINATED;
 /* "12.3", "0.456", "1234": three significant digits at least, no exponent. */
 char       *lb_bench_fmt           (double value);
 /* Wall time of one child process run to completion (ms), stdout and stderr discarded. A

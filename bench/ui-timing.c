@@ -172,14 +172,14 @@ bench_wl (LbWindow *win,
   lb_value_map_from_meta (&map, lb_image_get_meta (img));
   for (int i = 0; i < 25; i++)
     {
-      double t0 = lb_bench_now_ms (), ms;
+      double t0 = lb_measure_now_ms (), ms;
 
       lb_lut_build (&lut, 16, &map, 40 + i, 400 + i, FALSE);
       lb_render_view (out, (gsize) cw * 4, cw, ch, &view, &src, &lut, NULL, NULL, 0);
-      ms = lb_bench_now_ms () - t0;
+      ms = lb_measure_now_ms () - t0;
       g_array_append_val (render, ms);
 
-      t0 = lb_bench_now_ms ();
+      t0 = lb_measure_now_ms ();
       lb_lut_build (&lut, 16, &map, 40 + i, 400 + i, FALSE);
       for (guint y = 0; y < SIZE; y++)
         {
@@ -188,7 +188,7 @@ bench_wl (LbWindow *win,
           for (guint x = 0; x < SIZE; x++)
             o[x] = lut.table[row[x]];
         }
-      ms = lb_bench_now_ms () - t0;
+      ms = lb_measure_now_ms () - t0;
       g_array_append_val (full, ms);
     }
   lb_lut_clear (&lut);

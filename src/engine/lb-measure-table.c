@@ -1,22 +1,22 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#define G_LOG_DOMAIN "lb-bench-table"
+#define G_LOG_DOMAIN "lb-measure-table"
 
 #include <stdarg.h>
 #include <string.h>
 
 #include "lb-measure-table.h"
 
-struct _LbBenchTable {
+struct _LbMeasureTable {
   char *title;
   GStrv columns;
   guint n_columns;
   GPtrArray *rows; /* GStrv each */
 };
 
-LbBenchTable *
-lb_bench_table_new (const char *title, const char *const *columns)
+LbMeasureTable *
+lb_measure_table_new (const char *title, const char *const *columns)
 {
-  LbBenchTable *t = g_new0 (LbBenchTable, 1);
+  LbMeasureTable *t = g_new0 (LbMeasureTable, 1);
 
   t->title = g_strdup (title);
   t->columns = g_strdupv ((char **) columns);
@@ -26,7 +26,7 @@ lb_bench_table_new (const char *title, const char *const *columns)
 }
 
 void
-lb_bench_table_free (LbBenchTable *t)
+lb_measure_table_free (LbMeasureTable *t)
 {
   if (t == NULL)
     return;
@@ -37,7 +37,7 @@ lb_bench_table_free (LbBenchTable *t)
 }
 
 void
-lb_bench_table_add_row (LbBenchTable *t, const char *const *cells)
+lb_measure_table_add_row (LbMeasureTable *t, const char *const *cells)
 {
   char **row = g_new0 (char *, t->n_columns + 1);
 
@@ -47,7 +47,7 @@ lb_bench_table_add_row (LbBenchTable *t, const char *const *cells)
 }
 
 void
-lb_bench_table_add_rowf (LbBenchTable *t, const char *first, ...)
+lb_measure_table_add_rowf (LbMeasureTable *t, const char *first, ...)
 {
   va_list args;
   g_autoptr (GPtrArray) cells = g_ptr_array_new ();
@@ -61,17 +61,31 @@ lb_bench_table_add_rowf (LbBenchTable *t, const char *first, ...)
     }
   va_end (args);
   g_return_if_fail (cells->len == t->n_columns);
-  lb_bench_table_add_row (t, (const char *const *) cells->pdata);
+  lb_measure_table_add_row (t, (const char *const *) cells->pdata);
+}
+
+void
+lb_measure_table_add_row_take (LbMeasureTable *table, char *first, ...)
+{
+  g_autoptr (GPtrArray) cells = g_ptr_array_new_with_free_func (g_free);
+  va_list args;
+
+  va_start (args, first);
+  for (char *c = first; c != NULL; c = va_arg (args, char *))
+    g_ptr_array_add (cells, c);
+  va_end (args);
+  g_ptr_array_add (cells, NULL);
+  lb_measure_table_add_row (table, (const char *const *) cells->pdata);
 }
 
 guint
-lb_bench_table_get_n_rows (LbBenchTable *t)
+lb_measure_table_get_n_rows (LbMeasureTable *t)
 {
   return t->rows->len;
 }
 
 const char *
-lb_bench_table_get_cell (LbBenchTable *t, guint row, const char *column)
+lb_measure_table_get_cell (LbMeasureTable *t, guint row, const char *column)
 {
   g_return_val_if_fail (row < t->rows->len, NULL);
   for (guint i = 0; i < t->n_columns; i++)
@@ -81,7 +95,7 @@ lb_bench_table_get_cell (LbBenchTable *t, guint row, const char *column)
 }
 
 void
-lb_bench_table_print (LbBenchTable *t, FILE *out)
+lb_measure_table_print (LbMeasureTable *t, FILE *out)
 {
   g_autofree guint *width = g_new0 (guint, t->n_columns);
 
@@ -140,7 +154,7 @@ csv_cell (GString *s, const char *v)
 }
 
 gboolean
-lb_bench_table_write_csv (LbBenchTable *t, const char *path, GError **error)
+lb_measure_table_write_csv (LbMeasureTable *t, const char *path, GError **error)
 {
   g_autoptr (GString) s = g_string_new (NULL);
 
@@ -165,7 +179,7 @@ lb_bench_table_write_csv (LbBenchTable *t, const char *path, GError **error)
 }
 
 JsonNode *
-lb_bench_table_to_json (LbBenchTable *t)
+lb_measure_table_to_json (LbMeasureTable *t)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
 
