@@ -36,7 +36,7 @@
 #include "lb-measure.h"
 #include "lb-png.h"
 #include "lb-render.h"
-#include "lb-window-private.h"
+#include "lb-window-test.h"
 
 #define SIZE 4096
 
@@ -137,16 +137,17 @@ bench_wl (LbWindow *win,
   LbRenderSource src;
   LbLut lut = { 0 };
   LbValueMap map;
-  int cw = gtk_widget_get_width (GTK_WIDGET (win->canvas));
-  int ch = gtk_widget_get_height (GTK_WIDGET (win->canvas));
+  LbCanvas *canvas = lb_window_test_get_canvas (win);
+  int cw = gtk_widget_get_width (GTK_WIDGET (canvas));
+  int ch = gtk_widget_get_height (GTK_WIDGET (canvas));
   g_autofree guint8 *out = g_malloc ((gsize) cw * ch * 4);
   g_autofree guint8 *fullbuf = g_malloc ((gsize) SIZE * SIZE);
   LbViewTransform view = { MIN ((double) cw / SIZE, (double) ch / SIZE), SIZE / 2.0, SIZE / 2.0, 0, FALSE };
 
-  lb_canvas_set_image (win->canvas, img, FALSE);
+  lb_canvas_set_image (canvas, img, FALSE);
   wait_painted_after (g_get_monotonic_time (), 5000);
-  cw = gtk_widget_get_width (GTK_WIDGET (win->canvas));
-  ch = gtk_widget_get_height (GTK_WIDGET (win->canvas));
+  cw = gtk_widget_get_width (GTK_WIDGET (canvas));
+  ch = gtk_widget_get_height (GTK_WIDGET (canvas));
   out = g_realloc (out, (gsize) cw * ch * 4);
   view.zoom = MIN ((double) cw / SIZE, (double) ch / SIZE);
   /* a right-drag: every step changes centre and width, and waits for the painted frame */
@@ -155,7 +156,7 @@ bench_wl (LbWindow *win,
       gint64 t0 = g_get_monotonic_time ();
       double ms;
 
-      lb_canvas_set_window (win->canvas, 40 + (i % 30) * 7, 400 + (i % 20) * 25);
+      lb_canvas_set_window (canvas, 40 + (i % 30) * 7, 400 + (i % 20) * 25);
       if (!wait_painted_after (t0, 5000))
         g_error ("no frame painted");
       ms = (painted_us - t0) / 1000.0;
@@ -209,14 +210,23 @@ bench_wl (LbWindow *win,
 static gboolean
 load_done (gpointer data)
 {
-  return LB_WINDOW (data)->load_done_us != 0 && !lb_window_is_busy (LB_WINDOW (data));
+  return lb_window_test_get_load_done_us (LB_WINDOW (data)) != 0
+         && !lb_window_is_busy (LB_WINDOW (data));
+}
+
+/* The window's last status line, for messages. */
+static const char *
+last_status (LbWindow *win)
+{
+  const char *status = lb_window_test_get_last_status (win);
+  return status ? status : "no status";
 }
 
 static gboolean
 store_ready (gpointer data)
 {
   LbWindow *w = data;
-  return lb_store_browser_get_pending (w->browser) == 0;
+  return lb_store_browser_get_pending (lb_window_test_get_browser (w)) == 0;
 }
 
 static gboolean
@@ -283,25 +293,26 @@ bench_first_pixels (LbWindow *win,
 
   for (int i = 0; i < 7; i++)
     {
-      gint64 painted_first;
+      gint64 painted_first, started;
       double ms;
 
       painted_us = 0;
       lb_window_open_store_image (win, img_url);
       /* wait for the first decoded rows, then the frame that shows them */
-      while (win->first_pixels_us == 0 && win->load_cancellable != NULL)
+      while (lb_window_test_get_first_pixels_us (win) == 0 && lb_window_test_is_loading (win))
         g_main_context_iteration (NULL, TRUE);
-      wait_painted_after (win->first_pixels_us, 5000);
+      wait_painted_after (lb_window_test_get_first_pixels_us (win), 5000);
       painted_first = painted_us;
       if (!wait_for (load_done, win, 60000))
-        g_error ("the image did not load: %s", win->last_status ? win->last_status : "no status");
+        g_error ("the image did not load: %s", last_status (win));
       if (i == 0)
         continue; /* warm-up: page cache, connection */
-      ms = (win->first_pixels_us - win->load_started_us) / 1000.0;
+      started = lb_window_test_get_load_started_us (win);
+      ms = (lb_window_test_get_first_pixels_us (win) - started) / 1000.0;
       g_array_append_val (first, ms);
-      ms = (painted_first - win->load_started_us) / 1000.0;
+      ms = (painted_first - started) / 1000.0;
       g_array_append_val (shown, ms);
-      ms = (win->load_done_us - win->load_started_us) / 1000.0;
+      ms = (lb_window_test_get_load_done_us (win) - started) / 1000.0;
       g_array_append_val (done, ms);
     }
   g_print ("\n2. Open %d×%d 16-bit PNG (%.1f MB) from lightbox-store on 127.0.0.1\n", SIZE, SIZE,
@@ -357,8 +368,8 @@ static gboolean
 has_first_rows (gpointer data)
 {
   LbWindow *w = data;
-  return lb_store_browser_get_rows (w->browser) != NULL
-         && lb_store_browser_get_entry (w->browser, 0) != NULL;
+  return lb_store_browser_get_rows (lb_window_test_get_browser (w)) != NULL
+         && lb_store_browser_get_entry (lb_window_test_get_browser (w), 0) != NULL;
 }
 
 /* What the main loop did while the store tree listed a large folder. */
@@ -391,7 +402,7 @@ watch_listing (LbWindow *win, const char *uri, ListingWatch *w)
       g_main_context_iteration (NULL, TRUE);
       if (g_get_monotonic_time () - s - (poll_us - p) > w->max_iter_us)
         {
-          GListModel *rows = lb_store_browser_get_rows (win->browser);
+          GListModel *rows = lb_store_browser_get_rows (lb_window_test_get_browser (win));
 
           w->max_iter_us = g_get_monotonic_time () - s - (poll_us - p);
           w->max_iter_at = s - t0;
@@ -415,7 +426,7 @@ print_listing_watch (LbWindow *win, const ListingWatch *w)
 {
   g_print ("   first rows painted:                    %7.1f ms\n", w->t_first / 1000.0);
   g_print ("   all rows listed, sorted and painted:   %7.1f ms (%u rows)\n", w->t_all / 1000.0,
-           g_list_model_get_n_items (lb_store_browser_get_rows (win->browser)));
+           g_list_model_get_n_items (lb_store_browser_get_rows (lb_window_test_get_browser (win))));
   g_print ("   longest main-thread stall meanwhile:   %7.1f ms   longest frame interval %7.1f ms\n",
            w->max_iter_us / 1000.0, max_tick_gap_us / 1000.0);
   g_print ("   (that stall began at %.1f ms, with %u rows)\n", w->max_iter_at / 1000.0,
@@ -442,7 +453,7 @@ bench_large_folder (LbWindow *win)
     }
   watch_listing (win, uri, &w);
   /* scroll through the list: time per painted frame */
-  scroller = gtk_widget_get_parent (lb_store_browser_get_view (win->browser));
+  scroller = gtk_widget_get_parent (lb_store_browser_get_view (lb_window_test_get_browser (win)));
   adj = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
   for (int i = 0; i < 40; i++)
     {
@@ -451,7 +462,7 @@ bench_large_folder (LbWindow *win)
 
       gtk_adjustment_set_value (adj, gtk_adjustment_get_upper (adj) * i / 40.0);
       /* a frame even when the value did not change (the first step, at the top) */
-      gtk_widget_queue_draw (lb_store_browser_get_view (win->browser));
+      gtk_widget_queue_draw (lb_store_browser_get_view (lb_window_test_get_browser (win)));
       wait_painted_after (s0, 5000);
       ms = last_frame_cost_us / 1000.0;
       g_array_append_val (frames, ms);
@@ -699,7 +710,8 @@ resp_start (Resp     *r,
   resp_now = r;
   r->clock = gtk_widget_get_frame_clock (GTK_WIDGET (win));
   r->paint_handler = g_signal_connect (r->clock, "after-paint", G_CALLBACK (resp_after_paint), NULL);
-  gtk_widget_add_tick_callback (GTK_WIDGET (win->canvas), resp_tick, NULL, NULL);
+  gtk_widget_add_tick_callback (GTK_WIDGET (lb_window_test_get_canvas (win)), resp_tick, NULL,
+                                NULL);
   g_timeout_add (5, resp_timeout, win);
 }
 
@@ -747,7 +759,7 @@ static gboolean
 load_finished (gpointer data)
 {
   LbWindow *win = data;
-  return win->load_cancellable == NULL;
+  return !lb_window_test_is_loading (win);
 }
 
 static void
@@ -816,7 +828,7 @@ bench_download (LbWindow *win,
   wait_for (store_ready, win, 10000);
 
   /* baseline: the same measurements for 8 s with an image shown and nothing loading */
-  lb_canvas_set_image (win->canvas, shown, FALSE);
+  lb_canvas_set_image (lb_window_test_get_canvas (win), shown, FALSE);
   resp_start (&base, win);
   t0 = g_get_monotonic_time ();
   while (g_get_monotonic_time () - t0 < 8 * G_USEC_PER_SEC)
@@ -826,25 +838,29 @@ bench_download (LbWindow *win,
   resp_start (&dl, win);
   lb_window_open_store_image (win, img_url);
   finished = wait_for (load_finished, win, 600000);
-  total_s = (g_get_monotonic_time () - win->load_started_us) / 1e6;
+  total_s = (g_get_monotonic_time () - lb_window_test_get_load_started_us (win)) / 1e6;
   resp_stop ();
   if (!finished)
     {
-      double fraction = gtk_progress_bar_get_fraction (GTK_PROGRESS_BAR (win->progress_bar));
+      GtkWidget *progress_bar = lb_window_test_get_child (win, "progress_bar");
+      double fraction = gtk_progress_bar_get_fraction (GTK_PROGRESS_BAR (progress_bar));
 
       g_action_group_activate_action (G_ACTION_GROUP (win), "cancel", NULL);
       wait_for (load_finished, win, 60000);
       g_print ("   NOT FINISHED after %.0f s (%.0f %% downloaded, %.1f MB/s), cancelled\n", total_s,
                fraction * 100, fraction * st.st_size / 1e6 / total_s);
     }
-  else if (win->load_done_us == 0)
+  else if (lb_window_test_get_load_done_us (win) == 0)
     g_print ("   the download FAILED after %.1f s: %s\n", total_s,
-             win->last_status ? win->last_status : "no status");
+             last_status (win));
   else
     g_print ("   download + decode: %.1f s, %.0f MB/s; first rows after %.0f ms\n", total_s,
-             st.st_size / 1e6 / total_s, (win->first_pixels_us - win->load_started_us) / 1000.0);
+             st.st_size / 1e6 / total_s,
+             (lb_window_test_get_first_pixels_us (win) - lb_window_test_get_load_started_us (win))
+             / 1000.0);
   resp_print ("baseline, nothing loading (8 s):", &base);
-  resp_print (win->load_done_us ? "while downloading:" : "while downloading (until it failed):", &dl);
+  resp_print (lb_window_test_get_load_done_us (win) ? "while downloading:"
+                                                     : "while downloading (until it failed):", &dl);
   resp_clear (&base);
   resp_clear (&dl);
   g_subprocess_send_signal (proc, SIGTERM);

@@ -11,7 +11,8 @@
 
 G_BEGIN_DECLS
 
-/* The window's state, shared with its sibling files (lb-window-*.c) and the UI tests. */
+/* The window's state, shared with its sibling files (lb-window-*.c); tests and bench/ read
+ * it through lb-window-test.h. */
 struct _LbWindow {
   GtkApplicationWindow parent_instance;
 
