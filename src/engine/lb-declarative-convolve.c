@@ -5,7 +5,9 @@
 
 #include "lb-declarative-private.h"
 
-/* ---- the convolution kernel ---------------------------------------------------------------- */
+/* The convolution that declarative kernel filters run, apart from their parser so that a
+ * program that only checks filter files (lightbox-store) links no kernel code. Hence
+ * lb_declarative_parse() is here, at the end: it is the parse that attaches this kernel. */
 
 /* Tests and the bench: every pass prepared while this is set runs the scalar reference. */
 static gint conv_reference = 0;
@@ -18,11 +20,11 @@ _lb_declarative_set_reference (gboolean reference)
 
 /* The kernel (immutable, shared) and the path this pass takes. */
 typedef struct {
-  const Decl *d;
+  const LbDeclarativeKernel *d;
   gboolean reference;
 } ConvState;
 
-gpointer
+static gpointer
 conv_prepare (const LbFilterInfo  *info,
               gconstpointer        params,
               const LbFilterImage *image,
@@ -36,7 +38,7 @@ conv_prepare (const LbFilterInfo  *info,
   return st;
 }
 
-void
+static void
 conv_release (gpointer state)
 {
   g_free (state);
@@ -52,7 +54,7 @@ clampi (int v, int lo, int hi)
  * pixel (clamp). The sum is exact in gint64, divided with C truncation toward zero, then the
  * bias is added and the result clamped to the sample range. */
 static gboolean
-conv_process_reference (const Decl         *d,
+conv_process_reference (const LbDeclarativeKernel         *d,
                         const LbFilterBand *band)
 {
   const LbFilterImage *im = band->image;
@@ -101,7 +103,7 @@ conv_process_reference (const Decl         *d,
  * (the reference's clamp), so the loops below index without clamping; per output row, every
  * non-zero tap adds tap × the shifted row to a row of sums (one contiguous loop over the
  * samples, alpha included, which the compiler vectorises), and the sums are divided in
- * doubles: with |sum| < 2^53 (here < 2^45, see MAX_TAP) and an integer divisor, the
+ * doubles: with |sum| < 2^53 (here < 2^45, see MAX_TAP in lb-declarative.c) and an integer divisor, the
  * correctly rounded quotient cannot cross an integer the exact one does not reach (the gap
  * is at least 1/|divisor|, the rounding error at most |sum/divisor| · 2^-53), so truncating
  * it gives C's quotient. Sums in 32 bits when Σ|tap| · max sample < 2^31, else 64. */
@@ -150,7 +152,7 @@ CONV_STORE (conv_store_8_64, guint8, gint64)
 CONV_STORE (conv_store_16_64, guint16, gint64)
 
 static gboolean
-conv_process_fast (const Decl         *d,
+conv_process_fast (const LbDeclarativeKernel         *d,
                    const LbFilterBand *band)
 {
   const LbFilterImage *im = band->image;
@@ -247,7 +249,7 @@ conv_process_fast (const Decl         *d,
   return TRUE;
 }
 
-gboolean
+static gboolean
 conv_process (gconstpointer       state,
               const LbFilterBand *band,
               GError            **error)
@@ -255,4 +257,24 @@ conv_process (gconstpointer       state,
   const ConvState *st = state;
 
   return st->reference ? conv_process_reference (st->d, band) : conv_process_fast (st->d, band);
+}
+
+static const LbFilterInfo conv_hooks = {
+  .prepare = conv_prepare,
+  .process = conv_process,
+  .release = conv_release,
+};
+
+LbFilter *
+lb_declarative_parse (GBytes                 *bytes,
+                      const char             *origin,
+                      LbDeclarativeStepCheck  check,
+                      gpointer                user_data,
+                      GError                **error)
+{
+  LbFilter *filter = NULL;
+
+  if (!_lb_declarative_parse (bytes, origin, check, user_data, &conv_hooks, &filter, error))
+    return NULL;
+  return filter;
 }

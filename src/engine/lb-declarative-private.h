@@ -5,30 +5,25 @@
 
 G_BEGIN_DECLS
 
-/* A declarative filter's heap descriptor and its data; owned by its LbFilter. */
+/* A kernel filter's taps as parsed (lb-declarative.c) and run (lb-declarative-convolve.c);
+ * immutable once its LbFilter exists, and its LbFilterInfo's user_data. */
 typedef struct {
-  LbFilterInfo info;
-  char *id;
-  char *alias;
-  char *name;
-  char *category;
-  char *description;
   int kw;
   int kh;
   gint32 *taps;     /* kh rows of kw */
   gint64 divisor;
   gint64 bias;
-} Decl;
+} LbDeclarativeKernel;
 
-/* lb-declarative-convolve.c: the convolution a kernel filter runs. */
-gpointer conv_prepare (const LbFilterInfo  *info,
-                       gconstpointer        params,
-                       const LbFilterImage *image,
-                       LbFilterRect        *write_rect,
-                       GError             **error);
-gboolean conv_process (gconstpointer        state,
-                       const LbFilterBand  *band,
-                       GError             **error);
-void     conv_release (gpointer             state);
+/* Parses @bytes strictly (see lb_declarative_parse()). With @filter non-NULL it builds the
+ * filter, and a kernel filter runs the prepare, process and release of @kernel_hooks; with
+ * @filter NULL it only checks, and @kernel_hooks may be NULL. */
+gboolean _lb_declarative_parse (GBytes                 *bytes,
+                                const char             *origin,
+                                LbDeclarativeStepCheck  check,
+                                gpointer                user_data,
+                                const LbFilterInfo     *kernel_hooks,
+                                LbFilter              **filter,
+                                GError                **error);
 
 G_END_DECLS

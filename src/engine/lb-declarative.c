@@ -15,6 +15,16 @@
 #define MAX_BIAS 65535
 #define MAX_STEPS 64
 
+/* A declarative filter's heap descriptor and its data; owned by its LbFilter. */
+typedef struct {
+  LbFilterInfo info;
+  char *id;
+  char *alias;
+  char *name;
+  char *category;
+  char *description;
+  LbDeclarativeKernel kernel;
+} Decl;
 
 static void
 decl_free (gpointer data)
@@ -26,7 +36,7 @@ decl_free (gpointer data)
   g_free (d->name);
   g_free (d->category);
   g_free (d->description);
-  g_free (d->taps);
+  g_free (d->kernel.taps);
   g_free (d);
 }
 
@@ -322,10 +332,10 @@ get_int (GKeyFile   *kf,
 }
 
 static gboolean
-parse_kernel (GKeyFile *kf,
-              Scan     *scan,
-              Decl     *d,
-              GError  **error)
+parse_kernel (GKeyFile            *kf,
+              Scan                *scan,
+              LbDeclarativeKernel *d,
+              GError             **error)
 {
   gint64 w = 0, h = 0, sum = 0;
   int hline;
@@ -437,12 +447,14 @@ parse_chain (GKeyFile              *kf,
   return TRUE;
 }
 
-LbFilter *
-lb_declarative_parse (GBytes                 *bytes,
-                      const char             *origin,
-                      LbDeclarativeStepCheck  check,
-                      gpointer                user_data,
-                      GError                **error)
+gboolean
+_lb_declarative_parse (GBytes                 *bytes,
+                       const char             *origin,
+                       LbDeclarativeStepCheck  check,
+                       gpointer                user_data,
+                       const LbFilterInfo     *kernel_hooks,
+                       LbFilter              **filter,
+                       GError                **error)
 {
   gsize len;
   const char *text = g_bytes_get_data (bytes, &len);
@@ -452,9 +464,10 @@ lb_declarative_parse (GBytes                 *bytes,
   g_autofree char *type = NULL;
   Scan scan = { origin, NULL, NULL };
   Decl *d = NULL;
-  LbFilter *filter = NULL;
+  gboolean ok = FALSE;
 
-  g_return_val_if_fail (bytes != NULL && origin != NULL, NULL);
+  g_return_val_if_fail (bytes != NULL && origin != NULL, FALSE);
+  g_return_val_if_fail (filter == NULL || kernel_hooks != NULL, FALSE);
   scan.keys = g_array_new (FALSE, TRUE, sizeof (KeyLine));
   g_array_set_clear_func (scan.keys, key_line_clear);
   scan.groups = g_array_new (FALSE, TRUE, sizeof (KeyLine));
@@ -547,40 +560,59 @@ lb_declarative_parse (GBytes                 *bytes,
   d->info.name = d->name;
   d->info.category = d->category;
   d->info.description = d->description;
-  d->info.user_data = d;
 
   if (g_str_equal (type, "kernel"))
     {
-      if (!parse_kernel (kf, &scan, d, error))
+      if (!parse_kernel (kf, &scan, &d->kernel, error))
         goto out;
       d->info.formats = LB_FILTER_FORMATS_ALL;
-      d->info.prepare = conv_prepare;
-      d->info.process = conv_process;
-      d->info.release = conv_release;
-      if (!lb_filter_info_validate (&d->info, error))
-        goto out;
-      Decl *owned = g_steal_pointer (&d);
+      d->info.user_data = &d->kernel;
+      if (filter != NULL)
+        {
+          Decl *owned;
 
-      filter = _lb_filter_new (LB_FILTER_KIND_KERNEL, &owned->info, NULL, origin, NULL, NULL,
-                               owned, decl_free);
+          d->info.prepare = kernel_hooks->prepare;
+          d->info.process = kernel_hooks->process;
+          d->info.release = kernel_hooks->release;
+          if (!lb_filter_info_validate (&d->info, error))
+            goto out;
+          owned = g_steal_pointer (&d);
+          *filter = _lb_filter_new (LB_FILTER_KIND_KERNEL, &owned->info, NULL, origin, NULL,
+                                    NULL, owned, decl_free);
+        }
     }
   else
     {
       if (!parse_chain (kf, &scan, steps, check, user_data, error))
         goto out;
       g_ptr_array_add (steps, NULL);
-      /* A chain's formats are those of its steps, checked when it runs. */
-      Decl *owned = g_steal_pointer (&d);
+      if (filter != NULL)
+        {
+          /* A chain's formats are those of its steps, checked when it runs. */
+          Decl *owned = g_steal_pointer (&d);
 
-      owned->info.formats = 0;
-      filter = _lb_filter_new (LB_FILTER_KIND_CHAIN, &owned->info, NULL, origin, NULL,
-                               (const char *const *) steps->pdata, owned, decl_free);
+          owned->info.formats = 0;
+          *filter = _lb_filter_new (LB_FILTER_KIND_CHAIN, &owned->info, NULL, origin, NULL,
+                                    (const char *const *) steps->pdata, owned, decl_free);
+        }
     }
+  ok = TRUE;
 
 out:
   if (d != NULL)
     decl_free (d);
   g_array_unref (scan.keys);
   g_array_unref (scan.groups);
-  return filter;
+  return ok;
+}
+
+/* Only the parse: the id, names, kernel and chain syntax are checked here as strictly as
+ * for a filter that runs (lb_filter_info_validate() would add nothing for these fields
+ * beyond the hooks, which a check has none of). */
+gboolean
+lb_declarative_check (GBytes     *bytes,
+                      const char *origin,
+                      GError    **error)
+{
+  return _lb_declarative_parse (bytes, origin, NULL, NULL, NULL, NULL, error);
 }

@@ -1292,7 +1292,7 @@ put_commit_thread (GTask *task, gpointer source, gpointer task_data, GCancellabl
       /* The repository only publishes filters the engine accepts: parsed strictly here (chain
        * steps are checked where they run, against the filters installed there). */
       g_autoptr(GError) error = NULL;
-      g_autoptr(LbFilter) filter = NULL;
+      gboolean valid = FALSE;
       char *text = NULL;
       gsize text_len = 0;
 
@@ -1305,9 +1305,9 @@ put_commit_thread (GTask *task, gpointer source, gpointer task_data, GCancellabl
       if (g_file_get_contents (pc->temp, &text, &text_len, &error))
         {
           g_autoptr(GBytes) bytes = g_bytes_new_take (text, text_len);
-          filter = lb_declarative_parse (bytes, pc->filter_origin, NULL, NULL, &error);
+          valid = lb_declarative_check (bytes, pc->filter_origin, &error);
         }
-      if (filter == NULL)
+      if (!valid)
         {
           pc->status = SOUP_STATUS_UNPROCESSABLE_ENTITY;
           pc->detail = pc->detail_owned = g_strdup (error->message);
