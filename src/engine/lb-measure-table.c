@@ -94,6 +94,19 @@ lb_measure_table_get_cell (LbMeasureTable *t, guint row, const char *column)
   return NULL;
 }
 
+const char *
+lb_measure_table_get_title (LbMeasureTable *t)
+{
+  return t->title;
+}
+
+/* Numbers, and figures such as "1.5×" or "12%", are right-aligned; text is left-aligned. */
+static gboolean
+cell_is_numeric (const char *v)
+{
+  return v[0] != '\0' && strspn (v, "0123456789.-+e×x%") == strlen (v);
+}
+
 void
 lb_measure_table_print (LbMeasureTable *t, FILE *out)
 {
@@ -122,7 +135,7 @@ lb_measure_table_print (LbMeasureTable *t, FILE *out)
       for (guint c = 0; c < t->n_columns; c++)
         {
           /* Right-align numbers, left-align text. */
-          gboolean numeric = row[c][0] && strspn (row[c], "0123456789.-+e×x%") == strlen (row[c]);
+          gboolean numeric = cell_is_numeric (row[c]);
           int pad = (int) width[c] - (int) g_utf8_strlen (row[c], -1);
           fprintf (out, "%s", c ? "  " : "");
           if (numeric)
@@ -176,6 +189,97 @@ lb_measure_table_write_csv (LbMeasureTable *t, const char *path, GError **error)
       g_string_append_c (s, '\n');
     }
   return g_file_set_contents (path, s->str, s->len, error);
+}
+
+/* A cell as text of a GitHub-flavoured markdown table: on one line, with the pipe and the
+ * characters that could open inline markup escaped (an underscore only at the edge of a word,
+ * where it could start or end emphasis: "p10_ms" stays as it is). */
+static void
+markdown_cell (GString *s, const char *v)
+{
+  for (const char *p = v; *p != '\0'; p++)
+    {
+      if (*p == '\n' || *p == '\r')
+        {
+          g_string_append_c (s, ' ');
+          continue;
+        }
+      if (strchr ("\\|*`<[]", *p) != NULL
+          || (*p == '_' && (p == v || !g_ascii_isalnum (p[-1]) || !g_ascii_isalnum (p[1]))))
+        g_string_append_c (s, '\\');
+      g_string_append_c (s, *p);
+    }
+}
+
+static void
+append_padded (GString *s, const char *v, guint width, gboolean right)
+{
+  guint pad = width - (guint) g_utf8_strlen (v, -1);
+
+  if (!right)
+    g_string_append (s, v);
+  for (guint i = 0; i < pad; i++)
+    g_string_append_c (s, ' ');
+  if (right)
+    g_string_append (s, v);
+}
+
+char *
+lb_measure_table_to_markdown (LbMeasureTable *t)
+{
+  /* the escaped header and rows, row-major: (1 + rows) × columns */
+  g_autoptr (GPtrArray) cells = g_ptr_array_new_with_free_func (g_free);
+  g_autofree guint *width = g_new0 (guint, t->n_columns);
+  g_autofree gboolean *right = g_new0 (gboolean, t->n_columns);
+  GString *s = g_string_new (NULL);
+
+  for (guint r = 0; r <= t->rows->len; r++)
+    for (guint c = 0; c < t->n_columns; c++)
+      {
+        const char *v = r == 0 ? t->columns[c] : ((char **) t->rows->pdata[r - 1])[c];
+        GString *e = g_string_new (NULL);
+
+        markdown_cell (e, v);
+        width[c] = MAX (width[c], (guint) g_utf8_strlen (e->str, -1));
+        g_ptr_array_add (cells, g_string_free (e, FALSE));
+      }
+  for (guint c = 0; c < t->n_columns; c++)
+    {
+      gboolean any = FALSE, all = TRUE;
+
+      for (guint r = 0; r < t->rows->len; r++)
+        {
+          const char *v = ((char **) t->rows->pdata[r])[c];
+
+          if (v[0] != '\0')
+            {
+              any = TRUE;
+              all = all && cell_is_numeric (v);
+            }
+        }
+      right[c] = any && all;
+      width[c] = MAX (width[c], 3); /* a delimiter cell has at least three dashes */
+    }
+  for (guint r = 0; r <= t->rows->len; r++)
+    {
+      for (guint c = 0; c < t->n_columns; c++)
+        {
+          g_string_append (s, "| ");
+          append_padded (s, cells->pdata[r * t->n_columns + c], width[c], right[c]);
+          g_string_append_c (s, ' ');
+        }
+      g_string_append (s, "|\n");
+      for (guint c = 0; r == 0 && c < t->n_columns; c++)
+        {
+          g_string_append (s, "| ");
+          for (guint i = 0; i < width[c] - (right[c] ? 1 : 0); i++)
+            g_string_append_c (s, '-');
+          g_string_append (s, right[c] ? ": " : " ");
+        }
+      if (r == 0)
+        g_string_append (s, "|\n");
+    }
+  return g_string_free (s, FALSE);
 }
 
 JsonNode *

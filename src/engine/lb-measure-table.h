@@ -6,8 +6,8 @@
 
 G_BEGIN_DECLS
 
-/* A results table printed aligned on the terminal and written as CSV and JSON. Cells are
- * strings; cells that parse completely as numbers become JSON numbers. */
+/* A results table printed aligned on the terminal and written as CSV, JSON and markdown.
+ * Cells are strings; cells that parse completely as numbers become JSON numbers. */
 typedef struct _LbMeasureTable LbMeasureTable;
 
 LbMeasureTable *lb_measure_table_new           (const char         *title,
@@ -25,6 +25,7 @@ void            lb_measure_table_add_rowf      (LbMeasureTable     *table,
 void            lb_measure_table_add_row_take  (LbMeasureTable     *table,
                                                char               *first,
                                                ...) G_GNUC_NULL_TERMINATED;
+const char     *lb_measure_table_get_title     (LbMeasureTable     *table);
 guint           lb_measure_table_get_n_rows    (LbMeasureTable     *table);
 const char     *lb_measure_table_get_cell      (LbMeasureTable     *table,
                                                guint               row,
@@ -34,6 +35,11 @@ void            lb_measure_table_print         (LbMeasureTable     *table,
 gboolean        lb_measure_table_write_csv     (LbMeasureTable     *table,
                                                const char         *path,
                                                GError            **error);
+/* (transfer full): a GitHub-flavoured markdown table, without the title: a header row, the
+ * delimiter row (a column whose cells are all numbers is right-aligned) and one row per
+ * row, each line ending in a newline; the columns padded to their width, so that the text
+ * itself reads as a table. */
+char           *lb_measure_table_to_markdown   (LbMeasureTable     *table);
 /* (transfer full): {"title": …, "rows": [{column: value, …}, …]} */
 JsonNode       *lb_measure_table_to_json       (LbMeasureTable     *table);
 

@@ -83,6 +83,28 @@ test_table (void)
   g_rmdir (dir);
 }
 
+/* The markdown table: pipes and markup escaped (an underscore only at a word's edge), numeric
+ * columns right-aligned, the columns padded to one width. */
+static void
+test_table_markdown (void)
+{
+  const char *cols[] = { "filter", "ms", "note", NULL };
+  g_autoptr (LbMeasureTable) t = lb_measure_table_new ("T", cols);
+  g_autofree char *md = NULL;
+
+  lb_measure_table_add_rowf (t, "a|b", "1.5", "", NULL);
+  lb_measure_table_add_rowf (t, "edge_", "12", "x*y", NULL);
+  lb_measure_table_add_rowf (t, "x", "", "p10_ms", NULL);
+  md = lb_measure_table_to_markdown (t);
+  g_assert_cmpstr (md, ==,
+                   "| filter |  ms | note   |\n"
+                   "| ------ | --: | ------ |\n"
+                   "| a\\|b   | 1.5 |        |\n"
+                   "| edge\\_ |  12 | x\\*y   |\n"
+                   "| x      |     | p10_ms |\n");
+  g_assert_cmpstr (lb_measure_table_get_title (t), ==, "T");
+}
+
 static void
 test_plot (void)
 {
@@ -132,6 +154,7 @@ main (int argc, char **argv)
   g_test_add_func ("/bench/stats", test_stats);
   g_test_add_func ("/bench/measure", test_measure);
   g_test_add_func ("/bench/table", test_table);
+  g_test_add_func ("/bench/table-markdown", test_table_markdown);
   g_test_add_func ("/bench/plot", test_plot);
   return g_test_run ();
 }
