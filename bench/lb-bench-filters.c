@@ -127,12 +127,15 @@ lb_bench_filters_main (int argc, char **argv)
   gboolean quick = FALSE, no_external = FALSE, no_memory = FALSE, no_reference = FALSE;
   gboolean memory_only = FALSE, no_floor = FALSE;
   g_autofree char *out_dir = NULL;
+  g_autofree char *markdown = NULL;
+  g_autofree char *command = lb_bench_command_line (argc, argv);
   g_autofree char *filters_arg = NULL;
   g_auto (GStrv) sizes_arg = NULL;
   int threads_arg = 0;
   GOptionEntry entries[] = {
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "Sizes up to 4 Mpx, fewer runs", NULL },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out_dir, "Directory for CSV, JSON, SVG and PNG (default bench-results)", "DIR" },
+    { "markdown", 0, 0, G_OPTION_ARG_FILENAME, &markdown, "Also write the tables as markdown, headed by the command, commit and machine", "FILE" },
     { "filters", 'f', 0, G_OPTION_ARG_STRING, &filters_arg, "Only these filter ids (comma-separated)", "a,b" },
     { "sizes", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sizes_arg, "Image sizes in Mpx (comma-separated)", "MPX,…" },
     { "threads", 't', 0, G_OPTION_ARG_INT, &threads_arg, "\"All threads\" means this many (default: all cores)", "N" },
@@ -233,6 +236,17 @@ lb_bench_filters_main (int argc, char **argv)
     {
       fprintf (stderr, "lightbox-bench filters: cannot create %s: %s\n", out_dir, g_strerror (errno));
       return 1;
+    }
+  if (markdown != NULL)
+    {
+      /* now, not after minutes of measuring */
+      g_autofree char *dir = g_path_get_dirname (markdown);
+
+      if (g_mkdir_with_parents (dir, 0755) != 0)
+        {
+          fprintf (stderr, "lightbox-bench filters: cannot create %s: %s\n", dir, g_strerror (errno));
+          return 1;
+        }
     }
 
   /* The bench measures what users run: the filters of the default registry. Run from the
@@ -480,8 +494,11 @@ lb_bench_filters_main (int argc, char **argv)
 
   {
     const char *keys[] = { "passes", "xv", "radius", "external", "floor", "memory", NULL };
-    LbMeasureTable *tables[] = { t_main, t_xv, t_radius, t_ext, t_floor, t_mem };
+    LbMeasureTable *tables[] = { t_main, t_xv, t_radius, t_ext, t_floor, t_mem, NULL };
     gboolean ok = lb_bench_write_results (out_dir, "filters", keys, tables, notes, &error);
+
+    if (ok && markdown != NULL)
+      ok = lb_bench_write_markdown (markdown, command, tables, notes, &error);
 
     for (guint f = 0; ok && f < G_N_ELEMENTS (formats); f++)
       {
@@ -500,6 +517,8 @@ lb_bench_filters_main (int argc, char **argv)
       }
     printf ("\nWrote %s/filters.json, filters-*.csv, filters-rgb8.{svg,png}, filters-gray16.{svg,png}\n",
             out_dir);
+    if (markdown != NULL)
+      printf ("Wrote %s\n", markdown);
   }
   return 0;
 }

@@ -25,6 +25,17 @@ gboolean    lb_bench_write_results (const char          *dir,
                                     LbMeasureTable     **tables,
                                     GPtrArray           *notes,
                                     GError             **error);
+/* Writes the non-empty @tables (NULL-terminated), each under its title, and @notes to @path
+ * as markdown, under a first line naming @command, the commit lightbox-bench was built from,
+ * the machine and the date. The file is replaced atomically; its directory must exist. */
+gboolean    lb_bench_write_markdown (const char          *path,
+                                     const char          *command,
+                                     LbMeasureTable     **tables,
+                                     GPtrArray           *notes,
+                                     GError             **error);
+/* "lightbox-bench ARGS…" as a shell would take it (@argv[0] the subcommand's name). */
+char       *lb_bench_command_line  (int                  argc,
+                                    char               **argv);
 /* "12.3", "0.456", "1234": three significant digits at least, no exponent. */
 char       *lb_bench_fmt           (double value);
 /* Wall time of one child process run to completion (ms), stdout and stderr discarded. A
