@@ -7,53 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "lb-canvas.h"
-#include "lb-render.h"
-
-#define MIN_ZOOM (1.0 / 64.0)
-#define MAX_ZOOM 64.0
-#define ZOOM_STEP 1.25
-#define PAN_STEP 48.0 /* widget pixels per arrow key */
-
-struct _LbCanvas {
-  GtkWidget parent_instance;
-
-  /* Owned */
-  LbImage        *image;
-  LbImage        *before;
-  LbImageMeta    *meta;          /* of what is shown (image or progressive) */
-  LbRenderSource  src;           /* what is shown: image pixels or a decoder's buffer */
-  gboolean        have_src;
-  LbRenderSource  before_src;
-  LbValueMap      map;
-  LbLut           lut;
-  LbLut           before_lut;
-  guint64        *hist;          /* 65536 or 256 bins of the first channel */
-  guint           hist_bins;
-  gboolean        hist_valid;
-  GdkTexture     *texture;       /* the last rendered view, device pixels */
-  GBytes         *display;       /* its pixels */
-  guint           display_w, display_h;
-
-  /* View state */
-  LbViewTransform view;          /* zoom in logical pixels; scaled when rendering */
-  gboolean        fit_mode;      /* refit on resize until the user zooms */
-  double          wl_center, wl_width;
-  gboolean        wl_user;       /* the user chose the window: keep it */
-  gboolean        progressive;   /* showing a decoder's buffer that is still filling */
-  guint64         progress_rows; /* rows added to the histogram while progressive */
-  gboolean        invert;
-  gboolean        split;
-  double          split_pos;     /* 0..1 of the width */
-  gboolean        dirty;
-
-  /* Gestures */
-  double          pointer_x, pointer_y;
-  gboolean        pointer_inside;
-  double          drag_center_x, drag_center_y;
-  double          drag_wl_center, drag_wl_width;
-  char           *probe_text;
-};
+#include "lb-canvas-private.h"
 
 G_DEFINE_FINAL_TYPE (LbCanvas, lb_canvas, GTK_TYPE_WIDGET)
 
@@ -201,8 +155,8 @@ fit (LbCanvas *self)
   invalidate (self);
 }
 
-static void
-update_probe (LbCanvas *self)
+void
+_lb_canvas_update_probe (LbCanvas *self)
 {
   g_autofree char *text = NULL;
   int ix, iy;
@@ -215,6 +169,32 @@ update_probe (LbCanvas *self)
   g_free (self->probe_text);
   self->probe_text = g_steal_pointer (&text);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROBE_TEXT]);
+}
+
+/* Sensitivity of a W/L drag in modality units per widget pixel: the whole data range over
+ * about 500 pixels, so one sweep across the canvas covers everything. */
+double
+_lb_canvas_wl_sensitivity (LbCanvas *self)
+{
+  double lo = 0, hi = 255;
+
+  if (src_bit_depth (&self->src) == 16)
+    {
+      double c, w;
+
+      ensure_histogram (self);
+      if (self->hist_valid
+          && lb_histogram_window (self->hist, self->hist_bins, &self->map, 0.0, 1.0, &c, &w))
+        {
+          lo = c - w / 2;
+          hi = c + w / 2;
+        }
+      else
+        hi = 65535;
+    }
+  else
+    hi = 255 * fabs (self->map.slope);
+  return MAX ((hi - lo) / 500.0, 0.05);
 }
 
 /* ---- public API ------------------------------------------------------------------------ */
@@ -263,7 +243,7 @@ set_source (LbCanvas             *self,
   if (!had)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HAS_PIXELS]);
   rebuild_luts (self);
-  update_probe (self);
+  _lb_canvas_update_probe (self);
 }
 
 void
@@ -387,7 +367,7 @@ lb_canvas_clear (LbCanvas *self)
     }
   self->hist_valid = FALSE;
   invalidate (self);
-  update_probe (self);
+  _lb_canvas_update_probe (self);
 }
 
 gboolean
@@ -411,7 +391,7 @@ lb_canvas_set_zoom (LbCanvas *self,
   g_return_if_fail (LB_IS_CANVAS (self));
   self->fit_mode = FALSE;
   set_zoom_internal (self, zoom);
-  update_probe (self);
+  _lb_canvas_update_probe (self);
 }
 
 void
@@ -443,7 +423,7 @@ lb_canvas_zoom_fit (LbCanvas *self)
   g_return_if_fail (LB_IS_CANVAS (self));
   self->fit_mode = TRUE;
   fit (self);
-  update_probe (self);
+  _lb_canvas_update_probe (self);
 }
 
 void
@@ -457,7 +437,7 @@ lb_canvas_pan (LbCanvas *self,
   clamp_center (self);
   self->fit_mode = FALSE;
   invalidate (self);
-  update_probe (self);
+  _lb_canvas_update_probe (self);
 }
 
 void
@@ -584,7 +564,7 @@ lb_canvas_set_rotation (LbCanvas *self,
   if (self->fit_mode)
     fit (self);
   invalidate (self);
-  update_probe (self);
+  _lb_canvas_update_probe (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ROTATION]);
 }
 
@@ -612,7 +592,7 @@ lb_canvas_set_flip (LbCanvas *self,
     }
   self->view.flip = flip;
   invalidate (self);
-  update_probe (self);
+  _lb_canvas_update_probe (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FLIP]);
 }
 
@@ -642,136 +622,6 @@ lb_canvas_get_split (LbCanvas *self)
 {
   g_return_val_if_fail (LB_IS_CANVAS (self), FALSE);
   return self->split;
-}
-
-gboolean
-lb_canvas_widget_to_image (LbCanvas *self,
-                           double    x,
-                           double    y,
-                           int      *ix,
-                           int      *iy)
-{
-  double fx, fy;
-
-  g_return_val_if_fail (LB_IS_CANVAS (self), FALSE);
-  if (!self->have_src)
-    return FALSE;
-  lb_view_to_image (&self->view, self->src.width, self->src.height,
-                    gtk_widget_get_width (GTK_WIDGET (self)),
-                    gtk_widget_get_height (GTK_WIDGET (self)), x, y, &fx, &fy);
-  fx = floor (fx);
-  fy = floor (fy);
-  if (fx < 0 || fy < 0 || fx >= self->src.width || fy >= self->src.height)
-    return FALSE;
-  *ix = (int) fx;
-  *iy = (int) fy;
-  return TRUE;
-}
-
-gboolean
-lb_canvas_get_visible_rect (LbCanvas     *self,
-                            GdkRectangle *rect)
-{
-  double ww, wh, x0 = G_MAXDOUBLE, y0 = G_MAXDOUBLE, x1 = -G_MAXDOUBLE, y1 = -G_MAXDOUBLE;
-  const double cx[4] = { 0, 1, 0, 1 }, cy[4] = { 0, 0, 1, 1 };
-
-  g_return_val_if_fail (LB_IS_CANVAS (self), FALSE);
-  if (!self->have_src)
-    return FALSE;
-  ww = gtk_widget_get_width (GTK_WIDGET (self));
-  wh = gtk_widget_get_height (GTK_WIDGET (self));
-  for (int i = 0; i < 4; i++)
-    {
-      double fx, fy;
-
-      lb_view_to_image (&self->view, self->src.width, self->src.height, ww, wh,
-                        cx[i] * ww, cy[i] * wh, &fx, &fy);
-      x0 = MIN (x0, fx);
-      y0 = MIN (y0, fy);
-      x1 = MAX (x1, fx);
-      y1 = MAX (y1, fy);
-    }
-  x0 = CLAMP (floor (x0), 0, self->src.width);
-  y0 = CLAMP (floor (y0), 0, self->src.height);
-  x1 = CLAMP (ceil (x1), 0, self->src.width);
-  y1 = CLAMP (ceil (y1), 0, self->src.height);
-  if (x1 <= x0 || y1 <= y0)
-    return FALSE;
-  rect->x = (int) x0;
-  rect->y = (int) y0;
-  rect->width = (int) (x1 - x0);
-  rect->height = (int) (y1 - y0);
-  return TRUE;
-}
-
-char *
-lb_canvas_describe_pixel (LbCanvas *self,
-                          int       x,
-                          int       y)
-{
-  const guint8 *p;
-  guint channels, v[4];
-  gboolean wide;
-  GString *s;
-
-  g_return_val_if_fail (LB_IS_CANVAS (self), NULL);
-  if (!self->have_src || x < 0 || y < 0 || x >= (int) self->src.width
-      || y >= (int) self->src.height)
-    return NULL;
-  channels = lb_sample_format_get_channels (self->src.format);
-  wide = lb_sample_format_get_sample_size (self->src.format) == 2;
-  p = self->src.data + (gsize) y * self->src.stride
-      + (gsize) x * lb_sample_format_get_pixel_size (self->src.format);
-  for (guint c = 0; c < channels; c++)
-    v[c] = wide ? ((const guint16 *) p)[c] : p[c];
-
-  s = g_string_new (NULL);
-  /* TRANSLATORS: pixel probe: image column and row */
-  g_string_append_printf (s, _("x %d  y %d"), x, y);
-  g_string_append (s, "  ");
-  if (channels >= 3)
-    g_string_append_printf (s, "R %u G %u B %u", v[0], v[1], v[2]);
-  else if (self->map.is_signed && wide)
-    g_string_append_printf (s, "%d", (int) (gint16) (guint16) v[0]);
-  else
-    g_string_append_printf (s, "%u", v[0]);
-  if (channels < 3 && lb_canvas_has_rescale (self))
-    {
-      double m = wide ? lb_value_map_apply (&self->map, v[0])
-                      : v[0] * self->map.slope + self->map.intercept;
-      /* TRANSLATORS: Hounsfield units of the probed pixel */
-      g_string_append_printf (s, _("  (%.0f HU)"), m);
-    }
-  return g_string_free (s, FALSE);
-}
-
-void
-lb_canvas_probe_at (LbCanvas *self,
-                    double    x,
-                    double    y)
-{
-  g_return_if_fail (LB_IS_CANVAS (self));
-  self->pointer_x = x;
-  self->pointer_y = y;
-  self->pointer_inside = TRUE;
-  update_probe (self);
-}
-
-gboolean
-lb_canvas_peek_display_pixel (LbCanvas *self,
-                              guint     x,
-                              guint     y,
-                              guint32  *argb)
-{
-  gsize len;
-  const guint32 *px;
-
-  g_return_val_if_fail (LB_IS_CANVAS (self), FALSE);
-  if (self->display == NULL || x >= self->display_w || y >= self->display_h)
-    return FALSE;
-  px = g_bytes_get_data (self->display, &len);
-  *argb = px[(gsize) y * self->display_w + x];
-  return TRUE;
 }
 
 /* ---- drawing --------------------------------------------------------------------------- */
@@ -858,195 +708,6 @@ lb_canvas_measure (GtkWidget      *widget,
   *natural = 512;
 }
 
-/* ---- input ----------------------------------------------------------------------------- */
-
-static gboolean
-on_scroll (GtkEventControllerScroll *ctrl,
-           double                    dx,
-           double                    dy,
-           LbCanvas                 *self)
-{
-  if (!self->have_src || dy == 0)
-    return FALSE;
-  lb_canvas_zoom_at (self, pow (1.1, -dy), self->pointer_x, self->pointer_y);
-  return TRUE;
-}
-
-static void
-on_motion (GtkEventControllerMotion *ctrl,
-           double                    x,
-           double                    y,
-           LbCanvas                 *self)
-{
-  self->pointer_x = x;
-  self->pointer_y = y;
-  self->pointer_inside = TRUE;
-  update_probe (self);
-}
-
-static void
-on_leave (GtkEventControllerMotion *ctrl,
-          LbCanvas                 *self)
-{
-  self->pointer_inside = FALSE;
-  update_probe (self);
-}
-
-static void
-pan_begin (GtkGestureDrag *gesture,
-           double          x,
-           double          y,
-           LbCanvas       *self)
-{
-  self->drag_center_x = self->view.center_x;
-  self->drag_center_y = self->view.center_y;
-  gtk_widget_grab_focus (GTK_WIDGET (self));
-}
-
-static void
-pan_update (GtkGestureDrag *gesture,
-            double          dx,
-            double          dy,
-            LbCanvas       *self)
-{
-  self->view.center_x = self->drag_center_x;
-  self->view.center_y = self->drag_center_y;
-  lb_canvas_pan (self, dx, dy);
-}
-
-static void
-wl_begin (GtkGestureDrag *gesture,
-          double          x,
-          double          y,
-          LbCanvas       *self)
-{
-  self->drag_wl_center = self->wl_center;
-  self->drag_wl_width = self->wl_width;
-  gtk_widget_grab_focus (GTK_WIDGET (self));
-}
-
-/* Sensitivity of a W/L drag in modality units per widget pixel: the whole data range over
- * about 500 pixels, so one sweep across the canvas covers everything. */
-static double
-wl_sensitivity (LbCanvas *self)
-{
-  double lo = 0, hi = 255;
-
-  if (src_bit_depth (&self->src) == 16)
-    {
-      double c, w;
-
-      ensure_histogram (self);
-      if (self->hist_valid
-          && lb_histogram_window (self->hist, self->hist_bins, &self->map, 0.0, 1.0, &c, &w))
-        {
-          lo = c - w / 2;
-          hi = c + w / 2;
-        }
-      else
-        hi = 65535;
-    }
-  else
-    hi = 255 * fabs (self->map.slope);
-  return MAX ((hi - lo) / 500.0, 0.05);
-}
-
-static void
-wl_update (GtkGestureDrag *gesture,
-           double          dx,
-           double          dy,
-           LbCanvas       *self)
-{
-  double k;
-
-  if (!self->have_src)
-    return;
-  k = wl_sensitivity (self);
-  /* right widens the window, down raises the level (the image darkens), as on PACS */
-  lb_canvas_set_window (self, self->drag_wl_center + dy * k,
-                        MAX (1.0, self->drag_wl_width + dx * k));
-}
-
-static void
-on_click (GtkGestureClick *gesture,
-          int              n_press,
-          double           x,
-          double           y,
-          LbCanvas        *self)
-{
-  gtk_widget_grab_focus (GTK_WIDGET (self));
-}
-
-static gboolean
-key_pan (GtkWidget *widget,
-         GVariant  *args,
-         gpointer   user_data)
-{
-  double dx, dy;
-
-  g_variant_get (args, "(dd)", &dx, &dy);
-  lb_canvas_pan (LB_CANVAS (widget), dx, dy);
-  return TRUE;
-}
-
-static gboolean
-key_zoom (GtkWidget *widget,
-          GVariant  *args,
-          gpointer   user_data)
-{
-  LbCanvas *self = LB_CANVAS (widget);
-  double f = g_variant_get_double (args);
-
-  if (f == 0)
-    lb_canvas_zoom_fit (self);
-  else if (f < 0)
-    lb_canvas_set_zoom (self, 1.0);
-  else
-    lb_canvas_zoom_at (self, f, gtk_widget_get_width (widget) / 2.0,
-                       gtk_widget_get_height (widget) / 2.0);
-  return TRUE;
-}
-
-static gboolean
-key_window (GtkWidget *widget,
-            GVariant  *args,
-            gpointer   user_data)
-{
-  LbCanvas *self = LB_CANVAS (widget);
-  double dc, dw, k;
-
-  if (!self->have_src)
-    return FALSE;
-  g_variant_get (args, "(dd)", &dc, &dw);
-  /* one key press = 10 pixels of drag */
-  k = wl_sensitivity (self) * 10;
-  lb_canvas_set_window (self, self->wl_center + dc * k, MAX (1.0, self->wl_width + dw * k));
-  return TRUE;
-}
-
-static gboolean
-key_toggle (GtkWidget *widget,
-            GVariant  *args,
-            gpointer   user_data)
-{
-  LbCanvas *self = LB_CANVAS (widget);
-  const char *what = g_variant_get_string (args, NULL);
-
-  if (g_str_equal (what, "invert"))
-    lb_canvas_set_invert (self, !self->invert);
-  else if (g_str_equal (what, "rotate"))
-    lb_canvas_set_rotation (self, self->view.rotation + 1);
-  else if (g_str_equal (what, "rotate-back"))
-    lb_canvas_set_rotation (self, self->view.rotation + 3);
-  else if (g_str_equal (what, "flip"))
-    lb_canvas_set_flip (self, !self->view.flip);
-  else if (g_str_equal (what, "split"))
-    lb_canvas_set_split (self, !self->split);
-  else if (g_str_equal (what, "auto"))
-    lb_canvas_auto_window (self);
-  return TRUE;
-}
-
 /* ---- GObject --------------------------------------------------------------------------- */
 
 static void
@@ -1118,15 +779,6 @@ lb_canvas_finalize (GObject *object)
 }
 
 static void
-add_pan_binding (GtkWidgetClass *wc,
-                 guint           key,
-                 double          dx,
-                 double          dy)
-{
-  gtk_widget_class_add_binding (wc, key, 0, key_pan, "(dd)", dx, dy);
-}
-
-static void
 lb_canvas_class_init (LbCanvasClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -1167,28 +819,7 @@ lb_canvas_class_init (LbCanvasClass *klass)
                                                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
-  add_pan_binding (wc, GDK_KEY_Left, PAN_STEP, 0);
-  add_pan_binding (wc, GDK_KEY_Right, -PAN_STEP, 0);
-  add_pan_binding (wc, GDK_KEY_Up, 0, PAN_STEP);
-  add_pan_binding (wc, GDK_KEY_Down, 0, -PAN_STEP);
-  gtk_widget_class_add_binding (wc, GDK_KEY_plus, 0, key_zoom, "d", ZOOM_STEP);
-  gtk_widget_class_add_binding (wc, GDK_KEY_KP_Add, 0, key_zoom, "d", ZOOM_STEP);
-  gtk_widget_class_add_binding (wc, GDK_KEY_equal, 0, key_zoom, "d", ZOOM_STEP);
-  gtk_widget_class_add_binding (wc, GDK_KEY_minus, 0, key_zoom, "d", 1.0 / ZOOM_STEP);
-  gtk_widget_class_add_binding (wc, GDK_KEY_KP_Subtract, 0, key_zoom, "d", 1.0 / ZOOM_STEP);
-  gtk_widget_class_add_binding (wc, GDK_KEY_f, 0, key_zoom, "d", 0.0);
-  gtk_widget_class_add_binding (wc, GDK_KEY_1, 0, key_zoom, "d", -1.0);
-  /* Shift+arrows: left/right narrow/widen the window, up/down lower/raise the level */
-  gtk_widget_class_add_binding (wc, GDK_KEY_Left, GDK_SHIFT_MASK, key_window, "(dd)", 0.0, -1.0);
-  gtk_widget_class_add_binding (wc, GDK_KEY_Right, GDK_SHIFT_MASK, key_window, "(dd)", 0.0, 1.0);
-  gtk_widget_class_add_binding (wc, GDK_KEY_Up, GDK_SHIFT_MASK, key_window, "(dd)", -1.0, 0.0);
-  gtk_widget_class_add_binding (wc, GDK_KEY_Down, GDK_SHIFT_MASK, key_window, "(dd)", 1.0, 0.0);
-  gtk_widget_class_add_binding (wc, GDK_KEY_i, 0, key_toggle, "s", "invert");
-  gtk_widget_class_add_binding (wc, GDK_KEY_r, 0, key_toggle, "s", "rotate");
-  gtk_widget_class_add_binding (wc, GDK_KEY_r, GDK_SHIFT_MASK, key_toggle, "s", "rotate-back");
-  gtk_widget_class_add_binding (wc, GDK_KEY_h, 0, key_toggle, "s", "flip");
-  gtk_widget_class_add_binding (wc, GDK_KEY_s, 0, key_toggle, "s", "split");
-  gtk_widget_class_add_binding (wc, GDK_KEY_a, 0, key_toggle, "s", "auto");
+  _lb_canvas_class_init_input (wc);
 
   gtk_widget_class_set_css_name (wc, "lb-canvas");
   gtk_widget_class_set_accessible_role (wc, GTK_ACCESSIBLE_ROLE_IMG);
@@ -1197,9 +828,6 @@ lb_canvas_class_init (LbCanvasClass *klass)
 static void
 lb_canvas_init (LbCanvas *self)
 {
-  GtkEventController *ctrl;
-  GtkGesture *drag;
-
   self->view.zoom = 1.0;
   self->fit_mode = TRUE;
   self->wl_center = 127.5;
@@ -1212,34 +840,5 @@ lb_canvas_init (LbCanvas *self)
   gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Image"), -1);
 
-  ctrl = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
-  g_signal_connect (ctrl, "scroll", G_CALLBACK (on_scroll), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), ctrl);
-
-  ctrl = gtk_event_controller_motion_new ();
-  g_signal_connect (ctrl, "motion", G_CALLBACK (on_motion), self);
-  g_signal_connect (ctrl, "leave", G_CALLBACK (on_leave), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), ctrl);
-
-  drag = gtk_gesture_drag_new ();
-  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (drag), GDK_BUTTON_PRIMARY);
-  g_signal_connect (drag, "drag-begin", G_CALLBACK (pan_begin), self);
-  g_signal_connect (drag, "drag-update", G_CALLBACK (pan_update), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
-
-  drag = gtk_gesture_drag_new ();
-  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (drag), GDK_BUTTON_MIDDLE);
-  g_signal_connect (drag, "drag-begin", G_CALLBACK (pan_begin), self);
-  g_signal_connect (drag, "drag-update", G_CALLBACK (pan_update), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
-
-  drag = gtk_gesture_drag_new ();
-  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (drag), GDK_BUTTON_SECONDARY);
-  g_signal_connect (drag, "drag-begin", G_CALLBACK (wl_begin), self);
-  g_signal_connect (drag, "drag-update", G_CALLBACK (wl_update), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
-
-  drag = gtk_gesture_click_new ();
-  g_signal_connect (drag, "pressed", G_CALLBACK (on_click), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
+  _lb_canvas_init_input (self);
 }

@@ -138,7 +138,7 @@ guint
 lb_store_upload_check_filter (const char *path, const char *name, char **detail)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(LbFilter) filter = NULL;
+  gboolean valid = FALSE;
   char *text = NULL;
   gsize text_len = 0;
   struct stat st;
@@ -151,9 +151,9 @@ lb_store_upload_check_filter (const char *path, const char *name, char **detail)
   if (g_file_get_contents (path, &text, &text_len, &error))
     {
       g_autoptr(GBytes) bytes = g_bytes_new_take (text, text_len);
-      filter = lb_declarative_parse (bytes, name, NULL, NULL, &error);
+      valid = lb_declarative_check (bytes, name, &error);
     }
-  if (filter == NULL)
+  if (!valid)
     {
       *detail = g_strdup (error->message);
       return SOUP_STATUS_UNPROCESSABLE_ENTITY;

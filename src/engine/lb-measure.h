@@ -14,7 +14,7 @@ typedef struct {
   double max;
   guint n;          /* samples taken after warm-up */
   gboolean stable;  /* the median settled within the tolerance before the limits were hit */
-} LbBenchStats;
+} LbMeasureStats;
 
 typedef struct {
   guint warmup;          /* runs thrown away first (caches, page faults, lazy init) */
@@ -22,22 +22,22 @@ typedef struct {
   guint max_runs;        /* at most this many */
   double max_seconds;    /* stop measuring after this much wall time, stable or not */
   double tolerance;      /* relative: stop when the median moved less than this between rounds */
-} LbBenchOptions;
+} LbMeasureOptions;
 
-#define LB_BENCH_OPTIONS_DEFAULT { 2, 5, 200, 3.0, 0.02 }
+#define LB_MEASURE_OPTIONS_DEFAULT { 2, 5, 200, 3.0, 0.02 }
 
 /* Returns the time of one run in milliseconds (or any other sample to aggregate). */
-typedef double (*LbBenchFunc) (gpointer user_data);
+typedef double (*LbMeasureFunc) (gpointer user_data);
 
 /* Warm up, then repeat @func in rounds until the median is stable (GEGL perf style): after
  * each round of min_runs samples the median over all samples so far is compared with the one
  * before; within @tolerance it stops. Shared machines are noisy: quote the median. */
-LbBenchStats lb_bench_measure     (LbBenchFunc           func,
-                                   gpointer              user_data,
-                                   const LbBenchOptions *options);
+LbMeasureStats lb_measure_run      (LbMeasureFunc           func,
+                                    gpointer                user_data,
+                                    const LbMeasureOptions *options);
 /* Statistics of samples already taken. Sorts @samples in place. */
-LbBenchStats lb_bench_stats_of    (double               *samples,
-                                   guint                 n);
-double       lb_bench_now_ms      (void);
+LbMeasureStats lb_measure_stats_of (double                 *samples,
+                                    guint                   n);
+double         lb_measure_now_ms   (void);
 
 G_END_DECLS

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#define G_LOG_DOMAIN "lb-bench-stats"
+#define G_LOG_DOMAIN "lb-measure"
 
 #include <math.h>
 #include <stdlib.h>
 
-#include "lb-bench-stats.h"
+#include "lb-measure.h"
 
 double
-lb_bench_now_ms (void)
+lb_measure_now_ms (void)
 {
   return g_get_monotonic_time () / 1000.0;
 }
@@ -32,10 +32,10 @@ quantile (const double *s, guint n, double q)
   return s[i] + (s[i + 1] - s[i]) * f;
 }
 
-LbBenchStats
-lb_bench_stats_of (double *samples, guint n)
+LbMeasureStats
+lb_measure_stats_of (double *samples, guint n)
 {
-  LbBenchStats st = { 0 };
+  LbMeasureStats st = { 0 };
 
   if (n == 0)
     return st;
@@ -49,21 +49,21 @@ lb_bench_stats_of (double *samples, guint n)
   return st;
 }
 
-LbBenchStats
-lb_bench_measure (LbBenchFunc func, gpointer user_data, const LbBenchOptions *options)
+LbMeasureStats
+lb_measure_run (LbMeasureFunc func, gpointer user_data, const LbMeasureOptions *options)
 {
-  static const LbBenchOptions defaults = LB_BENCH_OPTIONS_DEFAULT;
+  static const LbMeasureOptions defaults = LB_MEASURE_OPTIONS_DEFAULT;
   g_autoptr (GArray) samples = g_array_new (FALSE, FALSE, sizeof (double));
   double start, previous = -1;
   gboolean stable = FALSE;
-  LbBenchStats st;
+  LbMeasureStats st;
 
   if (options == NULL)
     options = &defaults;
   for (guint i = 0; i < options->warmup; i++)
     func (user_data);
 
-  start = lb_bench_now_ms ();
+  start = lb_measure_now_ms ();
   while (samples->len < options->max_runs)
     {
       g_autofree double *sorted = NULL;
@@ -75,17 +75,17 @@ lb_bench_measure (LbBenchFunc func, gpointer user_data, const LbBenchOptions *op
           g_array_append_val (samples, v);
         }
       sorted = g_memdup2 (samples->data, samples->len * sizeof (double));
-      median = lb_bench_stats_of (sorted, samples->len).median;
+      median = lb_measure_stats_of (sorted, samples->len).median;
       if (previous >= 0 && fabs (median - previous) <= options->tolerance * MAX (fabs (previous), 1e-9))
         {
           stable = TRUE;
           break;
         }
       previous = median;
-      if ((lb_bench_now_ms () - start) / 1000.0 > options->max_seconds)
+      if ((lb_measure_now_ms () - start) / 1000.0 > options->max_seconds)
         break;
     }
-  st = lb_bench_stats_of ((double *) samples->data, samples->len);
+  st = lb_measure_stats_of ((double *) samples->data, samples->len);
   st.stable = stable;
   return st;
 }
