@@ -6,71 +6,10 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "lb-dicom-charset.h"
 #include "lb-dicom-dict.h"
 #include "lb-dicom-tags.h"
 #include "lb-error.h"
-
-/* ---- character sets (PS3.5 §6.1, PS3.3 C.12.1.1.2) ----------------------------------------- */
-
-/* How the text of one data set is decoded to UTF-8: @iconv is the iconv name, NULL for the
- * default repertoire (then valid UTF-8 is kept and anything else read as Latin-1, what
- * writers that leave SpecificCharacterSet out mostly mean). ISO 2022 code extensions that
- * iconv has no stateful decoder for (Korean, Simplified Chinese) switch G1 with escape
- * sequences around GR bytes: dropping the escapes leaves EUC text. */
-typedef struct {
-  const char *iconv;
-  gboolean    strip_escapes;
-} Charset;
-
-static const struct {
-  const char *term;    /* Defined Term, without the "ISO_IR " / "ISO 2022 IR " prefix */
-  Charset     charset;
-} charsets[] = {
-  { "100", { "ISO-8859-1", FALSE } },
-  { "101", { "ISO-8859-2", FALSE } },
-  { "109", { "ISO-8859-3", FALSE } },
-  { "110", { "ISO-8859-4", FALSE } },
-  { "144", { "ISO-8859-5", FALSE } },
-  { "127", { "ISO-8859-6", FALSE } },
-  { "126", { "ISO-8859-7", FALSE } },
-  { "138", { "ISO-8859-8", FALSE } },
-  { "148", { "ISO-8859-9", FALSE } },
-  { "203", { "ISO-8859-15", FALSE } },
-  { "166", { "TIS-620", FALSE } },
-  { "13", { "SHIFT_JIS", FALSE } },
-  { "192", { "UTF-8", FALSE } },
-  { "87", { "ISO-2022-JP-2", FALSE } },
-  { "159", { "ISO-2022-JP-2", FALSE } },
-  { "149", { "EUC-KR", TRUE } },
-  { "58", { "GB2312", TRUE } },
-};
-
-/* The charset for the values of SpecificCharacterSet (first term that is not the default). */
-static Charset
-charset_from_terms (GPtrArray *terms)
-{
-  Charset cs = { NULL, FALSE };
-
-  for (guint i = 0; terms != NULL && i < terms->len; i++)
-    {
-      const char *t = terms->pdata[i];
-
-      if (t == NULL)
-        continue;
-      if (strcmp (t, "GB18030") == 0 || strcmp (t, "GBK") == 0)
-        return (Charset) { t[2] == '1' ? "GB18030" : "GBK", FALSE };
-      if (g_str_has_prefix (t, "ISO_IR "))
-        t += 7;
-      else if (g_str_has_prefix (t, "ISO 2022 IR "))
-        t += 12;
-      else
-        continue;
-      for (guint k = 0; k < G_N_ELEMENTS (charsets); k++)
-        if (strcmp (t, charsets[k].term) == 0)
-          return charsets[k].charset;
-    }
-  return cs;
-}
 
 /* Text VRs whose values may use the specific character set (PS3.5 §6.1.2.3); the others are
  * the default repertoire. */
@@ -80,65 +19,6 @@ vr_uses_charset (const char *vr)
   return strcmp (vr, "PN") == 0 || strcmp (vr, "LO") == 0 || strcmp (vr, "SH") == 0
          || strcmp (vr, "LT") == 0 || strcmp (vr, "ST") == 0 || strcmp (vr, "UT") == 0
          || strcmp (vr, "UC") == 0;
-}
-
-/* ESC, then intermediate bytes 0x20–0x2F, then one final byte 0x30–0x7E (ISO 2022 §13). */
-static gsize
-strip_escape_sequences (char *s, gsize n)
-{
-  gsize o = 0;
-
-  for (gsize i = 0; i < n; i++)
-    {
-      if (s[i] == 0x1b)
-        {
-          gsize j = i + 1;
-
-          while (j < n && s[j] >= 0x20 && s[j] <= 0x2f)
-            j++;
-          if (j < n && s[j] >= 0x30 && s[j] <= 0x7e)
-            {
-              i = j;
-              continue;
-            }
-        }
-      s[o++] = s[i];
-    }
-  return o;
-}
-
-/* @n bytes of text → UTF-8 (never NULL). A NUL ends the text: UI values are padded with one. */
-static char *
-decode_text (const guint8 *src, gsize n, const Charset *cs, gboolean use_charset)
-{
-  const guint8 *nul = memchr (src, 0, n);
-  gboolean ascii = TRUE;
-  g_autofree char *raw = NULL;
-  char *out;
-
-  if (nul != NULL)
-    n = nul - src;
-  for (gsize i = 0; i < n; i++)
-    if (src[i] >= 0x80 || src[i] == 0x1b)
-      {
-        ascii = FALSE;
-        break;
-      }
-  if (ascii)
-    return g_strndup ((const char *) src, n);
-  raw = g_strndup ((const char *) src, n);
-  if (use_charset && cs->iconv != NULL)
-    {
-      if (cs->strip_escapes)
-        n = strip_escape_sequences (raw, n);
-      out = g_convert (raw, n, "UTF-8", cs->iconv, NULL, NULL, NULL);
-      if (out != NULL)
-        return out;
-    }
-  if (g_utf8_validate (raw, n, NULL))
-    return g_steal_pointer (&raw);
-  out = g_convert (raw, n, "UTF-8", "ISO-8859-1", NULL, NULL, NULL);
-  return out != NULL ? out : g_utf8_make_valid (raw, n);
 }
 
 /* ---- VRs (PS3.5 §6.2, §7.1.2) --------------------------------------------------------------- */
@@ -300,7 +180,7 @@ typedef struct {
   gboolean big;
   gboolean explicit_vr;
   int      depth;
-  Charset  cs;
+  LbDicomCharset cs;
 } Level;
 
 typedef struct {
@@ -416,6 +296,8 @@ numbers_to_text (const guint8 *d, gsize len, const char *vr, guint size, gboolea
   return values;
 }
 
+static const LbDicomCharset default_charset = { NULL, FALSE };
+
 /* Stores one non-sequence value of @len bytes at @off as the JSON model holds it. */
 static gboolean
 put_value (LbDicomParser *p, const Level *lv, LbDicomDataset *ds, guint32 tag, const char *vr,
@@ -457,26 +339,47 @@ put_value (LbDicomParser *p, const Level *lv, LbDicomDataset *ds, guint32 tag, c
       return TRUE;
     }
   {
-    g_autofree char *text = decode_text (d, len, &lv->cs, vr_uses_charset (vr));
-    GPtrArray *values;
+    gboolean charset = vr_uses_charset (vr), pn = strcmp (vr, "PN") == 0;
+    GPtrArray *values = g_ptr_array_new_with_free_func (g_free);
+    g_auto(GStrv) parts = NULL;
+    const LbDicomCharset *cs = charset ? &lv->cs : &default_charset;
 
     if (len == 0)
-      values = g_ptr_array_new_with_free_func (g_free);
+      ;
     else if (vr_is_single_text (vr))
+      g_ptr_array_add (values, lb_dicom_charset_decode (cs, d, len, FALSE));
+    else if (cs->iso2022)
       {
-        values = g_ptr_array_new_with_free_func (g_free);
-        g_ptr_array_add (values, g_steal_pointer (&text));
+        /* code extensions: each value starts in the initial set, so split first (as pydicom
+         * does; PS3.5 §6.1.2.5.3) */
+        gsize start = 0;
+
+        for (gsize i = 0; i <= len; i++)
+          if (i == len || d[i] == '\\')
+            {
+              g_ptr_array_add (values, lb_dicom_charset_decode (cs, d + start, i - start, pn));
+              start = i + 1;
+            }
       }
     else
       {
-        char **parts = g_strsplit (text, "\\", -1);
-        guint n = g_strv_length (parts);
+        g_autofree char *text = lb_dicom_charset_decode (cs, d, len, pn);
 
-        values = g_ptr_array_new_full (n, g_free);
-        for (guint i = 0; i < n; i++)
-          g_ptr_array_add (values, parts[i]);
-        g_free (parts); /* the strings now belong to @values */
+        parts = g_strsplit (text, "\\", -1);
+        for (guint i = 0; parts[i]; i++)
+          g_ptr_array_add (values, g_steal_pointer (&parts[i]));
       }
+    if (pn)
+      for (guint i = 0; i < values->len; i++)
+        {
+          /* empty trailing component groups are absent ones: "A=I=" is "A=I", as the JSON
+           * model carries it (lb-dicom-dataset.h) */
+          char *v = values->pdata[i];
+          gsize n = strlen (v);
+
+          while (n > 0 && (v[n - 1] == '=' || v[n - 1] == ' '))
+            v[--n] = '\0';
+        }
     if (!count_values (p, tag, values->len, error))
       {
         g_ptr_array_unref (values);
@@ -826,13 +729,12 @@ parse_dataset (LbDicomParser *p, const Level *lv, LbDicomDataset *ds, gsize pos,
 
       if (h.tag == LB_TAG_SPECIFIC_CHARACTER_SET)
         {
-          g_autofree char *joined = lb_dicom_dataset_dup_joined (ds, h.tag);
-          g_auto(GStrv) terms = g_strsplit (joined ? joined : "", "\\", -1);
-          g_autoptr(GPtrArray) arr = g_ptr_array_new ();
+          guint n = lb_dicom_dataset_get_n_values (ds, h.tag);
+          g_autofree const char **terms = g_new0 (const char *, n + 1);
 
-          for (guint i = 0; terms[i]; i++)
-            g_ptr_array_add (arr, g_strstrip (terms[i]));
-          here.cs = charset_from_terms (arr);
+          for (guint i = 0; i < n; i++)
+            terms[i] = lb_dicom_dataset_get_string (ds, h.tag, i);
+          here.cs = lb_dicom_charset_from_terms (terms, n);
         }
       if (here.depth == 0)
         {
@@ -876,6 +778,7 @@ lb_dicom_parser_run (LbDicomParser *p, gsize start, gsize end, LbDicomDataset *d
                      GError **error)
 {
   Level top = { p->big_endian, p->explicit_vr, 0, { NULL, FALSE } };
+
   gsize pos = start;
 
   g_return_val_if_fail (start <= end && end <= p->len, FALSE);
