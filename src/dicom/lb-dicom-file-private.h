@@ -24,6 +24,7 @@ struct _LbDicomFile {
   GArray         *frame_first; /* guint: index in fragments of each frame's first fragment, and
                                 * one past the last frame's end */
   GError         *pixel_error; /* why the pixel data cannot be read (the rest of the object can) */
+  GArray         *item_offsets; /* gsize: file offsets of the items of the sequence asked for */
 
   LbDicomTransferSyntaxFlags ts_flags;
   gboolean    has_pixels;
@@ -35,6 +36,15 @@ struct _LbDicomFile {
   guint       bits_allocated;
   char        pixel_vr[3];
 };
+
+/* lb_dicom_file_new_from_bytes(), recording the file offset of each item of the top-level
+ * sequence @offsets_of in item_offsets (what DICOMDIR records point at each other with). */
+LbDicomFile *_lb_dicom_file_read (GBytes           *bytes,
+                                  const char       *name,
+                                  LbDicomReadFlags  flags,
+                                  const LbLimits   *limits,
+                                  guint32           offsets_of,
+                                  GError          **error);
 
 /* Checks the Image Pixel module against itself, the limits and the pixel data, and locates
  * the frames (n_frames, frame_bits, frame_first). */

@@ -32,6 +32,7 @@ lb_dicom_file_finalize (GObject *object)
   g_clear_pointer (&self->fragments, g_array_unref);
   g_clear_pointer (&self->frame_first, g_array_unref);
   g_clear_error (&self->pixel_error);
+  g_clear_pointer (&self->item_offsets, g_array_unref);
   G_OBJECT_CLASS (lb_dicom_file_parent_class)->finalize (object);
 }
 
@@ -252,9 +253,9 @@ explicit_vr_in_fact (const guint8 *d, gsize len, gboolean declared)
   return is_known_vr (d + 4);
 }
 
-static LbDicomFile *
-read_bytes (GBytes *bytes, const char *name, LbDicomReadFlags flags, const LbLimits *limits,
-            GError **error)
+LbDicomFile *
+_lb_dicom_file_read (GBytes *bytes, const char *name, LbDicomReadFlags flags,
+                     const LbLimits *limits, guint32 offsets_of, GError **error)
 {
   g_autoptr(LbDicomFile) self = g_object_new (LB_TYPE_DICOM_FILE, NULL);
   gboolean header_only = (flags & LB_DICOM_READ_HEADER_ONLY) != 0;
@@ -308,6 +309,7 @@ read_bytes (GBytes *bytes, const char *name, LbDicomReadFlags flags, const LbLim
     lb_dicom_parser_init (&p, data, self->name, (self->ts_flags & LB_DICOM_TS_BIG_ENDIAN) != 0,
                           explicit_vr);
   }
+  p.offsets_of = offsets_of;
   if (header_only)
     {
       p.stop_tag = LB_TAG_PIXEL_DATA;
@@ -319,6 +321,7 @@ read_bytes (GBytes *bytes, const char *name, LbDicomReadFlags flags, const LbLim
       self->data = g_bytes_ref (data);
       self->last_tag = p.last_tag;
       self->header_complete = !p.truncated;
+      self->item_offsets = p.item_offsets ? g_array_ref (p.item_offsets) : NULL;
       if (!header_only && p.has_pixel_data)
         {
           self->has_pixels = TRUE;
@@ -342,7 +345,7 @@ lb_dicom_file_new_from_bytes (GBytes *bytes, const char *name, LbDicomReadFlags 
                               const LbLimits *limits, GError **error)
 {
   g_return_val_if_fail (bytes != NULL, NULL);
-  return read_bytes (bytes, name, flags, limits, error);
+  return _lb_dicom_file_read (bytes, name, flags, limits, 0, error);
 }
 
 LbDicomFile *
@@ -364,7 +367,7 @@ lb_dicom_file_new_for_path (const char *path, LbDicomReadFlags flags, const LbLi
       return NULL;
     }
   bytes = g_mapped_file_get_bytes (mapped);
-  return read_bytes (bytes, path, flags, limits, error);
+  return _lb_dicom_file_read (bytes, path, flags, limits, 0, error);
 }
 
 LbDicomFile *
@@ -400,7 +403,7 @@ lb_dicom_file_read_header (GFile *file, GCancellable *cancellable, GError **erro
         }
       /* a copy: the data set's binary values are slices of it, and @buf grows */
       prefix = g_bytes_new (buf->data, buf->len);
-      self = read_bytes (prefix, name, LB_DICOM_READ_HEADER_ONLY, NULL, error);
+      self = _lb_dicom_file_read (prefix, name, LB_DICOM_READ_HEADER_ONLY, NULL, 0, error);
       if (self == NULL)
         return NULL;
       /* done at the pixel data or the end of the file, or once everything a listing shows
