@@ -14,7 +14,7 @@
 
 /* lb_dicom_file_read_header(): the first read, and the most it reads before giving up on
  * finding the end of the Image Pixel module (an Enhanced multi-frame header can be megabytes). */
-#define HEADER_PREFIX (64 * 1024)
+#define HEADER_PREFIX (16 * 1024)
 #define HEADER_PREFIX_MAX (16 * 1024 * 1024)
 
 G_DEFINE_FINAL_TYPE (LbDicomFile, lb_dicom_file, G_TYPE_OBJECT)
