@@ -21,6 +21,7 @@ struct _LbLocalStore {
   /* Owned */
   GFile          *root;
   char           *root_uri;
+  char           *root_query;     /* opened at a DICOM level ("study=UID"), or NULL */
   LbStoreOptions *options;        /* (ref) */
   GHashTable     *dicom_headers;  /* path → header of a DICOM file (lb-local-store-dicom.c) */
   GMutex          dicom_lock;     /* for dicom_headers: listings run in worker threads */

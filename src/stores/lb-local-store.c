@@ -131,7 +131,10 @@ resolve (LbLocalStore *self, const char *uri, char **query, GError **error)
   g_autofree char *path_part = NULL;
 
   if (uri == NULL)
-    return g_object_ref (self->root);
+    {
+      *query = g_strdup (self->root_query);
+      return g_object_ref (self->root);
+    }
   scheme = g_uri_parse_scheme (uri);
   if (scheme != NULL && strchr (uri, '?') != NULL)
     {
@@ -140,6 +143,9 @@ resolve (LbLocalStore *self, const char *uri, char **query, GError **error)
 
       path_part = g_strndup (uri, q - uri);
       *query = g_strdup (q + 1);
+      /* `ls` prints containers with a '/' after them: not part of a UID */
+      while (**query && (*query)[strlen (*query) - 1] == '/')
+        (*query)[strlen (*query) - 1] = '\0';
       uri = path_part;
     }
   file = scheme != NULL ? g_file_new_for_uri (uri) : g_file_new_for_path (uri);
@@ -661,6 +667,7 @@ lb_local_store_finalize (GObject *object)
 
   g_clear_object (&self->root);
   g_free (self->root_uri);
+  g_free (self->root_query);
   g_clear_pointer (&self->options, lb_store_options_unref);
   g_clear_pointer (&self->dicom_headers, g_hash_table_unref);
   g_mutex_clear (&self->dicom_lock);
@@ -705,7 +712,20 @@ lb_local_store_new (const char *uri, LbStoreOptions *options, GError **error)
       return NULL;
     }
   self = g_object_new (LB_TYPE_LOCAL_STORE, NULL);
-  self->root = scheme != NULL ? g_file_new_for_uri (uri) : g_file_new_for_commandline_arg (uri);
+  if (scheme != NULL && strchr (uri, '?') != NULL)
+    {
+      /* opened at a DICOM level of a folder: that level is what the root lists */
+      g_autofree char *folder = g_strndup (uri, strchr (uri, '?') - uri);
+      gsize n;
+
+      self->root_query = g_strdup (strchr (uri, '?') + 1);
+      n = strlen (self->root_query);
+      while (n > 0 && self->root_query[n - 1] == '/')
+        self->root_query[--n] = '\0';
+      self->root = g_file_new_for_uri (folder);
+    }
+  else
+    self->root = scheme != NULL ? g_file_new_for_uri (uri) : g_file_new_for_commandline_arg (uri);
   {
     /* a DICOMDIR opens the file-set it describes: its folder */
     g_autofree char *base = g_file_get_basename (self->root);
@@ -720,6 +740,15 @@ lb_local_store_new (const char *uri, LbStoreOptions *options, GError **error)
       }
   }
   self->root_uri = g_file_get_uri (self->root);
+  if (self->root_query != NULL)
+    {
+      char *with = g_strdup_printf ("%s%s?%s", self->root_uri,
+                                    g_str_has_suffix (self->root_uri, "/") ? "" : "/",
+                                    self->root_query);
+
+      g_free (self->root_uri);
+      self->root_uri = with;
+    }
   self->options = options != NULL ? lb_store_options_ref (options) : lb_store_options_new ();
   return LB_STORE (self);
 }
