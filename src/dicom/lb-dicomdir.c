@@ -313,27 +313,17 @@ prune_unused (GPtrArray *records)
 }
 
 LbDicomdir *
-lb_dicomdir_new_for_path (const char *path, GCancellable *cancellable, GError **error)
+lb_dicomdir_new_from_bytes (GBytes *bytes, const char *path, const char *folder,
+                            GCancellable *cancellable, GError **error)
 {
   g_autoptr(LbDicomdir) self = NULL;
-  g_autoptr(GMappedFile) mapped = NULL;
-  g_autoptr(GBytes) bytes = NULL;
   g_autoptr(LbDicomFile) file = NULL;
-  g_autoptr(GError) local = NULL;
   LbDicomDataset *ds;
   guint n;
   gint64 root;
 
-  g_return_val_if_fail (path != NULL, NULL);
-  mapped = g_mapped_file_new (path, FALSE, &local);
-  if (mapped == NULL)
-    {
-      g_set_error (error, LB_ERROR,
-                   g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT) ? LB_ERROR_NOT_FOUND
-                   : LB_ERROR_FAILED, "%s", local->message);
-      return NULL;
-    }
-  bytes = g_mapped_file_get_bytes (mapped);
+  g_return_val_if_fail (bytes != NULL, NULL);
+  g_return_val_if_fail (path != NULL && folder != NULL, NULL);
   file = _lb_dicom_file_read (bytes, path, LB_DICOM_READ_DEFAULT, NULL,
                               LB_TAG_DIRECTORY_RECORD_SEQUENCE, error);
   if (file == NULL)
@@ -347,7 +337,7 @@ lb_dicomdir_new_for_path (const char *path, GCancellable *cancellable, GError **
     }
 
   self = g_object_new (LB_TYPE_DICOMDIR, NULL);
-  self->folder = g_path_get_dirname (path);
+  self->folder = g_strdup (folder);
   self->listings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                           (GDestroyNotify) g_hash_table_unref);
   n = lb_dicom_dataset_get_n_items (ds, LB_TAG_DIRECTORY_RECORD_SEQUENCE);
@@ -403,6 +393,28 @@ lb_dicomdir_new_for_path (const char *path, GCancellable *cancellable, GError **
   for (guint i = 0; i < self->records->len; i++)
     prune_unused (((LbDicomdirRecord *) self->records->pdata[i])->children);
   return g_steal_pointer (&self);
+}
+
+LbDicomdir *
+lb_dicomdir_new_for_path (const char *path, GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GMappedFile) mapped = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) local = NULL;
+  g_autofree char *folder = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  mapped = g_mapped_file_new (path, FALSE, &local);
+  if (mapped == NULL)
+    {
+      g_set_error (error, LB_ERROR,
+                   g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT) ? LB_ERROR_NOT_FOUND
+                   : LB_ERROR_FAILED, "%s", local->message);
+      return NULL;
+    }
+  bytes = g_mapped_file_get_bytes (mapped);
+  folder = g_path_get_dirname (path);
+  return lb_dicomdir_new_from_bytes (bytes, path, folder, cancellable, error);
 }
 
 const char *

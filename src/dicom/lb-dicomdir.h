@@ -46,6 +46,12 @@ G_DECLARE_FINAL_TYPE (LbDicomdir, lb_dicomdir, LB, DICOMDIR, GObject)
 LbDicomdir             *lb_dicomdir_new_for_path (const char   *path,
                                                   GCancellable *cancellable,
                                                   GError      **error);
+/* The same from the file's bytes, with the file IDs resolved against @folder. */
+LbDicomdir             *lb_dicomdir_new_from_bytes (GBytes       *bytes,
+                                                    const char   *name,
+                                                    const char   *folder,
+                                                    GCancellable *cancellable,
+                                                    GError      **error);
 /* The folder the file IDs are relative to. */
 const char             *lb_dicomdir_get_folder   (LbDicomdir   *self);
 /* The records of the root directory entity: usually PATIENT records. */
