@@ -9,6 +9,9 @@
 #include "lb-dicom-tags.h"
 #include "lb-error.h"
 
+/* A DICOMDIR holds records, not pixels: a deflated one may inflate to 64 MiB at most. */
+static const LbLimits dicomdir_limits = { 1, 64 << 20 };
+
 struct _LbDicomdirRecord {
   char           *type;
   LbDicomDataset *dataset;   /* the record item (owned ref) */
@@ -324,7 +327,7 @@ lb_dicomdir_new_from_bytes (GBytes *bytes, const char *path, const char *folder,
 
   g_return_val_if_fail (bytes != NULL, NULL);
   g_return_val_if_fail (path != NULL && folder != NULL, NULL);
-  file = _lb_dicom_file_read (bytes, path, LB_DICOM_READ_DEFAULT, NULL,
+  file = _lb_dicom_file_read (bytes, path, LB_DICOM_READ_DEFAULT, &dicomdir_limits,
                               LB_TAG_DIRECTORY_RECORD_SEQUENCE, error);
   if (file == NULL)
     return NULL;
