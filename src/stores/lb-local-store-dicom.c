@@ -297,15 +297,6 @@ patient_id_of (const LbDicomDataset *ds)
   return id ? id : "";
 }
 
-static void
-set_attr (LbStoreEntry *e, const char *key, const LbDicomDataset *ds, guint32 tag)
-{
-  const char *v = lb_dicom_dataset_get_string (ds, tag, 0);
-
-  if (v != NULL)
-    lb_store_entry_set_attribute (e, key, v);
-}
-
 /* FOLDER/?KEY=VALUE[&KEY2=VALUE2] */
 static char *
 level_uri (GFile *folder, const char *k1, const char *v1, const char *k2, const char *v2)
@@ -321,103 +312,44 @@ level_uri (GFile *folder, const char *k1, const char *v1, const char *k2, const 
             : g_strdup_printf ("%s/?%s=%s", uri, k1, e1);
 }
 
+/* A study or series entry of the folder, with the number of instances as QIDO-RS would give it
+ * (NumberOf{Study,Series}RelatedInstances). */
 static LbStoreEntry *
-patient_entry (GFile *folder, const LbDicomDataset *ds, guint n_studies)
+level_entry (GFile *folder, const LbDicomDataset *first, gboolean study, guint n_instances)
 {
-  const char *id = patient_id_of (ds);
-  g_autofree char *uri = level_uri (folder, "patient", id, NULL, NULL);
-  g_autofree char *label = lb_dicomweb_label_patient (
-    lb_dicom_dataset_get_string (ds, LB_TAG_PATIENT_NAME, 0), id);
-  g_autofree char *count = g_strdup_printf ("%u", n_studies);
-  LbStoreEntry *e = lb_store_entry_new (uri, id, LB_STORE_ENTRY_DICOM_PATIENT);
+  const char *st = lb_dicom_dataset_get_string (first, LB_TAG_STUDY_INSTANCE_UID, 0);
+  const char *se = lb_dicom_dataset_get_string (first, LB_TAG_SERIES_INSTANCE_UID, 0);
+  g_autoptr(LbDicomDataset) ds = lb_dicom_dataset_new ();
+  g_autofree char *uri = study ? level_uri (folder, "study", st, NULL, NULL)
+                               : level_uri (folder, "study", st, "series", se);
 
-  lb_store_entry_set_display_name (e, label);
-  lb_store_entry_set_attribute (e, "PatientID", id);
-  set_attr (e, "PatientName", ds, LB_TAG_PATIENT_NAME);
-  lb_store_entry_set_attribute (e, "NumberOfStudies", count);
-  return e;
-}
-
-static LbStoreEntry *
-study_entry (GFile *folder, const LbDicomDataset *ds, guint n_instances)
-{
-  const char *uid = lb_dicom_dataset_get_string (ds, LB_TAG_STUDY_INSTANCE_UID, 0);
-  g_autofree char *uri = level_uri (folder, "study", uid, NULL, NULL);
-  g_autofree char *label = lb_dicomweb_label_study (ds);
-  g_autofree char *count = g_strdup_printf ("%u", n_instances);
-  LbStoreEntry *e = lb_store_entry_new (uri, uid, LB_STORE_ENTRY_DICOM_STUDY);
-
-  lb_store_entry_set_display_name (e, label);
-  lb_store_entry_set_attribute (e, "StudyInstanceUID", uid);
-  lb_store_entry_set_attribute (e, "PatientID", patient_id_of (ds));
-  set_attr (e, "PatientName", ds, LB_TAG_PATIENT_NAME);
-  set_attr (e, "StudyDate", ds, LB_TAG_STUDY_DATE);
-  set_attr (e, "StudyDescription", ds, LB_TAG_STUDY_DESCRIPTION);
-  lb_store_entry_set_attribute (e, "NumberOfStudyRelatedInstances", count);
-  return e;
-}
-
-static LbStoreEntry *
-series_entry (GFile *folder, const LbDicomDataset *ds, guint n_instances)
-{
-  const char *study = lb_dicom_dataset_get_string (ds, LB_TAG_STUDY_INSTANCE_UID, 0);
-  const char *uid = lb_dicom_dataset_get_string (ds, LB_TAG_SERIES_INSTANCE_UID, 0);
-  g_autofree char *uri = level_uri (folder, "study", study, "series", uid);
-  g_autofree char *label = lb_dicomweb_label_series (ds);
-  g_autofree char *count = g_strdup_printf ("%u", n_instances);
-  LbStoreEntry *e = lb_store_entry_new (uri, uid, LB_STORE_ENTRY_DICOM_SERIES);
-
-  lb_store_entry_set_display_name (e, label);
-  lb_store_entry_set_attribute (e, "StudyInstanceUID", study);
-  lb_store_entry_set_attribute (e, "SeriesInstanceUID", uid);
-  set_attr (e, "Modality", ds, LB_TAG_MODALITY);
-  set_attr (e, "SeriesNumber", ds, LB_TAG_SERIES_NUMBER);
-  set_attr (e, "SeriesDescription", ds, LB_TAG_SERIES_DESCRIPTION);
-  lb_store_entry_set_attribute (e, "NumberOfSeriesRelatedInstances", count);
-  return e;
+  kept_attributes (first, ds);
+  lb_dicom_dataset_set_uint (ds, study ? LB_TAG_NUMBER_OF_STUDY_INSTANCES
+                                       : LB_TAG_NUMBER_OF_SERIES_INSTANCES, "IS", n_instances);
+  return study ? lb_dicom_study_entry (uri, ds) : lb_dicom_series_entry (uri, st, ds);
 }
 
 /* The file itself, labelled and typed as an instance: reading it reads the file. */
 static LbStoreEntry *
 instance_entry (const Instance *in)
 {
-  LbStoreEntry *e = lb_store_entry_new (lb_store_entry_get_uri (in->file),
-                                        lb_store_entry_get_name (in->file),
-                                        LB_STORE_ENTRY_DICOM_INSTANCE);
-  g_autofree char *label = lb_dicomweb_label_instance (in->ds);
+  LbStoreEntry *e = lb_dicom_instance_entry (
+    lb_store_entry_get_uri (in->file),
+    lb_dicom_dataset_get_string (in->ds, LB_TAG_STUDY_INSTANCE_UID, 0),
+    lb_dicom_dataset_get_string (in->ds, LB_TAG_SERIES_INSTANCE_UID, 0), in->ds);
+  const char *frames = lb_dicom_dataset_get_string (in->ds, LB_TAG_NUMBER_OF_FRAMES, 0);
 
-  lb_store_entry_set_display_name (e, label);
+  if (e == NULL) /* no SOPInstanceUID: the file's name stands for it */
+    e = lb_store_entry_new (lb_store_entry_get_uri (in->file), lb_store_entry_get_name (in->file),
+                            LB_STORE_ENTRY_DICOM_INSTANCE);
+  lb_store_entry_set_name (e, lb_store_entry_get_name (in->file));
   lb_store_entry_set_size (e, lb_store_entry_get_size (in->file));
   lb_store_entry_set_mtime (e, lb_store_entry_get_mtime (in->file));
   lb_store_entry_set_etag (e, lb_store_entry_get_etag (in->file));
   lb_store_entry_set_content_type (e, "application/dicom");
-  set_attr (e, "StudyInstanceUID", in->ds, LB_TAG_STUDY_INSTANCE_UID);
-  set_attr (e, "SeriesInstanceUID", in->ds, LB_TAG_SERIES_INSTANCE_UID);
-  set_attr (e, "SOPInstanceUID", in->ds, LB_TAG_SOP_INSTANCE_UID);
-  set_attr (e, "SOPClassUID", in->ds, LB_TAG_SOP_CLASS_UID);
-  set_attr (e, "InstanceNumber", in->ds, LB_TAG_INSTANCE_NUMBER);
-  set_attr (e, "NumberOfFrames", in->ds, LB_TAG_NUMBER_OF_FRAMES);
+  if (frames != NULL)
+    lb_store_entry_set_attribute (e, "NumberOfFrames", frames);
   return e;
-}
-
-/* Orders by the number in attribute @key (missing last), then by name. */
-static int
-compare_numbered (gconstpointer a, gconstpointer b, gpointer key)
-{
-  LbStoreEntry *x = *(LbStoreEntry *const *) a, *y = *(LbStoreEntry *const *) b;
-  const char *na = lb_store_entry_get_attribute (x, key);
-  const char *nb = lb_store_entry_get_attribute (y, key);
-
-  if ((na != NULL) != (nb != NULL))
-    return na != NULL ? -1 : 1;
-  if (na != NULL)
-    {
-      double da = g_ascii_strtod (na, NULL), db = g_ascii_strtod (nb, NULL);
-
-      if (da != db)
-        return da < db ? -1 : 1;
-    }
-  return g_strcmp0 (lb_store_entry_get_name (x), lb_store_entry_get_name (y));
 }
 
 /* The entries of one level: patients of the folder, studies of a patient, series of a study,
@@ -474,11 +406,16 @@ level_entries (GFile *folder, Index *ix, Level level, const char *patient, const
       const LbDicomDataset *ds = g_hash_table_lookup (first, key);
       guint n = GPOINTER_TO_UINT (g_hash_table_lookup (count, key));
 
-      g_ptr_array_add (out, level == PATIENTS ? patient_entry (folder, ds, n)
-                            : level == STUDIES ? study_entry (folder, ds, n)
-                            : series_entry (folder, ds, n));
+      if (level == PATIENTS)
+        {
+          g_autofree char *uri = level_uri (folder, "patient", key, NULL, NULL);
+
+          g_ptr_array_add (out, lb_dicom_patient_entry (uri, key, ds, n));
+        }
+      else
+        g_ptr_array_add (out, level_entry (folder, ds, level == STUDIES, n));
     }
-  g_ptr_array_sort_with_data (out, compare_numbered,
+  g_ptr_array_sort_with_data (out, lb_dicom_compare_numbered,
                               (gpointer) (level == STUDIES ? "StudyDate"
                                           : level == SERIES ? "SeriesNumber"
                                           : level == INSTANCES ? "InstanceNumber" : "-"));
