@@ -4,10 +4,10 @@
  * come from make-bad-files.py (pydicom variants of a good CT, and bombs built byte by byte);
  * a good CT cut at every 37th byte must be refused cleanly at every cut. */
 #include <gio/gio.h>
-#include <glib/gstdio.h>
 #include <string.h>
 #include <sys/wait.h>
 
+#include "lb-bench-util.h"
 #include "lb-dicom-file.h"
 #include "lb-error.h"
 #include "lb-image-loader.h"
@@ -207,17 +207,6 @@ main (int argc, char **argv)
         }
     }
   rc = g_test_run ();
-  {
-    g_autoptr(GDir) d = g_dir_open (bad_dir, 0, NULL);
-    const char *entry;
-
-    while (d != NULL && (entry = g_dir_read_name (d)) != NULL)
-      {
-        g_autofree char *p = g_build_filename (bad_dir, entry, NULL);
-
-        g_unlink (p);
-      }
-    g_rmdir (bad_dir);
-  }
+  lb_bench_remove_tree (bad_dir);
   return rc;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "lb-bench-util.h"
 #include "lb-dicom-file.h"
 #include "lb-error.h"
 #include "lb-image-loader.h"
@@ -262,21 +263,7 @@ main (int argc, char **argv)
     }
   rc = g_test_run ();
 
-  {
-    g_autoptr(GDir) d = g_dir_open (series_dir, 0, NULL);
-    const char *entry;
-
-    while (d != NULL && (entry = g_dir_read_name (d)) != NULL)
-      {
-        g_autofree char *p = g_build_filename (series_dir, entry, NULL);
-
-        if (g_file_test (p, G_FILE_TEST_IS_DIR))
-          g_rmdir (p);
-        else
-          g_unlink (p);
-      }
-    g_rmdir (series_dir);
-  }
+  lb_bench_remove_tree (series_dir);
   g_clear_pointer (&series_ini, g_key_file_unref);
   return rc;
 }

@@ -10,10 +10,10 @@
  *   - every frame decodes to the stored values (or is refused as unsupported: no codec yet,
  *     1-bit and 32-bit samples, YBR), and lb_image_load_file() gives what frame 1 decodes to. */
 #include <gio/gio.h>
-#include <glib/gstdio.h>
 #include <string.h>
 #include <sys/wait.h>
 
+#include "lb-bench-util.h"
 #include "lb-dicom-file.h"
 #include "lb-dicom-tags.h"
 #include "lb-dicom-transfer-syntax.h"
@@ -344,16 +344,6 @@ main (int argc, char **argv)
     }
   rc = g_test_run ();
 
-  {
-    g_autoptr(GDir) d = g_dir_open (ref_dir, 0, NULL);
-
-    while (d != NULL && (entry = g_dir_read_name (d)) != NULL)
-      {
-        g_autofree char *p = g_build_filename (ref_dir, entry, NULL);
-
-        g_unlink (p);
-      }
-    g_rmdir (ref_dir);
-  }
+  lb_bench_remove_tree (ref_dir);
   return rc;
 }

@@ -11,24 +11,10 @@
 #include "lb-canvas.h"
 #include "lb-dicom-file.h"
 #include "lb-store-browser.h"
+#include "lb-ui-test-util.h"
 #include "lb-window.h"
 
 static LbApplication *app;
-
-static gboolean
-wait_for (gboolean (*cond) (gpointer), gpointer data, guint timeout_ms)
-{
-  gint64 end = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
-
-  while (!cond (data))
-    {
-      if (g_get_monotonic_time () > end)
-        return FALSE;
-      g_main_context_iteration (NULL, FALSE);
-      g_usleep (1000);
-    }
-  return TRUE;
-}
 
 static GtkWidget *
 find_widget (GtkWidget *root, GType type)
@@ -88,7 +74,7 @@ test_open_file (void)
   LbImage *shown;
 
   open_path (path);
-  g_assert_true (wait_for (image_shown, (gpointer) "MR_small_bigendian.dcm", 20000));
+  g_assert_true (lb_test_wait (image_shown, (gpointer) "MR_small_bigendian.dcm", 20000));
   canvas = LB_CANVAS (find_widget (GTK_WIDGET (the_window ()), LB_TYPE_CANVAS));
   shown = lb_canvas_get_image (canvas);
   file = lb_dicom_file_new_for_path (path, LB_DICOM_READ_DEFAULT, NULL, &error);
@@ -129,7 +115,7 @@ test_open_bad_file (void)
   GtkWidget *dialog;
 
   open_path (path);
-  g_assert_true (wait_for (has_error_dialog, NULL, 20000));
+  g_assert_true (lb_test_wait (has_error_dialog, NULL, 20000));
   dialog = error_dialog ();
   g_object_get (dialog, "secondary-text", &secondary, NULL);
   g_test_message ("%s", secondary);
@@ -160,7 +146,7 @@ test_open_dicomdir (void)
   guint row;
 
   open_path (path);
-  g_assert_true (wait_for (patients_listed, (gpointer) "77654033", 20000));
+  g_assert_true (lb_test_wait (patients_listed, (gpointer) "77654033", 20000));
   g_assert_true (g_str_has_suffix (gtk_window_get_title (GTK_WINDOW (the_window ())),
                                    "/dicomdirtests"));
   browser = LB_STORE_BROWSER (find_widget (GTK_WIDGET (the_window ()), LB_TYPE_STORE_BROWSER));

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "lb-bench-util.h"
 #include "lb-dicom-tags.h"
 #include "lb-dicomdir.h"
 #include "lb-error.h"
@@ -159,24 +160,6 @@ copy_tree (const char *from, const char *to, gboolean lower, gboolean version)
     }
 }
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *entry;
-
-  while (dir != NULL && (entry = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *p = g_build_filename (path, entry, NULL);
-
-      if (g_file_test (p, G_FILE_TEST_IS_DIR))
-        remove_tree (p);
-      else
-        g_unlink (p);
-    }
-  g_rmdir (path);
-}
-
 /* A CD's upper-case names seen in lower case, and with ";1" versions: the same tree, each
  * record pointing at the file as it is named now. */
 static void
@@ -229,7 +212,7 @@ test_renamed (gconstpointer data)
     g_assert_cmpstr (lb_dicomdir_record_get_type_name (r), ==, "IMAGE");
     g_assert_cmpstr (lb_dicomdir_record_get_file_id (r), ==, "77654033/CR1/6154");
   }
-  remove_tree (tmp);
+  lb_bench_remove_tree (tmp);
 }
 
 static void
