@@ -5,6 +5,7 @@
 
 #include <glib/gi18n.h>
 
+#include "lb-dicomdir.h"
 #include "lb-store.h"
 #include "lb-window-private.h"
 
@@ -175,6 +176,7 @@ lb_window_open_uri (LbWindow   *self,
 {
   g_autoptr (GFile) file = NULL;
   g_autofree char *scheme = g_uri_parse_scheme (uri_or_path);
+  g_autofree char *base = NULL;
 
   g_return_if_fail (LB_IS_WINDOW (self));
   if (scheme != NULL && g_ascii_strcasecmp (scheme, "file") != 0)
@@ -183,7 +185,10 @@ lb_window_open_uri (LbWindow   *self,
       return;
     }
   file = scheme ? g_file_new_for_uri (uri_or_path) : g_file_new_for_commandline_arg (uri_or_path);
-  if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_DIRECTORY)
+  base = g_file_get_basename (file);
+  /* a folder, or a DICOMDIR: the local store lists its DICOM objects by patient */
+  if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_DIRECTORY
+      || (base != NULL && lb_dicomdir_is_name (base)))
     {
       g_autofree char *uri = g_file_get_uri (file);
       lb_window_open_store (self, uri);

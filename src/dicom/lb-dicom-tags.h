@@ -23,6 +23,23 @@ G_BEGIN_DECLS
 /* ImplementationVersionName */
 #define LB_TAG_IMPLEMENTATION_VERSION_NAME LB_DICOM_TAG (0x0002, 0x0013)
 
+/* OffsetOfTheFirstDirectoryRecordOfTheRootDirectoryEntity (DICOMDIR, PS3.3 F.3) */
+#define LB_TAG_ROOT_FIRST_RECORD_OFFSET LB_DICOM_TAG (0x0004, 0x1200)
+#define LB_TAG_DIRECTORY_RECORD_SEQUENCE LB_DICOM_TAG (0x0004, 0x1220) /* DirectoryRecordSequence */
+/* OffsetOfTheNextDirectoryRecord */
+#define LB_TAG_NEXT_RECORD_OFFSET      LB_DICOM_TAG (0x0004, 0x1400)
+#define LB_TAG_RECORD_IN_USE_FLAG      LB_DICOM_TAG (0x0004, 0x1410) /* RecordInUseFlag */
+/* OffsetOfReferencedLowerLevelDirectoryEntity */
+#define LB_TAG_LOWER_LEVEL_OFFSET      LB_DICOM_TAG (0x0004, 0x1420)
+#define LB_TAG_DIRECTORY_RECORD_TYPE   LB_DICOM_TAG (0x0004, 0x1430) /* DirectoryRecordType */
+#define LB_TAG_REFERENCED_FILE_ID      LB_DICOM_TAG (0x0004, 0x1500) /* ReferencedFileID */
+/* ReferencedSOPClassUIDInFile */
+#define LB_TAG_REFERENCED_SOP_CLASS_UID_IN_FILE LB_DICOM_TAG (0x0004, 0x1510)
+/* ReferencedSOPInstanceUIDInFile */
+#define LB_TAG_REFERENCED_SOP_INSTANCE_UID_IN_FILE LB_DICOM_TAG (0x0004, 0x1511)
+/* ReferencedTransferSyntaxUIDInFile */
+#define LB_TAG_REFERENCED_TRANSFER_SYNTAX_UID_IN_FILE LB_DICOM_TAG (0x0004, 0x1512)
+
 #define LB_TAG_SPECIFIC_CHARACTER_SET  LB_DICOM_TAG (0x0008, 0x0005) /* SpecificCharacterSet */
 #define LB_TAG_IMAGE_TYPE              LB_DICOM_TAG (0x0008, 0x0008) /* ImageType */
 #define LB_TAG_INSTANCE_CREATION_DATE  LB_DICOM_TAG (0x0008, 0x0012) /* InstanceCreationDate */
@@ -93,6 +110,9 @@ G_BEGIN_DECLS
 #define LB_TAG_RESCALE_SLOPE           LB_DICOM_TAG (0x0028, 0x1053) /* RescaleSlope */
 #define LB_TAG_RESCALE_TYPE            LB_DICOM_TAG (0x0028, 0x1054) /* RescaleType */
 
+#define LB_TAG_EXTENDED_OFFSET_TABLE   LB_DICOM_TAG (0x7FE0, 0x0001) /* ExtendedOffsetTable */
+/* ExtendedOffsetTableLengths */
+#define LB_TAG_EXTENDED_OFFSET_TABLE_LENGTHS LB_DICOM_TAG (0x7FE0, 0x0002)
 #define LB_TAG_PIXEL_DATA              LB_DICOM_TAG (0x7FE0, 0x0010) /* PixelData */
 
 G_END_DECLS

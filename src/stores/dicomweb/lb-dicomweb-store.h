@@ -108,6 +108,29 @@ LbStoreEntry *lb_dicomweb_store_store_derived_finish (LbDicomwebStore     *self,
                                                       GAsyncResult        *result,
                                                       GError             **error);
 
+/* The entries of a DICOM tree (patient, study, series, instance) at @uri, with the labels below
+ * and the UIDs and counts as attributes: the DICOMweb tree, and the local store's tree of a
+ * folder's DICOM objects (lb-local-store.h). NULL (study, series, instance) without the
+ * level's UID in @ds. */
+LbStoreEntry *lb_dicom_patient_entry  (const char           *uri,
+                                       const char           *patient_id,
+                                       const LbDicomDataset *first,
+                                       guint                 n_studies);
+LbStoreEntry *lb_dicom_study_entry    (const char           *uri,
+                                       const LbDicomDataset *study);
+LbStoreEntry *lb_dicom_series_entry   (const char           *uri,
+                                       const char           *study_uid,
+                                       const LbDicomDataset *series);
+LbStoreEntry *lb_dicom_instance_entry (const char           *uri,
+                                       const char           *study_uid,
+                                       const char           *series_uid,
+                                       const LbDicomDataset *instance);
+/* A GCompareDataFunc for GPtrArray of entries: by the number in attribute @key (a char*),
+ * numerically, missing last, then by name. */
+int           lb_dicom_compare_numbered (gconstpointer a,
+                                         gconstpointer b,
+                                         gpointer      key);
+
 /* Labels used for the tree, exposed for tests. Each returns a newly allocated string. */
 char *lb_dicomweb_label_patient  (const char *patient_name,
                                   const char *patient_id);
