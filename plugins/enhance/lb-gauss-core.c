@@ -8,7 +8,7 @@
 
 #include "lb-enhance.h"
 #include "lb-error.h"
-#include "lb-xvgeom-private.h"
+#include "lb-kernel-layout.h"
 #include "lb-xvgeom.h"
 
 gboolean

@@ -4,7 +4,7 @@
 #include "lb-enhance.h"
 
 #include "lb-gauss-core.h"
-#include "lb-xvgeom-private.h"
+#include "lb-kernel-layout.h"
 
 struct _LbGaussian {
   LbGaussCore core;

@@ -9,7 +9,7 @@
 #include "lb-error.h"
 #include "lb-median-hist.h"
 #include "lb-median-net.h"
-#include "lb-xvgeom-private.h"
+#include "lb-kernel-layout.h"
 #include "lb-xvgeom.h"
 
 struct _LbMedian {

@@ -7,7 +7,7 @@
 
 #include "lb-error.h"
 #include "lb-gauss-core.h"
-#include "lb-xvgeom-private.h"
+#include "lb-kernel-layout.h"
 
 struct _LbUnsharp {
   LbGaussCore core;

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "lb-error.h"
-#include "lb-xvgeom-private.h"
+#include "lb-kernel-layout.h"
 
 struct _LbPixelize {
   LbKernelRect r;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "lb-error.h"
-#include "lb-xvgeom-private.h"
+#include "lb-kernel-layout.h"
 
 /* Coordinates closer than this (pixels) to a place where xv's floor()/"−0.5 cheat" changes
  * its choice of source pixel are recomputed with xv's exact polar maths in the fast path.

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "lb-error.h"
-#include "lb-xvgeom-private.h"
+#include "lb-kernel-layout.h"
 #include "lb-xv-random.h"
 
 /* What band b's pass leaves for settling (see "Banded path" below). */

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "lb-xvgeom-private.h"
+#include "lb-kernel-layout.h"
 
 /* glibc seeds r[1..30] with the Park–Miller LCG, computed without overflow by Schrage's
  * method; the intermediate is 64-bit ("long") and stored as int32, which matters only for
