@@ -10,6 +10,20 @@
 
 G_BEGIN_DECLS
 
+/* Kernels report bad input in the host's own error domain, LB_ERROR (src/core/lb-error.h),
+ * without linking src/core: a GQuark is the process's number for a string, and LB_ERROR is
+ * the quark of "lb-error-quark", so the same string gives the same domain in Lightbox and in
+ * tests that include lb-error.h; through the isolation helper the domain travels by that name
+ * (lb-filter-plugin.h). The codes are LbError's (tests/abi/test-kernel-error.c checks both). */
+#define LB_KERNEL_ERROR (lb_kernel_error_quark ())
+
+typedef enum {
+  LB_KERNEL_ERROR_INVALID_ARGUMENT = 1, /* LB_ERROR_INVALID_ARGUMENT: a bad parameter or buffer */
+  LB_KERNEL_ERROR_UNSUPPORTED = 4,      /* LB_ERROR_UNSUPPORTED: a format no kernel takes */
+} LbKernelError;
+
+GQuark lb_kernel_error_quark (void);
+
 /**
  * LbKernelBuf:
  * @data: pixel (0, 0)

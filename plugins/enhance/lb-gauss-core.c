@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "lb-enhance.h"
-#include "lb-error.h"
 #include "lb-kernel-layout.h"
 #include "lb-xvgeom.h"
 
@@ -24,7 +23,7 @@ lb_gauss_core_init (LbGaussCore        *core,
     return FALSE;
   if (!(sigma >= LB_GAUSSIAN_SIGMA_MIN && sigma <= LB_GAUSSIAN_SIGMA_MAX))
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_INVALID_ARGUMENT,
                    "%s must be between %g and %g pixels (got %g)", what,
                    LB_GAUSSIAN_SIGMA_MIN, LB_GAUSSIAN_SIGMA_MAX, sigma);
       return FALSE;

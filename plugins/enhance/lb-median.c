@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lb-error.h"
 #include "lb-median-hist.h"
 #include "lb-median-net.h"
 #include "lb-kernel-layout.h"
@@ -31,7 +30,7 @@ lb_median_prepare (const LbKernelBuf    *src,
     return NULL;
   if (params->radius < 0 || params->radius > LB_MEDIAN_RADIUS_MAX)
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_INVALID_ARGUMENT,
                    "Median radius must be between 0 and %d (got %d)", LB_MEDIAN_RADIUS_MAX,
                    params->radius);
       return NULL;

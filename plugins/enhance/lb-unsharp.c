@@ -5,7 +5,6 @@
 
 #include <math.h>
 
-#include "lb-error.h"
 #include "lb-gauss-core.h"
 #include "lb-kernel-layout.h"
 
@@ -30,14 +29,14 @@ lb_unsharp_prepare (const LbKernelBuf     *src,
     }
   if (!(params->amount >= 0.0 && params->amount <= 10.0))
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_INVALID_ARGUMENT,
                    "Unsharp amount must be between 0 and 10 (got %g)", params->amount);
       lb_unsharp_free (st);
       return NULL;
     }
   if (!(params->threshold >= 0.0 && params->threshold <= 255.0))
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_INVALID_ARGUMENT,
                    "Unsharp threshold must be between 0 and 255 (got %g)", params->threshold);
       lb_unsharp_free (st);
       return NULL;

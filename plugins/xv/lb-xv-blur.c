@@ -11,8 +11,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "lb-error.h"
-
 gboolean
 lb_xv_blur_prepare (LbXvBlur           *self,
                     const LbKernelBuf  *src,
@@ -24,7 +22,7 @@ lb_xv_blur_prepare (LbXvBlur           *self,
 
   if (size < 1 || size % 2 == 0 || size > 65535)
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_INVALID_ARGUMENT,
                    "blur: the mask size must be odd and between 1 and 65535, not %d", size);
       return FALSE;
     }

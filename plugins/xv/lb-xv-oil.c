@@ -8,8 +8,6 @@
 #include <emmintrin.h>
 #endif
 
-#include "lb-error.h"
-
 gboolean
 lb_xv_oil_prepare (LbXvOil            *self,
                    const LbKernelBuf  *src,
@@ -21,7 +19,7 @@ lb_xv_oil_prepare (LbXvOil            *self,
 
   if (size != 0 && (size < 1 || size % 2 == 0 || size > 255))
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_INVALID_ARGUMENT,
                    "oil: the window size must be 0 (xv's 4×4 window) or odd between 1 and "
                    "255, not %d", size);
       return FALSE;

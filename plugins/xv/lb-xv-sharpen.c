@@ -6,8 +6,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "lb-error.h"
-
 gboolean
 lb_xv_sharpen_prepare (LbXvSharpen        *self,
                        const LbKernelBuf  *src,
@@ -19,7 +17,7 @@ lb_xv_sharpen_prepare (LbXvSharpen        *self,
 
   if (strength < 0 || strength > 99)
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_INVALID_ARGUMENT,
                    "sharpen: the enhancement factor must be between 0 and 99 %%, not %d",
                    strength);
       return FALSE;

@@ -5,7 +5,6 @@
 
 #include <string.h>
 
-#include "lb-error.h"
 #include "lb-kernel-layout.h"
 
 struct _LbPixelize {
@@ -28,7 +27,7 @@ lb_pixelize_prepare (const LbKernelBuf      *src,
     return NULL;
   if (params->width < 1 || params->height < 1)
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_INVALID_ARGUMENT,
                    "Pixel size must be at least 1×1 (got %d×%d)", params->width,
                    params->height);
       return NULL;

@@ -6,7 +6,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "lb-error.h"
 #include "lb-kernel-layout.h"
 
 /* Coordinates closer than this (pixels) to a place where xv's floor()/"−0.5 cheat" changes
@@ -64,7 +63,7 @@ lb_rotate_prepare (const LbKernelBuf    *src,
     return NULL;
   if (!isfinite (params->angle) || fabs (params->angle) > 1e6)
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_INVALID_ARGUMENT,
                    "Rotation angle must be a finite number of degrees (got %g)", params->angle);
       return NULL;
     }
@@ -72,7 +71,7 @@ lb_rotate_prepare (const LbKernelBuf    *src,
   for (int c = 0; c < 3; c++)
     if (params->clear && params->clear_color[c] > maxv)
       {
-        g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+        g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_INVALID_ARGUMENT,
                      "Clear colour channel %d is %u, above %d for %d-bit samples", c,
                      params->clear_color[c], maxv, src->depth);
         return NULL;

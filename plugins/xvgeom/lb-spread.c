@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lb-error.h"
 #include "lb-kernel-layout.h"
 #include "lb-xv-random.h"
 
@@ -143,7 +142,7 @@ lb_spread_prepare (const LbKernelBuf    *src,
     return NULL;
   if (params->width < 0 || (params->rectangle && params->height < 0))
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_INVALID_ARGUMENT,
                    "Spread distances must not be negative (got %d×%d)", params->width,
                    params->height);
       return NULL;
