@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#define G_LOG_DOMAIN "lb-xvgeom-common"
+#define G_LOG_DOMAIN "lb-kernel-layout"
 
-#include "lb-xvgeom.h"
+#include "lb-kernel-layout.h"
 
 gboolean
-lb_xvgeom_check_and_clip (const LbKernelBuf  *src,
+lb_kernel_check_and_clip (const LbKernelBuf  *src,
                           const LbKernelRect *region,
                           LbKernelRect       *out_region,
                           GError            **error)

@@ -102,6 +102,18 @@ typedef struct {
   int height;
 } LbKernelRect;
 
+/* Hot loops are compiled twice on x86-64, for the baseline (SSE2) and for AVX2, and the loader
+ * picks one at start-up (GCC function multi-versioning, an ifunc). Integer loops, or doubles
+ * and floats without contraction (-ffp-contract=off holds for the clone too, no FMA), so both
+ * clones give identical results. Not with clang: clang 14 compiles target_clones on static
+ * functions but calls the wrong function through the resolver (one kernel's clone landed in
+ * another's), so there the baseline loops run (hand-written AVX2 rows still do). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define LB_KERNEL_CLONES __attribute__ ((target_clones ("avx2", "default")))
+#else
+#define LB_KERNEL_CLONES
+#endif
+
 #if defined(__x86_64__) && defined(__GNUC__)
 /* Whether the CPU runs AVX2, for kernels with hand-written AVX2 rows beside their portable
  * loops (asked once per file that calls it). */

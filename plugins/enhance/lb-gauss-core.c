@@ -8,7 +8,6 @@
 
 #include "lb-enhance.h"
 #include "lb-kernel-layout.h"
-#include "lb-xvgeom.h"
 
 gboolean
 lb_gauss_core_init (LbGaussCore        *core,
@@ -19,7 +18,7 @@ lb_gauss_core_init (LbGaussCore        *core,
                     GError            **error)
 {
   memset (core, 0, sizeof *core);
-  if (!lb_xvgeom_check_and_clip (src, region, &core->r, error))
+  if (!lb_kernel_check_and_clip (src, region, &core->r, error))
     return FALSE;
   if (!(sigma >= LB_GAUSSIAN_SIGMA_MIN && sigma <= LB_GAUSSIAN_SIGMA_MAX))
     {
@@ -211,7 +210,7 @@ horizontal_pixel (const LbGaussCore *core,
     }
 }
 
-LB_XVGEOM_TARGET_CLONES void
+LB_KERNEL_CLONES void
 lb_gauss_core_row (const LbGaussCore *core,
                    const LbKernelBuf *src,
                    int                y,

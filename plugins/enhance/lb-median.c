@@ -6,10 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lb-kernel-layout.h"
 #include "lb-median-hist.h"
 #include "lb-median-net.h"
-#include "lb-kernel-layout.h"
-#include "lb-xvgeom.h"
 
 struct _LbMedian {
   LbKernelRect r;
@@ -26,7 +25,7 @@ lb_median_prepare (const LbKernelBuf    *src,
 {
   g_autofree LbMedian *st = g_new0 (LbMedian, 1);
 
-  if (!lb_xvgeom_check_and_clip (src, region, &st->r, error))
+  if (!lb_kernel_check_and_clip (src, region, &st->r, error))
     return NULL;
   if (params->radius < 0 || params->radius > LB_MEDIAN_RADIUS_MAX)
     {

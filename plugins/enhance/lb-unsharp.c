@@ -60,7 +60,7 @@ lb_unsharp_free (LbUnsharp *st)
  * else s. One flat loop per sample type, which the compiler vectorises (the same float
  * operations in the same order as one sample at a time: no contraction, -ffp-contract=off). */
 #define UNSHARP_SAMPLES(T, sfx)                                                              \
-  LB_XVGEOM_TARGET_CLONES static void                                                       \
+  LB_KERNEL_CLONES static void                                                              \
   unsharp_samples_##sfx (const T *restrict s, const float *restrict blur, T *restrict d,    \
                          gsize n, float amount, float threshold, int maxv)                  \
   {                                                                                         \

@@ -59,7 +59,7 @@ lb_rotate_prepare (const LbKernelBuf    *src,
   g_autofree LbRotate *st = g_new0 (LbRotate, 1);
   int maxv;
 
-  if (!lb_xvgeom_check_and_clip (src, region, &st->r, error))
+  if (!lb_kernel_check_and_clip (src, region, &st->r, error))
     return NULL;
   if (!isfinite (params->angle) || fabs (params->angle) > 1e6)
     {
@@ -1033,7 +1033,7 @@ process_fast (const LbRotate    *st,
 }
 
 /* one instance per pixel layout, so the channel loops unroll */
-LB_XVGEOM_PER_LAYOUT (process_fast, LbRotate, , process_fast)
+LB_KERNEL_PER_LAYOUT (process_fast, LbRotate, , process_fast)
 
 void
 lb_rotate_process (const LbRotate    *st,
@@ -1047,5 +1047,5 @@ lb_rotate_process (const LbRotate    *st,
   if (st->exact)
     lb_rotate_process_reference (st, src, dst, y0, y1);
   else
-    LB_XVGEOM_LAYOUT_CALL (process_fast, LbRotate, st, src, dst, y0, y1);
+    LB_KERNEL_LAYOUT_CALL (process_fast, LbRotate, st, src, dst, y0, y1);
 }

@@ -138,7 +138,7 @@ lb_spread_prepare (const LbKernelBuf    *src,
 {
   g_autofree LbSpread *st = g_new0 (LbSpread, 1);
 
-  if (!lb_xvgeom_check_and_clip (src, region, &st->r, error))
+  if (!lb_kernel_check_and_clip (src, region, &st->r, error))
     return NULL;
   if (params->width < 0 || (params->rectangle && params->height < 0))
     {
@@ -772,7 +772,7 @@ draws_advance (Draws *dr)
 
 /* part[t][k]: the partner cell of the next @tn pixels of every lane, from their 2 draws
  * (raw generator words: the outputs are rnd >> 1) */
-LB_XVGEOM_TARGET_CLONES static void
+LB_KERNEL_CLONES static void
 draws_block (Draws               *dr,
              const guint32      (*rnd)[LANES],
              guint32            (*part)[LANES],

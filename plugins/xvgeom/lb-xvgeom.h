@@ -213,14 +213,4 @@ void      lb_spread_set_band_rows     (LbSpread             *state,
 void      lb_spread_set_simd          (LbSpread             *state,
                                        gboolean              enable);
 
-/* ------------------------------------------------------------------------------------------ */
-/* Shared helpers (used by plugins/enhance too) */
-
-/* Validates a buffer (channels 1–4, depth 8/16, stride large enough, data set) and clips
- * @region (NULL = whole image) to it. */
-gboolean  lb_xvgeom_check_and_clip    (const LbKernelBuf    *src,
-                                       const LbKernelRect   *region,
-                                       LbKernelRect         *out_region,
-                                       GError              **error);
-
 G_END_DECLS
