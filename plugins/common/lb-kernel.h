@@ -106,8 +106,8 @@ typedef struct {
  * picks one at start-up (GCC function multi-versioning, an ifunc). Integer loops, or doubles
  * and floats without contraction (-ffp-contract=off holds for the clone too, no FMA), so both
  * clones give identical results. Not with clang: clang 14 compiles target_clones on static
- * functions but calls the wrong function through the resolver (one kernel's clone landed in
- * another's), so there the baseline loops run (hand-written AVX2 rows still do). */
+ * functions but calls the wrong function through the resolver (xv blur's blur3_fast_8 landed
+ * in blur_rows_16's clone), so there the baseline loops run (hand-written AVX2 rows still do). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
 #define LB_KERNEL_CLONES __attribute__ ((target_clones ("avx2", "default")))
 #else

@@ -27,19 +27,6 @@
 
 #include "lb-kernel.h"
 
-/* Hot loops get an AVX2 clone beside the SSE2 one, picked at load time (an ifunc); integer
- * only, so both clones give identical results. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
-#if defined(__clang__)
-/* clang 14 miscompiles target_clones on static functions (see LB_XV_CLONES) */
-#define LB_MEDIAN_HIST_CLONES
-#else
-#define LB_MEDIAN_HIST_CLONES __attribute__ ((target_clones ("avx2", "default")))
-#endif
-#else
-#define LB_MEDIAN_HIST_CLONES
-#endif
-
 /* 16 histogram bins as one value; GCC lowers the arithmetic to SSE2 or AVX2. */
 typedef guint16 LbU16x16 __attribute__ ((vector_size (32)));
 typedef guint8 LbU8x16 __attribute__ ((vector_size (16)));
@@ -339,7 +326,7 @@ lb_m16_kth (LbM16 *m, guint32 k, int x)
 }
 
 /* rows [ya, yb) (inside the region), output columns [xs0, xs1): a vertical strip */
-LB_MEDIAN_HIST_CLONES static void
+LB_KERNEL_CLONES static void
 lb_m16_strip (const LbMedianJob *j, LbM16 *m, int ya, int yb, int xs0, int xs1)
 {
   const int r = j->r, ch = j->ch, cx0 = j->x0, cx1 = j->x1 - 1, ry0 = j->y0, ry1 = j->y1 - 1;
@@ -598,7 +585,7 @@ lb_m12_kth (LbM12 *m, const LbU16x16 *kcp, const guint8 *tb1, const guint8 *tb2,
 
 /* Output columns [xs0, xs1) of rows [ya, yb), channel j->c, whose samples have the ranks lut
  * (val: rank → value): a vertical strip. m->col has room for its columns. */
-LB_MEDIAN_HIST_CLONES static void
+LB_KERNEL_CLONES static void
 lb_m12_strip (const LbMedianJob *j, LbM12 *m, const guint16 *lut, const guint16 *val, int ya,
               int yb, int xs0, int xs1)
 {

@@ -853,7 +853,7 @@ col_init_8_avx2 (guint16 *restrict col, const LbKernelBuf *src, gsize xoff, int 
  * sums in 16 bits, updated by one row in and one out in a single pass; the window sum as a
  * difference of prefix sums and the division fused in one loop (no intermediate row), so a
  * row costs a few passes over its samples whatever n. Same arithmetic as blur_fast_rows. */
-LB_XV_CLONES static void
+LB_KERNEL_CLONES static void
 blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb,
                  gboolean avx2)
 {
@@ -1095,7 +1095,7 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
  * from each end (1400×1000 GRAY16, 1 thread, a driver timing lb_xv_blur_process, three
  * alternating runs: blur 31 0.676–0.682 → 0.522–0.536 ms, blur 7 0.496–0.500 → 0.394–0.399).
  * Same results as blur_fast_rows. */
-LB_XV_CLONES static void
+LB_KERNEL_CLONES static void
 blur_rows_16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb,
               gboolean avx2)
 {
@@ -1234,7 +1234,7 @@ blur_rows_16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, in
  * division by 9 as a multiply-high, over the row as a flat array of samples (neighbours at
  * ±ch). Columns 1 .. rw-2 of @out; @col receives all n column sums (the clipped end columns
  * use them). */
-LB_XV_CLONES static void
+LB_KERNEL_CLONES static void
 blur3_row_8 (const guint8 *restrict up, const guint8 *restrict in, const guint8 *restrict down,
              guint8 *restrict out, guint16 *restrict col, int n, int ch)
 {
@@ -1247,7 +1247,7 @@ blur3_row_8 (const guint8 *restrict up, const guint8 *restrict in, const guint8 
 /* Blur 3 at 16 bits without alpha (GRAY16, the medical images', and RGB16): the same, column
  * sums in 32 bits (≤ 196605) and the window's (≤ 589815) divided by 9 by the compiler's
  * multiply-high. */
-LB_XV_CLONES static void
+LB_KERNEL_CLONES static void
 blur3_row_16 (const guint16 *restrict up, const guint16 *restrict in,
               const guint16 *restrict down, guint16 *restrict out, guint32 *restrict col, int n,
               int ch)
@@ -1392,7 +1392,7 @@ _lb_xv_blur_process_portable (const LbXvBlur    *self,
   blur_process (self, src, dst, y0, y1, FALSE);
 }
 
-LB_XV_CLONES static void
+LB_KERNEL_CLONES static void
 blur_fast_rows_8 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb)
 {
   blur_fast_rows (self, src, dst, ya, yb, 8);

@@ -347,7 +347,7 @@ mode_small (const guint32 *const *kr, int nrows, int jx0, int jx1)
 typedef guint32 OilVec8 __attribute__ ((vector_size (32)));
 typedef gint32 OilIVec8 __attribute__ ((vector_size (32)));
 
-LB_XV_CLONES static int
+LB_KERNEL_CLONES static int
 oil_sym3_keys (const guint32 *const kr[3], guint32 *restrict win, int j0, int j1)
 {
   int j = j0;
@@ -491,7 +491,7 @@ oil_xv_split (guint8 *restrict pl, gsize stride, const guint8 *restrict row, int
         pl[c * stride + x] = row[(gsize) x * ch + c];
 }
 
-LB_XV_CLONES static void
+LB_KERNEL_CLONES static void
 oil_xv_fill (OilXv *xv, const guint8 *row, int s, int ch, int depth)
 {
   guint8 *pl = xv->plane[s];
@@ -535,7 +535,7 @@ oil_xv_eq_planes (guint8 *restrict m, const guint8 *restrict top, const guint8 *
     }
 }
 
-LB_XV_CLONES static void
+LB_KERNEL_CLONES static void
 oil_xv_eq (guint8 *restrict m, const guint8 *restrict top, const guint8 *restrict bot, gsize st,
            int rw, int dx, int np)
 {
@@ -591,7 +591,7 @@ ld (const guint8 *p)
 }
 
 /* T[a][b] for every column, then the winners of the windows at columns 2 .. rw − 2. */
-LB_XV_CLONES static void
+LB_KERNEL_CLONES static void
 oil_xv_row_sums (OilXv *xv, int r0)
 {
   const gsize st = xv->stride;
@@ -1228,7 +1228,7 @@ table_winner_scan (CountTable *t, const KeyRing *ring, int wy0, int wy1, int jx0
 
 /* h += add − sub over the 256 bins (add/sub: column counts, at most 255 each); returns the
  * largest count, in the same pass. */
-LB_XV_CLONES static guint
+LB_KERNEL_CLONES static guint
 ph_slide (guint16 *restrict h, const guint8 *restrict add, const guint8 *restrict sub)
 {
   guint16 m = 0;
