@@ -210,12 +210,14 @@ horizontal_pixel (const LbGaussCore *core,
     }
 }
 
-LB_KERNEL_CLONES void
-lb_gauss_core_row (const LbGaussCore *core,
-                   const LbKernelBuf *src,
-                   int                y,
-                   float             *out,
-                   float             *scratch)
+/* Static: GCC 12 exports the ifunc of a global target_clones function whatever its
+ * visibility, and a plugin exports its query function only (tests/abi/plugin-exports.sh). */
+LB_KERNEL_CLONES static void
+gauss_core_row (const LbGaussCore *core,
+                const LbKernelBuf *src,
+                int                y,
+                float             *out,
+                float             *scratch)
 {
   int r = core->radius, ch = src->channels, sw = core->r.width;
   float *v = scratch;
@@ -276,6 +278,16 @@ lb_gauss_core_row (const LbGaussCore *core,
         break;
       horizontal_pixel (core, v, ch, x, out, tapbuf);
     }
+}
+
+void
+lb_gauss_core_row (const LbGaussCore *core,
+                   const LbKernelBuf *src,
+                   int                y,
+                   float             *out,
+                   float             *scratch)
+{
+  gauss_core_row (core, src, y, out, scratch);
 }
 
 /* Plain loops, one output value at a time, in the evaluation order above. */
