@@ -409,6 +409,76 @@ put_colour_key (guint8 *out, int x, guint64 key, const int ch)
     lb_xv_put (out, (gsize) x * ch + c, (guint) (key >> (16 * c)) & 0xffff, 16);
 }
 
+/* Output row @out on windows of at most 16 pixels, on the key rows @wy0 .. @wy1 of @ring.
+ * @win: region width keys of scratch (the symmetric 3×3 window); @colours: the colour of
+ * each number when the keys are a wide palette's numbers, else unused. */
+LB_XV_INLINE void
+oil_small_row (const LbXvOil *self, const LbKernelBuf *src, const KeyRing *ring, guint32 *win,
+               const guint64 *colours, guint8 *out, int wy0, int wy1, const int depth)
+{
+  const LbXvRegion *R = &self->region;
+  const int rw = R->x1 - R->x0;
+  const int side = self->up + self->down + 1;
+  const int nrows = wy1 - wy0 + 1;
+  const gboolean wide = depth == 16 && lb_xv_colour_channels (src->channels) == 3;
+  const guint32 *kr[16];
+  int jv0 = 0, jv1 = 0; /* columns the vector path did */
+
+  for (int k = 0; k < nrows; k++)
+    kr[k] = ring_row (ring, wy0 + k);
+  if (side == 3 && nrows == 3 && rw >= 10)
+    {
+      const gsize px = (gsize) R->x0 * src->channels * (depth / 8);
+
+      jv0 = 1;
+      jv1 = oil_sym3_keys (kr, win, 1, rw - 1);
+      if (wide)
+        {
+          /* the winners are numbers: their colours from the palette */
+          for (int j = jv0; j < jv1; j++)
+            put_colour_key (out + px, j, colours[win[j]], src->channels);
+        }
+      else
+        switch (src->channels)
+        {
+        case 1:
+          for (int j = jv0; j < jv1; j++)
+            put_key (out + px, j, win[j], 1, depth);
+          break;
+        case 2:
+          for (int j = jv0; j < jv1; j++)
+            put_key (out + px, j, win[j], 2, depth);
+          break;
+        case 3:
+          for (int j = jv0; j < jv1; j++)
+            put_key (out + px, j, win[j], 3, depth);
+          break;
+        default:
+          for (int j = jv0; j < jv1; j++)
+            put_key (out + px, j, win[j], 4, depth);
+          break;
+        }
+    }
+  for (int j = 0; j < rw; j = j + 1 == jv0 ? MAX (jv1, j + 1) : j + 1)
+    {
+      const int jx0 = MAX (0, j - self->up), jx1 = MIN (rw - 1, j + self->down);
+      const int best = mode_small (kr, nrows, jx0, jx1);
+      const int wcols = jx1 - jx0 + 1;
+
+      copy_colour (src, R->x0 + jx0 + best % wcols, wy0 + best / wcols, out, R->x0 + j, depth);
+    }
+}
+
+static void
+_lb_xv_oil_small_row (const LbXvOil *self, const LbKernelBuf *src, const KeyRing *ring,
+                      guint32 *win, const guint64 *colours, guint8 *out, int wy0, int wy1)
+{
+  if (src->depth == 8)
+    oil_small_row (self, src, ring, win, colours, out, wy0, wy1, 8);
+  else
+    oil_small_row (self, src, ring, win, colours, out, wy0, wy1, 16);
+}
+
 /* xv's 4×4 window on rows whose four window rows are all in the region, with the output
  * pixels as vector lanes (16 bytes: 16 pixels per vector op).
  *
@@ -430,7 +500,7 @@ typedef guint8 OilBytes __attribute__ ((vector_size (16)));
 #define XV_PAD 32
 #define XV_MASKS 24 /* per image row: dx 1..3 against itself, dx −3..3 against each of 3 rows up */
 
-typedef struct {
+typedef struct _OilXv {
   int rw;
   gsize stride;     /* bytes per mask/sum row, padding included */
   guint8 *mem;
@@ -710,6 +780,81 @@ oil_xv_row (OilXv *xv, const guint8 *const srow[4], int r0, int ch, int depth)
   oil_xv_row_sums (xv, r0);
 }
 
+/* A band's state for xv's window over @rw region columns and @nplanes bytes per colour. */
+static OilXv *
+_lb_xv_oil_xv_new (int rw, int nplanes)
+{
+  OilXv *xv = g_new0 (OilXv, 1);
+
+  oil_xv_init (xv, rw, nplanes);
+  return xv;
+}
+
+static void
+_lb_xv_oil_xv_free (OilXv *xv)
+{
+  g_free (xv->mem);
+  g_free (xv);
+}
+
+/* Output row @out on xv's window whose four rows (all in the region) start at image row
+ * @wy0. Unclipped windows (columns 2 .. rw − 2): output pixels as vector lanes; the three
+ * clipped ones by mode_small on keys of the four edge columns each side (the key ring is
+ * left alone: filling it cost as much as the colour copy). */
+LB_XV_INLINE void
+oil_xv_put_row (OilXv *xv, const LbXvOil *self, const LbKernelBuf *src, guint8 *out, int wy0,
+                const int depth)
+{
+  const LbXvRegion *R = &self->region;
+  const int rw = R->x1 - R->x0;
+  const gboolean wide = depth == 16 && lb_xv_colour_channels (src->channels) == 3;
+  const gsize px = (gsize) R->x0 * src->channels * (depth / 8);
+  const guint8 *srow[4];
+  guint32 ek[4][8];
+  const guint32 *kr[4] = { ek[0], ek[1], ek[2], ek[3] };
+
+  for (int k = 0; k < 4; k++)
+    {
+      srow[k] = lb_xv_row (src, wy0 + k) + px;
+      if (!wide)
+        {
+          fill_keys (ek[k], srow[k], 0, 4, src->channels, depth);
+          fill_keys (ek[k] + 4, srow[k] + (gsize) (rw - 4) * src->channels * (depth / 8),
+                     0, 4, src->channels, depth);
+        }
+    }
+  if (wide)
+    edge_keys_wide (ek, srow, rw, src->channels);
+  oil_xv_row (xv, srow, wy0, src->channels, depth);
+  switch (src->channels)
+    {
+    case 1: oil_xv_copy (srow, out + px, xv->best + XV_PAD, 2, rw - 2, 1, depth); break;
+    case 2: oil_xv_copy (srow, out + px, xv->best + XV_PAD, 2, rw - 2, 2, depth); break;
+    case 3: oil_xv_copy (srow, out + px, xv->best + XV_PAD, 2, rw - 2, 3, depth); break;
+    default: oil_xv_copy (srow, out + px, xv->best + XV_PAD, 2, rw - 2, 4, depth); break;
+    }
+  for (int j = 0; j < rw; j = j == 1 ? rw - 1 : j + 1)
+    {
+      /* ek holds columns 0..3 at 0..3 and rw − 4 .. rw − 1 at 4..7. */
+      const int jx0 = MAX (0, j - 2), jx1 = MIN (rw - 1, j + 1);
+      const int off = j < 2 ? 0 : 8 - rw;
+      const int best = mode_small (kr, 4, jx0 + off, jx1 + off);
+      const int wcols = jx1 - jx0 + 1;
+
+      copy_colour (src, R->x0 + jx0 + best % wcols, wy0 + best / wcols, out, R->x0 + j, depth);
+    }
+}
+
+static void
+_lb_xv_oil_xv_put_row (OilXv *xv, const LbXvOil *self, const LbKernelBuf *src, guint8 *out,
+                       int wy0)
+{
+  if (src->depth == 8)
+    oil_xv_put_row (xv, self, src, out, wy0, 8);
+  else
+    oil_xv_put_row (xv, self, src, out, wy0, 16);
+}
+
 /* Incremental colour count for windows above 16 pixels, slid along a row one window column
  * in and one out per pixel. Two kinds of table:
  *  - direct (one colour channel, so keys < 2^depth): count[key], no hashing;
@@ -751,7 +896,7 @@ typedef struct {
   guint32 count;
 } OilSlot;
 
-typedef struct {
+typedef struct _CountTable {
   gboolean direct;
   /* direct */
   guint16 *dcount;   /* [2^depth]; a window holds at most 255² < 2^16 pixels */
@@ -768,6 +913,8 @@ typedef struct {
   /* changes whenever the top count (from 2 up) or the set of colours having it changes
    * (table_winner's cache; with a top of 0 or 1 the answer needs no table) */
   guint32 tver;
+  /* the window's key rows, for one output row */
+  const guint32 **wr;
 } CountTable;
 
 static inline guint32
@@ -1209,6 +1356,99 @@ table_winner_scan (CountTable *t, const KeyRing *ring, int wy0, int wy1, int jx0
   g_assert_not_reached ();
 }
 
+/* A band's count table for windows of @side rows: a direct one over keys 0 .. @direct_size − 1,
+ * or with @direct_size 0 a hashed one (RGB keys). */
+static CountTable *
+_lb_xv_oil_table_new (int side, gsize direct_size)
+{
+  CountTable *t = g_new0 (CountTable, 1);
+
+  t->ncolours = g_new0 (guint32, (gsize) side * side + 1);
+  t->wr = g_new0 (const guint32 *, side);
+  if (direct_size > 0)
+    {
+      t->direct = TRUE;
+      t->dcount = g_new0 (guint16, direct_size);
+    }
+  else
+    {
+      guint32 size = 1;
+
+      /* At most a quarter full: short probe chains. */
+      while (size < 4u * (guint32) side * (guint32) side)
+        size <<= 1;
+      t->slot = g_new0 (OilSlot, size);
+      t->mask = size - 1;
+      t->shift = 32 - g_bit_storage (size - 1);
+    }
+  return t;
+}
+
+static void
+_lb_xv_oil_table_free (CountTable *t)
+{
+  g_free (t->ncolours);
+  g_free (t->wr);
+  g_free (t->dcount);
+  g_free (t->slot);
+  g_free (t);
+}
+
+/* Output row @out on the key rows @wy0 .. @wy1 of @ring: the count table slid along the row;
+ * it is empty before and after. */
+LB_XV_INLINE void
+oil_table_row (CountTable *t, const LbXvOil *self, const LbKernelBuf *src, const KeyRing *ring,
+               guint8 *out, int wy0, int wy1, const int depth)
+{
+  const LbXvRegion *R = &self->region;
+  const int rw = R->x1 - R->x0;
+  const guint32 **wr = t->wr;
+  /* (the table's build-up changes tver anyway once the top reaches 2) */
+  WinnerCache cache = { FALSE, 0, 0, 0 };
+  /* wr: the window's key rows (the ring's modulo once per row, not per sample). */
+  const int nwr = wy1 - wy0 + 1;
+
+  for (int k = 0; k < nwr; k++)
+    wr[k] = ring_row (ring, wy0 + k);
+  t->top = 0;
+  t->tn = 0;
+  t->tvalid = TRUE;
+  table_columns (t, wr, nwr, 0, MIN (rw - 1, self->down), TRUE);
+
+  for (int j = 0; j < rw; j++)
+    {
+      const int jx0 = MAX (0, j - self->up), jx1 = MIN (rw - 1, j + self->down);
+      int bj, by;
+
+      table_winner (t, ring, wy0, wy1, jx0, jx1, &bj, &by, &cache);
+      copy_colour (src, R->x0 + bj, by, out, R->x0 + j, depth);
+
+      if (j + 1 < rw)
+        {
+          const int jout = j - self->up >= 0 ? j - self->up : -1;
+          const int jin = j + 1 + self->down < rw ? j + 1 + self->down : -1;
+
+          if (t->direct)
+            table_slide (t, wr, nwr, jout, jin, TRUE);
+          else
+            table_slide (t, wr, nwr, jout, jin, FALSE);
+        }
+    }
+  /* Empty the table for the next row: remove the last window (cheaper than clearing a
+   * direct table of 2^16 counts). */
+  table_columns (t, wr, nwr, MAX (0, rw - 1 - self->up), rw - 1, FALSE);
+}
+
+static void
+_lb_xv_oil_table_row (CountTable *t, const LbXvOil *self, const LbKernelBuf *src,
+                      const KeyRing *ring, guint8 *out, int wy0, int wy1)
+{
+  if (src->depth == 8)
+    oil_table_row (t, self, src, ring, out, wy0, wy1, 8);
+  else
+    oil_table_row (t, self, src, ring, out, wy0, wy1, 16);
+}
+
 /* ---- constant-time path: one 8-bit colour channel ------------------------------------- */
 
 /* With 256 possible colours, the window's colour counts are a dense histogram (Perreault and
@@ -1245,7 +1485,7 @@ ph_slide (guint16 *restrict h, const guint8 *restrict add, const guint8 *restric
 
 /* The colour numbers the histograms count: for row yy, base + (yy − y0) · stride, pixel j at
  * [j · step]. One 8-bit channel: the samples themselves; other formats with at most 256
- * colours in the rows a band reads: numbers given by ph_number (any one-to-one map gives the
+ * colours in the rows a band reads: numbers given by _lb_xv_oil_hist_number (any one-to-one map gives the
  * same counts, hence the same winner). */
 typedef struct {
   const guint8 *base;
@@ -1265,7 +1505,7 @@ ph_row (const PhIds *ids, int yy)
  * little on continuous-tone images). Keys as fill_keys (24-bit RGB or one channel), 16-bit
  * RGB as colour_key. */
 static guint8 *
-ph_number (const LbKernelBuf *src, const LbXvRegion *R, int ry0, int ry1, int depth)
+_lb_xv_oil_hist_number (const LbKernelBuf *src, const LbXvRegion *R, int ry0, int ry1, int depth)
 {
   const int rw = R->x1 - R->x0, ch = src->channels;
   const gboolean wide = depth == 16 && lb_xv_colour_channels (ch) == 3;
@@ -1322,8 +1562,8 @@ ph_row_update (guint8 *colh, const guint8 *row, int rw, int step, int delta)
 #define OIL_TICK_ROWS 8
 
 static void
-oil_ph_rows (const LbXvOil *self, const PhIds *ids, const LbKernelBuf *src, LbKernelBuf *dst,
-             int ya, int yb)
+_lb_xv_oil_hist_rows (const LbXvOil *self, const PhIds *ids, const LbKernelBuf *src,
+                      LbKernelBuf *dst, int ya, int yb)
 {
   const LbXvRegion *R = &self->region;
   const int rw = R->x1 - R->x0, step = ids->step;
@@ -1402,25 +1642,19 @@ oil_fast_rows (const LbXvOil     *self,
   const int side = self->up + self->down + 1;
   const gboolean small = side * side <= 16;
   KeyRing ring = { NULL, side, rw };
-  CountTable t = { 0 };
+  CountTable *t = NULL;
   g_autofree guint32 *ring_keys = NULL;
-  g_autofree OilSlot *tslots = NULL;
-  g_autofree guint32 *tncol = NULL;
-  g_autofree guint16 *tdirect = NULL;
-  g_autofree const guint32 **wr = g_new0 (const guint32 *, side);
   Palette pal = { NULL, NULL, NULL, 0, 0, 0 };
   /* 16-bit RGB: every window counts colour numbers (see Palette) */
   const gboolean wide = depth == 16 && lb_xv_colour_channels (src->channels) == 3;
   gboolean numbered = FALSE;
   gsize pal_limit = 0;       /* numbers the palette gives before it starts again */
-  int nwr = 0;
   int filled = -1; /* last key row filled into the ring */
-  WinnerCache cache = { FALSE, 0, 0, 0 };
   /* the symmetric 3×3 vector path's winners (keys) of a row */
   g_autofree guint32 *win = side == 3 ? g_new (guint32, rw) : NULL;
   /* xv's window (2 up/left, 1 down/right) has its own vector path, on the samples' bytes. */
   const gboolean xv_columns = self->up == 2 && self->down == 1;
-  OilXv xv = { 0 };
+  OilXv *xv = NULL;
 
   if (depth == 8 && lb_xv_colour_channels (src->channels) == 1 && !xv_columns
       && side >= PH_MIN_SIDE && !table_only)
@@ -1428,7 +1662,7 @@ oil_fast_rows (const LbXvOil     *self,
       const PhIds ids = { src->data + (gsize) R->x0 * src->channels, src->stride,
                           src->channels, 0 };
 
-      oil_ph_rows (self, &ids, src, dst, ya, yb);
+      _lb_xv_oil_hist_rows (self, &ids, src, dst, ya, yb);
       return;
     }
   if (!small && !table_only)
@@ -1436,19 +1670,19 @@ oil_fast_rows (const LbXvOil     *self,
       /* Other formats: the histogram path when the rows this band reads hold at most 256
        * colours (palette images, posterised or segmented ones). */
       const int ry0 = MAX (R->y0, ya - self->up), ry1 = MIN (R->y1, yb + self->down);
-      g_autofree guint8 *num = ph_number (src, R, ry0, ry1, depth);
+      g_autofree guint8 *num = _lb_xv_oil_hist_number (src, R, ry0, ry1, depth);
 
       if (num != NULL)
         {
           const PhIds ids = { num, (gsize) rw, 1, ry0 };
 
-          oil_ph_rows (self, &ids, src, dst, ya, yb);
+          _lb_xv_oil_hist_rows (self, &ids, src, dst, ya, yb);
           return;
         }
     }
   ring_keys = g_new (guint32, (gsize) side * rw);
   if (xv_columns && rw >= 4)
-    oil_xv_init (&xv, rw, (depth / 8) * lb_xv_colour_channels (src->channels));
+    xv = _lb_xv_oil_xv_new (rw, (depth / 8) * lb_xv_colour_channels (src->channels));
   ring.keys = ring_keys;
   if (wide)
     {
@@ -1474,21 +1708,11 @@ oil_fast_rows (const LbXvOil     *self,
       const int ry0 = MAX (R->y0, ya - self->up), ry1 = MIN (R->y1, yb + self->down);
       const gsize limit = MIN ((gsize) (ry1 - ry0), (gsize) OIL_PALETTE_WINDOWS * side) * (gsize) rw;
 
-      tncol = g_new0 (guint32, (gsize) side * side + 1);
-      t.ncolours = tncol;
       if (lb_xv_colour_channels (src->channels) == 1)
-        {
-          t.direct = TRUE;
-          tdirect = g_new0 (guint16, (gsize) 1 << depth);
-          t.dcount = tdirect;
-        }
+        t = _lb_xv_oil_table_new (side, (gsize) 1 << depth);
       else if (wide)
-        {
-          /* the numbers, counted directly (a hashed table needs the colours as keys) */
-          t.direct = TRUE;
-          tdirect = g_new0 (guint16, pal_limit);
-          t.dcount = tdirect;
-        }
+        /* the numbers, counted directly (a hashed table needs the colours as keys) */
+        t = _lb_xv_oil_table_new (side, pal_limit);
       else if (side >= OIL_NUMBERED_MIN_SIDE && !table_only
                && palette_bytes (limit, FALSE) <= OIL_PALETTE_MAX_BYTES)
         {
@@ -1496,21 +1720,10 @@ oil_fast_rows (const LbXvOil     *self,
           pal_limit = limit;
           palette_init (&pal, pal_limit, FALSE);
           numbered = TRUE;
-          t.direct = TRUE;
-          tdirect = g_new0 (guint16, pal_limit);
-          t.dcount = tdirect;
+          t = _lb_xv_oil_table_new (side, pal_limit);
         }
       else
-        {
-          guint32 size = 1;
-
-          /* At most a quarter full: short probe chains. */
-          while (size < 4u * (guint32) side * (guint32) side)
-            size <<= 1;
-          tslots = g_new0 (OilSlot, size);
-          t.slot = tslots, t.mask = size - 1;
-          t.shift = 32 - g_bit_storage (size - 1);
-        }
+        t = _lb_xv_oil_table_new (side, 0);
     }
 
   /* Rows in chunks with a progress tick between (a tick inside this loop cost xv's 4×4
@@ -1523,49 +1736,9 @@ oil_fast_rows (const LbXvOil     *self,
       const int wy0 = MAX (R->y0, y - self->up), wy1 = MIN (R->y1 - 1, y + self->down);
       guint8 *out = lb_xv_row_mut (dst, y);
 
-      const int nrows = wy1 - wy0 + 1;
-
-      if (small && xv_columns && nrows == 4 && rw >= 4)
+      if (xv != NULL && wy1 - wy0 + 1 == 4)
         {
-          /* Unclipped windows (columns 2 .. rw − 2): output pixels as vector lanes; the
-           * three clipped ones by mode_small on keys of the four edge columns each side (the
-           * key ring is left alone: filling it cost as much as the colour copy). */
-          const gsize px = (gsize) R->x0 * src->channels * (depth / 8);
-          const guint8 *srow[4];
-          guint32 ek[4][8];
-          const guint32 *kr[4] = { ek[0], ek[1], ek[2], ek[3] };
-
-          for (int k = 0; k < 4; k++)
-            {
-              srow[k] = lb_xv_row (src, wy0 + k) + px;
-              if (!wide)
-                {
-                  fill_keys (ek[k], srow[k], 0, 4, src->channels, depth);
-                  fill_keys (ek[k] + 4, srow[k] + (gsize) (rw - 4) * src->channels * (depth / 8),
-                             0, 4, src->channels, depth);
-                }
-            }
-          if (wide)
-            edge_keys_wide (ek, srow, rw, src->channels);
-          oil_xv_row (&xv, srow, wy0, src->channels, depth);
-          switch (src->channels)
-            {
-            case 1: oil_xv_copy (srow, out + px, xv.best + XV_PAD, 2, rw - 2, 1, depth); break;
-            case 2: oil_xv_copy (srow, out + px, xv.best + XV_PAD, 2, rw - 2, 2, depth); break;
-            case 3: oil_xv_copy (srow, out + px, xv.best + XV_PAD, 2, rw - 2, 3, depth); break;
-            default: oil_xv_copy (srow, out + px, xv.best + XV_PAD, 2, rw - 2, 4, depth); break;
-            }
-          for (int j = 0; j < rw; j = j == 1 ? rw - 1 : j + 1)
-            {
-              /* ek holds columns 0..3 at 0..3 and rw − 4 .. rw − 1 at 4..7. */
-              const int jx0 = MAX (0, j - 2), jx1 = MIN (rw - 1, j + 1);
-              const int off = j < 2 ? 0 : 8 - rw;
-              const int best = mode_small (kr, 4, jx0 + off, jx1 + off);
-              const int wcols = jx1 - jx0 + 1;
-
-              copy_colour (src, R->x0 + jx0 + best % wcols, wy0 + best / wcols, out, R->x0 + j,
-                           depth);
-            }
+          _lb_xv_oil_xv_put_row (xv, self, src, out, wy0);
           continue;
         }
 
@@ -1583,93 +1756,14 @@ oil_fast_rows (const LbXvOil     *self,
       filled = wy1;
 
       if (small)
-        {
-          const guint32 *kr[16];
-          int jv0 = 0, jv1 = 0; /* columns the vector path did */
-
-          for (int k = 0; k < nrows; k++)
-            kr[k] = ring_row (&ring, wy0 + k);
-          if (side == 3 && nrows == 3 && rw >= 10)
-            {
-              const gsize px = (gsize) R->x0 * src->channels * (depth / 8);
-
-              jv0 = 1;
-              jv1 = oil_sym3_keys (kr, win, 1, rw - 1);
-              if (wide)
-                {
-                  /* the winners are numbers: their colours from the palette */
-                  for (int j = jv0; j < jv1; j++)
-                    put_colour_key (out + px, j, pal.colour[win[j]], src->channels);
-                }
-              else
-                switch (src->channels)
-                {
-                case 1:
-                  for (int j = jv0; j < jv1; j++)
-                    put_key (out + px, j, win[j], 1, depth);
-                  break;
-                case 2:
-                  for (int j = jv0; j < jv1; j++)
-                    put_key (out + px, j, win[j], 2, depth);
-                  break;
-                case 3:
-                  for (int j = jv0; j < jv1; j++)
-                    put_key (out + px, j, win[j], 3, depth);
-                  break;
-                default:
-                  for (int j = jv0; j < jv1; j++)
-                    put_key (out + px, j, win[j], 4, depth);
-                  break;
-                }
-            }
-          for (int j = 0; j < rw; j = j + 1 == jv0 ? MAX (jv1, j + 1) : j + 1)
-            {
-              const int jx0 = MAX (0, j - self->up), jx1 = MIN (rw - 1, j + self->down);
-              const int best = mode_small (kr, nrows, jx0, jx1);
-              const int wcols = jx1 - jx0 + 1;
-
-              copy_colour (src, R->x0 + jx0 + best % wcols, wy0 + best / wcols, out, R->x0 + j,
-                           depth);
-            }
-          continue;
-        }
-
-      /* Slide the count table along the row; it is empty here. wr: the window's key rows
-       * (the ring's modulo once per row, not per sample). */
-      nwr = wy1 - wy0 + 1;
-      for (int k = 0; k < nwr; k++)
-        wr[k] = ring_row (&ring, wy0 + k);
-      t.top = 0;
-      t.tn = 0;
-      t.tvalid = TRUE;
-      /* (the table's build-up changes tver anyway once the top reaches 2) */
-      cache.valid = FALSE;
-      table_columns (&t, wr, nwr, 0, MIN (rw - 1, self->down), TRUE);
-
-      for (int j = 0; j < rw; j++)
-        {
-          const int jx0 = MAX (0, j - self->up), jx1 = MIN (rw - 1, j + self->down);
-          int bj, by;
-
-          table_winner (&t, &ring, wy0, wy1, jx0, jx1, &bj, &by, &cache);
-          copy_colour (src, R->x0 + bj, by, out, R->x0 + j, depth);
-
-          if (j + 1 < rw)
-            {
-              const int jout = j - self->up >= 0 ? j - self->up : -1;
-              const int jin = j + 1 + self->down < rw ? j + 1 + self->down : -1;
-
-              if (t.direct)
-                table_slide (&t, wr, nwr, jout, jin, TRUE);
-              else
-                table_slide (&t, wr, nwr, jout, jin, FALSE);
-            }
-        }
-      /* Empty the table for the next row: remove the last window (cheaper than clearing a
-       * direct table of 2^16 counts). */
-      table_columns (&t, wr, nwr, MAX (0, rw - 1 - self->up), rw - 1, FALSE);
+        _lb_xv_oil_small_row (self, src, &ring, win, pal.colour, out, wy0, wy1);
+      else
+        _lb_xv_oil_table_row (t, self, src, &ring, out, wy0, wy1);
     }
-  g_free (xv.mem);
+  if (xv != NULL)
+    _lb_xv_oil_xv_free (xv);
+  if (t != NULL)
+    _lb_xv_oil_table_free (t);
   palette_clear (&pal);
 }
 
