@@ -357,6 +357,24 @@ blur_fast_rows (const LbXvBlur    *self,
     }
 }
 
+LB_KERNEL_CLONES static void
+blur_fast_rows_8 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb)
+{
+  blur_fast_rows (self, src, dst, ya, yb, 8);
+}
+
+/* The general path on rows [@ya, @yb) of the region (the 16-bit instance without clones, as
+ * it ran inlined in the dispatcher). */
+static void
+_lb_xv_blur_sums_rows (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya,
+                       int yb)
+{
+  if (src->depth == 8)
+    blur_fast_rows_8 (self, src, dst, ya, yb);
+  else
+    blur_fast_rows (self, src, dst, ya, yb, 16);
+}
+
 /* The row's totals pre[n + c] repeated r times after it (the zero columns right of the region
  * leave the prefix flat), from registers: a copy through memory would wait on store
  * forwarding at every sample. */
@@ -382,7 +400,7 @@ pad_totals (guint32 *pre, int n, int r, int ch)
 #define BLUR_FLOAT_EXACT_LIMIT 4194304.0
 
 static float
-blur_recip_up (guint32 count)
+_lb_xv_blur_recip_up (guint32 count)
 {
   float inv = 1.0f / (float) count;
 
@@ -419,10 +437,11 @@ _lb_xv_blur_div_corrected (guint32 s, guint32 count)
 }
 
 /* Per sample of the clipped columns (j < jlo or j ≥ jhi; the window is ny rows high), the
- * reciprocal of its window's pixel count: in @finv (float, rounded up as blur_recip_up) when
+ * reciprocal of its window's pixel count: in @finv (float, rounded up as _lb_xv_blur_recip_up) when
  * it is not NULL, else in @dinv (double). Recomputed only when ny changes. */
 static void
-clipped_recips (int rw, int r, int ch, int jlo, int jhi, guint32 ny, float *finv, double *dinv)
+_lb_xv_blur_clipped_recips (int rw, int r, int ch, int jlo, int jhi, guint32 ny, float *finv,
+                            double *dinv)
 {
   for (int j = 0; j < rw; j++)
     {
@@ -435,7 +454,7 @@ clipped_recips (int rw, int r, int ch, int jlo, int jhi, guint32 ny, float *finv
       nj = (guint32) (MIN (rw - 1, j + r) - MAX (0, j - r) + 1) * ny;
       for (int c = 0; c < ch; c++)
         if (finv != NULL)
-          finv[j * ch + c] = blur_recip_up (nj);
+          finv[j * ch + c] = _lb_xv_blur_recip_up (nj);
         else
           dinv[j * ch + c] = 1.0 / (double) nj;
     }
@@ -461,7 +480,7 @@ blur_row_tail (guint32 *pre, int rw, int r, int ch, int size, guint32 ny, guint3
   pad_totals (pre, rw * ch, r, ch);
   if (ny != *inv_ny)
     {
-      clipped_recips (rw, r, ch, jlo, jhi, ny, finv, dinv);
+      _lb_xv_blur_clipped_recips (rw, r, ch, jlo, jhi, ny, finv, dinv);
       *inv_ny = ny;
     }
   return t;
@@ -470,11 +489,11 @@ blur_row_tail (guint32 *pre, int rw, int r, int ch, int size, guint32 ny, guint3
 guint
 _lb_xv_blur_div_float (guint32 s, guint32 count)
 {
-  return (guint) (gint32) ((float) (gint32) s * blur_recip_up (count));
+  return (guint) (gint32) ((float) (gint32) s * _lb_xv_blur_recip_up (count));
 }
 
 /* out[k] = floor ((hi[k] - lo[k]) / N) for k < len, the window sums below 2^22 (see
- * blur_recip_up): the portable loop (the compiler vectorises it in the AVX2 clone). */
+ * _lb_xv_blur_recip_up): the portable loop (the compiler vectorises it in the AVX2 clone). */
 LB_XV_INLINE void
 win_div_8 (const guint32 *restrict hi, const guint32 *restrict lo, guint8 *restrict out,
            int len, float inv)
@@ -547,7 +566,7 @@ win_div_8_avx2 (const guint32 *restrict hi, const guint32 *restrict lo, guint8 *
  * @s0: the first sample of lane 0, a multiple of 24 at or before -3r (W starts from zero
  * there: every window before pixel -r is empty); lane 1 starts from the exact window sums
  * before its first sample. @finv: for samples s0 .. n + 95, the reciprocal (rounded up, see
- * blur_recip_up) of each sample's window count, zero outside the row; @inv: the interior's,
+ * _lb_xv_blur_recip_up) of each sample's window count, zero outside the row; @inv: the interior's,
  * for steps whose samples all lie in [@i0, @i1). Writes out[0 .. n - 1]. */
 
 /* Block @k (samples 8k .. 8k + 7 of lane 0's part at @p0 and lane 1's at @p1) into q[k]: @w
@@ -674,9 +693,9 @@ blur_row_c3_avx2 (const guint16 *restrict col, guint8 *restrict out, int n, int 
  * the lanes' samples j at @p0 + 4k and @p1 + 4k, scanned within each 128-bit lane (two shifted
  * adds) and added to the last window sum before the block (@w, dword 3 of each lane, broadcast
  * in the lane), then divided by the window's pixel count: float times @vinv, exact as it
- * stands when @exact (sums below 2^22, the reciprocal rounded up: blur_recip_up), else with one
- * correction by the remainder (blur_div_corrected). Returns the quotients; @w becomes the
- * block's window sums. */
+ * stands when @exact (sums below 2^22, the reciprocal rounded up: _lb_xv_blur_recip_up),
+ * else with one correction by the remainder (blur_div_corrected). Returns the quotients; @w
+ * becomes the block's window sums. */
 __attribute__ ((target ("avx2"))) static G_ALWAYS_INLINE inline __m256i
 c1_block (const guint32 *restrict col, int p0, int p1, int r, __m256i *w, __m256 vinv,
           __m256i vcount, __m256i vcount1, const gboolean exact)
@@ -720,7 +739,7 @@ blur_row_c1_avx2_body (const guint32 *restrict col, guint16 *restrict out, int i
   /* samples per lane, a multiple of 8 (two blocks per step, one 16-byte store per lane) */
   const int len = ((i1 - i0 + 1) / 2 + 7) / 8 * 8;
   const int m = i0 + len;
-  const __m256 vinv = _mm256_set1_ps (exact ? blur_recip_up (count) : 1.0f / (float) count);
+  const __m256 vinv = _mm256_set1_ps (exact ? _lb_xv_blur_recip_up (count) : 1.0f / (float) count);
   const __m256i vcount = _mm256_set1_epi32 ((int) count);
   const __m256i vcount1 = _mm256_set1_epi32 ((int) count - 1);
   guint32 w0 = 0, w1 = 0;
@@ -960,7 +979,7 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
 
           if (ny != inv_ny)
             {
-              inv3 = blur_recip_up ((guint32) self->size * ny);
+              inv3 = _lb_xv_blur_recip_up ((guint32) self->size * ny);
               for (int i = jlo * 3; i < jhi * 3; i++)
                 finv3[i - s0] = inv3;
               for (int j = 0; j < rw; j++)
@@ -971,7 +990,8 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
                     j = jhi;
                   if (j >= rw)
                     break;
-                  v = blur_recip_up ((guint32) (MIN (rw - 1, j + r) - MAX (0, j - r) + 1) * ny);
+                  v = _lb_xv_blur_recip_up ((guint32) (MIN (rw - 1, j + r) - MAX (0, j - r) + 1)
+                                            * ny);
                   for (int c = 0; c < 3; c++)
                     finv3[j * 3 + c - s0] = v;
                 }
@@ -1049,7 +1069,7 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
 
         if (use_float)
           {
-            const float inv = blur_recip_up (count);
+            const float inv = _lb_xv_blur_recip_up (count);
 
             if (i1 > i0)
               {
@@ -1083,6 +1103,13 @@ blur_rows_8_u16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
       if (ch != lb_xv_colour_channels (ch))
         lb_kernel_restore_alpha (src, dst, y, R->x0, R->x1);
     }
+}
+
+static void
+_lb_xv_blur_rows8 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb,
+                   gboolean avx2)
+{
+  blur_rows_8_u16 (self, src, dst, ya, yb, avx2);
 }
 
 /* 16 bits without alpha (GRAY16, RGB16), window sums below 2^31: the column sums in 32 bits
@@ -1161,7 +1188,7 @@ blur_rows_16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, in
           blur_row_c1_avx2 (col, out, i0, i1, r, count, use_float);
           if (ny != inv_ny)
             {
-              clipped_recips (rw, r, 1, i0, i1, ny, finv, dinv);
+              _lb_xv_blur_clipped_recips (rw, r, 1, i0, i1, ny, finv, dinv);
               inv_ny = ny;
             }
           /* the clipped columns' window sums as running sums from each end's first column,
@@ -1200,7 +1227,7 @@ blur_rows_16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, in
 
         if (use_float)
           {
-            const float inv = blur_recip_up (count);
+            const float inv = _lb_xv_blur_recip_up (count);
 
             for (int i = i0; i < i1; i++)
               out[i] = (guint16) (gint32) ((float) (gint32) (pre[i + a] - pre[i - b]) * inv);
@@ -1227,6 +1254,13 @@ blur_rows_16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, in
           }
       }
     }
+}
+
+static void
+_lb_xv_blur_rows16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya,
+                    int yb, gboolean avx2)
+{
+  blur_rows_16 (self, src, dst, ya, yb, avx2);
 }
 
 /* Blur 3 at 8 bits (alpha, if any, blurred as a channel and put back after), interior rows:
@@ -1258,9 +1292,6 @@ blur3_row_16 (const guint16 *restrict up, const guint16 *restrict in,
     out[i] = (guint16) ((col[i - ch] + col[i] + col[i + ch]) / 9u);
 }
 
-static void blur_fast_rows_8 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst,
-                              int ya, int yb);
-
 /* Blur 3, region at least 3×3, 8 bits (alpha runs through the sums and is put back) or 16
  * bits without alpha: rows with the full three-row window take blur3_row_8 or blur3_row_16
  * (and the two clipped end columns, 6-pixel windows, here); the region's first and last rows
@@ -1285,9 +1316,9 @@ blur3_fast (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int 
       if (y == R->y0 || y == R->y1 - 1)
         {
           if (depth == 8)
-            blur_fast_rows_8 (self, src, dst, y, y + 1);
+            _lb_xv_blur_sums_rows (self, src, dst, y, y + 1);
           else
-            blur_rows_16 (self, src, dst, y, y + 1, FALSE);
+            _lb_xv_blur_rows16 (self, src, dst, y, y + 1, FALSE);
           continue;
         }
       if (depth == 8)
@@ -1324,6 +1355,15 @@ blur3_fast_16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, i
   blur3_fast (self, src, dst, ya, yb, 16);
 }
 
+static void
+_lb_xv_blur3_rows (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb)
+{
+  if (src->depth == 8)
+    blur3_fast_8 (self, src, dst, ya, yb);
+  else
+    blur3_fast_16 (self, src, dst, ya, yb);
+}
+
 /* lb_xv_blur_process with or without the hand-written AVX2 rows (@avx2: the CPU has AVX2 and
  * the caller wants them). */
 static void
@@ -1354,18 +1394,18 @@ blur_process (const LbXvBlur    *self,
       return;
     }
   if (src->depth == 8 && self->size == 3 && R->x1 - R->x0 >= 3 && R->y1 - R->y0 >= 3)
-    blur3_fast_8 (self, src, dst, y0, y1);
+    _lb_xv_blur3_rows (self, src, dst, y0, y1);
   else if (src->depth == 8 && self->size <= 257)
-    blur_rows_8_u16 (self, src, dst, y0, y1, avx2);
+    _lb_xv_blur_rows8 (self, src, dst, y0, y1, avx2);
   else if (src->depth == 8)
-    blur_fast_rows_8 (self, src, dst, y0, y1);
+    _lb_xv_blur_sums_rows (self, src, dst, y0, y1);
   else if (self->size == 3 && lb_xv_colour_channels (src->channels) == src->channels
            && R->x1 - R->x0 >= 3 && R->y1 - R->y0 >= 3)
-    blur3_fast_16 (self, src, dst, y0, y1);
+    _lb_xv_blur3_rows (self, src, dst, y0, y1);
   else if (lb_xv_colour_channels (src->channels) == src->channels && 65535.0 * nmax < 2147483648.0)
-    blur_rows_16 (self, src, dst, y0, y1, avx2);
+    _lb_xv_blur_rows16 (self, src, dst, y0, y1, avx2);
   else
-    blur_fast_rows (self, src, dst, y0, y1, 16);
+    _lb_xv_blur_sums_rows (self, src, dst, y0, y1);
 }
 
 void
@@ -1390,10 +1430,4 @@ _lb_xv_blur_process_portable (const LbXvBlur    *self,
                               int                y1)
 {
   blur_process (self, src, dst, y0, y1, FALSE);
-}
-
-LB_KERNEL_CLONES static void
-blur_fast_rows_8 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb)
-{
-  blur_fast_rows (self, src, dst, ya, yb, 8);
 }
