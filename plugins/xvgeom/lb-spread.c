@@ -9,6 +9,12 @@
 #include "lb-kernel-layout.h"
 #include "lb-xv-random.h"
 
+/* Hand-written AVX2 rows (the banded path's runs and draws), chosen per pass by use_avx2(). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define HAVE_AVX2_PATHS 1
+#include <immintrin.h>
+#endif
+
 /* What band b's pass leaves for settling (see "Banded path" below). */
 typedef struct {
   guint32 *seam;      /* its final cells in image rows [seam_y0, seam_y1): the rows band b + 1
@@ -460,9 +466,9 @@ spread_rows (const LbSpread  *st,
 }
 
 static void
-spread_in_place (const LbSpread *st,
-                 LbKernelBuf    *dst,
-                 gsize           cb)
+_lb_spread_in_place (const LbSpread *st,
+                     LbKernelBuf    *dst,
+                     gsize           cb)
 {
   LbXvRandomBatch *rng = g_new (LbXvRandomBatch, 1);
   gsize pb = (gsize) dst->channels * (dst->depth / 8);
@@ -538,10 +544,7 @@ store_value (guint8  *d,
     d[2] = (guint8) (c >> 16);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define HAVE_AVX2_PATHS 1
-#include <immintrin.h>
-
+#ifdef HAVE_AVX2_PATHS
 /* Rows of 8-bit gray, 16-bit gray, 8-bit RGB or 8-bit RGBA (colour bytes @cb, pixel bytes @pb)
  * to value cells, 8 pixels per step (RGB8: a 32-byte load for 24 bytes, run while 8 more bytes
  * of the row follow). Returns the pixels done. */
@@ -697,13 +700,13 @@ ring_init (const LbSpread    *st,
 }
 
 /* A chunk's swaps on its band's cells: own cell (row r, column x) with its partner, for chunk
- * rows r = 0 … rows − 1 (cell row top + r); the partners are step-major (band_draws): row r
- * is step (r mod lane_rows) · w + x of lane r / lane_rows. Not in raster order but in skewed strips: two swaps
- * touch a common cell only if their columns are at most 2 · px apart, so ordering the pixels
- * by x + skew · r with skew = 2 · px + 1, in strips of STRIP_W, keeps every such pair in
- * raster order (a later row has a key at least skew − 2 · px = 1 higher), and the strip's
- * 2 · reach + 1 rows of STRIP_W + 2 · px cells stay in L1; in raster order the rows a swap
- * reaches (5.6 KB each at 1400 RGB pixels) do not. */
+ * rows r = 0 … rows − 1 (cell row top + r); the partners are step-major
+ * (_lb_spread_band_draws): row r is step (r mod lane_rows) · w + x of lane r / lane_rows. Not
+ * in raster order but in skewed strips: two swaps touch a common cell only if their columns
+ * are at most 2 · px apart, so ordering the pixels by x + skew · r with skew = 2 · px + 1, in
+ * strips of STRIP_W, keeps every such pair in raster order (a later row has a key at least
+ * skew − 2 · px = 1 higher), and the strip's 2 · reach + 1 rows of STRIP_W + 2 · px cells stay
+ * in L1; in raster order the rows a swap reaches (5.6 KB each at 1400 RGB pixels) do not. */
 #define STRIP_W 64
 
 /* not inlined: inside lb_spread_process_band's loops the swap loop's pointers and the
@@ -1013,11 +1016,11 @@ draws_block_avx2 (Draws               *dr,
  * read a lane's partners 8 words apart, and a strip's rows share their cache lines; no
  * transposes). */
 static void
-band_draws (Draws           *dr,
-            LbXvRandomLanes *rng,
-            gboolean         avx2,
-            guint32        (*parts)[LANES],
-            gsize            npix)
+_lb_spread_band_draws (Draws           *dr,
+                       LbXvRandomLanes *rng,
+                       gboolean         avx2,
+                       guint32        (*parts)[LANES],
+                       gsize            npix)
 {
   for (gsize i0 = 0; i0 < npix; i0 += BLOCK)
     {
@@ -1246,7 +1249,7 @@ band_run (const LbSpread    *st,
           dr.y[k] = MIN (dr.r0[k], st->r.height - 1);
           dr.e0[k] = base - sy;
         }
-      band_draws (&dr, rng, avx2, parts, (gsize) lane_rows * w);
+      _lb_spread_band_draws (&dr, rng, avx2, parts, (gsize) lane_rows * w);
       ring_init (st, src, ring, base, inited, hi, vfrom, cb);
       inited = hi;
       swap_cells (ring, parts[0], y - base, rows, w, skew, lane_rows);
@@ -1522,6 +1525,6 @@ lb_spread_process (const LbSpread    *st,
   else
     {
       copy_region_rows (st, src, dst, y0, y1);
-      spread_in_place (st, dst, cb);
+      _lb_spread_in_place (st, dst, cb);
     }
 }
