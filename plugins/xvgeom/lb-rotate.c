@@ -8,6 +8,12 @@
 
 #include "lb-kernel-layout.h"
 
+/* The fast path's hand-written AVX2 rows, where the compiler offers them. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define HAVE_AVX2_PATH 1
+#include <immintrin.h>
+#endif
+
 /* Coordinates closer than this (pixels) to a place where xv's floor()/"−0.5 cheat" changes
  * its choice of source pixel are recomputed with xv's exact polar maths in the fast path.
  * The affine and polar forms agree to ~1e-12 px for any image a 32-bit int can index. */
@@ -27,7 +33,7 @@ struct _LbRotate {
 };
 
 /* xv's point rotation in polar form, y axis flipped; same libm calls, same order. */
-static void
+static inline void
 rot_xv (const LbRotate *st,
         double          x,
         double          y,
@@ -279,10 +285,10 @@ fill_clear_row (const LbRotate    *st,
 
 /* Clear Rotate fills the region rows first; returns whether row @y is in the box. */
 static gboolean
-band_setup (const LbRotate    *st,
-            const LbKernelBuf *src,
-            LbKernelBuf       *dst,
-            int                y)
+_lb_rotate_band_setup (const LbRotate    *st,
+                       const LbKernelBuf *src,
+                       LbKernelBuf       *dst,
+                       int                y)
 {
   if (st->clear && y >= st->r.y && y < st->r.y + st->r.height)
     fill_clear_row (st, src, dst, y);
@@ -303,7 +309,7 @@ process_exact (const LbRotate    *st,
     {
       guint8 *drow = lb_kbuf_row (dst, y);
 
-      if (!band_setup (st, src, dst, y))
+      if (!_lb_rotate_band_setup (st, src, dst, y))
         continue;
       for (int x = st->bx0; x < st->bx1; x++)
         {
@@ -570,10 +576,7 @@ row_inner (const LbRotate    *st,
     }
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define HAVE_AVX2_PATH 1
-#include <immintrin.h>
-
+#ifdef HAVE_AVX2_PATH
 /* Scalar instances of the inner loop, for the vector path's odd pixels. */
 static void
 row_inner_3_8 (const LbRotate *st, const LbKernelBuf *src, guint8 *drow, int y,
@@ -661,7 +664,7 @@ coords4_avx2 (__m256d xd, const RowLine *l, __m128i *ox, __m128i *oy, __m128 *px
   return bad;
 }
 
-__attribute__ ((target ("avx2"))) static void
+__attribute__ ((target ("avx2"), always_inline)) static inline void
 row_inner_avx2_8 (const LbRotate    *st,
                   const LbKernelBuf *src,
                   guint8            *drow,
@@ -930,18 +933,34 @@ row_inner_avx2_gray (const LbRotate    *st,
   (depth == 16 ? row_inner_1_16 : row_inner_1_8) (st, src, drow, y, l, x, xe);
 }
 
+/* The inner interval [@xs, @xe) of row @y in AVX2: 16-bit gray, 8-bit gray, 8-bit RGB and
+ * 8-bit RGBA. */
 __attribute__ ((target ("avx2"))) static void
-row_inner_avx2_16 (const LbRotate *st, const LbKernelBuf *src, guint8 *drow, int y,
-                   const RowLine *l, int xs, int xe)
+_lb_rotate_row_avx2_16 (const LbRotate *st, const LbKernelBuf *src, guint8 *drow, int y,
+                        const RowLine *l, int xs, int xe)
 {
   row_inner_avx2_gray (st, src, drow, y, l, xs, xe, 16);
 }
 
 __attribute__ ((target ("avx2"))) static void
-row_inner_avx2_g8 (const LbRotate *st, const LbKernelBuf *src, guint8 *drow, int y,
-                   const RowLine *l, int xs, int xe)
+_lb_rotate_row_avx2_g8 (const LbRotate *st, const LbKernelBuf *src, guint8 *drow, int y,
+                        const RowLine *l, int xs, int xe)
 {
   row_inner_avx2_gray (st, src, drow, y, l, xs, xe, 8);
+}
+
+__attribute__ ((target ("avx2"))) static void
+_lb_rotate_row_avx2_rgb8 (const LbRotate *st, const LbKernelBuf *src, guint8 *drow, int y,
+                          const RowLine *l, int xs, int xe)
+{
+  row_inner_avx2_8 (st, src, drow, y, l, xs, xe, 3);
+}
+
+__attribute__ ((target ("avx2"))) static void
+_lb_rotate_row_avx2_rgba8 (const LbRotate *st, const LbKernelBuf *src, guint8 *drow, int y,
+                           const RowLine *l, int xs, int xe)
+{
+  row_inner_avx2_8 (st, src, drow, y, l, xs, xe, 4);
 }
 
 #endif
@@ -988,7 +1007,7 @@ process_fast (const LbRotate    *st,
                              st->cfy - dyu * st->ca + st->cfx * st->sa, st->ca, st->sa };
           os[k] = oe[k] = is[k] = ie[k] = 0;
           /* Clear Rotate: the region row is cleared before any rotated pixel lands on it */
-          if (!band_setup (st, src, dst, y))
+          if (!_lb_rotate_band_setup (st, src, dst, y))
             continue;
           row_interval (&l[k], st->bx0, st->bx1, lox, hix, loy, hiy, &os[k], &oe[k]);
           if (os[k] >= oe[k])
@@ -1017,11 +1036,13 @@ process_fast (const LbRotate    *st,
                 pixel_general (st, src, drow, x, y, l[k].ax0 + x * l[k].ca, l[k].ay0 - x * l[k].sa, NC, DEPTH);
 #ifdef HAVE_AVX2_PATH
               if (use_avx2 && DEPTH == 16)
-                row_inner_avx2_16 (st, src, drow, y, &l[k], ia, ib);
+                _lb_rotate_row_avx2_16 (st, src, drow, y, &l[k], ia, ib);
               else if (use_avx2 && CH == 1)
-                row_inner_avx2_g8 (st, src, drow, y, &l[k], ia, ib);
+                _lb_rotate_row_avx2_g8 (st, src, drow, y, &l[k], ia, ib);
+              else if (use_avx2 && CH == 3)
+                _lb_rotate_row_avx2_rgb8 (st, src, drow, y, &l[k], ia, ib);
               else if (use_avx2)
-                row_inner_avx2_8 (st, src, drow, y, &l[k], ia, ib, CH);
+                _lb_rotate_row_avx2_rgba8 (st, src, drow, y, &l[k], ia, ib);
               else
 #endif
                 row_inner (st, src, drow, y, &l[k], ia, ib, NC, CH, DEPTH);
@@ -1035,6 +1056,17 @@ process_fast (const LbRotate    *st,
 /* one instance per pixel layout, so the channel loops unroll */
 LB_KERNEL_PER_LAYOUT (process_fast, LbRotate, , process_fast)
 
+/* The fast path on destination rows [@y0, @y1). */
+static void
+_lb_rotate_process_fast (const LbRotate    *st,
+                         const LbKernelBuf *src,
+                         LbKernelBuf       *dst,
+                         int                y0,
+                         int                y1)
+{
+  LB_KERNEL_LAYOUT_CALL (process_fast, LbRotate, st, src, dst, y0, y1);
+}
+
 void
 lb_rotate_process (const LbRotate    *st,
                    const LbKernelBuf *src,
@@ -1047,5 +1079,5 @@ lb_rotate_process (const LbRotate    *st,
   if (st->exact)
     lb_rotate_process_reference (st, src, dst, y0, y1);
   else
-    LB_KERNEL_LAYOUT_CALL (process_fast, LbRotate, st, src, dst, y0, y1);
+    _lb_rotate_process_fast (st, src, dst, y0, y1);
 }
