@@ -34,8 +34,8 @@ lb_m16_row (const LbMedianJob *j, int y)
 
 /* Huang's rows are independent of one another (each starts from an empty histogram), so
  * they run in chunks with a progress tick between: 12 rows, whole groups of 4, 3 or 2 rows
- * (lb-median-huang16-body.h). By the measurements above (r 40, 590 ms for 1000 rows of
- * 1400 samples) a chunk of 8000-sample rows near r 47 takes about 40 ms. */
+ * (lb-median-huang16-body.h). By the measurements at LB_M16_MIN_RADIUS (r 40, 590 ms for 1000
+ * rows of 1400 samples) a chunk of 8000-sample rows near r 47 takes about 40 ms. */
 #define LB_HUANG_CHUNK 12
 
 /* Rows [ya, yb) of the region, channels 0 … nc − 1 of @job (its c is ignored). */

@@ -108,15 +108,15 @@ blur_row_c1_avx2 (const guint32 *restrict col, guint16 *restrict out, int i0, in
 #endif
 
 /* 16 bits without alpha (GRAY16, RGB16), window sums below 2^31: the column sums in 32 bits
- * updated by the row in and the row out in one pass, the row prefix by the vector scans above,
- * the window sum and the division fused in one loop (float with the rounded-up reciprocal
- * while the sums stay below 2^22, n ≤ 7 in the interior; else float with one correction in
- * the interior and double with signed conversions in the clipped columns), so the cost per
- * row does not depend on n. GRAY16 with AVX2 (@avx2) and at least 32 whole windows per row:
- * no prefix row, the whole windows by blur_row_c1_avx2 and the clipped ones by running sums
- * from each end (1400×1000 GRAY16, 1 thread, a driver timing lb_xv_blur_process, three
- * alternating runs: blur 31 0.676–0.682 → 0.522–0.536 ms, blur 7 0.496–0.500 → 0.394–0.399).
- * Same results as blur_fast_rows. */
+ * updated by the row in and the row out in one pass, the row prefix by the vector scans of
+ * lb-xv-blur-private.h, the window sum and the division fused in one loop (float with the
+ * rounded-up reciprocal while the sums stay below 2^22, n ≤ 7 in the interior; else float
+ * with one correction in the interior and double with signed conversions in the clipped
+ * columns), so the cost per row does not depend on n. GRAY16 with AVX2 (@avx2) and at least
+ * 32 whole windows per row: no prefix row, the whole windows by blur_row_c1_avx2 and the
+ * clipped ones by running sums from each end (1400×1000 GRAY16, 1 thread, a driver timing
+ * lb_xv_blur_process, three alternating runs: blur 31 0.676–0.682 → 0.522–0.536 ms, blur 7
+ * 0.496–0.500 → 0.394–0.399). Same results as blur_fast_rows. */
 LB_KERNEL_CLONES static void
 blur_rows_16 (const LbXvBlur *self, const LbKernelBuf *src, LbKernelBuf *dst, int ya, int yb,
               gboolean avx2)

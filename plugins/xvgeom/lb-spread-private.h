@@ -20,7 +20,7 @@ G_BEGIN_DECLS
 #include <immintrin.h>
 #endif
 
-/* What band b's pass leaves for settling (see "Banded path" below). */
+/* What band b's pass leaves for settling (see "Banded path" in lb-spread-band.c). */
 typedef struct {
   guint32 *seam;      /* its final cells in image rows [seam_y0, seam_y1): the rows band b + 1
                        * reaches back into */
