@@ -397,12 +397,27 @@ oil_xv_put_row (OilXv *xv, const LbXvOil *self, const LbKernelBuf *src, guint8 *
     }
 }
 
+/* One function per depth, each with its own inlining budget, as oil_fast_rows8 and
+ * oil_fast_rows16 (lb-xv-oil.c) have: with both depths' loops in the entry, GCC may
+ * call out of line what it inlines for one depth alone. */
+static __attribute__ ((noinline)) void
+oil_xv_put_row8 (OilXv *xv, const LbXvOil *self, const LbKernelBuf *src, guint8 *out, int wy0)
+{
+  oil_xv_put_row (xv, self, src, out, wy0, 8);
+}
+
+static __attribute__ ((noinline)) void
+oil_xv_put_row16 (OilXv *xv, const LbXvOil *self, const LbKernelBuf *src, guint8 *out, int wy0)
+{
+  oil_xv_put_row (xv, self, src, out, wy0, 16);
+}
+
 void
 _lb_xv_oil_xv_put_row (OilXv *xv, const LbXvOil *self, const LbKernelBuf *src, guint8 *out,
                        int wy0)
 {
   if (src->depth == 8)
-    oil_xv_put_row (xv, self, src, out, wy0, 8);
+    oil_xv_put_row8 (xv, self, src, out, wy0);
   else
-    oil_xv_put_row (xv, self, src, out, wy0, 16);
+    oil_xv_put_row16 (xv, self, src, out, wy0);
 }

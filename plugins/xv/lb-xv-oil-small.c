@@ -143,12 +143,29 @@ oil_small_row (const LbXvOil *self, const LbKernelBuf *src, const KeyRing *ring,
     }
 }
 
+/* One function per depth, each with its own inlining budget, as oil_fast_rows8 and
+ * oil_fast_rows16 (lb-xv-oil.c) have: with both depths' loops in the entry, GCC may
+ * call out of line what it inlines for one depth alone. */
+static __attribute__ ((noinline)) void
+oil_small_row8 (const LbXvOil *self, const LbKernelBuf *src, const KeyRing *ring, guint32 *win,
+                const guint64 *colours, guint8 *out, int wy0, int wy1)
+{
+  oil_small_row (self, src, ring, win, colours, out, wy0, wy1, 8);
+}
+
+static __attribute__ ((noinline)) void
+oil_small_row16 (const LbXvOil *self, const LbKernelBuf *src, const KeyRing *ring, guint32 *win,
+                 const guint64 *colours, guint8 *out, int wy0, int wy1)
+{
+  oil_small_row (self, src, ring, win, colours, out, wy0, wy1, 16);
+}
+
 void
 _lb_xv_oil_small_row (const LbXvOil *self, const LbKernelBuf *src, const KeyRing *ring,
                       guint32 *win, const guint64 *colours, guint8 *out, int wy0, int wy1)
 {
   if (src->depth == 8)
-    oil_small_row (self, src, ring, win, colours, out, wy0, wy1, 8);
+    oil_small_row8 (self, src, ring, win, colours, out, wy0, wy1);
   else
-    oil_small_row (self, src, ring, win, colours, out, wy0, wy1, 16);
+    oil_small_row16 (self, src, ring, win, colours, out, wy0, wy1);
 }
