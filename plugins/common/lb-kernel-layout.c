@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-#define G_LOG_DOMAIN "lb-xvgeom-common"
+#define G_LOG_DOMAIN "lb-kernel-layout"
 
-#include "lb-xvgeom.h"
-
-#include "lb-error.h"
+#include "lb-kernel-layout.h"
 
 gboolean
-lb_xvgeom_check_and_clip (const LbKernelBuf  *src,
+lb_kernel_check_and_clip (const LbKernelBuf  *src,
                           const LbKernelRect *region,
                           LbKernelRect       *out_region,
                           GError            **error)
@@ -15,12 +13,12 @@ lb_xvgeom_check_and_clip (const LbKernelBuf  *src,
 
   if (src == NULL || src->data == NULL)
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT, "No source pixels");
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_INVALID_ARGUMENT, "No source pixels");
       return FALSE;
     }
   if (src->channels < 1 || src->channels > 4 || (src->depth != 8 && src->depth != 16))
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED,
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_UNSUPPORTED,
                    "Unsupported sample layout: %d channels at %d bits", src->channels,
                    src->depth);
       return FALSE;
@@ -28,7 +26,7 @@ lb_xvgeom_check_and_clip (const LbKernelBuf  *src,
   if (src->width < 0 || src->height < 0
       || src->stride < (gsize) src->width * (gsize) src->channels * (gsize) (src->depth / 8))
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_INVALID_ARGUMENT,
                    "Bad buffer geometry: %d×%d, stride %" G_GSIZE_FORMAT, src->width,
                    src->height, src->stride);
       return FALSE;
@@ -40,7 +38,7 @@ lb_xvgeom_check_and_clip (const LbKernelBuf  *src,
     }
   if (region->width < 0 || region->height < 0)
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_INVALID_ARGUMENT,
                    "Bad selection size %d×%d", region->width, region->height);
       return FALSE;
     }

@@ -1,43 +1,47 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-/* Small helpers shared by the kernels in plugins/xvgeom and plugins/enhance. */
+/* Layout and region helpers for the kernels of every family: a sample of any of the eight
+ * pixel layouts (1–4 channels, 8 or 16 bits) read and written through its LbKernelBuf, a
+ * kernel's hot loop instantiated once per layout, and the check of a source buffer with the
+ * clip of the selection to it. */
 
 #include "lb-kernel.h"
 
-/* Hot loops are compiled twice on x86-64, for the baseline and for AVX2 (no FMA: results stay
- * bit-identical), and the loader picks one at start-up (GCC function multi-versioning). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
-#define LB_XVGEOM_TARGET_CLONES __attribute__ ((target_clones ("avx2", "default")))
-#else
-#define LB_XVGEOM_TARGET_CLONES
-#endif
+G_BEGIN_DECLS
+
+/* Validates a buffer (channels 1–4, depth 8/16, stride large enough, data set) and clips
+ * @region (NULL = whole image) to it; an empty clip is valid. */
+gboolean lb_kernel_check_and_clip (const LbKernelBuf  *src,
+                                   const LbKernelRect *region,
+                                   LbKernelRect       *out_region,
+                                   GError            **error);
 
 /* Per-layout instances of a kernel's hot loop, so that its channel loops unroll:
- * LB_XVGEOM_PER_LAYOUT (name, T, attr, body) defines, for the eight pixel layouts,
+ * LB_KERNEL_PER_LAYOUT (name, T, attr, body) defines, for the eight pixel layouts,
  *   attr static void name_<channels>_<depth> (const T *st, const LbKernelBuf *src,
  *                                             LbKernelBuf *dst, int y0, int y1)
  * as body (st, src, dst, y0, y1, colour channels, channels, depth), body being an
- * always-inline function; LB_XVGEOM_LAYOUT_CALL (name, T, st, src, dst, y0, y1) calls the
+ * always-inline function; LB_KERNEL_LAYOUT_CALL (name, T, st, src, dst, y0, y1) calls the
  * instance of @src's layout. */
-#define LB_XVGEOM_LAYOUT_1(name, T, attr, body, nc, ch, depth)                               \
+#define LB_KERNEL_LAYOUT_1(name, T, attr, body, nc, ch, depth)                               \
   attr static void name##_##ch##_##depth (const T *st, const LbKernelBuf *src,              \
                                           LbKernelBuf *dst, int y0, int y1)                  \
   { body (st, src, dst, y0, y1, nc, ch, depth); }
-#define LB_XVGEOM_PER_LAYOUT(name, T, attr, body)                                            \
-  LB_XVGEOM_LAYOUT_1 (name, T, attr, body, 1, 1, 8)                                          \
-  LB_XVGEOM_LAYOUT_1 (name, T, attr, body, 1, 2, 8)                                          \
-  LB_XVGEOM_LAYOUT_1 (name, T, attr, body, 3, 3, 8)                                          \
-  LB_XVGEOM_LAYOUT_1 (name, T, attr, body, 3, 4, 8)                                          \
-  LB_XVGEOM_LAYOUT_1 (name, T, attr, body, 1, 1, 16)                                         \
-  LB_XVGEOM_LAYOUT_1 (name, T, attr, body, 1, 2, 16)                                         \
-  LB_XVGEOM_LAYOUT_1 (name, T, attr, body, 3, 3, 16)                                         \
-  LB_XVGEOM_LAYOUT_1 (name, T, attr, body, 3, 4, 16)
-#define LB_XVGEOM_LAYOUT_CALL(name, T, st, src, dst, y0, y1)                                 \
+#define LB_KERNEL_PER_LAYOUT(name, T, attr, body)                                            \
+  LB_KERNEL_LAYOUT_1 (name, T, attr, body, 1, 1, 8)                                          \
+  LB_KERNEL_LAYOUT_1 (name, T, attr, body, 1, 2, 8)                                          \
+  LB_KERNEL_LAYOUT_1 (name, T, attr, body, 3, 3, 8)                                          \
+  LB_KERNEL_LAYOUT_1 (name, T, attr, body, 3, 4, 8)                                          \
+  LB_KERNEL_LAYOUT_1 (name, T, attr, body, 1, 1, 16)                                         \
+  LB_KERNEL_LAYOUT_1 (name, T, attr, body, 1, 2, 16)                                         \
+  LB_KERNEL_LAYOUT_1 (name, T, attr, body, 3, 3, 16)                                         \
+  LB_KERNEL_LAYOUT_1 (name, T, attr, body, 3, 4, 16)
+#define LB_KERNEL_LAYOUT_CALL(name, T, st, src, dst, y0, y1)                                 \
   G_STMT_START                                                                               \
   {                                                                                          \
-    typedef void (*LbXvgeomLayoutFn) (const T *, const LbKernelBuf *, LbKernelBuf *, int, int); \
-    static const LbXvgeomLayoutFn layout_fns[2][4] = {                                       \
+    typedef void (*LbKernelLayoutFn) (const T *, const LbKernelBuf *, LbKernelBuf *, int, int); \
+    static const LbKernelLayoutFn layout_fns[2][4] = {                                       \
       { name##_1_8, name##_2_8, name##_3_8, name##_4_8 },                                    \
       { name##_1_16, name##_2_16, name##_3_16, name##_4_16 },                                \
     };                                                                                       \
@@ -85,3 +89,5 @@ lb_kbuf_set (const LbKernelBuf *buf,
   else
     row[i] = (guint8) v;
 }
+
+G_END_DECLS

@@ -10,6 +10,20 @@
 
 G_BEGIN_DECLS
 
+/* Kernels report bad input in the host's own error domain, LB_ERROR (src/core/lb-error.h),
+ * without linking src/core: a GQuark is the process's number for a string, and LB_ERROR is
+ * the quark of "lb-error-quark", so the same string gives the same domain in Lightbox and in
+ * tests that include lb-error.h; through the isolation helper the domain travels by that name
+ * (lb-filter-plugin.h). The codes are LbError's (tests/abi/test-kernel-error.c checks both). */
+#define LB_KERNEL_ERROR (lb_kernel_error_quark ())
+
+typedef enum {
+  LB_KERNEL_ERROR_INVALID_ARGUMENT = 1, /* LB_ERROR_INVALID_ARGUMENT: a bad parameter or buffer */
+  LB_KERNEL_ERROR_UNSUPPORTED = 4,      /* LB_ERROR_UNSUPPORTED: a format no kernel takes */
+} LbKernelError;
+
+GQuark lb_kernel_error_quark (void);
+
 /**
  * LbKernelBuf:
  * @data: pixel (0, 0)
@@ -87,6 +101,18 @@ typedef struct {
   int width;
   int height;
 } LbKernelRect;
+
+/* Hot loops are compiled twice on x86-64, for the baseline (SSE2) and for AVX2, and the loader
+ * picks one at start-up (GCC function multi-versioning, an ifunc). Integer loops, or doubles
+ * and floats without contraction (-ffp-contract=off holds for the clone too, no FMA), so both
+ * clones give identical results. Not with clang: clang 14 compiles target_clones on static
+ * functions but calls the wrong function through the resolver (xv blur's blur3_fast_8 landed
+ * in blur_rows_16's clone), so there the baseline loops run (hand-written AVX2 rows still do). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define LB_KERNEL_CLONES __attribute__ ((target_clones ("avx2", "default")))
+#else
+#define LB_KERNEL_CLONES
+#endif
 
 #if defined(__x86_64__) && defined(__GNUC__)
 /* Whether the CPU runs AVX2, for kernels with hand-written AVX2 rows beside their portable
