@@ -19,8 +19,8 @@
 #include "lb-write-back.h"
 #include "test-dicomweb-orthanc.h"
 
-/* The derived image: CT_small with its values negated around the centre of the stored range,
- * a real change that keeps the modality scale (signed int16, same rescale). */
+/* The derived image: CT_small with its stored values negated around 1500, a real change that
+ * keeps the modality scale (same value model: offset-binary samples of signed stored values). */
 static LbImage *
 make_derived (LbImage *src)
 {
@@ -34,9 +34,9 @@ make_derived (LbImage *src)
   for (guint y = 0; y < h; y++)
     for (guint x = 0; x < w; x++)
       {
-        gint16 v = (gint16) ((const guint16 *) lb_image_get_row (src, y))[x];
+        gint32 v = ((const guint16 *) lb_image_get_row (src, y))[x] - 32768;
 
-        ((guint16 *) (px + y * stride))[x] = (guint16) (gint16) (3000 - v);
+        ((guint16 *) (px + y * stride))[x] = (guint16) (3000 - v + 32768);
       }
   return lb_image_new_take (w, h, LB_FORMAT_GRAY16, stride, px, meta);
 }
@@ -154,9 +154,13 @@ test_stow_derived (void)
   {
     double a, b, c, d;
 
-    g_assert_true (lb_image_meta_get_signed (lb_image_get_meta (back)));
-    g_assert_true (lb_image_meta_get_rescale (lb_image_get_meta (back), &a, &b));
-    g_assert_true (lb_image_meta_get_rescale (lb_image_get_meta (src), &c, &d));
+    LbValueModel *bm = lb_image_meta_get_value_model (lb_image_get_meta (back));
+    LbValueModel *sm = lb_image_meta_get_value_model (lb_image_get_meta (src));
+
+    g_assert_true (lb_value_model_get_source_signed (bm));
+    g_assert_true (lb_value_model_get_stored_rescale (bm, &a, &b));
+    g_assert_true (lb_value_model_get_stored_rescale (sm, &c, &d));
+    g_assert_cmpstr (lb_value_model_get_units (bm), ==, "HU");
     g_assert_cmpfloat (a, ==, c);
     g_assert_cmpfloat (b, ==, d);
   }
@@ -263,7 +267,8 @@ test_write_back (void)
   back = fetch_image (store, lb_store_entry_get_uri (instances->pdata[0]), NULL, &error);
   g_assert_no_error (error);
   g_assert_true (lb_image_equal_pixels (back, derived));
-  g_assert_true (lb_image_meta_get_signed (lb_image_get_meta (back)));
+  g_assert_true (lb_value_model_get_source_signed (lb_image_meta_get_value_model (
+                                                     lb_image_get_meta (back))));
   /* the PNG in between carried the spacing in whole pixels per metre; the stored instance has
    * the source's exact value again */
   {

@@ -74,3 +74,32 @@ lb_test_check_dciodvfy (const char *path)
   g_assert_null (strstr (out, "Error"));
   return TRUE;
 }
+
+char *
+lb_test_stored_sha256 (LbImage *image)
+{
+  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  LbSampleFormat format = lb_image_get_format (image);
+  gboolean wide = lb_sample_format_get_sample_size (format) == 2;
+  LbValueModel *model = lb_sample_format_is_gray (format)
+    ? lb_image_meta_get_value_model_for (lb_image_get_meta (image), wide ? 16 : 8) : NULL;
+  guint offset = model ? lb_value_model_get_sample_offset (model) : 0;
+
+  for (guint y = 0; y < lb_image_get_height (image); y++)
+    {
+      const guint8 *row = lb_image_get_row (image, y);
+      gsize n = lb_image_get_row_size (image);
+
+      if (wide)
+        for (gsize i = 0; i < n / 2; i++)
+          {
+            guint16 v = GUINT16_TO_LE ((guint16) (((const guint16 *) (const void *) row)[i]
+                                                  - offset));
+
+            g_checksum_update (sum, (const guint8 *) &v, 2);
+          }
+      else
+        g_checksum_update (sum, row, n);
+    }
+  return g_strdup (g_checksum_get_string (sum));
+}
