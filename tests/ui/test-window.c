@@ -21,6 +21,7 @@
 #include "lb-test-files.h"
 #include "lb-test-loop.h"
 #include "lb-test-process.h"
+#include "lb-test-ps33.h"
 #include "lb-window-test.h"
 
 #define CT_NAME "ct-head-128-16bit.png"
@@ -126,20 +127,40 @@ raw_at (LbImage *image,
   return ((const guint16 *) lb_image_get_row (image, y))[x];
 }
 
-/* What the display must show for stored value @v under window (@c, @w), computed here
- * from the DICOM-style rescale, independently of the canvas' lookup table. */
+/* What the display must show for sample @v under window (@c, @w) with Invert @invert: the
+ * grey pipeline of PS3.3 (rescale, LINEAR VOI, MONOCHROME1) computed by the independent
+ * reference (tests/view/ps33-display.py, pydicom) from the image's value model, never by
+ * Lightbox's own formula. */
 static guint8
-expected_display (LbImage *image,
-                  guint16  v,
-                  double   c,
-                  double   w)
+expected_display (LbImage  *image,
+                  guint16   v,
+                  double    c,
+                  double    w,
+                  gboolean  invert)
 {
-  double slope = 1, intercept = 0, m, d;
+  LbValueModel *model = lb_image_meta_get_value_model (lb_image_get_meta (image));
+  g_autoptr (GString) line = g_string_new ("bits=16");
+  g_autoptr (GBytes) table = NULL;
+  double slope, intercept;
+  char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
 
-  lb_image_meta_get_rescale (lb_image_get_meta (image), &slope, &intercept);
-  m = v * slope + intercept;
-  d = (m - (c - w / 2)) * 255.0 / w;
-  return d <= 0 ? 0 : d >= 255 ? 255 : (guint8) floor (d + 0.5);
+  g_assert_nonnull (model);
+  g_string_append_printf (line, " offset=%u", lb_value_model_get_sample_offset (model));
+  if (lb_value_model_get_stored_rescale (model, &slope, &intercept))
+    g_string_append_printf (line, " slope=%s intercept=%s", g_ascii_dtostr (a, sizeof a, slope),
+                            g_ascii_dtostr (b, sizeof b, intercept));
+  g_string_append_printf (line, " function=%s center=%s width=%s",
+                          lb_voi_function_to_string (lb_value_model_get_voi_function (model)),
+                          g_ascii_dtostr (a, sizeof a, c), g_ascii_dtostr (b, sizeof b, w));
+  if (lb_value_model_get_monochrome1 (model))
+    g_string_append (line, " mono1=1");
+  if (invert)
+    g_string_append (line, " invert=1");
+  g_string_append_c (line, '\n');
+  table = lb_test_ps33_tables (line->str);
+  g_assert_nonnull (table);
+  g_assert_cmpuint (g_bytes_get_size (table), ==, 65536);
+  return ((const guint8 *) g_bytes_get_data (table, NULL))[v];
 }
 
 static void
@@ -197,8 +218,9 @@ test_open_image (void)
 }
 
 static void
-check_center_pixel (double c,
-                    double w)
+check_center_pixel (double   c,
+                    double   w,
+                    gboolean invert)
 {
   LbImage *image = lb_history_get_current (win_history ());
   int cx = gtk_widget_get_width (GTK_WIDGET (win_canvas ())) / 2;
@@ -209,7 +231,7 @@ check_center_pixel (double c,
 
   g_assert_true (lb_canvas_widget_to_image (win_canvas (), cx + 0.5, cy + 0.5, &ix, &iy));
   g_assert_true (lb_canvas_peek_display_pixel (win_canvas (), cx, cy, &argb));
-  want = expected_display (image, raw_at (image, ix, iy), c, w);
+  want = expected_display (image, raw_at (image, ix, iy), c, w, invert);
   g_assert_cmpuint (argb & 0xff, ==, want);
   g_assert_cmpuint ((argb >> 8) & 0xff, ==, want);
   g_assert_cmpuint (argb >> 24, ==, 0xff);
@@ -226,7 +248,7 @@ test_window_level (void)
 
   redraw ();
   lb_canvas_get_window (win_canvas (), &c, &w);
-  check_center_pixel (c, w);
+  check_center_pixel (c, w, FALSE);
   g_assert_true (lb_canvas_peek_display_pixel (win_canvas (), cx, cy, &before));
 
   /* the CT brain preset (40/80 HU) through its action */
@@ -235,14 +257,14 @@ test_window_level (void)
   lb_canvas_get_window (win_canvas (), &c, &w);
   g_assert_cmpfloat (c, ==, 40);
   g_assert_cmpfloat (w, ==, 80);
-  check_center_pixel (40, 80);
+  check_center_pixel (40, 80, FALSE);
   wl = g_strdup (win_label ("wl_label"));
   g_assert_cmpstr (wl, ==, "W 80  L 40 HU");
 
   /* a bone window shows the same pixel differently, exactly as computed */
   lb_canvas_set_window (win_canvas (), 400, 1800);
   redraw ();
-  check_center_pixel (400, 1800);
+  check_center_pixel (400, 1800, FALSE);
   g_assert_true (lb_canvas_peek_display_pixel (win_canvas (), cx, cy, &after));
 
   /* invert flips the display value */
@@ -253,13 +275,14 @@ test_window_level (void)
     g_assert_true (lb_canvas_peek_display_pixel (win_canvas (), cx, cy, &inv));
     g_assert_cmpuint (inv & 0xff, ==, 255 - (after & 0xff));
   }
+  check_center_pixel (400, 1800, TRUE);
   gtk_widget_activate_action (GTK_WIDGET (win), "win.invert", NULL);
 
   /* auto window from the histogram is back to a useful range */
   gtk_widget_activate_action (GTK_WIDGET (win), "win.wl-auto", NULL);
   redraw ();
   lb_canvas_get_window (win_canvas (), &c, &w);
-  check_center_pixel (c, w);
+  check_center_pixel (c, w, FALSE);
   (void) before;
 }
 
