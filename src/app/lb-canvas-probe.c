@@ -104,7 +104,7 @@ lb_canvas_describe_pixel (LbCanvas *self,
     g_string_append (s, _("padding"));
   else
     {
-      const char *units = lb_value_model_get_units (self->model);
+      const char *units = lb_canvas_get_units_label (self);
 
       /* the value as stored in the source (signed when it was), then the real-world value
        * with the precision it has */

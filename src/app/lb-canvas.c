@@ -550,6 +550,19 @@ lb_canvas_has_rescale (LbCanvas *self)
   return self->model != NULL && lb_value_model_get_modality_kind (self->model) != LB_MODALITY_NONE;
 }
 
+const char *
+lb_canvas_get_units_label (LbCanvas *self)
+{
+  const char *units;
+
+  g_return_val_if_fail (LB_IS_CANVAS (self), NULL);
+  units = self->model ? lb_value_model_get_units (self->model) : NULL;
+  if (g_strcmp0 (units, "HU") == 0)
+    /* TRANSLATORS: the abbreviation of Hounsfield units, after a CT value */
+    return _("HU");
+  return units;
+}
+
 LbValueModel *
 lb_canvas_get_value_model (LbCanvas *self)
 {

@@ -68,6 +68,8 @@ gboolean   lb_canvas_has_rescale        (LbCanvas          *self);
 /* (transfer none) (nullable): what the shown samples mean (property "value-model"): units,
  * the file's window presets and VOI LUTs, padding. */
 LbValueModel *lb_canvas_get_value_model (LbCanvas          *self);
+/* (nullable): the unit of the real-world values, to show after a value ("HU" translated). */
+const char *lb_canvas_get_units_label   (LbCanvas          *self);
 /* Shows the image through VOI LUT @index of its model instead of a window (PS3.3 C.11.2.1.1).
  * FALSE if there is no such LUT. get: the index, or -1 while a window applies. */
 gboolean   lb_canvas_set_voi_lut        (LbCanvas          *self,

@@ -35,7 +35,7 @@ update_wl_label (LbWindow *self)
   if (lb_canvas_has_pixels (self->canvas))
     {
       LbValueModel *model = lb_canvas_get_value_model (self->canvas);
-      const char *units = model ? lb_value_model_get_units (model) : NULL;
+      const char *units = lb_canvas_get_units_label (self->canvas);
       int lut = lb_canvas_get_voi_lut (self->canvas);
 
       lb_canvas_get_window (self->canvas, &c, &w);

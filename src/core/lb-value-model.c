@@ -615,6 +615,13 @@ lb_value_model_builder_add_voi_lut (LbValueModelBuilder *builder, const LbValueL
 }
 
 void
+lb_value_model_builder_clear_voi_luts (LbValueModelBuilder *builder)
+{
+  g_return_if_fail (builder != NULL);
+  g_ptr_array_set_size (builder->model->voi_luts, 0);
+}
+
+void
 lb_value_model_builder_set_monochrome1 (LbValueModelBuilder *builder, gboolean monochrome1)
 {
   g_return_if_fail (builder != NULL);

@@ -200,6 +200,7 @@ void           lb_value_model_builder_set_voi_function (LbValueModelBuilder *bui
                                                         LbVoiFunction        function);
 void           lb_value_model_builder_add_voi_lut (LbValueModelBuilder *builder,
                                                    const LbValueLut    *lut);
+void           lb_value_model_builder_clear_voi_luts (LbValueModelBuilder *builder);
 void           lb_value_model_builder_set_monochrome1 (LbValueModelBuilder *builder,
                                                        gboolean             monochrome1);
 void           lb_value_model_builder_set_lossy  (LbValueModelBuilder *builder,

@@ -246,34 +246,50 @@ lb_dicom_value_model_new (const LbDicomDataset *md, guint sample_bits, gboolean 
   lossy = lb_dicom_dataset_get_string (md, LB_TAG_LOSSY_IMAGE_COMPRESSION, 0);
   if (g_strcmp0 (lossy, "01") == 0)
     {
-      g_autofree char *ratios = lb_dicom_dataset_dup_joined (md,
-                                                             LB_TAG_LOSSY_IMAGE_COMPRESSION_RATIO);
       g_autofree char *methods = lb_dicom_dataset_dup_joined (
         md, LB_TAG_LOSSY_IMAGE_COMPRESSION_METHOD);
+      GString *ratios = g_string_new (NULL);
 
-      lb_value_model_builder_set_lossy (b, TRUE, ratios, methods);
+      /* DS as a DICOM file writes it ("10", not the JSON model's number formatting) */
+      for (guint i = 0; i < lb_dicom_dataset_get_n_values (md, LB_TAG_LOSSY_IMAGE_COMPRESSION_RATIO);
+           i++)
+        if (lb_dicom_dataset_get_double (md, LB_TAG_LOSSY_IMAGE_COMPRESSION_RATIO, i, &a))
+          {
+            g_autofree char *ds = lb_dicom_format_ds (a);
+
+            g_string_append_printf (ratios, "%s%s", ratios->len ? "\\" : "", ds);
+          }
+      lb_value_model_builder_set_lossy (b, TRUE, ratios->str, methods);
+      g_string_free (ratios, TRUE);
     }
   return lb_value_model_builder_end (g_steal_pointer (&b));
 }
 
 /* ---- writing ---------------------------------------------------------------------------- */
 
+/* A LUT Sequence item. Entries are 8 or 16 bits (PS3.3 C.11.1.1.1, C.11.2.1.1.1); older files
+ * declare 10 to 15. A Modality LUT's entries are values whatever the bits say: they are kept.
+ * A VOI LUT's output range is 0 … 2^bits − 1: its entries are scaled to 16 bits
+ * (@scale_output), which moves no display value by more than 1/65535 of the range. */
 static LbDicomDataset *
-lut_item (const LbValueLut *lut, gboolean first_signed)
+lut_item (const LbValueLut *lut, gboolean first_signed, gboolean scale_output)
 {
   LbDicomDataset *item = lb_dicom_dataset_new ();
   g_autofree char *desc = NULL;
   GByteArray *bytes = g_byte_array_sized_new (lut->n_entries * 2);
   g_autoptr(GBytes) data = NULL;
+  guint bits = lut->bits == 8 ? 8 : 16;
+  double scale = scale_output && bits != lut->bits ? 65535.0 / ((1u << lut->bits) - 1) : 1.0;
 
   /* PS3.3 C.11.1.1.1: 65536 entries are written as 0; the first value mapped is SS when the
    * input is signed. */
   desc = g_strdup_printf ("%u\\%d\\%u", lut->n_entries == 65536 ? 0 : lut->n_entries,
-                          first_signed ? lut->first : (gint32) (guint16) lut->first, lut->bits);
+                          first_signed ? lut->first : (gint32) (guint16) lut->first, bits);
   lb_dicom_dataset_set_string (item, LB_TAG_LUT_DESCRIPTOR, first_signed ? "SS" : "US", desc);
   for (guint i = 0; i < lut->n_entries; i++)
     {
-      guint8 le[2] = { lut->data[i] & 0xff, lut->data[i] >> 8 };
+      guint16 e = (guint16) MIN (floor (lut->data[i] * scale + 0.5), 65535);
+      guint8 le[2] = { e & 0xff, e >> 8 };
 
       g_byte_array_append (bytes, le, 2);
     }
@@ -306,7 +322,7 @@ lb_dicom_value_model_write (const LbValueModel *model, LbDicomDataset *ds)
     case LB_MODALITY_LUT:
       {
         g_autoptr(LbDicomDataset) item = lut_item (lb_value_model_get_modality_lut (model),
-                                                   is_signed);
+                                                   is_signed, FALSE);
 
         lb_dicom_dataset_set_string (item, LB_TAG_MODALITY_LUT_TYPE, "LO", units ? units : "US");
         lb_dicom_dataset_add_item (ds, LB_TAG_MODALITY_LUT_SEQUENCE, item);
@@ -354,7 +370,7 @@ lb_dicom_value_model_write (const LbValueModel *model, LbDicomDataset *ds)
   for (guint i = 0; i < lb_value_model_get_n_voi_luts (model); i++)
     {
       const LbValueLut *lut = lb_value_model_get_voi_lut (model, i);
-      g_autoptr(LbDicomDataset) item = lut_item (lut, lut->first < 0);
+      g_autoptr(LbDicomDataset) item = lut_item (lut, lut->first < 0, TRUE);
 
       if (lut->explanation)
         lb_dicom_dataset_set_string (item, LB_TAG_LUT_EXPLANATION, "LO", lut->explanation);

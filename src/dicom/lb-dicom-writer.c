@@ -532,8 +532,19 @@ lb_dicom_build_secondary_capture (LbImage              *image,
   lb_dicom_dataset_set_string (ds, LB_TAG_DERIVATION_DESCRIPTION, "ST", derivation_desc);
   src_class = lb_dicom_dataset_get_string (source, LB_TAG_SOP_CLASS_UID, 0);
   src_instance = lb_dicom_dataset_get_string (source, LB_TAG_SOP_INSTANCE_UID, 0);
-  /* The frame of a multi-frame source (PS3.3 C.7.6.1.1.3, Image SOP Instance Reference). */
+  /* The frame of a multi-frame source (PS3.3 C.7.6.1.1.3, Image SOP Instance Reference): only
+   * a multi-frame SOP instance has frames to reference. */
   frame = lb_image_meta_get_text (meta, LB_DICOM_META_FRAME_NUMBER);
+  {
+    gint64 n_frames = 1;
+
+    if (!lb_dicom_dataset_get_int (source, LB_TAG_NUMBER_OF_FRAMES, 0, &n_frames)
+        && lb_image_meta_get_text (meta, LB_DICOM_META_NUMBER_OF_FRAMES) != NULL)
+      n_frames = g_ascii_strtoll (lb_image_meta_get_text (meta, LB_DICOM_META_NUMBER_OF_FRAMES),
+                                  NULL, 10);
+    if (n_frames <= 1)
+      frame = NULL;
+  }
   if (src_class && src_instance)
     {
       g_autoptr(LbDicomDataset) ref = lb_dicom_dataset_new ();
