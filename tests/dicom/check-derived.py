@@ -35,7 +35,7 @@ print('function=%s' % d.get('VOILUTFunction', 'LINEAR'))
 print('n_voi_luts=%d' % len(d.get('VOILUTSequence', [])))
 print('padding_pixels=%d' % int(padding_mask(d).sum()))
 print('lossy=%s' % d.get('LossyImageCompression', ''))
-print('lossy_ratios=%s' % '\\'.join(str(x) for x in multi(d, 'LossyImageCompressionRatio')))
+print('lossy_ratios=%s' % '\\'.join('%g' % float(x) for x in multi(d, 'LossyImageCompressionRatio')))
 print('lossy_methods=%s' % '\\'.join(multi(d, 'LossyImageCompressionMethod')))
 print('frame=%s' % frame)
 

@@ -41,45 +41,6 @@ make_derived (LbImage *src)
   return lb_image_new_take (w, h, LB_FORMAT_GRAY16, stride, px, meta);
 }
 
-/* GET …/instances/{uid} as application/dicom (WADO-RS retrieve instance) into a file. */
-static char *
-retrieve_instance_file (LbStore *store, const char *st, const char *se, const char *in)
-{
-  g_autoptr(SoupSession) session = soup_session_new ();
-  g_autofree char *url = g_strdup_printf ("%s/studies/%s/series/%s/instances/%s", http_url, st,
-                                          se, in);
-  g_autoptr(SoupMessage) msg = soup_message_new ("GET", url);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) body = NULL;
-  g_autoptr(GPtrArray) parts = NULL;
-  char *path;
-
-  soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept",
-                                "multipart/related; type=\"application/dicom\"");
-  if (auth_user)
-    {
-      g_autofree char *pair = g_strdup_printf ("%s:%s", auth_user, auth_pass);
-      g_autofree char *b64 = g_base64_encode ((const guchar *) pair, strlen (pair));
-      g_autofree char *value = g_strdup_printf ("Basic %s", b64);
-
-      soup_message_headers_replace (soup_message_get_request_headers (msg), "Authorization",
-                                    value);
-    }
-  body = soup_session_send_and_read (session, msg, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (soup_message_get_status (msg), ==, 200);
-  parts = lb_dicom_multipart_parse (soup_message_headers_get_one (
-                                      soup_message_get_response_headers (msg), "Content-Type"),
-                                    body, &error);
-  g_assert_no_error (error);
-  g_assert_cmpstr (((LbDicomPart *) parts->pdata[0])->content_type, ==, "application/dicom");
-  path = g_build_filename (run_dir, "stored.dcm", NULL);
-  g_file_set_contents (path, g_bytes_get_data (((LbDicomPart *) parts->pdata[0])->body, NULL),
-                       (gssize) g_bytes_get_size (((LbDicomPart *) parts->pdata[0])->body), &error);
-  g_assert_no_error (error);
-  return path;
-}
-
 void
 test_stow_derived (void)
 {
@@ -166,7 +127,7 @@ test_stow_derived (void)
   }
 
   /* dcmtk reads the stored instance: SC class, fresh series, the source's study */
-  path = retrieve_instance_file (store, st, new_series, new_sop);
+  path = retrieve_instance_file (store, st, new_series, new_sop, "stored.dcm");
   {
     const char *argv[] = { "dcmdump", "+f", "-E", "-Un", path, NULL };
 
