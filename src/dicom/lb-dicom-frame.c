@@ -309,7 +309,7 @@ lb_dicom_decode_frame (const LbDicomDataset *md,
   if (gray)
     {
       model = lb_dicom_value_model_new (md, format == LB_FORMAT_GRAY8 ? 8 : 16, is_signed,
-                                        bits_stored, name, error);
+                                        bits_stored, transfer_syntax, name, error);
       if (model == NULL)
         return NULL;
       lb_image_meta_set_value_model (meta, model);

@@ -127,9 +127,38 @@ units_of (const char *type, const char *modality)
   return g_strcmp0 (modality, "CT") == 0 ? "HU" : NULL;
 }
 
+const char *
+lb_dicom_lossy_method (const char *transfer_syntax)
+{
+  static const struct {
+    const char *uid, *method;
+  } lossy[] = {
+    { "1.2.840.10008.1.2.4.50", "ISO_10918_1" },   /* JPEG baseline */
+    { "1.2.840.10008.1.2.4.51", "ISO_10918_1" },   /* JPEG extended */
+    { "1.2.840.10008.1.2.4.81", "ISO_14495_1" },   /* JPEG-LS near-lossless */
+    { "1.2.840.10008.1.2.4.91", "ISO_15444_1" },   /* JPEG 2000 (lossless or lossy) */
+    { "1.2.840.10008.1.2.4.203", "ISO_15444_15" }, /* HTJ2K (lossless or lossy) */
+    { "1.2.840.10008.1.2.4.100", "ISO_13818_2" },  /* MPEG-2 */
+    { "1.2.840.10008.1.2.4.101", "ISO_13818_2" },
+    { "1.2.840.10008.1.2.4.102", "ISO_14496_10" }, /* MPEG-4 AVC/H.264 */
+    { "1.2.840.10008.1.2.4.103", "ISO_14496_10" },
+    { "1.2.840.10008.1.2.4.104", "ISO_14496_10" },
+    { "1.2.840.10008.1.2.4.105", "ISO_14496_10" },
+    { "1.2.840.10008.1.2.4.106", "ISO_14496_10" },
+    { "1.2.840.10008.1.2.4.107", "ISO_23008_2" },  /* HEVC/H.265 */
+    { "1.2.840.10008.1.2.4.108", "ISO_23008_2" },
+  };
+
+  for (guint i = 0; transfer_syntax != NULL && i < G_N_ELEMENTS (lossy); i++)
+    if (strcmp (transfer_syntax, lossy[i].uid) == 0)
+      return lossy[i].method;
+  return NULL;
+}
+
 LbValueModel *
 lb_dicom_value_model_new (const LbDicomDataset *md, guint sample_bits, gboolean is_signed,
-                          guint bits_stored, const char *name, GError **error)
+                          guint bits_stored, const char *transfer_syntax, const char *name,
+                          GError **error)
 {
   g_autoptr(LbValueModelBuilder) b = NULL;
   const char *modality = lb_dicom_dataset_get_string (md, LB_TAG_MODALITY, 0);
@@ -262,6 +291,9 @@ lb_dicom_value_model_new (const LbDicomDataset *md, guint sample_bits, gboolean 
       lb_value_model_builder_set_lossy (b, TRUE, ratios->str, methods);
       g_string_free (ratios, TRUE);
     }
+  else if (lb_dicom_lossy_method (transfer_syntax) != NULL)
+    /* stored lossy, though the data set does not say so: it is lossy all the same */
+    lb_value_model_builder_set_lossy (b, TRUE, NULL, lb_dicom_lossy_method (transfer_syntax));
   return lb_value_model_builder_end (g_steal_pointer (&b));
 }
 

@@ -14,6 +14,8 @@ G_BEGIN_DECLS
  * @sample_bits: 8 or 16: the samples the decoder produces
  * @is_signed: PixelRepresentation 1 (the samples then hold stored + 32768)
  * @bits_stored: BitsStored
+ * @transfer_syntax: (nullable): the syntax the frame was stored in; a lossy one marks the
+ *   image lossy (see lb_dicom_lossy_method())
  * @name: for error messages
  *
  * Reads what the samples mean from @md (PS3.3):
@@ -24,7 +26,9 @@ G_BEGIN_DECLS
  * - pixel padding (C.7.5.1.1.2): PixelPaddingValue and PixelPaddingRangeLimit, as samples;
  * - the VOI (C.11.2): every WindowCenter/WindowWidth pair with its
  *   WindowCenterWidthExplanation, VOILUTFunction, every VOI LUT Sequence item;
- * - MONOCHROME1, and the Lossy Image Compression attributes (C.7.6.1.1.5).
+ * - MONOCHROME1, and the Lossy Image Compression attributes (C.7.6.1.1.5). A frame stored in
+ *   a lossy transfer syntax whose data set does not say "01" has been through lossy
+ *   compression all the same: it becomes "01" with the syntax's method (ratio unknown).
  *
  * LUT data must be in the data set (InlineBinary or numbers); an inconsistent LUT descriptor,
  * LUT data that is absent or of the wrong size, or a rescale slope of 0 fail with
@@ -34,8 +38,15 @@ LbValueModel *lb_dicom_value_model_new   (const LbDicomDataset *md,
                                           guint                 sample_bits,
                                           gboolean              is_signed,
                                           guint                 bits_stored,
+                                          const char           *transfer_syntax,
                                           const char           *name,
                                           GError              **error);
+
+/* The Lossy Image Compression Method (PS3.3 C.7.6.1.1.5.1) of a transfer syntax that may be
+ * lossy: "ISO_10918_1" (JPEG baseline, extended), "ISO_14495_1" (JPEG-LS near-lossless),
+ * "ISO_15444_1" (JPEG 2000, counted lossy unless "Lossless Only"), "ISO_15444_15" (HTJ2K),
+ * "ISO_13818_2" (MPEG-2), "ISO_14496_10" (H.264), "ISO_23008_2" (H.265); NULL otherwise. */
+const char   *lb_dicom_lossy_method      (const char           *transfer_syntax);
 
 /**
  * lb_dicom_value_model_write:

@@ -487,6 +487,32 @@ test_filters_on_signed (void)
     }
 }
 
+/* A frame stored in a lossy syntax is lossy even when its data set does not say so; a data
+ * set that does keeps its own history. */
+static void
+test_lossy_syntax (void)
+{
+  g_autoptr (LbDicomDataset) plain = variant_metadata ("ct-windows");
+  g_autoptr (LbDicomDataset) lossy = variant_metadata ("ct-lossy");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LbValueModel) a = lb_dicom_value_model_new (plain, 16, TRUE, 16,
+                                                         "1.2.840.10008.1.2.4.50", "a", &error);
+  g_autoptr (LbValueModel) b = lb_dicom_value_model_new (plain, 16, TRUE, 16,
+                                                         "1.2.840.10008.1.2.4.90", "b", &error);
+  g_autoptr (LbValueModel) c = lb_dicom_value_model_new (lossy, 16, TRUE, 16,
+                                                         "1.2.840.10008.1.2.4.91", "c", &error);
+  const char *ratios, *methods;
+
+  g_assert_no_error (error);
+  g_assert_true (lb_value_model_get_lossy (a, &ratios, &methods));
+  g_assert_null (ratios);
+  g_assert_cmpstr (methods, ==, "ISO_10918_1");
+  g_assert_false (lb_value_model_get_lossy (b, NULL, NULL));     /* JPEG 2000 lossless only */
+  g_assert_true (lb_value_model_get_lossy (c, &ratios, &methods));
+  g_assert_cmpstr (ratios, ==, "10\\2.5");
+  g_assert_cmpstr (methods, ==, "ISO_10918_1\\ISO_15444_1");
+}
+
 /* What cannot be trusted is refused, naming the attribute and the value. */
 static void
 test_bad_attributes (void)
@@ -571,6 +597,7 @@ main (int argc, char **argv)
   g_test_add_func ("/dicom/values/out-of-range", test_out_of_range);
   g_test_add_func ("/dicom/values/frame-number", test_frame_number);
   g_test_add_func ("/dicom/values/filters-on-signed", test_filters_on_signed);
+  g_test_add_func ("/dicom/values/lossy-syntax", test_lossy_syntax);
   g_test_add_func ("/dicom/values/bad-attributes", test_bad_attributes);
   rc = g_test_run ();
   g_key_file_unref (variants);
