@@ -208,33 +208,6 @@ test_decode (void)
   }
 }
 
-/* What check-derived.py reads from @path (key=value lines); with @source, it also requires the
- * same real-world value and padding at every pixel. */
-static GHashTable *
-read_back (const char *path, const char *source)
-{
-  g_autofree char *script = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "tests", "dicom",
-                                              "check-derived.py", NULL);
-  const char *argv[] = { "/usr/bin/python3", script, path, source, NULL };
-  g_autofree char *out = NULL, *err = NULL;
-  g_auto (GStrv) lines = NULL;
-  GHashTable *kv = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  int status;
-
-  out = lb_test_run_tool (argv, &err, &status);
-  if (status != 0)
-    g_error ("check-derived.py %s: %s", path, err);
-  lines = g_strsplit (out, "\n", -1);
-  for (guint i = 0; lines[i]; i++)
-    {
-      char *eq = strchr (lines[i], '=');
-
-      if (eq != NULL)
-        g_hash_table_insert (kv, g_strndup (lines[i], eq - lines[i]), g_strdup (eq + 1));
-    }
-  return kv;
-}
-
 static char *
 write_derived (LbImage *img, LbDicomDataset *md, const char *name, LbDicomDataset **sc_out)
 {
@@ -314,7 +287,7 @@ test_write_back (void)
       /* dicom3tools finds no error in what Lightbox writes */
       lb_test_check_dciodvfy (path);
       /* pydicom: the same meaning, pixel by pixel */
-      kv = read_back (path, src);
+      kv = lb_test_check_derived (path, src);
       g_assert_cmpstr (g_hash_table_lookup (kv, "same_as_source"), ==, "1");
       g_assert_cmpstr (g_hash_table_lookup (kv, "photometric"), ==,
                        g_str_equal (mono1, "true") ? "MONOCHROME1" : "MONOCHROME2");
@@ -405,7 +378,7 @@ test_frame_number (void)
                                                   sc, LB_TAG_SOURCE_IMAGE_SEQUENCE, 0),
                                                 LB_TAG_REFERENCED_FRAME_NUMBER, 0), ==, "3");
   lb_test_check_dciodvfy (path);
-  kv = read_back (path, NULL);
+  kv = lb_test_check_derived (path, NULL);
   g_assert_cmpstr (g_hash_table_lookup (kv, "frame"), ==, "3");
   g_unlink (path);
 

@@ -114,34 +114,6 @@ filter_into_study (LbStore *store, const Uids *src, const char *name, const char
   return retrieve_instance_file (store, made.study, made.series, made.instance, file);
 }
 
-/* check-derived.py @derived [@same_as]: key=value lines; exits non-zero (failing the test)
- * when a pixel's real-world value or padding differs from @same_as's. */
-static GHashTable *
-check_derived (const char *derived, const char *same_as)
-{
-  g_autofree char *script = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "tests", "dicom",
-                                              "check-derived.py", NULL);
-  const char *argv[] = { "/usr/bin/python3", script, derived, same_as, NULL };
-  g_autofree char *out = NULL, *err = NULL;
-  g_auto (GStrv) lines = NULL;
-  GHashTable *kv = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  int status;
-
-  out = lb_test_run_tool (argv, &err, &status);
-  g_test_message ("check-derived.py %s:\n%s%s", derived, out, err);
-  if (status != 0)
-    g_error ("%s against %s: %s", derived, same_as ? same_as : "-", err);
-  lines = g_strsplit (out, "\n", -1);
-  for (guint i = 0; lines[i]; i++)
-    {
-      char *eq = strchr (lines[i], '=');
-
-      if (eq != NULL)
-        g_hash_table_insert (kv, g_strndup (lines[i], eq - lines[i]), g_strdup (eq + 1));
-    }
-  return kv;
-}
-
 void
 test_values_round_trip (void)
 {
@@ -172,8 +144,8 @@ test_values_round_trip (void)
   {
     g_autofree char *a = filter_into_study (store, &sgn, "blurred-signed", "blur:size=3");
     g_autofree char *b = filter_into_study (store, &uns, "blurred-unsigned", "blur:size=3");
-    g_autoptr (GHashTable) ka = check_derived (a, b);
-    g_autoptr (GHashTable) kb = check_derived (b, NULL);
+    g_autoptr (GHashTable) ka = lb_test_check_derived (a, b);
+    g_autoptr (GHashTable) kb = lb_test_check_derived (b, NULL);
 
     g_assert_cmpstr (g_hash_table_lookup (ka, "same_as_source"), ==, "1");
     /* written signed again, with the source's BitsStored, in HU */
@@ -196,8 +168,8 @@ test_values_round_trip (void)
         g_autofree char *d = filter_into_study (store, srcs[i], derived_name, "median:radius=0");
         g_autofree char *file = g_strconcat (names[i], ".dcm", NULL);
         g_autofree char *src = g_build_filename (dir, file, NULL);
-        g_autoptr (GHashTable) kv = check_derived (d, src);
-        g_autoptr (GHashTable) ks = check_derived (src, NULL);
+        g_autoptr (GHashTable) kv = lb_test_check_derived (d, src);
+        g_autoptr (GHashTable) ks = lb_test_check_derived (src, NULL);
 
         g_assert_cmpstr (g_hash_table_lookup (kv, "same_as_source"), ==, "1");
         g_assert_cmpstr (g_hash_table_lookup (kv, "photometric"), ==,

@@ -103,3 +103,29 @@ lb_test_stored_sha256 (LbImage *image)
     }
   return g_strdup (g_checksum_get_string (sum));
 }
+
+GHashTable *
+lb_test_check_derived (const char *derived, const char *same_as)
+{
+  g_autofree char *script = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "tests", "dicom",
+                                              "check-derived.py", NULL);
+  const char *argv[] = { "/usr/bin/python3", script, derived, same_as, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  g_auto (GStrv) lines = NULL;
+  GHashTable *kv = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  int status;
+
+  out = lb_test_run_tool (argv, &err, &status);
+  g_test_message ("check-derived.py %s:\n%s%s", derived, out, err);
+  if (status != 0)
+    g_error ("%s against %s: %s", derived, same_as ? same_as : "-", err);
+  lines = g_strsplit (out, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    {
+      char *eq = strchr (lines[i], '=');
+
+      if (eq != NULL)
+        g_hash_table_insert (kv, g_strndup (lines[i], eq - lines[i]), g_strdup (eq + 1));
+    }
+  return kv;
+}

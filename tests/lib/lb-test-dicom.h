@@ -24,6 +24,12 @@ char           *lb_test_dcmdump_value       (const char *dump,
  * model's sample offset (two's complement for signed sources), little-endian 16-bit words (or
  * bytes for 8-bit), as pydicom's pixel_array.tobytes() gives them. */
 char           *lb_test_stored_sha256       (LbImage    *image) G_GNUC_MALLOC;
+/* tests/dicom/check-derived.py on the DICOM file at @derived: what pydicom reads there, as a
+ * table of its key=value lines (photometric, signed, bits_stored, units, windows, …). With
+ * @same_as, every pixel's real-world value and padding must be @same_as's ("same_as_source"
+ * is then "1"); a difference fails the test, naming the pixel. */
+GHashTable     *lb_test_check_derived       (const char *derived,
+                                             const char *same_as);
 /* dciodvfy checks the IOD of the file at @path: no errors allowed (warnings are advisory).
  * FALSE when dciodvfy is not installed (nothing checked). */
 gboolean        lb_test_check_dciodvfy      (const char *path);

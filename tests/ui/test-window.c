@@ -217,12 +217,13 @@ test_open_image (void)
   g_assert_true (lb_canvas_has_rescale (win_canvas ()));
 }
 
+/* The canvas' centre pixel shows @image's sample there as PS3.3 says for window (@c, @w). */
 static void
-check_center_pixel (double   c,
-                    double   w,
-                    gboolean invert)
+check_center_pixel_of (LbImage *image,
+                       double   c,
+                       double   w,
+                       gboolean invert)
 {
-  LbImage *image = lb_history_get_current (win_history ());
   int cx = gtk_widget_get_width (GTK_WIDGET (win_canvas ())) / 2;
   int cy = gtk_widget_get_height (GTK_WIDGET (win_canvas ())) / 2;
   int ix, iy;
@@ -232,9 +233,19 @@ check_center_pixel (double   c,
   g_assert_true (lb_canvas_widget_to_image (win_canvas (), cx + 0.5, cy + 0.5, &ix, &iy));
   g_assert_true (lb_canvas_peek_display_pixel (win_canvas (), cx, cy, &argb));
   want = expected_display (image, raw_at (image, ix, iy), c, w, invert);
+  g_test_message ("centre: sample %u shows %u, PS3.3 %u", raw_at (image, ix, iy), argb & 0xff,
+                  want);
   g_assert_cmpuint (argb & 0xff, ==, want);
   g_assert_cmpuint ((argb >> 8) & 0xff, ==, want);
   g_assert_cmpuint (argb >> 24, ==, 0xff);
+}
+
+static void
+check_center_pixel (double   c,
+                    double   w,
+                    gboolean invert)
+{
+  check_center_pixel_of (lb_history_get_current (win_history ()), c, w, invert);
 }
 
 static void
@@ -355,30 +366,15 @@ test_value_model_display (void)
   g_assert_cmpfloat (c, ==, 1000);
   g_assert_cmpfloat (w, ==, 2000);
   g_assert_cmpstr (win_label ("wl_label"), ==, "W 2000  L 1000");
-  {
-    int cx = gtk_widget_get_width (GTK_WIDGET (win_canvas ())) / 2;
-    int cy = gtk_widget_get_height (GTK_WIDGET (win_canvas ())) / 2;
-    int ix, iy;
-    guint32 argb;
-    guint8 want;
-
-    g_assert_true (lb_canvas_widget_to_image (win_canvas (), cx + 0.5, cy + 0.5, &ix, &iy));
-    g_assert_true (lb_canvas_peek_display_pixel (win_canvas (), cx, cy, &argb));
-    want = expected_display (cr_img, raw_at (cr_img, ix, iy), 1000, 2000, FALSE);
-    g_test_message ("MONOCHROME1 centre: sample %u shows %u, PS3.3 %u", raw_at (cr_img, ix, iy),
-                    argb & 0xff, want);
-    g_assert_cmpuint (argb & 0xff, ==, want);
-    /* the minimum is white: a low value shows brighter than a high one */
-    g_assert_cmpuint (expected_display (cr_img, 32768, 1000, 2000, FALSE), >,
-                      expected_display (cr_img, 32768 + 1500, 1000, 2000, FALSE));
-    /* Invert works relative to it */
-    gtk_widget_activate_action (GTK_WIDGET (win), "win.invert", NULL);
-    redraw ();
-    g_assert_true (lb_canvas_peek_display_pixel (win_canvas (), cx, cy, &argb));
-    g_assert_cmpuint (argb & 0xff, ==,
-                      expected_display (cr_img, raw_at (cr_img, ix, iy), 1000, 2000, TRUE));
-    gtk_widget_activate_action (GTK_WIDGET (win), "win.invert", NULL);
-  }
+  check_center_pixel_of (cr_img, 1000, 2000, FALSE);
+  /* the minimum is white: a low value shows brighter than a high one */
+  g_assert_cmpuint (expected_display (cr_img, 32768, 1000, 2000, FALSE), >,
+                    expected_display (cr_img, 32768 + 1500, 1000, 2000, FALSE));
+  /* Invert works relative to it */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.invert", NULL);
+  redraw ();
+  check_center_pixel_of (cr_img, 1000, 2000, TRUE);
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.invert", NULL);
   /* the file's window is in the menu; CT presets are not (the values are not HU) */
   g_assert_true (menu_has ("Window 1 (1000/2000)"));
   g_assert_false (menu_has ("CT Brain (40/80)"));
