@@ -4,6 +4,7 @@
 #include "lb-http-store-private.h"
 
 #include "lb-error.h"
+#include "lb-limits.h"
 #include "lb-http.h"
 #include "lb-store-private.h"
 
@@ -17,6 +18,16 @@ on_wrote_body_data (SoupMessage *msg, guint chunk_size, gpointer user_data)
   op->written += chunk_size;
   if (op->progress != NULL)
     op->progress (op->written, op->size, op->progress_data);
+}
+
+/* libsoup restarted the message (a 401 challenge answered, a dropped keep-alive connection):
+ * lb-http sends the whole body again, so progress starts again from zero. */
+static void
+on_write_restarted (SoupMessage *msg, gpointer user_data)
+{
+  LbHttpStoreOp *op = user_data;
+
+  op->written = 0;
 }
 
 static void
@@ -93,13 +104,33 @@ write_start (GTask *task)
     default:
       break;
     }
-  soup_message_set_request_body (msg, op->content_type != NULL ? op->content_type
-                                                               : "application/octet-stream",
-                                  op->source, op->size);
+  lb_http_message_set_body_stream (msg, op->content_type != NULL ? op->content_type
+                                                                 : "application/octet-stream",
+                                   op->source, op->size);
   g_signal_connect (msg, "wrote-body-data", G_CALLBACK (on_wrote_body_data), op);
-  /* never retried: a PUT body is a stream that cannot be rewound */
+  g_signal_connect (msg, "restarted", G_CALLBACK (on_write_restarted), op);
+  /* not retried after an answer (a PUT is not repeated behind the caller's back); libsoup's
+   * own restarts (a 401 challenge) send the whole body again (lb_http_message_set_body) */
   lb_http_send_async (self->session, msg, 0, NULL, NULL, g_task_get_cancellable (task),
                       on_write_sent, task);
+}
+
+static void
+on_write_source_read (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  LbHttpStoreOp *op = lb_http_store_op (task);
+  GError *error = NULL;
+  g_autoptr(GBytes) bytes = lb_http_read_all_finish (G_INPUT_STREAM (source), result, &error);
+
+  if (bytes == NULL)
+    {
+      lb_store_task_fail (task, error);
+      return;
+    }
+  op->source = g_memory_input_stream_new_from_bytes (bytes);
+  op->size = (gint64) g_bytes_get_size (bytes);
+  lb_http_store_with_dialect (task, write_start);
 }
 
 static void
@@ -123,14 +154,23 @@ lb_http_store_write_async (LbStore *store, const char *uri, GInputStream *source
       g_object_unref (task);
       return;
     }
-  op->source = g_object_ref (source);
   op->size = size;
   op->content_type = g_strdup (content_type);
   op->mode = mode;
   op->etag = g_strdup (etag);
   op->progress = progress;
   op->progress_data = progress_data;
-  lb_http_store_with_dialect (task, write_start);
+  if (G_IS_SEEKABLE (source) && g_seekable_can_seek (G_SEEKABLE (source)))
+    {
+      op->source = g_object_ref (source);
+      lb_http_store_with_dialect (task, write_start);
+      return;
+    }
+  /* A body libsoup may have to send twice (after a 401 challenge) must be readable again: a
+   * stream that cannot seek is read into memory first, no further than its announced size. */
+  lb_http_read_all_async (source, op->uri, size,
+                          size >= 0 ? (guint64) size : lb_limits_get_default ()->max_bytes,
+                          cancellable, NULL, NULL, on_write_source_read, task);
 }
 
 /* ---- mkdir -------------------------------------------------------------------------------- */

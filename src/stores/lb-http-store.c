@@ -158,7 +158,7 @@ lb_http_store_propfind_new (LbHttpStore *self, const char *uri, const char *dept
     return NULL;
   request = g_bytes_new_static (propfind_body, sizeof propfind_body - 1);
   soup_message_headers_replace (soup_message_get_request_headers (msg), "Depth", depth);
-  soup_message_set_request_body_from_bytes (msg, "application/xml; charset=utf-8", request);
+  lb_http_message_set_body (msg, "application/xml; charset=utf-8", request);
   return msg;
 }
 

@@ -180,6 +180,12 @@ lb_http_message_new (const char *method, const char *uri, LbStoreOptions *option
       return NULL;
     }
   g_signal_connect (msg, "got-headers", G_CALLBACK (on_got_headers_keepalive), NULL);
+  /* libsoup follows a 302 or 303 (a 301 after POST) to an unsafe request by sending a GET
+   * without the body (RFC 9110 §15.4.3, §15.4.4 allow it): a PUT, POST, MKCOL or DELETE would
+   * then "succeed" with the answer to a GET. Such a redirect is an answer of its own. (The
+   * methods lb_http_method_is_idempotent() names are the safe ones, which keep theirs.) */
+  if (!lb_http_method_is_idempotent (method))
+    soup_message_add_flags (msg, SOUP_MESSAGE_NO_REDIRECT);
   if (options == NULL)
     return msg;
 
@@ -194,6 +200,125 @@ lb_http_message_new (const char *method, const char *uri, LbStoreOptions *option
   if (options->pinned_cert_file != NULL || options->ca_file != NULL)
     g_signal_connect (msg, "accept-certificate", G_CALLBACK (on_accept_certificate), options);
   return msg;
+}
+
+/* ---- request bodies ----------------------------------------------------------------------- */
+
+#define BODY_KEY "lb-http-request-body"
+
+/*
+ * libsoup 3 forgets a request body whenever it restarts a message (soup_message_restarted():
+ * after a 401 or 407 challenge, a redirect that keeps the method, or a keep-alive connection the
+ * server closed before answering; PUT and DELETE count as idempotent there) and sends it again
+ * with "Content-Length: 0" or no body at all; and a message sent again after a complete
+ * exchange (lb_http_send_async()'s retries) would send what is left of a consumed stream. So the
+ * body is kept here and set again before every attempt and on every restart.
+ */
+typedef struct {
+  char         *method;       /* owned: the method the body belongs to */
+  char         *content_type; /* owned, nullable */
+  GBytes       *bytes;        /* owned, nullable */
+  GInputStream *stream;       /* owned, nullable: seekable */
+  goffset       start;        /* where the body starts in @stream */
+  gint64        size;         /* bytes of @stream to send, -1 unknown */
+  gboolean      fresh;        /* set and not sent yet */
+} RequestBody;
+
+static void
+request_body_free (gpointer data)
+{
+  RequestBody *body = data;
+
+  g_free (body->method);
+  g_free (body->content_type);
+  g_clear_pointer (&body->bytes, g_bytes_unref);
+  g_clear_object (&body->stream);
+  g_free (body);
+}
+
+/* Hands @body to @msg from its first byte. */
+static void
+request_body_install (SoupMessage *msg, RequestBody *body)
+{
+  if (body->bytes != NULL)
+    {
+      soup_message_set_request_body_from_bytes (msg, body->content_type, body->bytes);
+      return;
+    }
+  {
+    /* libsoup closes the stream it was given once the body is written: it gets a wrapper of
+     * its own each time, which leaves @stream open. A failed seek leaves @stream where it was:
+     * the server then gets fewer bytes than the Content-Length announces, and commits none. */
+    g_autoptr(GInputStream) attempt = g_buffered_input_stream_new (body->stream);
+
+    g_filter_input_stream_set_close_base_stream (G_FILTER_INPUT_STREAM (attempt), FALSE);
+    if (!body->fresh)
+      g_seekable_seek (G_SEEKABLE (body->stream), body->start, G_SEEK_SET, NULL, NULL);
+    soup_message_set_request_body (msg, body->content_type, attempt, body->size);
+  }
+}
+
+static void
+on_restarted_resend_body (SoupMessage *msg, RequestBody *body)
+{
+  /* a redirect that turned the request into a GET dropped the body on purpose (only safe
+   * methods are redirected, and they keep their method: lb_http_message_new()) */
+  if (g_str_equal (soup_message_get_method (msg), body->method))
+    {
+      body->fresh = FALSE;
+      request_body_install (msg, body);
+    }
+}
+
+static void
+request_body_attach (SoupMessage *msg, RequestBody *body)
+{
+  body->method = g_strdup (soup_message_get_method (msg));
+  body->fresh = TRUE;
+  request_body_install (msg, body);
+  g_object_set_data_full (G_OBJECT (msg), BODY_KEY, body, request_body_free);
+  g_signal_connect (msg, "restarted", G_CALLBACK (on_restarted_resend_body), body);
+}
+
+void
+lb_http_message_set_body (SoupMessage *msg, const char *content_type, GBytes *bytes)
+{
+  RequestBody *body = g_new0 (RequestBody, 1);
+
+  g_return_if_fail (SOUP_IS_MESSAGE (msg) && bytes != NULL);
+  g_return_if_fail (g_object_get_data (G_OBJECT (msg), BODY_KEY) == NULL);
+  body->content_type = g_strdup (content_type);
+  body->bytes = g_bytes_ref (bytes);
+  request_body_attach (msg, body);
+}
+
+void
+lb_http_message_set_body_stream (SoupMessage *msg, const char *content_type, GInputStream *stream,
+                                 gint64 size)
+{
+  RequestBody *body = g_new0 (RequestBody, 1);
+
+  g_return_if_fail (SOUP_IS_MESSAGE (msg) && G_IS_SEEKABLE (stream)
+                    && g_seekable_can_seek (G_SEEKABLE (stream)));
+  g_return_if_fail (g_object_get_data (G_OBJECT (msg), BODY_KEY) == NULL);
+  body->content_type = g_strdup (content_type);
+  body->stream = g_object_ref (stream);
+  body->start = g_seekable_tell (G_SEEKABLE (stream));
+  body->size = size;
+  request_body_attach (msg, body);
+}
+
+/* Before each attempt of lb_http_send_async(): the whole body again, unless this is the first. */
+static void
+request_body_rewind (SoupMessage *msg)
+{
+  RequestBody *body = g_object_get_data (G_OBJECT (msg), BODY_KEY);
+
+  if (body == NULL)
+    return;
+  if (!body->fresh)
+    request_body_install (msg, body);
+  body->fresh = FALSE;
 }
 
 /* ---- errors ------------------------------------------------------------------------------- */
@@ -508,7 +633,7 @@ on_request_body (GObject *source, GAsyncResult *result, gpointer user_data)
     g_task_return_pointer (task, body, (GDestroyNotify) g_bytes_unref);
   else if (g_error_matches (error, LB_ERROR, LB_ERROR_TOO_LARGE))
     {
-      /* lb_http_read_all_async() speaks of listings; this can be any response */
+      /* a response, not any stream */
       g_task_return_new_error (task, LB_ERROR, LB_ERROR_TOO_LARGE,
                                "%s: response larger than %" G_GUINT64_FORMAT " bytes", d->uri,
                                d->max_bytes);
@@ -549,6 +674,7 @@ send_attempt (GTask *task)
   if (token != NULL
       && soup_message_headers_get_one (soup_message_get_request_headers (d->msg), "Authorization") == NULL)
     set_bearer (d->msg, token);
+  request_body_rewind (d->msg);
 
   soup_session_send_async (d->session, d->msg, G_PRIORITY_DEFAULT, g_task_get_cancellable (task),
                            on_send_done, task);
@@ -735,8 +861,8 @@ on_read_all_chunk (GObject *source, GAsyncResult *result, gpointer user_data)
   if (d->max_bytes > 0 && d->data->len + g_bytes_get_size (chunk) > d->max_bytes)
     {
       g_task_return_new_error (task, LB_ERROR, LB_ERROR_TOO_LARGE,
-                               "%s: listing too large (more than %" G_GUINT64_FORMAT " bytes)",
-                               d->uri, d->max_bytes);
+                               "%s: larger than %" G_GUINT64_FORMAT " bytes", d->uri,
+                               d->max_bytes);
       g_object_unref (task);
       return;
     }
