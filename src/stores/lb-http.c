@@ -411,9 +411,28 @@ lb_http_method_is_idempotent (const char *method)
 
 /* ---- send with retries -------------------------------------------------------------------- */
 
+/*
+ * Cancellation and libsoup 3.3.1 to 3.6.5 (Debian 13 ships 3.6.5). If the cancellable given to
+ * soup_session_send_async() fires after the response headers were read but before libsoup's
+ * own callback for them has run, libsoup finishes its queue item twice (run_until_read_done():
+ * soup_message_io_finished() has already finished and unqueued it, and it is finished again),
+ * dropping one reference too many: soup_session_send_finish() then reads the freed item.
+ * Fixed upstream by "fix 'heap-use-after-free' caused by 'finishing' queue item twice" (libsoup
+ * commit 9ba1243a; 794e089a in 3.6.6).
+ *
+ * So libsoup gets a cancellable of its own for each attempt, and the caller's cancellation is
+ * passed on only while no response headers are in (the status is SOUP_STATUS_NONE: the request
+ * is being connected, sent or waited for). A cancellation that comes later is acted on by
+ * on_send_done(), which closes the body and reports it; and when libsoup restarts the message
+ * (a 401 challenge answered: the status is NONE again) the watch is set up once more, so a
+ * cancellation that came while the challenge was being answered stops the new attempt too.
+ */
 typedef struct {
   SoupSession       *session;  /* owned */
   SoupMessage       *msg;      /* owned */
+  GCancellable      *soup_cancellable; /* owned, nullable: libsoup's, for this attempt */
+  GSource           *cancel_watch;     /* owned, nullable: on the caller's cancellable */
+  gulong             restarted_id;     /* on @msg: watch again after a restart */
   GInputStream      *held;     /* owned, nullable: a 401 body kept while asking for a token */
   guint              bearer_attempts;
   LbHttpRebuildFunc  rebuild;
@@ -439,6 +458,13 @@ send_data_free (gpointer data)
       g_source_destroy (d->sleep);
       g_source_unref (d->sleep);
     }
+  if (d->cancel_watch != NULL)
+    {
+      g_source_destroy (d->cancel_watch);
+      g_source_unref (d->cancel_watch);
+    }
+  g_clear_object (&d->soup_cancellable);
+  g_clear_signal_handler (&d->restarted_id, d->msg);
   g_clear_object (&d->session);
   g_clear_object (&d->msg);
   g_clear_object (&d->held);
@@ -465,6 +491,8 @@ retry_after_sleep (gpointer user_data)
   if (d->rebuild != NULL)
     {
       SoupMessage *fresh = d->rebuild (d->msg, d->rebuild_data);
+
+      g_clear_signal_handler (&d->restarted_id, d->msg);
       g_object_unref (d->msg);
       d->msg = fresh;
     }
@@ -517,6 +545,15 @@ on_send_done (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr(GInputStream) stream = soup_session_send_finish (d->session, result, &error);
   gboolean idempotent = lb_http_method_is_idempotent (soup_message_get_method (d->msg));
 
+  if (stream != NULL && g_cancellable_is_cancelled (g_task_get_cancellable (task)))
+    {
+      /* cancelled once the headers were in (see SendData): closing the body before its end
+       * makes libsoup drop the connection */
+      g_input_stream_close (stream, NULL, NULL);
+      g_task_return_error_if_cancelled (task);
+      g_object_unref (task);
+      return;
+    }
   if (stream == NULL)
     {
       if (idempotent && d->retries_left > 0 && is_retryable_transport_error (error)
@@ -665,18 +702,64 @@ return_response (GTask *task, GInputStream *stream)
                           d->progress_data, on_request_body, task);
 }
 
+/* The caller cancelled: passed on to libsoup only while no response headers are in (see
+ * SendData). Runs in the task's context, whichever thread cancelled. */
+static gboolean
+on_caller_cancelled (GCancellable *cancellable, gpointer user_data)
+{
+  GTask *task = user_data;
+  SendData *d = g_task_get_task_data (task);
+
+  g_clear_pointer (&d->cancel_watch, g_source_unref);  /* G_SOURCE_REMOVE destroys it */
+  if (d->soup_cancellable != NULL && soup_message_get_status (d->msg) == SOUP_STATUS_NONE)
+    g_cancellable_cancel (d->soup_cancellable);
+  return G_SOURCE_REMOVE;
+}
+
+/* Watches the caller's cancellable unless that is already done. */
+static void
+watch_cancellable (GTask *task)
+{
+  SendData *d = g_task_get_task_data (task);
+  GCancellable *cancellable = g_task_get_cancellable (task);
+
+  if (cancellable == NULL || d->cancel_watch != NULL)
+    return;
+  d->cancel_watch = g_cancellable_source_new (cancellable);
+  g_source_set_callback (d->cancel_watch, G_SOURCE_FUNC (on_caller_cancelled), task, NULL);
+  g_source_attach (d->cancel_watch, g_task_get_context (task));
+}
+
+/* libsoup restarts the message (the status is NONE again): a cancellation that came while it
+ * answered a challenge now stops the new attempt (see SendData). */
+static void
+on_restarted_watch (SoupMessage *msg, gpointer user_data)
+{
+  watch_cancellable (user_data);
+}
+
 static void
 send_attempt (GTask *task)
 {
   SendData *d = g_task_get_task_data (task);
   const char *token = g_object_get_data (G_OBJECT (d->session), SESSION_TOKEN_KEY);
 
+  if (g_task_return_error_if_cancelled (task))
+    {
+      g_object_unref (task);
+      return;
+    }
+  if (d->restarted_id == 0)
+    d->restarted_id = g_signal_connect (d->msg, "restarted", G_CALLBACK (on_restarted_watch), task);
+  watch_cancellable (task);
+  g_clear_object (&d->soup_cancellable);
+  d->soup_cancellable = g_cancellable_new ();
   if (token != NULL
       && soup_message_headers_get_one (soup_message_get_request_headers (d->msg), "Authorization") == NULL)
     set_bearer (d->msg, token);
   request_body_rewind (d->msg);
 
-  soup_session_send_async (d->session, d->msg, G_PRIORITY_DEFAULT, g_task_get_cancellable (task),
+  soup_session_send_async (d->session, d->msg, G_PRIORITY_DEFAULT, d->soup_cancellable,
                            on_send_done, task);
 }
 
