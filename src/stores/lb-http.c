@@ -180,6 +180,9 @@ lb_http_message_new (const char *method, const char *uri, LbStoreOptions *option
       return NULL;
     }
   g_signal_connect (msg, "got-headers", G_CALLBACK (on_got_headers_keepalive), NULL);
+  /* the bytes of the body off the network, against which decompression is measured
+   * (lb-http-body-stream.c) */
+  soup_message_add_flags (msg, SOUP_MESSAGE_COLLECT_METRICS);
   /* libsoup follows a 302 or 303 (a 301 after POST) to an unsafe request by sending a GET
    * without the body (RFC 9110 §15.4.3, §15.4.4 allow it): a PUT, POST, MKCOL or DELETE would
    * then "succeed" with the answer to a GET. Such a redirect is an answer of its own. (The
@@ -409,6 +412,64 @@ lb_http_method_is_idempotent (const char *method)
          || g_str_equal (method, "PROPFIND") || g_str_equal (method, "OPTIONS");
 }
 
+/* ---- connections -------------------------------------------------------------------------- */
+
+#define SOCKETS_KEY "lb-http-sockets"
+
+/* Which socket a message's answer came on: a session's connection ids (soup_message_get_
+ * connection_id(), unique in a session) → GSocket, learnt when each connection is made, held
+ * weakly. A chunked body is judged by its connection when it ends (lb-http-body-stream.c). */
+typedef struct {
+  GHashTable *sockets;  /* owned (ref) */
+  guint64     id;
+} SocketEntry;
+
+static void
+forget_socket (gpointer data, GObject *where_the_socket_was)
+{
+  SocketEntry *entry = data;
+
+  g_hash_table_remove (entry->sockets, &entry->id);
+  g_hash_table_unref (entry->sockets);
+  g_free (entry);
+}
+
+static void
+on_network_event (SoupMessage *msg, GSocketClientEvent event, GIOStream *connection,
+                  gpointer user_data)
+{
+  SoupSession *session = user_data;
+  GHashTable *sockets = g_object_get_data (G_OBJECT (session), SOCKETS_KEY);
+  SocketEntry *entry;
+  GSocket *socket;
+
+  /* CONNECTED: the TCP connection, before any TLS on it */
+  if (event != G_SOCKET_CLIENT_CONNECTED || !G_IS_SOCKET_CONNECTION (connection))
+    return;
+  if (sockets == NULL)
+    {
+      sockets = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, NULL);
+      g_object_set_data_full (G_OBJECT (session), SOCKETS_KEY, sockets,
+                              (GDestroyNotify) g_hash_table_unref);
+    }
+  socket = g_socket_connection_get_socket (G_SOCKET_CONNECTION (connection));
+  entry = g_new (SocketEntry, 1);
+  entry->sockets = g_hash_table_ref (sockets);
+  entry->id = soup_message_get_connection_id (msg);
+  g_hash_table_replace (sockets, &entry->id, socket);
+  g_object_weak_ref (G_OBJECT (socket), forget_socket, entry);
+}
+
+/* The socket of the connection @msg's answer came on, or NULL if unknown. */
+static GSocket *
+message_socket (SoupSession *session, SoupMessage *msg)
+{
+  GHashTable *sockets = g_object_get_data (G_OBJECT (session), SOCKETS_KEY);
+  guint64 id = soup_message_get_connection_id (msg);
+
+  return sockets != NULL ? g_hash_table_lookup (sockets, &id) : NULL;
+}
+
 /* ---- send with retries -------------------------------------------------------------------- */
 
 /*
@@ -433,6 +494,7 @@ typedef struct {
   GCancellable      *soup_cancellable; /* owned, nullable: libsoup's, for this attempt */
   GSource           *cancel_watch;     /* owned, nullable: on the caller's cancellable */
   gulong             restarted_id;     /* on @msg: watch again after a restart */
+  gulong             network_id;       /* on @msg: learn its connections' sockets */
   GInputStream      *held;     /* owned, nullable: a 401 body kept while asking for a token */
   guint              bearer_attempts;
   LbHttpRebuildFunc  rebuild;
@@ -465,6 +527,7 @@ send_data_free (gpointer data)
     }
   g_clear_object (&d->soup_cancellable);
   g_clear_signal_handler (&d->restarted_id, d->msg);
+  g_clear_signal_handler (&d->network_id, d->msg);
   g_clear_object (&d->session);
   g_clear_object (&d->msg);
   g_clear_object (&d->held);
@@ -493,6 +556,7 @@ retry_after_sleep (gpointer user_data)
       SoupMessage *fresh = d->rebuild (d->msg, d->rebuild_data);
 
       g_clear_signal_handler (&d->restarted_id, d->msg);
+      g_clear_signal_handler (&d->network_id, d->msg);
       g_object_unref (d->msg);
       d->msg = fresh;
     }
@@ -688,7 +752,8 @@ return_response (GTask *task, GInputStream *stream)
 {
   SendData *d = g_task_get_task_data (task);
   g_autoptr(GInputStream) raw = stream;
-  g_autoptr(GInputStream) body = lb_http_body_stream_new (raw, d->msg, NULL, NULL);
+  g_autoptr(GInputStream) body = lb_http_body_stream_new (raw, d->msg,
+                                                          message_socket (d->session, d->msg));
 
   if (!d->read_body)
     {
@@ -751,6 +816,9 @@ send_attempt (GTask *task)
     }
   if (d->restarted_id == 0)
     d->restarted_id = g_signal_connect (d->msg, "restarted", G_CALLBACK (on_restarted_watch), task);
+  if (d->network_id == 0)
+    d->network_id = g_signal_connect (d->msg, "network-event", G_CALLBACK (on_network_event),
+                                      d->session);
   watch_cancellable (task);
   g_clear_object (&d->soup_cancellable);
   d->soup_cancellable = g_cancellable_new ();
