@@ -1009,7 +1009,7 @@ on_read_all_chunk (GObject *source, GAsyncResult *result, gpointer user_data)
       g_object_unref (task);
       return;
     }
-  if (d->max_bytes > 0 && d->data->len + g_bytes_get_size (chunk) > d->max_bytes)
+  if (d->data->len + g_bytes_get_size (chunk) > d->max_bytes)
     {
       g_task_return_new_error (task, LB_ERROR, LB_ERROR_TOO_LARGE,
                                "%s: larger than %" G_GUINT64_FORMAT " bytes", d->uri,
@@ -1030,6 +1030,10 @@ read_all_next (GTask *task)
                                    g_task_get_cancellable (task), on_read_all_chunk, task);
 }
 
+/* A GByteArray holds at most G_MAXUINT bytes and grows to powers of two: past 2 GiB it would
+ * ask for 4 GiB (and abort when that fails), so no read goes beyond. */
+#define READ_ALL_MAX (G_GUINT64_CONSTANT (1) << 31)
+
 void
 lb_http_read_all_async (GInputStream *stream, const char *uri, gint64 total, guint64 max_bytes,
                         GCancellable *cancellable, GFileProgressCallback progress,
@@ -1039,10 +1043,14 @@ lb_http_read_all_async (GInputStream *stream, const char *uri, gint64 total, gui
   ReadAllData *d = g_new0 (ReadAllData, 1);
 
   g_task_set_source_tag (task, lb_http_read_all_async);
-  d->data = g_byte_array_new ();
+  d->max_bytes = max_bytes > 0 ? MIN (max_bytes, READ_ALL_MAX) : READ_ALL_MAX;
+  /* an announced length within the cap is allocated once (no doubling on the way), up to
+   * 64 MiB: a length that is only claimed costs no more than that */
+  d->data = total > 0 && (guint64) total <= d->max_bytes
+              ? g_byte_array_sized_new ((guint) MIN ((guint64) total, G_GUINT64_CONSTANT (64) << 20))
+              : g_byte_array_new ();
   d->uri = g_strdup (uri);
   d->total = total;
-  d->max_bytes = max_bytes;
   d->progress = progress;
   d->progress_data = progress_data;
   g_task_set_task_data (task, d, read_all_data_free);

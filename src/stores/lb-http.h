@@ -108,7 +108,8 @@ GInputStream *lb_http_send_finish (SoupSession         *session,
 
 /**
  * lb_http_read_all_async:
- * @max_bytes: fail with %LB_ERROR_TOO_LARGE past this many bytes (0 = no cap)
+ * @max_bytes: fail with %LB_ERROR_TOO_LARGE past this many bytes (0, or more than 2 GiB:
+ *   2 GiB, the most a GByteArray can grow to without asking for 4 GiB)
  *
  * Reads @stream to its end into a GBytes, reporting progress (total = @total or -1).
  * Truncation and transport errors carry @uri.

@@ -197,6 +197,9 @@ lb_store_download_sync (const char *uri, const char *path, LbStoreOptions *optio
   return g_steal_pointer (&entry);
 }
 
+/* Bytes after a PNG's IEND read before the rest of the body is left unread. */
+#define TRAILING_MAX (64 * 1024)
+
 static gboolean
 content_type_is_image_or_unknown (const char *content_type)
 {
@@ -219,6 +222,9 @@ lb_store_fetch_image_sync (const char *uri, LbStoreOptions *options, const LbLim
   g_autoptr(LbImageMeta) meta = NULL;
   GError *local = NULL;
   gboolean first = TRUE;
+  guint64 cap = (limits != NULL ? limits : lb_limits_get_default ())->max_bytes;
+  guint64 received = 0;
+  gsize trailing = 0;
 
   if (out_entry != NULL)
     *out_entry = NULL;
@@ -234,16 +240,44 @@ lb_store_fetch_image_sync (const char *uri, LbStoreOptions *options, const LbLim
       return NULL;
     }
 
+  /* The body is at most what the byte limit allows an image: a file can hold no more pixels
+   * (GdkPixbuf formats are gathered whole, a PNG is fed as it comes), and a body that says it
+   * is larger is refused before a byte is read. */
+  if (lb_store_entry_get_size (entry) > 0 && (guint64) lb_store_entry_get_size (entry) > cap)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_TOO_LARGE,
+                   "%s: %" G_GINT64_FORMAT " bytes, larger than the limit of %" G_GUINT64_FORMAT
+                   " bytes", full, lb_store_entry_get_size (entry), cap);
+      return NULL;
+    }
   /* PNG is decoded while it arrives; anything else is collected for GdkPixbuf */
   for (;;)
     {
-      g_autoptr(GBytes) chunk = read_chunk (stream, cancellable, &local);
+      g_autoptr(GBytes) chunk = NULL;
       const guint8 *data;
       gsize len;
 
+      /* past IEND a PNG is complete (every chunk CRC-checked): the end of the body is read if it
+       * comes soon (the connection is kept), an endless one is left there */
+      if (decoder != NULL && lb_png_decoder_is_complete (decoder) && trailing > TRAILING_MAX)
+        break;
+      chunk = read_chunk (stream, cancellable, &local);
       if (chunk == NULL)
         break;
       data = g_bytes_get_data (chunk, &len);
+      if (decoder != NULL && lb_png_decoder_is_complete (decoder))
+        {
+          trailing += len;
+          continue;
+        }
+      if (received + len > cap)
+        {
+          local = g_error_new (LB_ERROR, LB_ERROR_TOO_LARGE,
+                               "%s: larger than the limit of %" G_GUINT64_FORMAT " bytes",
+                               full, cap);
+          break;
+        }
+      received += len;
       if (first)
         {
           first = FALSE;
