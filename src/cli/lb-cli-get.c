@@ -5,6 +5,15 @@
 #include "lb-cli.h"
 #include "lb-store-sync.h"
 
+static gint64 opt_max_size;
+
+static const GOptionEntry entries[] = {
+  { "max-size", 0, 0, G_OPTION_ARG_INT64, &opt_max_size,
+    "Refuse a body larger than BYTES (always: larger than the free space of FILE's file system, "
+    "less a reserve)", "BYTES" },
+  { NULL }
+};
+
 int
 lb_cli_get (int argc, char **argv)
 {
@@ -16,17 +25,24 @@ lb_cli_get (int argc, char **argv)
   g_option_context_set_summary (context,
                                 "Download one entry of a store to FILE. FILE is replaced atomically, and only\n"
                                 "when the whole body arrived: a failed or truncated download leaves it untouched.");
+  g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_add_group (context, lb_cli_store_option_group ());
   if (!g_option_context_parse (context, &argc, &argv, &error))
     return lb_cli_fail ("get", error);
   if (argc != 3)
     {
-      g_printerr ("Usage: lightbox-cli get URL FILE\n");
+      g_printerr ("Usage: lightbox-cli get [--max-size BYTES] URL FILE\n");
       return 2;
     }
   options = lb_cli_store_options (&error);
   if (options == NULL)
     return lb_cli_fail ("get", error);
+  if (opt_max_size < 0)
+    {
+      g_printerr ("lightbox-cli get: --max-size must be positive\n");
+      return 2;
+    }
+  options->max_download_bytes = (guint64) opt_max_size;
   entry = lb_store_download_sync (argv[1], argv[2], options, NULL, &error);
   if (entry == NULL)
     return lb_cli_fail ("get", error);

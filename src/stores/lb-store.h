@@ -65,6 +65,8 @@ typedef void (*LbCredentialsFunc) (LbCredentialsRequest *request,
  *   transport errors, 502/503/504, with exponential backoff from 250 ms; default 3
  * @max_listing_entries: cap on entries in one listing (default 200 000)
  * @max_listing_bytes: cap on the bytes of one listing document (default 64 MiB)
+ * @max_download_bytes: cap on one download to a file (lb_store_download_sync()); 0 (the
+ *   default): only the free space of the target's file system bounds it
  *
  * Reference counted; fields are public and may be set after lb_store_options_new() until
  * the options are handed to a store (which keeps a reference and treats them as read-only).
@@ -87,6 +89,7 @@ typedef struct {
   guint              max_listing_entries;
   guint64            max_listing_bytes;
   char              *user_agent;
+  guint64            max_download_bytes;
 } LbStoreOptions;
 
 #define LB_STORE_DEFAULT_TIMEOUT_S 30
