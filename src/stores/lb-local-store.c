@@ -13,7 +13,8 @@
   G_FILE_ATTRIBUTE_STANDARD_NAME "," G_FILE_ATTRIBUTE_STANDARD_DISPLAY_NAME "," \
   G_FILE_ATTRIBUTE_STANDARD_TYPE "," G_FILE_ATTRIBUTE_STANDARD_SIZE "," \
   G_FILE_ATTRIBUTE_STANDARD_CONTENT_TYPE "," G_FILE_ATTRIBUTE_STANDARD_FAST_CONTENT_TYPE "," \
-  G_FILE_ATTRIBUTE_TIME_MODIFIED "," G_FILE_ATTRIBUTE_ETAG_VALUE
+  G_FILE_ATTRIBUTE_TIME_MODIFIED "," G_FILE_ATTRIBUTE_ETAG_VALUE "," \
+  G_FILE_ATTRIBUTE_UNIX_DEVICE "," G_FILE_ATTRIBUTE_UNIX_INODE
 
 struct _LbLocalStore {
   GObject         parent_instance;
@@ -109,6 +110,16 @@ entry_from_info (GFile *file, GFileInfo *info)
   else
     display = g_filename_display_name (name);
   entry = lb_store_entry_new (uri, display, kind);
+  /* which folder it is, whatever the path (links are followed): a walk finds loops by it */
+  if (kind == LB_STORE_ENTRY_DIRECTORY
+      && g_file_info_has_attribute (info, G_FILE_ATTRIBUTE_UNIX_INODE))
+    {
+      g_autofree char *identity =
+        g_strdup_printf ("%u:%" G_GUINT64_FORMAT,
+                         g_file_info_get_attribute_uint32 (info, G_FILE_ATTRIBUTE_UNIX_DEVICE),
+                         g_file_info_get_attribute_uint64 (info, G_FILE_ATTRIBUTE_UNIX_INODE));
+      lb_store_entry_set_attribute (entry, "lb:identity", identity);
+    }
   if (kind != LB_STORE_ENTRY_DIRECTORY)
     {
       if (g_file_info_has_attribute (info, G_FILE_ATTRIBUTE_STANDARD_SIZE))
