@@ -3,6 +3,8 @@
 
 #include "hostile-server.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -120,6 +122,7 @@ on_run (GThreadedSocketService *service, GSocketConnection *conn, GObject *sourc
   guint on_connection = 0;
 
   g_data_input_stream_set_newline_type (in, G_DATA_STREAM_NEWLINE_TYPE_ANY);
+  g_socket_set_option (g_socket_connection_get_socket (conn), IPPROTO_TCP, TCP_NODELAY, 1, NULL);
   g_filter_input_stream_set_close_base_stream (G_FILTER_INPUT_STREAM (in), FALSE);
   g_mutex_lock (&s->lock);
   connection = s->connections++;
@@ -304,9 +307,14 @@ gboolean
 hostile_respond (GOutputStream *out, guint status, const char *extra_headers, const void *body,
                  gsize len)
 {
-  return hostile_printf (out, "HTTP/1.1 %u Hostile\r\n%sContent-Length: %" G_GSIZE_FORMAT "\r\n\r\n",
-                         status, extra_headers != NULL ? extra_headers : "", len)
-         && (len == 0 || hostile_write (out, body, len));
+  g_autoptr(GString) all = g_string_new (NULL);
+
+  /* one write: head and body in separate ones meet Nagle and delayed ACKs (40 ms each) */
+  g_string_printf (all, "HTTP/1.1 %u Hostile\r\n%sContent-Length: %" G_GSIZE_FORMAT "\r\n\r\n",
+                   status, extra_headers != NULL ? extra_headers : "", len);
+  if (len > 0)
+    g_string_append_len (all, body, (gssize) len);
+  return hostile_write (out, all->str, all->len);
 }
 
 GBytes *
