@@ -318,6 +318,26 @@ hostile_respond (GOutputStream *out, guint status, const char *extra_headers, co
 }
 
 GBytes *
+hostile_part10 (const char *sop_uid, gsize padding)
+{
+  GByteArray *a = g_byte_array_new ();
+  guint8 zero[128] = { 0 };
+  /* UI values have an even length, padded with NUL (PS3.5 §6.2) */
+  gsize len = strlen (sop_uid) + strlen (sop_uid) % 2;
+  const guint8 head[] = { 0x02, 0x00, 0x03, 0x00, 'U', 'I', (guint8) (len & 0xff), (guint8) (len >> 8) };
+  g_autofree char *value = g_malloc0 (len);
+
+  memcpy (value, sop_uid, strlen (sop_uid));
+  g_byte_array_append (a, zero, sizeof zero);
+  g_byte_array_append (a, (const guint8 *) "DICM", 4);
+  g_byte_array_append (a, head, sizeof head);
+  g_byte_array_append (a, (const guint8 *) value, (guint) len);
+  g_byte_array_set_size (a, a->len + (guint) padding);
+  memset (a->data + a->len - padding, 0, padding);
+  return g_byte_array_free_to_bytes (a);
+}
+
+GBytes *
 hostile_gzip_zeros (gsize len)
 {
   g_autoptr(GZlibCompressor) gzip = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, 9);

@@ -55,6 +55,10 @@ gboolean       hostile_respond         (GOutputStream *out,
                                         const char    *extra_headers,
                                         const void    *body,
                                         gsize          len);
+/* What a client uploads to a STOW-RS server: a Part 10 file (preamble, "DICM") whose meta
+ * names @sop_uid (MediaStorageSOPInstanceUID), then @padding bytes of data set. */
+GBytes        *hostile_part10          (const char    *sop_uid,
+                                        gsize          padding);
 /* gzip of @len zero bytes, compressed as well as zlib can (about 1:1000). */
 GBytes        *hostile_gzip_zeros      (gsize len);
 

@@ -28,12 +28,6 @@
 /* ---------------------------------------------------------------------------------------- */
 /* helpers                                                                                   */
 
-static void
-wrote (GObject *source, GAsyncResult *result, gpointer slot)
-{
-  lb_test_keep_result (source, result, slot);
-}
-
 /* lb_store_write_async() of @stream run to its end. */
 static LbStoreEntry *
 write_stream (LbStore *store, const char *uri, GInputStream *stream, gint64 size,
@@ -42,7 +36,7 @@ write_stream (LbStore *store, const char *uri, GInputStream *stream, gint64 size
   g_autoptr(GAsyncResult) result = NULL;
 
   lb_store_write_async (store, uri, stream, size, "application/octet-stream", mode, NULL, NULL,
-                        NULL, NULL, wrote, &result);
+                        NULL, NULL, lb_test_keep_result, &result);
   return lb_store_write_finish (store, lb_test_wait_result (&result), error);
 }
 
@@ -53,7 +47,7 @@ write_bytes (LbStore *store, const char *uri, GBytes *bytes, LbStoreWriteMode mo
   g_autoptr(GAsyncResult) result = NULL;
 
   lb_store_write_bytes_async (store, uri, bytes, "application/octet-stream", mode, NULL, NULL,
-                              NULL, NULL, wrote, &result);
+                              NULL, NULL, lb_test_keep_result, &result);
   return lb_store_write_finish (store, lb_test_wait_result (&result), error);
 }
 
@@ -95,24 +89,6 @@ request_body (GPtrArray *requests, guint i)
 /* ---------------------------------------------------------------------------------------- */
 /* the real lightbox-store with Basic authentication                                         */
 
-static char *
-hash_password (void)
-{
-  g_autofree char *bin = lb_test_server_exe ();
-  g_autoptr(GSubprocess) p = NULL;
-  g_autoptr(GError) error = NULL;
-  char *out = NULL;
-
-  p = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
-                        bin, "--hash-password", USER, NULL);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (p, PASSWORD "\n", NULL, &out, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_get_successful (p));
-  g_assert_true (g_str_has_prefix (out, USER ":$y$"));
-  return out;
-}
-
 static void
 assert_file_is (const char *path, GBytes *expected)
 {
@@ -128,7 +104,7 @@ test_basic_put_store (void)
   g_autofree char *base = lb_test_make_tmpdir ("bodies-store");
   g_autofree char *root = g_build_filename (base, "root", NULL);
   g_autofree char *passwd = g_build_filename (base, "passwd", NULL);
-  g_autofree char *line = hash_password ();
+  g_autofree char *line = lb_test_server_hash_password (USER, PASSWORD);
   g_autofree char *exe = lb_test_server_exe ();
   g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
   g_autoptr(GSubprocess) server = NULL;
@@ -405,25 +381,6 @@ test_see_other_put (void)
 #define STUDY "1.2.826.0.1.3680043.2.1125.1"
 #define SOP "1.2.826.0.1.3680043.2.1125.1.1.1"
 
-/* A Part 10 file whose meta names @SOP (all STOW needs of it here). */
-static GBytes *
-part10_file (void)
-{
-  GByteArray *a = g_byte_array_new ();
-  guint8 zero[128] = { 0 };
-  char uid[sizeof SOP + 1] = SOP;   /* even length, NUL padded */
-  guint16 len = (guint16) (strlen (SOP) % 2 ? strlen (SOP) + 1 : strlen (SOP));
-  const guint8 head[] = { 0x02, 0x00, 0x03, 0x00, 'U', 'I', (guint8) (len & 0xff), (guint8) (len >> 8) };
-
-  g_byte_array_append (a, zero, sizeof zero);
-  g_byte_array_append (a, (const guint8 *) "DICM", 4);
-  g_byte_array_append (a, head, sizeof head);
-  g_byte_array_append (a, (const guint8 *) uid, len);
-  for (guint i = 0; i < 5000; i++)
-    g_byte_array_append (a, (const guint8 *) "\x08\x00\x00\x00", 4);
-  return g_byte_array_free_to_bytes (a);
-}
-
 static gboolean
 stow_handler (HostileServer *server, const HostileRequest *req, GOutputStream *out, gpointer data)
 {
@@ -452,14 +409,14 @@ test_challenge_stow (void)
   g_autofree char *base = g_strconcat ("dicomweb+", hostile_server_url (server), "dicom-web", NULL);
   g_autoptr(LbStore) store = lb_test_store_open (base, options);
   g_autofree char *study = g_strconcat (base, "/studies/" STUDY "/", NULL);
-  g_autoptr(GBytes) file = part10_file ();
+  g_autoptr(GBytes) file = hostile_part10 (SOP, 20000);
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(LbStoreEntry) entry = NULL;
   g_autoptr(GPtrArray) posts = NULL;
 
   lb_store_write_bytes_async (store, study, file, "application/dicom", LB_STORE_WRITE_CREATE,
-                              NULL, NULL, NULL, NULL, wrote, &result);
+                              NULL, NULL, NULL, NULL, lb_test_keep_result, &result);
   entry = lb_store_write_finish (store, lb_test_wait_result (&result), &error);
   g_assert_no_error (error);
   g_assert_nonnull (entry);

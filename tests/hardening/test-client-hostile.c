@@ -160,22 +160,15 @@ nested_handler (HostileServer *server, const HostileRequest *req, GOutputStream 
   return hostile_respond (out, 405, NULL, NULL, 0);
 }
 
-/* A Part 10 file whose meta names a SOP Instance UID (all STOW needs of it here). */
+/* A Part 10 file beside the test (what `put` uploads). */
 static char *
 write_part10 (const char *dir)
 {
-  static const char uid[] = "1.2.3.4.5.6";   /* even length: no padding */
-  GByteArray *a = g_byte_array_new ();
-  guint8 zero[128] = { 0 };
-  const guint8 head[] = { 0x02, 0x00, 0x03, 0x00, 'U', 'I', sizeof uid - 1, 0 };
+  g_autoptr(GBytes) file = hostile_part10 ("1.2.3.4.5.6", 0);
   char *path = g_build_filename (dir, "x.dcm", NULL);
 
-  g_byte_array_append (a, zero, sizeof zero);
-  g_byte_array_append (a, (const guint8 *) "DICM", 4);
-  g_byte_array_append (a, head, sizeof head);
-  g_byte_array_append (a, (const guint8 *) uid, sizeof uid - 1);
-  g_assert_true (g_file_set_contents (path, (const char *) a->data, a->len, NULL));
-  g_byte_array_unref (a);
+  g_assert_true (g_file_set_contents (path, g_bytes_get_data (file, NULL),
+                                      (gssize) g_bytes_get_size (file), NULL));
   return path;
 }
 
