@@ -12,9 +12,12 @@ lb_json_check_depth (const char *data, gsize len, guint max_depth, const char *w
                      GError **error)
 {
   const char *p = data;
-  const char *end = data + len;
+  const char *end;
   guint depth = 0;
 
+  if (len == 0)
+    return TRUE;  /* (data may then be NULL, and NULL + 0 is undefined) */
+  end = data + len;
   while (p < end)
     {
       switch (*p++)

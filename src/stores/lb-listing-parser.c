@@ -225,6 +225,12 @@ lb_listing_parse_json (const char *data, gsize len, const LbListingContext *ctx,
   JsonArray *array;
   Prepared pp;
 
+  if (len == 0)
+    {
+      /* (data may then be NULL, which json-glib refuses with a critical warning) */
+      g_set_error (error, LB_ERROR, LB_ERROR_PARSE, "%s: empty JSON listing", ctx->base_uri);
+      return NULL;
+    }
   if (!lb_json_check_depth (data, len, LB_JSON_MAX_DEPTH, "JSON listing", error))
     {
       g_prefix_error (error, "%s: ", ctx->base_uri);
