@@ -4,7 +4,6 @@
 #include "lb-http-store-private.h"
 
 #include "lb-error.h"
-#include "lb-limits.h"
 #include "lb-http.h"
 #include "lb-store-private.h"
 
@@ -104,33 +103,52 @@ write_start (GTask *task)
     default:
       break;
     }
-  lb_http_message_set_body_stream (msg, op->content_type != NULL ? op->content_type
-                                                                 : "application/octet-stream",
-                                   op->source, op->size);
+  if (op->bytes != NULL)
+    lb_http_message_set_body (msg, op->content_type != NULL ? op->content_type
+                                                            : "application/octet-stream",
+                              op->bytes);
+  else
+    lb_http_message_set_body_stream (msg, op->content_type != NULL ? op->content_type
+                                                                   : "application/octet-stream",
+                                     op->source, op->size);
   g_signal_connect (msg, "wrote-body-data", G_CALLBACK (on_wrote_body_data), op);
   g_signal_connect (msg, "restarted", G_CALLBACK (on_write_restarted), op);
   /* not retried after an answer (a PUT is not repeated behind the caller's back); libsoup's
-   * own restarts (a 401 challenge) send the whole body again (lb_http_message_set_body) */
+   * own restarts (a 401 challenge) send the whole body again where it can be read again
+   * (lb_http_message_set_body*) */
   lb_http_send_async (self->session, msg, 0, NULL, NULL, g_task_get_cancellable (task),
                       on_write_sent, task);
 }
 
-static void
-on_write_source_read (GObject *source, GAsyncResult *result, gpointer user_data)
+/* The task of a write to @uri (NULL, and the callback gets the error, when @uri is no place
+ * to write to), its LbHttpStoreOp filled but for the content. */
+static GTask *
+write_task_new (LbStore *store, const char *uri, gint64 size, const char *content_type,
+                LbStoreWriteMode mode, const char *etag, GCancellable *cancellable,
+                GFileProgressCallback progress, gpointer progress_data,
+                GAsyncReadyCallback callback, gpointer user_data, gpointer tag)
 {
-  GTask *task = user_data;
-  LbHttpStoreOp *op = lb_http_store_op (task);
-  GError *error = NULL;
-  g_autoptr(GBytes) bytes = lb_http_read_all_finish (G_INPUT_STREAM (source), result, &error);
+  GTask *task = lb_http_store_op_task_new (LB_HTTP_STORE (store), uri, FALSE, cancellable, callback,
+                                           user_data, tag);
+  LbHttpStoreOp *op;
 
-  if (bytes == NULL)
+  if (task == NULL)
+    return NULL;
+  op = lb_http_store_op (task);
+  if (g_str_has_suffix (op->uri, "/"))
     {
-      lb_store_task_fail (task, error);
-      return;
+      g_task_return_new_error (task, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                               "%s: cannot write to a folder", op->uri);
+      g_object_unref (task);
+      return NULL;
     }
-  op->source = g_memory_input_stream_new_from_bytes (bytes);
-  op->size = (gint64) g_bytes_get_size (bytes);
-  lb_http_store_with_dialect (task, write_start);
+  op->size = size;
+  op->content_type = g_strdup (content_type);
+  op->mode = mode;
+  op->etag = g_strdup (etag);
+  op->progress = progress;
+  op->progress_data = progress_data;
+  return task;
 }
 
 static void
@@ -140,37 +158,31 @@ lb_http_store_write_async (LbStore *store, const char *uri, GInputStream *source
                            gpointer progress_data, GAsyncReadyCallback callback,
                            gpointer user_data)
 {
-  GTask *task = lb_http_store_op_task_new (LB_HTTP_STORE (store), uri, FALSE, cancellable, callback,
-                                           user_data, lb_http_store_write_async);
-  LbHttpStoreOp *op;
+  GTask *task = write_task_new (store, uri, size, content_type, mode, etag, cancellable, progress,
+                                progress_data, callback, user_data, lb_http_store_write_async);
 
   if (task == NULL)
     return;
-  op = lb_http_store_op (task);
-  if (g_str_has_suffix (op->uri, "/"))
-    {
-      g_task_return_new_error (task, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
-                               "%s: cannot write to a folder", op->uri);
-      g_object_unref (task);
-      return;
-    }
-  op->size = size;
-  op->content_type = g_strdup (content_type);
-  op->mode = mode;
-  op->etag = g_strdup (etag);
-  op->progress = progress;
-  op->progress_data = progress_data;
-  if (G_IS_SEEKABLE (source) && g_seekable_can_seek (G_SEEKABLE (source)))
-    {
-      op->source = g_object_ref (source);
-      lb_http_store_with_dialect (task, write_start);
-      return;
-    }
-  /* A body libsoup may have to send twice (after a 401 challenge) must be readable again: a
-   * stream that cannot seek is read into memory first, no further than its announced size. */
-  lb_http_read_all_async (source, op->uri, size,
-                          size >= 0 ? (guint64) size : lb_limits_get_default ()->max_bytes,
-                          cancellable, NULL, NULL, on_write_source_read, task);
+  lb_http_store_op (task)->source = g_object_ref (source);
+  lb_http_store_with_dialect (task, write_start);
+}
+
+/* Content in memory: sent whole again if libsoup restarts the PUT (lb_http_message_set_body). */
+static void
+lb_http_store_write_bytes_async (LbStore *store, const char *uri, GBytes *bytes,
+                                 const char *content_type, LbStoreWriteMode mode,
+                                 const char *etag, GCancellable *cancellable,
+                                 GFileProgressCallback progress, gpointer progress_data,
+                                 GAsyncReadyCallback callback, gpointer user_data)
+{
+  GTask *task = write_task_new (store, uri, (gint64) g_bytes_get_size (bytes), content_type, mode,
+                                etag, cancellable, progress, progress_data, callback, user_data,
+                                lb_http_store_write_async);
+
+  if (task == NULL)
+    return;
+  lb_http_store_op (task)->bytes = g_bytes_ref (bytes);
+  lb_http_store_with_dialect (task, write_start);
 }
 
 /* ---- mkdir -------------------------------------------------------------------------------- */
@@ -242,5 +254,6 @@ void
 lb_http_store_write_iface_init (LbStoreInterface *iface)
 {
   iface->write_async = lb_http_store_write_async;
+  iface->write_bytes_async = lb_http_store_write_bytes_async;
   iface->mkdir_async = lb_http_store_mkdir_async;
 }

@@ -37,6 +37,7 @@ op_free (gpointer data)
   g_clear_object (&op->msg);
   g_clear_object (&op->body);
   g_clear_object (&op->source);
+  g_clear_pointer (&op->bytes, g_bytes_unref);
   g_free (op->content_type);
   g_free (op->etag);
   g_clear_object (&op->entry);

@@ -221,10 +221,12 @@ typedef struct {
   char         *method;       /* owned: the method the body belongs to */
   char         *content_type; /* owned, nullable */
   GBytes       *bytes;        /* owned, nullable */
-  GInputStream *stream;       /* owned, nullable: seekable */
+  GInputStream *stream;       /* owned, nullable */
+  gboolean      seekable;     /* @stream can be read again from @start */
   goffset       start;        /* where the body starts in @stream */
   gint64        size;         /* bytes of @stream to send, -1 unknown */
   gboolean      fresh;        /* set and not sent yet */
+  gboolean      spent;        /* asked for again, but @stream could not be read again */
 } RequestBody;
 
 static void
@@ -246,6 +248,19 @@ request_body_install (SoupMessage *msg, RequestBody *body)
   if (body->bytes != NULL)
     {
       soup_message_set_request_body_from_bytes (msg, body->content_type, body->bytes);
+      return;
+    }
+  if (!body->seekable)
+    {
+      /* Sent as it is, once. Asked for again, it is closed first: libsoup then fails the
+       * attempt when it reads it (lb_http_map_transport_error() says why), where an empty
+       * body would have gone out under the announced Content-Length. */
+      if (!body->fresh)
+        {
+          g_input_stream_close (body->stream, NULL, NULL);
+          body->spent = TRUE;
+        }
+      soup_message_set_request_body (msg, body->content_type, body->stream, body->size);
       return;
     }
   {
@@ -301,12 +316,12 @@ lb_http_message_set_body_stream (SoupMessage *msg, const char *content_type, GIn
 {
   RequestBody *body = g_new0 (RequestBody, 1);
 
-  g_return_if_fail (SOUP_IS_MESSAGE (msg) && G_IS_SEEKABLE (stream)
-                    && g_seekable_can_seek (G_SEEKABLE (stream)));
+  g_return_if_fail (SOUP_IS_MESSAGE (msg) && G_IS_INPUT_STREAM (stream));
   g_return_if_fail (g_object_get_data (G_OBJECT (msg), BODY_KEY) == NULL);
   body->content_type = g_strdup (content_type);
   body->stream = g_object_ref (stream);
-  body->start = g_seekable_tell (G_SEEKABLE (stream));
+  body->seekable = G_IS_SEEKABLE (stream) && g_seekable_can_seek (G_SEEKABLE (stream));
+  body->start = body->seekable ? g_seekable_tell (G_SEEKABLE (stream)) : 0;
   body->size = size;
   request_body_attach (msg, body);
 }
@@ -365,8 +380,20 @@ GError *
 lb_http_map_transport_error (SoupMessage *msg, GError *error)
 {
   g_autofree char *uri = message_uri (msg);
+  RequestBody *body = g_object_get_data (G_OBJECT (msg), BODY_KEY);
   GError *mapped;
   const char *what;
+
+  if (body != NULL && body->spent && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      mapped = g_error_new (LB_ERROR, LB_ERROR_FAILED,
+                            "%s %s: the server asked for the body again (an authentication "
+                            "challenge or a closed connection), and its source cannot be read "
+                            "twice: nothing was sent in its place", soup_message_get_method (msg),
+                            uri);
+      g_error_free (error);
+      return mapped;
+    }
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || error->domain == LB_ERROR)
     {

@@ -46,8 +46,9 @@ SoupMessage *lb_http_message_new          (const char      *method,
 void         lb_http_message_set_body     (SoupMessage     *msg,
                                            const char      *content_type,
                                            GBytes          *bytes);
-/* The same for @size bytes (-1: to its end, chunked) of @stream from where it is now; @stream
- * must be seekable (g_seekable_can_seek()), so that it can be read again from there. */
+/* The same for @size bytes (-1: to its end, chunked) of @stream from where it is now, sent
+ * again from there if @stream can seek (g_seekable_can_seek()); one that cannot is sent once,
+ * and an attempt that needs it again fails with %LB_ERROR_FAILED (never an empty body). */
 void         lb_http_message_set_body_stream (SoupMessage  *msg,
                                               const char   *content_type,
                                               GInputStream *stream,

@@ -212,6 +212,20 @@ struct _LbStoreInterface {
   LbStoreEntry *(*write_finish) (LbStore               *self,
                                  GAsyncResult          *result,
                                  GError               **error);
+  /* optional: write_async of content already in memory (a backend that may have to send it
+   * again keeps it whole); NULL hands it to write_async as a memory stream. Finished by
+   * write_finish. */
+  void          (*write_bytes_async) (LbStore               *self,
+                                      const char            *uri,
+                                      GBytes                *bytes,
+                                      const char            *content_type,
+                                      LbStoreWriteMode       mode,
+                                      const char            *etag,
+                                      GCancellable          *cancellable,
+                                      GFileProgressCallback  progress,
+                                      gpointer               progress_data,
+                                      GAsyncReadyCallback    callback,
+                                      gpointer               user_data);
 
   void          (*mkdir_async)  (LbStore             *self,
                                  const char          *uri,
