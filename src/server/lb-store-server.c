@@ -13,6 +13,7 @@
 #include <libsoup/soup.h>
 
 #include "lb-dav-methods.h"
+#include "lb-dav-propfind.h"
 #include "lb-error.h"
 #include "lb-store-conn.h"
 #include "lb-store-fs.h"
