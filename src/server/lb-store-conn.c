@@ -19,7 +19,7 @@ struct _LbStoreConn
   gint                   reported; /* (atomic) @closed was scheduled */
   /* main thread */
   GSource               *idle_watch;  /* (nullable) between two requests of a keep-alive connection */
-  gint64                 idle_since_us; /* monotonic time the connection went idle */
+  gpointer               idle_fd_tag; /* the socket in @idle_watch, until the next request shows */
   guint                  idle_timeout_s; /* the server's timeout when the watch started, 0 = none */
 };
 
@@ -83,6 +83,7 @@ cancel_idle_watch (LbStoreConn *self)
     return;
   g_source_destroy (self->idle_watch);
   g_clear_pointer (&self->idle_watch, g_source_unref);
+  self->idle_fd_tag = NULL;
 }
 
 /* Every close of the stream ends here: libsoup's (g_io_stream_close() when it drops the
@@ -260,53 +261,73 @@ lb_store_conn_start_request (LbStoreServer *server, SoupServerMessage *msg, LbSt
 }
 
 /*
- * Keep-alive connections closed by the client between requests.
+ * Keep-alive connections between two requests.
  *
  * libsoup 3.2 (Debian 12 ships 3.2.3) reads the EOF of an idle keep-alive connection and then
  * forgets the connection without closing it: every such client leaves a socket in CLOSE_WAIT
- * and the process runs out of descriptors (fixed upstream in 3.3.0, commit d20c6601). Until
- * then the server watches each idle connection itself: readable with MSG_PEEK showing EOF
- * means the client left, and the server closes the socket. Bytes of a next request end the
- * watch and leave everything to libsoup.
+ * and the process runs out of descriptors (fixed upstream in 3.3.0, commit d20c6601). The
+ * server watches each idle connection itself: readable with MSG_PEEK showing EOF means the
+ * client left, and the server closes the connection.
  *
- * The watch also enforces the idle timeout: libsoup's own wait for the next request times out
- * with the socket timeout (timeout_s) and then leaves the connection half torn down: it never
- * reads the next request (the client waits forever) and stealing the connection from the
- * finished message then crashed inside libsoup (SIGSEGV, a NULL I/O structure). So the watch
- * never steals: it shuts the socket down and closes it when the client left or when the
- * connection stayed idle for timeout_s; libsoup's pending read then fails on the closed
- * socket and libsoup drops the connection its usual way. The client sees an orderly close,
- * which HTTP/1.1 allows for idle connections at any time (RFC 9112 §9.8).
+ * The watch also enforces the idle timeout, and it alone: the socket timeout is switched off
+ * while the connection is idle. libsoup 3.2 waits for the next request with a socket source,
+ * and when the socket timeout expires there GSocket marks the socket timed out and libsoup's
+ * next read fails; for a request not yet begun libsoup then neither answers nor closes (the
+ * same missing completion as above). A watch using the socket timeout set the same mark, so a
+ * request sent exactly at the timeout, when both fired, hung with its connection in
+ * CLOSE_WAIT for ever. Now nothing times the socket out between requests: at the deadline the
+ * watch closes the connection unless bytes of a request are waiting, which libsoup then reads
+ * (its request-started ends the watch; if none comes within another timeout, as when a TLS
+ * client sends only its close_notify, the connection is closed then). The client sees an
+ * orderly close, which HTTP/1.1 allows for idle connections at any time (RFC 9112 §9.8).
  */
 static gboolean
-on_idle_connection_io (GSocket *socket, GIOCondition cond, gpointer user_data)
+on_idle_watch (gpointer user_data)
 {
   LbStoreConn *self = user_data;
+  GSocket *socket = lb_store_conn_get_socket (self);
+  gint64 deadline = g_source_get_ready_time (self->idle_watch);
   char c;
   ssize_t n;
 
   if (g_socket_is_closed (socket))
-    goto done; /* libsoup closed it itself */
-  n = recv (g_socket_get_fd (socket), &c, 1, MSG_PEEK | MSG_DONTWAIT);
-  if (n > 0)
-    goto done; /* the next request: libsoup reads it */
-  if (n < 0 && (errno == EAGAIN || errno == EINTR))
     {
-      /* The socket timeout wakes this source after timeout_s without traffic. */
-      if (self->idle_timeout_s == 0 ||
-          g_get_monotonic_time () - self->idle_since_us < (gint64) self->idle_timeout_s * G_USEC_PER_SEC)
-        return G_SOURCE_CONTINUE;
-      g_debug ("closing a keep-alive connection idle for %u s", self->idle_timeout_s);
+      g_clear_pointer (&self->idle_watch, g_source_unref);
+      return G_SOURCE_REMOVE;
     }
-  /* EOF or a reset from the client, or idle too long: close it for libsoup. */
+  if (self->idle_fd_tag != NULL)
+    {
+      n = recv (g_socket_get_fd (socket), &c, 1, MSG_PEEK | MSG_DONTWAIT);
+      if (n > 0)
+        {
+          /* The next request: libsoup reads it, and its request-started ends this watch. */
+          guint grace = self->idle_timeout_s > 0 ? self->idle_timeout_s : LB_STORE_DEFAULT_TIMEOUT;
+
+          g_source_remove_unix_fd (self->idle_watch, self->idle_fd_tag);
+          self->idle_fd_tag = NULL;
+          g_source_set_ready_time (self->idle_watch, g_get_monotonic_time () + grace * G_USEC_PER_SEC);
+          return G_SOURCE_CONTINUE;
+        }
+      if (n == 0 || (errno != EAGAIN && errno != EINTR))
+        goto close; /* end-of-file or a reset from the client */
+    }
+  if (deadline < 0 || g_source_get_time (self->idle_watch) < deadline)
+    return G_SOURCE_CONTINUE;
+  g_debug ("closing a keep-alive connection at its idle deadline");
+
+close:
   g_clear_pointer (&self->idle_watch, g_source_unref);
   lb_store_conn_close (self);
   return G_SOURCE_REMOVE;
-
-done:
-  g_clear_pointer (&self->idle_watch, g_source_unref);
-  return G_SOURCE_REMOVE;
 }
+
+static gboolean
+idle_watch_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
+{
+  return callback (user_data);
+}
+
+static GSourceFuncs idle_watch_funcs = { NULL, NULL, idle_watch_dispatch, NULL, NULL, NULL };
 
 void
 lb_store_conn_watch_idle (LbStoreServer *server, SoupServerMessage *msg)
@@ -325,12 +346,18 @@ lb_store_conn_watch_idle (LbStoreServer *server, SoupServerMessage *msg)
     return; /* libsoup closes this one itself */
   if (soup_server_message_get_http_version (msg) == SOUP_HTTP_1_0)
     return;
+  /* Before libsoup starts waiting for the next request (it does once request-finished has
+   * run): its wait must never time out (see above). */
+  g_socket_set_timeout (socket, 0);
   cancel_idle_watch (self);
   self->idle_timeout_s = server->timeout_s;
-  self->idle_since_us = g_get_monotonic_time ();
-  /* With timeout_s set on the socket (lb_store_conn_start_request), this source also fires
-   * after that long without traffic: the idle timeout above. */
-  self->idle_watch = g_socket_create_source (socket, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
-  g_source_set_callback (self->idle_watch, G_SOURCE_FUNC (on_idle_connection_io), self, NULL);
+  self->idle_watch = g_source_new (&idle_watch_funcs, sizeof (GSource));
+  g_source_set_static_name (self->idle_watch, "lb-store idle connection");
+  self->idle_fd_tag = g_source_add_unix_fd (self->idle_watch, g_socket_get_fd (socket),
+                                            G_IO_IN | G_IO_HUP | G_IO_ERR);
+  if (server->timeout_s > 0)
+    g_source_set_ready_time (self->idle_watch,
+                             g_get_monotonic_time () + (gint64) server->timeout_s * G_USEC_PER_SEC);
+  g_source_set_callback (self->idle_watch, on_idle_watch, self, NULL);
   g_source_attach (self->idle_watch, g_main_context_get_thread_default ());
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Denial of service without credentials against the real lightbox-store binary on 127.0.0.1
  * (issue 30): PROPFIND amplification and a large Depth 1 listing, a listener out of
- * descriptors and stalled TLS handshakes. Requests go out as raw bytes over plain sockets; the
- * store's memory peak and threads are read from /proc/PID/status. Waits are bounded guards
- * against a hang, never speed thresholds; the one comparison of times (a GET during a large
- * PROPFIND against the PROPFIND itself) is between two figures of the same run. */
+ * descriptors, a keep-alive request at exactly the timeout and stalled TLS handshakes.
+ * Requests go out as raw bytes over plain sockets; the store's memory peak and threads are
+ * read from /proc/PID/status. Waits are bounded guards against a hang, never speed
+ * thresholds; the one comparison of times (a GET during a large PROPFIND against the PROPFIND
+ * itself) is between two figures of the same run. */
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
@@ -566,6 +567,113 @@ test_listener_emfile (void)
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* 6. A keep-alive request at exactly the timeout                                            */
+
+/* Sockets of the store's @port (local end) in CLOSE_WAIT (state 08 in /proc/net/tcp). */
+static guint
+count_close_wait (guint16 port)
+{
+  g_autofree char *text = NULL;
+  g_auto (GStrv) lines = NULL;
+  guint n = 0;
+
+  g_assert_true (g_file_get_contents ("/proc/net/tcp", &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 1; lines[i] != NULL; i++)
+    {
+      g_auto (GStrv) f = g_strsplit_set (g_strstrip (lines[i]), " ", -1);
+      g_autoptr (GPtrArray) cols = g_ptr_array_new ();
+      const char *local;
+
+      for (guint k = 0; f[k] != NULL; k++)
+        if (f[k][0] != '\0')
+          g_ptr_array_add (cols, f[k]);
+      if (cols->len < 4 || strcmp (cols->pdata[3], "08") != 0)
+        continue;
+      local = strchr (cols->pdata[1], ':');
+      if (local != NULL && g_ascii_strtoull (local + 1, NULL, 16) == port)
+        n++;
+    }
+  return n;
+}
+
+/* Reads one response with a Content-Length body from a keep-alive connection: its status, 0
+ * when the server closed the connection (end-of-file or reset) first, -1 when nothing came
+ * within the socket's guard. */
+static gint
+read_response (int fd)
+{
+  g_autoptr (GString) in = g_string_new (NULL);
+  const char *end, *cl;
+  char buf[4096];
+
+  for (;;)
+    {
+      gssize n = recv (fd, buf, sizeof buf, 0);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n == 0 || (n < 0 && errno == ECONNRESET))
+        return 0;
+      if (n < 0)
+        return -1;
+      g_string_append_len (in, buf, n);
+      if ((end = strstr (in->str, "\r\n\r\n")) == NULL)
+        continue;
+      cl = strstr (in->str, "\r\nContent-Length: ");
+      g_assert_true (cl != NULL && cl < end);
+      if (in->len - (gsize) (end + 4 - in->str) >= g_ascii_strtoull (cl + 18, NULL, 10))
+        return reply_status (in);
+    }
+}
+
+/* With --timeout 1, a second request on a keep-alive connection sent 1 s (a few ms either
+ * way) after the first answer. Before: it hung 3 times out of 3 (GSocket had marked the socket
+ * timed out and libsoup's next read failed without an answer or a close), and the store's end
+ * stayed in CLOSE_WAIT for ever. Now the request is served or the connection was closed first
+ * (both fine for HTTP/1.1), and no socket is left in CLOSE_WAIT. */
+static void
+test_keepalive_at_timeout (void)
+{
+  static const char get[] = "GET /a.txt HTTP/1.1\r\nHost: h\r\n\r\n";
+  g_autofree char *root = make_root ("keepalive");
+  g_autofree char *file = g_build_filename (root, "a.txt", NULL);
+  g_autofree char *log = NULL;
+  Store s = { 0 };
+  guint served = 0, closed = 0, hung = 0, left = 0;
+
+  write_file (file, "hello");
+  store_start (&s, root, (const char *const[]) { "--timeout", "1", NULL }, FALSE);
+  for (gint round = 0; round < 12; round++)
+    {
+      /* The guard (10 s) is ten times the timeout: silence that long is a hang. */
+      int fd = dial (s.port, 10);
+      gint status;
+
+      send_all (fd, get, sizeof get - 1);
+      g_assert_cmpint (read_response (fd), ==, 200);
+      /* 1000 ms, then 999, 1001, 998, 1002, ... */
+      g_usleep (1000000 + (round % 2 ? 1 : -1) * (round / 2) * 1000);
+      send_all (fd, get, sizeof get - 1);
+      status = read_response (fd);
+      if (status == 200)
+        served++;
+      else if (status == 0)
+        closed++;
+      else
+        hung++;
+      close (fd);
+    }
+  for (guint i = 0; i < 500 && (left = count_close_wait (s.port)) > 0; i++)
+    g_usleep (10000);
+  g_test_message ("12 requests at the timeout: %u served, %u found the connection closed, %u hung; "
+                  "%u sockets left in CLOSE_WAIT", served, closed, hung, left);
+  g_assert_cmpuint (hung, ==, 0);
+  g_assert_cmpuint (left, ==, 0);
+  log = store_stop (&s);
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* 8. Stalled TLS handshakes                                                                  */
 
 static gboolean
@@ -704,6 +812,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store-dos/propfind-bomb", test_propfind_bomb);
   g_test_add_func ("/store-dos/propfind-large", test_propfind_large);
   g_test_add_func ("/store-dos/listener-emfile", test_listener_emfile);
+  g_test_add_func ("/store-dos/keepalive-at-timeout", test_keepalive_at_timeout);
   g_test_add_func ("/store-dos/tls-stalled", test_tls_stalled);
   rc = g_test_run ();
 
