@@ -8,13 +8,20 @@
 
 #include "lb-store-request.h"
 
+/* libsoup 3.2 has no name for 429 (RFC 6585 §4): it would say "Unknown Error". */
+static const char *
+status_phrase (guint status)
+{
+  return status == LB_STORE_STATUS_TOO_MANY_REQUESTS ? "Too Many Requests" : soup_status_get_phrase (status);
+}
+
 void
 lb_store_reply_error (SoupServerMessage *msg, guint status, const char *detail)
 {
-  g_autofree char *text = g_strdup_printf ("%u %s%s%s\n", status, soup_status_get_phrase (status),
+  g_autofree char *text = g_strdup_printf ("%u %s%s%s\n", status, status_phrase (status),
                                            detail ? ": " : "", detail ? detail : "");
 
-  soup_server_message_set_status (msg, status, NULL);
+  soup_server_message_set_status (msg, status, status_phrase (status));
   soup_server_message_set_response (msg, "text/plain; charset=utf-8", SOUP_MEMORY_COPY,
                                     text, strlen (text));
 }

@@ -20,6 +20,7 @@ struct _LbStoreServer
   guint64          max_upload; /* bytes, 0 = unlimited */
   LbStoreAuth     *auth;       /* (nullable) */
   LbAccessLog     *log;        /* (nullable) */
+  struct _LbStoreVerifier *verifier; /* password checks in worker threads */
   SoupServer      *soup;
   LbStoreListener *listener;   /* (nullable) until lb_store_server_listen() */
   GTlsCertificate *tls_cert;   /* (nullable) */

@@ -25,6 +25,7 @@
 #include "lb-store-request.h"
 #include "lb-store-server-private.h"
 #include "lb-store-upload.h"
+#include "lb-store-verify.h"
 
 /*
  * LbStoreServer: a directory served as a WebDAV class-1 store (RFC 4918) by libsoup 3.
@@ -97,6 +98,27 @@ count_headers (SoupMessageHeaders *h, const char *name)
   return c.n;
 }
 
+static void early_route (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req);
+
+/* The verdict on Basic credentials checked in a worker thread (lb-store-verify.c). */
+static void
+on_verified (LbStoreServer *self, SoupServerMessage *msg, LbStoreAuthResult result, char *user)
+{
+  LbStoreRequest *req = lb_store_request_get (msg);
+
+  if (req != NULL && result == LB_STORE_AUTH_OK)
+    {
+      req->user = user;
+      early_route (self, msg, req);
+    }
+  else
+    {
+      g_free (user);
+      challenge (self, msg);
+    }
+  soup_server_message_unpause (msg);
+}
+
 static void
 early_handler (SoupServer        *soup,
                SoupServerMessage *msg,
@@ -106,10 +128,8 @@ early_handler (SoupServer        *soup,
 {
   LbStoreServer *self = user_data;
   LbStoreRequest *req = lb_store_request_get (msg);
-  const char *method = soup_server_message_get_method (msg);
   SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
-  GUri *uri = soup_server_message_get_uri (msg);
-  LbStorePathStatus ps;
+  const char *authorization = soup_message_headers_get_one (h, "Authorization");
 
   if (req == NULL)
     return;
@@ -127,18 +147,34 @@ early_handler (SoupServer        *soup,
   if (count_headers (h, "Content-Length") > 1)
     return lb_store_reply_refuse (msg, SOUP_STATUS_BAD_REQUEST, "more than one Content-Length field");
 
+  /* Without authentication configured, credentials are ignored: the request is anonymous. */
   if (lb_store_auth_is_enabled (self->auth))
     {
-      LbStoreAuthResult r = lb_store_auth_check (self->auth,
-                                                 soup_message_headers_get_one (h, "Authorization"),
-                                                 &req->user);
-      if (r == LB_STORE_AUTH_DENIED)
-        return challenge (self, msg);
+      switch (lb_store_auth_check_cached (self->auth, authorization, &req->user))
+        {
+        case LB_STORE_AUTH_DENIED:
+          return challenge (self, msg);
+        case LB_STORE_AUTH_PENDING:
+          /* A password hash: in a worker, the request paused; on_verified() goes on. */
+          lb_store_verifier_start (self->verifier, self, msg, authorization, on_verified);
+          return;
+        case LB_STORE_AUTH_OK:
+        case LB_STORE_AUTH_ANONYMOUS:
+        default:
+          break;
+        }
     }
-  else if (soup_message_headers_get_one (h, "Authorization") != NULL)
-    {
-      /* No authentication configured: credentials are ignored, the request is anonymous. */
-    }
+  early_route (self, msg, req);
+}
+
+/* The rest of the early handler, once the client is known: method, path and body set-up. */
+static void
+early_route (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
+{
+  const char *method = soup_server_message_get_method (msg);
+  SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
+  GUri *uri = soup_server_message_get_uri (msg);
+  LbStorePathStatus ps;
 
   if (!method_known (method))
     {
@@ -298,6 +334,7 @@ lb_store_server_finalize (GObject *object)
   g_free (self->root_real);
   g_free (self->url);
   g_hash_table_unref (self->temps);
+  lb_store_verifier_free (self->verifier);
   G_OBJECT_CLASS (lb_store_server_parent_class)->finalize (object);
 }
 
@@ -315,6 +352,7 @@ lb_store_server_init (LbStoreServer *self)
 {
   self->temps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->anchor_peer = -1;
+  self->verifier = lb_store_verifier_new ();
   self->umask = umask (022);
   umask (self->umask);
 }
