@@ -20,12 +20,16 @@
  * comparison time does not depend on where the strings differ.
  *
  * Passwords (--passwd-file): "user:hash" lines, the hash in crypt(3) form as produced by
- * `lightbox-store --hash-password USER` (yescrypt, "$y$…", salted by libxcrypt). Verified
- * credentials are remembered as a keyed SHA-256 of the whole Authorization header, so a
- * keep-alive client does not pay yescrypt's deliberate cost (tens of ms) on every request.
- * The hash itself (lb_store_auth_verify()) is for a worker thread: the server never runs it on
- * its main loop (lb-store-verify.c).
-
+ * `lightbox-store --hash-password USER` (yescrypt, "$y$…", salted by libxcrypt); SHA-512-crypt
+ * ($6$), bcrypt and scrypt are taken too, the methods libxcrypt calls legacy (MD5-crypt, ...)
+ * are refused. Verified credentials are remembered as a keyed SHA-256 of the whole
+ * Authorization header, so a keep-alive client does not pay yescrypt's deliberate cost (tens
+ * of ms) on every request. The hash itself (lb_store_auth_verify()) is for a worker thread:
+ * the server never runs it on its main loop (lb-store-verify.c).
+ *
+ * An unknown user name is hashed too, against a hash of the method and cost of the file's
+ * own entries (the most common ones if they differ), so that the time of an answer does not
+ * tell which names exist.
  */
 
 struct _LbStoreAuth
@@ -36,8 +40,9 @@ struct _LbStoreAuth
   GHashTable *users;         /* user name → crypt(3) hash */
   GHashTable *verified;      /* keyed digest of a good Basic header → user name */
   guint8      cache_key[32]; /* random per process: the cache never holds a usable secret */
-  char       *dummy_setting; /* yescrypt setting hashed against for unknown users */
-  char       *dummy_method;  /* its method ("$y$"), for diagnostics */
+  char       *dummy_setting; /* hashed against for unknown users: same method and cost as
+                              * the entries (yescrypt while there are none) */
+  char       *dummy_method;  /* its method and cost ("$y$j9T$"), for diagnostics */
   GMutex      lock;          /* the verified cache may be touched from several threads */
 };
 
@@ -172,6 +177,40 @@ hash_method (const char *hash)
   return g_strndup (hash, (gsize) (p - hash) + 1);
 }
 
+/* Makes the hash of unknown users the entries' method and cost: the most common one when
+ * they differ, and then says that those of the others can be told apart by timing. */
+static void
+choose_dummy (LbStoreAuth *self, const char *path)
+{
+  g_autoptr(GHashTable) counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GHashTableIter iter;
+  gpointer key, value;
+  guint best = 0;
+
+  g_hash_table_iter_init (&iter, self->users);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      char *method = hash_method (value);
+      guint n = GPOINTER_TO_UINT (g_hash_table_lookup (counts, method)) + 1;
+
+      g_hash_table_replace (counts, method, GUINT_TO_POINTER (n));
+      if (n > best)
+        {
+          best = n;
+          g_free (self->dummy_setting);
+          g_free (self->dummy_method);
+          /* An entry's own hash serves as the setting: crypt(3) takes method, cost and salt
+           * from it. No unknown name can match (the user must exist). */
+          self->dummy_setting = g_strdup (value);
+          self->dummy_method = g_strdup (method);
+        }
+    }
+  if (g_hash_table_size (counts) > 1)
+    g_warning ("%s mixes hash methods or costs: the time of a refusal tells users of the "
+               "others (%s is used for unknown names); make all hashes with --hash-password",
+               path, self->dummy_method);
+}
+
 gboolean
 lb_store_auth_load_passwd (LbStoreAuth *self, const char *path, GError **error)
 {
@@ -201,6 +240,24 @@ lb_store_auth_load_passwd (LbStoreAuth *self, const char *path, GError **error)
           return FALSE;
         }
       *colon = '\0';
+      /* libxcrypt's verdict: MD5-crypt ($1$), DES, NT and SHA-256-crypt ($5$) are legacy
+       * methods, fast enough to guess passwords offline and to tell users apart by timing. */
+      switch (crypt_checksalt (colon + 1))
+        {
+        case CRYPT_SALT_OK:
+          break;
+        case CRYPT_SALT_METHOD_LEGACY:
+          g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED,
+                       "%s:%u: user %s has a%s hash, a method too fast to resist guessing; make "
+                       "a new one with --hash-password", path, i + 1, l,
+                       g_str_has_prefix (colon + 1, "$1$") ? "n MD5-crypt ($1$)" : " legacy");
+          return FALSE;
+        default:
+          g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED,
+                       "%s:%u: the hash of user %s is not one libxcrypt can check (see "
+                       "--hash-password)", path, i + 1, l);
+          return FALSE;
+        }
       g_hash_table_replace (self->users, g_strdup (l), g_strdup (colon + 1));
       added++;
     }
@@ -210,6 +267,7 @@ lb_store_auth_load_passwd (LbStoreAuth *self, const char *path, GError **error)
                    "Password file %s holds no user", path);
       return FALSE;
     }
+  choose_dummy (self, path);
   return TRUE;
 }
 
@@ -269,8 +327,8 @@ check_basic (LbStoreAuth *self, const char *header, const char *b64, char **user
   *colon = '\0';
 
   stored = g_hash_table_lookup (self->users, creds);
-  /* Hash even for unknown users (against a fixed yescrypt setting) so timing does not tell
-   * which user names exist. */
+  /* Hash even for unknown users (against a hash of the entries' own method and cost) so
+   * timing does not tell which user names exist. */
   data = g_new0 (struct crypt_data, 1);
   hashed = crypt_r (colon + 1,
                     stored != NULL ? stored : self->dummy_setting,

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Denial of service without credentials against the real lightbox-store binary on 127.0.0.1
  * (issue 30): PROPFIND amplification and a large Depth 1 listing, a listener out of
- * descriptors, a keep-alive request at exactly the timeout, floods of wrong passwords and
- * stalled TLS handshakes. Requests go out as raw bytes over plain sockets; the store's memory
- * peak and threads are read from /proc/PID/status, and what runs where from its debug log
- * (G_MESSAGES_DEBUG=lb-store-server). Waits are bounded guards against a hang, never speed
- * thresholds; the one comparison of times (a GET during a large PROPFIND against the PROPFIND
- * itself) is between two figures of the same run. */
+ * descriptors, a keep-alive request at exactly the timeout, floods of wrong passwords, stalled
+ * TLS handshakes and user names told apart by timing. Requests go out as raw bytes over plain
+ * sockets; the store's memory peak and threads are read from /proc/PID/status, and what runs
+ * where from its debug log (G_MESSAGES_DEBUG=lb-store-server). Waits are bounded guards
+ * against a hang, never speed thresholds; the one comparison of times (a GET during a large
+ * PROPFIND against the PROPFIND itself) is between two figures of the same run. */
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
@@ -935,6 +935,112 @@ test_tls_stalled (void)
   log = store_stop (&s);
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* 14. User names told apart by timing                                                        */
+
+/* "user:$6$…" with SHA-512-crypt at its default cost (5000 rounds), made by openssl(1) (not
+ * crypt(3) here: ASan intercepts crypt_r, and the test would no longer link libcrypt). */
+static char *
+sha512_line (const char *user, const char *password, const char *salt)
+{
+  g_autoptr (GSubprocess) p = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *out = NULL;
+
+  p = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, "openssl", "passwd", "-6", "-salt", salt,
+                        password, NULL);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (p, NULL, NULL, &out, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_successful (p));
+  g_assert_true (g_str_has_prefix (out, "$6$"));
+  return g_strdup_printf ("%s:%s", user, out);
+}
+
+/* The hash method of each "password checked" line of @log, in order. */
+static GPtrArray *
+checked_methods (const char *log)
+{
+  GPtrArray *methods = g_ptr_array_new_with_free_func (g_free);
+  const char *key = "password checked in a worker thread: refused, hash method ";
+
+  for (const char *p = log; (p = strstr (p, key)) != NULL; p++)
+    {
+      const char *m = p + strlen (key);
+      g_ptr_array_add (methods, g_strndup (m, strcspn (m, "\r\n")));
+    }
+  return methods;
+}
+
+/* With $6$ hashes in the password file, an unknown user was checked against yescrypt: 20 ms
+ * against 1.5 ms for a known one. Now unknown users are checked with the entries' own method
+ * and cost, which the store's debug log names for each check; and MD5-crypt ($1$, 0.2 ms) is
+ * refused at start-up. */
+static void
+test_auth_timing (void)
+{
+  g_autofree char *root = make_root ("timing");
+  g_autofree char *file = g_build_filename (root, "a.txt", NULL);
+  g_autofree char *passwd = g_build_filename (base, "sha512-passwd", NULL);
+  g_autofree char *md5 = g_build_filename (base, "md5-passwd", NULL);
+  g_autofree char *lines = NULL;
+  g_autofree char *log = NULL;
+  g_autoptr (GPtrArray) methods = NULL;
+  const char *users[] = { "alice", "bob", "nobody", "mallory" }; /* two known, two unknown */
+  g_autofree char *openssl = g_find_program_in_path ("openssl");
+  Store s = { 0 };
+
+  if (openssl == NULL)
+    {
+      g_test_skip ("openssl missing (build-aux/install-deps.sh)");
+      return;
+    }
+  write_file (file, "hello");
+  {
+    g_autofree char *a = sha512_line ("alice", "alice's secret", "saltAAAA");
+    g_autofree char *b = sha512_line ("bob", "bob's secret", "saltBBBB");
+    lines = g_strconcat (a, b, NULL);
+  }
+  write_file (passwd, lines);
+  store_start (&s, root, (const char *const[]) { "--passwd-file", passwd, NULL }, TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (users); i++)
+    {
+      g_autofree char *creds = g_strdup_printf ("%s:not the password", users[i]);
+      g_autofree char *b64 = g_base64_encode ((const guchar *) creds, strlen (creds));
+      g_autofree char *head = g_strdup_printf ("GET /a.txt HTTP/1.1\r\nHost: h\r\nAuthorization: Basic %s", b64);
+      g_autoptr (GString) reply = request (s.port, head, NULL, 0);
+
+      g_assert_cmpuint (reply_status (reply), ==, 401);
+    }
+  log = store_stop (&s);
+  methods = checked_methods (log);
+  g_assert_cmpuint (methods->len, ==, G_N_ELEMENTS (users));
+  for (guint i = 0; i < methods->len; i++)
+    {
+      g_test_message ("%s: checked with %s", users[i], (const char *) g_ptr_array_index (methods, i));
+      g_assert_cmpstr (g_ptr_array_index (methods, i), ==, "$6$");
+    }
+
+  /* MD5-crypt is refused at start-up, with a message that says so. */
+  write_file (md5, "carol:$1$saltsalt$qjXMvbEw8oaL.CzflDugX/\n");
+  {
+    g_autofree char *bin = g_build_filename (g_getenv ("LB_BUILD_ROOT"), "src", "server", "lightbox-store", NULL);
+    g_autoptr (GSubprocess) p = NULL;
+    g_autoptr (GError) error = NULL;
+    g_autofree char *out = NULL;
+
+    p = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_MERGE, &error,
+                          bin, "--port", "0", "--passwd-file", md5, root, NULL);
+    g_assert_no_error (error);
+    g_subprocess_communicate_utf8 (p, NULL, NULL, &out, NULL, &error);
+    g_assert_no_error (error);
+    g_test_message ("a $1$ entry: exit %d, %s", g_subprocess_get_exit_status (p), out);
+    g_assert_true (g_subprocess_get_if_exited (p));
+    g_assert_cmpint (g_subprocess_get_exit_status (p), ==, 1);
+    g_assert_nonnull (strstr (out, "MD5-crypt ($1$)"));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -951,6 +1057,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store-dos/keepalive-at-timeout", test_keepalive_at_timeout);
   g_test_add_func ("/store-dos/auth-flood", test_auth_flood);
   g_test_add_func ("/store-dos/tls-stalled", test_tls_stalled);
+  g_test_add_func ("/store-dos/auth-timing", test_auth_timing);
   rc = g_test_run ();
 
   {
