@@ -8,44 +8,24 @@
 #include <string.h>
 
 #include "lb-bench-panel.h"
-#include "lb-bench-table.h"
-
-typedef struct {
-  char          *filter;
-  char          *params;
-  guint          width, height;
-  LbSampleFormat format;
-  guint          threads;
-  double         ms;
-} Record;
+#include "lb-bench-record.h"
+#include "lb-measure-table.h"
 
 struct _LbBenchPanel {
-  GtkWidget      parent_instance;
+  GtkWidget         parent_instance;
 
-  GArray        *records;   /* of Record */
-  GtkStringList *rows;      /* one formatted line per record, for the list view */
-  GtkWidget     *box;
-  GtkWidget     *list;
-  GtkWidget     *plot;
-  GtkWidget     *summary;
+  /* Template widgets */
+  GtkWidget        *box;
+  GtkWidget        *table;      /* GtkColumnView over sorted */
+  GtkSortListModel *sorted;     /* records in the order of the column clicked last */
+  GtkWidget        *plot;
+  GtkWidget        *summary;
+
+  /* Owned */
+  GListStore       *records;    /* LbBenchRecord, in the order they were logged */
 };
 
 G_DEFINE_FINAL_TYPE (LbBenchPanel, lb_bench_panel, GTK_TYPE_WIDGET)
-
-static void
-record_clear (gpointer data)
-{
-  Record *r = data;
-
-  g_free (r->filter);
-  g_free (r->params);
-}
-
-static double
-mpx_per_s (const Record *r)
-{
-  return r->ms > 0 ? (double) r->width * r->height / 1e6 / (r->ms / 1000.0) : 0;
-}
 
 /* ---- plot ------------------------------------------------------------------------------ */
 
@@ -58,8 +38,8 @@ static int
 compare_by_x (gconstpointer a,
               gconstpointer b)
 {
-  const Record *ra = *(const Record **) a, *rb = *(const Record **) b;
-  double xa = (double) ra->width * ra->height, xb = (double) rb->width * rb->height;
+  double xa = lb_bench_record_get_megapixels (*(LbBenchRecord **) a);
+  double xb = lb_bench_record_get_megapixels (*(LbBenchRecord **) b);
 
   return xa < xb ? -1 : xa > xb ? 1 : 0;
 }
@@ -83,18 +63,22 @@ draw_plot (GtkDrawingArea *area,
   const double ml = 56, mr = 12, mt = 12, mb = 34;
   double xmax = 0, ymax = 0, pw = width - ml - mr, ph = height - mt - mb, step;
   g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  g_autoptr (GPtrArray) records = g_ptr_array_new_with_free_func (g_object_unref);
 
   cairo_set_source_rgb (cr, 0.12, 0.12, 0.12);
   cairo_paint (cr);
   if (pw < 20 || ph < 20)
     return;
-  for (guint i = 0; i < self->records->len; i++)
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (self->records)); i++)
     {
-      Record *r = &g_array_index (self->records, Record, i);
-      xmax = MAX (xmax, (double) r->width * r->height / 1e6);
-      ymax = MAX (ymax, r->ms);
-      if (!g_ptr_array_find_with_equal_func (names, r->filter, g_str_equal, NULL))
-        g_ptr_array_add (names, r->filter);
+      LbBenchRecord *r = g_list_model_get_item (G_LIST_MODEL (self->records), i);
+      const char *filter = lb_bench_record_get_filter (r);
+
+      g_ptr_array_add (records, r);
+      xmax = MAX (xmax, lb_bench_record_get_megapixels (r));
+      ymax = MAX (ymax, lb_bench_record_get_ms (r));
+      if (!g_ptr_array_find_with_equal_func (names, filter, g_str_equal, NULL))
+        g_ptr_array_add (names, (gpointer) filter);
     }
   if (xmax <= 0)
     xmax = 1;
@@ -153,20 +137,16 @@ draw_plot (GtkDrawingArea *area,
       g_autoptr (GPtrArray) pts = g_ptr_array_new ();
       const double *c = palette[s % G_N_ELEMENTS (palette)];
 
-      for (guint i = 0; i < self->records->len; i++)
-        {
-          Record *r = &g_array_index (self->records, Record, i);
-          if (g_str_equal (r->filter, names->pdata[s]))
-            g_ptr_array_add (pts, r);
-        }
+      for (guint i = 0; i < records->len; i++)
+        if (g_str_equal (lb_bench_record_get_filter (records->pdata[i]), names->pdata[s]))
+          g_ptr_array_add (pts, records->pdata[i]);
       g_ptr_array_sort (pts, compare_by_x);
       cairo_set_source_rgb (cr, c[0], c[1], c[2]);
       cairo_set_line_width (cr, 1.5);
       for (guint i = 0; i < pts->len; i++)
         {
-          Record *r = pts->pdata[i];
-          double px = ml + (double) r->width * r->height / 1e6 / xmax * pw;
-          double py = mt + ph - r->ms / ymax * ph;
+          double px = ml + lb_bench_record_get_megapixels (pts->pdata[i]) / xmax * pw;
+          double py = mt + ph - lb_bench_record_get_ms (pts->pdata[i]) / ymax * ph;
           if (i == 0)
             cairo_move_to (cr, px, py);
           else
@@ -175,9 +155,8 @@ draw_plot (GtkDrawingArea *area,
       cairo_stroke (cr);
       for (guint i = 0; i < pts->len; i++)
         {
-          Record *r = pts->pdata[i];
-          double px = ml + (double) r->width * r->height / 1e6 / xmax * pw;
-          double py = mt + ph - r->ms / ymax * ph;
+          double px = ml + lb_bench_record_get_megapixels (pts->pdata[i]) / xmax * pw;
+          double py = mt + ph - lb_bench_record_get_ms (pts->pdata[i]) / ymax * ph;
           cairo_arc (cr, px, py, 3, 0, 2 * G_PI);
           cairo_fill (cr);
         }
@@ -190,7 +169,77 @@ draw_plot (GtkDrawingArea *area,
     }
 }
 
-/* ---- widget ---------------------------------------------------------------------------- */
+/* ---- table cells (the closures of ui/lb-bench-panel.ui) ------------------------------ */
+
+/* The log shows the last part of the id ("threshold"); CSV and the tooltip keep all of it. */
+static char *
+short_filter_name (gpointer    item,
+                   const char *filter)
+{
+  const char *dot = filter ? strrchr (filter, '.') : NULL;
+
+  return g_strdup (dot ? dot + 1 : filter);
+}
+
+static char *
+format_size (gpointer item,
+             guint    width,
+             guint    height)
+{
+  return g_strdup_printf ("%u×%u", width, height);
+}
+
+static char *
+format_count (gpointer item,
+              guint    n)
+{
+  return g_strdup_printf ("%u", n);
+}
+
+static char *
+format_ms (gpointer item,
+           double   ms)
+{
+  return g_strdup_printf ("%.2f", ms);
+}
+
+static char *
+format_mpx_per_s (gpointer item,
+                  double   mpx_per_s)
+{
+  return g_strdup_printf ("%.1f", mpx_per_s);
+}
+
+/* ---- actions --------------------------------------------------------------------------- */
+
+static guint
+n_records (LbBenchPanel *self)
+{
+  return g_list_model_get_n_items (G_LIST_MODEL (self->records));
+}
+
+/* Export, copy and clear need something in the log. */
+static void
+update_actions (LbBenchPanel *self)
+{
+  gboolean any = n_records (self) > 0;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "bench.export", any);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "bench.copy", any);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "bench.clear", any);
+}
+
+static void
+records_changed (LbBenchPanel *self)
+{
+  guint n = n_records (self);
+  /* short: the toolbar beside it has four buttons in half of a 1280 px window */
+  g_autofree char *sum = g_strdup_printf (ngettext ("%u pass", "%u passes", n), n);
+
+  gtk_label_set_text (GTK_LABEL (self->summary), sum);
+  gtk_widget_queue_draw (self->plot);
+  update_actions (self);
+}
 
 static void
 on_csv_response (GtkNativeDialog *native,
@@ -209,138 +258,96 @@ on_csv_response (GtkNativeDialog *native,
   g_object_unref (native);
 }
 
+/* bench.export: the log as CSV, to a file the user picks. */
 static void
-on_export_clicked (LbBenchPanel *self)
+export_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
 {
   GtkFileChooserNative *native;
 
   native = gtk_file_chooser_native_new (_("Export Benchmark CSV"),
-                                        GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))),
+                                        GTK_WINDOW (gtk_widget_get_root (widget)),
                                         GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (native), "lightbox-benchmark.csv");
-  g_signal_connect (native, "response", G_CALLBACK (on_csv_response), self);
+  g_signal_connect (native, "response", G_CALLBACK (on_csv_response), widget);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
 }
+
+/* bench.copy (Ctrl+C in the panel): the table as shown, tab-separated for a spreadsheet. */
+static void
+copy_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  g_autofree char *text = lb_bench_panel_dup_text (LB_BENCH_PANEL (widget));
+
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), text);
+}
+
+/* bench.clear */
+static void
+clear_action (GtkWidget  *widget,
+              const char *action_name,
+              GVariant   *parameter)
+{
+  lb_bench_panel_clear (LB_BENCH_PANEL (widget));
+}
+
+/* ---- widget ---------------------------------------------------------------------------- */
 
 static void
 lb_bench_panel_dispose (GObject *object)
 {
   LbBenchPanel *self = LB_BENCH_PANEL (object);
 
-  g_clear_pointer (&self->box, gtk_widget_unparent);
-  g_clear_object (&self->rows);
+  gtk_widget_dispose_template (GTK_WIDGET (self), LB_TYPE_BENCH_PANEL);
+  g_clear_object (&self->records);
   G_OBJECT_CLASS (lb_bench_panel_parent_class)->dispose (object);
-}
-
-static void
-lb_bench_panel_finalize (GObject *object)
-{
-  g_array_unref (LB_BENCH_PANEL (object)->records);
-  G_OBJECT_CLASS (lb_bench_panel_parent_class)->finalize (object);
 }
 
 static void
 lb_bench_panel_class_init (LbBenchPanelClass *klass)
 {
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
   G_OBJECT_CLASS (klass)->dispose = lb_bench_panel_dispose;
-  G_OBJECT_CLASS (klass)->finalize = lb_bench_panel_finalize;
-  gtk_widget_class_set_layout_manager_type (GTK_WIDGET_CLASS (klass), GTK_TYPE_BIN_LAYOUT);
-  gtk_widget_class_set_css_name (GTK_WIDGET_CLASS (klass), "lb-bench-panel");
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "lb-bench-panel");
+
+  /* the cells and sorters look the type up by name */
+  g_type_ensure (LB_TYPE_BENCH_RECORD);
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/lightbox/Lightbox/ui/lb-bench-panel.ui");
+  gtk_widget_class_bind_template_child (widget_class, LbBenchPanel, box);
+  gtk_widget_class_bind_template_child (widget_class, LbBenchPanel, table);
+  gtk_widget_class_bind_template_child (widget_class, LbBenchPanel, sorted);
+  gtk_widget_class_bind_template_child (widget_class, LbBenchPanel, plot);
+  gtk_widget_class_bind_template_child (widget_class, LbBenchPanel, summary);
+  gtk_widget_class_bind_template_callback (widget_class, short_filter_name);
+  gtk_widget_class_bind_template_callback (widget_class, format_size);
+  gtk_widget_class_bind_template_callback (widget_class, format_count);
+  gtk_widget_class_bind_template_callback (widget_class, format_ms);
+  gtk_widget_class_bind_template_callback (widget_class, format_mpx_per_s);
+
+  gtk_widget_class_install_action (widget_class, "bench.export", NULL, export_action);
+  gtk_widget_class_install_action (widget_class, "bench.copy", NULL, copy_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_c, GDK_CONTROL_MASK, "bench.copy",
+                                       NULL);
+  gtk_widget_class_install_action (widget_class, "bench.clear", NULL, clear_action);
 }
-
-static void
-setup_row (GtkSignalListItemFactory *f,
-           GtkListItem              *item,
-           gpointer                  data)
-{
-  GtkWidget *label = gtk_label_new (NULL);
-
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
-  gtk_widget_add_css_class (label, "monospace");
-  gtk_list_item_set_child (item, label);
-}
-
-static void
-bind_row (GtkSignalListItemFactory *f,
-          GtkListItem              *item,
-          gpointer                  data)
-{
-  GtkStringObject *s = gtk_list_item_get_item (item);
-
-  gtk_label_set_text (GTK_LABEL (gtk_list_item_get_child (item)), gtk_string_object_get_string (s));
-}
-
-#define ROW_FORMAT "%-14s %-20s %9s %-6s %3s %9s %8s"
 
 static void
 lb_bench_panel_init (LbBenchPanel *self)
 {
-  GtkWidget *left, *toolbar, *button, *scroller, *header;
-  GtkListItemFactory *f;
-  g_autofree char *head = NULL;
-
-  self->records = g_array_new (FALSE, TRUE, sizeof (Record));
-  g_array_set_clear_func (self->records, record_clear);
-  self->rows = gtk_string_list_new (NULL);
-
-  self->box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-  gtk_widget_set_size_request (self->box, -1, 240);
-  gtk_widget_set_margin_start (self->box, 6);
-  gtk_widget_set_margin_end (self->box, 6);
-  gtk_widget_set_margin_top (self->box, 6);
-  gtk_widget_set_margin_bottom (self->box, 6);
-  gtk_widget_set_parent (self->box, GTK_WIDGET (self));
-
-  left = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  gtk_widget_set_hexpand (left, TRUE);
-  toolbar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  button = gtk_button_new_with_mnemonic (_("_Run Benchmark"));
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "win.run-benchmark");
-  gtk_widget_set_tooltip_text (button, _("Time the last filter on the current image at several sizes"));
-  gtk_box_append (GTK_BOX (toolbar), button);
-  button = gtk_button_new_with_mnemonic (_("E_xport CSV…"));
-  g_signal_connect_swapped (button, "clicked", G_CALLBACK (on_export_clicked), self);
-  gtk_box_append (GTK_BOX (toolbar), button);
-  button = gtk_button_new_with_mnemonic (_("C_lear"));
-  g_signal_connect_swapped (button, "clicked", G_CALLBACK (lb_bench_panel_clear), self);
-  gtk_box_append (GTK_BOX (toolbar), button);
-  self->summary = gtk_label_new (_("Every filter pass is logged here."));
-  gtk_label_set_xalign (GTK_LABEL (self->summary), 0);
-  gtk_label_set_ellipsize (GTK_LABEL (self->summary), PANGO_ELLIPSIZE_END);
-  gtk_widget_set_hexpand (self->summary, TRUE);
-  gtk_widget_add_css_class (self->summary, "dim-label");
-  gtk_box_append (GTK_BOX (toolbar), self->summary);
-  gtk_box_append (GTK_BOX (left), toolbar);
-
-  head = g_strdup_printf (ROW_FORMAT, _("filter"), _("parameters"), _("size"), _("format"),
-                          _("thr"), _("ms"), _("Mpx/s"));
-  header = gtk_label_new (head);
-  gtk_label_set_xalign (GTK_LABEL (header), 0);
-  gtk_label_set_ellipsize (GTK_LABEL (header), PANGO_ELLIPSIZE_END);
-  gtk_widget_add_css_class (header, "monospace");
-  gtk_widget_add_css_class (header, "dim-label");
-  gtk_box_append (GTK_BOX (left), header);
-  f = gtk_signal_list_item_factory_new ();
-  g_signal_connect (f, "setup", G_CALLBACK (setup_row), NULL);
-  g_signal_connect (f, "bind", G_CALLBACK (bind_row), NULL);
-  self->list = gtk_list_view_new (GTK_SELECTION_MODEL (gtk_no_selection_new (
-                                    G_LIST_MODEL (g_object_ref (self->rows)))), f);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->list), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Benchmark log"), -1);
-  scroller = gtk_scrolled_window_new ();
-  gtk_widget_set_vexpand (scroller, TRUE);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), self->list);
-  gtk_box_append (GTK_BOX (left), scroller);
-  gtk_box_append (GTK_BOX (self->box), left);
-
-  self->plot = gtk_drawing_area_new ();
-  gtk_widget_set_size_request (self->plot, 320, 180);
-  gtk_widget_add_css_class (self->plot, "lb-bench-plot");
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->records = g_list_store_new (LB_TYPE_BENCH_RECORD);
+  /* a click on a column's header sorts the table; the log itself keeps its order */
+  gtk_sort_list_model_set_model (self->sorted, G_LIST_MODEL (self->records));
+  gtk_sort_list_model_set_sorter (self->sorted,
+                                  gtk_column_view_get_sorter (GTK_COLUMN_VIEW (self->table)));
   gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->plot), draw_plot, self, NULL);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->plot), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Time against image size"), -1);
-  gtk_box_append (GTK_BOX (self->box), self->plot);
+  update_actions (self);
 }
 
 GtkWidget *
@@ -359,49 +366,62 @@ lb_bench_panel_add (LbBenchPanel  *self,
                     guint          threads,
                     double         ms)
 {
-  Record r = { 0 };
-  g_autofree char *size = NULL, *thr = NULL, *mss = NULL, *mps = NULL, *line = NULL;
+  g_autoptr (LbBenchRecord) record = NULL;
 
   g_return_if_fail (LB_IS_BENCH_PANEL (self));
-  r.filter = g_strdup (filter);
-  r.params = g_strdup (params ? params : "");
-  r.width = width;
-  r.height = height;
-  r.format = format;
-  r.threads = threads;
-  r.ms = ms;
-  g_array_append_val (self->records, r);
-  size = g_strdup_printf ("%u×%u", width, height);
-  thr = g_strdup_printf ("%u", threads);
-  mss = g_strdup_printf ("%.2f", ms);
-  mps = g_strdup_printf ("%.1f", mpx_per_s (&r));
-  /* the log shows the last part of the id ("threshold"); CSV keeps the full id */
-  line = g_strdup_printf (ROW_FORMAT, strrchr (filter, '.') ? strrchr (filter, '.') + 1 : filter,
-                          r.params, size, lb_sample_format_to_string (format), thr, mss, mps);
-  gtk_string_list_append (self->rows, line);
-  gtk_widget_queue_draw (self->plot);
-  {
-    g_autofree char *sum = g_strdup_printf (ngettext ("%u pass logged", "%u passes logged",
-                                                      self->records->len), self->records->len);
-    gtk_label_set_text (GTK_LABEL (self->summary), sum);
-  }
+  record = lb_bench_record_new (filter, params, width, height, format, threads, ms);
+  g_list_store_append (self->records, record);
+  records_changed (self);
 }
 
 guint
 lb_bench_panel_get_n_records (LbBenchPanel *self)
 {
   g_return_val_if_fail (LB_IS_BENCH_PANEL (self), 0);
-  return self->records->len;
+  return n_records (self);
 }
 
 void
 lb_bench_panel_clear (LbBenchPanel *self)
 {
   g_return_if_fail (LB_IS_BENCH_PANEL (self));
-  g_array_set_size (self->records, 0);
-  gtk_string_list_splice (self->rows, 0, g_list_model_get_n_items (G_LIST_MODEL (self->rows)),
-                          NULL);
-  gtk_widget_queue_draw (self->plot);
+  g_list_store_remove_all (self->records);
+  records_changed (self);
+}
+
+char *
+lb_bench_panel_dup_text (LbBenchPanel *self)
+{
+  GListModel *columns;
+  g_autoptr (GString) text = g_string_new (NULL);
+
+  g_return_val_if_fail (LB_IS_BENCH_PANEL (self), NULL);
+  columns = gtk_column_view_get_columns (GTK_COLUMN_VIEW (self->table));
+  for (guint c = 0; c < g_list_model_get_n_items (columns); c++)
+    {
+      g_autoptr (GtkColumnViewColumn) column = g_list_model_get_item (columns, c);
+
+      if (c > 0)
+        g_string_append_c (text, '\t');
+      g_string_append (text, gtk_column_view_column_get_title (column));
+    }
+  g_string_append_c (text, '\n');
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (self->sorted)); i++)
+    {
+      g_autoptr (LbBenchRecord) r = g_list_model_get_item (G_LIST_MODEL (self->sorted), i);
+      g_autofree char *name = short_filter_name (NULL, lb_bench_record_get_filter (r));
+      g_autofree char *size = format_size (NULL, lb_bench_record_get_width (r),
+                                           lb_bench_record_get_height (r));
+      g_autofree char *threads = format_count (NULL, lb_bench_record_get_threads (r));
+      g_autofree char *ms = format_ms (NULL, lb_bench_record_get_ms (r));
+      g_autofree char *mps = format_mpx_per_s (NULL, lb_bench_record_get_mpx_per_s (r));
+
+      g_string_append_printf (text, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name,
+                              lb_bench_record_get_params (r), size,
+                              lb_sample_format_to_string (lb_bench_record_get_format (r)),
+                              threads, ms, mps);
+    }
+  return g_string_free (g_steal_pointer (&text), FALSE);
 }
 
 gboolean
@@ -411,31 +431,31 @@ lb_bench_panel_write_csv (LbBenchPanel *self,
 {
   static const char *const columns[] = { "filter", "params", "width", "height", "format",
                                          "threads", "ms", "mpx_per_s", NULL };
-  g_autoptr (LbBenchTable) table = lb_bench_table_new ("Lightbox benchmark mode", columns);
+  g_autoptr (LbMeasureTable) table = lb_measure_table_new ("Lightbox benchmark mode", columns);
 
   g_return_val_if_fail (LB_IS_BENCH_PANEL (self), FALSE);
-  for (guint i = 0; i < self->records->len; i++)
+  for (guint i = 0; i < n_records (self); i++)
     {
-      Record *r = &g_array_index (self->records, Record, i);
-      g_autofree char *w = g_strdup_printf ("%u", r->width);
-      g_autofree char *h = g_strdup_printf ("%u", r->height);
-      g_autofree char *t = g_strdup_printf ("%u", r->threads);
+      g_autoptr (LbBenchRecord) r = g_list_model_get_item (G_LIST_MODEL (self->records), i);
+      g_autofree char *w = g_strdup_printf ("%u", lb_bench_record_get_width (r));
+      g_autofree char *h = g_strdup_printf ("%u", lb_bench_record_get_height (r));
+      g_autofree char *t = g_strdup_printf ("%u", lb_bench_record_get_threads (r));
       char ms[G_ASCII_DTOSTR_BUF_SIZE], mps[G_ASCII_DTOSTR_BUF_SIZE];
       const char *cells[8];
 
-      g_ascii_formatd (ms, sizeof ms, "%.3f", r->ms);
-      g_ascii_formatd (mps, sizeof mps, "%.3f", mpx_per_s (r));
-      cells[0] = r->filter;
-      cells[1] = r->params;
+      g_ascii_formatd (ms, sizeof ms, "%.3f", lb_bench_record_get_ms (r));
+      g_ascii_formatd (mps, sizeof mps, "%.3f", lb_bench_record_get_mpx_per_s (r));
+      cells[0] = lb_bench_record_get_filter (r);
+      cells[1] = lb_bench_record_get_params (r);
       cells[2] = w;
       cells[3] = h;
-      cells[4] = lb_sample_format_to_string (r->format);
+      cells[4] = lb_sample_format_to_string (lb_bench_record_get_format (r));
       cells[5] = t;
       cells[6] = ms;
       cells[7] = mps;
-      lb_bench_table_add_row (table, cells);
+      lb_measure_table_add_row (table, cells);
     }
-  return lb_bench_table_write_csv (table, path, error);
+  return lb_measure_table_write_csv (table, path, error);
 }
 
 GtkWidget *
@@ -443,4 +463,11 @@ lb_bench_panel_get_plot (LbBenchPanel *self)
 {
   g_return_val_if_fail (LB_IS_BENCH_PANEL (self), NULL);
   return self->plot;
+}
+
+GtkWidget *
+lb_bench_panel_get_table (LbBenchPanel *self)
+{
+  g_return_val_if_fail (LB_IS_BENCH_PANEL (self), NULL);
+  return self->table;
 }

@@ -10,14 +10,19 @@
 struct _LbParamDialog {
   GtkWindow       parent_instance;
 
+  /* Template widgets */
+  GtkWidget      *apply;
+  GtkWidget      *description;
+  GtkWidget      *grid;
+  GtkWidget      *advanced;      /* GtkExpander around advanced_grid */
+  GtkWidget      *advanced_grid;
+  GtkWidget      *error_label;
+  GtkWidget      *preview;
+
   /* Owned */
   LbFilter       *filter;
   LbFilterParams *params;
   GHashTable     *widgets;     /* name → editing widget (borrowed) */
-  /* Borrowed */
-  GtkWidget      *apply;
-  GtkWidget      *error_label;
-  GtkWidget      *preview;
   gboolean        done;
   gboolean        syncing;     /* scale ↔ spin updates in progress */
 };
@@ -201,36 +206,6 @@ lb_param_dialog_close_request (GtkWindow *window)
 }
 
 static void
-lb_param_dialog_dispose (GObject *object)
-{
-  LbParamDialog *self = LB_PARAM_DIALOG (object);
-
-  g_clear_pointer (&self->widgets, g_hash_table_unref);
-  g_clear_pointer (&self->params, lb_filter_params_unref);
-  g_clear_object (&self->filter);
-  G_OBJECT_CLASS (lb_param_dialog_parent_class)->dispose (object);
-}
-
-static void
-lb_param_dialog_class_init (LbParamDialogClass *klass)
-{
-  G_OBJECT_CLASS (klass)->dispose = lb_param_dialog_dispose;
-  GTK_WINDOW_CLASS (klass)->close_request = lb_param_dialog_close_request;
-  signals[SIGNAL_CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                                          0, NULL, NULL, NULL, G_TYPE_NONE, 0);
-  signals[SIGNAL_DONE] = g_signal_new ("done", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
-                                       0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_BOOLEAN);
-  gtk_widget_class_add_binding_action (GTK_WIDGET_CLASS (klass), GDK_KEY_Escape, 0,
-                                       "window.close", NULL);
-}
-
-static void
-lb_param_dialog_init (LbParamDialog *self)
-{
-  self->widgets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-}
-
-static void
 on_apply_clicked (LbParamDialog *self)
 {
   finish (self, TRUE);
@@ -248,87 +223,83 @@ on_preview_toggled (LbParamDialog *self)
   g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
 }
 
+static void
+lb_param_dialog_dispose (GObject *object)
+{
+  LbParamDialog *self = LB_PARAM_DIALOG (object);
+
+  g_clear_pointer (&self->widgets, g_hash_table_unref);
+  g_clear_pointer (&self->params, lb_filter_params_unref);
+  g_clear_object (&self->filter);
+  gtk_widget_dispose_template (GTK_WIDGET (object), LB_TYPE_PARAM_DIALOG);
+  G_OBJECT_CLASS (lb_param_dialog_parent_class)->dispose (object);
+}
+
+static void
+lb_param_dialog_class_init (LbParamDialogClass *klass)
+{
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  G_OBJECT_CLASS (klass)->dispose = lb_param_dialog_dispose;
+  GTK_WINDOW_CLASS (klass)->close_request = lb_param_dialog_close_request;
+  signals[SIGNAL_CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                          0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_DONE] = g_signal_new ("done", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                       0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_BOOLEAN);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/lightbox/Lightbox/ui/lb-param-dialog.ui");
+  gtk_widget_class_bind_template_child (widget_class, LbParamDialog, apply);
+  gtk_widget_class_bind_template_child (widget_class, LbParamDialog, description);
+  gtk_widget_class_bind_template_child (widget_class, LbParamDialog, grid);
+  gtk_widget_class_bind_template_child (widget_class, LbParamDialog, advanced);
+  gtk_widget_class_bind_template_child (widget_class, LbParamDialog, advanced_grid);
+  gtk_widget_class_bind_template_child (widget_class, LbParamDialog, error_label);
+  gtk_widget_class_bind_template_child (widget_class, LbParamDialog, preview);
+  gtk_widget_class_bind_template_callback (widget_class, on_apply_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_cancel_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_preview_toggled);
+}
+
+static void
+lb_param_dialog_init (LbParamDialog *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->widgets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
+
 LbParamDialog *
 lb_param_dialog_new (LbFilter       *filter,
                      LbFilterParams *initial,
                      GtkWindow      *parent)
 {
   LbParamDialog *self;
-  GtkWidget *header, *cancel, *grid, *adv_grid = NULL, *expander = NULL, *box, *desc;
-  int row = 0, adv_row = 0;
+  int row = 0, advanced_row = 0;
 
   g_return_val_if_fail (LB_IS_FILTER (filter), NULL);
   self = g_object_new (LB_TYPE_PARAM_DIALOG, "title", lb_filter_get_name (filter),
-                       "transient-for", parent, "resizable", TRUE, "default-width", 420, NULL);
+                       "transient-for", parent, NULL);
   self->filter = g_object_ref (filter);
   self->params = initial ? lb_filter_params_copy (initial) : lb_filter_params_new (filter);
-
-  header = gtk_header_bar_new ();
-  gtk_header_bar_set_show_title_buttons (GTK_HEADER_BAR (header), FALSE);
-  cancel = gtk_button_new_with_mnemonic (_("_Cancel"));
-  self->apply = gtk_button_new_with_mnemonic (_("_Apply"));
-  gtk_widget_add_css_class (self->apply, "suggested-action");
-  gtk_header_bar_pack_start (GTK_HEADER_BAR (header), cancel);
-  gtk_header_bar_pack_end (GTK_HEADER_BAR (header), self->apply);
-  gtk_window_set_titlebar (GTK_WINDOW (self), header);
-  gtk_window_set_default_widget (GTK_WINDOW (self), self->apply);
-  g_signal_connect_swapped (self->apply, "clicked", G_CALLBACK (on_apply_clicked), self);
-  g_signal_connect_swapped (cancel, "clicked", G_CALLBACK (on_cancel_clicked), self);
-
-  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
-  gtk_widget_set_margin_start (box, 18);
-  gtk_widget_set_margin_end (box, 18);
-  gtk_widget_set_margin_top (box, 12);
-  gtk_widget_set_margin_bottom (box, 18);
   if (lb_filter_get_description (filter))
     {
-      desc = gtk_label_new (lb_filter_get_description (filter));
-      gtk_label_set_wrap (GTK_LABEL (desc), TRUE);
-      gtk_label_set_xalign (GTK_LABEL (desc), 0);
-      gtk_widget_add_css_class (desc, "dim-label");
-      gtk_box_append (GTK_BOX (box), desc);
+      gtk_label_set_text (GTK_LABEL (self->description), lb_filter_get_description (filter));
+      gtk_widget_set_visible (self->description, TRUE);
     }
-  grid = gtk_grid_new ();
-  gtk_grid_set_row_spacing (GTK_GRID (grid), 8);
-  gtk_grid_set_column_spacing (GTK_GRID (grid), 12);
-  gtk_box_append (GTK_BOX (box), grid);
+  /* one row per parameter, from its spec; advanced ones in the expander */
   for (guint i = 0; i < lb_filter_get_n_params (filter); i++)
     {
       const LbParamSpec *spec = lb_filter_get_param (filter, i);
       GtkWidget *label, *editor = build_row (self, spec, &label);
+      gboolean advanced = (spec->flags & LB_PARAM_FLAG_ADVANCED) != 0;
+      GtkGrid *grid = GTK_GRID (advanced ? self->advanced_grid : self->grid);
+      int *r = advanced ? &advanced_row : &row;
 
-      if (spec->flags & LB_PARAM_FLAG_ADVANCED)
-        {
-          if (adv_grid == NULL)
-            {
-              adv_grid = gtk_grid_new ();
-              gtk_grid_set_row_spacing (GTK_GRID (adv_grid), 8);
-              gtk_grid_set_column_spacing (GTK_GRID (adv_grid), 12);
-              gtk_widget_set_margin_top (adv_grid, 8);
-              expander = gtk_expander_new_with_mnemonic (_("A_dvanced"));
-              gtk_expander_set_child (GTK_EXPANDER (expander), adv_grid);
-            }
-          gtk_grid_attach (GTK_GRID (adv_grid), label, 0, adv_row, 1, 1);
-          gtk_grid_attach (GTK_GRID (adv_grid), editor, 1, adv_row++, 1, 1);
-        }
-      else
-        {
-          gtk_grid_attach (GTK_GRID (grid), label, 0, row, 1, 1);
-          gtk_grid_attach (GTK_GRID (grid), editor, 1, row++, 1, 1);
-        }
+      gtk_grid_attach (grid, label, 0, *r, 1, 1);
+      gtk_grid_attach (grid, editor, 1, (*r)++, 1, 1);
     }
-  if (expander)
-    gtk_box_append (GTK_BOX (box), expander);
-  self->error_label = gtk_label_new (NULL);
-  gtk_widget_add_css_class (self->error_label, "error");
-  gtk_label_set_wrap (GTK_LABEL (self->error_label), TRUE);
-  gtk_widget_set_visible (self->error_label, FALSE);
-  gtk_box_append (GTK_BOX (box), self->error_label);
-  self->preview = gtk_check_button_new_with_mnemonic (_("_Preview the visible area"));
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (self->preview), TRUE);
-  g_signal_connect_swapped (self->preview, "toggled", G_CALLBACK (on_preview_toggled), self);
-  gtk_box_append (GTK_BOX (box), self->preview);
-  gtk_window_set_child (GTK_WINDOW (self), box);
+  gtk_widget_set_visible (self->advanced, advanced_row > 0);
   return self;
 }
 

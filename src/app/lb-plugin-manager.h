@@ -11,7 +11,9 @@ G_BEGIN_DECLS
  * LbPluginManager:
  *
  * A window listing every filter the registry holds (name, id, category, version, where it
- * came from) and every file it skipped with the reason. It follows the registry live.
+ * came from) and every file it skipped with the reason. It follows the registry live;
+ * plugins.reload (F5, and the button in its header bar) scans the folders again. The window
+ * is ui/lb-plugin-manager.ui.
  */
 #define LB_TYPE_PLUGIN_MANAGER (lb_plugin_manager_get_type ())
 G_DECLARE_FINAL_TYPE (LbPluginManager, lb_plugin_manager, LB, PLUGIN_MANAGER, GtkWindow)

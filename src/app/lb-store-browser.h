@@ -21,6 +21,13 @@ G_BEGIN_DECLS
  * Each container's children are sorted within it, folders first, by the column whose header
  * was clicked (or tree.sort, Alt+1/2/3); the order is kept in GSettings
  * (tree-sort-column, tree-sort-descending).
+ *
+ * Actions: tree.sort("name"|"size"|"modified"), tree.refresh (F5: lists again the folder of
+ * the selected row) and tree.open (what Enter does to the selected row).
+ *
+ * The widget is ui/lb-store-browser.ui; its rows are the list-item templates
+ * ui/lb-browser-*-cell.ui over LbBrowserNode items (lb-browser-node.h), listed by
+ * LbBrowserChildren (lb-browser-children.h).
  */
 #define LB_TYPE_STORE_BROWSER (lb_store_browser_get_type ())
 G_DECLARE_FINAL_TYPE (LbStoreBrowser, lb_store_browser, LB, STORE_BROWSER, GtkWidget)

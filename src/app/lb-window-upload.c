@@ -7,12 +7,14 @@
 
 #include "lb-error.h"
 #include "lb-png.h"
+#include "lb-upload-dialog.h"
 #include "lb-window-private.h"
 #include "lb-write-back.h"
 
-/* Upload to the store: name prompt → encode (worker thread) → conditional PUT → on conflict
- * ask keep both / overwrite / cancel → verification result in the status bar. Export writes
- * the same PNG (with provenance) to a local file chosen with GtkFileChooserNative. */
+/* Upload to the store: name prompt (LbUploadDialog) → encode (worker thread) → conditional
+ * PUT → on conflict ask keep both / overwrite / cancel (ui/lb-upload-conflict.ui) →
+ * verification result in the status bar. Export writes the same PNG (with provenance) to a
+ * local file chosen with GtkFileChooserNative. */
 
 typedef struct {
   LbWindow *self;
@@ -122,22 +124,13 @@ ask_conflict (UploadCtx *ctx)
 {
   LbWindow *self = ctx->self;
   g_autofree char *shown = lb_store_uri_display_name (ctx->uri);
-  GtkWidget *dialog;
+  g_autofree char *text = g_strdup_printf (_("“%s” already exists in the store"), shown);
+  g_autoptr (GtkBuilder) builder =
+    gtk_builder_new_from_resource ("/io/github/lightbox/Lightbox/ui/lb-upload-conflict.ui");
+  GtkWidget *dialog = GTK_WIDGET (gtk_builder_get_object (builder, "dialog"));
 
-  dialog = gtk_message_dialog_new (GTK_WINDOW (self),
-                                   GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
-                                   GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE,
-                                   _("“%s” already exists in the store"), shown);
-  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s",
-                                            _("Keep both uploads the image under a new "
-                                              "numbered name. Overwrite replaces the "
-                                              "existing image, only if nobody changed it "
-                                              "since it was checked."));
-  gtk_dialog_add_buttons (GTK_DIALOG (dialog), _("_Cancel"), GTK_RESPONSE_CANCEL,
-                          _("_Overwrite"), 1, _("_Keep Both"), 2, NULL);
-  gtk_dialog_set_default_response (GTK_DIALOG (dialog), 2);
-  gtk_widget_add_css_class (gtk_dialog_get_widget_for_response (GTK_DIALOG (dialog), 1),
-                            "destructive-action");
+  g_object_set (dialog, "text", text, NULL);
+  gtk_window_set_transient_for (GTK_WINDOW (dialog), GTK_WINDOW (self));
   g_signal_connect (dialog, "response", G_CALLBACK (on_conflict_response), ctx);
   self->conflict_dialog = dialog;
   gtk_window_present (GTK_WINDOW (dialog));
@@ -313,7 +306,7 @@ _lb_window_upload (LbWindow *self)
   const char *src;
   g_autofree char *src_name = NULL;
   g_autofree char *def = NULL;
-  GtkWidget *dialog, *box, *label, *entry;
+  GtkWidget *dialog;
   const char *flabel;
 
   if (self->history == NULL || self->store == NULL || self->busy || self->upload_dialog)
@@ -326,30 +319,9 @@ _lb_window_upload (LbWindow *self)
   flabel = lb_history_get_file_label (self->history);
   def = lb_write_back_derived_name (src_name, flabel ? flabel : "lightbox", 1);
 
-  dialog = gtk_dialog_new_with_buttons (_("Upload to Store"), GTK_WINDOW (self),
-                                        GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT
-                                        | GTK_DIALOG_USE_HEADER_BAR,
-                                        _("_Cancel"), GTK_RESPONSE_CANCEL,
-                                        _("_Upload"), GTK_RESPONSE_OK, NULL);
-  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_OK);
-  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  gtk_widget_set_margin_start (box, 18);
-  gtk_widget_set_margin_end (box, 18);
-  gtk_widget_set_margin_top (box, 18);
-  gtk_widget_set_margin_bottom (box, 18);
-  label = gtk_label_new (_("Name of the new image, next to the original:"));
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_box_append (GTK_BOX (box), label);
-  entry = gtk_entry_new ();
-  gtk_editable_set_text (GTK_EDITABLE (entry), def);
-  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
-  gtk_editable_set_width_chars (GTK_EDITABLE (entry), 40);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Upload name"), -1);
-  gtk_box_append (GTK_BOX (box), entry);
-  gtk_box_append (GTK_BOX (gtk_dialog_get_content_area (GTK_DIALOG (dialog))), box);
+  dialog = GTK_WIDGET (lb_upload_dialog_new (GTK_WINDOW (self), def));
   self->upload_dialog = dialog;
-  self->upload_entry = entry;
+  self->upload_entry = lb_upload_dialog_get_entry (LB_UPLOAD_DIALOG (dialog));
   g_signal_connect (dialog, "response", G_CALLBACK (on_upload_response), self);
   gtk_window_present (GTK_WINDOW (dialog));
 }

@@ -5,6 +5,7 @@
 #include <libsoup/soup.h>
 
 #include "lb-store-listener.h"
+#include "lb-store-lock.h"
 #include "lb-store-server.h"
 
 G_BEGIN_DECLS
@@ -27,6 +28,7 @@ struct _LbStoreServer
   guint            max_connections; /* 0: derived from the descriptor limit */
   int              anchor_peer; /* the silent end of libsoup's keep-alive anchor, -1 for none */
   GHashTable      *temps;      /* in-flight upload temporaries (owned paths) */
+  LbStoreLocks    *locks;      /* paths whose check-and-commit is under way (lb-store-lock.h) */
   char            *url;
   mode_t           umask;
   guint            timeout_s;  /* header deadline and longest I/O wait, 0 = none */

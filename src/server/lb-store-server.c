@@ -335,6 +335,7 @@ lb_store_server_finalize (GObject *object)
   g_free (self->url);
   g_hash_table_unref (self->temps);
   lb_store_verifier_free (self->verifier);
+  lb_store_locks_free (self->locks);
   G_OBJECT_CLASS (lb_store_server_parent_class)->finalize (object);
 }
 
@@ -353,6 +354,7 @@ lb_store_server_init (LbStoreServer *self)
   self->temps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->anchor_peer = -1;
   self->verifier = lb_store_verifier_new ();
+  self->locks = lb_store_locks_new ();
   self->umask = umask (022);
   umask (self->umask);
 }

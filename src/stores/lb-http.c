@@ -265,6 +265,18 @@ lb_http_map_transport_error (SoupMessage *msg, GError *error)
   return mapped;
 }
 
+GError *
+lb_http_map_read_error (const char *uri, GError *error)
+{
+  GError *mapped;
+
+  if (error->domain == LB_ERROR || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return error;
+  mapped = g_error_new (LB_ERROR, LB_ERROR_NETWORK, "%s: %s", uri, error->message);
+  g_error_free (error);
+  return mapped;
+}
+
 gboolean
 lb_http_method_is_idempotent (const char *method)
 {
@@ -284,6 +296,12 @@ typedef struct {
   guint              retries_left;
   guint              attempt;
   GSource           *sleep;    /* owned, nullable */
+  /* lb_http_request_async(): the task returns the whole body instead of the stream */
+  gboolean               read_body;
+  char                  *uri;            /* owned: the request URL without userinfo */
+  guint64                max_bytes;
+  GFileProgressCallback  progress;
+  gpointer               progress_data;
 } SendData;
 
 static void
@@ -299,10 +317,12 @@ send_data_free (gpointer data)
   g_clear_object (&d->session);
   g_clear_object (&d->msg);
   g_clear_object (&d->held);
+  g_free (d->uri);
   g_free (d);
 }
 
 static void send_attempt (GTask *task);
+static void return_response (GTask *task, GInputStream *stream);
 static gboolean try_bearer (GTask *task, GInputStream *stream);
 
 static gboolean
@@ -399,9 +419,7 @@ on_send_done (GObject *source, GAsyncResult *result, gpointer user_data)
   }
   if (soup_message_get_status (d->msg) == 401 && try_bearer (task, stream))
     return;
-  g_task_return_pointer (task, lb_http_body_stream_new (stream, d->msg, NULL, NULL),
-                         g_object_unref);
-  g_object_unref (task);
+  return_response (task, g_steal_pointer (&stream));
 }
 
 static void
@@ -428,9 +446,7 @@ on_bearer_answer (const char *username, const char *password, const char *token,
       return;
     }
   /* cancelled (a password is no answer to a Bearer challenge): the 401 stands */
-  g_task_return_pointer (task, lb_http_body_stream_new (d->held, d->msg, NULL, NULL), g_object_unref);
-  g_clear_object (&d->held);
-  g_object_unref (task);
+  return_response (task, g_steal_pointer (&d->held));
 }
 
 /* After a 401: resend with a token the user gave for a Basic/Digest challenge, or ask the
@@ -481,6 +497,50 @@ try_bearer (GTask *task, GInputStream *stream)
 }
 
 static void
+on_request_body (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  SendData *d = g_task_get_task_data (task);
+  GError *error = NULL;
+  GBytes *body = lb_http_read_all_finish (G_INPUT_STREAM (source), result, &error);
+
+  if (body != NULL)
+    g_task_return_pointer (task, body, (GDestroyNotify) g_bytes_unref);
+  else if (g_error_matches (error, LB_ERROR, LB_ERROR_TOO_LARGE))
+    {
+      /* lb_http_read_all_async() speaks of listings; this can be any response */
+      g_task_return_new_error (task, LB_ERROR, LB_ERROR_TOO_LARGE,
+                               "%s: response larger than %" G_GUINT64_FORMAT " bytes", d->uri,
+                               d->max_bytes);
+      g_error_free (error);
+    }
+  else
+    g_task_return_error (task, error);
+  g_object_unref (task);
+}
+
+/* Completes @task with the final response's body @stream (taking it and the task's reference):
+ * as a stream that fails when the body is cut short, or read whole for lb_http_request_async(). */
+static void
+return_response (GTask *task, GInputStream *stream)
+{
+  SendData *d = g_task_get_task_data (task);
+  g_autoptr(GInputStream) raw = stream;
+  g_autoptr(GInputStream) body = lb_http_body_stream_new (raw, d->msg, NULL, NULL);
+
+  if (!d->read_body)
+    {
+      g_task_return_pointer (task, g_steal_pointer (&body), g_object_unref);
+      g_object_unref (task);
+      return;
+    }
+  lb_http_read_all_async (body, d->uri,
+                          lb_http_body_stream_get_expected (LB_HTTP_BODY_STREAM (body)),
+                          d->max_bytes, g_task_get_cancellable (task), d->progress,
+                          d->progress_data, on_request_body, task);
+}
+
+static void
 send_attempt (GTask *task)
 {
   SendData *d = g_task_get_task_data (task);
@@ -494,34 +554,77 @@ send_attempt (GTask *task)
                            on_send_done, task);
 }
 
+static GTask *
+send_task_new (SoupSession *session, SoupMessage *msg, guint max_retries, gpointer tag,
+               GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+  GTask *task = g_task_new (session, cancellable, callback, user_data);
+  SendData *d = g_new0 (SendData, 1);
+
+  g_task_set_source_tag (task, tag);
+  d->session = g_object_ref (session);
+  d->msg = g_object_ref (msg);
+  d->retries_left = max_retries;
+  g_task_set_task_data (task, d, send_data_free);
+  return task;
+}
+
 void
 lb_http_send_async (SoupSession *session, SoupMessage *msg, guint max_retries,
                     LbHttpRebuildFunc rebuild, gpointer rebuild_data, GCancellable *cancellable,
                     GAsyncReadyCallback callback, gpointer user_data)
 {
-  GTask *task = g_task_new (session, cancellable, callback, user_data);
-  SendData *d = g_new0 (SendData, 1);
+  GTask *task = send_task_new (session, msg, max_retries, lb_http_send_async, cancellable,
+                               callback, user_data);
+  SendData *d = g_task_get_task_data (task);
 
-  g_task_set_source_tag (task, lb_http_send_async);
-  d->session = g_object_ref (session);
-  d->msg = g_object_ref (msg);
   d->rebuild = rebuild;
   d->rebuild_data = rebuild_data;
-  d->retries_left = max_retries;
-  g_task_set_task_data (task, d, send_data_free);
   send_attempt (task);
+}
+
+void
+lb_http_request_async (SoupSession *session, SoupMessage *msg, guint max_retries,
+                       guint64 max_bytes, GCancellable *cancellable,
+                       GFileProgressCallback progress, gpointer progress_data,
+                       GAsyncReadyCallback callback, gpointer user_data)
+{
+  GTask *task = send_task_new (session, msg, max_retries, lb_http_request_async, cancellable,
+                               callback, user_data);
+  SendData *d = g_task_get_task_data (task);
+
+  d->read_body = TRUE;
+  d->uri = message_uri (msg);
+  d->max_bytes = max_bytes;
+  d->progress = progress;
+  d->progress_data = progress_data;
+  send_attempt (task);
+}
+
+/* The result of a send task, and in @out_msg the message that got the final response (NULL
+ * for a task reported without one). */
+static gpointer
+propagate_with_msg (GTask *task, SoupMessage **out_msg, GError **error)
+{
+  SendData *d = g_task_get_task_data (task);
+
+  if (out_msg != NULL)
+    *out_msg = d != NULL && d->msg != NULL ? g_object_ref (d->msg) : NULL;
+  return g_task_propagate_pointer (task, error);
 }
 
 GInputStream *
 lb_http_send_finish (SoupSession *session, GAsyncResult *result, SoupMessage **out_msg,
                      GError **error)
 {
-  GTask *task = G_TASK (result);
-  SendData *d = g_task_get_task_data (task);
+  return propagate_with_msg (G_TASK (result), out_msg, error);
+}
 
-  if (out_msg != NULL)
-    *out_msg = d != NULL && d->msg != NULL ? g_object_ref (d->msg) : NULL;
-  return g_task_propagate_pointer (task, error);
+GBytes *
+lb_http_request_finish (SoupSession *session, GAsyncResult *result, SoupMessage **out_msg,
+                        GError **error)
+{
+  return propagate_with_msg (G_TASK (result), out_msg, error);
 }
 
 /* ---- drain -------------------------------------------------------------------------------- */
@@ -618,13 +721,7 @@ on_read_all_chunk (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (chunk == NULL)
     {
-      if (error->domain != LB_ERROR && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          GError *mapped = g_error_new (LB_ERROR, LB_ERROR_NETWORK, "%s: %s", d->uri, error->message);
-          g_error_free (error);
-          error = mapped;
-        }
-      g_task_return_error (task, error);
+      g_task_return_error (task, lb_http_map_read_error (d->uri, error));
       g_object_unref (task);
       return;
     }

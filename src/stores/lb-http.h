@@ -50,6 +50,11 @@ gboolean     lb_http_check_status         (SoupMessage     *msg,
 GError      *lb_http_map_transport_error  (SoupMessage     *msg,
                                            GError          *error);
 
+/* Maps an error reading a response body to %LB_ERROR_NETWORK with @uri in the message; errors
+ * already in %LB_ERROR (truncation) and cancellation pass as they are. Takes ownership. */
+GError      *lb_http_map_read_error       (const char      *uri,
+                                           GError          *error);
+
 /* TRUE for idempotent methods that lb_http_send_async() may retry. */
 gboolean     lb_http_method_is_idempotent (const char      *method);
 
@@ -100,6 +105,26 @@ void     lb_http_read_all_async  (GInputStream          *stream,
 GBytes  *lb_http_read_all_finish (GInputStream          *stream,
                                   GAsyncResult          *result,
                                   GError               **error);
+
+/**
+ * lb_http_request_async:
+ * @max_retries: as for lb_http_send_async() (only idempotent methods are retried)
+ * @max_bytes: fail with %LB_ERROR_TOO_LARGE past this many bytes of body (0 = no cap)
+ *
+ * Sends @msg (lb_http_send_async(), no rebuild) and reads the whole response body
+ * (lb_http_read_all_async(), with progress against Content-Length when the response has
+ * one). Finish returns the body and the message that produced the final response. The
+ * status is NOT checked: the caller decides, since an error answer may carry a body worth
+ * reading (STOW-RS failures list their reasons in it). Transport and truncation errors, and
+ * a body over @max_bytes, carry the request URL (without userinfo).
+ */
+void    lb_http_request_async  (SoupSession *session, SoupMessage *msg, guint max_retries,
+                                guint64 max_bytes, GCancellable *cancellable,
+                                GFileProgressCallback progress, gpointer progress_data,
+                                GAsyncReadyCallback callback, gpointer user_data);
+/* @out_msg: (out) (optional) (transfer full): the message that got the final response */
+GBytes *lb_http_request_finish (SoupSession *session, GAsyncResult *result,
+                                SoupMessage **out_msg, GError **error);
 
 /**
  * lb_http_drain_async:

@@ -20,6 +20,10 @@ LbCredentialsRequest *lb_credentials_request_new (const char              *schem
                                                   gpointer                 answer_data,
                                                   GDestroyNotify           answer_destroy);
 
+/* Ends @task with @error (taking both): what every failed step of a backend operation does. */
+void lb_store_task_fail (GTask  *task,
+                         GError *error);
+
 /* Generated (lb-store-backends.c): calls every function listed in stores_backend_inits. */
 void lb_store_backends_init_extra (void);
 

@@ -199,6 +199,13 @@ lb_store_get_capabilities (LbStore *self)
   return LB_STORE_GET_IFACE (self)->get_capabilities (self);
 }
 
+void
+lb_store_task_fail (GTask *task, GError *error)
+{
+  g_task_return_error (task, error);
+  g_object_unref (task);
+}
+
 /* A backend without an operation answers it with a clear error instead of crashing. */
 static void
 report_unsupported (LbStore *self, const char *what, const char *uri, GAsyncReadyCallback callback,
@@ -208,6 +215,14 @@ report_unsupported (LbStore *self, const char *what, const char *uri, GAsyncRead
                            "%s: the %s store does not support %s",
                            uri != NULL ? uri : lb_store_get_uri (self),
                            lb_store_get_backend_name (self), what);
+}
+
+/* TRUE when @result is a plain #GTask whose pointer is the answer: an error lb_store reported
+ * itself (tagged with @tag), or the result of a backend without a finish function. */
+static gboolean
+is_plain_task (GAsyncResult *result, gpointer tag, gpointer finish)
+{
+  return finish == NULL || g_async_result_is_tagged (result, tag);
 }
 
 void
@@ -228,7 +243,7 @@ GPtrArray *
 lb_store_list_finish (LbStore *self, GAsyncResult *result, GError **error)
 {
   g_return_val_if_fail (LB_IS_STORE (self), NULL);
-  if (g_async_result_is_tagged (result, lb_store_list_async))
+  if (is_plain_task (result, lb_store_list_async, LB_STORE_GET_IFACE (self)->list_finish))
     return g_task_propagate_pointer (G_TASK (result), error);
   return LB_STORE_GET_IFACE (self)->list_finish (self, result, error);
 }
@@ -250,7 +265,7 @@ LbStoreEntry *
 lb_store_stat_finish (LbStore *self, GAsyncResult *result, GError **error)
 {
   g_return_val_if_fail (LB_IS_STORE (self), NULL);
-  if (g_async_result_is_tagged (result, lb_store_stat_async))
+  if (is_plain_task (result, lb_store_stat_async, LB_STORE_GET_IFACE (self)->stat_finish))
     return g_task_propagate_pointer (G_TASK (result), error);
   return LB_STORE_GET_IFACE (self)->stat_finish (self, result, error);
 }
@@ -311,7 +326,7 @@ LbStoreEntry *
 lb_store_write_finish (LbStore *self, GAsyncResult *result, GError **error)
 {
   g_return_val_if_fail (LB_IS_STORE (self), NULL);
-  if (g_async_result_is_tagged (result, lb_store_write_async))
+  if (is_plain_task (result, lb_store_write_async, LB_STORE_GET_IFACE (self)->write_finish))
     return g_task_propagate_pointer (G_TASK (result), error);
   return LB_STORE_GET_IFACE (self)->write_finish (self, result, error);
 }
@@ -347,7 +362,7 @@ LbStoreEntry *
 lb_store_mkdir_finish (LbStore *self, GAsyncResult *result, GError **error)
 {
   g_return_val_if_fail (LB_IS_STORE (self), NULL);
-  if (g_async_result_is_tagged (result, lb_store_mkdir_async))
+  if (is_plain_task (result, lb_store_mkdir_async, LB_STORE_GET_IFACE (self)->mkdir_finish))
     return g_task_propagate_pointer (G_TASK (result), error);
   return LB_STORE_GET_IFACE (self)->mkdir_finish (self, result, error);
 }

@@ -151,6 +151,9 @@ G_DECLARE_INTERFACE (LbStore, lb_store, LB, STORE, GObject)
  * and total bytes, total -1 when unknown) run on the caller's thread-default main context,
  * except for read, where they run in whichever thread reads the returned stream.
  * Async results complete on the thread-default main context of the caller.
+ *
+ * list_finish, stat_finish, write_finish and mkdir_finish may be left NULL by a backend whose
+ * #GTask returns the result as its pointer: lb_store_*_finish() then propagates that.
  */
 struct _LbStoreInterface {
   GTypeInterface parent_iface;

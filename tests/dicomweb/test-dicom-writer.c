@@ -6,11 +6,14 @@
 #include <math.h>
 #include <string.h>
 
-#include "dicom-test-util.h"
 #include "lb-dicom-dataset.h"
 #include "lb-dicom-frame.h"
 #include "lb-dicom-writer.h"
 #include "lb-error.h"
+#include "lb-test-dicom.h"
+#include "lb-test-files.h"
+#include "lb-test-image.h"
+#include "lb-test-process.h"
 
 static void
 test_uid (void)
@@ -46,8 +49,8 @@ test_uid (void)
 static LbImage *
 decode_ct_small (LbDicomDataset **out_md)
 {
-  g_autoptr(LbDicomDataset) md = load_metadata ("CT_small.json");
-  g_autoptr(GBytes) frame = load_data ("CT_small.frame");
+  g_autoptr(LbDicomDataset) md = lb_test_dicom_load_metadata ("CT_small.json");
+  g_autoptr(GBytes) frame = lb_test_dicom_load ("CT_small.frame");
   g_autoptr(GError) error = NULL;
   LbImage *img = lb_dicom_decode_frame (md, NULL, frame, "CT_small", NULL, &error);
 
@@ -64,13 +67,12 @@ test_secondary_capture (void)
   g_autoptr(LbDicomDataset) sc = NULL;
   g_autoptr(GBytes) file = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("lb-dicom-writer-XXXXXX", &error);
+  g_autofree char *dir = lb_test_make_tmpdir ("dicom-writer");
   g_autofree char *path = NULL, *dump = NULL, *err = NULL, *v = NULL;
   const guint8 *data;
   gsize len;
   int status;
 
-  g_assert_no_error (error);
   sc = lb_dicom_build_secondary_capture (img, md, "invert() \\ median(size=3)", 7, &error);
   g_assert_no_error (error);
   file = lb_dicom_write_part10 (sc, &error);
@@ -91,7 +93,7 @@ test_secondary_capture (void)
   {
     const char *argv[] = { "dcmdump", "+f", "-E", "-Un", path, NULL };
 
-    dump = run_tool (argv, &err, &status);
+    dump = lb_test_run_tool (argv, &err, &status);
     g_test_message ("dcmdump:\n%s\n%s", dump, err);
     g_assert_cmpint (status, ==, 0);
     g_assert_cmpstr (err, ==, "");
@@ -99,7 +101,7 @@ test_secondary_capture (void)
 #define CHECK(tag, want)                                                                        \
   do {                                                                                          \
     g_free (v);                                                                                 \
-    v = dump_value (dump, tag);                                                                 \
+    v = lb_test_dcmdump_value (dump, tag);                                                                 \
     g_assert_cmpstr (v, ==, want);                                                              \
   } while (0)
   CHECK ("(0002,0002)", LB_DICOM_SOP_CLASS_SECONDARY_CAPTURE);
@@ -126,7 +128,7 @@ test_secondary_capture (void)
   CHECK ("(0028,1054)", "HU");
   /* the series is new, the source is referenced */
   g_free (v);
-  v = dump_value (dump, "(0020,000e)");
+  v = lb_test_dcmdump_value (dump, "(0020,000e)");
   g_assert_nonnull (v);
   g_assert_cmpstr (v, !=, lb_dicom_dataset_get_string (md, LB_TAG_SERIES_INSTANCE_UID, 0));
   g_assert_true (g_str_has_prefix (v, "2.25."));
@@ -147,16 +149,16 @@ test_secondary_capture (void)
         "print(hashlib.sha256(a.astype('<i2' if ds.PixelRepresentation else '<u2').tobytes())"
         ".hexdigest())\n";
       const char *argv[] = { "/usr/bin/python3", "-c", script, path, NULL };
-      g_autofree char *out = NULL, *perr = NULL, *mine = pixel_sha256 (img);
+      g_autofree char *out = NULL, *perr = NULL, *mine = lb_test_stored_sha256 (img);
 
-      out = run_tool (argv, &perr, &status);
+      out = lb_test_run_tool (argv, &perr, &status);
       g_assert_cmpint (status, ==, 0);
       g_strstrip (out);
       if (g_strcmp0 (out, "skip") != 0)
         g_assert_cmpstr (out, ==, mine);
     }
 
-  check_dciodvfy (path);
+  lb_test_check_dciodvfy (path);
 
   g_unlink (path);
   g_rmdir (dir);

@@ -2,10 +2,11 @@
 /* End to end: the built lightbox-cli runs the xv set through the plugins on xv's golden
  * inputs and must reproduce xv's outputs; plus `filters`, --time and error handling. */
 
+#include <glib/gstdio.h>
 #include <string.h>
 
-#include "lb-engine-test-util.h"
 #include "lb-image-loader.h"
+#include "lb-test-files.h"
 
 static char *cli;
 static char *outdir;
@@ -60,7 +61,7 @@ static const struct {
 static char *
 golden_path (const char *name)
 {
-  return g_build_filename (g_getenv ("LB_TEST_DATA"), "golden", name, NULL);
+  return lb_test_build_path ("LB_TEST_DATA", "golden", name, NULL);
 }
 
 /* Runs lightbox-cli (with @env, or this process's environment); returns the exit status,
@@ -214,7 +215,7 @@ test_filters_skips_unsafe (void)
   g_autofree char *out = NULL, *err = NULL, *expect = NULL;
 
   g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
-  test_install_file (src, dir, "lb-xv.so");
+  lb_test_install_file (src, dir, "lb-xv.so");
   g_assert_cmpint (g_chmod (dir, 0777), ==, 0);
   path = g_strconcat (dir, ":", g_getenv ("LIGHTBOX_PLUGIN_PATH"), NULL);
   env = g_environ_setenv (env, "LIGHTBOX_PLUGIN_PATH", path, TRUE);
@@ -225,7 +226,7 @@ test_filters_skips_unsafe (void)
   /* The safe copy later in the path provides the filters. */
   g_assert_nonnull (strstr (out, "blur io.github.lightbox.xv.blur\n"));
   g_assert_cmpint (g_chmod (dir, 0700), ==, 0);
-  test_remove_tree (dir);
+  lb_test_remove_tree (dir);
 }
 
 static void
@@ -313,15 +314,15 @@ main (int argc, char **argv)
   int ret;
 
   g_test_init (&argc, &argv, NULL);
-  cli = g_build_filename (g_getenv ("LB_BUILD_ROOT"), "src", "cli", "lightbox-cli", NULL);
-  outdir = g_dir_make_tmp ("lb-test-cli-XXXXXX", NULL);
+  cli = lb_test_build_path ("LB_BUILD_ROOT", "src", "cli", "lightbox-cli", NULL);
+  outdir = lb_test_make_tmpdir ("test-cli");
   g_test_add_func ("/cli/golden", test_golden);
   g_test_add_func ("/cli/filters-listing", test_filters_listing);
   g_test_add_func ("/cli/filters-skips-unsafe", test_filters_skips_unsafe);
   g_test_add_func ("/cli/time-and-chain", test_time_and_chain);
   g_test_add_func ("/cli/errors", test_errors);
   ret = g_test_run ();
-  test_remove_tree (outdir);
+  lb_test_remove_tree (outdir);
   g_free (outdir);
   g_free (cli);
   return ret;

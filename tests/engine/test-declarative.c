@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "lb-declarative.h"
-#include "lb-engine-test-util.h"
 #include "lb-error.h"
 #include "lb-filter-registry.h"
 #include "lb-pipeline.h"
+#include "lb-test-image.h"
 
 static LbFilterRegistry *registry;
 
@@ -230,7 +230,7 @@ test_convolution_fast (void)
       const gboolean wide = sum_abs * (lb_sample_format_get_sample_size (fmt) == 2 ? 65535 : 255)
                             >= G_MAXINT32;
       const guint w = (guint) g_rand_int_range (rand, 1, 70), h = (guint) g_rand_int_range (rand, 1, 40);
-      g_autoptr (LbImage) in = test_image_new (w, h, fmt, (guint32) k + 1);
+      g_autoptr (LbImage) in = lb_test_image_new (w, h, fmt, (guint32) k + 1);
       LbImage *out[2] = { NULL, NULL };
       const LbFilterRect sel = { g_rand_int_range (rand, -3, (gint32) w), g_rand_int_range (rand, -3, (gint32) h),
                                  g_rand_int_range (rand, 1, (gint32) w + 4),
@@ -306,7 +306,8 @@ test_localised_name (void)
 }
 
 /* Random corruptions of valid files: every result is a filter or an LB_ERROR_PARSE naming
- * the origin, never a crash (run under valgrind/ASan by the test setups). */
+ * the origin, never a crash (run under valgrind/ASan by the test setups); the check alone
+ * (lightbox-store's) accepts and rejects the same files with the same messages. */
 static void
 test_mutations (void)
 {
@@ -326,6 +327,7 @@ test_mutations (void)
       guint edits = g_rand_int_range (rand, 1, 4);
       g_autoptr(GBytes) bytes = NULL;
       g_autoptr(GError) error = NULL;
+      g_autoptr(GError) check_error = NULL;
       g_autoptr(LbFilter) f = NULL;
 
       for (guint e = 0; e < edits; e++)
@@ -348,6 +350,9 @@ test_mutations (void)
         }
       bytes = g_string_free_to_bytes (text);
       f = lb_declarative_parse (bytes, "fuzz.lbfilter", NULL, NULL, &error);
+      g_assert_cmpint (lb_declarative_check (bytes, "fuzz.lbfilter", &check_error), ==, f != NULL);
+      if (f == NULL)
+        g_assert_cmpstr (check_error->message, ==, error->message);
       if (f != NULL)
         n_ok++;
       else

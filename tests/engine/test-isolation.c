@@ -7,13 +7,16 @@
  * to in-process ones. The misbehaving fixtures are tests/engine/misbehave/.
  */
 
+#include <glib/gstdio.h>
 #include <string.h>
 #include <sys/wait.h>
 
-#include "lb-engine-test-util.h"
 #include "lb-error.h"
 #include "lb-isolation.h"
 #include "lb-pipeline.h"
+#include "lb-test-files.h"
+#include "lb-test-image.h"
+#include "lb-test-loop.h"
 
 static LbFilterRegistry *registry;
 
@@ -22,7 +25,7 @@ misbehave_path (const char *name)
 {
   g_autofree char *file = g_strdup_printf ("misbehave-%s.%s", name, G_MODULE_SUFFIX);
 
-  return g_build_filename (g_getenv ("LB_MISBEHAVE_PLUGIN_DIR"), file, NULL);
+  return lb_test_build_path ("LB_MISBEHAVE_PLUGIN_DIR", file, NULL);
 }
 
 static GBytes *
@@ -119,7 +122,7 @@ check_death (const char *step,
              const char *id,
              const char *expect)
 {
-  g_autoptr(LbImage) input = test_image_new (61, 47, LB_FORMAT_RGB8, 5);
+  g_autoptr(LbImage) input = lb_test_image_new (61, 47, LB_FORMAT_RGB8, 5);
   g_autoptr(GBytes) before = copy_pixels (input);
   g_autofree char *path = misbehave_path (plugin);
   g_autofree char *message = g_strdup_printf ("Filter “%s” in plugin %s %s; the image is "
@@ -187,7 +190,7 @@ test_identical (void)
 
   for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
     {
-      g_autoptr(LbImage) input = test_image_new (73, 58, formats[f], 11 + f);
+      g_autoptr(LbImage) input = lb_test_image_new (73, 58, formats[f], 11 + f);
 
       for (guint s = 0; s < G_N_ELEMENTS (steps); s++)
         for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
@@ -244,7 +247,7 @@ test_identical (void)
 static void
 test_filter_error (void)
 {
-  g_autoptr(LbImage) input = test_image_new (32, 32, LB_FORMAT_GRAY8, 3);
+  g_autoptr(LbImage) input = lb_test_image_new (32, 32, LB_FORMAT_GRAY8, 3);
   const char *steps[] = { "io.github.lightbox.test.mark:fail-row=5",
                           "io.github.lightbox.test.mark:fail-row=-2" };
 
@@ -294,7 +297,7 @@ cancel_cb (gpointer data)
 static void
 test_cancel_hang (void)
 {
-  g_autoptr(LbImage) input = test_image_new (40, 40, LB_FORMAT_RGB8, 9);
+  g_autoptr(LbImage) input = lb_test_image_new (40, 40, LB_FORMAT_RGB8, 9);
   g_autoptr(GBytes) before = copy_pixels (input);
   g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
@@ -306,8 +309,7 @@ test_cancel_hang (void)
   g_assert_no_error (error);
   lb_pipeline_run_async (pipe, input, cancellable, run_done, &r);
   g_timeout_add (300, cancel_cb, cancellable);
-  while (!r.done)
-    g_main_context_iteration (NULL, TRUE);
+  lb_test_wait_flag (&r.done);
   g_unsetenv ("LIGHTBOX_FILTER_TIMEOUT");
   g_assert_null (r.output);
   g_assert_error (r.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
@@ -320,7 +322,7 @@ test_cancel_hang (void)
 static void
 test_watchdog (void)
 {
-  g_autoptr(LbImage) input = test_image_new (40, 40, LB_FORMAT_RGB8, 9);
+  g_autoptr(LbImage) input = lb_test_image_new (40, 40, LB_FORMAT_RGB8, 9);
   g_autoptr(GBytes) before = copy_pixels (input);
   g_autoptr(GError) error = NULL;
   g_autoptr(LbImage) out = NULL;
@@ -343,7 +345,7 @@ static void
 assert_slow_pass_outlives_watchdog (int         band_height,
                                     const char *step)
 {
-  g_autoptr(LbImage) input = test_image_new (16, 60, LB_FORMAT_GRAY8, 4);
+  g_autoptr(LbImage) input = lb_test_image_new (16, 60, LB_FORMAT_GRAY8, 4);
   g_autoptr(GError) error = NULL;
   g_autoptr(LbImage) ref = NULL;
   g_autoptr(LbImage) out = NULL;
@@ -379,7 +381,7 @@ load_fixture_path (const char *name)
 {
   g_autofree char *file = g_strdup_printf ("misbehave-%s.%s", name, G_MODULE_SUFFIX);
 
-  return g_build_filename (g_getenv ("LB_MISBEHAVE_LOAD_PLUGIN_DIR"), file, NULL);
+  return lb_test_build_path ("LB_MISBEHAVE_LOAD_PLUGIN_DIR", file, NULL);
 }
 
 /* Plugins that crash, exit or hang while being loaded (their constructor or query function)
@@ -400,7 +402,7 @@ test_load_misbehaving (void)
     g_strdup_printf ("%s: did not finish loading within 1 s in a helper process, so it was "
                      "not loaded into Lightbox", hang),
   };
-  g_autoptr(LbImage) small = test_image_new (8, 8, LB_FORMAT_GRAY8, 1);
+  g_autoptr(LbImage) small = lb_test_image_new (8, 8, LB_FORMAT_GRAY8, 1);
   GPtrArray *problems;
   gint64 t0;
 
@@ -453,8 +455,7 @@ test_load_unprobed (void)
     }
   /* a directory holding only the crashing fixture, made and removed here, since the child
    * does not live to clean up */
-  dir = g_dir_make_tmp ("lb-test-load-XXXXXX", NULL);
-  g_assert_nonnull (dir);
+  dir = lb_test_make_tmpdir ("test-load");
   copy = g_build_filename (dir, "misbehave-crash-query." G_MODULE_SUFFIX, NULL);
   {
     g_autofree char *crash = load_fixture_path ("crash-query");
@@ -475,11 +476,11 @@ test_load_unprobed (void)
 static void
 test_cli_crash (void)
 {
-  g_autofree char *cli = g_build_filename (g_getenv ("LB_BUILD_ROOT"), "src", "cli",
-                                           "lightbox-cli", NULL);
-  g_autofree char *input = g_build_filename (g_getenv ("LB_TEST_DATA"), "pngsuite",
-                                             "basn2c08.png", NULL);
-  g_autofree char *dir = g_dir_make_tmp ("lb-test-isolation-XXXXXX", NULL);
+  g_autofree char *cli = lb_test_build_path ("LB_BUILD_ROOT", "src", "cli", "lightbox-cli",
+                                             NULL);
+  g_autofree char *input = lb_test_build_path ("LB_TEST_DATA", "pngsuite", "basn2c08.png",
+                                               NULL);
+  g_autofree char *dir = lb_test_make_tmpdir ("test-isolation");
   g_autofree char *output = g_build_filename (dir, "out.png", NULL);
   g_autofree char *path = misbehave_path ("crash");
   g_autofree char *plugin_path = g_strdup_printf ("%s:%s", g_getenv ("LIGHTBOX_PLUGIN_PATH"),

@@ -3,11 +3,12 @@
 
 #include <string.h>
 
-#include "lb-engine-test-util.h"
 #include "lb-error.h"
 #include "lb-filter-params.h"
 #include "lb-filter-registry.h"
 #include "lb-pipeline.h"
+#include "lb-test-files.h"
+#include "lb-test-image.h"
 
 static LbFilterRegistry *registry;
 static char *plugin_dir;
@@ -173,12 +174,12 @@ test_parse_step (void)
 int
 main (int argc, char **argv)
 {
-  g_autofree char *src = test_plugin_path ("test-mark-10.so");
+  g_autofree char *src = lb_test_build_path ("LB_TEST_PLUGIN_DIR", "test-mark-10.so", NULL);
   int ret;
 
   g_test_init (&argc, &argv, NULL);
-  plugin_dir = g_dir_make_tmp ("lb-test-params-XXXXXX", NULL);
-  test_install_file (src, plugin_dir, "mark.so");
+  plugin_dir = lb_test_make_tmpdir ("test-params");
+  lb_test_install_file (src, plugin_dir, "mark.so");
   registry = lb_filter_registry_new ();
   lb_filter_registry_add_plugin_dir (registry, plugin_dir);
   lb_filter_registry_rescan (registry);
@@ -189,7 +190,7 @@ main (int argc, char **argv)
   g_test_add_func ("/params/parse-step", test_parse_step);
   ret = g_test_run ();
   g_object_unref (registry);
-  test_remove_tree (plugin_dir);
+  lb_test_remove_tree (plugin_dir);
   g_free (plugin_dir);
   return ret;
 }

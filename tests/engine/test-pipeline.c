@@ -1,17 +1,30 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* LbPipeline: determinism over threads and bands for every registered filter, selection,
- * cancellation, timing, progress, chains, async, formats. */
+ * cancellation, timing, progress, chains, async, formats; each of the eight sample formats
+ * where a filter takes it. */
 
 #include <string.h>
 
-#include "lb-engine-test-util.h"
 #include "lb-error.h"
 #include "lb-isolation.h"
 #include "lb-pipeline.h"
+#include "lb-test-files.h"
+#include "lb-test-image.h"
+#include "lb-test-loop.h"
 
 #define MARK_ID "io.github.lightbox.test.mark"
 #define MARK_FINISH_ID "io.github.lightbox.test.mark-finish"
 #define MARK_OVER_ID "io.github.lightbox.test.mark-over"
+#define THRESHOLD_ID "io.github.lightbox.example.threshold"
+#define BINOMIAL_ID "io.github.lightbox.filters.binomial-blur"
+
+/* Every sample format (lb-format.h); the test plugins take the first four only. */
+static const LbSampleFormat all_formats[] = {
+  LB_FORMAT_GRAY8, LB_FORMAT_GRAY16, LB_FORMAT_RGB8, LB_FORMAT_RGBA8,
+  LB_FORMAT_GRAYA8, LB_FORMAT_GRAYA16, LB_FORMAT_RGB16, LB_FORMAT_RGBA16,
+};
+G_STATIC_ASSERT (G_N_ELEMENTS (all_formats) == LB_N_FORMATS);
+#define N_COMMON_FORMATS 4
 
 static LbFilterRegistry *registry;
 static char *plugin_dir;
@@ -71,18 +84,20 @@ pixels_copy (LbImage *image)
                       lb_image_get_stride (image) * lb_image_get_height (image));
 }
 
-/* Every filter, every common format it supports, with and without a selection: the output
- * of {1,2,4} threads × bands {1,7,64,whole} equals the single-thread whole-image run, and
- * the input is never modified. */
+/* Every filter, every format it supports, with and without a selection: the output of
+ * {1,2,4} threads × bands {1,7,64,whole} equals the single-thread whole-image run, the input
+ * is never modified and alpha passes through. */
 static void
 test_determinism (void)
 {
-  static const LbSampleFormat formats[] = { LB_FORMAT_GRAY8, LB_FORMAT_GRAY16, LB_FORMAT_RGB8,
-                                            LB_FORMAT_RGBA8 };
+  const LbSampleFormat *formats = all_formats;
   static const guint threads[] = { 1, 2, 4 };
   static const guint bands[] = { 1, 7, 64, 0 };
   const LbFilterRect sel = { 9, 6, 40, 27 };
-  guint n = g_list_model_get_n_items (G_LIST_MODEL (registry)), n_checked = 0;
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (registry));
+  /* per format: runs of the example plugin, of a declarative kernel, of the test plugin */
+  guint n_threshold[LB_N_FORMATS] = { 0 }, n_kernel[LB_N_FORMATS] = { 0 };
+  guint n_mark[LB_N_FORMATS] = { 0 };
 
   for (guint i = 0; i < n; i++)
     {
@@ -91,10 +106,10 @@ test_determinism (void)
 
       if (lb_filter_get_kind (f) == LB_FILTER_KIND_CHAIN)
         continue;
-      for (guint k = 0; k < G_N_ELEMENTS (formats); k++)
+      for (guint k = 0; k < LB_N_FORMATS; k++)
         for (guint s = 0; s < 2; s++)
           {
-            g_autoptr(LbImage) input = test_image_new (61, 37, formats[k], 11 + k);
+            g_autoptr(LbImage) input = lb_test_image_new (61, 37, formats[k], 11 + k);
             g_autoptr(GBytes) before = pixels_copy (input);
             g_autoptr(GBytes) after = NULL;
             g_autoptr(LbImage) ref = NULL;
@@ -124,47 +139,93 @@ test_determinism (void)
                        lb_filter_get_id (f), params ? params : "defaults",
                        lb_sample_format_to_string (formats[k]), s);
             /* …and alpha passed through unchanged everywhere. */
-            if (formats[k] == LB_FORMAT_RGBA8)
-              for (guint y = 0; y < lb_image_get_height (input); y++)
-                for (guint x = 0; x < lb_image_get_width (input); x++)
-                  if (lb_image_get_row (input, y)[x * 4 + 3] != lb_image_get_row (ref, y)[x * 4 + 3])
-                    g_error ("%s changed alpha at %u,%u", lb_filter_get_id (f), x, y);
-            n_checked++;
+            if (lb_sample_format_has_alpha (formats[k]))
+              {
+                const guint a = lb_sample_format_get_channels (formats[k]) - 1;
+
+                for (guint y = 0; y < lb_image_get_height (input); y++)
+                  for (guint x = 0; x < lb_image_get_width (input); x++)
+                    if (lb_test_image_sample (input, x, y, a) != lb_test_image_sample (ref, x, y, a))
+                      g_error ("%s changed alpha at %u,%u on %s", lb_filter_get_id (f), x, y,
+                               lb_sample_format_to_string (formats[k]));
+              }
+            if (g_str_equal (lb_filter_get_id (f), THRESHOLD_ID))
+              n_threshold[k]++;
+            else if (g_str_equal (lb_filter_get_id (f), BINOMIAL_ID))
+              n_kernel[k]++;
+            else if (g_str_equal (lb_filter_get_id (f), MARK_ID))
+              n_mark[k]++;
           }
       g_test_message ("%s: deterministic", lb_filter_get_id (f));
     }
-  /* At least the example plugin, the test plugin and two declarative kernels ran. */
-  g_assert_cmpuint (n_checked, >=, 4 * 4);
+  /* The example plugin and the declarative kernels take every format, with and without a
+   * selection; the test plugin declares the common four only, and is not run on the others. */
+  for (guint k = 0; k < LB_N_FORMATS; k++)
+    {
+      g_test_message ("%s: threshold %u, binomial-blur %u, mark %u runs",
+                      lb_sample_format_to_string (formats[k]), n_threshold[k], n_kernel[k],
+                      n_mark[k]);
+      g_assert_cmpuint (n_threshold[k], ==, 2);
+      g_assert_cmpuint (n_kernel[k], ==, 2);
+      g_assert_cmpuint (n_mark[k], ==, k < N_COMMON_FORMATS ? 2 : 0);
+    }
 }
 
+/* The example threshold at 50 % in a selection the image clips, on every format: inside,
+ * a colour sample at or above half the range (2v ≥ maximum) becomes the maximum and any
+ * other 0; alpha and everything outside come back as they were. A selection that misses the
+ * image is refused. */
 static void
 test_selection (void)
 {
   g_autoptr(LbFilter) f = lb_filter_registry_lookup (registry, "threshold");
-  g_autoptr(LbImage) input = test_image_new (30, 20, LB_FORMAT_RGBA8, 3);
-  g_autoptr(LbImage) out = NULL;
   g_autoptr(GError) error = NULL;
   /* Partly outside the image: clipped to x 20..29, y 15..19. */
   LbFilterRect sel = { 20, 15, 50, 50 };
   LbFilterRect outside = { 40, 0, 5, 5 };
 
-  out = run (f, "level=50", input, 2, 1, &sel, &error);
-  g_assert_no_error (error);
-  for (guint y = 0; y < 20; y++)
-    for (guint x = 0; x < 30; x++)
-      for (guint c = 0; c < 4; c++)
-        {
-          guint8 a = lb_image_get_row (input, y)[x * 4 + c];
-          guint8 b = lb_image_get_row (out, y)[x * 4 + c];
+  for (guint k = 0; k < LB_N_FORMATS; k++)
+    {
+      const LbSampleFormat format = all_formats[k];
+      const guint channels = lb_sample_format_get_channels (format);
+      const gboolean alpha = lb_sample_format_has_alpha (format);
+      const guint max = lb_sample_format_get_bit_depth (format) == 16 ? 65535 : 255;
+      g_autoptr(LbImage) input = lb_test_image_new (30, 20, format, 3 + k);
+      g_autoptr(LbImage) out = run (f, "level=50", input, 2, 1, &sel, &error);
+      guint n_max = 0, n_zero = 0;
 
-          if (x < 20 || y < 15 || c == 3)
-            g_assert_cmpuint (a, ==, b);  /* outside the region, and alpha: untouched */
-          else
-            g_assert_cmpuint (b, ==, a >= 128 ? 255 : 0);
-        }
-  g_clear_object (&out);
-  out = run (f, NULL, input, 1, 0, &outside, &error);
-  g_assert_null (out);
+      g_assert_no_error (error);
+      for (guint y = 0; y < 20; y++)
+        for (guint x = 0; x < 30; x++)
+          for (guint c = 0; c < channels; c++)
+            {
+              const guint a = lb_test_image_sample (input, x, y, c);
+              const guint b = lb_test_image_sample (out, x, y, c);
+
+              if (x < 20 || y < 15 || (alpha && c == channels - 1))
+                g_assert_cmpuint (b, ==, a);  /* outside the region, and alpha: untouched */
+              else if (2 * a >= max)
+                {
+                  g_assert_cmpuint (b, ==, max);
+                  n_max++;
+                }
+              else
+                {
+                  g_assert_cmpuint (b, ==, 0);
+                  n_zero++;
+                }
+            }
+      /* samples on both sides of the level, in every colour channel of the region */
+      g_assert_cmpuint (n_max + n_zero, ==, 10 * 5 * (alpha ? channels - 1 : channels));
+      g_assert_cmpuint (n_max, >, 0);
+      g_assert_cmpuint (n_zero, >, 0);
+    }
+  {
+    g_autoptr(LbImage) input = lb_test_image_new (30, 20, LB_FORMAT_RGBA16, 3);
+    g_autoptr(LbImage) out = run (f, NULL, input, 1, 0, &outside, &error);
+
+    g_assert_null (out);
+  }
   g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "does not overlap"));
 }
@@ -180,7 +241,7 @@ cancel_thread (gpointer data)
 static void
 test_cancel (void)
 {
-  g_autoptr(LbImage) input = test_image_new (16, 400, LB_FORMAT_GRAY8, 1);
+  g_autoptr(LbImage) input = lb_test_image_new (16, 400, LB_FORMAT_GRAY8, 1);
   g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
   g_autoptr(GCancellable) c = g_cancellable_new ();
   g_autoptr(GError) error = NULL;
@@ -219,7 +280,7 @@ progress_cb (double   fraction,
 static void
 test_timing_progress_chain (void)
 {
-  g_autoptr(LbImage) input = test_image_new (40, 30, LB_FORMAT_RGB8, 9);
+  g_autoptr(LbImage) input = lb_test_image_new (40, 30, LB_FORMAT_RGB8, 9);
   g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
   g_autoptr(GArray) values = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr(GPtrArray) timings = NULL;
@@ -296,7 +357,7 @@ run_with_progress (const char  *step,
 static void
 test_progress_rows (void)
 {
-  g_autoptr(LbImage) input = test_image_new (16, 300, LB_FORMAT_GRAY8, 5);
+  g_autoptr(LbImage) input = lb_test_image_new (16, 300, LB_FORMAT_GRAY8, 5);
   const LbIsolation modes[] = { LB_ISOLATION_NONE, LB_ISOLATION_ALL };
 
   for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
@@ -332,7 +393,7 @@ test_progress_rows (void)
 static void
 test_progress_over_report (void)
 {
-  g_autoptr(LbImage) input = test_image_new (16, 300, LB_FORMAT_GRAY8, 6);
+  g_autoptr(LbImage) input = lb_test_image_new (16, 300, LB_FORMAT_GRAY8, 6);
   const LbIsolation modes[] = { LB_ISOLATION_NONE, LB_ISOLATION_ALL };
 
   for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
@@ -383,7 +444,7 @@ cancel_at_cb (double   fraction,
 static void
 test_cancel_mid_band (void)
 {
-  g_autoptr(LbImage) input = test_image_new (16, 400, LB_FORMAT_RGB8, 6);
+  g_autoptr(LbImage) input = lb_test_image_new (16, 400, LB_FORMAT_RGB8, 6);
   const LbIsolation modes[] = { LB_ISOLATION_NONE, LB_ISOLATION_ALL };
 
   for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
@@ -409,17 +470,25 @@ test_cancel_mid_band (void)
 static void
 test_unsupported_format (void)
 {
-  g_autoptr(LbImage) input = test_image_new (8, 8, LB_FORMAT_RGB16, 2);
-  g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(LbImage) out = NULL;
+  static const char *const names[] = { "graya8", "graya16", "rgb16", "rgba16" };
 
-  g_assert_true (lb_pipeline_append_step (pipe, MARK_ID, &error));
-  out = lb_pipeline_run (pipe, input, NULL, NULL, &error);
-  g_assert_null (out);
-  g_assert_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED);
-  g_assert_cmpstr (error->message, ==, MARK_ID " does not support rgb16 images (it supports "
-                   "gray8, gray16, rgb8, rgba8)");
+  /* the formats after the test plugin's four, in all_formats' order */
+  for (guint k = N_COMMON_FORMATS; k < LB_N_FORMATS; k++)
+    {
+      g_autoptr(LbImage) input = lb_test_image_new (8, 8, all_formats[k], 2);
+      g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(LbImage) out = NULL;
+      g_autofree char *message = g_strdup_printf ("%s does not support %s images (it supports "
+                                                  "gray8, gray16, rgb8, rgba8)", MARK_ID,
+                                                  names[k - N_COMMON_FORMATS]);
+
+      g_assert_true (lb_pipeline_append_step (pipe, MARK_ID, &error));
+      out = lb_pipeline_run (pipe, input, NULL, NULL, &error);
+      g_assert_null (out);
+      g_assert_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED);
+      g_assert_cmpstr (error->message, ==, message);
+    }
 }
 
 /* A failing band or prepare becomes the pass's error, prefixed with the filter id; the
@@ -427,7 +496,7 @@ test_unsupported_format (void)
 static void
 test_filter_errors (void)
 {
-  g_autoptr(LbImage) input = test_image_new (16, 64, LB_FORMAT_GRAY8, 1);
+  g_autoptr(LbImage) input = lb_test_image_new (16, 64, LB_FORMAT_GRAY8, 1);
   const char *steps[] = { MARK_ID ":fail-row=37", MARK_ID ":fail-row=-2" };
   const char *messages[] = { MARK_ID ": failing at row 37, as asked",
                              MARK_ID ": refusing in prepare, as asked" };
@@ -450,17 +519,9 @@ test_filter_errors (void)
 }
 
 static void
-async_done (GObject      *source,
-            GAsyncResult *result,
-            gpointer      data)
-{
-  *(GAsyncResult **) data = g_object_ref (result);
-}
-
-static void
 test_async (void)
 {
-  g_autoptr(LbImage) input = test_image_new (50, 50, LB_FORMAT_GRAY16, 4);
+  g_autoptr(LbImage) input = lb_test_image_new (50, 50, LB_FORMAT_GRAY16, 4);
   g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GPtrArray) timings = NULL;
@@ -471,26 +532,26 @@ test_async (void)
   g_assert_true (lb_pipeline_append_step (pipe, "threshold:level=30", &error));
   a = lb_pipeline_run (pipe, input, NULL, NULL, &error);
   g_assert_no_error (error);
-  lb_pipeline_run_async (pipe, input, NULL, async_done, &result);
-  while (result == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  b = lb_pipeline_run_finish (pipe, result, &timings, &error);
+  lb_pipeline_run_async (pipe, input, NULL, lb_test_keep_result, &result);
+  b = lb_pipeline_run_finish (pipe, lb_test_wait_result (&result), &timings, &error);
   g_assert_no_error (error);
   g_assert_true (lb_image_equal_pixels (a, b));
   g_assert_cmpuint (timings->len, ==, 2);
 }
 
-/* A filter with finish() and no process() (ABI 1.1) that overwrites its write rectangle:
- * the host runs no bands, copies only what lies outside the selection, and lends finish()
- * every thread. Outside the selection the source, inside the mark and the source's alpha. */
+/* A filter with finish() and no process() (ABI 1.1) that overwrites its write rectangle, on
+ * each format it takes: the host runs no bands, copies only what lies outside the selection,
+ * and lends finish() every thread. Outside the selection the source, inside the mark and the
+ * source's alpha. */
 static void
 test_finish_only (void)
 {
-  static const LbSampleFormat formats[] = { LB_FORMAT_RGBA8, LB_FORMAT_GRAY16 };
+  /* the four formats the test plugin takes */
+  const LbSampleFormat *formats = all_formats;
 
-  for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+  for (gsize f = 0; f < N_COMMON_FORMATS; f++)
     {
-      g_autoptr(LbImage) input = test_image_new (40, 30, formats[f], 5);
+      g_autoptr(LbImage) input = lb_test_image_new (40, 30, formats[f], 5);
       g_autoptr(LbPipeline) pipe = lb_pipeline_new (registry);
       g_autoptr(GPtrArray) timings = NULL;
       g_autoptr(GError) error = NULL;
@@ -545,16 +606,16 @@ test_finish_only (void)
 int
 main (int argc, char **argv)
 {
-  g_autofree char *src = test_plugin_path ("test-mark-10.so");
-  g_autofree char *src_finish = test_plugin_path ("test-mark-finish.so");
-  g_autofree char *src_over = test_plugin_path ("test-mark-over.so");
+  g_autofree char *src = lb_test_build_path ("LB_TEST_PLUGIN_DIR", "test-mark-10.so", NULL);
+  g_autofree char *src_finish = lb_test_build_path ("LB_TEST_PLUGIN_DIR", "test-mark-finish.so", NULL);
+  g_autofree char *src_over = lb_test_build_path ("LB_TEST_PLUGIN_DIR", "test-mark-over.so", NULL);
   int ret;
 
   g_test_init (&argc, &argv, NULL);
-  plugin_dir = g_dir_make_tmp ("lb-test-pipeline-XXXXXX", NULL);
-  test_install_file (src, plugin_dir, "mark.so");
-  test_install_file (src_finish, plugin_dir, "mark-finish.so");
-  test_install_file (src_over, plugin_dir, "mark-over.so");
+  plugin_dir = lb_test_make_tmpdir ("test-pipeline");
+  lb_test_install_file (src, plugin_dir, "mark.so");
+  lb_test_install_file (src_finish, plugin_dir, "mark-finish.so");
+  lb_test_install_file (src_over, plugin_dir, "mark-over.so");
   /* The standard search path (the build's plugins and declarative filters) plus the test
    * plugin. */
   {
@@ -577,7 +638,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pipeline/finish-only", test_finish_only);
   ret = g_test_run ();
   g_object_unref (registry);
-  test_remove_tree (plugin_dir);
+  lb_test_remove_tree (plugin_dir);
   g_free (plugin_dir);
   return ret;
 }

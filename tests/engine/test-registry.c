@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Plugin host: discovery, validation of broken plugins, permissions, hot reload. */
 
+#include <glib/gstdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "lb-engine-test-util.h"
 #include "lb-error.h"
 #include "lb-filter-params.h"
 #include "lb-filter-registry.h"
 #include "lb-pipeline.h"
+#include "lb-test-files.h"
+#include "lb-test-image.h"
+#include "lb-test-loop.h"
 
 #define EXAMPLE_ID "io.github.lightbox.example.threshold"
 #define MARK_ID "io.github.lightbox.test.mark"
@@ -88,7 +91,7 @@ test_broken_plugins (void)
     { "broken-no-process.so", "prepare, release and process (or finish) are required" },
     { "not-a-library.so", "cannot be loaded" },
   };
-  g_autofree char *dir = g_dir_make_tmp ("lb-test-broken-XXXXXX", NULL);
+  g_autofree char *dir = lb_test_make_tmpdir ("test-broken");
   g_autofree char *garbage = g_build_filename (dir, "not-a-library.so", NULL);
   g_autoptr(LbFilterRegistry) reg = lb_filter_registry_new ();
   g_autoptr(LbFilter) mark = NULL;
@@ -96,13 +99,13 @@ test_broken_plugins (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (cases) - 1; i++)
     {
-      g_autofree char *src = test_plugin_path (cases[i].file);
-      test_install_file (src, dir, cases[i].file);
+      g_autofree char *src = lb_test_build_path ("LB_TEST_PLUGIN_DIR", cases[i].file, NULL);
+      lb_test_install_file (src, dir, cases[i].file);
     }
   g_assert_true (g_file_set_contents (garbage, "this is text, not ELF\n", -1, NULL));
   {
-    g_autofree char *good = test_plugin_path ("test-mark-10.so");
-    test_install_file (good, dir, "test-mark-10.so");
+    g_autofree char *good = lb_test_build_path ("LB_TEST_PLUGIN_DIR", "test-mark-10.so", NULL);
+    lb_test_install_file (good, dir, "test-mark-10.so");
   }
 
   lb_filter_registry_add_plugin_dir (reg, g_getenv ("LIGHTBOX_PLUGIN_PATH"));
@@ -127,19 +130,19 @@ test_broken_plugins (void)
     g_assert_cmpuint (lb_filter_registry_get_problems (reg)->len, ==, before);
     g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (reg)), ==, items);
   }
-  test_remove_tree (dir);
+  lb_test_remove_tree (dir);
 }
 
 static void
 test_writable_refused (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("lb-test-perm-XXXXXX", NULL);
-  g_autofree char *src = test_plugin_path ("test-mark-10.so");
+  g_autofree char *dir = lb_test_make_tmpdir ("test-perm");
+  g_autofree char *src = lb_test_build_path ("LB_TEST_PLUGIN_DIR", "test-mark-10.so", NULL);
   g_autofree char *file = g_build_filename (dir, "mark.so", NULL);
   g_autoptr(LbFilterRegistry) reg = lb_filter_registry_new ();
   g_autoptr(LbFilter) mark = NULL;
 
-  test_install_file (src, dir, "mark.so");
+  lb_test_install_file (src, dir, "mark.so");
   lb_filter_registry_add_plugin_dir (reg, dir);
 
   /* A world-writable directory: anyone could drop code there. */
@@ -162,7 +165,7 @@ test_writable_refused (void)
   lb_filter_registry_rescan (reg);
   mark = lb_filter_registry_lookup (reg, MARK_ID);
   g_assert_nonnull (mark);
-  test_remove_tree (dir);
+  lb_test_remove_tree (dir);
 }
 
 typedef struct {
@@ -177,16 +180,6 @@ items_changed_cb (GListModel *model,
                   gpointer    data)
 {
   ((ChangeWatch *) data)->changed = TRUE;
-}
-
-static void
-run_done_cb (GObject      *source,
-             GAsyncResult *result,
-             gpointer      data)
-{
-  GAsyncResult **out = data;
-
-  *out = g_object_ref (result);
 }
 
 /* Loaded plugin copies live under the registry's private lightbox-plugins-XXXXXX directory;
@@ -249,12 +242,12 @@ run_mark (LbFilterRegistry *reg,
 static void
 test_hot_reload (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("lb-test-hot-XXXXXX", NULL);
-  g_autofree char *build10 = test_plugin_path ("test-mark-10.so");
-  g_autofree char *build20 = test_plugin_path ("test-mark-20.so");
+  g_autofree char *dir = lb_test_make_tmpdir ("test-hot");
+  g_autofree char *build10 = lb_test_build_path ("LB_TEST_PLUGIN_DIR", "test-mark-10.so", NULL);
+  g_autofree char *build20 = lb_test_build_path ("LB_TEST_PLUGIN_DIR", "test-mark-20.so", NULL);
   g_autofree char *file = g_build_filename (dir, "mark.so", NULL);
   g_autoptr(LbFilterRegistry) reg = lb_filter_registry_new ();
-  g_autoptr(LbImage) input = test_image_new (32, 64, LB_FORMAT_RGB8, 5);
+  g_autoptr(LbImage) input = lb_test_image_new (32, 64, LB_FORMAT_RGB8, 5);
   g_autoptr(LbImage) out = NULL;
   g_autoptr(LbImage) slow_out = NULL;
   g_autoptr(LbFilter) mark = NULL;
@@ -270,8 +263,8 @@ test_hot_reload (void)
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (reg)), ==, 0);
 
   /* 1. Adding a file adds its filter. */
-  test_install_file (build10, dir, "mark.so");
-  g_assert_true (test_wait_until (&watch.changed, 10000));
+  lb_test_install_file (build10, dir, "mark.so");
+  g_assert_true (lb_test_wait (lb_test_flag_is_set, &watch.changed, 10000));
   mark = lb_filter_registry_lookup (reg, MARK_ID);
   g_assert_nonnull (mark);
   g_assert_cmpstr (lb_filter_get_version (mark), ==, "mark-10");
@@ -285,13 +278,13 @@ test_hot_reload (void)
   g_assert_no_error (error);
   lb_pipeline_set_n_threads (slow, 2);
   lb_pipeline_set_band_height (slow, 1);
-  lb_pipeline_run_async (slow, input, NULL, run_done_cb, &result);
+  lb_pipeline_run_async (slow, input, NULL, lb_test_keep_result, &result);
   g_clear_object (&mark);
 
   /* …and the file is replaced by a different build while it runs. */
   watch.changed = FALSE;
-  test_install_file (build20, dir, "mark.so");
-  g_assert_true (test_wait_until (&watch.changed, 10000));
+  lb_test_install_file (build20, dir, "mark.so");
+  g_assert_true (lb_test_wait (lb_test_flag_is_set, &watch.changed, 10000));
   mark = lb_filter_registry_lookup (reg, MARK_ID);
   g_assert_nonnull (mark);
   g_assert_cmpstr (lb_filter_get_version (mark), ==, "mark-20");
@@ -307,9 +300,7 @@ test_hot_reload (void)
   g_clear_object (&out);
 
   g_assert_null (result);  /* the slow pass really spanned the replacement */
-  while (result == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  slow_out = lb_pipeline_run_finish (slow, result, NULL, &error);
+  slow_out = lb_pipeline_run_finish (slow, lb_test_wait_result (&result), NULL, &error);
   g_assert_no_error (error);
   /* The running pass finished on the code it started with. */
   g_assert_cmpuint (first_sample (slow_out), ==, 10);
@@ -321,7 +312,7 @@ test_hot_reload (void)
   /* 3. Removing the file removes the filter. */
   watch.changed = FALSE;
   g_assert_cmpint (g_unlink (file), ==, 0);
-  g_assert_true (test_wait_until (&watch.changed, 10000));
+  g_assert_true (lb_test_wait (lb_test_flag_is_set, &watch.changed, 10000));
   mark = lb_filter_registry_lookup (reg, MARK_ID);
   g_assert_null (mark);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (reg)), ==, 0);
@@ -333,14 +324,14 @@ test_hot_reload (void)
   g_assert_cmpuint (count_mapped_plugin_copies (), ==, 0);
 
   lb_filter_registry_set_watching (reg, FALSE);
-  test_remove_tree (dir);
+  lb_test_remove_tree (dir);
 }
 
 /* Declarative files are watched too: add, change (a new kernel), remove. */
 static void
 test_hot_reload_declarative (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("lb-test-hotdecl-XXXXXX", NULL);
+  g_autofree char *dir = lb_test_make_tmpdir ("test-hotdecl");
   g_autofree char *file = g_build_filename (dir, "k.lbfilter", NULL);
   g_autofree char *tmp = g_build_filename (dir, ".k.tmp", NULL);
   g_autoptr(LbFilterRegistry) reg = lb_filter_registry_new ();
@@ -358,7 +349,7 @@ test_hot_reload_declarative (void)
 
   g_assert_true (g_file_set_contents (tmp, v1, -1, NULL));
   g_assert_cmpint (g_rename (tmp, file), ==, 0);
-  g_assert_true (test_wait_until (&watch.changed, 10000));
+  g_assert_true (lb_test_wait (lb_test_flag_is_set, &watch.changed, 10000));
   f = lb_filter_registry_lookup (reg, "a.k");
   g_assert_nonnull (f);
   g_assert_cmpstr (lb_filter_get_name (f), ==, "One");
@@ -367,7 +358,7 @@ test_hot_reload_declarative (void)
   watch.changed = FALSE;
   g_assert_true (g_file_set_contents (tmp, v2, -1, NULL));
   g_assert_cmpint (g_rename (tmp, file), ==, 0);
-  g_assert_true (test_wait_until (&watch.changed, 10000));
+  g_assert_true (lb_test_wait (lb_test_flag_is_set, &watch.changed, 10000));
   /* A removal and an addition: wait until the new one is in. */
   for (int i = 0; i < 10000 && (f = lb_filter_registry_lookup (reg, "a.k")) == NULL; i++)
     g_main_context_iteration (NULL, FALSE), g_usleep (1000);
@@ -377,11 +368,11 @@ test_hot_reload_declarative (void)
 
   watch.changed = FALSE;
   g_assert_cmpint (g_unlink (file), ==, 0);
-  g_assert_true (test_wait_until (&watch.changed, 10000));
+  g_assert_true (lb_test_wait (lb_test_flag_is_set, &watch.changed, 10000));
   f = lb_filter_registry_lookup (reg, "a.k");
   g_assert_null (f);
   lb_filter_registry_set_watching (reg, FALSE);
-  test_remove_tree (dir);
+  lb_test_remove_tree (dir);
 }
 
 int

@@ -4,7 +4,7 @@
  * array (QIDO-RS / WADO-RS metadata), then every element of every data set is read back. */
 #include <json-glib/json-glib.h>
 
-#include "dicomweb/lb-dicom-dataset.h"
+#include "lb-dicom-dataset.h"
 #include "dicomweb/lb-dicom-multipart.h"
 
 int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);

@@ -16,32 +16,14 @@
 #include "lb-error.h"
 #include "lb-store.h"
 #include "lb-store-sync.h"
-#include "store-proc.h"
+#include "lb-test-files.h"
+#include "lb-test-image.h"
+#include "lb-test-loop.h"
+#include "lb-test-process.h"
 
 #define SEED 20261129u
 
 static char *root;
-
-static guint
-count_temps (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-  guint n = 0;
-
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    if (g_str_has_prefix (name, ".lbput-"))
-      n++;
-  return n;
-}
-
-static gboolean
-wait_for (gboolean *flag)
-{
-  while (!*flag)
-    g_main_context_iteration (NULL, TRUE);
-  return TRUE;
-}
 
 /* ---------------------------------------------------------------------------------------- */
 /* random cancellation                                                                       */
@@ -93,9 +75,9 @@ assert_cancelled_or_ok (GError *error)
 static void
 test_random_cancel (void)
 {
-  Store s = { 0 };
+  LbTestServer s = { 0 };
   g_autoptr (GRand) rand = g_rand_new_with_seed (SEED);
-  g_autoptr (GBytes) big = content (4 * 1024 * 1024, 1);
+  g_autoptr (GBytes) big = lb_test_bytes (4 * 1024 * 1024, 1);
   g_autofree char *path = g_build_filename (root, "big.bin", NULL);
   g_autofree char *updir = g_build_filename (root, "up", NULL);
   g_autoptr (LbStore) store = NULL;
@@ -106,7 +88,7 @@ test_random_cancel (void)
 
   g_assert_true (g_file_set_contents (path, g_bytes_get_data (big, NULL), g_bytes_get_size (big), NULL));
   g_assert_cmpint (g_mkdir_with_parents (updir, 0755), ==, 0);
-  store_start (&s, root);
+  lb_test_server_start (&s, root);
   store = lb_store_new_for_uri (s.url, NULL, &error);
   g_assert_no_error (error);
   big_uri = g_strconcat (s.url, "big.bin", NULL);
@@ -133,7 +115,7 @@ test_random_cancel (void)
           guint8 buf[65536];
 
           lb_store_read_async (store, big_uri, op.cancellable, NULL, NULL, read_opened, &op);
-          wait_for (&op.done);
+          lb_test_wait_flag (&op.done);
           if (op.stream != NULL)
             {
               for (;;)
@@ -161,7 +143,7 @@ test_random_cancel (void)
         {
           g_autofree char *name = g_strdup_printf ("up/f-%u.bin", it);
           g_autofree char *uri = g_strconcat (s.url, name, NULL);
-          g_autoptr (GBytes) data = content (256 * 1024 + it, it + 7);
+          g_autoptr (GBytes) data = lb_test_bytes (256 * 1024 + it, it + 7);
           g_autofree char *file = g_build_filename (root, name, NULL);
           g_autofree char *disk = NULL;
           gsize len = 0;
@@ -169,7 +151,7 @@ test_random_cancel (void)
           lb_store_write_bytes_async (store, uri, data, "application/octet-stream",
                                       LB_STORE_WRITE_CREATE, NULL, op.cancellable, NULL, NULL,
                                       write_done, &op);
-          wait_for (&op.done);
+          lb_test_wait_flag (&op.done);
           g_clear_object (&op.entry);
           /* Let the server finish with the connection before looking at the disk. */
           for (int i = 0; i < 20; i++)
@@ -200,23 +182,12 @@ test_random_cancel (void)
   g_assert_cmpuint (n_ok, >, 0);
 
   g_clear_object (&store);
-  store_kill (&s, SIGTERM);
-  g_assert_cmpuint (count_temps (updir), ==, 0);
+  lb_test_server_kill (&s, SIGTERM);
+  g_assert_cmpuint (lb_test_server_count_temps (updir), ==, 0);
 }
 
 /* ---------------------------------------------------------------------------------------- */
 /* server killed mid-transfer                                                                */
-
-static guint
-count_entries (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  guint n = 0;
-
-  while (d != NULL && g_dir_read_name (d) != NULL)
-    n++;
-  return n;
-}
 
 typedef struct {
   const char  *dir;
@@ -253,9 +224,9 @@ killer_thread (gpointer user_data)
 }
 
 typedef struct {
-  Store   *server;
-  gint64   threshold;
-  gboolean killed;
+  LbTestServer *server;
+  gint64        threshold;
+  gboolean      killed;
 } KillAt;
 
 static void
@@ -273,10 +244,10 @@ kill_on_progress (goffset current, goffset total, gpointer user_data)
 static void
 test_kill_mid_download (void)
 {
-  Store s = { 0 };
-  g_autoptr (GBytes) big = content (64 * 1024 * 1024, 3);
+  LbTestServer s = { 0 };
+  g_autoptr (GBytes) big = lb_test_bytes (64 * 1024 * 1024, 3);
   g_autofree char *path = g_build_filename (root, "huge.bin", NULL);
-  g_autofree char *dest_dir = g_dir_make_tmp ("lb-faults-dl-XXXXXX", NULL);
+  g_autofree char *dest_dir = lb_test_make_tmpdir ("faults-dl");
   g_autofree char *dest = g_build_filename (dest_dir, "huge.bin", NULL);
   g_autoptr (LbStore) store = NULL;
   g_autoptr (GError) error = NULL;
@@ -286,14 +257,14 @@ test_kill_mid_download (void)
   g_autofree char *huge_uri = NULL;
 
   g_assert_true (g_file_set_contents (path, g_bytes_get_data (big, NULL), g_bytes_get_size (big), NULL));
-  store_start (&s, root);
+  lb_test_server_start (&s, root);
   store = lb_store_new_for_uri (s.url, NULL, &error);
   g_assert_no_error (error);
 
   /* 1. The stream API: kill after 1 MiB has been read. */
   huge_uri = g_strconcat (s.url, "huge.bin", NULL);
   lb_store_read_async (store, huge_uri, NULL, NULL, NULL, read_opened, &op);
-  wait_for (&op.done);
+  lb_test_wait_flag (&op.done);
   g_assert_no_error (op.error);
   for (;;)
     {
@@ -306,7 +277,7 @@ test_kill_mid_download (void)
         }
       total += (gsize) n;
       if (total >= 1024 * 1024 && s.proc != NULL)
-        store_kill (&s, SIGKILL);
+        lb_test_server_kill (&s, SIGKILL);
     }
   g_test_message ("download: server killed after %zu bytes read; error: %s", total, op.error->message);
   g_assert_cmpuint (total, <, g_bytes_get_size (big));
@@ -318,7 +289,7 @@ test_kill_mid_download (void)
 
   /* 2. What `lightbox-cli get` runs: a download to a file, the server killed from another
    *    thread once the temporary has grown past 1 MiB: an error, and nothing left behind. */
-  store_start (&s, root);
+  lb_test_server_start (&s, root);
   {
     g_autofree char *uri = g_strconcat (s.url, "huge.bin", NULL);
     g_autoptr (LbStoreEntry) entry = NULL;
@@ -332,9 +303,9 @@ test_kill_mid_download (void)
     g_assert_nonnull (error);
     g_test_message ("lb_store_download_sync: %s", error->message);
     g_assert_false (g_file_test (dest, G_FILE_TEST_EXISTS));
-    g_assert_cmpuint (count_entries (dest_dir), ==, 0);
+    g_assert_cmpuint (lb_test_count_entries (dest_dir), ==, 0);
     g_clear_error (&error);
-    store_kill (&s, SIGKILL);
+    lb_test_server_kill (&s, SIGKILL);
   }
   g_rmdir (dest_dir);
   g_unlink (path);
@@ -343,9 +314,9 @@ test_kill_mid_download (void)
 static void
 test_kill_mid_upload (void)
 {
-  Store s = { 0 };
-  g_autoptr (GBytes) old = content (1000, 5);
-  g_autoptr (GBytes) big = content (64 * 1024 * 1024, 6);
+  LbTestServer s = { 0 };
+  g_autoptr (GBytes) old = lb_test_bytes (1000, 5);
+  g_autoptr (GBytes) big = lb_test_bytes (64 * 1024 * 1024, 6);
   g_autofree char *path = g_build_filename (root, "target.bin", NULL);
   g_autoptr (LbStore) store = NULL;
   g_autoptr (GError) error = NULL;
@@ -356,14 +327,14 @@ test_kill_mid_upload (void)
   Op op = { 0 };
 
   g_assert_true (g_file_set_contents (path, g_bytes_get_data (old, NULL), g_bytes_get_size (old), NULL));
-  store_start (&s, root);
+  lb_test_server_start (&s, root);
   store = lb_store_new_for_uri (s.url, NULL, &error);
   g_assert_no_error (error);
   target_uri = g_strconcat (s.url, "target.bin", NULL);
   lb_store_write_bytes_async (store, target_uri, big, "application/octet-stream",
                               LB_STORE_WRITE_REPLACE, NULL, NULL, kill_on_progress, &k,
                               write_done, &op);
-  wait_for (&op.done);
+  lb_test_wait_flag (&op.done);
   g_assert_true (k.killed);
   g_assert_null (op.entry);
   g_assert_nonnull (op.error);
@@ -376,12 +347,12 @@ test_kill_mid_upload (void)
   g_clear_object (&store);
 
   /* After a restart the old version is intact and no temporary is visible. */
-  store_start (&s, root);
+  lb_test_server_start (&s, root);
   g_assert_true (g_file_get_contents (path, &disk, &len, NULL));
   g_assert_cmpuint (len, ==, g_bytes_get_size (old));
   g_assert_true (memcmp (disk, g_bytes_get_data (old, NULL), len) == 0);
-  g_assert_cmpuint (count_temps (root), ==, 0);
-  store_kill (&s, SIGTERM);
+  g_assert_cmpuint (lb_test_server_count_temps (root), ==, 0);
+  lb_test_server_kill (&s, SIGTERM);
 }
 
 int
@@ -390,15 +361,11 @@ main (int argc, char **argv)
   int rc;
 
   g_test_init (&argc, &argv, NULL);
-  root = g_dir_make_tmp ("lb-faults-XXXXXX", NULL);
-  g_assert_nonnull (root);
+  root = lb_test_make_tmpdir ("faults");
   g_test_add_func ("/client-faults/random-cancel", test_random_cancel);
   g_test_add_func ("/client-faults/kill-mid-download", test_kill_mid_download);
   g_test_add_func ("/client-faults/kill-mid-upload", test_kill_mid_upload);
   rc = g_test_run ();
-  {
-    const char *rm[] = { "rm", "-rf", "--", root, NULL };
-    g_spawn_sync (NULL, (char **) rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
-  }
+  lb_test_remove_tree (root);
   return rc;
 }

@@ -9,26 +9,9 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "store-proc.h"
-
-static char *
-sha (GBytes *b)
-{
-  return g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, b);
-}
-
-static char *
-file_sha (const char *path)
-{
-  g_autofree char *data = NULL;
-  gsize len;
-  g_autoptr (GBytes) b = NULL;
-
-  if (!g_file_get_contents (path, &data, &len, NULL))
-    return NULL;
-  b = g_bytes_new_take (g_steal_pointer (&data), len);
-  return sha (b);
-}
+#include "lb-test-files.h"
+#include "lb-test-image.h"
+#include "lb-test-process.h"
 
 typedef struct {
   GMainLoop *loop;
@@ -99,20 +82,20 @@ raise_fd_limit (void)
 static void
 test_thousand_uploads (void)
 {
-  g_autofree char *root = g_dir_make_tmp ("lb-storm-XXXXXX", NULL);
-  Store store = { 0 };
+  g_autofree char *root = lb_test_make_tmpdir ("storm");
+  LbTestServer store = { 0 };
   g_autoptr (SoupSession) session = new_session (1000);
   Batch b = { g_main_loop_new (NULL, FALSE) };
   g_autoptr (GPtrArray) bodies = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
   guint n = 1000;
   gint64 t0;
 
-  store_start (&store, root);
+  lb_test_server_start (&store, root);
   t0 = g_get_monotonic_time ();
   for (guint i = 0; i < n; i++)
     {
       g_autofree char *url = g_strdup_printf ("%supload-%04u.bin", store.url, i);
-      GBytes *body = content (16 * 1024 + i * 37, i);
+      GBytes *body = lb_test_bytes (16 * 1024 + i * 37, i);
       g_ptr_array_add (bodies, body);
       put_async (session, url, body, "*", &b);
     }
@@ -125,20 +108,17 @@ test_thousand_uploads (void)
   for (guint i = 0; i < n; i++)
     {
       g_autofree char *path = g_strdup_printf ("%s/upload-%04u.bin", root, i);
-      g_autofree char *got = file_sha (path);
-      g_autofree char *want = sha (bodies->pdata[i]);
+      g_autofree char *got = lb_test_sha256_file (path);
+      g_autofree char *want = g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, bodies->pdata[i]);
       g_assert_cmpstr (got, ==, want);
     }
-  store_kill (&store, SIGTERM);
+  lb_test_server_kill (&store, SIGTERM);
   g_main_loop_unref (b.loop);
-  {
-    g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", root);
-    g_assert_cmpint (system (cmd), ==, 0);
-  }
+  lb_test_remove_tree (root);
 }
 
 typedef struct {
-  Store *store;
+  LbTestServer *store;
   Batch *batch;
   guint kill_after; /* completions */
   gboolean killed;
@@ -161,8 +141,8 @@ kill_when_half_done (gpointer user_data)
 static void
 test_kill9_during_uploads (void)
 {
-  g_autofree char *root = g_dir_make_tmp ("lb-kill9-XXXXXX", NULL);
-  Store store = { 0 };
+  g_autofree char *root = lb_test_make_tmpdir ("kill9");
+  LbTestServer store = { 0 };
   g_autoptr (SoupSession) session = new_session (100);
   Batch b = { g_main_loop_new (NULL, FALSE) };
   Killer k = { &store, &b, 20, FALSE };
@@ -176,18 +156,18 @@ test_kill9_during_uploads (void)
   for (guint i = 0; i < n; i++)
     {
       g_autofree char *path = g_strdup_printf ("%s/scan-%03u.png", root, i);
-      g_autoptr (GBytes) old = content (256 * 1024, 100000 + i);
+      g_autoptr (GBytes) old = lb_test_bytes (256 * 1024, 100000 + i);
       g_assert_true (g_file_set_contents (path, g_bytes_get_data (old, NULL), g_bytes_get_size (old), NULL));
-      g_ptr_array_add (olds, sha (old));
+      g_ptr_array_add (olds, g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, old));
     }
 
-  store_start (&store, root);
+  lb_test_server_start (&store, root);
   /* The new versions: 3 MiB each, so that the kill finds many of them mid-transfer. */
   for (guint i = 0; i < n; i++)
     {
       g_autofree char *url = g_strdup_printf ("%sscan-%03u.png", store.url, i);
-      g_autoptr (GBytes) fresh = content (3 * 1024 * 1024, 200000 + i);
-      g_ptr_array_add (news, sha (fresh));
+      g_autoptr (GBytes) fresh = lb_test_bytes (3 * 1024 * 1024, 200000 + i);
+      g_ptr_array_add (news, g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, fresh));
       put_async (session, url, fresh, NULL, &b);
     }
   g_timeout_add (1, kill_when_half_done, &k);
@@ -200,13 +180,12 @@ test_kill9_during_uploads (void)
                   b.failed_transport);
 
   /* Restart on the same root: start-up removes abandoned temporaries. */
-  store_start (&store, root);
+  lb_test_server_start (&store, root);
   for (guint i = 0; i < n; i++)
     {
       g_autofree char *path = g_strdup_printf ("%s/scan-%03u.png", root, i);
-      g_autofree char *got = file_sha (path);
+      g_autofree char *got = lb_test_sha256_file (path);
 
-      g_assert_nonnull (got);
       if (g_str_equal (got, olds->pdata[i]))
         old_seen++;
       else if (g_str_equal (got, news->pdata[i]))
@@ -223,15 +202,12 @@ test_kill9_during_uploads (void)
         g_test_message ("left behind after restart: %s", name);
         leftovers++;
       }
-  store_kill (&store, SIGTERM);
+  lb_test_server_kill (&store, SIGTERM);
   g_assert_cmpuint (old_seen + new_seen, ==, n);
   g_assert_cmpuint (new_seen, >=, k.kill_after);
   g_assert_cmpuint (leftovers, ==, 0);
   g_main_loop_unref (b.loop);
-  {
-    g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", root);
-    g_assert_cmpint (system (cmd), ==, 0);
-  }
+  lb_test_remove_tree (root);
 }
 
 int

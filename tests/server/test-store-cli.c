@@ -14,8 +14,11 @@
 
 #include <libsoup/soup.h>
 
-#include "store-test-tls.h"
-#include "store-test-util.h"
+#include "lb-test-files.h"
+#include "lb-test-http.h"
+#include "lb-test-image.h"
+#include "lb-test-process.h"
+#include "lb-test-tls.h"
 
 typedef struct {
   GSubprocess      *proc;
@@ -23,15 +26,6 @@ typedef struct {
   char             *url;
   guint16           port;
 } Proc;
-
-static char *
-store_binary (void)
-{
-  const char *build = g_getenv ("LB_BUILD_ROOT");
-
-  g_assert_nonnull (build);
-  return g_build_filename (build, "src", "server", "lightbox-store", NULL);
-}
 
 static void
 proc_free (Proc *p)
@@ -54,7 +48,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (Proc, proc_free)
 static Proc *
 start_store (const char *root, const char *const *extra)
 {
-  g_autofree char *bin = store_binary ();
+  g_autofree char *bin = lb_test_server_exe ();
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_autoptr(GError) error = NULL;
   g_autofree char *line = NULL;
@@ -79,7 +73,7 @@ start_store (const char *root, const char *const *extra)
   g_assert_true (g_str_has_prefix (line, expect));
   p->url = g_strdup (line + strlen (expect));
   g_assert_true (g_regex_match_simple ("^https?://127\\.0\\.0\\.1:[0-9]+/$", p->url, 0, 0));
-  p->port = store_url_port (p->url);
+  p->port = lb_test_url_port (p->url);
   return p;
 }
 
@@ -150,10 +144,10 @@ wait_for_temp (const char *dir, goffset size)
 static void
 test_kill_mid_upload (void)
 {
-  g_autofree char *base = store_make_tmpdir ("cli-kill");
+  g_autofree char *base = lb_test_make_tmpdir ("cli-kill");
   g_autofree char *victim = g_build_filename (base, "victim.bin", NULL);
-  g_autoptr(GBytes) old = store_test_bytes (50000, 31);
-  g_autoptr(GBytes) partial = store_test_bytes (300000, 32);
+  g_autoptr(GBytes) old = lb_test_bytes (50000, 31);
+  g_autoptr(GBytes) partial = lb_test_bytes (300000, 32);
   g_autoptr(Proc) p = NULL;
   g_autoptr(Proc) again = NULL;
   g_autoptr(GSocketConnection) conn = NULL;
@@ -172,19 +166,19 @@ test_kill_mid_upload (void)
   /* While the upload runs, readers see the old file, and never the temporary. */
   {
     g_autofree char *head = g_strdup_printf ("GET /victim.bin HTTP/1.1\r\nHost: 127.0.0.1");
-    g_autoptr(StoreRawReply) r = store_raw_request (p->port, head, NULL, &error);
+    g_autoptr(LbTestRawReply) r = lb_test_raw_request (p->port, head, NULL, &error);
     g_assert_no_error (error);
     g_assert_cmpuint (r->status, ==, 200);
     g_assert_true (g_bytes_equal (r->body, old));
   }
   {
     g_autofree char *head = g_strdup_printf ("GET /%s HTTP/1.1\r\nHost: 127.0.0.1", temp_name);
-    g_autoptr(StoreRawReply) r = store_raw_request (p->port, head, NULL, &error);
+    g_autoptr(LbTestRawReply) r = lb_test_raw_request (p->port, head, NULL, &error);
     g_assert_no_error (error);
     g_assert_cmpuint (r->status, ==, 404);
   }
   {
-    g_autoptr(StoreRawReply) r = store_raw_request (p->port, "PROPFIND / HTTP/1.1\r\nHost: 127.0.0.1\r\nDepth: 1",
+    g_autoptr(LbTestRawReply) r = lb_test_raw_request (p->port, "PROPFIND / HTTP/1.1\r\nHost: 127.0.0.1\r\nDepth: 1",
                                                     NULL, &error);
     g_autofree char *xml = NULL;
     g_assert_no_error (error);
@@ -201,31 +195,31 @@ test_kill_mid_upload (void)
   g_assert_false (g_subprocess_get_if_exited (p->proc));
   g_clear_object (&p->proc);
   {
-    g_autoptr(GBytes) now = store_read_file (victim);
+    g_autoptr(GBytes) now = lb_test_read_file (victim);
     g_assert_true (g_bytes_equal (now, old));
   }
   g_assert_true (g_file_test (temp, G_FILE_TEST_EXISTS)); /* left behind by the killed server */
 
   /* A restarted server removes it at start-up and serves the intact old file. */
   again = start_store (base, NULL);
-  g_assert_cmpuint (store_count_temps (base), ==, 0);
+  g_assert_cmpuint (lb_test_server_count_temps (base), ==, 0);
   {
-    g_autoptr(StoreRawReply) r = store_raw_request (again->port, "GET /victim.bin HTTP/1.1\r\nHost: 127.0.0.1",
+    g_autoptr(LbTestRawReply) r = lb_test_raw_request (again->port, "GET /victim.bin HTTP/1.1\r\nHost: 127.0.0.1",
                                                     NULL, &error);
     g_assert_no_error (error);
     g_assert_cmpuint (r->status, ==, 200);
     g_assert_true (g_bytes_equal (r->body, old));
   }
-  store_rm_rf (base);
+  lb_test_remove_tree (base);
 }
 
 static void
 test_sigterm_mid_upload (void)
 {
-  g_autofree char *base = store_make_tmpdir ("cli-term");
+  g_autofree char *base = lb_test_make_tmpdir ("cli-term");
   g_autofree char *victim = g_build_filename (base, "victim.bin", NULL);
-  g_autoptr(GBytes) old = store_test_bytes (20000, 33);
-  g_autoptr(GBytes) partial = store_test_bytes (300000, 34);
+  g_autoptr(GBytes) old = lb_test_bytes (20000, 33);
+  g_autoptr(GBytes) partial = lb_test_bytes (300000, 34);
   g_autoptr(Proc) p = NULL;
   g_autoptr(GSocketConnection) conn = NULL;
   g_autofree char *temp = NULL;
@@ -248,21 +242,21 @@ test_sigterm_mid_upload (void)
   /* Clean stop: the in-flight temporary is gone, the old file intact, and the ready line
    * was the only output. */
   g_assert_false (g_file_test (temp, G_FILE_TEST_EXISTS));
-  g_assert_cmpuint (store_count_temps (base), ==, 0);
+  g_assert_cmpuint (lb_test_server_count_temps (base), ==, 0);
   {
-    g_autoptr(GBytes) now = store_read_file (victim);
+    g_autoptr(GBytes) now = lb_test_read_file (victim);
     g_assert_true (g_bytes_equal (now, old));
   }
   rest = g_data_input_stream_read_upto (p->out, "", 0, &rest_len, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (rest_len, ==, 0);
-  store_rm_rf (base);
+  lb_test_remove_tree (base);
 }
 
 static void
 test_sigint (void)
 {
-  g_autofree char *base = store_make_tmpdir ("cli-int");
+  g_autofree char *base = lb_test_make_tmpdir ("cli-int");
   g_autoptr(Proc) p = start_store (base, NULL);
   g_autoptr(GError) error = NULL;
 
@@ -272,14 +266,14 @@ test_sigint (void)
   g_assert_true (g_subprocess_get_if_exited (p->proc));
   g_assert_cmpint (g_subprocess_get_exit_status (p->proc), ==, 0);
   g_clear_object (&p->proc);
-  store_rm_rf (base);
+  lb_test_remove_tree (base);
 }
 
 /* Runs the binary to completion; returns the exit status, stdout and stderr. */
 static int
 run_store (const char *const *args, const char *stdin_text, char **out, char **err)
 {
-  g_autofree char *bin = store_binary ();
+  g_autofree char *bin = lb_test_server_exe ();
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_autoptr(GSubprocess) proc = NULL;
   g_autoptr(GError) error = NULL;
@@ -301,7 +295,7 @@ run_store (const char *const *args, const char *stdin_text, char **out, char **e
 static void
 test_hash_password (void)
 {
-  g_autofree char *base = store_make_tmpdir ("cli-hash");
+  g_autofree char *base = lb_test_make_tmpdir ("cli-hash");
   g_autofree char *passwd = g_build_filename (base, "passwd", NULL);
   g_autofree char *root = g_build_filename (base, "root", NULL);
   g_autofree char *out = NULL;
@@ -331,40 +325,40 @@ test_hash_password (void)
     g_autofree char *h2 = g_strdup_printf ("PUT /y.bin HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n"
                                            "Authorization: Basic %s", bad);
     g_autoptr(GBytes) two = g_bytes_new_static ("hi", 2);
-    g_autoptr(StoreRawReply) r1 = store_raw_request (p->port, h1, two, &error);
-    g_autoptr(StoreRawReply) r2 = NULL;
+    g_autoptr(LbTestRawReply) r1 = lb_test_raw_request (p->port, h1, two, &error);
+    g_autoptr(LbTestRawReply) r2 = NULL;
 
     g_assert_no_error (error);
     g_assert_cmpuint (r1->status, ==, 201);
-    r2 = store_raw_request (p->port, h2, two, &error);
+    r2 = lb_test_raw_request (p->port, h2, two, &error);
     g_assert_no_error (error);
     g_assert_cmpuint (r2->status, ==, 401);
     g_assert_nonnull (g_hash_table_lookup (r2->headers, "www-authenticate"));
   }
-  store_rm_rf (base);
+  lb_test_remove_tree (base);
 }
 
 /* --tls-cert/--tls-key: a self-signed certificate made now with openssl. */
 static void
 test_tls (void)
 {
-  g_autofree char *base = store_make_tmpdir ("cli-tls");
+  g_autofree char *base = lb_test_make_tmpdir ("cli-tls");
   g_autofree char *root = g_build_filename (base, "root", NULL);
   g_autofree char *cert = g_build_filename (base, "cert.pem", NULL);
   g_autofree char *key = g_build_filename (base, "key.pem", NULL);
   g_autofree char *file = g_build_filename (root, "t.bin", NULL);
   g_autofree char *openssl = g_find_program_in_path ("openssl");
-  g_autoptr(GBytes) data = store_test_bytes (2048, 35);
+  g_autoptr(GBytes) data = lb_test_bytes (2048, 35);
   g_autoptr(Proc) p = NULL;
   g_autofree char *url = NULL;
 
   if (openssl == NULL)
     {
       g_test_skip ("openssl not installed (build-aux/install-deps.sh installs it)");
-      store_rm_rf (base);
+      lb_test_remove_tree (base);
       return;
     }
-  store_make_self_signed (openssl, key, cert);
+  lb_test_make_self_signed (openssl, key, cert);
   g_assert_cmpint (g_mkdir (root, 0755), ==, 0);
   write_file (file, data);
   {
@@ -373,14 +367,14 @@ test_tls (void)
   }
   g_assert_true (g_str_has_prefix (p->url, "https://127.0.0.1:"));
   url = g_strconcat (p->url, "t.bin", NULL);
-  g_object_unref (store_check_https_get (url, cert, data));
-  store_rm_rf (base);
+  g_object_unref (lb_test_check_https_get (url, cert, data));
+  lb_test_remove_tree (base);
 }
 
 static void
 test_refusals (void)
 {
-  g_autofree char *base = store_make_tmpdir ("cli-refuse");
+  g_autofree char *base = lb_test_make_tmpdir ("cli-refuse");
   g_autofree char *missing = g_build_filename (base, "missing", NULL);
   g_autofree char *passwd = g_build_filename (base, "plain-passwd", NULL);
   struct {
@@ -415,7 +409,7 @@ test_refusals (void)
       g_assert_nonnull (strstr (err, cases[i].stderr_part));
       g_assert_null (strstr (out, "Serving"));
     }
-  store_rm_rf (base);
+  lb_test_remove_tree (base);
 }
 
 int

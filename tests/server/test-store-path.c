@@ -7,7 +7,7 @@
 #include <glib/gstdio.h>
 
 #include "lb-store-path.h"
-#include "store-test-util.h"
+#include "lb-test-files.h"
 
 static void
 test_decode (void)
@@ -92,7 +92,7 @@ test_encode (void)
 static void
 test_contained (void)
 {
-  g_autofree char *base = store_make_tmpdir ("path");
+  g_autofree char *base = lb_test_make_tmpdir ("path");
   g_autofree char *root = g_build_filename (base, "root", NULL);
   g_autofree char *out = g_build_filename (base, "out", NULL);
   g_autofree char *l1 = g_build_filename (root, "out-link", NULL);
@@ -127,7 +127,7 @@ test_contained (void)
   p = g_strconcat (real_root, "-evil", NULL);
   g_assert_false (lb_store_path_is_contained (real_root, p));
   free (real_root);
-  store_rm_rf (base);
+  lb_test_remove_tree (base);
 }
 
 int

@@ -5,46 +5,24 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "lb-error.h"
 #include "lb-image-loader.h"
 #include "lb-png.h"
-#include "store-test-util.h"
+#include "lb-test-files.h"
+#include "lb-test-loop.h"
+#include "lb-test-stores.h"
 
 static char *
 make_tree (void)
 {
-  g_autoptr(GError) error = NULL;
-  char *dir = g_dir_make_tmp ("lb-local-XXXXXX", &error);
+  char *dir = lb_test_make_tmpdir ("local");
   g_autofree char *sub = g_build_filename (dir, "sub dir", NULL);
-  g_autofree char *png = g_build_filename (dir, "basn0g16.png", NULL);
-  g_autofree char *src = g_build_filename (g_getenv ("LB_TEST_DATA"), "pngsuite", "basn0g16.png", NULL);
-  g_autofree char *contents = NULL;
-  gsize len;
+  g_autofree char *src = lb_test_build_path ("LB_TEST_DATA", "pngsuite", "basn0g16.png",
+                                             NULL);
 
-  g_assert_no_error (error);
   g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
-  g_assert_true (g_file_get_contents (src, &contents, &len, NULL));
-  g_assert_true (g_file_set_contents (png, contents, len, NULL));
+  lb_test_install_file (src, dir, "basn0g16.png");
   return dir;
-}
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autoptr(GFileEnumerator) e = g_file_enumerate_children (file, G_FILE_ATTRIBUTE_STANDARD_NAME,
-                                                            G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, NULL, NULL);
-  GFileInfo *info;
-
-  while (e != NULL && (info = g_file_enumerator_next_file (e, NULL, NULL)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, g_file_info_get_name (info), NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_unlink (child);
-      g_object_unref (info);
-    }
-  g_rmdir (path);
 }
 
 static void
@@ -61,28 +39,28 @@ static void
 test_list_read (void)
 {
   g_autofree char *dir = make_tree ();
-  g_autoptr(LbStore) store = test_open (dir, NULL);
+  g_autoptr(LbStore) store = lb_test_store_open (dir, NULL);
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) entries = test_list (store, NULL, &error);
+  g_autoptr(GPtrArray) entries = lb_test_store_list (store, NULL, &error);
   LbStoreEntry *png, *sub;
   g_autoptr(GBytes) body = NULL;
   g_autofree char *path = g_build_filename (dir, "basn0g16.png", NULL);
-  g_autofree char *want = test_sha256_file (path);
+  g_autofree char *want = lb_test_sha256_file (path);
   g_autofree char *got = NULL;
 
   g_assert_no_error (error);
   g_assert_cmpstr (lb_store_get_backend_name (store), ==, "local");
   g_assert_cmpuint (entries->len, ==, 2);
-  png = test_find (entries, "basn0g16.png");
-  sub = test_find (entries, "sub dir");
+  png = lb_test_store_find (entries, "basn0g16.png");
+  sub = lb_test_store_find (entries, "sub dir");
   g_assert_nonnull (png);
   g_assert_nonnull (sub);
   g_assert_true (lb_store_entry_is_container (sub));
   g_assert_cmpint (lb_store_entry_get_kind (png), ==, LB_STORE_ENTRY_IMAGE);
   g_assert_nonnull (lb_store_entry_get_etag (png));
-  body = test_read_all (store, lb_store_entry_get_uri (png), NULL, &error);
+  body = lb_test_store_read_all (store, lb_store_entry_get_uri (png), NULL, &error);
   g_assert_no_error (error);
-  got = test_sha256_bytes (body);
+  got = g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, body);
   g_assert_cmpstr (got, ==, want);
   g_assert_cmpint (lb_store_entry_get_size (png), ==, g_bytes_get_size (body));
 
@@ -94,8 +72,8 @@ test_list_read (void)
     guint8 buffer[16];
 
     lb_store_read_async (store, lb_store_entry_get_uri (png), NULL, record_progress, last,
-                         test_store_result, &result);
-    stream = lb_store_read_finish (store, test_wait (&result), NULL, &error);
+                         lb_test_keep_result, &result);
+    stream = lb_store_read_finish (store, lb_test_wait_result (&result), NULL, &error);
     g_assert_no_error (error);
     while (g_input_stream_read (stream, buffer, sizeof buffer, NULL, &error) > 0)
       ;
@@ -106,11 +84,11 @@ test_list_read (void)
 
   /* outside the root */
   {
-    g_autoptr(GPtrArray) none = test_list (store, "/etc", &error);
+    g_autoptr(GPtrArray) none = lb_test_store_list (store, "/etc", &error);
     g_assert_null (none);
     g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
   }
-  remove_tree (dir);
+  lb_test_remove_tree (dir);
 }
 
 static LbWriteBackResult *
@@ -121,15 +99,15 @@ put (LbStore *store, const char *uri, const char *text, LbStoreWriteMode mode, c
   g_autoptr(GAsyncResult) result = NULL;
 
   lb_store_put_bytes_safely_async (store, uri, bytes, "text/plain", mode, etag, NULL, NULL, NULL,
-                                   test_store_result, &result);
-  return lb_store_put_bytes_safely_finish (store, test_wait (&result), error);
+                                   lb_test_keep_result, &result);
+  return lb_store_put_bytes_safely_finish (store, lb_test_wait_result (&result), error);
 }
 
 static void
 test_write_modes (void)
 {
   g_autofree char *dir = make_tree ();
-  g_autoptr(LbStore) store = test_open (dir, NULL);
+  g_autoptr(LbStore) store = lb_test_store_open (dir, NULL);
   g_autofree char *path = g_build_filename (dir, "note.txt", NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autofree char *uri = g_file_get_uri (file);
@@ -157,8 +135,8 @@ test_write_modes (void)
     g_autoptr(GAsyncResult) result = NULL;
     g_autoptr(LbStoreEntry) e = NULL;
     lb_store_write_bytes_async (store, uri, bytes, NULL, LB_STORE_WRITE_CREATE, NULL, NULL, NULL,
-                                NULL, test_store_result, &result);
-    e = lb_store_write_finish (store, test_wait (&result), &error);
+                                NULL, lb_test_keep_result, &result);
+    e = lb_store_write_finish (store, lb_test_wait_result (&result), &error);
     g_assert_null (e);
     g_assert_error (error, LB_ERROR, LB_ERROR_CONFLICT);
     g_clear_error (&error);
@@ -181,14 +159,14 @@ test_write_modes (void)
   g_assert_error (error, LB_ERROR, LB_ERROR_CONFLICT);
   g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
   g_assert_cmpstr (contents, ==, "three");
-  remove_tree (dir);
+  lb_test_remove_tree (dir);
 }
 
 static void
 test_write_back_local (void)
 {
   g_autofree char *dir = make_tree ();
-  g_autoptr(LbStore) store = test_open (dir, NULL);
+  g_autoptr(LbStore) store = lb_test_store_open (dir, NULL);
   g_autofree char *path = g_build_filename (dir, "basn0g16.png", NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autofree char *uri = g_file_get_uri (file);
@@ -208,8 +186,8 @@ test_write_back_local (void)
       g_autofree char *out = g_build_filename (dir, names[i], NULL);
       g_autoptr(LbImage) back = NULL;
 
-      lb_write_back_async (store, uri, image, &options, NULL, NULL, NULL, test_store_result, &result);
-      results[i] = lb_write_back_finish (store, test_wait (&result), &error);
+      lb_write_back_async (store, uri, image, &options, NULL, NULL, NULL, lb_test_keep_result, &result);
+      results[i] = lb_write_back_finish (store, lb_test_wait_result (&result), &error);
       g_assert_no_error (error);
       g_assert_true (g_str_has_suffix (results[i]->uri, names[i]));
       g_assert_true (results[i]->verified);
@@ -230,17 +208,17 @@ test_write_back_local (void)
     LbWriteBackOptions ow = { "x", NULL, TRUE, "\"bogus\"", 0 };
     g_autoptr(GAsyncResult) result = NULL;
     g_autoptr(LbWriteBackResult) res = NULL;
-    g_autofree char *before = test_sha256_file (path);
+    g_autofree char *before = lb_test_sha256_file (path);
     g_autofree char *after = NULL;
 
-    lb_write_back_async (store, uri, image, &ow, NULL, NULL, NULL, test_store_result, &result);
-    res = lb_write_back_finish (store, test_wait (&result), &error);
+    lb_write_back_async (store, uri, image, &ow, NULL, NULL, NULL, lb_test_keep_result, &result);
+    res = lb_write_back_finish (store, lb_test_wait_result (&result), &error);
     g_assert_null (res);
     g_assert_error (error, LB_ERROR, LB_ERROR_CONFLICT);
-    after = test_sha256_file (path);
+    after = lb_test_sha256_file (path);
     g_assert_cmpstr (after, ==, before);
   }
-  remove_tree (dir);
+  lb_test_remove_tree (dir);
 }
 
 int

@@ -7,7 +7,10 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "store-test-util.h"
+#include "lb-error.h"
+#include "lb-test-files.h"
+#include "lb-test-loop.h"
+#include "lb-test-stores.h"
 
 static GThreadedSocketService *service;
 static char *base_url;                /* http://127.0.0.1:PORT/ */
@@ -214,7 +217,7 @@ open_store (guint timeout_s, guint retries, guint max_entries)
   options->max_retries = retries;
   if (max_entries > 0)
     options->max_listing_entries = max_entries;
-  return test_open (base_url, options);
+  return lb_test_store_open (base_url, options);
 }
 
 /* Reading @u fails with @code, and the message contains @what and @also (NULL: no second). */
@@ -223,7 +226,7 @@ assert_read_fails (LbStore *store, const char *u, LbError code, const char *what
                    const char *also)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) body = test_read_all (store, u, NULL, &error);
+  g_autoptr(GBytes) body = lb_test_store_read_all (store, u, NULL, &error);
 
   g_assert_null (body);
   g_assert_error (error, LB_ERROR, (gint) code);
@@ -243,18 +246,15 @@ test_truncated (void)
 
   /* a download never leaves a partial file, and decoding never sees a "complete" image */
   {
-    g_autofree char *dir = g_dir_make_tmp ("lb-faults-XXXXXX", NULL);
+    g_autofree char *dir = lb_test_make_tmpdir ("faults");
     g_autofree char *path = g_build_filename (dir, "out.png", NULL);
     g_autoptr(LbStoreEntry) got = lb_store_download_sync (u, path, NULL, NULL, &error);
     g_autoptr(LbImage) image = NULL;
-    GDir *d;
 
     g_assert_null (got);
     g_assert_error (error, LB_ERROR, LB_ERROR_TRUNCATED);
     g_clear_error (&error);
-    d = g_dir_open (dir, 0, NULL);
-    g_assert_null (g_dir_read_name (d));
-    g_dir_close (d);
+    g_assert_cmpuint (lb_test_count_entries (dir), ==, 0);
     g_rmdir (dir);
 
     image = lb_store_fetch_image_sync (u, NULL, NULL, NULL, NULL, &error);
@@ -301,7 +301,7 @@ test_503_retried (void)
   g_autofree char *u = url ("flaky.txt");
   g_autofree char *u2 = url ("always503");
   g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) body = test_read_all (store, u, NULL, &error);
+  g_autoptr(GBytes) body = lb_test_store_read_all (store, u, NULL, &error);
 
   g_assert_no_error (error);
   g_assert_cmpmem (g_bytes_get_data (body, NULL), g_bytes_get_size (body), "finally", 7);
@@ -338,8 +338,8 @@ test_cancel (void)
   g_autoptr(GError) error = NULL;
 
   g_timeout_add_once (200, cancel_soon, cancellable);
-  lb_store_read_async (store, u, cancellable, NULL, NULL, test_store_result, &result);
-  stream = lb_store_read_finish (store, test_wait (&result), NULL, &error);
+  lb_store_read_async (store, u, cancellable, NULL, NULL, lb_test_keep_result, &result);
+  stream = lb_store_read_finish (store, lb_test_wait_result (&result), NULL, &error);
   g_assert_null (stream);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 }
@@ -373,8 +373,8 @@ test_connection_refused (void)
   u = g_strdup_printf ("http://127.0.0.1:%u/", g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound)));
   g_socket_close (socket, NULL);
   options->max_retries = 1;
-  store = test_open (u, options);
-  entries = test_list (store, NULL, &error);
+  store = lb_test_store_open (u, options);
+  entries = lb_test_store_list (store, NULL, &error);
   g_assert_null (entries);
   g_assert_error (error, LB_ERROR, LB_ERROR_NETWORK);
   g_assert_nonnull (strstr (error->message, "connection refused"));
@@ -413,15 +413,15 @@ test_hostile_listing (void)
   g_autoptr(LbStore) store = open_store (0, 0, 0);
   g_autofree char *u = url ("hostile/");
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) entries = test_list (store, u, &error);
+  g_autoptr(GPtrArray) entries = lb_test_store_list (store, u, &error);
   g_autofree char *long_name = g_strnfill (4000, 'L');
   g_autofree char *long_png = g_strconcat (long_name, ".png", NULL);
 
   g_assert_no_error (error);
   g_assert_cmpuint (entries->len, ==, 2);
-  g_assert_nonnull (test_find (entries, "good.png"));
-  g_assert_cmpint (lb_store_entry_get_size (test_find (entries, "good.png")), ==, 20);
-  g_assert_nonnull (test_find (entries, long_png));
+  g_assert_nonnull (lb_test_store_find (entries, "good.png"));
+  g_assert_cmpint (lb_store_entry_get_size (lb_test_store_find (entries, "good.png")), ==, 20);
+  g_assert_nonnull (lb_test_store_find (entries, long_png));
   for (guint i = 0; i < entries->len; i++)
     g_assert_true (g_str_has_prefix (lb_store_entry_get_uri (entries->pdata[i]), u));
 }
@@ -434,14 +434,14 @@ test_many_entries (void)
 
   {
     g_autoptr(LbStore) store = open_store (0, 0, 0);   /* default cap: 200 000 */
-    g_autoptr(GPtrArray) entries = test_list (store, u, &error);
+    g_autoptr(GPtrArray) entries = lb_test_store_list (store, u, &error);
     g_assert_no_error (error);
     g_assert_cmpuint (entries->len, ==, 100000);
     g_assert_cmpint (lb_store_entry_get_size (entries->pdata[99999]), ==, 99999);
   }
   {
     g_autoptr(LbStore) store = open_store (0, 0, 50000);
-    g_autoptr(GPtrArray) entries = test_list (store, u, &error);
+    g_autoptr(GPtrArray) entries = lb_test_store_list (store, u, &error);
     g_assert_null (entries);
     g_assert_error (error, LB_ERROR, LB_ERROR_TOO_LARGE);
     g_assert_nonnull (strstr (error->message, "listing too large"));
@@ -453,8 +453,8 @@ test_many_entries (void)
     g_autoptr(GPtrArray) entries = NULL;
     options->type = g_strdup ("listing");
     options->max_listing_bytes = 1024 * 1024;
-    store = test_open (base_url, options);
-    entries = test_list (store, u, &error);
+    store = lb_test_store_open (base_url, options);
+    entries = lb_test_store_list (store, u, &error);
     g_assert_null (entries);
     g_assert_error (error, LB_ERROR, LB_ERROR_TOO_LARGE);
     g_assert_nonnull (strstr (error->message, "listing too large"));
@@ -466,7 +466,7 @@ test_outside_store (void)
 {
   g_autoptr(LbStore) store = open_store (0, 0, 0);
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) entries = test_list (store, "http://evil.example/", &error);
+  g_autoptr(GPtrArray) entries = lb_test_store_list (store, "http://evil.example/", &error);
 
   g_assert_null (entries);
   g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
@@ -476,13 +476,13 @@ test_outside_store (void)
     g_autofree char *root = url ("a/");
     g_autofree char *dots = url ("a/%2e%2e/etc/");
     g_autofree char *plain = url ("a/../etc/");
-    g_autoptr(LbStore) sub = test_open (root, NULL);
-    g_autoptr(GPtrArray) e2 = test_list (sub, dots, &error);
+    g_autoptr(LbStore) sub = lb_test_store_open (root, NULL);
+    g_autoptr(GPtrArray) e2 = lb_test_store_list (sub, dots, &error);
     g_autoptr(GPtrArray) e3 = NULL;
     g_assert_null (e2);
     g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
     g_clear_error (&error);
-    e3 = test_list (sub, plain, &error);
+    e3 = lb_test_store_list (sub, plain, &error);
     g_assert_null (e3);
     g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
   }
@@ -533,7 +533,7 @@ test_bearer (void)
 
   {
     g_autoptr(LbStore) store = open_store (0, 0, 0);
-    g_autoptr(GPtrArray) entries = test_list (store, root, &error);
+    g_autoptr(GPtrArray) entries = lb_test_store_list (store, root, &error);
     g_assert_null (entries);
     g_assert_error (error, LB_ERROR, LB_ERROR_PERMISSION);
     g_clear_error (&error);
@@ -544,10 +544,10 @@ test_bearer (void)
     g_autoptr(GPtrArray) entries = NULL;
     options->type = g_strdup ("listing");
     options->token = g_strdup ("s3cret");
-    store = test_open (base_url, options);
-    entries = test_list (store, root, &error);
+    store = lb_test_store_open (base_url, options);
+    entries = lb_test_store_list (store, root, &error);
     g_assert_no_error (error);
-    g_assert_nonnull (test_find (entries, "a.txt"));
+    g_assert_nonnull (lb_test_store_find (entries, "a.txt"));
   }
   {
     g_autoptr(LbStoreOptions) options = lb_store_options_new ();
@@ -558,15 +558,15 @@ test_bearer (void)
 
     options->type = g_strdup ("listing");
     lb_store_options_set_credentials_func (options, ask_token, &state, NULL);
-    store = test_open (base_url, options);
-    entries = test_list (store, root, &error);
+    store = lb_test_store_open (base_url, options);
+    entries = lb_test_store_list (store, root, &error);
     g_assert_no_error (error);
-    g_assert_nonnull (test_find (entries, "a.txt"));
+    g_assert_nonnull (lb_test_store_find (entries, "a.txt"));
     g_assert_cmpuint (state.calls, ==, 2);
     g_assert_cmpstr (state.scheme, ==, "Bearer");
     g_assert_cmpstr (state.realm, ==, "lb-test");
     /* the token stays with the store */
-    body = test_read_all (store, file, NULL, &error);
+    body = lb_test_store_read_all (store, file, NULL, &error);
     g_assert_no_error (error);
     g_assert_cmpuint (state.calls, ==, 2);
     g_assert_cmpmem (g_bytes_get_data (body, NULL), g_bytes_get_size (body), "token ok", 8);

@@ -8,8 +8,11 @@
 #include <sys/types.h>
 #include <glib/gstdio.h>
 
+#include "lb-error.h"
 #include "lb-png.h"
-#include "store-test-util.h"
+#include "lb-test-files.h"
+#include "lb-test-loop.h"
+#include "lb-test-stores.h"
 
 typedef struct {
   const char *name;
@@ -33,18 +36,18 @@ static const Server servers[] = {
 static char *
 disk_path (const Server *s, const char *relative)
 {
-  return g_build_filename (test_env ("LB_STORES_RUNDIR"), s->www, relative, NULL);
+  return g_build_filename (lb_test_getenv ("LB_STORES_RUNDIR"), s->www, relative, NULL);
 }
 
 static LbStoreEntry *
 entry_at (LbStore *store, const char *dir_uri, const char *name)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) entries = test_list (store, dir_uri, &error);
+  g_autoptr(GPtrArray) entries = lb_test_store_list (store, dir_uri, &error);
   LbStoreEntry *e;
 
   g_assert_no_error (error);
-  e = test_find (entries, name);
+  e = lb_test_store_find (entries, name);
   return e != NULL ? g_object_ref (e) : NULL;
 }
 
@@ -52,9 +55,9 @@ static void
 test_round_trip (gconstpointer data)
 {
   const Server *s = data;
-  g_autoptr(LbStore) store = test_open (test_env (s->url_env), NULL);
+  g_autoptr(LbStore) store = lb_test_store_open (lb_test_getenv (s->url_env), NULL);
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) root = test_list (store, NULL, &error);
+  g_autoptr(GPtrArray) root = lb_test_store_list (store, NULL, &error);
   LbStoreEntry *ct, *space, *unicode;
   g_autoptr(GPtrArray) ct_entries = NULL;
   LbStoreEntry *png16;
@@ -62,24 +65,24 @@ test_round_trip (gconstpointer data)
 
   g_assert_no_error (error);
   g_assert_cmpstr (lb_store_get_backend_name (store), ==, s->backend);
-  ct = test_find (root, "CT");
-  space = test_find (root, "With Space");
-  unicode = test_find (root, "Ünïcödé");
+  ct = lb_test_store_find (root, "CT");
+  space = lb_test_store_find (root, "With Space");
+  unicode = lb_test_store_find (root, "Ünïcödé");
   g_assert_nonnull (ct);
   g_assert_nonnull (space);
   g_assert_nonnull (unicode);
   g_assert_true (lb_store_entry_is_container (ct));
-  g_assert_null (test_find (root, ".."));
+  g_assert_null (lb_test_store_find (root, ".."));
   for (guint i = 0; i < root->len; i++)
     g_assert_true (g_str_has_prefix (lb_store_entry_get_uri (root->pdata[i]), lb_store_get_uri (store)));
 
   /* browse one level down, sizes where the listing has them */
-  ct_entries = test_list (store, lb_store_entry_get_uri (ct), &error);
+  ct_entries = lb_test_store_list (store, lb_store_entry_get_uri (ct), &error);
   g_assert_no_error (error);
-  png16 = test_find (ct_entries, "CT_small_16.png");
+  png16 = lb_test_store_find (ct_entries, "CT_small_16.png");
   g_assert_nonnull (png16);
   g_assert_cmpint (lb_store_entry_get_kind (png16), ==, LB_STORE_ENTRY_IMAGE);
-  g_assert_cmpint (lb_store_entry_get_kind (test_find (ct_entries, "CT_small.dcm")), ==,
+  g_assert_cmpint (lb_store_entry_get_kind (lb_test_store_find (ct_entries, "CT_small.dcm")), ==,
                    LB_STORE_ENTRY_DICOM_FILE);
   if (s->exact_sizes)
     {
@@ -98,15 +101,15 @@ test_round_trip (gconstpointer data)
       g_autoptr(LbStoreEntry) info = NULL;
       g_autoptr(GBytes) body = NULL;
       g_autofree char *path = disk_path (s, files[i]);
-      g_autofree char *want = test_sha256_file (path);
+      g_autofree char *want = lb_test_sha256_file (path);
       g_autofree char *got = NULL;
 
       g_assert_nonnull (dir);
       file = entry_at (store, lb_store_entry_get_uri (dir), parts[1]);
       g_assert_nonnull (file);
-      body = test_read_all (store, lb_store_entry_get_uri (file), &info, &error);
+      body = lb_test_store_read_all (store, lb_store_entry_get_uri (file), &info, &error);
       g_assert_no_error (error);
-      got = test_sha256_bytes (body);
+      got = g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, body);
       g_assert_cmpstr (got, ==, want);
       g_assert_cmpint (lb_store_entry_get_size (info), ==, g_bytes_get_size (body));
     }
@@ -134,8 +137,8 @@ test_round_trip (gconstpointer data)
       g_autoptr(LbStoreEntry) written = NULL;
 
       lb_store_write_bytes_async (store, uri, bytes, "text/plain", LB_STORE_WRITE_CREATE, NULL, NULL,
-                                  NULL, NULL, test_store_result, &result);
-      written = lb_store_write_finish (store, test_wait (&result), &error);
+                                  NULL, NULL, lb_test_keep_result, &result);
+      written = lb_store_write_finish (store, lb_test_wait_result (&result), &error);
       g_assert_null (written);
       g_assert_nonnull (error);
       g_assert_true (error->domain == LB_ERROR);
@@ -158,15 +161,15 @@ test_round_trip (gconstpointer data)
     {
       g_autoptr(GAsyncResult) result = NULL;
       lb_write_back_async (store, lb_store_entry_get_uri (png16), image, &wb, NULL, NULL, NULL,
-                           test_store_result, &result);
-      first = lb_write_back_finish (store, test_wait (&result), &error);
+                           lb_test_keep_result, &result);
+      first = lb_write_back_finish (store, lb_test_wait_result (&result), &error);
       g_assert_no_error (error);
     }
     {
       g_autoptr(GAsyncResult) result = NULL;
       lb_write_back_async (store, lb_store_entry_get_uri (png16), image, &wb, NULL, NULL, NULL,
-                           test_store_result, &result);
-      second = lb_write_back_finish (store, test_wait (&result), &error);
+                           lb_test_keep_result, &result);
+      second = lb_write_back_finish (store, lb_test_wait_result (&result), &error);
       g_assert_no_error (error);
     }
     g_test_message ("%s: %s", s->name, first->message);
@@ -180,16 +183,16 @@ test_round_trip (gconstpointer data)
     g_assert_nonnull (strstr (first->message, s->enforces ? "enforced" : "cannot guarantee"));
 
     /* re-list: both there, with the sizes sent */
-    after = test_list (store, lb_store_entry_get_uri (ct), &error);
+    after = lb_test_store_list (store, lb_store_entry_get_uri (ct), &error);
     g_assert_no_error (error);
-    g_assert_cmpint (lb_store_entry_get_size (test_find (after, "CT_small_16.test.png")), ==, first->size);
-    g_assert_nonnull (test_find (after, "CT_small_16.test-2.png"));
+    g_assert_cmpint (lb_store_entry_get_size (lb_test_store_find (after, "CT_small_16.test.png")), ==, first->size);
+    g_assert_nonnull (lb_test_store_find (after, "CT_small_16.test-2.png"));
     /* the source is untouched */
     {
       g_autofree char *path = disk_path (s, "CT/CT_small_16.png");
-      g_autofree char *seed = g_build_filename (test_env ("LB_SEED_DIR"), "CT/CT_small_16.png", NULL);
-      g_autofree char *a = test_sha256_file (path);
-      g_autofree char *b = test_sha256_file (seed);
+      g_autofree char *seed = g_build_filename (lb_test_getenv ("LB_SEED_DIR"), "CT/CT_small_16.png", NULL);
+      g_autofree char *a = lb_test_sha256_file (path);
+      g_autofree char *b = lb_test_sha256_file (seed);
       g_assert_cmpstr (a, ==, b);
     }
 
@@ -226,12 +229,12 @@ test_round_trip (gconstpointer data)
     g_autoptr(LbStoreEntry) again = NULL;
     g_autofree char *path = disk_path (s, "made by test");
 
-    lb_store_mkdir_async (store, uri, NULL, test_store_result, &r1);
-    made = lb_store_mkdir_finish (store, test_wait (&r1), &error);
+    lb_store_mkdir_async (store, uri, NULL, lb_test_keep_result, &r1);
+    made = lb_store_mkdir_finish (store, lb_test_wait_result (&r1), &error);
     g_assert_no_error (error);
     g_assert_true (g_file_test (path, G_FILE_TEST_IS_DIR));
-    lb_store_mkdir_async (store, uri, NULL, test_store_result, &r2);
-    again = lb_store_mkdir_finish (store, test_wait (&r2), &error);
+    lb_store_mkdir_async (store, uri, NULL, lb_test_keep_result, &r2);
+    again = lb_store_mkdir_finish (store, lb_test_wait_result (&r2), &error);
     g_assert_null (again);
     g_assert_error (error, LB_ERROR, LB_ERROR_CONFLICT);
   }
@@ -242,11 +245,11 @@ static void
 test_apache_412 (void)
 {
   const Server *s = &servers[3];
-  g_autoptr(LbStore) store = test_open (test_env ("LB_APACHE_URL"), NULL);
+  g_autoptr(LbStore) store = lb_test_store_open (lb_test_getenv ("LB_APACHE_URL"), NULL);
   g_autoptr(GError) error = NULL;
   g_autofree char *uri = g_strconcat (lb_store_get_uri (store), "CT/CT_small_8.png", NULL);
   g_autofree char *path = disk_path (s, "CT/CT_small_8.png");
-  g_autofree char *before = test_sha256_file (path);
+  g_autofree char *before = lb_test_sha256_file (path);
   g_autoptr(GBytes) bytes = g_bytes_new_static ("replacement", 11);
   g_autoptr(LbStoreEntry) current = lb_store_stat_sync (store, uri, NULL, &error);
   const LbStoreWriteMode modes[] = { LB_STORE_WRITE_CREATE, LB_STORE_WRITE_IF_MATCH };
@@ -260,14 +263,14 @@ test_apache_412 (void)
       g_autofree char *after = NULL;
 
       lb_store_write_bytes_async (store, uri, bytes, "image/png", modes[i], "\"not-the-etag\"", NULL,
-                                  NULL, NULL, test_store_result, &result);
-      written = lb_store_write_finish (store, test_wait (&result), &error);
+                                  NULL, NULL, lb_test_keep_result, &result);
+      written = lb_store_write_finish (store, lb_test_wait_result (&result), &error);
       g_assert_null (written);
       g_assert_error (error, LB_ERROR, LB_ERROR_CONFLICT);
       g_assert_nonnull (strstr (error->message, "412"));
       g_assert_nonnull (strstr (error->message, uri));
       g_clear_error (&error);
-      after = test_sha256_file (path);
+      after = lb_test_sha256_file (path);
       g_assert_cmpstr (after, ==, before);
     }
   g_assert_true (lb_store_get_capabilities (store) & LB_STORE_CONDITIONAL_WRITES);
@@ -281,8 +284,8 @@ test_apache_412 (void)
 
     lb_store_put_bytes_safely_async (store, uri, bytes, "image/png", LB_STORE_WRITE_IF_MATCH,
                                      lb_store_entry_get_etag (current), NULL, NULL, NULL,
-                                     test_store_result, &r1);
-    ok = lb_store_put_bytes_safely_finish (store, test_wait (&r1), &error);
+                                     lb_test_keep_result, &r1);
+    ok = lb_store_put_bytes_safely_finish (store, lb_test_wait_result (&r1), &error);
     g_assert_no_error (error);
     g_assert_true (ok->verified);
     g_assert_true (ok->overwrote);
@@ -290,8 +293,8 @@ test_apache_412 (void)
 
     lb_store_put_bytes_safely_async (store, uri, bytes, "image/png", LB_STORE_WRITE_IF_MATCH,
                                      lb_store_entry_get_etag (current), NULL, NULL, NULL,
-                                     test_store_result, &r2);
-    stale = lb_store_put_bytes_safely_finish (store, test_wait (&r2), &error);
+                                     lb_test_keep_result, &r2);
+    stale = lb_store_put_bytes_safely_finish (store, lb_test_wait_result (&r2), &error);
     g_assert_null (stale);
     g_assert_error (error, LB_ERROR, LB_ERROR_CONFLICT);
     g_assert_nonnull (strstr (error->message, "changed since it was read"));
@@ -305,7 +308,7 @@ static void
 test_nginx_no_overwrite (void)
 {
   const Server *s = &servers[2];
-  g_autoptr(LbStore) store = test_open (test_env ("LB_NGINX_DAV_URL"), NULL);
+  g_autoptr(LbStore) store = lb_test_store_open (lb_test_getenv ("LB_NGINX_DAV_URL"), NULL);
   g_autoptr(GError) error = NULL;
   g_autofree char *uri = g_strconcat (lb_store_get_uri (store), "upload/victim.txt", NULL);
   g_autofree char *path = disk_path (s, "upload/victim.txt");
@@ -317,8 +320,8 @@ test_nginx_no_overwrite (void)
     g_autoptr(GAsyncResult) result = NULL;
     g_autoptr(LbWriteBackResult) res = NULL;
     lb_store_put_bytes_safely_async (store, uri, original, "text/plain", LB_STORE_WRITE_CREATE,
-                                     NULL, NULL, NULL, NULL, test_store_result, &result);
-    res = lb_store_put_bytes_safely_finish (store, test_wait (&result), &error);
+                                     NULL, NULL, NULL, NULL, lb_test_keep_result, &result);
+    res = lb_store_put_bytes_safely_finish (store, lb_test_wait_result (&result), &error);
     g_assert_no_error (error);
     g_assert_true (res->verified);
     g_assert_cmpint (res->guarantee, ==, LB_WRITE_BACK_CLIENT_CHECKED);
@@ -327,8 +330,8 @@ test_nginx_no_overwrite (void)
     g_autoptr(GAsyncResult) result = NULL;
     g_autoptr(LbWriteBackResult) res = NULL;
     lb_store_put_bytes_safely_async (store, uri, other, "text/plain", LB_STORE_WRITE_CREATE,
-                                     NULL, NULL, NULL, NULL, test_store_result, &result);
-    res = lb_store_put_bytes_safely_finish (store, test_wait (&result), &error);
+                                     NULL, NULL, NULL, NULL, lb_test_keep_result, &result);
+    res = lb_store_put_bytes_safely_finish (store, lb_test_wait_result (&result), &error);
     g_assert_null (res);
     g_assert_error (error, LB_ERROR, LB_ERROR_CONFLICT);
     g_clear_error (&error);
@@ -342,8 +345,8 @@ test_nginx_no_overwrite (void)
     g_autoptr(LbWriteBackResult) res = NULL;
     g_autofree char *now = NULL;
     lb_store_put_bytes_safely_async (store, uri, other, "text/plain", LB_STORE_WRITE_IF_MATCH,
-                                     "\"0-stale\"", NULL, NULL, NULL, test_store_result, &result);
-    res = lb_store_put_bytes_safely_finish (store, test_wait (&result), &error);
+                                     "\"0-stale\"", NULL, NULL, NULL, lb_test_keep_result, &result);
+    res = lb_store_put_bytes_safely_finish (store, lb_test_wait_result (&result), &error);
     g_assert_null (res);
     g_assert_error (error, LB_ERROR, LB_ERROR_CONFLICT);
     g_clear_error (&error);
@@ -356,8 +359,8 @@ test_nginx_no_overwrite (void)
     g_autoptr(GAsyncResult) result = NULL;
     g_autoptr(LbStoreEntry) written = NULL;
     lb_store_write_bytes_async (store, uri, other, "text/plain", LB_STORE_WRITE_CREATE, NULL, NULL,
-                                NULL, NULL, test_store_result, &result);
-    written = lb_store_write_finish (store, test_wait (&result), &error);
+                                NULL, NULL, lb_test_keep_result, &result);
+    written = lb_store_write_finish (store, lb_test_wait_result (&result), &error);
     g_assert_no_error (error);
     g_assert_cmpstr (lb_store_entry_get_attribute (written, "lb:replaced-existing"), ==, "true");
     g_assert_false (lb_store_get_capabilities (store) & LB_STORE_CONDITIONAL_WRITES);
@@ -382,7 +385,7 @@ deliver_answer (gpointer data)
   Pending *pending = data;
 
   if (pending->password != NULL)
-    lb_credentials_request_set_password (pending->request, test_env ("LB_AUTH_USER"),
+    lb_credentials_request_set_password (pending->request, lb_test_getenv ("LB_AUTH_USER"),
                                          pending->password);
   else
     lb_credentials_request_cancel (pending->request);
@@ -411,13 +414,13 @@ ask_credentials (LbCredentialsRequest *request, gpointer user_data)
 static void
 test_apache_auth (void)
 {
-  g_autofree char *url = g_strconcat (test_env ("LB_APACHE_URL"), "private/", NULL);
+  g_autofree char *url = g_strconcat (lb_test_getenv ("LB_APACHE_URL"), "private/", NULL);
   g_autoptr(GError) error = NULL;
 
   /* no credentials: 401 → permission error naming the URL */
   {
-    g_autoptr(LbStore) store = test_open (url, NULL);
-    g_autoptr(GPtrArray) entries = test_list (store, NULL, &error);
+    g_autoptr(LbStore) store = lb_test_store_open (url, NULL);
+    g_autoptr(GPtrArray) entries = lb_test_store_list (store, NULL, &error);
     g_assert_null (entries);
     g_assert_error (error, LB_ERROR, LB_ERROR_PERMISSION);
     g_assert_nonnull (strstr (error->message, "401"));
@@ -427,21 +430,21 @@ test_apache_auth (void)
   /* the callback answers wrong, then right: success, and it was told it is a retry */
   {
     g_autoptr(LbStoreOptions) options = lb_store_options_new ();
-    AuthState state = { 0, 0, NULL, { "wrong", test_env ("LB_AUTH_PASSWORD"), NULL, NULL } };
+    AuthState state = { 0, 0, NULL, { "wrong", lb_test_getenv ("LB_AUTH_PASSWORD"), NULL, NULL } };
     g_autoptr(LbStore) store = NULL;
     g_autoptr(GPtrArray) entries = NULL;
     g_autoptr(GBytes) body = NULL;
 
     lb_store_options_set_credentials_func (options, ask_credentials, &state, NULL);
-    store = test_open (url, options);
-    entries = test_list (store, NULL, &error);
+    store = lb_test_store_open (url, options);
+    entries = lb_test_store_list (store, NULL, &error);
     g_assert_no_error (error);
-    g_assert_nonnull (test_find (entries, "secret.png"));
+    g_assert_nonnull (lb_test_store_find (entries, "secret.png"));
     g_assert_cmpuint (state.calls, ==, 2);
     g_assert_cmpuint (state.retrying_calls, ==, 1);
     g_assert_cmpstr (state.realm, ==, "Lightbox test store");
     /* the session keeps the credentials for the rest of the store */
-    body = test_read_all (store, lb_store_entry_get_uri (test_find (entries, "secret.png")), NULL, &error);
+    body = lb_test_store_read_all (store, lb_store_entry_get_uri (lb_test_store_find (entries, "secret.png")), NULL, &error);
     g_assert_no_error (error);
     g_assert_cmpuint (g_bytes_get_size (body), >, 0);
     g_free (state.realm);
@@ -454,8 +457,8 @@ test_apache_auth (void)
     g_autoptr(GPtrArray) entries = NULL;
 
     lb_store_options_set_credentials_func (options, ask_credentials, &state, NULL);
-    store = test_open (url, options);
-    entries = test_list (store, NULL, &error);
+    store = lb_test_store_open (url, options);
+    entries = lb_test_store_list (store, NULL, &error);
     g_assert_null (entries);
     g_assert_error (error, LB_ERROR, LB_ERROR_PERMISSION);
     g_assert_cmpuint (state.calls, ==, 1);
@@ -468,12 +471,12 @@ test_apache_auth (void)
     g_autoptr(LbStore) store = NULL;
     g_autoptr(GPtrArray) entries = NULL;
 
-    options->username = g_strdup (test_env ("LB_AUTH_USER"));
-    options->password = g_strdup (test_env ("LB_AUTH_PASSWORD"));
-    store = test_open (url, options);
-    entries = test_list (store, NULL, &error);
+    options->username = g_strdup (lb_test_getenv ("LB_AUTH_USER"));
+    options->password = g_strdup (lb_test_getenv ("LB_AUTH_PASSWORD"));
+    store = lb_test_store_open (url, options);
+    entries = lb_test_store_list (store, NULL, &error);
     g_assert_no_error (error);
-    g_assert_nonnull (test_find (entries, "secret.png"));
+    g_assert_nonnull (lb_test_store_find (entries, "secret.png"));
   }
 }
 
@@ -486,36 +489,36 @@ tls_list (const char *url, const char *ca_file, const char *pinned_cert_file, GE
 
   options->ca_file = g_strdup (ca_file);
   options->pinned_cert_file = g_strdup (pinned_cert_file);
-  store = test_open (url, options);
-  return test_list (store, NULL, error);
+  store = lb_test_store_open (url, options);
+  return lb_test_store_list (store, NULL, error);
 }
 
 static void
 test_tls (void)
 {
-  const char *url = test_env ("LB_NGINX_TLS_URL");
+  const char *url = lb_test_getenv ("LB_NGINX_TLS_URL");
   g_autoptr(GError) error = NULL;
 
   {
-    g_autoptr(LbStore) store = test_open (url, NULL);
-    g_autoptr(GPtrArray) entries = test_list (store, NULL, &error);
+    g_autoptr(LbStore) store = lb_test_store_open (url, NULL);
+    g_autoptr(GPtrArray) entries = lb_test_store_list (store, NULL, &error);
     g_assert_null (entries);
     g_assert_error (error, LB_ERROR, LB_ERROR_NETWORK);
     g_assert_nonnull (strstr (error->message, "TLS"));
     g_clear_error (&error);
   }
   {
-    g_autoptr(GPtrArray) entries = tls_list (url, test_env ("LB_TLS_CERT"), NULL, &error);
+    g_autoptr(GPtrArray) entries = tls_list (url, lb_test_getenv ("LB_TLS_CERT"), NULL, &error);
     g_assert_no_error (error);
-    g_assert_nonnull (test_find (entries, "CT"));
+    g_assert_nonnull (lb_test_store_find (entries, "CT"));
   }
   {
-    g_autoptr(GPtrArray) entries = tls_list (url, NULL, test_env ("LB_TLS_CERT"), &error);
+    g_autoptr(GPtrArray) entries = tls_list (url, NULL, lb_test_getenv ("LB_TLS_CERT"), &error);
     g_assert_no_error (error);
-    g_assert_nonnull (test_find (entries, "CT"));
+    g_assert_nonnull (lb_test_store_find (entries, "CT"));
   }
   {
-    g_autoptr(GPtrArray) entries = tls_list (url, NULL, test_env ("LB_TLS_OTHER_CERT"), &error);
+    g_autoptr(GPtrArray) entries = tls_list (url, NULL, lb_test_getenv ("LB_TLS_OTHER_CERT"), &error);
     g_assert_null (entries);
     g_assert_error (error, LB_ERROR, LB_ERROR_NETWORK);
   }
@@ -524,9 +527,9 @@ test_tls (void)
 static void
 test_kill_mid_download (void)
 {
-  const char *url = test_env ("LB_VICTIM_GET_URL");
-  pid_t pid = (pid_t) g_ascii_strtoll (test_env ("LB_VICTIM_GET_PID"), NULL, 10);
-  g_autoptr(LbStore) store = test_open (url, NULL);
+  const char *url = lb_test_getenv ("LB_VICTIM_GET_URL");
+  pid_t pid = (pid_t) g_ascii_strtoll (lb_test_getenv ("LB_VICTIM_GET_PID"), NULL, 10);
+  g_autoptr(LbStore) store = lb_test_store_open (url, NULL);
   g_autofree char *uri = g_strconcat (url, "big.bin", NULL);
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GInputStream) stream = NULL;
@@ -535,8 +538,8 @@ test_kill_mid_download (void)
   gint64 total = 0;
   gboolean killed = FALSE;
 
-  lb_store_read_async (store, uri, NULL, NULL, NULL, test_store_result, &result);
-  stream = lb_store_read_finish (store, test_wait (&result), &info, &error);
+  lb_store_read_async (store, uri, NULL, NULL, NULL, lb_test_keep_result, &result);
+  stream = lb_store_read_finish (store, lb_test_wait_result (&result), &info, &error);
   g_assert_no_error (error);
   g_assert_cmpint (lb_store_entry_get_size (info), ==, 48 * 1024 * 1024);
   for (;;)
@@ -544,8 +547,8 @@ test_kill_mid_download (void)
       g_autoptr(GAsyncResult) r = NULL;
       g_autoptr(GBytes) chunk = NULL;
 
-      g_input_stream_read_bytes_async (stream, 65536, G_PRIORITY_DEFAULT, NULL, test_store_result, &r);
-      chunk = g_input_stream_read_bytes_finish (stream, test_wait (&r), &error);
+      g_input_stream_read_bytes_async (stream, 65536, G_PRIORITY_DEFAULT, NULL, lb_test_keep_result, &r);
+      chunk = g_input_stream_read_bytes_finish (stream, lb_test_wait_result (&r), &error);
       if (chunk == NULL)
         break;
       g_assert_cmpuint (g_bytes_get_size (chunk), >, 0); /* a clean EOF would be a failure */
@@ -565,19 +568,17 @@ test_kill_mid_download (void)
 
   /* and a download to a file now fails without leaving anything behind */
   {
-    g_autofree char *dir = g_dir_make_tmp ("lb-get-XXXXXX", NULL);
+    g_autofree char *dir = lb_test_make_tmpdir ("get");
     g_autofree char *path = g_build_filename (dir, "big.bin", NULL);
     g_autoptr(LbStoreOptions) options = lb_store_options_new ();
     g_autoptr(LbStoreEntry) got = NULL;
-    GDir *d;
 
     options->max_retries = 1;
     got = lb_store_download_sync (uri, path, options, NULL, &error);
     g_assert_null (got);
     g_assert_error (error, LB_ERROR, LB_ERROR_NETWORK);
-    d = g_dir_open (dir, 0, NULL);
-    g_assert_null (g_dir_read_name (d)); /* no partial file, no temporary file */
-    g_dir_close (d);
+    /* no partial file, no temporary file */
+    g_assert_cmpuint (lb_test_count_entries (dir), ==, 0);
     g_rmdir (dir);
   }
 }
@@ -604,11 +605,11 @@ kill_on_progress (goffset current, goffset total, gpointer user_data)
 static void
 test_kill_mid_upload (void)
 {
-  const char *url = test_env ("LB_VICTIM_PUT_URL");
-  KillState state = { (pid_t) g_ascii_strtoll (test_env ("LB_VICTIM_PUT_PID"), NULL, 10), FALSE, 0 };
-  g_autoptr(LbStore) store = test_open (url, NULL);
+  const char *url = lb_test_getenv ("LB_VICTIM_PUT_URL");
+  KillState state = { (pid_t) g_ascii_strtoll (lb_test_getenv ("LB_VICTIM_PUT_PID"), NULL, 10), FALSE, 0 };
+  g_autoptr(LbStore) store = lb_test_store_open (url, NULL);
   g_autofree char *uri = g_strconcat (url, "upload/new.bin", NULL);
-  g_autofree char *path = g_build_filename (test_env ("LB_STORES_RUNDIR"), "victim/upload/new.bin", NULL);
+  g_autofree char *path = g_build_filename (lb_test_getenv ("LB_STORES_RUNDIR"), "victim/upload/new.bin", NULL);
   gsize size = 48 * 1024 * 1024;
   g_autoptr(GBytes) bytes = g_bytes_new_take (g_malloc0 (size), size);
   g_autoptr(GAsyncResult) result = NULL;
@@ -617,8 +618,8 @@ test_kill_mid_upload (void)
 
   lb_store_put_bytes_safely_async (store, uri, bytes, "application/octet-stream",
                                    LB_STORE_WRITE_CREATE, NULL, NULL, kill_on_progress, &state,
-                                   test_store_result, &result);
-  res = lb_store_put_bytes_safely_finish (store, test_wait (&result), &error);
+                                   lb_test_keep_result, &result);
+  res = lb_store_put_bytes_safely_finish (store, lb_test_wait_result (&result), &error);
   g_test_message ("killed after %" G_GOFFSET_FORMAT " bytes: %s", state.at,
                   error != NULL ? error->message : "no error");
   g_assert_true (state.killed);

@@ -3,17 +3,20 @@
  * The store tree on a real local folder store: a folder of 100 000 entries arrives in batches
  * while the main loop keeps running; collapsing cancels the listing and nothing lands later;
  * the size and date columns sort each folder (folders first), from the column view's sorter
- * (what a header click changes) and from the keyboard action; the order persists in GSettings.
+ * (what a header click changes) and from the keyboard action; the order persists in GSettings;
+ * tree.refresh lists a folder again and tree.open toggles it.
  */
 #include "config.h"
 
 #include <fcntl.h>
+#include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <unistd.h>
 #include <utime.h>
 
 #include "lb-store-browser.h"
-#include "lb-ui-test-util.h"
+#include "lb-test-files.h"
+#include "lb-test-loop.h"
 
 #define BIG_N 100000
 
@@ -376,6 +379,35 @@ test_sort (void)
   g_settings_reset (settings, "tree-sort-descending");
 }
 
+/* ---- actions --------------------------------------------------------------------------- */
+
+/* tree.refresh lists the selected row's folder again (a file added meanwhile appears);
+ * tree.open does what Enter does (the selected folder collapses). */
+static void
+test_refresh_open (void)
+{
+  g_autofree char *added = g_build_filename (root_dir, "sorted", "img4.png", NULL);
+  Tree t = { 0 };
+  guint pos;
+
+  g_settings_reset (settings, "tree-sort-column");
+  g_settings_reset (settings, "tree-sort-descending");
+  tree_open (&t);
+  pos = expand_sorted (&t);
+  g_assert_true (g_file_set_contents (added, "", 0, NULL));
+  lb_store_browser_select_row (t.browser, pos + 3);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (t.browser), "tree.refresh", NULL));
+  g_assert_true (lb_test_wait (idle_cond, t.browser, 60000));
+  g_assert_cmpuint (n_rows (&t), ==, 2 + 6);
+  assert_children (&t, pos, "a-dir b-dir img2.png IMG3.png img4.png img10.png");
+
+  lb_store_browser_select_row (t.browser, pos);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (t.browser), "tree.open", NULL));
+  g_assert_cmpuint (n_rows (&t), ==, 2);
+  g_assert_cmpint (g_unlink (added), ==, 0);
+  tree_close (&t);
+}
+
 /* ---- data ------------------------------------------------------------------------------ */
 
 static void
@@ -448,10 +480,11 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/store-tree/collapse-while-feeding", test_collapse_while_feeding);
   g_test_add_func ("/ui/store-tree/switch-store", test_switch_store);
   g_test_add_func ("/ui/store-tree/sort", test_sort);
+  g_test_add_func ("/ui/store-tree/refresh-open", test_refresh_open);
   ret = g_test_run ();
 
   g_clear_object (&settings);
-  lb_test_rm_rf (root_dir);
+  lb_test_remove_tree (root_dir);
   g_free (root_dir);
   return ret;
 }

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-upload-dialog"
+
+#include "config.h"
+
+#include "lb-upload-dialog.h"
+
+struct _LbUploadDialog {
+  GtkDialog  parent_instance;
+
+  /* Template widgets */
+  GtkWidget *entry;
+};
+
+G_DEFINE_FINAL_TYPE (LbUploadDialog, lb_upload_dialog, GTK_TYPE_DIALOG)
+
+static void
+lb_upload_dialog_dispose (GObject *object)
+{
+  gtk_widget_dispose_template (GTK_WIDGET (object), LB_TYPE_UPLOAD_DIALOG);
+  G_OBJECT_CLASS (lb_upload_dialog_parent_class)->dispose (object);
+}
+
+static void
+lb_upload_dialog_class_init (LbUploadDialogClass *klass)
+{
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  G_OBJECT_CLASS (klass)->dispose = lb_upload_dialog_dispose;
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/lightbox/Lightbox/ui/lb-upload-dialog.ui");
+  gtk_widget_class_bind_template_child (widget_class, LbUploadDialog, entry);
+}
+
+static void
+lb_upload_dialog_init (LbUploadDialog *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+}
+
+LbUploadDialog *
+lb_upload_dialog_new (GtkWindow  *parent,
+                      const char *name)
+{
+  LbUploadDialog *self;
+
+  /* use-header-bar is construct-only: a template cannot set it */
+  self = g_object_new (LB_TYPE_UPLOAD_DIALOG, "use-header-bar", TRUE, "transient-for", parent,
+                       NULL);
+  /* Enter in the entry uploads; set here, since moving the buttons into the header bar at
+   * construction drops a default widget the template gave */
+  gtk_dialog_set_default_response (GTK_DIALOG (self), GTK_RESPONSE_OK);
+  gtk_editable_set_text (GTK_EDITABLE (self->entry), name ? name : "");
+  return self;
+}
+
+GtkWidget *
+lb_upload_dialog_get_entry (LbUploadDialog *self)
+{
+  g_return_val_if_fail (LB_IS_UPLOAD_DIALOG (self), NULL);
+  return self->entry;
+}
