@@ -194,6 +194,17 @@ lb_store_conn_for_message (SoupServerMessage *msg)
   return remote != NULL ? g_object_get_qdata (G_OBJECT (remote), conn_quark ()) : NULL;
 }
 
+/* The TCP socket under @msg, TLS or not: soup_server_message_get_socket() is NULL for the
+ * connections handed over with soup_server_accept_iostream(), so theirs comes from the
+ * LbStoreConn. NULL if there is none. */
+GSocket *
+lb_store_conn_socket_for_message (SoupServerMessage *msg)
+{
+  LbStoreConn *conn = lb_store_conn_for_message (msg);
+
+  return conn != NULL ? lb_store_conn_get_socket (conn) : soup_server_message_get_socket (msg);
+}
+
 /* Slow clients (slowloris): the socket timeout bounds every single wait for the peer, the
  * deadline bounds the whole request head, so a client trickling one byte a second cannot hold
  * a connection for longer than timeout_s. Shutting the socket down makes libsoup's pending read

@@ -37,6 +37,7 @@ void         lb_store_conn_close          (LbStoreConn           *self);
 void         lb_store_conn_set_address    (LbStoreConn           *self,
                                            GSocketAddress        *remote);
 LbStoreConn *lb_store_conn_for_message    (SoupServerMessage     *msg);
+GSocket     *lb_store_conn_socket_for_message (SoupServerMessage *msg);
 
 void         lb_store_conn_start_request  (LbStoreServer         *server,
                                            SoupServerMessage     *msg,
