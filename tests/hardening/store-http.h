@@ -375,3 +375,22 @@ http_write_file (const char *path, const void *data, gsize len)
   g_file_set_contents (path, data, (gssize) len, &error);
   g_assert_no_error (error);
 }
+
+/* "@user:HASH\n" for a password file, made by lightbox-store --hash-password. */
+static inline char *
+http_hash_password (const char *user, const char *password)
+{
+  g_autofree char *bin = lb_test_server_exe ();
+  g_autofree char *line = g_strconcat (password, "\n", NULL);
+  g_autoptr (GSubprocess) p = NULL;
+  g_autoptr (GError) error = NULL;
+  char *out = NULL;
+
+  p = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
+                        bin, "--hash-password", user, NULL);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (p, line, NULL, &out, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_successful (p));
+  return out;
+}

@@ -20,6 +20,7 @@
 #include "lb-test-files.h"
 #include "lb-test-process.h"
 #include "lb-test-tls.h"
+#include "store-http.h"
 
 #define TOKEN "tok-7f3a9c2e51b84d06a1e2f3c4d5b6a798"
 #define USER "alice"
@@ -45,23 +46,6 @@ write_file (const char *path, const char *text)
 
   g_file_set_contents (path, text, -1, &error);
   g_assert_no_error (error);
-}
-
-static char *
-hash_password (void)
-{
-  g_autofree char *bin = g_build_filename (g_getenv ("LB_BUILD_ROOT"), "src", "server", "lightbox-store", NULL);
-  g_autoptr (GSubprocess) p = NULL;
-  g_autoptr (GError) error = NULL;
-  char *out = NULL;
-
-  p = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
-                        bin, "--hash-password", USER, NULL);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (p, PASSWORD "\n", NULL, &out, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_get_successful (p));
-  return out;
 }
 
 static void
@@ -680,7 +664,7 @@ main (int argc, char **argv)
   tokens = g_build_filename (base, "tokens", NULL);
   write_file (tokens, TOKEN "\n");
   passwd = g_build_filename (base, "passwd", NULL);
-  line = hash_password ();
+  line = http_hash_password (USER, PASSWORD);
   write_file (passwd, line);
   {
     const char *const extra[] = { "--token-file", tokens, "--passwd-file", passwd,

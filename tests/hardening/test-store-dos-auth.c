@@ -10,23 +10,6 @@
 /* ---------------------------------------------------------------------------------------- */
 /* 7. Wrong passwords as a CPU denial of service                                             */
 
-static char *
-hash_password (void)
-{
-  g_autofree char *bin = g_build_filename (g_getenv ("LB_BUILD_ROOT"), "src", "server", "lightbox-store", NULL);
-  g_autoptr (GSubprocess) p = NULL;
-  g_autoptr (GError) error = NULL;
-  char *out = NULL;
-
-  p = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
-                        bin, "--hash-password", USER, NULL);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (p, PASSWORD "\n", NULL, &out, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_get_successful (p));
-  return out;
-}
-
 typedef struct {
   guint16 port;
   gint    stop;
@@ -80,7 +63,7 @@ test_auth_flood (void)
   g_autofree char *root = make_root ("flood");
   g_autofree char *file = g_build_filename (root, "a.txt", NULL);
   g_autofree char *passwd = g_build_filename (base, "flood-passwd", NULL);
-  g_autofree char *line = hash_password ();
+  g_autofree char *line = http_hash_password (USER, PASSWORD);
   g_autofree char *good = g_base64_encode ((const guchar *) USER ":" PASSWORD, strlen (USER ":" PASSWORD));
   g_autofree char *put = g_strdup_printf ("PUT /mine.txt HTTP/1.1\r\nHost: h\r\nAuthorization: Basic %s\r\n"
                                           "Content-Length: 2", good);

@@ -26,31 +26,48 @@ count_open_fds (void)
   return n;
 }
 
-/* Reads one response (headers, then Content-Length bytes) from a keep-alive connection. */
+/* Reads a response head from @in: its status, and in @value (unless NULL) the value of the
+ * header @field ("Name:"), NULL when there is none. */
 static guint
-read_one_response (GDataInputStream *in, GBytes **body_out)
+read_head (GDataInputStream *in, const char *field, char **value)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *status_line = g_data_input_stream_read_line (in, NULL, NULL, &error);
   guint status = 0;
-  gsize length = 0;
-  g_autofree guint8 *buf = NULL;
 
   g_assert_no_error (error);
   g_assert_nonnull (status_line);
   g_assert_cmpint (sscanf (status_line, "HTTP/1.1 %u", &status), ==, 1);
+  if (value != NULL)
+    *value = NULL;
   for (;;)
     {
       g_autofree char *line = g_data_input_stream_read_line (in, NULL, NULL, &error);
+
       g_assert_no_error (error);
       g_assert_nonnull (line);
       g_strchomp (line);
       if (line[0] == '\0')
         break;
-      if (g_ascii_strncasecmp (line, "Content-Length:", 15) == 0)
-        length = (gsize) g_ascii_strtoull (line + 15, NULL, 10);
+      if (value != NULL && g_ascii_strncasecmp (line, field, strlen (field)) == 0)
+        {
+          g_free (*value);
+          *value = g_strdup (g_strstrip (line + strlen (field)));
+        }
     }
-  buf = g_malloc (length + 1);
+  return status;
+}
+
+/* Reads one response (headers, then Content-Length bytes) from a keep-alive connection. */
+static guint
+read_one_response (GDataInputStream *in, GBytes **body_out)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *length_text = NULL;
+  guint status = read_head (in, "Content-Length:", &length_text);
+  gsize length = length_text != NULL ? (gsize) g_ascii_strtoull (length_text, NULL, 10) : 0;
+  g_autofree guint8 *buf = g_malloc (length + 1);
+
   g_input_stream_read_all (G_INPUT_STREAM (in), buf, length, NULL, NULL, &error);
   g_assert_no_error (error);
   *body_out = g_bytes_new (buf, length);
@@ -378,33 +395,6 @@ test_atomic_concurrent (void)
     g_bytes_unref (w.versions[v]);
 }
 
-/* The status of the answer waiting on @in, and whether its head has @field (a "Name: value"
- * line; "" matches none); the head is read up to its empty line. */
-static guint
-read_status_and_field (GDataInputStream *in, const char *field, gboolean *has_field)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *status_line = g_data_input_stream_read_line (in, NULL, NULL, &error);
-  guint status = 0;
-
-  g_assert_no_error (error);
-  g_assert_nonnull (status_line);
-  g_assert_cmpint (sscanf (status_line, "HTTP/1.1 %u", &status), ==, 1);
-  *has_field = FALSE;
-  for (;;)
-    {
-      g_autofree char *line = g_data_input_stream_read_line (in, NULL, NULL, &error);
-
-      g_assert_no_error (error);
-      g_assert_nonnull (line);
-      if (line[0] == '\0')
-        break;
-      if (g_ascii_strncasecmp (line, field, strlen (field)) == 0)
-        *has_field = TRUE;
-    }
-  return status;
-}
-
 /* lb_store_server_set_max_connections (3): three idle connections are held, and the fourth
  * and fifth get 503 with Retry-After (and Connection: close) from the listener at once. The
  * three still serve; once they are closed, a new client is served again (503 meanwhile, until
@@ -430,10 +420,10 @@ test_max_connections (void)
     {
       g_autoptr(GDataInputStream) in = NULL;
       g_autoptr(GSocketConnection) extra = raw_connect (s->port, &in);
-      gboolean retry_after = FALSE;
+      g_autofree char *retry_after = NULL;
 
       /* No request sent: the answer comes from the listener as soon as it accepts. */
-      if (read_status_and_field (in, "Retry-After:", &retry_after) == 503 && retry_after)
+      if (read_head (in, "Retry-After:", &retry_after) == 503 && retry_after != NULL)
         refused++;
     }
   g_assert_cmpuint (refused, ==, 2);
