@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "lb-dicom-codec.h"
 #include "lb-dicom-tags.h"
 #include "lb-error.h"
 
@@ -157,12 +158,26 @@ lb_dicom_decode_frame (const LbDicomDataset *md,
   const guint8 *src;
   g_autofree guint8 *pixels = NULL;
   g_autoptr(LbImageMeta) meta = NULL;
+  g_autoptr(LbDicomDataset) prepared_md = NULL;
+  g_autoptr(GBytes) prepared = NULL;
   double a, b;
 
   g_return_val_if_fail (md != NULL, NULL);
   g_return_val_if_fail (frame != NULL, NULL);
   if (name == NULL)
     name = "DICOM frame";
+
+  /* Compressed frames are decompressed, and colour models other than RGB become RGB
+   * (lb-dicom-codec.h, lb-dicom-colour.h): what follows reads an uncompressed grey or RGB
+   * frame, described by the data set that comes back. */
+  if (!lb_dicom_prepare_frame (md, transfer_syntax, frame, limits, &prepared_md, &prepared,
+                               &transfer_syntax, error))
+    {
+      g_prefix_error (error, "%s: ", name);
+      return NULL;
+    }
+  md = prepared_md;
+  frame = prepared;
 
   if (transfer_syntax == NULL || *transfer_syntax == '\0')
     transfer_syntax = LB_DICOM_TS_EXPLICIT_LE;

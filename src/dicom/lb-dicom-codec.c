@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-dicom-codec"
+
+/* Compressed frames: which decoder takes which transfer syntax, what the data set must say
+ * before any of them runs, and the step that hands lb_dicom_decode_frame() an uncompressed
+ * grey or RGB frame. The decoders themselves are lb-dicom-ijg.c (JPEG), lb-dicom-jpegls.c,
+ * lb-dicom-j2k.c and lb-dicom-rle.c. */
+
+#include "lb-dicom-codec.h"
+
+#include <string.h>
+
+#include "lb-dicom-codec-private.h"
+#include "lb-dicom-colour.h"
+#include "lb-dicom-frame.h"
+#include "lb-dicom-tags.h"
+#include "lb-error.h"
+
+typedef gboolean (*DecodeFunc) (const LbDicomCodecFrame *f, const guint8 *data, gsize len,
+                                guint8 *out, GError **error);
+
+typedef enum { FAMILY_JPEG, FAMILY_JPEG_LS, FAMILY_J2K, FAMILY_RLE } Family;
+
+static const struct {
+  const char *uid;
+  const char *name;   /* PS3.6 Table A-1 */
+  Family family;
+} syntaxes[] = {
+  { LB_DICOM_TS_JPEG_BASELINE, "JPEG Baseline (Process 1)", FAMILY_JPEG },
+  { LB_DICOM_TS_JPEG_EXTENDED, "JPEG Extended (Process 2 & 4)", FAMILY_JPEG },
+  { LB_DICOM_TS_JPEG_LOSSLESS, "JPEG Lossless, Non-Hierarchical (Process 14)", FAMILY_JPEG },
+  { LB_DICOM_TS_JPEG_LOSSLESS_SV1, "JPEG Lossless, Non-Hierarchical, First-Order Prediction "
+                                   "(Process 14 [Selection Value 1])", FAMILY_JPEG },
+  { LB_DICOM_TS_JPEG_LS_LOSSLESS, "JPEG-LS Lossless", FAMILY_JPEG_LS },
+  { LB_DICOM_TS_JPEG_LS_NEAR, "JPEG-LS Lossy (Near-Lossless)", FAMILY_JPEG_LS },
+  { LB_DICOM_TS_J2K_LOSSLESS, "JPEG 2000 (Lossless Only)", FAMILY_J2K },
+  { LB_DICOM_TS_J2K, "JPEG 2000", FAMILY_J2K },
+  { LB_DICOM_TS_RLE, "RLE Lossless", FAMILY_RLE },
+};
+
+static int
+find_syntax (const char *uid)
+{
+  for (guint i = 0; uid && i < G_N_ELEMENTS (syntaxes); i++)
+    if (strcmp (uid, syntaxes[i].uid) == 0)
+      return (int) i;
+  return -1;
+}
+
+gboolean
+lb_dicom_codec_supports (const char *transfer_syntax)
+{
+  return find_syntax (transfer_syntax) >= 0;
+}
+
+const char *
+lb_dicom_transfer_syntax_name (const char *transfer_syntax)
+{
+  static const struct { const char *uid, *name; } native[] = {
+    { LB_DICOM_TS_IMPLICIT_LE, "Implicit VR Little Endian" },
+    { LB_DICOM_TS_EXPLICIT_LE, "Explicit VR Little Endian" },
+    { LB_DICOM_TS_EXPLICIT_BE, "Explicit VR Big Endian" },
+  };
+  int i = find_syntax (transfer_syntax);
+
+  if (i >= 0)
+    return syntaxes[i].name;
+  for (guint k = 0; transfer_syntax && k < G_N_ELEMENTS (native); k++)
+    if (strcmp (transfer_syntax, native[k].uid) == 0)
+      return native[k].name;
+  return NULL;
+}
+
+/* The precision P of the first SOFn segment of a JPEG stream (ISO/IEC 10918-1 §B.2.2), which
+ * picks the IJG variant: 8, 12 or 16 bits. FALSE when the markers before it are not well
+ * formed; the library then reports what is wrong. */
+static gboolean
+jpeg_precision (const guint8 *d, gsize len, guint *precision)
+{
+  gsize i = 2;
+
+  if (len < 4 || d[0] != 0xFF || d[1] != 0xD8)
+    return FALSE;
+  while (i + 4 < len)
+    {
+      guint8 m = d[i + 1];
+
+      if (d[i] != 0xFF)
+        return FALSE;
+      if (m == 0xFF)
+        {
+          i++;   /* fill byte */
+          continue;
+        }
+      if (m == 0x01 || (m >= 0xD0 && m <= 0xD8))
+        {
+          i += 2;   /* markers without a length */
+          continue;
+        }
+      if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC)
+        {
+          *precision = d[i + 4];
+          return TRUE;
+        }
+      if (m == 0xD9 || m == 0xDA)
+        return FALSE;
+      i += 2 + ((gsize) d[i + 2] << 8 | d[i + 3]);
+    }
+  return FALSE;
+}
+
+static DecodeFunc
+pick_decoder (Family family, const LbDicomCodecFrame *f, const guint8 *data, gsize len)
+{
+  guint precision;
+
+  switch (family)
+    {
+    case FAMILY_JPEG:
+      if (!jpeg_precision (data, len, &precision))
+        precision = f->bits_stored;
+      /* Lossy processes need the variant of their precision, lossless ones any at least as
+       * wide (GDCM's lossless extension of IJG 6b). */
+      return precision <= 8 ? lb_dicom_ijg8_decode
+             : precision <= 12 ? lb_dicom_ijg12_decode : lb_dicom_ijg16_decode;
+    case FAMILY_JPEG_LS:
+      return lb_dicom_jpegls_decode;
+    case FAMILY_J2K:
+      return lb_dicom_j2k_decode;
+    case FAMILY_RLE:
+      return lb_dicom_rle_decode;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static gboolean
+read_attr (const LbDicomDataset *ds, guint32 tag, const char *what, gint64 fallback, gint64 max,
+           guint *out, GError **error)
+{
+  gint64 v;
+
+  if (!lb_dicom_dataset_get_int (ds, tag, 0, &v))
+    {
+      if (fallback < 0)
+        {
+          g_set_error (error, LB_ERROR, LB_ERROR_CORRUPT,
+                       "%s (%04X,%04X) is missing or not a number", what, tag >> 16, tag & 0xffff);
+          return FALSE;
+        }
+      v = fallback;
+    }
+  if (v < 0 || v > max)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_CORRUPT, "%s %" G_GINT64_FORMAT " is out of range",
+                   what, v);
+      return FALSE;
+    }
+  *out = (guint) v;
+  return TRUE;
+}
+
+/* What the data set says the frame is, checked before any decoder sees a byte. */
+static gboolean
+describe_frame (const LbDicomDataset *ds, Family family, const LbLimits *limits,
+                LbDicomCodecFrame *f, GError **error)
+{
+  guint pixrep;
+  guint64 size;
+
+  memset (f, 0, sizeof *f);
+  if (!read_attr (ds, LB_TAG_ROWS, "Rows", -1, G_MAXUINT16, &f->rows, error)
+      || !read_attr (ds, LB_TAG_COLUMNS, "Columns", -1, G_MAXUINT16, &f->cols, error)
+      || !read_attr (ds, LB_TAG_BITS_ALLOCATED, "BitsAllocated", -1, 64, &f->bits_alloc, error)
+      || !read_attr (ds, LB_TAG_SAMPLES_PER_PIXEL, "SamplesPerPixel", 1, 4, &f->spp, error)
+      || !read_attr (ds, LB_TAG_BITS_STORED, "BitsStored", f->bits_alloc, 64, &f->bits_stored,
+                     error)
+      || !read_attr (ds, LB_TAG_PIXEL_REPRESENTATION, "PixelRepresentation", 0, 1, &pixrep,
+                     error))
+    return FALSE;
+  f->is_signed = pixrep == 1;
+  if (f->rows == 0 || f->cols == 0)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_CORRUPT, "the image has %u rows and %u columns",
+                   f->rows, f->cols);
+      return FALSE;
+    }
+  if (f->spp != 1 && f->spp != 3)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED,
+                   "%u samples per pixel (Lightbox decodes 1 and 3)", f->spp);
+      return FALSE;
+    }
+  if (!(f->bits_alloc == 8 || f->bits_alloc == 16 || (family == FAMILY_RLE && f->bits_alloc == 32)))
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED,
+                   "%u bits allocated per sample (this syntax is decoded for 8 and 16)",
+                   f->bits_alloc);
+      return FALSE;
+    }
+  if (f->bits_stored == 0 || f->bits_stored > f->bits_alloc)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_CORRUPT, "BitsStored %u with BitsAllocated %u",
+                   f->bits_stored, f->bits_alloc);
+      return FALSE;
+    }
+  if (limits == NULL)
+    limits = lb_limits_get_default ();
+  size = (guint64) f->rows * f->cols * f->spp * (f->bits_alloc / 8);
+  if ((guint64) f->rows * f->cols > limits->max_pixels || size > limits->max_bytes
+      || size > G_MAXSIZE)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_TOO_LARGE,
+                   "a frame of %u×%u pixels, %u samples of %u bits, is over the limits (%"
+                   G_GUINT64_FORMAT " pixels, %" G_GUINT64_FORMAT " bytes)", f->cols, f->rows,
+                   f->spp, f->bits_alloc, limits->max_pixels, limits->max_bytes);
+      return FALSE;
+    }
+  f->out_len = (gsize) size;
+  return TRUE;
+}
+
+GBytes *
+lb_dicom_decompress_frame (const LbDicomDataset *ds, const char *transfer_syntax,
+                           GBytes *fragments, const LbLimits *limits, GError **error)
+{
+  int ts = find_syntax (transfer_syntax);
+  LbDicomCodecFrame f;
+  const guint8 *data;
+  gsize len;
+  guint8 *out;
+
+  g_return_val_if_fail (ds != NULL, NULL);
+  g_return_val_if_fail (fragments != NULL, NULL);
+  if (ts < 0)
+    {
+      const char *name = lb_dicom_transfer_syntax_name (transfer_syntax);
+
+      g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED,
+                   "transfer syntax %s%s%s%s is not a compressed one Lightbox decodes",
+                   transfer_syntax ? transfer_syntax : "(none)", name ? " (" : "",
+                   name ? name : "", name ? ")" : "");
+      return NULL;
+    }
+  if (!describe_frame (ds, syntaxes[ts].family, limits, &f, error))
+    goto fail;
+  data = g_bytes_get_data (fragments, &len);
+  if (len == 0)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_TRUNCATED, "the frame has no compressed data");
+      goto fail;
+    }
+  out = g_try_malloc (f.out_len);
+  if (out == NULL)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_NO_MEMORY,
+                   "no memory for a %" G_GSIZE_FORMAT "-byte frame", f.out_len);
+      goto fail;
+    }
+  if (!pick_decoder (syntaxes[ts].family, &f, data, len) (&f, data, len, out, error))
+    {
+      g_free (out);
+      goto fail;
+    }
+  return g_bytes_new_take (out, f.out_len);
+
+fail:
+  g_prefix_error (error, "%s (%s): ", syntaxes[ts].name, syntaxes[ts].uid);
+  return NULL;
+}
+
+static gboolean
+is_native (const char *ts)
+{
+  return strcmp (ts, LB_DICOM_TS_EXPLICIT_LE) == 0 || strcmp (ts, LB_DICOM_TS_IMPLICIT_LE) == 0
+         || strcmp (ts, LB_DICOM_TS_EXPLICIT_BE) == 0;
+}
+
+/* A copy of @ds: the elements are shared where they can be (binary values, sequence items). */
+static LbDicomDataset *
+copy_dataset (const LbDicomDataset *ds)
+{
+  LbDicomDataset *copy = lb_dicom_dataset_new ();
+  guint n;
+  g_autofree guint32 *tags = lb_dicom_dataset_get_tags (ds, &n);
+
+  for (guint i = 0; i < n; i++)
+    lb_dicom_dataset_copy_element (copy, ds, tags[i]);
+  return copy;
+}
+
+gboolean
+lb_dicom_prepare_frame (const LbDicomDataset *ds, const char *transfer_syntax, GBytes *frame,
+                        const LbLimits *limits, LbDicomDataset **out_ds, GBytes **out_frame,
+                        const char **out_transfer_syntax, GError **error)
+{
+  const char *photometric = lb_dicom_dataset_get_string (ds, LB_TAG_PHOTOMETRIC, 0);
+  gboolean compressed, colour;
+  g_autoptr(GBytes) pixels = NULL;
+  LbDicomDataset *copy;
+
+  g_return_val_if_fail (ds != NULL && frame != NULL, FALSE);
+  if (transfer_syntax == NULL || *transfer_syntax == '\0')
+    transfer_syntax = LB_DICOM_TS_EXPLICIT_LE;
+  compressed = !is_native (transfer_syntax);
+  colour = lb_dicom_colour_is_convertible (photometric);
+  if (!compressed && !colour)
+    {
+      *out_ds = lb_dicom_dataset_ref ((LbDicomDataset *) ds);
+      *out_frame = g_bytes_ref (frame);
+      *out_transfer_syntax = transfer_syntax;
+      return TRUE;
+    }
+  pixels = compressed ? lb_dicom_decompress_frame (ds, transfer_syntax, frame, limits, error)
+                      : g_bytes_ref (frame);
+  if (pixels == NULL)
+    return FALSE;
+  copy = copy_dataset (ds);
+  if (colour)
+    {
+      guint bits_alloc, bits_stored;
+      GBytes *rgb = lb_dicom_colour_to_rgb (ds, photometric, pixels, !compressed,
+                                            strcmp (transfer_syntax, LB_DICOM_TS_EXPLICIT_BE) == 0,
+                                            limits, &bits_alloc, &bits_stored, error);
+
+      if (rgb == NULL)
+        {
+          lb_dicom_dataset_unref (copy);
+          g_prefix_error (error, "%s: ", photometric);
+          return FALSE;
+        }
+      g_bytes_unref (pixels);
+      pixels = rgb;
+      lb_dicom_dataset_set_string (copy, LB_TAG_PHOTOMETRIC, "CS", "RGB");
+      lb_dicom_dataset_set_uint (copy, LB_TAG_SAMPLES_PER_PIXEL, "US", 3);
+      lb_dicom_dataset_set_uint (copy, LB_TAG_BITS_ALLOCATED, "US", bits_alloc);
+      lb_dicom_dataset_set_uint (copy, LB_TAG_BITS_STORED, "US", bits_stored);
+      lb_dicom_dataset_set_uint (copy, LB_TAG_PIXEL_REPRESENTATION, "US", 0);
+    }
+  if (compressed || colour)
+    {
+      gint64 bits_stored = 0;
+
+      /* decompressed and converted frames are interleaved, their values in the low bits */
+      lb_dicom_dataset_set_uint (copy, LB_TAG_PLANAR_CONFIGURATION, "US", 0);
+      if (lb_dicom_dataset_get_int (copy, LB_TAG_BITS_STORED, 0, &bits_stored) && bits_stored > 0
+          && bits_stored <= 64)
+        lb_dicom_dataset_set_uint (copy, LB_TAG_HIGH_BIT, "US", (guint32) bits_stored - 1);
+    }
+  *out_ds = copy;
+  *out_frame = g_steal_pointer (&pixels);
+  *out_transfer_syntax = LB_DICOM_TS_EXPLICIT_LE;
+  return TRUE;
+}
