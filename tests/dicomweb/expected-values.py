@@ -9,6 +9,7 @@ pydicom's pixel_array as little-endian int16/uint16 (the decoder must match it b
 Files pydicom cannot decode here (or Lightbox does not: 32-bit) have no pixels_sha256."""
 import configparser, hashlib, sys, warnings
 import pydicom
+from pydicom.pixel_data_handlers.util import apply_color_lut, convert_color_space
 
 # pydicom warns that 693_J2KI's BitsStored (14) differs from the J2K stream's precision (16);
 # the values fit in 14 bits, so the warning says nothing about the pixels.
@@ -73,12 +74,12 @@ for i, path in enumerate(sys.argv[2:]):
     g['photometric'] = s(ds, 'PhotometricInterpretation') or ''
     ts = str(ds.file_meta.TransferSyntaxUID)
     g['transfer_syntax'] = ts
-    # Orthanc decodes RLE and JPEG itself (DCMTK); JPEG 2000 and JPEG-LS need the GDCM plugin
-    g['needs_gdcm'] = 'true' if ts in ('1.2.840.10008.1.2.4.90', '1.2.840.10008.1.2.4.91',
-                                       '1.2.840.10008.1.2.4.80', '1.2.840.10008.1.2.4.81') else 'false'
-    # what Lightbox decodes: 8/16 allocated bits, grey or RGB
+    # what Lightbox decodes: 8/16 allocated bits, grey, RGB, or a colour model it converts to
+    # RGB; compressed frames are decoded on the client, whatever the server can transcode
     g['lightbox_supported'] = 'true' if (ds.BitsAllocated in (8, 16) and g['photometric'] in
-                                         ('MONOCHROME1', 'MONOCHROME2', 'RGB')) else 'false'
+                                         ('MONOCHROME1', 'MONOCHROME2', 'RGB', 'YBR_FULL',
+                                          'YBR_FULL_422', 'YBR_RCT', 'YBR_ICT',
+                                          'PALETTE COLOR')) else 'false'
     if 'RescaleSlope' in ds or 'RescaleIntercept' in ds:
         g['rescale_slope'] = repr(float(ds.get('RescaleSlope', 1)))
         g['rescale_intercept'] = repr(float(ds.get('RescaleIntercept', 0)))
@@ -97,7 +98,14 @@ for i, path in enumerate(sys.argv[2:]):
         a = ds.pixel_array
         if a.ndim == 3 and ds.SamplesPerPixel == 1:
             a = a[0]           # first frame
-        dt = ('<i2' if g['signed'] == 'true' else '<u2') if ds.BitsAllocated == 16 else 'u1'
+        # colour models come out as RGB: pydicom's own conversions are the reference (its
+        # pixel_array gives uncompressed YBR_FULL_422 as YBR_FULL, J2K YBR_RCT/ICT as RGB)
+        if g['photometric'] in ('YBR_FULL', 'YBR_FULL_422'):
+            a = convert_color_space(a, 'YBR_FULL', 'RGB')
+        elif g['photometric'] == 'PALETTE COLOR':
+            a = apply_color_lut(a, ds)
+        bits = a.dtype.itemsize * 8 if g['photometric'] == 'PALETTE COLOR' else ds.BitsAllocated
+        dt = ('<i2' if g['signed'] == 'true' else '<u2') if bits == 16 else 'u1'
         g['pixels_sha256'] = hashlib.sha256(a.astype(dt).tobytes()).hexdigest()
         g['pixels_min'] = str(int(a.min()))
         g['pixels_max'] = str(int(a.max()))

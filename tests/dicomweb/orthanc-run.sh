@@ -108,9 +108,10 @@ done
 echo "Orthanc listening on 127.0.0.1:$PORT (pid $PID, dir $RUN)"
 
 # CT (16-bit signed, rescale), MR (16-bit signed, window), RT dose (32-bit: must be refused),
-# a JPEG 2000 CT (14-bit signed; decodable only through the server's transcoder). The J2K
-# file stays in the installed package (its data set's licence forbids copying it).
-# RGB: RLE (the server decompresses), big-endian colour-by-plane; YBR_FULL_422 (refused).
+# a JPEG 2000 CT (14-bit signed; decoded by the client). The J2K file stays in the installed
+# package (its data set's licence forbids copying it).
+# RGB: RLE (decoded by the client), big-endian colour-by-plane; YBR_FULL_422 (converted to RGB
+# by the client; Orthanc sends it only as the Pixel Data's bulk data).
 SEED=("$PYD/CT_small.dcm" "$PYD/MR_small.dcm" "$PYD/rtdose.dcm" "$PYD/SC_rgb_rle.dcm"
       "$PYD/ExplVR_BigEnd.dcm" "$PYD/SC_ybr_full_422_uncompressed.dcm")
 [ -e "$PYD/693_J2KI.dcm" ] && SEED+=("$PYD/693_J2KI.dcm")
