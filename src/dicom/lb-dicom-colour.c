@@ -430,9 +430,10 @@ expand_segments (const guint8 *d, gsize n_words, guint wb, gsize from, gsize max
                              | (gsize) lut_word (d, i + 3, 1) << 24
                            : (gsize) lut_word (d, i, 2) | (gsize) lut_word (d, i + 1, 2) << 16;
           i += wb == 1 ? 4 : 2;
-          if (offset >= n_words
-              || !expand_segments (d, n_words, wb, offset, len, TRUE, lut, channel, error))
+          if (offset >= n_words)
             break;
+          if (!expand_segments (d, n_words, wb, offset, len, TRUE, lut, channel, error))
+            return FALSE;
         }
       else
         break;

@@ -120,7 +120,12 @@ lb_dicom_j2k_decode (const LbDicomCodecFrame *f, const guint8 *data, gsize len, 
   opj_set_warning_handler (codec, on_quiet, &src);
   opj_set_info_handler (codec, on_quiet, &src);
   opj_set_default_decoder_parameters (&params);
-  if (!opj_setup_decoder (codec, &params) || !opj_read_header (stream, codec, &image))
+  /* Code-blocks decode in parallel: a 512×512 lossless CT frame is the slowest syntax by far
+   * (bench/README.md, lightbox-bench dicom), and the output does not depend on the count.
+   * Partial codestreams stay errors (OpenJPEG's default strict mode). */
+  if (opj_setup_decoder (codec, &params) && n_pixels >= 256 * 256)
+    opj_codec_set_threads (codec, (int) MIN (g_get_num_processors (), 8)); /* FALSE: 1 thread */
+  if (!opj_read_header (stream, codec, &image))
     {
       g_set_error (error, LB_ERROR, LB_ERROR_CORRUPT, "reading the codestream header: %s",
                    src.message[0] ? src.message : "not a JPEG 2000 codestream");

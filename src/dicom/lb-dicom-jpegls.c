@@ -29,7 +29,7 @@ lb_dicom_jpegls_decode (const LbDicomCodecFrame *f, const guint8 *data, gsize le
   size_t size = 0;
   guint in_bytes;
   gsize n_pixels = (gsize) f->rows * f->cols;
-  gboolean direct, ok = FALSE;
+  gboolean direct, eoi = FALSE, ok = FALSE;
   guint8 *buf = NULL;
 
   if (dec == NULL)
@@ -38,11 +38,17 @@ lb_dicom_jpegls_decode (const LbDicomCodecFrame *f, const guint8 *data, gsize le
       return FALSE;
     }
   /* A stream ends with EOI (FFD9), then at most the fragment's padding (PS3.5 §A.4: fragments
-   * have an even length). CharLS 2.4 takes seconds to give up on a stream cut short (7.5 s
-   * for a 64×64 frame: it decodes on through zero bits), so that case fails here, at once. */
-  while (len > 2 && data[len - 1] == 0x00)
-    len--;
-  if (len < 2 || data[len - 2] != 0xFF || data[len - 1] != 0xD9)
+   * have an even length; DCMTK 3.6.7's dcmcjpls pads with an uninitialised byte). CharLS 2.4
+   * takes seconds to give up on a stream cut short (7.5 s for a 64×64 frame: it decodes on
+   * through zero bits), so that case fails here, at once. */
+  for (gsize tail = 0; tail < 4 && len >= 2 + tail; tail++)
+    if (data[len - tail - 2] == 0xFF && data[len - tail - 1] == 0xD9)
+      {
+        eoi = TRUE;
+        len -= tail;
+        break;
+      }
+  if (!eoi)
     {
       g_set_error (error, LB_ERROR, LB_ERROR_TRUNCATED,
                    "the JPEG-LS stream does not end with an EOI marker: it was cut short");

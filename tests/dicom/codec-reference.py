@@ -245,7 +245,7 @@ for base in ('CT_small', 'MR_small'):
             ('jpegls_none_ilv', 'dcmcjpls', ['+el', '+in']),
             ('rle', 'dcmcrle', []),                                      # .5
             ('j2k_lossless', 'gdcmconv', ['--j2k']),                     # .90
-            ('j2k_lossy', 'gdcmconv', ['--j2k', '--lossy', '-q', '30']), # .91
+            ('j2k_lossy', 'gdcmconv', ['--j2k', '--lossy', '-r', '10']), # .91
             ('jpegls_gdcm', 'gdcmconv', ['--jpegls'])):
         made = make(base + '_' + name, tool, *args, src=src)
         if made:
@@ -279,7 +279,7 @@ for name, tool, args in (('RGB_jpeg_baseline_ybr422', 'dcmcjpeg', ['+eb', '+cy',
                          ('RGB_jpegls_sample', 'dcmcjpls', ['+el', '+is']),
                          ('RGB_jpegls_none', 'dcmcjpls', ['+el', '+in']),
                          ('RGB_j2k_rct', 'gdcmconv', ['--j2k']),
-                         ('RGB_j2k_ict', 'gdcmconv', ['--j2k', '--lossy', '-q', '40'])):
+                         ('RGB_j2k_ict', 'gdcmconv', ['--j2k', '--lossy', '-r', '10'])):
     made = make(name, tool, *args, src=tmp('rgb.dcm'))
     if made:
         pi = str(pydicom.dcmread(made, stop_before_pixels=True).PhotometricInterpretation)
