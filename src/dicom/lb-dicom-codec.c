@@ -71,53 +71,107 @@ lb_dicom_transfer_syntax_name (const char *transfer_syntax)
   return NULL;
 }
 
-/* The precision P of the first SOFn segment of a JPEG stream (ISO/IEC 10918-1 §B.2.2), which
- * picks the IJG variant: 8, 12 or 16 bits. FALSE when the markers before it are not well
- * formed; the library then reports what is wrong. */
+/* Walks the markers of a JPEG stream (ISO/IEC 10918-1 §B.2) before the IJG library sees it:
+ * the precision P of the frame (SOFn) picks the library's variant (8, 12 or 16 bits), and
+ * every scan (SOS) must name distinct components of the frame, every component in some scan.
+ * IJG 6b checks neither: a scan that names a component twice leaves another one undecoded,
+ * and the library then hands out its uninitialised buffers as that component's samples
+ * (found by fuzzing under valgrind). Junk between markers is skipped as the library skips it.
+ * Returns FALSE with an error for inconsistent scans; *precision stays 0 when there is no
+ * frame header (the library then says what is wrong). */
 static gboolean
-jpeg_precision (const guint8 *d, gsize len, guint *precision)
+jpeg_inspect (const guint8 *d, gsize len, guint *precision, GError **error)
 {
+  guint8 ids[4] = { 0 };
+  guint n_comps = 0, covered = 0;   /* covered: bit k for frame component k */
   gsize i = 2;
 
+  *precision = 0;
   if (len < 4 || d[0] != 0xFF || d[1] != 0xD8)
-    return FALSE;
-  while (i + 4 < len)
+    return TRUE;
+  while (i + 1 < len)
     {
-      guint8 m = d[i + 1];
+      guint8 m;
+      gsize seg;
 
       if (d[i] != 0xFF)
-        return FALSE;
-      if (m == 0xFF)
         {
-          i++;   /* fill byte */
+          i++;   /* extraneous data before a marker */
           continue;
         }
-      if (m == 0x01 || (m >= 0xD0 && m <= 0xD8))
+      m = d[i + 1];
+      if (m == 0xFF || m == 0x00 || m == 0x01 || (m >= 0xD0 && m <= 0xD8))
         {
-          i += 2;   /* markers without a length */
+          i += m == 0xFF ? 1 : 2;   /* fill byte, stuffed zero, markers without a length */
           continue;
         }
-      if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC)
+      if (m == 0xD9 || i + 4 > len)
+        break;
+      seg = (gsize) d[i + 2] << 8 | d[i + 3];
+      if (seg < 2 || i + 2 + seg > len)
+        break;
+      if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC && *precision == 0
+          && seg >= 8)
         {
           *precision = d[i + 4];
-          return TRUE;
+          n_comps = d[i + 9];
+          if (n_comps > G_N_ELEMENTS (ids) || seg < 8 + 3 * (gsize) n_comps)
+            break;   /* the library refuses such a frame header itself */
+          for (guint k = 0; k < n_comps; k++)
+            ids[k] = d[i + 10 + 3 * k];
         }
-      if (m == 0xD9 || m == 0xDA)
-        return FALSE;
-      i += 2 + ((gsize) d[i + 2] << 8 | d[i + 3]);
+      else if (m == 0xDA && *precision != 0)
+        {
+          guint ns = seg >= 3 ? d[i + 4] : 0, in_scan = 0;
+
+          if (ns == 0 || ns > n_comps || seg < 6 + 2 * (gsize) ns)
+            break;
+          for (guint c = 0; c < ns; c++)
+            {
+              guint k = 0;
+
+              while (k < n_comps && ids[k] != d[i + 5 + 2 * c])
+                k++;
+              if (k == n_comps || (in_scan & (1u << k)))
+                {
+                  g_set_error (error, LB_ERROR, LB_ERROR_CORRUPT,
+                               "a scan names component %u %s", d[i + 5 + 2 * c],
+                               k == n_comps ? "that the frame does not have" : "twice");
+                  return FALSE;
+                }
+              in_scan |= 1u << k;
+            }
+          covered |= in_scan;
+          /* the entropy-coded data runs to the next marker that is not RSTn or a stuffed 0 */
+          i += 2 + seg;
+          while (i + 1 < len && !(d[i] == 0xFF && d[i + 1] != 0x00 && d[i + 1] != 0xFF
+                                  && !(d[i + 1] >= 0xD0 && d[i + 1] <= 0xD7)))
+            i++;
+          continue;
+        }
+      i += 2 + seg;
     }
-  return FALSE;
+  if (*precision != 0 && covered != (1u << n_comps) - 1)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_CORRUPT,
+                   "the stream's scans leave frame components undecoded");
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static DecodeFunc
-pick_decoder (Family family, const LbDicomCodecFrame *f, const guint8 *data, gsize len)
+pick_decoder (Family family, const LbDicomCodecFrame *f, const guint8 *data, gsize len,
+              GError **error)
 {
   guint precision;
 
   switch (family)
     {
     case FAMILY_JPEG:
-      if (!jpeg_precision (data, len, &precision))
+      if (!jpeg_inspect (data, len, &precision, error))
+        return NULL;
+      if (precision == 0)
         precision = f->bits_stored;
       /* Lossy processes need the variant of their precision, lossless ones any at least as
        * wide (GDCM's lossless extension of IJG 6b). */
@@ -226,6 +280,7 @@ lb_dicom_decompress_frame (const LbDicomDataset *ds, const char *transfer_syntax
 {
   int ts = find_syntax (transfer_syntax);
   LbDicomCodecFrame f;
+  DecodeFunc decode;
   const guint8 *data;
   gsize len;
   guint8 *out;
@@ -250,14 +305,15 @@ lb_dicom_decompress_frame (const LbDicomDataset *ds, const char *transfer_syntax
       g_set_error (error, LB_ERROR, LB_ERROR_TRUNCATED, "the frame has no compressed data");
       goto fail;
     }
-  out = g_try_malloc (f.out_len);
+  out = g_try_malloc0 (f.out_len);   /* nothing of the heap shows even if a decoder skips samples */
   if (out == NULL)
     {
       g_set_error (error, LB_ERROR, LB_ERROR_NO_MEMORY,
                    "no memory for a %" G_GSIZE_FORMAT "-byte frame", f.out_len);
       goto fail;
     }
-  if (!pick_decoder (syntaxes[ts].family, &f, data, len) (&f, data, len, out, error))
+  decode = pick_decoder (syntaxes[ts].family, &f, data, len, error);
+  if (decode == NULL || !decode (&f, data, len, out, error))
     {
       g_free (out);
       goto fail;

@@ -287,6 +287,32 @@ test_damaged (void)
     }
 }
 
+/* A scan that names one component twice leaves another undecoded: IJG 6b would hand out its
+ * uninitialised buffers as that component (fuzzing, under valgrind). */
+static void
+test_jpeg_scan_components (void)
+{
+  g_autoptr(LbDicomDataset) md = load_case_md ("RGB_jpeg_lossless");
+  g_autoptr(GBytes) frame = load_case_file ("RGB_jpeg_lossless", "frame");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) out = NULL, bad = NULL;
+  gsize len, sos = 2;
+  const guint8 *orig = g_bytes_get_data (frame, &len);
+  guint8 *d = g_memdup2 (orig, len);
+
+  while (sos + 6 < len && !(d[sos] == 0xFF && d[sos + 1] == 0xDA))
+    sos++;
+  g_assert_cmpuint (sos + 6, <, len);
+  g_assert_cmpuint (d[sos + 4], ==, 3);   /* Ns: one scan of the three components */
+  d[sos + 7] = d[sos + 5];                /* the second selector repeats the first */
+  bad = g_bytes_new_take (d, len);
+  out = lb_dicom_decompress_frame (md, LB_DICOM_TS_JPEG_LOSSLESS_SV1, bad, NULL, &error);
+  g_test_message ("%s", error ? error->message : "(decoded)");
+  g_assert_null (out);
+  g_assert_error (error, LB_ERROR, LB_ERROR_CORRUPT);
+  g_assert_nonnull (strstr (error->message, "twice"));
+}
+
 static void
 test_unsupported (void)
 {
@@ -408,6 +434,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/dicom-codec/references", test_references);
   g_test_add_func ("/dicom-codec/damaged", test_damaged);
+  g_test_add_func ("/dicom-codec/jpeg-scan-components", test_jpeg_scan_components);
   g_test_add_func ("/dicom-codec/unsupported", test_unsupported);
   g_test_add_func ("/dicom-codec/colour-errors", test_colour_errors);
   rc = g_test_run ();
