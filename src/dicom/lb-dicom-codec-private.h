@@ -11,6 +11,8 @@
 
 #include <glib.h>
 
+#include "lb-dicom-dataset.h"
+
 G_BEGIN_DECLS
 
 typedef struct {
@@ -21,6 +23,19 @@ typedef struct {
   gboolean is_signed;   /* PixelRepresentation 1 */
   gsize out_len;        /* rows × cols × spp × bits_alloc / 8 */
 } LbDicomCodecFrame;
+
+/* The Image Pixel attributes (PS3.3 §C.7.6.3) the decoders and the colour conversions read. */
+typedef struct {
+  guint rows, cols, spp, bits_alloc, bits_stored, high_bit, planar;
+  gboolean is_signed;   /* PixelRepresentation 1 */
+} LbDicomPixelModule;
+
+/* Reads them with the standard's defaults (SamplesPerPixel 1, BitsStored = BitsAllocated,
+ * HighBit = BitsStored − 1, PixelRepresentation and PlanarConfiguration 0) and checks them:
+ * Rows, Columns and BitsAllocated present, no dimension 0, BitsStored and HighBit within
+ * BitsAllocated. %LB_ERROR_CORRUPT names the attribute otherwise. */
+gboolean lb_dicom_pixel_module_read (const LbDicomDataset *ds, LbDicomPixelModule *pm,
+                                     GError **error);
 
 /* PS3.5 Annex G. */
 gboolean lb_dicom_rle_decode    (const LbDicomCodecFrame *f, const guint8 *data, gsize len,

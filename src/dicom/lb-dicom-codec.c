@@ -214,31 +214,60 @@ read_attr (const LbDicomDataset *ds, guint32 tag, const char *what, gint64 fallb
   return TRUE;
 }
 
+gboolean
+lb_dicom_pixel_module_read (const LbDicomDataset *ds, LbDicomPixelModule *pm, GError **error)
+{
+  guint pixrep;
+
+  memset (pm, 0, sizeof *pm);
+  if (!read_attr (ds, LB_TAG_ROWS, "Rows", -1, G_MAXUINT16, &pm->rows, error)
+      || !read_attr (ds, LB_TAG_COLUMNS, "Columns", -1, G_MAXUINT16, &pm->cols, error)
+      || !read_attr (ds, LB_TAG_BITS_ALLOCATED, "BitsAllocated", -1, 64, &pm->bits_alloc, error)
+      || !read_attr (ds, LB_TAG_SAMPLES_PER_PIXEL, "SamplesPerPixel", 1, 4, &pm->spp, error)
+      || !read_attr (ds, LB_TAG_BITS_STORED, "BitsStored", pm->bits_alloc, 64, &pm->bits_stored,
+                     error)
+      || !read_attr (ds, LB_TAG_HIGH_BIT, "HighBit", (gint64) pm->bits_stored - 1, 63,
+                     &pm->high_bit, error)
+      || !read_attr (ds, LB_TAG_PIXEL_REPRESENTATION, "PixelRepresentation", 0, 1, &pixrep,
+                     error)
+      || !read_attr (ds, LB_TAG_PLANAR_CONFIGURATION, "PlanarConfiguration", 0, 1, &pm->planar,
+                     error))
+    return FALSE;
+  pm->is_signed = pixrep == 1;
+  if (pm->rows == 0 || pm->cols == 0)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_CORRUPT, "the image has %u rows and %u columns",
+                   pm->rows, pm->cols);
+      return FALSE;
+    }
+  if (pm->bits_stored == 0 || pm->bits_stored > pm->bits_alloc || pm->high_bit >= pm->bits_alloc
+      || pm->high_bit + 1 < pm->bits_stored)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_CORRUPT,
+                   "inconsistent BitsAllocated %u, BitsStored %u, HighBit %u", pm->bits_alloc,
+                   pm->bits_stored, pm->high_bit);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* What the data set says the frame is, checked before any decoder sees a byte. */
 static gboolean
 describe_frame (const LbDicomDataset *ds, Family family, const LbLimits *limits,
                 LbDicomCodecFrame *f, GError **error)
 {
-  guint pixrep;
+  LbDicomPixelModule pm;
   guint64 size;
 
   memset (f, 0, sizeof *f);
-  if (!read_attr (ds, LB_TAG_ROWS, "Rows", -1, G_MAXUINT16, &f->rows, error)
-      || !read_attr (ds, LB_TAG_COLUMNS, "Columns", -1, G_MAXUINT16, &f->cols, error)
-      || !read_attr (ds, LB_TAG_BITS_ALLOCATED, "BitsAllocated", -1, 64, &f->bits_alloc, error)
-      || !read_attr (ds, LB_TAG_SAMPLES_PER_PIXEL, "SamplesPerPixel", 1, 4, &f->spp, error)
-      || !read_attr (ds, LB_TAG_BITS_STORED, "BitsStored", f->bits_alloc, 64, &f->bits_stored,
-                     error)
-      || !read_attr (ds, LB_TAG_PIXEL_REPRESENTATION, "PixelRepresentation", 0, 1, &pixrep,
-                     error))
+  if (!lb_dicom_pixel_module_read (ds, &pm, error))
     return FALSE;
-  f->is_signed = pixrep == 1;
-  if (f->rows == 0 || f->cols == 0)
-    {
-      g_set_error (error, LB_ERROR, LB_ERROR_CORRUPT, "the image has %u rows and %u columns",
-                   f->rows, f->cols);
-      return FALSE;
-    }
+  f->rows = pm.rows;
+  f->cols = pm.cols;
+  f->spp = pm.spp;
+  f->bits_alloc = pm.bits_alloc;
+  f->bits_stored = pm.bits_stored;
+  f->is_signed = pm.is_signed;
   if (f->spp != 1 && f->spp != 3)
     {
       g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED,
@@ -250,12 +279,6 @@ describe_frame (const LbDicomDataset *ds, Family family, const LbLimits *limits,
       g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED,
                    "%u bits allocated per sample (this syntax is decoded for 8 and 16)",
                    f->bits_alloc);
-      return FALSE;
-    }
-  if (f->bits_stored == 0 || f->bits_stored > f->bits_alloc)
-    {
-      g_set_error (error, LB_ERROR, LB_ERROR_CORRUPT, "BitsStored %u with BitsAllocated %u",
-                   f->bits_stored, f->bits_alloc);
       return FALSE;
     }
   if (limits == NULL)

@@ -7,6 +7,8 @@
 
 #include "lb-dicom-colour.h"
 
+#include "lb-dicom-codec-private.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -61,74 +63,29 @@ typedef struct {
 } Src;
 
 static gboolean
-read_uint (const LbDicomDataset *ds, guint32 tag, const char *what, gint64 fallback, gint64 max,
-           guint *out, GError **error)
-{
-  gint64 v;
-
-  if (!lb_dicom_dataset_get_int (ds, tag, 0, &v))
-    {
-      if (fallback < 0)
-        {
-          g_set_error (error, LB_ERROR, LB_ERROR_CORRUPT,
-                       "%s (%04X,%04X) is missing or not a number", what, tag >> 16, tag & 0xffff);
-          return FALSE;
-        }
-      v = fallback;
-    }
-  if (v < 0 || v > max)
-    {
-      g_set_error (error, LB_ERROR, LB_ERROR_CORRUPT, "%s %" G_GINT64_FORMAT " is out of range",
-                   what, v);
-      return FALSE;
-    }
-  *out = (guint) v;
-  return TRUE;
-}
-
-static gboolean
 src_init (Src *s, const LbDicomDataset *ds, GBytes *frame, gboolean native, gboolean big_endian,
           GError **error)
 {
-  guint pixrep;
+  LbDicomPixelModule pm;
 
   memset (s, 0, sizeof *s);
-  if (!read_uint (ds, LB_TAG_ROWS, "Rows", -1, G_MAXUINT16, &s->rows, error)
-      || !read_uint (ds, LB_TAG_COLUMNS, "Columns", -1, G_MAXUINT16, &s->cols, error)
-      || !read_uint (ds, LB_TAG_BITS_ALLOCATED, "BitsAllocated", -1, 64, &s->bits_alloc, error)
-      || !read_uint (ds, LB_TAG_SAMPLES_PER_PIXEL, "SamplesPerPixel", 1, 4, &s->spp, error)
-      || !read_uint (ds, LB_TAG_BITS_STORED, "BitsStored", s->bits_alloc, 64, &s->bits_stored,
-                     error)
-      || !read_uint (ds, LB_TAG_HIGH_BIT, "HighBit", (gint64) s->bits_stored - 1, 63,
-                     &s->high_bit, error)
-      || !read_uint (ds, LB_TAG_PIXEL_REPRESENTATION, "PixelRepresentation", 0, 1, &pixrep, error)
-      || !read_uint (ds, LB_TAG_PLANAR_CONFIGURATION, "PlanarConfiguration", 0, 1, &s->planar,
-                     error))
+  if (!lb_dicom_pixel_module_read (ds, &pm, error))
     return FALSE;
-  if (s->rows == 0 || s->cols == 0)
-    {
-      g_set_error (error, LB_ERROR, LB_ERROR_CORRUPT, "the image has %u rows and %u columns",
-                   s->rows, s->cols);
-      return FALSE;
-    }
-  if (s->bits_alloc != 8 && s->bits_alloc != 16)
+  if (pm.bits_alloc != 8 && pm.bits_alloc != 16)
     {
       g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED,
-                   "%u bits allocated per colour sample (Lightbox reads 8 and 16)", s->bits_alloc);
+                   "%u bits allocated per colour sample (Lightbox reads 8 and 16)", pm.bits_alloc);
       return FALSE;
     }
-  if (s->bits_stored == 0 || s->bits_stored > s->bits_alloc || s->high_bit >= s->bits_alloc
-      || s->high_bit + 1 < s->bits_stored)
-    {
-      g_set_error (error, LB_ERROR, LB_ERROR_CORRUPT,
-                   "inconsistent BitsAllocated %u, BitsStored %u, HighBit %u", s->bits_alloc,
-                   s->bits_stored, s->high_bit);
-      return FALSE;
-    }
-  s->is_signed = pixrep == 1;
+  s->rows = pm.rows;
+  s->cols = pm.cols;
+  s->spp = pm.spp;
+  s->bits_alloc = pm.bits_alloc;
+  s->bits_stored = pm.bits_stored;
   /* a decompressed frame holds the stored values in its low bits */
-  if (!native)
-    s->high_bit = s->bits_stored - 1;
+  s->high_bit = native ? pm.high_bit : pm.bits_stored - 1;
+  s->planar = pm.planar;
+  s->is_signed = pm.is_signed;
   s->native = native;
   s->big_endian = native && big_endian;
   s->data = g_bytes_get_data (frame, &s->len);
@@ -192,18 +149,6 @@ alloc_rgb (const Src *s, guint bits, const LbLimits *limits, gsize *out_len, GEr
                  "-byte RGB frame", size);
   *out_len = (gsize) size;
   return out;
-}
-
-static inline void
-put (guint8 *out, gsize i, guint bits, guint32 v)
-{
-  if (bits == 8)
-    out[i] = (guint8) v;
-  else
-    {
-      out[2 * i] = (guint8) v;
-      out[2 * i + 1] = (guint8) (v >> 8);
-    }
 }
 
 /* ---- YBR ----------------------------------------------------------------------------------- */
@@ -330,7 +275,7 @@ ybr_to_rgb (const Src *s, Model model, const LbLimits *limits, GError **error)
         {
           double v = floor (x.m[c][0] * y + x.m[c][1] * cb + x.m[c][2] * cr + x.t[c] + 0.5);
 
-          put (out, 3 * p + c, s->bits_alloc, (guint32) CLAMP (v, 0.0, vmax));
+          lb_dicom_codec_put (out, 3 * p + c, s->bits_alloc, (gint32) CLAMP (v, 0.0, vmax));
         }
     }
   return g_bytes_new_take (out, out_len);
@@ -582,7 +527,7 @@ palette_to_rgb (const LbDicomDataset *ds, const Src *s, const LbLimits *limits,
         {
           gint64 i = CLAMP (v - luts[c].first, 0, (gint64) luts[c].n_entries - 1);
 
-          put (out, 3 * p + c, luts[0].bits, luts[c].entries[i]);
+          lb_dicom_codec_put (out, 3 * p + c, luts[0].bits, luts[c].entries[i]);
         }
     }
   *out_bits = luts[0].bits;
