@@ -115,6 +115,22 @@ echo "Orthanc listening on 127.0.0.1:$PORT (pid $PID, dir $RUN)"
 SEED=("$PYD/CT_small.dcm" "$PYD/MR_small.dcm" "$PYD/rtdose.dcm" "$PYD/SC_rgb_rle.dcm"
       "$PYD/ExplVR_BigEnd.dcm" "$PYD/SC_ybr_full_422_uncompressed.dcm")
 [ -e "$PYD/693_J2KI.dcm" ] && SEED+=("$PYD/693_J2KI.dcm")
+# Served as stored and decoded by the client: JPEG extended 12-bit (an image/jpeg part), JPEG
+# 2000 YBR_RCT colour (image/jp2), and JPEG-LS (image/jls: the MR made here with new UIDs, as
+# pydicom's own JPEG-LS MR shares MR_small's SOP Instance UID).
+# The J2K colour file has no patient or modality: it gets them, as the tree test wants one
+# patient per ID.
+[ -e "$PYD/JPGExtended.dcm" ] && SEED+=("$PYD/JPGExtended.dcm")
+if command -v dcmcjpls >/dev/null && command -v dcmodify >/dev/null; then
+  dcmcjpls +el "$PYD/MR_small.dcm" "$RUN/MR_small_jpegls.dcm" \
+    && dcmodify -q -nb -gst -gse -gin "$RUN/MR_small_jpegls.dcm" && SEED+=("$RUN/MR_small_jpegls.dcm")
+  if [ -e "$PYD/GDCMJ2K_TextGBR.dcm" ]; then
+    cp "$PYD/GDCMJ2K_TextGBR.dcm" "$RUN/GDCMJ2K_TextGBR.dcm"
+    dcmodify -q -nb -i "(0010,0010)=Text^GBR" -i "(0010,0020)=GBR1" -i "(0008,0060)=OT" \
+      "$RUN/GDCMJ2K_TextGBR.dcm" \
+      && SEED+=("$RUN/GDCMJ2K_TextGBR.dcm")
+  fi
+fi
 [ -e /usr/share/doc/dicom3tools/examples/0051.dcm ] && SEED+=(/usr/share/doc/dicom3tools/examples/0051.dcm)
 for f in "${SEED[@]}"; do
   curl -sf --noproxy '*' ${AUTH:+-u "$AUTH"} -H 'Expect:' --data-binary @"$f" \
