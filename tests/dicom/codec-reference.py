@@ -297,6 +297,26 @@ for planar in (0, 1):
     ybr.save_as(tmp('ybr%d.dcm' % planar))
     rgb_case('YBR_FULL_native_planar%d' % planar, tmp('ybr%d.dcm' % planar), arr.reshape(-1), 'YBR_FULL')
 
+# uncompressed YBR_PARTIAL_422: pydicom has no conversion for it, so the reference is the RGB
+# image it was made from with the standard's forward equations (PS3.3 C.7.6.3.1.2), its
+# columns doubled so that 4:2:2 subsampling loses nothing; the 4-digit coefficients and the
+# rounding to 8 bits allow a difference of 1
+src = pydicom.dcmread(tmp('rgb.dcm'))
+rgb_px = np.repeat(src.pixel_array.astype(np.float64), 2, axis=1)
+R, G, B = rgb_px[..., 0], rgb_px[..., 1], rgb_px[..., 2]
+Y = np.clip(np.rint(.2568 * R + .5041 * G + .0979 * B + 16), 0, 255)
+CB = np.clip(np.rint(-.1482 * R - .2910 * G + .4392 * B + 128), 0, 255)
+CR = np.clip(np.rint(.4392 * R - .3678 * G - .0714 * B + 128), 0, 255)
+packed = np.stack([Y[:, 0::2], Y[:, 1::2], CB[:, 0::2], CR[:, 0::2]], axis=-1).astype('u1')
+partial = src.copy()
+partial.Columns = src.Columns * 2
+partial.PhotometricInterpretation = 'YBR_PARTIAL_422'
+partial.PixelData = packed.tobytes()
+partial.save_as(tmp('ybr_partial_422.dcm'))
+add('YBR_PARTIAL_422_native', tmp('ybr_partial_422.dcm'), 'rgb', rgb_px.astype('u1'),
+    'the RGB image, through the standard\'s forward equations', tolerance=1,
+    why_tolerance='4-digit coefficients and 8-bit rounding of the forward equations')
+
 # --- palette colour ---------------------------------------------------------------------------
 
 def palette_image(name, palette_ds, bits, first=None, signed=False, lut16=None):
