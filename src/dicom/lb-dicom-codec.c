@@ -113,10 +113,13 @@ jpeg_inspect (const guint8 *d, gsize len, guint *precision, GError **error)
       if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC && *precision == 0
           && seg >= 8)
         {
-          *precision = d[i + 4];
           n_comps = d[i + 9];
           if (n_comps > G_N_ELEMENTS (ids) || seg < 8 + 3 * (gsize) n_comps)
-            break;   /* the library refuses such a frame header itself */
+            {
+              n_comps = 0;
+              break;   /* the library refuses such a frame header itself */
+            }
+          *precision = d[i + 4];
           for (guint k = 0; k < n_comps; k++)
             ids[k] = d[i + 10 + 3 * k];
         }
