@@ -5,7 +5,7 @@
  * on a 1400×1000 8-bit RGB image (1.4 Mpx, the issue's reference size): the scalar reference
  * path and the optimised path on one thread, and the optimised path on all cores (bands of
  * 64 rows pulled by the threads; Spread: in place on one thread, its exact banded form on
- * all threads). Medians until stable (lb-bench-stats).
+ * all threads). Medians until stable (lb-measure).
  * xv's own single-thread times from issue 3 are printed beside them for the ratio the issue
  * asks about; the speedup over the scalar path is measured in this run.
  *
@@ -18,9 +18,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "lb-bench-stats.h"
-#include "lb-bench-table.h"
 #include "lb-enhance.h"
+#include "lb-measure-table.h"
+#include "lb-measure.h"
 #include "lb-xvgeom.h"
 
 typedef gpointer (*PrepareFunc) (const LbKernelBuf *, gconstpointer params);
@@ -170,7 +170,7 @@ run_once (gpointer data)
 
   memcpy (run->dst->data, run->src->data, run->src->stride * run->src->height);
   c0 = thread_cpu_ms ();
-  t0 = lb_bench_now_ms ();
+  t0 = lb_measure_now_ms ();
   run->state = run->f->prepare (run->src, run->f->params);
   if (run->reference)
     run->f->ref (run->state, run->src, run->dst, 0, run->src->height);
@@ -191,7 +191,7 @@ run_once (gpointer data)
         g_thread_join (th[i]);
     }
   run->f->free (run->state);
-  t0 = lb_bench_now_ms () - t0;
+  t0 = lb_measure_now_ms () - t0;
   run->cpu_ms = thread_cpu_ms () - c0;
   return t0;
 }
@@ -243,12 +243,12 @@ main (int    argc,
   int w = 1400, h = 1000;
   int ncpu = (int) g_get_num_processors ();
   LbKernelBuf src, dst;
-  LbBenchOptions fast_opts = LB_BENCH_OPTIONS_DEFAULT;
-  LbBenchOptions ref_opts = { 0, 3, 5, 20.0, 0.05 };
+  LbMeasureOptions fast_opts = LB_MEASURE_OPTIONS_DEFAULT;
+  LbMeasureOptions ref_opts = { 0, 3, 5, 20.0, 0.05 };
   static const char *cols[] = { "filter", "scalar 1T cpu ms", "fast 1T ms", "fast 1T cpu ms",
                                 "fast all-T ms",
                                 "speedup 1T cpu", "xv ms (issue)", "xv / all-T", NULL };
-  g_autoptr (LbBenchTable) table = lb_bench_table_new ("kernels-b timing", cols);
+  g_autoptr (LbMeasureTable) table = lb_measure_table_new ("kernels-b timing", cols);
 
   for (; argi < argc && g_str_has_prefix (argv[argi], "--"); argi++)
     if (g_str_equal (argv[argi], "--quick"))
@@ -268,8 +268,8 @@ main (int    argc,
     g_error ("bad size %d×%d", w, h);
   if (quick)
     {
-      ref_opts = (LbBenchOptions) { 0, 1, 1, 1.0, 1.0 };
-      fast_opts = (LbBenchOptions) { 1, 3, 3, 1.0, 1.0 };
+      ref_opts = (LbMeasureOptions) { 0, 1, 1, 1.0, 1.0 };
+      fast_opts = (LbMeasureOptions) { 1, 3, 3, 1.0, 1.0 };
     }
   /* the size from the command line (the buffers were once laid out before it was read) */
   src = (LbKernelBuf) { NULL, (gsize) w * 3, w, h, 3, 8 };
@@ -307,7 +307,7 @@ main (int    argc,
   for (gsize i = 0; i < G_N_ELEMENTS (filters); i++)
     {
       Run run = { &filters[i], &src, &dst, FALSE, 1, NULL, 0 };
-      LbBenchStats ref = { 0 }, one, onecpu, all;
+      LbMeasureStats ref = { 0 }, one, onecpu, all;
       char cref[32] = "-", cone[32], ccpu[32], call[32], cspeed[32] = "-", cxv[32] = "-", cratio[32] = "-";
 
       if (only != NULL && strstr (filters[i].name, only) == NULL)
@@ -316,15 +316,15 @@ main (int    argc,
       if (!filters[i].skip_reference)
         {
           run.reference = TRUE;
-          ref = lb_bench_measure (run_once_cpu, &run, &ref_opts);
+          ref = lb_measure_run (run_once_cpu, &run, &ref_opts);
           run.reference = FALSE;
           g_snprintf (cref, sizeof cref, "%.2f", ref.median);
         }
-      one = lb_bench_measure (run_once, &run, &fast_opts);
-      onecpu = lb_bench_measure (run_once_cpu, &run, &fast_opts);
+      one = lb_measure_run (run_once, &run, &fast_opts);
+      onecpu = lb_measure_run (run_once_cpu, &run, &fast_opts);
       g_snprintf (ccpu, sizeof ccpu, "%.2f", onecpu.median);
       run.threads = ncpu;
-      all = lb_bench_measure (run_once, &run, &fast_opts);
+      all = lb_measure_run (run_once, &run, &fast_opts);
       g_snprintf (cone, sizeof cone, "%.2f", one.median);
       g_snprintf (call, sizeof call, "%.2f", all.median);
       if (!filters[i].skip_reference)
@@ -334,10 +334,10 @@ main (int    argc,
           g_snprintf (cxv, sizeof cxv, "%.1f", filters[i].xv_ms);
           g_snprintf (cratio, sizeof cratio, "%.1f", filters[i].xv_ms / all.median);
         }
-      lb_bench_table_add_rowf (table, filters[i].name, cref, cone, ccpu, call, cspeed, cxv, cratio,
-                               NULL);
+      lb_measure_table_add_rowf (table, filters[i].name, cref, cone, ccpu, call, cspeed, cxv, cratio,
+                                 NULL);
     }
-  lb_bench_table_print (table, stdout);
+  lb_measure_table_print (table, stdout);
   g_free (src.data);
   g_free (dst.data);
   return 0;

@@ -27,12 +27,12 @@ run_decode (gpointer user_data)
 {
   DecodeJob *j = user_data;
   g_autoptr(GError) error = NULL;
-  double t0 = lb_bench_now_ms ();
+  double t0 = lb_measure_now_ms ();
   g_autoptr(LbImage) img = lb_dicom_decode_frame (j->md, j->ts, j->frame, "bench", NULL, &error);
 
   if (img == NULL)
     g_error ("%s: %s", j->ts, error->message);
-  return lb_bench_now_ms () - t0;
+  return lb_measure_now_ms () - t0;
 }
 
 static double
@@ -40,12 +40,12 @@ run_codec (gpointer user_data)
 {
   DecodeJob *j = user_data;
   g_autoptr(GError) error = NULL;
-  double t0 = lb_bench_now_ms ();
+  double t0 = lb_measure_now_ms ();
   g_autoptr(GBytes) out = lb_dicom_decompress_frame (j->md, j->ts, j->frame, NULL, &error);
 
   if (out == NULL)
     g_error ("%s: %s", j->ts, error->message);
-  return lb_bench_now_ms () - t0;
+  return lb_measure_now_ms () - t0;
 }
 
 static LbDicomDataset *
@@ -105,19 +105,19 @@ typedef struct {
 } Syntax;
 
 static gboolean
-bench_syntax (const Syntax *s, const char *tmp, guint series_rounds, LbBenchTable *t_frame,
-              LbBenchTable *t_series, GError **error)
+bench_syntax (const Syntax *s, const char *tmp, guint series_rounds, LbMeasureTable *t_frame,
+              LbMeasureTable *t_series, GError **error)
 {
-  LbBenchOptions opts = LB_BENCH_OPTIONS_DEFAULT;
+  LbMeasureOptions opts = LB_MEASURE_OPTIONS_DEFAULT;
   g_autoptr(LbDicomDataset) md = load_dataset (s->dir, error);
   g_autoptr(GPtrArray) frames = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
   g_autofree double *cli = g_new0 (double, s->files);
   g_autofree double *rounds = g_new0 (double, series_rounds);
   gboolean compressed = lb_dicom_codec_supports (s->uid);
-  const char *name = lb_dicom_transfer_syntax_name (s->uid);
+  const char *name = lb_dicom_transfer_syntax_get_name (s->uid);
   double mb = s->bytes_per_frame / 1e6, cli_total = 0, codec_total = 0;
   DecodeJob job = { md, s->uid, NULL };
-  LbBenchStats dec, codec = { 0 }, cli_stats = { 0 }, series;
+  LbMeasureStats dec, codec = { 0 }, cli_stats = { 0 }, series;
 
   if (md == NULL)
     return FALSE;
@@ -126,9 +126,9 @@ bench_syntax (const Syntax *s, const char *tmp, guint series_rounds, LbBenchTabl
   if (job.frame == NULL)
     return FALSE;
   g_ptr_array_add (frames, job.frame);
-  dec = lb_bench_measure (run_decode, &job, &opts);
+  dec = lb_measure_run (run_decode, &job, &opts);
   if (compressed)
-    codec = lb_bench_measure (run_codec, &job, &opts);
+    codec = lb_measure_run (run_codec, &job, &opts);
   if (*s->decoder)
     {
       double one[7];
@@ -136,9 +136,9 @@ bench_syntax (const Syntax *s, const char *tmp, guint series_rounds, LbBenchTabl
       for (guint r = 0; r < G_N_ELEMENTS (one); r++)
         if (!time_cli (s->decoder, s->dir, tmp, 0, &one[r], error))
           return FALSE;
-      cli_stats = lb_bench_stats_of (one, G_N_ELEMENTS (one));
+      cli_stats = lb_measure_stats_of (one, G_N_ELEMENTS (one));
     }
-  lb_bench_table_add_row_take (t_frame, g_strdup (name), g_strdup (s->uid),
+  lb_measure_table_add_row_take (t_frame, g_strdup (name), g_strdup (s->uid),
     g_strdup_printf ("%.1f", g_bytes_get_size (job.frame) / 1024.0),
     lb_bench_fmt ((double) s->bytes_per_frame / g_bytes_get_size (job.frame)),
     lb_bench_fmt (dec.median), lb_bench_fmt (mb / (dec.median / 1e3)),
@@ -152,7 +152,7 @@ bench_syntax (const Syntax *s, const char *tmp, guint series_rounds, LbBenchTabl
    * decoder alone on frames already in memory; then the command-line decoder once per file */
   for (guint r = 0; r < series_rounds; r++)
     {
-      double t0 = lb_bench_now_ms ();
+      double t0 = lb_measure_now_ms ();
 
       for (guint k = 0; k < s->files; k++)
         {
@@ -163,9 +163,9 @@ bench_syntax (const Syntax *s, const char *tmp, guint series_rounds, LbBenchTabl
             return FALSE;
           run_decode (&jk);
         }
-      rounds[r] = lb_bench_now_ms () - t0;
+      rounds[r] = lb_measure_now_ms () - t0;
     }
-  series = lb_bench_stats_of (rounds, series_rounds);
+  series = lb_measure_stats_of (rounds, series_rounds);
   for (guint k = 1; k < s->files; k++)
     {
       GBytes *f = load_file (s->dir, k, "frame", error);
@@ -189,9 +189,9 @@ bench_syntax (const Syntax *s, const char *tmp, guint series_rounds, LbBenchTabl
             return FALSE;
           cli_total += cli[k];
         }
-      cli_stats = lb_bench_stats_of (cli, s->files);
+      cli_stats = lb_measure_stats_of (cli, s->files);
     }
-  lb_bench_table_add_row_take (t_series, g_strdup (name), g_strdup_printf ("%u", s->files),
+  lb_measure_table_add_row_take (t_series, g_strdup (name), g_strdup_printf ("%u", s->files),
     lb_bench_fmt (series.median / 1e3), lb_bench_fmt (mb * s->files / (series.median / 1e3)),
     compressed ? lb_bench_fmt (codec_total / 1e3) : g_strdup (""),
     compressed ? lb_bench_fmt (mb * s->files / (codec_total / 1e3)) : g_strdup (""),
@@ -228,7 +228,7 @@ lb_bench_dicom_main (int argc, char **argv)
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GKeyFile) manifest = g_key_file_new ();
-  g_autoptr(LbBenchTable) t_frame = NULL, t_series = NULL;
+  g_autoptr(LbMeasureTable) t_frame = NULL, t_series = NULL;
   g_autofree char *tmp = NULL, *files_arg = NULL, *manifest_path = NULL, *out = NULL;
   g_autofree char *err = NULL;
   g_auto(GStrv) groups = NULL;
@@ -284,13 +284,13 @@ lb_bench_dicom_main (int argc, char **argv)
       rc = 1;
       goto done;
     }
-  t_frame = lb_bench_table_new ("One 512×512 CT frame (12 bits in 16; baseline JPEG 8-bit): "
+  t_frame = lb_measure_table_new ("One 512×512 CT frame (12 bits in 16; baseline JPEG 8-bit): "
                                 "median ms to decode", frame_cols);
   {
     g_autofree char *title = g_strdup_printf ("A %d-file CT series: total seconds (Lightbox: "
                                               "median of rounds, reading each file's frame "
                                               "from disk)", n_files);
-    t_series = lb_bench_table_new (title, series_cols);
+    t_series = lb_measure_table_new (title, series_cols);
   }
   g_ptr_array_add (notes, g_strdup ("lightbox: lb_dicom_decode_frame(), compressed bytes to an "
                                     "LbImage; codec: lb_dicom_decompress_frame() alone (the "
@@ -321,13 +321,13 @@ lb_bench_dicom_main (int argc, char **argv)
           goto done;
         }
     }
-  lb_bench_table_print (t_frame, stdout);
-  lb_bench_table_print (t_series, stdout);
+  lb_measure_table_print (t_frame, stdout);
+  lb_measure_table_print (t_series, stdout);
   for (guint i = 0; i < notes->len; i++)
     printf ("note: %s\n", (char *) notes->pdata[i]);
   {
     const char *const keys[] = { "frame", "series", NULL };
-    LbBenchTable *tables[] = { t_frame, t_series, NULL };
+    LbMeasureTable *tables[] = { t_frame, t_series, NULL };
 
     if (!lb_bench_write_results (out_dir, "dicom", keys, tables, notes, &error))
       {

@@ -35,7 +35,7 @@
 
 typedef struct {
   gboolean quick;
-  LbBenchOptions opt;
+  LbMeasureOptions opt;
   GMainContext *context;
   GSubprocess *server;
   char *root;
@@ -393,7 +393,7 @@ op_once (gpointer data)
     return 0;
   if (op->kind == OP_CURL_UP || op->kind == OP_CURL_DOWN)
     return curl_time (op);
-  t0 = lb_bench_now_ms ();
+  t0 = lb_measure_now_ms ();
   switch (op->kind)
     {
     case OP_LB_UP:
@@ -464,12 +464,12 @@ op_once (gpointer data)
     default:
       g_assert_not_reached ();
     }
-  return (lb_bench_now_ms () - t0) / MAX (op->repeat, 1);
+  return (lb_measure_now_ms () - t0) / MAX (op->repeat, 1);
 }
 
 static gboolean
 measure_op (Net *n, OpKind kind, const char *name, guint64 size, gsize buffer, guint repeat,
-            const LbBenchOptions *opt, LbBenchStats *st, GError **error)
+            const LbMeasureOptions *opt, LbMeasureStats *st, GError **error)
 {
   Op op = { n, kind, size, buffer, MAX (repeat, 1), NULL, NULL, name, NULL, NULL };
 
@@ -485,7 +485,7 @@ measure_op (Net *n, OpKind kind, const char *name, guint64 size, gsize buffer, g
           return FALSE;
         }
     }
-  *st = lb_bench_measure (op_once, &op, opt);
+  *st = lb_measure_run (op_once, &op, opt);
   if (op.local_file != NULL)
     g_unlink (op.local_file);
   g_free (op.local_file);
@@ -518,11 +518,11 @@ size_label (guint64 bytes)
 }
 
 static gboolean
-ttcp_section (Net *n, guint64 image_bytes, LbBenchTable *table, LbBenchPlot *plot,
+ttcp_section (Net *n, guint64 image_bytes, LbMeasureTable *table, LbBenchPlot *plot,
               double *ratio_up, double *ratio_down, double *updown, GError **error)
 {
-  LbBenchOptions opt = n->quick ? (LbBenchOptions) { 1, 2, 4, 0.5, 0.1 }
-                                : (LbBenchOptions) { 1, 3, 12, 3.0, 0.05 };
+  LbMeasureOptions opt = n->quick ? (LbMeasureOptions) { 1, 2, 4, 0.5, 0.1 }
+                                : (LbMeasureOptions) { 1, 3, 12, 3.0, 0.05 };
   guint s_lb_up = lb_bench_plot_add_series (plot, "Lightbox upload (PUT)");
   guint s_lb_down = lb_bench_plot_add_series (plot, "Lightbox download (GET)");
   guint s_raw_up = lb_bench_plot_add_series (plot, "raw TCP upload");
@@ -540,7 +540,7 @@ ttcp_section (Net *n, guint64 image_bytes, LbBenchTable *table, LbBenchPlot *plo
 
       for (int dir = 0; dir < 2; dir++)
         {
-          LbBenchStats lb, raw, soup;
+          LbMeasureStats lb, raw, soup;
 
           if (!measure_op (n, dir == 0 ? OP_LB_UP : OP_LB_DOWN, dir == 0 ? "ttcp-up.bin" : "ttcp.bin",
                            image_bytes, buffer, 1, &opt, &lb, error)
@@ -555,14 +555,14 @@ ttcp_section (Net *n, guint64 image_bytes, LbBenchTable *table, LbBenchPlot *plo
           fprintf (stderr, "ttcp %3zu KB %-8s lightbox %8.1f MB/s  raw %8.1f MB/s  libsoup %8.1f MB/s\n",
                    buffer / 1024, dir == 0 ? "upload" : "download", lb_mbs[dir], raw_mbs[dir],
                    soup_mbs[dir]);
-          lb_bench_table_add_row_take (table, g_strdup_printf ("%zu", buffer / 1024),
-                                       g_strdup (dir == 0 ? "upload" : "download"),
-                                       lb_bench_fmt (lb.median), lb_bench_fmt (raw.median),
-                                       lb_bench_fmt (soup.median),
-                                       lb_bench_fmt (lb_mbs[dir]), lb_bench_fmt (raw_mbs[dir]),
-                                       lb_bench_fmt (soup_mbs[dir]),
-                                       lb_bench_fmt (lb_mbs[dir] / raw_mbs[dir]),
-                                       lb_bench_fmt (soup_mbs[dir] / raw_mbs[dir]), NULL);
+          lb_measure_table_add_row_take (table, g_strdup_printf ("%zu", buffer / 1024),
+                                         g_strdup (dir == 0 ? "upload" : "download"),
+                                         lb_bench_fmt (lb.median), lb_bench_fmt (raw.median),
+                                         lb_bench_fmt (soup.median),
+                                         lb_bench_fmt (lb_mbs[dir]), lb_bench_fmt (raw_mbs[dir]),
+                                         lb_bench_fmt (soup_mbs[dir]),
+                                         lb_bench_fmt (lb_mbs[dir] / raw_mbs[dir]),
+                                         lb_bench_fmt (soup_mbs[dir] / raw_mbs[dir]), NULL);
           lb_bench_plot_add_point (plot, dir == 0 ? s_lb_up : s_lb_down, buffer / 1024.0, lb_mbs[dir]);
           lb_bench_plot_add_point (plot, dir == 0 ? s_raw_up : s_raw_down, buffer / 1024.0, raw_mbs[dir]);
           lb_bench_plot_add_point (plot, dir == 0 ? s_soup_up : s_soup_down, buffer / 1024.0, soup_mbs[dir]);
@@ -580,13 +580,13 @@ ttcp_section (Net *n, guint64 image_bytes, LbBenchTable *table, LbBenchPlot *plo
 /* Each sample is one transaction and the figure is the median of many: a mean over a batch
  * would fold in the rare slow exchange (the p90 and max columns show those). */
 static gboolean
-transactions_section (Net *n, LbBenchTable *table, LbBenchPlot *plot, double *worst_overhead,
+transactions_section (Net *n, LbMeasureTable *table, LbBenchPlot *plot, double *worst_overhead,
                       GError **error)
 {
   static const char *const kinds[] = { "request", "reply", "update" };
   static const guint payloads[] = { 256, 1024, 4096, 16384 };
-  LbBenchOptions opt = n->quick ? (LbBenchOptions) { 2, 10, 30, 0.3, 0.05 }
-                                : (LbBenchOptions) { 5, 25, 400, 3.0, 0.02 };
+  LbMeasureOptions opt = n->quick ? (LbMeasureOptions) { 2, 10, 30, 0.3, 0.05 }
+                                : (LbMeasureOptions) { 5, 25, 400, 3.0, 0.02 };
   guint series[9];
 
   for (int k = 0; k < 3; k++)
@@ -610,7 +610,7 @@ transactions_section (Net *n, LbBenchTable *table, LbBenchPlot *plot, double *wo
           static const OpKind lb_ops[] = { OP_LB_REQUEST, OP_LB_REPLY, OP_LB_UPDATE };
           static const OpKind raw_ops[] = { OP_RAW_REQUEST, OP_RAW_REPLY, OP_RAW_UPDATE };
           static const OpKind soup_ops[] = { OP_SOUP_REQUEST, OP_SOUP_REPLY, OP_SOUP_UPDATE };
-          LbBenchStats lb, raw, soup;
+          LbMeasureStats lb, raw, soup;
           double overhead;
 
           if (!measure_op (n, lb_ops[k], name, payloads[p], payloads[p], 1, &opt, &lb, error)
@@ -622,14 +622,14 @@ transactions_section (Net *n, LbBenchTable *table, LbBenchPlot *plot, double *wo
           fprintf (stderr, "transaction %-7s %5u B  lightbox %.4f ms (p90 %.4f, max %.3f)  raw %.4f ms  "
                    "libsoup %.4f ms\n", kinds[k], payloads[p], lb.median, lb.p90, lb.max, raw.median,
                    soup.median);
-          lb_bench_table_add_row_take (table, g_strdup (kinds[k]), g_strdup_printf ("%u", payloads[p]),
-                                       lb_bench_fmt (lb.median), lb_bench_fmt (lb.p90),
-                                       lb_bench_fmt (lb.max), lb_bench_fmt (raw.median),
-                                       lb_bench_fmt (raw.p90), lb_bench_fmt (soup.median),
-                                       g_strdup_printf ("%u", lb.n),
-                                       lb_bench_fmt (overhead),
-                                       lb_bench_fmt (soup.median - raw.median),
-                                       g_strdup (overhead <= 0.1 ? "yes" : "NO"), NULL);
+          lb_measure_table_add_row_take (table, g_strdup (kinds[k]), g_strdup_printf ("%u", payloads[p]),
+                                         lb_bench_fmt (lb.median), lb_bench_fmt (lb.p90),
+                                         lb_bench_fmt (lb.max), lb_bench_fmt (raw.median),
+                                         lb_bench_fmt (raw.p90), lb_bench_fmt (soup.median),
+                                         g_strdup_printf ("%u", lb.n),
+                                         lb_bench_fmt (overhead),
+                                         lb_bench_fmt (soup.median - raw.median),
+                                         g_strdup (overhead <= 0.1 ? "yes" : "NO"), NULL);
           lb_bench_plot_add_point (plot, series[k], payloads[p], lb.median);
           lb_bench_plot_add_point (plot, series[3 + k], payloads[p], raw.median);
           lb_bench_plot_add_point (plot, series[6 + k], payloads[p], soup.median);
@@ -639,19 +639,19 @@ transactions_section (Net *n, LbBenchTable *table, LbBenchPlot *plot, double *wo
 }
 
 static gboolean
-files_section (Net *n, gboolean have_curl, LbBenchTable *table, GError **error)
+files_section (Net *n, gboolean have_curl, LbMeasureTable *table, GError **error)
 {
   static const gsize files[] = { 1024, 512 * 1024, 1024 * 1024 };
   static const gsize buffers[] = { 1024, 512 * 1024, 1024 * 1024 };
-  LbBenchOptions opt = n->quick ? (LbBenchOptions) { 1, 3, 6, 0.3, 0.1 }
-                                : (LbBenchOptions) { 1, 5, 30, 2.0, 0.05 };
+  LbMeasureOptions opt = n->quick ? (LbMeasureOptions) { 1, 3, 6, 0.3, 0.1 }
+                                : (LbMeasureOptions) { 1, 5, 30, 2.0, 0.05 };
 
   for (guint f = 0; f < G_N_ELEMENTS (files); f++)
     {
       g_autofree char *name = g_strdup_printf ("file-%zu.bin", files[f]);
       g_autofree char *up_name = g_strdup_printf ("file-up-%zu.bin", files[f]);
       g_autofree char *fl = size_label (files[f]);
-      LbBenchStats curl[2] = { { 0 }, { 0 } };
+      LbMeasureStats curl[2] = { { 0 }, { 0 } };
 
       if (!put_file (n, name, files[f], error))
         return FALSE;
@@ -663,7 +663,7 @@ files_section (Net *n, gboolean have_curl, LbBenchTable *table, GError **error)
         for (int dir = 0; dir < 2; dir++)
           {
             g_autofree char *bl = size_label (buffers[b]);
-            LbBenchStats lb, raw;
+            LbMeasureStats lb, raw;
 
             if (!measure_op (n, dir == 0 ? OP_LB_UP : OP_LB_DOWN, dir == 0 ? up_name : name, files[f],
                              buffers[b], 1, &opt, &lb, error)
@@ -672,14 +672,14 @@ files_section (Net *n, gboolean have_curl, LbBenchTable *table, GError **error)
               return FALSE;
             fprintf (stderr, "file %-7s buffer %-7s %-8s lightbox %.3f ms  raw %.3f ms  curl %.3f ms\n",
                      fl, bl, dir == 0 ? "upload" : "download", lb.median, raw.median, curl[dir].median);
-            lb_bench_table_add_row_take (table, g_strdup (fl), g_strdup (bl),
-                                         g_strdup (dir == 0 ? "upload" : "download"),
-                                         lb_bench_fmt (lb.median), lb_bench_fmt (raw.median),
-                                         have_curl ? lb_bench_fmt (curl[dir].median) : g_strdup (""),
-                                         lb_bench_fmt (mb_per_s (files[f], lb.median)),
-                                         lb_bench_fmt (lb.median / raw.median),
-                                         have_curl ? lb_bench_fmt (lb.median / curl[dir].median) : g_strdup (""),
-                                         NULL);
+            lb_measure_table_add_row_take (table, g_strdup (fl), g_strdup (bl),
+                                           g_strdup (dir == 0 ? "upload" : "download"),
+                                           lb_bench_fmt (lb.median), lb_bench_fmt (raw.median),
+                                           have_curl ? lb_bench_fmt (curl[dir].median) : g_strdup (""),
+                                           lb_bench_fmt (mb_per_s (files[f], lb.median)),
+                                           lb_bench_fmt (lb.median / raw.median),
+                                           have_curl ? lb_bench_fmt (lb.median / curl[dir].median) : g_strdup (""),
+                                           NULL);
           }
     }
   return TRUE;
@@ -716,11 +716,11 @@ lb_bench_net_main (int argc, char **argv)
                                            "curl_ms", "lightbox_mb_per_s", "lightbox_over_raw",
                                            "lightbox_over_curl", NULL };
   static const char *const target_cols[] = { "target", "measured", "met", NULL };
-  g_autoptr (LbBenchTable) t_ttcp = NULL;
-  g_autoptr (LbBenchTable) t_tx = NULL;
-  g_autoptr (LbBenchTable) t_file = lb_bench_table_new ("File transfer: ms per file (curl: its own "
-                                                        "time_total, new connection per run, no start-up)", file_cols);
-  g_autoptr (LbBenchTable) t_target = lb_bench_table_new ("Targets", target_cols);
+  g_autoptr (LbMeasureTable) t_ttcp = NULL;
+  g_autoptr (LbMeasureTable) t_tx = NULL;
+  g_autoptr (LbMeasureTable) t_file = lb_measure_table_new ("File transfer: ms per file (curl: its own "
+                                                            "time_total, new connection per run, no start-up)", file_cols);
+  g_autoptr (LbMeasureTable) t_target = lb_measure_table_new ("Targets", target_cols);
   g_autoptr (LbBenchPlot) p_ttcp = NULL;
   g_autoptr (LbBenchPlot) p_tx = lb_bench_plot_new ("Transactions on a keep-alive connection",
                                                     "payload (bytes)", "ms per transaction");
@@ -754,12 +754,12 @@ lb_bench_net_main (int argc, char **argv)
     g_autofree char *il = size_label (image_bytes);
     g_autofree char *title = g_strdup_printf ("TTCP: %s image, throughput against sender buffer size",
                                               il);
-    t_ttcp = lb_bench_table_new (title, ttcp_cols);
+    t_ttcp = lb_measure_table_new (title, ttcp_cols);
     p_ttcp = lb_bench_plot_new (title, "buffer (KB)", "MB/s");
   }
   {
-    t_tx = lb_bench_table_new ("Transactions on one keep-alive connection: ms each (median of "
-                               "single transactions; overhead = Lightbox − raw)", tx_cols);
+    t_tx = lb_measure_table_new ("Transactions on one keep-alive connection: ms each (median of "
+                                 "single transactions; overhead = Lightbox − raw)", tx_cols);
   }
   lb_bench_plot_set_log (p_ttcp, TRUE, FALSE);
   lb_bench_plot_set_log (p_tx, TRUE, TRUE);  /* raw ≈ 0.03 ms, Lightbox ≈ 1 ms */
@@ -817,18 +817,18 @@ lb_bench_net_main (int argc, char **argv)
   if (rc != 0)
     return rc;
 
-  lb_bench_table_add_row_take (t_target, g_strdup ("upload ≥ 80% of raw TCP, buffers ≥ 16 KB (worst)"),
-                               g_strdup_printf ("%.0f%%", 100 * ratio_up),
-                               g_strdup (ratio_up >= 0.8 ? "yes" : "NO"), NULL);
-  lb_bench_table_add_row_take (t_target, g_strdup ("download ≥ 80% of raw TCP, buffers ≥ 16 KB (worst)"),
-                               g_strdup_printf ("%.0f%%", 100 * ratio_down),
-                               g_strdup (ratio_down >= 0.8 ? "yes" : "NO"), NULL);
-  lb_bench_table_add_row_take (t_target, g_strdup ("upload and download within 20%, buffers ≥ 16 KB (worst faster/slower)"),
-                               g_strdup_printf ("%.2f×", updown),
-                               g_strdup (updown <= 1.2 ? "yes" : "NO"), NULL);
-  lb_bench_table_add_row_take (t_target, g_strdup ("overhead per transaction over raw sockets ≤ 0.1 ms (worst)"),
-                               g_strdup_printf ("%.3f ms", overhead),
-                               g_strdup (overhead <= 0.1 ? "yes" : "NO"), NULL);
+  lb_measure_table_add_row_take (t_target, g_strdup ("upload ≥ 80% of raw TCP, buffers ≥ 16 KB (worst)"),
+                                 g_strdup_printf ("%.0f%%", 100 * ratio_up),
+                                 g_strdup (ratio_up >= 0.8 ? "yes" : "NO"), NULL);
+  lb_measure_table_add_row_take (t_target, g_strdup ("download ≥ 80% of raw TCP, buffers ≥ 16 KB (worst)"),
+                                 g_strdup_printf ("%.0f%%", 100 * ratio_down),
+                                 g_strdup (ratio_down >= 0.8 ? "yes" : "NO"), NULL);
+  lb_measure_table_add_row_take (t_target, g_strdup ("upload and download within 20%, buffers ≥ 16 KB (worst faster/slower)"),
+                                 g_strdup_printf ("%.2f×", updown),
+                                 g_strdup (updown <= 1.2 ? "yes" : "NO"), NULL);
+  lb_measure_table_add_row_take (t_target, g_strdup ("overhead per transaction over raw sockets ≤ 0.1 ms (worst)"),
+                                 g_strdup_printf ("%.3f ms", overhead),
+                                 g_strdup (overhead <= 0.1 ? "yes" : "NO"), NULL);
 
   g_ptr_array_add (notes, g_strdup ("Lightbox = LbStore (webdav backend, libsoup 3) against lightbox-store "
                                     "(child process, --port 0, root on /dev/shm when available); raw = "
@@ -847,16 +847,16 @@ lb_bench_net_main (int argc, char **argv)
   if (curl == NULL)
     g_ptr_array_add (notes, g_strdup ("curl not installed: no curl baseline"));
 
-  lb_bench_table_print (t_ttcp, stdout);
-  lb_bench_table_print (t_tx, stdout);
-  lb_bench_table_print (t_file, stdout);
-  lb_bench_table_print (t_target, stdout);
+  lb_measure_table_print (t_ttcp, stdout);
+  lb_measure_table_print (t_tx, stdout);
+  lb_measure_table_print (t_file, stdout);
+  lb_measure_table_print (t_target, stdout);
   printf ("\nNotes:\n");
   for (guint i = 0; i < notes->len; i++)
     printf ("  - %s\n", (char *) notes->pdata[i]);
   {
     const char *keys[] = { "ttcp", "transactions", "files", "targets", NULL };
-    LbBenchTable *tables[] = { t_ttcp, t_tx, t_file, t_target };
+    LbMeasureTable *tables[] = { t_ttcp, t_tx, t_file, t_target };
     g_autofree char *b1 = g_strdup_printf ("%s/net-ttcp", out_dir);
     g_autofree char *b2 = g_strdup_printf ("%s/net-transactions", out_dir);
 

@@ -3,8 +3,8 @@
 
 #include <glib.h>
 
-#include "lb-bench-stats.h"
-#include "lb-bench-table.h"
+#include "lb-measure.h"
+#include "lb-measure-table.h"
 
 G_BEGIN_DECLS
 
@@ -23,14 +23,20 @@ int lb_bench_dicom_main    (int argc, char **argv);
 gboolean    lb_bench_write_results (const char          *dir,
                                     const char          *name,
                                     const char * const  *keys,
-                                    LbBenchTable       **tables,
+                                    LbMeasureTable     **tables,
                                     GPtrArray           *notes,
                                     GError             **error);
-/* Adds a row from a NULL-terminated list of g_strdup'ed/g_strdup_printf'ed cells, which it
- * frees (so callers can write add_row_take (t, g_strdup_printf (…), …, NULL)). */
-void        lb_bench_table_add_row_take (LbBenchTable *table,
-                                         char         *first,
-                                         ...) G_GNUC_NULL_TERMINATED;
+/* Writes the non-empty @tables (NULL-terminated), each under its title, and @notes to @path
+ * as markdown, under a first line naming @command, the commit lightbox-bench was built from,
+ * the machine and the date. The file is replaced atomically; its directory must exist. */
+gboolean    lb_bench_write_markdown (const char          *path,
+                                     const char          *command,
+                                     LbMeasureTable     **tables,
+                                     GPtrArray           *notes,
+                                     GError             **error);
+/* "lightbox-bench ARGS…" as a shell would take it (@argv[0] the subcommand's name). */
+char       *lb_bench_command_line  (int                  argc,
+                                    char               **argv);
 /* "12.3", "0.456", "1234": three significant digits at least, no exponent. */
 char       *lb_bench_fmt           (double value);
 /* Wall time of one child process run to completion (ms), stdout and stderr discarded. A

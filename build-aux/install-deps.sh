@@ -1,14 +1,27 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Installs the Debian 12 packages Lightbox needs to build, run and test. Idempotent: only
-# missing packages are installed, so a second run costs a dpkg query per package.
+# Installs the packages Lightbox needs to build, run and test on Debian 12 "bookworm" or
+# Debian 13 "trixie" (the release is read from /etc/os-release; others are refused). Idempotent:
+# only missing packages are installed, so a second run costs a dpkg query per package.
 #   install-deps.sh          build + run + full test suite (default)
 #   install-deps.sh --run    build + run only (README command one)
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
+# Package names that differ between the releases. ImageMagick is `imagemagick` on both (6 on
+# Debian 12, 7 on Debian 13, whose command is `magick`; the tests take whichever exists).
+. /etc/os-release
+case "${VERSION_CODENAME:-}" in
+  bookworm) CLANG_RT=libclang-rt-14-dev ;;  # clang 14
+  trixie) CLANG_RT=libclang-rt-19-dev ;;    # clang 19
+  *) echo "install-deps.sh: ${PRETTY_NAME:-this system} is not supported (Debian 12 or 13)" >&2
+     exit 1 ;;
+esac
+
 BUILD_PKGS=(
   gcc libc6-dev meson ninja-build pkg-config git
+  # the system trust store, which GIO's TLS backend loads (Debian 13's minimal system lacks it)
+  ca-certificates
   libgtk-4-dev libsoup-3.0-dev libpng-dev libgdk-pixbuf-2.0-dev libglib2.0-dev libglib2.0-bin
   libjson-glib-dev libxml2-dev libcairo2-dev
   # lightbox-store: yescrypt password hashes (libxcrypt), TLS for GIO (--tls-cert/--tls-key)
@@ -38,7 +51,7 @@ TEST_PKGS=(
   # second opinions for the codec tests: GDCM's decoders (through pydicom) and gdcmconv
   libgdcm-tools python3-gdcm
   # sanitizer/fuzzer toolchain
-  clang libclang-rt-14-dev
+  clang "$CLANG_RT"
 )
 
 pkgs=("${BUILD_PKGS[@]}")

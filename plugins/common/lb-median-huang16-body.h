@@ -315,7 +315,7 @@ HUANG (group) (const LbMedianJob *j, HUANG (Hist) *h, int y, const int k)
 }
 #endif
 
-LB_MEDIAN_HIST_CLONES static void
+LB_KERNEL_CLONES static void
 HUANG (rows) (const LbMedianJob *j, HUANG (Hist) *h, int ya, int yb)
 {
   const int r = j->r, cx0 = j->x0, cx1 = j->x1 - 1;

@@ -14,7 +14,7 @@
 
 #include <glib.h>
 
-#include "lb-median-hist.h"     /* LB_MEDIAN_HIST_CLONES */
+#include "lb-kernel.h" /* LB_KERNEL_CLONES */
 #include "lb-median-networks.h"
 
 #define LB_MED_CS(a, b)                       \
@@ -31,7 +31,7 @@
 /* @rK points at sample 0 of the window's first column (x − r) in row y − r + K; @out gets
  * @n samples; @ch is the sample distance between columns */
 #define LB_MED_NET_FUNCS(T, sfx)                                                              \
-  LB_MEDIAN_HIST_CLONES static G_GNUC_UNUSED void                                            \
+  LB_KERNEL_CLONES static G_GNUC_UNUSED void                                                 \
   lb_median_net9_##sfx (const T *restrict r0, const T *restrict r1, const T *restrict r2,     \
                         T *restrict out, gsize n, gsize ch)                                   \
   {                                                                                          \
@@ -44,7 +44,7 @@
         out[i] = v4;                                                                         \
       }                                                                                      \
   }                                                                                          \
-  LB_MEDIAN_HIST_CLONES static G_GNUC_UNUSED void                                            \
+  LB_KERNEL_CLONES static G_GNUC_UNUSED void                                                 \
   lb_median_net25_##sfx (const T *restrict r0, const T *restrict r1, const T *restrict r2,    \
                          const T *restrict r3, const T *restrict r4, T *restrict out, gsize n, \
                          gsize ch)                                                           \

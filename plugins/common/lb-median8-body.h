@@ -134,7 +134,7 @@ MED8 (col_rows) (guint16 *restrict fp, guint16 *restrict cp, const guint8 *restr
 /* Output columns [xs0, xs1) of rows [ya, yb), channel j->c: a vertical strip, so that the
  * column prefixes of the strip (its width + 2r columns, 544 bytes each) stay in L2 cache.
  * fine and coarse have room for those columns. */
-LB_MEDIAN_HIST_CLONES static void
+LB_KERNEL_CLONES static void
 MED8 (strip) (const LbMedianJob *j, MED8 (Hist) *h, guint16 *fine, guint16 *coarse, int ya,
               int yb, int xs0, int xs1)
 {

@@ -7,9 +7,7 @@
 #include <string.h>
 
 #include "lb-enhance.h"
-#include "lb-error.h"
-#include "lb-xvgeom-private.h"
-#include "lb-xvgeom.h"
+#include "lb-kernel-layout.h"
 
 gboolean
 lb_gauss_core_init (LbGaussCore        *core,
@@ -20,11 +18,11 @@ lb_gauss_core_init (LbGaussCore        *core,
                     GError            **error)
 {
   memset (core, 0, sizeof *core);
-  if (!lb_xvgeom_check_and_clip (src, region, &core->r, error))
+  if (!lb_kernel_check_and_clip (src, region, &core->r, error))
     return FALSE;
   if (!(sigma >= LB_GAUSSIAN_SIGMA_MIN && sigma <= LB_GAUSSIAN_SIGMA_MAX))
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_INVALID_ARGUMENT,
                    "%s must be between %g and %g pixels (got %g)", what,
                    LB_GAUSSIAN_SIGMA_MIN, LB_GAUSSIAN_SIGMA_MAX, sigma);
       return FALSE;
@@ -212,12 +210,14 @@ horizontal_pixel (const LbGaussCore *core,
     }
 }
 
-LB_XVGEOM_TARGET_CLONES void
-lb_gauss_core_row (const LbGaussCore *core,
-                   const LbKernelBuf *src,
-                   int                y,
-                   float             *out,
-                   float             *scratch)
+/* Static: GCC 12 exports the ifunc of a global target_clones function whatever its
+ * visibility, and a plugin exports its query function only (tests/abi/plugin-exports.sh). */
+LB_KERNEL_CLONES static void
+gauss_core_row (const LbGaussCore *core,
+                const LbKernelBuf *src,
+                int                y,
+                float             *out,
+                float             *scratch)
 {
   int r = core->radius, ch = src->channels, sw = core->r.width;
   float *v = scratch;
@@ -278,6 +278,16 @@ lb_gauss_core_row (const LbGaussCore *core,
         break;
       horizontal_pixel (core, v, ch, x, out, tapbuf);
     }
+}
+
+void
+lb_gauss_core_row (const LbGaussCore *core,
+                   const LbKernelBuf *src,
+                   int                y,
+                   float             *out,
+                   float             *scratch)
+{
+  gauss_core_row (core, src, y, out, scratch);
 }
 
 /* Plain loops, one output value at a time, in the evaluation order above. */

@@ -4,7 +4,7 @@
 #include "lb-enhance.h"
 
 #include "lb-gauss-core.h"
-#include "lb-xvgeom-private.h"
+#include "lb-kernel-layout.h"
 
 struct _LbGaussian {
   LbGaussCore core;
@@ -45,7 +45,7 @@ lb_gaussian_get_radius (const LbGaussian *st)
  * flat, vectorisable loop (alpha too), then alpha back from the source. Cloned for AVX2 as
  * unsharp's rows are: SSE2 code here was half of a gaussian σ 0.33 pass (bench, 1.4 Mpx
  * RGB8, 2 threads: 1.7–2.2 → 1.1 ms). */
-static LB_XVGEOM_TARGET_CLONES void
+static LB_KERNEL_CLONES void
 store_row (gconstpointer      data,
            const LbKernelBuf *src,
            LbKernelBuf       *dst,

@@ -6,11 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lb-error.h"
+#include "lb-kernel-layout.h"
 #include "lb-median-hist.h"
 #include "lb-median-net.h"
-#include "lb-xvgeom-private.h"
-#include "lb-xvgeom.h"
 
 struct _LbMedian {
   LbKernelRect r;
@@ -27,11 +25,11 @@ lb_median_prepare (const LbKernelBuf    *src,
 {
   g_autofree LbMedian *st = g_new0 (LbMedian, 1);
 
-  if (!lb_xvgeom_check_and_clip (src, region, &st->r, error))
+  if (!lb_kernel_check_and_clip (src, region, &st->r, error))
     return NULL;
   if (params->radius < 0 || params->radius > LB_MEDIAN_RADIUS_MAX)
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_INVALID_ARGUMENT,
                    "Median radius must be between 0 and %d (got %d)", LB_MEDIAN_RADIUS_MAX,
                    params->radius);
       return NULL;

@@ -5,9 +5,8 @@
 
 #include <math.h>
 
-#include "lb-error.h"
 #include "lb-gauss-core.h"
-#include "lb-xvgeom-private.h"
+#include "lb-kernel-layout.h"
 
 struct _LbUnsharp {
   LbGaussCore core;
@@ -30,14 +29,14 @@ lb_unsharp_prepare (const LbKernelBuf     *src,
     }
   if (!(params->amount >= 0.0 && params->amount <= 10.0))
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_INVALID_ARGUMENT,
                    "Unsharp amount must be between 0 and 10 (got %g)", params->amount);
       lb_unsharp_free (st);
       return NULL;
     }
   if (!(params->threshold >= 0.0 && params->threshold <= 255.0))
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_INVALID_ARGUMENT,
                    "Unsharp threshold must be between 0 and 255 (got %g)", params->threshold);
       lb_unsharp_free (st);
       return NULL;
@@ -61,7 +60,7 @@ lb_unsharp_free (LbUnsharp *st)
  * else s. One flat loop per sample type, which the compiler vectorises (the same float
  * operations in the same order as one sample at a time: no contraction, -ffp-contract=off). */
 #define UNSHARP_SAMPLES(T, sfx)                                                              \
-  LB_XVGEOM_TARGET_CLONES static void                                                       \
+  LB_KERNEL_CLONES static void                                                              \
   unsharp_samples_##sfx (const T *restrict s, const float *restrict blur, T *restrict d,    \
                          gsize n, float amount, float threshold, int maxv)                  \
   {                                                                                         \

@@ -175,7 +175,7 @@ lb_xv_blend_process_ref (const LbXvBlend   *self,
  * ratio for each of the n interior columns. Doubles without contraction (the AVX2 clone does
  * the same IEEE operations on more lanes). no-trapping-math lets GCC if-convert the loop (it
  * may then evaluate both arms of a select); it changes no value, unlike -ffast-math. */
-LB_XV_CLONES BLEND_NO_TRAPPING_MATH static void
+LB_KERNEL_CLONES BLEND_NO_TRAPPING_MATH static void
 blend_points (int sx, int sy, int sw, int sh, int cx, int cy, int dy, int n,
               int *restrict exs, int *restrict eys, double *restrict ratios)
 {
@@ -217,7 +217,7 @@ blend_points (int sx, int sy, int sw, int sh, int cx, int cy, int dy, int n,
 
 /* Pass 2 for RGB8: the n interior pixels of a row from their border points and ratios (the
  * centre pixel is the caller's). */
-LB_XV_CLONES BLEND_NO_TRAPPING_MATH static void
+LB_KERNEL_CLONES BLEND_NO_TRAPPING_MATH static void
 blend_samples_rgb8 (const guint8 *restrict data, gsize stride, const int *restrict exs,
                     const int *restrict eys, const double *restrict ratios,
                     const int *restrict centre, guint8 *restrict out, int n)
@@ -240,7 +240,7 @@ blend_samples_rgb8 (const guint8 *restrict data, gsize stride, const int *restri
 
 /* Pass 2 for 16-bit gray (the medical images' format), the same operations as the generic
  * loop below. */
-LB_XV_CLONES BLEND_NO_TRAPPING_MATH static void
+LB_KERNEL_CLONES BLEND_NO_TRAPPING_MATH static void
 blend_samples_gray16 (const guint8 *restrict data, gsize stride, const int *restrict exs,
                       const int *restrict eys, const double *restrict ratios, int centre,
                       guint16 *restrict out, int n)

@@ -3,8 +3,6 @@
 
 #include "lb-xv-common.h"
 
-#include "lb-error.h"
-
 gboolean
 _lb_xv_region_init (LbXvRegion         *region,
                     const LbKernelBuf  *src,
@@ -19,20 +17,20 @@ _lb_xv_region_init (LbXvRegion         *region,
 
   if (src->depth != 8 && src->depth != 16)
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED,
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_UNSUPPORTED,
                    "%s: %d bits per sample is not supported (8 or 16)", what, src->depth);
       return FALSE;
     }
   if (src->channels < 1 || src->channels > 4)
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED,
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_UNSUPPORTED,
                    "%s: %d channels are not supported (1 to 4)", what, src->channels);
       return FALSE;
     }
   if (src->width < 1 || src->height < 1 || src->data == NULL
       || src->stride < (gsize) src->width * (gsize) src->channels * (gsize) (src->depth / 8))
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_INVALID_ARGUMENT,
                    "%s: invalid image buffer (%d×%d, stride %" G_GSIZE_FORMAT ")",
                    what, src->width, src->height, src->stride);
       return FALSE;
@@ -51,7 +49,7 @@ _lb_xv_region_init (LbXvRegion         *region,
       y1 = MIN ((gint64) selection->y + selection->height, (gint64) src->height);
       if (selection->width < 1 || selection->height < 1 || x1 <= x0 || y1 <= y0)
         {
-          g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+          g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_INVALID_ARGUMENT,
                        "%s: the selection %d,%d %d×%d does not overlap the %d×%d image",
                        what, selection->x, selection->y, selection->width, selection->height,
                        src->width, src->height);

@@ -124,18 +124,6 @@ lb_xv_max_value (int depth)
   return depth == 8 ? 255u : 65535u;
 }
 
-/* Hot row loops get an AVX2 clone beside the baseline (SSE2) one, chosen at load time by
- * the CPU (an ifunc). Integer loops only, or doubles without contraction (-ffp-contract=off
- * holds for the clone too), so both clones give identical results. */
-#if defined(__clang__)
-/* clang 14 compiles target_clones on static functions but calls the wrong function through
- * the resolver (blur3_fast_8 landed in blur_rows_16's clone): no clones there, the baseline
- * loops only (the hand-written AVX2 rows below still run) */
-#define LB_XV_CLONES
-#else
-#define LB_XV_CLONES __attribute__ ((target_clones ("avx2", "default")))
-#endif
-
 /* Hand-written AVX2 rows (immintrin.h, __attribute__ ((target ("avx2"))), chosen per call with
  * lb_kernel_have_avx2 ()) beside the portable loops, where the compiler offers them. */
 #if defined(__x86_64__) && defined(__GNUC__)

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lb-error.h"
 #include "lb-median-hist.h"
 #include "lb-median-net.h"
 
@@ -21,7 +20,7 @@ lb_xv_despeckle_prepare (LbXvDespeckle      *self,
 
   if (size < 1 || size % 2 == 0 || size > 65535)
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_INVALID_ARGUMENT,
                    "despeckle: the mask size must be odd and between 1 and 65535, not %d", size);
       return FALSE;
     }

@@ -77,7 +77,7 @@ LB_XV_DEFINE_PROCESS (lb_xv_edge_process_ref, LbXvEdge, edge_ref_rows)
 /* 8 bits: samples ch .. n−ch−1 of one row straight into @out, the row as a flat array of
  * samples (neighbours at ±ch; alpha, if any, computed too and put back by the caller), 16-bit
  * lanes (|Hg|, |Vg| ≤ 765), the exact /3 as a multiply-high. */
-LB_XV_CLONES static void
+LB_KERNEL_CLONES static void
 edge_row_8_direct (const guint8 *restrict up, const guint8 *restrict in,
                    const guint8 *restrict down, guint8 *restrict out, int n, int ch)
 {
@@ -94,7 +94,7 @@ edge_row_8_direct (const guint8 *restrict up, const guint8 *restrict in,
 
 /* 16 bits (the medical images' gray): the same, 32-bit lanes (|Hg|, |Vg| ≤
  * 3 · 65535), the exact /3 as the compiler's multiply-high. */
-LB_XV_CLONES static void
+LB_KERNEL_CLONES static void
 edge_row_16_direct (const guint16 *restrict up, const guint16 *restrict in,
                     const guint16 *restrict down, guint16 *restrict out, int n, int ch)
 {
@@ -209,13 +209,13 @@ row_max_mono_c8 (const guint8 *restrict row, int n, const int ch)
   return maxv;
 }
 
-LB_XV_CLONES static guint
+LB_KERNEL_CLONES static guint
 row_max_mono_rgb8 (const guint8 *restrict row, int n)
 {
   return row_max_mono_c8 (row, n, 3);
 }
 
-LB_XV_CLONES static guint
+LB_KERNEL_CLONES static guint
 row_max_mono_rgba8 (const guint8 *restrict row, int n)
 {
   return row_max_mono_c8 (row, n, 4);
@@ -344,7 +344,7 @@ lb_xv_edge_finish_ref (const LbXvEdge *self,
 
 /* row[i] = ⌊(row[i] · 65535 + 0.5) · inv⌋, at most 65535, over n samples: the 16-bit
  * scaling of lb_xv_edge_finish, the same double operations, in vectors. */
-LB_XV_CLONES static void
+LB_KERNEL_CLONES static void
 scale_row_16 (guint16 *restrict row, int n, double inv)
 {
   for (int i = 0; i < n; i++)
@@ -370,19 +370,19 @@ scale_row_8_body (guint8 *restrict row, int n, guint32 mul, const int ch)
     }
 }
 
-LB_XV_CLONES static void
+LB_KERNEL_CLONES static void
 scale_row_8 (guint8 *restrict row, int n, guint32 mul)
 {
   scale_row_8_body (row, n, mul, 1);
 }
 
-LB_XV_CLONES static void
+LB_KERNEL_CLONES static void
 scale_row_8_a4 (guint8 *restrict row, int n, guint32 mul)
 {
   scale_row_8_body (row, n, mul, 4);
 }
 
-LB_XV_CLONES static void
+LB_KERNEL_CLONES static void
 scale_row_8_a2 (guint8 *restrict row, int n, guint32 mul)
 {
   scale_row_8_body (row, n, mul, 2);

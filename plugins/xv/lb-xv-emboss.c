@@ -106,7 +106,7 @@ mono_span (const gint32 *restrict t, guint8 *restrict out, int rw, const int ch,
 /* 8 bits: the embossed samples ch .. n−ch−1 of one row as a flat array (neighbours at ±ch),
  * in 16-bit lanes (|s| ≤ 1530): C's truncation toward zero of s / 8 is the arithmetic shift
  * of s + 7 for negative s. */
-LB_XV_CLONES static void
+LB_KERNEL_CLONES static void
 emboss_row_8 (const guint8 *restrict up, const guint8 *restrict in, const guint8 *restrict down,
               gint16 *restrict t, int n, int ch)
 {
@@ -121,7 +121,7 @@ emboss_row_8 (const guint8 *restrict up, const guint8 *restrict in, const guint8
 
 /* 16-bit gray (the medical images'): pixels 1 .. n−2 of one row straight into @out, in 32-bit
  * lanes (|s| ≤ 4 · 65535; s / 8 + 32768 stays within 0..65535, as at 8 bits). */
-LB_XV_CLONES static void
+LB_KERNEL_CLONES static void
 emboss_row_16g (const guint16 *restrict up, const guint16 *restrict in,
                 const guint16 *restrict down, guint16 *restrict out, int n)
 {
@@ -140,7 +140,7 @@ emboss_row_16g (const guint16 *restrict up, const guint16 *restrict in,
  * (u[3j] + u[3j+1] + u[3j+2]) >> 5, which for sample i is the three-sample sum centred on
  * i + 1, i or i − 1 for channel 0, 1 or 2 (@sel0, @sel1, @sel2: all-ones where i is that
  * channel). Writes samples 3 .. 3·rw − 4 (pixels 1 .. rw−2); u needs 3·rw entries. */
-LB_XV_CLONES static void
+LB_KERNEL_CLONES static void
 emboss_mono_rgb8 (const guint8 *restrict up, const guint8 *restrict in,
                   const guint8 *restrict down, guint8 *restrict out, int rw,
                   const gint16 *restrict wt, const guint16 *restrict sel0,

@@ -18,7 +18,8 @@
  *
  *   1. dst = a copy of src (same geometry; alpha is never written, so it stays the source's);
  *   2. lb_xv_X_prepare (&state, &src, selection or NULL, params…, &error) once; a FALSE return
- *      carries an LB_ERROR_INVALID_ARGUMENT / LB_ERROR_UNSUPPORTED message for the user;
+ *      carries an LB_KERNEL_ERROR_INVALID_ARGUMENT / LB_KERNEL_ERROR_UNSUPPORTED message for
+ *      the user (the host's LB_ERROR codes, lb-kernel.h);
  *   3. lb_xv_X_process (&state, &src, &dst, y0, y1) for any split of [0, height) into bands,
  *      concurrently if wished (state is read-only, scratch is allocated per call); rows
  *      outside the region are skipped, so bands may cover the whole image;

@@ -6,8 +6,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "lb-error.h"
-
 gboolean
 lb_xv_sharpen_prepare (LbXvSharpen        *self,
                        const LbKernelBuf  *src,
@@ -19,7 +17,7 @@ lb_xv_sharpen_prepare (LbXvSharpen        *self,
 
   if (strength < 0 || strength > 99)
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_INVALID_ARGUMENT,
                    "sharpen: the enhancement factor must be between 0 and 99 %%, not %d",
                    strength);
       return FALSE;
@@ -295,7 +293,7 @@ typedef gint64 LbV4l __attribute__ ((vector_size (32)));
 /* The new Values nv[1 .. ] of columns 1 .. rw−2, four at a time, with the scalar loop's
  * operations in the same order (sum of the nine Values row by row, left to right; then
  * (v − (f·s)/9)/g and the clamp to [0, 1]). Returns the number of columns done. */
-LB_XV_CLONES static int
+LB_KERNEL_CLONES static int
 new_values4 (const double *restrict a, const double *restrict b, const double *restrict c,
              double *restrict nv, double f, double g, int rw)
 {
@@ -329,14 +327,14 @@ new_values4 (const double *restrict a, const double *restrict b, const double *r
 /* 16-bit gray (the medical images'): the Values s / 65535 of @n samples, and the output
  * samples ⌊v · 65535 + 1/2⌋ of @n new Values, as flat loops the compiler vectorises (the
  * same double operations as one sample at a time: a true division, no contraction). */
-LB_XV_CLONES static void
+LB_KERNEL_CLONES static void
 values_gray16 (const guint16 *restrict in, double *restrict v, int n)
 {
   for (int i = 0; i < n; i++)
     v[i] = in[i] / 65535.0;
 }
 
-LB_XV_CLONES static void
+LB_KERNEL_CLONES static void
 store_gray16 (const double *restrict nv, guint16 *restrict out, int n)
 {
   for (int i = 0; i < n; i++)
@@ -563,18 +561,18 @@ sharpen8_samples (const guint8 *restrict in, guint8 *restrict out, const double 
 }
 
 #define SHARPEN8_VARIANT(ch_, nc_)                                                            \
-  LB_XV_CLONES static void                                                                    \
+  LB_KERNEL_CLONES static void                                                                \
   kmax_row_##ch_ (const guint8 *row, guint8 *k, int n)                                        \
   {                                                                                           \
     kmax_row (row, k, n, ch_, nc_);                                                           \
   }                                                                                           \
-  LB_XV_CLONES static void                                                                    \
+  LB_KERNEL_CLONES static void                                                                \
   sharpen8_weights_##ch_ (const guint8 *ka, const guint8 *kb, const guint8 *kc, guint16 *cs,  \
                           const double *inv, int n, int b, int rw, double *ws)               \
   {                                                                                           \
     sharpen8_weights (ka, kb, kc, cs, inv, n, b, rw, ws, ch_, nc_);                           \
   }                                                                                           \
-  LB_XV_CLONES static int                                                                     \
+  LB_KERNEL_CLONES static int                                                                 \
   sharpen8_samples_##ch_ (const guint8 *in, guint8 *out, const double *ws, guint8 *bad,      \
                           int rw)                                                             \
   {                                                                                           \

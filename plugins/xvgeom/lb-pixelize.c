@@ -5,8 +5,7 @@
 
 #include <string.h>
 
-#include "lb-error.h"
-#include "lb-xvgeom-private.h"
+#include "lb-kernel-layout.h"
 
 struct _LbPixelize {
   LbKernelRect r;
@@ -24,11 +23,11 @@ lb_pixelize_prepare (const LbKernelBuf      *src,
 {
   g_autofree LbPixelize *st = g_new0 (LbPixelize, 1);
 
-  if (!lb_xvgeom_check_and_clip (src, region, &st->r, error))
+  if (!lb_kernel_check_and_clip (src, region, &st->r, error))
     return NULL;
   if (params->width < 1 || params->height < 1)
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, LB_KERNEL_ERROR, LB_KERNEL_ERROR_INVALID_ARGUMENT,
                    "Pixel size must be at least 1×1 (got %d×%d)", params->width,
                    params->height);
       return NULL;
@@ -620,7 +619,7 @@ process_layout (const LbPixelize *st, const LbKernelBuf *src, LbKernelBuf *dst, 
 
 /* one instance per pixel layout: the channel loops unroll (the block loop, not the memory
  * traffic, was the cost with a run-time channel count) */
-LB_XVGEOM_PER_LAYOUT (process_layout, LbPixelize, LB_XVGEOM_TARGET_CLONES, process_layout)
+LB_KERNEL_PER_LAYOUT (process_layout, LbPixelize, LB_KERNEL_CLONES, process_layout)
 
 void
 lb_pixelize_process (const LbPixelize  *st,
@@ -636,5 +635,5 @@ lb_pixelize_process (const LbPixelize  *st,
   if ((src->depth == 16 && st->py > 65537) || st->py > 16843009)
     lb_pixelize_process_reference (st, src, dst, y0, y1);
   else
-    LB_XVGEOM_LAYOUT_CALL (process_layout, LbPixelize, st, src, dst, y0, y1);
+    LB_KERNEL_LAYOUT_CALL (process_layout, LbPixelize, st, src, dst, y0, y1);
 }

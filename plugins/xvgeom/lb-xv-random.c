@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "lb-xvgeom-private.h"
+#include "lb-kernel-layout.h"
 
 /* glibc seeds r[1..30] with the Park–Miller LCG, computed without overflow by Schrage's
  * method; the intermediate is 64-bit ("long") and stored as int32, which matters only for
@@ -260,7 +260,7 @@ lb_xv_random_lanes_seed (LbXvRandomLanes *rng,
  * register; two SSE registers in the default clone) */
 typedef guint32 LaneVec __attribute__ ((vector_size (4 * LB_XV_RANDOM_LANES)));
 
-LB_XVGEOM_TARGET_CLONES static void
+LB_KERNEL_CLONES static void
 lanes_jump_apply (const guint32 jump[31],
                   guint32       (*words)[LB_XV_RANDOM_LANES],
                   guint32       (*out)[LB_XV_RANDOM_LANES])

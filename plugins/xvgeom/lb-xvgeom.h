@@ -7,9 +7,10 @@
  * Kernel contract (the same for every filter in this directory):
  *
  *  - lb_<f>_prepare (src, region, params, error) looks at the whole source, the region and the
- *    parameters once and returns a small state (or NULL + a %LB_ERROR_INVALID_ARGUMENT /
- *    %LB_ERROR_UNSUPPORTED error). @region is the selection, clipped to the image here; NULL
- *    means the whole image. An empty clipped region is valid and makes process() a no-op.
+ *    parameters once and returns a small state (or NULL + a
+ *    %LB_KERNEL_ERROR_INVALID_ARGUMENT / %LB_KERNEL_ERROR_UNSUPPORTED error, lb-kernel.h).
+ *    @region is the selection, clipped to the image here; NULL means the whole image. An
+ *    empty clipped region is valid and makes process() a no-op.
  *  - lb_<f>_process (state, src, dst, y0, y1) writes destination rows [y0, y1) only and may read
  *    any source pixel. @dst has the geometry of @src and must start as a copy of it (xv's
  *    semantics: pixels a filter does not write keep their source value). Calls for different
@@ -211,15 +212,5 @@ void      lb_spread_set_band_rows     (LbSpread             *state,
  * %TRUE; both give identical bytes). */
 void      lb_spread_set_simd          (LbSpread             *state,
                                        gboolean              enable);
-
-/* ------------------------------------------------------------------------------------------ */
-/* Shared helpers (used by plugins/enhance too) */
-
-/* Validates a buffer (channels 1–4, depth 8/16, stride large enough, data set) and clips
- * @region (NULL = whole image) to it. */
-gboolean  lb_xvgeom_check_and_clip    (const LbKernelBuf    *src,
-                                       const LbKernelRect   *region,
-                                       LbKernelRect         *out_region,
-                                       GError              **error);
 
 G_END_DECLS

@@ -6,6 +6,7 @@
 #include <glib/gi18n.h>
 
 #include "lb-application.h"
+#include "lb-dicom-file.h"
 #include "lb-pixel-cache.h"
 #include "lb-plugin-manager.h"
 #include "lb-window.h"
@@ -186,6 +187,8 @@ lb_application_startup (GApplication *app)
                                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
   gtk_window_set_default_icon_name (APP_ID);
 
+  /* every image path (files, store downloads) reads DICOM Part 10 files too */
+  lb_dicom_register_image_loader ();
   lb_pixel_cache_watch_memory ();
   /* a buffer stays at most LB_PIXEL_CACHE_IDLE_SECONDS and a half unused; seconds timers
    * share their wake-ups with the rest of the system */

@@ -9,7 +9,7 @@
 
 #include "lb-bench-panel.h"
 #include "lb-bench-record.h"
-#include "lb-bench-table.h"
+#include "lb-measure-table.h"
 
 struct _LbBenchPanel {
   GtkWidget         parent_instance;
@@ -431,7 +431,7 @@ lb_bench_panel_write_csv (LbBenchPanel *self,
 {
   static const char *const columns[] = { "filter", "params", "width", "height", "format",
                                          "threads", "ms", "mpx_per_s", NULL };
-  g_autoptr (LbBenchTable) table = lb_bench_table_new ("Lightbox benchmark mode", columns);
+  g_autoptr (LbMeasureTable) table = lb_measure_table_new ("Lightbox benchmark mode", columns);
 
   g_return_val_if_fail (LB_IS_BENCH_PANEL (self), FALSE);
   for (guint i = 0; i < n_records (self); i++)
@@ -453,9 +453,9 @@ lb_bench_panel_write_csv (LbBenchPanel *self,
       cells[5] = t;
       cells[6] = ms;
       cells[7] = mps;
-      lb_bench_table_add_row (table, cells);
+      lb_measure_table_add_row (table, cells);
     }
-  return lb_bench_table_write_csv (table, path, error);
+  return lb_measure_table_write_csv (table, path, error);
 }
 
 GtkWidget *

@@ -7,53 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "lb-canvas.h"
-#include "lb-render.h"
-
-#define MIN_ZOOM (1.0 / 64.0)
-#define MAX_ZOOM 64.0
-#define ZOOM_STEP 1.25
-#define PAN_STEP 48.0 /* widget pixels per arrow key */
-
-struct _LbCanvas {
-  GtkWidget parent_instance;
-
-  /* Owned */
-  LbImage        *image;
-  LbImage        *before;
-  LbImageMeta    *meta;          /* of what is shown (image or progressive) */
-  LbRenderSource  src;           /* what is shown: image pixels or a decoder's buffer */
-  gboolean        have_src;
-  LbRenderSource  before_src;
-  LbValueMap      map;
-  LbLut           lut;
-  LbLut           before_lut;
-  guint64        *hist;          /* 65536 or 256 bins of the first channel */
-  guint           hist_bins;
-  gboolean        hist_valid;
-  GdkTexture     *texture;       /* the last rendered view, device pixels */
-  GBytes         *display;       /* its pixels */
-  guint           display_w, display_h;
-
-  /* View state */
-  LbViewTransform view;          /* zoom in logical pixels; scaled when rendering */
-  gboolean        fit_mode;      /* refit on resize until the user zooms */
-  double          wl_center, wl_width;
-  gboolean        wl_user;       /* the user chose the window: keep it */
-  gboolean        progressive;   /* showing a decoder's buffer that is still filling */
-  guint64         progress_rows; /* rows added to the histogram while progressive */
-  gboolean        invert;
-  gboolean        split;
-  double          split_pos;     /* 0..1 of the width */
-  gboolean        dirty;
-
-  /* Gestures */
-  double          pointer_x, pointer_y;
-  gboolean        pointer_inside;
-  double          drag_center_x, drag_center_y;
-  double          drag_wl_center, drag_wl_width;
-  char           *probe_text;
-};
+#include "lb-canvas-private.h"
 
 G_DEFINE_FINAL_TYPE (LbCanvas, lb_canvas, GTK_TYPE_WIDGET)
 
@@ -68,6 +22,7 @@ enum {
   PROP_SPLIT,
   PROP_PROBE_TEXT,
   PROP_HAS_PIXELS,
+  PROP_VALUE_MODEL,
   N_PROPS
 };
 
@@ -86,21 +41,50 @@ src_bit_depth (const LbRenderSource *src)
   return lb_sample_format_get_sample_size (src->format) == 2 ? 16 : 8;
 }
 
+/* The model of @meta if it describes samples of @src's size. */
+static LbValueModel *
+model_for (const LbImageMeta *meta, const LbRenderSource *src)
+{
+  return meta != NULL ? lb_image_meta_get_value_model_for (meta, src_bit_depth (src)) : NULL;
+}
+
 static void
 rebuild_luts (LbCanvas *self)
 {
+  LbVoi voi = { LB_VOI_LINEAR, self->wl_center, self->wl_width, NULL };
+
+  if (self->model != NULL)
+    {
+      voi.function = lb_value_model_get_voi_function (self->model);
+      if (self->voi_lut >= 0)
+        voi.lut = lb_value_model_get_voi_lut (self->model, (guint) self->voi_lut);
+    }
   if (self->have_src)
-    lb_lut_build (&self->lut, src_bit_depth (&self->src), &self->map, self->wl_center,
-                  self->wl_width, self->invert);
+    lb_lut_build (&self->lut, src_bit_depth (&self->src), self->model, &voi, self->invert);
   if (self->before != NULL)
     {
-      LbValueMap bmap;
+      LbValueModel *bmodel = model_for (lb_image_get_meta (self->before), &self->before_src);
+      LbVoi bvoi = voi;
 
-      lb_value_map_from_meta (&bmap, lb_image_get_meta (self->before));
-      lb_lut_build (&self->before_lut, src_bit_depth (&self->before_src), &bmap,
-                    self->wl_center, self->wl_width, self->invert);
+      /* the before image shares the window; a VOI LUT is the shown image's own */
+      if (bmodel != self->model && !lb_value_model_equal (bmodel, self->model))
+        bvoi.lut = NULL;
+      bvoi.function = bmodel ? lb_value_model_get_voi_function (bmodel) : LB_VOI_LINEAR;
+      lb_lut_build (&self->before_lut, src_bit_depth (&self->before_src), bmodel, &bvoi,
+                    self->invert);
     }
   invalidate (self);
+}
+
+/* The real-world values of the lowest and highest sample. */
+static void
+value_range (LbCanvas *self, double *lo, double *hi)
+{
+  double a = lb_sample_value (self->model, 0);
+  double b = lb_sample_value (self->model, src_bit_depth (&self->src) == 16 ? 65535 : 255);
+
+  *lo = MIN (a, b);
+  *hi = MAX (a, b);
 }
 
 static void
@@ -123,34 +107,34 @@ ensure_histogram (LbCanvas *self)
   self->hist_valid = TRUE;
 }
 
-/* A sensible window for a new image: the producer's, else full range for 8-bit, else the
- * histogram's 1st–99th percentile. */
+/* A sensible window for a new image: the file's first preset (PS3.3 C.11.2), else its first
+ * VOI LUT, else the full range for 8-bit, else the histogram's 1st–99th percentile. */
 static void
 default_window (LbCanvas *self)
 {
-  double c, w;
+  double c = 0, w = 1, lo, hi;
 
-  if (self->meta != NULL && lb_image_meta_get_window (self->meta, &c, &w) && w > 0)
+  self->voi_lut = -1;
+  if (self->model != NULL && lb_value_model_get_window (self->model, 0, &c, &w, NULL))
     ;
-  else if (self->image == NULL && src_bit_depth (&self->src) == 16)
+  else if (self->model != NULL && lb_value_model_get_n_voi_luts (self->model) > 0)
+    self->voi_lut = 0;
+  else if (src_bit_depth (&self->src) == 8 || self->image == NULL)
     {
-      /* progressive: lb_canvas_progress_rows() follows the histogram as rows arrive */
-      c = 32768 * self->map.slope + self->map.intercept;
-      w = 65536 * fabs (self->map.slope);
-    }
-  else if (src_bit_depth (&self->src) == 8)
-    {
-      double lo = self->map.intercept, hi = 255 * self->map.slope + self->map.intercept;
-      c = (lo + hi) / 2.0;
-      w = fabs (hi - lo) + self->map.slope;
+      /* 8-bit, or progressive (lb_canvas_progress_rows() follows the histogram as rows
+       * come): the whole range, lo → black and hi → white under PS3.3's LINEAR */
+      value_range (self, &lo, &hi);
+      c = (lo + hi) / 2.0 + 0.5;
+      w = hi - lo + 1;
     }
   else
     {
       ensure_histogram (self);
-      if (!lb_histogram_window (self->hist, self->hist_bins, &self->map, 0.01, 0.99, &c, &w))
+      if (!lb_histogram_window (self->hist, self->hist_bins, self->model, 0.01, 0.99, &c, &w))
         {
-          c = 32768;
-          w = 65536;
+          value_range (self, &lo, &hi);
+          c = (lo + hi) / 2.0 + 0.5;
+          w = hi - lo + 1;
         }
     }
   self->wl_center = c;
@@ -201,8 +185,8 @@ fit (LbCanvas *self)
   invalidate (self);
 }
 
-static void
-update_probe (LbCanvas *self)
+void
+_lb_canvas_update_probe (LbCanvas *self)
 {
   g_autofree char *text = NULL;
   int ix, iy;
@@ -215,6 +199,32 @@ update_probe (LbCanvas *self)
   g_free (self->probe_text);
   self->probe_text = g_steal_pointer (&text);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROBE_TEXT]);
+}
+
+/* Sensitivity of a W/L drag in modality units per widget pixel: the whole data range over
+ * about 500 pixels, so one sweep across the canvas covers everything. */
+double
+_lb_canvas_wl_sensitivity (LbCanvas *self)
+{
+  double lo = 0, hi = 255;
+
+  if (src_bit_depth (&self->src) == 16)
+    {
+      double c, w;
+
+      ensure_histogram (self);
+      if (self->hist_valid
+          && lb_histogram_window (self->hist, self->hist_bins, self->model, 0.0, 1.0, &c, &w))
+        {
+          lo = c - w / 2;
+          hi = c + w / 2;
+        }
+      else
+        value_range (self, &lo, &hi);
+    }
+  else
+    value_range (self, &lo, &hi);
+  return MAX ((hi - lo) / 500.0, 0.05);
 }
 
 /* ---- public API ------------------------------------------------------------------------ */
@@ -243,9 +253,20 @@ set_source (LbCanvas             *self,
   self->src = *src;
   self->have_src = TRUE;
   self->hist_valid = hist_done;
+  LbValueModel *model;
+  gboolean model_changed;
+
   g_clear_pointer (&self->meta, lb_image_meta_unref);
   self->meta = meta != NULL ? lb_image_meta_copy (meta) : NULL;
-  lb_value_map_from_meta (&self->map, self->meta);
+  model = model_for (self->meta, src);
+  model_changed = !lb_value_model_equal (model, self->model);
+  if (model != NULL)
+    lb_value_model_ref (model);
+  g_clear_pointer (&self->model, lb_value_model_unref);
+  self->model = model;
+  /* a VOI LUT of another model means nothing here */
+  if (model_changed)
+    self->voi_lut = -1;
   if (!keep_view || !same_size)
     {
       self->view.rotation = keep_view ? self->view.rotation : 0;
@@ -262,8 +283,10 @@ set_source (LbCanvas             *self,
   self->progressive = FALSE;
   if (!had)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HAS_PIXELS]);
+  if (model_changed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VALUE_MODEL]);
   rebuild_luts (self);
-  update_probe (self);
+  _lb_canvas_update_probe (self);
 }
 
 void
@@ -358,8 +381,9 @@ lb_canvas_progress_rows (LbCanvas *self,
   lb_histogram_add_rows (self->hist, &self->src, y0, y1);
   self->progress_rows += y1 - y0;
   if (!self->wl_user && src_bit_depth (&self->src) == 16
-      && (self->meta == NULL || !lb_image_meta_get_window (self->meta, &c, &w))
-      && lb_histogram_window (self->hist, self->hist_bins, &self->map, 0.01, 0.99, &c, &w)
+      && (self->model == NULL || (lb_value_model_get_n_windows (self->model) == 0
+                                  && lb_value_model_get_n_voi_luts (self->model) == 0))
+      && lb_histogram_window (self->hist, self->hist_bins, self->model, 0.01, 0.99, &c, &w)
       && (c != self->wl_center || w != self->wl_width))
     {
       self->wl_center = c;
@@ -379,6 +403,11 @@ lb_canvas_clear (LbCanvas *self)
   g_clear_object (&self->image);
   g_clear_object (&self->before);
   g_clear_pointer (&self->meta, lb_image_meta_unref);
+  if (self->model != NULL)
+    {
+      g_clear_pointer (&self->model, lb_value_model_unref);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VALUE_MODEL]);
+    }
   lb_lut_clear (&self->before_lut);
   if (self->have_src)
     {
@@ -387,7 +416,7 @@ lb_canvas_clear (LbCanvas *self)
     }
   self->hist_valid = FALSE;
   invalidate (self);
-  update_probe (self);
+  _lb_canvas_update_probe (self);
 }
 
 gboolean
@@ -411,7 +440,7 @@ lb_canvas_set_zoom (LbCanvas *self,
   g_return_if_fail (LB_IS_CANVAS (self));
   self->fit_mode = FALSE;
   set_zoom_internal (self, zoom);
-  update_probe (self);
+  _lb_canvas_update_probe (self);
 }
 
 void
@@ -443,7 +472,7 @@ lb_canvas_zoom_fit (LbCanvas *self)
   g_return_if_fail (LB_IS_CANVAS (self));
   self->fit_mode = TRUE;
   fit (self);
-  update_probe (self);
+  _lb_canvas_update_probe (self);
 }
 
 void
@@ -457,7 +486,7 @@ lb_canvas_pan (LbCanvas *self,
   clamp_center (self);
   self->fit_mode = FALSE;
   invalidate (self);
-  update_probe (self);
+  _lb_canvas_update_probe (self);
 }
 
 void
@@ -468,8 +497,9 @@ lb_canvas_set_window (LbCanvas *self,
   g_return_if_fail (LB_IS_CANVAS (self));
   width = MAX (width, 1.0);
   self->wl_user = TRUE;
-  if (center == self->wl_center && width == self->wl_width)
+  if (center == self->wl_center && width == self->wl_width && self->voi_lut < 0)
     return;
+  self->voi_lut = -1;
   self->wl_center = center;
   self->wl_width = width;
   rebuild_luts (self);
@@ -500,13 +530,13 @@ lb_canvas_auto_window (LbCanvas *self)
   if (self->image == NULL)
     {
       /* still loading: the running histogram is what we have */
-      if (!lb_histogram_window (self->hist, self->hist_bins, &self->map, 0.01, 0.99, &c, &w))
+      if (!lb_histogram_window (self->hist, self->hist_bins, self->model, 0.01, 0.99, &c, &w))
         return FALSE;
     }
   else
     {
       ensure_histogram (self);
-      if (!lb_histogram_window (self->hist, self->hist_bins, &self->map, 0.01, 0.99, &c, &w))
+      if (!lb_histogram_window (self->hist, self->hist_bins, self->model, 0.01, 0.99, &c, &w))
         return FALSE;
     }
   lb_canvas_set_window (self, c, w);
@@ -516,10 +546,52 @@ lb_canvas_auto_window (LbCanvas *self)
 gboolean
 lb_canvas_has_rescale (LbCanvas *self)
 {
-  double s, i;
-
   g_return_val_if_fail (LB_IS_CANVAS (self), FALSE);
-  return self->meta != NULL && lb_image_meta_get_rescale (self->meta, &s, &i);
+  return self->model != NULL && lb_value_model_get_modality_kind (self->model) != LB_MODALITY_NONE;
+}
+
+const char *
+lb_canvas_get_units_label (LbCanvas *self)
+{
+  const char *units;
+
+  g_return_val_if_fail (LB_IS_CANVAS (self), NULL);
+  units = self->model ? lb_value_model_get_units (self->model) : NULL;
+  if (g_strcmp0 (units, "HU") == 0)
+    /* TRANSLATORS: the abbreviation of Hounsfield units, after a CT value */
+    return _("HU");
+  return units;
+}
+
+LbValueModel *
+lb_canvas_get_value_model (LbCanvas *self)
+{
+  g_return_val_if_fail (LB_IS_CANVAS (self), NULL);
+  return self->model;
+}
+
+gboolean
+lb_canvas_set_voi_lut (LbCanvas *self,
+                       guint     index)
+{
+  g_return_val_if_fail (LB_IS_CANVAS (self), FALSE);
+  if (self->model == NULL || index >= lb_value_model_get_n_voi_luts (self->model))
+    return FALSE;
+  self->wl_user = TRUE;
+  if (self->voi_lut == (int) index)
+    return TRUE;
+  self->voi_lut = (int) index;
+  rebuild_luts (self);
+  /* the status line shows the VOI in place of the window */
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_WINDOW_CENTER]);
+  return TRUE;
+}
+
+int
+lb_canvas_get_voi_lut (LbCanvas *self)
+{
+  g_return_val_if_fail (LB_IS_CANVAS (self), -1);
+  return self->voi_lut;
 }
 
 void
@@ -584,7 +656,7 @@ lb_canvas_set_rotation (LbCanvas *self,
   if (self->fit_mode)
     fit (self);
   invalidate (self);
-  update_probe (self);
+  _lb_canvas_update_probe (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ROTATION]);
 }
 
@@ -612,7 +684,7 @@ lb_canvas_set_flip (LbCanvas *self,
     }
   self->view.flip = flip;
   invalidate (self);
-  update_probe (self);
+  _lb_canvas_update_probe (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FLIP]);
 }
 
@@ -642,136 +714,6 @@ lb_canvas_get_split (LbCanvas *self)
 {
   g_return_val_if_fail (LB_IS_CANVAS (self), FALSE);
   return self->split;
-}
-
-gboolean
-lb_canvas_widget_to_image (LbCanvas *self,
-                           double    x,
-                           double    y,
-                           int      *ix,
-                           int      *iy)
-{
-  double fx, fy;
-
-  g_return_val_if_fail (LB_IS_CANVAS (self), FALSE);
-  if (!self->have_src)
-    return FALSE;
-  lb_view_to_image (&self->view, self->src.width, self->src.height,
-                    gtk_widget_get_width (GTK_WIDGET (self)),
-                    gtk_widget_get_height (GTK_WIDGET (self)), x, y, &fx, &fy);
-  fx = floor (fx);
-  fy = floor (fy);
-  if (fx < 0 || fy < 0 || fx >= self->src.width || fy >= self->src.height)
-    return FALSE;
-  *ix = (int) fx;
-  *iy = (int) fy;
-  return TRUE;
-}
-
-gboolean
-lb_canvas_get_visible_rect (LbCanvas     *self,
-                            GdkRectangle *rect)
-{
-  double ww, wh, x0 = G_MAXDOUBLE, y0 = G_MAXDOUBLE, x1 = -G_MAXDOUBLE, y1 = -G_MAXDOUBLE;
-  const double cx[4] = { 0, 1, 0, 1 }, cy[4] = { 0, 0, 1, 1 };
-
-  g_return_val_if_fail (LB_IS_CANVAS (self), FALSE);
-  if (!self->have_src)
-    return FALSE;
-  ww = gtk_widget_get_width (GTK_WIDGET (self));
-  wh = gtk_widget_get_height (GTK_WIDGET (self));
-  for (int i = 0; i < 4; i++)
-    {
-      double fx, fy;
-
-      lb_view_to_image (&self->view, self->src.width, self->src.height, ww, wh,
-                        cx[i] * ww, cy[i] * wh, &fx, &fy);
-      x0 = MIN (x0, fx);
-      y0 = MIN (y0, fy);
-      x1 = MAX (x1, fx);
-      y1 = MAX (y1, fy);
-    }
-  x0 = CLAMP (floor (x0), 0, self->src.width);
-  y0 = CLAMP (floor (y0), 0, self->src.height);
-  x1 = CLAMP (ceil (x1), 0, self->src.width);
-  y1 = CLAMP (ceil (y1), 0, self->src.height);
-  if (x1 <= x0 || y1 <= y0)
-    return FALSE;
-  rect->x = (int) x0;
-  rect->y = (int) y0;
-  rect->width = (int) (x1 - x0);
-  rect->height = (int) (y1 - y0);
-  return TRUE;
-}
-
-char *
-lb_canvas_describe_pixel (LbCanvas *self,
-                          int       x,
-                          int       y)
-{
-  const guint8 *p;
-  guint channels, v[4];
-  gboolean wide;
-  GString *s;
-
-  g_return_val_if_fail (LB_IS_CANVAS (self), NULL);
-  if (!self->have_src || x < 0 || y < 0 || x >= (int) self->src.width
-      || y >= (int) self->src.height)
-    return NULL;
-  channels = lb_sample_format_get_channels (self->src.format);
-  wide = lb_sample_format_get_sample_size (self->src.format) == 2;
-  p = self->src.data + (gsize) y * self->src.stride
-      + (gsize) x * lb_sample_format_get_pixel_size (self->src.format);
-  for (guint c = 0; c < channels; c++)
-    v[c] = wide ? ((const guint16 *) p)[c] : p[c];
-
-  s = g_string_new (NULL);
-  /* TRANSLATORS: pixel probe: image column and row */
-  g_string_append_printf (s, _("x %d  y %d"), x, y);
-  g_string_append (s, "  ");
-  if (channels >= 3)
-    g_string_append_printf (s, "R %u G %u B %u", v[0], v[1], v[2]);
-  else if (self->map.is_signed && wide)
-    g_string_append_printf (s, "%d", (int) (gint16) (guint16) v[0]);
-  else
-    g_string_append_printf (s, "%u", v[0]);
-  if (channels < 3 && lb_canvas_has_rescale (self))
-    {
-      double m = wide ? lb_value_map_apply (&self->map, v[0])
-                      : v[0] * self->map.slope + self->map.intercept;
-      /* TRANSLATORS: Hounsfield units of the probed pixel */
-      g_string_append_printf (s, _("  (%.0f HU)"), m);
-    }
-  return g_string_free (s, FALSE);
-}
-
-void
-lb_canvas_probe_at (LbCanvas *self,
-                    double    x,
-                    double    y)
-{
-  g_return_if_fail (LB_IS_CANVAS (self));
-  self->pointer_x = x;
-  self->pointer_y = y;
-  self->pointer_inside = TRUE;
-  update_probe (self);
-}
-
-gboolean
-lb_canvas_peek_display_pixel (LbCanvas *self,
-                              guint     x,
-                              guint     y,
-                              guint32  *argb)
-{
-  gsize len;
-  const guint32 *px;
-
-  g_return_val_if_fail (LB_IS_CANVAS (self), FALSE);
-  if (self->display == NULL || x >= self->display_w || y >= self->display_h)
-    return FALSE;
-  px = g_bytes_get_data (self->display, &len);
-  *argb = px[(gsize) y * self->display_w + x];
-  return TRUE;
 }
 
 /* ---- drawing --------------------------------------------------------------------------- */
@@ -858,195 +800,6 @@ lb_canvas_measure (GtkWidget      *widget,
   *natural = 512;
 }
 
-/* ---- input ----------------------------------------------------------------------------- */
-
-static gboolean
-on_scroll (GtkEventControllerScroll *ctrl,
-           double                    dx,
-           double                    dy,
-           LbCanvas                 *self)
-{
-  if (!self->have_src || dy == 0)
-    return FALSE;
-  lb_canvas_zoom_at (self, pow (1.1, -dy), self->pointer_x, self->pointer_y);
-  return TRUE;
-}
-
-static void
-on_motion (GtkEventControllerMotion *ctrl,
-           double                    x,
-           double                    y,
-           LbCanvas                 *self)
-{
-  self->pointer_x = x;
-  self->pointer_y = y;
-  self->pointer_inside = TRUE;
-  update_probe (self);
-}
-
-static void
-on_leave (GtkEventControllerMotion *ctrl,
-          LbCanvas                 *self)
-{
-  self->pointer_inside = FALSE;
-  update_probe (self);
-}
-
-static void
-pan_begin (GtkGestureDrag *gesture,
-           double          x,
-           double          y,
-           LbCanvas       *self)
-{
-  self->drag_center_x = self->view.center_x;
-  self->drag_center_y = self->view.center_y;
-  gtk_widget_grab_focus (GTK_WIDGET (self));
-}
-
-static void
-pan_update (GtkGestureDrag *gesture,
-            double          dx,
-            double          dy,
-            LbCanvas       *self)
-{
-  self->view.center_x = self->drag_center_x;
-  self->view.center_y = self->drag_center_y;
-  lb_canvas_pan (self, dx, dy);
-}
-
-static void
-wl_begin (GtkGestureDrag *gesture,
-          double          x,
-          double          y,
-          LbCanvas       *self)
-{
-  self->drag_wl_center = self->wl_center;
-  self->drag_wl_width = self->wl_width;
-  gtk_widget_grab_focus (GTK_WIDGET (self));
-}
-
-/* Sensitivity of a W/L drag in modality units per widget pixel: the whole data range over
- * about 500 pixels, so one sweep across the canvas covers everything. */
-static double
-wl_sensitivity (LbCanvas *self)
-{
-  double lo = 0, hi = 255;
-
-  if (src_bit_depth (&self->src) == 16)
-    {
-      double c, w;
-
-      ensure_histogram (self);
-      if (self->hist_valid
-          && lb_histogram_window (self->hist, self->hist_bins, &self->map, 0.0, 1.0, &c, &w))
-        {
-          lo = c - w / 2;
-          hi = c + w / 2;
-        }
-      else
-        hi = 65535;
-    }
-  else
-    hi = 255 * fabs (self->map.slope);
-  return MAX ((hi - lo) / 500.0, 0.05);
-}
-
-static void
-wl_update (GtkGestureDrag *gesture,
-           double          dx,
-           double          dy,
-           LbCanvas       *self)
-{
-  double k;
-
-  if (!self->have_src)
-    return;
-  k = wl_sensitivity (self);
-  /* right widens the window, down raises the level (the image darkens), as on PACS */
-  lb_canvas_set_window (self, self->drag_wl_center + dy * k,
-                        MAX (1.0, self->drag_wl_width + dx * k));
-}
-
-static void
-on_click (GtkGestureClick *gesture,
-          int              n_press,
-          double           x,
-          double           y,
-          LbCanvas        *self)
-{
-  gtk_widget_grab_focus (GTK_WIDGET (self));
-}
-
-static gboolean
-key_pan (GtkWidget *widget,
-         GVariant  *args,
-         gpointer   user_data)
-{
-  double dx, dy;
-
-  g_variant_get (args, "(dd)", &dx, &dy);
-  lb_canvas_pan (LB_CANVAS (widget), dx, dy);
-  return TRUE;
-}
-
-static gboolean
-key_zoom (GtkWidget *widget,
-          GVariant  *args,
-          gpointer   user_data)
-{
-  LbCanvas *self = LB_CANVAS (widget);
-  double f = g_variant_get_double (args);
-
-  if (f == 0)
-    lb_canvas_zoom_fit (self);
-  else if (f < 0)
-    lb_canvas_set_zoom (self, 1.0);
-  else
-    lb_canvas_zoom_at (self, f, gtk_widget_get_width (widget) / 2.0,
-                       gtk_widget_get_height (widget) / 2.0);
-  return TRUE;
-}
-
-static gboolean
-key_window (GtkWidget *widget,
-            GVariant  *args,
-            gpointer   user_data)
-{
-  LbCanvas *self = LB_CANVAS (widget);
-  double dc, dw, k;
-
-  if (!self->have_src)
-    return FALSE;
-  g_variant_get (args, "(dd)", &dc, &dw);
-  /* one key press = 10 pixels of drag */
-  k = wl_sensitivity (self) * 10;
-  lb_canvas_set_window (self, self->wl_center + dc * k, MAX (1.0, self->wl_width + dw * k));
-  return TRUE;
-}
-
-static gboolean
-key_toggle (GtkWidget *widget,
-            GVariant  *args,
-            gpointer   user_data)
-{
-  LbCanvas *self = LB_CANVAS (widget);
-  const char *what = g_variant_get_string (args, NULL);
-
-  if (g_str_equal (what, "invert"))
-    lb_canvas_set_invert (self, !self->invert);
-  else if (g_str_equal (what, "rotate"))
-    lb_canvas_set_rotation (self, self->view.rotation + 1);
-  else if (g_str_equal (what, "rotate-back"))
-    lb_canvas_set_rotation (self, self->view.rotation + 3);
-  else if (g_str_equal (what, "flip"))
-    lb_canvas_set_flip (self, !self->view.flip);
-  else if (g_str_equal (what, "split"))
-    lb_canvas_set_split (self, !self->split);
-  else if (g_str_equal (what, "auto"))
-    lb_canvas_auto_window (self);
-  return TRUE;
-}
-
 /* ---- GObject --------------------------------------------------------------------------- */
 
 static void
@@ -1068,6 +821,7 @@ lb_canvas_get_property (GObject    *object,
     case PROP_SPLIT: g_value_set_boolean (value, self->split); break;
     case PROP_PROBE_TEXT: g_value_set_string (value, self->probe_text); break;
     case PROP_HAS_PIXELS: g_value_set_boolean (value, self->have_src); break;
+    case PROP_VALUE_MODEL: g_value_set_boxed (value, self->model); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
@@ -1101,6 +855,7 @@ lb_canvas_dispose (GObject *object)
   g_clear_object (&self->texture);
   g_clear_pointer (&self->display, g_bytes_unref);
   g_clear_pointer (&self->meta, lb_image_meta_unref);
+  g_clear_pointer (&self->model, lb_value_model_unref);
   self->have_src = FALSE;
   G_OBJECT_CLASS (lb_canvas_parent_class)->dispose (object);
 }
@@ -1115,15 +870,6 @@ lb_canvas_finalize (GObject *object)
   g_free (self->hist);
   g_free (self->probe_text);
   G_OBJECT_CLASS (lb_canvas_parent_class)->finalize (object);
-}
-
-static void
-add_pan_binding (GtkWidgetClass *wc,
-                 guint           key,
-                 double          dx,
-                 double          dy)
-{
-  gtk_widget_class_add_binding (wc, key, 0, key_pan, "(dd)", dx, dy);
 }
 
 static void
@@ -1165,30 +911,13 @@ lb_canvas_class_init (LbCanvasClass *klass)
                                                      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   properties[PROP_HAS_PIXELS] = g_param_spec_boolean ("has-pixels", NULL, NULL, FALSE,
                                                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /* What the shown samples mean: notified when another image brings another model. */
+  properties[PROP_VALUE_MODEL] = g_param_spec_boxed ("value-model", NULL, NULL,
+                                                     LB_TYPE_VALUE_MODEL,
+                                                     G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
-  add_pan_binding (wc, GDK_KEY_Left, PAN_STEP, 0);
-  add_pan_binding (wc, GDK_KEY_Right, -PAN_STEP, 0);
-  add_pan_binding (wc, GDK_KEY_Up, 0, PAN_STEP);
-  add_pan_binding (wc, GDK_KEY_Down, 0, -PAN_STEP);
-  gtk_widget_class_add_binding (wc, GDK_KEY_plus, 0, key_zoom, "d", ZOOM_STEP);
-  gtk_widget_class_add_binding (wc, GDK_KEY_KP_Add, 0, key_zoom, "d", ZOOM_STEP);
-  gtk_widget_class_add_binding (wc, GDK_KEY_equal, 0, key_zoom, "d", ZOOM_STEP);
-  gtk_widget_class_add_binding (wc, GDK_KEY_minus, 0, key_zoom, "d", 1.0 / ZOOM_STEP);
-  gtk_widget_class_add_binding (wc, GDK_KEY_KP_Subtract, 0, key_zoom, "d", 1.0 / ZOOM_STEP);
-  gtk_widget_class_add_binding (wc, GDK_KEY_f, 0, key_zoom, "d", 0.0);
-  gtk_widget_class_add_binding (wc, GDK_KEY_1, 0, key_zoom, "d", -1.0);
-  /* Shift+arrows: left/right narrow/widen the window, up/down lower/raise the level */
-  gtk_widget_class_add_binding (wc, GDK_KEY_Left, GDK_SHIFT_MASK, key_window, "(dd)", 0.0, -1.0);
-  gtk_widget_class_add_binding (wc, GDK_KEY_Right, GDK_SHIFT_MASK, key_window, "(dd)", 0.0, 1.0);
-  gtk_widget_class_add_binding (wc, GDK_KEY_Up, GDK_SHIFT_MASK, key_window, "(dd)", -1.0, 0.0);
-  gtk_widget_class_add_binding (wc, GDK_KEY_Down, GDK_SHIFT_MASK, key_window, "(dd)", 1.0, 0.0);
-  gtk_widget_class_add_binding (wc, GDK_KEY_i, 0, key_toggle, "s", "invert");
-  gtk_widget_class_add_binding (wc, GDK_KEY_r, 0, key_toggle, "s", "rotate");
-  gtk_widget_class_add_binding (wc, GDK_KEY_r, GDK_SHIFT_MASK, key_toggle, "s", "rotate-back");
-  gtk_widget_class_add_binding (wc, GDK_KEY_h, 0, key_toggle, "s", "flip");
-  gtk_widget_class_add_binding (wc, GDK_KEY_s, 0, key_toggle, "s", "split");
-  gtk_widget_class_add_binding (wc, GDK_KEY_a, 0, key_toggle, "s", "auto");
+  _lb_canvas_class_init_input (wc);
 
   gtk_widget_class_set_css_name (wc, "lb-canvas");
   gtk_widget_class_set_accessible_role (wc, GTK_ACCESSIBLE_ROLE_IMG);
@@ -1197,13 +926,11 @@ lb_canvas_class_init (LbCanvasClass *klass)
 static void
 lb_canvas_init (LbCanvas *self)
 {
-  GtkEventController *ctrl;
-  GtkGesture *drag;
-
   self->view.zoom = 1.0;
   self->fit_mode = TRUE;
   self->wl_center = 127.5;
   self->wl_width = 256;
+  self->voi_lut = -1;
   self->split_pos = 0.5;
   gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
   gtk_widget_set_overflow (GTK_WIDGET (self), GTK_OVERFLOW_HIDDEN);
@@ -1212,34 +939,5 @@ lb_canvas_init (LbCanvas *self)
   gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Image"), -1);
 
-  ctrl = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
-  g_signal_connect (ctrl, "scroll", G_CALLBACK (on_scroll), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), ctrl);
-
-  ctrl = gtk_event_controller_motion_new ();
-  g_signal_connect (ctrl, "motion", G_CALLBACK (on_motion), self);
-  g_signal_connect (ctrl, "leave", G_CALLBACK (on_leave), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), ctrl);
-
-  drag = gtk_gesture_drag_new ();
-  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (drag), GDK_BUTTON_PRIMARY);
-  g_signal_connect (drag, "drag-begin", G_CALLBACK (pan_begin), self);
-  g_signal_connect (drag, "drag-update", G_CALLBACK (pan_update), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
-
-  drag = gtk_gesture_drag_new ();
-  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (drag), GDK_BUTTON_MIDDLE);
-  g_signal_connect (drag, "drag-begin", G_CALLBACK (pan_begin), self);
-  g_signal_connect (drag, "drag-update", G_CALLBACK (pan_update), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
-
-  drag = gtk_gesture_drag_new ();
-  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (drag), GDK_BUTTON_SECONDARY);
-  g_signal_connect (drag, "drag-begin", G_CALLBACK (wl_begin), self);
-  g_signal_connect (drag, "drag-update", G_CALLBACK (wl_update), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
-
-  drag = gtk_gesture_click_new ();
-  g_signal_connect (drag, "pressed", G_CALLBACK (on_click), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
+  _lb_canvas_init_input (self);
 }

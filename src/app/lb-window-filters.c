@@ -5,9 +5,9 @@
 
 #include <glib/gi18n.h>
 
-#include "lb-bench-stats.h"
 #include "lb-declarative.h"
 #include "lb-error.h"
+#include "lb-measure.h"
 #include "lb-param-dialog.h"
 #include "lb-pipeline.h"
 #include "lb-store.h"
@@ -747,7 +747,7 @@ bench_thread (GTask        *task,
 {
   BenchJob *job = task_data;
   static const double scales[] = { 0.125, 0.25, 0.5, 0.75, 1.0 };
-  const LbBenchOptions options = { 1, 3, 25, 1.5, 0.05 };
+  const LbMeasureOptions options = { 1, 3, 25, 1.5, 0.05 };
   guint w = lb_image_get_width (job->image), h = lb_image_get_height (job->image);
   g_autofree char *params = lb_filter_params_to_string (job->params);
   GError *error = NULL;
@@ -759,13 +759,13 @@ bench_thread (GTask        *task,
                                                  : scale_image (job->image, sw, sh);
       g_autoptr (LbPipeline) pipeline = lb_pipeline_new (job->self->registry);
       BenchRun run = { pipeline, img, cancellable, &error };
-      LbBenchStats stats;
+      LbMeasureStats stats;
       BenchPoint *p;
 
       if (img == NULL || !lb_pipeline_append (pipeline, job->filter, job->params, &error))
         break;
       lb_pipeline_set_n_threads (pipeline, job->threads);
-      stats = lb_bench_measure (bench_once, &run, &options);
+      stats = lb_measure_run (bench_once, &run, &options);
       if (error != NULL)
         break;
       p = g_new0 (BenchPoint, 1);

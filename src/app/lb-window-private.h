@@ -11,7 +11,8 @@
 
 G_BEGIN_DECLS
 
-/* The window's state, shared with its sibling files (lb-window-*.c) and the UI tests. */
+/* The window's state, shared with its sibling files (lb-window-*.c); tests and bench/ read
+ * it through lb-window-test.h. */
 struct _LbWindow {
   GtkApplicationWindow parent_instance;
 
@@ -98,6 +99,18 @@ void _lb_window_set_progress   (LbWindow     *self,
                                 double        fraction);
 /* Shows @image as the new current state (a filter result or an undo step). */
 void _lb_window_show_current   (LbWindow     *self);
+/* Enables the actions that the current image, store and operation allow. */
+void _lb_window_update_actions (LbWindow     *self);
+
+/* lb-window-actions.c */
+/* Adds the win.* actions and builds the window/level menu. */
+void _lb_window_actions_init   (LbWindow     *self);
+/* The W/L menu: the file's presets, the CT presets (for HU images), the user's. */
+void _lb_window_rebuild_wl_menu (LbWindow    *self);
+
+/* lb-window-stores.c */
+/* Makes the store tree and connects the store widgets (URL entry, lists, tree search). */
+void _lb_window_stores_init    (LbWindow     *self);
 
 /* lb-window-filters.c */
 void _lb_window_filters_init    (LbWindow     *self);

@@ -13,22 +13,6 @@
 
 G_DEFINE_FINAL_TYPE (LbWindow, lb_window, GTK_TYPE_APPLICATION_WINDOW)
 
-#define MAX_RECENT_STORES 10
-
-/* CT presets in Hounsfield units: centre (level) and width. */
-static const struct {
-  const char *id;
-  const char *label;
-  double      center;
-  double      width;
-} wl_presets[] = {
-  { "brain", N_("CT Brain (40/80)"), 40, 80 },
-  { "lung", N_("CT Lung (−600/1500)"), -600, 1500 },
-  { "bone", N_("CT Bone (400/1800)"), 400, 1800 },
-  { "abdomen", N_("CT Abdomen (40/400)"), 40, 400 },
-  { "mediastinum", N_("CT Mediastinum (50/350)"), 50, 350 },
-};
-
 /* ---- status ---------------------------------------------------------------------------- */
 
 static void
@@ -50,12 +34,31 @@ update_wl_label (LbWindow *self)
 
   if (lb_canvas_has_pixels (self->canvas))
     {
+      LbValueModel *model = lb_canvas_get_value_model (self->canvas);
+      const char *units = lb_canvas_get_units_label (self->canvas);
+      int lut = lb_canvas_get_voi_lut (self->canvas);
+
       lb_canvas_get_window (self->canvas, &c, &w);
-      if (lb_canvas_has_rescale (self->canvas))
-        /* TRANSLATORS: window width and level (centre) in Hounsfield units */
-        text = g_strdup_printf (_("W %.0f  L %.0f HU"), w, c);
+      if (lut >= 0)
+        {
+          const LbValueLut *l = lb_value_model_get_voi_lut (model, (guint) lut);
+
+          /* TRANSLATORS: the image is shown through the file's VOI lookup table */
+          text = g_strdup_printf (_("VOI LUT %s"), l->explanation ? l->explanation : "");
+        }
       else
-        text = g_strdup_printf (_("W %.0f  L %.0f"), w, c);
+        {
+          g_autofree char *ws = model ? lb_value_model_format_value (model, w)
+                                      : g_strdup_printf ("%.0f", w);
+          g_autofree char *cs = model ? lb_value_model_format_value (model, c)
+                                      : g_strdup_printf ("%.0f", c);
+
+          if (units != NULL)
+            /* TRANSLATORS: window width and level (centre) with their unit, e.g. HU */
+            text = g_strdup_printf (_("W %s  L %s %s"), ws, cs, units);
+          else
+            text = g_strdup_printf (_("W %s  L %s"), ws, cs);
+        }
     }
   gtk_label_set_text (GTK_LABEL (self->wl_label), text ? text : "");
 }
@@ -90,8 +93,8 @@ _lb_window_set_status (LbWindow   *self,
   gtk_widget_set_tooltip_text (self->filter_time_label, text);
 }
 
-static void
-update_actions (LbWindow *self)
+void
+_lb_window_update_actions (LbWindow *self)
 {
   gboolean have_image = self->history != NULL;
   LbImage *current = have_image ? lb_history_get_current (self->history) : NULL;
@@ -125,7 +128,7 @@ _lb_window_begin_op (LbWindow   *self,
   gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress_bar), 0);
   gtk_widget_set_visible (self->progress_bar, TRUE);
   gtk_widget_set_visible (self->cancel_button, TRUE);
-  update_actions (self);
+  _lb_window_update_actions (self);
 }
 
 void
@@ -135,7 +138,7 @@ _lb_window_end_op (LbWindow *self)
   g_clear_object (&self->op_cancellable);
   gtk_widget_set_visible (self->progress_bar, self->load_cancellable != NULL);
   gtk_widget_set_visible (self->cancel_button, self->load_cancellable != NULL);
-  update_actions (self);
+  _lb_window_update_actions (self);
 }
 
 void
@@ -146,6 +149,14 @@ _lb_window_set_progress (LbWindow *self,
     gtk_progress_bar_pulse (GTK_PROGRESS_BAR (self->progress_bar));
   else
     gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress_bar), CLAMP (fraction, 0, 1));
+}
+
+gboolean
+lb_window_is_busy (LbWindow *self)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), FALSE);
+  return self->busy || self->load_cancellable != NULL
+         || lb_store_browser_get_pending (self->browser) > 0;
 }
 
 /* The TLS dialog names the certificate problem: the store client reports only that TLS
@@ -291,7 +302,7 @@ _lb_window_show_current (LbWindow *self)
   lb_canvas_set_before_image (self->canvas, lb_history_get_original (self->history));
   update_size_label (self, lb_image_get_width (current), lb_image_get_height (current),
                      lb_image_get_format (current));
-  update_actions (self);
+  _lb_window_update_actions (self);
 }
 
 static void
@@ -311,7 +322,7 @@ set_history (LbWindow  *self,
   g_set_object (&self->history, history);
   if (history)
     g_signal_connect (history, "notify::position", G_CALLBACK (on_history_changed), self);
-  update_actions (self);
+  _lb_window_update_actions (self);
 }
 
 typedef struct {
@@ -397,7 +408,7 @@ finish_loading_ui (LbWindow *self)
   gtk_spinner_set_spinning (GTK_SPINNER (self->canvas_spinner), FALSE);
   gtk_widget_set_visible (self->progress_bar, self->busy);
   gtk_widget_set_visible (self->cancel_button, self->busy);
-  update_actions (self);
+  _lb_window_update_actions (self);
 }
 
 static void
@@ -451,7 +462,7 @@ on_image_loaded (GObject      *source,
   title = g_strdup_printf ("%s — Lightbox", ctx->name);
   gtk_window_set_title (GTK_WINDOW (self), title);
   gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
-  update_actions (self);
+  _lb_window_update_actions (self);
   load_ctx_free (ctx);
 }
 
@@ -478,7 +489,7 @@ begin_load (LbWindow   *self,
   gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress_bar), 0);
   gtk_widget_set_visible (self->progress_bar, TRUE);
   gtk_widget_set_visible (self->cancel_button, TRUE);
-  update_actions (self);
+  _lb_window_update_actions (self);
   return ctx;
 }
 
@@ -582,575 +593,7 @@ lb_window_open_store_image (LbWindow   *self,
                        on_store_read, ctx);
 }
 
-static void
-on_entry_activated (LbStoreBrowser *browser,
-                    LbStoreEntry   *entry,
-                    LbWindow       *self)
-{
-  LbStoreEntryKind kind = lb_store_entry_get_kind (entry);
-
-  if (kind == LB_STORE_ENTRY_IMAGE || kind == LB_STORE_ENTRY_DICOM_INSTANCE
-      || kind == LB_STORE_ENTRY_DICOM_FILE || kind == LB_STORE_ENTRY_FILE
-      || kind == LB_STORE_ENTRY_UNKNOWN)
-    lb_window_open_store_image (self, lb_store_entry_get_uri (entry));
-}
-
-/* ---- stores ---------------------------------------------------------------------------- */
-
-static void
-on_listing_failed (LbStoreBrowser *browser,
-                   const GError   *error,
-                   LbWindow       *self)
-{
-  /* the error row says what failed; a certificate problem deserves the dialog that names it */
-  if (error->domain == G_TLS_ERROR || strstr (error->message, "TLS") != NULL)
-    _lb_window_show_error (self, _("Could not open the store"), error);
-}
-
-static void
-add_recent_store (LbWindow   *self,
-                  const char *uri)
-{
-  g_auto (GStrv) old = g_settings_get_strv (self->settings, "recent-stores");
-  g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
-  g_auto (GStrv) list = NULL;
-  guint n = 1;
-
-  g_strv_builder_add (b, uri);
-  for (guint i = 0; old[i] != NULL && n < MAX_RECENT_STORES; i++)
-    if (g_strcmp0 (old[i], uri) != 0)
-      {
-        g_strv_builder_add (b, old[i]);
-        n++;
-      }
-  list = g_strv_builder_end (b);
-  g_settings_set_strv (self->settings, "recent-stores", (const char *const *) list);
-}
-
-typedef struct {
-  LbWindow             *self;  /* weak: the dialog is destroyed with the window */
-  LbCredentialsRequest *request;
-  GtkWidget            *user;
-  GtkWidget            *password;
-} CredCtx;
-
-static void
-cred_ctx_free (gpointer data)
-{
-  CredCtx *ctx = data;
-
-  /* dropping the request unanswered counts as cancel */
-  lb_credentials_request_unref (ctx->request);
-  g_free (ctx);
-}
-
-static void
-on_credentials_response (GtkDialog *dialog,
-                         int        response,
-                         CredCtx   *ctx)
-{
-  if (response == GTK_RESPONSE_OK)
-    lb_credentials_request_set_password (ctx->request,
-                                         gtk_editable_get_text (GTK_EDITABLE (ctx->user)),
-                                         gtk_editable_get_text (GTK_EDITABLE (ctx->password)));
-  else
-    lb_credentials_request_cancel (ctx->request);
-  gtk_window_destroy (GTK_WINDOW (dialog));
-}
-
-/* Asked by the store on 401: a small dialog with user name and password. */
-static void
-ask_credentials (LbCredentialsRequest *request,
-                 gpointer              user_data)
-{
-  LbWindow *self = user_data;
-  GtkWidget *dialog, *grid, *label;
-  CredCtx *ctx = g_new0 (CredCtx, 1);
-  g_autofree char *text = NULL;
-  const char *realm = lb_credentials_request_get_realm (request);
-
-  ctx->self = self;
-  ctx->request = lb_credentials_request_ref (request);
-  dialog = gtk_dialog_new_with_buttons (_("Authentication Required"), GTK_WINDOW (self),
-                                        GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT
-                                        | GTK_DIALOG_USE_HEADER_BAR,
-                                        _("_Cancel"), GTK_RESPONSE_CANCEL,
-                                        _("_Log In"), GTK_RESPONSE_OK, NULL);
-  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_OK);
-  grid = gtk_grid_new ();
-  gtk_grid_set_row_spacing (GTK_GRID (grid), 6);
-  gtk_grid_set_column_spacing (GTK_GRID (grid), 12);
-  gtk_widget_set_margin_start (grid, 18);
-  gtk_widget_set_margin_end (grid, 18);
-  gtk_widget_set_margin_top (grid, 18);
-  gtk_widget_set_margin_bottom (grid, 18);
-  if (lb_credentials_request_is_retrying (request))
-    text = g_strdup_printf (_("The user name or password for %s was refused. Try again."),
-                            lb_credentials_request_get_uri (request));
-  else if (realm != NULL && *realm != '\0')
-    text = g_strdup_printf (_("%s asks for a user name and password (realm “%s”)."),
-                            lb_credentials_request_get_uri (request), realm);
-  else
-    text = g_strdup_printf (_("%s asks for a user name and password."),
-                            lb_credentials_request_get_uri (request));
-  label = gtk_label_new (text);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_max_width_chars (GTK_LABEL (label), 50);
-  gtk_grid_attach (GTK_GRID (grid), label, 0, 0, 2, 1);
-  gtk_grid_attach (GTK_GRID (grid), gtk_label_new_with_mnemonic (_("_User name")), 0, 1, 1, 1);
-  ctx->user = gtk_entry_new ();
-  gtk_accessible_update_property (GTK_ACCESSIBLE (ctx->user), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("User name"), -1);
-  gtk_grid_attach (GTK_GRID (grid), ctx->user, 1, 1, 1, 1);
-  gtk_grid_attach (GTK_GRID (grid), gtk_label_new_with_mnemonic (_("_Password")), 0, 2, 1, 1);
-  ctx->password = gtk_password_entry_new ();
-  gtk_password_entry_set_show_peek_icon (GTK_PASSWORD_ENTRY (ctx->password), TRUE);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (ctx->password), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Password"), -1);
-  g_object_set (ctx->password, "activates-default", TRUE, NULL);
-  gtk_grid_attach (GTK_GRID (grid), ctx->password, 1, 2, 1, 1);
-  gtk_box_append (GTK_BOX (gtk_dialog_get_content_area (GTK_DIALOG (dialog))), grid);
-  g_object_set_data_full (G_OBJECT (dialog), "lb-cred", ctx, cred_ctx_free);
-  g_signal_connect (dialog, "response", G_CALLBACK (on_credentials_response), ctx);
-  gtk_window_present (GTK_WINDOW (dialog));
-}
-
-void
-lb_window_open_store (LbWindow   *self,
-                      const char *uri)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (LbStoreOptions) options = lb_store_options_new ();
-  g_autoptr (LbStore) store = NULL;
-
-  g_return_if_fail (LB_IS_WINDOW (self));
-  lb_store_options_set_credentials_func (options, ask_credentials, self, NULL);
-  store = lb_store_new_for_uri (uri, options, &error);
-  if (store == NULL)
-    {
-      _lb_window_show_error (self, _("Could not open the store"), error);
-      return;
-    }
-  g_set_object (&self->store, store);
-  lb_store_browser_set_store (self->browser, store);
-  gtk_stack_set_visible_child_name (GTK_STACK (self->tree_stack), "tree");
-  add_recent_store (self, lb_store_get_uri (store));
-  _lb_window_filters_load_store (self);
-  gtk_window_set_title (GTK_WINDOW (self), lb_store_get_uri (store));
-  update_actions (self);
-}
-
-void
-lb_window_open_uri (LbWindow   *self,
-                    const char *uri_or_path)
-{
-  g_autoptr (GFile) file = NULL;
-  g_autofree char *scheme = g_uri_parse_scheme (uri_or_path);
-
-  g_return_if_fail (LB_IS_WINDOW (self));
-  if (scheme != NULL && g_ascii_strcasecmp (scheme, "file") != 0)
-    {
-      lb_window_open_store (self, uri_or_path);
-      return;
-    }
-  file = scheme ? g_file_new_for_uri (uri_or_path) : g_file_new_for_commandline_arg (uri_or_path);
-  if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_DIRECTORY)
-    {
-      g_autofree char *uri = g_file_get_uri (file);
-      lb_window_open_store (self, uri);
-    }
-  else
-    lb_window_open_image_file (self, file);
-}
-
-gboolean
-lb_window_is_busy (LbWindow *self)
-{
-  g_return_val_if_fail (LB_IS_WINDOW (self), FALSE);
-  return self->busy || self->load_cancellable != NULL
-         || lb_store_browser_get_pending (self->browser) > 0;
-}
-
-static void
-on_url_activate (LbWindow *self)
-{
-  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->url_entry));
-
-  if (text == NULL || *text == '\0')
-    return;
-  gtk_popover_popdown (GTK_POPOVER (self->store_popover));
-  lb_window_open_uri (self, text);
-}
-
-static GtkWidget *
-store_row (const char *uri,
-           const char *label)
-{
-  GtkWidget *button = gtk_button_new_with_label (label ? label : uri);
-
-  gtk_widget_add_css_class (button, "flat");
-  gtk_label_set_xalign (GTK_LABEL (gtk_button_get_child (GTK_BUTTON (button))), 0);
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "win.open-store-uri");
-  gtk_actionable_set_action_target (GTK_ACTIONABLE (button), "s", uri);
-  gtk_widget_set_tooltip_text (button, uri);
-  return button;
-}
-
-/* gtk_list_box_remove_all() is 4.12 */
-static void
-list_box_clear (GtkWidget *box)
-{
-  GtkWidget *child;
-
-  while ((child = gtk_widget_get_first_child (box)) != NULL)
-    gtk_list_box_remove (GTK_LIST_BOX (box), child);
-}
-
-static void
-rebuild_store_lists (LbWindow *self)
-{
-  g_auto (GStrv) recent = g_settings_get_strv (self->settings, "recent-stores");
-  g_autofree char *sample = g_settings_get_string (self->settings, "sample-store");
-  const char *env = g_getenv ("LIGHTBOX_SAMPLE_STORE");
-
-  if (env != NULL && *env != '\0')
-    {
-      g_free (sample);
-      sample = g_strdup (env);
-    }
-  if (sample == NULL || *sample == '\0')
-    {
-      /* where build-aux/quickstart.sh puts its writable copy of data/samples */
-      g_autofree char *dir = g_build_filename (g_get_user_data_dir (), "lightbox", "sample-store",
-                                               NULL);
-      if (g_file_test (dir, G_FILE_TEST_IS_DIR))
-        {
-          g_free (sample);
-          sample = g_filename_to_uri (dir, NULL, NULL);
-        }
-    }
-  list_box_clear (self->recent_list);
-  list_box_clear (self->welcome_list);
-  if (sample != NULL && *sample != '\0')
-    {
-      g_autofree char *label = g_strdup_printf (_("Sample images (%s)"), sample);
-      gtk_list_box_append (GTK_LIST_BOX (self->welcome_list), store_row (sample, label));
-    }
-  for (guint i = 0; recent[i] != NULL; i++)
-    {
-      gtk_list_box_append (GTK_LIST_BOX (self->recent_list), store_row (recent[i], NULL));
-      gtk_list_box_append (GTK_LIST_BOX (self->welcome_list), store_row (recent[i], NULL));
-    }
-  gtk_widget_set_visible (self->recent_list, recent[0] != NULL);
-}
-
-/* ---- window/level presets ------------------------------------------------------------- */
-
-static void
-rebuild_wl_menu (LbWindow *self)
-{
-  g_autoptr (GVariant) user = g_settings_get_value (self->settings, "wl-presets");
-  g_autoptr (GMenu) builtin = g_menu_new ();
-  g_autoptr (GMenu) mine = g_menu_new ();
-  g_autoptr (GMenu) tools = g_menu_new ();
-  GVariantIter iter;
-  const char *name;
-  double c, w;
-  guint i = 0;
-
-  g_menu_remove_all (self->wl_menu);
-  for (guint k = 0; k < G_N_ELEMENTS (wl_presets); k++)
-    {
-      g_autofree char *action = g_strdup_printf ("win.wl-preset::%s", wl_presets[k].id);
-      g_menu_append (builtin, _(wl_presets[k].label), action);
-    }
-  g_menu_append_section (self->wl_menu, NULL, G_MENU_MODEL (builtin));
-  g_variant_iter_init (&iter, user);
-  while (g_variant_iter_next (&iter, "(&sdd)", &name, &c, &w))
-    {
-      g_autofree char *action = g_strdup_printf ("win.wl-preset::user-%u", i++);
-      g_autofree char *label = g_strdup_printf ("%s (%.0f/%.0f)", name, c, w);
-      g_menu_append (mine, label, action);
-    }
-  if (i > 0)
-    g_menu_append_section (self->wl_menu, _("My Presets"), G_MENU_MODEL (mine));
-  g_menu_append (tools, _("_Auto (Histogram)"), "win.wl-auto");
-  g_menu_append (tools, _("_Save Current as Preset…"), "win.wl-save-preset");
-  g_menu_append (tools, _("_Invert"), "win.invert");
-  g_menu_append_section (self->wl_menu, NULL, G_MENU_MODEL (tools));
-}
-
-static void
-wl_preset_activated (GSimpleAction *action,
-                     GVariant      *param,
-                     gpointer       user_data)
-{
-  LbWindow *self = user_data;
-  const char *id = g_variant_get_string (param, NULL);
-
-  for (guint k = 0; k < G_N_ELEMENTS (wl_presets); k++)
-    if (g_str_equal (id, wl_presets[k].id))
-      {
-        lb_canvas_set_window (self->canvas, wl_presets[k].center, wl_presets[k].width);
-        return;
-      }
-  if (g_str_has_prefix (id, "user-"))
-    {
-      g_autoptr (GVariant) user = g_settings_get_value (self->settings, "wl-presets");
-      guint64 idx = g_ascii_strtoull (id + 5, NULL, 10);
-      double c, w;
-
-      if (idx < g_variant_n_children (user))
-        {
-          g_variant_get_child (user, idx, "(&sdd)", NULL, &c, &w);
-          lb_canvas_set_window (self->canvas, c, w);
-        }
-    }
-}
-
-static void
-on_save_preset_response (GtkDialog *dialog,
-                         int        response,
-                         LbWindow  *self)
-{
-  GtkWidget *entry = g_object_get_data (G_OBJECT (dialog), "entry");
-
-  if (response == GTK_RESPONSE_OK)
-    {
-      const char *name = gtk_editable_get_text (GTK_EDITABLE (entry));
-      g_autoptr (GVariant) old = g_settings_get_value (self->settings, "wl-presets");
-      GVariantBuilder b;
-      GVariantIter iter;
-      GVariant *child;
-      double c, w;
-
-      lb_canvas_get_window (self->canvas, &c, &w);
-      g_variant_builder_init (&b, G_VARIANT_TYPE ("a(sdd)"));
-      g_variant_iter_init (&iter, old);
-      while ((child = g_variant_iter_next_value (&iter)) != NULL)
-        {
-          g_variant_builder_add_value (&b, child);
-          g_variant_unref (child);
-        }
-      g_variant_builder_add (&b, "(sdd)", *name ? name : _("Preset"), c, w);
-      g_settings_set_value (self->settings, "wl-presets", g_variant_builder_end (&b));
-    }
-  gtk_window_destroy (GTK_WINDOW (dialog));
-}
-
-static void
-wl_save_preset_activated (GSimpleAction *action,
-                          GVariant      *param,
-                          gpointer       user_data)
-{
-  LbWindow *self = user_data;
-  GtkWidget *dialog, *entry, *box;
-
-  dialog = gtk_dialog_new_with_buttons (_("Save Window/Level Preset"), GTK_WINDOW (self),
-                                        GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT
-                                        | GTK_DIALOG_USE_HEADER_BAR,
-                                        _("_Cancel"), GTK_RESPONSE_CANCEL,
-                                        _("_Save"), GTK_RESPONSE_OK, NULL);
-  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_OK);
-  box = gtk_dialog_get_content_area (GTK_DIALOG (dialog));
-  entry = gtk_entry_new ();
-  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
-  gtk_entry_set_placeholder_text (GTK_ENTRY (entry), _("Preset name"));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Preset name"), -1);
-  gtk_widget_set_margin_start (entry, 18);
-  gtk_widget_set_margin_end (entry, 18);
-  gtk_widget_set_margin_top (entry, 18);
-  gtk_widget_set_margin_bottom (entry, 18);
-  gtk_box_append (GTK_BOX (box), entry);
-  g_object_set_data (G_OBJECT (dialog), "entry", entry);
-  g_signal_connect (dialog, "response", G_CALLBACK (on_save_preset_response), self);
-  gtk_window_present (GTK_WINDOW (dialog));
-}
-
-/* ---- actions --------------------------------------------------------------------------- */
-
-static void
-on_open_file_response (GtkNativeDialog *native,
-                       int              response,
-                       LbWindow        *self)
-{
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
-      if (file != NULL)
-        lb_window_open_image_file (self, file);
-    }
-  g_object_unref (native);
-}
-
-static void
-open_file_activated (GSimpleAction *action,
-                     GVariant      *param,
-                     gpointer       user_data)
-{
-  LbWindow *self = user_data;
-  GtkFileChooserNative *native;
-  g_autoptr (GtkFileFilter) filter = gtk_file_filter_new ();
-
-  native = gtk_file_chooser_native_new (_("Open Image"), GTK_WINDOW (self),
-                                        GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
-  gtk_file_filter_set_name (filter, _("Images"));
-  gtk_file_filter_add_pixbuf_formats (filter);
-  gtk_file_filter_add_mime_type (filter, "image/png");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), filter);
-  g_signal_connect (native, "response", G_CALLBACK (on_open_file_response), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
-}
-
-static void
-open_store_activated (GSimpleAction *action,
-                      GVariant      *param,
-                      gpointer       user_data)
-{
-  LbWindow *self = user_data;
-
-  gtk_menu_button_popup (GTK_MENU_BUTTON (self->open_store_button));
-  gtk_widget_grab_focus (self->url_entry);
-}
-
-static void
-open_store_uri_activated (GSimpleAction *action,
-                          GVariant      *param,
-                          gpointer       user_data)
-{
-  LbWindow *self = user_data;
-
-  gtk_popover_popdown (GTK_POPOVER (self->store_popover));
-  lb_window_open_uri (self, g_variant_get_string (param, NULL));
-}
-
-static void
-undo_activated (GSimpleAction *action,
-                GVariant      *param,
-                gpointer       user_data)
-{
-  LbWindow *self = user_data;
-
-  if (self->history && !self->busy)
-    lb_history_undo (self->history);
-}
-
-static void
-redo_activated (GSimpleAction *action,
-                GVariant      *param,
-                gpointer       user_data)
-{
-  LbWindow *self = user_data;
-
-  if (self->history && !self->busy)
-    lb_history_redo (self->history);
-}
-
-static void
-revert_activated (GSimpleAction *action,
-                  GVariant      *param,
-                  gpointer       user_data)
-{
-  LbWindow *self = user_data;
-
-  if (self->history && !self->busy)
-    lb_history_revert (self->history);
-}
-
-static void
-cancel_activated (GSimpleAction *action,
-                  GVariant      *param,
-                  gpointer       user_data)
-{
-  LbWindow *self = user_data;
-
-  if (self->op_cancellable)
-    g_cancellable_cancel (self->op_cancellable);
-  if (self->load_cancellable)
-    g_cancellable_cancel (self->load_cancellable);
-}
-
-static void
-upload_activated (GSimpleAction *action,
-                  GVariant      *param,
-                  gpointer       user_data)
-{
-  _lb_window_upload (LB_WINDOW (user_data));
-}
-
-static void
-export_activated (GSimpleAction *action,
-                  GVariant      *param,
-                  gpointer       user_data)
-{
-  _lb_window_export (LB_WINDOW (user_data));
-}
-
-static void
-view_activated (GSimpleAction *action,
-                GVariant      *param,
-                gpointer       user_data)
-{
-  LbWindow *self = user_data;
-  const char *name = g_action_get_name (G_ACTION (action));
-  double w = gtk_widget_get_width (GTK_WIDGET (self->canvas));
-  double h = gtk_widget_get_height (GTK_WIDGET (self->canvas));
-
-  if (g_str_equal (name, "zoom-in"))
-    lb_canvas_zoom_at (self->canvas, 1.25, w / 2, h / 2);
-  else if (g_str_equal (name, "zoom-out"))
-    lb_canvas_zoom_at (self->canvas, 1 / 1.25, w / 2, h / 2);
-  else if (g_str_equal (name, "zoom-fit"))
-    lb_canvas_zoom_fit (self->canvas);
-  else if (g_str_equal (name, "zoom-1"))
-    lb_canvas_set_zoom (self->canvas, 1.0);
-  else if (g_str_equal (name, "rotate-cw"))
-    lb_canvas_set_rotation (self->canvas, lb_canvas_get_rotation (self->canvas) + 1);
-  else if (g_str_equal (name, "rotate-ccw"))
-    lb_canvas_set_rotation (self->canvas, lb_canvas_get_rotation (self->canvas) + 3);
-  else if (g_str_equal (name, "wl-auto"))
-    lb_canvas_auto_window (self->canvas);
-  else if (g_str_equal (name, "focus-tree"))
-    gtk_widget_grab_focus (lb_store_browser_get_view (self->browser));
-  else if (g_str_equal (name, "focus-canvas"))
-    gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
-}
-
-static void
-toggle_activated (GSimpleAction *action,
-                  GVariant      *param,
-                  gpointer       user_data)
-{
-  GVariant *state = g_action_get_state (G_ACTION (action));
-
-  g_action_change_state (G_ACTION (action), g_variant_new_boolean (!g_variant_get_boolean (state)));
-  g_variant_unref (state);
-}
-
-static void
-toggle_change_state (GSimpleAction *action,
-                     GVariant      *value,
-                     gpointer       user_data)
-{
-  LbWindow *self = user_data;
-  const char *name = g_action_get_name (G_ACTION (action));
-  gboolean on = g_variant_get_boolean (value);
-
-  g_simple_action_set_state (action, value);
-  if (g_str_equal (name, "invert"))
-    lb_canvas_set_invert (self->canvas, on);
-  else if (g_str_equal (name, "flip"))
-    lb_canvas_set_flip (self->canvas, on);
-  else if (g_str_equal (name, "split"))
-    lb_canvas_set_split (self->canvas, on);
-  else if (g_str_equal (name, "benchmark-mode"))
-    {
-      if (g_settings_get_boolean (self->settings, "benchmark-mode") != on)
-        g_settings_set_boolean (self->settings, "benchmark-mode", on);
-      gtk_revealer_set_reveal_child (GTK_REVEALER (self->bench_revealer), on);
-    }
-}
+/* ---- toggles in step with the canvas and the settings ---------------------------------- */
 
 static void
 sync_toggle (LbWindow   *self,
@@ -1177,6 +620,11 @@ on_canvas_notify (LbCanvas   *canvas,
     update_wl_label (self);
   else if (g_str_equal (name, "probe-text"))
     update_probe_label (self);
+  else if (g_str_equal (name, "value-model"))
+    {
+      _lb_window_rebuild_wl_menu (self);
+      update_wl_label (self);
+    }
   else if (g_str_equal (name, "has-pixels"))
     {
       gtk_widget_set_visible (self->empty_label, !lb_canvas_has_pixels (canvas));
@@ -1200,85 +648,6 @@ on_benchmark_setting (GSettings  *settings,
   gtk_revealer_set_reveal_child (GTK_REVEALER (self->bench_revealer),
                                  g_settings_get_boolean (settings, key));
 }
-
-static void
-on_search_changed (GtkSearchEntry *entry,
-                   LbWindow       *self)
-{
-  lb_store_browser_search (self->browser, gtk_editable_get_text (GTK_EDITABLE (entry)), FALSE);
-}
-
-static void
-on_search_next (GtkSearchEntry *entry,
-                LbWindow       *self)
-{
-  lb_store_browser_search (self->browser, gtk_editable_get_text (GTK_EDITABLE (entry)), TRUE);
-}
-
-static void
-on_search_activate (GtkSearchEntry *entry,
-                    LbWindow       *self)
-{
-  GtkSelectionModel *sel = gtk_column_view_get_model (
-    GTK_COLUMN_VIEW (lb_store_browser_get_view (self->browser)));
-  guint pos = gtk_single_selection_get_selected (GTK_SINGLE_SELECTION (sel));
-
-  if (pos != GTK_INVALID_LIST_POSITION)
-    lb_store_browser_activate_row (self->browser, pos);
-  gtk_widget_grab_focus (lb_store_browser_get_view (self->browser));
-}
-
-static void
-on_search_stop (GtkSearchEntry *entry,
-                LbWindow       *self)
-{
-  gtk_editable_set_text (GTK_EDITABLE (entry), "");
-  gtk_widget_grab_focus (lb_store_browser_get_view (self->browser));
-}
-
-/* The shortcuts window is built on first use: parsing it for every window would cost
- * start-up time (GtkApplication's automatic gtk/help-overlay.ui does exactly that). */
-static void
-show_help_overlay_activated (GSimpleAction *action,
-                             GVariant      *param,
-                             gpointer       user_data)
-{
-  LbWindow *self = user_data;
-  g_autoptr (GtkBuilder) builder =
-    gtk_builder_new_from_resource ("/io/github/lightbox/Lightbox/ui/lb-shortcuts.ui");
-  GtkWindow *overlay = GTK_WINDOW (gtk_builder_get_object (builder, "help_overlay"));
-
-  gtk_window_set_transient_for (overlay, GTK_WINDOW (self));
-  gtk_window_present (overlay);
-}
-
-static const GActionEntry win_entries[] = {
-  { .name = "show-help-overlay", .activate = show_help_overlay_activated },
-  { .name = "open-file", .activate = open_file_activated },
-  { .name = "open-store", .activate = open_store_activated },
-  { .name = "open-store-uri", .activate = open_store_uri_activated, .parameter_type = "s" },
-  { .name = "undo", .activate = undo_activated },
-  { .name = "redo", .activate = redo_activated },
-  { .name = "revert", .activate = revert_activated },
-  { .name = "cancel", .activate = cancel_activated },
-  { .name = "upload", .activate = upload_activated },
-  { .name = "export", .activate = export_activated },
-  { .name = "zoom-in", .activate = view_activated },
-  { .name = "zoom-out", .activate = view_activated },
-  { .name = "zoom-fit", .activate = view_activated },
-  { .name = "zoom-1", .activate = view_activated },
-  { .name = "rotate-cw", .activate = view_activated },
-  { .name = "rotate-ccw", .activate = view_activated },
-  { .name = "wl-auto", .activate = view_activated },
-  { .name = "focus-tree", .activate = view_activated },
-  { .name = "focus-canvas", .activate = view_activated },
-  { .name = "wl-preset", .activate = wl_preset_activated, .parameter_type = "s" },
-  { .name = "wl-save-preset", .activate = wl_save_preset_activated },
-  { .name = "invert", .activate = toggle_activated, .state = "false", .change_state = toggle_change_state },
-  { .name = "flip", .activate = toggle_activated, .state = "false", .change_state = toggle_change_state },
-  { .name = "split", .activate = toggle_activated, .state = "false", .change_state = toggle_change_state },
-  { .name = "benchmark-mode", .activate = toggle_activated, .state = "false", .change_state = toggle_change_state },
-};
 
 /* ---- GObject --------------------------------------------------------------------------- */
 
@@ -1398,8 +767,7 @@ lb_window_init (LbWindow *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
   self->settings = g_settings_new (APP_ID);
-  g_action_map_add_action_entries (G_ACTION_MAP (self), win_entries, G_N_ELEMENTS (win_entries),
-                                   self);
+  _lb_window_actions_init (self);
 
   gtk_window_set_default_size (GTK_WINDOW (self), g_settings_get_int (self->settings, "window-width"),
                                g_settings_get_int (self->settings, "window-height"));
@@ -1408,48 +776,22 @@ lb_window_init (LbWindow *self)
   gtk_paned_set_position (GTK_PANED (self->paned),
                           g_settings_get_int (self->settings, "sidebar-width"));
 
-  /* the store tree */
-  self->browser = LB_STORE_BROWSER (lb_store_browser_new ());
-  gtk_box_append (GTK_BOX (self->tree_box), GTK_WIDGET (self->browser));
-  g_signal_connect (self->browser, "entry-activated", G_CALLBACK (on_entry_activated), self);
-  g_signal_connect (self->browser, "listing-failed", G_CALLBACK (on_listing_failed), self);
-  gtk_search_entry_set_key_capture_widget (GTK_SEARCH_ENTRY (self->tree_search),
-                                           lb_store_browser_get_view (self->browser));
-  g_signal_connect (self->tree_search, "search-changed", G_CALLBACK (on_search_changed), self);
-  g_signal_connect (self->tree_search, "next-match", G_CALLBACK (on_search_next), self);
-  g_signal_connect (self->tree_search, "activate", G_CALLBACK (on_search_activate), self);
-  g_signal_connect (self->tree_search, "stop-search", G_CALLBACK (on_search_stop), self);
+  _lb_window_stores_init (self);
 
   /* menus */
   builder = gtk_builder_new_from_resource ("/io/github/lightbox/Lightbox/ui/lb-menus.ui");
   primary = G_MENU_MODEL (gtk_builder_get_object (builder, "primary_menu"));
   gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (self->main_menu_button), primary);
   g_object_unref (builder);
-  self->wl_menu = g_menu_new ();
-  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (self->window_button),
-                                  G_MENU_MODEL (self->wl_menu));
-  rebuild_wl_menu (self);
   self->filter_menu = g_menu_new ();
   gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (self->filter_button),
                                   G_MENU_MODEL (self->filter_menu));
 
-  /* stores */
-  g_signal_connect_swapped (self->url_entry, "activate", G_CALLBACK (on_url_activate), self);
-  g_signal_connect_swapped (self->url_open_button, "clicked", G_CALLBACK (on_url_activate), self);
-  g_signal_connect_swapped (self->settings, "changed::recent-stores",
-                            G_CALLBACK (rebuild_store_lists), self);
-  g_signal_connect_swapped (self->settings, "changed::sample-store",
-                            G_CALLBACK (rebuild_store_lists), self);
-  g_signal_connect_swapped (self->settings, "changed::wl-presets",
-                            G_CALLBACK (rebuild_wl_menu), self);
   g_signal_connect (self->settings, "changed::benchmark-mode",
                     G_CALLBACK (on_benchmark_setting), self);
-  rebuild_store_lists (self);
-  gtk_stack_set_visible_child_name (GTK_STACK (self->tree_stack), "empty");
-
   g_signal_connect (self->canvas, "notify", G_CALLBACK (on_canvas_notify), self);
   on_benchmark_setting (self->settings, "benchmark-mode", self);
-  update_actions (self);
+  _lb_window_update_actions (self);
 }
 
 LbWindow *

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "lb-cli"
 
+#include "lb-cli-store-io.h"
+#include "lb-cli-store-options.h"
 #include "lb-cli.h"
-#include "lb-image-loader.h"
 #include "lb-png.h"
 
 int
@@ -14,9 +15,12 @@ lb_cli_convert (int argc, char **argv)
 
   context = g_option_context_new ("INPUT OUTPUT.png");
   g_option_context_set_summary (context,
-                                "Decode any supported image (PNG of any depth, JPEG, GIF, BMP, TIFF, …)\n"
-                                "and write it as PNG, keeping bit depth, alpha and metadata.\n"
+                                "Decode any supported image (PNG of any depth, JPEG, GIF, BMP, TIFF, …,\n"
+                                "DICOM Part 10: its first frame) and write it as PNG, keeping bit depth,\n"
+                                "alpha and metadata. INPUT is a file or any store URL (http(s)://,\n"
+                                "dicomweb+http(s)://, file://, what `ls` prints below a URL).\n"
                                 "OUTPUT is written atomically: on failure it is left untouched.");
+  g_option_context_add_group (context, lb_cli_store_option_group ());
   if (!g_option_context_parse (context, &argc, &argv, &error))
     return lb_cli_fail ("convert", error);
   if (argc != 3)
@@ -25,7 +29,7 @@ lb_cli_convert (int argc, char **argv)
       return 2;
     }
 
-  image = lb_image_load_file (argv[1], NULL, &error);
+  image = lb_cli_load_image (argv[1], &error);
   if (image == NULL)
     return lb_cli_fail ("convert", error);
   if (!lb_png_save_to_file (image, argv[2], &error))

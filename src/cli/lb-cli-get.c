@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "lb-cli"
 
+#include "lb-cli-store-io.h"
 #include "lb-cli-store-options.h"
 #include "lb-cli.h"
 #include "lb-store-sync.h"
@@ -12,10 +13,12 @@ lb_cli_get (int argc, char **argv)
   g_autoptr(GError) error = NULL;
   g_autoptr(LbStoreOptions) options = NULL;
   g_autoptr(LbStoreEntry) entry = NULL;
+  g_autofree char *url = NULL;
 
   g_option_context_set_summary (context,
-                                "Download one entry of a store to FILE. FILE is replaced atomically, and only\n"
-                                "when the whole body arrived: a failed or truncated download leaves it untouched.");
+                                "Download one entry of a store to FILE. URL is any path `ls -R URL` prints,\n"
+                                "appended to that URL. FILE is replaced atomically, and only when the whole\n"
+                                "body arrived: a failed or truncated download leaves it untouched.");
   g_option_context_add_group (context, lb_cli_store_option_group ());
   if (!g_option_context_parse (context, &argc, &argv, &error))
     return lb_cli_fail ("get", error);
@@ -27,7 +30,9 @@ lb_cli_get (int argc, char **argv)
   options = lb_cli_store_options (&error);
   if (options == NULL)
     return lb_cli_fail ("get", error);
-  entry = lb_store_download_sync (argv[1], argv[2], options, NULL, &error);
+  /* what `ls -R` prints below a URL, appended to it, is a URL to get */
+  url = lb_cli_url_from_arg (argv[1]);
+  entry = lb_store_download_sync (url, argv[2], options, NULL, &error);
   if (entry == NULL)
     return lb_cli_fail ("get", error);
   return 0;

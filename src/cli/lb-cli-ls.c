@@ -38,8 +38,30 @@ printable (const char *name)
   return g_string_free (out, FALSE);
 }
 
+/* The path `ls` prints for @entry: its URI relative to the URL listed (@base, ending in '/'),
+ * percent-decoded, so that URL + path names it again for `get` and `convert` even where a
+ * store's tree is not its URI hierarchy (DICOMweb lists studies under a patient, but a study's
+ * URI is …/studies/UID/). An entry outside @base is printed as its whole URI. */
+static char *
+entry_path (const char *base, LbStoreEntry *entry)
+{
+  const char *uri = lb_store_entry_get_uri (entry);
+  g_autofree char *rel = NULL;
+  g_autofree char *decoded = NULL;
+  gsize n;
+
+  if (!g_str_has_prefix (uri, base) || uri[strlen (base)] == '\0')
+    return printable (uri);
+  rel = g_strdup (uri + strlen (base));
+  n = strlen (rel);
+  while (n > 0 && rel[n - 1] == '/')
+    rel[--n] = '\0';
+  decoded = g_uri_unescape_string (rel, NULL);
+  return printable (decoded != NULL ? decoded : rel);
+}
+
 static gboolean
-list_level (LbStore *store, const char *uri, const char *prefix, guint depth, GError **error)
+list_level (LbStore *store, const char *uri, const char *base, guint depth, GError **error)
 {
   g_autoptr(GPtrArray) entries_ = lb_store_list_sync (store, uri, NULL, error);
 
@@ -49,23 +71,20 @@ list_level (LbStore *store, const char *uri, const char *prefix, guint depth, GE
   for (guint i = 0; i < entries_->len; i++)
     {
       LbStoreEntry *entry = entries_->pdata[i];
-      g_autofree char *name = printable (lb_store_entry_get_name (entry));
-      g_autofree char *path = g_strconcat (prefix, name, NULL);
+      g_autofree char *path = entry_path (base, entry);
 
       if (lb_store_entry_is_container (entry))
         {
           printf ("%s/\n", path);
           if (opt_recursive)
             {
-              g_autofree char *sub_prefix = g_strconcat (path, "/", NULL);
-
               if (depth >= MAX_DEPTH)
                 {
                   g_printerr ("lightbox-cli ls: %s: deeper than %u levels, not descending\n",
                               lb_store_entry_get_uri (entry), MAX_DEPTH);
                   continue;
                 }
-              if (!list_level (store, lb_store_entry_get_uri (entry), sub_prefix, depth + 1, error))
+              if (!list_level (store, lb_store_entry_get_uri (entry), base, depth + 1, error))
                 return FALSE;
             }
         }
@@ -101,8 +120,9 @@ lb_cli_ls (int argc, char **argv)
   g_autoptr(LbStore) store = NULL;
 
   g_option_context_set_summary (context,
-                                "List a store folder: one entry per line; folders end in '/', files are\n"
-                                "followed by a tab and their size in bytes ('?' when the server does not say).");
+                                "List a store folder: one entry per line, as a path below URL that `get`\n"
+                                "and `convert` take appended to URL; folders end in '/', files are followed\n"
+                                "by a tab and their size in bytes ('?' when the server does not say).");
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_add_group (context, lb_cli_store_option_group ());
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -118,7 +138,13 @@ lb_cli_ls (int argc, char **argv)
   store = lb_store_new_for_uri (argv[1], options, &error);
   if (store == NULL)
     return lb_cli_fail ("ls", error);
-  if (!list_level (store, NULL, "", 0, &error))
-    return lb_cli_fail ("ls", error);
+  {
+    const char *root = lb_store_get_uri (store);
+    g_autofree char *base = g_str_has_suffix (root, "/") ? g_strdup (root)
+                                                         : g_strconcat (root, "/", NULL);
+
+    if (!list_level (store, NULL, base, 0, &error))
+      return lb_cli_fail ("ls", error);
+  }
   return 0;
 }

@@ -21,17 +21,37 @@ lb_cli_is_store_url (const char *arg)
   return scheme != NULL && strlen (scheme) > 1;
 }
 
+char *
+lb_cli_url_from_arg (const char *arg)
+{
+  const char *sep = strstr (arg, "://");
+  const char *path;
+  g_autofree char *head = NULL;
+  g_autofree char *tail = NULL;
+
+  if (!lb_cli_is_store_url (arg) || sep == NULL)
+    return g_strdup (arg);
+  path = strchr (sep + 3, '/');
+  if (path == NULL)
+    return g_strdup (arg);
+  head = g_strndup (arg, path - arg);
+  tail = g_uri_escape_string (path, "/%!$&'()*+,;=:@~", FALSE);
+  return g_strconcat (head, tail, NULL);
+}
+
 LbImage *
 lb_cli_load_image (const char *arg, GError **error)
 {
   g_autoptr(LbStoreOptions) options = NULL;
+  g_autofree char *url = NULL;
 
   if (!lb_cli_is_store_url (arg))
     return lb_image_load_file (arg, NULL, error);
   options = lb_cli_store_options (error);
   if (options == NULL)
     return NULL;
-  return lb_store_fetch_image_sync (arg, options, NULL, NULL, NULL, error);
+  url = lb_cli_url_from_arg (arg);
+  return lb_store_fetch_image_sync (url, options, NULL, NULL, NULL, error);
 }
 
 gboolean

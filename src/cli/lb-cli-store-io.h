@@ -11,6 +11,12 @@ G_BEGIN_DECLS
 
 gboolean  lb_cli_is_store_url (const char *arg);
 
+/* @arg as a URL the stores take: what `ls` prints is percent-decoded for reading ("With
+ * Space/mr #1.png"), so characters a URL cannot hold after its authority (space, '#', '?',
+ * non-ASCII, controls) are percent-encoded; '%' and everything else stays, so an encoded URL
+ * comes back unchanged. */
+char     *lb_cli_url_from_arg (const char *arg);
+
 /* A local file through the image loader, a URL through lb_store_fetch_image_sync() (streamed
  * decode, source URL and ETag kept in the metadata). */
 LbImage  *lb_cli_load_image   (const char *arg,

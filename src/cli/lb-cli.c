@@ -7,9 +7,10 @@
 #include <stdio.h>
 
 #include "lb-cli.h"
+#include "lb-dicom-file.h"
 
 static const LbCliCommand commands[] = {
-  { "convert", "Decode any supported image and write PNG, keeping depth and alpha", lb_cli_convert },
+  { "convert", "Decode any supported image (or DICOM file, or store URL) and write PNG", lb_cli_convert },
   { "filters", "List filters: ids, parameters, formats and origin", lb_cli_filters },
   { "filter", "Run filter steps over an image and write PNG (xv set, plugins, declarative)", lb_cli_filter },
   { "ls", "List a store folder (http(s) listing or WebDAV, local folder, …)", lb_cli_ls },
@@ -37,6 +38,8 @@ int
 main (int argc, char **argv)
 {
   setlocale (LC_ALL, "");
+  /* every command that reads images reads DICOM Part 10 files too */
+  lb_dicom_register_image_loader ();
 
   if (argc < 2)
     {

@@ -278,6 +278,52 @@ gif_screen_sane (const guint8 *data, gsize len, const char *name, const LbLimits
   return TRUE;
 }
 
+/* ---- decoders registered from above ------------------------------------------------------ */
+
+typedef struct {
+  char             *format;
+  LbImageSniffFunc  sniff;
+  LbImageDecodeFunc decode;
+} Decoder;
+
+static GMutex decoders_lock;
+static GArray *decoders; /* Decoder, never shrinks */
+
+void
+lb_image_loader_register (const char *format, LbImageSniffFunc sniff, LbImageDecodeFunc decode)
+{
+  Decoder d = { g_strdup (format), sniff, decode };
+
+  g_return_if_fail (format != NULL && sniff != NULL && decode != NULL);
+  g_mutex_lock (&decoders_lock);
+  if (decoders == NULL)
+    decoders = g_array_new (FALSE, FALSE, sizeof (Decoder));
+  for (guint i = 0; i < decoders->len; i++)
+    if (strcmp (g_array_index (decoders, Decoder, i).format, format) == 0)
+      {
+        g_free (d.format);
+        g_array_index (decoders, Decoder, i).sniff = sniff;
+        g_array_index (decoders, Decoder, i).decode = decode;
+        g_mutex_unlock (&decoders_lock);
+        return;
+      }
+  g_array_append_val (decoders, d);
+  g_mutex_unlock (&decoders_lock);
+}
+
+static LbImageDecodeFunc
+find_decoder (const guint8 *data, gsize len, const char *name)
+{
+  LbImageDecodeFunc found = NULL;
+
+  g_mutex_lock (&decoders_lock);
+  for (guint i = 0; decoders != NULL && i < decoders->len && found == NULL; i++)
+    if (g_array_index (decoders, Decoder, i).sniff (data, len, name))
+      found = g_array_index (decoders, Decoder, i).decode;
+  g_mutex_unlock (&decoders_lock);
+  return found;
+}
+
 LbImage *
 lb_image_load_bytes (GBytes *bytes, const char *name, const LbLimits *limits, GError **error)
 {
@@ -297,6 +343,12 @@ lb_image_load_bytes (GBytes *bytes, const char *name, const LbLimits *limits, GE
     }
   if (lb_png_sniff (data, len))
     return set_source (lb_png_load_bytes (bytes, name, limits, error), name);
+  {
+    LbImageDecodeFunc decode = find_decoder (data, len, name);
+
+    if (decode != NULL)
+      return set_source (decode (bytes, name, limits, error), name);
+  }
   if (!bmp_header_sane (data, len, name, error) ||
       !gif_screen_sane (data, len, name, limits, error))
     return NULL;

@@ -28,4 +28,31 @@ LbImage *lb_image_load_stream (GInputStream   *stream,
                                GCancellable   *cancellable,
                                GError        **error);
 
+/**
+ * LbImageSniffFunc:
+ * @data: the first bytes of the file (all of it, or at least the first 64 KiB)
+ * @name: (nullable): the file name or URL
+ *
+ * TRUE when the decoder registered with it should decode this file.
+ */
+typedef gboolean (*LbImageSniffFunc)  (const guint8   *data,
+                                       gsize           len,
+                                       const char     *name);
+typedef LbImage *(*LbImageDecodeFunc) (GBytes         *bytes,
+                                       const char     *name,
+                                       const LbLimits *limits,
+                                       GError        **error);
+
+/**
+ * lb_image_loader_register:
+ * @format: a name for the decoder ("dicom"); registering a name again replaces it
+ *
+ * Adds a decoder for a format core does not know, from a layer above it (core includes no other
+ * layer): lb_image_load_bytes() and so every loader here tries it after PNG and before
+ * GdkPixbuf. Thread-safe.
+ */
+void     lb_image_loader_register (const char       *format,
+                                   LbImageSniffFunc  sniff,
+                                   LbImageDecodeFunc decode);
+
 G_END_DECLS

@@ -23,19 +23,17 @@ typedef enum { FAMILY_JPEG, FAMILY_JPEG_LS, FAMILY_J2K, FAMILY_RLE } Family;
 
 static const struct {
   const char *uid;
-  const char *name;   /* PS3.6 Table A-1 */
   Family family;
 } syntaxes[] = {
-  { LB_DICOM_TS_JPEG_BASELINE, "JPEG Baseline (Process 1)", FAMILY_JPEG },
-  { LB_DICOM_TS_JPEG_EXTENDED, "JPEG Extended (Process 2 & 4)", FAMILY_JPEG },
-  { LB_DICOM_TS_JPEG_LOSSLESS, "JPEG Lossless, Non-Hierarchical (Process 14)", FAMILY_JPEG },
-  { LB_DICOM_TS_JPEG_LOSSLESS_SV1, "JPEG Lossless, Non-Hierarchical, First-Order Prediction "
-                                   "(Process 14 [Selection Value 1])", FAMILY_JPEG },
-  { LB_DICOM_TS_JPEG_LS_LOSSLESS, "JPEG-LS Lossless", FAMILY_JPEG_LS },
-  { LB_DICOM_TS_JPEG_LS_NEAR, "JPEG-LS Lossy (Near-Lossless)", FAMILY_JPEG_LS },
-  { LB_DICOM_TS_J2K_LOSSLESS, "JPEG 2000 (Lossless Only)", FAMILY_J2K },
-  { LB_DICOM_TS_J2K, "JPEG 2000", FAMILY_J2K },
-  { LB_DICOM_TS_RLE, "RLE Lossless", FAMILY_RLE },
+  { LB_DICOM_TS_JPEG_BASELINE, FAMILY_JPEG },
+  { LB_DICOM_TS_JPEG_EXTENDED, FAMILY_JPEG },
+  { LB_DICOM_TS_JPEG_LOSSLESS, FAMILY_JPEG },
+  { LB_DICOM_TS_JPEG_LOSSLESS_SV1, FAMILY_JPEG },
+  { LB_DICOM_TS_JPEG_LS_LOSSLESS, FAMILY_JPEG_LS },
+  { LB_DICOM_TS_JPEG_LS_NEAR, FAMILY_JPEG_LS },
+  { LB_DICOM_TS_J2K_LOSSLESS, FAMILY_J2K },
+  { LB_DICOM_TS_J2K, FAMILY_J2K },
+  { LB_DICOM_TS_RLE, FAMILY_RLE },
 };
 
 static int
@@ -51,24 +49,6 @@ gboolean
 lb_dicom_codec_supports (const char *transfer_syntax)
 {
   return find_syntax (transfer_syntax) >= 0;
-}
-
-const char *
-lb_dicom_transfer_syntax_name (const char *transfer_syntax)
-{
-  static const struct { const char *uid, *name; } native[] = {
-    { LB_DICOM_TS_IMPLICIT_LE, "Implicit VR Little Endian" },
-    { LB_DICOM_TS_EXPLICIT_LE, "Explicit VR Little Endian" },
-    { LB_DICOM_TS_EXPLICIT_BE, "Explicit VR Big Endian" },
-  };
-  int i = find_syntax (transfer_syntax);
-
-  if (i >= 0)
-    return syntaxes[i].name;
-  for (guint k = 0; transfer_syntax && k < G_N_ELEMENTS (native); k++)
-    if (strcmp (transfer_syntax, native[k].uid) == 0)
-      return native[k].name;
-  return NULL;
 }
 
 /* Walks the markers of a JPEG stream (ISO/IEC 10918-1 §B.2) before the IJG library sees it:
@@ -315,12 +295,16 @@ lb_dicom_decompress_frame (const LbDicomDataset *ds, const char *transfer_syntax
   g_return_val_if_fail (fragments != NULL, NULL);
   if (ts < 0)
     {
-      const char *name = lb_dicom_transfer_syntax_name (transfer_syntax);
+      const char *uid = transfer_syntax ? transfer_syntax : "(none)";
+      const char *name = transfer_syntax ? lb_dicom_transfer_syntax_get_name (uid) : uid;
 
-      g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED,
-                   "transfer syntax %s%s%s%s is not a compressed one Lightbox decodes",
-                   transfer_syntax ? transfer_syntax : "(none)", name ? " (" : "",
-                   name ? name : "", name ? ")" : "");
+      if (name == uid)   /* a UID PS3.6 does not name */
+        g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED,
+                     "transfer syntax %s is not a compressed one Lightbox decodes", uid);
+      else
+        g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED,
+                     "transfer syntax %s (%s) is not a compressed one Lightbox decodes", uid,
+                     name);
       return NULL;
     }
   if (!describe_frame (ds, syntaxes[ts].family, limits, &f, error))
@@ -347,7 +331,8 @@ lb_dicom_decompress_frame (const LbDicomDataset *ds, const char *transfer_syntax
   return g_bytes_new_take (out, f.out_len);
 
 fail:
-  g_prefix_error (error, "%s (%s): ", syntaxes[ts].name, syntaxes[ts].uid);
+  g_prefix_error (error, "%s (%s): ", lb_dicom_transfer_syntax_get_name (syntaxes[ts].uid),
+                  syntaxes[ts].uid);
   return NULL;
 }
 

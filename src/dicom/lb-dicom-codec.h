@@ -2,28 +2,15 @@
 #pragma once
 
 #include "lb-dicom-dataset.h"
+#include "lb-dicom-transfer-syntax.h"
 #include "lb-limits.h"
 
 G_BEGIN_DECLS
 
-/* The compressed transfer syntaxes lb_dicom_decompress_frame() decodes (PS3.5 §8.2, §A.4,
- * PS3.6 Annex A). */
-#define LB_DICOM_TS_JPEG_BASELINE    "1.2.840.10008.1.2.4.50" /* process 1, 8-bit */
-#define LB_DICOM_TS_JPEG_EXTENDED    "1.2.840.10008.1.2.4.51" /* processes 2 and 4, 12-bit */
-#define LB_DICOM_TS_JPEG_LOSSLESS    "1.2.840.10008.1.2.4.57" /* process 14 */
-#define LB_DICOM_TS_JPEG_LOSSLESS_SV1 "1.2.840.10008.1.2.4.70" /* process 14, selection value 1 */
-#define LB_DICOM_TS_JPEG_LS_LOSSLESS "1.2.840.10008.1.2.4.80"
-#define LB_DICOM_TS_JPEG_LS_NEAR     "1.2.840.10008.1.2.4.81" /* near-lossless */
-#define LB_DICOM_TS_J2K_LOSSLESS     "1.2.840.10008.1.2.4.90"
-#define LB_DICOM_TS_J2K              "1.2.840.10008.1.2.4.91" /* lossless or lossy */
-#define LB_DICOM_TS_RLE              "1.2.840.10008.1.2.5"
-
-/* TRUE for the transfer syntaxes above. */
+/* TRUE for the compressed transfer syntaxes lb_dicom_decompress_frame() decodes: JPEG
+ * baseline, extended, lossless and SV1, JPEG-LS lossless and near-lossless, JPEG 2000 lossless
+ * and lossy, RLE Lossless (lb-dicom-transfer-syntax.h names their UIDs). */
 gboolean    lb_dicom_codec_supports        (const char *transfer_syntax);
-
-/* The standard's name of a transfer syntax ("JPEG Lossless, Non-Hierarchical, First-Order
- * Prediction (Process 14 [Selection Value 1])") for the ones Lightbox knows, else NULL. */
-const char *lb_dicom_transfer_syntax_name  (const char *transfer_syntax);
 
 /**
  * lb_dicom_decompress_frame:

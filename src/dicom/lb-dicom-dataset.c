@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "lb-error.h"
@@ -76,15 +77,24 @@ vr_is_binary (const char *vr)
 }
 
 /* Text values lose their padding (PS3.5 §6.2: trailing spaces are insignificant, leading ones
- * too except in the free-text VRs LT, ST, UT). */
+ * too except in the free-text VRs LT, ST, UT). Only spaces: a line break that ends a free-text
+ * value is part of it. */
 static char *
 normalize_value (const char *vr, char *value)
 {
+  gsize len;
+
   if (value == NULL)
     return NULL;
-  g_strchomp (value);
+  len = strlen (value);
+  while (len > 0 && value[len - 1] == ' ')
+    value[--len] = '\0';
   if (strcmp (vr, "LT") != 0 && strcmp (vr, "ST") != 0 && strcmp (vr, "UT") != 0)
-    g_strchug (value);
+    {
+      gsize lead = strspn (value, " ");
+
+      memmove (value, value + lead, len - lead + 1);
+    }
   return value;
 }
 
@@ -159,6 +169,9 @@ format_double_exact (double value)
 {
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
+  /* whole numbers as integers: 400, not "4e+02" (exact, but not what anyone writes) */
+  if (value == floor (value) && fabs (value) < 1e15)
+    return g_strdup_printf ("%.0f", value == 0 ? 0.0 : value);
   /* g_ascii_formatd takes a format with exactly one conversion, so build the precision in. */
   for (int prec = 1; prec <= 17; prec++)
     {
@@ -786,6 +799,35 @@ lb_dicom_dataset_set_bytes (LbDicomDataset *ds, guint32 tag, const char *vr, GBy
   g_return_if_fail (bytes != NULL);
   el = element_new (tag, vr);
   el->bytes = g_bytes_ref (bytes);
+  put_element (ds, el);
+}
+
+void
+lb_dicom_dataset_take_values (LbDicomDataset *ds, guint32 tag, const char *vr, GPtrArray *values)
+{
+  Element *el;
+
+  g_return_if_fail (ds != NULL);
+  g_return_if_fail (vr != NULL && vr_is_known (vr));
+  g_return_if_fail (values != NULL);
+  el = element_new (tag, vr);
+  g_ptr_array_set_free_func (values, g_free);
+  for (guint i = 0; i < values->len; i++)
+    normalize_value (vr, values->pdata[i]);
+  el->values = values;
+  put_element (ds, el);
+}
+
+void
+lb_dicom_dataset_take_items (LbDicomDataset *ds, guint32 tag, GPtrArray *items)
+{
+  Element *el;
+
+  g_return_if_fail (ds != NULL);
+  g_return_if_fail (items != NULL);
+  el = element_new (tag, "SQ");
+  g_ptr_array_set_free_func (items, (GDestroyNotify) lb_dicom_dataset_unref);
+  el->items = items;
   put_element (ds, el);
 }
 

@@ -118,6 +118,18 @@ void            lb_dicom_dataset_set_bytes  (LbDicomDataset *ds,
                                              guint32         tag,
                                              const char     *vr,
                                              GBytes         *bytes);
+/* Replaces element @tag with the values in @values (transfer full: an array of char*, owned,
+ * freed with g_free; NULL entries are null values), padding removed as for set_string. Unlike
+ * set_string, nothing is split: a value may contain '\' (LT, ST, UT). */
+void            lb_dicom_dataset_take_values (LbDicomDataset *ds,
+                                              guint32         tag,
+                                              const char     *vr,
+                                              GPtrArray      *values);
+/* Replaces element @tag with a sequence of the items in @items (transfer full: an array of
+ * LbDicomDataset*, each owned); an empty array gives a present but empty sequence. */
+void            lb_dicom_dataset_take_items (LbDicomDataset *ds,
+                                             guint32         tag,
+                                             GPtrArray      *items);
 /* Appends @item (a reference is taken) to sequence @tag, creating it if needed. */
 void            lb_dicom_dataset_add_item   (LbDicomDataset *ds,
                                              guint32         tag,

@@ -7,6 +7,7 @@
 
 #include "lb-dicom-codec.h"
 #include "lb-dicom-tags.h"
+#include "lb-dicom-values.h"
 #include "lb-error.h"
 
 char *
@@ -160,6 +161,8 @@ lb_dicom_decode_frame (const LbDicomDataset *md,
   g_autoptr(LbImageMeta) meta = NULL;
   g_autoptr(LbDicomDataset) prepared_md = NULL;
   g_autoptr(GBytes) prepared = NULL;
+  g_autoptr(LbValueModel) model = NULL;
+  const char *stored_syntax;
   double a, b;
 
   g_return_val_if_fail (md != NULL, NULL);
@@ -169,7 +172,9 @@ lb_dicom_decode_frame (const LbDicomDataset *md,
 
   /* Compressed frames are decompressed, and colour models other than RGB become RGB
    * (lb-dicom-codec.h, lb-dicom-colour.h): what follows reads an uncompressed grey or RGB
-   * frame, described by the data set that comes back. */
+   * frame, described by the data set that comes back. The value model still hears of the
+   * syntax the frame was stored in: a lossy one marks the image lossy (PS3.3 C.7.6.1.1.5). */
+  stored_syntax = transfer_syntax;
   if (!lb_dicom_prepare_frame (md, transfer_syntax, frame, limits, &prepared_md, &prepared,
                                &transfer_syntax, error))
     {
@@ -257,7 +262,8 @@ lb_dicom_decode_frame (const LbDicomDataset *md,
       g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED, "%s: signed RGB samples", name);
       return NULL;
     }
-  /* Signed 8-bit grey widens to int16 so the sign survives: LbImage's signed flag is 16-bit. */
+  /* Signed grey is held as offset binary, sample = stored + 32768 (lb-value-model.h), so
+   * signed 8-bit grey widens to 16 bits. */
   if (gray)
     format = (bits_alloc == 8 && !is_signed) ? LB_FORMAT_GRAY8 : LB_FORMAT_GRAY16;
   else
@@ -301,8 +307,13 @@ lb_dicom_decode_frame (const LbDicomDataset *md,
             guint32 v = (read_sample (src + idx * sample_bytes, sample_bytes, big_endian) >> shift)
                         & mask;
 
-            if (is_signed && (v & sign_bit))
-              v |= ~mask; /* sign-extend; the cast below keeps the int16 bit pattern */
+            if (is_signed)
+              {
+                /* sign-extend (PS3.5 §8.1.1), then offset: int16 → 0 … 65535 in order */
+                if (v & sign_bit)
+                  v |= ~mask;
+                v += LB_VALUE_MODEL_SIGNED_OFFSET;
+              }
             if (format == LB_FORMAT_GRAY8 || format == LB_FORMAT_RGB8)
               row[(gsize) x * spp + c] = (guint8) v;
             else
@@ -313,19 +324,14 @@ lb_dicom_decode_frame (const LbDicomDataset *md,
   meta = lb_image_meta_new ();
   fill_text_meta (meta, md);
   lb_image_meta_set_text (meta, "Photometric interpretation", photometric);
-  if (monochrome1)
-    lb_image_meta_set_text (meta, LB_DICOM_META_INVERT, "true");
-  lb_image_meta_set_signed (meta, is_signed);
-  {
-    gboolean has_slope = lb_dicom_dataset_get_double (md, LB_TAG_RESCALE_SLOPE, 0, &a);
-    gboolean has_icpt = lb_dicom_dataset_get_double (md, LB_TAG_RESCALE_INTERCEPT, 0, &b);
-
-    if (has_slope || has_icpt)
-      lb_image_meta_set_rescale (meta, has_slope ? a : 1.0, has_icpt ? b : 0.0);
-  }
-  if (lb_dicom_dataset_get_double (md, LB_TAG_WINDOW_CENTER, 0, &a)
-      && lb_dicom_dataset_get_double (md, LB_TAG_WINDOW_WIDTH, 0, &b) && b > 0)
-    lb_image_meta_set_window (meta, a, b);
+  if (gray)
+    {
+      model = lb_dicom_value_model_new (md, format == LB_FORMAT_GRAY8 ? 8 : 16, is_signed,
+                                        bits_stored, stored_syntax, name, error);
+      if (model == NULL)
+        return NULL;
+      lb_image_meta_set_value_model (meta, model);
+    }
   /* PixelSpacing is row spacing (vertical) \ column spacing (horizontal), in mm. Projection
    * radiographs (CR, DX) often carry only ImagerPixelSpacing, at the detector plane. */
   if (lb_dicom_dataset_get_double (md, LB_TAG_PIXEL_SPACING, 0, &a)

@@ -33,6 +33,16 @@ LbFilter *lb_declarative_parse (GBytes                 *bytes,
                                 gpointer                user_data,
                                 GError                **error);
 
+/**
+ * lb_declarative_check:
+ *
+ * The same strict parse as lb_declarative_parse() with @check %NULL, and the same errors,
+ * without building a filter; a program that calls only this links no convolution code.
+ */
+gboolean  lb_declarative_check (GBytes                 *bytes,
+                                const char             *origin,
+                                GError                **error);
+
 /* Tests and the bench: %TRUE makes every declarative convolution prepared from now on run
  * its scalar reference path instead of the fast one (process-wide; both give the same
  * bytes). */

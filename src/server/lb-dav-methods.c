@@ -12,9 +12,11 @@
 #include "lb-dav-xml.h"
 #include "lb-http-conditions.h"
 #include "lb-store-fs.h"
+#include "lb-store-lock.h"
 #include "lb-store-path.h"
 #include "lb-store-reply.h"
 #include "lb-store-server-private.h"
+#include "lb-store-upload.h"
 
 #define LB_GET_COPY_MAX (64 * 1024) /* bytes: GET reads files up to this size, maps larger ones */
 
@@ -115,7 +117,9 @@ lb_dav_handle_get (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *
   LbHttpRange range;
   int fd;
 
-  fd = open (req->abs, O_RDONLY | O_CLOEXEC);
+  /* Without blocking: a FIFO (or a device) in the root would otherwise hold the main loop in
+   * open() until a writer appears. Only files and collections are served (fstat below). */
+  fd = open (req->abs, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0)
     return lb_store_reply_error (msg, errno == ENOENT || errno == ENOTDIR ? SOUP_STATUS_NOT_FOUND
                                                                           : lb_store_reply_errno_status (errno),
@@ -392,16 +396,35 @@ lb_dav_handle_mkcol (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest
   soup_server_message_set_status (msg, SOUP_STATUS_CREATED, NULL);
 }
 
+/* Whether @abs is part of the DAV namespace: a file or a collection (followed through a
+ * symlink), not a FIFO, socket or device. @lst gets lstat(), the entry itself. */
+static gboolean
+in_namespace (const char *abs, struct stat *lst)
+{
+  struct stat st;
+
+  if (lstat (abs, lst) != 0)
+    return FALSE;
+  if (!S_ISLNK (lst->st_mode))
+    return S_ISREG (lst->st_mode) || S_ISDIR (lst->st_mode);
+  return stat (abs, &st) == 0 && (S_ISREG (st.st_mode) || S_ISDIR (st.st_mode));
+}
+
 void
 lb_dav_handle_delete (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
 {
   SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
   const char *depth = soup_message_headers_get_one (h, "Depth");
+  g_autofree char *key = lb_store_lock_key (req->abs);
+  g_autoptr(LbStoreLock) lock = NULL;
   struct stat st;
   guint status;
   int err;
 
-  if (lstat (req->abs, &st) != 0)
+  /* Under the path's lock: a PUT with the same If-Match commits before or after, not
+   * between the check and the removal. */
+  lock = lb_store_lock_acquire (self->locks, key, NULL);
+  if (!in_namespace (req->abs, &st))
     return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
   if (req->rel[0] == '\0' || lb_store_path_is_filter_repo_dir (req->rel))
     return lb_store_reply_error (msg, SOUP_STATUS_FORBIDDEN, "this collection cannot be deleted");
@@ -416,7 +439,13 @@ lb_dav_handle_delete (LbStoreServer *self, SoupServerMessage *msg, LbStoreReques
   soup_server_message_set_status (msg, SOUP_STATUS_NO_CONTENT, NULL);
 }
 
-/* Maps the Destination header of COPY/MOVE to a path below the root; returns 0 or a status. */
+/*
+ * Maps the Destination header of COPY/MOVE to a path below the root; returns 0 or a status.
+ * RFC 4918 §10.3: Destination = Simple-ref, an absolute URI or an absolute path (an optional
+ * query is dropped; this store has none). Anything else is 400, including "//host/x" (a
+ * network-path reference, not a path) and userinfo (RFC 9110 §4.2.4). An absolute URI must
+ * name this server's namespace: the request's scheme, host and port, else 502 (§9.8.5).
+ */
 static guint
 resolve_destination (LbStoreServer *self, SoupServerMessage *msg, char **rel_out, char **abs_out,
                      gboolean *slash_out)
@@ -425,39 +454,78 @@ resolve_destination (LbStoreServer *self, SoupServerMessage *msg, char **rel_out
                                                    "Destination");
   GUri *req_uri = soup_server_message_get_uri (msg);
   g_autoptr(GUri) duri = NULL;
-  const char *path;
+  g_autofree char *path = NULL;
   LbStorePathStatus ps;
+  char *q;
 
   if (dest == NULL)
     return SOUP_STATUS_BAD_REQUEST;
   if (dest[0] == '/')
-    path = dest;
+    {
+      if (dest[1] == '/')
+        return SOUP_STATUS_BAD_REQUEST;
+      path = g_strdup (dest);
+    }
   else
     {
       duri = g_uri_parse (dest, G_URI_FLAGS_ENCODED | G_URI_FLAGS_SCHEME_NORMALIZE, NULL);
-      if (duri == NULL || g_uri_get_host (duri) == NULL)
+      if (duri == NULL || g_uri_get_host (duri) == NULL || g_uri_get_userinfo (duri) != NULL ||
+          g_uri_get_fragment (duri) != NULL)
         return SOUP_STATUS_BAD_REQUEST;
-      /* RFC 4918 §9.8.5: a destination on another server is a 502. */
-      if (g_ascii_strcasecmp (g_uri_get_host (duri), g_uri_get_host (req_uri)) != 0 ||
+      if (g_ascii_strcasecmp (g_uri_get_scheme (duri), g_uri_get_scheme (req_uri)) != 0 ||
+          g_ascii_strcasecmp (g_uri_get_host (duri), g_uri_get_host (req_uri)) != 0 ||
           g_uri_get_port (duri) != g_uri_get_port (req_uri))
         return SOUP_STATUS_BAD_GATEWAY;
-      if (g_uri_get_fragment (duri) != NULL)
-        return SOUP_STATUS_BAD_REQUEST;
-      path = g_uri_get_path (duri);
+      path = g_strdup (g_uri_get_path (duri));
     }
-  {
-    g_autofree char *p = g_strdup (path);
-    char *q = strchr (p, '?');
-    if (q != NULL)
-      *q = '\0';
-    ps = lb_store_path_decode (p, rel_out, slash_out);
-  }
+  if ((q = strchr (path, '?')) != NULL)
+    *q = '\0';
+  ps = lb_store_path_decode (path, rel_out, slash_out);
   if (ps != LB_STORE_PATH_OK)
     return ps;
   *abs_out = g_build_filename (self->root, *rel_out, NULL);
   if (!lb_store_path_is_contained (self->root_real, *abs_out))
     return SOUP_STATUS_FORBIDDEN;
   return 0;
+}
+
+/* The status of a failed commit of COPY or MOVE: EEXIST means something took the name since
+ * the check, which Overwrite: F forbids replacing. */
+static guint
+commit_status (int err)
+{
+  return err == EEXIST ? SOUP_STATUS_PRECONDITION_FAILED : lb_store_reply_errno_status (err);
+}
+
+/* COPY: the copy is built beside the destination, then put in its place (swapped in where it
+ * replaces a collection). Returns 0 or an errno; on failure the destination is as it was and
+ * no partial copy is left. */
+static int
+copy_into_place (LbStoreServer *self, const char *src, const char *dst, gboolean recursive,
+                 gboolean replace)
+{
+  g_autofree char *tmp = NULL;
+  int err = lb_store_fs_copy_beside (self->root_real, src, dst, recursive, &tmp);
+
+  if (err != 0)
+    return err;
+  err = lb_store_fs_install (tmp, dst, replace);
+  if (err != 0)
+    lb_store_fs_remove_tree (tmp);
+  return err;
+}
+
+/* MOVE: one rename on the same file system (a collection swapped in whole where it replaces
+ * one); across file systems a COPY, and only once it is in place is the source discarded.
+ * Same contract as copy_into_place(), and the source stays too. */
+static int
+move_into_place (LbStoreServer *self, const char *src, const char *dst, gboolean replace)
+{
+  int err = lb_store_fs_install (src, dst, replace);
+
+  if (err == EXDEV && (err = copy_into_place (self, src, dst, TRUE, replace)) == 0)
+    lb_store_fs_discard (src);
+  return err;
 }
 
 void
@@ -469,18 +537,16 @@ lb_dav_handle_copy_move (LbStoreServer *self, SoupServerMessage *msg, LbStoreReq
   const char *overwrite_h = soup_message_headers_get_one (h, "Overwrite");
   g_autofree char *drel = NULL;
   g_autofree char *dabs = NULL;
-  gboolean dslash = FALSE, overwrite = TRUE, recursive = TRUE, dexists;
+  g_autofree char *src_key = NULL;
+  g_autofree char *dst_key = NULL;
+  g_autoptr(LbStoreLock) lock = NULL;
+  gboolean dslash = FALSE, overwrite = TRUE, recursive = TRUE, dexists, is_link;
   struct stat st, dst;
   guint status;
   int err;
 
-  if (lstat (req->abs, &st) != 0)
-    return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
-  if (move && (req->rel[0] == '\0' || lb_store_path_is_filter_repo_dir (req->rel)))
-    return lb_store_reply_error (msg, SOUP_STATUS_FORBIDDEN, "this collection cannot be moved");
   if ((status = resolve_destination (self, msg, &drel, &dabs, &dslash)) != 0)
     return lb_store_reply_error (msg, status, "bad Destination");
-
   if (overwrite_h != NULL)
     {
       if (g_ascii_strcasecmp (overwrite_h, "T") == 0)
@@ -501,6 +567,19 @@ lb_dav_handle_copy_move (LbStoreServer *self, SoupServerMessage *msg, LbStoreReq
                                      move ? "MOVE needs Depth: infinity" : "COPY needs Depth 0 or infinity");
     }
 
+  /* From here to the end under the locks of both paths: the checks (source preconditions,
+   * Overwrite) hold until the commit, and no PUT lands in between. */
+  src_key = lb_store_lock_key (req->abs);
+  dst_key = lb_store_lock_key (dabs);
+  lock = lb_store_lock_acquire (self->locks, src_key, dst_key);
+
+  if (!in_namespace (req->abs, &st))
+    return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
+  if (move && (req->rel[0] == '\0' || lb_store_path_is_filter_repo_dir (req->rel)))
+    return lb_store_reply_error (msg, SOUP_STATUS_FORBIDDEN, "this collection cannot be moved");
+  is_link = S_ISLNK (st.st_mode);
+  if (is_link && stat (req->abs, &st) != 0)
+    return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
   if ((status = lb_store_path_check_creatable (drel, S_ISDIR (st.st_mode))) != 0)
     return lb_store_reply_error (msg, status, "this destination cannot be written");
   if (strcmp (drel, req->rel) == 0)
@@ -517,44 +596,35 @@ lb_dav_handle_copy_move (LbStoreServer *self, SoupServerMessage *msg, LbStoreReq
     {
       if (!overwrite)
         return lb_store_reply_error (msg, SOUP_STATUS_PRECONDITION_FAILED, "destination exists");
+      if (!in_namespace (dabs, &dst))
+        return lb_store_reply_error (msg, SOUP_STATUS_CONFLICT,
+                                     "something other than a file has the destination's name");
       if (lb_store_path_is_inside (dabs, req->abs))
         return lb_store_reply_error (msg, SOUP_STATUS_FORBIDDEN, "source lies inside the destination");
-      /* A file replacing a file goes in atomically by rename below; anything else first
-       * removes the destination (RFC 4918 §9.8.4: delete before copy). */
-      if (S_ISDIR (dst.st_mode) || S_ISDIR (st.st_mode))
-        {
-          err = lb_store_fs_remove_tree (dabs);
-          if (err != 0)
-            return lb_store_reply_errno (msg, err);
-        }
+    }
+  if (lb_store_path_is_in_filter_repo (drel))
+    {
+      g_autofree char *name = g_path_get_basename (drel);
+      g_autofree char *detail = NULL;
+
+      /* A symlink moved in would publish whatever its target becomes, unchecked. */
+      if (move && is_link)
+        return lb_store_reply_error (msg, SOUP_STATUS_FORBIDDEN,
+                                     "only files can be published as filters");
+      if ((status = lb_store_upload_check_filter (req->abs, name, &detail)) != 0)
+        return lb_store_reply_error (msg, status, detail);
     }
 
+  /* RFC 4918 §9.8.4 and §9.9.4: what the destination was is replaced whole, never merged; it
+   * stays as it was if the copy fails (a full disk: 507). */
   if (move)
-    {
-      if (rename (req->abs, dabs) != 0)
-        {
-          err = errno;
-          if (err != EXDEV)
-            return lb_store_reply_errno (msg, err);
-          /* Another file system below the root: copy, then delete the source. */
-          err = lb_store_fs_copy_tree (self->root_real, self->temps, req->abs, dabs, TRUE);
-          if (err == 0)
-            err = lb_store_fs_remove_tree (req->abs);
-          if (err != 0)
-            return lb_store_reply_errno (msg, err);
-        }
-      lb_store_fs_sync_dir_of (req->abs);
-    }
+    err = move_into_place (self, req->abs, dabs, overwrite);
   else
-    {
-      err = lb_store_fs_copy_tree (self->root_real, self->temps, req->abs, dabs, recursive);
-      if (err != 0)
-        {
-          if (S_ISDIR (st.st_mode))
-            lb_store_fs_remove_tree (dabs);
-          return lb_store_reply_errno (msg, err);
-        }
-    }
+    err = copy_into_place (self, req->abs, dabs, recursive, overwrite);
+  if (err != 0)
+    return lb_store_reply_error (msg, commit_status (err), g_strerror (err));
+  if (move)
+    lb_store_fs_sync_dir_of (req->abs);
   lb_store_fs_sync_dir_of (dabs);
   if (dexists)
     soup_server_message_set_status (msg, SOUP_STATUS_NO_CONTENT, NULL);

@@ -47,47 +47,96 @@ header_is_star (const char *value)
   return strcmp (v, "*") == 0;
 }
 
+/* Fills @p with the precondition fields of @h; the values stay owned by @h. */
+void
+lb_http_preconditions_read (LbHttpPreconditions *p, SoupMessageHeaders *h)
+{
+  p->if_match = soup_message_headers_get_one (h, "If-Match");
+  p->if_none_match = soup_message_headers_get_one (h, "If-None-Match");
+  p->if_unmodified_since = soup_message_headers_get_one (h, "If-Unmodified-Since");
+  p->if_modified_since = soup_message_headers_get_one (h, "If-Modified-Since");
+}
+
+/* A copy of @p that owns its strings, for use where the message is out of reach. */
+LbHttpPreconditions *
+lb_http_preconditions_dup (const LbHttpPreconditions *p)
+{
+  LbHttpPreconditions *c = g_new (LbHttpPreconditions, 1);
+
+  c->if_match = g_strdup (p->if_match);
+  c->if_none_match = g_strdup (p->if_none_match);
+  c->if_unmodified_since = g_strdup (p->if_unmodified_since);
+  c->if_modified_since = g_strdup (p->if_modified_since);
+  return c;
+}
+
+/* Frees a copy made by lb_http_preconditions_dup(). */
+void
+lb_http_preconditions_free (LbHttpPreconditions *p)
+{
+  g_free ((char *) p->if_match);
+  g_free ((char *) p->if_none_match);
+  g_free ((char *) p->if_unmodified_since);
+  g_free ((char *) p->if_modified_since);
+  g_free (p);
+}
+
+/* If-None-Match: * (RFC 9110 §13.1.2): the request holds only while nothing has the name, so
+ * a write must never replace what is there at the moment it lands. */
+gboolean
+lb_http_preconditions_forbid_any (const LbHttpPreconditions *p)
+{
+  return p->if_none_match != NULL && header_is_star (p->if_none_match);
+}
+
 /*
- * The preconditions of request headers @h, in RFC 7232 §6 evaluation order. @st is NULL when
- * the resource does not exist. Returns 0, 304 (only for GET/HEAD) or 412.
+ * The preconditions @p, in RFC 9110 §13.2.2 evaluation order. @st is NULL when the resource
+ * does not exist. Returns 0, 304 (only for GET/HEAD) or 412.
  */
 guint
-lb_http_evaluate_preconditions (SoupMessageHeaders *h, const struct stat *st, gboolean safe_method)
+lb_http_preconditions_evaluate (const LbHttpPreconditions *p, const struct stat *st,
+                                gboolean safe_method)
 {
-  const char *if_match = soup_message_headers_get_one (h, "If-Match");
-  const char *if_none = soup_message_headers_get_one (h, "If-None-Match");
-  const char *if_unmod = soup_message_headers_get_one (h, "If-Unmodified-Since");
-  const char *if_mod = soup_message_headers_get_one (h, "If-Modified-Since");
   g_autofree char *etag = (st != NULL && S_ISREG (st->st_mode)) ? lb_http_make_etag (st) : NULL;
 
-  if (if_match != NULL)
+  if (p->if_match != NULL)
     {
       if (st == NULL)
         return SOUP_STATUS_PRECONDITION_FAILED;
-      if (!header_is_star (if_match) && !etag_list_matches (if_match, etag, FALSE))
+      if (!header_is_star (p->if_match) && !etag_list_matches (p->if_match, etag, FALSE))
         return SOUP_STATUS_PRECONDITION_FAILED;
     }
-  else if (if_unmod != NULL && st != NULL)
+  else if (p->if_unmodified_since != NULL && st != NULL)
     {
-      g_autoptr(GDateTime) d = soup_date_time_new_from_http_string (if_unmod);
+      g_autoptr(GDateTime) d = soup_date_time_new_from_http_string (p->if_unmodified_since);
       if (d != NULL && (gint64) st->st_mtim.tv_sec > g_date_time_to_unix (d))
         return SOUP_STATUS_PRECONDITION_FAILED;
     }
 
-  if (if_none != NULL)
+  if (p->if_none_match != NULL)
     {
-      gboolean hit = st != NULL &&
-                     (header_is_star (if_none) || etag_list_matches (if_none, etag, TRUE));
+      gboolean hit = st != NULL && (header_is_star (p->if_none_match) ||
+                                    etag_list_matches (p->if_none_match, etag, TRUE));
       if (hit)
         return safe_method ? SOUP_STATUS_NOT_MODIFIED : SOUP_STATUS_PRECONDITION_FAILED;
     }
-  else if (if_mod != NULL && st != NULL && safe_method)
+  else if (p->if_modified_since != NULL && st != NULL && safe_method)
     {
-      g_autoptr(GDateTime) d = soup_date_time_new_from_http_string (if_mod);
+      g_autoptr(GDateTime) d = soup_date_time_new_from_http_string (p->if_modified_since);
       if (d != NULL && (gint64) st->st_mtim.tv_sec <= g_date_time_to_unix (d))
         return SOUP_STATUS_NOT_MODIFIED;
     }
   return 0;
+}
+
+/* The preconditions of request headers @h: see lb_http_preconditions_evaluate(). */
+guint
+lb_http_evaluate_preconditions (SoupMessageHeaders *h, const struct stat *st, gboolean safe_method)
+{
+  LbHttpPreconditions p;
+
+  lb_http_preconditions_read (&p, h);
+  return lb_http_preconditions_evaluate (&p, st, safe_method);
 }
 
 /* If-Range (RFC 9110 §13.1.5): a Range applies only while the representation is unchanged, that

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,10 +16,9 @@
 #include "lb-store-path.h"
 
 /* fsync of a directory so a rename or creation in it survives a crash. */
-void
-lb_store_fs_sync_dir_of (const char *path)
+static void
+sync_dir (const char *dir)
 {
-  g_autofree char *dir = g_path_get_dirname (path);
   int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
   if (fd >= 0)
@@ -26,6 +26,15 @@ lb_store_fs_sync_dir_of (const char *path)
       fsync (fd);
       close (fd);
     }
+}
+
+/* fsync of the directory holding @path. */
+void
+lb_store_fs_sync_dir_of (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  sync_dir (dir);
 }
 
 gboolean
@@ -166,33 +175,139 @@ lb_store_fs_open_temp (const char *target, int *fd_out, char **path_out)
   return 0;
 }
 
-/* Copies one regular file through a temporary in the destination directory, fsynced and
- * renamed into place, like PUT; the temporary is listed in @temps while it exists. Returns 0
- * or an errno. */
-static int
-copy_file_atomic (GHashTable *temps, const char *src, const char *dst)
+/* A path for a new hidden sibling of @abs: same directory, so a rename between the two never
+ * crosses file systems, and an upload temporary's prefix, so it is never listed nor served and
+ * is removed at start-up if the server dies first. Nothing is created. */
+static char *
+hidden_sibling (const char *abs)
 {
-  g_autofree char *tmpl = NULL;
-  int in, out, err = 0;
+  static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  g_autofree char *dir = g_path_get_dirname (abs);
+  char suffix[13];
+
+  for (guint i = 0; i < sizeof suffix - 1; i++)
+    suffix[i] = chars[g_random_int_range (0, sizeof chars - 1)];
+  suffix[sizeof suffix - 1] = '\0';
+  return g_strdup_printf ("%s/" LB_STORE_TEMP_PREFIX "%s", dir, suffix);
+}
+
+/*
+ * Renames @from to @to unless @to exists (then EEXIST): the kernel decides, in one step
+ * (renameat2 RENAME_NOREPLACE), so not even a process outside the server can slip a file in
+ * between a check and the rename. File systems without that flag fall back to link(2), which
+ * never replaces either, and failing that to a check and a rename, which the caller's path
+ * lock (lb-store-lock.h) still protects against the server's own requests.
+ */
+int
+lb_store_fs_rename_noreplace (const char *from, const char *to)
+{
+  struct stat st;
+
+  if (renameat2 (AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+    return 0;
+  if (errno != EINVAL && errno != ENOSYS)
+    return errno;
+  if (lstat (from, &st) == 0 && S_ISREG (st.st_mode))
+    {
+      if (link (from, to) == 0)
+        {
+          unlink (from);
+          return 0;
+        }
+      if (errno != EPERM && errno != EOPNOTSUPP && errno != EMLINK)
+        return errno;
+    }
+  if (lstat (to, &st) == 0)
+    return EEXIST;
+  return rename (from, to) == 0 ? 0 : errno;
+}
+
+/*
+ * Takes @abs out of the namespace at once (renamed to a hidden sibling), then removes it, file
+ * or tree. What cannot be removed stays hidden and goes at the next start-up.
+ */
+void
+lb_store_fs_discard (const char *abs)
+{
+  g_autofree char *aside = hidden_sibling (abs);
+  const char *victim = abs;
+  int err;
+
+  if (lb_store_fs_rename_noreplace (abs, aside) == 0)
+    victim = aside;
+  err = lb_store_fs_remove_tree (victim);
+  if (err != 0)
+    g_warning ("cannot remove %s: %s", victim, g_strerror (err));
+}
+
+/*
+ * lb_store_fs_install:
+ * @from: a new file or tree, beside @to (same file system)
+ * @to: where it goes
+ * @replace: whether it may replace what @to is now
+ *
+ * Puts @from in place of @to. Without @replace it never replaces anything (EEXIST). With it, a
+ * file replaces a file by rename(2); where a collection is involved, the two are swapped in one
+ * step (renameat2 RENAME_EXCHANGE) and the old one is discarded afterwards. File systems
+ * without the exchange move the old one aside first and put it back if the rename fails.
+ * Returns 0 or an errno; on failure @to is as it was (EXDEV: @from lies on another file system).
+ */
+int
+lb_store_fs_install (const char *from, const char *to, gboolean replace)
+{
+  g_autofree char *aside = NULL;
+  struct stat fst, tst;
+  int err;
+
+  if (!replace)
+    return lb_store_fs_rename_noreplace (from, to);
+  if (lstat (from, &fst) != 0)
+    return errno;
+  if (lstat (to, &tst) != 0 || (!S_ISDIR (fst.st_mode) && !S_ISDIR (tst.st_mode)))
+    return rename (from, to) == 0 ? 0 : errno;
+
+  if (renameat2 (AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE) == 0)
+    {
+      lb_store_fs_discard (from); /* the old one, now where the new one was */
+      return 0;
+    }
+  if (errno != EINVAL && errno != ENOSYS)
+    return errno;
+  aside = hidden_sibling (to);
+  if ((err = lb_store_fs_rename_noreplace (to, aside)) != 0)
+    return err;
+  if (rename (from, to) != 0)
+    {
+      err = errno;
+      if (rename (aside, to) != 0)
+        g_warning ("cannot put %s back to %s: %s", aside, to, g_strerror (errno));
+      return err;
+    }
+  lb_store_fs_discard (aside);
+  return 0;
+}
+
+/* Copies the regular file @src into the new file @out_fd (fsynced, with @src's mode). Returns
+ * 0 or an errno. @src is opened without blocking and must still be a regular file. */
+static int
+copy_file_into (const char *src, int out_fd)
+{
+  int in, err = 0;
   struct stat st;
   char buf[64 * 1024];
 
-  in = open (src, O_RDONLY | O_CLOEXEC);
+  in = open (src, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (in < 0)
     return errno;
   if (fstat (in, &st) != 0)
-    {
-      err = errno;
-      close (in);
-      return err;
-    }
-  err = lb_store_fs_open_temp (dst, &out, &tmpl);
+    err = errno;
+  else if (!S_ISREG (st.st_mode))
+    err = ENOENT; /* not a file (any more): not part of the namespace */
   if (err != 0)
     {
       close (in);
       return err;
     }
-  g_hash_table_add (temps, g_strdup (tmpl));
   for (;;)
     {
       ssize_t n = read (in, buf, sizeof buf);
@@ -206,54 +321,111 @@ copy_file_atomic (GHashTable *temps, const char *src, const char *dst)
         }
       if (n == 0)
         break;
-      err = lb_store_fs_write_all (out, buf, (gsize) n);
+      err = lb_store_fs_write_all (out_fd, buf, (gsize) n);
       if (err != 0)
         break;
     }
-  if (err == 0 && fsync (out) != 0)
-    err = errno;
-  if (err == 0)
-    fchmod (out, st.st_mode & 07777);
   close (in);
-  if (close (out) != 0 && err == 0)
+  if (err == 0 && fchmod (out_fd, st.st_mode & 07777) != 0)
     err = errno;
-  if (err == 0 && rename (tmpl, dst) != 0)
+  if (err == 0 && fsync (out_fd) != 0)
     err = errno;
-  if (err != 0)
-    g_unlink (tmpl);
-  g_hash_table_remove (temps, tmpl);
   return err;
 }
 
-/* Recursive COPY of a collection below @root_real; dotfiles are not part of the namespace and
- * stay behind. File copies go through temporaries listed in @temps. Returns 0 or an errno. */
-int
-lb_store_fs_copy_tree (const char *root_real, GHashTable *temps, const char *src, const char *dst,
-                       gboolean recursive)
+static int
+copy_file_to (const char *src, const char *dst)
 {
-  struct stat st;
-  g_autoptr(GPtrArray) names = NULL;
+  int out = open (dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  int err;
 
-  if (stat (src, &st) != 0)
+  if (out < 0)
     return errno;
-  if (S_ISREG (st.st_mode))
-    return copy_file_atomic (temps, src, dst);
-  if (mkdir (dst, (st.st_mode & 07777) | S_IRWXU) != 0)
-    return errno;
-  if (!recursive)
-    return 0;
-  names = lb_store_fs_list_children (root_real, src);
+  err = copy_file_into (src, out);
+  if (close (out) != 0 && err == 0)
+    err = errno;
+  return err;
+}
+
+/* Copies the public members of the collection @src into the existing directory @dst, all the
+ * way down; dotfiles are not part of the namespace and stay behind. Every file and directory
+ * is fsynced. */
+static int
+copy_members (const char *root_real, const char *src, const char *dst)
+{
+  g_autoptr(GPtrArray) names = lb_store_fs_list_children (root_real, src);
+
   if (names == NULL)
     return errno;
   for (guint i = 0; i < names->len; i++)
     {
       g_autofree char *s = g_build_filename (src, g_ptr_array_index (names, i), NULL);
       g_autofree char *d = g_build_filename (dst, g_ptr_array_index (names, i), NULL);
-      int err = lb_store_fs_copy_tree (root_real, temps, s, d, TRUE);
+      struct stat st;
+      int err;
 
+      if (stat (s, &st) != 0)
+        return errno;
+      if (S_ISDIR (st.st_mode))
+        {
+          if (mkdir (d, (st.st_mode & 07777) | S_IRWXU) != 0)
+            return errno;
+          err = copy_members (root_real, s, d);
+        }
+      else
+        err = copy_file_to (s, d);
       if (err != 0)
         return err;
     }
+  sync_dir (dst);
+  return 0;
+}
+
+/*
+ * lb_store_fs_copy_beside:
+ * @src: a file, or a collection below @root_real
+ * @dst: where the copy is meant to go
+ * @recursive: copy a collection's members all the way down (else the collection alone)
+ * @tmp_out: (out): the copy
+ *
+ * Builds the copy of @src in a new hidden sibling of @dst, every file fsynced, ready for
+ * lb_store_fs_install(); nothing at @dst changes. Returns 0, or an errno with the partial copy
+ * already removed (a full disk leaves nothing behind).
+ */
+int
+lb_store_fs_copy_beside (const char *root_real, const char *src, const char *dst, gboolean recursive,
+                         char **tmp_out)
+{
+  g_autofree char *tmp = NULL;
+  struct stat st;
+  int err, fd;
+
+  if (stat (src, &st) != 0)
+    return errno;
+  if (S_ISREG (st.st_mode))
+    {
+      err = lb_store_fs_open_temp (dst, &fd, &tmp);
+      if (err != 0)
+        return err;
+      err = copy_file_into (src, fd);
+      if (close (fd) != 0 && err == 0)
+        err = errno;
+    }
+  else if (S_ISDIR (st.st_mode))
+    {
+      tmp = hidden_sibling (dst);
+      if (mkdir (tmp, (st.st_mode & 07777) | S_IRWXU) != 0)
+        return errno;
+      err = recursive ? copy_members (root_real, src, tmp) : 0;
+    }
+  else
+    return ENOENT; /* not part of the namespace */
+  if (err != 0)
+    {
+      lb_store_fs_remove_tree (tmp);
+      return err;
+    }
+  *tmp_out = g_steal_pointer (&tmp);
   return 0;
 }
 
@@ -264,17 +436,22 @@ remove_stale_cb (const char *path, const struct stat *st, int flag, struct FTW *
 {
   const char *base = path + ftw->base;
 
-  if (flag == FTW_F && g_str_has_prefix (base, LB_STORE_TEMP_PREFIX) && g_unlink (path) == 0)
+  if (!g_str_has_prefix (base, LB_STORE_TEMP_PREFIX))
+    return 0;
+  /* Files: upload temporaries. Directories (visited after their contents): a COPY or MOVE
+   * built beside its destination, or an old tree set aside, when the server died. */
+  if ((flag == FTW_F && g_unlink (path) == 0) ||
+      (flag == FTW_DP && lb_store_fs_remove_tree (path) == 0))
     stale_removed++;
   return 0;
 }
 
-/* Removes the upload temporaries below @root (not crossing mounts nor following symlinks);
- * returns how many. */
+/* Removes the temporaries below @root (not crossing mounts nor following symlinks); returns
+ * how many. */
 guint
 lb_store_fs_remove_stale_temps (const char *root)
 {
   stale_removed = 0;
-  nftw (root, remove_stale_cb, 32, FTW_PHYS | FTW_MOUNT);
+  nftw (root, remove_stale_cb, 32, FTW_PHYS | FTW_MOUNT | FTW_DEPTH);
   return stale_removed;
 }

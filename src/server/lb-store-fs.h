@@ -7,9 +7,11 @@ G_BEGIN_DECLS
 
 /*
  * The store's file-system work, free of HTTP: listings of the DAV namespace (no dotfiles, no
- * symlinks leading out of the root), recursive delete and copy that never follow symlinks,
- * upload temporaries created beside their target and renamed onto it, fsync of a directory.
- * Functions returning int return 0 or an errno.
+ * symlinks leading out of the root, nothing but files and directories), recursive delete that
+ * never follows symlinks, upload temporaries created beside their target, copies built beside
+ * their destination, and the renames that put either in place in one step (never replacing,
+ * replacing, or swapping a tree in); fsync of a directory. Functions returning int return 0 or
+ * an errno.
  */
 
 void       lb_store_fs_sync_dir_of        (const char *path);
@@ -23,11 +25,17 @@ int        lb_store_fs_write_all          (int         fd,
 int        lb_store_fs_open_temp          (const char *target,
                                            int        *fd_out,
                                            char      **path_out);
-int        lb_store_fs_copy_tree          (const char *root_real,
-                                           GHashTable *temps,
+int        lb_store_fs_rename_noreplace   (const char *from,
+                                           const char *to);
+int        lb_store_fs_install            (const char *from,
+                                           const char *to,
+                                           gboolean    replace);
+void       lb_store_fs_discard            (const char *abs);
+int        lb_store_fs_copy_beside        (const char *root_real,
                                            const char *src,
                                            const char *dst,
-                                           gboolean    recursive);
+                                           gboolean    recursive,
+                                           char      **tmp_out);
 guint      lb_store_fs_remove_stale_temps (const char *root);
 
 G_END_DECLS

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 #include <libsoup/soup.h>
 
+#include "lb-store-lock.h"
 #include "lb-store-server.h"
 
 G_BEGIN_DECLS
@@ -21,6 +22,7 @@ struct _LbStoreServer
   LbAccessLog     *log;        /* (nullable) */
   SoupServer      *soup;
   GHashTable      *temps;      /* in-flight upload temporaries (owned paths) */
+  LbStoreLocks    *locks;      /* paths whose check-and-commit is under way (lb-store-lock.h) */
   GHashTable      *idle_watches; /* (element-type GSource) keep-alive connections between requests */
   char            *url;
   mode_t           umask;

@@ -291,6 +291,7 @@ lb_store_server_finalize (GObject *object)
   g_free (self->url);
   g_hash_table_unref (self->temps);
   g_hash_table_unref (self->idle_watches);
+  lb_store_locks_free (self->locks);
   G_OBJECT_CLASS (lb_store_server_parent_class)->finalize (object);
 }
 
@@ -314,6 +315,7 @@ static void
 lb_store_server_init (LbStoreServer *self)
 {
   self->temps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->locks = lb_store_locks_new ();
   self->idle_watches = g_hash_table_new_full (NULL, NULL, NULL, destroy_source);
   self->umask = umask (022);
   umask (self->umask);

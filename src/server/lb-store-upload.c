@@ -11,6 +11,7 @@
 #include "lb-declarative.h"
 #include "lb-http-conditions.h"
 #include "lb-store-fs.h"
+#include "lb-store-lock.h"
 #include "lb-store-path.h"
 #include "lb-store-reply.h"
 #include "lb-store-server-private.h"
@@ -77,6 +78,19 @@ lb_store_upload_begin (LbStoreServer *self, SoupServerMessage *msg, LbStoreReque
   guint status;
   int err;
 
+  /* A chunked body is refused from the head (RFC 9110 §15.5.12): libsoup 3.2 cannot tell a
+   * complete one from a cut one, so a truncated or malformed upload would replace the file.
+   * libsoup 3.2.3's chunked decoder (soup-body-input-stream.c) reads the chunk size with
+   * strtoul() and takes anything that is not a positive number ("zz", "-5", an empty line,
+   * 18 hex digits) for the last chunk; it takes end-of-file at a chunk boundary for the end of
+   * the body; and it accepts any line after a chunk and after the last chunk. A PUT body then
+   * looks complete to the server whether the client sent it all or died half-way. Upstream:
+   * end-of-file is an error since 3.6.5 (GNOME/libsoup#153, #381), the line ends and trailers
+   * are read correctly since 3.6.6, and bad chunk sizes are a 400 in 3.7.1 (#508). The
+   * Lightbox client always sends Content-Length. */
+  if (soup_message_headers_get_encoding (h) == SOUP_ENCODING_CHUNKED)
+    return lb_store_reply_refuse (msg, SOUP_STATUS_LENGTH_REQUIRED,
+                                  "chunked uploads are not accepted: send Content-Length");
   if ((status = lb_store_path_check_creatable (req->rel, FALSE)) != 0)
     return lb_store_reply_refuse (msg, status, "this name cannot be written");
   if (req->slash)
@@ -92,6 +106,9 @@ lb_store_upload_begin (LbStoreServer *self, SoupServerMessage *msg, LbStoreReque
   exists = stat (req->abs, &st) == 0;
   if (exists && S_ISDIR (st.st_mode))
     return lb_store_reply_refuse (msg, SOUP_STATUS_CONFLICT, "a collection has this name");
+  if (exists && !S_ISREG (st.st_mode))
+    return lb_store_reply_refuse (msg, SOUP_STATUS_CONFLICT,
+                                  "something other than a file has this name");
   if ((status = lb_http_evaluate_preconditions (h, exists ? &st : NULL, FALSE)) != 0)
     return lb_store_reply_refuse (msg, status, "precondition failed");
   if (!lb_store_fs_parent_is_dir (req->abs))
@@ -106,31 +123,74 @@ lb_store_upload_begin (LbStoreServer *self, SoupServerMessage *msg, LbStoreReque
 }
 
 /*
- * The end of a PUT: write the last buffered bytes, fsync, check the preconditions again (the
- * target may have changed while the body streamed in, and If-Match must still protect against
- * a concurrent writer), rename into place, fsync the directory. fsync of a large file can take
- * a long time, so this runs in a worker thread while the message is paused; the thread touches
- * only the file system and this struct, never the server's tables.
+ * lb_store_upload_check_filter:
+ * @path: a regular file
+ * @name: the name it is to be published under in the filter repository
+ * @detail: (out): why not, for the answer
+ *
+ * Whether @path may be published as a declarative filter: at most LB_STORE_MAX_XML_BODY bytes
+ * (else 413), and text the engine's strict parser accepts (else 422, with the parser's
+ * "file:line: reason"). Chain steps are checked where they run, against the filters installed
+ * there. Every way into the repository (PUT, COPY, MOVE) goes through here. Returns 0 or the
+ * status.
+ */
+guint
+lb_store_upload_check_filter (const char *path, const char *name, char **detail)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean valid = FALSE;
+  char *text = NULL;
+  gsize text_len = 0;
+  struct stat st;
+
+  if (stat (path, &st) == 0 && st.st_size > LB_STORE_MAX_XML_BODY)
+    {
+      *detail = g_strdup ("a declarative filter is at most 1 MiB");
+      return SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE;
+    }
+  if (g_file_get_contents (path, &text, &text_len, &error))
+    {
+      g_autoptr(GBytes) bytes = g_bytes_new_take (text, text_len);
+      valid = lb_declarative_check (bytes, name, &error);
+    }
+  if (!valid)
+    {
+      *detail = g_strdup (error->message);
+      return SOUP_STATUS_UNPROCESSABLE_ENTITY;
+    }
+  return 0;
+}
+
+/*
+ * The end of a PUT: write the last buffered bytes, fsync, then, under the lock of the target
+ * path (lb-store-lock.h), check the preconditions again against the file that is there now
+ * and rename into place, so that no other writer of this server can come between the check
+ * and the rename; If-None-Match: * renames without replacing (the kernel refuses if anything
+ * has the name). Then fsync the directory. fsync of a large file can take a long time, so this
+ * runs in a worker thread while the message is paused; the thread touches only the file
+ * system, the locks and this struct (the preconditions are copied out of the request first),
+ * never the message or the server's tables.
  */
 typedef struct
 {
-  SoupServerMessage *msg;     /* (owned) paused until the commit is done */
-  LbStoreServer     *server;  /* (owned) */
-  int                fd;      /* (owned) the temporary, closed by the thread */
-  char              *temp;
-  char              *abs;
-  GByteArray        *pending; /* (owned) bytes not yet written */
-  mode_t             umask;
-  char              *filter_origin; /* (nullable) set for .lbfilter uploads, which are parsed */
+  SoupServerMessage   *msg;     /* (owned) paused until the commit is done */
+  LbStoreServer       *server;  /* (owned) */
+  int                  fd;      /* (owned) the temporary, closed by the thread */
+  char                *temp;
+  char                *abs;
+  GByteArray          *pending; /* (owned) bytes not yet written */
+  LbHttpPreconditions *cond;    /* (owned) the request's preconditions */
+  mode_t               umask;
+  char                *filter_origin; /* (nullable) set for .lbfilter uploads, which are parsed */
   /* results */
-  guint              status;
-  const char        *detail;
-  char              *detail_owned;
-  int                err;
-  gboolean           renamed;
-  gboolean           existed;
-  char              *etag;
-  char              *lastmod;
+  guint                status;
+  const char          *detail;
+  char                *detail_owned;
+  int                  err;
+  gboolean             renamed;
+  gboolean             existed;
+  char                *etag;
+  char                *lastmod;
 } LbPutCommit;
 
 static void
@@ -143,6 +203,7 @@ lb_put_commit_free (LbPutCommit *pc)
   g_free (pc->temp);
   g_free (pc->abs);
   g_byte_array_unref (pc->pending);
+  lb_http_preconditions_free (pc->cond);
   g_free (pc->etag);
   g_free (pc->lastmod);
   g_free (pc->filter_origin);
@@ -158,18 +219,69 @@ status_for_write_errno (int err)
            : SOUP_STATUS_INTERNAL_SERVER_ERROR;
 }
 
+/* Under the target's lock: the preconditions against the file there now, then the rename.
+ * Sets pc->status on refusal and returns FALSE. */
+static gboolean
+put_commit_locked (LbPutCommit *pc)
+{
+  g_autofree char *key = lb_store_lock_key (pc->abs);
+  g_autoptr(LbStoreLock) lock = NULL;
+  struct stat st;
+  guint status;
+  int err;
+
+  lock = lb_store_lock_acquire (pc->server->locks, key, NULL);
+  pc->existed = stat (pc->abs, &st) == 0;
+  if (pc->existed && !S_ISREG (st.st_mode))
+    {
+      pc->status = SOUP_STATUS_CONFLICT;
+      pc->detail = S_ISDIR (st.st_mode) ? "a collection has this name"
+                                        : "something other than a file has this name";
+      return FALSE;
+    }
+  if ((status = lb_http_preconditions_evaluate (pc->cond, pc->existed ? &st : NULL, FALSE)) != 0)
+    {
+      pc->status = status;
+      pc->detail = "precondition failed";
+      return FALSE;
+    }
+  if (lb_http_preconditions_forbid_any (pc->cond))
+    err = lb_store_fs_rename_noreplace (pc->temp, pc->abs);
+  else
+    err = rename (pc->temp, pc->abs) == 0 ? 0 : errno;
+  if (err == EEXIST)
+    {
+      /* Created behind the server's back since the check: If-None-Match: * fails. */
+      pc->status = SOUP_STATUS_PRECONDITION_FAILED;
+      pc->detail = "precondition failed";
+      return FALSE;
+    }
+  if (err != 0)
+    {
+      pc->err = err;
+      pc->status = lb_store_reply_errno_status (err);
+      pc->detail = g_strerror (err);
+      return FALSE;
+    }
+  pc->renamed = TRUE;
+  return TRUE;
+}
+
 static void
 put_commit_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
   LbPutCommit *pc = task_data;
-  struct stat st;
+  struct stat st, own;
   int err = lb_store_fs_write_all (pc->fd, pc->pending->data, pc->pending->len);
-  guint status;
 
   if (err == 0 && fsync (pc->fd) != 0)
     err = errno;
-  pc->existed = stat (pc->abs, &st) == 0;
-  if (err == 0 && fchmod (pc->fd, pc->existed ? (st.st_mode & 07777) : (0666 & ~pc->umask)) != 0)
+  /* The mode of the file it replaces, else the one a new file gets. */
+  if (err == 0 &&
+      fchmod (pc->fd, stat (pc->abs, &st) == 0 ? (st.st_mode & 07777) : (0666 & ~pc->umask)) != 0)
+    err = errno;
+  /* The new file's ETag: a rename keeps the inode, size and mtime it is made of. */
+  if (err == 0 && fstat (pc->fd, &own) != 0)
     err = errno;
   if (close (pc->fd) != 0 && err == 0)
     err = errno;
@@ -181,60 +293,17 @@ put_commit_thread (GTask *task, gpointer source, gpointer task_data, GCancellabl
       pc->detail = g_strerror (err);
       return;
     }
-  if (pc->existed && S_ISDIR (st.st_mode))
+  if (pc->filter_origin != NULL &&
+      (pc->status = lb_store_upload_check_filter (pc->temp, pc->filter_origin, &pc->detail_owned)) != 0)
     {
-      pc->status = SOUP_STATUS_CONFLICT;
-      pc->detail = "a collection has this name";
+      pc->detail = pc->detail_owned;
       return;
     }
-  if (pc->filter_origin != NULL)
-    {
-      /* The repository only publishes filters the engine accepts: parsed strictly here (chain
-       * steps are checked where they run, against the filters installed there). */
-      g_autoptr(GError) error = NULL;
-      g_autoptr(LbFilter) filter = NULL;
-      char *text = NULL;
-      gsize text_len = 0;
-
-      if (stat (pc->temp, &st) == 0 && st.st_size > LB_STORE_MAX_XML_BODY)
-        {
-          pc->status = SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE;
-          pc->detail = "a declarative filter is at most 1 MiB";
-          return;
-        }
-      if (g_file_get_contents (pc->temp, &text, &text_len, &error))
-        {
-          g_autoptr(GBytes) bytes = g_bytes_new_take (text, text_len);
-          filter = lb_declarative_parse (bytes, pc->filter_origin, NULL, NULL, &error);
-        }
-      if (filter == NULL)
-        {
-          pc->status = SOUP_STATUS_UNPROCESSABLE_ENTITY;
-          pc->detail = pc->detail_owned = g_strdup (error->message);
-          return;
-        }
-    }
-  if ((status = lb_http_evaluate_preconditions (soup_server_message_get_request_headers (pc->msg),
-                                                pc->existed ? &st : NULL, FALSE)) != 0)
-    {
-      pc->status = status;
-      pc->detail = "precondition failed";
-      return;
-    }
-  if (rename (pc->temp, pc->abs) != 0)
-    {
-      pc->err = errno;
-      pc->status = lb_store_reply_errno_status (pc->err);
-      pc->detail = g_strerror (pc->err);
-      return;
-    }
-  pc->renamed = TRUE;
+  if (!put_commit_locked (pc))
+    return;
   lb_store_fs_sync_dir_of (pc->abs);
-  if (stat (pc->abs, &st) == 0)
-    {
-      pc->etag = lb_http_make_etag (&st);
-      pc->lastmod = lb_dav_format_rfc1123 (st.st_mtim.tv_sec);
-    }
+  pc->etag = lb_http_make_etag (&own);
+  pc->lastmod = lb_dav_format_rfc1123 (own.st_mtim.tv_sec);
   pc->status = pc->existed ? SOUP_STATUS_NO_CONTENT : SOUP_STATUS_CREATED;
 }
 
@@ -281,6 +350,7 @@ void
 lb_store_upload_finish (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
 {
   g_autoptr(GTask) task = NULL;
+  LbHttpPreconditions cond;
   LbPutCommit *pc;
 
   if (req->too_large)
@@ -305,6 +375,9 @@ lb_store_upload_finish (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequ
   pc->temp = g_strdup (req->temp_path);
   pc->abs = g_strdup (req->abs);
   pc->pending = g_steal_pointer (&req->wbuf);
+  /* Copied now: the thread must not read the headers of a message the main loop owns. */
+  lb_http_preconditions_read (&cond, soup_server_message_get_request_headers (msg));
+  pc->cond = lb_http_preconditions_dup (&cond);
   pc->umask = self->umask;
   if (lb_store_path_is_in_filter_repo (req->rel))
     pc->filter_origin = g_path_get_basename (req->rel);

@@ -1,26 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "lb-local-store"
 
-#include "lb-local-store.h"
+#include "lb-local-store-private.h"
 
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "lb-dicomdir.h"
 #include "lb-error.h"
-
-#define QUERY_ATTRS \
-  G_FILE_ATTRIBUTE_STANDARD_NAME "," G_FILE_ATTRIBUTE_STANDARD_DISPLAY_NAME "," \
-  G_FILE_ATTRIBUTE_STANDARD_TYPE "," G_FILE_ATTRIBUTE_STANDARD_SIZE "," \
-  G_FILE_ATTRIBUTE_STANDARD_CONTENT_TYPE "," G_FILE_ATTRIBUTE_STANDARD_FAST_CONTENT_TYPE "," \
-  G_FILE_ATTRIBUTE_TIME_MODIFIED "," G_FILE_ATTRIBUTE_ETAG_VALUE
-
-struct _LbLocalStore {
-  GObject         parent_instance;
-  GFile          *root;     /* owned */
-  char           *root_uri; /* owned */
-  LbStoreOptions *options;  /* owned (ref) */
-};
 
 static void lb_local_store_iface_init (LbStoreInterface *iface);
 
@@ -37,6 +25,8 @@ typedef struct {
   gpointer               progress_data;
   GMainContext          *context;       /* owned: where progress is reported */
   LbStoreEntry          *entry;         /* owned, read: info of the opened file */
+  char                  *query;         /* owned, nullable: a DICOM level in the folder @file
+                                         * (lb-local-store-dicom.c) */
 } Op;
 
 static void
@@ -49,12 +39,13 @@ op_free (gpointer data)
   g_free (op->etag);
   g_clear_pointer (&op->context, g_main_context_unref);
   g_clear_object (&op->entry);
+  g_free (op->query);
   g_free (op);
 }
 
 /* GIO errors → LB_ERROR with the URI in front; cancellation stays G_IO_ERROR_CANCELLED. */
-static GError *
-map_error (GFile *file, GError *error)
+GError *
+_lb_local_store_map_error (GFile *file, GError *error)
 {
   g_autofree char *uri = g_file_get_uri (file);
   LbError code;
@@ -85,8 +76,8 @@ map_error (GFile *file, GError *error)
   return mapped;
 }
 
-static LbStoreEntry *
-entry_from_info (GFile *file, GFileInfo *info)
+LbStoreEntry *
+_lb_local_store_entry_from_info (GFile *file, GFileInfo *info)
 {
   g_autofree char *uri = g_file_get_uri (file);
   g_autofree char *name = g_file_get_basename (file);
@@ -129,16 +120,34 @@ entry_from_info (GFile *file, GFileInfo *info)
   return entry;
 }
 
-/* @uri NULL → root; otherwise a file:// URI or path at or below the root. */
+/* @uri NULL → root; otherwise a file:// URI or path at or below the root. A query names a
+ * DICOM patient, study or series of the folder before it (lb-local-store-dicom.c): it goes to
+ * @query. */
 static GFile *
-resolve (LbLocalStore *self, const char *uri, GError **error)
+resolve (LbLocalStore *self, const char *uri, char **query, GError **error)
 {
   g_autoptr(GFile) file = NULL;
   g_autofree char *scheme = NULL;
+  g_autofree char *path_part = NULL;
 
   if (uri == NULL)
-    return g_object_ref (self->root);
+    {
+      *query = g_strdup (self->root_query);
+      return g_object_ref (self->root);
+    }
   scheme = g_uri_parse_scheme (uri);
+  if (scheme != NULL && strchr (uri, '?') != NULL)
+    {
+      /* a '?' in a file URI is never part of a name: names are percent-encoded */
+      const char *q = strchr (uri, '?');
+
+      path_part = g_strndup (uri, q - uri);
+      *query = g_strdup (q + 1);
+      /* `ls` prints containers with a '/' after them: not part of a UID */
+      while (**query && (*query)[strlen (*query) - 1] == '/')
+        (*query)[strlen (*query) - 1] = '\0';
+      uri = path_part;
+    }
   file = scheme != NULL ? g_file_new_for_uri (uri) : g_file_new_for_path (uri);
   if (!g_file_equal (file, self->root) && !g_file_has_prefix (file, self->root))
     {
@@ -160,7 +169,7 @@ new_task (LbLocalStore *self, const char *uri, GCancellable *cancellable,
   g_task_set_source_tag (task, tag);
   g_task_set_task_data (task, op, op_free);
   op->context = g_main_context_ref_thread_default ();
-  op->file = resolve (self, uri, &error);
+  op->file = resolve (self, uri, &op->query, &error);
   if (op->file == NULL)
     {
       g_task_return_error (task, error);
@@ -185,13 +194,13 @@ static void
 return_entry (GTask *task, Op *op, GCancellable *cancellable)
 {
   GError *error = NULL;
-  g_autoptr(GFileInfo) info = g_file_query_info (op->file, QUERY_ATTRS, G_FILE_QUERY_INFO_NONE,
-                                                 cancellable, &error);
+  g_autoptr(GFileInfo) info = g_file_query_info (op->file, LB_LOCAL_STORE_QUERY_ATTRS,
+                                                 G_FILE_QUERY_INFO_NONE, cancellable, &error);
 
   if (info == NULL)
-    g_task_return_error (task, map_error (op->file, error));
+    g_task_return_error (task, _lb_local_store_map_error (op->file, error));
   else
-    g_task_return_pointer (task, entry_from_info (op->file, info), g_object_unref);
+    g_task_return_pointer (task, _lb_local_store_entry_from_info (op->file, info), g_object_unref);
 }
 
 /* ---- progress marshalling ----------------------------------------------------------------- */
@@ -229,46 +238,70 @@ report_progress (Op *op, goffset current, goffset total)
 
 /* ---- list --------------------------------------------------------------------------------- */
 
-static void
-list_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+GPtrArray *
+_lb_local_store_enumerate (LbLocalStore *self, GFile *folder, GCancellable *cancellable,
+                           GError **error)
 {
-  LbLocalStore *self = source;
-  Op *op = task_data;
-  GError *error = NULL;
+  GError *local = NULL;
   g_autoptr(GFileEnumerator) enumerator = NULL;
   g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func (g_object_unref);
 
-  enumerator = g_file_enumerate_children (op->file, QUERY_ATTRS, G_FILE_QUERY_INFO_NONE,
-                                          cancellable, &error);
+  enumerator = g_file_enumerate_children (folder, LB_LOCAL_STORE_QUERY_ATTRS,
+                                          G_FILE_QUERY_INFO_NONE, cancellable, &local);
   if (enumerator == NULL)
     {
-      g_task_return_error (task, map_error (op->file, error));
-      return;
+      g_propagate_error (error, _lb_local_store_map_error (folder, local));
+      return NULL;
     }
   for (;;)
     {
       GFileInfo *info = NULL;
       GFile *child = NULL;
 
-      if (!g_file_enumerator_iterate (enumerator, &info, &child, cancellable, &error))
+      if (!g_file_enumerator_iterate (enumerator, &info, &child, cancellable, &local))
         {
-          g_task_return_error (task, map_error (op->file, error));
-          return;
+          g_propagate_error (error, _lb_local_store_map_error (folder, local));
+          return NULL;
         }
       if (info == NULL)
         break;
-      g_ptr_array_add (entries, entry_from_info (child, info));
+      g_ptr_array_add (entries, _lb_local_store_entry_from_info (child, info));
       if (self->options->max_listing_entries > 0
           && entries->len > self->options->max_listing_entries)
         {
-          g_autofree char *uri = g_file_get_uri (op->file);
-          g_task_return_new_error (task, LB_ERROR, LB_ERROR_TOO_LARGE,
-                                   "%s: listing too large (more than %u entries)", uri,
-                                   self->options->max_listing_entries);
-          return;
+          g_autofree char *uri = g_file_get_uri (folder);
+
+          g_set_error (error, LB_ERROR, LB_ERROR_TOO_LARGE,
+                       "%s: listing too large (more than %u entries)", uri,
+                       self->options->max_listing_entries);
+          return NULL;
         }
     }
-  g_task_return_pointer (task, g_steal_pointer (&entries), (GDestroyNotify) g_ptr_array_unref);
+  return g_steal_pointer (&entries);
+}
+
+static void
+list_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  LbLocalStore *self = source;
+  Op *op = task_data;
+  GError *error = NULL;
+  GPtrArray *entries;
+
+  if (op->query != NULL)
+    entries = _lb_local_store_list_dicom (self, op->file, op->query, cancellable, &error);
+  else
+    {
+      g_autoptr(GPtrArray) files = _lb_local_store_enumerate (self, op->file, cancellable, &error);
+
+      /* the DICOM objects of the folder, by patient, study and series */
+      entries = files ? _lb_local_store_group_dicom (self, op->file, files, cancellable, &error)
+                      : NULL;
+    }
+  if (entries == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, entries, (GDestroyNotify) g_ptr_array_unref);
 }
 
 static void
@@ -285,7 +318,36 @@ lb_local_store_list_async (LbStore *store, const char *uri, GCancellable *cancel
 static void
 stat_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
-  return_entry (task, task_data, cancellable);
+  Op *op = task_data;
+  GError *error = NULL;
+  LbStoreEntry *entry;
+
+  if (op->query == NULL)
+    {
+      return_entry (task, op, cancellable);
+      return;
+    }
+  entry = _lb_local_store_stat_dicom (source, op->file, op->query, cancellable, &error);
+  if (entry == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, entry, g_object_unref);
+}
+
+/* Reading, writing and making folders take files: a DICOM patient, study or series is a
+ * listing. FALSE (and @task failed) for one. */
+static gboolean
+check_is_file (GTask *task, Op *op)
+{
+  g_autofree char *uri = NULL;
+
+  if (op->query == NULL)
+    return TRUE;
+  uri = g_file_get_uri (op->file);
+  g_task_return_new_error (task, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                           "%s?%s is a DICOM patient, study or series, not a file", uri,
+                           op->query);
+  return FALSE;
 }
 
 static void
@@ -345,21 +407,26 @@ read_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
 {
   Op *op = task_data;
   GError *error = NULL;
-  g_autoptr(GFileInputStream) stream = g_file_read (op->file, cancellable, &error);
+  g_autoptr(GFileInputStream) stream = NULL;
   g_autoptr(GFileInfo) info = NULL;
+
+  if (!check_is_file (task, op))
+    return;
+  stream = g_file_read (op->file, cancellable, &error);
 
   if (stream == NULL)
     {
-      g_task_return_error (task, map_error (op->file, error));
+      g_task_return_error (task, _lb_local_store_map_error (op->file, error));
       return;
     }
-  info = g_file_query_info (op->file, QUERY_ATTRS, G_FILE_QUERY_INFO_NONE, cancellable, &error);
+  info = g_file_query_info (op->file, LB_LOCAL_STORE_QUERY_ATTRS, G_FILE_QUERY_INFO_NONE,
+                            cancellable, &error);
   if (info == NULL)
     {
-      g_task_return_error (task, map_error (op->file, error));
+      g_task_return_error (task, _lb_local_store_map_error (op->file, error));
       return;
     }
-  op->entry = entry_from_info (op->file, info);
+  op->entry = _lb_local_store_entry_from_info (op->file, info);
   if (op->progress != NULL)
     {
       LbProgressStream *counted = g_object_new (LB_TYPE_PROGRESS_STREAM, "base-stream", stream, NULL);
@@ -445,6 +512,8 @@ write_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *ca
   g_autoptr(GFileOutputStream) out = NULL;
   gint64 written = 0;
 
+  if (!check_is_file (task, op))
+    return;
   if (op->mode == LB_STORE_WRITE_CREATE && g_file_peek_path (op->file) != NULL)
     {
       /* Write everything to a private temporary name, then link() it to the target: link
@@ -457,14 +526,14 @@ write_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *ca
       out = g_file_create (tmp, G_FILE_CREATE_NONE, cancellable, &error);
       if (out == NULL)
         {
-          g_task_return_error (task, map_error (op->file, error));
+          g_task_return_error (task, _lb_local_store_map_error (op->file, error));
           return;
         }
       if (!copy_into (op, G_OUTPUT_STREAM (out), cancellable, &written, &error))
         {
           g_output_stream_close (G_OUTPUT_STREAM (out), NULL, NULL);
           g_file_delete (tmp, NULL, NULL);
-          g_task_return_error (task, map_error (op->file, error));
+          g_task_return_error (task, _lb_local_store_map_error (op->file, error));
           return;
         }
       if (link (g_file_peek_path (tmp), g_file_peek_path (op->file)) != 0)
@@ -492,7 +561,7 @@ write_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *ca
                               FALSE, G_FILE_CREATE_NONE, cancellable, &error);
       if (out == NULL)
         {
-          g_task_return_error (task, map_error (op->file, error));
+          g_task_return_error (task, _lb_local_store_map_error (op->file, error));
           return;
         }
       if (!copy_into (op, G_OUTPUT_STREAM (out), cancellable, &written, &error))
@@ -506,7 +575,7 @@ write_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *ca
           g_clear_error (&ignored);
           if (op->mode == LB_STORE_WRITE_CREATE)
             g_file_delete (op->file, NULL, NULL);
-          g_task_return_error (task, map_error (op->file, error));
+          g_task_return_error (task, _lb_local_store_map_error (op->file, error));
           return;
         }
     }
@@ -545,6 +614,8 @@ mkdir_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *ca
   Op *op = task_data;
   GError *error = NULL;
 
+  if (!check_is_file (task, op))
+    return;
   if (!g_file_make_directory (op->file, cancellable, &error))
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
@@ -555,7 +626,7 @@ mkdir_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *ca
                                    "%s: the parent folder is missing", uri);
           return;
         }
-      g_task_return_error (task, map_error (op->file, error));
+      g_task_return_error (task, _lb_local_store_map_error (op->file, error));
       return;
     }
   return_entry (task, op, cancellable);
@@ -596,7 +667,10 @@ lb_local_store_finalize (GObject *object)
 
   g_clear_object (&self->root);
   g_free (self->root_uri);
+  g_free (self->root_query);
   g_clear_pointer (&self->options, lb_store_options_unref);
+  g_clear_pointer (&self->dicom_headers, g_hash_table_unref);
+  g_mutex_clear (&self->dicom_lock);
   G_OBJECT_CLASS (lb_local_store_parent_class)->finalize (object);
 }
 
@@ -609,6 +683,7 @@ lb_local_store_class_init (LbLocalStoreClass *klass)
 static void
 lb_local_store_init (LbLocalStore *self)
 {
+  g_mutex_init (&self->dicom_lock);
 }
 
 static void
@@ -637,8 +712,43 @@ lb_local_store_new (const char *uri, LbStoreOptions *options, GError **error)
       return NULL;
     }
   self = g_object_new (LB_TYPE_LOCAL_STORE, NULL);
-  self->root = scheme != NULL ? g_file_new_for_uri (uri) : g_file_new_for_commandline_arg (uri);
+  if (scheme != NULL && strchr (uri, '?') != NULL)
+    {
+      /* opened at a DICOM level of a folder: that level is what the root lists */
+      g_autofree char *folder = g_strndup (uri, strchr (uri, '?') - uri);
+      gsize n;
+
+      self->root_query = g_strdup (strchr (uri, '?') + 1);
+      n = strlen (self->root_query);
+      while (n > 0 && self->root_query[n - 1] == '/')
+        self->root_query[--n] = '\0';
+      self->root = g_file_new_for_uri (folder);
+    }
+  else
+    self->root = scheme != NULL ? g_file_new_for_uri (uri) : g_file_new_for_commandline_arg (uri);
+  {
+    /* a DICOMDIR opens the file-set it describes: its folder */
+    g_autofree char *base = g_file_get_basename (self->root);
+
+    if (base != NULL && lb_dicomdir_is_name (base)
+        && g_file_query_file_type (self->root, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_REGULAR)
+      {
+        GFile *parent = g_file_get_parent (self->root);
+
+        g_object_unref (self->root);
+        self->root = parent;
+      }
+  }
   self->root_uri = g_file_get_uri (self->root);
+  if (self->root_query != NULL)
+    {
+      char *with = g_strdup_printf ("%s%s?%s", self->root_uri,
+                                    g_str_has_suffix (self->root_uri, "/") ? "" : "/",
+                                    self->root_query);
+
+      g_free (self->root_uri);
+      self->root_uri = with;
+    }
   self->options = options != NULL ? lb_store_options_ref (options) : lb_store_options_new ();
   return LB_STORE (self);
 }

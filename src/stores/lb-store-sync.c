@@ -200,7 +200,9 @@ lb_store_download_sync (const char *uri, const char *path, LbStoreOptions *optio
 static gboolean
 content_type_is_image_or_unknown (const char *content_type)
 {
+  /* application/dicom: a Part 10 file, decoded by the DICOM layer's image loader */
   return content_type == NULL || g_ascii_strncasecmp (content_type, "image/", 6) == 0
+         || g_ascii_strcasecmp (content_type, "application/dicom") == 0
          || g_ascii_strcasecmp (content_type, "application/octet-stream") == 0
          || g_ascii_strcasecmp (content_type, "binary/octet-stream") == 0;
 }

@@ -4,16 +4,16 @@
 #include <string.h>
 
 #include "lb-bench-plot.h"
-#include "lb-bench-stats.h"
-#include "lb-bench-table.h"
 #include "lb-image-loader.h"
+#include "lb-measure-table.h"
+#include "lb-measure.h"
 #include "lb-test-files.h"
 
 static void
 test_stats (void)
 {
   double s[] = { 5, 1, 4, 2, 3 };
-  LbBenchStats st = lb_bench_stats_of (s, 5);
+  LbMeasureStats st = lb_measure_stats_of (s, 5);
 
   g_assert_cmpfloat (st.median, ==, 3);
   g_assert_cmpfloat (st.min, ==, 1);
@@ -40,9 +40,9 @@ noisy_run (gpointer data)
 static void
 test_measure (void)
 {
-  LbBenchOptions opt = { 3, 5, 50, 5.0, 0.02 };
+  LbMeasureOptions opt = { 3, 5, 50, 5.0, 0.02 };
   guint calls = 0;
-  LbBenchStats st = lb_bench_measure (constant_run, &calls, &opt);
+  LbMeasureStats st = lb_measure_run (constant_run, &calls, &opt);
 
   /* warm-up 3, then two rounds of 5 until the median repeats */
   g_assert_true (st.stable);
@@ -53,7 +53,7 @@ test_measure (void)
   calls = 0;
   opt.min_runs = 1;
   opt.warmup = 0;
-  st = lb_bench_measure (noisy_run, &calls, &opt);
+  st = lb_measure_run (noisy_run, &calls, &opt);
   g_assert_false (st.stable);
   g_assert_cmpuint (st.n, ==, 50);
 }
@@ -62,7 +62,7 @@ static void
 test_table (void)
 {
   const char *cols[] = { "filter", "ms", NULL };
-  g_autoptr (LbBenchTable) t = lb_bench_table_new ("T", cols);
+  g_autoptr (LbMeasureTable) t = lb_measure_table_new ("T", cols);
   g_autofree char *dir = lb_test_make_tmpdir ("bench");
   g_autofree char *csv = g_build_filename (dir, "t.csv", NULL);
   g_autofree char *text = NULL;
@@ -70,18 +70,40 @@ test_table (void)
   g_autofree char *json_text = NULL;
   g_autoptr (GError) error = NULL;
 
-  lb_bench_table_add_rowf (t, "blur, 3", "1.25", NULL);
-  lb_bench_table_add_rowf (t, "edge", "0.5", NULL);
-  g_assert_true (lb_bench_table_write_csv (t, csv, &error));
+  lb_measure_table_add_rowf (t, "blur, 3", "1.25", NULL);
+  lb_measure_table_add_rowf (t, "edge", "0.5", NULL);
+  g_assert_true (lb_measure_table_write_csv (t, csv, &error));
   g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
   g_assert_cmpstr (text, ==, "filter,ms\n\"blur, 3\",1.25\nedge,0.5\n");
-  json = lb_bench_table_to_json (t);
+  json = lb_measure_table_to_json (t);
   json_text = json_to_string (json, FALSE);
   g_assert_nonnull (strstr (json_text, "\"ms\":1.25"));
   g_assert_nonnull (strstr (json_text, "\"filter\":\"edge\""));
-  g_assert_cmpstr (lb_bench_table_get_cell (t, 1, "ms"), ==, "0.5");
+  g_assert_cmpstr (lb_measure_table_get_cell (t, 1, "ms"), ==, "0.5");
   g_unlink (csv);
   g_rmdir (dir);
+}
+
+/* The markdown table: pipes and markup escaped (an underscore only at a word's edge), numeric
+ * columns right-aligned, the columns padded to one width. */
+static void
+test_table_markdown (void)
+{
+  const char *cols[] = { "filter", "ms", "note", NULL };
+  g_autoptr (LbMeasureTable) t = lb_measure_table_new ("T", cols);
+  g_autofree char *md = NULL;
+
+  lb_measure_table_add_rowf (t, "a|b", "1.5", "", NULL);
+  lb_measure_table_add_rowf (t, "edge_", "12", "x*y", NULL);
+  lb_measure_table_add_rowf (t, "x", "", "p10_ms", NULL);
+  md = lb_measure_table_to_markdown (t);
+  g_assert_cmpstr (md, ==,
+                   "| filter |  ms | note   |\n"
+                   "| ------ | --: | ------ |\n"
+                   "| a\\|b   | 1.5 |        |\n"
+                   "| edge\\_ |  12 | x\\*y   |\n"
+                   "| x      |     | p10_ms |\n");
+  g_assert_cmpstr (lb_measure_table_get_title (t), ==, "T");
 }
 
 static void
@@ -133,6 +155,7 @@ main (int argc, char **argv)
   g_test_add_func ("/bench/stats", test_stats);
   g_test_add_func ("/bench/measure", test_measure);
   g_test_add_func ("/bench/table", test_table);
+  g_test_add_func ("/bench/table-markdown", test_table_markdown);
   g_test_add_func ("/bench/plot", test_plot);
   return g_test_run ();
 }

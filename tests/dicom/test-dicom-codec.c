@@ -334,8 +334,7 @@ test_unsupported (void)
   g_assert_true (g_str_has_prefix (error->message, "mpeg: "));
   g_assert_true (lb_dicom_codec_supports (LB_DICOM_TS_RLE));
   g_assert_false (lb_dicom_codec_supports (LB_DICOM_TS_EXPLICIT_LE));
-  g_assert_cmpstr (lb_dicom_transfer_syntax_name (LB_DICOM_TS_JPEG_LS_LOSSLESS), ==,
-                   "JPEG-LS Lossless");
+  g_assert_nonnull (strstr (error->message, "MPEG2 Main Profile / Main Level"));
 }
 
 typedef struct {

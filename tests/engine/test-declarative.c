@@ -306,7 +306,8 @@ test_localised_name (void)
 }
 
 /* Random corruptions of valid files: every result is a filter or an LB_ERROR_PARSE naming
- * the origin, never a crash (run under valgrind/ASan by the test setups). */
+ * the origin, never a crash (run under valgrind/ASan by the test setups); the check alone
+ * (lightbox-store's) accepts and rejects the same files with the same messages. */
 static void
 test_mutations (void)
 {
@@ -326,6 +327,7 @@ test_mutations (void)
       guint edits = g_rand_int_range (rand, 1, 4);
       g_autoptr(GBytes) bytes = NULL;
       g_autoptr(GError) error = NULL;
+      g_autoptr(GError) check_error = NULL;
       g_autoptr(LbFilter) f = NULL;
 
       for (guint e = 0; e < edits; e++)
@@ -348,6 +350,9 @@ test_mutations (void)
         }
       bytes = g_string_free_to_bytes (text);
       f = lb_declarative_parse (bytes, "fuzz.lbfilter", NULL, NULL, &error);
+      g_assert_cmpint (lb_declarative_check (bytes, "fuzz.lbfilter", &check_error), ==, f != NULL);
+      if (f == NULL)
+        g_assert_cmpstr (check_error->message, ==, error->message);
       if (f != NULL)
         n_ok++;
       else

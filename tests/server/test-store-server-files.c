@@ -242,12 +242,14 @@ test_put_limit (void)
     g_autoptr(GBytes) d = lb_test_read_file (p);
     g_assert_true (g_bytes_equal (d, ok));
   }
-  /* Chunked: no Content-Length to check early, the streamed bytes are counted. */
+  /* Chunked: refused from the head whatever the size (411: libsoup 3.2 cannot tell a cut
+   * chunked body from a complete one). */
   c1 = put_chunked (s, "/c.bin", huge);
-  g_assert_cmpuint (c1->status, ==, 413);
+  g_assert_cmpuint (c1->status, ==, 411);
   g_assert_false (g_file_test (root_path (s, "c.bin"), G_FILE_TEST_EXISTS));
   c2 = put_chunked (s, "/d.bin", ok);
-  g_assert_cmpuint (c2->status, ==, 201);
+  g_assert_cmpuint (c2->status, ==, 411);
+  g_assert_false (g_file_test (root_path (s, "d.bin"), G_FILE_TEST_EXISTS));
 
   /* Refused from the headers alone, before the body is sent (Expect: 100-continue). */
   raw = lb_test_raw_request (s->port,

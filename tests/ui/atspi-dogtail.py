@@ -36,6 +36,25 @@ except Exception as e:  # pragma: no cover - dogtail missing
 
 build, source = sys.argv[1], sys.argv[2]
 steps = []
+# The AT-SPI role of a GtkButton is "push button" with GTK 4.8 and at-spi2-core 2.46 (Debian 12),
+# "button" with GTK 4.18 and at-spi2-core 2.56 (Debian 13), where a GtkMenuButton is a
+# "toggle button".
+BUTTON_ROLES = ("push button", "button", "toggle button")
+
+
+def find_button(parent, name):
+    return parent.findChild(lambda n: n.name == name and n.roleName in BUTTON_ROLES)
+
+
+def menu_item_named(node, name):
+    """GTK 4.18 gives a menu item no AT-SPI name: its text is that of the label it is labelled
+    by (GTK 4.8 names the item itself)."""
+    if node.name == name:
+        return True
+    if node.name or node.roleName != "menu item":
+        return False
+    label = node.labeller
+    return label is not None and not isinstance(label, list) and label.text == name
 
 
 def ok(cond, what):
@@ -98,20 +117,21 @@ try:
     ok(frame, "the 16-bit CT image is open (window title)")
 
     # filter: Filters menu → "Soft sharpen" (published by the store)
-    filters = app.child(name="Filters", roleName="push button")
+    filters = find_button(app, "Filters")
     button = [n for n in filters.findChildren(lambda n: "click" in n.actions)] or [filters]
     button[0].doActionNamed("click")
-    item = wait_for(lambda: root.application("lightbox").child(name="Soft sharpen"), 15)
+    item = wait_for(lambda: root.application("lightbox").findChild(
+        lambda n: menu_item_named(n, "Soft sharpen"), retry=False), 15)
     ok(item is not None, "the Filters menu lists the store's Soft sharpen")
     acts = list(item.actions.keys())
     item.doActionNamed(acts[0] if acts else "click")
-    undo = app.child(name="Undo", roleName="push button")
+    undo = find_button(app, "Undo")
     ok(wait_for(lambda: undo.sensitive, 30), "the filter ran (Undo became available)")
 
     # upload: Upload button → dialog → Upload
-    app.child(name="Upload", roleName="push button").doActionNamed("click")
+    find_button(app, "Upload").doActionNamed("click")
     dialog = wait_for(lambda: app.child(name="Upload to Store"), 15)
-    buttons = [n for n in dialog.findChildren(lambda n: n.roleName == "push button"
+    buttons = [n for n in dialog.findChildren(lambda n: n.roleName in BUTTON_ROLES
                                               and "Upload" in (n.name or ""))]
     buttons[-1].doActionNamed("click")
     target = os.path.join(store_root, "CT", "ct-head-128-16bit.soft-sharpen.png")

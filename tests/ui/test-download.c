@@ -17,7 +17,7 @@
 #include "lb-test-files.h"
 #include "lb-test-loop.h"
 #include "lb-test-process.h"
-#include "lb-window-private.h"
+#include "lb-window-test.h"
 
 #define CT_PATH "CT/ct-head-128-16bit.png"
 #define BIG_SIZE 5800 /* 5800² gray16: 67 MB of pixels, noise so zlib keeps most of it */
@@ -69,7 +69,7 @@ not_busy (gpointer data)
 static gboolean
 store_idle (gpointer data)
 {
-  return lb_store_browser_get_pending (LB_WINDOW (data)->browser) == 0;
+  return lb_store_browser_get_pending (lb_window_test_get_browser (LB_WINDOW (data))) == 0;
 }
 
 /* What happens during the download, counted by sources and signals on the main context. */
@@ -117,20 +117,24 @@ static gboolean
 enough_progress (gpointer data)
 {
   Activity *a = data;
-  return a->gaps_with_ticks >= 3 && a->frames >= 2 && a->win->first_pixels_us > 0;
+  return a->gaps_with_ticks >= 3 && a->frames >= 2
+         && lb_window_test_get_first_pixels_us (a->win) > 0;
 }
 
 static void
 test_cancel_large_download (void)
 {
   LbWindow *win = lb_window_new (app);
+  LbCanvas *canvas = lb_window_test_get_canvas (win);
+  GtkWidget *progress_bar = lb_window_test_get_child (win, "progress_bar");
+  GtkWidget *size_label = lb_window_test_get_child (win, "size_label");
   g_autofree char *dir = g_build_filename (store.root, "big", NULL);
   g_autofree char *path = g_build_filename (dir, "gray16-5800.png", NULL);
   g_autofree char *ct_url = g_strconcat (store.url, CT_PATH, NULL);
   g_autofree char *big_url = g_strconcat (store.url, "big/gray16-5800.png", NULL);
   GdkFrameClock *clock;
   Activity a = { 0 };
-  LbImage *before;
+  LbImage *before, *after;
   guint progress_handler, paint_handler;
 
   g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
@@ -145,13 +149,13 @@ test_cancel_large_download (void)
   /* the image the user looks at before starting the large download */
   lb_window_open_store_image (win, ct_url);
   g_assert_true (lb_test_wait (not_busy, win, 10000));
-  g_assert_nonnull (win->history);
-  before = lb_history_get_current (win->history);
-  g_assert_true (lb_canvas_get_image (win->canvas) == before);
+  g_assert_nonnull (lb_window_test_get_history (win));
+  before = lb_history_get_current (lb_window_test_get_history (win));
+  g_assert_true (lb_canvas_get_image (canvas) == before);
 
   clock = gtk_widget_get_frame_clock (GTK_WIDGET (win));
   paint_handler = g_signal_connect (clock, "after-paint", G_CALLBACK (on_painted), &a);
-  progress_handler = g_signal_connect (win->progress_bar, "notify::fraction",
+  progress_handler = g_signal_connect (progress_bar, "notify::fraction",
                                        G_CALLBACK (on_progress), &a);
   a.win = win;
   g_timeout_add (2, on_tick, &a);
@@ -162,13 +166,13 @@ test_cancel_large_download (void)
   g_test_message ("after %u progress updates: %u ticks, %u gaps with ticks, %u frames",
                   a.progress, a.ticks, a.gaps_with_ticks, a.frames);
   g_assert_true (lb_window_is_busy (win));
-  g_assert_cmpint (win->load_done_us, ==, 0);
+  g_assert_cmpint (lb_window_test_get_load_done_us (win), ==, 0);
   /* the rows so far are on screen, but nothing offers them as an image */
-  g_assert_true (win->first_pixels_us > 0);
-  g_assert_null (lb_canvas_get_image (win->canvas));
-  g_assert_null (win->history);
+  g_assert_true (lb_window_test_get_first_pixels_us (win) > 0);
+  g_assert_null (lb_canvas_get_image (canvas));
+  g_assert_null (lb_window_test_get_history (win));
   g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (win), "upload"));
-  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (win->size_label)), "5800 × 5800"));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (size_label)), "5800 × 5800"));
 
   /* cancel as the user does, mid-download */
   g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (win), "cancel"));
@@ -176,25 +180,26 @@ test_cancel_large_download (void)
   g_assert_true (lb_test_wait (not_busy, win, 10000));
   a.stop = TRUE;
   g_signal_handler_disconnect (clock, paint_handler);
-  g_signal_handler_disconnect (win->progress_bar, progress_handler);
+  g_signal_handler_disconnect (progress_bar, progress_handler);
 
   /* the image from before is back, complete; the partial one was never finished */
-  g_assert_cmpint (win->load_done_us, ==, 0);
-  g_assert_nonnull (win->history);
-  g_assert_true (lb_history_get_current (win->history) == before);
-  g_assert_true (lb_canvas_get_image (win->canvas) == before);
-  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (win->size_label)), "128 × 128"));
-  g_assert_cmpstr (win->last_status, ==, "Loading cancelled");
-  g_assert_false (gtk_widget_get_visible (win->progress_bar));
+  g_assert_cmpint (lb_window_test_get_load_done_us (win), ==, 0);
+  g_assert_nonnull (lb_window_test_get_history (win));
+  g_assert_true (lb_history_get_current (lb_window_test_get_history (win)) == before);
+  g_assert_true (lb_canvas_get_image (canvas) == before);
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (size_label)), "128 × 128"));
+  g_assert_cmpstr (lb_window_test_get_last_status (win), ==, "Loading cancelled");
+  g_assert_false (gtk_widget_get_visible (progress_bar));
   g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (win), "upload"));
 
   /* and the window keeps working: the large image opens completely when let through */
   lb_window_open_store_image (win, big_url);
   g_assert_true (lb_test_wait (not_busy, win, 60000));
-  g_assert_true (win->load_done_us > 0);
-  g_assert_nonnull (win->history);
-  g_assert_cmpuint (lb_image_get_width (lb_history_get_current (win->history)), ==, BIG_SIZE);
-  g_assert_true (lb_canvas_get_image (win->canvas) == lb_history_get_current (win->history));
+  g_assert_true (lb_window_test_get_load_done_us (win) > 0);
+  g_assert_nonnull (lb_window_test_get_history (win));
+  after = lb_history_get_current (lb_window_test_get_history (win));
+  g_assert_cmpuint (lb_image_get_width (after), ==, BIG_SIZE);
+  g_assert_true (lb_canvas_get_image (canvas) == after);
 
   gtk_window_destroy (GTK_WINDOW (win));
   g_unlink (path);

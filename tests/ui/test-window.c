@@ -21,7 +21,8 @@
 #include "lb-test-files.h"
 #include "lb-test-loop.h"
 #include "lb-test-process.h"
-#include "lb-window-private.h"
+#include "lb-test-ps33.h"
+#include "lb-window-test.h"
 
 #define CT_NAME "ct-head-128-16bit.png"
 #define THRESHOLD_ID "io.github.lightbox.example.threshold"
@@ -30,13 +31,46 @@ static LbApplication *app;
 static LbTestServer store;
 static LbWindow *win;
 
+/* The parts of the window under test that the tests read (lb-window-test.h). */
+static LbHistory *
+win_history (void)
+{
+  return lb_window_test_get_history (win);
+}
+
+static LbCanvas *
+win_canvas (void)
+{
+  return lb_window_test_get_canvas (win);
+}
+
+static LbStoreBrowser *
+win_browser (void)
+{
+  return lb_window_test_get_browser (win);
+}
+
+/* The name field of the upload dialog. */
+static GtkEditable *
+win_upload_entry (void)
+{
+  return GTK_EDITABLE (lb_window_test_get_upload_entry (win));
+}
+
+/* The text of a label of the window's template, by its id in ui/lb-window.ui. */
+static const char *
+win_label (const char *id)
+{
+  return gtk_label_get_text (GTK_LABEL (lb_window_test_get_child (win, id)));
+}
+
 static gboolean
 store_idle (gpointer data)
 {
-  LbWindow *w = data;
-  return lb_store_browser_get_pending (w->browser) == 0
-         && lb_store_browser_get_rows (w->browser) != NULL
-         && g_list_model_get_n_items (lb_store_browser_get_rows (w->browser)) > 0;
+  LbStoreBrowser *browser = lb_window_test_get_browser (LB_WINDOW (data));
+  return lb_store_browser_get_pending (browser) == 0
+         && lb_store_browser_get_rows (browser) != NULL
+         && g_list_model_get_n_items (lb_store_browser_get_rows (browser)) > 0;
 }
 
 static gboolean
@@ -48,20 +82,21 @@ not_busy (gpointer data)
 static gboolean
 has_param_dialog (gpointer data)
 {
-  return LB_WINDOW (data)->param_dialog != NULL;
+  return lb_window_test_get_param_dialog (LB_WINDOW (data)) != NULL;
 }
 
 static gboolean
 canvas_shows_other (gpointer data)
 {
   LbWindow *w = data;
-  return lb_canvas_get_image (w->canvas) != lb_history_get_current (w->history);
+  return lb_canvas_get_image (lb_window_test_get_canvas (w))
+         != lb_history_get_current (lb_window_test_get_history (w));
 }
 
 static gboolean
 store_filter_loaded (gpointer data)
 {
-  return g_list_model_get_n_items (G_LIST_MODEL (LB_WINDOW (data)->store_filters)) > 0;
+  return g_list_model_get_n_items (lb_window_test_get_store_filters (LB_WINDOW (data))) > 0;
 }
 
 static void
@@ -92,20 +127,40 @@ raw_at (LbImage *image,
   return ((const guint16 *) lb_image_get_row (image, y))[x];
 }
 
-/* What the display must show for stored value @v under window (@c, @w), computed here
- * from the DICOM-style rescale, independently of the canvas' lookup table. */
+/* What the display must show for sample @v under window (@c, @w) with Invert @invert: the
+ * grey pipeline of PS3.3 (rescale, LINEAR VOI, MONOCHROME1) computed by the independent
+ * reference (tests/view/ps33-display.py, pydicom) from the image's value model, never by
+ * Lightbox's own formula. */
 static guint8
-expected_display (LbImage *image,
-                  guint16  v,
-                  double   c,
-                  double   w)
+expected_display (LbImage  *image,
+                  guint16   v,
+                  double    c,
+                  double    w,
+                  gboolean  invert)
 {
-  double slope = 1, intercept = 0, m, d;
+  LbValueModel *model = lb_image_meta_get_value_model (lb_image_get_meta (image));
+  g_autoptr (GString) line = g_string_new ("bits=16");
+  g_autoptr (GBytes) table = NULL;
+  double slope, intercept;
+  char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
 
-  lb_image_meta_get_rescale (lb_image_get_meta (image), &slope, &intercept);
-  m = v * slope + intercept;
-  d = (m - (c - w / 2)) * 255.0 / w;
-  return d <= 0 ? 0 : d >= 255 ? 255 : (guint8) floor (d + 0.5);
+  g_assert_nonnull (model);
+  g_string_append_printf (line, " offset=%u", lb_value_model_get_sample_offset (model));
+  if (lb_value_model_get_stored_rescale (model, &slope, &intercept))
+    g_string_append_printf (line, " slope=%s intercept=%s", g_ascii_dtostr (a, sizeof a, slope),
+                            g_ascii_dtostr (b, sizeof b, intercept));
+  g_string_append_printf (line, " function=%s center=%s width=%s",
+                          lb_voi_function_to_string (lb_value_model_get_voi_function (model)),
+                          g_ascii_dtostr (a, sizeof a, c), g_ascii_dtostr (b, sizeof b, w));
+  if (lb_value_model_get_monochrome1 (model))
+    g_string_append (line, " mono1=1");
+  if (invert)
+    g_string_append (line, " invert=1");
+  g_string_append_c (line, '\n');
+  table = lb_test_ps33_tables (line->str);
+  g_assert_nonnull (table);
+  g_assert_cmpuint (g_bytes_get_size (table), ==, 65536);
+  return ((const guint8 *) g_bytes_get_data (table, NULL))[v];
 }
 
 static void
@@ -121,18 +176,18 @@ test_open_store (void)
   lb_window_open_store (win, store.url);
   g_assert_true (lb_test_wait (store_idle, win, 10000));
   /* root: CT, MR, RGB folders (dotfiles hidden), containers first */
-  pos = lb_store_browser_find_row (win->browser, "CT");
+  pos = lb_store_browser_find_row (win_browser (), "CT");
   g_assert_cmpuint (pos, !=, G_MAXUINT);
-  g_assert_nonnull (lb_store_browser_get_entry (win->browser, pos));
-  g_assert_true (lb_store_entry_is_container (lb_store_browser_get_entry (win->browser, pos)));
+  g_assert_nonnull (lb_store_browser_get_entry (win_browser (), pos));
+  g_assert_true (lb_store_entry_is_container (lb_store_browser_get_entry (win_browser (), pos)));
 
   /* expanding lists the folder lazily: a spinner row first, then the entries */
-  g_assert_true (lb_store_browser_expand_row (win->browser, pos, TRUE));
+  g_assert_true (lb_store_browser_expand_row (win_browser (), pos, TRUE));
   g_assert_true (lb_test_wait (store_idle, win, 10000));
-  g_assert_cmpuint (lb_store_browser_find_row (win->browser, CT_NAME), !=, G_MAXUINT);
+  g_assert_cmpuint (lb_store_browser_find_row (win_browser (), CT_NAME), !=, G_MAXUINT);
 
   /* type-to-search finds and selects it */
-  g_assert_true (lb_store_browser_search (win->browser, "ct-head-128-16", FALSE));
+  g_assert_true (lb_store_browser_search (win_browser (), "ct-head-128-16", FALSE));
 
   /* the store's declarative filter appears under "From store" */
   g_assert_true (lb_test_wait (store_filter_loaded, win, 10000));
@@ -141,44 +196,56 @@ test_open_store (void)
 static void
 test_open_image (void)
 {
-  guint pos = lb_store_browser_find_row (win->browser, CT_NAME);
+  guint pos = lb_store_browser_find_row (win_browser (), CT_NAME);
   LbImage *image;
   const char *size;
 
   g_assert_cmpuint (pos, !=, G_MAXUINT);
-  lb_store_browser_activate_row (win->browser, pos);
+  lb_store_browser_activate_row (win_browser (), pos);
   g_assert_true (lb_test_wait (not_busy, win, 10000));
-  g_assert_nonnull (win->history);
-  image = lb_history_get_current (win->history);
+  g_assert_nonnull (win_history ());
+  image = lb_history_get_current (win_history ());
   g_assert_cmpint (lb_image_get_format (image), ==, LB_FORMAT_GRAY16);
   g_assert_cmpuint (lb_image_get_width (image), ==, 128);
   g_assert_true (g_str_has_suffix (lb_image_meta_get_source_uri (lb_image_get_meta (image)),
                                    "/CT/" CT_NAME));
   g_assert_nonnull (lb_image_meta_get_source_etag (lb_image_get_meta (image)));
-  g_assert_true (win->first_pixels_us > 0);
-  size = gtk_label_get_text (GTK_LABEL (win->size_label));
+  g_assert_true (lb_window_test_get_first_pixels_us (win) > 0);
+  size = win_label ("size_label");
   g_assert_nonnull (strstr (size, "128 × 128"));
   g_assert_nonnull (strstr (size, "gray16"));
-  g_assert_true (lb_canvas_has_rescale (win->canvas));
+  g_assert_true (lb_canvas_has_rescale (win_canvas ()));
 }
 
+/* The canvas' centre pixel shows @image's sample there as PS3.3 says for window (@c, @w). */
 static void
-check_center_pixel (double c,
-                    double w)
+check_center_pixel_of (LbImage *image,
+                       double   c,
+                       double   w,
+                       gboolean invert)
 {
-  LbImage *image = lb_history_get_current (win->history);
-  int cx = gtk_widget_get_width (GTK_WIDGET (win->canvas)) / 2;
-  int cy = gtk_widget_get_height (GTK_WIDGET (win->canvas)) / 2;
+  int cx = gtk_widget_get_width (GTK_WIDGET (win_canvas ())) / 2;
+  int cy = gtk_widget_get_height (GTK_WIDGET (win_canvas ())) / 2;
   int ix, iy;
   guint32 argb;
   guint8 want;
 
-  g_assert_true (lb_canvas_widget_to_image (win->canvas, cx + 0.5, cy + 0.5, &ix, &iy));
-  g_assert_true (lb_canvas_peek_display_pixel (win->canvas, cx, cy, &argb));
-  want = expected_display (image, raw_at (image, ix, iy), c, w);
+  g_assert_true (lb_canvas_widget_to_image (win_canvas (), cx + 0.5, cy + 0.5, &ix, &iy));
+  g_assert_true (lb_canvas_peek_display_pixel (win_canvas (), cx, cy, &argb));
+  want = expected_display (image, raw_at (image, ix, iy), c, w, invert);
+  g_test_message ("centre: sample %u shows %u, PS3.3 %u", raw_at (image, ix, iy), argb & 0xff,
+                  want);
   g_assert_cmpuint (argb & 0xff, ==, want);
   g_assert_cmpuint ((argb >> 8) & 0xff, ==, want);
   g_assert_cmpuint (argb >> 24, ==, 0xff);
+}
+
+static void
+check_center_pixel (double   c,
+                    double   w,
+                    gboolean invert)
+{
+  check_center_pixel_of (lb_history_get_current (win_history ()), c, w, invert);
 }
 
 static void
@@ -186,47 +253,178 @@ test_window_level (void)
 {
   g_autofree char *wl = NULL;
   guint32 before, after;
-  int cx = gtk_widget_get_width (GTK_WIDGET (win->canvas)) / 2;
-  int cy = gtk_widget_get_height (GTK_WIDGET (win->canvas)) / 2;
+  int cx = gtk_widget_get_width (GTK_WIDGET (win_canvas ())) / 2;
+  int cy = gtk_widget_get_height (GTK_WIDGET (win_canvas ())) / 2;
   double c, w;
 
   redraw ();
-  lb_canvas_get_window (win->canvas, &c, &w);
-  check_center_pixel (c, w);
-  g_assert_true (lb_canvas_peek_display_pixel (win->canvas, cx, cy, &before));
+  lb_canvas_get_window (win_canvas (), &c, &w);
+  check_center_pixel (c, w, FALSE);
+  g_assert_true (lb_canvas_peek_display_pixel (win_canvas (), cx, cy, &before));
 
   /* the CT brain preset (40/80 HU) through its action */
   gtk_widget_activate_action (GTK_WIDGET (win), "win.wl-preset", "s", "brain");
   redraw ();
-  lb_canvas_get_window (win->canvas, &c, &w);
+  lb_canvas_get_window (win_canvas (), &c, &w);
   g_assert_cmpfloat (c, ==, 40);
   g_assert_cmpfloat (w, ==, 80);
-  check_center_pixel (40, 80);
-  wl = g_strdup (gtk_label_get_text (GTK_LABEL (win->wl_label)));
+  check_center_pixel (40, 80, FALSE);
+  wl = g_strdup (win_label ("wl_label"));
   g_assert_cmpstr (wl, ==, "W 80  L 40 HU");
 
   /* a bone window shows the same pixel differently, exactly as computed */
-  lb_canvas_set_window (win->canvas, 400, 1800);
+  lb_canvas_set_window (win_canvas (), 400, 1800);
   redraw ();
-  check_center_pixel (400, 1800);
-  g_assert_true (lb_canvas_peek_display_pixel (win->canvas, cx, cy, &after));
+  check_center_pixel (400, 1800, FALSE);
+  g_assert_true (lb_canvas_peek_display_pixel (win_canvas (), cx, cy, &after));
 
   /* invert flips the display value */
   gtk_widget_activate_action (GTK_WIDGET (win), "win.invert", NULL);
   redraw ();
   {
     guint32 inv;
-    g_assert_true (lb_canvas_peek_display_pixel (win->canvas, cx, cy, &inv));
+    g_assert_true (lb_canvas_peek_display_pixel (win_canvas (), cx, cy, &inv));
     g_assert_cmpuint (inv & 0xff, ==, 255 - (after & 0xff));
   }
+  check_center_pixel (400, 1800, TRUE);
   gtk_widget_activate_action (GTK_WIDGET (win), "win.invert", NULL);
 
   /* auto window from the histogram is back to a useful range */
   gtk_widget_activate_action (GTK_WIDGET (win), "win.wl-auto", NULL);
   redraw ();
-  lb_canvas_get_window (win->canvas, &c, &w);
-  check_center_pixel (c, w);
+  lb_canvas_get_window (win_canvas (), &c, &w);
+  check_center_pixel (c, w, FALSE);
   (void) before;
+}
+
+/* The labels of @model's items, sections included, in order. */
+static void
+collect_labels (GMenuModel *model,
+                GPtrArray  *out)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
+    {
+      g_autofree char *label = NULL;
+      g_autoptr (GMenuModel) section = g_menu_model_get_item_link (model, i, G_MENU_LINK_SECTION);
+
+      if (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_LABEL, "s", &label))
+        g_ptr_array_add (out, g_steal_pointer (&label));
+      if (section != NULL)
+        collect_labels (section, out);
+    }
+}
+
+static gboolean
+menu_has (const char *label)
+{
+  GtkWidget *button = lb_window_test_get_child (win, "window_button");
+  g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+
+  collect_labels (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button)), labels);
+  for (guint i = 0; i < labels->len; i++)
+    if (g_str_equal (labels->pdata[i], label))
+      return TRUE;
+  return FALSE;
+}
+
+/* A 64 × 64 ramp of stored values −100 … 3999 (signed, offset binary) with @model. */
+static LbImage *
+model_image (LbValueModel *model)
+{
+  gsize stride;
+  guint8 *px = lb_image_alloc_pixels (64, 64, LB_FORMAT_GRAY16, NULL, &stride, NULL);
+  g_autoptr (LbImageMeta) meta = lb_image_meta_new ();
+
+  for (guint y = 0; y < 64; y++)
+    for (guint x = 0; x < 64; x++)
+      ((guint16 *) (px + y * stride))[x] = (guint16) (32768 - 100 + y * 64 + x);
+  lb_image_meta_set_value_model (meta, model);
+  return lb_image_new_take (64, 64, LB_FORMAT_GRAY16, stride, px, meta);
+}
+
+/* What a DICOM image's value model changes on screen: MONOCHROME1 shown inverted (against the
+ * PS3.3 reference), the file's window presets in the W/L menu, the CT presets only for HU,
+ * the probe's padding and its precision for a slope of 0.5, the unit in the status line. */
+static void
+test_value_model_display (void)
+{
+  g_autoptr (LbValueModelBuilder) b = lb_value_model_builder_new (NULL, 16);
+  g_autoptr (LbValueModel) cr = NULL, ct = NULL;
+  g_autoptr (LbImage) cr_img = NULL, ct_img = NULL;
+  g_autofree char *probe = NULL;
+  double c, w;
+
+  /* a CR: MONOCHROME1, no rescale, no unit, one window */
+  lb_value_model_builder_set_source (b, TRUE, 16);
+  lb_value_model_builder_set_monochrome1 (b, TRUE);
+  lb_value_model_builder_add_window (b, 1000, 2000, NULL);
+  cr = lb_value_model_builder_end (g_steal_pointer (&b));
+  cr_img = model_image (cr);
+  lb_canvas_set_image (win_canvas (), cr_img, FALSE);
+  redraw ();
+  lb_canvas_get_window (win_canvas (), &c, &w);
+  g_assert_cmpfloat (c, ==, 1000);
+  g_assert_cmpfloat (w, ==, 2000);
+  g_assert_cmpstr (win_label ("wl_label"), ==, "W 2000  L 1000");
+  check_center_pixel_of (cr_img, 1000, 2000, FALSE);
+  /* the minimum is white: a low value shows brighter than a high one */
+  g_assert_cmpuint (expected_display (cr_img, 32768, 1000, 2000, FALSE), >,
+                    expected_display (cr_img, 32768 + 1500, 1000, 2000, FALSE));
+  /* Invert works relative to it */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.invert", NULL);
+  redraw ();
+  check_center_pixel_of (cr_img, 1000, 2000, TRUE);
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.invert", NULL);
+  /* the file's window is in the menu; CT presets are not (the values are not HU) */
+  g_assert_true (menu_has ("Window 1 (1000/2000)"));
+  g_assert_false (menu_has ("CT Brain (40/80)"));
+  /* no rescale: the probe shows the stored value alone */
+  probe = lb_canvas_describe_pixel (win_canvas (), 3, 0);
+  g_assert_cmpstr (probe, ==, "x 3  y 0  -97");
+  g_clear_pointer (&probe, g_free);
+
+  /* a CT: slope 0.5, padding, three windows with explanations */
+  b = lb_value_model_builder_new (NULL, 16);
+  lb_value_model_builder_set_source (b, TRUE, 16);
+  lb_value_model_builder_set_rescale (b, 0.5, -1024);
+  lb_value_model_builder_set_units (b, "HU");
+  lb_value_model_builder_set_padding (b, 32768 - 100, 32768 + 1000);
+  lb_value_model_builder_add_window (b, 40, 400, "SOFT TISSUE");
+  lb_value_model_builder_add_window (b, -600, 1500, "LUNG");
+  lb_value_model_builder_add_window (b, 400.5, 1800, "BONE");
+  ct = lb_value_model_builder_end (g_steal_pointer (&b));
+  ct_img = model_image (ct);
+  lb_canvas_set_image (win_canvas (), ct_img, FALSE);
+  redraw ();
+  g_assert_true (menu_has ("SOFT TISSUE (40.0/400.0)"));
+  g_assert_true (menu_has ("LUNG (-600.0/1500.0)"));
+  g_assert_true (menu_has ("BONE (400.5/1800.0)"));
+  g_assert_true (menu_has ("CT Brain (40/80)"));
+  /* the file's first window is the one shown */
+  g_assert_cmpstr (win_label ("wl_label"), ==, "W 400.0  L 40.0 HU");
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.wl-preset", "s", "file-1");
+  lb_canvas_get_window (win_canvas (), &c, &w);
+  g_assert_cmpfloat (c, ==, -600);
+  g_assert_cmpfloat (w, ==, 1500);
+  g_assert_cmpstr (win_label ("wl_label"), ==, "W 1500.0  L -600.0 HU");
+  /* padding (stored −100 … 1000, the first 1101 pixels) is named, not valued; real values keep
+   * their half units */
+  probe = lb_canvas_describe_pixel (win_canvas (), 5, 0);
+  g_assert_cmpstr (probe, ==, "x 5  y 0  padding");
+  g_clear_pointer (&probe, g_free);
+  probe = lb_canvas_describe_pixel (win_canvas (), 13, 17);
+  g_assert_cmpstr (probe, ==, "x 13  y 17  1001  (-523.5 HU)");
+  g_clear_pointer (&probe, g_free);
+  /* the automatic window leaves the padding out: its bottom is at least the lowest real value
+   * (with the padding counted, the 1st percentile would be stored −60, −1054 HU) */
+  g_assert_true (lb_canvas_auto_window (win_canvas ()));
+  lb_canvas_get_window (win_canvas (), &c, &w);
+  g_assert_cmpfloat (c - w / 2, >=, 1001 * 0.5 - 1024);
+
+  /* back to the CT of the history, as the following tests expect */
+  lb_canvas_set_image (win_canvas (), lb_history_get_current (win_history ()), FALSE);
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.wl-preset", "s", "brain");
+  redraw ();
 }
 
 static void
@@ -245,60 +443,61 @@ check_threshold (LbImage *in,
 static void
 apply_threshold (double level)
 {
-  const guint position = lb_history_get_position (win->history);
-  const guint length = lb_history_get_length (win->history);
-  LbImage *current = lb_history_get_current (win->history);
+  const guint position = lb_history_get_position (win_history ());
+  const guint length = lb_history_get_length (win_history ());
+  LbImage *current = lb_history_get_current (win_history ());
   LbParamDialog *dialog;
 
   gtk_widget_activate_action (GTK_WIDGET (win), "win.apply-filter", "s", THRESHOLD_ID);
   g_assert_true (lb_test_wait (has_param_dialog, win, 2000));
-  dialog = LB_PARAM_DIALOG (win->param_dialog);
+  dialog = LB_PARAM_DIALOG (lb_window_test_get_param_dialog (win));
   g_assert_nonnull (lb_param_dialog_get_widget (dialog, "level"));
   g_assert_true (GTK_IS_SPIN_BUTTON (lb_param_dialog_get_widget (dialog, "level")));
   g_assert_true (GTK_IS_SWITCH (lb_param_dialog_get_widget (dialog, "invert")));
   g_assert_true (lb_param_dialog_set_value (dialog, "level", level));
   /* the live preview replaces what the canvas shows, without touching the history */
   g_assert_true (lb_test_wait (canvas_shows_other, win, 5000));
-  g_assert_cmpuint (lb_history_get_position (win->history), ==, position);
-  g_assert_cmpuint (lb_history_get_length (win->history), ==, length);
-  g_assert_true (lb_history_get_current (win->history) == current);
+  g_assert_cmpuint (lb_history_get_position (win_history ()), ==, position);
+  g_assert_cmpuint (lb_history_get_length (win_history ()), ==, length);
+  g_assert_true (lb_history_get_current (win_history ()) == current);
   lb_param_dialog_respond (dialog, TRUE);
-  g_assert_null (win->param_dialog);
+  g_assert_null (lb_window_test_get_param_dialog (win));
   g_assert_true (lb_test_wait (not_busy, win, 10000));
 }
 
 static void
 test_filter_undo_redo (void)
 {
-  LbImage *original = lb_history_get_current (win->history);
+  LbImage *original = lb_history_get_current (win_history ());
   LbImage *first;
   guint n_records;
 
-  g_settings_set_boolean (win->settings, "benchmark-mode", TRUE);
-  n_records = lb_bench_panel_get_n_records (win->bench);
+  g_settings_set_boolean (lb_window_test_get_settings (win), "benchmark-mode", TRUE);
+  n_records = lb_bench_panel_get_n_records (lb_window_test_get_bench_panel (win));
 
   apply_threshold (30);
-  g_assert_cmpuint (lb_history_get_position (win->history), ==, 1);
-  first = lb_history_get_current (win->history);
+  g_assert_cmpuint (lb_history_get_position (win_history ()), ==, 1);
+  first = lb_history_get_current (win_history ());
   check_threshold (original, first, 30);
-  g_assert_true (lb_canvas_get_image (win->canvas) == first);
-  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (win->filter_time_label)), "ms"));
+  g_assert_true (lb_canvas_get_image (win_canvas ()) == first);
+  g_assert_nonnull (strstr (win_label ("filter_time_label"), "ms"));
   /* benchmark mode logged the pass */
-  g_assert_cmpuint (lb_bench_panel_get_n_records (win->bench), ==, n_records + 1);
+  g_assert_cmpuint (lb_bench_panel_get_n_records (lb_window_test_get_bench_panel (win)), ==,
+                    n_records + 1);
 
   gtk_widget_activate_action (GTK_WIDGET (win), "win.undo", NULL);
-  g_assert_true (lb_history_get_current (win->history) == original);
-  g_assert_true (lb_canvas_get_image (win->canvas) == original);
+  g_assert_true (lb_history_get_current (win_history ()) == original);
+  g_assert_true (lb_canvas_get_image (win_canvas ()) == original);
   gtk_widget_activate_action (GTK_WIDGET (win), "win.redo", NULL);
-  g_assert_true (lb_history_get_current (win->history) == first);
+  g_assert_true (lb_history_get_current (win_history ()) == first);
 
   /* undo, then apply again with other values: the redo tail is replaced */
   gtk_widget_activate_action (GTK_WIDGET (win), "win.undo", NULL);
   apply_threshold (40);
-  g_assert_cmpuint (lb_history_get_position (win->history), ==, 1);
-  g_assert_cmpuint (lb_history_get_length (win->history), ==, 2);
-  check_threshold (original, lb_history_get_current (win->history), 40);
-  g_assert_false (lb_history_can_redo (win->history));
+  g_assert_cmpuint (lb_history_get_position (win_history ()), ==, 1);
+  g_assert_cmpuint (lb_history_get_length (win_history ()), ==, 2);
+  check_threshold (original, lb_history_get_current (win_history ()), 40);
+  g_assert_false (lb_history_can_redo (win_history ()));
 }
 
 static void
@@ -403,19 +602,19 @@ test_plugin_manager_reload (void)
 static gboolean
 has_upload_dialog (gpointer data)
 {
-  return LB_WINDOW (data)->upload_dialog != NULL;
+  return lb_window_test_get_upload_dialog (LB_WINDOW (data)) != NULL;
 }
 
 static gboolean
 no_upload_dialog (gpointer data)
 {
-  return LB_WINDOW (data)->upload_dialog == NULL;
+  return lb_window_test_get_upload_dialog (LB_WINDOW (data)) == NULL;
 }
 
 static gboolean
 has_conflict_dialog (gpointer data)
 {
-  return LB_WINDOW (data)->conflict_dialog != NULL;
+  return lb_window_test_get_conflict_dialog (LB_WINDOW (data)) != NULL;
 }
 
 static LbImage *
@@ -441,18 +640,17 @@ upload_as (const char *name,
 {
   gtk_widget_activate_action (GTK_WIDGET (win), "win.upload", NULL);
   g_assert_true (lb_test_wait (has_upload_dialog, win, 2000));
-  g_assert_true (g_str_has_suffix (gtk_editable_get_text (GTK_EDITABLE (win->upload_entry)),
-                                   ".png"));
-  gtk_editable_set_text (GTK_EDITABLE (win->upload_entry), name);
+  g_assert_true (g_str_has_suffix (gtk_editable_get_text (win_upload_entry ()), ".png"));
+  gtk_editable_set_text (win_upload_entry (), name);
   /* Enter in the name uploads, as a user would */
-  g_signal_emit_by_name (gtk_editable_get_delegate (GTK_EDITABLE (win->upload_entry)),
-                         "activate");
+  g_signal_emit_by_name (gtk_editable_get_delegate (win_upload_entry ()), "activate");
   /* (the Upload button answers after its press animation) */
   g_assert_true (lb_test_wait (no_upload_dialog, win, 2000));
   if (conflict_response != 0)
     {
       g_assert_true (lb_test_wait (has_conflict_dialog, win, 10000));
-      gtk_dialog_response (GTK_DIALOG (win->conflict_dialog), conflict_response);
+      gtk_dialog_response (GTK_DIALOG (lb_window_test_get_conflict_dialog (win)),
+                           conflict_response);
     }
   g_assert_true (lb_test_wait (not_busy, win, 10000));
 }
@@ -460,7 +658,7 @@ upload_as (const char *name,
 static void
 test_upload (void)
 {
-  LbImage *current = lb_history_get_current (win->history);
+  LbImage *current = lb_history_get_current (win_history ());
   g_autoptr (LbImage) uploaded = NULL;
   g_autoptr (LbImage) second = NULL;
   g_autoptr (LbImage) replaced = NULL;
@@ -471,14 +669,14 @@ test_upload (void)
   /* the derived default name: source name + filter alias */
   gtk_widget_activate_action (GTK_WIDGET (win), "win.upload", NULL);
   g_assert_true (lb_test_wait (has_upload_dialog, win, 2000));
-  default_name = g_strdup (gtk_editable_get_text (GTK_EDITABLE (win->upload_entry)));
+  default_name = g_strdup (gtk_editable_get_text (win_upload_entry ()));
   g_assert_cmpstr (default_name, ==, "ct-head-128-16bit.threshold.png");
-  gtk_dialog_response (GTK_DIALOG (win->upload_dialog), GTK_RESPONSE_CANCEL);
-  g_assert_null (win->upload_dialog);
+  gtk_dialog_response (GTK_DIALOG (lb_window_test_get_upload_dialog (win)), GTK_RESPONSE_CANCEL);
+  g_assert_null (lb_window_test_get_upload_dialog (win));
 
   upload_as ("result.png", 0);
-  g_assert_nonnull (win->last_upload_uri);
-  g_assert_true (g_str_has_suffix (win->last_upload_uri, "/CT/result.png"));
+  g_assert_nonnull (lb_window_test_get_last_upload_uri (win));
+  g_assert_true (g_str_has_suffix (lb_window_test_get_last_upload_uri (win), "/CT/result.png"));
   uploaded = load_from_root ("CT/result.png");
   g_assert_true (lb_image_equal_pixels (uploaded, current));
   g_assert_cmpint (lb_image_get_format (uploaded), ==, LB_FORMAT_GRAY16);
@@ -487,7 +685,7 @@ test_upload (void)
   g_assert_nonnull (lb_image_meta_get_text (meta, "lightbox:filter-chain"));
   g_assert_nonnull (strstr (lb_image_meta_get_text (meta, "lightbox:filter-chain"), THRESHOLD_ID));
   g_assert_nonnull (strstr (lb_image_meta_get_text (meta, "lightbox:filter-chain"), "level=40"));
-  g_assert_nonnull (win->last_status);
+  g_assert_nonnull (lb_window_test_get_last_status (win));
 
   /* the same name again: conflict → keep both → result-2.png, the first one untouched */
   upload_as ("result.png", 2);
@@ -498,7 +696,7 @@ test_upload (void)
   gtk_widget_activate_action (GTK_WIDGET (win), "win.undo", NULL);
   upload_as ("result.png", 1);
   replaced = load_from_root ("CT/result.png");
-  g_assert_true (lb_image_equal_pixels (replaced, lb_history_get_current (win->history)));
+  g_assert_true (lb_image_equal_pixels (replaced, lb_history_get_current (win_history ())));
   g_assert_false (lb_image_equal_pixels (replaced, uploaded));
   gtk_widget_activate_action (GTK_WIDGET (win), "win.redo", NULL);
 }
@@ -561,11 +759,12 @@ test_screenshot (void)
 
   /* a readable state: the original CT with a brain window, the pixel probe in the middle */
   gtk_widget_activate_action (GTK_WIDGET (win), "win.revert", NULL);
-  g_assert_true (lb_history_get_current (win->history) == lb_history_get_original (win->history));
+  g_assert_true (lb_history_get_current (win_history ())
+                 == lb_history_get_original (win_history ()));
   gtk_widget_activate_action (GTK_WIDGET (win), "win.wl-preset", "s", "brain");
-  lb_canvas_probe_at (win->canvas, gtk_widget_get_width (GTK_WIDGET (win->canvas)) / 2.0,
-                      gtk_widget_get_height (GTK_WIDGET (win->canvas)) / 2.0);
-  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (win->probe_label)), " HU)"));
+  lb_canvas_probe_at (win_canvas (), gtk_widget_get_width (GTK_WIDGET (win_canvas ())) / 2.0,
+                      gtk_widget_get_height (GTK_WIDGET (win_canvas ())) / 2.0);
+  g_assert_nonnull (strstr (win_label ("probe_label"), " HU)"));
   redraw ();
   tex = render_window ();
   path = g_build_filename (dir, "ui-window-screenshot.png", NULL);
@@ -579,42 +778,43 @@ test_screenshot (void)
   g_assert_cmpuint (count_colours (px, stride, 0, 0, w, h), >, 50);
 
   /* the tree has text (more than a flat background) */
-  widget_rect (GTK_WIDGET (win->browser), &tree);
+  widget_rect (GTK_WIDGET (win_browser ()), &tree);
   g_assert_cmpuint (count_colours (px, stride, tree.origin.x, tree.origin.y,
                                    MIN (w, tree.origin.x + tree.size.width),
                                    MIN (h, tree.origin.y + tree.size.height)), >, 8);
   /* the canvas shows the CT: many gray levels */
-  widget_rect (GTK_WIDGET (win->canvas), &canvas);
+  widget_rect (GTK_WIDGET (win_canvas ()), &canvas);
   g_assert_cmpuint (count_colours (px, stride, canvas.origin.x, canvas.origin.y,
                                    MIN (w, canvas.origin.x + canvas.size.width),
                                    MIN (h, canvas.origin.y + canvas.size.height)), >, 30);
   /* the status bar: probe/zoom/W-L/size text */
-  widget_rect (gtk_widget_get_parent (win->zoom_label), &status);
+  widget_rect (gtk_widget_get_parent (lb_window_test_get_child (win, "zoom_label")), &status);
   g_assert_cmpuint (count_colours (px, stride, status.origin.x, status.origin.y,
                                    MIN (w, status.origin.x + status.size.width),
                                    MIN (h, status.origin.y + status.size.height)), >, 4);
-  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (win->wl_label)), ==, "W 80  L 40 HU");
-  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (win->zoom_label)), "%"));
+  g_assert_cmpstr (win_label ("wl_label"), ==, "W 80  L 40 HU");
+  g_assert_nonnull (strstr (win_label ("zoom_label"), "%"));
 }
 
 static void
 test_store_filter_direct (void)
 {
-  guint n = g_list_model_get_n_items (G_LIST_MODEL (win->store_filters));
+  guint n = g_list_model_get_n_items (lb_window_test_get_store_filters (win));
   g_autoptr (LbFilter) f = NULL;
   g_autofree char *target = NULL;
-  guint pos = lb_history_get_position (win->history);
+  guint pos = lb_history_get_position (win_history ());
 
   g_assert_cmpuint (n, >, 0);
-  f = g_list_model_get_item (G_LIST_MODEL (win->store_filters), 0);
+  f = g_list_model_get_item (lb_window_test_get_store_filters (win), 0);
   /* a declarative kernel has no parameters: it applies at once, no dialog */
   target = g_strconcat ("store:", lb_filter_get_id (f), NULL);
   gtk_widget_activate_action (GTK_WIDGET (win), "win.apply-filter", "s", target);
-  g_assert_null (win->param_dialog);
+  g_assert_null (lb_window_test_get_param_dialog (win));
   g_assert_true (lb_test_wait (not_busy, win, 10000));
-  g_assert_cmpuint (lb_history_get_position (win->history), ==, pos + 1);
+  g_assert_cmpuint (lb_history_get_position (win_history ()), ==, pos + 1);
   gtk_widget_activate_action (GTK_WIDGET (win), "win.revert", NULL);
-  g_assert_true (lb_history_get_current (win->history) == lb_history_get_original (win->history));
+  g_assert_true (lb_history_get_current (win_history ())
+                 == lb_history_get_original (win_history ()));
 }
 
 /* A large folder (20 000 entries here, so the sanitizer runs stay short; bench/ui-timing
@@ -648,13 +848,13 @@ test_large_folder (void)
   lb_window_open_store (w, uri);
   g_assert_true (lb_test_wait (store_idle, w, 120000));
   t1 = g_get_monotonic_time ();
-  n = g_list_model_get_n_items (lb_store_browser_get_rows (w->browser));
+  n = g_list_model_get_n_items (lb_store_browser_get_rows (lb_window_test_get_browser (w)));
   g_assert_cmpuint (n, ==, LARGE_N);
   /* sorted by name: the last row is the last file; selecting it scrolls the view there */
   g_snprintf (name, sizeof name, "img-%06d.png", LARGE_N - 1);
-  last = lb_store_browser_find_row (w->browser, name);
+  last = lb_store_browser_find_row (lb_window_test_get_browser (w), name);
   g_assert_cmpuint (last, ==, LARGE_N - 1);
-  lb_store_browser_select_row (w->browser, last);
+  lb_store_browser_select_row (lb_window_test_get_browser (w), last);
   gtk_widget_queue_draw (GTK_WIDGET (w));
   gtk_test_widget_wait_for_draw (GTK_WIDGET (w));
   t2 = g_get_monotonic_time ();
@@ -668,7 +868,7 @@ test_large_folder (void)
 static gboolean
 has_error_dialog (gpointer data)
 {
-  return LB_WINDOW (data)->error_dialog != NULL;
+  return lb_window_test_get_error_dialog (LB_WINDOW (data)) != NULL;
 }
 
 /* A lightbox-store with a self-signed certificate: the tree shows the error row and the
@@ -717,7 +917,7 @@ test_tls_dialog (void)
   gtk_window_present (GTK_WINDOW (w));
   lb_window_open_store (w, url);
   g_assert_true (lb_test_wait (has_error_dialog, w, 20000));
-  g_object_get (w->error_dialog, "secondary-text", &secondary, NULL);
+  g_object_get (lb_window_test_get_error_dialog (w), "secondary-text", &secondary, NULL);
   g_test_message ("TLS dialog: %s", secondary);
   g_assert_nonnull (strstr (secondary, "not signed by an authority this computer trusts"));
   gtk_window_destroy (GTK_WINDOW (w));
@@ -750,6 +950,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/open-store", test_open_store);
   g_test_add_func ("/ui/window/open-image", test_open_image);
   g_test_add_func ("/ui/window/window-level", test_window_level);
+  g_test_add_func ("/ui/window/value-model", test_value_model_display);
   g_test_add_func ("/ui/window/filter-undo-redo", test_filter_undo_redo);
   g_test_add_func ("/ui/window/bench-panel", test_bench_panel);
   g_test_add_func ("/ui/window/plugin-manager-reload", test_plugin_manager_reload);

@@ -247,33 +247,40 @@ patient_id_of (const LbDicomDataset *ds)
   return id ? id : "";
 }
 
-static LbStoreEntry *
-patient_entry (LbDicomwebStore *self, const char *id, const LbDicomDataset *first, guint n_studies)
+LbStoreEntry *
+lb_dicom_patient_entry (const char *uri, const char *patient_id, const LbDicomDataset *first,
+                        guint n_studies)
 {
-  g_autofree char *e = lb_dicomweb_escape (id);
-  g_autofree char *uri = g_strconcat (self->tree_uri, "patients/", e, "/", NULL);
   g_autofree char *label = lb_dicomweb_label_patient (
-    lb_dicom_dataset_get_string (first, LB_TAG_PATIENT_NAME, 0), id);
+    lb_dicom_dataset_get_string (first, LB_TAG_PATIENT_NAME, 0), patient_id);
   g_autofree char *count = g_strdup_printf ("%u", n_studies);
-  LbStoreEntry *entry = lb_store_entry_new (uri, id, LB_STORE_ENTRY_DICOM_PATIENT);
+  LbStoreEntry *entry = lb_store_entry_new (uri, patient_id, LB_STORE_ENTRY_DICOM_PATIENT);
 
   lb_store_entry_set_display_name (entry, label);
-  lb_store_entry_set_attribute (entry, "PatientID", id);
+  lb_store_entry_set_attribute (entry, "PatientID", patient_id);
   set_attr (entry, "PatientName", first, LB_TAG_PATIENT_NAME);
   lb_store_entry_set_attribute (entry, "NumberOfStudies", count);
   return entry;
 }
 
 static LbStoreEntry *
-study_entry (LbDicomwebStore *self, const LbDicomDataset *ds)
+patient_entry (LbDicomwebStore *self, const char *id, const LbDicomDataset *first, guint n_studies)
+{
+  g_autofree char *e = lb_dicomweb_escape (id);
+  g_autofree char *uri = g_strconcat (self->tree_uri, "patients/", e, "/", NULL);
+
+  return lb_dicom_patient_entry (uri, id, first, n_studies);
+}
+
+LbStoreEntry *
+lb_dicom_study_entry (const char *uri, const LbDicomDataset *ds)
 {
   const char *uid = lb_dicom_dataset_get_string (ds, LB_TAG_STUDY_INSTANCE_UID, 0);
-  g_autofree char *uri = NULL, *label = NULL;
+  g_autofree char *label = NULL;
   LbStoreEntry *entry;
 
   if (uid == NULL)
     return NULL;
-  uri = lb_dicomweb_study_uri (self, uid);
   label = lb_dicomweb_label_study (ds);
   entry = lb_store_entry_new (uri, uid, LB_STORE_ENTRY_DICOM_STUDY);
   lb_store_entry_set_display_name (entry, label);
@@ -288,15 +295,23 @@ study_entry (LbDicomwebStore *self, const LbDicomDataset *ds)
 }
 
 static LbStoreEntry *
-series_entry (LbDicomwebStore *self, const char *study, const LbDicomDataset *ds)
+study_entry (LbDicomwebStore *self, const LbDicomDataset *ds)
+{
+  const char *uid = lb_dicom_dataset_get_string (ds, LB_TAG_STUDY_INSTANCE_UID, 0);
+  g_autofree char *uri = uid ? lb_dicomweb_study_uri (self, uid) : NULL;
+
+  return uid ? lb_dicom_study_entry (uri, ds) : NULL;
+}
+
+LbStoreEntry *
+lb_dicom_series_entry (const char *uri, const char *study, const LbDicomDataset *ds)
 {
   const char *uid = lb_dicom_dataset_get_string (ds, LB_TAG_SERIES_INSTANCE_UID, 0);
-  g_autofree char *uri = NULL, *label = NULL;
+  g_autofree char *label = NULL;
   LbStoreEntry *entry;
 
   if (uid == NULL)
     return NULL;
-  uri = lb_dicomweb_series_uri (self, study, uid);
   label = lb_dicomweb_label_series (ds);
   entry = lb_store_entry_new (uri, uid, LB_STORE_ENTRY_DICOM_SERIES);
   lb_store_entry_set_display_name (entry, label);
@@ -309,22 +324,28 @@ series_entry (LbDicomwebStore *self, const char *study, const LbDicomDataset *ds
   return entry;
 }
 
+static LbStoreEntry *
+series_entry (LbDicomwebStore *self, const char *study, const LbDicomDataset *ds)
+{
+  const char *uid = lb_dicom_dataset_get_string (ds, LB_TAG_SERIES_INSTANCE_UID, 0);
+  g_autofree char *uri = uid ? lb_dicomweb_series_uri (self, study, uid) : NULL;
+
+  return uid ? lb_dicom_series_entry (uri, study, ds) : NULL;
+}
+
 LbStoreEntry *
-lb_dicomweb_instance_entry (LbDicomwebStore *self, const char *study, const char *series,
-                            const LbDicomDataset *ds)
+lb_dicom_instance_entry (const char *uri, const char *study, const char *series,
+                         const LbDicomDataset *ds)
 {
   const char *uid = lb_dicom_dataset_get_string (ds, LB_TAG_SOP_INSTANCE_UID, 0);
-  g_autofree char *uri = NULL, *label = NULL;
+  g_autofree char *label = NULL;
   LbStoreEntry *entry;
 
   if (uid == NULL)
     return NULL;
-  uri = lb_dicomweb_instance_uri (self, study, series, uid);
   label = lb_dicomweb_label_instance (ds);
   entry = lb_store_entry_new (uri, uid, LB_STORE_ENTRY_DICOM_INSTANCE);
   lb_store_entry_set_display_name (entry, label);
-  /* what read() delivers */
-  lb_store_entry_set_content_type (entry, "image/png");
   lb_store_entry_set_attribute (entry, "StudyInstanceUID", study);
   lb_store_entry_set_attribute (entry, "SeriesInstanceUID", series);
   lb_store_entry_set_attribute (entry, "SOPInstanceUID", uid);
@@ -333,9 +354,26 @@ lb_dicomweb_instance_entry (LbDicomwebStore *self, const char *study, const char
   return entry;
 }
 
+LbStoreEntry *
+lb_dicomweb_instance_entry (LbDicomwebStore *self, const char *study, const char *series,
+                            const LbDicomDataset *ds)
+{
+  const char *uid = lb_dicom_dataset_get_string (ds, LB_TAG_SOP_INSTANCE_UID, 0);
+  g_autofree char *uri = NULL;
+  LbStoreEntry *entry;
+
+  if (uid == NULL)
+    return NULL;
+  uri = lb_dicomweb_instance_uri (self, study, series, uid);
+  entry = lb_dicom_instance_entry (uri, study, series, ds);
+  /* what read() delivers */
+  lb_store_entry_set_content_type (entry, "image/png");
+  return entry;
+}
+
 /* Orders by the number in the attribute named @key (numerically, missing last), then by name. */
-static int
-compare_numbered (gconstpointer a, gconstpointer b, gpointer key)
+int
+lb_dicom_compare_numbered (gconstpointer a, gconstpointer b, gpointer key)
 {
   LbStoreEntry *x = *(LbStoreEntry *const *) a, *y = *(LbStoreEntry *const *) b;
   const char *na = lb_store_entry_get_attribute (x, key);
@@ -445,7 +483,7 @@ entries_for (LbDicomwebStore *self, const LbDicomwebLoc *loc, GPtrArray *found)
   if (loc->level == LB_DICOMWEB_PATIENT)
     g_ptr_array_sort (entries, compare_studies);
   else
-    g_ptr_array_sort_with_data (entries, compare_numbered,
+    g_ptr_array_sort_with_data (entries, lb_dicom_compare_numbered,
                                 (gpointer) (loc->level == LB_DICOMWEB_STUDY ? "SeriesNumber"
                                                                             : "InstanceNumber"));
   return entries;

@@ -33,8 +33,8 @@ G_BEGIN_DECLS
  * fallbacks for empty tags; the UIDs are in the entries' attributes ("StudyInstanceUID", …).
  *
  * Reading an instance yields a 16-bit (or 8-bit, RGB) PNG of the first frame at full fidelity
- * (signed samples, rescale, window and spacing in its lightbox:* text chunks), so generic code
- * that decodes store content gets the real stored values; lb_dicomweb_store_fetch_image_async()
+ * (the value model and spacing in its lightbox:* text chunks), so generic code that decodes
+ * store content gets the real values; lb_dicomweb_store_fetch_image_async()
  * returns the #LbImage directly.
  *
  * Writing stores a derived image as a new Secondary Capture instance in a new series of the
@@ -107,6 +107,29 @@ void          lb_dicomweb_store_store_derived_async  (LbDicomwebStore     *self,
 LbStoreEntry *lb_dicomweb_store_store_derived_finish (LbDicomwebStore     *self,
                                                       GAsyncResult        *result,
                                                       GError             **error);
+
+/* The entries of a DICOM tree (patient, study, series, instance) at @uri, with the labels below
+ * and the UIDs and counts as attributes: the DICOMweb tree, and the local store's tree of a
+ * folder's DICOM objects (lb-local-store.h). NULL (study, series, instance) without the
+ * level's UID in @ds. */
+LbStoreEntry *lb_dicom_patient_entry  (const char           *uri,
+                                       const char           *patient_id,
+                                       const LbDicomDataset *first,
+                                       guint                 n_studies);
+LbStoreEntry *lb_dicom_study_entry    (const char           *uri,
+                                       const LbDicomDataset *study);
+LbStoreEntry *lb_dicom_series_entry   (const char           *uri,
+                                       const char           *study_uid,
+                                       const LbDicomDataset *series);
+LbStoreEntry *lb_dicom_instance_entry (const char           *uri,
+                                       const char           *study_uid,
+                                       const char           *series_uid,
+                                       const LbDicomDataset *instance);
+/* A GCompareDataFunc for GPtrArray of entries: by the number in attribute @key (a char*),
+ * numerically, missing last, then by name. */
+int           lb_dicom_compare_numbered (gconstpointer a,
+                                         gconstpointer b,
+                                         gpointer      key);
 
 /* Labels used for the tree, exposed for tests. Each returns a newly allocated string. */
 char *lb_dicomweb_label_patient  (const char *patient_name,

@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "lb-dicomdir.h"
+#include "lb-store.h"
+#include "lb-window-private.h"
+
+/* The window's stores: opening one (with the credentials dialog), the recent and sample
+ * stores, the store tree and its search. */
+
+#define MAX_RECENT_STORES 10
+
+static void
+on_entry_activated (LbStoreBrowser *browser,
+                    LbStoreEntry   *entry,
+                    LbWindow       *self)
+{
+  LbStoreEntryKind kind = lb_store_entry_get_kind (entry);
+
+  if (kind == LB_STORE_ENTRY_IMAGE || kind == LB_STORE_ENTRY_DICOM_INSTANCE
+      || kind == LB_STORE_ENTRY_DICOM_FILE || kind == LB_STORE_ENTRY_FILE
+      || kind == LB_STORE_ENTRY_UNKNOWN)
+    lb_window_open_store_image (self, lb_store_entry_get_uri (entry));
+}
+
+static void
+on_listing_failed (LbStoreBrowser *browser,
+                   const GError   *error,
+                   LbWindow       *self)
+{
+  /* the error row says what failed; a certificate problem deserves the dialog that names it */
+  if (error->domain == G_TLS_ERROR || strstr (error->message, "TLS") != NULL)
+    _lb_window_show_error (self, _("Could not open the store"), error);
+}
+
+static void
+add_recent_store (LbWindow   *self,
+                  const char *uri)
+{
+  g_auto (GStrv) old = g_settings_get_strv (self->settings, "recent-stores");
+  g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
+  g_auto (GStrv) list = NULL;
+  guint n = 1;
+
+  g_strv_builder_add (b, uri);
+  for (guint i = 0; old[i] != NULL && n < MAX_RECENT_STORES; i++)
+    if (g_strcmp0 (old[i], uri) != 0)
+      {
+        g_strv_builder_add (b, old[i]);
+        n++;
+      }
+  list = g_strv_builder_end (b);
+  g_settings_set_strv (self->settings, "recent-stores", (const char *const *) list);
+}
+
+typedef struct {
+  LbWindow             *self;  /* weak: the dialog is destroyed with the window */
+  LbCredentialsRequest *request;
+  GtkWidget            *user;
+  GtkWidget            *password;
+} CredCtx;
+
+static void
+cred_ctx_free (gpointer data)
+{
+  CredCtx *ctx = data;
+
+  /* dropping the request unanswered counts as cancel */
+  lb_credentials_request_unref (ctx->request);
+  g_free (ctx);
+}
+
+static void
+on_credentials_response (GtkDialog *dialog,
+                         int        response,
+                         CredCtx   *ctx)
+{
+  if (response == GTK_RESPONSE_OK)
+    lb_credentials_request_set_password (ctx->request,
+                                         gtk_editable_get_text (GTK_EDITABLE (ctx->user)),
+                                         gtk_editable_get_text (GTK_EDITABLE (ctx->password)));
+  else
+    lb_credentials_request_cancel (ctx->request);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
+/* Asked by the store on 401: a small dialog with user name and password. */
+static void
+ask_credentials (LbCredentialsRequest *request,
+                 gpointer              user_data)
+{
+  LbWindow *self = user_data;
+  GtkWidget *dialog, *grid, *label;
+  CredCtx *ctx = g_new0 (CredCtx, 1);
+  g_autofree char *text = NULL;
+  const char *realm = lb_credentials_request_get_realm (request);
+
+  ctx->self = self;
+  ctx->request = lb_credentials_request_ref (request);
+  dialog = gtk_dialog_new_with_buttons (_("Authentication Required"), GTK_WINDOW (self),
+                                        GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT
+                                        | GTK_DIALOG_USE_HEADER_BAR,
+                                        _("_Cancel"), GTK_RESPONSE_CANCEL,
+                                        _("_Log In"), GTK_RESPONSE_OK, NULL);
+  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_OK);
+  grid = gtk_grid_new ();
+  gtk_grid_set_row_spacing (GTK_GRID (grid), 6);
+  gtk_grid_set_column_spacing (GTK_GRID (grid), 12);
+  gtk_widget_set_margin_start (grid, 18);
+  gtk_widget_set_margin_end (grid, 18);
+  gtk_widget_set_margin_top (grid, 18);
+  gtk_widget_set_margin_bottom (grid, 18);
+  if (lb_credentials_request_is_retrying (request))
+    text = g_strdup_printf (_("The user name or password for %s was refused. Try again."),
+                            lb_credentials_request_get_uri (request));
+  else if (realm != NULL && *realm != '\0')
+    text = g_strdup_printf (_("%s asks for a user name and password (realm “%s”)."),
+                            lb_credentials_request_get_uri (request), realm);
+  else
+    text = g_strdup_printf (_("%s asks for a user name and password."),
+                            lb_credentials_request_get_uri (request));
+  label = gtk_label_new (text);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (label), 50);
+  gtk_grid_attach (GTK_GRID (grid), label, 0, 0, 2, 1);
+  gtk_grid_attach (GTK_GRID (grid), gtk_label_new_with_mnemonic (_("_User name")), 0, 1, 1, 1);
+  ctx->user = gtk_entry_new ();
+  gtk_accessible_update_property (GTK_ACCESSIBLE (ctx->user), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("User name"), -1);
+  gtk_grid_attach (GTK_GRID (grid), ctx->user, 1, 1, 1, 1);
+  gtk_grid_attach (GTK_GRID (grid), gtk_label_new_with_mnemonic (_("_Password")), 0, 2, 1, 1);
+  ctx->password = gtk_password_entry_new ();
+  gtk_password_entry_set_show_peek_icon (GTK_PASSWORD_ENTRY (ctx->password), TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (ctx->password), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Password"), -1);
+  g_object_set (ctx->password, "activates-default", TRUE, NULL);
+  gtk_grid_attach (GTK_GRID (grid), ctx->password, 1, 2, 1, 1);
+  gtk_box_append (GTK_BOX (gtk_dialog_get_content_area (GTK_DIALOG (dialog))), grid);
+  g_object_set_data_full (G_OBJECT (dialog), "lb-cred", ctx, cred_ctx_free);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_credentials_response), ctx);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+void
+lb_window_open_store (LbWindow   *self,
+                      const char *uri)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LbStoreOptions) options = lb_store_options_new ();
+  g_autoptr (LbStore) store = NULL;
+
+  g_return_if_fail (LB_IS_WINDOW (self));
+  lb_store_options_set_credentials_func (options, ask_credentials, self, NULL);
+  store = lb_store_new_for_uri (uri, options, &error);
+  if (store == NULL)
+    {
+      _lb_window_show_error (self, _("Could not open the store"), error);
+      return;
+    }
+  g_set_object (&self->store, store);
+  lb_store_browser_set_store (self->browser, store);
+  gtk_stack_set_visible_child_name (GTK_STACK (self->tree_stack), "tree");
+  add_recent_store (self, lb_store_get_uri (store));
+  _lb_window_filters_load_store (self);
+  gtk_window_set_title (GTK_WINDOW (self), lb_store_get_uri (store));
+  _lb_window_update_actions (self);
+}
+
+void
+lb_window_open_uri (LbWindow   *self,
+                    const char *uri_or_path)
+{
+  g_autoptr (GFile) file = NULL;
+  g_autofree char *scheme = g_uri_parse_scheme (uri_or_path);
+  g_autofree char *base = NULL;
+
+  g_return_if_fail (LB_IS_WINDOW (self));
+  if (scheme != NULL && g_ascii_strcasecmp (scheme, "file") != 0)
+    {
+      lb_window_open_store (self, uri_or_path);
+      return;
+    }
+  file = scheme ? g_file_new_for_uri (uri_or_path) : g_file_new_for_commandline_arg (uri_or_path);
+  base = g_file_get_basename (file);
+  /* a folder, or a DICOMDIR: the local store lists its DICOM objects by patient */
+  if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_DIRECTORY
+      || (base != NULL && lb_dicomdir_is_name (base)))
+    {
+      g_autofree char *uri = g_file_get_uri (file);
+      lb_window_open_store (self, uri);
+    }
+  else
+    lb_window_open_image_file (self, file);
+}
+
+static void
+on_url_activate (LbWindow *self)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->url_entry));
+
+  if (text == NULL || *text == '\0')
+    return;
+  gtk_popover_popdown (GTK_POPOVER (self->store_popover));
+  lb_window_open_uri (self, text);
+}
+
+static GtkWidget *
+store_row (const char *uri,
+           const char *label)
+{
+  GtkWidget *button = gtk_button_new_with_label (label ? label : uri);
+
+  gtk_widget_add_css_class (button, "flat");
+  gtk_label_set_xalign (GTK_LABEL (gtk_button_get_child (GTK_BUTTON (button))), 0);
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "win.open-store-uri");
+  gtk_actionable_set_action_target (GTK_ACTIONABLE (button), "s", uri);
+  gtk_widget_set_tooltip_text (button, uri);
+  return button;
+}
+
+/* gtk_list_box_remove_all() is 4.12 */
+static void
+list_box_clear (GtkWidget *box)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (box)) != NULL)
+    gtk_list_box_remove (GTK_LIST_BOX (box), child);
+}
+
+static void
+rebuild_store_lists (LbWindow *self)
+{
+  g_auto (GStrv) recent = g_settings_get_strv (self->settings, "recent-stores");
+  g_autofree char *sample = g_settings_get_string (self->settings, "sample-store");
+  const char *env = g_getenv ("LIGHTBOX_SAMPLE_STORE");
+
+  if (env != NULL && *env != '\0')
+    {
+      g_free (sample);
+      sample = g_strdup (env);
+    }
+  if (sample == NULL || *sample == '\0')
+    {
+      /* where build-aux/quickstart.sh puts its writable copy of data/samples */
+      g_autofree char *dir = g_build_filename (g_get_user_data_dir (), "lightbox", "sample-store",
+                                               NULL);
+      if (g_file_test (dir, G_FILE_TEST_IS_DIR))
+        {
+          g_free (sample);
+          sample = g_filename_to_uri (dir, NULL, NULL);
+        }
+    }
+  list_box_clear (self->recent_list);
+  list_box_clear (self->welcome_list);
+  if (sample != NULL && *sample != '\0')
+    {
+      g_autofree char *label = g_strdup_printf (_("Sample images (%s)"), sample);
+      gtk_list_box_append (GTK_LIST_BOX (self->welcome_list), store_row (sample, label));
+    }
+  for (guint i = 0; recent[i] != NULL; i++)
+    {
+      gtk_list_box_append (GTK_LIST_BOX (self->recent_list), store_row (recent[i], NULL));
+      gtk_list_box_append (GTK_LIST_BOX (self->welcome_list), store_row (recent[i], NULL));
+    }
+  gtk_widget_set_visible (self->recent_list, recent[0] != NULL);
+}
+
+static void
+on_search_changed (GtkSearchEntry *entry,
+                   LbWindow       *self)
+{
+  lb_store_browser_search (self->browser, gtk_editable_get_text (GTK_EDITABLE (entry)), FALSE);
+}
+
+static void
+on_search_next (GtkSearchEntry *entry,
+                LbWindow       *self)
+{
+  lb_store_browser_search (self->browser, gtk_editable_get_text (GTK_EDITABLE (entry)), TRUE);
+}
+
+static void
+on_search_activate (GtkSearchEntry *entry,
+                    LbWindow       *self)
+{
+  GtkSelectionModel *sel = gtk_column_view_get_model (
+    GTK_COLUMN_VIEW (lb_store_browser_get_view (self->browser)));
+  guint pos = gtk_single_selection_get_selected (GTK_SINGLE_SELECTION (sel));
+
+  if (pos != GTK_INVALID_LIST_POSITION)
+    lb_store_browser_activate_row (self->browser, pos);
+  gtk_widget_grab_focus (lb_store_browser_get_view (self->browser));
+}
+
+static void
+on_search_stop (GtkSearchEntry *entry,
+                LbWindow       *self)
+{
+  gtk_editable_set_text (GTK_EDITABLE (entry), "");
+  gtk_widget_grab_focus (lb_store_browser_get_view (self->browser));
+}
+
+void
+_lb_window_stores_init (LbWindow *self)
+{
+  self->browser = LB_STORE_BROWSER (lb_store_browser_new ());
+  gtk_box_append (GTK_BOX (self->tree_box), GTK_WIDGET (self->browser));
+  g_signal_connect (self->browser, "entry-activated", G_CALLBACK (on_entry_activated), self);
+  g_signal_connect (self->browser, "listing-failed", G_CALLBACK (on_listing_failed), self);
+  gtk_search_entry_set_key_capture_widget (GTK_SEARCH_ENTRY (self->tree_search),
+                                           lb_store_browser_get_view (self->browser));
+  g_signal_connect (self->tree_search, "search-changed", G_CALLBACK (on_search_changed), self);
+  g_signal_connect (self->tree_search, "next-match", G_CALLBACK (on_search_next), self);
+  g_signal_connect (self->tree_search, "activate", G_CALLBACK (on_search_activate), self);
+  g_signal_connect (self->tree_search, "stop-search", G_CALLBACK (on_search_stop), self);
+  g_signal_connect_swapped (self->url_entry, "activate", G_CALLBACK (on_url_activate), self);
+  g_signal_connect_swapped (self->url_open_button, "clicked", G_CALLBACK (on_url_activate), self);
+  g_signal_connect_swapped (self->settings, "changed::recent-stores",
+                            G_CALLBACK (rebuild_store_lists), self);
+  g_signal_connect_swapped (self->settings, "changed::sample-store",
+                            G_CALLBACK (rebuild_store_lists), self);
+  rebuild_store_lists (self);
+  gtk_stack_set_visible_child_name (GTK_STACK (self->tree_stack), "empty");
+}

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-window"
+
+#include "config.h"
+
+#include "lb-window-private.h"
+#include "lb-window-test.h"
+
+LbCanvas *
+lb_window_test_get_canvas (LbWindow *self)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
+  return self->canvas;
+}
+
+LbHistory *
+lb_window_test_get_history (LbWindow *self)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
+  return self->history;
+}
+
+LbStoreBrowser *
+lb_window_test_get_browser (LbWindow *self)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
+  return self->browser;
+}
+
+LbBenchPanel *
+lb_window_test_get_bench_panel (LbWindow *self)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
+  return self->bench;
+}
+
+GSettings *
+lb_window_test_get_settings (LbWindow *self)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
+  return self->settings;
+}
+
+GListModel *
+lb_window_test_get_store_filters (LbWindow *self)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
+  return G_LIST_MODEL (self->store_filters);
+}
+
+GtkWidget *
+lb_window_test_get_child (LbWindow   *self,
+                          const char *id)
+{
+  GObject *child;
+
+  g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
+  child = gtk_widget_get_template_child (GTK_WIDGET (self), LB_TYPE_WINDOW, id);
+  return GTK_IS_WIDGET (child) ? GTK_WIDGET (child) : NULL;
+}
+
+GtkWidget *
+lb_window_test_get_param_dialog (LbWindow *self)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
+  return self->param_dialog;
+}
+
+GtkWidget *
+lb_window_test_get_upload_dialog (LbWindow *self)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
+  return self->upload_dialog;
+}
+
+GtkWidget *
+lb_window_test_get_upload_entry (LbWindow *self)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
+  return self->upload_entry;
+}
+
+GtkWidget *
+lb_window_test_get_conflict_dialog (LbWindow *self)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
+  return self->conflict_dialog;
+}
+
+GtkWidget *
+lb_window_test_get_error_dialog (LbWindow *self)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
+  return self->error_dialog;
+}
+
+const char *
+lb_window_test_get_last_status (LbWindow *self)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
+  return self->last_status;
+}
+
+const char *
+lb_window_test_get_last_upload_uri (LbWindow *self)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
+  return self->last_upload_uri;
+}
+
+gint64
+lb_window_test_get_load_started_us (LbWindow *self)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), 0);
+  return self->load_started_us;
+}
+
+gint64
+lb_window_test_get_first_pixels_us (LbWindow *self)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), 0);
+  return self->first_pixels_us;
+}
+
+gint64
+lb_window_test_get_load_done_us (LbWindow *self)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), 0);
+  return self->load_done_us;
+}
+
+gboolean
+lb_window_test_is_loading (LbWindow *self)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), FALSE);
+  return self->load_cancellable != NULL;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "lb-bench-panel.h"
+#include "lb-canvas.h"
+#include "lb-history.h"
+#include "lb-store-browser.h"
+#include "lb-window.h"
+
+G_BEGIN_DECLS
+
+/* What the UI tests and bench/ui-timing read from a window, so that they need not see its
+ * private struct (lb-window-private.h). Not installed, and not for the application's own
+ * code, which uses the struct. All return (transfer none). */
+
+LbCanvas       *lb_window_test_get_canvas          (LbWindow   *self);
+/* NULL while no image is open. */
+LbHistory      *lb_window_test_get_history         (LbWindow   *self);
+LbStoreBrowser *lb_window_test_get_browser         (LbWindow   *self);
+LbBenchPanel   *lb_window_test_get_bench_panel     (LbWindow   *self);
+GSettings      *lb_window_test_get_settings        (LbWindow   *self);
+/* The LbFilter items the current store publishes. */
+GListModel     *lb_window_test_get_store_filters   (LbWindow   *self);
+/* A widget of the window's template by its id in ui/lb-window.ui ("size_label",
+ * "progress_bar", …); NULL for an unknown id. */
+GtkWidget      *lb_window_test_get_child           (LbWindow   *self,
+                                                    const char *id);
+
+/* The dialogs the window has open now, NULL when closed. */
+GtkWidget      *lb_window_test_get_param_dialog    (LbWindow   *self);
+GtkWidget      *lb_window_test_get_upload_dialog   (LbWindow   *self);
+/* The name entry of the upload dialog. */
+GtkWidget      *lb_window_test_get_upload_entry    (LbWindow   *self);
+GtkWidget      *lb_window_test_get_conflict_dialog (LbWindow   *self);
+GtkWidget      *lb_window_test_get_error_dialog    (LbWindow   *self);
+
+/* The last result line (upload verification, errors), NULL before the first. */
+const char     *lb_window_test_get_last_status     (LbWindow   *self);
+const char     *lb_window_test_get_last_upload_uri (LbWindow   *self);
+
+/* The image load: monotonic times (µs, g_get_monotonic_time ()) of its start, of its first
+ * rows on the canvas and of its end; 0 until then. */
+gint64          lb_window_test_get_load_started_us (LbWindow   *self);
+gint64          lb_window_test_get_first_pixels_us (LbWindow   *self);
+gint64          lb_window_test_get_load_done_us    (LbWindow   *self);
+/* TRUE while an image downloads or decodes (lb_window_is_busy() also covers filters,
+ * uploads and listings). */
+gboolean        lb_window_test_is_loading          (LbWindow   *self);
+
+G_END_DECLS

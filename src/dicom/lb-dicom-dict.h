@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/**
+ * lb_dicom_dict_get_vr:
+ * @tag: group << 16 | element
+ *
+ * The value representation the data dictionary (PS3.6 §6) gives @tag: what an Implicit VR file
+ * leaves out (PS3.5 §7.1.3). Group lengths (gggg,0000) are UL and private creators
+ * (odd gggg,0010–00FF) LO. Attributes whose VR depends on the data set return a lowercase code:
+ * "xs" (US or SS, by PixelRepresentation), "ox" (OB or OW), "xw" (US or OW, LUT data).
+ * Returns %NULL for private and unknown attributes.
+ */
+const char *lb_dicom_dict_get_vr (guint32 tag);
+
+G_END_DECLS

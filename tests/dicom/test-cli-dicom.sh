@@ -1,0 +1,121 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# lightbox-cli on DICOM: convert and filter take .dcm files and store URLs, their values are
+# pydicom's (check-png-values.py); bad files fail with the reason and write nothing; every path
+# `ls -R` prints below a local folder (a series, a DICOMDIR file-set) works with `get` and
+# `convert`. With LB_DICOMWEB_URL set (orthanc-run.sh) the same round trip runs against Orthanc.
+#   test-cli-dicom.sh LIGHTBOX-CLI
+set -uo pipefail
+CLI=$1
+PY=/usr/bin/python3
+HERE=$(dirname "$0")
+D=$LB_TEST_DATA/dicom
+T=$(mktemp -d "${TMPDIR:-/tmp}/lb-cli-dicom.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fails=0
+n=0
+ok()   { n=$((n+1)); echo "ok $n - $1"; }
+bad()  { n=$((n+1)); fails=$((fails+1)); echo "not ok $n - $1"; }
+check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+quiet() { "$@" > /dev/null; }   # a command whose listing would break the TAP stream
+values() { "$PY" "$HERE/check-png-values.py" "$@" > "$T/values.log" 2>&1; local rc=$?
+           [ $rc = 77 ] && return 0; cat "$T/values.log" | sed 's/^/# /'; return $rc; }
+
+if [ -z "${LB_DICOMWEB_URL:-}" ]; then
+  # convert: every uncompressed syntax, against pydicom
+  for f in CT_small MR_small MR_small_bigendian MR_small_implicit MR_small_expb ExplVR_BigEnd \
+           image_dfl SC_rgb_small_odd SC_rgb_jpeg_dcmd; do
+    "$CLI" convert "$D/$f.dcm" "$T/$f.png" 2>"$T/err"
+    check "convert $f.dcm: pydicom's values" values "$D/$f.dcm" "$T/$f.png"
+  done
+  # filter: an identity step keeps pydicom's values; a blur runs
+  LIGHTBOX_PLUGIN_PATH=${LIGHTBOX_PLUGIN_PATH:-} "$CLI" filter "$D/CT_small.dcm" "$T/median0.png" \
+    median:radius=0 2>"$T/err"
+  check "filter CT_small.dcm median:radius=0: pydicom's values" values "$D/CT_small.dcm" "$T/median0.png"
+  "$CLI" filter "$D/MR_small_bigendian.dcm" "$T/blur.png" blur:size=3 2>"$T/err"
+  check "filter a big endian .dcm with blur" [ -s "$T/blur.png" ]
+
+  # bad input: the reason, no output, an existing output untouched
+  echo keep > "$T/keep.png"
+  "$CLI" convert "$D/MR_truncated.dcm" "$T/keep.png" 2>"$T/err"; rc=$?
+  check "convert a truncated .dcm fails" [ $rc = 1 ]
+  check "the error names the file and the shortfall" \
+    grep -q "MR_truncated.dcm: PixelData has 8192 bytes, only 8130 are left" "$T/err"
+  check "the output is untouched" [ "$(cat "$T/keep.png")" = keep ]
+  "$CLI" convert "$D/badVR.dcm" "$T/bad.png" 2>"$T/err"; rc=$?
+  check "NumberOfFrames \"1A\" is refused by name" grep -q 'NumberOfFrames "1A" is not a number' "$T/err"
+  check "and nothing is written" [ ! -e "$T/bad.png" ]
+  "$CLI" convert "$D/no_meta.dcm" "$T/bad.png" 2>"$T/err"
+  check "a .dcm that is no DICOM says so" grep -q "not a DICOM file" "$T/err"
+  "$CLI" convert "$D/rtplan.dcm" "$T/bad.png" 2>"$T/err"
+  check "an object without pixels says so" grep -q "has no PixelData" "$T/err"
+
+  # a folder: a 5-slice series, a DICOMDIR file-set, a plain file
+  mkdir -p "$T/folder/series"
+  if "$PY" "$HERE/make-series.py" "$T/folder/series" 5 64 > /dev/null 2>&1; then :; fi
+  cp -r "$D/dicomdirtests" "$T/folder/cd"
+  echo hello > "$T/folder/notes.txt"
+  base="file://$T/folder"
+  "$CLI" ls -R "$base" > "$T/ls" 2>"$T/err"
+  check "ls -R a folder of DICOM" [ -s "$T/ls" ]
+  check "ls shows the series' patient" grep -qx 'series/?patient=P-0042/' "$T/ls"
+  check "ls shows the DICOMDIR's patients" grep -qx 'cd/?patient=77654033/' "$T/ls"
+  check "ls lists the DICOMDIR's images by their files" grep -q "^cd/77654033/CR1/6154	" "$T/ls"
+  files=0; got=0; conv=0
+  while IFS=$'\t' read -r path size; do
+    case $path in */) continue;; esac
+    files=$((files+1))
+    if "$CLI" get "$base/$path" "$T/got" 2>>"$T/err" && cmp -s "$T/got" "$T/folder/$path"; then
+      got=$((got+1))
+    fi
+    case $path in *.txt|*/README.txt|*DICOMDIR*) continue;; esac
+    if "$CLI" convert "$base/$path" "$T/conv.png" 2>>"$T/err"; then conv=$((conv+1));
+    else echo "# convert $path: $(tail -1 "$T/err")"; fi
+    [ $conv = 1 ] && values "$T/folder/$path" "$T/conv.png" || true
+  done < "$T/ls"
+  echo "# $files files listed, $got fetched byte for byte, $conv converted"
+  check "every file ls -R prints works with get" [ $files -gt 30 -a $got = $files ]
+  check "every DICOM instance ls -R prints works with convert" [ $conv -ge 36 ]
+  # the paths print decoded; get takes them as they are (space, '#', non-ASCII)
+  mkdir -p "$T/folder/With Space"; cp "$D/MR_small.dcm" "$T/folder/With Space/mr #1 ü.dcm"
+  "$CLI" ls -R "$base/With%20Space/" > "$T/ls2" 2>>"$T/err"
+  check "a level printed with its '/' lists again" quiet "$CLI" ls "$base/With%20Space/$(grep -m1 'series=' "$T/ls2")"
+  file=$(grep -v '/$' "$T/ls2" | head -1 | cut -f1)
+  "$CLI" get "$base/With Space/$file" "$T/sp.dcm" 2>>"$T/err"
+  check "get takes a printed name with a space, '#' and ü" cmp -s "$T/sp.dcm" "$T/folder/With Space/mr #1 ü.dcm"
+else
+  # DICOMweb (Orthanc): every instance ls -R prints works with get and convert
+  base="dicomweb+${LB_DICOMWEB_URL}"
+  "$CLI" ls -R "$base" > "$T/ls" 2>"$T/err"
+  check "ls -R the DICOMweb server" [ -s "$T/ls" ]
+  check "patients print as patients/ID/" grep -q '^patients/1CT1/$' "$T/ls"
+  check "instances print as studies/…/series/…/instances/…" \
+    grep -qE '^studies/[0-9.]+/series/[0-9.]+/instances/[0-9.]+	' "$T/ls"
+  # every instance path names its instance: get and convert succeed, or fail for what the
+  # instance is (a transfer syntax or bit depth nothing here decodes), never for the path
+  total=0; got=0; named=0
+  while IFS=$'\t' read -r path size; do
+    case $path in */) continue;; esac
+    total=$((total+1))
+    for cmd in get convert; do
+      if "$CLI" $cmd "$base/$path" "$T/out.png" 2>"$T/err"; then
+        [ $cmd = get ] && got=$((got+1))
+      elif grep -qiE 'not found|no such|not a DICOMweb|404|not inside' "$T/err"; then
+        echo "# $cmd $path: $(cat "$T/err")"; continue 2
+      else
+        echo "# $cmd $path: $(cut -c1-160 "$T/err")"
+      fi
+    done
+    named=$((named+1))
+  done < <(sort -u "$T/ls")
+  echo "# $total instances, $got fetched as PNG"
+  check "every instance path ls -R prints names its instance for get and convert" \
+    [ $total -ge 6 -a $named = $total ]
+  check "the uncompressed ones are fetched" [ $got -ge 4 ]
+  # the uncompressed CT converts to pydicom's values (compressed ones need the server or a codec)
+  ct=$(grep -E 'instances/1.3.6.1.4.1.5962.1.1.1.1.1.20040119072730.12322	' "$T/ls" | head -1 | cut -f1)
+  "$CLI" convert "$base/$ct" "$T/ct.png" 2>"$T/err"
+  check "convert the CT from its DICOMweb URL: pydicom's values" values "$D/CT_small.dcm" "$T/ct.png"
+fi
+echo "1..$n"
+[ $fails = 0 ]
