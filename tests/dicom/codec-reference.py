@@ -14,6 +14,15 @@ endian), and cases.ini a group per case:
   kind = rgb         lb_dicom_prepare_frame() must give pydicom's convert_color_space() /
                      apply_color_lut() applied to those decoded samples
   tolerance          the largest difference allowed (0 unless a reason is given)
+  file, frame        the Part 10 file the case comes from and the frame: opened as a file, it
+                     must give the same samples
+  signed, monochrome1, padding, lossy_method
+                     what the image's value model must say (grey images): PixelRepresentation,
+                     PhotometricInterpretation MONOCHROME1, PixelPaddingValue/RangeLimit as
+                     samples (stored + 32768 when signed), and for an image that was lossy
+                     compressed the method (PS3.3 C.7.6.1.1.5: the file's
+                     LossyImageCompressionMethod when it says "01", else the one of its
+                     transfer syntax); absent when lossless
 A case whose tool is missing is left out, with the reason in [skipped].
 """
 import base64, configparser, json, os, shutil, subprocess, sys, warnings
@@ -67,6 +76,29 @@ def native_values(path, ds_ref, index=0):
         a = a.reshape(3, -1).T.reshape(-1)
     return a
 
+# PS3.3 C.7.6.1.1.5.1: the Lossy Image Compression Method of the transfer syntaxes that may be
+# lossy (JPEG 2000 counts as lossy unless it is the "Lossless Only" one)
+LOSSY_METHOD = {'1.2.840.10008.1.2.4.50': 'ISO_10918_1', '1.2.840.10008.1.2.4.51': 'ISO_10918_1',
+                '1.2.840.10008.1.2.4.81': 'ISO_14495_1', '1.2.840.10008.1.2.4.91': 'ISO_15444_1'}
+
+def model_expectation(ds):
+    """What the value model of a grey image from @ds must say (see the module's doc)."""
+    g = {}
+    signed = int(ds.get('PixelRepresentation', 0)) == 1
+    g['signed'] = '1' if signed else '0'
+    g['monochrome1'] = '1' if ds.PhotometricInterpretation == 'MONOCHROME1' else '0'
+    if 'PixelPaddingValue' in ds:
+        off = 32768 if signed else 0
+        lo = int(ds.PixelPaddingValue)
+        hi = int(ds.get('PixelPaddingRangeLimit', lo))
+        g['padding'] = '%d %d' % (min(lo, hi) + off, max(lo, hi) + off)
+    if ds.get('LossyImageCompression') == '01':
+        m = ds.get('LossyImageCompressionMethod')
+        g['lossy_method'] = '\\'.join(m) if isinstance(m, (list, pydicom.multival.MultiValue)) else (m or '')
+    elif str(ds.file_meta.TransferSyntaxUID) in LOSSY_METHOD:
+        g['lossy_method'] = LOSSY_METHOD[str(ds.file_meta.TransferSyntaxUID)]
+    return g
+
 def add(name, src_path, kind, expected, reference, frame=0, tolerance=0, ds_override=None,
         why_tolerance=None):
     ds = ds_override if ds_override is not None else pydicom.dcmread(src_path)
@@ -84,6 +116,8 @@ def add(name, src_path, kind, expected, reference, frame=0, tolerance=0, ds_over
          'bits': str(exp.dtype.itemsize * 8), 'samples': str(exp.size)}
     if why_tolerance:
         g['why_tolerance'] = why_tolerance
+    g['frame'] = str(frame)
+    g.update(model_expectation(ds))
     cases[name] = g
 
 def tmp(name):
@@ -251,12 +285,36 @@ for base in ('CT_small', 'MR_small'):
         if made:
             decompress_case(base + '_' + name, made)
 
+# The value model through a codec: MONOCHROME1 with padding, signed, JPEG-LS lossless (the
+# padding value is the image's minimum, so it occurs in the pixels)
+mono1 = pydicom.dcmread(T_('CT_small.dcm'))
+mono1.PhotometricInterpretation = 'MONOCHROME1'
+mono1.PixelPaddingValue = int(mono1.pixel_array.min())
+mono1['PixelPaddingValue'].VR = 'SS'
+mono1.save_as(tmp('ct_mono1_padded.dcm'))
+made = make('CT_mono1_padded_jpegls', 'dcmcjpls', '+el', src=tmp('ct_mono1_padded.dcm'))
+if made:
+    decompress_case('CT_mono1_padded_jpegls', made)
+# a lossy JPEG 2000 file whose data set does not say it is lossy: the transfer syntax does
+if cases.has_section('CT_small_j2k_lossy'):
+    unflagged = pydicom.dcmread(tmp('CT_small_j2k_lossy.src.dcm'))
+    for kw in ('LossyImageCompression', 'LossyImageCompressionRatio',
+               'LossyImageCompressionMethod'):
+        if kw in unflagged:
+            del unflagged[kw]
+    unflagged.save_as(tmp('CT_small_j2k_lossy_unflagged.src.dcm'))
+    decompress_case('CT_small_j2k_lossy_unflagged', tmp('CT_small_j2k_lossy_unflagged.src.dcm'),
+                    tolerance=int(cases['CT_small_j2k_lossy']['tolerance']))
+
 # 12-bit unsigned CT for JPEG extended (process 4) and lossless at 12 bits (IJG's 12-bit build)
 ct12 = pydicom.dcmread(T_('CT_small.dcm'))
 a = ct12.pixel_array.astype(np.int32)
-a = np.clip(a - a.min(), 0, 4095).astype('<u2')
+a_min = int(a.min())
+a = np.clip(a - a_min, 0, 4095).astype('<u2')
 ct12.PixelData = a.tobytes()
 ct12.BitsStored, ct12.HighBit, ct12.PixelRepresentation = 12, 11, 0
+ct12.PixelPaddingValue = 0   # CT_small's -2000 is below its pixels: the lowest value pads here
+ct12['PixelPaddingValue'].VR = 'US'
 ct12.RescaleIntercept = -1024
 ct12.save_as(tmp('ct12.dcm'))
 for name, tool, args in (('CT12_jpeg_extended', 'dcmcjpeg', ['+ee']),
