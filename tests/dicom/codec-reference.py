@@ -21,8 +21,8 @@ endian), and cases.ini a group per case:
                      PhotometricInterpretation MONOCHROME1, PixelPaddingValue/RangeLimit as
                      samples (stored + 32768 when signed), and for an image that was lossy
                      compressed the method (PS3.3 C.7.6.1.1.5: the file's
-                     LossyImageCompressionMethod when it says "01", else the one of its
-                     transfer syntax); absent when lossless
+                     LossyImageCompressionMethod when it says "01" and gives one, else the
+                     one of its transfer syntax); absent when lossless
 A case whose tool is missing is left out, with the reason in [skipped].
 """
 import base64, configparser, json, os, shutil, subprocess, sys, warnings
@@ -95,6 +95,8 @@ def model_expectation(ds):
     if ds.get('LossyImageCompression') == '01':
         m = ds.get('LossyImageCompressionMethod')
         g['lossy_method'] = '\\'.join(m) if isinstance(m, (list, pydicom.multival.MultiValue)) else (m or '')
+        # absent (it is Type 1C with "01"): the method of the lossy syntax the file is stored in
+        g['lossy_method'] = g['lossy_method'] or LOSSY_METHOD.get(str(ds.file_meta.TransferSyntaxUID), '')
     elif str(ds.file_meta.TransferSyntaxUID) in LOSSY_METHOD:
         g['lossy_method'] = LOSSY_METHOD[str(ds.file_meta.TransferSyntaxUID)]
     return g
