@@ -49,6 +49,9 @@ def num(ds, kw):
 
 out = configparser.ConfigParser(interpolation=None)
 out.optionxform = str
+LOSSY_METHOD = {'1.2.840.10008.1.2.4.50': 'ISO_10918_1', '1.2.840.10008.1.2.4.51': 'ISO_10918_1',
+                '1.2.840.10008.1.2.4.81': 'ISO_14495_1', '1.2.840.10008.1.2.4.91': 'ISO_15444_1'}
+
 for i, path in enumerate(sys.argv[2:]):
     ds = pydicom.dcmread(path)
     g = {}
@@ -80,6 +83,14 @@ for i, path in enumerate(sys.argv[2:]):
                                          ('MONOCHROME1', 'MONOCHROME2', 'RGB', 'YBR_FULL',
                                           'YBR_FULL_422', 'YBR_RCT', 'YBR_ICT',
                                           'PALETTE COLOR')) else 'false'
+    # PS3.3 C.7.6.1.1.5: lossy once, lossy for good; the method is the file's when it says "01"
+    # and gives one, else that of the lossy transfer syntax it is stored in (C.7.6.1.1.5.1)
+    if ds.get('LossyImageCompression') == '01':
+        m = ds.get('LossyImageCompressionMethod')
+        m = '\\'.join(m) if isinstance(m, pydicom.multival.MultiValue) else (m or '')
+        g['lossy_method'] = m or LOSSY_METHOD.get(ts, '')
+    elif ts in LOSSY_METHOD:
+        g['lossy_method'] = LOSSY_METHOD[ts]
     if 'RescaleSlope' in ds or 'RescaleIntercept' in ds:
         g['rescale_slope'] = repr(float(ds.get('RescaleSlope', 1)))
         g['rescale_intercept'] = repr(float(ds.get('RescaleIntercept', 0)))
