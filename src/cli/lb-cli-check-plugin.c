@@ -34,6 +34,9 @@
 #define CANCEL_H 160
 /* Seconds one check may take before it is reported as hung. */
 #define CHECK_TIMEOUT_S 120
+/* The child's exit status after the fault handler printed its verdict (not 1, and unlikely
+ * for a plugin's own exit()). */
+#define FAULT_EXIT 120
 
 static const guint thread_counts[] = { 1, 2, 3, 4 };
 /* 0: the pipeline's choice (about four bands per thread); H: one band */
@@ -95,7 +98,7 @@ fault_handler (int        sig,
   say (" (");
   say (pass_context);
   say (")\n");
-  _exit (3);
+  _exit (FAULT_EXIT);
 }
 
 static void
@@ -788,8 +791,16 @@ lb_cli_check_plugin (int    argc,
         }
       while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
         ;
+      /* the fault handler (FAULT_EXIT) and the checks (1) print their verdicts; anything else ended
+       * the child without one: a plugin that called exit(), or a lazily bound symbol that
+       * does not resolve ("symbol lookup error", 127) */
       if (WIFSIGNALED (status))
-        printf ("  FAIL  the checker's child process died of signal %d\n", WTERMSIG (status));
+        printf ("  FAIL  the checks ended with signal %d (%s)\n", WTERMSIG (status),
+                g_strsignal (WTERMSIG (status)));
+      else if (WIFEXITED (status) && WEXITSTATUS (status) != 0 && WEXITSTATUS (status) != 1
+               && WEXITSTATUS (status) != FAULT_EXIT)
+        printf ("  FAIL  the checks ended with exit status %d (the plugin ended the process)\n",
+                WEXITSTATUS (status));
       failed += !(WIFEXITED (status) && WEXITSTATUS (status) == 0);
     }
   if (failed > 0)
