@@ -128,6 +128,16 @@ _lb_band_guard_leave (LbBandGuard *self)
   self->cancel_row = -1;
 }
 
+void
+_lb_band_guard_copy_out (LbBandGuard *self,
+                         guint8      *dst,
+                         gsize        dst_stride,
+                         gsize        row_size)
+{
+  for (int y = 0; y < self->height; y++)
+    memcpy (dst + (gsize) y * dst_stride, self->data + (gsize) y * self->stride, row_size);
+}
+
 /* ---- the fault's description, from a signal handler: no malloc, no stdio ------------------ */
 
 typedef struct {

@@ -41,6 +41,13 @@ void         _lb_band_guard_cancel_at  (LbBandGuard   *self,
 /* Every row readable and writable again (between bands and for finish()). */
 void         _lb_band_guard_leave      (LbBandGuard   *self);
 
+/* Copies the rows out of the guarded mapping into @dst (@row_size bytes per row, rows
+ * @dst_stride apart), an ordinary image's pixels. */
+void         _lb_band_guard_copy_out   (LbBandGuard   *self,
+                                        guint8        *dst,
+                                        gsize          dst_stride,
+                                        gsize          row_size);
+
 /* Async-signal-safe: if @addr lies in the active guard's mapping, writes a sentence about
  * it ("row 16, outside the band of rows 8..15") into @buf (NUL-terminated) and returns
  * TRUE. */

@@ -889,13 +889,10 @@ run_pass (LbPipeline   *self,
     }
   if (guard != NULL)
     {
-      /* out of the guarded mapping into an ordinary, tightly packed image */
       owned = lb_image_alloc_pixels (width, height, format, NULL, &dst_stride, error);
       if (owned == NULL)
         return NULL;
-      for (int y = 0; y < height; y++)
-        memcpy (owned + (gsize) y * dst_stride, dst + (gsize) y * _lb_band_guard_get_stride (guard),
-                row_size);
+      _lb_band_guard_copy_out (guard, owned, dst_stride, row_size);
     }
 
   if (owned != NULL)
