@@ -17,6 +17,8 @@ struct _LbParamDialog {
   GtkWidget      *advanced;      /* GtkExpander around advanced_grid */
   GtkWidget      *advanced_grid;
   GtkWidget      *error_label;
+  GtkWidget      *notice;
+  GtkWidget      *preview_error;
   GtkWidget      *preview;
 
   /* Owned */
@@ -256,6 +258,8 @@ lb_param_dialog_class_init (LbParamDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LbParamDialog, advanced);
   gtk_widget_class_bind_template_child (widget_class, LbParamDialog, advanced_grid);
   gtk_widget_class_bind_template_child (widget_class, LbParamDialog, error_label);
+  gtk_widget_class_bind_template_child (widget_class, LbParamDialog, notice);
+  gtk_widget_class_bind_template_child (widget_class, LbParamDialog, preview_error);
   gtk_widget_class_bind_template_child (widget_class, LbParamDialog, preview);
   gtk_widget_class_bind_template_callback (widget_class, on_apply_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_cancel_clicked);
@@ -269,24 +273,29 @@ lb_param_dialog_init (LbParamDialog *self)
   self->widgets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
-LbParamDialog *
-lb_param_dialog_new (LbFilter       *filter,
-                     LbFilterParams *initial,
-                     GtkWindow      *parent)
+static void
+clear_grid (GtkWidget *grid)
 {
-  LbParamDialog *self;
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (grid)) != NULL)
+    gtk_grid_remove (GTK_GRID (grid), child);
+}
+
+/* The rows of @self->filter's parameters, with the values of @self->params. */
+static void
+build_rows (LbParamDialog *self)
+{
+  LbFilter *filter = self->filter;
   int row = 0, advanced_row = 0;
 
-  g_return_val_if_fail (LB_IS_FILTER (filter), NULL);
-  self = g_object_new (LB_TYPE_PARAM_DIALOG, "title", lb_filter_get_name (filter),
-                       "transient-for", parent, NULL);
-  self->filter = g_object_ref (filter);
-  self->params = initial ? lb_filter_params_copy (initial) : lb_filter_params_new (filter);
-  if (lb_filter_get_description (filter))
-    {
-      gtk_label_set_text (GTK_LABEL (self->description), lb_filter_get_description (filter));
-      gtk_widget_set_visible (self->description, TRUE);
-    }
+  g_hash_table_remove_all (self->widgets);
+  clear_grid (self->grid);
+  clear_grid (self->advanced_grid);
+  gtk_window_set_title (GTK_WINDOW (self), lb_filter_get_name (filter));
+  gtk_label_set_text (GTK_LABEL (self->description),
+                      lb_filter_get_description (filter) ? lb_filter_get_description (filter) : "");
+  gtk_widget_set_visible (self->description, lb_filter_get_description (filter) != NULL);
   /* one row per parameter, from its spec; advanced ones in the expander */
   for (guint i = 0; i < lb_filter_get_n_params (filter); i++)
     {
@@ -300,7 +309,107 @@ lb_param_dialog_new (LbFilter       *filter,
       gtk_grid_attach (grid, editor, 1, (*r)++, 1, 1);
     }
   gtk_widget_set_visible (self->advanced, advanced_row > 0);
+}
+
+LbParamDialog *
+lb_param_dialog_new (LbFilter       *filter,
+                     LbFilterParams *initial,
+                     GtkWindow      *parent)
+{
+  LbParamDialog *self;
+
+  g_return_val_if_fail (LB_IS_FILTER (filter), NULL);
+  self = g_object_new (LB_TYPE_PARAM_DIALOG, "title", lb_filter_get_name (filter),
+                       "transient-for", parent, NULL);
+  self->filter = g_object_ref (filter);
+  self->params = initial ? lb_filter_params_copy (initial) : lb_filter_params_new (filter);
+  build_rows (self);
   return self;
+}
+
+guint
+lb_param_dialog_rebind (LbParamDialog *self,
+                        LbFilter      *filter)
+{
+  g_autoptr (GVariant) old = NULL;
+  g_autoptr (LbFilterParams) params = NULL;
+  g_autoptr (GString) reset = g_string_new (NULL);
+  g_autofree char *notice = NULL;
+  GVariantIter iter;
+  const char *name;
+  GVariant *value;
+  guint n_reset = 0;
+
+  g_return_val_if_fail (LB_IS_PARAM_DIALOG (self), 0);
+  g_return_val_if_fail (LB_IS_FILTER (filter), 0);
+  old = g_variant_ref_sink (lb_filter_params_to_variant (self->params));
+  params = lb_filter_params_new (filter);
+  /* a value carries over by name when the new specs accept it (enums by nick, so a
+   * reordered list keeps the choice); a value that no longer fits gets the new default */
+  g_variant_iter_init (&iter, old);
+  while (g_variant_iter_next (&iter, "{&sv}", &name, &value))
+    {
+      g_autoptr (GVariant) owned = value;
+      GVariantDict one;
+
+      if (lb_filter_find_param (filter, name, NULL) == NULL)
+        continue;
+      g_variant_dict_init (&one, NULL);
+      g_variant_dict_insert_value (&one, name, value);
+      if (!lb_filter_params_set_variant (params, g_variant_dict_end (&one), NULL))
+        {
+          const LbParamSpec *spec = lb_filter_find_param (filter, name, NULL);
+
+          if (reset->len)
+            g_string_append (reset, ", ");
+          g_string_append (reset, lb_filter_translate (filter, spec->label));
+          n_reset++;
+        }
+    }
+  g_set_object (&self->filter, filter);
+  g_clear_pointer (&self->params, lb_filter_params_unref);
+  self->params = g_steal_pointer (&params);
+  build_rows (self);
+  gtk_widget_set_visible (self->error_label, FALSE);
+  gtk_widget_set_sensitive (self->apply, TRUE);
+  if (n_reset == 0)
+    /* TRANSLATORS: the filter's plugin file was replaced while its dialog was open */
+    notice = g_strdup_printf (_("The plugin was replaced by version %s; the values were kept."),
+                              lb_filter_get_version (filter) ? lb_filter_get_version (filter) : "—");
+  else
+    /* TRANSLATORS: %s: version; %s: the labels of parameters set back to their defaults */
+    notice = g_strdup_printf (_("The plugin was replaced by version %s; reset to the default: %s."),
+                              lb_filter_get_version (filter) ? lb_filter_get_version (filter) : "—",
+                              reset->str);
+  gtk_label_set_text (GTK_LABEL (self->notice), notice);
+  gtk_widget_set_visible (self->notice, TRUE);
+  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+  return n_reset;
+}
+
+void
+lb_param_dialog_set_preview_error (LbParamDialog *self,
+                                   const GError  *error)
+{
+  g_return_if_fail (LB_IS_PARAM_DIALOG (self));
+  gtk_label_set_text (GTK_LABEL (self->preview_error), error ? error->message : "");
+  gtk_widget_set_visible (self->preview_error, error != NULL);
+}
+
+const char *
+lb_param_dialog_get_preview_error (LbParamDialog *self)
+{
+  g_return_val_if_fail (LB_IS_PARAM_DIALOG (self), NULL);
+  return gtk_widget_get_visible (self->preview_error)
+         ? gtk_label_get_text (GTK_LABEL (self->preview_error)) : NULL;
+}
+
+const char *
+lb_param_dialog_get_notice (LbParamDialog *self)
+{
+  g_return_val_if_fail (LB_IS_PARAM_DIALOG (self), NULL);
+  return gtk_widget_get_visible (self->notice) ? gtk_label_get_text (GTK_LABEL (self->notice))
+                                               : NULL;
 }
 
 LbFilter *

@@ -38,5 +38,21 @@ void            lb_param_dialog_respond    (LbParamDialog  *self,
 GtkWidget      *lb_param_dialog_get_widget (LbParamDialog  *self,
                                             const char     *name);
 GtkWidget      *lb_param_dialog_get_apply_button (LbParamDialog *self);
+/**
+ * lb_param_dialog_rebind:
+ * @filter: the filter that replaced the dialog's one (same id, new plugin code)
+ *
+ * Rebuilds the rows for @filter, keeping every value its specs still accept (by name; enums
+ * by nick) and giving the others @filter's defaults; a notice in the dialog says so. Emits
+ * ::changed. Returns the number of values set back to their defaults.
+ */
+guint           lb_param_dialog_rebind     (LbParamDialog  *self,
+                                            LbFilter       *filter);
+/* Shows why the last preview failed (@error NULL hides it). */
+void            lb_param_dialog_set_preview_error (LbParamDialog *self,
+                                                   const GError  *error);
+/* The texts shown now, or NULL when hidden (for tests). */
+const char     *lb_param_dialog_get_preview_error (LbParamDialog *self);
+const char     *lb_param_dialog_get_notice (LbParamDialog  *self);
 
 G_END_DECLS

@@ -77,7 +77,7 @@ on_items_changed (GListModel      *model,
 }
 
 /* plugins.reload (F5): scans the plugin and filter folders again; the registry reports what
- * changed through items-changed, which updates the table and the load errors. */
+ * changed through items-changed (the table) and problems-changed (the load errors). */
 static void
 reload_action (GtkWidget  *widget,
                const char *action_name,
@@ -86,8 +86,6 @@ reload_action (GtkWidget  *widget,
   LbPluginManager *self = LB_PLUGIN_MANAGER (widget);
 
   lb_filter_registry_rescan (self->registry);
-  /* a rescan that changed no filter may still have met (or lost) a broken file */
-  update_problems (self);
 }
 
 static void
@@ -140,6 +138,8 @@ lb_plugin_manager_new (LbFilterRegistry *registry,
   self->registry = g_object_ref (registry);
   gtk_no_selection_set_model (self->selection, G_LIST_MODEL (registry));
   g_signal_connect (registry, "items-changed", G_CALLBACK (on_items_changed), self);
+  /* a broken file fixed or removed changes no filter, only this list */
+  g_signal_connect_swapped (registry, "problems-changed", G_CALLBACK (update_problems), self);
   update_problems (self);
   return self;
 }

@@ -118,6 +118,42 @@ rebuild_filter_menu (LbWindow *self)
                                   G_MENU_MODEL (self->filter_menu));
 }
 
+/* The open parameter dialog follows its filter: a replaced plugin (same id, new LbFilter)
+ * rebinds the dialog to the new code, so Apply and the preview run what the menu lists; a
+ * removed one closes it with a message. */
+static gboolean
+check_dialog_filter (gpointer data)
+{
+  LbWindow *self = data;
+  LbParamDialog *dialog = LB_PARAM_DIALOG (self->param_dialog);
+  LbFilter *filter;
+  g_autoptr (LbFilter) now = NULL;
+
+  self->rebind_source = 0;
+  if (dialog == NULL || self->registry == NULL)
+    return G_SOURCE_REMOVE;
+  filter = lb_param_dialog_get_filter (dialog);
+  /* a store's own filters are not in the registry */
+  if (!g_str_has_prefix (lb_filter_get_origin (filter), "/"))
+    return G_SOURCE_REMOVE;
+  now = lb_filter_registry_lookup (self->registry, lb_filter_get_id (filter));
+  if (now == filter)
+    return G_SOURCE_REMOVE;
+  if (now != NULL)
+    {
+      lb_param_dialog_rebind (dialog, now);
+      return G_SOURCE_REMOVE;
+    }
+  {
+    g_autofree char *status = g_strdup_printf (_("“%s” was removed; its dialog was closed"),
+                                               lb_filter_get_name (filter));
+
+    lb_param_dialog_respond (dialog, FALSE);
+    _lb_window_set_status (self, status);
+  }
+  return G_SOURCE_REMOVE;
+}
+
 static void
 on_registry_changed (GListModel *model,
                      guint       position,
@@ -126,6 +162,9 @@ on_registry_changed (GListModel *model,
                      LbWindow   *self)
 {
   rebuild_filter_menu (self);
+  /* A replacement arrives as a removal and an addition: decide once the rescan is over. */
+  if (self->param_dialog != NULL && self->rebind_source == 0)
+    self->rebind_source = g_idle_add (check_dialog_filter, self);
 }
 
 /* The registry loads every plugin (dlopen), so it is opened after the first frame, or at
@@ -288,8 +327,18 @@ on_run_done (GObject      *source,
   if (ctx->preview)
     {
       /* only the newest preview may show, and never after the dialog closed */
-      if (output != NULL && ctx->serial == self->preview_serial && self->param_dialog != NULL)
-        lb_canvas_set_image (self->canvas, output, TRUE);
+      if (ctx->serial == self->preview_serial && self->param_dialog != NULL)
+        {
+          LbParamDialog *dialog = LB_PARAM_DIALOG (self->param_dialog);
+
+          if (output != NULL)
+            lb_canvas_set_image (self->canvas, output, TRUE);
+          else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+            /* the canvas goes back to the image the filter would apply to */
+            _lb_window_show_current (self);
+          if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+            lb_param_dialog_set_preview_error (dialog, error);
+        }
       run_ctx_free (ctx);
       return;
     }
@@ -383,6 +432,7 @@ run_preview (gpointer user_data)
   LbWindow *self = user_data;
   LbParamDialog *dialog = LB_PARAM_DIALOG (self->param_dialog);
   g_autoptr (LbPipeline) pipeline = NULL;
+  g_autoptr (GError) error = NULL;
   GdkRectangle rect;
   LbFilterRect sel;
   RunCtx *ctx;
@@ -400,9 +450,12 @@ run_preview (gpointer user_data)
       return G_SOURCE_REMOVE;
     }
   pipeline = make_pipeline (self, lb_param_dialog_get_filter (dialog),
-                            lb_param_dialog_get_params (dialog), NULL);
+                            lb_param_dialog_get_params (dialog), &error);
   if (pipeline == NULL)
-    return G_SOURCE_REMOVE;
+    {
+      lb_param_dialog_set_preview_error (dialog, error);
+      return G_SOURCE_REMOVE;
+    }
   /* only what the canvas shows: the pipeline's selection leaves the rest untouched */
   if (lb_canvas_get_visible_rect (self->canvas, &rect))
     {
@@ -879,6 +932,7 @@ _lb_window_filters_dispose (LbWindow *self)
 {
   g_clear_handle_id (&self->registry_source, g_source_remove);
   g_clear_handle_id (&self->preview_source, g_source_remove);
+  g_clear_handle_id (&self->rebind_source, g_source_remove);
   if (self->preview_cancellable)
     g_cancellable_cancel (self->preview_cancellable);
   if (self->store_filters_cancellable)

@@ -80,6 +80,7 @@ struct _LbWindow {
   GCancellable   *preview_cancellable;
   guint           preview_source;
   guint           preview_serial;
+  guint           rebind_source;  /* idle: the open dialog's filter after a registry change */
   LbFilter       *last_filter;        /* for Run Benchmark */
   LbFilterParams *last_params;
   double          last_filter_ms;

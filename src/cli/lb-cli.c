@@ -12,6 +12,7 @@
 static const LbCliCommand commands[] = {
   { "convert", "Decode any supported image (or DICOM file, or store URL) and write PNG", lb_cli_convert },
   { "filters", "List filters: ids, parameters, formats and origin", lb_cli_filters },
+  { "check-plugin", "Check a filter plugin as Lightbox's tests do (formats, threads, bands, …)", lb_cli_check_plugin },
   { "filter", "Run filter steps over an image and write PNG (xv set, plugins, declarative)", lb_cli_filter },
   { "ls", "List a store folder (http(s) listing or WebDAV, local folder, …)", lb_cli_ls },
   { "get", "Download one entry of a store to a file (atomic)", lb_cli_get },
@@ -30,7 +31,7 @@ usage (FILE *out)
 {
   fprintf (out, "Usage: lightbox-cli COMMAND [OPTION…] ARGS…\n\nCommands:\n");
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf (out, "  %-12s %s\n", commands[i].name, commands[i].summary);
   fprintf (out, "\nRun 'lightbox-cli COMMAND --help' for a command's options.\n");
 }
 

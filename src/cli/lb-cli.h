@@ -16,6 +16,7 @@ typedef struct {
 int lb_cli_convert (int argc, char **argv);
 int lb_cli_filters (int argc, char **argv);
 int lb_cli_filter  (int argc, char **argv);
+int lb_cli_check_plugin (int argc, char **argv);
 /* Prints the plugin host's "Skipping FILE: REASON" messages as "lightbox-cli CMD: …". */
 void lb_cli_route_registry_messages (const char *command);
 int lb_cli_ls (int argc, char **argv);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "lb-declarative"
 
+#include <math.h>
 #include <string.h>
 
 #include "lb-declarative-private.h"
@@ -22,6 +23,7 @@ _lb_declarative_set_reference (gboolean reference)
 typedef struct {
   const LbDeclarativeKernel *d;
   gboolean reference;
+  gint64 bias;     /* samples, for this pass's depth */
 } ConvState;
 
 static gpointer
@@ -35,6 +37,9 @@ conv_prepare (const LbFilterInfo  *info,
 
   st->d = info->user_data;
   st->reference = g_atomic_int_get (&conv_reference) != 0;
+  st->bias = st->d->bias_range != 0
+             ? (gint64) round (st->d->bias_range * (image->depth == 16 ? 65535 : 255))
+             : st->d->bias;
   return st;
 }
 
@@ -54,8 +59,9 @@ clampi (int v, int lo, int hi)
  * pixel (clamp). The sum is exact in gint64, divided with C truncation toward zero, then the
  * bias is added and the result clamped to the sample range. */
 static gboolean
-conv_process_reference (const LbDeclarativeKernel         *d,
-                        const LbFilterBand *band)
+conv_process_reference (const LbDeclarativeKernel *d,
+                        gint64                     bias,
+                        const LbFilterBand        *band)
 {
   const LbFilterImage *im = band->image;
   const LbFilterRect *r = &im->region;
@@ -86,7 +92,7 @@ conv_process_reference (const LbDeclarativeKernel         *d,
                     sum += d->taps[j * d->kw + i] * s;
                   }
               }
-            v = sum / d->divisor + d->bias;
+            v = sum / d->divisor + bias;
             v = v < 0 ? 0 : v > maxv ? maxv : v;
             if (im->depth == 16)
               ((guint16 *) (band->dst + (gsize) y * band->dst_stride))[(gsize) x * ch + c] =
@@ -152,15 +158,16 @@ CONV_STORE (conv_store_8_64, guint8, gint64)
 CONV_STORE (conv_store_16_64, guint16, gint64)
 
 static gboolean
-conv_process_fast (const LbDeclarativeKernel         *d,
-                   const LbFilterBand *band)
+conv_process_fast (const LbDeclarativeKernel *d,
+                   gint64                     bias_samples,
+                   const LbFilterBand        *band)
 {
   const LbFilterImage *im = band->image;
   const LbFilterRect *r = &im->region;
   const int ch = im->channels, bps = im->depth / 8;
   const int rw = d->kw / 2, rh = d->kh / 2;
   const gint64 maxv = im->depth == 16 ? 65535 : 255;
-  const double div = (double) d->divisor, bias = (double) d->bias, top = (double) maxv;
+  const double div = (double) d->divisor, bias = (double) bias_samples, top = (double) maxv;
   /* padded rows: region columns [r->x − rw, r->x + r->width + rw) */
   const int pw = r->width + 2 * rw;
   const gsize prow = (gsize) pw * ch * bps;
@@ -256,7 +263,8 @@ conv_process (gconstpointer       state,
 {
   const ConvState *st = state;
 
-  return st->reference ? conv_process_reference (st->d, band) : conv_process_fast (st->d, band);
+  return st->reference ? conv_process_reference (st->d, st->bias, band)
+                       : conv_process_fast (st->d, st->bias, band);
 }
 
 static const LbFilterInfo conv_hooks = {

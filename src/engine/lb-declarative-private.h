@@ -12,7 +12,10 @@ typedef struct {
   int kh;
   gint32 *taps;     /* kh rows of kw */
   gint64 divisor;
-  gint64 bias;
+  gint64 bias;          /* samples, when bias_range is 0 */
+  double bias_range;    /* "Bias=F range": F × the sample maximum (255 or 65535), rounded to
+                         * the nearest integer (halves away from zero) when a pass starts;
+                         * 0: bias holds the bias */
 } LbDeclarativeKernel;
 
 /* Parses @bytes strictly (see lb_declarative_parse()). With @filter non-NULL it builds the

@@ -331,6 +331,41 @@ get_int (GKeyFile   *kf,
   return TRUE;
 }
 
+/* "Bias=N" (samples) or "Bias=F range" (F in -1..1, a fraction of the sample maximum, so
+ * one file gives the same effect on 8- and 16-bit images: 0.5 range = 128 or 32768). */
+static gboolean
+get_bias (GKeyFile            *kf,
+          Scan                *scan,
+          LbDeclarativeKernel *d,
+          GError             **error)
+{
+  g_autofree char *s = NULL;
+  char *word, *end = NULL;
+  double f;
+
+  if (!g_key_file_has_key (kf, GROUP_KERNEL, "Bias", NULL))
+    return TRUE;
+  s = get_string (kf, scan, GROUP_KERNEL, "Bias", TRUE, error);
+  if (s == NULL)
+    return FALSE;
+  g_strstrip (s);
+  word = strpbrk (s, " \t");
+  if (word == NULL)
+    return get_int (kf, scan, GROUP_KERNEL, "Bias", FALSE, -MAX_BIAS, MAX_BIAS, &d->bias, error);
+  *word++ = '\0';
+  g_strchug (word);
+  if (!g_str_equal (word, "range"))
+    return parse_fail (scan, line_of (scan, GROUP_KERNEL, "Bias"), error,
+                       "Bias=%s %s: the only unit is “range” (Bias=0.5 range)", s, word);
+  f = g_ascii_strtod (s, &end);
+  if (end == s || *end != '\0' || !(f >= -1 && f <= 1))
+    return parse_fail (scan, line_of (scan, GROUP_KERNEL, "Bias"), error,
+                       "Bias=%s range: the fraction of the range must be a number in -1..1", s);
+  d->bias = 0;
+  d->bias_range = f;
+  return TRUE;
+}
+
 static gboolean
 parse_kernel (GKeyFile            *kf,
               Scan                *scan,
@@ -403,7 +438,7 @@ parse_kernel (GKeyFile            *kf,
   if (d->divisor == 0)
     return parse_fail (scan, line_of (scan, GROUP_KERNEL, "Divisor"), error,
                        "Divisor=0: division by zero");
-  return get_int (kf, scan, GROUP_KERNEL, "Bias", FALSE, -MAX_BIAS, MAX_BIAS, &d->bias, error);
+  return get_bias (kf, scan, d, error);
 }
 
 static gboolean

@@ -45,6 +45,8 @@ struct _LbFilterRegistry {
   GHashTable *files;       /* path → LoadedFile */
   GPtrArray *problems;     /* char* */
   GPtrArray *monitors;     /* GFileMonitor */
+  GPtrArray *missing;      /* char*: watched directories that did not exist when watched */
+  gboolean watching;
   char *copy_dir;          /* private 0700 directory for module copies, lazily made */
   guint rescan_source;
 };
@@ -54,6 +56,9 @@ static void lb_filter_registry_list_model_init (GListModelInterface *iface);
 G_DEFINE_FINAL_TYPE_WITH_CODE (LbFilterRegistry, lb_filter_registry, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL,
                                                       lb_filter_registry_list_model_init))
+
+enum { SIGNAL_PROBLEMS_CHANGED, N_SIGNALS };
+static guint signals[N_SIGNALS];
 
 static void
 loaded_file_free (gpointer data)
@@ -96,6 +101,8 @@ lb_filter_registry_list_model_init (GListModelInterface *iface)
   iface->get_item = get_item;
 }
 
+static void unwatch (LbFilterRegistry *self);
+
 static void
 lb_filter_registry_dispose (GObject *object)
 {
@@ -103,14 +110,7 @@ lb_filter_registry_dispose (GObject *object)
 
   g_clear_handle_id (&self->rescan_source, g_source_remove);
   if (self->monitors != NULL)
-    {
-      for (guint i = 0; i < self->monitors->len; i++)
-        {
-          g_signal_handlers_disconnect_by_data (g_ptr_array_index (self->monitors, i), self);
-          g_file_monitor_cancel (g_ptr_array_index (self->monitors, i));
-        }
-      g_ptr_array_set_size (self->monitors, 0);
-    }
+    unwatch (self);
   G_OBJECT_CLASS (lb_filter_registry_parent_class)->dispose (object);
 }
 
@@ -125,6 +125,7 @@ lb_filter_registry_finalize (GObject *object)
   g_clear_pointer (&self->filter_dirs, g_ptr_array_unref);
   g_clear_pointer (&self->problems, g_ptr_array_unref);
   g_clear_pointer (&self->monitors, g_ptr_array_unref);
+  g_clear_pointer (&self->missing, g_ptr_array_unref);
   /* Copies are unlinked right after dlopen(), so the directory is empty. */
   if (self->copy_dir != NULL)
     g_rmdir (self->copy_dir);
@@ -139,6 +140,12 @@ lb_filter_registry_class_init (LbFilterRegistryClass *klass)
 
   object_class->dispose = lb_filter_registry_dispose;
   object_class->finalize = lb_filter_registry_finalize;
+  /* The list of lb_filter_registry_get_problems() changed: a rescan dropped the messages of
+   * files that went away or changed, or met a new unusable file. Emitted after the rescan,
+   * also when no filter changed (a broken file fixed or removed). */
+  signals[SIGNAL_PROBLEMS_CHANGED] =
+    g_signal_new ("problems-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 0);
   /* Register the error quark from the host's copy of its name: g_quark_from_static_string()
    * keeps the pointer, and a plugin that registered it first would leave it dangling when
    * the module is unloaded. */
@@ -154,6 +161,7 @@ lb_filter_registry_init (LbFilterRegistry *self)
   self->files = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, loaded_file_free);
   self->problems = g_ptr_array_new_with_free_func (g_free);
   self->monitors = g_ptr_array_new_with_free_func (g_object_unref);
+  self->missing = g_ptr_array_new_with_free_func (g_free);
 }
 
 LbFilterRegistry *
@@ -255,10 +263,9 @@ add_problem (LbFilterRegistry *self,
              const char       *path,
              const GError     *error)
 {
-  char *msg = g_strdup_printf ("%s: %s", path, error->message);
-
-  g_message ("Skipping %s", msg);
-  g_ptr_array_add (self->problems, msg);
+  /* lb_filter_registry_rescan() logs the messages that are new once it is done: a file
+   * read again in the same scan (a chain, see there) is then reported once. */
+  g_ptr_array_add (self->problems, g_strdup_printf ("%s: %s", path, error->message));
 }
 
 static LbFilter *
@@ -468,12 +475,25 @@ load_file (LbFilterRegistry *self,
     }
 }
 
+/* Drops the messages about @path: they describe a file that has gone or is read again. */
+static void
+drop_problems (LbFilterRegistry *self,
+               const char       *path)
+{
+  g_autofree char *prefix = g_strconcat (path, ": ", NULL);
+
+  for (guint i = self->problems->len; i-- > 0;)
+    if (g_str_has_prefix (g_ptr_array_index (self->problems, i), prefix))
+      g_ptr_array_remove_index (self->problems, i);
+}
+
 static void
 unload_file (LbFilterRegistry *self,
              LoadedFile       *f)
 {
   for (guint i = 0; i < f->filters->len; i++)
     remove_filter (self, g_ptr_array_index (f->filters, i));
+  drop_problems (self, f->path);
   g_hash_table_remove (self->files, f->path);
 }
 
@@ -504,6 +524,26 @@ list_dir (const char *dir,
     g_ptr_array_add (out, g_strdup (g_ptr_array_index (names, i)));
 }
 
+/* Logs the problems that were not in @before (a set of the strings' addresses) and tells
+ * listeners when the list changed. */
+static void
+report_new_problems (LbFilterRegistry *self,
+                     GHashTable       *before)
+{
+  gboolean changed = self->problems->len != g_hash_table_size (before);
+
+  for (guint i = 0; i < self->problems->len; i++)
+    if (!g_hash_table_contains (before, g_ptr_array_index (self->problems, i)))
+      {
+        g_message ("Skipping %s", (char *) g_ptr_array_index (self->problems, i));
+        changed = TRUE;
+      }
+  if (changed)
+    g_signal_emit (self, signals[SIGNAL_PROBLEMS_CHANGED], 0);
+}
+
+static void watch_created_dirs (LbFilterRegistry *self);
+
 void
 lb_filter_registry_rescan (LbFilterRegistry *self)
 {
@@ -511,11 +551,18 @@ lb_filter_registry_rescan (LbFilterRegistry *self)
   g_autoptr(GPtrArray) filters = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GHashTable) present = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(GPtrArray) stale = g_ptr_array_new ();
+  g_autoptr(GHashTable) problems_before = g_hash_table_new (NULL, NULL);
   gboolean plugins_changed = FALSE;
   GHashTableIter iter;
   LoadedFile *f;
+  guint n_items;
 
   g_return_if_fail (LB_IS_FILTER_REGISTRY (self));
+
+  for (guint i = 0; i < self->problems->len; i++)
+    g_hash_table_add (problems_before, g_ptr_array_index (self->problems, i));
+  if (self->watching)
+    watch_created_dirs (self);
 
   for (guint i = 0; i < self->plugin_dirs->len; i++)
     list_dir (g_ptr_array_index (self->plugin_dirs, i), PLUGIN_SUFFIX, plugins);
@@ -571,6 +618,7 @@ lb_filter_registry_rescan (LbFilterRegistry *self)
       for (guint i = 0; i < stale->len; i++)
         unload_file (self, g_ptr_array_index (stale, i));
     }
+  n_items = self->items->len;
   for (guint i = 0; i < filters->len; i++)
     {
       const char *path = g_ptr_array_index (filters, i);
@@ -579,6 +627,30 @@ lb_filter_registry_rescan (LbFilterRegistry *self)
       if (!g_hash_table_contains (self->files, path) && stat_file (path, &st))
         load_file (self, path, FALSE, &st);
     }
+  /* 3. A chain may use a filter of a file that sorts after its own, or another chain: the
+   * declarative files that failed are read again as long as the previous round added a
+   * filter, so the order of the files does not matter. Each round adds a filter or ends. */
+  while (self->items->len > n_items)
+    {
+      n_items = self->items->len;
+      g_autoptr(GPtrArray) retry = g_ptr_array_new_with_free_func (g_free);
+
+      g_hash_table_iter_init (&iter, self->files);
+      while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &f))
+        if (!f->is_plugin && f->filters->len == 0)
+          g_ptr_array_add (retry, g_strdup (f->path));
+      g_ptr_array_sort (retry, compare_strings);
+      for (guint i = 0; i < retry->len; i++)
+        {
+          const char *path = g_ptr_array_index (retry, i);
+          GStatBuf st;
+
+          unload_file (self, g_hash_table_lookup (self->files, path));
+          if (stat_file (path, &st))
+            load_file (self, path, FALSE, &st);
+        }
+    }
+  report_new_problems (self, problems_before);
 }
 
 static gboolean
@@ -605,27 +677,147 @@ dir_changed_cb (GFileMonitor     *monitor,
   self->rescan_source = g_timeout_add (RESCAN_DELAY_MS, rescan_cb, self);
 }
 
+/* The deepest existing directory on the way to @path (which does not exist), or NULL. */
+static char *
+existing_ancestor (const char *path)
+{
+  g_autofree char *dir = g_strdup (path);
+
+  for (;;)
+    {
+      char *parent = g_path_get_dirname (dir);
+
+      if (g_str_equal (parent, dir))
+        {
+          g_free (parent);
+          return NULL;
+        }
+      g_free (dir);
+      dir = parent;
+      if (g_file_test (dir, G_FILE_TEST_IS_DIR))
+        return g_steal_pointer (&dir);
+    }
+}
+
+/* An event in the ancestor of a directory that does not exist yet: only the creation of a
+ * directory on the way to it matters (rescan_cb then watches it), not the ancestor's other
+ * files (the ancestor may be ~/.local/share, which many programs write to). */
+static void
+ancestor_changed_cb (GFileMonitor     *monitor,
+                     GFile            *file,
+                     GFile            *other,
+                     GFileMonitorEvent event,
+                     gpointer          data)
+{
+  LbFilterRegistry *self = data;
+
+  for (guint i = 0; i < self->missing->len; i++)
+    {
+      g_autoptr(GFile) missing = g_file_new_for_path (g_ptr_array_index (self->missing, i));
+
+      if (g_file_equal (missing, file) || g_file_has_prefix (missing, file)
+          || (other != NULL && (g_file_equal (missing, other) || g_file_has_prefix (missing, other))))
+        {
+          dir_changed_cb (monitor, file, other, event, data);
+          return;
+        }
+    }
+}
+
+static void
+add_monitor (LbFilterRegistry *self,
+             const char       *path,
+             GCallback         callback)
+{
+  g_autoptr(GFile) dir = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  GFileMonitor *monitor = g_file_monitor_directory (dir, G_FILE_MONITOR_WATCH_MOVES, NULL,
+                                                    &error);
+
+  if (monitor == NULL)
+    {
+      g_message ("Cannot watch %s: %s", path, error->message);
+      return;
+    }
+  g_object_set_data_full (G_OBJECT (monitor), "lb-dir", g_object_ref (dir), g_object_unref);
+  g_signal_connect (monitor, "changed", callback, self);
+  g_ptr_array_add (self->monitors, monitor);
+}
+
+/* Watches @dirs; a directory that does not exist yet is recorded in self->missing and its
+ * deepest existing ancestor is watched for its creation. */
 static void
 watch_dirs (LbFilterRegistry *self,
-            GPtrArray        *dirs)
+            GPtrArray        *dirs,
+            GHashTable       *anchors)
 {
   for (guint i = 0; i < dirs->len; i++)
     {
-      g_autoptr(GFile) dir = g_file_new_for_path (g_ptr_array_index (dirs, i));
-      g_autoptr(GError) error = NULL;
-      GFileMonitor *monitor;
+      const char *path = g_ptr_array_index (dirs, i);
+      char *anchor;
 
-      if (!g_file_query_exists (dir, NULL))
-        continue;
-      monitor = g_file_monitor_directory (dir, G_FILE_MONITOR_WATCH_MOVES, NULL, &error);
-      if (monitor == NULL)
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
         {
-          g_message ("Cannot watch %s: %s", (char *) g_ptr_array_index (dirs, i),
-                     error->message);
+          add_monitor (self, path, G_CALLBACK (dir_changed_cb));
           continue;
         }
-      g_signal_connect (monitor, "changed", G_CALLBACK (dir_changed_cb), self);
-      g_ptr_array_add (self->monitors, monitor);
+      g_ptr_array_add (self->missing, g_strdup (path));
+      anchor = existing_ancestor (path);
+      if (anchor != NULL && !g_hash_table_contains (anchors, anchor))
+        {
+          add_monitor (self, anchor, G_CALLBACK (ancestor_changed_cb));
+          g_hash_table_add (anchors, anchor);
+        }
+      else
+        g_free (anchor);
+    }
+}
+
+static void
+unwatch (LbFilterRegistry *self)
+{
+  for (guint i = 0; i < self->monitors->len; i++)
+    {
+      g_signal_handlers_disconnect_by_data (g_ptr_array_index (self->monitors, i), self);
+      g_file_monitor_cancel (g_ptr_array_index (self->monitors, i));
+    }
+  g_ptr_array_set_size (self->monitors, 0);
+  g_ptr_array_set_size (self->missing, 0);
+}
+
+static void
+watch (LbFilterRegistry *self)
+{
+  g_autoptr(GHashTable) anchors = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  unwatch (self);
+  watch_dirs (self, self->plugin_dirs, anchors);
+  watch_dirs (self, self->filter_dirs, anchors);
+}
+
+/* A directory that was missing when watching started may exist now (or one more of the
+ * directories leading to it): watch it from here on. */
+static void
+watch_created_dirs (LbFilterRegistry *self)
+{
+  for (guint i = 0; i < self->missing->len; i++)
+    {
+      const char *path = g_ptr_array_index (self->missing, i);
+      g_autofree char *anchor = existing_ancestor (path);
+      gboolean anchor_watched = FALSE;
+
+      for (guint m = 0; anchor != NULL && m < self->monitors->len && !anchor_watched; m++)
+        {
+          g_autoptr(GFile) a = g_file_new_for_path (anchor);
+          GFile *watched = g_object_get_data (g_ptr_array_index (self->monitors, m), "lb-dir");
+
+          anchor_watched = watched != NULL && g_file_equal (a, watched);
+        }
+      if (g_file_test (path, G_FILE_TEST_IS_DIR) || !anchor_watched)
+        {
+          watch (self);
+          return;
+        }
     }
 }
 
@@ -635,16 +827,9 @@ lb_filter_registry_set_watching (LbFilterRegistry *self,
 {
   g_return_if_fail (LB_IS_FILTER_REGISTRY (self));
 
-  for (guint i = 0; i < self->monitors->len; i++)
-    {
-      g_signal_handlers_disconnect_by_data (g_ptr_array_index (self->monitors, i), self);
-      g_file_monitor_cancel (g_ptr_array_index (self->monitors, i));
-    }
-  g_ptr_array_set_size (self->monitors, 0);
+  unwatch (self);
   g_clear_handle_id (&self->rescan_source, g_source_remove);
+  self->watching = watching;
   if (watching)
-    {
-      watch_dirs (self, self->plugin_dirs);
-      watch_dirs (self, self->filter_dirs);
-    }
+    watch (self);
 }

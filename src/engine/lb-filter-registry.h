@@ -29,8 +29,14 @@ G_DECLARE_FINAL_TYPE (LbFilterRegistry, lb_filter_registry, LB, FILTER_REGISTRY,
  * g_message() says which file and why, and lb_filter_registry_get_problems() keeps the list.
  *
  * With lb_filter_registry_set_watching() the directories are monitored: adding, replacing or
- * removing a file updates the model (items-changed) on the main context. A running pass
- * holds its #LbFilter and therefore its module, so it finishes on the code it started with.
+ * removing a file updates the model (items-changed) on the main context. A directory that
+ * does not exist yet is watched from the moment it is created. A running pass holds its
+ * #LbFilter and therefore its module, so it finishes on the code it started with.
+ *
+ * Declarative chains are resolved after every file of a scan was read, so a chain may use a
+ * filter from a file that sorts after its own. The problem list holds only files as they
+ * are now: a file that is fixed, replaced or removed loses its messages, and
+ * ::problems-changed is emitted whenever the list changes.
  *
  * The registry is used from one thread (the main thread); filters taken from it may be
  * used from any thread.
@@ -68,7 +74,8 @@ LbFilter   *lb_filter_registry_add_declarative     (LbFilterRegistry *self,
 /* (transfer full) (nullable): the filter with this id or alias */
 LbFilter   *lb_filter_registry_lookup              (LbFilterRegistry *self,
                                                     const char       *id_or_alias);
-/* (transfer none): "FILE: REASON" strings of everything skipped, in the order met */
+/* (transfer none): "FILE: REASON" strings of everything skipped in the files as they are
+ * now, in the order met */
 GPtrArray  *lb_filter_registry_get_problems        (LbFilterRegistry *self);
 
 G_END_DECLS

@@ -3,10 +3,14 @@
 
 #include <string.h>
 
+#include "lb-band-guard.h"
 #include "lb-crew.h"
 #include "lb-error.h"
 #include "lb-isolation.h"
 #include "lb-pipeline.h"
+
+typedef LbBandGuard LbBandGuardOwner;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LbBandGuardOwner, _lb_band_guard_free)
 
 /* Chains may contain chains; this bounds the expansion (and catches cycles). */
 #define MAX_CHAIN_DEPTH 8
@@ -35,6 +39,8 @@ struct _LbPipeline {
   guint64 seed;
   LbIsolation isolation;
   gboolean progress_any_thread;
+  gboolean guard;         /* _lb_pipeline_set_guard() */
+  gboolean guard_cancel;
   guint8 *out_data;       /* borrowed: _lb_pipeline_set_output_buffer() */
   gsize out_stride;
   gsize out_size;
@@ -277,6 +283,16 @@ _lb_pipeline_set_output_buffer (LbPipeline *self,
 }
 
 void
+_lb_pipeline_set_guard (LbPipeline *self,
+                        gboolean    guard,
+                        gboolean    cancel_in_band)
+{
+  g_return_if_fail (LB_IS_PIPELINE (self));
+  self->guard = guard;
+  self->guard_cancel = guard && cancel_in_band;
+}
+
+void
 _lb_pipeline_set_progress_any_thread (LbPipeline *self,
                                       gboolean    any_thread)
 {
@@ -312,6 +328,8 @@ typedef struct {
   int n_bands;
   gsize scratch_size;
   GCancellable *cancellable;
+  LbBandGuard *guard;     /* nullable: check-plugin's guarded destination */
+  gboolean guard_cancel;  /* stop the band at its first report of rows (check-plugin) */
 
   gint next_band;        /* atomic: the next band to take */
   gint rows_done;        /* atomic: for progress */
@@ -363,6 +381,8 @@ typedef struct {
  * reports). Reporting every row would send thousands of messages per pass to the main loop
  * or over the helper's socket. */
 #define PROGRESS_STEPS 256
+/* Rows a plugin may still write after the cancel it is told of (check-plugin's cancel check). */
+#define GUARD_CANCEL_SLACK 8
 #define PROGRESS_QUIET_US G_USEC_PER_SEC
 
 static void
@@ -394,6 +414,13 @@ band_rows_done (const LbFilterBand *band,
   if (n_rows <= 0)
     return;
   ctx->reported += n_rows;
+  if (ctx->run->guard_cancel && !g_atomic_int_get (&ctx->run->stop))
+    {
+      /* A cancel arrives now: the plugin may finish the rows it is on, but must stop within
+       * GUARD_CANCEL_SLACK rows (it polls every row or every few rows). */
+      g_atomic_int_set (&ctx->run->stop, 1);
+      _lb_band_guard_cancel_at (ctx->run->guard, band->y0 + ctx->reported + GUARD_CANCEL_SLACK);
+    }
   maybe_report (ctx, g_atomic_int_add (&ctx->run->rows_done, n_rows) + n_rows);
 }
 
@@ -430,6 +457,7 @@ run_bands (PassRun *run,
     {
       int b = g_atomic_int_add (&run->next_band, 1);
       g_autoptr(GError) error = NULL;
+      gboolean ok;
 
       if (b >= run->n_bands || g_atomic_int_get (&run->stop))
         break;
@@ -459,8 +487,12 @@ run_bands (PassRun *run,
                               run->image->src + (gsize) y * run->image->src_stride,
                               run->row_size, run->image->width, bp->x0, bp->x1);
         }
-      if (!run->info->process (run->state, bp, &error)
-          && (error != NULL || !g_atomic_int_get (&run->stop)))
+      if (run->guard != NULL)
+        _lb_band_guard_enter (run->guard, bp->y0, bp->y1);
+      ok = run->info->process (run->state, bp, &error);
+      if (run->guard != NULL)
+        _lb_band_guard_leave (run->guard);
+      if (!ok && (error != NULL || !g_atomic_int_get (&run->stop)))
         {
           /* FALSE without an error and without cancellation is still a failure. */
           if (error == NULL)
@@ -671,6 +703,7 @@ run_pass (LbPipeline   *self,
   gulong handler = 0;
   gint64 t0;
   LbImage *output;
+  g_autoptr(LbBandGuardOwner) guard = NULL;
 
   if (!lb_filter_supports_format (pass->filter, format))
     {
@@ -707,7 +740,7 @@ run_pass (LbPipeline   *self,
     image.region = (LbFilterRect) { 0, 0, width, height };
 
   t0 = g_get_monotonic_time ();
-  if (lb_filter_runs_isolated (pass->filter, self->isolation))
+  if (!self->guard && lb_filter_runs_isolated (pass->filter, self->isolation))
     {
       /* Same pipeline code, run by lightbox-filter-host on the same bands and threads. */
       LbIsolatedOptions options = { self->n_threads, self->band_height, self->has_selection,
@@ -722,7 +755,17 @@ run_pass (LbPipeline   *self,
       return output;
     }
 
-  if (self->out_data != NULL && progress->pass_index + 1 == progress->n_passes
+  if (self->guard)
+    {
+      /* bands on this thread, in order, each allowed only its own rows */
+      guard = _lb_band_guard_new (height, row_size, error);
+      if (guard == NULL)
+        return NULL;
+      max_threads = 1;
+      dst = _lb_band_guard_get_data (guard);
+      dst_stride = _lb_band_guard_get_stride (guard);
+    }
+  else if (self->out_data != NULL && progress->pass_index + 1 == progress->n_passes
       && self->out_stride >= row_size && self->out_size / self->out_stride >= (gsize) height)
     {
       /* The last pass writes straight into the caller's buffer (lightbox-filter-host's
@@ -778,6 +821,8 @@ run_pass (LbPipeline   *self,
   run.row_size = row_size;
   run.wr = wr;
   run.cancellable = cancellable;
+  run.guard = guard;
+  run.guard_cancel = self->guard_cancel;
   g_mutex_init (&run.lock);
   if (cancellable != NULL)
     handler = g_cancellable_connect (cancellable, G_CALLBACK (cancelled_cb), &run, NULL);
@@ -786,7 +831,7 @@ run_pass (LbPipeline   *self,
     {
       g_autofree Worker *workers = NULL;
 
-      if (info->flags & LB_FILTER_FLAG_SEQUENTIAL)
+      if ((info->flags & LB_FILTER_FLAG_SEQUENTIAL) || run.guard_cancel)
         run.band_height = wr.height;
       else if (self->band_height > 0)
         run.band_height = MIN ((int) self->band_height, wr.height);
@@ -837,6 +882,18 @@ run_pass (LbPipeline   *self,
     }
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
+  if (run.guard_cancel && g_atomic_int_get (&run.stop))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s: cancelled within its band", id);
+      return NULL;
+    }
+  if (guard != NULL)
+    {
+      owned = lb_image_alloc_pixels (width, height, format, NULL, &dst_stride, error);
+      if (owned == NULL)
+        return NULL;
+      _lb_band_guard_copy_out (guard, owned, dst_stride, row_size);
+    }
 
   if (owned != NULL)
     output = lb_image_new_take (width, height, format, dst_stride, g_steal_pointer (&owned),

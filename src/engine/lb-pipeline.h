@@ -102,6 +102,15 @@ void        _lb_pipeline_set_output_buffer (LbPipeline *self,
                                             guint8     *data,
                                             gsize       stride,
                                             gsize       size);
+/* Engine-internal (lightbox-cli check-plugin): run every pass in this process, its bands on
+ * one thread in order, into a destination where each band can touch only its own rows
+ * (lb-band-guard.h): a write elsewhere faults. With @cancel_in_band, a band is the whole
+ * write rectangle and the pass is stopped at the plugin's first report of rows done; rows
+ * more than a few past that point are taken away too, and the pass ends with
+ * %G_IO_ERROR_CANCELLED (or succeeds, if the plugin never reported a row). */
+void        _lb_pipeline_set_guard       (LbPipeline *self,
+                                          gboolean    guard,
+                                          gboolean    cancel_in_band);
 /* Engine-internal (lightbox-filter-host): call the progress function after every band on
  * whichever pipeline thread finished it (it must then be thread-safe; fractions may arrive
  * slightly out of order). */

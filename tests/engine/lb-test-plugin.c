@@ -18,6 +18,8 @@
  *   FINISH_ONLY        a valid plugin whose "mark-finish" filter does the same as "mark" from
  *                      finish() alone (ABI 1.1: no process(), LB_FILTER_FLAG_OVERWRITES, so
  *                      it writes alpha too, from the source)
+ *   MARK_V2            with TEST_MARK: a later version of "mark" whose "value" only goes
+ *                      to 100 and which has no "gain" (the parameter dialog's rebind test)
  *   OVER_REPORT        a valid plugin whose "mark-over" filter does the same as "mark" but
  *                      tells lb_filter_band_rows_done() the whole band's height at every row,
  *                      so the host must cap what it counts
@@ -66,13 +68,21 @@ static const LbParamSpec mark_params[] = {
 #else
     .offset = G_STRUCT_OFFSET (MarkParams, value),
 #endif
+#ifdef MARK_V2
+    .min = 0, .max = 100,
+#else
     .min = 0, .max = 255,
+#endif
 #ifdef BROKEN_RANGE
     .def = 300,
 #else
     .def = 0,
 #endif
+#ifdef MARK_V2
+    .ui_min = 0, .ui_max = 100, .step = 1,
+#else
     .ui_min = 0, .ui_max = 255, .step = 1,
+#endif
   },
   {
     .name = "size", .label = "Size", .type = LB_PARAM_INT, .flags = LB_PARAM_FLAG_ODD,
@@ -84,11 +94,13 @@ static const LbParamSpec mark_params[] = {
     .offset = G_STRUCT_OFFSET (MarkParams, mode),
     .min = 0, .max = 1, .def = 0, .ui_min = 0, .ui_max = 1, .step = 1,
   },
+#ifndef MARK_V2
   {
     .name = "gain", .label = "Gain", .type = LB_PARAM_DOUBLE,
     .offset = G_STRUCT_OFFSET (MarkParams, gain),
     .min = -2.5, .max = 2.5, .def = 0.5, .ui_min = 0, .ui_max = 1, .step = 0.1, .digits = 2,
   },
+#endif
   {
     .name = "fail-row", .label = "Fail", .type = LB_PARAM_INT,
     .offset = G_STRUCT_OFFSET (MarkParams, fail_row),

@@ -43,6 +43,12 @@ test_errors (void)
       "test.lbfilter:9: Row1: tap “x” is not an integer in -1048576..1048576" },
     { HEAD "[Kernel]\nWidth=1\nHeight=1\nRow1=1\nBias=1.5\n",
       "test.lbfilter:10: Bias=1.5 is not an integer" },
+    { HEAD "[Kernel]\nWidth=1\nHeight=1\nRow1=1\nBias=0.5 percent\n",
+      "test.lbfilter:10: Bias=0.5 percent: the only unit is “range” (Bias=0.5 range)" },
+    { HEAD "[Kernel]\nWidth=1\nHeight=1\nRow1=1\nBias=1.5 range\n",
+      "test.lbfilter:10: Bias=1.5 range: the fraction of the range must be a number in -1..1" },
+    { HEAD "[Kernel]\nWidth=1\nHeight=1\nRow1=1\nBias=half range\n",
+      "test.lbfilter:10: Bias=half range: the fraction of the range must be a number in -1..1" },
     { HEAD "[Kernel]\nWidth=1\nHeight=1\nRow1=1\nColour=red\n",
       "test.lbfilter:10: unknown key “Colour” in [Kernel]" },
     { HEAD "[Kernel]\nWidth=1\nHeight=1\nRow1=1\nRow2=1\n",
@@ -172,6 +178,58 @@ test_convolution_formats (void)
   g_assert_cmpuint (o8[4], ==, (90 - 10) / 2);
   g_assert_cmpuint (o8[7], ==, 80);
   g_assert_cmpuint (o8[11], ==, 120);
+}
+
+/* "Bias=F range" scales with the depth: F × 255 or F × 65535, rounded to the nearest
+ * integer (halves away from zero), added after the division as an integer bias is. */
+static void
+test_bias_range (void)
+{
+  static const struct {
+    const char *bias;
+    guint8 want8[3];     /* for the samples 0, 100, 255 */
+    guint16 want16[3];   /* for 0, 30000, 65535 */
+  } cases[] = {
+    /* 0.5 × 255 = 127.5 → 128; 0.5 × 65535 = 32767.5 → 32768 */
+    { "0.5 range", { 128, 228, 255 }, { 32768, 62768, 65535 } },
+    /* −0.25 × 255 = −63.75 → −64; −0.25 × 65535 = −16383.75 → −16384 */
+    { "-0.25 range", { 0, 36, 191 }, { 0, 13616, 49151 } },
+    { "1 range", { 255, 255, 255 }, { 65535, 65535, 65535 } },
+    /* an integer bias stays in samples at both depths */
+    { "128", { 128, 228, 255 }, { 128, 30128, 65535 } },
+  };
+  static const guint8 px8[3] = { 0, 100, 255 };
+  static const guint16 px16[3] = { 0, 30000, 65535 };
+  g_autoptr(GBytes) b8 = g_bytes_new_static (px8, sizeof px8);
+  g_autoptr(GBytes) b16 = g_bytes_new_static (px16, sizeof px16);
+  g_autoptr(LbImage) in8 = lb_image_new (3, 1, LB_FORMAT_GRAY8, 3, b8, NULL, NULL);
+  g_autoptr(LbImage) in16 = lb_image_new (3, 1, LB_FORMAT_GRAY16, 6, b16, NULL, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (guint reference = 0; reference < 2; reference++)
+      {
+        g_autofree char *text = g_strdup_printf (HEAD "[Kernel]\nWidth=1\nHeight=1\nRow1=1\n"
+                                                 "Bias=%s\n", cases[i].bias);
+        g_autoptr(GError) error = NULL;
+        g_autoptr(LbFilter) f = parse (text, &error);
+        g_autoptr(LbPipeline) pipe = lb_pipeline_new (NULL);
+        g_autoptr(LbImage) o8 = NULL, o16 = NULL;
+
+        g_assert_no_error (error);
+        _lb_declarative_set_reference (reference);
+        g_assert_true (lb_pipeline_append (pipe, f, NULL, &error));
+        o8 = lb_pipeline_run (pipe, in8, NULL, NULL, &error);
+        g_assert_no_error (error);
+        o16 = lb_pipeline_run (pipe, in16, NULL, NULL, &error);
+        g_assert_no_error (error);
+        for (guint k = 0; k < 3; k++)
+          {
+            g_assert_cmpuint (lb_image_get_data (o8)[k], ==, cases[i].want8[k]);
+            g_assert_cmpuint (((const guint16 *) lb_image_get_data (o16))[k], ==,
+                              cases[i].want16[k]);
+          }
+      }
+  _lb_declarative_set_reference (FALSE);
 }
 
 /* A random kernel: sides 1–15 (odd, independent), taps of one magnitude class (small,
@@ -379,6 +437,7 @@ main (int argc, char **argv)
   g_test_add_func ("/declarative/chain-unknown-step", test_chain_unknown_step);
   g_test_add_func ("/declarative/convolution-values", test_convolution_values);
   g_test_add_func ("/declarative/convolution-formats", test_convolution_formats);
+  g_test_add_func ("/declarative/bias-range", test_bias_range);
   g_test_add_func ("/declarative/convolution-fast", test_convolution_fast);
   g_test_add_func ("/declarative/shipped-files", test_shipped_files);
   g_test_add_func ("/declarative/localised-name", test_localised_name);

@@ -29,3 +29,20 @@ LIGHTBOX_PLUGIN_PATH="$tmp/plugins" LIGHTBOX_FILTER_PATH="$tmp/none" XDG_DATA_HO
   "$cli" filter --time "$LB_TEST_DATA/golden/in_64x48.png" "$tmp/out.png" threshold:level=40
 test -s "$tmp/out.png"
 echo "ok"
+
+# The installed meson template builds the installed example source the same way.
+mkdir -p "$tmp/pkgconfig" "$tmp/meson-example"
+cat > "$tmp/pkgconfig/lightbox-plugin.pc" <<PC
+includedir=$tmp/include
+Name: lightbox-plugin
+Description: the plugin ABI header, laid out as installed
+Version: 1
+Requires: glib-2.0, gmodule-2.0
+Cflags: -I\${includedir}/lightbox-1
+PC
+cp "$LB_SOURCE_ROOT/plugins/example/lb-threshold.c" "$tmp/meson-example/"
+cp "$LB_SOURCE_ROOT/plugins/example/plugin-meson.build" "$tmp/meson-example/meson.build"
+PKG_CONFIG_PATH="$tmp/pkgconfig" meson setup "$tmp/meson-example/build" "$tmp/meson-example" >/dev/null
+meson compile -C "$tmp/meson-example/build" >/dev/null
+"$cli" check-plugin "$tmp/meson-example/build/threshold.so"
+echo "ok: meson template"

@@ -375,6 +375,159 @@ test_hot_reload_declarative (void)
   lb_test_remove_tree (dir);
 }
 
+static gboolean
+problems_mention (LbFilterRegistry *reg,
+                  const char       *file)
+{
+  GPtrArray *p = lb_filter_registry_get_problems (reg);
+
+  for (guint i = 0; i < p->len; i++)
+    if (strstr (g_ptr_array_index (p, i), file) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+count_cb (gpointer object,
+          guint   *count)
+{
+  (*count)++;
+}
+
+/* A broken file's message goes when the file is fixed or removed (Filters → Plugins shows
+ * this list), and listeners hear of it even when no filter changed. */
+static void
+test_stale_problems (void)
+{
+  g_autofree char *dir = lb_test_make_tmpdir ("test-stale");
+  g_autofree char *broken = lb_test_build_path ("LB_TEST_PLUGIN_DIR", "broken-abi.so", NULL);
+  g_autofree char *good = lb_test_build_path ("LB_TEST_PLUGIN_DIR", "test-mark-10.so", NULL);
+  g_autofree char *file = g_build_filename (dir, "mark.so", NULL);
+  g_autoptr(LbFilterRegistry) reg = lb_filter_registry_new ();
+  g_autoptr(LbFilter) mark = NULL;
+  guint signalled = 0;
+
+  g_signal_connect (reg, "problems-changed", G_CALLBACK (count_cb), &signalled);
+  lb_filter_registry_add_plugin_dir (reg, dir);
+  lb_test_install_file (broken, dir, "mark.so");
+  lb_filter_registry_rescan (reg);
+  g_assert_true (problems_contain (reg, "mark.so", "ABI 99"));
+  g_assert_cmpuint (signalled, ==, 1);
+
+  /* rebuilt: the working plugin loads and the old error is gone */
+  lb_test_install_file (good, dir, "mark.so");
+  lb_filter_registry_rescan (reg);
+  mark = lb_filter_registry_lookup (reg, MARK_ID);
+  g_assert_nonnull (mark);
+  g_assert_false (problems_mention (reg, "mark.so"));
+  g_assert_cmpuint (lb_filter_registry_get_problems (reg)->len, ==, 0);
+  g_assert_cmpuint (signalled, ==, 2);
+
+  /* broken again, then removed: nothing stays listed */
+  lb_test_install_file (broken, dir, "mark.so");
+  lb_filter_registry_rescan (reg);
+  g_assert_true (problems_contain (reg, "mark.so", "ABI 99"));
+  g_assert_cmpint (g_unlink (file), ==, 0);
+  lb_filter_registry_rescan (reg);
+  g_assert_cmpuint (lb_filter_registry_get_problems (reg)->len, ==, 0);
+  g_assert_cmpuint (signalled, ==, 4);
+  /* a rescan that changes nothing says nothing */
+  lb_filter_registry_rescan (reg);
+  g_assert_cmpuint (signalled, ==, 4);
+  lb_test_remove_tree (dir);
+}
+
+static void
+write_file (const char *dir,
+            const char *name,
+            const char *text)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autofree char *tmp = g_strconcat (path, ".tmp", NULL);
+
+  g_assert_true (g_file_set_contents (tmp, text, -1, NULL));
+  g_assert_cmpint (g_rename (tmp, path), ==, 0);
+}
+
+#define KERNEL_Z "[Filter]\nId=t.z-kernel\nAlias=z-kernel\nName=Z\nCategory=T\nType=kernel\n" \
+                 "[Kernel]\nWidth=1\nHeight=1\nRow1=1\n"
+#define CHAIN_A "[Filter]\nId=t.a-chain\nAlias=a-chain\nName=A\nCategory=T\nType=chain\n" \
+                "[Chain]\nStep1=z-kernel\n"
+#define CHAIN_0 "[Filter]\nId=t.0-chain\nName=Zero\nCategory=T\nType=chain\n" \
+                "[Chain]\nStep1=a-chain\nStep2=z-kernel\n"
+
+/* Chains resolve whatever the order of the files: a.lbfilter uses z.lbfilter's kernel, and
+ * 0.lbfilter uses the chain of a.lbfilter. */
+static void
+test_chain_order (void)
+{
+  g_autofree char *dir = lb_test_make_tmpdir ("test-chain-order");
+  g_autoptr(LbFilterRegistry) reg = lb_filter_registry_new ();
+  g_autoptr(LbFilter) zero = NULL;
+
+  write_file (dir, "0.lbfilter", CHAIN_0);
+  write_file (dir, "a.lbfilter", CHAIN_A);
+  write_file (dir, "z.lbfilter", KERNEL_Z);
+  lb_filter_registry_add_filter_dir (reg, dir);
+  lb_filter_registry_rescan (reg);
+  for (guint i = 0; i < lb_filter_registry_get_problems (reg)->len; i++)
+    g_test_message ("%s", (char *) g_ptr_array_index (lb_filter_registry_get_problems (reg), i));
+  g_assert_cmpuint (lb_filter_registry_get_problems (reg)->len, ==, 0);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (reg)), ==, 3);
+  zero = lb_filter_registry_lookup (reg, "t.0-chain");
+  g_assert_nonnull (zero);
+
+  /* a chain whose filter really is missing is still refused, with the step named */
+  write_file (dir, "b.lbfilter", "[Filter]\nId=t.b\nName=B\nCategory=T\nType=chain\n"
+                                 "[Chain]\nStep1=no-such-filter\n");
+  lb_filter_registry_rescan (reg);
+  g_assert_true (problems_contain (reg, "b.lbfilter", "Step1: no filter “no-such-filter”"));
+  g_assert_cmpuint (lb_filter_registry_get_problems (reg)->len, ==, 1);
+  lb_test_remove_tree (dir);
+}
+
+static gboolean
+has_filter (gpointer data)
+{
+  g_autoptr(LbFilter) f = lb_filter_registry_lookup (data, "z-kernel");
+  return f != NULL;
+}
+
+/* Directories (and their parents) created after watching started are watched too. */
+static void
+test_watch_created_dirs (void)
+{
+  g_autofree char *base = lb_test_make_tmpdir ("test-created");
+  g_autofree char *filters = g_build_filename (base, "share", "lightbox", "filters", NULL);
+  g_autofree char *plugins = g_build_filename (base, "share", "lightbox", "plugins", NULL);
+  g_autofree char *build = lb_test_build_path ("LB_TEST_PLUGIN_DIR", "test-mark-10.so", NULL);
+  g_autoptr(LbFilterRegistry) reg = lb_filter_registry_new ();
+  g_autoptr(LbFilter) mark = NULL;
+
+  lb_filter_registry_add_plugin_dir (reg, plugins);
+  lb_filter_registry_add_filter_dir (reg, filters);
+  lb_filter_registry_rescan (reg);
+  lb_filter_registry_set_watching (reg, TRUE);
+
+  /* share/lightbox/filters appears one level at a time, as mkdir -p makes it */
+  g_assert_cmpint (g_mkdir_with_parents (filters, 0700), ==, 0);
+  /* let the registry see the new directories before the file arrives, as a user would */
+  for (int i = 0; i < 50; i++)
+    g_main_context_iteration (NULL, FALSE), g_usleep (10000);
+  write_file (filters, "z.lbfilter", KERNEL_Z);
+  g_assert_true (lb_test_wait (has_filter, reg, 10000));
+
+  g_assert_cmpint (g_mkdir (plugins, 0700), ==, 0);
+  for (int i = 0; i < 50; i++)
+    g_main_context_iteration (NULL, FALSE), g_usleep (10000);
+  lb_test_install_file (build, plugins, "mark.so");
+  for (int i = 0; i < 10000 && (mark = lb_filter_registry_lookup (reg, MARK_ID)) == NULL; i++)
+    g_main_context_iteration (NULL, FALSE), g_usleep (1000);
+  g_assert_nonnull (mark);
+  lb_filter_registry_set_watching (reg, FALSE);
+  lb_test_remove_tree (base);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -384,5 +537,8 @@ main (int argc, char **argv)
   g_test_add_func ("/registry/writable-refused", test_writable_refused);
   g_test_add_func ("/registry/hot-reload", test_hot_reload);
   g_test_add_func ("/registry/hot-reload-declarative", test_hot_reload_declarative);
+  g_test_add_func ("/registry/stale-problems", test_stale_problems);
+  g_test_add_func ("/registry/chain-order", test_chain_order);
+  g_test_add_func ("/registry/watch-created-dirs", test_watch_created_dirs);
   return g_test_run ();
 }

@@ -595,6 +595,10 @@ test_plugin_manager_reload (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (manager), "plugins.reload", NULL));
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (registry)), ==, 1);
   g_assert_nonnull (strstr (lb_plugin_manager_get_problems_text (manager), "broken.lbfilter"));
+  /* fixed by removal, seen by any rescan (the watcher's too): the stale error goes */
+  g_assert_cmpint (g_unlink (bad), ==, 0);
+  lb_filter_registry_rescan (registry);
+  g_assert_cmpstr (lb_plugin_manager_get_problems_text (manager), ==, "No load errors.");
   gtk_window_destroy (GTK_WINDOW (manager));
   lb_test_remove_tree (dir);
 }
@@ -926,6 +930,130 @@ test_tls_dialog (void)
   lb_test_remove_tree (dir);
 }
 
+#define MARK_ID "io.github.lightbox.test.mark"
+
+typedef struct {
+  const char *version;
+} WantVersion;
+
+static gboolean
+dialog_has_version (gpointer data)
+{
+  GtkWidget *d = lb_window_test_get_param_dialog (win);
+  const char *v;
+
+  if (d == NULL)
+    return FALSE;
+  v = lb_filter_get_version (lb_param_dialog_get_filter (LB_PARAM_DIALOG (d)));
+  return v != NULL && g_str_equal (v, ((WantVersion *) data)->version);
+}
+
+static gboolean
+no_param_dialog (gpointer data)
+{
+  return lb_window_test_get_param_dialog (LB_WINDOW (data)) == NULL;
+}
+
+static gboolean
+preview_error_shown (gpointer data)
+{
+  GtkWidget *d = lb_window_test_get_param_dialog (win);
+  const char *text = d ? lb_param_dialog_get_preview_error (LB_PARAM_DIALOG (d)) : NULL;
+
+  return text != NULL && strstr (text, data) != NULL;
+}
+
+static gboolean
+preview_error_hidden (gpointer data)
+{
+  GtkWidget *d = lb_window_test_get_param_dialog (win);
+
+  return d != NULL && lb_param_dialog_get_preview_error (LB_PARAM_DIALOG (d)) == NULL
+         && canvas_shows_other (win);
+}
+
+static LbParamDialog *
+open_mark_dialog (void)
+{
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.apply-filter", "s", MARK_ID);
+  g_assert_true (lb_test_wait (has_param_dialog, win, 2000));
+  return LB_PARAM_DIALOG (lb_window_test_get_param_dialog (win));
+}
+
+/* A plugin replaced while its dialog is open: the dialog rebinds to the new code (keeping
+ * the values that fit), Apply runs the new code; a removed plugin closes its dialog with a
+ * message. Preview failures (prepare refuses, process fails) show in the dialog. */
+static void
+test_dialog_follows_plugin (void)
+{
+  LbFilterRegistry *registry = lb_application_get_registry (app);
+  g_autofree char *dir = lb_test_make_tmpdir ("ui-plugins");
+  g_autofree char *v1 = lb_test_build_path ("LB_TEST_PLUGIN_DIR", "test-mark-10.so", NULL);
+  g_autofree char *v2 = lb_test_build_path ("LB_TEST_PLUGIN_DIR", "test-mark-v2.so", NULL);
+  g_autofree char *file = g_build_filename (dir, "mark.so", NULL);
+  WantVersion want = { "mark-60" };
+  g_autofree char *fail_msg = NULL;
+  GdkRectangle visible;
+  LbParamDialog *dialog;
+  LbImage *out;
+
+  g_assert_nonnull (win_history ());
+  lb_test_install_file (v1, dir, "mark.so");
+  lb_filter_registry_add_plugin_dir (registry, dir);
+  lb_filter_registry_rescan (registry);
+
+  dialog = open_mark_dialog ();
+  /* prepare refuses: the message shows in the dialog */
+  g_assert_true (lb_param_dialog_set_value (dialog, "fail-row", -2));
+  g_assert_true (lb_test_wait (preview_error_shown, (gpointer) "refusing in prepare, as asked", 10000));
+  /* process fails on a row of the visible area (the preview's selection) */
+  g_assert_true (lb_canvas_get_visible_rect (win_canvas (), &visible));
+  fail_msg = g_strdup_printf ("failing at row %d, as asked", visible.y + 1);
+  g_assert_true (lb_param_dialog_set_value (dialog, "fail-row", visible.y + 1));
+  g_assert_true (lb_test_wait (preview_error_shown, fail_msg, 10000));
+  /* a good preview hides it */
+  g_assert_true (lb_param_dialog_set_value (dialog, "fail-row", -1));
+  g_assert_true (lb_test_wait (preview_error_hidden, NULL, 10000));
+
+  g_assert_true (lb_param_dialog_set_value (dialog, "value", 150));
+  g_assert_true (lb_param_dialog_set_value (dialog, "size", 7));
+  g_assert_true (lb_param_dialog_set_value (dialog, "gain", 2));
+  g_assert_null (lb_param_dialog_get_notice (dialog));
+
+  /* version 2 replaces the file: "value" 150 no longer fits (0..100), "gain" is gone */
+  lb_test_install_file (v2, dir, "mark.so");
+  lb_filter_registry_rescan (registry);
+  g_assert_true (lb_test_wait (dialog_has_version, &want, 5000));
+  g_assert_true ((gpointer) dialog == (gpointer) lb_window_test_get_param_dialog (win));
+  g_assert_cmpfloat (lb_filter_params_get_number (lb_param_dialog_get_params (dialog), "size"),
+                     ==, 7);
+  g_assert_cmpfloat (lb_filter_params_get_number (lb_param_dialog_get_params (dialog), "value"),
+                     ==, 0);
+  g_assert_null (lb_param_dialog_get_widget (dialog, "gain"));
+  g_assert_nonnull (lb_param_dialog_get_widget (dialog, "size"));
+  g_assert_nonnull (strstr (lb_param_dialog_get_notice (dialog), "mark-60"));
+  g_assert_nonnull (strstr (lb_param_dialog_get_notice (dialog), "Value"));
+
+  /* Apply runs version 2 (value 0 = its mark, 60) */
+  lb_param_dialog_respond (dialog, TRUE);
+  g_assert_true (lb_test_wait (not_busy, win, 10000));
+  out = lb_history_get_current (win_history ());
+  if (lb_sample_format_get_bit_depth (lb_image_get_format (out)) == 16)
+    g_assert_cmpuint (raw_at (out, 0, 0), ==, 60);
+  else
+    g_assert_cmpuint (lb_image_get_row (out, 0)[0], ==, 60);
+  g_assert_nonnull (strstr (lb_window_test_get_last_status (win), "Mark"));
+
+  /* removed while its dialog is open: the dialog closes and says why */
+  dialog = open_mark_dialog ();
+  g_assert_cmpint (g_unlink (file), ==, 0);
+  lb_filter_registry_rescan (registry);
+  g_assert_true (lb_test_wait (no_param_dialog, win, 5000));
+  g_assert_nonnull (strstr (lb_window_test_get_last_status (win), "was removed"));
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.undo", NULL);
+  lb_test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -959,6 +1087,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/screenshot", test_screenshot);
   g_test_add_func ("/ui/window/tls-dialog", test_tls_dialog);
   g_test_add_func ("/ui/window/large-folder", test_large_folder);
+  g_test_add_func ("/ui/window/dialog-follows-plugin", test_dialog_follows_plugin);
   ret = g_test_run ();
 
   if (win)
