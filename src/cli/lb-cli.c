@@ -16,6 +16,7 @@ static const LbCliCommand commands[] = {
   { "filter", "Run filter steps over an image and write PNG (xv set, plugins, declarative)", lb_cli_filter },
   { "ls", "List a store folder (http(s) listing or WebDAV, local folder, …)", lb_cli_ls },
   { "get", "Download one entry of a store to a file (atomic)", lb_cli_get },
+  { "search", "Search the studies of a DICOMweb store by patient, date, modality, accession", lb_cli_search },
   { "put", "Upload a file to a store without ever replacing (unless --overwrite)", lb_cli_put },
 };
 

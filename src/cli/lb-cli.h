@@ -22,6 +22,7 @@ void lb_cli_route_registry_messages (const char *command);
 int lb_cli_ls (int argc, char **argv);
 int lb_cli_get (int argc, char **argv);
 int lb_cli_put (int argc, char **argv);
+int lb_cli_search (int argc, char **argv);
 
 /* Prints "lightbox-cli NAME: MESSAGE" to stderr and returns 1. */
 int lb_cli_fail (const char *command, const GError *error);

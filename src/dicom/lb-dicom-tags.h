@@ -76,6 +76,9 @@ G_BEGIN_DECLS
 #define LB_TAG_PATIENT_ID              LB_DICOM_TAG (0x0010, 0x0020) /* PatientID */
 #define LB_TAG_PATIENT_BIRTH_DATE      LB_DICOM_TAG (0x0010, 0x0030) /* PatientBirthDate */
 #define LB_TAG_PATIENT_SEX             LB_DICOM_TAG (0x0010, 0x0040) /* PatientSex */
+#define LB_TAG_PATIENT_AGE             LB_DICOM_TAG (0x0010, 0x1010) /* PatientAge */
+
+#define LB_TAG_SLICE_THICKNESS         LB_DICOM_TAG (0x0018, 0x0050) /* SliceThickness */
 
 /* SecondaryCaptureDeviceManufacturer */
 #define LB_TAG_SC_DEVICE_MANUFACTURER  LB_DICOM_TAG (0x0018, 0x1016)
@@ -88,12 +91,21 @@ G_BEGIN_DECLS
 #define LB_TAG_STUDY_ID                LB_DICOM_TAG (0x0020, 0x0010) /* StudyID */
 #define LB_TAG_SERIES_NUMBER           LB_DICOM_TAG (0x0020, 0x0011) /* SeriesNumber */
 #define LB_TAG_INSTANCE_NUMBER         LB_DICOM_TAG (0x0020, 0x0013) /* InstanceNumber */
+/* ImagePositionPatient */
+#define LB_TAG_IMAGE_POSITION_PATIENT  LB_DICOM_TAG (0x0020, 0x0032)
+/* ImageOrientationPatient */
+#define LB_TAG_IMAGE_ORIENTATION_PATIENT LB_DICOM_TAG (0x0020, 0x0037)
 #define LB_TAG_PATIENT_ORIENTATION     LB_DICOM_TAG (0x0020, 0x0020) /* PatientOrientation */
 #define LB_TAG_LATERALITY              LB_DICOM_TAG (0x0020, 0x0060) /* Laterality */
+#define LB_TAG_FRAME_OF_REFERENCE_UID LB_DICOM_TAG (0x0020, 0x0052) /* FrameOfReferenceUID */
 /* NumberOfStudyRelatedInstances */
 #define LB_TAG_NUMBER_OF_STUDY_INSTANCES LB_DICOM_TAG (0x0020, 0x1208)
 /* NumberOfSeriesRelatedInstances */
 #define LB_TAG_NUMBER_OF_SERIES_INSTANCES LB_DICOM_TAG (0x0020, 0x1209)
+#define LB_TAG_SLICE_LOCATION          LB_DICOM_TAG (0x0020, 0x1041) /* SliceLocation */
+/* PlanePositionSequence, PlaneOrientationSequence (functional groups, PS3.3 C.7.6.16.2.3-4) */
+#define LB_TAG_PLANE_POSITION_SEQUENCE LB_DICOM_TAG (0x0020, 0x9113)
+#define LB_TAG_PLANE_ORIENTATION_SEQUENCE LB_DICOM_TAG (0x0020, 0x9116)
 
 #define LB_TAG_SAMPLES_PER_PIXEL       LB_DICOM_TAG (0x0028, 0x0002) /* SamplesPerPixel */
 #define LB_TAG_PHOTOMETRIC             LB_DICOM_TAG (0x0028, 0x0004) /* PhotometricInterpretation */
@@ -139,6 +151,9 @@ G_BEGIN_DECLS
 #define LB_TAG_MODALITY_LUT_TYPE       LB_DICOM_TAG (0x0028, 0x3004) /* ModalityLUTType */
 #define LB_TAG_LUT_DATA                LB_DICOM_TAG (0x0028, 0x3006) /* LUTData */
 #define LB_TAG_VOI_LUT_SEQUENCE        LB_DICOM_TAG (0x0028, 0x3010) /* VOILUTSequence */
+/* SharedFunctionalGroupsSequence, PerFrameFunctionalGroupsSequence (PS3.3 C.7.6.16) */
+#define LB_TAG_SHARED_FUNCTIONAL_GROUPS LB_DICOM_TAG (0x5200, 0x9229)
+#define LB_TAG_PER_FRAME_FUNCTIONAL_GROUPS LB_DICOM_TAG (0x5200, 0x9230)
 
 #define LB_TAG_EXTENDED_OFFSET_TABLE   LB_DICOM_TAG (0x7FE0, 0x0001) /* ExtendedOffsetTable */
 /* ExtendedOffsetTableLengths */

@@ -5,6 +5,7 @@
  *   lb-dicomweb-store.c     the object, its constructor, the request helper, the LbStore vtable
  *   lb-dicomweb-location.c  store URIs <-> DICOMweb levels, identifiers and URLs
  *   lb-dicomweb-qido.c      QIDO-RS search (paged), labels, entries; list and stat
+ *   lb-dicomweb-search.c    study search for readers: one page of a query (public API)
  *   lb-dicomweb-wado.c      WADO-RS metadata and first frame; fetch image and read
  *   lb-dicomweb-stow.c      STOW-RS; store derived and write */
 
