@@ -10,6 +10,7 @@
 
 #include "lb-dicom-codec.h"
 #include "lb-dicom-frame.h"
+#include "lb-dicom-multiframe.h"
 #include "lb-dicom-tags.h"
 #include "lb-error.h"
 
@@ -503,12 +504,12 @@ lb_dicom_file_decode_frame (LbDicomFile *self, guint index, const LbLimits *limi
           return NULL;
         }
       ds = dataset_for_decompressed (self);
-      return lb_dicom_decode_frame (ds, LB_DICOM_TS_EXPLICIT_LE, native, self->name, limits,
-                                    error);
+      return lb_dicom_decode_frame_number (ds, LB_DICOM_TS_EXPLICIT_LE, native, index + 1,
+                                           self->name, limits, error);
     }
-  return lb_dicom_decode_frame (self->dataset,
-                                (self->ts_flags & LB_DICOM_TS_BIG_ENDIAN) ? LB_DICOM_TS_EXPLICIT_BE
-                                                                         : LB_DICOM_TS_EXPLICIT_LE,
-                                frame, self->name, limits, error);
+  return lb_dicom_decode_frame_number (self->dataset,
+                                       (self->ts_flags & LB_DICOM_TS_BIG_ENDIAN)
+                                       ? LB_DICOM_TS_EXPLICIT_BE : LB_DICOM_TS_EXPLICIT_LE,
+                                       frame, index + 1, self->name, limits, error);
 }
 

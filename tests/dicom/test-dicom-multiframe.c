@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Multi-frame objects as stacks of frames (tests/dicom/make-variants.py makes them from
+ * pydicom's CT_small at test time; multiframe.ini and NAME-fN.values hold what each frame means,
+ * computed by pydicom and numpy): every frame of a Part 10 file and of a DICOMweb-style
+ * metadata + frame pair decodes to the values pydicom gives; an Enhanced CT's rescale, window
+ * and pixel spacing come from its Shared and Per-frame Functional Groups (stored 175 is
+ * −849 HU); a missing functional group or frame number is an error naming it. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lb-dicom-file.h"
+#include "lb-dicom-frame.h"
+#include "lb-dicom-multiframe.h"
+#include "lb-error.h"
+#include "lb-test-files.h"
+#include "lb-test-process.h"
+
+static char *dir;       /* the objects */
+static GKeyFile *ini;   /* multiframe.ini */
+
+static char *
+path_of (const char *name, const char *suffix)
+{
+  g_autofree char *file = g_strconcat (name, suffix, NULL);
+
+  return g_build_filename (dir, file, NULL);
+}
+
+static GBytes *
+bytes_of (const char *name, const char *suffix)
+{
+  g_autofree char *path = path_of (name, suffix);
+  g_autoptr (GError) error = NULL;
+  char *data;
+  gsize len;
+
+  g_file_get_contents (path, &data, &len, &error);
+  g_assert_no_error (error);
+  return g_bytes_new_take (data, len);
+}
+
+static double
+expect_double (const char *name, guint frame, const char *key)
+{
+  g_autofree char *k = g_strdup_printf ("frame.%u.%s", frame, key);
+  g_autoptr (GError) error = NULL;
+  double v = g_key_file_get_double (ini, name, k, &error);
+
+  g_assert_no_error (error);
+  return v;
+}
+
+static LbDicomDataset *
+metadata_of (const char *name)
+{
+  g_autoptr (GBytes) json = bytes_of (name, ".json");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) arr = lb_dicom_json_parse_array (g_bytes_get_data (json, NULL),
+                                                         g_bytes_get_size (json), &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (arr->len, ==, 1);
+  return lb_dicom_dataset_ref (arr->pdata[0]);
+}
+
+/* Frame @n of @name: every pixel's value, the window, the pixel spacing and the frame's place,
+ * against pydicom's. */
+static void
+check_frame (const char *name, guint n, guint n_frames, LbImage *img)
+{
+  g_autofree char *fname = g_strdup_printf ("-f%u.values", n);
+  g_autoptr (GBytes) values = bytes_of (name, fname);
+  const LbImageMeta *meta = lb_image_get_meta (img);
+  LbValueModel *model = lb_image_meta_get_value_model_for (meta, 16);
+  guint w = lb_image_get_width (img), h = lb_image_get_height (img);
+  const guint8 *val = g_bytes_get_data (values, NULL);
+  g_autofree char *num = g_strdup_printf ("%u", n), *total = g_strdup_printf ("%u", n_frames);
+  double wc, ww, sx, sy;
+
+  g_assert_nonnull (model);
+  g_assert_cmpuint (g_bytes_get_size (values), ==, (gsize) w * h * 8);
+  for (guint y = 0; y < h; y++)
+    for (guint x = 0; x < w; x++)
+      {
+        guint sample = ((const guint16 *) lb_image_get_row (img, y))[x];
+        gsize i = (gsize) y * w + x;
+        guint64 bits = 0;
+        double want;
+
+        for (int k = 7; k >= 0; k--)
+          bits = bits << 8 | val[i * 8 + k];
+        memcpy (&want, &bits, sizeof want);
+        if (lb_value_model_to_value (model, sample) != want)
+          g_error ("%s frame %u: pixel x %u y %u has value %.17g, pydicom says %.17g", name, n,
+                   x, y, lb_value_model_to_value (model, sample), want);
+      }
+  g_assert_cmpuint (lb_value_model_get_n_windows (model), ==, 1);
+  g_assert_true (lb_value_model_get_window (model, 0, &wc, &ww, NULL));
+  g_assert_cmpfloat (wc, ==, expect_double (name, n, "window_center"));
+  g_assert_cmpfloat (ww, ==, expect_double (name, n, "window_width"));
+  g_assert_true (lb_image_meta_get_pixel_spacing (meta, &sx, &sy));
+  g_assert_cmpfloat_with_epsilon (sx, expect_double (name, n, "spacing_x"), 1e-12);
+  g_assert_cmpfloat_with_epsilon (sy, expect_double (name, n, "spacing_y"), 1e-12);
+  g_assert_cmpstr (lb_image_meta_get_text (meta, LB_DICOM_META_FRAME_NUMBER), ==, num);
+  g_assert_cmpstr (lb_image_meta_get_text (meta, LB_DICOM_META_NUMBER_OF_FRAMES), ==, total);
+}
+
+/* Every frame, from the Part 10 file and from the JSON metadata with the frame's bytes (what
+ * WADO-RS gives). */
+static void
+test_frames (gconstpointer data)
+{
+  const char *name = data;
+  g_autofree char *path = path_of (name, ".dcm");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LbDicomFile) file = lb_dicom_file_new_for_path (path, LB_DICOM_READ_DEFAULT, NULL,
+                                                             &error);
+  g_autoptr (LbDicomDataset) md = metadata_of (name);
+  guint n_frames = (guint) g_key_file_get_integer (ini, name, "frames", NULL);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (lb_dicom_file_get_n_frames (file), ==, n_frames);
+  g_assert_cmpuint (lb_dicom_get_n_frames (md), ==, n_frames);
+  for (guint n = 1; n <= n_frames; n++)
+    {
+      g_autoptr (LbImage) a = lb_dicom_file_decode_frame (file, n - 1, NULL, &error);
+      g_autofree char *fname = g_strdup_printf ("-f%u.frame", n);
+      g_autoptr (GBytes) bytes = bytes_of (name, fname);
+      g_autoptr (LbImage) b = NULL;
+
+      g_assert_no_error (error);
+      check_frame (name, n, n_frames, a);
+      b = lb_dicom_decode_frame_number (md, NULL, bytes, n, name, NULL, &error);
+      g_assert_no_error (error);
+      check_frame (name, n, n_frames, b);
+    }
+}
+
+/* The issue's case: an Enhanced CT whose stored 175 means −849 HU only through the shared
+ * Pixel Value Transformation; frame 3's own rescale maps it elsewhere. */
+static void
+test_enhanced_ct_175 (void)
+{
+  g_autofree char *path = path_of ("enhanced-ct", ".dcm");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LbDicomFile) file = lb_dicom_file_new_for_path (path, LB_DICOM_READ_DEFAULT, NULL,
+                                                             &error);
+  g_autoptr (LbImage) f1 = NULL, f3 = NULL;
+  double want = g_key_file_get_double (ini, "enhanced-ct", "stored_175", NULL);
+
+  g_assert_no_error (error);
+  f1 = lb_dicom_file_decode_frame (file, 0, NULL, &error);
+  g_assert_no_error (error);
+  f3 = lb_dicom_file_decode_frame (file, 2, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (lb_value_model_to_value (lb_image_meta_get_value_model_for (
+                                                lb_image_get_meta (f1), 16), 175), ==, want);
+  g_assert_cmpstr (lb_value_model_get_units (lb_image_meta_get_value_model_for (
+                                               lb_image_get_meta (f1), 16)), ==, "HU");
+  g_assert_cmpfloat (lb_value_model_to_value (lb_image_meta_get_value_model_for (
+                                                lb_image_get_meta (f3), 16), 175), ==,
+                     175 * expect_double ("enhanced-ct", 3, "slope")
+                     + expect_double ("enhanced-ct", 3, "intercept"));
+}
+
+/* A functional group missing for a frame: that frame fails naming the frame and the
+ * attribute, the others decode. */
+static void
+test_missing_group (gconstpointer data)
+{
+  const char *name = data;
+  g_autofree char *bad = g_key_file_get_string (ini, name, "bad", NULL);
+  g_auto (GStrv) parts = g_strsplit (bad, ":", 2);
+  guint frame = (guint) atoi (parts[0]);
+  g_autofree char *path = path_of (name, ".dcm");
+  g_autofree char *frame_words = g_strdup_printf ("frame %u", frame);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LbDicomFile) file = lb_dicom_file_new_for_path (path, LB_DICOM_READ_DEFAULT, NULL,
+                                                             &error);
+  g_autoptr (LbImage) img = NULL;
+
+  g_assert_no_error (error);
+  for (guint n = 1; n < frame; n++)
+    {
+      g_autoptr (LbImage) ok = lb_dicom_file_decode_frame (file, n - 1, NULL, &error);
+
+      g_assert_no_error (error);
+      g_assert_nonnull (ok);
+    }
+  img = lb_dicom_file_decode_frame (file, frame - 1, NULL, &error);
+  g_assert_null (img);
+  g_assert_error (error, LB_ERROR, LB_ERROR_CORRUPT);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, frame_words));
+  g_assert_nonnull (strstr (error->message, parts[1]));
+}
+
+static void
+test_frame_out_of_range (void)
+{
+  g_autofree char *path = path_of ("mf-ct", ".dcm");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LbDicomFile) file = lb_dicom_file_new_for_path (path, LB_DICOM_READ_DEFAULT, NULL,
+                                                             &error);
+  g_autoptr (LbDicomDataset) md = metadata_of ("mf-ct");
+  g_autoptr (GBytes) bytes = bytes_of ("mf-ct", "-f1.frame");
+  g_autoptr (LbImage) img = NULL;
+
+  g_assert_no_error (error);
+  img = lb_dicom_file_decode_frame (file, 5, NULL, &error);
+  g_assert_null (img);
+  g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "6"));
+  g_assert_nonnull (strstr (error->message, "5 frames"));
+  g_clear_error (&error);
+  for (guint n = 0; n <= 6; n += 6)
+    {
+      img = lb_dicom_decode_frame_number (md, NULL, bytes, n, "mf-ct", NULL, &error);
+      g_assert_null (img);
+      g_assert_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT);
+      g_assert_nonnull (strstr (error->message, n == 0 ? "no frame 0" : "no frame 6"));
+      g_assert_nonnull (strstr (error->message, "5 frames"));
+      g_clear_error (&error);
+    }
+}
+
+/* Cine speed: FrameTime 40 ms. */
+static void
+test_frame_interval (void)
+{
+  g_autoptr (LbDicomDataset) md = metadata_of ("mf-ct");
+  g_autoptr (LbDicomDataset) enhanced = metadata_of ("enhanced-ct");
+
+  g_assert_cmpfloat_with_epsilon (lb_dicom_get_frame_interval (md), 0.040, 1e-12);
+  g_assert_cmpfloat (lb_dicom_get_frame_interval (enhanced), ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autofree char *script = NULL, *src = NULL, *out = NULL, *err = NULL, *ini_path = NULL;
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) names = NULL;
+  int status, rc;
+
+  g_test_init (&argc, &argv, NULL);
+  {
+    const char *probe[] = { "/usr/bin/python3", "-c", "import numpy, pydicom", NULL };
+
+    out = lb_test_run_tool (probe, &err, &status);
+    if (status != 0)
+      {
+        g_print ("1..0 # SKIP needs /usr/bin/python3 with numpy and pydicom\n");
+        return 77;
+      }
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+  }
+  dir = lb_test_make_tmpdir ("dicom-multiframe");
+  script = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "tests", "dicom", "make-variants.py",
+                             NULL);
+  src = g_build_filename (g_getenv ("LB_TEST_DATA"), "dicom", NULL);
+  {
+    const char *make[] = { "/usr/bin/python3", script, src, dir, NULL };
+
+    out = lb_test_run_tool (make, &err, &status);
+    if (status != 0)
+      g_error ("make-variants.py: %s", err);
+  }
+  ini = g_key_file_new ();
+  ini_path = g_build_filename (dir, "multiframe.ini", NULL);
+  g_key_file_load_from_file (ini, ini_path, G_KEY_FILE_NONE, &error);
+  g_assert_no_error (error);
+
+  names = g_key_file_get_groups (ini, NULL);
+  for (guint i = 0; names[i]; i++)
+    {
+      g_autofree char *test = g_strdup_printf ("/dicom/multiframe/%s/%s",
+                                               g_key_file_has_key (ini, names[i], "bad", NULL)
+                                               ? "missing" : "frames", names[i]);
+
+      g_test_add_data_func (test, names[i], g_key_file_has_key (ini, names[i], "bad", NULL)
+                                            ? test_missing_group : test_frames);
+    }
+  g_test_add_func ("/dicom/multiframe/enhanced-ct-175", test_enhanced_ct_175);
+  g_test_add_func ("/dicom/multiframe/out-of-range", test_frame_out_of_range);
+  g_test_add_func ("/dicom/multiframe/frame-interval", test_frame_interval);
+  rc = g_test_run ();
+  g_key_file_unref (ini);
+  lb_test_remove_tree (dir);
+  g_free (dir);
+  return rc;
+}
