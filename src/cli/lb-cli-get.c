@@ -1,10 +1,18 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "lb-cli"
 
+#include "lb-cli-frames.h"
 #include "lb-cli-store-io.h"
 #include "lb-cli-store-options.h"
 #include "lb-cli.h"
+#include "lb-png.h"
 #include "lb-store-sync.h"
+
+static gboolean
+save_png (LbImage *image, const char *output, gpointer data, GError **error)
+{
+  return lb_png_save_to_file (image, output, error);
+}
 
 int
 lb_cli_get (int argc, char **argv)
@@ -14,11 +22,19 @@ lb_cli_get (int argc, char **argv)
   g_autoptr(LbStoreOptions) options = NULL;
   g_autoptr(LbStoreEntry) entry = NULL;
   g_autofree char *url = NULL;
+  g_autofree char *frame = NULL;
+  const GOptionEntry entries[] = {
+    { "frame", 0, 0, G_OPTION_ARG_STRING, &frame,
+      "Write this DICOM frame (from 1), or \"all\" of them, as PNG instead of the entry",
+      "N|all" },
+    { NULL }
+  };
 
   g_option_context_set_summary (context,
                                 "Download one entry of a store to FILE. URL is any path `ls -R URL` prints,\n"
                                 "appended to that URL. FILE is replaced atomically, and only when the whole\n"
                                 "body arrived: a failed or truncated download leaves it untouched.");
+  g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_add_group (context, lb_cli_store_option_group ());
   if (!g_option_context_parse (context, &argc, &argv, &error))
     return lb_cli_fail ("get", error);
@@ -26,6 +42,13 @@ lb_cli_get (int argc, char **argv)
     {
       g_printerr ("Usage: lightbox-cli get URL FILE\n");
       return 2;
+    }
+  if (frame != NULL)
+    {
+      /* a frame is no file of the store: it is decoded and written as PNG, as convert does */
+      if (!lb_cli_for_each_frame (argv[1], frame, argv[2], save_png, NULL, &error))
+        return lb_cli_fail ("get", error);
+      return 0;
     }
   options = lb_cli_store_options (&error);
   if (options == NULL)

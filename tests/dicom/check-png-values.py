@@ -3,9 +3,10 @@
 """check-png-values.py FILE.dcm OUT.png [FRAME] — what `lightbox-cli convert` wrote against pydicom.
 
 The PNG's samples, read with Pillow, and its lightbox:values text chunk (the value model as a
-GVariant text, parsed with GLib's own parser through PyGObject) give real-world values; pydicom's pixel_array of frame FRAME (default 0), masked to BitsStored
+GVariant text, parsed with GLib's own parser through PyGObject) give real-world values; pydicom's pixel_array of frame FRAME (default 0; 0-based, as numpy counts), masked to BitsStored
 and sign-extended in numpy (PS3.5 §8.1.1), times RescaleSlope plus RescaleIntercept, must equal
-them. Colour files compare their samples. Exit status 77 without pydicom, numpy or Pillow."""
+them; the rescale of an enhanced object is the frame's, from its functional groups. Colour
+files compare their samples. Exit status 77 without pydicom, numpy or Pillow."""
 import sys, warnings
 
 try:
@@ -32,6 +33,14 @@ if int(ds.get('PixelRepresentation', 0)) == 1:
     v = np.where(v & (1 << (stored - 1)), v - (1 << stored), v)
 slope = float(ds.get('RescaleSlope', 1))
 intercept = float(ds.get('RescaleIntercept', 0))
+# An enhanced object's rescale lives in its functional groups: the frame's Per-frame item,
+# else the Shared one (PS3.3 C.7.6.16.1).
+for holder in (ds.get('PerFrameFunctionalGroupsSequence', [None] * (frame + 1))[frame],
+               (ds.get('SharedFunctionalGroupsSequence') or [None])[0]):
+    if holder is not None and 'PixelValueTransformationSequence' in holder:
+        pvt = holder.PixelValueTransformationSequence[0]
+        slope, intercept = float(pvt.RescaleSlope), float(pvt.RescaleIntercept)
+        break
 
 im = Image.open(png)
 got = np.array(im).astype(np.int64)

@@ -8,6 +8,7 @@
 #include "lb-dicom-frame.h"
 #include "lb-dicom-tags.h"
 #include "lb-dicom-multipart.h"
+#include "lb-dicom-multiframe.h"
 #include "lb-error.h"
 #include "lb-http.h"
 #include "lb-png.h"
@@ -164,7 +165,7 @@ on_frame (GObject *source, GAsyncResult *result, gpointer user_data)
   parts = lb_dicom_multipart_parse (ct, body, &error);
   if (parts == NULL)
     {
-      g_prefix_error (&error, "%s/frames/1: ", d->loc.uri);
+      g_prefix_error (&error, "%s, frame %u: ", d->loc.uri, MAX (d->loc.frame, 1));
       fetch_fail (task, error);
       return;
     }
@@ -184,8 +185,8 @@ on_frame (GObject *source, GAsyncResult *result, gpointer user_data)
                                      part->transfer_syntax ? part->transfer_syntax : "unknown"));
       return;
     }
-  d->image = lb_dicom_decode_frame (d->metadata, part->transfer_syntax, part->body, d->loc.uri,
-                                    &d->limits, &error);
+  d->image = lb_dicom_decode_frame_number (d->metadata, part->transfer_syntax, part->body,
+                                           MAX (d->loc.frame, 1), d->loc.uri, &d->limits, &error);
   if (d->image == NULL)
     {
       fetch_fail (task, error);
@@ -201,7 +202,7 @@ request_frame (GTask *task, const char *accept)
   LbDicomwebStore *self = g_task_get_source_object (task);
   FetchData *d = g_task_get_task_data (task);
   g_autofree char *url = lb_dicomweb_instance_url (self, &d->loc);
-  g_autofree char *frame_url = g_strconcat (url, "/frames/1", NULL);
+  g_autofree char *frame_url = g_strdup_printf ("%s/frames/%u", url, MAX (d->loc.frame, 1));
   /* a frame can be as large as the pixel limit allows, plus the multipart framing */
   guint64 cap = d->limits.max_bytes + (1 << 20);
 
@@ -220,6 +221,10 @@ on_fetch_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
 
   d->metadata = lb_dicomweb_metadata_finish (result, &error);
   if (d->metadata == NULL)
+    fetch_fail (task, error);
+  else if (!lb_dicom_check_frame_number (MAX (d->loc.frame, 1),
+                                         lb_dicom_get_n_frames (d->metadata), d->loc.uri,
+                                         &error))
     fetch_fail (task, error);
   else
     request_frame (task, ACCEPT_FRAME_AS_STORED);
