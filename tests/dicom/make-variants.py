@@ -20,7 +20,8 @@ frame.N.*) and NAME-fN.values per frame:
   mf-ct         five frames of CT_small (stored + 40 × (N − 1)), top-level rescale and window
   enhanced-ct   Enhanced CT Image Storage, three frames: the rescale (stored 175 is −849 HU),
                 window and pixel spacing only in the Shared and Per-frame Functional Groups
-                (PS3.3 C.7.6.16), frames 2 and 3 overriding some of them
+                (PS3.3 C.7.6.16), frames 2 and 3 overriding some of them; NAME-fN.dcm is
+                frame N alone as a single-frame CT with its rescale at the top level
   enhanced-ct-missing-group, enhanced-ct-short-per-frame  broken ones (bad = the frame and the
                 attribute the error must name)
 The expected rescale of a frame is read by pydicom from the frame's Per-frame Functional Groups
@@ -300,6 +301,14 @@ def multiframe(name, ds, frames, enhanced, bad=None):
             wc, ww, sp = float(ds.WindowCenter), float(ds.WindowWidth), ds.PixelSpacing
         (stored.astype(np.float64) * slope + icpt).astype('<f8').tofile(
             os.path.join(OUT, '%s-f%d.values' % (name, n)))
+        if enhanced:
+            # the frame alone as a single-frame CT with its values at the top level: what a
+            # derived image of this frame must mean (check-derived.py SOURCE)
+            one = load('CT_small.dcm')
+            clear_values(one)
+            set_pixels(one, stored, 16, False)
+            one.RescaleSlope, one.RescaleIntercept, one.RescaleType = slope, icpt, 'HU'
+            one.save_as(os.path.join(OUT, '%s-f%d.dcm' % (name, n)), write_like_original=False)
         g['frame.%d.slope' % n] = repr(slope)
         g['frame.%d.intercept' % n] = repr(icpt)
         g['frame.%d.window_center' % n] = repr(wc)

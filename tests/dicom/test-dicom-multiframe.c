@@ -4,7 +4,9 @@
  * computed by pydicom and numpy): every frame of a Part 10 file and of a DICOMweb-style
  * metadata + frame pair decodes to the values pydicom gives; an Enhanced CT's rescale, window
  * and pixel spacing come from its Shared and Per-frame Functional Groups (stored 175 is
- * −849 HU); a missing functional group or frame number is an error naming it. */
+ * −849 HU); a missing functional group or frame number is an error naming it; an image
+ * derived from frame N references it (ReferencedFrameNumber) and means what the frame means
+ * to pydicom, and passes dciodvfy. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -13,7 +15,10 @@
 #include "lb-dicom-file.h"
 #include "lb-dicom-frame.h"
 #include "lb-dicom-multiframe.h"
+#include "lb-dicom-tags.h"
+#include "lb-dicom-writer.h"
 #include "lb-error.h"
+#include "lb-test-dicom.h"
 #include "lb-test-files.h"
 #include "lb-test-process.h"
 
@@ -237,6 +242,42 @@ test_frame_interval (void)
   g_assert_cmpfloat (lb_dicom_get_frame_interval (enhanced), ==, 0);
 }
 
+/* Write-back: a derived image of frame 3 of the Enhanced CT references frame 3 of its source
+ * and holds, to pydicom, the real-world values of that frame (frame 3's own rescale). */
+static void
+test_derived_from_frame (void)
+{
+  g_autofree char *path = path_of ("enhanced-ct", ".dcm");
+  g_autofree char *alone = path_of ("enhanced-ct", "-f3.dcm");
+  g_autofree char *out = path_of ("enhanced-ct", "-derived-f3.dcm");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LbDicomFile) file = lb_dicom_file_new_for_path (path, LB_DICOM_READ_DEFAULT, NULL,
+                                                             &error);
+  g_autoptr (LbImage) img = NULL;
+  g_autoptr (LbDicomDataset) sc = NULL;
+  g_autoptr (GBytes) bytes = NULL;
+  g_autoptr (GHashTable) kv = NULL;
+
+  g_assert_no_error (error);
+  img = lb_dicom_file_decode_frame (file, 2, NULL, &error);
+  g_assert_no_error (error);
+  sc = lb_dicom_build_secondary_capture (img, lb_dicom_file_get_dataset (file), "frame 3", 5,
+                                         &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (lb_dicom_dataset_get_string (lb_dicom_dataset_get_item (
+                                                  sc, LB_TAG_SOURCE_IMAGE_SEQUENCE, 0),
+                                                LB_TAG_REFERENCED_FRAME_NUMBER, 0), ==, "3");
+  bytes = lb_dicom_write_part10 (sc, &error);
+  g_assert_no_error (error);
+  g_file_set_contents (out, g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes),
+                       &error);
+  g_assert_no_error (error);
+  lb_test_check_dciodvfy (out);
+  kv = lb_test_check_derived (out, alone);
+  g_assert_cmpstr (g_hash_table_lookup (kv, "frame"), ==, "3");
+  g_assert_cmpstr (g_hash_table_lookup (kv, "same_as_source"), ==, "1");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -287,6 +328,7 @@ main (int argc, char **argv)
   g_test_add_func ("/dicom/multiframe/enhanced-ct-175", test_enhanced_ct_175);
   g_test_add_func ("/dicom/multiframe/out-of-range", test_frame_out_of_range);
   g_test_add_func ("/dicom/multiframe/frame-interval", test_frame_interval);
+  g_test_add_func ("/dicom/multiframe/derived-from-frame", test_derived_from_frame);
   rc = g_test_run ();
   g_key_file_unref (ini);
   lb_test_remove_tree (dir);
