@@ -182,6 +182,13 @@ lb_dicom_decode_frame_number (const LbDicomDataset *md, const char *transfer_syn
   total = g_strdup_printf ("%u", n_frames);
   lb_image_meta_set_text (meta, LB_DICOM_META_FRAME_NUMBER, num);
   lb_image_meta_set_text (meta, LB_DICOM_META_NUMBER_OF_FRAMES, total);
+  if (lb_dicom_get_frame_interval (md) > 0)
+    {
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+      lb_image_meta_set_text (meta, LB_DICOM_META_FRAME_INTERVAL,
+                              g_ascii_dtostr (buf, sizeof buf, lb_dicom_get_frame_interval (md)));
+    }
   return lb_image_with_meta (image, meta);
 }
 

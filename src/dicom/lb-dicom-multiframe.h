@@ -47,7 +47,8 @@ LbDicomDataset *lb_dicom_frame_dataset_new (const LbDicomDataset *md,
  * each frame of an enhanced object gets its own value model and pixel spacing. The image of a
  * frame of a multi-frame object carries %LB_DICOM_META_FRAME_NUMBER and
  * %LB_DICOM_META_NUMBER_OF_FRAMES, which the workstation shows and the writer references
- * (ReferencedFrameNumber). A @number outside the object fails with %LB_ERROR_INVALID_ARGUMENT
+ * (ReferencedFrameNumber), and %LB_DICOM_META_FRAME_INTERVAL when the object gives a frame
+ * rate. A @number outside the object fails with %LB_ERROR_INVALID_ARGUMENT
  * naming it and the frame count.
  */
 LbImage        *lb_dicom_decode_frame_number (const LbDicomDataset *md,
