@@ -2,16 +2,24 @@
 /* The workstation opens local DICOM as `lightbox FILE` does (GApplication::open): a .dcm file
  * shows its pixels (those the Part 10 reader decodes, which dicom-pixels checks against
  * pydicom), a DICOMDIR opens its file-set as a store whose tree starts with the DICOMDIR's
- * patients, and a bad file brings the error dialog that names the reason. Public API only:
- * the widgets are found by type. */
+ * patients, and a bad file brings the error dialog that names the reason. A multi-frame file
+ * opens on frame 1 of N, its frames step through the window's actions (Page Up/Down on the
+ * canvas) and play as cine, each showing the values pydicom gives that frame
+ * (make-variants.py) under the window/level and zoom the reader set. Widgets are found by
+ * type, and the frame label through lb-window-test.h. */
 #include <gtk/gtk.h>
 #include <string.h>
+
+#include <glib/gstdio.h>
 
 #include "lb-application.h"
 #include "lb-canvas.h"
 #include "lb-dicom-file.h"
 #include "lb-store-browser.h"
+#include "lb-test-files.h"
 #include "lb-test-loop.h"
+#include "lb-test-process.h"
+#include "lb-window-test.h"
 #include "lb-window.h"
 
 static LbApplication *app;
@@ -158,6 +166,164 @@ test_open_dicomdir (void)
   g_assert_cmpuint (lb_store_browser_find_row (browser, "98892001"), ==, G_MAXUINT);
 }
 
+/* ---- multi-frame ------------------------------------------------------------------------ */
+
+static char *variants;  /* make-variants.py's output, NULL without pydicom */
+
+static const char *
+frame_label (void)
+{
+  return gtk_label_get_text (GTK_LABEL (lb_window_test_get_child (the_window (),
+                                                                  "frame_label")));
+}
+
+static gboolean
+label_is (gpointer data)
+{
+  LbWindow *w = the_window ();
+
+  return w != NULL && g_str_equal (frame_label (), data);
+}
+
+static LbCanvas *
+the_canvas (void)
+{
+  return LB_CANVAS (find_widget (GTK_WIDGET (the_window ()), LB_TYPE_CANVAS));
+}
+
+/* The canvas shows frame @n of @name: every pixel's real-world value is pydicom's. */
+static void
+check_shown_frame (const char *name, guint n)
+{
+  g_autofree char *file = g_strdup_printf ("%s-f%u.values", name, n);
+  g_autofree char *path = g_build_filename (variants, file, NULL);
+  g_autofree char *num = g_strdup_printf ("%u", n);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *data = NULL;
+  LbImage *shown = lb_canvas_get_image (the_canvas ());
+  LbValueModel *model = lb_image_meta_get_value_model_for (lb_image_get_meta (shown), 16);
+  guint w = lb_image_get_width (shown), h = lb_image_get_height (shown);
+  gsize len;
+
+  g_file_get_contents (path, &data, &len, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (model);
+  g_assert_cmpuint (len, ==, (gsize) w * h * 8);
+  g_assert_cmpstr (lb_image_meta_get_text (lb_image_get_meta (shown), "dicom:FrameNumber"), ==,
+                   num);
+  for (guint y = 0; y < h; y++)
+    for (guint x = 0; x < w; x++)
+      {
+        double want;
+
+        memcpy (&want, data + ((gsize) y * w + x) * 8, 8); /* little endian, as the host */
+        if (lb_value_model_to_value (model, ((const guint16 *) lb_image_get_row (shown, y))[x])
+            != want)
+          g_error ("%s frame %u: pixel x %u y %u is not pydicom's %g", name, n, x, y, want);
+      }
+}
+
+static void
+step (const char *action, const char *expect)
+{
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (the_canvas ()), action, NULL));
+  g_assert_true (lb_test_wait (label_is, (gpointer) expect, 20000));
+}
+
+static void
+test_frames (gconstpointer data)
+{
+  const char *name = data;
+  guint n = g_str_equal (name, "mf-ct") ? 5 : 3;
+  g_autofree char *file = g_strconcat (name, ".dcm", NULL);
+  g_autofree char *path = NULL, *first = g_strdup_printf ("frame 1/%u", n);
+  g_autofree char *last = g_strdup_printf ("frame %u/%u", n, n);
+  g_autofree char *before_last = g_strdup_printf ("frame %u/%u", n - 1, n);
+  GAction *next;
+  double c, w, zoom;
+
+  if (variants == NULL)
+    {
+      g_test_skip ("make-variants.py needs pydicom and numpy");
+      return;
+    }
+  path = g_build_filename (variants, file, NULL);
+  open_path (path);
+  g_assert_true (lb_test_wait (image_shown, file, 20000));
+  g_assert_cmpstr (frame_label (), ==, first);
+  check_shown_frame (name, 1);
+
+  /* the reader's window and zoom stay from frame to frame */
+  lb_canvas_set_window (the_canvas (), 123, 456);
+  lb_canvas_set_zoom (the_canvas (), 2.5);
+  zoom = lb_canvas_get_zoom (the_canvas ());
+  step ("win.next-frame", n == 5 ? "frame 2/5" : "frame 2/3");
+  check_shown_frame (name, 2);
+  lb_canvas_get_window (the_canvas (), &c, &w);
+  g_assert_cmpfloat (c, ==, 123);
+  g_assert_cmpfloat (w, ==, 456);
+  g_assert_cmpfloat (lb_canvas_get_zoom (the_canvas ()), ==, zoom);
+  step ("win.last-frame", last);
+  check_shown_frame (name, n);
+  next = g_action_map_lookup_action (G_ACTION_MAP (the_window ()), "next-frame");
+  g_assert_false (g_action_get_enabled (next));
+  step ("win.previous-frame", before_last);
+  check_shown_frame (name, n - 1);
+  step ("win.first-frame", first);
+  lb_canvas_get_window (the_canvas (), &c, &w);
+  g_assert_cmpfloat (c, ==, 123);
+
+  /* cine plays through the last frame and loops to the first; pausing stops it */
+  g_action_group_activate_action (G_ACTION_GROUP (the_window ()), "cine", NULL);
+  g_assert_true (lb_test_wait (label_is, last, 20000));
+  g_assert_true (lb_test_wait (label_is, first, 20000));
+  g_action_group_activate_action (G_ACTION_GROUP (the_window ()), "cine", NULL);
+  {
+    g_autoptr(GVariant) state = g_action_group_get_action_state (G_ACTION_GROUP (the_window ()),
+                                                                 "cine");
+
+    g_assert_false (g_variant_get_boolean (state));
+  }
+  g_assert_true (lb_test_wait (image_shown, file, 20000));
+}
+
+/* A single-frame image shows no frame label and has no frames to step. */
+static void
+test_single_frame_has_no_frames (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("LB_TEST_DATA"), "dicom",
+                                            "CT_small.dcm", NULL);
+
+  open_path (path);
+  g_assert_true (lb_test_wait (image_shown, (gpointer) "CT_small.dcm", 20000));
+  g_assert_cmpstr (frame_label (), ==, "");
+  g_assert_false (g_action_get_enabled (g_action_map_lookup_action (
+                                          G_ACTION_MAP (the_window ()), "next-frame")));
+  g_assert_false (g_action_get_enabled (g_action_map_lookup_action (
+                                          G_ACTION_MAP (the_window ()), "cine")));
+}
+
+static void
+make_variants (void)
+{
+  g_autofree char *script = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "tests", "dicom",
+                                              "make-variants.py", NULL);
+  g_autofree char *src = g_build_filename (g_getenv ("LB_TEST_DATA"), "dicom", NULL);
+  g_autofree char *dir = lb_test_make_tmpdir ("dicom-window");
+  g_autofree char *out = NULL, *err = NULL;
+  const char *argv[] = { "/usr/bin/python3", script, src, dir, NULL };
+  int status;
+
+  out = lb_test_run_tool (argv, &err, &status);
+  if (status == 0)
+    variants = g_steal_pointer (&dir);
+  else
+    {
+      g_test_message ("make-variants.py: %s", err);
+      lb_test_remove_tree (dir);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -179,7 +345,14 @@ main (int argc, char **argv)
   g_test_add_func ("/dicom/window/open-file", test_open_file);
   g_test_add_func ("/dicom/window/open-bad-file", test_open_bad_file);
   g_test_add_func ("/dicom/window/open-dicomdir", test_open_dicomdir);
+  make_variants ();
+  g_test_add_data_func ("/dicom/window/frames/mf-ct", "mf-ct", test_frames);
+  g_test_add_data_func ("/dicom/window/frames/enhanced-ct", "enhanced-ct", test_frames);
+  g_test_add_func ("/dicom/window/single-frame", test_single_frame_has_no_frames);
   ret = g_test_run ();
+  if (variants != NULL)
+    lb_test_remove_tree (variants);
+  g_free (variants);
 
   {
     GListModel *tops = gtk_window_get_toplevels ();
