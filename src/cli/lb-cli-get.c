@@ -8,6 +8,19 @@
 #include "lb-png.h"
 #include "lb-store-sync.h"
 
+static gint64 opt_max_size;
+static char *opt_frame;
+
+static const GOptionEntry entries[] = {
+  { "max-size", 0, 0, G_OPTION_ARG_INT64, &opt_max_size,
+    "Refuse a body larger than BYTES (always: larger than the free space of FILE's file system, "
+    "less a reserve)", "BYTES" },
+  { "frame", 0, 0, G_OPTION_ARG_STRING, &opt_frame,
+    "Write this DICOM frame (from 1), or \"all\" of them, as PNG instead of the entry",
+    "N|all" },
+  { NULL }
+};
+
 static gboolean
 save_png (LbImage *image, const char *output, gpointer data, GError **error)
 {
@@ -22,13 +35,6 @@ lb_cli_get (int argc, char **argv)
   g_autoptr(LbStoreOptions) options = NULL;
   g_autoptr(LbStoreEntry) entry = NULL;
   g_autofree char *url = NULL;
-  g_autofree char *frame = NULL;
-  const GOptionEntry entries[] = {
-    { "frame", 0, 0, G_OPTION_ARG_STRING, &frame,
-      "Write this DICOM frame (from 1), or \"all\" of them, as PNG instead of the entry",
-      "N|all" },
-    { NULL }
-  };
 
   g_option_context_set_summary (context,
                                 "Download one entry of a store to FILE. URL is any path `ls -R URL` prints,\n"
@@ -40,19 +46,25 @@ lb_cli_get (int argc, char **argv)
     return lb_cli_fail ("get", error);
   if (argc != 3)
     {
-      g_printerr ("Usage: lightbox-cli get URL FILE\n");
+      g_printerr ("Usage: lightbox-cli get [--max-size BYTES] [--frame N|all] URL FILE\n");
       return 2;
     }
-  if (frame != NULL)
+  if (opt_frame != NULL)
     {
       /* a frame is no file of the store: it is decoded and written as PNG, as convert does */
-      if (!lb_cli_for_each_frame (argv[1], frame, argv[2], save_png, NULL, &error))
+      if (!lb_cli_for_each_frame (argv[1], opt_frame, argv[2], save_png, NULL, &error))
         return lb_cli_fail ("get", error);
       return 0;
     }
   options = lb_cli_store_options (&error);
   if (options == NULL)
     return lb_cli_fail ("get", error);
+  if (opt_max_size < 0)
+    {
+      g_printerr ("lightbox-cli get: --max-size must be positive\n");
+      return 2;
+    }
+  options->max_download_bytes = (guint64) opt_max_size;
   /* what `ls -R` prints below a URL, appended to it, is a URL to get */
   url = lb_cli_url_from_arg (argv[1]);
   entry = lb_store_download_sync (url, argv[2], options, NULL, &error);
