@@ -20,7 +20,6 @@
 #include "lb-error.h"
 #include "lb-test-dicom.h"
 #include "lb-test-files.h"
-#include "lb-test-process.h"
 
 static char *dir;       /* the objects */
 static GKeyFile *ini;   /* multiframe.ini */
@@ -76,31 +75,14 @@ static void
 check_frame (const char *name, guint n, guint n_frames, LbImage *img)
 {
   g_autofree char *fname = g_strdup_printf ("-f%u.values", n);
-  g_autoptr (GBytes) values = bytes_of (name, fname);
+  g_autofree char *values = path_of (name, fname);
+  g_autofree char *what = g_strdup_printf ("%s frame %u", name, n);
   const LbImageMeta *meta = lb_image_get_meta (img);
   LbValueModel *model = lb_image_meta_get_value_model_for (meta, 16);
-  guint w = lb_image_get_width (img), h = lb_image_get_height (img);
-  const guint8 *val = g_bytes_get_data (values, NULL);
   g_autofree char *num = g_strdup_printf ("%u", n), *total = g_strdup_printf ("%u", n_frames);
   double wc, ww, sx, sy;
 
-  g_assert_nonnull (model);
-  g_assert_cmpuint (g_bytes_get_size (values), ==, (gsize) w * h * 8);
-  for (guint y = 0; y < h; y++)
-    for (guint x = 0; x < w; x++)
-      {
-        guint sample = ((const guint16 *) lb_image_get_row (img, y))[x];
-        gsize i = (gsize) y * w + x;
-        guint64 bits = 0;
-        double want;
-
-        for (int k = 7; k >= 0; k--)
-          bits = bits << 8 | val[i * 8 + k];
-        memcpy (&want, &bits, sizeof want);
-        if (lb_value_model_to_value (model, sample) != want)
-          g_error ("%s frame %u: pixel x %u y %u has value %.17g, pydicom says %.17g", name, n,
-                   x, y, lb_value_model_to_value (model, sample), want);
-      }
+  lb_test_check_real_values (img, values, what);
   g_assert_cmpuint (lb_value_model_get_n_windows (model), ==, 1);
   g_assert_true (lb_value_model_get_window (model, 0, &wc, &ww, NULL));
   g_assert_cmpfloat (wc, ==, expect_double (name, n, "window_center"));
@@ -281,35 +263,18 @@ test_derived_from_frame (void)
 int
 main (int argc, char **argv)
 {
-  g_autofree char *script = NULL, *src = NULL, *out = NULL, *err = NULL, *ini_path = NULL;
+  g_autofree char *ini_path = NULL;
   g_autoptr (GError) error = NULL;
   g_auto (GStrv) names = NULL;
-  int status, rc;
+  int rc;
 
   g_test_init (&argc, &argv, NULL);
-  {
-    const char *probe[] = { "/usr/bin/python3", "-c", "import numpy, pydicom", NULL };
-
-    out = lb_test_run_tool (probe, &err, &status);
-    if (status != 0)
-      {
-        g_print ("1..0 # SKIP needs /usr/bin/python3 with numpy and pydicom\n");
-        return 77;
-      }
-    g_clear_pointer (&out, g_free);
-    g_clear_pointer (&err, g_free);
-  }
-  dir = lb_test_make_tmpdir ("dicom-multiframe");
-  script = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "tests", "dicom", "make-variants.py",
-                             NULL);
-  src = g_build_filename (g_getenv ("LB_TEST_DATA"), "dicom", NULL);
-  {
-    const char *make[] = { "/usr/bin/python3", script, src, dir, NULL };
-
-    out = lb_test_run_tool (make, &err, &status);
-    if (status != 0)
-      g_error ("make-variants.py: %s", err);
-  }
+  dir = lb_test_make_dicom_variants ("dicom-multiframe");
+  if (dir == NULL)
+    {
+      g_print ("1..0 # SKIP needs /usr/bin/python3 with numpy and pydicom\n");
+      return 77;
+    }
   ini = g_key_file_new ();
   ini_path = g_build_filename (dir, "multiframe.ini", NULL);
   g_key_file_load_from_file (ini, ini_path, G_KEY_FILE_NONE, &error);

@@ -532,34 +532,17 @@ test_bad_attributes (void)
 int
 main (int argc, char **argv)
 {
-  g_autofree char *script = NULL, *src = NULL, *ini = NULL, *out = NULL, *err = NULL;
+  g_autofree char *ini = NULL;
   g_autoptr (GError) error = NULL;
-  int status, rc;
+  int rc;
 
   g_test_init (&argc, &argv, NULL);
-  {
-    const char *probe[] = { "/usr/bin/python3", "-c", "import numpy, pydicom", NULL };
-
-    out = lb_test_run_tool (probe, &err, &status);
-    if (status != 0)
-      {
-        g_print ("1..0 # SKIP needs /usr/bin/python3 with numpy and pydicom\n");
-        return 77;
-      }
-    g_clear_pointer (&out, g_free);
-    g_clear_pointer (&err, g_free);
-  }
-  dir = lb_test_make_tmpdir ("dicom-values");
-  script = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "tests", "dicom", "make-variants.py",
-                             NULL);
-  src = g_build_filename (g_getenv ("LB_TEST_DATA"), "dicom", NULL);
-  {
-    const char *make[] = { "/usr/bin/python3", script, src, dir, NULL };
-
-    out = lb_test_run_tool (make, &err, &status);
-    if (status != 0)
-      g_error ("make-variants.py: %s", err);
-  }
+  dir = lb_test_make_dicom_variants ("dicom-values");
+  if (dir == NULL)
+    {
+      g_print ("1..0 # SKIP needs /usr/bin/python3 with numpy and pydicom\n");
+      return 77;
+    }
   variants = g_key_file_new ();
   ini = g_build_filename (dir, "variants.ini", NULL);
   g_key_file_load_from_file (variants, ini, G_KEY_FILE_NONE, &error);

@@ -10,15 +10,13 @@
 #include <gtk/gtk.h>
 #include <string.h>
 
-#include <glib/gstdio.h>
-
 #include "lb-application.h"
 #include "lb-canvas.h"
 #include "lb-dicom-file.h"
 #include "lb-store-browser.h"
+#include "lb-test-dicom.h"
 #include "lb-test-files.h"
 #include "lb-test-loop.h"
-#include "lb-test-process.h"
 #include "lb-window-test.h"
 #include "lb-window.h"
 
@@ -198,29 +196,12 @@ check_shown_frame (const char *name, guint n)
   g_autofree char *file = g_strdup_printf ("%s-f%u.values", name, n);
   g_autofree char *path = g_build_filename (variants, file, NULL);
   g_autofree char *num = g_strdup_printf ("%u", n);
-  g_autoptr(GError) error = NULL;
-  g_autofree char *data = NULL;
+  g_autofree char *what = g_strdup_printf ("%s frame %u on the canvas", name, n);
   LbImage *shown = lb_canvas_get_image (the_canvas ());
-  LbValueModel *model = lb_image_meta_get_value_model_for (lb_image_get_meta (shown), 16);
-  guint w = lb_image_get_width (shown), h = lb_image_get_height (shown);
-  gsize len;
 
-  g_file_get_contents (path, &data, &len, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (model);
-  g_assert_cmpuint (len, ==, (gsize) w * h * 8);
   g_assert_cmpstr (lb_image_meta_get_text (lb_image_get_meta (shown), "dicom:FrameNumber"), ==,
                    num);
-  for (guint y = 0; y < h; y++)
-    for (guint x = 0; x < w; x++)
-      {
-        double want;
-
-        memcpy (&want, data + ((gsize) y * w + x) * 8, 8); /* little endian, as the host */
-        if (lb_value_model_to_value (model, ((const guint16 *) lb_image_get_row (shown, y))[x])
-            != want)
-          g_error ("%s frame %u: pixel x %u y %u is not pydicom's %g", name, n, x, y, want);
-      }
+  lb_test_check_real_values (shown, path, what);
 }
 
 static void
@@ -303,27 +284,6 @@ test_single_frame_has_no_frames (void)
                                           G_ACTION_MAP (the_window ()), "cine")));
 }
 
-static void
-make_variants (void)
-{
-  g_autofree char *script = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "tests", "dicom",
-                                              "make-variants.py", NULL);
-  g_autofree char *src = g_build_filename (g_getenv ("LB_TEST_DATA"), "dicom", NULL);
-  g_autofree char *dir = lb_test_make_tmpdir ("dicom-window");
-  g_autofree char *out = NULL, *err = NULL;
-  const char *argv[] = { "/usr/bin/python3", script, src, dir, NULL };
-  int status;
-
-  out = lb_test_run_tool (argv, &err, &status);
-  if (status == 0)
-    variants = g_steal_pointer (&dir);
-  else
-    {
-      g_test_message ("make-variants.py: %s", err);
-      lb_test_remove_tree (dir);
-    }
-}
-
 int
 main (int argc, char **argv)
 {
@@ -345,7 +305,7 @@ main (int argc, char **argv)
   g_test_add_func ("/dicom/window/open-file", test_open_file);
   g_test_add_func ("/dicom/window/open-bad-file", test_open_bad_file);
   g_test_add_func ("/dicom/window/open-dicomdir", test_open_dicomdir);
-  make_variants ();
+  variants = lb_test_make_dicom_variants ("dicom-window");
   g_test_add_data_func ("/dicom/window/frames/mf-ct", "mf-ct", test_frames);
   g_test_add_data_func ("/dicom/window/frames/enhanced-ct", "enhanced-ct", test_frames);
   g_test_add_func ("/dicom/window/single-frame", test_single_frame_has_no_frames);
