@@ -232,12 +232,18 @@ ds.LossyImageCompressionMethod = ['ISO_10918_1', 'ISO_15444_1']
 variant('ct-lossy', ds, {'units': 'HU', 'decimals': '0', 'lossy_ratios': '10\\2.5',
                          'lossy_methods': 'ISO_10918_1\\ISO_15444_1'})
 
-ini = configparser.ConfigParser(interpolation=None)
-ini.optionxform = str
-for name, g in variants.items():
-    ini[name] = g
-with open(os.path.join(OUT, 'variants.ini'), 'w') as f:
-    ini.write(f)
+
+
+def write_ini(groups, filename):
+    ini = configparser.ConfigParser(interpolation=None)
+    ini.optionxform = str
+    for name, g in groups.items():
+        ini[name] = g
+    with open(os.path.join(OUT, filename), 'w') as f:
+        ini.write(f)
+
+
+write_ini(variants, 'variants.ini')
 
 # ---- multi-frame objects ------------------------------------------------------------------
 
@@ -378,9 +384,4 @@ ds.PerFrameFunctionalGroupsSequence = ds.PerFrameFunctionalGroupsSequence[:2]
 multiframe('enhanced-ct-short-per-frame', ds, mf_stored[:3], True,
            bad='3:PerFrameFunctionalGroupsSequence')
 
-ini = configparser.ConfigParser(interpolation=None)
-ini.optionxform = str
-for name, g in mf.items():
-    ini[name] = g
-with open(os.path.join(OUT, 'multiframe.ini'), 'w') as f:
-    ini.write(f)
+write_ini(mf, 'multiframe.ini')

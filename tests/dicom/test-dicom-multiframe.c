@@ -27,22 +27,13 @@ static GKeyFile *ini;   /* multiframe.ini */
 static char *
 path_of (const char *name, const char *suffix)
 {
-  g_autofree char *file = g_strconcat (name, suffix, NULL);
-
-  return g_build_filename (dir, file, NULL);
+  return lb_test_variant_path (dir, name, suffix);
 }
 
 static GBytes *
 bytes_of (const char *name, const char *suffix)
 {
-  g_autofree char *path = path_of (name, suffix);
-  g_autoptr (GError) error = NULL;
-  char *data;
-  gsize len;
-
-  g_file_get_contents (path, &data, &len, &error);
-  g_assert_no_error (error);
-  return g_bytes_new_take (data, len);
+  return lb_test_variant_bytes (dir, name, suffix);
 }
 
 static double
@@ -59,14 +50,7 @@ expect_double (const char *name, guint frame, const char *key)
 static LbDicomDataset *
 metadata_of (const char *name)
 {
-  g_autoptr (GBytes) json = bytes_of (name, ".json");
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) arr = lb_dicom_json_parse_array (g_bytes_get_data (json, NULL),
-                                                         g_bytes_get_size (json), &error);
-
-  g_assert_no_error (error);
-  g_assert_cmpuint (arr->len, ==, 1);
-  return lb_dicom_dataset_ref (arr->pdata[0]);
+  return lb_test_variant_metadata (dir, name);
 }
 
 /* Frame @n of @name: every pixel's value, the window, the pixel spacing and the frame's place,

@@ -29,22 +29,13 @@ static GKeyFile *variants;  /* variants.ini */
 static char *
 variant_path (const char *name, const char *ext)
 {
-  g_autofree char *file = g_strconcat (name, ext, NULL);
-
-  return g_build_filename (dir, file, NULL);
+  return lb_test_variant_path (dir, name, ext);
 }
 
 static GBytes *
 variant_bytes (const char *name, const char *ext)
 {
-  g_autofree char *path = variant_path (name, ext);
-  g_autoptr (GError) error = NULL;
-  char *data;
-  gsize len;
-
-  g_file_get_contents (path, &data, &len, &error);
-  g_assert_no_error (error);
-  return g_bytes_new_take (data, len);
+  return lb_test_variant_bytes (dir, name, ext);
 }
 
 static char *
@@ -60,14 +51,7 @@ expect (const char *name, const char *key)
 static LbDicomDataset *
 variant_metadata (const char *name)
 {
-  g_autoptr (GBytes) json = variant_bytes (name, ".json");
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) arr = lb_dicom_json_parse_array (g_bytes_get_data (json, NULL),
-                                                         g_bytes_get_size (json), &error);
-
-  g_assert_no_error (error);
-  g_assert_cmpuint (arr->len, ==, 1);
-  return lb_dicom_dataset_ref (arr->pdata[0]);
+  return lb_test_variant_metadata (dir, name);
 }
 
 static LbImage *
@@ -97,29 +81,19 @@ model_of (LbImage *img)
 static void
 check_values (const char *name, LbImage *img)
 {
-  g_autoptr (GBytes) values = variant_bytes (name, ".values");
+  g_autofree char *values = variant_path (name, ".values");
   g_autoptr (GBytes) padding = variant_bytes (name, ".padding");
   LbValueModel *model = model_of (img);
   guint w = lb_image_get_width (img), h = lb_image_get_height (img);
   const guint8 *pad = g_bytes_get_data (padding, NULL);
-  const guint8 *val = g_bytes_get_data (values, NULL);
 
-  g_assert_cmpuint (g_bytes_get_size (values), ==, (gsize) w * h * 8);
+  lb_test_check_real_values (img, values, name);
   for (guint y = 0; y < h; y++)
     for (guint x = 0; x < w; x++)
       {
         guint sample = ((const guint16 *) lb_image_get_row (img, y))[x];
-        gsize i = (gsize) y * w + x;
-        guint64 bits = 0;
-        double want;
 
-        for (int k = 7; k >= 0; k--)
-          bits = bits << 8 | val[i * 8 + k];
-        memcpy (&want, &bits, sizeof want);
-        if (lb_value_model_to_value (model, sample) != want)
-          g_error ("%s: pixel x %u y %u has value %.17g, pydicom says %.17g", name, x, y,
-                   lb_value_model_to_value (model, sample), want);
-        if (lb_value_model_is_padding (model, sample) != (pad[i] != 0))
+        if (lb_value_model_is_padding (model, sample) != (pad[(gsize) y * w + x] != 0))
           g_error ("%s: pixel x %u y %u is%s padding, pydicom says the opposite", name, x, y,
                    lb_value_model_is_padding (model, sample) ? "" : " not");
       }

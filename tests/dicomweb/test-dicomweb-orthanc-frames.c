@@ -17,14 +17,6 @@
 #include "lb-test-loop.h"
 #include "test-dicomweb-orthanc.h"
 
-static char *
-variant_file (const char *dir, const char *name, const char *suffix)
-{
-  g_autofree char *file = g_strconcat (name, suffix, NULL);
-
-  return g_build_filename (dir, file, NULL);
-}
-
 static LbImage *
 load_frame (LbFrameSource *src, guint n, GError **error)
 {
@@ -42,25 +34,11 @@ static char *
 upload (LbStore *store, const char *dir, const char *name, char **study, char **series,
         char **instance)
 {
-  g_autofree char *path = variant_file (dir, name, ".dcm");
-  g_autofree char *json_path = variant_file (dir, name, ".json");
-  g_autofree char *json = NULL, *target = NULL;
+  g_autoptr(GBytes) bytes = lb_test_variant_bytes (dir, name, ".dcm");
+  g_autoptr(LbDicomDataset) md = lb_test_variant_metadata (dir, name);
+  g_autofree char *target = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) arr = NULL;
-  g_autoptr(GBytes) bytes = NULL;
   g_autoptr(LbStoreEntry) entry = NULL;
-  LbDicomDataset *md;
-  char *data;
-  gsize len;
-
-  g_file_get_contents (path, &data, &len, &error);
-  g_assert_no_error (error);
-  bytes = g_bytes_new_take (data, len);
-  g_file_get_contents (json_path, &json, &len, &error);
-  g_assert_no_error (error);
-  arr = lb_dicom_json_parse_array (json, len, &error);
-  g_assert_no_error (error);
-  md = arr->pdata[0];
   *study = g_strdup (lb_dicom_dataset_get_string (md, LB_TAG_STUDY_INSTANCE_UID, 0));
   *series = g_strdup (lb_dicom_dataset_get_string (md, LB_TAG_SERIES_INSTANCE_UID, 0));
   *instance = g_strdup (lb_dicom_dataset_get_string (md, LB_TAG_SOP_INSTANCE_UID, 0));
@@ -106,7 +84,7 @@ test_frames (void)
           g_assert_cmpstr (lb_image_meta_get_text (lb_image_get_meta (img),
                                                    LB_DICOM_META_FRAME_NUMBER), ==, num);
           g_autofree char *suffix = g_strdup_printf ("-f%u.values", n);
-          g_autofree char *values = variant_file (dir, names[k], suffix);
+          g_autofree char *values = lb_test_variant_path (dir, names[k], suffix);
           g_autofree char *what = g_strdup_printf ("%s frame %u over DICOMweb", names[k], n);
 
           lb_test_check_real_values (img, values, what);
@@ -128,7 +106,7 @@ test_frames (void)
           g_autoptr(GHashTable) kv = NULL;
           g_autofree char *frame_uri = g_strdup_printf ("%s/frames/3", uri);
           g_autofree char *target = g_strdup_printf ("%s/studies/%s/frame3.dcm", store_url, st);
-          g_autofree char *alone = variant_file (dir, names[k], "-f3.dcm");
+          g_autofree char *alone = lb_test_variant_path (dir, names[k], "-f3.dcm");
           g_autofree char *back = NULL;
 
           f3 = fetch_image (store, frame_uri, &md, &error);

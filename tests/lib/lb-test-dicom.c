@@ -155,6 +155,35 @@ lb_test_make_dicom_variants (const char *tag)
   return g_steal_pointer (&dir);
 }
 
+char *
+lb_test_variant_path (const char *dir, const char *name, const char *suffix)
+{
+  g_autofree char *file = g_strconcat (name, suffix, NULL);
+
+  return g_build_filename (dir, file, NULL);
+}
+
+GBytes *
+lb_test_variant_bytes (const char *dir, const char *name, const char *suffix)
+{
+  g_autofree char *path = lb_test_variant_path (dir, name, suffix);
+
+  return lb_test_read_file (path);
+}
+
+LbDicomDataset *
+lb_test_variant_metadata (const char *dir, const char *name)
+{
+  g_autoptr (GBytes) json = lb_test_variant_bytes (dir, name, ".json");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) arr = lb_dicom_json_parse_array (g_bytes_get_data (json, NULL),
+                                                         g_bytes_get_size (json), &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (arr->len, ==, 1);
+  return lb_dicom_dataset_ref (arr->pdata[0]);
+}
+
 void
 lb_test_check_real_values (LbImage *image, const char *values_path, const char *what)
 {

@@ -34,6 +34,16 @@ GHashTable     *lb_test_check_derived       (const char *derived,
  * @tag: its path (remove it with lb_test_remove_tree()), or NULL when /usr/bin/python3 lacks
  * pydicom or numpy (the caller skips). Any other failure of the script fails the test. */
 char           *lb_test_make_dicom_variants (const char *tag) G_GNUC_MALLOC;
+/* The file make-variants.py wrote for @name with @suffix (".dcm", ".json", "-f2.values", …) in
+ * @dir: its path, its bytes, or (".json") its one data set. */
+char           *lb_test_variant_path        (const char *dir,
+                                             const char *name,
+                                             const char *suffix) G_GNUC_MALLOC;
+GBytes         *lb_test_variant_bytes       (const char *dir,
+                                             const char *name,
+                                             const char *suffix);
+LbDicomDataset *lb_test_variant_metadata    (const char *dir,
+                                             const char *name);
 /* Every pixel of grey @image has, through its value model, the real-world value stored for it
  * in @values_path (float64, little endian, row by row: what make-variants.py writes from
  * pydicom); the first that differs fails the test, named with @what. */
