@@ -284,6 +284,19 @@ test_single_frame_has_no_frames (void)
                                           G_ACTION_MAP (the_window ()), "cine")));
 }
 
+/* The frame actions have window-wide shortcuts besides the canvas keys. */
+static void
+test_frame_accels (void)
+{
+  g_auto(GStrv) next = gtk_application_get_accels_for_action (GTK_APPLICATION (app),
+                                                              "win.next-frame");
+  g_auto(GStrv) cine = gtk_application_get_accels_for_action (GTK_APPLICATION (app),
+                                                              "win.cine");
+
+  g_assert_true (g_strv_contains ((const char * const *) next, "<Control>Page_Down"));
+  g_assert_true (g_strv_contains ((const char * const *) cine, "<Control>p"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -309,6 +322,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/dicom/window/frames/mf-ct", "mf-ct", test_frames);
   g_test_add_data_func ("/dicom/window/frames/enhanced-ct", "enhanced-ct", test_frames);
   g_test_add_func ("/dicom/window/single-frame", test_single_frame_has_no_frames);
+  g_test_add_func ("/dicom/window/frame-accels", test_frame_accels);
   ret = g_test_run ();
   if (variants != NULL)
     lb_test_remove_tree (variants);
