@@ -28,6 +28,8 @@ static const Command commands[] = {
     "every filter at 0.1 … 64 Mpx, 8-bit RGB and 16-bit gray, 1 and all threads" },
   { "net", lb_bench_net_main,
     "TTCP, transactions and file transfer on loopback against raw sockets and curl" },
+  { "dicom", lb_bench_dicom_main,
+    "decoding per transfer syntax: a 512×512 CT frame and a CT series, against DCMTK/GDCM" },
   { "mem-pass", lb_bench_mem_pass_main, NULL },
 };
 

@@ -31,6 +31,8 @@ BUILD_PKGS=(
   fonts-dejavu-core adwaita-icon-theme librsvg2-common libgl1-mesa-dri libgtk-4-bin
   # the sample store is made from real DICOM files with dcmtk
   dcmtk python3-pydicom
+  # DICOM codecs: GDCM's IJG build (JPEG 8/12/16-bit, lossless), CharLS (JPEG-LS), OpenJPEG
+  libgdcm-dev libcharls-dev libopenjp2-7-dev
 )
 TEST_PKGS=(
   # headless session
@@ -46,6 +48,8 @@ TEST_PKGS=(
   # DICOM checks: dciodvfy (IOD validator), the 0051.dcm sample; numpy + PIL let pydicom decode
   # pixel data (JPEG 2000 too) as the independent reference
   dicom3tools python3-numpy python3-pil python3-gi
+  # second opinions for the codec tests: GDCM's decoders (through pydicom) and gdcmconv
+  libgdcm-tools python3-gdcm
   # sanitizer/fuzzer toolchain
   clang "$CLANG_RT"
 )

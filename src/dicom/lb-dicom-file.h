@@ -124,9 +124,9 @@ GBytes         *lb_dicom_file_dup_frame          (LbDicomFile *self,
 /**
  * lb_dicom_file_decode_frame:
  *
- * Frame @index as an #LbImage: native frames through lb_dicom_decode_frame(), encapsulated ones
- * through lb_dicom_decompress_frame() (lb-dicom-codec.h) first. The image's source is @self's
- * name.
+ * Frame @index as an #LbImage through lb_dicom_decode_frame(), which decompresses encapsulated
+ * frames (lb-dicom-codec.h) and converts YBR and PALETTE COLOR to RGB. The image's source is
+ * @self's name.
  */
 LbImage        *lb_dicom_file_decode_frame       (LbDicomFile    *self,
                                                   guint           index,

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "lb-dicom-codec.h"
 #include "lb-dicom-tags.h"
 #include "lb-dicom-values.h"
 #include "lb-error.h"
@@ -158,13 +159,30 @@ lb_dicom_decode_frame (const LbDicomDataset *md,
   const guint8 *src;
   g_autofree guint8 *pixels = NULL;
   g_autoptr(LbImageMeta) meta = NULL;
+  g_autoptr(LbDicomDataset) prepared_md = NULL;
+  g_autoptr(GBytes) prepared = NULL;
   g_autoptr(LbValueModel) model = NULL;
+  const char *stored_syntax;
   double a, b;
 
   g_return_val_if_fail (md != NULL, NULL);
   g_return_val_if_fail (frame != NULL, NULL);
   if (name == NULL)
     name = "DICOM frame";
+
+  /* Compressed frames are decompressed, and colour models other than RGB become RGB
+   * (lb-dicom-codec.h, lb-dicom-colour.h): what follows reads an uncompressed grey or RGB
+   * frame, described by the data set that comes back. The value model still hears of the
+   * syntax the frame was stored in: a lossy one marks the image lossy (PS3.3 C.7.6.1.1.5). */
+  stored_syntax = transfer_syntax;
+  if (!lb_dicom_prepare_frame (md, transfer_syntax, frame, limits, &prepared_md, &prepared,
+                               &transfer_syntax, error))
+    {
+      g_prefix_error (error, "%s: ", name);
+      return NULL;
+    }
+  md = prepared_md;
+  frame = prepared;
 
   if (transfer_syntax == NULL || *transfer_syntax == '\0')
     transfer_syntax = LB_DICOM_TS_EXPLICIT_LE;
@@ -309,7 +327,7 @@ lb_dicom_decode_frame (const LbDicomDataset *md,
   if (gray)
     {
       model = lb_dicom_value_model_new (md, format == LB_FORMAT_GRAY8 ? 8 : 16, is_signed,
-                                        bits_stored, transfer_syntax, name, error);
+                                        bits_stored, stored_syntax, name, error);
       if (model == NULL)
         return NULL;
       lb_image_meta_set_value_model (meta, model);

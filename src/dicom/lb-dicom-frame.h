@@ -25,8 +25,8 @@ G_BEGIN_DECLS
  * lb_dicom_decode_frame:
  * @metadata: the instance's data set (WADO-RS metadata): the Image Pixel module is read from it
  * @transfer_syntax: (nullable): the UID the frame is encoded in; NULL means Explicit VR Little
- *   Endian (what Lightbox asks for)
- * @frame: the raw frame bytes
+ *   Endian
+ * @frame: the frame bytes: raw pixels, or one frame's fragments
  * @name: the URL or file name, for error messages and the image's source URI
  *
  * Builds an #LbImage from one uncompressed frame at full fidelity: 8-bit unsigned grey →
@@ -37,8 +37,12 @@ G_BEGIN_DECLS
  * image's #LbValueModel; pixel spacing and the descriptive attributes (patient, study, series,
  * modality) go into the metadata.
  *
- * Compressed transfer syntaxes, colour models other than MONOCHROME1/2 and RGB, and bit depths
- * other than 8 and 16 allocated bits fail with %LB_ERROR_UNSUPPORTED; inconsistent attributes
+ * A frame in a compressed transfer syntax (@frame is then its fragments concatenated) is
+ * decompressed, and YBR and PALETTE COLOR frames are converted to RGB, first
+ * (lb_dicom_prepare_frame() in lb-dicom-codec.h).
+ *
+ * Transfer syntaxes no codec decodes, other colour models, and bit depths other than 8 and 16
+ * allocated bits fail with %LB_ERROR_UNSUPPORTED; inconsistent attributes and damaged streams
  * with %LB_ERROR_CORRUPT; a short frame with %LB_ERROR_TRUNCATED.
  */
 LbImage *lb_dicom_decode_frame (const LbDicomDataset *metadata,

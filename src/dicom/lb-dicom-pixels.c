@@ -456,27 +456,12 @@ lb_dicom_file_dup_frame (LbDicomFile *self, guint index, GError **error)
   }
 }
 
-/* The data set that describes a decompressed frame: the codecs return samples interleaved
- * (lb-dicom-codec.h), whatever PlanarConfiguration the file gives for its compressed form. */
-static LbDicomDataset *
-dataset_for_decompressed (LbDicomFile *self)
-{
-  LbDicomDataset *ds = lb_dicom_dataset_new ();
-  guint n = 0;
-  g_autofree guint32 *tags = lb_dicom_dataset_get_tags (self->dataset, &n);
-
-  for (guint i = 0; i < n; i++)
-    lb_dicom_dataset_copy_element (ds, self->dataset, tags[i]);
-  if (lb_dicom_dataset_has (ds, LB_TAG_PLANAR_CONFIGURATION))
-    lb_dicom_dataset_set_uint (ds, LB_TAG_PLANAR_CONFIGURATION, "US", 0);
-  return ds;
-}
-
 LbImage *
 lb_dicom_file_decode_frame (LbDicomFile *self, guint index, const LbLimits *limits,
                             GError **error)
 {
   g_autoptr(GBytes) frame = NULL;
+  const char *ts;
 
   g_return_val_if_fail (LB_IS_DICOM_FILE (self), NULL);
   if (!self->has_pixels)
@@ -491,25 +476,18 @@ lb_dicom_file_decode_frame (LbDicomFile *self, guint index, const LbLimits *limi
   frame = lb_dicom_file_dup_frame (self, index, error);
   if (frame == NULL)
     return NULL;
+  /* A compressed frame goes to lb_dicom_decode_frame() in its own transfer syntax: it is
+   * decompressed there (lb_dicom_prepare_frame()), and the value model learns whether that
+   * syntax was lossy. Native frames are little endian except in Explicit VR Big Endian
+   * (deflate applies to the data set as a whole, not to the frame's bytes). */
   if ((self->ts_flags & LB_DICOM_TS_ENCAPSULATED)
       && !(self->ts_flags & LB_DICOM_TS_NATIVE_FRAGMENTS))
-    {
-      g_autoptr(GBytes) native = lb_dicom_decompress_frame (self->dataset, self->transfer_syntax,
-                                                            frame, limits, error);
-      g_autoptr(LbDicomDataset) ds = NULL;
-
-      if (native == NULL)
-        {
-          g_prefix_error (error, "%s: ", self->name);
-          return NULL;
-        }
-      ds = dataset_for_decompressed (self);
-      return lb_dicom_decode_frame_number (ds, LB_DICOM_TS_EXPLICIT_LE, native, index + 1,
-                                           self->name, limits, error);
-    }
-  return lb_dicom_decode_frame_number (self->dataset,
-                                       (self->ts_flags & LB_DICOM_TS_BIG_ENDIAN)
-                                       ? LB_DICOM_TS_EXPLICIT_BE : LB_DICOM_TS_EXPLICIT_LE,
-                                       frame, index + 1, self->name, limits, error);
+    ts = self->transfer_syntax;
+  else if (self->ts_flags & LB_DICOM_TS_BIG_ENDIAN)
+    ts = LB_DICOM_TS_EXPLICIT_BE;
+  else
+    ts = LB_DICOM_TS_EXPLICIT_LE;
+  return lb_dicom_decode_frame_number (self->dataset, ts, frame, index + 1, self->name, limits,
+                                       error);
 }
 

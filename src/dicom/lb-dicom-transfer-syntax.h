@@ -7,7 +7,18 @@ G_BEGIN_DECLS
 
 /* Transfer syntaxes besides the uncompressed ones of lb-dicom-frame.h (PS3.5 §A.5, §A.4.2). */
 #define LB_DICOM_TS_DEFLATED_LE "1.2.840.10008.1.2.1.99"
-#define LB_DICOM_TS_RLE         "1.2.840.10008.1.2.5"
+
+/* The compressed transfer syntaxes the codecs decode (lb-dicom-codec.h; PS3.5 §8.2, §A.4,
+ * PS3.6 Annex A). */
+#define LB_DICOM_TS_JPEG_BASELINE    "1.2.840.10008.1.2.4.50" /* process 1, 8-bit */
+#define LB_DICOM_TS_JPEG_EXTENDED    "1.2.840.10008.1.2.4.51" /* processes 2 and 4, 12-bit */
+#define LB_DICOM_TS_JPEG_LOSSLESS    "1.2.840.10008.1.2.4.57" /* process 14 */
+#define LB_DICOM_TS_JPEG_LOSSLESS_SV1 "1.2.840.10008.1.2.4.70" /* process 14, selection value 1 */
+#define LB_DICOM_TS_JPEG_LS_LOSSLESS "1.2.840.10008.1.2.4.80"
+#define LB_DICOM_TS_JPEG_LS_NEAR     "1.2.840.10008.1.2.4.81" /* near-lossless */
+#define LB_DICOM_TS_J2K_LOSSLESS     "1.2.840.10008.1.2.4.90"
+#define LB_DICOM_TS_J2K              "1.2.840.10008.1.2.4.91" /* lossless or lossy */
+#define LB_DICOM_TS_RLE              "1.2.840.10008.1.2.5"
 
 /**
  * LbDicomTransferSyntaxFlags:

@@ -279,6 +279,14 @@ lb_dicom_value_model_new (const LbDicomDataset *md, guint sample_bits, gboolean 
         md, LB_TAG_LOSSY_IMAGE_COMPRESSION_METHOD);
       GString *ratios = g_string_new (NULL);
 
+      /* the method is required with "01" (Type 1C); files that omit it and are stored in a
+       * lossy syntax say which one by that syntax */
+      if ((methods == NULL || *methods == '\0') && lb_dicom_lossy_method (transfer_syntax))
+        {
+          g_free (methods);
+          methods = g_strdup (lb_dicom_lossy_method (transfer_syntax));
+        }
+
       /* DS as a DICOM file writes it ("10", not the JSON model's number formatting) */
       for (guint i = 0; i < lb_dicom_dataset_get_n_values (md, LB_TAG_LOSSY_IMAGE_COMPRESSION_RATIO);
            i++)

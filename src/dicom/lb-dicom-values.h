@@ -28,7 +28,8 @@ G_BEGIN_DECLS
  *   WindowCenterWidthExplanation, VOILUTFunction, every VOI LUT Sequence item;
  * - MONOCHROME1, and the Lossy Image Compression attributes (C.7.6.1.1.5). A frame stored in
  *   a lossy transfer syntax whose data set does not say "01" has been through lossy
- *   compression all the same: it becomes "01" with the syntax's method (ratio unknown).
+ *   compression all the same: it becomes "01" with the syntax's method (ratio unknown); one
+ *   that says "01" without a method gets the syntax's method too.
  *
  * LUT data must be in the data set (InlineBinary or numbers); an inconsistent LUT descriptor,
  * LUT data that is absent or of the wrong size, or a rescale slope of 0 fail with

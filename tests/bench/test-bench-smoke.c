@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Smoke test of lightbox-bench: both subcommands run on tiny sizes and produce CSV, JSON,
+/* Smoke test of lightbox-bench: the subcommands run on tiny sizes and produce CSV, JSON,
  * SVG and PNG files that parse. No timing is asserted (speed is for the bench to print). */
 #include <cairo.h>
 #include <glib/gstdio.h>
@@ -236,6 +236,43 @@ test_net (void)
   lb_test_remove_tree (cwd);
 }
 
+/* dicom: two files per syntax; every syntax the codecs take gets a row in both tables. */
+static void
+test_dicom (void)
+{
+  g_autofree char *cwd = lb_test_make_tmpdir ("bench-smoke");
+  g_autofree char *path = NULL;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  const char *argv[] = { bench_exe, "dicom", "--quick", "--files", "2", "--out", "tmp", NULL };
+  JsonObject *tables;
+  JsonArray *rows;
+
+  if (!g_file_test ("/usr/lib/python3/dist-packages/pydicom", G_FILE_TEST_IS_DIR)
+      || !g_file_test ("/usr/bin/dcmcjpeg", G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("python3-pydicom or DCMTK is not installed");
+      return;
+    }
+  run_bench (argv, cwd);
+  path = g_build_filename (cwd, "tmp", "dicom.json", NULL);
+  tables = load_json (parser, path, "dicom");
+  rows = table_rows (tables, "frame");
+  /* nine compressed syntaxes and Explicit VR Little Endian; JPEG 2000 only with gdcmconv */
+  g_assert_cmpuint (json_array_get_length (rows), >=, 8);
+  for (guint i = 0; i < json_array_get_length (rows); i++)
+    {
+      JsonObject *r = json_array_get_object_element (rows, i);
+
+      g_assert_cmpfloat (json_object_get_double_member (r, "lightbox_mb_per_s"), >, 0);
+    }
+  g_assert_cmpuint (json_array_get_length (table_rows (tables, "series")), ==,
+                    json_array_get_length (rows));
+  g_free (path);
+  path = g_build_filename (cwd, "tmp", "dicom-series.csv", NULL);
+  check_csv (path, "syntax,files,lightbox_s", json_array_get_length (rows));
+  lb_test_remove_tree (cwd);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -249,5 +286,6 @@ main (int argc, char **argv)
   g_test_add_func ("/bench/smoke/filters", test_filters);
   g_test_add_func ("/bench/smoke/filters-radius-12bit", test_filters_radius_12bit);
   g_test_add_func ("/bench/smoke/net", test_net);
+  g_test_add_func ("/bench/smoke/dicom", test_dicom);
   return g_test_run ();
 }

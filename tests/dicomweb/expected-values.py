@@ -9,6 +9,7 @@ pydicom's pixel_array as little-endian int16/uint16 (the decoder must match it b
 Files pydicom cannot decode here (or Lightbox does not: 32-bit) have no pixels_sha256."""
 import configparser, hashlib, sys, warnings
 import pydicom
+from pydicom.pixel_data_handlers.util import apply_color_lut, convert_color_space
 
 # pydicom warns that 693_J2KI's BitsStored (14) differs from the J2K stream's precision (16);
 # the values fit in 14 bits, so the warning says nothing about the pixels.
@@ -48,6 +49,9 @@ def num(ds, kw):
 
 out = configparser.ConfigParser(interpolation=None)
 out.optionxform = str
+LOSSY_METHOD = {'1.2.840.10008.1.2.4.50': 'ISO_10918_1', '1.2.840.10008.1.2.4.51': 'ISO_10918_1',
+                '1.2.840.10008.1.2.4.81': 'ISO_14495_1', '1.2.840.10008.1.2.4.91': 'ISO_15444_1'}
+
 for i, path in enumerate(sys.argv[2:]):
     ds = pydicom.dcmread(path)
     g = {}
@@ -73,12 +77,20 @@ for i, path in enumerate(sys.argv[2:]):
     g['photometric'] = s(ds, 'PhotometricInterpretation') or ''
     ts = str(ds.file_meta.TransferSyntaxUID)
     g['transfer_syntax'] = ts
-    # Orthanc decodes RLE and JPEG itself (DCMTK); JPEG 2000 and JPEG-LS need the GDCM plugin
-    g['needs_gdcm'] = 'true' if ts in ('1.2.840.10008.1.2.4.90', '1.2.840.10008.1.2.4.91',
-                                       '1.2.840.10008.1.2.4.80', '1.2.840.10008.1.2.4.81') else 'false'
-    # what Lightbox decodes: 8/16 allocated bits, grey or RGB
+    # what Lightbox decodes: 8/16 allocated bits, grey, RGB, or a colour model it converts to
+    # RGB; compressed frames are decoded on the client, whatever the server can transcode
     g['lightbox_supported'] = 'true' if (ds.BitsAllocated in (8, 16) and g['photometric'] in
-                                         ('MONOCHROME1', 'MONOCHROME2', 'RGB')) else 'false'
+                                         ('MONOCHROME1', 'MONOCHROME2', 'RGB', 'YBR_FULL',
+                                          'YBR_FULL_422', 'YBR_RCT', 'YBR_ICT',
+                                          'PALETTE COLOR')) else 'false'
+    # PS3.3 C.7.6.1.1.5: lossy once, lossy for good; the method is the file's when it says "01"
+    # and gives one, else that of the lossy transfer syntax it is stored in (C.7.6.1.1.5.1)
+    if ds.get('LossyImageCompression') == '01':
+        m = ds.get('LossyImageCompressionMethod')
+        m = '\\'.join(m) if isinstance(m, pydicom.multival.MultiValue) else (m or '')
+        g['lossy_method'] = m or LOSSY_METHOD.get(ts, '')
+    elif ts in LOSSY_METHOD:
+        g['lossy_method'] = LOSSY_METHOD[ts]
     if 'RescaleSlope' in ds or 'RescaleIntercept' in ds:
         g['rescale_slope'] = repr(float(ds.get('RescaleSlope', 1)))
         g['rescale_intercept'] = repr(float(ds.get('RescaleIntercept', 0)))
@@ -97,7 +109,14 @@ for i, path in enumerate(sys.argv[2:]):
         a = ds.pixel_array
         if a.ndim == 3 and ds.SamplesPerPixel == 1:
             a = a[0]           # first frame
-        dt = ('<i2' if g['signed'] == 'true' else '<u2') if ds.BitsAllocated == 16 else 'u1'
+        # colour models come out as RGB: pydicom's own conversions are the reference (its
+        # pixel_array gives uncompressed YBR_FULL_422 as YBR_FULL, J2K YBR_RCT/ICT as RGB)
+        if g['photometric'] in ('YBR_FULL', 'YBR_FULL_422'):
+            a = convert_color_space(a, 'YBR_FULL', 'RGB')
+        elif g['photometric'] == 'PALETTE COLOR':
+            a = apply_color_lut(a, ds)
+        bits = a.dtype.itemsize * 8 if g['photometric'] == 'PALETTE COLOR' else ds.BitsAllocated
+        dt = ('<i2' if g['signed'] == 'true' else '<u2') if bits == 16 else 'u1'
         g['pixels_sha256'] = hashlib.sha256(a.astype(dt).tobytes()).hexdigest()
         g['pixels_min'] = str(int(a.min()))
         g['pixels_max'] = str(int(a.max()))

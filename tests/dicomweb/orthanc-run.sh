@@ -108,12 +108,29 @@ done
 echo "Orthanc listening on 127.0.0.1:$PORT (pid $PID, dir $RUN)"
 
 # CT (16-bit signed, rescale), MR (16-bit signed, window), RT dose (32-bit: must be refused),
-# a JPEG 2000 CT (14-bit signed; decodable only through the server's transcoder). The J2K
-# file stays in the installed package (its data set's licence forbids copying it).
-# RGB: RLE (the server decompresses), big-endian colour-by-plane; YBR_FULL_422 (refused).
+# a JPEG 2000 CT (14-bit signed; decoded by the client). The J2K file stays in the installed
+# package (its data set's licence forbids copying it).
+# RGB: RLE (decoded by the client), big-endian colour-by-plane; YBR_FULL_422 (converted to RGB
+# by the client; Orthanc sends it only as the Pixel Data's bulk data).
 SEED=("$PYD/CT_small.dcm" "$PYD/MR_small.dcm" "$PYD/rtdose.dcm" "$PYD/SC_rgb_rle.dcm"
       "$PYD/ExplVR_BigEnd.dcm" "$PYD/SC_ybr_full_422_uncompressed.dcm")
 [ -e "$PYD/693_J2KI.dcm" ] && SEED+=("$PYD/693_J2KI.dcm")
+# Served as stored and decoded by the client: JPEG extended 12-bit (an image/jpeg part), JPEG
+# 2000 YBR_RCT colour (image/jp2), and JPEG-LS (image/jls: the MR made here with new UIDs, as
+# pydicom's own JPEG-LS MR shares MR_small's SOP Instance UID).
+# The J2K colour file has no patient or modality: it gets them, as the tree test wants one
+# patient per ID.
+[ -e "$PYD/JPGExtended.dcm" ] && SEED+=("$PYD/JPGExtended.dcm")
+if command -v dcmcjpls >/dev/null && command -v dcmodify >/dev/null; then
+  dcmcjpls +el "$PYD/MR_small.dcm" "$RUN/MR_small_jpegls.dcm" \
+    && dcmodify -q -nb -gst -gse -gin "$RUN/MR_small_jpegls.dcm" && SEED+=("$RUN/MR_small_jpegls.dcm")
+  if [ -e "$PYD/GDCMJ2K_TextGBR.dcm" ]; then
+    cp "$PYD/GDCMJ2K_TextGBR.dcm" "$RUN/GDCMJ2K_TextGBR.dcm"
+    dcmodify -q -nb -i "(0010,0010)=Text^GBR" -i "(0010,0020)=GBR1" -i "(0008,0060)=OT" \
+      "$RUN/GDCMJ2K_TextGBR.dcm" \
+      && SEED+=("$RUN/GDCMJ2K_TextGBR.dcm")
+  fi
+fi
 [ -e /usr/share/doc/dicom3tools/examples/0051.dcm ] && SEED+=(/usr/share/doc/dicom3tools/examples/0051.dcm)
 for f in "${SEED[@]}"; do
   curl -sf --noproxy '*' ${AUTH:+-u "$AUTH"} -H 'Expect:' --data-binary @"$f" \

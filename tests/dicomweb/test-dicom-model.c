@@ -401,13 +401,16 @@ test_frame_errors (void)
     int code;
   } cases[] = {
     { synthetic_md (2, 2, 1, "MONOCHROME2", 16, 16, 15, 0, 0), "1.2.840.10008.1.2.4.50",
-      LB_ERROR_UNSUPPORTED },  /* JPEG baseline */
+      LB_ERROR_CORRUPT },      /* JPEG baseline: zeros are not a JPEG stream */
     { synthetic_md (2, 2, 1, "MONOCHROME2", 16, 16, 15, 0, 0), "1.2.840.10008.1.2.4.90",
-      LB_ERROR_UNSUPPORTED },  /* JPEG 2000 */
+      LB_ERROR_CORRUPT },      /* JPEG 2000 */
+    { synthetic_md (2, 2, 1, "MONOCHROME2", 16, 16, 15, 0, 0), "1.2.840.10008.1.2.4.100",
+      LB_ERROR_UNSUPPORTED },  /* MPEG2 */
     { synthetic_md (1, 2, 1, "MONOCHROME2", 32, 32, 31, 0, 0), NULL, LB_ERROR_UNSUPPORTED },
     { synthetic_md (1, 1, 1, "MONOCHROME2", 1, 1, 0, 0, 0), NULL, LB_ERROR_UNSUPPORTED },
-    { synthetic_md (2, 2, 3, "YBR_FULL", 8, 8, 7, 0, 0), NULL, LB_ERROR_UNSUPPORTED },
-    { synthetic_md (2, 2, 1, "PALETTE COLOR", 8, 8, 7, 0, 0), NULL, LB_ERROR_UNSUPPORTED },
+    { synthetic_md (2, 2, 3, "YBR_FULL", 8, 8, 7, 0, 0), NULL, LB_ERROR_TRUNCATED },
+    { synthetic_md (2, 2, 1, "PALETTE COLOR", 8, 8, 7, 0, 0), NULL, LB_ERROR_CORRUPT },
+    { synthetic_md (2, 2, 3, "HSV", 8, 8, 7, 0, 0), NULL, LB_ERROR_UNSUPPORTED },
     { synthetic_md (3, 3, 1, "MONOCHROME2", 16, 16, 15, 0, 0), NULL, LB_ERROR_TRUNCATED },
     { synthetic_md (2, 2, 1, "MONOCHROME2", 16, 17, 15, 0, 0), NULL, LB_ERROR_CORRUPT },
     { synthetic_md (2, 2, 1, "MONOCHROME2", 16, 12, 16, 0, 0), NULL, LB_ERROR_CORRUPT },

@@ -141,8 +141,17 @@ check_image_against_tol (LbImage *img, const char *group, double spacing_tol)
   /* grey images carry their value model; colour ones none */
   g_assert_true ((model != NULL) == lb_sample_format_is_gray (lb_image_get_format (img)));
   if (model != NULL)
-    g_assert_cmpint (lb_value_model_get_source_signed (model), ==,
-                     g_str_equal (signed_s, "true"));
+    {
+      g_autofree char *lossy = exp_str (group, "lossy_method");
+      const char *methods = NULL;
+
+      g_assert_cmpint (lb_value_model_get_source_signed (model), ==,
+                       g_str_equal (signed_s, "true"));
+      /* a frame stored lossy (decoded on the client) is marked lossy, with its method */
+      g_assert_cmpint (lb_value_model_get_lossy (model, NULL, &methods), ==, lossy != NULL);
+      if (lossy != NULL)
+        g_assert_cmpstr (methods ? methods : "", ==, lossy);
+    }
   if (g_key_file_has_key (expected, group, "rescale_slope", NULL))
     {
       g_assert_true (lb_value_model_get_stored_rescale (model, &a, &b));

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "lb-dicom-codec.h"
 #include "lb-dicom-frame.h"
 #include "lb-dicom-tags.h"
 #include "lb-dicom-multipart.h"
@@ -13,14 +14,20 @@
 #include "lb-http.h"
 #include "lb-png.h"
 
-/* Frames are first asked for as stored ("*"): uncompressed ones then need no transcoding (which
- * costs the server time, and Orthanc's GDCM plugin has been seen to crash doing it for implicit
- * VR files). Compressed ones are asked for again as Explicit VR Little Endian, which servers
- * that can transcode (Orthanc with GDCM: JPEG 2000, JPEG-LS, …) deliver. */
+/* Frames are asked for as stored ("*", PS3.18 §8.7.3.5): uncompressed ones need no
+ * transcoding, and compressed ones (JPEG, JPEG-LS, JPEG 2000, RLE) are decoded here
+ * (lb-dicom-codec.h), as OHIF and Weasis do. Servers transcode slowly and not always safely
+ * (Orthanc 1.10's GDCM plugin has crashed decoding JPEG 2000 for it). Only a syntax Lightbox
+ * has no codec for is asked for again as Explicit VR Little Endian. Orthanc answers the first
+ * request with the stored bytes as image/jpeg, image/jls, image/jp2 or image/dicom-rle parts,
+ * each with its transfer-syntax parameter. */
 #define ACCEPT_FRAME_AS_STORED \
   "multipart/related; type=\"application/octet-stream\"; transfer-syntax=*"
 #define ACCEPT_FRAME \
   "multipart/related; type=\"application/octet-stream\"; transfer-syntax=" LB_DICOM_TS_EXPLICIT_LE
+/* The Pixel Data element's bulk data (PS3.18 §8.6): the last resort for an uncompressed frame
+ * the server will not cut out (Orthanc 1.10 answers 400 for YBR_FULL_422 frames). */
+#define ACCEPT_BULK "multipart/related; type=\"application/octet-stream\""
 
 /* The metadata of one instance is a few KiB to a few MiB (an enhanced multi-frame object lists
  * every frame's functional groups; bulk data comes by BulkDataURI). 16 MiB is ample. */
@@ -82,6 +89,12 @@ lb_dicomweb_metadata_finish (GAsyncResult *result, GError **error)
 
 /* ---- fetch image -------------------------------------------------------------------------- */
 
+typedef enum {
+  FETCH_AS_STORED,     /* frames/N, transfer-syntax=* */
+  FETCH_UNCOMPRESSED,  /* frames/N again, as Explicit VR Little Endian */
+  FETCH_BULK,          /* the Pixel Data's BulkDataURI */
+} FetchStage;
+
 typedef struct {
   LbDicomwebLoc          loc;
   LbLimits               limits;
@@ -89,7 +102,7 @@ typedef struct {
   LbImage               *image;
   GFileProgressCallback  progress;
   gpointer               progress_data;
-  gboolean               asked_uncompressed;  /* the second request, with an explicit syntax */
+  FetchStage             stage;
   guint64                frame_cap;  /* bytes: the most a frame's response may have */
 } FetchData;
 
@@ -113,7 +126,7 @@ fetch_fail (GTask *task, GError *error)
   lb_store_task_fail (task, error);
 }
 
-static void request_frame (GTask *task, const char *accept);
+static void request_frame (GTask *task, FetchStage stage);
 
 static gboolean
 is_uncompressed (const char *ts)
@@ -122,16 +135,80 @@ is_uncompressed (const char *ts)
          || strcmp (ts, LB_DICOM_TS_IMPLICIT_LE) == 0 || strcmp (ts, LB_DICOM_TS_EXPLICIT_BE) == 0;
 }
 
+/* A part without a transfer-syntax parameter has its media type's default (PS3.18 Table
+ * 8.7.3-5); application/octet-stream is Explicit VR Little Endian. */
+static const char *
+part_transfer_syntax (const LbDicomPart *part)
+{
+  static const struct { const char *type, *ts; } defaults[] = {
+    { "image/jpeg", LB_DICOM_TS_JPEG_LOSSLESS_SV1 },
+    { "image/jls", LB_DICOM_TS_JPEG_LS_LOSSLESS },
+    { "image/jp2", LB_DICOM_TS_J2K_LOSSLESS },
+    { "image/dicom-rle", LB_DICOM_TS_RLE },
+  };
+
+  if (part->transfer_syntax != NULL)
+    return part->transfer_syntax;
+  for (guint i = 0; i < G_N_ELEMENTS (defaults); i++)
+    if (strcmp (part->content_type, defaults[i].type) == 0)
+      return defaults[i].ts;
+  return strcmp (part->content_type, "application/octet-stream") == 0 ? LB_DICOM_TS_EXPLICIT_LE
+                                                                       : NULL;
+}
+
+/* The bulk data URI of the Pixel Data, when the server gave one on itself (never one that
+ * sends the store's credentials elsewhere). */
+static const char *
+pixel_bulk_uri (LbDicomwebStore *self, FetchData *d)
+{
+  const char *uri = lb_dicom_dataset_get_bulk_data_uri (d->metadata, LB_TAG_PIXEL_DATA);
+
+  if (uri == NULL || !g_str_has_prefix (uri, self->base_url)
+      || uri[strlen (self->base_url)] != '/')
+    return NULL;
+  return uri;
+}
+
+static void
+decode_part (GTask *task, const LbDicomPart *part, const char *ts)
+{
+  FetchData *d = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  guint number = MAX (d->loc.frame, 1);
+  g_autoptr(GBytes) body = g_bytes_ref (part->body);
+
+  if (d->stage == FETCH_BULK && number > 1)
+    {
+      /* the bulk data holds the frames one after the other, each of the same size (PS3.5
+       * §8.1.1; a pad byte at the end of an odd total) */
+      gsize each = g_bytes_get_size (part->body) / lb_dicom_get_n_frames (d->metadata);
+
+      g_clear_pointer (&body, g_bytes_unref);
+      body = g_bytes_new_from_bytes (part->body, (gsize) (number - 1) * each, each);
+    }
+  d->image = lb_dicom_decode_frame_number (d->metadata, ts, body, number, d->loc.uri,
+                                           &d->limits, &error);
+  if (d->image == NULL)
+    {
+      fetch_fail (task, error);
+      return;
+    }
+  g_task_return_boolean (task, TRUE);
+  g_object_unref (task);
+}
+
 static void
 on_frame (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
+  LbDicomwebStore *self = g_task_get_source_object (task);
   FetchData *d = g_task_get_task_data (task);
   GError *error = NULL;
   g_autoptr(SoupMessage) msg = NULL;
   g_autoptr(GBytes) body = lb_http_request_finish (NULL, result, &msg, &error);
   g_autoptr(GPtrArray) parts = NULL;
-  const char *ct;
+  const char *ct, *ts;
   LbDicomPart *part;
   guint status;
 
@@ -143,27 +220,26 @@ on_frame (GObject *source, GAsyncResult *result, gpointer user_data)
   status = soup_message_get_status (msg);
   if (status < 200 || status >= 300)
     {
+      g_autofree char *url = g_uri_to_string_partial (soup_message_get_uri (msg),
+                                                      G_URI_HIDE_USERINFO);
+
       /* 401/403/404 keep their meaning; anything else on a frame request we could not have
-       * got wrong means the server cannot give us the pixels in the syntax asked for (Orthanc
-       * without a transcoder for the stored syntax answers 4xx/5xx here). */
+       * got wrong means the server cannot give us the pixels that way (Orthanc answers 4xx/5xx
+       * when it cannot transcode the stored syntax, or cut out a YBR_FULL_422 frame). */
       if (status == 401 || status == 403 || status == 404 || status == 410 || status >= 502)
         {
           lb_http_check_status (msg, &error);
           fetch_fail (task, error);
         }
-      else if (!d->asked_uncompressed)
-        request_frame (task, ACCEPT_FRAME);
+      else if (d->stage == FETCH_AS_STORED)
+        request_frame (task, FETCH_UNCOMPRESSED);
+      else if (d->stage == FETCH_UNCOMPRESSED && pixel_bulk_uri (self, d) != NULL)
+        request_frame (task, FETCH_BULK);
       else
-        {
-          g_autofree char *url = g_uri_to_string_partial (soup_message_get_uri (msg),
-                                                          G_URI_HIDE_USERINFO);
-
-          fetch_fail (task, g_error_new (LB_ERROR, LB_ERROR_UNSUPPORTED,
-                                         "%s: the server cannot deliver this frame uncompressed "
-                                         "(GET %s: %u %s); its transfer syntax is not one "
-                                         "Lightbox decodes", d->loc.uri, url, status,
-                                         soup_status_get_phrase (status)));
-        }
+        fetch_fail (task, g_error_new (LB_ERROR, LB_ERROR_UNSUPPORTED,
+                                       "%s: the server does not deliver the pixels of this "
+                                       "instance (GET %s: %u %s)", d->loc.uri, url, status,
+                                       soup_status_get_phrase (status)));
       return;
     }
   ct = soup_message_headers_get_one (soup_message_get_response_headers (msg), "Content-Type");
@@ -175,43 +251,52 @@ on_frame (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
     }
   part = parts->pdata[0];
-  if (strcmp (part->content_type, "application/octet-stream") != 0
-      || !is_uncompressed (part->transfer_syntax))
+  if (d->stage == FETCH_BULK)
     {
-      if (!d->asked_uncompressed)
-        {
-          request_frame (task, ACCEPT_FRAME);
-          return;
-        }
-      fetch_fail (task, g_error_new (LB_ERROR, LB_ERROR_UNSUPPORTED,
-                                     "%s: the server sent the frame as %s, transfer syntax %s "
-                                     "(compressed); Lightbox decodes only uncompressed frames",
-                                     d->loc.uri, part->content_type,
-                                     part->transfer_syntax ? part->transfer_syntax : "unknown"));
+      /* the whole Pixel Data value, little endian: decode_part() cuts out the frame */
+      decode_part (task, part, LB_DICOM_TS_EXPLICIT_LE);
       return;
     }
-  d->image = lb_dicom_decode_frame_number (d->metadata, part->transfer_syntax, part->body,
-                                           MAX (d->loc.frame, 1), d->loc.uri, &d->limits, &error);
-  if (d->image == NULL)
+  ts = part_transfer_syntax (part);
+  if (ts != NULL && (is_uncompressed (ts) || lb_dicom_codec_supports (ts)))
     {
-      fetch_fail (task, error);
+      decode_part (task, part, ts);
       return;
     }
-  g_task_return_boolean (task, TRUE);
-  g_object_unref (task);
+  if (d->stage == FETCH_AS_STORED)
+    {
+      request_frame (task, FETCH_UNCOMPRESSED);
+      return;
+    }
+  fetch_fail (task, g_error_new (LB_ERROR, LB_ERROR_UNSUPPORTED,
+                                 "%s: the server sent the frame as %s, transfer syntax %s, "
+                                 "which Lightbox does not decode", d->loc.uri,
+                                 part->content_type,
+                                 part->transfer_syntax ? part->transfer_syntax : "unknown"));
 }
 
 static void
-request_frame (GTask *task, const char *accept)
+request_frame (GTask *task, FetchStage stage)
 {
   LbDicomwebStore *self = g_task_get_source_object (task);
   FetchData *d = g_task_get_task_data (task);
   g_autofree char *url = lb_dicomweb_instance_url (self, &d->loc);
   g_autofree char *frame_url = g_strdup_printf ("%s/frames/%u", url, MAX (d->loc.frame, 1));
-  d->asked_uncompressed = strcmp (accept, ACCEPT_FRAME) == 0;
-  lb_dicomweb_request_async (self, "GET", frame_url, accept, NULL, NULL, d->frame_cap,
-                             g_task_get_cancellable (task), d->progress, d->progress_data, on_frame,
-                             task);
+  /* one frame: frame_cap() from the metadata; the bulk data holds every frame, so it may be as
+   * large as the pixel limit allows, plus the multipart framing (a multi-frame object over the
+   * limit fails as too large) */
+  guint64 cap = stage == FETCH_BULK ? d->limits.max_bytes + (1 << 20) : d->frame_cap;
+
+  d->stage = stage;
+  if (stage == FETCH_BULK)
+    lb_dicomweb_request_async (self, "GET", pixel_bulk_uri (self, d), ACCEPT_BULK, NULL, NULL, cap,
+                               g_task_get_cancellable (task), d->progress,
+                               d->progress_data, on_frame, task);
+  else
+    lb_dicomweb_request_async (self, "GET", frame_url,
+                               stage == FETCH_AS_STORED ? ACCEPT_FRAME_AS_STORED : ACCEPT_FRAME,
+                               NULL, NULL, cap, g_task_get_cancellable (task), d->progress,
+                               d->progress_data, on_frame, task);
 }
 
 /* The most a frame's response may hold, from what the metadata says of its pixels: a frame
@@ -265,7 +350,7 @@ on_fetch_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
                                          &error))
     fetch_fail (task, error);
   else
-    request_frame (task, ACCEPT_FRAME_AS_STORED);
+    request_frame (task, FETCH_AS_STORED);
 }
 
 static void
