@@ -164,6 +164,11 @@ lb_application_startup (GApplication *app)
     { "win.flip", { "<Control>h", NULL } },
     { "win.split", { "<Control>b", NULL } },
     { "win.wl-auto", { "<Control><Shift>a", NULL } },
+    /* frames, anywhere in the window (on the canvas also Page Down/Up, Home, End, Space);
+     * not Ctrl+Home/End, which text entries use */
+    { "win.next-frame", { "<Control>Page_Down", NULL } },
+    { "win.previous-frame", { "<Control>Page_Up", NULL } },
+    { "win.cine", { "<Control>p", NULL } },
     { "win.benchmark-mode", { "<Control><Shift>b", NULL } },
     { "win.focus-tree", { "<Control>t", NULL } },
     { "win.focus-canvas", { "<Control>period", NULL } },

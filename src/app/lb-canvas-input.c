@@ -7,8 +7,8 @@
 
 #include "lb-canvas-private.h"
 
-/* The canvas's input: wheel zoom, drags (pan, window/level), focus on click and the
- * keyboard bindings. */
+/* The canvas's input: wheel zoom (Alt+wheel: frames), drags (pan, window/level), focus on
+ * click and the keyboard bindings. */
 
 static gboolean
 on_scroll (GtkEventControllerScroll *ctrl,
@@ -18,6 +18,14 @@ on_scroll (GtkEventControllerScroll *ctrl,
 {
   if (!self->have_src || dy == 0)
     return FALSE;
+  /* Alt+wheel steps through the frames of a multi-frame image (the window's actions; they
+   * are disabled, and do nothing, for single-frame images) */
+  if (gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (ctrl)) & GDK_ALT_MASK)
+    {
+      gtk_widget_activate_action (GTK_WIDGET (self), dy > 0 ? "win.next-frame"
+                                                            : "win.previous-frame", NULL);
+      return TRUE;
+    }
   lb_canvas_zoom_at (self, pow (1.1, -dy), self->pointer_x, self->pointer_y);
   return TRUE;
 }
@@ -205,6 +213,14 @@ _lb_canvas_class_init_input (GtkWidgetClass *wc)
   gtk_widget_class_add_binding (wc, GDK_KEY_h, 0, key_toggle, "s", "flip");
   gtk_widget_class_add_binding (wc, GDK_KEY_s, 0, key_toggle, "s", "split");
   gtk_widget_class_add_binding (wc, GDK_KEY_a, 0, key_toggle, "s", "auto");
+  /* frames of a multi-frame image, and cine: the window's actions */
+  gtk_widget_class_add_binding_action (wc, GDK_KEY_Page_Down, 0, "win.next-frame", NULL);
+  gtk_widget_class_add_binding_action (wc, GDK_KEY_KP_Page_Down, 0, "win.next-frame", NULL);
+  gtk_widget_class_add_binding_action (wc, GDK_KEY_Page_Up, 0, "win.previous-frame", NULL);
+  gtk_widget_class_add_binding_action (wc, GDK_KEY_KP_Page_Up, 0, "win.previous-frame", NULL);
+  gtk_widget_class_add_binding_action (wc, GDK_KEY_Home, 0, "win.first-frame", NULL);
+  gtk_widget_class_add_binding_action (wc, GDK_KEY_End, 0, "win.last-frame", NULL);
+  gtk_widget_class_add_binding_action (wc, GDK_KEY_space, 0, "win.cine", NULL);
 }
 
 void

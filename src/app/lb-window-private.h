@@ -5,6 +5,7 @@
 #include "lb-canvas.h"
 #include "lb-filter-registry.h"
 #include "lb-filter-params.h"
+#include "lb-frame-source.h"
 #include "lb-history.h"
 #include "lb-store-browser.h"
 #include "lb-window.h"
@@ -40,6 +41,7 @@ struct _LbWindow {
   GtkWidget      *zoom_label;
   GtkWidget      *wl_label;
   GtkWidget      *size_label;
+  GtkWidget      *frame_label;
   GtkWidget      *filter_time_label;
   GtkWidget      *progress_bar;
   GtkWidget      *cancel_button;
@@ -85,6 +87,14 @@ struct _LbWindow {
   LbFilterParams *last_params;
   double          last_filter_ms;
   LbBenchPanel   *bench;
+
+  /* Frames of a multi-frame image (lb-window-frames.c) */
+  LbFrameSource  *frames;             /* NULL unless the image has several frames */
+  guint           frame;              /* the frame shown, from 1 */
+  guint           frame_serial;       /* a newer frame load makes older callbacks no-ops */
+  GCancellable   *frame_cancellable;
+  gboolean        frame_loading;
+  guint           cine_source;        /* the cine timer, 0 when not playing */
 };
 
 /* lb-window.c */
@@ -102,6 +112,21 @@ void _lb_window_set_progress   (LbWindow     *self,
 void _lb_window_show_current   (LbWindow     *self);
 /* Enables the actions that the current image, store and operation allow. */
 void _lb_window_update_actions (LbWindow     *self);
+
+/* The image's history (NULL: none); the actions follow it. */
+void _lb_window_set_history    (LbWindow     *self,
+                                LbHistory    *history);
+
+/* lb-window-frames.c */
+/* Adds the frame actions (next-frame, previous-frame, first-frame, last-frame, cine). */
+void _lb_window_frames_init    (LbWindow     *self);
+/* A new image was opened from @uri: its frames, if it has several, become steppable. */
+void _lb_window_frames_open    (LbWindow     *self,
+                                LbImage      *image,
+                                const char   *uri);
+/* Stops cine and any frame load, forgets the frames. */
+void _lb_window_frames_close   (LbWindow     *self);
+void _lb_window_frames_update_actions (LbWindow *self);
 
 /* lb-window-actions.c */
 /* Adds the win.* actions and builds the window/level menu. */

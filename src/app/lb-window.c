@@ -115,6 +115,7 @@ _lb_window_update_actions (LbWindow *self)
                                have_image && !self->busy);
   g_simple_action_set_enabled (G_SIMPLE_ACTION (g_action_map_lookup_action (map, "cancel")),
                                self->busy || self->load_cancellable != NULL);
+  _lb_window_frames_update_actions (self);
 }
 
 void
@@ -313,8 +314,8 @@ on_history_changed (LbHistory  *history,
   _lb_window_show_current (self);
 }
 
-static void
-set_history (LbWindow  *self,
+void
+_lb_window_set_history (LbWindow  *self,
              LbHistory *history)
 {
   if (self->history)
@@ -357,7 +358,7 @@ drop_progressive (LoadCtx *ctx)
   self->progressive_serial = 0;
   if (ctx->previous != NULL)
     {
-      set_history (self, ctx->previous);
+      _lb_window_set_history (self, ctx->previous);
       _lb_window_show_current (self);
     }
   else
@@ -378,7 +379,7 @@ on_load_header (LbPngDecoder *decoder,
   pixels = lb_png_decoder_peek_pixels (decoder, &stride);
   g_set_object (&ctx->previous, self->history);
   self->progressive_serial = ctx->serial;
-  set_history (self, NULL);
+  _lb_window_set_history (self, NULL);
   lb_canvas_begin_progressive (self->canvas, lb_png_decoder_get_width (decoder),
                                lb_png_decoder_get_height (decoder),
                                lb_png_decoder_get_format (decoder), pixels, stride, NULL);
@@ -454,7 +455,9 @@ on_image_loaded (GObject      *source,
   history = lb_history_new (tagged);
   g_free (self->image_name);
   self->image_name = g_strdup (ctx->name);
-  set_history (self, history);
+  _lb_window_set_history (self, history);
+  /* a multi-frame image opens on the frame it came as (1) and steps from there */
+  _lb_window_frames_open (self, tagged, ctx->uri);
   lb_canvas_set_image (self->canvas, tagged, TRUE);
   lb_canvas_set_before_image (self->canvas, tagged);
   update_size_label (self, lb_image_get_width (tagged), lb_image_get_height (tagged),
@@ -690,6 +693,7 @@ lb_window_dispose (GObject *object)
   if (self->canvas && !lb_canvas_get_image (self->canvas))
     lb_canvas_clear (self->canvas);
   _lb_window_filters_dispose (self);
+  _lb_window_frames_close (self);
   g_clear_object (&self->load_cancellable);
   g_clear_object (&self->op_cancellable);
   g_clear_object (&self->history);
@@ -749,6 +753,7 @@ lb_window_class_init (LbWindowClass *klass)
   BIND (zoom_label);
   BIND (wl_label);
   BIND (size_label);
+  BIND (frame_label);
   BIND (filter_time_label);
   BIND (progress_bar);
   BIND (cancel_button);
@@ -768,6 +773,7 @@ lb_window_init (LbWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   self->settings = g_settings_new (APP_ID);
   _lb_window_actions_init (self);
+  _lb_window_frames_init (self);
 
   gtk_window_set_default_size (GTK_WINDOW (self), g_settings_get_int (self->settings, "window-width"),
                                g_settings_get_int (self->settings, "window-height"));

@@ -5,6 +5,7 @@
 
 #include <glib/gstdio.h>
 
+#include "lb-cli-frames.h"
 #include "lb-cli-store-io.h"
 #include "lb-cli-store-options.h"
 #include "lb-cli.h"
@@ -36,6 +37,36 @@ bad:
   return FALSE;
 }
 
+typedef struct {
+  LbPipeline *pipe;
+  const char *input;
+  char       *chain;
+  gboolean    force;
+  GPtrArray  *timings;  /* the last frame's */
+} FilterRun;
+
+static gboolean
+filter_one (LbImage *input, const char *output, gpointer data, GError **error)
+{
+  FilterRun *run = data;
+  g_autoptr(LbImage) result = NULL;
+
+  if (!run->force && !lb_cli_is_store_url (output) && g_file_test (output, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_CONFLICT, "%s exists; use --force to overwrite it",
+                   output);
+      return FALSE;
+    }
+  g_clear_pointer (&run->timings, g_ptr_array_unref);
+  result = lb_pipeline_run (run->pipe, input, &run->timings, NULL, error);
+  if (result == NULL)
+    {
+      g_prefix_error (error, "%s: ", run->input);
+      return FALSE;
+    }
+  return lb_cli_save_image (result, output, run->force, run->chain, error);
+}
+
 int
 lb_cli_filter (int argc, char **argv)
 {
@@ -43,6 +74,7 @@ lb_cli_filter (int argc, char **argv)
   gint64 seed = 1;
   gboolean show_time = FALSE, force = FALSE;
   g_autofree char *select = NULL;
+  g_autofree char *frame = NULL;
   const GOptionEntry entries[] = {
     { "threads", 'j', 0, G_OPTION_ARG_INT, &threads, "Worker threads (default: all cores)", "N" },
     { "select", 's', 0, G_OPTION_ARG_STRING, &select,
@@ -51,6 +83,7 @@ lb_cli_filter (int argc, char **argv)
     { "time", 't', 0, G_OPTION_ARG_NONE, &show_time, "Print each pass's time in ms", NULL },
     { "band-height", 0, 0, G_OPTION_ARG_INT, &band, "Rows per band (default: automatic)", "ROWS" },
     { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "Overwrite OUTPUT if it exists", NULL },
+    { "frame", 0, 0, G_OPTION_ARG_STRING, &frame, LB_CLI_FRAME_HELP, "N|all" },
     { NULL }
   };
   g_autoptr(GOptionContext) ctx =
@@ -58,10 +91,9 @@ lb_cli_filter (int argc, char **argv)
   g_autoptr(GError) error = NULL;
   g_autoptr(LbFilterRegistry) reg = NULL;
   g_autoptr(LbPipeline) pipe = NULL;
-  g_autoptr(LbImage) input = NULL;
-  g_autoptr(LbImage) output = NULL;
   g_autoptr(GPtrArray) timings = NULL;
   LbFilterRect rect;
+  FilterRun run = { 0 };
 
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_add_group (ctx, lb_cli_store_option_group ());
@@ -118,21 +150,18 @@ lb_cli_filter (int argc, char **argv)
   if (select != NULL)
     lb_pipeline_set_selection (pipe, &rect);
 
-  input = lb_cli_load_image (argv[1], &error);
-  if (input == NULL)
-    return lb_cli_fail ("filter", error);
-  output = lb_pipeline_run (pipe, input, &timings, NULL, &error);
-  if (output == NULL)
+  run.pipe = pipe;
+  run.input = argv[1];
+  run.chain = g_strjoinv ("\n", argv + 3);
+  run.force = force;
+  if (!lb_cli_for_each_frame (argv[1], frame, argv[2], filter_one, &run, &error))
     {
-      g_prefix_error (&error, "%s: ", argv[1]);
+      g_free (run.chain);
+      g_clear_pointer (&run.timings, g_ptr_array_unref);
       return lb_cli_fail ("filter", error);
     }
-  {
-    g_autofree char *chain = g_strjoinv ("\n", argv + 3);
-
-    if (!lb_cli_save_image (output, argv[2], force, chain, &error))
-      return lb_cli_fail ("filter", error);
-  }
+  g_free (run.chain);
+  timings = g_steal_pointer (&run.timings);
 
   if (show_time)
     for (guint i = 0; i < timings->len; i++)

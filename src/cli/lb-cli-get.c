@@ -1,19 +1,31 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "lb-cli"
 
+#include "lb-cli-frames.h"
 #include "lb-cli-store-io.h"
 #include "lb-cli-store-options.h"
 #include "lb-cli.h"
+#include "lb-png.h"
 #include "lb-store-sync.h"
 
 static gint64 opt_max_size;
+static char *opt_frame;
 
 static const GOptionEntry entries[] = {
   { "max-size", 0, 0, G_OPTION_ARG_INT64, &opt_max_size,
     "Refuse a body larger than BYTES (always: larger than the free space of FILE's file system, "
     "less a reserve)", "BYTES" },
+  { "frame", 0, 0, G_OPTION_ARG_STRING, &opt_frame,
+    "Write this DICOM frame (from 1), or \"all\" of them, as PNG instead of the entry",
+    "N|all" },
   { NULL }
 };
+
+static gboolean
+save_png (LbImage *image, const char *output, gpointer data, GError **error)
+{
+  return lb_png_save_to_file (image, output, error);
+}
 
 int
 lb_cli_get (int argc, char **argv)
@@ -34,8 +46,15 @@ lb_cli_get (int argc, char **argv)
     return lb_cli_fail ("get", error);
   if (argc != 3)
     {
-      g_printerr ("Usage: lightbox-cli get [--max-size BYTES] URL FILE\n");
+      g_printerr ("Usage: lightbox-cli get [--max-size BYTES] [--frame N|all] URL FILE\n");
       return 2;
+    }
+  if (opt_frame != NULL)
+    {
+      /* a frame is no file of the store: it is decoded and written as PNG, as convert does */
+      if (!lb_cli_for_each_frame (argv[1], opt_frame, argv[2], save_png, NULL, &error))
+        return lb_cli_fail ("get", error);
+      return 0;
     }
   options = lb_cli_store_options (&error);
   if (options == NULL)

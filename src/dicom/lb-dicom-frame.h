@@ -17,6 +17,9 @@ G_BEGIN_DECLS
  * multi-frame objects; a derived image then references the frame it came from. */
 #define LB_DICOM_META_FRAME_NUMBER "dicom:FrameNumber"
 #define LB_DICOM_META_NUMBER_OF_FRAMES "dicom:NumberOfFrames"
+/* Seconds between frames when the object plays as cine (lb_dicom_get_frame_interval()), as
+ * text; absent when the object does not say. */
+#define LB_DICOM_META_FRAME_INTERVAL "dicom:FrameInterval"
 
 /**
  * lb_dicom_decode_frame:

@@ -10,6 +10,7 @@
 
 #include "lb-dicom-codec.h"
 #include "lb-dicom-frame.h"
+#include "lb-dicom-multiframe.h"
 #include "lb-dicom-tags.h"
 #include "lb-error.h"
 
@@ -486,6 +487,7 @@ lb_dicom_file_decode_frame (LbDicomFile *self, guint index, const LbLimits *limi
     ts = LB_DICOM_TS_EXPLICIT_BE;
   else
     ts = LB_DICOM_TS_EXPLICIT_LE;
-  return lb_dicom_decode_frame (self->dataset, ts, frame, self->name, limits, error);
+  return lb_dicom_decode_frame_number (self->dataset, ts, frame, index + 1, self->name, limits,
+                                       error);
 }
 

@@ -124,15 +124,15 @@ lb_dicom_series_add (LbDicomSeries *self, const char *name, const LbDicomDataset
   has_number = lb_dicom_dataset_get_int (ds, LB_TAG_INSTANCE_NUMBER, 0, &number);
   has_top_ipp = get_doubles (ds, LB_TAG_IMAGE_POSITION_PATIENT, top_ipp, 3);
   has_top_iop = get_doubles (ds, LB_TAG_IMAGE_ORIENTATION_PATIENT, top_iop, 6);
-  if (lb_dicom_dataset_get_n_items (ds, LB_TAG_SHARED_FUNCTIONAL_GROUPS) > 0)
-    shared = lb_dicom_dataset_get_item (ds, LB_TAG_SHARED_FUNCTIONAL_GROUPS, 0);
-  n_per_frame = lb_dicom_dataset_get_n_items (ds, LB_TAG_PER_FRAME_FUNCTIONAL_GROUPS);
+  if (lb_dicom_dataset_get_n_items (ds, LB_TAG_SHARED_FUNCTIONAL_GROUPS_SEQUENCE) > 0)
+    shared = lb_dicom_dataset_get_item (ds, LB_TAG_SHARED_FUNCTIONAL_GROUPS_SEQUENCE, 0);
+  n_per_frame = lb_dicom_dataset_get_n_items (ds, LB_TAG_PER_FRAME_FUNCTIONAL_GROUPS_SEQUENCE);
 
   for (gint64 f = 0; f < n_frames; f++)
     {
       LbDicomSlice s = { 0 };
       LbDicomDataset *pf = (guint64) f < n_per_frame
-                           ? lb_dicom_dataset_get_item (ds, LB_TAG_PER_FRAME_FUNCTIONAL_GROUPS,
+                           ? lb_dicom_dataset_get_item (ds, LB_TAG_PER_FRAME_FUNCTIONAL_GROUPS_SEQUENCE,
                                                         (guint) f)
                            : NULL;
       gboolean has_ipp, has_iop;

@@ -70,6 +70,8 @@ G_BEGIN_DECLS
 #define LB_TAG_FAILED_SOP_SEQUENCE     LB_DICOM_TAG (0x0008, 0x1198) /* FailedSOPSequence */
 #define LB_TAG_REFERENCED_SOP_SEQUENCE LB_DICOM_TAG (0x0008, 0x1199) /* ReferencedSOPSequence */
 #define LB_TAG_DERIVATION_DESCRIPTION  LB_DICOM_TAG (0x0008, 0x2111) /* DerivationDescription */
+/* RecommendedDisplayFrameRate */
+#define LB_TAG_RECOMMENDED_DISPLAY_FRAME_RATE LB_DICOM_TAG (0x0008, 0x2144)
 #define LB_TAG_SOURCE_IMAGE_SEQUENCE   LB_DICOM_TAG (0x0008, 0x2112) /* SourceImageSequence */
 
 #define LB_TAG_PATIENT_NAME            LB_DICOM_TAG (0x0010, 0x0010) /* PatientName */
@@ -78,12 +80,13 @@ G_BEGIN_DECLS
 #define LB_TAG_PATIENT_SEX             LB_DICOM_TAG (0x0010, 0x0040) /* PatientSex */
 #define LB_TAG_PATIENT_AGE             LB_DICOM_TAG (0x0010, 0x1010) /* PatientAge */
 
+#define LB_TAG_CINE_RATE               LB_DICOM_TAG (0x0018, 0x0040) /* CineRate */
 #define LB_TAG_SLICE_THICKNESS         LB_DICOM_TAG (0x0018, 0x0050) /* SliceThickness */
-
 /* SecondaryCaptureDeviceManufacturer */
 #define LB_TAG_SC_DEVICE_MANUFACTURER  LB_DICOM_TAG (0x0018, 0x1016)
 /* SecondaryCaptureDeviceSoftwareVersions */
 #define LB_TAG_SC_DEVICE_SOFTWARE_VERSIONS LB_DICOM_TAG (0x0018, 0x1019)
+#define LB_TAG_FRAME_TIME              LB_DICOM_TAG (0x0018, 0x1063) /* FrameTime */
 #define LB_TAG_IMAGER_PIXEL_SPACING    LB_DICOM_TAG (0x0018, 0x1164) /* ImagerPixelSpacing */
 
 #define LB_TAG_STUDY_INSTANCE_UID      LB_DICOM_TAG (0x0020, 0x000D) /* StudyInstanceUID */
@@ -151,9 +154,15 @@ G_BEGIN_DECLS
 #define LB_TAG_MODALITY_LUT_TYPE       LB_DICOM_TAG (0x0028, 0x3004) /* ModalityLUTType */
 #define LB_TAG_LUT_DATA                LB_DICOM_TAG (0x0028, 0x3006) /* LUTData */
 #define LB_TAG_VOI_LUT_SEQUENCE        LB_DICOM_TAG (0x0028, 0x3010) /* VOILUTSequence */
-/* SharedFunctionalGroupsSequence, PerFrameFunctionalGroupsSequence (PS3.3 C.7.6.16) */
-#define LB_TAG_SHARED_FUNCTIONAL_GROUPS LB_DICOM_TAG (0x5200, 0x9229)
-#define LB_TAG_PER_FRAME_FUNCTIONAL_GROUPS LB_DICOM_TAG (0x5200, 0x9230)
+#define LB_TAG_PIXEL_MEASURES_SEQUENCE LB_DICOM_TAG (0x0028, 0x9110) /* PixelMeasuresSequence */
+#define LB_TAG_FRAME_VOI_LUT_SEQUENCE  LB_DICOM_TAG (0x0028, 0x9132) /* FrameVOILUTSequence */
+/* PixelValueTransformationSequence */
+#define LB_TAG_PIXEL_VALUE_TRANSFORMATION_SEQUENCE LB_DICOM_TAG (0x0028, 0x9145)
+
+/* SharedFunctionalGroupsSequence */
+#define LB_TAG_SHARED_FUNCTIONAL_GROUPS_SEQUENCE LB_DICOM_TAG (0x5200, 0x9229)
+/* PerFrameFunctionalGroupsSequence */
+#define LB_TAG_PER_FRAME_FUNCTIONAL_GROUPS_SEQUENCE LB_DICOM_TAG (0x5200, 0x9230)
 
 #define LB_TAG_EXTENDED_OFFSET_TABLE   LB_DICOM_TAG (0x7FE0, 0x0001) /* ExtendedOffsetTable */
 /* ExtendedOffsetTableLengths */

@@ -240,8 +240,8 @@ lb_overlay_dataset_markers (const LbDicomDataset *ds, const LbOverlayView *view,
   for (guint i = 0; ok && i < 6; i++)
     ok = lb_dicom_dataset_get_double (ds, LB_TAG_IMAGE_ORIENTATION_PATIENT, i, &iop[i]);
   if (!ok && ds != NULL)
-    ok = group_orientation (ds, LB_TAG_SHARED_FUNCTIONAL_GROUPS, iop)
-         || group_orientation (ds, LB_TAG_PER_FRAME_FUNCTIONAL_GROUPS, iop);
+    ok = group_orientation (ds, LB_TAG_SHARED_FUNCTIONAL_GROUPS_SEQUENCE, iop)
+         || group_orientation (ds, LB_TAG_PER_FRAME_FUNCTIONAL_GROUPS_SEQUENCE, iop);
   if (!ok)
     {
       for (int e = 0; e < 4; e++)

@@ -4,8 +4,9 @@
 
 The PNG's samples, read with Pillow, and its lightbox:values text chunk (the value model as a
 GVariant in text form, parsed with GLib's own parser) give real-world values; pydicom's
-pixel_array of frame FRAME (default 0), masked to BitsStored and sign-extended in numpy
-(PS3.5 §8.1.1), times RescaleSlope plus RescaleIntercept, must equal them, and the model must be
+pixel_array of frame FRAME (default 0; 0-based, as numpy counts), masked to BitsStored and
+sign-extended in numpy (PS3.5 §8.1.1), times RescaleSlope plus RescaleIntercept (an enhanced
+object's are the frame's, from its functional groups), must equal them, and the model must be
 lossy, with the right method, for a lossy file. Colour files compare their samples (YBR_FULL and
 YBR_FULL_422 converted to RGB by pydicom). Exit status 77 without pydicom, numpy, Pillow or
 PyGObject, or when pydicom has no decoder for the file's transfer syntax."""
@@ -43,6 +44,14 @@ if int(ds.get('PixelRepresentation', 0)) == 1:
     v = np.where(v & (1 << (stored - 1)), v - (1 << stored), v)
 slope = float(ds.get('RescaleSlope', 1))
 intercept = float(ds.get('RescaleIntercept', 0))
+# An enhanced object's rescale lives in its functional groups: the frame's Per-frame item,
+# else the Shared one (PS3.3 C.7.6.16.1).
+for holder in (ds.get('PerFrameFunctionalGroupsSequence', [None] * (frame + 1))[frame],
+               (ds.get('SharedFunctionalGroupsSequence') or [None])[0]):
+    if holder is not None and 'PixelValueTransformationSequence' in holder:
+        pvt = holder.PixelValueTransformationSequence[0]
+        slope, intercept = float(pvt.RescaleSlope), float(pvt.RescaleIntercept)
+        break
 
 im = Image.open(png)
 got = np.array(im).astype(np.int64)

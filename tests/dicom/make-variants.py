@@ -15,6 +15,18 @@ LUT Sequence, a VOI LUT Sequence, and lossy-compression history. For each NAME i
   NAME.padding  one byte per pixel, 1 on pixel padding
 and variants.ini: per variant the attributes the value model must carry.
 
+Multi-frame objects, with what each frame means in multiframe.ini (section per object, keys
+frame.N.*) and NAME-fN.values per frame:
+  mf-ct         five frames of CT_small (stored + 40 × (N − 1)), top-level rescale and window
+  enhanced-ct   Enhanced CT Image Storage, three frames: the rescale (stored 175 is −849 HU),
+                window and pixel spacing only in the Shared and Per-frame Functional Groups
+                (PS3.3 C.7.6.16), frames 2 and 3 overriding some of them; NAME-fN.dcm is
+                frame N alone as a single-frame CT with its rescale at the top level
+  enhanced-ct-missing-group, enhanced-ct-short-per-frame  broken ones (bad = the frame and the
+                attribute the error must name)
+The expected rescale of a frame is read by pydicom from the frame's Per-frame Functional Groups
+item, else the Shared one (PS3.3 C.7.6.16.1), and applied in numpy.
+
 Real-world values: stored values are masked to BitsStored below HighBit and sign-extended
 (PS3.5 8.1.1; pydicom 2.3 does neither for native data), then pydicom's apply_modality_lut
 (PS3.3 C.11.1). Padding: stored values between PixelPaddingValue and PixelPaddingRangeLimit
@@ -220,9 +232,156 @@ ds.LossyImageCompressionMethod = ['ISO_10918_1', 'ISO_15444_1']
 variant('ct-lossy', ds, {'units': 'HU', 'decimals': '0', 'lossy_ratios': '10\\2.5',
                          'lossy_methods': 'ISO_10918_1\\ISO_15444_1'})
 
-ini = configparser.ConfigParser(interpolation=None)
-ini.optionxform = str
-for name, g in variants.items():
-    ini[name] = g
-with open(os.path.join(OUT, 'variants.ini'), 'w') as f:
-    ini.write(f)
+
+
+def write_ini(groups, filename):
+    ini = configparser.ConfigParser(interpolation=None)
+    ini.optionxform = str
+    for name, g in groups.items():
+        ini[name] = g
+    with open(os.path.join(OUT, filename), 'w') as f:
+        ini.write(f)
+
+
+write_ini(variants, 'variants.ini')
+
+# ---- multi-frame objects ------------------------------------------------------------------
+
+ENHANCED_CT = '1.2.840.10008.5.1.4.1.1.2.1'
+N_FRAMES = 5
+mf_stored = [ct_stored + 40 * k for k in range(N_FRAMES)]
+
+
+def group(**attrs):
+    item = Dataset()
+    for k, v in attrs.items():
+        setattr(item, k, v)
+    return item
+
+
+def fg_value(ds, frame, seq, keyword):
+    """Attribute @keyword of functional group @seq for 0-based @frame: the per-frame item's
+    group, else the shared one (PS3.3 C.7.6.16.1)."""
+    for holder in (ds.PerFrameFunctionalGroupsSequence[frame],
+                   ds.SharedFunctionalGroupsSequence[0]):
+        if seq in holder:
+            return getattr(holder[seq].value[0], keyword)
+    return None
+
+
+def multiframe(name, ds, frames, enhanced, bad=None):
+    ds.StudyInstanceUID = STUDY
+    ds.SeriesInstanceUID = generate_uid(entropy_srcs=[name, 'series'])
+    ds.SOPInstanceUID = generate_uid(entropy_srcs=[name])
+    ds.file_meta.MediaStorageSOPInstanceUID = ds.SOPInstanceUID
+    ds.file_meta.MediaStorageSOPClassUID = ds.SOPClassUID
+    ds.file_meta.TransferSyntaxUID = ExplicitVRLittleEndian
+    ds.is_little_endian, ds.is_implicit_VR = True, False
+    ds.SeriesDescription = 'multi-frame: ' + name
+    ds.NumberOfFrames = len(frames)
+    ds.BitsAllocated, ds.BitsStored, ds.HighBit, ds.PixelRepresentation = 16, 16, 15, 0
+    ds.PixelData = np.stack(frames).astype('<u2').tobytes()
+    ds['PixelData'].VR = 'OW'
+    ds.save_as(os.path.join(OUT, name + '.dcm'), write_like_original=False)
+    js = ds.to_json_dict(bulk_data_threshold=1 << 30)
+    del js['7FE00010']
+    json.dump([js], open(os.path.join(OUT, name + '.json'), 'w'))
+    g = {'frames': str(len(frames))}
+    if bad:
+        g['bad'] = bad
+        mf[name] = g
+        return
+    for k, stored in enumerate(frames):
+        n = k + 1
+        open(os.path.join(OUT, '%s-f%d.frame' % (name, n)), 'wb').write(
+            stored.astype('<u2').tobytes())
+        if enhanced:
+            slope = float(fg_value(ds, k, 'PixelValueTransformationSequence', 'RescaleSlope'))
+            icpt = float(fg_value(ds, k, 'PixelValueTransformationSequence',
+                                  'RescaleIntercept'))
+            wc = float(fg_value(ds, k, 'FrameVOILUTSequence', 'WindowCenter'))
+            ww = float(fg_value(ds, k, 'FrameVOILUTSequence', 'WindowWidth'))
+            sp = fg_value(ds, k, 'PixelMeasuresSequence', 'PixelSpacing')
+        else:
+            slope, icpt = float(ds.RescaleSlope), float(ds.RescaleIntercept)
+            wc, ww, sp = float(ds.WindowCenter), float(ds.WindowWidth), ds.PixelSpacing
+        (stored.astype(np.float64) * slope + icpt).astype('<f8').tofile(
+            os.path.join(OUT, '%s-f%d.values' % (name, n)))
+        if enhanced:
+            # the frame alone as a single-frame CT with its values at the top level: what a
+            # derived image of this frame must mean (check-derived.py SOURCE)
+            one = load('CT_small.dcm')
+            clear_values(one)
+            set_pixels(one, stored, 16, False)
+            one.RescaleSlope, one.RescaleIntercept, one.RescaleType = slope, icpt, 'HU'
+            one.save_as(os.path.join(OUT, '%s-f%d.dcm' % (name, n)), write_like_original=False)
+        g['frame.%d.slope' % n] = repr(slope)
+        g['frame.%d.intercept' % n] = repr(icpt)
+        g['frame.%d.window_center' % n] = repr(wc)
+        g['frame.%d.window_width' % n] = repr(ww)
+        # PixelSpacing is row \ column spacing; Lightbox keeps x (column) and y (row)
+        g['frame.%d.spacing_x' % n] = repr(float(sp[1]))
+        g['frame.%d.spacing_y' % n] = repr(float(sp[0]))
+    mf[name] = g
+
+
+mf = {}
+
+# A plain multi-frame CT: the values at the top level, the same for every frame.
+ds = load('CT_small.dcm')
+clear_values(ds)
+ds.RescaleSlope, ds.RescaleIntercept = 1, -1024
+ds.WindowCenter, ds.WindowWidth = 40, 400
+ds.PixelSpacing = [0.66, 0.66]
+ds.FrameTime = 40
+multiframe('mf-ct', ds, mf_stored, False)
+
+
+def enhanced_ct():
+    """CT_small as an Enhanced CT whose meaning lives only in the functional groups: stored
+    175 is −849 HU by the shared rescale (intercept −1024); frame 2 has its own window and
+    pixel spacing, frame 3 its own rescale (slope 2, intercept −2048)."""
+    ds = load('CT_small.dcm')
+    clear_values(ds)
+    for kw in ('PixelSpacing', 'SliceThickness', 'ImagePositionPatient',
+               'ImageOrientationPatient'):
+        if kw in ds:
+            del ds[kw]
+    ds.SOPClassUID = ENHANCED_CT
+    ds.ImageType = ['ORIGINAL', 'PRIMARY', 'AXIAL', 'NONE']
+    shared = Dataset()
+    shared.PixelMeasuresSequence = [group(PixelSpacing=[0.66, 0.66], SliceThickness=5)]
+    shared.PixelValueTransformationSequence = [
+        group(RescaleIntercept=-1024, RescaleSlope=1, RescaleType='HU')]
+    shared.FrameVOILUTSequence = [group(WindowCenter=40, WindowWidth=400)]
+    ds.SharedFunctionalGroupsSequence = [shared]
+    per = [Dataset() for _ in range(3)]
+    per[1].FrameVOILUTSequence = [group(WindowCenter=-600, WindowWidth=1500,
+                                        WindowCenterWidthExplanation='LUNG')]
+    per[1].PixelMeasuresSequence = [group(PixelSpacing=[0.5, 0.4], SliceThickness=5)]
+    per[2].PixelValueTransformationSequence = [
+        group(RescaleIntercept=-2048, RescaleSlope=2, RescaleType='HU')]
+    for k, item in enumerate(per):
+        item.FrameContentSequence = [group(InStackPositionNumber=k + 1)]
+    ds.PerFrameFunctionalGroupsSequence = per
+    return ds
+
+
+multiframe('enhanced-ct', enhanced_ct(), mf_stored[:3], True)
+mf['enhanced-ct']['stored_175'] = '-849'
+
+# Broken: the rescale given per frame for frames 1 and 3 only, and not shared.
+ds = enhanced_ct()
+del ds.SharedFunctionalGroupsSequence[0].PixelValueTransformationSequence
+ds.PerFrameFunctionalGroupsSequence[0].PixelValueTransformationSequence = [
+    group(RescaleIntercept=-1024, RescaleSlope=1, RescaleType='HU')]
+multiframe('enhanced-ct-missing-group', ds, mf_stored[:3], True,
+           bad='2:PixelValueTransformationSequence')
+
+# Broken: three frames, two per-frame items.
+ds = enhanced_ct()
+ds.PerFrameFunctionalGroupsSequence = ds.PerFrameFunctionalGroupsSequence[:2]
+multiframe('enhanced-ct-short-per-frame', ds, mf_stored[:3], True,
+           bad='3:PerFrameFunctionalGroupsSequence')
+
+write_ini(mf, 'multiframe.ini')

@@ -95,6 +95,69 @@ if [ -z "${LB_DICOMWEB_URL:-}" ]; then
   file=$(grep -v '/$' "$T/ls2" | head -1 | cut -f1)
   "$CLI" get "$base/With Space/$file" "$T/sp.dcm" 2>>"$T/err"
   check "get takes a printed name with a space, '#' and ü" cmp -s "$T/sp.dcm" "$T/folder/With Space/mr #1 ü.dcm"
+
+  # multi-frame: every frame by number and all of them, against pydicom's frame (0-based)
+  mkdir -p "$T/mf"
+  if "$PY" "$HERE/make-variants.py" "$D" "$T/mf" > /dev/null 2>&1; then
+    for f in mf-ct enhanced-ct; do
+      frames=$([ $f = mf-ct ] && echo 5 || echo 3)
+      for k in $(seq 1 $frames); do
+        "$CLI" convert --frame $k "$T/mf/$f.dcm" "$T/$f-$k.png" 2>"$T/err"
+        check "convert --frame $k $f.dcm: pydicom's frame $((k-1))" \
+          values "$T/mf/$f.dcm" "$T/$f-$k.png" $((k-1))
+      done
+      "$CLI" convert --frame all "$T/mf/$f.dcm" "$T/all-$f.png" 2>"$T/err"
+      check "convert --frame all $f.dcm writes $frames numbered PNGs" \
+        [ "$(ls "$T" | grep -c "^all-$f-[0-9]\{4\}\.png$")" = $frames ]
+      for k in $(seq 1 $frames); do
+        check "frame $k of --frame all $f.dcm: pydicom's frame $((k-1))" \
+          values "$T/mf/$f.dcm" "$(printf '%s/all-%s-%04d.png' "$T" $f $k)" $((k-1))
+      done
+    done
+    LIGHTBOX_PLUGIN_PATH=${LIGHTBOX_PLUGIN_PATH:-} "$CLI" filter --frame 3 "$T/mf/enhanced-ct.dcm" \
+      "$T/mf-filter3.png" median:radius=0 2>"$T/err"
+    check "filter --frame 3 of the Enhanced CT: pydicom's frame 2, its own rescale" \
+      values "$T/mf/enhanced-ct.dcm" "$T/mf-filter3.png" 2
+    LIGHTBOX_PLUGIN_PATH=${LIGHTBOX_PLUGIN_PATH:-} "$CLI" filter --frame all "$T/mf/mf-ct.dcm" \
+      "$T/mf-filter.png" median:radius=0 2>"$T/err"
+    check "filter --frame all: frame 4 is pydicom's frame 3" \
+      values "$T/mf/mf-ct.dcm" "$T/mf-filter-0004.png" 3
+    "$CLI" get --frame 2 "file://$T/mf/mf-ct.dcm" "$T/get2.png" 2>"$T/err"
+    check "get --frame 2 of a file:// URL: pydicom's frame 1" \
+      values "$T/mf/mf-ct.dcm" "$T/get2.png" 1
+    "$CLI" get --frame 4 "$T/mf/mf-ct.dcm" "$T/get4.png" 2>"$T/err"
+    check "get --frame 4 of a local file: pydicom's frame 3" \
+      values "$T/mf/mf-ct.dcm" "$T/get4.png" 3
+    "$CLI" convert --frame 6 "$T/mf/mf-ct.dcm" "$T/f6.png" 2>"$T/err"; rc=$?
+    check "--frame 6 of 5 fails" [ $rc = 1 ]
+    check "the error names frame 6 and the 5 frames" grep -q "no frame 6: it has 5 frames" "$T/err"
+    check "and writes nothing" [ ! -e "$T/f6.png" ]
+    "$CLI" convert --frame 0 "$T/mf/mf-ct.dcm" "$T/f0.png" 2>"$T/err"
+    check "--frame 0 is refused: frames count from 1" grep -q "frame number from 1" "$T/err"
+    "$CLI" convert --frame 2 "$D/MR_small.dcm" "$T/f2.png" 2>"$T/err"
+    check "--frame 2 of a single-frame file names its 1 frame" grep -q "no frame 2: it has 1 frame" "$T/err"
+    "$CLI" convert --frame 2 "$T/mf/enhanced-ct-missing-group.dcm" "$T/fm.png" 2>"$T/err"
+    check "a functional group missing for frame 2 is named" \
+      grep -q "frame 2 has no PixelValueTransformationSequence" "$T/err"
+  else
+    echo "# make-variants.py failed (no pydicom?): multi-frame checks skipped"
+  fi
+  # real multi-frame files: their frame counts, every frame of GDCM's 4-frame XA (JPEG
+  # lossless), and frame 2 of a 2-frame RLE colour image, as pydicom decodes them
+  "$CLI" convert --frame 16 "$D/rtdose.dcm" "$T/rt.png" 2>"$T/err"
+  check "RT Dose (pydicom): --frame 16 names its 15 frames" grep -q "no frame 16: it has 15 frames" "$T/err"
+  XA=/usr/share/doc/libgdcm3.0/examples/00191113.dcm
+  if [ -e "$XA" ]; then
+    "$CLI" convert --frame 5 "$XA" "$T/xa.png" 2>"$T/err"
+    check "GDCM's XA: --frame 5 names its 4 frames" grep -q "no frame 5: it has 4 frames" "$T/err"
+    "$CLI" convert --frame all "$XA" "$T/xa.png" 2>"$T/err"
+    for k in 1 2 3 4; do
+      check "GDCM's XA (JPEG lossless) --frame all, frame $k: pydicom's frame $((k-1))" \
+        values "$XA" "$(printf '%s/xa-%04d.png' "$T" $k)" $((k-1))
+    done
+  fi
+  "$CLI" convert --frame 2 "$D/SC_rgb_rle_2frame.dcm" "$T/rle2.png" 2>"$T/err"
+  check "SC_rgb_rle_2frame.dcm --frame 2: pydicom's frame 1" values "$D/SC_rgb_rle_2frame.dcm" "$T/rle2.png" 1
 else
   # DICOMweb (Orthanc): every instance ls -R prints works with get and convert
   base="dicomweb+${LB_DICOMWEB_URL}"
@@ -128,6 +191,33 @@ else
   ct=$(grep -E 'instances/1.3.6.1.4.1.5962.1.1.1.1.1.20040119072730.12322	' "$T/ls" | head -1 | cut -f1)
   "$CLI" convert "$base/$ct" "$T/ct.png" 2>"$T/err"
   check "convert the CT from its DICOMweb URL: pydicom's values" values "$D/CT_small.dcm" "$T/ct.png"
+
+  # multi-frame over WADO-RS frames: a 5-frame CT and an Enhanced CT stored in Orthanc
+  mkdir -p "$T/mf"
+  if "$PY" "$HERE/make-variants.py" "$D" "$T/mf" > /dev/null 2>&1; then
+    for f in mf-ct enhanced-ct; do
+      curl -sf --noproxy '*' ${LB_DICOMWEB_AUTH:+-u "$LB_DICOMWEB_AUTH"} -H 'Expect:' \
+        --data-binary @"$T/mf/$f.dcm" "${LB_DICOMWEB_URL%/dicom-web}/instances" > /dev/null
+      url=$("$PY" -c 'import pydicom, sys; d = pydicom.dcmread(sys.argv[1], stop_before_pixels=True)
+print("studies/%s/series/%s/instances/%s" % (d.StudyInstanceUID, d.SeriesInstanceUID, d.SOPInstanceUID))' "$T/mf/$f.dcm")
+      "$CLI" convert --frame all "$base/$url" "$T/web-$f.png" 2>"$T/err" || sed 's/^/# /' "$T/err"
+      frames=$([ $f = mf-ct ] && echo 5 || echo 3)
+      for k in $(seq 1 $frames); do
+        check "DICOMweb $f --frame all, frame $k: pydicom's frame $((k-1))" \
+          values "$T/mf/$f.dcm" "$(printf '%s/web-%s-%04d.png' "$T" $f $k)" $((k-1))
+      done
+      "$CLI" get "$base/$url/frames/2" "$T/web-get2.png" 2>"$T/err"
+      check "DICOMweb get …/frames/2 of $f: pydicom's frame 1" values "$T/mf/$f.dcm" "$T/web-get2.png" 1
+      "$CLI" filter --frame 3 "$base/$url" "$T/web-filter3-$f.png" median:radius=0 2>"$T/err"
+      check "DICOMweb filter --frame 3 of $f: pydicom's frame 2" \
+        values "$T/mf/$f.dcm" "$T/web-filter3-$f.png" 2
+    done
+    "$CLI" convert --frame 9 "$base/$url" "$T/web9.png" 2>"$T/err"
+    check "DICOMweb --frame 9 of 3 names the frame and the count" \
+      grep -q "no frame 9: it has 3 frames" "$T/err"
+  else
+    echo "# make-variants.py failed (no pydicom?): multi-frame checks skipped"
+  fi
 fi
 echo "1..$n"
 [ $fails = 0 ]

@@ -29,22 +29,13 @@ static GKeyFile *variants;  /* variants.ini */
 static char *
 variant_path (const char *name, const char *ext)
 {
-  g_autofree char *file = g_strconcat (name, ext, NULL);
-
-  return g_build_filename (dir, file, NULL);
+  return lb_test_variant_path (dir, name, ext);
 }
 
 static GBytes *
 variant_bytes (const char *name, const char *ext)
 {
-  g_autofree char *path = variant_path (name, ext);
-  g_autoptr (GError) error = NULL;
-  char *data;
-  gsize len;
-
-  g_file_get_contents (path, &data, &len, &error);
-  g_assert_no_error (error);
-  return g_bytes_new_take (data, len);
+  return lb_test_variant_bytes (dir, name, ext);
 }
 
 static char *
@@ -60,14 +51,7 @@ expect (const char *name, const char *key)
 static LbDicomDataset *
 variant_metadata (const char *name)
 {
-  g_autoptr (GBytes) json = variant_bytes (name, ".json");
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) arr = lb_dicom_json_parse_array (g_bytes_get_data (json, NULL),
-                                                         g_bytes_get_size (json), &error);
-
-  g_assert_no_error (error);
-  g_assert_cmpuint (arr->len, ==, 1);
-  return lb_dicom_dataset_ref (arr->pdata[0]);
+  return lb_test_variant_metadata (dir, name);
 }
 
 static LbImage *
@@ -97,29 +81,19 @@ model_of (LbImage *img)
 static void
 check_values (const char *name, LbImage *img)
 {
-  g_autoptr (GBytes) values = variant_bytes (name, ".values");
+  g_autofree char *values = variant_path (name, ".values");
   g_autoptr (GBytes) padding = variant_bytes (name, ".padding");
   LbValueModel *model = model_of (img);
   guint w = lb_image_get_width (img), h = lb_image_get_height (img);
   const guint8 *pad = g_bytes_get_data (padding, NULL);
-  const guint8 *val = g_bytes_get_data (values, NULL);
 
-  g_assert_cmpuint (g_bytes_get_size (values), ==, (gsize) w * h * 8);
+  lb_test_check_real_values (img, values, name);
   for (guint y = 0; y < h; y++)
     for (guint x = 0; x < w; x++)
       {
         guint sample = ((const guint16 *) lb_image_get_row (img, y))[x];
-        gsize i = (gsize) y * w + x;
-        guint64 bits = 0;
-        double want;
 
-        for (int k = 7; k >= 0; k--)
-          bits = bits << 8 | val[i * 8 + k];
-        memcpy (&want, &bits, sizeof want);
-        if (lb_value_model_to_value (model, sample) != want)
-          g_error ("%s: pixel x %u y %u has value %.17g, pydicom says %.17g", name, x, y,
-                   lb_value_model_to_value (model, sample), want);
-        if (lb_value_model_is_padding (model, sample) != (pad[i] != 0))
+        if (lb_value_model_is_padding (model, sample) != (pad[(gsize) y * w + x] != 0))
           g_error ("%s: pixel x %u y %u is%s padding, pydicom says the opposite", name, x, y,
                    lb_value_model_is_padding (model, sample) ? "" : " not");
       }
@@ -532,34 +506,17 @@ test_bad_attributes (void)
 int
 main (int argc, char **argv)
 {
-  g_autofree char *script = NULL, *src = NULL, *ini = NULL, *out = NULL, *err = NULL;
+  g_autofree char *ini = NULL;
   g_autoptr (GError) error = NULL;
-  int status, rc;
+  int rc;
 
   g_test_init (&argc, &argv, NULL);
-  {
-    const char *probe[] = { "/usr/bin/python3", "-c", "import numpy, pydicom", NULL };
-
-    out = lb_test_run_tool (probe, &err, &status);
-    if (status != 0)
-      {
-        g_print ("1..0 # SKIP needs /usr/bin/python3 with numpy and pydicom\n");
-        return 77;
-      }
-    g_clear_pointer (&out, g_free);
-    g_clear_pointer (&err, g_free);
-  }
-  dir = lb_test_make_tmpdir ("dicom-values");
-  script = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "tests", "dicom", "make-variants.py",
-                             NULL);
-  src = g_build_filename (g_getenv ("LB_TEST_DATA"), "dicom", NULL);
-  {
-    const char *make[] = { "/usr/bin/python3", script, src, dir, NULL };
-
-    out = lb_test_run_tool (make, &err, &status);
-    if (status != 0)
-      g_error ("make-variants.py: %s", err);
-  }
+  dir = lb_test_make_dicom_variants ("dicom-values");
+  if (dir == NULL)
+    {
+      g_print ("1..0 # SKIP needs /usr/bin/python3 with numpy and pydicom\n");
+      return 77;
+    }
   variants = g_key_file_new ();
   ini = g_build_filename (dir, "variants.ini", NULL);
   g_key_file_load_from_file (variants, ini, G_KEY_FILE_NONE, &error);

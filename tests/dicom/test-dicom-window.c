@@ -3,7 +3,10 @@
  * (uncompressed, JPEG 2000, RLE colour) shows the pixels and the value model the Part 10 reader
  * decodes (which dicom-pixels and dicom-codec check against pydicom), a DICOMDIR opens its
  * file-set as a store whose tree starts with the DICOMDIR's patients, and a bad file brings the
- * error dialog that names the reason. Public API only: the widgets are found by type. */
+ * error dialog that names the reason. A multi-frame file opens on frame 1 of N, its frames step
+ * through the window's actions (Page Up/Down on the canvas) and play as cine, each showing the
+ * values pydicom gives that frame (make-variants.py) under the window/level and zoom the reader
+ * set. Widgets are found by type, and the frame label through lb-window-test.h. */
 #include <gtk/gtk.h>
 #include <string.h>
 
@@ -12,7 +15,10 @@
 #include "lb-dicom-file.h"
 #include "lb-dicom-tags.h"
 #include "lb-store-browser.h"
+#include "lb-test-dicom.h"
+#include "lb-test-files.h"
 #include "lb-test-loop.h"
+#include "lb-window-test.h"
 #include "lb-window.h"
 
 static LbApplication *app;
@@ -167,6 +173,139 @@ test_open_dicomdir (void)
   g_assert_cmpuint (lb_store_browser_find_row (browser, "98892001"), ==, G_MAXUINT);
 }
 
+/* ---- multi-frame ------------------------------------------------------------------------ */
+
+static char *variants;  /* make-variants.py's output, NULL without pydicom */
+
+static const char *
+frame_label (void)
+{
+  return gtk_label_get_text (GTK_LABEL (lb_window_test_get_child (the_window (),
+                                                                  "frame_label")));
+}
+
+static gboolean
+label_is (gpointer data)
+{
+  LbWindow *w = the_window ();
+
+  return w != NULL && g_str_equal (frame_label (), data);
+}
+
+static LbCanvas *
+the_canvas (void)
+{
+  return LB_CANVAS (find_widget (GTK_WIDGET (the_window ()), LB_TYPE_CANVAS));
+}
+
+/* The canvas shows frame @n of @name: every pixel's real-world value is pydicom's. */
+static void
+check_shown_frame (const char *name, guint n)
+{
+  g_autofree char *file = g_strdup_printf ("%s-f%u.values", name, n);
+  g_autofree char *path = g_build_filename (variants, file, NULL);
+  g_autofree char *num = g_strdup_printf ("%u", n);
+  g_autofree char *what = g_strdup_printf ("%s frame %u on the canvas", name, n);
+  LbImage *shown = lb_canvas_get_image (the_canvas ());
+
+  g_assert_cmpstr (lb_image_meta_get_text (lb_image_get_meta (shown), "dicom:FrameNumber"), ==,
+                   num);
+  lb_test_check_real_values (shown, path, what);
+}
+
+static void
+step (const char *action, const char *expect)
+{
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (the_canvas ()), action, NULL));
+  g_assert_true (lb_test_wait (label_is, (gpointer) expect, 20000));
+}
+
+static void
+test_frames (gconstpointer data)
+{
+  const char *name = data;
+  guint n = g_str_equal (name, "mf-ct") ? 5 : 3;
+  g_autofree char *file = g_strconcat (name, ".dcm", NULL);
+  g_autofree char *path = NULL, *first = g_strdup_printf ("frame 1/%u", n);
+  g_autofree char *last = g_strdup_printf ("frame %u/%u", n, n);
+  g_autofree char *before_last = g_strdup_printf ("frame %u/%u", n - 1, n);
+  GAction *next;
+  double c, w, zoom;
+
+  if (variants == NULL)
+    {
+      g_test_skip ("make-variants.py needs pydicom and numpy");
+      return;
+    }
+  path = g_build_filename (variants, file, NULL);
+  open_path (path);
+  g_assert_true (lb_test_wait (image_shown, file, 20000));
+  g_assert_cmpstr (frame_label (), ==, first);
+  check_shown_frame (name, 1);
+
+  /* the reader's window and zoom stay from frame to frame */
+  lb_canvas_set_window (the_canvas (), 123, 456);
+  lb_canvas_set_zoom (the_canvas (), 2.5);
+  zoom = lb_canvas_get_zoom (the_canvas ());
+  step ("win.next-frame", n == 5 ? "frame 2/5" : "frame 2/3");
+  check_shown_frame (name, 2);
+  lb_canvas_get_window (the_canvas (), &c, &w);
+  g_assert_cmpfloat (c, ==, 123);
+  g_assert_cmpfloat (w, ==, 456);
+  g_assert_cmpfloat (lb_canvas_get_zoom (the_canvas ()), ==, zoom);
+  step ("win.last-frame", last);
+  check_shown_frame (name, n);
+  next = g_action_map_lookup_action (G_ACTION_MAP (the_window ()), "next-frame");
+  g_assert_false (g_action_get_enabled (next));
+  step ("win.previous-frame", before_last);
+  check_shown_frame (name, n - 1);
+  step ("win.first-frame", first);
+  lb_canvas_get_window (the_canvas (), &c, &w);
+  g_assert_cmpfloat (c, ==, 123);
+
+  /* cine plays through the last frame and loops to the first; pausing stops it */
+  g_action_group_activate_action (G_ACTION_GROUP (the_window ()), "cine", NULL);
+  g_assert_true (lb_test_wait (label_is, last, 20000));
+  g_assert_true (lb_test_wait (label_is, first, 20000));
+  g_action_group_activate_action (G_ACTION_GROUP (the_window ()), "cine", NULL);
+  {
+    g_autoptr(GVariant) state = g_action_group_get_action_state (G_ACTION_GROUP (the_window ()),
+                                                                 "cine");
+
+    g_assert_false (g_variant_get_boolean (state));
+  }
+  g_assert_true (lb_test_wait (image_shown, file, 20000));
+}
+
+/* A single-frame image shows no frame label and has no frames to step. */
+static void
+test_single_frame_has_no_frames (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("LB_TEST_DATA"), "dicom",
+                                            "CT_small.dcm", NULL);
+
+  open_path (path);
+  g_assert_true (lb_test_wait (image_shown, (gpointer) "CT_small.dcm", 20000));
+  g_assert_cmpstr (frame_label (), ==, "");
+  g_assert_false (g_action_get_enabled (g_action_map_lookup_action (
+                                          G_ACTION_MAP (the_window ()), "next-frame")));
+  g_assert_false (g_action_get_enabled (g_action_map_lookup_action (
+                                          G_ACTION_MAP (the_window ()), "cine")));
+}
+
+/* The frame actions have window-wide shortcuts besides the canvas keys. */
+static void
+test_frame_accels (void)
+{
+  g_auto(GStrv) next = gtk_application_get_accels_for_action (GTK_APPLICATION (app),
+                                                              "win.next-frame");
+  g_auto(GStrv) cine = gtk_application_get_accels_for_action (GTK_APPLICATION (app),
+                                                              "win.cine");
+
+  g_assert_true (g_strv_contains ((const char * const *) next, "<Control>Page_Down"));
+  g_assert_true (g_strv_contains ((const char * const *) cine, "<Control>p"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -192,7 +331,15 @@ main (int argc, char **argv)
                         test_open_file);
   g_test_add_func ("/dicom/window/open-bad-file", test_open_bad_file);
   g_test_add_func ("/dicom/window/open-dicomdir", test_open_dicomdir);
+  variants = lb_test_make_dicom_variants ("dicom-window");
+  g_test_add_data_func ("/dicom/window/frames/mf-ct", "mf-ct", test_frames);
+  g_test_add_data_func ("/dicom/window/frames/enhanced-ct", "enhanced-ct", test_frames);
+  g_test_add_func ("/dicom/window/single-frame", test_single_frame_has_no_frames);
+  g_test_add_func ("/dicom/window/frame-accels", test_frame_accels);
   ret = g_test_run ();
+  if (variants != NULL)
+    lb_test_remove_tree (variants);
+  g_free (variants);
 
   {
     GListModel *tops = gtk_window_get_toplevels ();

@@ -64,6 +64,9 @@ char         *retrieve_instance_file  (LbStore          *store,
                                        const char       *in,
                                        const char       *name);
 
+/* test-dicomweb-orthanc-frames.c (last: it adds instances) */
+void test_frames (void);
+
 /* test-dicomweb-orthanc-values.c */
 void test_values_round_trip (void);
 

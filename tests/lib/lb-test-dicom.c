@@ -129,3 +129,85 @@ lb_test_check_derived (const char *derived, const char *same_as)
     }
   return kv;
 }
+
+char *
+lb_test_make_dicom_variants (const char *tag)
+{
+  const char *probe[] = { "/usr/bin/python3", "-c", "import numpy, pydicom", NULL };
+  g_autofree char *script = NULL, *src = NULL, *dir = NULL, *out = NULL, *err = NULL;
+  int status;
+
+  out = lb_test_run_tool (probe, &err, &status);
+  if (status != 0)
+    return NULL;
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  script = lb_test_build_path ("LB_SOURCE_ROOT", "tests", "dicom", "make-variants.py", NULL);
+  src = lb_test_build_path ("LB_TEST_DATA", "dicom", NULL);
+  dir = lb_test_make_tmpdir (tag);
+  {
+    const char *make[] = { "/usr/bin/python3", script, src, dir, NULL };
+
+    out = lb_test_run_tool (make, &err, &status);
+    if (status != 0)
+      g_error ("make-variants.py: %s", err);
+  }
+  return g_steal_pointer (&dir);
+}
+
+char *
+lb_test_variant_path (const char *dir, const char *name, const char *suffix)
+{
+  g_autofree char *file = g_strconcat (name, suffix, NULL);
+
+  return g_build_filename (dir, file, NULL);
+}
+
+GBytes *
+lb_test_variant_bytes (const char *dir, const char *name, const char *suffix)
+{
+  g_autofree char *path = lb_test_variant_path (dir, name, suffix);
+
+  return lb_test_read_file (path);
+}
+
+LbDicomDataset *
+lb_test_variant_metadata (const char *dir, const char *name)
+{
+  g_autoptr (GBytes) json = lb_test_variant_bytes (dir, name, ".json");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) arr = lb_dicom_json_parse_array (g_bytes_get_data (json, NULL),
+                                                         g_bytes_get_size (json), &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (arr->len, ==, 1);
+  return lb_dicom_dataset_ref (arr->pdata[0]);
+}
+
+void
+lb_test_check_real_values (LbImage *image, const char *values_path, const char *what)
+{
+  g_autoptr (GBytes) values = lb_test_read_file (values_path);
+  LbValueModel *model = lb_image_meta_get_value_model_for (lb_image_get_meta (image), 16);
+  guint w = lb_image_get_width (image), h = lb_image_get_height (image);
+  const guint8 *val = g_bytes_get_data (values, NULL);
+
+  g_assert_nonnull (model);
+  g_assert_cmpint (lb_image_get_format (image), ==, LB_FORMAT_GRAY16);
+  g_assert_cmpuint (g_bytes_get_size (values), ==, (gsize) w * h * 8);
+  for (guint y = 0; y < h; y++)
+    for (guint x = 0; x < w; x++)
+      {
+        guint sample = ((const guint16 *) lb_image_get_row (image, y))[x];
+        gsize i = (gsize) y * w + x;
+        guint64 bits = 0;
+        double want;
+
+        for (int k = 7; k >= 0; k--)
+          bits = bits << 8 | val[i * 8 + k];
+        memcpy (&want, &bits, sizeof want);
+        if (lb_value_model_to_value (model, sample) != want)
+          g_error ("%s: pixel x %u y %u has value %.17g, pydicom says %.17g", what, x, y,
+                   lb_value_model_to_value (model, sample), want);
+      }
+}

@@ -30,6 +30,26 @@ char           *lb_test_stored_sha256       (LbImage    *image) G_GNUC_MALLOC;
  * is then "1"); a difference fails the test, naming the pixel. */
 GHashTable     *lb_test_check_derived       (const char *derived,
                                              const char *same_as);
+/* tests/dicom/make-variants.py (pydicom, numpy) run into a new temporary directory named after
+ * @tag: its path (remove it with lb_test_remove_tree()), or NULL when /usr/bin/python3 lacks
+ * pydicom or numpy (the caller skips). Any other failure of the script fails the test. */
+char           *lb_test_make_dicom_variants (const char *tag) G_GNUC_MALLOC;
+/* The file make-variants.py wrote for @name with @suffix (".dcm", ".json", "-f2.values", …) in
+ * @dir: its path, its bytes, or (".json") its one data set. */
+char           *lb_test_variant_path        (const char *dir,
+                                             const char *name,
+                                             const char *suffix) G_GNUC_MALLOC;
+GBytes         *lb_test_variant_bytes       (const char *dir,
+                                             const char *name,
+                                             const char *suffix);
+LbDicomDataset *lb_test_variant_metadata    (const char *dir,
+                                             const char *name);
+/* Every pixel of grey @image has, through its value model, the real-world value stored for it
+ * in @values_path (float64, little endian, row by row: what make-variants.py writes from
+ * pydicom); the first that differs fails the test, named with @what. */
+void            lb_test_check_real_values   (LbImage    *image,
+                                             const char *values_path,
+                                             const char *what);
 /* dciodvfy checks the IOD of the file at @path: no errors allowed (warnings are advisory).
  * FALSE when dciodvfy is not installed (nothing checked). */
 gboolean        lb_test_check_dciodvfy      (const char *path);

@@ -113,10 +113,18 @@ lb_dicomweb_loc_parse (LbDicomwebStore *self, const char *uri, gboolean allow_ex
           loc->series = g_strdup (segs[3]);
           if (loc_ends_at (loc, segs, n, 4, LB_DICOMWEB_SERIES, allow_extra))
             return TRUE;
-          if (n == 6 && strcmp (segs[4], "instances") == 0)
+          if ((n == 6 || n == 8) && strcmp (segs[4], "instances") == 0)
             {
+              guint64 frame = 0;
+
+              /* WADO-RS frame numbers count from 1 (PS3.18 §10.4.1.1.1) */
+              if (n == 8 && (strcmp (segs[6], "frames") != 0
+                             || !g_ascii_string_to_unsigned (segs[7], 10, 1, G_MAXINT32, &frame,
+                                                             NULL)))
+                goto bad;
               loc->level = LB_DICOMWEB_INSTANCE;
               loc->instance = g_strdup (segs[5]);
+              loc->frame = (guint) frame;
               return TRUE;
             }
         }

@@ -44,6 +44,7 @@ typedef struct {
   char *study;
   char *series;
   char *instance;
+  guint frame;       /* …/instances/z/frames/N: frame N (1-based); 0 for the instance */
   char *extra;       /* a name below a study or series (write targets) */
   char *uri;         /* as given */
 } LbDicomwebLoc;

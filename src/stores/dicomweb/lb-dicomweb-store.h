@@ -28,6 +28,7 @@ G_BEGIN_DECLS
  *   studies/{StudyUID}/                      series
  *   studies/{StudyUID}/series/{SeriesUID}/   instances
  *   studies/{…}/series/{…}/instances/{SOPInstanceUID}   an image
+ *   studies/{…}/series/{…}/instances/{SOPInstanceUID}/frames/{N}   frame N of it (1-based)
  * so the path below the root is also the DICOMweb path of the resource. Display names are
  * readable labels ("Doe, John (12345)", "2004-01-19 Head CT", "CT #2 Axial 5mm", "#17") with
  * fallbacks for empty tags; the UIDs are in the entries' attributes ("StudyInstanceUID", …).
@@ -68,10 +69,11 @@ const char *lb_dicomweb_store_get_base_url (LbDicomwebStore *self);
  * lb_dicomweb_store_fetch_image_async:
  * @uri: an instance entry's URI
  *
- * Fetches the instance's metadata (WADO-RS …/metadata) and its first frame (…/frames/1,
- * requested as Explicit VR Little Endian, so the server transcodes compressed images if it
- * can) and decodes them with lb_dicom_decode_frame(). A frame the server cannot deliver
- * uncompressed is %LB_ERROR_UNSUPPORTED.
+ * Fetches the instance's metadata (WADO-RS …/metadata) and its first frame (…/frames/1;
+ * with @uri ending in …/frames/N, frame N), requested as Explicit VR Little Endian, so the
+ * server transcodes compressed images if it can, and decodes them with
+ * lb_dicom_decode_frame_number(). A frame the server cannot deliver uncompressed is
+ * %LB_ERROR_UNSUPPORTED; a frame number past NumberOfFrames %LB_ERROR_INVALID_ARGUMENT.
  */
 void      lb_dicomweb_store_fetch_image_async  (LbDicomwebStore     *self,
                                                 const char          *uri,

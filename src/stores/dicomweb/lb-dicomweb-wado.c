@@ -9,6 +9,7 @@
 #include "lb-dicom-frame.h"
 #include "lb-dicom-tags.h"
 #include "lb-dicom-multipart.h"
+#include "lb-dicom-multiframe.h"
 #include "lb-error.h"
 #include "lb-http.h"
 #include "lb-png.h"
@@ -89,8 +90,8 @@ lb_dicomweb_metadata_finish (GAsyncResult *result, GError **error)
 /* ---- fetch image -------------------------------------------------------------------------- */
 
 typedef enum {
-  FETCH_AS_STORED,     /* frames/1, transfer-syntax=* */
-  FETCH_UNCOMPRESSED,  /* frames/1 again, as Explicit VR Little Endian */
+  FETCH_AS_STORED,     /* frames/N, transfer-syntax=* */
+  FETCH_UNCOMPRESSED,  /* frames/N again, as Explicit VR Little Endian */
   FETCH_BULK,          /* the Pixel Data's BulkDataURI */
 } FetchStage;
 
@@ -174,8 +175,20 @@ decode_part (GTask *task, const LbDicomPart *part, const char *ts)
   FetchData *d = g_task_get_task_data (task);
   GError *error = NULL;
 
-  d->image = lb_dicom_decode_frame (d->metadata, ts, part->body, d->loc.uri, &d->limits,
-                                    &error);
+  guint number = MAX (d->loc.frame, 1);
+  g_autoptr(GBytes) body = g_bytes_ref (part->body);
+
+  if (d->stage == FETCH_BULK && number > 1)
+    {
+      /* the bulk data holds the frames one after the other, each of the same size (PS3.5
+       * §8.1.1; a pad byte at the end of an odd total) */
+      gsize each = g_bytes_get_size (part->body) / lb_dicom_get_n_frames (d->metadata);
+
+      g_clear_pointer (&body, g_bytes_unref);
+      body = g_bytes_new_from_bytes (part->body, (gsize) (number - 1) * each, each);
+    }
+  d->image = lb_dicom_decode_frame_number (d->metadata, ts, body, number, d->loc.uri,
+                                           &d->limits, &error);
   if (d->image == NULL)
     {
       fetch_fail (task, error);
@@ -233,14 +246,14 @@ on_frame (GObject *source, GAsyncResult *result, gpointer user_data)
   parts = lb_dicom_multipart_parse (ct, body, &error);
   if (parts == NULL)
     {
-      g_prefix_error (&error, "%s/frames/1: ", d->loc.uri);
+      g_prefix_error (&error, "%s, frame %u: ", d->loc.uri, MAX (d->loc.frame, 1));
       fetch_fail (task, error);
       return;
     }
   part = parts->pdata[0];
   if (d->stage == FETCH_BULK)
     {
-      /* the whole Pixel Data value, little endian: frame 1 is at its start */
+      /* the whole Pixel Data value, little endian: decode_part() cuts out the frame */
       decode_part (task, part, LB_DICOM_TS_EXPLICIT_LE);
       return;
     }
@@ -268,7 +281,7 @@ request_frame (GTask *task, FetchStage stage)
   LbDicomwebStore *self = g_task_get_source_object (task);
   FetchData *d = g_task_get_task_data (task);
   g_autofree char *url = lb_dicomweb_instance_url (self, &d->loc);
-  g_autofree char *frame_url = g_strconcat (url, "/frames/1", NULL);
+  g_autofree char *frame_url = g_strdup_printf ("%s/frames/%u", url, MAX (d->loc.frame, 1));
   /* one frame: frame_cap() from the metadata; the bulk data holds every frame, so it may be as
    * large as the pixel limit allows, plus the multipart framing (a multi-frame object over the
    * limit fails as too large) */
@@ -331,6 +344,10 @@ on_fetch_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
 
   d->metadata = lb_dicomweb_metadata_finish (result, &error);
   if (d->metadata == NULL || !frame_cap (d, &error))
+    fetch_fail (task, error);
+  else if (!lb_dicom_check_frame_number (MAX (d->loc.frame, 1),
+                                         lb_dicom_get_n_frames (d->metadata), d->loc.uri,
+                                         &error))
     fetch_fail (task, error);
   else
     request_frame (task, FETCH_AS_STORED);

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "lb-dicom-frame.h"
+#include "lb-window-private.h"
+
+/* Frames of multi-frame images: stepping (win.next-frame, win.previous-frame,
+ * win.first-frame, win.last-frame) and cine (win.cine, looping at the object's frame rate).
+ * A frame is decoded only when it is shown (LbFrameSource, on a worker thread); the view
+ * (zoom, pan, rotation, window/level) stays from frame to frame. */
+
+/* Cine speed when the object gives none (frames per second). */
+#define DEFAULT_CINE_FPS 10.0
+
+static void load_frame (LbWindow *self, guint number);
+
+static void
+update_frame_label (LbWindow *self)
+{
+  g_autofree char *text = NULL;
+
+  if (self->frames != NULL)
+    /* TRANSLATORS: the frame shown of a multi-frame image, "frame 3/40" */
+    text = g_strdup_printf (_("frame %u/%u"), self->frame,
+                            lb_frame_source_get_n_frames (self->frames));
+  gtk_label_set_text (GTK_LABEL (self->frame_label), text ? text : "");
+  gtk_widget_set_visible (self->frame_label, text != NULL);
+}
+
+static void
+set_enabled (LbWindow *self, const char *name, gboolean enabled)
+{
+  GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), name);
+
+  g_simple_action_set_enabled (G_SIMPLE_ACTION (action), enabled);
+}
+
+void
+_lb_window_frames_update_actions (LbWindow *self)
+{
+  gboolean can = self->frames != NULL && !self->busy;
+
+  set_enabled (self, "next-frame", can && self->frame < lb_frame_source_get_n_frames (self->frames));
+  set_enabled (self, "previous-frame", can && self->frame > 1);
+  set_enabled (self, "first-frame", can);
+  set_enabled (self, "last-frame", can);
+  set_enabled (self, "cine", can);
+}
+
+static void
+stop_cine (LbWindow *self)
+{
+  g_clear_handle_id (&self->cine_source, g_source_remove);
+  g_action_change_state (g_action_map_lookup_action (G_ACTION_MAP (self), "cine"),
+                         g_variant_new_boolean (FALSE));
+}
+
+void
+_lb_window_frames_close (LbWindow *self)
+{
+  if (self->frame_cancellable)
+    g_cancellable_cancel (self->frame_cancellable);
+  g_clear_object (&self->frame_cancellable);
+  g_clear_handle_id (&self->cine_source, g_source_remove);
+  g_clear_object (&self->frames);
+  self->frame = 0;
+  self->frame_serial++;
+  if (self->frame_label != NULL)
+    update_frame_label (self);
+}
+
+void
+_lb_window_frames_open (LbWindow *self, LbImage *image, const char *uri)
+{
+  const char *number;
+
+  stop_cine (self);
+  _lb_window_frames_close (self);
+  self->frames = lb_frame_source_new_for_image (
+    self->store != NULL && g_str_has_prefix (uri, lb_store_get_uri (self->store))
+    ? self->store : NULL, uri, image);
+  if (self->frames != NULL)
+    {
+      number = lb_image_meta_get_text (lb_image_get_meta (image), LB_DICOM_META_FRAME_NUMBER);
+      self->frame = number ? (guint) g_ascii_strtoull (number, NULL, 10) : 1;
+      self->frame = CLAMP (self->frame, 1, lb_frame_source_get_n_frames (self->frames));
+    }
+  update_frame_label (self);
+  _lb_window_frames_update_actions (self);
+}
+
+/* ---- loading a frame --------------------------------------------------------------------- */
+
+typedef struct {
+  LbWindow *self;  /* a reference: the load is cancelled on dispose */
+  guint     serial;
+  guint     number;
+} FrameLoad;
+
+static void
+on_frame_loaded (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  FrameLoad *fl = user_data;
+  LbWindow *self = fl->self;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbImage) image = lb_frame_source_load_finish (LB_FRAME_SOURCE (source), result,
+                                                          &error);
+  g_autoptr(LbImageMeta) meta = NULL;
+  g_autoptr(LbImage) tagged = NULL;
+  g_autoptr(LbHistory) history = NULL;
+  LbImage *original;
+
+  if (fl->serial != self->frame_serial)
+    goto out;
+  self->frame_loading = FALSE;
+  if (image == NULL)
+    {
+      stop_cine (self);
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _lb_window_show_error (self, _("Could not show the frame"), error);
+      goto out;
+    }
+  /* the frame comes from where the first came from: the same write-back target */
+  original = self->history ? lb_history_get_original (self->history) : NULL;
+  meta = lb_image_dup_meta (image);
+  lb_image_meta_set_source_uri (meta, lb_frame_source_get_uri (LB_FRAME_SOURCE (source)));
+  if (original && lb_image_meta_get_source_etag (lb_image_get_meta (original)))
+    lb_image_meta_set_source_etag (meta,
+                                   lb_image_meta_get_source_etag (lb_image_get_meta (original)));
+  tagged = lb_image_with_meta (image, meta);
+  self->frame = fl->number;
+  history = lb_history_new (tagged);
+  _lb_window_set_history (self, history);
+  /* keep_view: zoom, pan, rotation and window/level stay as the reader set them */
+  lb_canvas_set_image (self->canvas, tagged, TRUE);
+  lb_canvas_set_before_image (self->canvas, tagged);
+  update_frame_label (self);
+  _lb_window_update_actions (self);
+out:
+  g_object_unref (fl->self);
+  g_free (fl);
+}
+
+static void
+load_frame (LbWindow *self, guint number)
+{
+  FrameLoad *fl;
+
+  if (self->frames == NULL)
+    return;
+  number = CLAMP (number, 1, lb_frame_source_get_n_frames (self->frames));
+  if (self->frame_cancellable)
+    g_cancellable_cancel (self->frame_cancellable);
+  g_clear_object (&self->frame_cancellable);
+  self->frame_cancellable = g_cancellable_new ();
+  fl = g_new0 (FrameLoad, 1);
+  fl->self = g_object_ref (self);
+  fl->serial = ++self->frame_serial;
+  fl->number = number;
+  self->frame_loading = TRUE;
+  lb_frame_source_load_async (self->frames, number, self->frame_cancellable, on_frame_loaded,
+                              fl);
+}
+
+/* ---- actions ------------------------------------------------------------------------------ */
+
+static void
+step_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  LbWindow *self = user_data;
+  const char *name = g_action_get_name (G_ACTION (action));
+  guint n;
+
+  if (self->frames == NULL)
+    return;
+  n = lb_frame_source_get_n_frames (self->frames);
+  if (g_str_equal (name, "next-frame") && self->frame < n)
+    load_frame (self, self->frame + 1);
+  else if (g_str_equal (name, "previous-frame") && self->frame > 1)
+    load_frame (self, self->frame - 1);
+  else if (g_str_equal (name, "first-frame"))
+    load_frame (self, 1);
+  else if (g_str_equal (name, "last-frame"))
+    load_frame (self, n);
+}
+
+static gboolean
+cine_tick (gpointer user_data)
+{
+  LbWindow *self = user_data;
+
+  /* a frame still decoding or downloading: skip this tick rather than queue frames */
+  if (self->frames == NULL || self->frame_loading || self->busy)
+    return G_SOURCE_CONTINUE;
+  load_frame (self, self->frame % lb_frame_source_get_n_frames (self->frames) + 1);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+cine_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
+{
+  LbWindow *self = user_data;
+  gboolean play = g_variant_get_boolean (state);
+
+  g_simple_action_set_state (action, state);
+  g_clear_handle_id (&self->cine_source, g_source_remove);
+  if (play && self->frames != NULL)
+    {
+      double interval = lb_frame_source_get_interval (self->frames);
+
+      if (interval <= 0)
+        interval = 1.0 / DEFAULT_CINE_FPS;
+      self->cine_source = g_timeout_add (MAX ((guint) (interval * 1000 + 0.5), 1), cine_tick,
+                                         self);
+    }
+}
+
+void
+_lb_window_frames_init (LbWindow *self)
+{
+  static const GActionEntry entries[] = {
+    { .name = "next-frame", .activate = step_activated },
+    { .name = "previous-frame", .activate = step_activated },
+    { .name = "first-frame", .activate = step_activated },
+    { .name = "last-frame", .activate = step_activated },
+    { .name = "cine", .state = "false", .change_state = cine_change_state },
+  };
+
+  g_action_map_add_action_entries (G_ACTION_MAP (self), entries, G_N_ELEMENTS (entries), self);
+  update_frame_label (self);
+  _lb_window_frames_update_actions (self);
+}
+
