@@ -62,7 +62,17 @@ make_ct (void)
         }
     }
   g_rand_free (rand);
-  lb_image_meta_set_rescale (meta, 1.0, -32768);
+  {
+    /* a signed CT as the decoder holds it: sample = HU + 32768 */
+    g_autoptr(LbValueModelBuilder) b = lb_value_model_builder_new (NULL, 16);
+    g_autoptr(LbValueModel) model = NULL;
+
+    lb_value_model_builder_set_source (b, TRUE, 16);
+    lb_value_model_builder_set_rescale (b, 1.0, 0.0);
+    lb_value_model_builder_set_units (b, "HU");
+    model = lb_value_model_builder_end (g_steal_pointer (&b));
+    lb_image_meta_set_value_model (meta, model);
+  }
   return lb_image_new_take (SIZE, SIZE, LB_FORMAT_GRAY16, stride, px, meta);
 }
 
@@ -114,7 +124,7 @@ bench_wl (LbWindow *win,
   g_autoptr (GArray) full = g_array_new (FALSE, FALSE, sizeof (double));
   LbRenderSource src;
   LbLut lut = { 0 };
-  LbValueMap map;
+  LbValueModel *model;
   LbCanvas *canvas = lb_window_test_get_canvas (win);
   int cw = gtk_widget_get_width (GTK_WIDGET (canvas));
   int ch = gtk_widget_get_height (GTK_WIDGET (canvas));
@@ -148,18 +158,18 @@ bench_wl (LbWindow *win,
 
   /* the parts: LUT + visible-area render (what a frame costs Lightbox) and the baseline */
   lb_render_source_from_image (&src, img);
-  lb_value_map_from_meta (&map, lb_image_get_meta (img));
+  model = lb_image_meta_get_value_model (lb_image_get_meta (img));
   for (int i = 0; i < 25; i++)
     {
       double t0 = lb_measure_now_ms (), ms;
 
-      lb_lut_build (&lut, 16, &map, 40 + i, 400 + i, FALSE);
+      lb_lut_build (&lut, 16, model, &(LbVoi) { LB_VOI_LINEAR, 40 + i, 400 + i, NULL }, FALSE);
       lb_render_view (out, (gsize) cw * 4, cw, ch, &view, &src, &lut, NULL, NULL, 0);
       ms = lb_measure_now_ms () - t0;
       g_array_append_val (render, ms);
 
       t0 = lb_measure_now_ms ();
-      lb_lut_build (&lut, 16, &map, 40 + i, 400 + i, FALSE);
+      lb_lut_build (&lut, 16, model, &(LbVoi) { LB_VOI_LINEAR, 40 + i, 400 + i, NULL }, FALSE);
       for (guint y = 0; y < SIZE; y++)
         {
           const guint16 *row = (const guint16 *) lb_image_get_row (img, y);

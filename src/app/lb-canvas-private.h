@@ -21,7 +21,7 @@ struct _LbCanvas {
   LbRenderSource  src;           /* what is shown: image pixels or a decoder's buffer */
   gboolean        have_src;
   LbRenderSource  before_src;
-  LbValueMap      map;
+  LbValueModel   *model;         /* what the shown samples mean (NULL: plain samples) */
   LbLut           lut;
   LbLut           before_lut;
   guint64        *hist;          /* 65536 or 256 bins of the first channel */
@@ -35,6 +35,7 @@ struct _LbCanvas {
   LbViewTransform view;          /* zoom in logical pixels; scaled when rendering */
   gboolean        fit_mode;      /* refit on resize until the user zooms */
   double          wl_center, wl_width;
+  int             voi_lut;       /* the model's VOI LUT shown instead of the window, or -1 */
   gboolean        wl_user;       /* the user chose the window: keep it */
   gboolean        progressive;   /* showing a decoder's buffer that is still filling */
   guint64         progress_rows; /* rows added to the histogram while progressive */

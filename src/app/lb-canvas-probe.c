@@ -97,16 +97,29 @@ lb_canvas_describe_pixel (LbCanvas *self,
   g_string_append (s, "  ");
   if (channels >= 3)
     g_string_append_printf (s, "R %u G %u B %u", v[0], v[1], v[2]);
-  else if (self->map.is_signed && wide)
-    g_string_append_printf (s, "%d", (int) (gint16) (guint16) v[0]);
-  else
+  else if (self->model == NULL)
     g_string_append_printf (s, "%u", v[0]);
-  if (channels < 3 && lb_canvas_has_rescale (self))
+  else if (lb_value_model_is_padding (self->model, v[0]))
+    /* TRANSLATORS: pixel probe on pixel padding (outside the scanned area): no value */
+    g_string_append (s, _("padding"));
+  else
     {
-      double m = wide ? lb_value_map_apply (&self->map, v[0])
-                      : v[0] * self->map.slope + self->map.intercept;
-      /* TRANSLATORS: Hounsfield units of the probed pixel */
-      g_string_append_printf (s, _("  (%.0f HU)"), m);
+      const char *units = lb_canvas_get_units_label (self);
+
+      /* the value as stored in the source (signed when it was), then the real-world value
+       * with the precision it has */
+      g_string_append_printf (s, "%d", lb_value_model_sample_to_stored (self->model, v[0]));
+      if (lb_value_model_get_modality_kind (self->model) != LB_MODALITY_NONE || units != NULL)
+        {
+          g_autofree char *value = lb_value_model_format_value (
+            self->model, lb_value_model_to_value (self->model, v[0]));
+
+          if (units != NULL)
+            /* TRANSLATORS: pixel probe: real-world value and its unit, e.g. "(19 HU)" */
+            g_string_append_printf (s, _("  (%s %s)"), value, units);
+          else
+            g_string_append_printf (s, "  (%s)", value);
+        }
     }
   return g_string_free (s, FALSE);
 }

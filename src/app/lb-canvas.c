@@ -22,6 +22,7 @@ enum {
   PROP_SPLIT,
   PROP_PROBE_TEXT,
   PROP_HAS_PIXELS,
+  PROP_VALUE_MODEL,
   N_PROPS
 };
 
@@ -40,21 +41,50 @@ src_bit_depth (const LbRenderSource *src)
   return lb_sample_format_get_sample_size (src->format) == 2 ? 16 : 8;
 }
 
+/* The model of @meta if it describes samples of @src's size. */
+static LbValueModel *
+model_for (const LbImageMeta *meta, const LbRenderSource *src)
+{
+  return meta != NULL ? lb_image_meta_get_value_model_for (meta, src_bit_depth (src)) : NULL;
+}
+
 static void
 rebuild_luts (LbCanvas *self)
 {
+  LbVoi voi = { LB_VOI_LINEAR, self->wl_center, self->wl_width, NULL };
+
+  if (self->model != NULL)
+    {
+      voi.function = lb_value_model_get_voi_function (self->model);
+      if (self->voi_lut >= 0)
+        voi.lut = lb_value_model_get_voi_lut (self->model, (guint) self->voi_lut);
+    }
   if (self->have_src)
-    lb_lut_build (&self->lut, src_bit_depth (&self->src), &self->map, self->wl_center,
-                  self->wl_width, self->invert);
+    lb_lut_build (&self->lut, src_bit_depth (&self->src), self->model, &voi, self->invert);
   if (self->before != NULL)
     {
-      LbValueMap bmap;
+      LbValueModel *bmodel = model_for (lb_image_get_meta (self->before), &self->before_src);
+      LbVoi bvoi = voi;
 
-      lb_value_map_from_meta (&bmap, lb_image_get_meta (self->before));
-      lb_lut_build (&self->before_lut, src_bit_depth (&self->before_src), &bmap,
-                    self->wl_center, self->wl_width, self->invert);
+      /* the before image shares the window; a VOI LUT is the shown image's own */
+      if (bmodel != self->model && !lb_value_model_equal (bmodel, self->model))
+        bvoi.lut = NULL;
+      bvoi.function = bmodel ? lb_value_model_get_voi_function (bmodel) : LB_VOI_LINEAR;
+      lb_lut_build (&self->before_lut, src_bit_depth (&self->before_src), bmodel, &bvoi,
+                    self->invert);
     }
   invalidate (self);
+}
+
+/* The real-world values of the lowest and highest sample. */
+static void
+value_range (LbCanvas *self, double *lo, double *hi)
+{
+  double a = lb_sample_value (self->model, 0);
+  double b = lb_sample_value (self->model, src_bit_depth (&self->src) == 16 ? 65535 : 255);
+
+  *lo = MIN (a, b);
+  *hi = MAX (a, b);
 }
 
 static void
@@ -77,34 +107,34 @@ ensure_histogram (LbCanvas *self)
   self->hist_valid = TRUE;
 }
 
-/* A sensible window for a new image: the producer's, else full range for 8-bit, else the
- * histogram's 1st–99th percentile. */
+/* A sensible window for a new image: the file's first preset (PS3.3 C.11.2), else its first
+ * VOI LUT, else the full range for 8-bit, else the histogram's 1st–99th percentile. */
 static void
 default_window (LbCanvas *self)
 {
-  double c, w;
+  double c = 0, w = 1, lo, hi;
 
-  if (self->meta != NULL && lb_image_meta_get_window (self->meta, &c, &w) && w > 0)
+  self->voi_lut = -1;
+  if (self->model != NULL && lb_value_model_get_window (self->model, 0, &c, &w, NULL))
     ;
-  else if (self->image == NULL && src_bit_depth (&self->src) == 16)
+  else if (self->model != NULL && lb_value_model_get_n_voi_luts (self->model) > 0)
+    self->voi_lut = 0;
+  else if (src_bit_depth (&self->src) == 8 || self->image == NULL)
     {
-      /* progressive: lb_canvas_progress_rows() follows the histogram as rows arrive */
-      c = 32768 * self->map.slope + self->map.intercept;
-      w = 65536 * fabs (self->map.slope);
-    }
-  else if (src_bit_depth (&self->src) == 8)
-    {
-      double lo = self->map.intercept, hi = 255 * self->map.slope + self->map.intercept;
-      c = (lo + hi) / 2.0;
-      w = fabs (hi - lo) + self->map.slope;
+      /* 8-bit, or progressive (lb_canvas_progress_rows() follows the histogram as rows
+       * come): the whole range, lo → black and hi → white under PS3.3's LINEAR */
+      value_range (self, &lo, &hi);
+      c = (lo + hi) / 2.0 + 0.5;
+      w = hi - lo + 1;
     }
   else
     {
       ensure_histogram (self);
-      if (!lb_histogram_window (self->hist, self->hist_bins, &self->map, 0.01, 0.99, &c, &w))
+      if (!lb_histogram_window (self->hist, self->hist_bins, self->model, 0.01, 0.99, &c, &w))
         {
-          c = 32768;
-          w = 65536;
+          value_range (self, &lo, &hi);
+          c = (lo + hi) / 2.0 + 0.5;
+          w = hi - lo + 1;
         }
     }
   self->wl_center = c;
@@ -184,16 +214,16 @@ _lb_canvas_wl_sensitivity (LbCanvas *self)
 
       ensure_histogram (self);
       if (self->hist_valid
-          && lb_histogram_window (self->hist, self->hist_bins, &self->map, 0.0, 1.0, &c, &w))
+          && lb_histogram_window (self->hist, self->hist_bins, self->model, 0.0, 1.0, &c, &w))
         {
           lo = c - w / 2;
           hi = c + w / 2;
         }
       else
-        hi = 65535;
+        value_range (self, &lo, &hi);
     }
   else
-    hi = 255 * fabs (self->map.slope);
+    value_range (self, &lo, &hi);
   return MAX ((hi - lo) / 500.0, 0.05);
 }
 
@@ -223,9 +253,20 @@ set_source (LbCanvas             *self,
   self->src = *src;
   self->have_src = TRUE;
   self->hist_valid = hist_done;
+  LbValueModel *model;
+  gboolean model_changed;
+
   g_clear_pointer (&self->meta, lb_image_meta_unref);
   self->meta = meta != NULL ? lb_image_meta_copy (meta) : NULL;
-  lb_value_map_from_meta (&self->map, self->meta);
+  model = model_for (self->meta, src);
+  model_changed = !lb_value_model_equal (model, self->model);
+  if (model != NULL)
+    lb_value_model_ref (model);
+  g_clear_pointer (&self->model, lb_value_model_unref);
+  self->model = model;
+  /* a VOI LUT of another model means nothing here */
+  if (model_changed)
+    self->voi_lut = -1;
   if (!keep_view || !same_size)
     {
       self->view.rotation = keep_view ? self->view.rotation : 0;
@@ -242,6 +283,8 @@ set_source (LbCanvas             *self,
   self->progressive = FALSE;
   if (!had)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HAS_PIXELS]);
+  if (model_changed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VALUE_MODEL]);
   rebuild_luts (self);
   _lb_canvas_update_probe (self);
 }
@@ -338,8 +381,9 @@ lb_canvas_progress_rows (LbCanvas *self,
   lb_histogram_add_rows (self->hist, &self->src, y0, y1);
   self->progress_rows += y1 - y0;
   if (!self->wl_user && src_bit_depth (&self->src) == 16
-      && (self->meta == NULL || !lb_image_meta_get_window (self->meta, &c, &w))
-      && lb_histogram_window (self->hist, self->hist_bins, &self->map, 0.01, 0.99, &c, &w)
+      && (self->model == NULL || (lb_value_model_get_n_windows (self->model) == 0
+                                  && lb_value_model_get_n_voi_luts (self->model) == 0))
+      && lb_histogram_window (self->hist, self->hist_bins, self->model, 0.01, 0.99, &c, &w)
       && (c != self->wl_center || w != self->wl_width))
     {
       self->wl_center = c;
@@ -359,6 +403,11 @@ lb_canvas_clear (LbCanvas *self)
   g_clear_object (&self->image);
   g_clear_object (&self->before);
   g_clear_pointer (&self->meta, lb_image_meta_unref);
+  if (self->model != NULL)
+    {
+      g_clear_pointer (&self->model, lb_value_model_unref);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VALUE_MODEL]);
+    }
   lb_lut_clear (&self->before_lut);
   if (self->have_src)
     {
@@ -448,8 +497,9 @@ lb_canvas_set_window (LbCanvas *self,
   g_return_if_fail (LB_IS_CANVAS (self));
   width = MAX (width, 1.0);
   self->wl_user = TRUE;
-  if (center == self->wl_center && width == self->wl_width)
+  if (center == self->wl_center && width == self->wl_width && self->voi_lut < 0)
     return;
+  self->voi_lut = -1;
   self->wl_center = center;
   self->wl_width = width;
   rebuild_luts (self);
@@ -480,13 +530,13 @@ lb_canvas_auto_window (LbCanvas *self)
   if (self->image == NULL)
     {
       /* still loading: the running histogram is what we have */
-      if (!lb_histogram_window (self->hist, self->hist_bins, &self->map, 0.01, 0.99, &c, &w))
+      if (!lb_histogram_window (self->hist, self->hist_bins, self->model, 0.01, 0.99, &c, &w))
         return FALSE;
     }
   else
     {
       ensure_histogram (self);
-      if (!lb_histogram_window (self->hist, self->hist_bins, &self->map, 0.01, 0.99, &c, &w))
+      if (!lb_histogram_window (self->hist, self->hist_bins, self->model, 0.01, 0.99, &c, &w))
         return FALSE;
     }
   lb_canvas_set_window (self, c, w);
@@ -496,10 +546,52 @@ lb_canvas_auto_window (LbCanvas *self)
 gboolean
 lb_canvas_has_rescale (LbCanvas *self)
 {
-  double s, i;
-
   g_return_val_if_fail (LB_IS_CANVAS (self), FALSE);
-  return self->meta != NULL && lb_image_meta_get_rescale (self->meta, &s, &i);
+  return self->model != NULL && lb_value_model_get_modality_kind (self->model) != LB_MODALITY_NONE;
+}
+
+const char *
+lb_canvas_get_units_label (LbCanvas *self)
+{
+  const char *units;
+
+  g_return_val_if_fail (LB_IS_CANVAS (self), NULL);
+  units = self->model ? lb_value_model_get_units (self->model) : NULL;
+  if (g_strcmp0 (units, "HU") == 0)
+    /* TRANSLATORS: the abbreviation of Hounsfield units, after a CT value */
+    return _("HU");
+  return units;
+}
+
+LbValueModel *
+lb_canvas_get_value_model (LbCanvas *self)
+{
+  g_return_val_if_fail (LB_IS_CANVAS (self), NULL);
+  return self->model;
+}
+
+gboolean
+lb_canvas_set_voi_lut (LbCanvas *self,
+                       guint     index)
+{
+  g_return_val_if_fail (LB_IS_CANVAS (self), FALSE);
+  if (self->model == NULL || index >= lb_value_model_get_n_voi_luts (self->model))
+    return FALSE;
+  self->wl_user = TRUE;
+  if (self->voi_lut == (int) index)
+    return TRUE;
+  self->voi_lut = (int) index;
+  rebuild_luts (self);
+  /* the status line shows the VOI in place of the window */
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_WINDOW_CENTER]);
+  return TRUE;
+}
+
+int
+lb_canvas_get_voi_lut (LbCanvas *self)
+{
+  g_return_val_if_fail (LB_IS_CANVAS (self), -1);
+  return self->voi_lut;
 }
 
 void
@@ -729,6 +821,7 @@ lb_canvas_get_property (GObject    *object,
     case PROP_SPLIT: g_value_set_boolean (value, self->split); break;
     case PROP_PROBE_TEXT: g_value_set_string (value, self->probe_text); break;
     case PROP_HAS_PIXELS: g_value_set_boolean (value, self->have_src); break;
+    case PROP_VALUE_MODEL: g_value_set_boxed (value, self->model); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
@@ -762,6 +855,7 @@ lb_canvas_dispose (GObject *object)
   g_clear_object (&self->texture);
   g_clear_pointer (&self->display, g_bytes_unref);
   g_clear_pointer (&self->meta, lb_image_meta_unref);
+  g_clear_pointer (&self->model, lb_value_model_unref);
   self->have_src = FALSE;
   G_OBJECT_CLASS (lb_canvas_parent_class)->dispose (object);
 }
@@ -817,6 +911,10 @@ lb_canvas_class_init (LbCanvasClass *klass)
                                                      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   properties[PROP_HAS_PIXELS] = g_param_spec_boolean ("has-pixels", NULL, NULL, FALSE,
                                                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /* What the shown samples mean: notified when another image brings another model. */
+  properties[PROP_VALUE_MODEL] = g_param_spec_boxed ("value-model", NULL, NULL,
+                                                     LB_TYPE_VALUE_MODEL,
+                                                     G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   _lb_canvas_class_init_input (wc);
@@ -832,6 +930,7 @@ lb_canvas_init (LbCanvas *self)
   self->fit_mode = TRUE;
   self->wl_center = 127.5;
   self->wl_width = 256;
+  self->voi_lut = -1;
   self->split_pos = 0.5;
   gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
   gtk_widget_set_overflow (GTK_WIDGET (self), GTK_OVERFLOW_HIDDEN);

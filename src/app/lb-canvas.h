@@ -53,7 +53,8 @@ void       lb_canvas_pan                (LbCanvas          *self,
                                          double             dx,
                                          double             dy);
 
-/* Window in modality units (Hounsfield when the image has a rescale). */
+/* Window in real-world units (Hounsfield for CT); the VOI LUT Function is the image's. Setting
+ * one leaves a VOI LUT (lb_canvas_set_voi_lut()). */
 void       lb_canvas_set_window         (LbCanvas          *self,
                                          double             center,
                                          double             width);
@@ -62,8 +63,18 @@ void       lb_canvas_get_window         (LbCanvas          *self,
                                          double            *width);
 /* Window from the 1st–99th percentile of the histogram. */
 gboolean   lb_canvas_auto_window        (LbCanvas          *self);
-/* TRUE when the image has a rescale, so windows are in HU. */
+/* TRUE when the image has a Modality LUT (rescale or table), so values are not stored values. */
 gboolean   lb_canvas_has_rescale        (LbCanvas          *self);
+/* (transfer none) (nullable): what the shown samples mean (property "value-model"): units,
+ * the file's window presets and VOI LUTs, padding. */
+LbValueModel *lb_canvas_get_value_model (LbCanvas          *self);
+/* (nullable): the unit of the real-world values, to show after a value ("HU" translated). */
+const char *lb_canvas_get_units_label   (LbCanvas          *self);
+/* Shows the image through VOI LUT @index of its model instead of a window (PS3.3 C.11.2.1.1).
+ * FALSE if there is no such LUT. get: the index, or -1 while a window applies. */
+gboolean   lb_canvas_set_voi_lut        (LbCanvas          *self,
+                                         guint              index);
+int        lb_canvas_get_voi_lut        (LbCanvas          *self);
 
 void       lb_canvas_set_invert         (LbCanvas          *self,
                                          gboolean           invert);
@@ -88,7 +99,9 @@ gboolean   lb_canvas_widget_to_image    (LbCanvas          *self,
 /* The part of the image currently visible, clipped to the image. FALSE if none. */
 gboolean   lb_canvas_get_visible_rect   (LbCanvas          *self,
                                          GdkRectangle      *rect);
-/* Describes the pixel at image (@x, @y): "x 12  y 40  1043  (19 HU)"; NULL if outside. */
+/* Describes the pixel at image (@x, @y): "x 12  y 40  1043  (19 HU)": the stored value and
+ * the real-world value with its unit and the precision it has; "x 12  y 40  padding" on pixel
+ * padding; NULL if outside. */
 char      *lb_canvas_describe_pixel     (LbCanvas          *self,
                                          int                x,
                                          int                y);

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "lb-window-private.h"
 
@@ -23,25 +24,77 @@ static const struct {
   { "mediastinum", N_("CT Mediastinum (50/350)"), 50, 350 },
 };
 
+/* The window presets and VOI LUTs the image's file carries (PS3.3 C.11.2), with their
+ * explanations: "file-N" and "lut-N" actions. */
 static void
-rebuild_wl_menu (LbWindow *self)
+append_file_presets (LbWindow *self)
+{
+  LbValueModel *model = lb_canvas_get_value_model (self->canvas);
+  g_autoptr (GMenu) file = g_menu_new ();
+  guint n;
+
+  if (model == NULL)
+    return;
+  n = lb_value_model_get_n_windows (model);
+  for (guint k = 0; k < n; k++)
+    {
+      g_autofree char *action = g_strdup_printf ("win.wl-preset::file-%u", k);
+      g_autofree char *cs = NULL, *ws = NULL, *label = NULL;
+      const char *expl;
+      double c, w;
+
+      lb_value_model_get_window (model, k, &c, &w, &expl);
+      cs = lb_value_model_format_value (model, c);
+      ws = lb_value_model_format_value (model, w);
+      if (expl != NULL)
+        label = g_strdup_printf ("%s (%s/%s)", expl, cs, ws);
+      else
+        /* TRANSLATORS: a window preset of the file without an explanation: centre/width */
+        label = g_strdup_printf (_("Window %u (%s/%s)"), k + 1, cs, ws);
+      g_menu_append (file, label, action);
+    }
+  for (guint k = 0; k < lb_value_model_get_n_voi_luts (model); k++)
+    {
+      const LbValueLut *lut = lb_value_model_get_voi_lut (model, k);
+      g_autofree char *action = g_strdup_printf ("win.wl-preset::lut-%u", k);
+      g_autofree char *label = NULL;
+
+      if (lut->explanation != NULL)
+        /* TRANSLATORS: a VOI lookup table of the file, with its explanation */
+        label = g_strdup_printf (_("%s (VOI LUT)"), lut->explanation);
+      else
+        label = g_strdup_printf (_("VOI LUT %u"), k + 1);
+      g_menu_append (file, label, action);
+    }
+  if (g_menu_model_get_n_items (G_MENU_MODEL (file)) > 0)
+    g_menu_append_section (self->wl_menu, _("From the File"), G_MENU_MODEL (file));
+}
+
+void
+_lb_window_rebuild_wl_menu (LbWindow *self)
 {
   g_autoptr (GVariant) user = g_settings_get_value (self->settings, "wl-presets");
   g_autoptr (GMenu) builtin = g_menu_new ();
   g_autoptr (GMenu) mine = g_menu_new ();
   g_autoptr (GMenu) tools = g_menu_new ();
+  LbValueModel *model = lb_canvas_get_value_model (self->canvas);
   GVariantIter iter;
   const char *name;
   double c, w;
   guint i = 0;
 
   g_menu_remove_all (self->wl_menu);
-  for (guint k = 0; k < G_N_ELEMENTS (wl_presets); k++)
+  append_file_presets (self);
+  /* the CT presets are in Hounsfield units: only for images whose values are HU */
+  if (model != NULL && g_strcmp0 (lb_value_model_get_units (model), "HU") == 0)
     {
-      g_autofree char *action = g_strdup_printf ("win.wl-preset::%s", wl_presets[k].id);
-      g_menu_append (builtin, _(wl_presets[k].label), action);
+      for (guint k = 0; k < G_N_ELEMENTS (wl_presets); k++)
+        {
+          g_autofree char *action = g_strdup_printf ("win.wl-preset::%s", wl_presets[k].id);
+          g_menu_append (builtin, _(wl_presets[k].label), action);
+        }
+      g_menu_append_section (self->wl_menu, NULL, G_MENU_MODEL (builtin));
     }
-  g_menu_append_section (self->wl_menu, NULL, G_MENU_MODEL (builtin));
   g_variant_iter_init (&iter, user);
   while (g_variant_iter_next (&iter, "(&sdd)", &name, &c, &w))
     {
@@ -71,6 +124,20 @@ wl_preset_activated (GSimpleAction *action,
         lb_canvas_set_window (self->canvas, wl_presets[k].center, wl_presets[k].width);
         return;
       }
+  if (g_str_has_prefix (id, "file-") || g_str_has_prefix (id, "lut-"))
+    {
+      LbValueModel *model = lb_canvas_get_value_model (self->canvas);
+      guint64 idx = g_ascii_strtoull (strchr (id, '-') + 1, NULL, 10);
+      double c, w;
+
+      if (model == NULL)
+        return;
+      if (id[0] == 'l')
+        lb_canvas_set_voi_lut (self->canvas, (guint) idx);
+      else if (idx < G_MAXUINT && lb_value_model_get_window (model, (guint) idx, &c, &w, NULL))
+        lb_canvas_set_window (self->canvas, c, w);
+      return;
+    }
   if (g_str_has_prefix (id, "user-"))
     {
       g_autoptr (GVariant) user = g_settings_get_value (self->settings, "wl-presets");
@@ -379,7 +446,7 @@ _lb_window_actions_init (LbWindow *self)
   self->wl_menu = g_menu_new ();
   gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (self->window_button),
                                   G_MENU_MODEL (self->wl_menu));
-  rebuild_wl_menu (self);
+  _lb_window_rebuild_wl_menu (self);
   g_signal_connect_swapped (self->settings, "changed::wl-presets",
-                            G_CALLBACK (rebuild_wl_menu), self);
+                            G_CALLBACK (_lb_window_rebuild_wl_menu), self);
 }

@@ -105,6 +105,8 @@ void _lb_window_update_actions (LbWindow     *self);
 /* lb-window-actions.c */
 /* Adds the win.* actions and builds the window/level menu. */
 void _lb_window_actions_init   (LbWindow     *self);
+/* The W/L menu: the file's presets, the CT presets (for HU images), the user's. */
+void _lb_window_rebuild_wl_menu (LbWindow    *self);
 
 /* lb-window-stores.c */
 /* Makes the store tree and connects the store widgets (URL entry, lists, tree search). */

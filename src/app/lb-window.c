@@ -34,12 +34,31 @@ update_wl_label (LbWindow *self)
 
   if (lb_canvas_has_pixels (self->canvas))
     {
+      LbValueModel *model = lb_canvas_get_value_model (self->canvas);
+      const char *units = lb_canvas_get_units_label (self->canvas);
+      int lut = lb_canvas_get_voi_lut (self->canvas);
+
       lb_canvas_get_window (self->canvas, &c, &w);
-      if (lb_canvas_has_rescale (self->canvas))
-        /* TRANSLATORS: window width and level (centre) in Hounsfield units */
-        text = g_strdup_printf (_("W %.0f  L %.0f HU"), w, c);
+      if (lut >= 0)
+        {
+          const LbValueLut *l = lb_value_model_get_voi_lut (model, (guint) lut);
+
+          /* TRANSLATORS: the image is shown through the file's VOI lookup table */
+          text = g_strdup_printf (_("VOI LUT %s"), l->explanation ? l->explanation : "");
+        }
       else
-        text = g_strdup_printf (_("W %.0f  L %.0f"), w, c);
+        {
+          g_autofree char *ws = model ? lb_value_model_format_value (model, w)
+                                      : g_strdup_printf ("%.0f", w);
+          g_autofree char *cs = model ? lb_value_model_format_value (model, c)
+                                      : g_strdup_printf ("%.0f", c);
+
+          if (units != NULL)
+            /* TRANSLATORS: window width and level (centre) with their unit, e.g. HU */
+            text = g_strdup_printf (_("W %s  L %s %s"), ws, cs, units);
+          else
+            text = g_strdup_printf (_("W %s  L %s"), ws, cs);
+        }
     }
   gtk_label_set_text (GTK_LABEL (self->wl_label), text ? text : "");
 }
@@ -601,6 +620,11 @@ on_canvas_notify (LbCanvas   *canvas,
     update_wl_label (self);
   else if (g_str_equal (name, "probe-text"))
     update_probe_label (self);
+  else if (g_str_equal (name, "value-model"))
+    {
+      _lb_window_rebuild_wl_menu (self);
+      update_wl_label (self);
+    }
   else if (g_str_equal (name, "has-pixels"))
     {
       gtk_widget_set_visible (self->empty_label, !lb_canvas_has_pixels (canvas));

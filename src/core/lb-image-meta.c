@@ -10,12 +10,8 @@ struct _LbImageMeta {
   char *source_uri;
   char *source_etag;
   double spacing_x, spacing_y;  /* mm */
-  double slope, intercept;
-  double center, width;
+  LbValueModel *model;
   guint has_spacing : 1;
-  guint has_rescale : 1;
-  guint has_window : 1;
-  guint is_signed : 1;
 };
 
 G_DEFINE_BOXED_TYPE (LbImageMeta, lb_image_meta, lb_image_meta_ref, lb_image_meta_unref)
@@ -49,6 +45,7 @@ lb_image_meta_unref (LbImageMeta *meta)
   g_ptr_array_unref (meta->values);
   g_free (meta->source_uri);
   g_free (meta->source_etag);
+  g_clear_pointer (&meta->model, lb_value_model_unref);
   g_free (meta);
 }
 
@@ -68,14 +65,8 @@ lb_image_meta_copy (const LbImageMeta *meta)
   copy->source_etag = g_strdup (meta->source_etag);
   copy->spacing_x = meta->spacing_x;
   copy->spacing_y = meta->spacing_y;
-  copy->slope = meta->slope;
-  copy->intercept = meta->intercept;
-  copy->center = meta->center;
-  copy->width = meta->width;
+  copy->model = meta->model ? lb_value_model_ref (meta->model) : NULL;
   copy->has_spacing = meta->has_spacing;
-  copy->has_rescale = meta->has_rescale;
-  copy->has_window = meta->has_window;
-  copy->is_signed = meta->is_signed;
   return copy;
 }
 
@@ -193,56 +184,27 @@ lb_image_meta_get_source_etag (const LbImageMeta *meta)
 }
 
 void
-lb_image_meta_set_signed (LbImageMeta *meta, gboolean is_signed)
+lb_image_meta_set_value_model (LbImageMeta *meta, LbValueModel *model)
 {
   g_return_if_fail (meta != NULL);
-  meta->is_signed = !!is_signed;
+  if (model != NULL)
+    lb_value_model_ref (model);
+  g_clear_pointer (&meta->model, lb_value_model_unref);
+  meta->model = model;
 }
 
-gboolean
-lb_image_meta_get_signed (const LbImageMeta *meta)
+LbValueModel *
+lb_image_meta_get_value_model (const LbImageMeta *meta)
 {
-  g_return_val_if_fail (meta != NULL, FALSE);
-  return meta->is_signed;
+  g_return_val_if_fail (meta != NULL, NULL);
+  return meta->model;
 }
 
-void
-lb_image_meta_set_rescale (LbImageMeta *meta, double slope, double intercept)
+LbValueModel *
+lb_image_meta_get_value_model_for (const LbImageMeta *meta, guint sample_bits)
 {
-  g_return_if_fail (meta != NULL);
-  meta->slope = slope;
-  meta->intercept = intercept;
-  meta->has_rescale = TRUE;
-}
-
-gboolean
-lb_image_meta_get_rescale (const LbImageMeta *meta, double *slope, double *intercept)
-{
-  g_return_val_if_fail (meta != NULL, FALSE);
-  if (slope)
-    *slope = meta->has_rescale ? meta->slope : 1.0;
-  if (intercept)
-    *intercept = meta->has_rescale ? meta->intercept : 0.0;
-  return meta->has_rescale;
-}
-
-void
-lb_image_meta_set_window (LbImageMeta *meta, double center, double width)
-{
-  g_return_if_fail (meta != NULL);
-  g_return_if_fail (width > 0);
-  meta->center = center;
-  meta->width = width;
-  meta->has_window = TRUE;
-}
-
-gboolean
-lb_image_meta_get_window (const LbImageMeta *meta, double *center, double *width)
-{
-  g_return_val_if_fail (meta != NULL, FALSE);
-  if (center)
-    *center = meta->center;
-  if (width)
-    *width = meta->width;
-  return meta->has_window;
+  g_return_val_if_fail (meta != NULL, NULL);
+  if (meta->model == NULL || lb_value_model_get_sample_bits (meta->model) != sample_bits)
+    return NULL;
+  return meta->model;
 }

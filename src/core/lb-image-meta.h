@@ -3,6 +3,8 @@
 
 #include <glib-object.h>
 
+#include "lb-value-model.h"
+
 G_BEGIN_DECLS
 
 /**
@@ -10,7 +12,7 @@ G_BEGIN_DECLS
  *
  * What is known about an image besides its pixels: ordered text key/values (PNG tEXt/iTXt,
  * DICOM attributes), pixel spacing in millimetres, where it came from (URI and ETag, for
- * safe write-back), and the DICOM value mapping (signed samples, rescale, window).
+ * safe write-back), and what the samples mean (the value model: rescale, units, window …).
  *
  * Reference counted and mutable while it is being built; an #LbImage keeps its own copy, so a
  * meta obtained from an image with lb_image_get_meta() must be treated as read-only.
@@ -52,24 +54,17 @@ void         lb_image_meta_set_source_etag  (LbImageMeta *meta,
                                              const char  *etag);
 const char  *lb_image_meta_get_source_etag  (const LbImageMeta *meta);
 
-/* DICOM-style value mapping. Signed: 16-bit samples hold two's-complement int16.
- * Rescale: modality value (e.g. Hounsfield units) = stored × slope + intercept.
- * Window: the centre/width the producer suggested, in modality units. */
-void         lb_image_meta_set_signed       (LbImageMeta *meta,
-                                             gboolean     is_signed);
-gboolean     lb_image_meta_get_signed       (const LbImageMeta *meta);
-void         lb_image_meta_set_rescale      (LbImageMeta *meta,
-                                             double       slope,
-                                             double       intercept);
-gboolean     lb_image_meta_get_rescale      (const LbImageMeta *meta,
-                                             double      *slope,
-                                             double      *intercept);
-void         lb_image_meta_set_window       (LbImageMeta *meta,
-                                             double       center,
-                                             double       width);
-gboolean     lb_image_meta_get_window       (const LbImageMeta *meta,
-                                             double      *center,
-                                             double      *width);
+/* What the grey samples mean (rescale, units, padding, windows, MONOCHROME1, …): see
+ * #LbValueModel. NULL for an image without one: a sample is its own value. Setting takes a
+ * reference (the model is immutable, so copies of the meta share it). */
+void          lb_image_meta_set_value_model  (LbImageMeta  *meta,
+                                              LbValueModel *model);
+/* (transfer none) (nullable) */
+LbValueModel *lb_image_meta_get_value_model  (const LbImageMeta *meta);
+/* The model when it describes samples of @sample_bits (8 or 16), else NULL: a filter that
+ * changed the sample size left the source's model behind. */
+LbValueModel *lb_image_meta_get_value_model_for (const LbImageMeta *meta,
+                                                 guint              sample_bits);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LbImageMeta, lb_image_meta_unref)
 

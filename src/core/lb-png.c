@@ -3,6 +3,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <png.h>
 #include <setjmp.h>
 #include <stdlib.h>
@@ -11,7 +12,12 @@
 #include "lb-error.h"
 #include "lb-png.h"
 
-/* Text keys under which the DICOM value mapping survives a PNG round trip. */
+/* The value model (lb-value-model.h) in its text form: what the samples mean survives a PNG
+ * round trip. */
+#define KEY_VALUES "lightbox:values"
+/* Older files carry the value mapping in these keys instead: "1" for two's-complement 16-bit
+ * samples, "slope intercept", "center width". They are read (the samples of a signed one are
+ * moved to offset binary) and never written. */
 #define KEY_SIGNED "lightbox:signed"
 #define KEY_RESCALE "lightbox:rescale"
 #define KEY_WINDOW "lightbox:window"
@@ -43,6 +49,7 @@ struct _LbPngDecoder {
   int dirty_y0, dirty_y1; /* rows changed during the current feed */
   gboolean have_header;
   gboolean finished;      /* IEND seen */
+  gboolean legacy_signed; /* two's-complement samples (KEY_SIGNED): flipped on finish */
 };
 
 static void
@@ -170,6 +177,35 @@ parse_doubles (const char *text, double *a, double *b)
   return end != text;
 }
 
+/* A model from the older keys: the rescale is of the samples as they are in the file, or of
+ * int16 values when @is_signed; a CT ("Modality" text, as dicom-to-sample.py writes it) with a
+ * rescale is in Hounsfield units (PS3.3 C.8.2.1: CT values without a RescaleType are HU). */
+static LbValueModel *
+legacy_model (LbPngDecoder *self, gboolean is_signed, gboolean has_rescale, double slope,
+              double intercept, gboolean has_window, double center, double width)
+{
+  guint bits = lb_sample_format_get_sample_size (self->format) == 2 ? 16 : 8;
+  g_autoptr(LbValueModelBuilder) b = NULL;
+
+  if (!lb_sample_format_is_gray (self->format))
+    return NULL;
+  b = lb_value_model_builder_new (NULL, bits);
+  if (is_signed && bits == 16)
+    {
+      lb_value_model_builder_set_source (b, TRUE, 16);
+      self->legacy_signed = TRUE;
+    }
+  if (has_rescale && slope != 0 && isfinite (slope) && isfinite (intercept))
+    {
+      lb_value_model_builder_set_rescale (b, slope, intercept);
+      if (g_strcmp0 (lb_image_meta_get_text (self->meta, "Modality"), "CT") == 0)
+        lb_value_model_builder_set_units (b, "HU");
+    }
+  if (has_window)
+    lb_value_model_builder_add_window (b, center, width, NULL);
+  return lb_value_model_builder_end (g_steal_pointer (&b));
+}
+
 static void
 read_metadata (LbPngDecoder *self, png_infop info)
 {
@@ -178,6 +214,9 @@ read_metadata (LbPngDecoder *self, png_infop info)
   png_uint_32 res_x, res_y;
   int unit;
   gboolean exact_spacing = FALSE;
+  gboolean is_signed = FALSE, has_rescale = FALSE, has_window = FALSE;
+  double slope = 1, intercept = 0, center = 0, width = 0;
+  g_autofree char *values = NULL;
 
   if (png_get_text (self->png, info, &text, &n_text) > 0)
     for (int i = 0; i < n_text; i++)
@@ -194,17 +233,45 @@ read_metadata (LbPngDecoder *self, png_infop info)
         if (value == NULL || !g_utf8_validate (value, -1, NULL) || !g_utf8_validate (key, -1, NULL))
           continue;
 
-        if (g_str_equal (key, KEY_SIGNED))
-          lb_image_meta_set_signed (self->meta, g_str_equal (value, "1"));
+        if (g_str_equal (key, KEY_VALUES))
+          g_free (values), values = g_strdup (value);
+        else if (g_str_equal (key, KEY_SIGNED))
+          is_signed = g_str_equal (value, "1");
         else if (g_str_equal (key, KEY_RESCALE) && parse_doubles (value, &a, &b))
-          lb_image_meta_set_rescale (self->meta, a, b);
+          has_rescale = TRUE, slope = a, intercept = b;
         else if (g_str_equal (key, KEY_WINDOW) && parse_doubles (value, &a, &b) && b > 0)
-          lb_image_meta_set_window (self->meta, a, b);
+          has_window = TRUE, center = a, width = b;
         else if (g_str_equal (key, KEY_SPACING) && parse_doubles (value, &a, &b) && a > 0 && b > 0)
           exact_spacing = TRUE, lb_image_meta_set_pixel_spacing (self->meta, a, b);
         else if (*key != '\0')
           lb_image_meta_set_text (self->meta, key, value);
       }
+
+  if (values != NULL)
+    {
+      GError *error = NULL;
+      g_autoptr(LbValueModel) model = lb_value_model_deserialize (values, &error);
+      guint bits = lb_sample_format_get_sample_size (self->format) == 2 ? 16 : 8;
+
+      if (model == NULL)
+        {
+          decoder_set_error (self, LB_ERROR_CORRUPT, "%s chunk: %s", KEY_VALUES, error->message);
+          g_error_free (error);
+        }
+      else if (!lb_sample_format_is_gray (self->format)
+               || lb_value_model_get_sample_bits (model) != bits)
+        decoder_set_error (self, LB_ERROR_CORRUPT, "%s chunk describes %u-bit grey samples",
+                           KEY_VALUES, lb_value_model_get_sample_bits (model));
+      else
+        lb_image_meta_set_value_model (self->meta, model);
+    }
+  else if (is_signed || has_rescale || has_window)
+    {
+      g_autoptr(LbValueModel) model = legacy_model (self, is_signed, has_rescale, slope,
+                                                    intercept, has_window, center, width);
+
+      lb_image_meta_set_value_model (self->meta, model);
+    }
 
   if (!exact_spacing && png_get_pHYs (self->png, info, &res_x, &res_y, &unit)
       && unit == PNG_RESOLUTION_METER && res_x > 0 && res_y > 0)
@@ -367,6 +434,20 @@ lb_png_decoder_finish (LbPngDecoder *self, GError **error)
                    "%s: truncated PNG data (image ends after row %u of %u)", self->name,
                    self->rows_done, self->height);
       return NULL;
+    }
+  if (self->legacy_signed)
+    {
+      /* int16 → offset binary (stored + 32768): flip the sign bit of the grey channel */
+      guint channels = lb_sample_format_get_channels (self->format);
+
+      for (guint y = 0; y < self->height; y++)
+        {
+          guint16 *row = (guint16 *) (self->pixels + (gsize) y * self->stride);
+
+          for (guint x = 0; x < self->width; x++)
+            row[(gsize) x * channels] ^= 0x8000;
+        }
+      self->legacy_signed = FALSE;
     }
   image = lb_image_new_take (self->width, self->height, self->format, self->stride,
                              g_steal_pointer (&self->pixels), self->meta);
@@ -605,15 +686,16 @@ lb_png_save_to_stream (LbImage *image, GOutputStream *stream, GCancellable *canc
         }
       add_text (texts, strings, keys[i], lb_image_meta_get_text (meta, keys[i]));
     }
-  if (lb_image_meta_get_signed (meta))
-    add_text (texts, strings, KEY_SIGNED, "1");
-  if (lb_image_meta_get_rescale (meta, &a, &b))
+  /* the model, when it still describes the samples (not after a filter changed their size or
+   * made them colour) */
+  if (lb_sample_format_is_gray (lb_image_get_format (image))
+      && lb_image_meta_get_value_model_for (meta, lb_sample_format_get_bit_depth (
+                                                    lb_image_get_format (image))) != NULL)
     {
-      char buf[2][G_ASCII_DTOSTR_BUF_SIZE];
-      char *s = g_strdup_printf ("%s %s", g_ascii_dtostr (buf[0], sizeof buf[0], a),
-                                 g_ascii_dtostr (buf[1], sizeof buf[1], b));
-      g_ptr_array_add (strings, s);
-      add_text (texts, strings, KEY_RESCALE, s);
+      char *v = lb_value_model_serialize (lb_image_meta_get_value_model (meta));
+
+      g_ptr_array_add (strings, v);
+      add_text (texts, strings, KEY_VALUES, v);
     }
   if (lb_image_meta_get_pixel_spacing (meta, &a, &b))
     {
@@ -622,14 +704,6 @@ lb_png_save_to_stream (LbImage *image, GOutputStream *stream, GCancellable *canc
                                  g_ascii_dtostr (buf[1], sizeof buf[1], b));
       g_ptr_array_add (strings, s);
       add_text (texts, strings, KEY_SPACING, s);
-    }
-  if (lb_image_meta_get_window (meta, &a, &b))
-    {
-      char buf[2][G_ASCII_DTOSTR_BUF_SIZE];
-      char *s = g_strdup_printf ("%s %s", g_ascii_dtostr (buf[0], sizeof buf[0], a),
-                                 g_ascii_dtostr (buf[1], sizeof buf[1], b));
-      g_ptr_array_add (strings, s);
-      add_text (texts, strings, KEY_WINDOW, s);
     }
 
   png = png_create_write_struct (PNG_LIBPNG_VER_STRING, &ctx, on_write_error, on_write_warning);

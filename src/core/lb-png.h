@@ -72,9 +72,8 @@ LbImage  *lb_png_load_stream      (GInputStream   *stream,
  *
  * Writes @image as an 8- or 16-bit PNG of the matching colour type (gray, gray+alpha, RGB,
  * RGBA), non-interlaced. Text metadata becomes tEXt when key and value are Latin-1 printable,
- * iTXt (UTF-8) otherwise; pixel spacing becomes pHYs; the DICOM value mapping (signed,
- * rescale, window) and the exact spacing are kept in "lightbox:*" text chunks so a round trip
- * preserves them.
+ * iTXt (UTF-8) otherwise; pixel spacing becomes pHYs; the value model (lb-value-model.h) and
+ * the exact spacing are kept in "lightbox:*" text chunks so a round trip preserves them.
  */
 gboolean  lb_png_save_to_stream   (LbImage        *image,
                                    GOutputStream  *stream,

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "lb-error.h"
@@ -168,6 +169,9 @@ format_double_exact (double value)
 {
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
+  /* whole numbers as integers: 400, not "4e+02" (exact, but not what anyone writes) */
+  if (value == floor (value) && fabs (value) < 1e15)
+    return g_strdup_printf ("%.0f", value == 0 ? 0.0 : value);
   /* g_ascii_formatd takes a format with exactly one conversion, so build the precision in. */
   for (int prec = 1; prec <= 17; prec++)
     {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lb-dicom-tags.h"
+#include "lb-dicom-values.h"
 #include "lb-error.h"
 
 char *
@@ -157,6 +158,7 @@ lb_dicom_decode_frame (const LbDicomDataset *md,
   const guint8 *src;
   g_autofree guint8 *pixels = NULL;
   g_autoptr(LbImageMeta) meta = NULL;
+  g_autoptr(LbValueModel) model = NULL;
   double a, b;
 
   g_return_val_if_fail (md != NULL, NULL);
@@ -242,7 +244,8 @@ lb_dicom_decode_frame (const LbDicomDataset *md,
       g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED, "%s: signed RGB samples", name);
       return NULL;
     }
-  /* Signed 8-bit grey widens to int16 so the sign survives: LbImage's signed flag is 16-bit. */
+  /* Signed grey is held as offset binary, sample = stored + 32768 (lb-value-model.h), so
+   * signed 8-bit grey widens to 16 bits. */
   if (gray)
     format = (bits_alloc == 8 && !is_signed) ? LB_FORMAT_GRAY8 : LB_FORMAT_GRAY16;
   else
@@ -286,8 +289,13 @@ lb_dicom_decode_frame (const LbDicomDataset *md,
             guint32 v = (read_sample (src + idx * sample_bytes, sample_bytes, big_endian) >> shift)
                         & mask;
 
-            if (is_signed && (v & sign_bit))
-              v |= ~mask; /* sign-extend; the cast below keeps the int16 bit pattern */
+            if (is_signed)
+              {
+                /* sign-extend (PS3.5 §8.1.1), then offset: int16 → 0 … 65535 in order */
+                if (v & sign_bit)
+                  v |= ~mask;
+                v += LB_VALUE_MODEL_SIGNED_OFFSET;
+              }
             if (format == LB_FORMAT_GRAY8 || format == LB_FORMAT_RGB8)
               row[(gsize) x * spp + c] = (guint8) v;
             else
@@ -298,19 +306,14 @@ lb_dicom_decode_frame (const LbDicomDataset *md,
   meta = lb_image_meta_new ();
   fill_text_meta (meta, md);
   lb_image_meta_set_text (meta, "Photometric interpretation", photometric);
-  if (monochrome1)
-    lb_image_meta_set_text (meta, LB_DICOM_META_INVERT, "true");
-  lb_image_meta_set_signed (meta, is_signed);
-  {
-    gboolean has_slope = lb_dicom_dataset_get_double (md, LB_TAG_RESCALE_SLOPE, 0, &a);
-    gboolean has_icpt = lb_dicom_dataset_get_double (md, LB_TAG_RESCALE_INTERCEPT, 0, &b);
-
-    if (has_slope || has_icpt)
-      lb_image_meta_set_rescale (meta, has_slope ? a : 1.0, has_icpt ? b : 0.0);
-  }
-  if (lb_dicom_dataset_get_double (md, LB_TAG_WINDOW_CENTER, 0, &a)
-      && lb_dicom_dataset_get_double (md, LB_TAG_WINDOW_WIDTH, 0, &b) && b > 0)
-    lb_image_meta_set_window (meta, a, b);
+  if (gray)
+    {
+      model = lb_dicom_value_model_new (md, format == LB_FORMAT_GRAY8 ? 8 : 16, is_signed,
+                                        bits_stored, transfer_syntax, name, error);
+      if (model == NULL)
+        return NULL;
+      lb_image_meta_set_value_model (meta, model);
+    }
   /* PixelSpacing is row spacing (vertical) \ column spacing (horizontal), in mm. Projection
    * radiographs (CR, DX) often carry only ImagerPixelSpacing, at the detector plane. */
   if (lb_dicom_dataset_get_double (md, LB_TAG_PIXEL_SPACING, 0, &a)

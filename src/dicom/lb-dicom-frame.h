@@ -12,9 +12,11 @@ G_BEGIN_DECLS
 #define LB_DICOM_TS_EXPLICIT_LE "1.2.840.10008.1.2.1"
 #define LB_DICOM_TS_EXPLICIT_BE "1.2.840.10008.1.2.2"
 
-/* Text metadata key set on MONOCHROME1 images: minimum sample value is white, so a viewer
- * should invert the grey scale for display. The value is "true". */
-#define LB_DICOM_META_INVERT "lightbox:invert"
+/* Text metadata keys that place an image in its source: the frame's number (1-based, as
+ * ReferencedFrameNumber counts) and the source's NumberOfFrames. Set for frames of
+ * multi-frame objects; a derived image then references the frame it came from. */
+#define LB_DICOM_META_FRAME_NUMBER "dicom:FrameNumber"
+#define LB_DICOM_META_NUMBER_OF_FRAMES "dicom:NumberOfFrames"
 
 /**
  * lb_dicom_decode_frame:
@@ -24,12 +26,13 @@ G_BEGIN_DECLS
  * @frame: the raw frame bytes
  * @name: the URL or file name, for error messages and the image's source URI
  *
- * Builds an #LbImage from one uncompressed frame at full fidelity: 8-bit grey → GRAY8,
- * 9–16-bit grey → GRAY16 (stored values masked to BitsStored and, for PixelRepresentation 1,
- * sign-extended to int16 bits with meta signed set), RGB (either PlanarConfiguration) → RGB8 or
- * RGB16. Rescale slope/intercept, the first window centre/width, pixel spacing, MONOCHROME1
- * (as %LB_DICOM_META_INVERT) and the descriptive attributes (patient, study, series, modality)
- * go into the metadata.
+ * Builds an #LbImage from one uncompressed frame at full fidelity: 8-bit unsigned grey →
+ * GRAY8, other grey → GRAY16 (stored values masked to BitsStored; for PixelRepresentation 1
+ * sign-extended and held as offset binary, sample = stored + 32768), RGB (either
+ * PlanarConfiguration) → RGB8 or RGB16. What grey samples mean (Modality LUT, units, padding,
+ * every VOI preset and LUT, MONOCHROME1, lossy history: lb_dicom_value_model_new()) becomes the
+ * image's #LbValueModel; pixel spacing and the descriptive attributes (patient, study, series,
+ * modality) go into the metadata.
  *
  * Compressed transfer syntaxes, colour models other than MONOCHROME1/2 and RGB, and bit depths
  * other than 8 and 16 allocated bits fail with %LB_ERROR_UNSUPPORTED; inconsistent attributes

@@ -63,6 +63,8 @@ G_BEGIN_DECLS
 #define LB_TAG_REFERENCED_SOP_CLASS_UID LB_DICOM_TAG (0x0008, 0x1150) /* ReferencedSOPClassUID */
 /* ReferencedSOPInstanceUID */
 #define LB_TAG_REFERENCED_SOP_INSTANCE_UID LB_DICOM_TAG (0x0008, 0x1155)
+/* ReferencedFrameNumber */
+#define LB_TAG_REFERENCED_FRAME_NUMBER LB_DICOM_TAG (0x0008, 0x1160)
 #define LB_TAG_RETRIEVE_URL            LB_DICOM_TAG (0x0008, 0x1190) /* RetrieveURL */
 #define LB_TAG_FAILURE_REASON          LB_DICOM_TAG (0x0008, 0x1197) /* FailureReason */
 #define LB_TAG_FAILED_SOP_SEQUENCE     LB_DICOM_TAG (0x0008, 0x1198) /* FailedSOPSequence */
@@ -104,11 +106,29 @@ G_BEGIN_DECLS
 #define LB_TAG_BITS_STORED             LB_DICOM_TAG (0x0028, 0x0101) /* BitsStored */
 #define LB_TAG_HIGH_BIT                LB_DICOM_TAG (0x0028, 0x0102) /* HighBit */
 #define LB_TAG_PIXEL_REPRESENTATION    LB_DICOM_TAG (0x0028, 0x0103) /* PixelRepresentation */
+#define LB_TAG_PIXEL_PADDING_VALUE     LB_DICOM_TAG (0x0028, 0x0120) /* PixelPaddingValue */
+/* PixelPaddingRangeLimit */
+#define LB_TAG_PIXEL_PADDING_RANGE_LIMIT LB_DICOM_TAG (0x0028, 0x0121)
 #define LB_TAG_WINDOW_CENTER           LB_DICOM_TAG (0x0028, 0x1050) /* WindowCenter */
 #define LB_TAG_WINDOW_WIDTH            LB_DICOM_TAG (0x0028, 0x1051) /* WindowWidth */
 #define LB_TAG_RESCALE_INTERCEPT       LB_DICOM_TAG (0x0028, 0x1052) /* RescaleIntercept */
 #define LB_TAG_RESCALE_SLOPE           LB_DICOM_TAG (0x0028, 0x1053) /* RescaleSlope */
 #define LB_TAG_RESCALE_TYPE            LB_DICOM_TAG (0x0028, 0x1054) /* RescaleType */
+/* WindowCenterWidthExplanation */
+#define LB_TAG_WINDOW_EXPLANATION      LB_DICOM_TAG (0x0028, 0x1055)
+#define LB_TAG_VOI_LUT_FUNCTION        LB_DICOM_TAG (0x0028, 0x1056) /* VOILUTFunction */
+/* LossyImageCompression */
+#define LB_TAG_LOSSY_IMAGE_COMPRESSION LB_DICOM_TAG (0x0028, 0x2110)
+/* LossyImageCompressionRatio */
+#define LB_TAG_LOSSY_IMAGE_COMPRESSION_RATIO LB_DICOM_TAG (0x0028, 0x2112)
+/* LossyImageCompressionMethod */
+#define LB_TAG_LOSSY_IMAGE_COMPRESSION_METHOD LB_DICOM_TAG (0x0028, 0x2114)
+#define LB_TAG_MODALITY_LUT_SEQUENCE   LB_DICOM_TAG (0x0028, 0x3000) /* ModalityLUTSequence */
+#define LB_TAG_LUT_DESCRIPTOR          LB_DICOM_TAG (0x0028, 0x3002) /* LUTDescriptor */
+#define LB_TAG_LUT_EXPLANATION         LB_DICOM_TAG (0x0028, 0x3003) /* LUTExplanation */
+#define LB_TAG_MODALITY_LUT_TYPE       LB_DICOM_TAG (0x0028, 0x3004) /* ModalityLUTType */
+#define LB_TAG_LUT_DATA                LB_DICOM_TAG (0x0028, 0x3006) /* LUTData */
+#define LB_TAG_VOI_LUT_SEQUENCE        LB_DICOM_TAG (0x0028, 0x3010) /* VOILUTSequence */
 
 #define LB_TAG_EXTENDED_OFFSET_TABLE   LB_DICOM_TAG (0x7FE0, 0x0001) /* ExtendedOffsetTable */
 /* ExtendedOffsetTableLengths */

@@ -10,6 +10,7 @@
 
 #include "lb-dicom-frame.h"
 #include "lb-dicom-tags.h"
+#include "lb-dicom-values.h"
 #include "lb-error.h"
 
 /* --- UIDs ---------------------------------------------------------------------------------- */
@@ -435,11 +436,12 @@ lb_dicom_build_secondary_capture (LbImage              *image,
   const char *study_uid, *src_class, *src_instance;
   LbSampleFormat format;
   gboolean gray, is_signed;
-  guint bits, width, height, channels;
-  GByteArray *pixel_bytes;
+  guint bits, bits_stored, width, height, channels;
   g_autoptr(GBytes) pixel_data = NULL;
   double a, b;
   const LbImageMeta *meta;
+  LbValueModel *model = NULL;
+  const char *frame;
 
   g_return_val_if_fail (LB_IS_IMAGE (image), NULL);
   g_return_val_if_fail (source != NULL, NULL);
@@ -470,7 +472,13 @@ lb_dicom_build_secondary_capture (LbImage              *image,
   height = lb_image_get_height (img);
   channels = lb_sample_format_get_channels (format);
   meta = lb_image_get_meta (image);
-  is_signed = gray && bits == 16 && lb_image_meta_get_signed (meta);
+  /* What the samples mean, when they are still the source's samples (a filter that changed the
+   * sample size left the model behind: those pixels are written as they are). */
+  if (gray)
+    model = lb_image_meta_get_value_model_for (meta, bits);
+  is_signed = model != NULL && lb_value_model_get_source_signed (model);
+  bits_stored = model != NULL && lb_value_model_get_bits_stored (model) > 0
+                ? MIN (lb_value_model_get_bits_stored (model), bits) : bits;
   if (width > G_MAXUINT16 || height > G_MAXUINT16)
     {
       g_set_error (error, LB_ERROR, LB_ERROR_TOO_LARGE,
@@ -524,25 +532,54 @@ lb_dicom_build_secondary_capture (LbImage              *image,
   lb_dicom_dataset_set_string (ds, LB_TAG_DERIVATION_DESCRIPTION, "ST", derivation_desc);
   src_class = lb_dicom_dataset_get_string (source, LB_TAG_SOP_CLASS_UID, 0);
   src_instance = lb_dicom_dataset_get_string (source, LB_TAG_SOP_INSTANCE_UID, 0);
+  /* The frame of a multi-frame source (PS3.3 C.7.6.1.1.3, Image SOP Instance Reference): only
+   * a multi-frame SOP instance has frames to reference. */
+  frame = lb_image_meta_get_text (meta, LB_DICOM_META_FRAME_NUMBER);
+  {
+    gint64 n_frames = 1;
+
+    if (!lb_dicom_dataset_get_int (source, LB_TAG_NUMBER_OF_FRAMES, 0, &n_frames)
+        && lb_image_meta_get_text (meta, LB_DICOM_META_NUMBER_OF_FRAMES) != NULL)
+      n_frames = g_ascii_strtoll (lb_image_meta_get_text (meta, LB_DICOM_META_NUMBER_OF_FRAMES),
+                                  NULL, 10);
+    if (n_frames <= 1)
+      frame = NULL;
+  }
   if (src_class && src_instance)
     {
       g_autoptr(LbDicomDataset) ref = lb_dicom_dataset_new ();
 
       lb_dicom_dataset_set_string (ref, LB_TAG_REFERENCED_SOP_CLASS_UID, "UI", src_class);
       lb_dicom_dataset_set_string (ref, LB_TAG_REFERENCED_SOP_INSTANCE_UID, "UI", src_instance);
+      if (frame != NULL)
+        {
+          gint64 n;
+
+          if (!g_ascii_string_to_signed (frame, 10, 1, G_MAXINT32, &n, NULL))
+            {
+              g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                           "the image's frame number \"%s\" is not a positive number", frame);
+              return NULL;
+            }
+          lb_dicom_dataset_set_string (ref, LB_TAG_REFERENCED_FRAME_NUMBER, "IS", frame);
+        }
       lb_dicom_dataset_add_item (ds, LB_TAG_SOURCE_IMAGE_SEQUENCE, ref);
     }
 
   /* Image Pixel */
   lb_dicom_dataset_set_uint (ds, LB_TAG_SAMPLES_PER_PIXEL, "US", channels);
-  lb_dicom_dataset_set_string (ds, LB_TAG_PHOTOMETRIC, "CS", gray ? "MONOCHROME2" : "RGB");
+  /* MONOCHROME1 stays MONOCHROME1 with the same samples: the same meaning in any viewer. */
+  lb_dicom_dataset_set_string (ds, LB_TAG_PHOTOMETRIC, "CS",
+                               !gray ? "RGB"
+                               : model && lb_value_model_get_monochrome1 (model) ? "MONOCHROME1"
+                               : "MONOCHROME2");
   if (!gray)
     lb_dicom_dataset_set_uint (ds, LB_TAG_PLANAR_CONFIGURATION, "US", 0);
   lb_dicom_dataset_set_uint (ds, LB_TAG_ROWS, "US", height);
   lb_dicom_dataset_set_uint (ds, LB_TAG_COLUMNS, "US", width);
   lb_dicom_dataset_set_uint (ds, LB_TAG_BITS_ALLOCATED, "US", bits);
-  lb_dicom_dataset_set_uint (ds, LB_TAG_BITS_STORED, "US", bits);
-  lb_dicom_dataset_set_uint (ds, LB_TAG_HIGH_BIT, "US", bits - 1);
+  lb_dicom_dataset_set_uint (ds, LB_TAG_BITS_STORED, "US", bits_stored);
+  lb_dicom_dataset_set_uint (ds, LB_TAG_HIGH_BIT, "US", bits_stored - 1);
   lb_dicom_dataset_set_uint (ds, LB_TAG_PIXEL_REPRESENTATION, "US", is_signed ? 1 : 0);
 
   /* SC Image (Basic Pixel Spacing Calibration macro): spacing is row \ column, mm. */
@@ -554,39 +591,33 @@ lb_dicom_build_secondary_capture (LbImage              *image,
       lb_dicom_dataset_set_string (ds, LB_TAG_PIXEL_SPACING, "DS", spacing);
     }
 
-  /* Modality LUT: only when the meta still says the values are on the modality's scale. */
-  if (gray && lb_image_meta_get_rescale (meta, &a, &b))
+  /* Modality LUT, VOI LUT, padding and lossy history: what the samples mean. */
+  if (model != NULL)
     {
-      const char *type = lb_dicom_dataset_get_string (source, LB_TAG_RESCALE_TYPE, 0);
-      const char *modality = lb_dicom_dataset_get_string (source, LB_TAG_MODALITY, 0);
-
-      if (type == NULL)
-        type = (modality && strcmp (modality, "CT") == 0) ? "HU" : "US";
-      lb_dicom_dataset_set_double (ds, LB_TAG_RESCALE_INTERCEPT, b);
-      lb_dicom_dataset_set_double (ds, LB_TAG_RESCALE_SLOPE, a);
-      lb_dicom_dataset_set_string (ds, LB_TAG_RESCALE_TYPE, "LO", type);
+      lb_dicom_value_model_write (model, ds);
+      pixel_data = lb_dicom_value_model_stored_pixels (model, img, error);
+      if (pixel_data == NULL)
+        return NULL;
     }
-  /* VOI LUT */
-  if (gray && lb_image_meta_get_window (meta, &a, &b) && b >= 1)
+  else
     {
-      lb_dicom_dataset_set_double (ds, LB_TAG_WINDOW_CENTER, a);
-      lb_dicom_dataset_set_double (ds, LB_TAG_WINDOW_WIDTH, b);
-    }
+      /* Pixel Data: little-endian samples, rows packed, OW for 16-bit and OB for 8-bit. */
+      GByteArray *pixel_bytes = g_byte_array_sized_new ((guint) ((gsize) width * height
+                                                                 * channels * (bits / 8)));
 
-  /* Pixel Data: little-endian samples, rows packed, OW for 16-bit and OB for 8-bit. */
-  pixel_bytes = g_byte_array_sized_new ((guint) ((gsize) width * height * channels * (bits / 8)));
-  for (guint y = 0; y < height; y++)
-    {
-      const guint8 *row = lb_image_get_row (img, y);
-      gsize row_size = lb_image_get_row_size (img);
+      for (guint y = 0; y < height; y++)
+        {
+          const guint8 *row = lb_image_get_row (img, y);
+          gsize row_size = lb_image_get_row_size (img);
 
-      if (bits == 8)
-        g_byte_array_append (pixel_bytes, row, (guint) row_size);
-      else
-        for (gsize i = 0; i < row_size / 2; i++)
-          put_u16 (pixel_bytes, ((const guint16 *) row)[i]);
+          if (bits == 8)
+            g_byte_array_append (pixel_bytes, row, (guint) row_size);
+          else
+            for (gsize i = 0; i < row_size / 2; i++)
+              put_u16 (pixel_bytes, ((const guint16 *) row)[i]);
+        }
+      pixel_data = g_byte_array_free_to_bytes (pixel_bytes);
     }
-  pixel_data = g_byte_array_free_to_bytes (pixel_bytes);
   lb_dicom_dataset_set_bytes (ds, LB_TAG_PIXEL_DATA, bits == 8 ? "OB" : "OW", pixel_data);
 
   return g_steal_pointer (&ds);

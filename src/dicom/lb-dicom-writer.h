@@ -53,10 +53,16 @@ GBytes *lb_dicom_write_part10  (const LbDicomDataset *dataset,
  * the source's study: fresh SOP Instance and Series Instance UIDs, patient and study attributes
  * copied from @source, Modality OT, ConversionType WSD, ImageType DERIVED\SECONDARY,
  * SeriesDescription "Lightbox: @derivation", DerivationDescription, a SourceImageSequence
- * pointing at the source instance, the Image Pixel module for @image's format (signed 16-bit
- * when the image meta says so), rescale and window from @image's meta when present (they are
- * carried over only when the pixels still have the modality's scale, which is what the meta
- * records), pixel spacing, and SpecificCharacterSet ISO_IR 192 (UTF-8).
+ * pointing at the source instance (with ReferencedFrameNumber when the image meta has
+ * %LB_DICOM_META_FRAME_NUMBER), the Image Pixel module for @image's format, pixel spacing,
+ * and SpecificCharacterSet ISO_IR 192 (UTF-8).
+ *
+ * When @image's metadata has a value model for its sample size (lb-value-model.h), the derived
+ * image keeps the source's meaning (lb-dicom-values.h): the same photometric interpretation
+ * (MONOCHROME1 stays MONOCHROME1), BitsStored and PixelRepresentation (signed sources are
+ * written signed again), the Modality LUT with its units, the VOI presets, pixel padding and
+ * the lossy-compression history. A sample outside the source's stored range fails with
+ * %LB_ERROR_INVALID_ARGUMENT naming the value and the range: it is never clipped.
  */
 LbDicomDataset *lb_dicom_build_secondary_capture (LbImage              *image,
                                                   const LbDicomDataset *source,

@@ -19,43 +19,56 @@ lb_render_source_from_image (LbRenderSource *src,
   src->format = lb_image_get_format (image);
 }
 
-void
-lb_value_map_from_meta (LbValueMap        *map,
-                        const LbImageMeta *meta)
+double
+lb_sample_value (const LbValueModel *model,
+                 guint               sample)
 {
-  map->is_signed = FALSE;
-  map->slope = 1.0;
-  map->intercept = 0.0;
-  if (meta == NULL)
-    return;
-  map->is_signed = lb_image_meta_get_signed (meta);
-  if (!lb_image_meta_get_rescale (meta, &map->slope, &map->intercept) || map->slope == 0.0)
-    {
-      map->slope = 1.0;
-      map->intercept = 0.0;
-    }
+  return model != NULL ? lb_value_model_to_value (model, sample) : (double) sample;
 }
 
 double
-lb_value_map_apply (const LbValueMap *map,
-                    guint             stored)
+lb_voi_apply (const LbVoi *voi,
+              double       x)
 {
-  double v = map->is_signed ? (double) (gint16) (guint16) stored : (double) stored;
+  const double ymin = 0, ymax = 255;
+  double c = voi->center, w = voi->width;
 
-  return v * map->slope + map->intercept;
+  if (voi->lut != NULL)
+    return lb_value_lut_lookup (voi->lut, x) * (ymax - ymin) / ((1u << voi->lut->bits) - 1)
+           + ymin;
+  switch (voi->function)
+    {
+    case LB_VOI_SIGMOID:
+      /* PS3.3 C.11.2.1.3.1 */
+      return (ymax - ymin) / (1 + exp (-4 * (x - c) / w)) + ymin;
+    case LB_VOI_LINEAR_EXACT:
+      /* PS3.3 C.11.2.1.3.2 */
+      if (x <= c - w / 2)
+        return ymin;
+      if (x > c + w / 2)
+        return ymax;
+      return ((x - c) / w + 0.5) * (ymax - ymin) + ymin;
+    case LB_VOI_LINEAR:
+    default:
+      /* PS3.3 C.11.2.1.2.1; the standard's window is at least 1 wide */
+      if (w < 1)
+        w = 1;
+      if (x <= c - 0.5 - (w - 1) / 2)
+        return ymin;
+      if (x > c - 0.5 + (w - 1) / 2)
+        return ymax;
+      return ((x - (c - 0.5)) / (w - 1) + 0.5) * (ymax - ymin) + ymin;
+    }
 }
 
 void
-lb_lut_build (LbLut            *lut,
-              guint             bit_depth,
-              const LbValueMap *map,
-              double            center,
-              double            width,
-              gboolean          invert)
+lb_lut_build (LbLut              *lut,
+              guint               bit_depth,
+              const LbValueModel *model,
+              const LbVoi        *voi,
+              gboolean            invert)
 {
   guint n = bit_depth > 8 ? 65536 : 256;
-  double lo, scale;
-  LbValueMap plain = { FALSE, 1.0, 0.0 };
 
   if (lut->n_entries != n)
     {
@@ -63,18 +76,14 @@ lb_lut_build (LbLut            *lut,
       lut->table = g_malloc (n);
       lut->n_entries = n;
     }
-  /* 8-bit samples are never signed; the map still applies rescale. */
-  if (map == NULL)
-    map = &plain;
-  if (width < 1e-9)
-    width = 1e-9;
-  lo = center - width / 2.0;
-  scale = 255.0 / width;
+  /* MONOCHROME1: the minimum is white (PS3.3 C.7.6.3.1.2), an INVERSE presentation LUT;
+   * the user's Invert works relative to that. */
+  if (model != NULL && lb_value_model_get_monochrome1 (model))
+    invert = !invert;
   for (guint i = 0; i < n; i++)
     {
-      double m = (n == 256) ? i * map->slope + map->intercept : lb_value_map_apply (map, i);
-      double d = (m - lo) * scale;
-      int v = d <= 0.0 ? 0 : d >= 255.0 ? 255 : (int) (d + 0.5);
+      double y = lb_voi_apply (voi, lb_sample_value (model, i));
+      int v = y <= 0.0 ? 0 : y >= 255.0 ? 255 : (int) floor (y + 0.5);
 
       lut->table[i] = invert ? 255 - v : v;
     }
@@ -115,47 +124,63 @@ lb_histogram_add_rows (guint64              *hist,
     }
 }
 
-gboolean
-lb_histogram_window (const guint64    *hist,
-                     guint             n_bins,
-                     const LbValueMap *map,
-                     double            lo,
-                     double            hi,
-                     double           *center,
-                     double           *width)
-{
-  guint64 total = 0, acc = 0;
-  double vmin = G_MAXDOUBLE, vmax = -G_MAXDOUBLE;
-  guint64 lo_count, hi_count;
-  gboolean have_lo = FALSE;
+typedef struct {
+  double  value;
+  guint64 count;
+} Bin;
 
+static int
+bin_compare (gconstpointer a, gconstpointer b)
+{
+  double x = ((const Bin *) a)->value, y = ((const Bin *) b)->value;
+
+  return x < y ? -1 : x > y;
+}
+
+gboolean
+lb_histogram_window (const guint64      *hist,
+                     guint               n_bins,
+                     const LbValueModel *model,
+                     double              lo,
+                     double              hi,
+                     double             *center,
+                     double             *width)
+{
+  g_autofree Bin *bins = NULL;
+  guint n = 0;
+  guint64 total = 0, acc = 0, lo_count, hi_count;
+  double vmin = 0, vmax = 0, slope;
+  gboolean have_lo = FALSE, sorted;
+
+  /* The bins in order of value, padding left out. A rescale with a positive slope keeps the
+   * sample order; a negative slope or a Modality LUT needs sorting. */
+  bins = g_new (Bin, n_bins);
   for (guint i = 0; i < n_bins; i++)
-    total += hist[i];
+    if (hist[i] != 0 && (model == NULL || !lb_value_model_is_padding (model, i)))
+      {
+        bins[n].value = lb_sample_value (model, i);
+        bins[n].count = hist[i];
+        total += hist[i];
+        n++;
+      }
   if (total == 0)
     return FALSE;
+  sorted = model == NULL || (lb_value_model_get_rescale (model, &slope, NULL) && slope > 0);
+  if (!sorted)
+    qsort (bins, n, sizeof (Bin), bin_compare);
   lo_count = (guint64) (lo * total);
   hi_count = (guint64) (hi * total);
-  /* Bins are in stored order; with signed samples the modality order differs, so walk
-   * values in modality order: negative two's-complement bins first. */
-  for (guint k = 0; k < n_bins; k++)
+  for (guint k = 0; k < n; k++)
     {
-      guint i = k;
-      double v;
-
-      if (map->is_signed && n_bins == 65536)
-        i = (k + 32768) & 0xffff;
-      if (hist[i] == 0)
-        continue;
-      v = n_bins == 65536 ? lb_value_map_apply (map, i) : i * map->slope + map->intercept;
-      acc += hist[i];
+      acc += bins[k].count;
       if (!have_lo && acc > lo_count)
         {
-          vmin = v;
+          vmin = bins[k].value;
           have_lo = TRUE;
         }
       if (acc >= hi_count)
         {
-          vmax = v;
+          vmax = bins[k].value;
           break;
         }
     }
@@ -163,13 +188,6 @@ lb_histogram_window (const guint64    *hist,
     return FALSE;
   if (vmax < vmin)
     vmax = vmin;
-  /* A negative slope reverses the order; the window is symmetric so just sort. */
-  if (vmax < vmin)
-    {
-      double t = vmin;
-      vmin = vmax;
-      vmax = t;
-    }
   *center = (vmin + vmax) / 2.0;
   *width = MAX (vmax - vmin, 1.0);
   return TRUE;

@@ -8,8 +8,8 @@ G_BEGIN_DECLS
 /*
  * The display path of the canvas, free of GTK so that tests and bench/ can run it without a
  * display. GTK 4.8 has no gray texture formats, so Lightbox windows every sample into an
- * 8-bit display value itself: a lookup table indexed by the stored sample (65536 entries for
- * 16-bit, 256 for 8-bit) maps stored value → modality value (rescale) → window/level → byte.
+ * 8-bit display value itself: a lookup table indexed by the sample (65536 entries for 16-bit,
+ * 256 for 8-bit) maps sample → real-world value (Modality LUT) → VOI → presentation → byte.
  * Only the device pixels the widget shows are computed, nearest neighbour.
  */
 
@@ -25,18 +25,25 @@ typedef struct {
 void lb_render_source_from_image (LbRenderSource *src,
                                   LbImage        *image);
 
-/* How stored samples map to modality units (e.g. Hounsfield): value × slope + intercept,
- * with two's-complement samples when @is_signed. */
+/* The VOI transformation the display applies (PS3.3 C.11.2): a window in real-world units with
+ * its VOI LUT Function, or a VOI LUT Sequence table instead when @lut is set. */
 typedef struct {
-  gboolean is_signed;
-  double   slope;
-  double   intercept;
-} LbValueMap;
+  LbVoiFunction     function;
+  double            center;
+  double            width;
+  const LbValueLut *lut;
+} LbVoi;
 
-void   lb_value_map_from_meta   (LbValueMap        *map,
-                                 const LbImageMeta *meta);
-double lb_value_map_apply       (const LbValueMap  *map,
-                                 guint              stored);
+/* The VOI output for real-world value @x, from 0 (black) to 255 (white) before the
+ * presentation LUT, not yet rounded:
+ * - LINEAR (C.11.2.1.2.1): x ≤ c − 0.5 − (w − 1)/2 → 0; x > c − 0.5 + (w − 1)/2 → 255; else
+ *   ((x − (c − 0.5)) / (w − 1) + 0.5) × 255. The standard requires w ≥ 1: a narrower window is
+ *   taken as w = 1, a step at c − 0.5.
+ * - LINEAR_EXACT (C.11.2.1.3.2): (x − c) / w + 0.5, clamped, times 255.
+ * - SIGMOID (C.11.2.1.3.1): 255 / (1 + exp(−4 (x − c) / w)).
+ * - a VOI LUT: the entry for x, scaled from 0 … 2^bits − 1 to 0 … 255. */
+double lb_voi_apply (const LbVoi *voi,
+                     double       x);
 
 /* Display lookup table: 65536 entries for 16-bit formats, 256 for 8-bit. */
 typedef struct {
@@ -44,30 +51,42 @@ typedef struct {
   guint8 *table;
 } LbLut;
 
-/* Builds @lut for samples of @bit_depth with window @center/@width in modality units.
- * Linear ramp from (center - width/2) → 0 to (center + width/2) → 255, inverted on request. */
-void lb_lut_build (LbLut            *lut,
-                   guint             bit_depth,
-                   const LbValueMap *map,
-                   double            center,
-                   double            width,
-                   gboolean          invert);
+/**
+ * lb_lut_build:
+ * @bit_depth: of the samples, 8 or 16
+ * @model: (nullable): what the samples mean; NULL: each sample is its own value
+ * @invert: the user's Invert, relative to the photometric interpretation
+ *
+ * The whole grey pipeline of PS3.3 for every sample: sample → Modality LUT (@model) → VOI
+ * (@voi, lb_voi_apply()) → rounded to a byte → presentation (inverted for MONOCHROME1, and
+ * again for @invert).
+ */
+void lb_lut_build (LbLut              *lut,
+                   guint               bit_depth,
+                   const LbValueModel *model,
+                   const LbVoi        *voi,
+                   gboolean            invert);
 void lb_lut_clear (LbLut *lut);
+
+/* The real-world value of @sample under @model (NULL: the sample itself). */
+double lb_sample_value (const LbValueModel *model,
+                        guint               sample);
 
 /* 65536- or 256-bin histogram of the first channel of rows [y0, y1), added to @hist. */
 void lb_histogram_add_rows (guint64              *hist,
                             const LbRenderSource *src,
                             guint                 y0,
                             guint                 y1);
-/* Window from the @lo / @hi fractions (e.g. 0.01, 0.99) of @hist, in modality units.
- * Returns FALSE if the histogram is empty. */
-gboolean lb_histogram_window (const guint64    *hist,
-                              guint             n_bins,
-                              const LbValueMap *map,
-                              double            lo,
-                              double            hi,
-                              double           *center,
-                              double           *width);
+/* Window from the @lo / @hi fractions (e.g. 0.01, 0.99) of @hist, in real-world units of
+ * @model (nullable). Pixel padding is not anatomy and is left out (PS3.3 C.7.5.1.1.2). The
+ * width is at least 1, as LINEAR requires. Returns FALSE if no sample counts. */
+gboolean lb_histogram_window (const guint64      *hist,
+                              guint               n_bins,
+                              const LbValueModel *model,
+                              double              lo,
+                              double              hi,
+                              double             *center,
+                              double             *width);
 
 /* The view: zoom in device pixels per image pixel, the point of the rotated/flipped image at
  * the centre of the output, quarter turns clockwise and a horizontal flip (after rotation). */

@@ -64,7 +64,6 @@ test_meta (void)
   g_autoptr (LbImageMeta) copy = NULL;
   g_autofree const char **keys = NULL;
   guint n;
-  double a, b;
   gsize stride;
   guint8 *px = lb_image_alloc_pixels (2, 2, LB_FORMAT_GRAY8, NULL, &stride, NULL);
   g_autoptr (LbImage) image = NULL;
@@ -79,9 +78,7 @@ test_meta (void)
   g_assert_cmpstr (lb_image_meta_get_text (meta, "b"), ==, "3");
   lb_image_meta_set_text (meta, "b", NULL);
   g_assert_null (lb_image_meta_get_text (meta, "b"));
-  g_assert_false (lb_image_meta_get_rescale (meta, &a, &b));
-  g_assert_cmpfloat (a, ==, 1.0);
-  g_assert_cmpfloat (b, ==, 0.0);
+  g_assert_null (lb_image_meta_get_value_model (meta));
 
   memset (px, 7, stride * 2);
   image = lb_image_new_take (2, 2, LB_FORMAT_GRAY8, stride, px, meta);

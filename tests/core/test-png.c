@@ -245,6 +245,26 @@ test_truncated (void)
     }
 }
 
+/* Everything a value model can say, for samples of @bits. */
+static LbValueModel *
+rich_model (guint bits)
+{
+  g_autoptr (LbValueModelBuilder) b = lb_value_model_builder_new (NULL, bits);
+  const guint16 voi[] = { 0, 100, 4000, 4095 };
+
+  lb_value_model_builder_set_source (b, bits == 16, bits == 16 ? 12 : 8);
+  lb_value_model_builder_set_rescale (b, 0.5, -1024.25);
+  lb_value_model_builder_set_units (b, "HU");
+  lb_value_model_builder_set_padding (b, 3, bits == 16 ? 30000 : 5);
+  lb_value_model_builder_add_window (b, 40.0, 400.0, "Soft tissue — UTF-8");
+  lb_value_model_builder_add_window (b, -600, 1500, NULL);
+  lb_value_model_builder_set_voi_function (b, LB_VOI_SIGMOID);
+  lb_value_model_builder_add_voi_lut (b, &(LbValueLut) { -2, 4, 12, voi, "steps" });
+  lb_value_model_builder_set_monochrome1 (b, TRUE);
+  lb_value_model_builder_set_lossy (b, TRUE, "10\\2.5", "ISO_10918_1\\ISO_15444_1");
+  return lb_value_model_builder_end (g_steal_pointer (&b));
+}
+
 static LbImage *
 random_image (LbSampleFormat format, guint w, guint h, GRand *rand)
 {
@@ -257,9 +277,12 @@ random_image (LbSampleFormat format, guint w, guint h, GRand *rand)
   lb_image_meta_set_text (meta, "Title", "Round trip");
   lb_image_meta_set_text (meta, "Comment", "Ünïcödé — UTF-8 goes to iTXt");
   lb_image_meta_set_pixel_spacing (meta, 0.661468, 0.25);
-  lb_image_meta_set_rescale (meta, 1.0, -1024.0);
-  lb_image_meta_set_window (meta, 40.0, 400.0);
-  lb_image_meta_set_signed (meta, TRUE);
+  if (lb_sample_format_is_gray (format))
+    {
+      g_autoptr (LbValueModel) model = rich_model (lb_sample_format_get_bit_depth (format));
+
+      lb_image_meta_set_value_model (meta, model);
+    }
   return lb_image_new_take (w, h, format, stride, px, meta);
 }
 
@@ -288,14 +311,81 @@ test_round_trip (void)
       g_assert_true (lb_image_meta_get_pixel_spacing (meta, &a, &b));
       g_assert_cmpfloat (a, ==, 0.661468); /* exact, not pHYs's whole pixels per metre */
       g_assert_cmpfloat (b, ==, 0.25);
-      g_assert_true (lb_image_meta_get_rescale (meta, &a, &b));
-      g_assert_cmpfloat (a, ==, 1.0);
-      g_assert_cmpfloat (b, ==, -1024.0);
-      g_assert_true (lb_image_meta_get_window (meta, &a, &b));
-      g_assert_cmpfloat (a, ==, 40.0);
-      g_assert_cmpfloat (b, ==, 400.0);
-      g_assert_true (lb_image_meta_get_signed (meta));
+      /* the whole value model, exactly, for grey; none for colour */
+      g_assert_true (lb_value_model_equal (lb_image_meta_get_value_model (meta),
+                                           lb_image_meta_get_value_model (
+                                             lb_image_get_meta (image))));
+      g_assert_true ((lb_image_meta_get_value_model (meta) != NULL)
+                     == lb_sample_format_is_gray (f));
     }
+}
+
+/* Files from before the value model: "lightbox:signed" 1 meant two's-complement samples. They
+ * are read as offset binary with the same real-world values. */
+static void
+test_legacy_value_keys (void)
+{
+  gsize stride;
+  guint8 *px = lb_image_alloc_pixels (4, 1, LB_FORMAT_GRAY16, NULL, &stride, NULL);
+  const gint16 stored[] = { -2000, -1, 0, 1200 };
+  g_autoptr (LbImageMeta) meta = lb_image_meta_new ();
+  g_autoptr (LbImage) old = NULL, back = NULL;
+  g_autoptr (GBytes) png = NULL;
+  g_autoptr (GError) error = NULL;
+  LbValueModel *model;
+  double c, w;
+
+  for (guint i = 0; i < 4; i++)
+    ((guint16 *) px)[i] = (guint16) stored[i];
+  lb_image_meta_set_text (meta, "Modality", "CT");
+  lb_image_meta_set_text (meta, "lightbox:signed", "1");
+  lb_image_meta_set_text (meta, "lightbox:rescale", "1 -1024");
+  lb_image_meta_set_text (meta, "lightbox:window", "40 400");
+  old = lb_image_new_take (4, 1, LB_FORMAT_GRAY16, stride, px, meta);
+  png = lb_png_save_to_bytes (old, &error);
+  g_assert_no_error (error);
+  back = lb_png_load_bytes (png, "legacy", NULL, &error);
+  g_assert_no_error (error);
+  model = lb_image_meta_get_value_model (lb_image_get_meta (back));
+  g_assert_nonnull (model);
+  g_assert_null (lb_image_meta_get_text (lb_image_get_meta (back), "lightbox:signed"));
+  for (guint i = 0; i < 4; i++)
+    {
+      guint16 sample = ((const guint16 *) lb_image_get_row (back, 0))[i];
+
+      g_assert_cmpuint (sample, ==, stored[i] + 32768);
+      g_assert_cmpint (lb_value_model_sample_to_stored (model, sample), ==, stored[i]);
+      g_assert_cmpfloat (lb_value_model_to_value (model, sample), ==, stored[i] - 1024.0);
+    }
+  g_assert_cmpstr (lb_value_model_get_units (model), ==, "HU");
+  g_assert_true (lb_value_model_get_window (model, 0, &c, &w, NULL));
+  g_assert_cmpfloat (c, ==, 40);
+  g_assert_cmpfloat (w, ==, 400);
+}
+
+/* A value model that cannot be trusted is an error, not a silently different image. */
+static void
+test_bad_value_model (void)
+{
+  gsize stride;
+  guint8 *px = lb_image_alloc_pixels (2, 2, LB_FORMAT_GRAY8, NULL, &stride, NULL);
+  g_autoptr (LbImageMeta) meta = lb_image_meta_new ();
+  g_autoptr (LbImage) img = NULL, back = NULL;
+  g_autoptr (GBytes) png = NULL;
+  g_autoptr (GError) error = NULL;
+
+  memset (px, 0, stride * 2);
+  /* a 16-bit model on 8-bit samples, and a padding beyond them */
+  lb_image_meta_set_text (meta, "lightbox:values",
+                          "{'version': <uint32 1>, 'sample-bits': <uint32 8>, "
+                          "'padding': <(uint32 3, uint32 300)>}");
+  img = lb_image_new_take (2, 2, LB_FORMAT_GRAY8, stride, px, meta);
+  png = lb_png_save_to_bytes (img, &error);
+  g_assert_no_error (error);
+  back = lb_png_load_bytes (png, "bad model", NULL, &error);
+  g_assert_null (back);
+  g_assert_error (error, LB_ERROR, LB_ERROR_CORRUPT);
+  g_assert_nonnull (strstr (error->message, "padding"));
 }
 
 static void
@@ -605,6 +695,8 @@ main (int argc, char **argv)
   g_test_add_func ("/png/suite/corrupt", test_suite_corrupt);
   g_test_add_func ("/png/truncated", test_truncated);
   g_test_add_func ("/png/round-trip", test_round_trip);
+  g_test_add_func ("/png/legacy-value-keys", test_legacy_value_keys);
+  g_test_add_func ("/png/bad-value-model", test_bad_value_model);
   g_test_add_func ("/png/save-file-atomic", test_save_file_atomic);
   g_test_add_func ("/png/bomb", test_bomb);
   g_test_add_func ("/png/bomb-no-allocation", test_bomb_no_allocation);

@@ -189,6 +189,7 @@ check_against_reference (const char *stem, const char *ts)
   g_autoptr(LbImage) img = lb_dicom_decode_frame (md, ts, frame, stem, NULL, &error);
   const guint8 *ref_data;
   const LbImageMeta *meta;
+  LbValueModel *model;
   double a, b, slope, icpt, c, w, sx, sy;
   gint64 rows, cols, pixrep;
 
@@ -201,6 +202,12 @@ check_against_reference (const char *stem, const char *ts)
   g_assert_cmpint (lb_image_get_format (img), ==, LB_FORMAT_GRAY16);
   g_assert_cmpuint (g_bytes_get_size (ref), ==, (gsize) rows * cols * 2);
 
+  meta = lb_image_get_meta (img);
+  model = lb_image_meta_get_value_model (meta);
+  g_assert_nonnull (model);
+  g_assert_cmpint (lb_value_model_get_source_signed (model), ==, pixrep == 1);
+  /* signed samples are offset binary: stored + 32768 */
+  g_assert_cmpuint (lb_value_model_get_sample_offset (model), ==, pixrep == 1 ? 32768 : 0);
   ref_data = g_bytes_get_data (ref, NULL);
   for (guint y = 0; y < rows; y++)
     {
@@ -209,28 +216,28 @@ check_against_reference (const char *stem, const char *ts)
       for (guint x = 0; x < cols; x++)
         {
           gsize i = ((gsize) y * cols + x) * 2;
-          guint16 expect = (guint16) (ref_data[i] | (ref_data[i + 1] << 8));
+          guint16 bits = (guint16) (ref_data[i] | (ref_data[i + 1] << 8));
+          gint32 expect = pixrep == 1 ? (gint16) bits : bits;
+          gint32 stored = lb_value_model_sample_to_stored (model, row[x]);
 
-          if (row[x] != expect)
-            g_error ("%s: pixel (%u,%u) is %u, pydicom says %u", stem, x, y, row[x], expect);
+          if (stored != expect)
+            g_error ("%s: pixel (%u,%u) is %d, pydicom says %d", stem, x, y, stored, expect);
         }
     }
 
-  meta = lb_image_get_meta (img);
-  g_assert_cmpint (lb_image_meta_get_signed (meta), ==, pixrep == 1);
   if (lb_dicom_dataset_get_double (md, LB_TAG_RESCALE_SLOPE, 0, &slope)
       && lb_dicom_dataset_get_double (md, LB_TAG_RESCALE_INTERCEPT, 0, &icpt))
     {
-      g_assert_true (lb_image_meta_get_rescale (meta, &a, &b));
+      g_assert_true (lb_value_model_get_stored_rescale (model, &a, &b));
       g_assert_cmpfloat (a, ==, slope);
       g_assert_cmpfloat (b, ==, icpt);
     }
   else
-    g_assert_false (lb_image_meta_get_rescale (meta, NULL, NULL));
+    g_assert_false (lb_value_model_get_stored_rescale (model, NULL, NULL));
   if (lb_dicom_dataset_get_double (md, LB_TAG_WINDOW_CENTER, 0, &c)
       && lb_dicom_dataset_get_double (md, LB_TAG_WINDOW_WIDTH, 0, &w))
     {
-      g_assert_true (lb_image_meta_get_window (meta, &a, &b));
+      g_assert_true (lb_value_model_get_window (model, 0, &a, &b, NULL));
       g_assert_cmpfloat (a, ==, c);
       g_assert_cmpfloat (b, ==, w);
     }
@@ -257,6 +264,15 @@ static void
 test_frame_big_endian (void)
 {
   check_against_reference ("MR_small_bigendian", LB_DICOM_TS_EXPLICIT_BE);
+}
+
+static LbValueModel *
+image_model (LbImage *img)
+{
+  LbValueModel *m = lb_image_meta_get_value_model (lb_image_get_meta (img));
+
+  g_assert_nonnull (m);
+  return m;
 }
 
 static LbDicomDataset *
@@ -299,10 +315,12 @@ test_frame_bits (void)
     g_autoptr(LbImage) img = lb_dicom_decode_frame (md, NULL, f, "t12", NULL, &error);
 
     g_assert_no_error (error);
-    g_assert_true (lb_image_meta_get_signed (lb_image_get_meta (img)));
+    g_assert_true (lb_value_model_get_source_signed (image_model (img)));
+    g_assert_cmpuint (lb_value_model_get_bits_stored (image_model (img)), ==, 12);
+    /* offset binary: stored + 32768 */
     for (guint i = 0; i < 4; i++)
-      g_assert_cmpint ((gint16) ((const guint16 *) lb_image_get_row (img, i / 2))[i % 2], ==,
-                       want12[i]);
+      g_assert_cmpint (((const guint16 *) lb_image_get_row (img, i / 2))[i % 2], ==,
+                       want12[i] + 32768);
   }
   {
     g_autoptr(LbDicomDataset) md = synthetic_md (1, 4, 1, "MONOCHROME1", 16, 12, 15, 0, 0);
@@ -311,9 +329,8 @@ test_frame_bits (void)
                                                     &error);
 
     g_assert_no_error (error);
-    g_assert_false (lb_image_meta_get_signed (lb_image_get_meta (img)));
-    g_assert_cmpstr (lb_image_meta_get_text (lb_image_get_meta (img), LB_DICOM_META_INVERT), ==,
-                     "true");
+    g_assert_false (lb_value_model_get_source_signed (image_model (img)));
+    g_assert_true (lb_value_model_get_monochrome1 (image_model (img)));
     for (guint i = 0; i < 4; i++)
       g_assert_cmpuint (((const guint16 *) lb_image_get_row (img, 0))[i], ==, want_hi[i]);
   }
@@ -324,10 +341,10 @@ test_frame_bits (void)
 
     g_assert_no_error (error);
     g_assert_cmpint (lb_image_get_format (img), ==, LB_FORMAT_GRAY16);
-    g_assert_true (lb_image_meta_get_signed (lb_image_get_meta (img)));
-    g_assert_null (lb_image_meta_get_text (lb_image_get_meta (img), LB_DICOM_META_INVERT));
+    g_assert_true (lb_value_model_get_source_signed (image_model (img)));
+    g_assert_false (lb_value_model_get_monochrome1 (image_model (img)));
     for (guint i = 0; i < 4; i++)
-      g_assert_cmpint ((gint16) ((const guint16 *) lb_image_get_row (img, 0))[i], ==, want8s[i]);
+      g_assert_cmpint (((const guint16 *) lb_image_get_row (img, 0))[i], ==, want8s[i] + 32768);
   }
   {
     g_autoptr(LbDicomDataset) md = synthetic_md (1, 4, 1, "MONOCHROME2", 8, 8, 7, 0, 0);

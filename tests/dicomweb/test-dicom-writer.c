@@ -149,7 +149,7 @@ test_secondary_capture (void)
         "print(hashlib.sha256(a.astype('<i2' if ds.PixelRepresentation else '<u2').tobytes())"
         ".hexdigest())\n";
       const char *argv[] = { "/usr/bin/python3", "-c", script, path, NULL };
-      g_autofree char *out = NULL, *perr = NULL, *mine = lb_test_pixel_sha256 (img);
+      g_autofree char *out = NULL, *perr = NULL, *mine = lb_test_stored_sha256 (img);
 
       out = lb_test_run_tool (argv, &perr, &status);
       g_assert_cmpint (status, ==, 0);

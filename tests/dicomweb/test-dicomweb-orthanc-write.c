@@ -19,8 +19,8 @@
 #include "lb-write-back.h"
 #include "test-dicomweb-orthanc.h"
 
-/* The derived image: CT_small with its values negated around the centre of the stored range,
- * a real change that keeps the modality scale (signed int16, same rescale). */
+/* The derived image: CT_small with its stored values negated around 1500, a real change that
+ * keeps the modality scale (same value model: offset-binary samples of signed stored values). */
 static LbImage *
 make_derived (LbImage *src)
 {
@@ -34,50 +34,11 @@ make_derived (LbImage *src)
   for (guint y = 0; y < h; y++)
     for (guint x = 0; x < w; x++)
       {
-        gint16 v = (gint16) ((const guint16 *) lb_image_get_row (src, y))[x];
+        gint32 v = ((const guint16 *) lb_image_get_row (src, y))[x] - 32768;
 
-        ((guint16 *) (px + y * stride))[x] = (guint16) (gint16) (3000 - v);
+        ((guint16 *) (px + y * stride))[x] = (guint16) (3000 - v + 32768);
       }
   return lb_image_new_take (w, h, LB_FORMAT_GRAY16, stride, px, meta);
-}
-
-/* GET …/instances/{uid} as application/dicom (WADO-RS retrieve instance) into a file. */
-static char *
-retrieve_instance_file (LbStore *store, const char *st, const char *se, const char *in)
-{
-  g_autoptr(SoupSession) session = soup_session_new ();
-  g_autofree char *url = g_strdup_printf ("%s/studies/%s/series/%s/instances/%s", http_url, st,
-                                          se, in);
-  g_autoptr(SoupMessage) msg = soup_message_new ("GET", url);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) body = NULL;
-  g_autoptr(GPtrArray) parts = NULL;
-  char *path;
-
-  soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept",
-                                "multipart/related; type=\"application/dicom\"");
-  if (auth_user)
-    {
-      g_autofree char *pair = g_strdup_printf ("%s:%s", auth_user, auth_pass);
-      g_autofree char *b64 = g_base64_encode ((const guchar *) pair, strlen (pair));
-      g_autofree char *value = g_strdup_printf ("Basic %s", b64);
-
-      soup_message_headers_replace (soup_message_get_request_headers (msg), "Authorization",
-                                    value);
-    }
-  body = soup_session_send_and_read (session, msg, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (soup_message_get_status (msg), ==, 200);
-  parts = lb_dicom_multipart_parse (soup_message_headers_get_one (
-                                      soup_message_get_response_headers (msg), "Content-Type"),
-                                    body, &error);
-  g_assert_no_error (error);
-  g_assert_cmpstr (((LbDicomPart *) parts->pdata[0])->content_type, ==, "application/dicom");
-  path = g_build_filename (run_dir, "stored.dcm", NULL);
-  g_file_set_contents (path, g_bytes_get_data (((LbDicomPart *) parts->pdata[0])->body, NULL),
-                       (gssize) g_bytes_get_size (((LbDicomPart *) parts->pdata[0])->body), &error);
-  g_assert_no_error (error);
-  return path;
 }
 
 void
@@ -154,15 +115,19 @@ test_stow_derived (void)
   {
     double a, b, c, d;
 
-    g_assert_true (lb_image_meta_get_signed (lb_image_get_meta (back)));
-    g_assert_true (lb_image_meta_get_rescale (lb_image_get_meta (back), &a, &b));
-    g_assert_true (lb_image_meta_get_rescale (lb_image_get_meta (src), &c, &d));
+    LbValueModel *bm = lb_image_meta_get_value_model (lb_image_get_meta (back));
+    LbValueModel *sm = lb_image_meta_get_value_model (lb_image_get_meta (src));
+
+    g_assert_true (lb_value_model_get_source_signed (bm));
+    g_assert_true (lb_value_model_get_stored_rescale (bm, &a, &b));
+    g_assert_true (lb_value_model_get_stored_rescale (sm, &c, &d));
+    g_assert_cmpstr (lb_value_model_get_units (bm), ==, "HU");
     g_assert_cmpfloat (a, ==, c);
     g_assert_cmpfloat (b, ==, d);
   }
 
   /* dcmtk reads the stored instance: SC class, fresh series, the source's study */
-  path = retrieve_instance_file (store, st, new_series, new_sop);
+  path = retrieve_instance_file (store, st, new_series, new_sop, "stored.dcm");
   {
     const char *argv[] = { "dcmdump", "+f", "-E", "-Un", path, NULL };
 
@@ -263,7 +228,8 @@ test_write_back (void)
   back = fetch_image (store, lb_store_entry_get_uri (instances->pdata[0]), NULL, &error);
   g_assert_no_error (error);
   g_assert_true (lb_image_equal_pixels (back, derived));
-  g_assert_true (lb_image_meta_get_signed (lb_image_get_meta (back)));
+  g_assert_true (lb_value_model_get_source_signed (lb_image_meta_get_value_model (
+                                                     lb_image_get_meta (back))));
   /* the PNG in between carried the spacing in whole pixels per metre; the stored instance has
    * the source's exact value again */
   {

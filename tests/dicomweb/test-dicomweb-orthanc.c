@@ -2,7 +2,10 @@
 /* The helpers of test-dicomweb-orthanc (see test-dicomweb-orthanc.h) and its main(): the
  * subtests in the order they always ran. */
 #include <string.h>
+#include <libsoup/soup.h>
 
+#include "lb-dicom-multipart.h"
+#include "lb-test-dicom.h"
 #include "lb-test-image.h"
 #include "lb-test-loop.h"
 #include "test-dicomweb-orthanc.h"
@@ -127,25 +130,30 @@ check_image_against_tol (LbImage *img, const char *group, double spacing_tol)
 {
   g_autofree char *sha = exp_str (group, "pixels_sha256");
   g_autofree char *signed_s = exp_str (group, "signed");
-  g_autofree char *mine = lb_test_pixel_sha256 (img);
+  g_autofree char *mine = lb_test_stored_sha256 (img);
   const LbImageMeta *meta = lb_image_get_meta (img);
+  LbValueModel *model = lb_image_meta_get_value_model (meta);
   double a, b;
 
   g_assert_cmpuint (lb_image_get_width (img), ==, g_key_file_get_integer (expected, group, "columns", NULL));
   g_assert_cmpuint (lb_image_get_height (img), ==, g_key_file_get_integer (expected, group, "rows", NULL));
   g_assert_cmpstr (mine, ==, sha);
-  g_assert_cmpint (lb_image_meta_get_signed (meta), ==, g_str_equal (signed_s, "true"));
+  /* grey images carry their value model; colour ones none */
+  g_assert_true ((model != NULL) == lb_sample_format_is_gray (lb_image_get_format (img)));
+  if (model != NULL)
+    g_assert_cmpint (lb_value_model_get_source_signed (model), ==,
+                     g_str_equal (signed_s, "true"));
   if (g_key_file_has_key (expected, group, "rescale_slope", NULL))
     {
-      g_assert_true (lb_image_meta_get_rescale (meta, &a, &b));
+      g_assert_true (lb_value_model_get_stored_rescale (model, &a, &b));
       g_assert_cmpfloat (a, ==, exp_double (group, "rescale_slope"));
       g_assert_cmpfloat (b, ==, exp_double (group, "rescale_intercept"));
     }
   else
-    g_assert_false (lb_image_meta_get_rescale (meta, NULL, NULL));
+    g_assert_true (model == NULL || !lb_value_model_get_stored_rescale (model, NULL, NULL));
   if (g_key_file_has_key (expected, group, "window_center", NULL))
     {
-      g_assert_true (lb_image_meta_get_window (meta, &a, &b));
+      g_assert_true (lb_value_model_get_window (model, 0, &a, &b, NULL));
       g_assert_cmpfloat (a, ==, exp_double (group, "window_center"));
       g_assert_cmpfloat (b, ==, exp_double (group, "window_width"));
     }
@@ -161,6 +169,46 @@ void
 check_image_against (LbImage *img, const char *group)
 {
   check_image_against_tol (img, group, 1e-12);
+}
+
+/* GET …/instances/{uid} as application/dicom (WADO-RS retrieve instance) into a file. */
+char *
+retrieve_instance_file (LbStore *store, const char *st, const char *se, const char *in,
+                        const char *name)
+{
+  g_autoptr(SoupSession) session = soup_session_new ();
+  g_autofree char *url = g_strdup_printf ("%s/studies/%s/series/%s/instances/%s", http_url, st,
+                                          se, in);
+  g_autoptr(SoupMessage) msg = soup_message_new ("GET", url);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) body = NULL;
+  g_autoptr(GPtrArray) parts = NULL;
+  char *path;
+
+  soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept",
+                                "multipart/related; type=\"application/dicom\"");
+  if (auth_user)
+    {
+      g_autofree char *pair = g_strdup_printf ("%s:%s", auth_user, auth_pass);
+      g_autofree char *b64 = g_base64_encode ((const guchar *) pair, strlen (pair));
+      g_autofree char *value = g_strdup_printf ("Basic %s", b64);
+
+      soup_message_headers_replace (soup_message_get_request_headers (msg), "Authorization",
+                                    value);
+    }
+  body = soup_session_send_and_read (session, msg, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (soup_message_get_status (msg), ==, 200);
+  parts = lb_dicom_multipart_parse (soup_message_headers_get_one (
+                                      soup_message_get_response_headers (msg), "Content-Type"),
+                                    body, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (((LbDicomPart *) parts->pdata[0])->content_type, ==, "application/dicom");
+  path = g_build_filename (run_dir, name, NULL);
+  g_file_set_contents (path, g_bytes_get_data (((LbDicomPart *) parts->pdata[0])->body, NULL),
+                       (gssize) g_bytes_get_size (((LbDicomPart *) parts->pdata[0])->body), &error);
+  g_assert_no_error (error);
+  return path;
 }
 
 int
@@ -202,6 +250,7 @@ main (int argc, char **argv)
   g_test_add_func ("/dicomweb/write-back", test_write_back);
   g_test_add_func ("/dicomweb/write-refusals", test_write_refusals);
   g_test_add_func ("/dicomweb/write-raw-dicom", test_write_raw_dicom);
+  g_test_add_func ("/dicomweb/values-round-trip", test_values_round_trip);
   g_test_add_func ("/dicomweb/empty-patient", test_empty_patient);
   g_test_add_func ("/dicomweb/auth", test_auth);
   g_test_add_func ("/dicomweb/cancelled", test_cancelled);

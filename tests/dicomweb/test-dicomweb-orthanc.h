@@ -56,6 +56,17 @@ void          check_image_against_tol (LbImage          *img,
 void          check_image_against     (LbImage          *img,
                                        const char       *group);
 
+/* GET …/instances/{uid} as application/dicom (WADO-RS retrieve instance) into @name in
+ * run_dir; returns the path. */
+char         *retrieve_instance_file  (LbStore          *store,
+                                       const char       *st,
+                                       const char       *se,
+                                       const char       *in,
+                                       const char       *name);
+
+/* test-dicomweb-orthanc-values.c */
+void test_values_round_trip (void);
+
 /* test-dicomweb-orthanc-read.c */
 void test_open (void);
 void test_tree (void);

@@ -74,3 +74,58 @@ lb_test_check_dciodvfy (const char *path)
   g_assert_null (strstr (out, "Error"));
   return TRUE;
 }
+
+char *
+lb_test_stored_sha256 (LbImage *image)
+{
+  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  LbSampleFormat format = lb_image_get_format (image);
+  gboolean wide = lb_sample_format_get_sample_size (format) == 2;
+  LbValueModel *model = lb_sample_format_is_gray (format)
+    ? lb_image_meta_get_value_model_for (lb_image_get_meta (image), wide ? 16 : 8) : NULL;
+  guint offset = model ? lb_value_model_get_sample_offset (model) : 0;
+
+  for (guint y = 0; y < lb_image_get_height (image); y++)
+    {
+      const guint8 *row = lb_image_get_row (image, y);
+      gsize n = lb_image_get_row_size (image);
+
+      if (wide)
+        for (gsize i = 0; i < n / 2; i++)
+          {
+            guint16 v = GUINT16_TO_LE ((guint16) (((const guint16 *) (const void *) row)[i]
+                                                  - offset));
+
+            g_checksum_update (sum, (const guint8 *) &v, 2);
+          }
+      else
+        g_checksum_update (sum, row, n);
+    }
+  return g_strdup (g_checksum_get_string (sum));
+}
+
+GHashTable *
+lb_test_check_derived (const char *derived, const char *same_as)
+{
+  g_autofree char *script = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "tests", "dicom",
+                                              "check-derived.py", NULL);
+  const char *argv[] = { "/usr/bin/python3", script, derived, same_as, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  g_auto (GStrv) lines = NULL;
+  GHashTable *kv = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  int status;
+
+  out = lb_test_run_tool (argv, &err, &status);
+  g_test_message ("check-derived.py %s:\n%s%s", derived, out, err);
+  if (status != 0)
+    g_error ("%s against %s: %s", derived, same_as ? same_as : "-", err);
+  lines = g_strsplit (out, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    {
+      char *eq = strchr (lines[i], '=');
+
+      if (eq != NULL)
+        g_hash_table_insert (kv, g_strndup (lines[i], eq - lines[i]), g_strdup (eq + 1));
+    }
+  return kv;
+}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The canvas' display path without a display: window/level lookup tables (with rescale and
- * signed samples), the histogram window, and the view mapping (zoom, rotation, flip, split)
- * checked pixel by pixel against direct computation. */
+/* The canvas' display path without a display: the lookup table's structure (through the value
+ * model, inverted for Invert and MONOCHROME1), the histogram window (padding left out), and
+ * the view mapping (zoom, rotation, flip, split) checked pixel by pixel against direct
+ * computation. The VOI values themselves are checked against PS3.3 in tests/view/test-voi. */
 #include "config.h"
 
 #include <math.h>
@@ -28,39 +29,68 @@ ramp (guint x, guint y)
   return (guint16) (y * 1000 + x);
 }
 
+static LbValueModel *
+signed_ct_model (void)
+{
+  g_autoptr (LbValueModelBuilder) b = lb_value_model_builder_new (NULL, 16);
+
+  lb_value_model_builder_set_source (b, TRUE, 16);
+  lb_value_model_builder_set_rescale (b, 1.0, -1024.0);
+  lb_value_model_builder_set_units (b, "HU");
+  return lb_value_model_builder_end (g_steal_pointer (&b));
+}
+
+/* The LUT's structure: it goes through the model (offset binary, rescale), ends at black and
+ * white outside the window, and the presentation inverts it for Invert and MONOCHROME1 (the
+ * values themselves are checked against an independent PS3.3 reference in tests/view). */
 static void
 test_lut_window (void)
 {
-  LbLut lut = { 0 };
-  LbValueMap map = { FALSE, 1.0, -1024.0 }; /* CT: HU = v - 1024 */
+  LbLut lut = { 0 }, inv = { 0 }, m1 = { 0 }, m1inv = { 0 };
+  g_autoptr (LbValueModel) model = signed_ct_model ();
+  g_autoptr (LbValueModel) mono1 = NULL;
+  LbVoi voi = { LB_VOI_LINEAR, 40, 80, NULL };
+  /* the sample of stored value s: s + 32768; HU = s − 1024 */
+#define SAMPLE_OF_HU(hu) ((hu) + 1024 + 32768)
 
-  /* brain 40/80: HU 0 → 0, HU 80 → 255, HU 40 → 128 (127.5 rounds up) */
-  lb_lut_build (&lut, 16, &map, 40, 80, FALSE);
+  lb_lut_build (&lut, 16, model, &voi, FALSE);
   g_assert_cmpuint (lut.n_entries, ==, 65536);
-  g_assert_cmpuint (lut.table[1024 + 0], ==, 0);
-  g_assert_cmpuint (lut.table[1024 - 500], ==, 0);
-  g_assert_cmpuint (lut.table[1024 + 80], ==, 255);
-  g_assert_cmpuint (lut.table[1024 + 2000], ==, 255);
-  g_assert_cmpuint (lut.table[1024 + 40], ==, 128);
-  g_assert_cmpuint (lut.table[1024 + 20], ==, 64);
-  lb_lut_build (&lut, 16, &map, 40, 80, TRUE);
-  g_assert_cmpuint (lut.table[1024 + 0], ==, 255);
-  g_assert_cmpuint (lut.table[1024 + 80], ==, 0);
+  g_assert_cmpuint (lut.table[SAMPLE_OF_HU (-1)], ==, 0);
+  g_assert_cmpuint (lut.table[SAMPLE_OF_HU (-1000)], ==, 0);
+  g_assert_cmpuint (lut.table[SAMPLE_OF_HU (80)], ==, 255);
+  g_assert_cmpuint (lut.table[SAMPLE_OF_HU (2000)], ==, 255);
+  g_assert_cmpuint (lut.table[0], ==, 0);      /* stored −32768 */
+  g_assert_cmpuint (lut.table[65535], ==, 255); /* stored 32767 */
+  for (guint i = 1; i < 65536; i++)
+    g_assert_cmpuint (lut.table[i], >=, lut.table[i - 1]);
 
-  /* signed samples: 0xFFFF is -1 */
-  map.is_signed = TRUE;
-  map.intercept = 0;
-  lb_lut_build (&lut, 16, &map, 0, 2, FALSE);
-  g_assert_cmpuint (lut.table[0xffff], ==, 0);   /* -1 at the bottom of the window */
-  g_assert_cmpuint (lut.table[1], ==, 255);      /* +1 at the top */
-  g_assert_cmpuint (lut.table[0], ==, 128);
+  {
+    g_autoptr (LbValueModelBuilder) b = lb_value_model_builder_new (model, 16);
 
-  /* 8-bit */
-  lb_lut_build (&lut, 8, NULL, 127.5, 255, FALSE);
+    lb_value_model_builder_set_monochrome1 (b, TRUE);
+    mono1 = lb_value_model_builder_end (g_steal_pointer (&b));
+  }
+  lb_lut_build (&inv, 16, model, &voi, TRUE);
+  lb_lut_build (&m1, 16, mono1, &voi, FALSE);
+  lb_lut_build (&m1inv, 16, mono1, &voi, TRUE);
+  for (guint i = 0; i < 65536; i++)
+    {
+      g_assert_cmpuint (inv.table[i], ==, 255 - lut.table[i]);
+      g_assert_cmpuint (m1.table[i], ==, 255 - lut.table[i]);  /* minimum is white */
+      g_assert_cmpuint (m1inv.table[i], ==, lut.table[i]);     /* Invert undoes it */
+    }
+
+  /* 8-bit without a model: the sample is the value */
+  voi = (LbVoi) { LB_VOI_LINEAR, 128, 256, NULL };
+  lb_lut_build (&lut, 8, NULL, &voi, FALSE);
   g_assert_cmpuint (lut.n_entries, ==, 256);
-  g_assert_cmpuint (lut.table[0], ==, 0);
-  g_assert_cmpuint (lut.table[255], ==, 255);
+  for (guint i = 0; i < 256; i++)
+    g_assert_cmpuint (lut.table[i], ==, i);
   lb_lut_clear (&lut);
+  lb_lut_clear (&inv);
+  lb_lut_clear (&m1);
+  lb_lut_clear (&m1inv);
+#undef SAMPLE_OF_HU
 }
 
 static void
@@ -69,19 +99,41 @@ test_histogram_window (void)
   g_autoptr (LbImage) img = make_gray16 (100, 10, ramp);
   LbRenderSource src;
   guint64 *hist = g_new0 (guint64, 65536);
-  LbValueMap map = { FALSE, 1.0, 0.0 };
   double c, w;
 
   lb_render_source_from_image (&src, img);
   lb_histogram_add_rows (hist, &src, 0, 10);
-  g_assert_true (lb_histogram_window (hist, 65536, &map, 0.0, 1.0, &c, &w));
+  g_assert_true (lb_histogram_window (hist, 65536, NULL, 0.0, 1.0, &c, &w));
   /* values 0..9099: full range */
   g_assert_cmpfloat (c - w / 2, ==, 0);
   g_assert_cmpfloat (c + w / 2, ==, 9099);
   /* 1st–99th percentile trims the tails: 10 samples each side of 1000 */
-  g_assert_true (lb_histogram_window (hist, 65536, &map, 0.01, 0.99, &c, &w));
+  g_assert_true (lb_histogram_window (hist, 65536, NULL, 0.01, 0.99, &c, &w));
   g_assert_cmpfloat (c - w / 2, ==, 10);
   g_assert_cmpfloat (c + w / 2, ==, 9089);
+
+  /* padding is not anatomy: samples 0…4999 as padding leave 5000…9099 (values through the
+   * rescale; a negative slope reverses the order) */
+  {
+    g_autoptr (LbValueModelBuilder) b = lb_value_model_builder_new (NULL, 16);
+    g_autoptr (LbValueModel) model = NULL;
+
+    lb_value_model_builder_set_rescale (b, -2.0, 100.0);
+    lb_value_model_builder_set_padding (b, 0, 4999);
+    model = lb_value_model_builder_end (g_steal_pointer (&b));
+    g_assert_true (lb_histogram_window (hist, 65536, model, 0.0, 1.0, &c, &w));
+    g_assert_cmpfloat (c - w / 2, ==, 9099 * -2.0 + 100);
+    g_assert_cmpfloat (c + w / 2, ==, 5000 * -2.0 + 100);
+  }
+  /* nothing but padding: no window */
+  {
+    g_autoptr (LbValueModelBuilder) b = lb_value_model_builder_new (NULL, 16);
+    g_autoptr (LbValueModel) model = NULL;
+
+    lb_value_model_builder_set_padding (b, 0, 9099);
+    model = lb_value_model_builder_end (g_steal_pointer (&b));
+    g_assert_false (lb_histogram_window (hist, 65536, model, 0.01, 0.99, &c, &w));
+  }
   g_free (hist);
 }
 
@@ -94,15 +146,14 @@ check_view (LbImage *img,
 {
   LbRenderSource src;
   LbLut lut = { 0 };
-  LbValueMap map = { FALSE, 1.0, 0.0 };
   LbViewTransform view = { zoom, 0, 0, rotation, flip };
   guint ow = 64, oh = 48;
   g_autofree guint32 *out = g_new (guint32, ow * oh);
   double rw, rh;
 
   lb_render_source_from_image (&src, img);
-  /* identity-ish LUT: window 0..255*257 so the display value is v/257 rounded */
-  lb_lut_build (&lut, 16, &map, 65535 / 2.0, 65535, FALSE);
+  /* a window over the whole range, so every sample of the ramp shows */
+  lb_lut_build (&lut, 16, NULL, &(LbVoi) { LB_VOI_LINEAR, 65536 / 2.0, 65536, NULL }, FALSE);
   lb_view_rotated_size (&view, src.width, src.height, &rw, &rh);
   view.center_x = rw / 2 + 3.25;
   view.center_y = rh / 2 - 2.5;
@@ -166,13 +217,13 @@ test_split (void)
   g_autoptr (LbImage) a = make_gray16 (16, 16, ramp);
   LbRenderSource sa;
   LbLut la = { 0 }, lb = { 0 };
-  LbValueMap map = { FALSE, 1.0, 0.0 };
   LbViewTransform view = { 1.0, 8, 8, 0, FALSE };
+  LbVoi step = { LB_VOI_LINEAR, 1, 1, NULL };          /* w = 1: a step at 0.5 */
   guint32 out[16 * 16];
 
   lb_render_source_from_image (&sa, a);
-  lb_lut_build (&la, 16, &map, 0, 2, FALSE);          /* everything ≥ 1 → 255 */
-  lb_lut_build (&lb, 16, &map, 0, 2, TRUE);           /* inverted for the "before" side */
+  lb_lut_build (&la, 16, NULL, &step, FALSE);          /* everything ≥ 1 → 255 */
+  lb_lut_build (&lb, 16, NULL, &step, TRUE);           /* inverted for the "before" side */
   lb_render_view ((guint8 *) out, 16 * 4, 16, 16, &view, &sa, &la, &sa, &lb, 6);
   /* columns < 6 from the before LUT, the rest from the after LUT */
   g_assert_cmphex (out[5 * 16 + 3], ==, 0xff000000u);

@@ -21,6 +21,7 @@
 #include "lb-test-files.h"
 #include "lb-test-loop.h"
 #include "lb-test-process.h"
+#include "lb-test-ps33.h"
 #include "lb-window-test.h"
 
 #define CT_NAME "ct-head-128-16bit.png"
@@ -126,20 +127,40 @@ raw_at (LbImage *image,
   return ((const guint16 *) lb_image_get_row (image, y))[x];
 }
 
-/* What the display must show for stored value @v under window (@c, @w), computed here
- * from the DICOM-style rescale, independently of the canvas' lookup table. */
+/* What the display must show for sample @v under window (@c, @w) with Invert @invert: the
+ * grey pipeline of PS3.3 (rescale, LINEAR VOI, MONOCHROME1) computed by the independent
+ * reference (tests/view/ps33-display.py, pydicom) from the image's value model, never by
+ * Lightbox's own formula. */
 static guint8
-expected_display (LbImage *image,
-                  guint16  v,
-                  double   c,
-                  double   w)
+expected_display (LbImage  *image,
+                  guint16   v,
+                  double    c,
+                  double    w,
+                  gboolean  invert)
 {
-  double slope = 1, intercept = 0, m, d;
+  LbValueModel *model = lb_image_meta_get_value_model (lb_image_get_meta (image));
+  g_autoptr (GString) line = g_string_new ("bits=16");
+  g_autoptr (GBytes) table = NULL;
+  double slope, intercept;
+  char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
 
-  lb_image_meta_get_rescale (lb_image_get_meta (image), &slope, &intercept);
-  m = v * slope + intercept;
-  d = (m - (c - w / 2)) * 255.0 / w;
-  return d <= 0 ? 0 : d >= 255 ? 255 : (guint8) floor (d + 0.5);
+  g_assert_nonnull (model);
+  g_string_append_printf (line, " offset=%u", lb_value_model_get_sample_offset (model));
+  if (lb_value_model_get_stored_rescale (model, &slope, &intercept))
+    g_string_append_printf (line, " slope=%s intercept=%s", g_ascii_dtostr (a, sizeof a, slope),
+                            g_ascii_dtostr (b, sizeof b, intercept));
+  g_string_append_printf (line, " function=%s center=%s width=%s",
+                          lb_voi_function_to_string (lb_value_model_get_voi_function (model)),
+                          g_ascii_dtostr (a, sizeof a, c), g_ascii_dtostr (b, sizeof b, w));
+  if (lb_value_model_get_monochrome1 (model))
+    g_string_append (line, " mono1=1");
+  if (invert)
+    g_string_append (line, " invert=1");
+  g_string_append_c (line, '\n');
+  table = lb_test_ps33_tables (line->str);
+  g_assert_nonnull (table);
+  g_assert_cmpuint (g_bytes_get_size (table), ==, 65536);
+  return ((const guint8 *) g_bytes_get_data (table, NULL))[v];
 }
 
 static void
@@ -196,11 +217,13 @@ test_open_image (void)
   g_assert_true (lb_canvas_has_rescale (win_canvas ()));
 }
 
+/* The canvas' centre pixel shows @image's sample there as PS3.3 says for window (@c, @w). */
 static void
-check_center_pixel (double c,
-                    double w)
+check_center_pixel_of (LbImage *image,
+                       double   c,
+                       double   w,
+                       gboolean invert)
 {
-  LbImage *image = lb_history_get_current (win_history ());
   int cx = gtk_widget_get_width (GTK_WIDGET (win_canvas ())) / 2;
   int cy = gtk_widget_get_height (GTK_WIDGET (win_canvas ())) / 2;
   int ix, iy;
@@ -209,10 +232,20 @@ check_center_pixel (double c,
 
   g_assert_true (lb_canvas_widget_to_image (win_canvas (), cx + 0.5, cy + 0.5, &ix, &iy));
   g_assert_true (lb_canvas_peek_display_pixel (win_canvas (), cx, cy, &argb));
-  want = expected_display (image, raw_at (image, ix, iy), c, w);
+  want = expected_display (image, raw_at (image, ix, iy), c, w, invert);
+  g_test_message ("centre: sample %u shows %u, PS3.3 %u", raw_at (image, ix, iy), argb & 0xff,
+                  want);
   g_assert_cmpuint (argb & 0xff, ==, want);
   g_assert_cmpuint ((argb >> 8) & 0xff, ==, want);
   g_assert_cmpuint (argb >> 24, ==, 0xff);
+}
+
+static void
+check_center_pixel (double   c,
+                    double   w,
+                    gboolean invert)
+{
+  check_center_pixel_of (lb_history_get_current (win_history ()), c, w, invert);
 }
 
 static void
@@ -226,7 +259,7 @@ test_window_level (void)
 
   redraw ();
   lb_canvas_get_window (win_canvas (), &c, &w);
-  check_center_pixel (c, w);
+  check_center_pixel (c, w, FALSE);
   g_assert_true (lb_canvas_peek_display_pixel (win_canvas (), cx, cy, &before));
 
   /* the CT brain preset (40/80 HU) through its action */
@@ -235,14 +268,14 @@ test_window_level (void)
   lb_canvas_get_window (win_canvas (), &c, &w);
   g_assert_cmpfloat (c, ==, 40);
   g_assert_cmpfloat (w, ==, 80);
-  check_center_pixel (40, 80);
+  check_center_pixel (40, 80, FALSE);
   wl = g_strdup (win_label ("wl_label"));
   g_assert_cmpstr (wl, ==, "W 80  L 40 HU");
 
   /* a bone window shows the same pixel differently, exactly as computed */
   lb_canvas_set_window (win_canvas (), 400, 1800);
   redraw ();
-  check_center_pixel (400, 1800);
+  check_center_pixel (400, 1800, FALSE);
   g_assert_true (lb_canvas_peek_display_pixel (win_canvas (), cx, cy, &after));
 
   /* invert flips the display value */
@@ -253,14 +286,145 @@ test_window_level (void)
     g_assert_true (lb_canvas_peek_display_pixel (win_canvas (), cx, cy, &inv));
     g_assert_cmpuint (inv & 0xff, ==, 255 - (after & 0xff));
   }
+  check_center_pixel (400, 1800, TRUE);
   gtk_widget_activate_action (GTK_WIDGET (win), "win.invert", NULL);
 
   /* auto window from the histogram is back to a useful range */
   gtk_widget_activate_action (GTK_WIDGET (win), "win.wl-auto", NULL);
   redraw ();
   lb_canvas_get_window (win_canvas (), &c, &w);
-  check_center_pixel (c, w);
+  check_center_pixel (c, w, FALSE);
   (void) before;
+}
+
+/* The labels of @model's items, sections included, in order. */
+static void
+collect_labels (GMenuModel *model,
+                GPtrArray  *out)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
+    {
+      g_autofree char *label = NULL;
+      g_autoptr (GMenuModel) section = g_menu_model_get_item_link (model, i, G_MENU_LINK_SECTION);
+
+      if (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_LABEL, "s", &label))
+        g_ptr_array_add (out, g_steal_pointer (&label));
+      if (section != NULL)
+        collect_labels (section, out);
+    }
+}
+
+static gboolean
+menu_has (const char *label)
+{
+  GtkWidget *button = lb_window_test_get_child (win, "window_button");
+  g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+
+  collect_labels (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button)), labels);
+  for (guint i = 0; i < labels->len; i++)
+    if (g_str_equal (labels->pdata[i], label))
+      return TRUE;
+  return FALSE;
+}
+
+/* A 64 × 64 ramp of stored values −100 … 3999 (signed, offset binary) with @model. */
+static LbImage *
+model_image (LbValueModel *model)
+{
+  gsize stride;
+  guint8 *px = lb_image_alloc_pixels (64, 64, LB_FORMAT_GRAY16, NULL, &stride, NULL);
+  g_autoptr (LbImageMeta) meta = lb_image_meta_new ();
+
+  for (guint y = 0; y < 64; y++)
+    for (guint x = 0; x < 64; x++)
+      ((guint16 *) (px + y * stride))[x] = (guint16) (32768 - 100 + y * 64 + x);
+  lb_image_meta_set_value_model (meta, model);
+  return lb_image_new_take (64, 64, LB_FORMAT_GRAY16, stride, px, meta);
+}
+
+/* What a DICOM image's value model changes on screen: MONOCHROME1 shown inverted (against the
+ * PS3.3 reference), the file's window presets in the W/L menu, the CT presets only for HU,
+ * the probe's padding and its precision for a slope of 0.5, the unit in the status line. */
+static void
+test_value_model_display (void)
+{
+  g_autoptr (LbValueModelBuilder) b = lb_value_model_builder_new (NULL, 16);
+  g_autoptr (LbValueModel) cr = NULL, ct = NULL;
+  g_autoptr (LbImage) cr_img = NULL, ct_img = NULL;
+  g_autofree char *probe = NULL;
+  double c, w;
+
+  /* a CR: MONOCHROME1, no rescale, no unit, one window */
+  lb_value_model_builder_set_source (b, TRUE, 16);
+  lb_value_model_builder_set_monochrome1 (b, TRUE);
+  lb_value_model_builder_add_window (b, 1000, 2000, NULL);
+  cr = lb_value_model_builder_end (g_steal_pointer (&b));
+  cr_img = model_image (cr);
+  lb_canvas_set_image (win_canvas (), cr_img, FALSE);
+  redraw ();
+  lb_canvas_get_window (win_canvas (), &c, &w);
+  g_assert_cmpfloat (c, ==, 1000);
+  g_assert_cmpfloat (w, ==, 2000);
+  g_assert_cmpstr (win_label ("wl_label"), ==, "W 2000  L 1000");
+  check_center_pixel_of (cr_img, 1000, 2000, FALSE);
+  /* the minimum is white: a low value shows brighter than a high one */
+  g_assert_cmpuint (expected_display (cr_img, 32768, 1000, 2000, FALSE), >,
+                    expected_display (cr_img, 32768 + 1500, 1000, 2000, FALSE));
+  /* Invert works relative to it */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.invert", NULL);
+  redraw ();
+  check_center_pixel_of (cr_img, 1000, 2000, TRUE);
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.invert", NULL);
+  /* the file's window is in the menu; CT presets are not (the values are not HU) */
+  g_assert_true (menu_has ("Window 1 (1000/2000)"));
+  g_assert_false (menu_has ("CT Brain (40/80)"));
+  /* no rescale: the probe shows the stored value alone */
+  probe = lb_canvas_describe_pixel (win_canvas (), 3, 0);
+  g_assert_cmpstr (probe, ==, "x 3  y 0  -97");
+  g_clear_pointer (&probe, g_free);
+
+  /* a CT: slope 0.5, padding, three windows with explanations */
+  b = lb_value_model_builder_new (NULL, 16);
+  lb_value_model_builder_set_source (b, TRUE, 16);
+  lb_value_model_builder_set_rescale (b, 0.5, -1024);
+  lb_value_model_builder_set_units (b, "HU");
+  lb_value_model_builder_set_padding (b, 32768 - 100, 32768 + 1000);
+  lb_value_model_builder_add_window (b, 40, 400, "SOFT TISSUE");
+  lb_value_model_builder_add_window (b, -600, 1500, "LUNG");
+  lb_value_model_builder_add_window (b, 400.5, 1800, "BONE");
+  ct = lb_value_model_builder_end (g_steal_pointer (&b));
+  ct_img = model_image (ct);
+  lb_canvas_set_image (win_canvas (), ct_img, FALSE);
+  redraw ();
+  g_assert_true (menu_has ("SOFT TISSUE (40.0/400.0)"));
+  g_assert_true (menu_has ("LUNG (-600.0/1500.0)"));
+  g_assert_true (menu_has ("BONE (400.5/1800.0)"));
+  g_assert_true (menu_has ("CT Brain (40/80)"));
+  /* the file's first window is the one shown */
+  g_assert_cmpstr (win_label ("wl_label"), ==, "W 400.0  L 40.0 HU");
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.wl-preset", "s", "file-1");
+  lb_canvas_get_window (win_canvas (), &c, &w);
+  g_assert_cmpfloat (c, ==, -600);
+  g_assert_cmpfloat (w, ==, 1500);
+  g_assert_cmpstr (win_label ("wl_label"), ==, "W 1500.0  L -600.0 HU");
+  /* padding (stored −100 … 1000, the first 1101 pixels) is named, not valued; real values keep
+   * their half units */
+  probe = lb_canvas_describe_pixel (win_canvas (), 5, 0);
+  g_assert_cmpstr (probe, ==, "x 5  y 0  padding");
+  g_clear_pointer (&probe, g_free);
+  probe = lb_canvas_describe_pixel (win_canvas (), 13, 17);
+  g_assert_cmpstr (probe, ==, "x 13  y 17  1001  (-523.5 HU)");
+  g_clear_pointer (&probe, g_free);
+  /* the automatic window leaves the padding out: its bottom is at least the lowest real value
+   * (with the padding counted, the 1st percentile would be stored −60, −1054 HU) */
+  g_assert_true (lb_canvas_auto_window (win_canvas ()));
+  lb_canvas_get_window (win_canvas (), &c, &w);
+  g_assert_cmpfloat (c - w / 2, >=, 1001 * 0.5 - 1024);
+
+  /* back to the CT of the history, as the following tests expect */
+  lb_canvas_set_image (win_canvas (), lb_history_get_current (win_history ()), FALSE);
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.wl-preset", "s", "brain");
+  redraw ();
 }
 
 static void
@@ -786,6 +950,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/window/open-store", test_open_store);
   g_test_add_func ("/ui/window/open-image", test_open_image);
   g_test_add_func ("/ui/window/window-level", test_window_level);
+  g_test_add_func ("/ui/window/value-model", test_value_model_display);
   g_test_add_func ("/ui/window/filter-undo-redo", test_filter_undo_redo);
   g_test_add_func ("/ui/window/bench-panel", test_bench_panel);
   g_test_add_func ("/ui/window/plugin-manager-reload", test_plugin_manager_reload);

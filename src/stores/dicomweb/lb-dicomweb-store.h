@@ -33,8 +33,8 @@ G_BEGIN_DECLS
  * fallbacks for empty tags; the UIDs are in the entries' attributes ("StudyInstanceUID", …).
  *
  * Reading an instance yields a 16-bit (or 8-bit, RGB) PNG of the first frame at full fidelity
- * (signed samples, rescale, window and spacing in its lightbox:* text chunks), so generic code
- * that decodes store content gets the real stored values; lb_dicomweb_store_fetch_image_async()
+ * (the value model and spacing in its lightbox:* text chunks), so generic code that decodes
+ * store content gets the real values; lb_dicomweb_store_fetch_image_async()
  * returns the #LbImage directly.
  *
  * Writing stores a derived image as a new Secondary Capture instance in a new series of the

@@ -1,0 +1,228 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""make-variants.py SRCDIR OUTDIR — variants of real DICOM files that exercise the value model,
+with what they mean computed independently by pydicom and numpy.
+
+From CT_small.dcm and MR_small.dcm (SRCDIR) it makes, in a study of their own, one instance
+per variant: signed with negative stored values (and junk above HighBit), the same image
+unsigned with the intercept moved, MONOCHROME1, pixel padding with a range limit, SIGMOID,
+several windows with explanations, an MR whose RescaleType is US, a slope of 0.5, a Modality
+LUT Sequence, a VOI LUT Sequence, and lossy-compression history. For each NAME it writes:
+  NAME.dcm      the Part 10 file (explicit VR little endian)
+  NAME.json     its data set in the DICOM JSON model, without Pixel Data (what WADO-RS sends)
+  NAME.frame    the Pixel Data bytes
+  NAME.values   the real-world value of every pixel, float64 little endian, row by row
+  NAME.padding  one byte per pixel, 1 on pixel padding
+and variants.ini: per variant the attributes the value model must carry.
+
+Real-world values: stored values are masked to BitsStored below HighBit and sign-extended
+(PS3.5 8.1.1; pydicom 2.3 does neither for native data), then pydicom's apply_modality_lut
+(PS3.3 C.11.1). Padding: stored values between PixelPaddingValue and PixelPaddingRangeLimit
+(PS3.3 C.7.5.1.1.2).
+"""
+import configparser
+import json
+import os
+import sys
+import warnings
+
+import numpy as np
+import pydicom
+from pydicom.dataset import Dataset
+from pydicom.uid import ExplicitVRLittleEndian, generate_uid
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dicom_reference import multi, padding_mask, real_values, stored_values  # noqa: E402
+
+warnings.simplefilter('ignore')
+SRC, OUT = sys.argv[1], sys.argv[2]
+STUDY = generate_uid(entropy_srcs=['lightbox value model variants'])
+
+
+def load(name):
+    return pydicom.dcmread(os.path.join(SRC, name))
+
+
+def set_pixels(ds, stored, bits_stored, signed, junk=False):
+    """Stored values into Pixel Data (16 bits allocated, HighBit = BitsStored − 1), with
+    random junk above HighBit when asked (overlay bits in old files)."""
+    ds.BitsAllocated = 16
+    ds.BitsStored = bits_stored
+    ds.HighBit = bits_stored - 1
+    ds.PixelRepresentation = 1 if signed else 0
+    lo, hi = (-(1 << (bits_stored - 1)), (1 << (bits_stored - 1)) - 1) if signed \
+        else (0, (1 << bits_stored) - 1)
+    assert stored.min() >= lo and stored.max() <= hi, (stored.min(), stored.max())
+    words = stored.astype(np.int64) & ((1 << bits_stored) - 1)
+    if junk and bits_stored < 16:
+        rng = np.random.default_rng(25)
+        words |= rng.integers(0, 1 << (16 - bits_stored), stored.shape) << bits_stored
+    ds.PixelData = words.astype('<u2').tobytes()
+    ds['PixelData'].VR = 'OW'
+
+
+def clear_values(ds):
+    for kw in ('RescaleSlope', 'RescaleIntercept', 'RescaleType', 'WindowCenter', 'WindowWidth',
+               'WindowCenterWidthExplanation', 'VOILUTFunction', 'ModalityLUTSequence',
+               'VOILUTSequence', 'PixelPaddingValue', 'PixelPaddingRangeLimit',
+               'LossyImageCompression', 'LossyImageCompressionRatio',
+               'LossyImageCompressionMethod'):
+            if kw in ds:
+                del ds[kw]
+
+
+def lut_item(first, bits, data, explanation=None, signed=False):
+    item = Dataset()
+    item.add_new(0x00283002, 'SS' if signed else 'US', [len(data) % 65536, first, bits])
+    if explanation:
+        item.LUTExplanation = explanation
+    item.add_new(0x00283006, 'OW', np.asarray(data, '<u2').tobytes())
+    return item
+
+
+variants = {}
+
+
+def variant(name, ds, expect):
+    ds.StudyInstanceUID = STUDY
+    ds.SeriesInstanceUID = generate_uid(entropy_srcs=[name, 'series'])
+    ds.SOPInstanceUID = generate_uid(entropy_srcs=[name])
+    ds.file_meta.MediaStorageSOPInstanceUID = ds.SOPInstanceUID
+    ds.file_meta.TransferSyntaxUID = ExplicitVRLittleEndian
+    ds.is_little_endian, ds.is_implicit_VR = True, False
+    ds.SeriesDescription = 'value model: ' + name
+    ds.save_as(os.path.join(OUT, name + '.dcm'), write_like_original=False)
+
+    values = real_values(ds)
+    pad = padding_mask(ds)
+    values.astype('<f8').tofile(os.path.join(OUT, name + '.values'))
+    pad.tofile(os.path.join(OUT, name + '.padding'))
+    open(os.path.join(OUT, name + '.frame'), 'wb').write(ds.PixelData)
+    js = ds.to_json_dict(bulk_data_threshold=1 << 30)
+    del js['7FE00010']
+    json.dump([js], open(os.path.join(OUT, name + '.json'), 'w'))
+
+    g = {'signed': 'true' if ds.PixelRepresentation else 'false',
+         'bits_stored': str(ds.BitsStored), 'padding_pixels': str(int(pad.sum())),
+         'monochrome1': 'true' if ds.PhotometricInterpretation == 'MONOCHROME1' else 'false',
+         'function': str(ds.get('VOILUTFunction', 'LINEAR')),
+         'n_voi_luts': str(len(ds.get('VOILUTSequence', [])))}
+    wc, ww = multi(ds, 'WindowCenter'), multi(ds, 'WindowWidth')
+    if wc:
+        ex = multi(ds, 'WindowCenterWidthExplanation')
+        g['window_centers'] = ';'.join(repr(float(x)) for x in wc)
+        g['window_widths'] = ';'.join(repr(float(x)) for x in ww)
+        g['window_explanations'] = ';'.join(ex)
+    g.update(expect)
+    variants[name] = g
+
+
+os.makedirs(OUT, exist_ok=True)
+ct, mr = load('CT_small.dcm'), load('MR_small.dcm')
+ct_stored = stored_values(ct)   # 128 … 2191, HU = stored − 1024
+
+# Signed with negative stored values: stored = HU (intercept 0), 12 bits, junk in bits 12–15.
+# A block of exactly 0 HU beside one of −1 HU: a filter on raw int16 bits mixes 0 with 65535.
+hu = ct_stored - 1024
+hu[10:40, 10:40] = 0
+hu[10:40, 40:70] = -1
+ds = load('CT_small.dcm')
+clear_values(ds)
+set_pixels(ds, hu, 12, True, junk=True)
+ds.RescaleSlope, ds.RescaleIntercept = 1, 0
+variant('ct-signed-negative', ds, {'units': 'HU', 'decimals': '0'})
+
+# The same image unsigned: stored = HU + 2048, intercept −2048: the same real-world values.
+ds = load('CT_small.dcm')
+clear_values(ds)
+set_pixels(ds, hu + 2048, 12, False)
+ds.RescaleSlope, ds.RescaleIntercept = 1, -2048
+variant('ct-unsigned-shifted', ds, {'units': 'HU', 'decimals': '0'})
+
+# MONOCHROME1 (a CR: the minimum is white), no rescale, a window.
+ds = load('CT_small.dcm')
+clear_values(ds)
+set_pixels(ds, ct_stored, 12, False)
+ds.PhotometricInterpretation = 'MONOCHROME1'
+ds.Modality = 'CR'
+ds.WindowCenter, ds.WindowWidth = 1200, 1800
+variant('cr-monochrome1', ds, {'units': '', 'decimals': '0'})
+
+# Pixel padding −2000 … −1900 around a signed CT (HU = stored); −1899 is not padding.
+pad_hu = hu.copy()
+pad_hu[:, :8] = -2000
+pad_hu[:, 8:12] = -1950
+pad_hu[:, 12] = -1899
+ds = load('CT_small.dcm')
+clear_values(ds)
+set_pixels(ds, pad_hu, 16, True)
+ds.RescaleSlope, ds.RescaleIntercept = 1, 0
+ds.add_new(0x00280120, 'SS', -2000)
+ds.add_new(0x00280121, 'SS', -1900)
+variant('ct-padding', ds, {'units': 'HU', 'decimals': '0', 'padding_lo': '-2000',
+                           'padding_hi': '-1900'})
+
+# SIGMOID
+ds = load('CT_small.dcm')
+clear_values(ds)
+ds.RescaleSlope, ds.RescaleIntercept = 1, -1024
+ds.WindowCenter, ds.WindowWidth = 40, 400
+ds.VOILUTFunction = 'SIGMOID'
+variant('ct-sigmoid', ds, {'units': 'HU', 'decimals': '0'})
+
+# Several windows with their explanations.
+ds = load('CT_small.dcm')
+clear_values(ds)
+ds.RescaleSlope, ds.RescaleIntercept = 1, -1024
+ds.WindowCenter, ds.WindowWidth = [40, -600, 400.5], [400, 1500, 1800]
+ds.WindowCenterWidthExplanation = ['SOFT TISSUE', 'LUNG', 'BONE']
+variant('ct-windows', ds, {'units': 'HU', 'decimals': '0'})
+
+# An MR with a rescale of type US (unspecified): not Hounsfield units.
+ds = load('MR_small.dcm')
+clear_values(ds)
+ds.RescaleSlope, ds.RescaleIntercept, ds.RescaleType = 1, 0, 'US'
+ds.WindowCenter, ds.WindowWidth = 600, 1600
+variant('mr-rescale-us', ds, {'units': '', 'decimals': '0'})
+
+# A slope of 0.5: values in half units, shown with one decimal.
+ds = load('CT_small.dcm')
+clear_values(ds)
+ds.RescaleSlope, ds.RescaleIntercept = 0.5, -512
+variant('ct-slope-half', ds, {'units': 'HU', 'decimals': '1'})
+
+# A Modality LUT Sequence (16-bit entries, so pydicom applies it): a gamma curve from stored
+# value 100, optical density.
+ds = load('CT_small.dcm')
+clear_values(ds)
+set_pixels(ds, ct_stored, 12, False)
+data = (65535 * (np.arange(2000) / 1999.0) ** 0.6).astype(np.int64)
+item = lut_item(100, 16, data)
+item.ModalityLUTType = 'OD'
+ds.ModalityLUTSequence = [item]
+variant('ct-modality-lut', ds, {'units': 'OD', 'decimals': '0'})
+
+# A VOI LUT Sequence after the rescale, from −1024 HU, 12-bit output.
+ds = load('CT_small.dcm')
+clear_values(ds)
+ds.RescaleSlope, ds.RescaleIntercept = 1, -1024
+vdata = (4095 / (1 + np.exp(-(np.arange(3000) - 1100) / 80.0))).astype(np.int64)
+ds.VOILUTSequence = [lut_item(-1024, 12, vdata, 'SOFT TISSUE LUT', signed=True)]
+variant('ct-voi-lut', ds, {'units': 'HU', 'decimals': '0'})
+
+# Lossy history: compressed twice before, ratios and methods.
+ds = load('CT_small.dcm')
+clear_values(ds)
+ds.RescaleSlope, ds.RescaleIntercept = 1, -1024
+ds.LossyImageCompression = '01'
+ds.LossyImageCompressionRatio = [10, 2.5]
+ds.LossyImageCompressionMethod = ['ISO_10918_1', 'ISO_15444_1']
+variant('ct-lossy', ds, {'units': 'HU', 'decimals': '0', 'lossy_ratios': '10\\2.5',
+                         'lossy_methods': 'ISO_10918_1\\ISO_15444_1'})
+
+ini = configparser.ConfigParser(interpolation=None)
+ini.optionxform = str
+for name, g in variants.items():
+    ini[name] = g
+with open(os.path.join(OUT, 'variants.ini'), 'w') as f:
+    ini.write(f)
