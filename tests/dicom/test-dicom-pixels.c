@@ -24,14 +24,16 @@ static char *ref_dir;    /* pixel-reference.py's output */
 static char *data_dir;   /* tests/data/dicom */
 
 /* The stored value a decoded sample stands for: lb_dicom_decode_frame() keeps signed data as
- * int16 bit patterns with the meta's signed flag set (lb-image-meta.h). The one place to change
- * when that representation changes. */
+ * offset binary, described by the image's value model (lb-value-model.h); an image without a
+ * model stores its samples as they are. */
 static gint64
 sample_to_stored (LbImage *image, guint32 sample)
 {
-  if (lb_image_meta_get_signed (lb_image_get_meta (image)))
-    return (gint16) sample;
-  return sample;
+  LbValueModel *model = lb_image_meta_get_value_model (lb_image_get_meta (image));
+
+  if (model == NULL)
+    return sample;
+  return lb_value_model_sample_to_stored (model, sample);
 }
 
 static GBytes *
