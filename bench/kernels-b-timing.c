@@ -6,8 +6,8 @@
  * path and the optimised path on one thread, and the optimised path on all cores (bands of
  * 64 rows pulled by the threads; Spread: in place on one thread, its exact banded form on
  * all threads). Medians until stable (lb-measure).
- * xv's own single-thread times from issue 3 are printed beside them for the ratio the issue
- * asks about; the speedup over the scalar path is measured in this run.
+ * xv's own single-thread times (../shared/reference/xv-filters.md) are printed beside them for
+ * the ratio; the speedup over the scalar path is measured in this run.
  *
  * --gray16 runs the same filters on a 16-bit gray image of the same size (the RGB8 picture's
  * green channel × 257 plus noise), for the 16-bit paths.
@@ -28,7 +28,7 @@ typedef void (*ProcessFunc) (gconstpointer, const LbKernelBuf *, LbKernelBuf *, 
 
 typedef struct {
   const char *name;
-  double xv_ms;             /* issue 3, xv single thread at 1.4 Mpx; 0 = no xv equivalent */
+  double xv_ms;             /* xv single thread at 1.4 Mpx, ms; 0 = no xv equivalent */
   gboolean whole_image;
   gboolean skip_reference;  /* the sorting median reference takes minutes at large radii */
   gpointer (*prepare) (const LbKernelBuf *src, gconstpointer params);
@@ -247,7 +247,7 @@ main (int    argc,
   LbMeasureOptions ref_opts = { 0, 3, 5, 20.0, 0.05 };
   static const char *cols[] = { "filter", "scalar 1T cpu ms", "fast 1T ms", "fast 1T cpu ms",
                                 "fast all-T ms",
-                                "speedup 1T cpu", "xv ms (issue)", "xv / all-T", NULL };
+                                "speedup 1T cpu", "xv ms (ref.)", "xv / all-T", NULL };
   g_autoptr (LbMeasureTable) table = lb_measure_table_new ("kernels-b timing", cols);
 
   for (; argi < argc && g_str_has_prefix (argv[argi], "--"); argi++)

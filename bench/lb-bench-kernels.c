@@ -8,7 +8,7 @@
 #include "lb-xv-kernels-a.h"
 #include "lb-xvgeom.h"
 
-/* xv times: ../shared/reference/xv-filters.md Appendix A and issue 3's speed table, 1.4 Mpx
+/* xv times: ../shared/reference/xv-filters.md Appendix A, 1.4 Mpx
  * (1400×1000) 8-bit RGB, gcc -O2, one thread, ms. */
 static const LbBenchFilterSpec specs[] = {
   { "blur 3", "blur", "blur:size=3", LB_BENCH_K_BLUR, { 3 }, 18.3 },

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "lb-bench-net"
 
-/* lightbox-bench net: issue 4 item 6, the seed studies' network measurements on loopback.
+/* lightbox-bench net: the MedJava paper's network measurements, on loopback.
  *
  * Lightbox's store client (LbStore, the webdav backend) talks to lightbox-store, started here
  * as a child with --port 0 on a temporary root (on /dev/shm when it exists, so the server's

@@ -46,7 +46,7 @@ TEST_PKGS=(
   nginx libnginx-mod-http-dav-ext apache2 apache2-utils orthanc orthanc-dicomweb orthanc-gdcm litmus wrk
   # DICOM checks: dciodvfy (IOD validator), the 0051.dcm sample; numpy + PIL let pydicom decode
   # pixel data (JPEG 2000 too) as the independent reference
-  dicom3tools python3-numpy python3-pil
+  dicom3tools python3-numpy python3-pil python3-gi
   # sanitizer/fuzzer toolchain
   clang "$CLANG_RT"
 )

@@ -28,9 +28,8 @@
  * 658 / 1944; kernels-a-timing's test card (ramps, flat areas, a fine 257-periodic pattern):
  * r 3 199 / 107, r 8 220 / 210, r 10 237 / 253, r 15 262 / 326, r 25 242 / 500, r 40 344 /
  * 780. The crossover follows the noisy image, so that no image gets slower than with Huang.
- * Session 11 made both faster (Huang 1.1–2×, the four tiers' selects 1.15–1.25×); at r 26–34
- * on the noisy image (lightbox-cli, alternating runs) Huang still won, so it stays at 48.
- * Session 13's row groups (lb-median-huang16-body.h) made Huang faster again; at r 48 (1
+ * With both paths at their fastest (Huang with row groups of three, lb-median-huang16-body.h),
+ * at r 26–34 on the noisy image (lightbox-cli, alternating runs) Huang wins; at r 48 (1
  * thread, 8 bands, ms, four tiers / Huang with groups of three rows) it would win on noise
  * (bench image 289 / 183, a 14-bit radiograph-like image 174 / 160) and lose by more where
  * half the image is flat (135 / 225); at r 64 the four tiers win on all three (313 / 321,

@@ -6,17 +6,34 @@
 
 #include "lb-cli-store-options.h"
 #include "lb-cli.h"
+#include "lb-error.h"
 #include "lb-store-sync.h"
 
-/* Deep enough for any real tree, and a stop for symlink loops in local folders. */
-#define MAX_DEPTH 64
+/* -R stops at a depth deep enough for any real tree and at a number of entries in all: a
+ * server can make up a tree that never ends (every folder listing more folders). */
+#define DEFAULT_MAX_DEPTH 64
+#define DEFAULT_MAX_TOTAL 100000
 
 static gboolean opt_recursive;
+static int opt_max_depth = DEFAULT_MAX_DEPTH;
+static int opt_max_total = DEFAULT_MAX_TOTAL;
 
 static const GOptionEntry entries[] = {
   { "recursive", 'R', 0, G_OPTION_ARG_NONE, &opt_recursive, "List subfolders too (paths relative to URL)", NULL },
+  { "max-depth", 0, 0, G_OPTION_ARG_INT, &opt_max_depth,
+    "With -R, descend at most N levels (default 64)", "N" },
+  { "max-total", 0, 0, G_OPTION_ARG_INT, &opt_max_total,
+    "With -R, stop with an error after N entries in all (default 100000)", "N" },
   { NULL }
 };
+
+/* What a recursive listing has seen so far. */
+typedef struct {
+  guint      listed;     /* entries printed */
+  guint      too_deep;   /* folders not descended into for --max-depth */
+  GPtrArray *ancestors;  /* identities (lb:identity, "" if unknown) of the folders being listed
+                          * below the top one, outermost first */
+} Walk;
 
 static int
 compare_entries (gconstpointer a, gconstpointer b)
@@ -60,8 +77,22 @@ entry_path (const char *base, LbStoreEntry *entry)
   return printable (decoded != NULL ? decoded : rel);
 }
 
+/* Whether the folder @entry is one of those being listed (a symbolic link to an ancestor in a
+ * local folder): the stores that know a folder's identity give it as "lb:identity". */
 static gboolean
-list_level (LbStore *store, const char *uri, const char *base, guint depth, GError **error)
+is_cycle (Walk *walk, LbStoreEntry *entry)
+{
+  const char *identity = lb_store_entry_get_attribute (entry, "lb:identity");
+
+  for (guint i = 0; identity != NULL && *identity != '\0' && i < walk->ancestors->len; i++)
+    if (g_str_equal (walk->ancestors->pdata[i], identity))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+list_level (LbStore *store, const char *uri, const char *base, guint depth, Walk *walk,
+            GError **error)
 {
   g_autoptr(GPtrArray) entries_ = lb_store_list_sync (store, uri, NULL, error);
 
@@ -73,18 +104,40 @@ list_level (LbStore *store, const char *uri, const char *base, guint depth, GErr
       LbStoreEntry *entry = entries_->pdata[i];
       g_autofree char *path = entry_path (base, entry);
 
+      if (opt_recursive && walk->listed >= (guint) opt_max_total)
+        {
+          g_set_error (error, LB_ERROR, LB_ERROR_TOO_LARGE,
+                       "%s: stopped after %u entries (--max-total)", lb_store_entry_get_uri (entry),
+                       walk->listed);
+          return FALSE;
+        }
+      walk->listed++;
       if (lb_store_entry_is_container (entry))
         {
           printf ("%s/\n", path);
           if (opt_recursive)
             {
-              if (depth >= MAX_DEPTH)
+              const char *identity = lb_store_entry_get_attribute (entry, "lb:identity");
+              gboolean ok;
+
+              if (depth >= (guint) opt_max_depth)
                 {
-                  g_printerr ("lightbox-cli ls: %s: deeper than %u levels, not descending\n",
-                              lb_store_entry_get_uri (entry), MAX_DEPTH);
+                  /* named once: a tree that never ends has this everywhere at the bottom */
+                  if (walk->too_deep++ == 0)
+                    g_printerr ("lightbox-cli ls: %s: deeper than %d levels, not descending\n",
+                                lb_store_entry_get_uri (entry), opt_max_depth);
                   continue;
                 }
-              if (!list_level (store, lb_store_entry_get_uri (entry), base, depth + 1, error))
+              if (is_cycle (walk, entry))
+                {
+                  g_printerr ("lightbox-cli ls: %s: a folder already being listed (a loop), "
+                              "not descending\n", lb_store_entry_get_uri (entry));
+                  continue;
+                }
+              g_ptr_array_add (walk->ancestors, g_strdup (identity != NULL ? identity : ""));
+              ok = list_level (store, lb_store_entry_get_uri (entry), base, depth + 1, walk, error);
+              g_ptr_array_remove_index (walk->ancestors, walk->ancestors->len - 1);
+              if (!ok)
                 return FALSE;
             }
         }
@@ -135,6 +188,11 @@ lb_cli_ls (int argc, char **argv)
   options = lb_cli_store_options (&error);
   if (options == NULL)
     return lb_cli_fail ("ls", error);
+  if (opt_max_depth < 0 || opt_max_total <= 0)
+    {
+      g_printerr ("lightbox-cli ls: --max-depth and --max-total must be positive\n");
+      return 2;
+    }
   store = lb_store_new_for_uri (argv[1], options, &error);
   if (store == NULL)
     return lb_cli_fail ("ls", error);
@@ -142,8 +200,17 @@ lb_cli_ls (int argc, char **argv)
     const char *root = lb_store_get_uri (store);
     g_autofree char *base = g_str_has_suffix (root, "/") ? g_strdup (root)
                                                          : g_strconcat (root, "/", NULL);
+    /* the top folder's identity is not asked for (a request more): a link back to it is seen
+     * one level down, where the folder it leads to is listed a second time */
+    g_autoptr(GPtrArray) ancestors = g_ptr_array_new_with_free_func (g_free);
+    Walk walk = { 0, 0, ancestors };
 
-    if (!list_level (store, NULL, base, 0, &error))
+    gboolean ok = list_level (store, NULL, base, 0, &walk, &error);
+
+    if (walk.too_deep > 1)
+      g_printerr ("lightbox-cli ls: %u more folders deeper than %d levels not descended into\n",
+                  walk.too_deep - 1, opt_max_depth);
+    if (!ok)
       return lb_cli_fail ("ls", error);
   }
   return 0;

@@ -345,6 +345,13 @@ process (LbPngDecoder *self, const guint8 *data, gsize len)
 }
 
 gboolean
+lb_png_decoder_is_complete (LbPngDecoder *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return self->error == NULL && self->finished;
+}
+
+gboolean
 lb_png_decoder_feed (LbPngDecoder *self, const guint8 *data, gsize len, GError **error)
 {
   g_return_val_if_fail (self != NULL, FALSE);

@@ -44,6 +44,9 @@ gboolean        lb_png_decoder_has_header (LbPngDecoder   *decoder);
 guint           lb_png_decoder_get_width  (LbPngDecoder   *decoder);
 guint           lb_png_decoder_get_height (LbPngDecoder   *decoder);
 LbSampleFormat  lb_png_decoder_get_format (LbPngDecoder   *decoder);
+/* TRUE once the IEND chunk has been read: the image is complete, anything fed after it is
+ * ignored (a reader of a stream can stop there). */
+gboolean        lb_png_decoder_is_complete (LbPngDecoder  *decoder);
 /* The pixel buffer being filled (rows not yet decoded are zero), or NULL before the header. */
 const guint8   *lb_png_decoder_peek_pixels (LbPngDecoder  *decoder,
                                            gsize          *stride);

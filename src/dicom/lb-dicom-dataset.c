@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lb-error.h"
+#include "lb-json-depth.h"
 
 typedef struct {
   guint32 tag;
@@ -534,6 +535,8 @@ lb_dicom_json_parse_array (const char *data, gsize len, GError **error)
       g_set_error (error, LB_ERROR, LB_ERROR_PARSE, "empty response where DICOM JSON was expected");
       return NULL;
     }
+  if (!lb_json_check_depth (data, len, LB_JSON_MAX_DEPTH, "DICOM JSON", error))
+    return NULL;
   if (!json_parser_load_from_data (parser, data, (gssize) len, &local))
     {
       g_set_error (error, LB_ERROR, LB_ERROR_PARSE, "invalid DICOM JSON: %s", local->message);

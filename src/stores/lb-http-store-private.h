@@ -46,6 +46,7 @@ typedef struct {
   GInputStream          *body;         /* owned, nullable */
   /* write */
   GInputStream          *source;       /* owned, nullable */
+  GBytes                *bytes;        /* owned, nullable: the content, when it is in memory */
   gint64                 size;
   char                  *content_type; /* owned, nullable */
   LbStoreWriteMode       mode;

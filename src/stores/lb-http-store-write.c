@@ -19,6 +19,16 @@ on_wrote_body_data (SoupMessage *msg, guint chunk_size, gpointer user_data)
     op->progress (op->written, op->size, op->progress_data);
 }
 
+/* libsoup restarted the message (a 401 challenge answered, a dropped keep-alive connection):
+ * lb-http sends the whole body again, so progress starts again from zero. */
+static void
+on_write_restarted (SoupMessage *msg, gpointer user_data)
+{
+  LbHttpStoreOp *op = user_data;
+
+  op->written = 0;
+}
+
 static void
 on_write_sent (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -93,13 +103,52 @@ write_start (GTask *task)
     default:
       break;
     }
-  soup_message_set_request_body (msg, op->content_type != NULL ? op->content_type
-                                                               : "application/octet-stream",
-                                  op->source, op->size);
+  if (op->bytes != NULL)
+    lb_http_message_set_body (msg, op->content_type != NULL ? op->content_type
+                                                            : "application/octet-stream",
+                              op->bytes);
+  else
+    lb_http_message_set_body_stream (msg, op->content_type != NULL ? op->content_type
+                                                                   : "application/octet-stream",
+                                     op->source, op->size);
   g_signal_connect (msg, "wrote-body-data", G_CALLBACK (on_wrote_body_data), op);
-  /* never retried: a PUT body is a stream that cannot be rewound */
+  g_signal_connect (msg, "restarted", G_CALLBACK (on_write_restarted), op);
+  /* not retried after an answer (a PUT is not repeated behind the caller's back); libsoup's
+   * own restarts (a 401 challenge) send the whole body again where it can be read again
+   * (lb_http_message_set_body*) */
   lb_http_send_async (self->session, msg, 0, NULL, NULL, g_task_get_cancellable (task),
                       on_write_sent, task);
+}
+
+/* The task of a write to @uri (NULL, and the callback gets the error, when @uri is no place
+ * to write to), its LbHttpStoreOp filled but for the content. */
+static GTask *
+write_task_new (LbStore *store, const char *uri, gint64 size, const char *content_type,
+                LbStoreWriteMode mode, const char *etag, GCancellable *cancellable,
+                GFileProgressCallback progress, gpointer progress_data,
+                GAsyncReadyCallback callback, gpointer user_data, gpointer tag)
+{
+  GTask *task = lb_http_store_op_task_new (LB_HTTP_STORE (store), uri, FALSE, cancellable, callback,
+                                           user_data, tag);
+  LbHttpStoreOp *op;
+
+  if (task == NULL)
+    return NULL;
+  op = lb_http_store_op (task);
+  if (g_str_has_suffix (op->uri, "/"))
+    {
+      g_task_return_new_error (task, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                               "%s: cannot write to a folder", op->uri);
+      g_object_unref (task);
+      return NULL;
+    }
+  op->size = size;
+  op->content_type = g_strdup (content_type);
+  op->mode = mode;
+  op->etag = g_strdup (etag);
+  op->progress = progress;
+  op->progress_data = progress_data;
+  return task;
 }
 
 static void
@@ -109,27 +158,30 @@ lb_http_store_write_async (LbStore *store, const char *uri, GInputStream *source
                            gpointer progress_data, GAsyncReadyCallback callback,
                            gpointer user_data)
 {
-  GTask *task = lb_http_store_op_task_new (LB_HTTP_STORE (store), uri, FALSE, cancellable, callback,
-                                           user_data, lb_http_store_write_async);
-  LbHttpStoreOp *op;
+  GTask *task = write_task_new (store, uri, size, content_type, mode, etag, cancellable, progress,
+                                progress_data, callback, user_data, lb_http_store_write_async);
 
   if (task == NULL)
     return;
-  op = lb_http_store_op (task);
-  if (g_str_has_suffix (op->uri, "/"))
-    {
-      g_task_return_new_error (task, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
-                               "%s: cannot write to a folder", op->uri);
-      g_object_unref (task);
-      return;
-    }
-  op->source = g_object_ref (source);
-  op->size = size;
-  op->content_type = g_strdup (content_type);
-  op->mode = mode;
-  op->etag = g_strdup (etag);
-  op->progress = progress;
-  op->progress_data = progress_data;
+  lb_http_store_op (task)->source = g_object_ref (source);
+  lb_http_store_with_dialect (task, write_start);
+}
+
+/* Content in memory: sent whole again if libsoup restarts the PUT (lb_http_message_set_body). */
+static void
+lb_http_store_write_bytes_async (LbStore *store, const char *uri, GBytes *bytes,
+                                 const char *content_type, LbStoreWriteMode mode,
+                                 const char *etag, GCancellable *cancellable,
+                                 GFileProgressCallback progress, gpointer progress_data,
+                                 GAsyncReadyCallback callback, gpointer user_data)
+{
+  GTask *task = write_task_new (store, uri, (gint64) g_bytes_get_size (bytes), content_type, mode,
+                                etag, cancellable, progress, progress_data, callback, user_data,
+                                lb_http_store_write_async);
+
+  if (task == NULL)
+    return;
+  lb_http_store_op (task)->bytes = g_bytes_ref (bytes);
   lb_http_store_with_dialect (task, write_start);
 }
 
@@ -202,5 +254,6 @@ void
 lb_http_store_write_iface_init (LbStoreInterface *iface)
 {
   iface->write_async = lb_http_store_write_async;
+  iface->write_bytes_async = lb_http_store_write_bytes_async;
   iface->mkdir_async = lb_http_store_mkdir_async;
 }

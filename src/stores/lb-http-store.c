@@ -37,6 +37,7 @@ op_free (gpointer data)
   g_clear_object (&op->msg);
   g_clear_object (&op->body);
   g_clear_object (&op->source);
+  g_clear_pointer (&op->bytes, g_bytes_unref);
   g_free (op->content_type);
   g_free (op->etag);
   g_clear_object (&op->entry);
@@ -158,7 +159,7 @@ lb_http_store_propfind_new (LbHttpStore *self, const char *uri, const char *dept
     return NULL;
   request = g_bytes_new_static (propfind_body, sizeof propfind_body - 1);
   soup_message_headers_replace (soup_message_get_request_headers (msg), "Depth", depth);
-  soup_message_set_request_body_from_bytes (msg, "application/xml; charset=utf-8", request);
+  lb_http_message_set_body (msg, "application/xml; charset=utf-8", request);
   return msg;
 }
 

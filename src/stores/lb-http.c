@@ -180,6 +180,15 @@ lb_http_message_new (const char *method, const char *uri, LbStoreOptions *option
       return NULL;
     }
   g_signal_connect (msg, "got-headers", G_CALLBACK (on_got_headers_keepalive), NULL);
+  /* the bytes of the body off the network, against which decompression is measured
+   * (lb-http-body-stream.c) */
+  soup_message_add_flags (msg, SOUP_MESSAGE_COLLECT_METRICS);
+  /* libsoup follows a 302 or 303 (a 301 after POST) to an unsafe request by sending a GET
+   * without the body (RFC 9110 §15.4.3, §15.4.4 allow it): a PUT, POST, MKCOL or DELETE would
+   * then "succeed" with the answer to a GET. Such a redirect is an answer of its own. (The
+   * methods lb_http_method_is_idempotent() names are the safe ones, which keep theirs.) */
+  if (!lb_http_method_is_idempotent (method))
+    soup_message_add_flags (msg, SOUP_MESSAGE_NO_REDIRECT);
   if (options == NULL)
     return msg;
 
@@ -194,6 +203,140 @@ lb_http_message_new (const char *method, const char *uri, LbStoreOptions *option
   if (options->pinned_cert_file != NULL || options->ca_file != NULL)
     g_signal_connect (msg, "accept-certificate", G_CALLBACK (on_accept_certificate), options);
   return msg;
+}
+
+/* ---- request bodies ----------------------------------------------------------------------- */
+
+#define BODY_KEY "lb-http-request-body"
+
+/*
+ * libsoup 3 forgets a request body whenever it restarts a message (soup_message_restarted():
+ * after a 401 or 407 challenge, a redirect that keeps the method, or a keep-alive connection the
+ * server closed before answering; PUT and DELETE count as idempotent there) and sends it again
+ * with "Content-Length: 0" or no body at all; and a message sent again after a complete
+ * exchange (lb_http_send_async()'s retries) would send what is left of a consumed stream. So the
+ * body is kept here and set again before every attempt and on every restart.
+ */
+typedef struct {
+  char         *method;       /* owned: the method the body belongs to */
+  char         *content_type; /* owned, nullable */
+  GBytes       *bytes;        /* owned, nullable */
+  GInputStream *stream;       /* owned, nullable */
+  gboolean      seekable;     /* @stream can be read again from @start */
+  goffset       start;        /* where the body starts in @stream */
+  gint64        size;         /* bytes of @stream to send, -1 unknown */
+  gboolean      fresh;        /* set and not sent yet */
+  gboolean      spent;        /* asked for again, but @stream could not be read again */
+} RequestBody;
+
+static void
+request_body_free (gpointer data)
+{
+  RequestBody *body = data;
+
+  g_free (body->method);
+  g_free (body->content_type);
+  g_clear_pointer (&body->bytes, g_bytes_unref);
+  g_clear_object (&body->stream);
+  g_free (body);
+}
+
+/* Hands @body to @msg from its first byte. */
+static void
+request_body_install (SoupMessage *msg, RequestBody *body)
+{
+  if (body->bytes != NULL)
+    {
+      soup_message_set_request_body_from_bytes (msg, body->content_type, body->bytes);
+      return;
+    }
+  if (!body->seekable)
+    {
+      /* Sent as it is, once. Asked for again, it is closed first: libsoup then fails the
+       * attempt when it reads it (lb_http_map_transport_error() says why), where an empty
+       * body would have gone out under the announced Content-Length. */
+      if (!body->fresh)
+        {
+          g_input_stream_close (body->stream, NULL, NULL);
+          body->spent = TRUE;
+        }
+      soup_message_set_request_body (msg, body->content_type, body->stream, body->size);
+      return;
+    }
+  {
+    /* libsoup closes the stream it was given once the body is written: it gets a wrapper of
+     * its own each time, which leaves @stream open. A failed seek leaves @stream where it was:
+     * the server then gets fewer bytes than the Content-Length announces, and commits none. */
+    g_autoptr(GInputStream) attempt = g_buffered_input_stream_new (body->stream);
+
+    g_filter_input_stream_set_close_base_stream (G_FILTER_INPUT_STREAM (attempt), FALSE);
+    if (!body->fresh)
+      g_seekable_seek (G_SEEKABLE (body->stream), body->start, G_SEEK_SET, NULL, NULL);
+    soup_message_set_request_body (msg, body->content_type, attempt, body->size);
+  }
+}
+
+static void
+on_restarted_resend_body (SoupMessage *msg, RequestBody *body)
+{
+  /* a redirect that turned the request into a GET dropped the body on purpose (only safe
+   * methods are redirected, and they keep their method: lb_http_message_new()) */
+  if (g_str_equal (soup_message_get_method (msg), body->method))
+    {
+      body->fresh = FALSE;
+      request_body_install (msg, body);
+    }
+}
+
+static void
+request_body_attach (SoupMessage *msg, RequestBody *body)
+{
+  body->method = g_strdup (soup_message_get_method (msg));
+  body->fresh = TRUE;
+  request_body_install (msg, body);
+  g_object_set_data_full (G_OBJECT (msg), BODY_KEY, body, request_body_free);
+  g_signal_connect (msg, "restarted", G_CALLBACK (on_restarted_resend_body), body);
+}
+
+void
+lb_http_message_set_body (SoupMessage *msg, const char *content_type, GBytes *bytes)
+{
+  RequestBody *body = g_new0 (RequestBody, 1);
+
+  g_return_if_fail (SOUP_IS_MESSAGE (msg) && bytes != NULL);
+  g_return_if_fail (g_object_get_data (G_OBJECT (msg), BODY_KEY) == NULL);
+  body->content_type = g_strdup (content_type);
+  body->bytes = g_bytes_ref (bytes);
+  request_body_attach (msg, body);
+}
+
+void
+lb_http_message_set_body_stream (SoupMessage *msg, const char *content_type, GInputStream *stream,
+                                 gint64 size)
+{
+  RequestBody *body = g_new0 (RequestBody, 1);
+
+  g_return_if_fail (SOUP_IS_MESSAGE (msg) && G_IS_INPUT_STREAM (stream));
+  g_return_if_fail (g_object_get_data (G_OBJECT (msg), BODY_KEY) == NULL);
+  body->content_type = g_strdup (content_type);
+  body->stream = g_object_ref (stream);
+  body->seekable = G_IS_SEEKABLE (stream) && g_seekable_can_seek (G_SEEKABLE (stream));
+  body->start = body->seekable ? g_seekable_tell (G_SEEKABLE (stream)) : 0;
+  body->size = size;
+  request_body_attach (msg, body);
+}
+
+/* Before each attempt of lb_http_send_async(): the whole body again, unless this is the first. */
+static void
+request_body_rewind (SoupMessage *msg)
+{
+  RequestBody *body = g_object_get_data (G_OBJECT (msg), BODY_KEY);
+
+  if (body == NULL)
+    return;
+  if (!body->fresh)
+    request_body_install (msg, body);
+  body->fresh = FALSE;
 }
 
 /* ---- errors ------------------------------------------------------------------------------- */
@@ -237,8 +380,20 @@ GError *
 lb_http_map_transport_error (SoupMessage *msg, GError *error)
 {
   g_autofree char *uri = message_uri (msg);
+  RequestBody *body = g_object_get_data (G_OBJECT (msg), BODY_KEY);
   GError *mapped;
   const char *what;
+
+  if (body != NULL && body->spent && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      mapped = g_error_new (LB_ERROR, LB_ERROR_FAILED,
+                            "%s %s: the server asked for the body again (an authentication "
+                            "challenge or a closed connection), and its source cannot be read "
+                            "twice: nothing was sent in its place", soup_message_get_method (msg),
+                            uri);
+      g_error_free (error);
+      return mapped;
+    }
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || error->domain == LB_ERROR)
     {
@@ -284,11 +439,89 @@ lb_http_method_is_idempotent (const char *method)
          || g_str_equal (method, "PROPFIND") || g_str_equal (method, "OPTIONS");
 }
 
+/* ---- connections -------------------------------------------------------------------------- */
+
+#define SOCKETS_KEY "lb-http-sockets"
+
+/* Which socket a message's answer came on: a session's connection ids (soup_message_get_
+ * connection_id(), unique in a session) → GSocket, learnt when each connection is made, held
+ * weakly. A chunked body is judged by its connection when it ends (lb-http-body-stream.c). */
+typedef struct {
+  GHashTable *sockets;  /* owned (ref) */
+  guint64     id;
+} SocketEntry;
+
+static void
+forget_socket (gpointer data, GObject *where_the_socket_was)
+{
+  SocketEntry *entry = data;
+
+  g_hash_table_remove (entry->sockets, &entry->id);
+  g_hash_table_unref (entry->sockets);
+  g_free (entry);
+}
+
+static void
+on_network_event (SoupMessage *msg, GSocketClientEvent event, GIOStream *connection,
+                  gpointer user_data)
+{
+  SoupSession *session = user_data;
+  GHashTable *sockets = g_object_get_data (G_OBJECT (session), SOCKETS_KEY);
+  SocketEntry *entry;
+  GSocket *socket;
+
+  /* CONNECTED: the TCP connection, before any TLS on it */
+  if (event != G_SOCKET_CLIENT_CONNECTED || !G_IS_SOCKET_CONNECTION (connection))
+    return;
+  if (sockets == NULL)
+    {
+      sockets = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, NULL);
+      g_object_set_data_full (G_OBJECT (session), SOCKETS_KEY, sockets,
+                              (GDestroyNotify) g_hash_table_unref);
+    }
+  socket = g_socket_connection_get_socket (G_SOCKET_CONNECTION (connection));
+  entry = g_new (SocketEntry, 1);
+  entry->sockets = g_hash_table_ref (sockets);
+  entry->id = soup_message_get_connection_id (msg);
+  g_hash_table_replace (sockets, &entry->id, socket);
+  g_object_weak_ref (G_OBJECT (socket), forget_socket, entry);
+}
+
+/* The socket of the connection @msg's answer came on, or NULL if unknown. */
+static GSocket *
+message_socket (SoupSession *session, SoupMessage *msg)
+{
+  GHashTable *sockets = g_object_get_data (G_OBJECT (session), SOCKETS_KEY);
+  guint64 id = soup_message_get_connection_id (msg);
+
+  return sockets != NULL ? g_hash_table_lookup (sockets, &id) : NULL;
+}
+
 /* ---- send with retries -------------------------------------------------------------------- */
 
+/*
+ * Cancellation and libsoup 3.3.1 to 3.6.5 (Debian 13 ships 3.6.5). If the cancellable given to
+ * soup_session_send_async() fires after the response headers were read but before libsoup's
+ * own callback for them has run, libsoup finishes its queue item twice (run_until_read_done():
+ * soup_message_io_finished() has already finished and unqueued it, and it is finished again),
+ * dropping one reference too many: soup_session_send_finish() then reads the freed item.
+ * Fixed upstream by "fix 'heap-use-after-free' caused by 'finishing' queue item twice" (libsoup
+ * commit 9ba1243a; 794e089a in 3.6.6).
+ *
+ * So libsoup gets a cancellable of its own for each attempt, and the caller's cancellation is
+ * passed on only while no response headers are in (the status is SOUP_STATUS_NONE: the request
+ * is being connected, sent or waited for). A cancellation that comes later is acted on by
+ * on_send_done(), which closes the body and reports it; and when libsoup restarts the message
+ * (a 401 challenge answered: the status is NONE again) the watch is set up once more, so a
+ * cancellation that came while the challenge was being answered stops the new attempt too.
+ */
 typedef struct {
   SoupSession       *session;  /* owned */
   SoupMessage       *msg;      /* owned */
+  GCancellable      *soup_cancellable; /* owned, nullable: libsoup's, for this attempt */
+  GSource           *cancel_watch;     /* owned, nullable: on the caller's cancellable */
+  gulong             restarted_id;     /* on @msg: watch again after a restart */
+  gulong             network_id;       /* on @msg: learn its connections' sockets */
   GInputStream      *held;     /* owned, nullable: a 401 body kept while asking for a token */
   guint              bearer_attempts;
   LbHttpRebuildFunc  rebuild;
@@ -314,6 +547,14 @@ send_data_free (gpointer data)
       g_source_destroy (d->sleep);
       g_source_unref (d->sleep);
     }
+  if (d->cancel_watch != NULL)
+    {
+      g_source_destroy (d->cancel_watch);
+      g_source_unref (d->cancel_watch);
+    }
+  g_clear_object (&d->soup_cancellable);
+  g_clear_signal_handler (&d->restarted_id, d->msg);
+  g_clear_signal_handler (&d->network_id, d->msg);
   g_clear_object (&d->session);
   g_clear_object (&d->msg);
   g_clear_object (&d->held);
@@ -340,6 +581,9 @@ retry_after_sleep (gpointer user_data)
   if (d->rebuild != NULL)
     {
       SoupMessage *fresh = d->rebuild (d->msg, d->rebuild_data);
+
+      g_clear_signal_handler (&d->restarted_id, d->msg);
+      g_clear_signal_handler (&d->network_id, d->msg);
       g_object_unref (d->msg);
       d->msg = fresh;
     }
@@ -392,6 +636,15 @@ on_send_done (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr(GInputStream) stream = soup_session_send_finish (d->session, result, &error);
   gboolean idempotent = lb_http_method_is_idempotent (soup_message_get_method (d->msg));
 
+  if (stream != NULL && g_cancellable_is_cancelled (g_task_get_cancellable (task)))
+    {
+      /* cancelled once the headers were in (see SendData): closing the body before its end
+       * makes libsoup drop the connection */
+      g_input_stream_close (stream, NULL, NULL);
+      g_task_return_error_if_cancelled (task);
+      g_object_unref (task);
+      return;
+    }
   if (stream == NULL)
     {
       if (idempotent && d->retries_left > 0 && is_retryable_transport_error (error)
@@ -508,7 +761,7 @@ on_request_body (GObject *source, GAsyncResult *result, gpointer user_data)
     g_task_return_pointer (task, body, (GDestroyNotify) g_bytes_unref);
   else if (g_error_matches (error, LB_ERROR, LB_ERROR_TOO_LARGE))
     {
-      /* lb_http_read_all_async() speaks of listings; this can be any response */
+      /* a response, not any stream */
       g_task_return_new_error (task, LB_ERROR, LB_ERROR_TOO_LARGE,
                                "%s: response larger than %" G_GUINT64_FORMAT " bytes", d->uri,
                                d->max_bytes);
@@ -526,7 +779,8 @@ return_response (GTask *task, GInputStream *stream)
 {
   SendData *d = g_task_get_task_data (task);
   g_autoptr(GInputStream) raw = stream;
-  g_autoptr(GInputStream) body = lb_http_body_stream_new (raw, d->msg, NULL, NULL);
+  g_autoptr(GInputStream) body = lb_http_body_stream_new (raw, d->msg,
+                                                          message_socket (d->session, d->msg));
 
   if (!d->read_body)
     {
@@ -540,17 +794,67 @@ return_response (GTask *task, GInputStream *stream)
                           d->progress_data, on_request_body, task);
 }
 
+/* The caller cancelled: passed on to libsoup only while no response headers are in (see
+ * SendData). Runs in the task's context, whichever thread cancelled. */
+static gboolean
+on_caller_cancelled (GCancellable *cancellable, gpointer user_data)
+{
+  GTask *task = user_data;
+  SendData *d = g_task_get_task_data (task);
+
+  g_clear_pointer (&d->cancel_watch, g_source_unref);  /* G_SOURCE_REMOVE destroys it */
+  if (d->soup_cancellable != NULL && soup_message_get_status (d->msg) == SOUP_STATUS_NONE)
+    g_cancellable_cancel (d->soup_cancellable);
+  return G_SOURCE_REMOVE;
+}
+
+/* Watches the caller's cancellable unless that is already done. */
+static void
+watch_cancellable (GTask *task)
+{
+  SendData *d = g_task_get_task_data (task);
+  GCancellable *cancellable = g_task_get_cancellable (task);
+
+  if (cancellable == NULL || d->cancel_watch != NULL)
+    return;
+  d->cancel_watch = g_cancellable_source_new (cancellable);
+  g_source_set_callback (d->cancel_watch, G_SOURCE_FUNC (on_caller_cancelled), task, NULL);
+  g_source_attach (d->cancel_watch, g_task_get_context (task));
+}
+
+/* libsoup restarts the message (the status is NONE again): a cancellation that came while it
+ * answered a challenge now stops the new attempt (see SendData). */
+static void
+on_restarted_watch (SoupMessage *msg, gpointer user_data)
+{
+  watch_cancellable (user_data);
+}
+
 static void
 send_attempt (GTask *task)
 {
   SendData *d = g_task_get_task_data (task);
   const char *token = g_object_get_data (G_OBJECT (d->session), SESSION_TOKEN_KEY);
 
+  if (g_task_return_error_if_cancelled (task))
+    {
+      g_object_unref (task);
+      return;
+    }
+  if (d->restarted_id == 0)
+    d->restarted_id = g_signal_connect (d->msg, "restarted", G_CALLBACK (on_restarted_watch), task);
+  if (d->network_id == 0)
+    d->network_id = g_signal_connect (d->msg, "network-event", G_CALLBACK (on_network_event),
+                                      d->session);
+  watch_cancellable (task);
+  g_clear_object (&d->soup_cancellable);
+  d->soup_cancellable = g_cancellable_new ();
   if (token != NULL
       && soup_message_headers_get_one (soup_message_get_request_headers (d->msg), "Authorization") == NULL)
     set_bearer (d->msg, token);
+  request_body_rewind (d->msg);
 
-  soup_session_send_async (d->session, d->msg, G_PRIORITY_DEFAULT, g_task_get_cancellable (task),
+  soup_session_send_async (d->session, d->msg, G_PRIORITY_DEFAULT, d->soup_cancellable,
                            on_send_done, task);
 }
 
@@ -732,11 +1036,11 @@ on_read_all_chunk (GObject *source, GAsyncResult *result, gpointer user_data)
       g_object_unref (task);
       return;
     }
-  if (d->max_bytes > 0 && d->data->len + g_bytes_get_size (chunk) > d->max_bytes)
+  if (d->data->len + g_bytes_get_size (chunk) > d->max_bytes)
     {
       g_task_return_new_error (task, LB_ERROR, LB_ERROR_TOO_LARGE,
-                               "%s: listing too large (more than %" G_GUINT64_FORMAT " bytes)",
-                               d->uri, d->max_bytes);
+                               "%s: larger than %" G_GUINT64_FORMAT " bytes", d->uri,
+                               d->max_bytes);
       g_object_unref (task);
       return;
     }
@@ -753,6 +1057,10 @@ read_all_next (GTask *task)
                                    g_task_get_cancellable (task), on_read_all_chunk, task);
 }
 
+/* A GByteArray holds at most G_MAXUINT bytes and grows to powers of two: past 2 GiB it would
+ * ask for 4 GiB (and abort when that fails), so no read goes beyond. */
+#define READ_ALL_MAX (G_GUINT64_CONSTANT (1) << 31)
+
 void
 lb_http_read_all_async (GInputStream *stream, const char *uri, gint64 total, guint64 max_bytes,
                         GCancellable *cancellable, GFileProgressCallback progress,
@@ -762,10 +1070,14 @@ lb_http_read_all_async (GInputStream *stream, const char *uri, gint64 total, gui
   ReadAllData *d = g_new0 (ReadAllData, 1);
 
   g_task_set_source_tag (task, lb_http_read_all_async);
-  d->data = g_byte_array_new ();
+  d->max_bytes = max_bytes > 0 ? MIN (max_bytes, READ_ALL_MAX) : READ_ALL_MAX;
+  /* an announced length within the cap is allocated once (no doubling on the way), up to
+   * 64 MiB: a length that is only claimed costs no more than that */
+  d->data = total > 0 && (guint64) total <= d->max_bytes
+              ? g_byte_array_sized_new ((guint) MIN ((guint64) total, G_GUINT64_CONSTANT (64) << 20))
+              : g_byte_array_new ();
   d->uri = g_strdup (uri);
   d->total = total;
-  d->max_bytes = max_bytes;
   d->progress = progress;
   d->progress_data = progress_data;
   g_task_set_task_data (task, d, read_all_data_free);

@@ -27,11 +27,32 @@ SoupSession *lb_http_session_new          (LbStoreOptions  *options,
  * A message with Lightbox's defaults: Authorization from options (bearer token, or Basic
  * from static username/password is left to libsoup's auth manager), certificate pinning,
  * the credentials callback hooked to SoupMessage::authenticate. @uri must be absolute.
+ * Redirects are followed only for the safe methods (lb_http_method_is_idempotent()): libsoup
+ * would turn an unsafe request into a GET without its body; the 3xx is the answer instead.
  */
 SoupMessage *lb_http_message_new          (const char      *method,
                                            const char      *uri,
                                            LbStoreOptions  *options,
                                            GError         **error);
+
+/**
+ * lb_http_message_set_body:
+ *
+ * Sets @msg's request body so that every attempt sends all of it: libsoup forgets a body when
+ * it restarts a message (a 401 or 407 challenge, a redirect, a keep-alive connection closed
+ * before the answer) and a retry of lb_http_send_async() would send what is left of a consumed
+ * stream. Use this instead of soup_message_set_request_body*() for every message sent here.
+ */
+void         lb_http_message_set_body     (SoupMessage     *msg,
+                                           const char      *content_type,
+                                           GBytes          *bytes);
+/* The same for @size bytes (-1: to its end, chunked) of @stream from where it is now, sent
+ * again from there if @stream can seek (g_seekable_can_seek()); one that cannot is sent once,
+ * and an attempt that needs it again fails with %LB_ERROR_FAILED (never an empty body). */
+void         lb_http_message_set_body_stream (SoupMessage  *msg,
+                                              const char   *content_type,
+                                              GInputStream *stream,
+                                              gint64        size);
 
 /**
  * lb_http_set_error_from_status:
@@ -88,7 +109,8 @@ GInputStream *lb_http_send_finish (SoupSession         *session,
 
 /**
  * lb_http_read_all_async:
- * @max_bytes: fail with %LB_ERROR_TOO_LARGE past this many bytes (0 = no cap)
+ * @max_bytes: fail with %LB_ERROR_TOO_LARGE past this many bytes (0, or more than 2 GiB:
+ *   2 GiB, the most a GByteArray can grow to without asking for 4 GiB)
  *
  * Reads @stream to its end into a GBytes, reporting progress (total = @total or -1).
  * Truncation and transport errors carry @uri.

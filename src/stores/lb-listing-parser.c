@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lb-error.h"
+#include "lb-json-depth.h"
 #include "lb-http.h"
 #include "lb-store.h"
 
@@ -224,6 +225,17 @@ lb_listing_parse_json (const char *data, gsize len, const LbListingContext *ctx,
   JsonArray *array;
   Prepared pp;
 
+  if (len == 0)
+    {
+      /* (data may then be NULL, which json-glib refuses with a critical warning) */
+      g_set_error (error, LB_ERROR, LB_ERROR_PARSE, "%s: empty JSON listing", ctx->base_uri);
+      return NULL;
+    }
+  if (!lb_json_check_depth (data, len, LB_JSON_MAX_DEPTH, "JSON listing", error))
+    {
+      g_prefix_error (error, "%s: ", ctx->base_uri);
+      return NULL;
+    }
   if (len > G_MAXSSIZE || !json_parser_load_from_data (parser, data, (gssize) len, &local))
     {
       g_set_error (error, LB_ERROR, LB_ERROR_PARSE, "%s: bad JSON listing: %s", ctx->base_uri,

@@ -100,6 +100,16 @@ _lb_local_store_entry_from_info (GFile *file, GFileInfo *info)
   else
     display = g_filename_display_name (name);
   entry = lb_store_entry_new (uri, display, kind);
+  /* which folder it is, whatever the path (links are followed): a walk finds loops by it */
+  if (kind == LB_STORE_ENTRY_DIRECTORY
+      && g_file_info_has_attribute (info, G_FILE_ATTRIBUTE_UNIX_INODE))
+    {
+      g_autofree char *identity =
+        g_strdup_printf ("%u:%" G_GUINT64_FORMAT,
+                         g_file_info_get_attribute_uint32 (info, G_FILE_ATTRIBUTE_UNIX_DEVICE),
+                         g_file_info_get_attribute_uint64 (info, G_FILE_ATTRIBUTE_UNIX_INODE));
+      lb_store_entry_set_attribute (entry, "lb:identity", identity);
+    }
   if (kind != LB_STORE_ENTRY_DIRECTORY)
     {
       if (g_file_info_has_attribute (info, G_FILE_ATTRIBUTE_STANDARD_SIZE))

@@ -55,6 +55,8 @@ G_DECLARE_FINAL_TYPE (LbStoreEntry, lb_store_entry, LB, STORE_ENTRY, GObject)
  * - content-type, etag: nullable; the ETag is kept verbatim including quotes and W/.
  *
  * Extra string attributes (e.g. DICOM UIDs) can be attached with lb_store_entry_set_attribute().
+ * "lb:identity" names a folder whatever the path to it (a local folder: "DEVICE:INODE"), for
+ * stores that know one: a recursive walk stops at a folder it is already inside.
  */
 
 LbStoreEntry     *lb_store_entry_new              (const char       *uri,

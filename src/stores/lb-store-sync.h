@@ -28,7 +28,11 @@ LbStoreEntry *lb_store_stat_sync        (LbStore         *store,
                                          GCancellable    *cancellable,
                                          GError         **error);
 
-/* Downloads @uri to @path atomically (temporary file + rename; nothing left on failure). */
+/* Downloads @uri to @path atomically: into an unnamed file (O_TMPFILE) that is named and
+ * renamed over @path only when the whole body came; where the file system has no O_TMPFILE, a
+ * temporary ".NAME.lbget-XXXXXX" (removed on failure; one a killed download left is removed by
+ * the next download of @path once it is old). Bounded by options->max_download_bytes and the
+ * free space of @path's file system (less a reserve): %LB_ERROR_TOO_LARGE, @path untouched. */
 LbStoreEntry *lb_store_download_sync    (const char      *uri,
                                          const char      *path,
                                          LbStoreOptions  *options,

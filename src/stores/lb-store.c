@@ -338,8 +338,22 @@ lb_store_write_bytes_async (LbStore *self, const char *uri, GBytes *bytes,
                             gpointer progress_data, GAsyncReadyCallback callback,
                             gpointer user_data)
 {
-  g_autoptr(GInputStream) source = g_memory_input_stream_new_from_bytes (bytes);
+  LbStoreInterface *iface;
+  g_autoptr(GInputStream) source = NULL;
 
+  g_return_if_fail (LB_IS_STORE (self));
+  g_return_if_fail (uri != NULL);
+  g_return_if_fail (bytes != NULL);
+  iface = LB_STORE_GET_IFACE (self);
+  if (iface->write_bytes_async != NULL && iface->write_async != NULL
+      && (mode != LB_STORE_WRITE_IF_MATCH || (etag != NULL && *etag != '\0')))
+    {
+      iface->write_bytes_async (self, uri, bytes, content_type, mode, etag, cancellable, progress,
+                                progress_data, callback, user_data);
+      return;
+    }
+  /* the checks of lb_store_write_async() apply either way */
+  source = g_memory_input_stream_new_from_bytes (bytes);
   lb_store_write_async (self, uri, source, g_bytes_get_size (bytes), content_type, mode, etag,
                         cancellable, progress, progress_data, callback, user_data);
 }

@@ -65,6 +65,8 @@ typedef void (*LbCredentialsFunc) (LbCredentialsRequest *request,
  *   transport errors, 502/503/504, with exponential backoff from 250 ms; default 3
  * @max_listing_entries: cap on entries in one listing (default 200 000)
  * @max_listing_bytes: cap on the bytes of one listing document (default 64 MiB)
+ * @max_download_bytes: cap on one download to a file (lb_store_download_sync()); 0 (the
+ *   default): only the free space of the target's file system bounds it
  *
  * Reference counted; fields are public and may be set after lb_store_options_new() until
  * the options are handed to a store (which keeps a reference and treats them as read-only).
@@ -87,6 +89,7 @@ typedef struct {
   guint              max_listing_entries;
   guint64            max_listing_bytes;
   char              *user_agent;
+  guint64            max_download_bytes;
 } LbStoreOptions;
 
 #define LB_STORE_DEFAULT_TIMEOUT_S 30
@@ -209,6 +212,20 @@ struct _LbStoreInterface {
   LbStoreEntry *(*write_finish) (LbStore               *self,
                                  GAsyncResult          *result,
                                  GError               **error);
+  /* optional: write_async of content already in memory (a backend that may have to send it
+   * again keeps it whole); NULL hands it to write_async as a memory stream. Finished by
+   * write_finish. */
+  void          (*write_bytes_async) (LbStore               *self,
+                                      const char            *uri,
+                                      GBytes                *bytes,
+                                      const char            *content_type,
+                                      LbStoreWriteMode       mode,
+                                      const char            *etag,
+                                      GCancellable          *cancellable,
+                                      GFileProgressCallback  progress,
+                                      gpointer               progress_data,
+                                      GAsyncReadyCallback    callback,
+                                      gpointer               user_data);
 
   void          (*mkdir_async)  (LbStore             *self,
                                  const char          *uri,

@@ -23,17 +23,14 @@
 static char *ref_dir;    /* pixel-reference.py's output */
 static char *data_dir;   /* tests/data/dicom */
 
-/* The stored value a decoded sample stands for: lb_dicom_decode_frame() keeps signed data as
- * offset binary, described by the image's value model (lb-value-model.h); an image without a
- * model stores its samples as they are. */
+/* The stored value a decoded sample stands for: a signed source is held with the value
+ * model's sample offset (lb-value-model.h). */
 static gint64
 sample_to_stored (LbImage *image, guint32 sample)
 {
   LbValueModel *model = lb_image_meta_get_value_model (lb_image_get_meta (image));
 
-  if (model == NULL)
-    return sample;
-  return lb_value_model_sample_to_stored (model, sample);
+  return model ? lb_value_model_sample_to_stored (model, sample) : sample;
 }
 
 static GBytes *

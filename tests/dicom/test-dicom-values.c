@@ -417,7 +417,7 @@ cli_filter (const char *name, const char *step)
   return result;
 }
 
-/* Issue 25 item 1: filters on signed data. The same image stored signed (stored = HU, 12 bits,
+/* Filters on signed data. The same image stored signed (stored = HU, 12 bits,
  * negative values) and unsigned (stored = HU + 2048) must give the same real-world values
  * after any filter, and a flat block of 0 HU stays 0 HU (on raw int16 bits the blur mixed 0
  * with 65535 into −32768 HU). */

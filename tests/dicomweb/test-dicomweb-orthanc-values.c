@@ -140,7 +140,7 @@ test_values_round_trip (void)
   upload (store, dir, "ct-padding", &pad);
   upload (store, dir, "ct-lossy", &lossy);
 
-  /* the signed CT blurred has the values of the unsigned one blurred (issue 25, item 1) */
+  /* the signed CT blurred has the values of the unsigned one blurred */
   {
     g_autofree char *a = filter_into_study (store, &sgn, "blurred-signed", "blur:size=3");
     g_autofree char *b = filter_into_study (store, &uns, "blurred-unsigned", "blur:size=3");

@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* libFuzzer harness: the DICOMweb parsers. First byte 'M': multipart/related body, with the
  * Content-Type header on the first line and the body after it; anything else: a DICOM JSON
- * array (QIDO-RS / WADO-RS metadata), then every element of every data set is read back. */
+ * array (QIDO-RS / WADO-RS metadata), then every element of every data set is read back. JSON
+ * nested deeper than LB_JSON_MAX_DEPTH fails with LB_ERROR_TOO_LARGE before json-glib sees it,
+ * and only then (checked against a byte-at-a-time reference). */
 #include <json-glib/json-glib.h>
 
+#include <string.h>
+
+#include "fuzz-json-depth.h"
 #include "lb-dicom-dataset.h"
+#include "lb-error.h"
+#include "lb-json-depth.h"
 #include "dicomweb/lb-dicom-multipart.h"
 
 int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
@@ -61,6 +68,9 @@ LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
       g_autoptr (GPtrArray) sets = lb_dicom_json_parse_array ((const char *) data, size, &error);
 
       g_assert ((sets == NULL) != (error == NULL));
+      g_assert ((fuzz_json_depth (data, size) > LB_JSON_MAX_DEPTH)
+                == (g_error_matches (error, LB_ERROR, LB_ERROR_TOO_LARGE)
+                    && strstr (error->message, "nested deeper") != NULL));
       if (sets != NULL)
         for (guint i = 0; i < sets->len; i++)
           walk (g_ptr_array_index (sets, i), 0);

@@ -2,7 +2,15 @@
 /* libFuzzer harness: the HTML (nginx, Apache, python) and JSON (nginx) listing parsers, in one
  * piece and through the streaming parser fed in uneven chunks. The first byte picks the format
  * ('J' JSON, anything else HTML). Every entry returned must be a direct child of the base on the
- * same origin: that is the parser's contract, so the harness checks it on every input. */
+ * same origin: that is the parser's contract, so the harness checks it on every input. A JSON
+ * listing nested deeper than LB_JSON_MAX_DEPTH fails with LB_ERROR_TOO_LARGE (one shallower
+ * never does), and lb_json_check_depth() agrees with a byte-at-a-time reference at a depth
+ * limit the second byte picks. */
+#include <string.h>
+
+#include "fuzz-json-depth.h"
+#include "lb-error.h"
+#include "lb-json-depth.h"
 #include "lb-listing-parser.h"
 #include "lb-store-entry.h"
 
@@ -43,7 +51,17 @@ LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
   data++, size--;
 
   if (format == LB_LISTING_JSON)
-    entries = lb_listing_parse_json ((const char *) data, size, &ctx, &error);
+    {
+      guint deepest = fuzz_json_depth (data, size);
+      guint limit = size > 0 ? data[0] % 16 : 0;
+
+      entries = lb_listing_parse_json ((const char *) data, size, &ctx, &error);
+      g_assert ((deepest > LB_JSON_MAX_DEPTH)
+                == (g_error_matches (error, LB_ERROR, LB_ERROR_TOO_LARGE)
+                    && strstr (error->message, "nested deeper") != NULL));
+      g_assert (lb_json_check_depth ((const char *) data, size, limit, NULL, NULL)
+                == (deepest <= limit));
+    }
   else
     entries = lb_listing_parse_html ((const char *) data, size, &ctx, &error);
   check_entries (entries, error);

@@ -195,23 +195,28 @@ typedef struct {
   gboolean     fired;
 } Killer;
 
-/* Waits until some file in dir has grown past 1 MiB, then kills the server. */
+/* Waits until a file this process writes in dir has grown past 1 MiB, then kills the server.
+ * The download's file has no name there (O_TMPFILE) until it is complete: it is found among
+ * the process's open files, /proc/self/fd/N → "DIR/#INODE (deleted)". */
 static gpointer
 killer_thread (gpointer user_data)
 {
   Killer *k = user_data;
+  g_autofree char *prefix = g_strconcat (k->dir, "/", NULL);
 
   for (int i = 0; i < 30000 && !k->fired; i++)
     {
-      g_autoptr (GDir) d = g_dir_open (k->dir, 0, NULL);
+      g_autoptr (GDir) d = g_dir_open ("/proc/self/fd", 0, NULL);
       const char *name;
 
       while (d != NULL && (name = g_dir_read_name (d)) != NULL)
         {
-          g_autofree char *p = g_build_filename (k->dir, name, NULL);
+          g_autofree char *p = g_build_filename ("/proc/self/fd", name, NULL);
+          g_autofree char *target = g_file_read_link (p, NULL);
           GStatBuf st;
 
-          if (g_stat (p, &st) == 0 && st.st_size >= 1024 * 1024)
+          if (target != NULL && g_str_has_prefix (target, prefix)
+              && g_stat (p, &st) == 0 && st.st_size >= 1024 * 1024)
             {
               kill (g_ascii_strtoll (g_subprocess_get_identifier (k->proc), NULL, 10), SIGKILL);
               k->fired = TRUE;

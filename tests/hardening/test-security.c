@@ -47,23 +47,6 @@ write_file (const char *path, const char *text)
   g_assert_no_error (error);
 }
 
-static char *
-hash_password (void)
-{
-  g_autofree char *bin = g_build_filename (g_getenv ("LB_BUILD_ROOT"), "src", "server", "lightbox-store", NULL);
-  g_autoptr (GSubprocess) p = NULL;
-  g_autoptr (GError) error = NULL;
-  char *out = NULL;
-
-  p = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
-                        bin, "--hash-password", USER, NULL);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (p, PASSWORD "\n", NULL, &out, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_get_successful (p));
-  return out;
-}
-
 static void
 server_start (Server *s, const char *const *extra)
 {
@@ -680,7 +663,7 @@ main (int argc, char **argv)
   tokens = g_build_filename (base, "tokens", NULL);
   write_file (tokens, TOKEN "\n");
   passwd = g_build_filename (base, "passwd", NULL);
-  line = hash_password ();
+  line = lb_test_server_hash_password (USER, PASSWORD);
   write_file (passwd, line);
   {
     const char *const extra[] = { "--token-file", tokens, "--passwd-file", passwd,

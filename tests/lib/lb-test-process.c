@@ -15,6 +15,26 @@ lb_test_server_exe (void)
   return lb_test_build_path ("LB_BUILD_ROOT", "src", "server", "lightbox-store", NULL);
 }
 
+char *
+lb_test_server_hash_password (const char *user, const char *password)
+{
+  g_autofree char *bin = lb_test_server_exe ();
+  g_autofree char *input = g_strconcat (password, "\n", NULL);
+  g_autofree char *prefix = g_strconcat (user, ":$y$", NULL);
+  g_autoptr (GSubprocess) p = NULL;
+  g_autoptr (GError) error = NULL;
+  char *out = NULL;
+
+  p = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
+                        bin, "--hash-password", user, NULL);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (p, input, NULL, &out, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_successful (p));
+  g_assert_true (g_str_has_prefix (out, prefix));
+  return out;
+}
+
 static void
 die_with_parent (gpointer data)
 {

@@ -35,6 +35,10 @@ void     lb_test_server_kill          (LbTestServer *s,
                                        int           sig);
 /* lb_test_server_kill (SIGTERM) if it runs, and removes the copy of the samples. */
 void     lb_test_server_stop          (LbTestServer *s);
+/* A "USER:HASH" line for lightbox-store --passwd-file (a salted yescrypt hash), made by
+ * lightbox-store --hash-password. */
+char    *lb_test_server_hash_password (const char *user,
+                                       const char *password) G_GNUC_MALLOC;
 /* lightbox-store's upload temporaries (".lbput-*") anywhere below @dir. */
 guint    lb_test_server_count_temps   (const char *dir);
 

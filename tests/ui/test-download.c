@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * A large image download in the workstation window (issue 6): a 67 MB 16-bit PNG served
+ * A large image download in the workstation window: a 67 MB 16-bit PNG served
  * by a real lightbox-store on 127.0.0.1. While it downloads and decodes, the main loop keeps
  * dispatching (a timeout source ticks between the progress updates, frames are painted) and
  * no partial image is offered as the open image (no history, upload disabled). Cancelling

@@ -92,6 +92,28 @@ lb_dicom_multipart_parse (const char *content_type, GBytes *body, GError **error
     copy[len] = '\0';
     terminated = g_bytes_new_take (copy, len);
     mp = soup_multipart_new_from_message (headers, terminated);
+    /* libsoup 3.2 takes a part's body to end two bytes before the next boundary line, also
+     * when its headers' blank line ends closer to that line than that: the length wraps
+     * around, g_bytes_new_from_bytes()'s bounds check wraps with it, and the part claims
+     * about 2^64 bytes from inside the body (found by tests/fuzz/fuzz-dicomweb; regression
+     * input in tests/data/regressions/). Fixed in libsoup 3.6 by "soup-multipart: Verify
+     * boundary limits for multipart body" (commit aaf56a7e). Every part must lie inside the
+     * body, or the whole body is refused as malformed. */
+    for (int i = 0; mp != NULL && i < soup_multipart_get_length (mp); i++)
+      {
+        SoupMessageHeaders *ph;
+        GBytes *pb;
+        gsize part_len = 0;
+        const char *part;
+
+        if (!soup_multipart_get_part (mp, i, &ph, &pb))
+          continue;
+        part = g_bytes_get_data (pb, &part_len);
+        /* its offset in the body (a part before the copy wraps to a huge one) */
+        if (part_len > 0
+            && (part_len > len || (guintptr) part - (guintptr) copy > len - part_len))
+          g_clear_pointer (&mp, soup_multipart_free);
+      }
   }
   if (mp == NULL)
     {

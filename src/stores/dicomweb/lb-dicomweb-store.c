@@ -177,7 +177,7 @@ lb_dicomweb_request_async (LbDicomwebStore       *self,
   if (accept)
     soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept", accept);
   if (body)
-    soup_message_set_request_body_from_bytes (msg, body_type, body);
+    lb_http_message_set_body (msg, body_type, body);
   lb_http_request_async (self->session, msg, self->options->max_retries, max_bytes, cancellable,
                          progress, progress_data, callback, user_data);
 }

@@ -11,6 +11,7 @@
 #include "lb-dicom-multipart.h"
 #include "lb-dicom-writer.h"
 #include "lb-error.h"
+#include "lb-json-depth.h"
 #include "lb-http.h"
 #include "lb-image-loader.h"
 
@@ -93,6 +94,13 @@ on_stowed (GObject *source, GAsyncResult *result, gpointer user_data)
     {
       JsonNode *root;
 
+      if (!lb_json_check_depth (g_bytes_get_data (body, NULL), g_bytes_get_size (body),
+                                LB_JSON_MAX_DEPTH, "response", &error))
+        {
+          g_prefix_error (&error, "STOW-RS %s: ", d->stow_url);
+          lb_store_task_fail (task, error);
+          return;
+        }
       parser = json_parser_new_immutable ();
       if (json_parser_load_from_data (parser, g_bytes_get_data (body, NULL),
                                       (gssize) g_bytes_get_size (body), NULL))

@@ -21,6 +21,10 @@
 #define ACCEPT_FRAME \
   "multipart/related; type=\"application/octet-stream\"; transfer-syntax=" LB_DICOM_TS_EXPLICIT_LE
 
+/* The metadata of one instance is a few KiB to a few MiB (an enhanced multi-frame object lists
+ * every frame's functional groups; bulk data comes by BulkDataURI). 16 MiB is ample. */
+#define MAX_METADATA_BYTES (G_GUINT64_CONSTANT (16) << 20)
+
 /* ---- metadata ---------------------------------------------------------------------------- */
 
 static void
@@ -65,8 +69,8 @@ lb_dicomweb_metadata_async (LbDicomwebStore *self, const LbDicomwebLoc *loc,
   g_task_set_source_tag (task, lb_dicomweb_metadata_async);
   g_task_set_task_data (task, g_strdup (loc->uri), g_free);
   lb_dicomweb_request_async (self, "GET", md_url, LB_MEDIA_DICOM_JSON, NULL, NULL,
-                             lb_dicomweb_max_json_bytes (self), cancellable, NULL, NULL,
-                             on_metadata, task);
+                             MIN (lb_dicomweb_max_json_bytes (self), MAX_METADATA_BYTES),
+                             cancellable, NULL, NULL, on_metadata, task);
 }
 
 LbDicomDataset *
@@ -85,6 +89,7 @@ typedef struct {
   GFileProgressCallback  progress;
   gpointer               progress_data;
   gboolean               asked_uncompressed;  /* the second request, with an explicit syntax */
+  guint64                frame_cap;  /* bytes: the most a frame's response may have */
 } FetchData;
 
 static void
@@ -202,13 +207,46 @@ request_frame (GTask *task, const char *accept)
   FetchData *d = g_task_get_task_data (task);
   g_autofree char *url = lb_dicomweb_instance_url (self, &d->loc);
   g_autofree char *frame_url = g_strconcat (url, "/frames/1", NULL);
-  /* a frame can be as large as the pixel limit allows, plus the multipart framing */
-  guint64 cap = d->limits.max_bytes + (1 << 20);
-
   d->asked_uncompressed = strcmp (accept, ACCEPT_FRAME) == 0;
-  lb_dicomweb_request_async (self, "GET", frame_url, accept, NULL, NULL, cap,
+  lb_dicomweb_request_async (self, "GET", frame_url, accept, NULL, NULL, d->frame_cap,
                              g_task_get_cancellable (task), d->progress, d->progress_data, on_frame,
                              task);
+}
+
+/* The most a frame's response may hold, from what the metadata says of its pixels: a frame
+ * over the pixel limits is refused before it is asked for, and no server sends more than the
+ * uncompressed frame, an eighth more (a compressed encoding that came out larger) and the
+ * multipart framing. */
+static gboolean
+frame_cap (FetchData *d, GError **error)
+{
+  gint64 rows = 0, cols = 0, spp = 1, bits = 16;
+  guint64 pixels, bytes;
+
+  lb_dicom_dataset_get_int (d->metadata, LB_TAG_SAMPLES_PER_PIXEL, 0, &spp);
+  lb_dicom_dataset_get_int (d->metadata, LB_TAG_BITS_ALLOCATED, 0, &bits);
+  if (!lb_dicom_dataset_get_int (d->metadata, LB_TAG_ROWS, 0, &rows)
+      || !lb_dicom_dataset_get_int (d->metadata, LB_TAG_COLUMNS, 0, &cols)
+      || rows <= 0 || cols <= 0 || rows > G_MAXUINT16 || cols > G_MAXUINT16
+      || spp < 1 || spp > 4 || bits < 1 || bits > 64)
+    {
+      /* the decoder names what is missing; the limit still holds */
+      d->frame_cap = d->limits.max_bytes;
+      return TRUE;
+    }
+  pixels = (guint64) rows * (guint64) cols;
+  bytes = pixels * (guint64) spp * (((guint64) bits + 7) / 8);
+  if (pixels > d->limits.max_pixels || bytes > d->limits.max_bytes)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_TOO_LARGE,
+                   "%s: a frame of %" G_GINT64_FORMAT "×%" G_GINT64_FORMAT " pixels (%"
+                   G_GUINT64_FORMAT " bytes) is over the limits (%" G_GUINT64_FORMAT " pixels, %"
+                   G_GUINT64_FORMAT " bytes)", d->loc.uri, cols, rows, bytes,
+                   d->limits.max_pixels, d->limits.max_bytes);
+      return FALSE;
+    }
+  d->frame_cap = bytes + bytes / 8 + (1 << 20);
+  return TRUE;
 }
 
 static void
@@ -219,7 +257,7 @@ on_fetch_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
   GError *error = NULL;
 
   d->metadata = lb_dicomweb_metadata_finish (result, &error);
-  if (d->metadata == NULL)
+  if (d->metadata == NULL || !frame_cap (d, &error))
     fetch_fail (task, error);
   else
     request_frame (task, ACCEPT_FRAME_AS_STORED);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "test-xv-blend"
 
-/* xv's Blend, optimised path (issue 3: at most 1 off per sample, exact border points):
+/* xv's Blend, optimised path (at most 1 off per sample, exact border points):
  *  - the border points of the AVX2 rows and of the portable loops equal the reference's
  *    (xv's integer formulas with its double steepness test), and their ratios are within
  *    2^-22 (relative) of the reference's (d / d1)², for every interior pixel of regions of

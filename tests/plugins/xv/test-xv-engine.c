@@ -128,7 +128,7 @@ reference (const Case *c, LbImage *image, const LbKernelRect *sel, gsize *out_st
       {
         LbXvBlend st;
 
-        /* Blend's default path may differ from its reference by 1 (issue 3): the engine must
+        /* Blend's default path may differ from its reference by 1: the engine must
          * give exactly what the kernel's optimised path gives. */
         g_assert_true (lb_xv_blend_prepare (&st, &src, sel, &error));
         (c->kind == K_BLEND_EXACT ? lb_xv_blend_process_ref : lb_xv_blend_process) (&st, &src,

@@ -172,7 +172,7 @@ count_diff (const LbKernelBuf *a, const LbKernelBuf *b, int c0, int c1, const ch
 }
 
 /* The samples of the optimised path that differ from @want, which must be none, except for
- * blend, whose optimised path may be off by 1 (issue 3): those are counted and reported.
+ * blend, whose optimised path may be off by 1 (its documented tolerance): those are counted and reported.
  * Sharpen's optimised path is exact (see lb-xv-sharpen.c). */
 static gsize
 count_fast_diff (FilterId id, const LbKernelBuf *fast, const LbKernelBuf *want, int c0, int c1,

@@ -393,7 +393,7 @@ static const Sweep large[] = {
   { F_OIL, 21, 31, 10, 37, 34 },
 };
 
-/* Issue 3: the constant-time medians (8 bits: Perreault; 16 bits: four tiers) on images
+/* The constant-time medians (8 bits: Perreault; 16 bits: four tiers) on images
  * wider than one strip (8 bits: 256 output columns; 16 bits: max (64, 2r); plus 2r halo),
  * so strips start and end inside the image: 8 bits at the smallest radius they serve (3),
  * 15 and 25; 16 bits on both sides of the four-tier range (Huang at r 47 and 128, four
