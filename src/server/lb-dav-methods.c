@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lb-dav-xml.h"
+#include "lb-error.h"
 #include "lb-http-conditions.h"
 #include "lb-store-fs.h"
 #include "lb-store-lock.h"
@@ -216,112 +217,6 @@ lb_dav_handle_get (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *
   soup_server_message_set_status (msg, status, NULL);
 }
 
-static void
-fill_resource (LbDavResource *res, const char *href, const char *name, const char *abs,
-               const struct stat *st, char **etag_owned, char **ct_owned)
-{
-  memset (res, 0, sizeof *res);
-  res->href = href;
-  res->displayname = name;
-  res->collection = S_ISDIR (st->st_mode);
-  res->size = (guint64) st->st_size;
-  res->mtime_s = st->st_mtim.tv_sec;
-  res->ctime_s = st->st_mtim.tv_sec;
-  if (res->collection)
-    res->content_type = "httpd/unix-directory";
-  else
-    {
-      *etag_owned = lb_http_make_etag (st);
-      res->etag = *etag_owned;
-      res->content_type = lb_store_mime_type_of_file (name, abs, ct_owned);
-    }
-}
-
-/* Birth time where the file system records one (statx), else the modification time. */
-static gint64
-birth_time (const char *abs, const struct stat *st)
-{
-  struct statx sx;
-
-  if (statx (AT_FDCWD, abs, 0, STATX_BTIME, &sx) == 0 && (sx.stx_mask & STATX_BTIME))
-    return sx.stx_btime.tv_sec;
-  return st->st_mtim.tv_sec;
-}
-
-static void
-add_propfind_entry (xmlDocPtr doc, const char *rel, const char *abs, const struct stat *st,
-                    LbDavPropfindKind kind, GPtrArray *names, const char *root_name)
-{
-  g_autofree char *href = lb_store_path_encode (rel, S_ISDIR (st->st_mode));
-  g_autofree char *base = rel[0] ? g_path_get_basename (rel) : g_strdup (root_name);
-  g_autofree char *etag = NULL;
-  g_autofree char *ct = NULL;
-  LbDavResource res;
-
-  fill_resource (&res, href, base, abs, st, &etag, &ct);
-  res.ctime_s = birth_time (abs, st);
-  lb_dav_multistatus_add (doc, &res, kind, names);
-}
-
-void
-lb_dav_handle_propfind (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
-{
-  SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
-  const char *depth = soup_message_headers_get_one (h, "Depth");
-  g_autoptr(GPtrArray) names = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) out = NULL;
-  g_autofree char *root_name = g_path_get_basename (self->root);
-  LbDavPropfindKind kind;
-  xmlDocPtr doc;
-  struct stat st;
-  int d;
-
-  if (depth == NULL || g_ascii_strcasecmp (depth, "infinity") == 0)
-    {
-      /* RFC 4918 §9.1: a server may refuse infinite depth, with this precondition code. */
-      g_autoptr(GBytes) body = lb_dav_error_body ("propfind-finite-depth");
-      lb_store_reply_xml (msg, SOUP_STATUS_FORBIDDEN, body);
-      return;
-    }
-  if (strcmp (depth, "0") == 0)
-    d = 0;
-  else if (strcmp (depth, "1") == 0)
-    d = 1;
-  else
-    return lb_store_reply_error (msg, SOUP_STATUS_BAD_REQUEST, "Depth must be 0, 1 or infinity");
-
-  if (!lb_dav_parse_propfind ((const char *) req->body->data, req->body->len, &kind, &names, &error))
-    return lb_store_reply_error (msg, SOUP_STATUS_BAD_REQUEST, error->message);
-
-  if (stat (req->abs, &st) != 0 || !(S_ISDIR (st.st_mode) || S_ISREG (st.st_mode)))
-    return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
-  if (req->slash && !S_ISDIR (st.st_mode))
-    return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
-
-  doc = lb_dav_multistatus_new ();
-  add_propfind_entry (doc, req->rel, req->abs, &st, kind, names, root_name);
-  if (d == 1 && S_ISDIR (st.st_mode))
-    {
-      g_autoptr(GPtrArray) children = lb_store_fs_list_children (self->root_real, req->abs);
-
-      for (guint i = 0; children != NULL && i < children->len; i++)
-        {
-          const char *name = g_ptr_array_index (children, i);
-          g_autofree char *crel = req->rel[0] ? g_strconcat (req->rel, "/", name, NULL) : g_strdup (name);
-          g_autofree char *cabs = g_build_filename (req->abs, name, NULL);
-          struct stat cst;
-
-          if (stat (cabs, &cst) == 0)
-            add_propfind_entry (doc, crel, cabs, &cst, kind, names, root_name);
-        }
-      /* The filter repository is published although dotfiles are hidden elsewhere. */
-    }
-  out = lb_dav_doc_to_bytes (doc);
-  xmlFreeDoc (doc);
-  lb_store_reply_xml (msg, SOUP_STATUS_MULTI_STATUS, out);
-}
-
 /*
  * PROPPATCH: the store keeps no dead properties and its live properties are computed from the
  * file system, so every change is refused — per property, in a 207, as RFC 4918 §9.2 asks
@@ -340,7 +235,9 @@ lb_dav_handle_proppatch (LbStoreServer *self, SoupServerMessage *msg, LbStoreReq
   if (stat (req->abs, &st) != 0)
     return lb_store_reply_error (msg, SOUP_STATUS_NOT_FOUND, NULL);
   if (!lb_dav_parse_propertyupdate ((const char *) req->body->data, req->body->len, &names, &error))
-    return lb_store_reply_error (msg, SOUP_STATUS_BAD_REQUEST, error->message);
+    return lb_store_reply_error (msg, g_error_matches (error, LB_ERROR, LB_ERROR_TOO_LARGE)
+                                       ? SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE : SOUP_STATUS_BAD_REQUEST,
+                                 error->message);
   href = lb_store_path_encode (req->rel, S_ISDIR (st.st_mode));
   doc = lb_dav_multistatus_new ();
   lb_dav_multistatus_add_propstat (doc, href, names, SOUP_STATUS_FORBIDDEN,

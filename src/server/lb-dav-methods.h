@@ -10,8 +10,9 @@ G_BEGIN_DECLS
 
 /*
  * The WebDAV methods (RFC 4918, class 1), run once a request's body is complete: OPTIONS, GET
- * and HEAD (files, and HTML listings of collections), PROPFIND, PROPPATCH, MKCOL, DELETE, COPY
- * and MOVE. PUT is in lb-store-upload.c. Each handler sets the status and body of @msg.
+ * and HEAD (files, and HTML listings of collections), PROPPATCH, MKCOL, DELETE, COPY and MOVE.
+ * PUT is in lb-store-upload.c, PROPFIND in lb-dav-propfind.c. Each handler sets the status and
+ * body of @msg.
  */
 
 #define LB_DAV_ALLOW_METHODS "OPTIONS, GET, HEAD, PUT, DELETE, MKCOL, COPY, MOVE, PROPFIND, PROPPATCH"
@@ -19,9 +20,6 @@ G_BEGIN_DECLS
 void lb_dav_handle_options   (LbStoreServer     *self,
                               SoupServerMessage *msg);
 void lb_dav_handle_get       (LbStoreServer     *self,
-                              SoupServerMessage *msg,
-                              LbStoreRequest    *req);
-void lb_dav_handle_propfind  (LbStoreServer     *self,
                               SoupServerMessage *msg,
                               LbStoreRequest    *req);
 void lb_dav_handle_proppatch (LbStoreServer     *self,

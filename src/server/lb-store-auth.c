@@ -20,9 +20,16 @@
  * comparison time does not depend on where the strings differ.
  *
  * Passwords (--passwd-file): "user:hash" lines, the hash in crypt(3) form as produced by
- * `lightbox-store --hash-password USER` (yescrypt, "$y$…", salted by libxcrypt). Verified
- * credentials are remembered as a keyed SHA-256 of the whole Authorization header, so a
- * keep-alive client does not pay yescrypt's deliberate cost (tens of ms) on every request.
+ * `lightbox-store --hash-password USER` (yescrypt, "$y$…", salted by libxcrypt); SHA-512-crypt
+ * ($6$), bcrypt and scrypt are taken too, the methods libxcrypt calls legacy (MD5-crypt, ...)
+ * are refused. Verified credentials are remembered as a keyed SHA-256 of the whole
+ * Authorization header, so a keep-alive client does not pay yescrypt's deliberate cost (tens
+ * of ms) on every request. The hash itself (lb_store_auth_verify()) is for a worker thread:
+ * the server never runs it on its main loop (lb-store-verify.c).
+ *
+ * An unknown user name is hashed too, against a hash of the method and cost of the file's
+ * own entries (the most common ones if they differ), so that the time of an answer does not
+ * tell which names exist.
  */
 
 struct _LbStoreAuth
@@ -33,7 +40,9 @@ struct _LbStoreAuth
   GHashTable *users;         /* user name → crypt(3) hash */
   GHashTable *verified;      /* keyed digest of a good Basic header → user name */
   guint8      cache_key[32]; /* random per process: the cache never holds a usable secret */
-  char       *dummy_setting; /* yescrypt setting hashed against for unknown users */
+  char       *dummy_setting; /* hashed against for unknown users: same method and cost as
+                              * the entries (yescrypt while there are none) */
+  char       *dummy_method;  /* its method and cost ("$y$j9T$"), for diagnostics */
   GMutex      lock;          /* the verified cache may be touched from several threads */
 };
 
@@ -48,7 +57,8 @@ lb_store_auth_finalize (GObject *object)
   g_hash_table_unref (self->users);
   g_hash_table_unref (self->verified);
   g_mutex_clear (&self->lock);
-  free (self->dummy_setting);
+  g_free (self->dummy_setting);
+  g_free (self->dummy_method);
   G_OBJECT_CLASS (lb_store_auth_parent_class)->finalize (object);
 }
 
@@ -67,7 +77,13 @@ lb_store_auth_init (LbStoreAuth *self)
   for (guint i = 0; i < G_N_ELEMENTS (self->cache_key); i++)
     self->cache_key[i] = (guint8) g_random_int_range (0, 256);
   g_mutex_init (&self->lock);
-  self->dummy_setting = crypt_gensalt_ra ("$y$", 0, NULL, 0);
+  {
+    char *setting = crypt_gensalt_ra ("$y$", 0, NULL, 0);
+
+    self->dummy_setting = g_strdup (setting);
+    free (setting);
+  }
+  self->dummy_method = g_strdup ("$y$");
 }
 
 LbStoreAuth *
@@ -140,6 +156,61 @@ lb_store_auth_load_tokens (LbStoreAuth *self, const char *path, GError **error)
   return TRUE;
 }
 
+/*
+ * The method and cost of a crypt(3) hash, without its salt and digest: "$y$j9T$",
+ * "$6$rounds=5000$", "$2b$12$". Two hashes with the same prefix take the same time.
+ */
+static char *
+hash_method (const char *hash)
+{
+  const char *last, *p;
+
+  if (g_str_has_prefix (hash, "$2a$") || g_str_has_prefix (hash, "$2b$") || g_str_has_prefix (hash, "$2y$"))
+    return g_strndup (hash, MIN (strlen (hash), 7)); /* $2b$NN$ then salt and digest unbroken */
+  if (g_str_has_prefix (hash, "$7$"))
+    return g_strndup (hash, MIN (strlen (hash), 14)); /* N, r and p in 11 characters */
+  last = strrchr (hash, '$');
+  if (last == hash)
+    return g_strdup (hash);
+  for (p = last - 1; p > hash && *p != '$'; p--)
+    ;
+  return g_strndup (hash, (gsize) (p - hash) + 1);
+}
+
+/* Makes the hash of unknown users the entries' method and cost: the most common one when
+ * they differ, and then says that those of the others can be told apart by timing. */
+static void
+choose_dummy (LbStoreAuth *self, const char *path)
+{
+  g_autoptr(GHashTable) counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GHashTableIter iter;
+  gpointer key, value;
+  guint best = 0;
+
+  g_hash_table_iter_init (&iter, self->users);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      char *method = hash_method (value);
+      guint n = GPOINTER_TO_UINT (g_hash_table_lookup (counts, method)) + 1;
+
+      g_hash_table_replace (counts, method, GUINT_TO_POINTER (n));
+      if (n > best)
+        {
+          best = n;
+          g_free (self->dummy_setting);
+          g_free (self->dummy_method);
+          /* An entry's own hash serves as the setting: crypt(3) takes method, cost and salt
+           * from it. No unknown name can match (the user must exist). */
+          self->dummy_setting = g_strdup (value);
+          self->dummy_method = g_strdup (method);
+        }
+    }
+  if (g_hash_table_size (counts) > 1)
+    g_warning ("%s mixes hash methods or costs: the time of a refusal tells users of the "
+               "others (%s is used for unknown names); make all hashes with --hash-password",
+               path, self->dummy_method);
+}
+
 gboolean
 lb_store_auth_load_passwd (LbStoreAuth *self, const char *path, GError **error)
 {
@@ -169,6 +240,24 @@ lb_store_auth_load_passwd (LbStoreAuth *self, const char *path, GError **error)
           return FALSE;
         }
       *colon = '\0';
+      /* libxcrypt's verdict: MD5-crypt ($1$), DES, NT and SHA-256-crypt ($5$) are legacy
+       * methods, fast enough to guess passwords offline and to tell users apart by timing. */
+      switch (crypt_checksalt (colon + 1))
+        {
+        case CRYPT_SALT_OK:
+          break;
+        case CRYPT_SALT_METHOD_LEGACY:
+          g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED,
+                       "%s:%u: user %s has a%s hash, a method too fast to resist guessing; make "
+                       "a new one with --hash-password", path, i + 1, l,
+                       g_str_has_prefix (colon + 1, "$1$") ? "n MD5-crypt ($1$)" : " legacy");
+          return FALSE;
+        default:
+          g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED,
+                       "%s:%u: the hash of user %s is not one libxcrypt can check (see "
+                       "--hash-password)", path, i + 1, l);
+          return FALSE;
+        }
       g_hash_table_replace (self->users, g_strdup (l), g_strdup (colon + 1));
       added++;
     }
@@ -178,6 +267,7 @@ lb_store_auth_load_passwd (LbStoreAuth *self, const char *path, GError **error)
                    "Password file %s holds no user", path);
       return FALSE;
     }
+  choose_dummy (self, path);
   return TRUE;
 }
 
@@ -197,10 +287,23 @@ cache_key_for (LbStoreAuth *self, const char *header)
   return g_strdup (g_hmac_get_string (hmac));
 }
 
-static LbStoreAuthResult
-check_basic (LbStoreAuth *self, const char *header, const char *b64, char **user_out)
+/* The user of a Basic header verified before, from the cache; NULL if it was not. */
+static char *
+cached_user (LbStoreAuth *self, const char *header)
 {
   g_autofree char *key = cache_key_for (self, header);
+  char *user;
+
+  g_mutex_lock (&self->lock);
+  user = g_strdup (g_hash_table_lookup (self->verified, key));
+  g_mutex_unlock (&self->lock);
+  return user;
+}
+
+static LbStoreAuthResult
+check_basic (LbStoreAuth *self, const char *header, const char *b64, char **user_out,
+             char **method_out)
+{
   g_autofree guchar *decoded = NULL;
   g_autofree char *creds = NULL;
   gsize len = 0;
@@ -210,16 +313,8 @@ check_basic (LbStoreAuth *self, const char *header, const char *b64, char **user
   const char *hashed;
   gboolean ok;
 
-  g_mutex_lock (&self->lock);
-  stored = g_hash_table_lookup (self->verified, key);
-  if (stored != NULL)
-    {
-      *user_out = g_strdup (stored);
-      g_mutex_unlock (&self->lock);
-      return LB_STORE_AUTH_OK;
-    }
-  g_mutex_unlock (&self->lock);
-
+  if ((*user_out = cached_user (self, header)) != NULL)
+    return LB_STORE_AUTH_OK;
   decoded = g_base64_decode (b64, &len);
   if (decoded == NULL || len == 0)
     return LB_STORE_AUTH_DENIED;
@@ -232,12 +327,14 @@ check_basic (LbStoreAuth *self, const char *header, const char *b64, char **user
   *colon = '\0';
 
   stored = g_hash_table_lookup (self->users, creds);
-  /* Hash even for unknown users (against a fixed yescrypt setting) so timing does not tell
-   * which user names exist. */
+  /* Hash even for unknown users (against a hash of the entries' own method and cost) so
+   * timing does not tell which user names exist. */
   data = g_new0 (struct crypt_data, 1);
   hashed = crypt_r (colon + 1,
                     stored != NULL ? stored : self->dummy_setting,
                     data);
+  if (method_out != NULL)
+    *method_out = stored != NULL ? hash_method (stored) : g_strdup (self->dummy_method);
   ok = stored != NULL && hashed != NULL && hashed[0] != '*' &&
        strlen (hashed) == strlen (stored) &&
        const_time_equal ((const guint8 *) hashed, (const guint8 *) stored, strlen (stored));
@@ -248,7 +345,7 @@ check_basic (LbStoreAuth *self, const char *header, const char *b64, char **user
     return LB_STORE_AUTH_DENIED;
 
   g_mutex_lock (&self->lock);
-  g_hash_table_replace (self->verified, g_steal_pointer (&key), g_strdup (creds));
+  g_hash_table_replace (self->verified, cache_key_for (self, header), g_strdup (creds));
   g_mutex_unlock (&self->lock);
   *user_out = g_strdup (creds);
   return LB_STORE_AUTH_OK;
@@ -276,13 +373,31 @@ check_bearer (LbStoreAuth *self, const char *token, char **user_out)
   return LB_STORE_AUTH_OK;
 }
 
+/* The Basic credentials after "Basic ", or NULL when @authorization is not Basic (or no
+ * user is configured). */
+static const char *
+basic_credentials (LbStoreAuth *self, const char *authorization)
+{
+  const char *p = authorization;
+
+  if (g_ascii_strncasecmp (p, "Basic ", 6) != 0 || g_hash_table_size (self->users) == 0)
+    return NULL;
+  for (p += 6; *p == ' '; p++)
+    ;
+  return p;
+}
+
 /*
- * lb_store_auth_check:
+ * lb_store_auth_check_cached:
  * @authorization: (nullable): the request's Authorization header
  * @user_out: (out): the authenticated user name for the access log, on LB_STORE_AUTH_OK
+ *
+ * Everything that is cheap: no header (ANONYMOUS), bearer tokens, Basic credentials verified
+ * before, and what is refused without a hash. LB_STORE_AUTH_PENDING: Basic credentials that
+ * only lb_store_auth_verify() can decide, at the cost of a password hash.
  */
 LbStoreAuthResult
-lb_store_auth_check (LbStoreAuth *self, const char *authorization, char **user_out)
+lb_store_auth_check_cached (LbStoreAuth *self, const char *authorization, char **user_out)
 {
   const char *p;
 
@@ -291,15 +406,12 @@ lb_store_auth_check (LbStoreAuth *self, const char *authorization, char **user_o
     return LB_STORE_AUTH_ANONYMOUS;
   if (!lb_store_auth_is_enabled (self))
     return LB_STORE_AUTH_DENIED;
-
-  p = authorization;
-  if (g_ascii_strncasecmp (p, "Basic ", 6) == 0 && g_hash_table_size (self->users) > 0)
+  if (basic_credentials (self, authorization) != NULL)
     {
-      p += 6;
-      while (*p == ' ')
-        p++;
-      return check_basic (self, authorization, p, user_out);
+      *user_out = cached_user (self, authorization);
+      return *user_out != NULL ? LB_STORE_AUTH_OK : LB_STORE_AUTH_PENDING;
     }
+  p = authorization;
   if (g_ascii_strncasecmp (p, "Bearer ", 7) == 0 && self->token_digests->len > 0)
     {
       p += 7;
@@ -308,6 +420,30 @@ lb_store_auth_check (LbStoreAuth *self, const char *authorization, char **user_o
       return check_bearer (self, p, user_out);
     }
   return LB_STORE_AUTH_DENIED;
+}
+
+/*
+ * lb_store_auth_verify:
+ * @authorization: (nullable): the request's Authorization header
+ * @user_out: (out): the authenticated user name for the access log, on LB_STORE_AUTH_OK
+ * @method_out: (out) (optional): for Basic credentials that were hashed, the method and cost
+ *   used ("$y$j9T$"), for diagnostics
+ *
+ * The whole check, password hash included (tens of ms for yescrypt): safe in any thread.
+ */
+LbStoreAuthResult
+lb_store_auth_verify (LbStoreAuth *self, const char *authorization, char **user_out,
+                      char **method_out)
+{
+  LbStoreAuthResult r = lb_store_auth_check_cached (self, authorization, user_out);
+  const char *b64;
+
+  if (method_out != NULL)
+    *method_out = NULL;
+  if (r != LB_STORE_AUTH_PENDING)
+    return r;
+  b64 = basic_credentials (self, authorization);
+  return check_basic (self, authorization, b64, user_out, method_out);
 }
 
 void

@@ -11,7 +11,8 @@ G_BEGIN_DECLS
  * file's first LB_STORE_MIME_SNIFF_LEN bytes. shared-mime-info 2.4 (Debian 13) maps *.png to
  * both image/png and image/apng, so the name alone no longer settles a PNG; the data does.
  * A name that matches nothing and data that says nothing give application/octet-stream.
- * Both return a string that lives as long as *@owned (freed by the caller).
+ * Both return a string that lives as long as *@owned (freed by the caller), and may run in
+ * any thread (PROPFIND's Depth 1 answers are made in worker threads).
  */
 
 #define LB_STORE_MIME_SNIFF_LEN 4096 /* bytes: what shared-mime-info's magic rules look at */

@@ -9,15 +9,23 @@
 #include <unistd.h>
 #include <glib-unix.h>
 
+#include "lb-store-conn.h"
 #include "lb-store-request.h"
+
+/* libsoup 3.2 has no name for 429 (RFC 6585 §4): it would say "Unknown Error". */
+static const char *
+status_phrase (guint status)
+{
+  return status == LB_STORE_STATUS_TOO_MANY_REQUESTS ? "Too Many Requests" : soup_status_get_phrase (status);
+}
 
 void
 lb_store_reply_error (SoupServerMessage *msg, guint status, const char *detail)
 {
-  g_autofree char *text = g_strdup_printf ("%u %s%s%s\n", status, soup_status_get_phrase (status),
+  g_autofree char *text = g_strdup_printf ("%u %s%s%s\n", status, status_phrase (status),
                                            detail ? ": " : "", detail ? detail : "");
 
-  soup_server_message_set_status (msg, status, NULL);
+  soup_server_message_set_status (msg, status, status_phrase (status));
   soup_server_message_set_response (msg, "text/plain; charset=utf-8", SOUP_MEMORY_COPY,
                                     text, strlen (text));
 }
@@ -86,7 +94,7 @@ on_refused_chunk (SoupServerMessage *msg, GBytes *chunk, gpointer user_data)
   /* Closed, not only shut down: the unread bytes make the kernel reset the connection, so
    * the client stops sending at once instead of filling the window and waiting. libsoup's
    * next read fails on the closed socket and it drops the request its usual way. */
-  socket = soup_server_message_get_socket (msg);
+  socket = lb_store_conn_socket_for_message (msg);
   if (socket != NULL)
     {
       g_socket_shutdown (socket, TRUE, TRUE, NULL);
@@ -184,12 +192,13 @@ linger_start (GSocket *socket)
  * bytes, a fresh connection's send buffer takes it), the connection lingers (linger_start())
  * and libsoup's socket is closed, so its next read fails and it drops the request the way it
  * drops a cut connection. Returns FALSE, having changed nothing, if the answer could not be
- * written at once.
+ * written at once, or if the connection is TLS (the answer would have to be a TLS record).
  */
 static gboolean
 refuse_chunked_on_socket (SoupServerMessage *msg, guint status, const char *detail)
 {
-  GSocket *socket = soup_server_message_get_socket (msg);
+  GSocket *socket = lb_store_conn_socket_for_message (msg);
+  GUri *uri = soup_server_message_get_uri (msg);
   g_autofree char *body = g_strdup_printf ("%u %s%s%s\n", status, soup_status_get_phrase (status),
                                            detail ? ": " : "", detail ? detail : "");
   g_autofree char *answer = g_strdup_printf ("HTTP/1.1 %u %s\r\n"
@@ -201,6 +210,7 @@ refuse_chunked_on_socket (SoupServerMessage *msg, guint status, const char *deta
   gsize len = strlen (answer);
 
   if (socket == NULL || g_socket_is_closed (socket)
+      || g_strcmp0 (g_uri_get_scheme (uri), "https") == 0
       || g_socket_send (socket, answer, len, NULL, NULL) != (gssize) len)
     return FALSE;
   linger_start (socket);

@@ -10,6 +10,9 @@ G_BEGIN_DECLS
  * body, the status for a file-system error, and a refusal before the request body was read.
  */
 
+/* RFC 6585 §4; libsoup has no SOUP_STATUS_ name for it (nor a reason phrase, 3.2 to 3.7). */
+#define LB_STORE_STATUS_TOO_MANY_REQUESTS 429
+
 void  lb_store_reply_error        (SoupServerMessage *msg,
                                    guint              status,
                                    const char        *detail);

@@ -8,19 +8,24 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <glib/gstdio.h>
 #include <libsoup/soup.h>
 
 #include "lb-dav-methods.h"
+#include "lb-dav-propfind.h"
 #include "lb-error.h"
 #include "lb-store-conn.h"
 #include "lb-store-fs.h"
+#include "lb-store-listener.h"
 #include "lb-store-path.h"
 #include "lb-store-reply.h"
 #include "lb-store-request.h"
 #include "lb-store-server-private.h"
 #include "lb-store-upload.h"
+#include "lb-store-verify.h"
 
 /*
  * LbStoreServer: a directory served as a WebDAV class-1 store (RFC 4918) by libsoup 3.
@@ -31,11 +36,13 @@
  * (lb-store-upload.c). The normal handler runs once the body is complete and hands the request
  * to its method (lb-dav-methods.c; PUT: lb-store-upload.c). Per-request state
  * (lb-store-request.c) hangs on the SoupServerMessage; freeing it removes an upload temporary
- * that was never committed, so an aborted upload leaves nothing behind. The connections behind
- * the requests (timeouts, keep-alive, idle connections) are watched by lb-store-conn.c.
+ * that was never committed, so an aborted upload leaves nothing behind. Connections are
+ * accepted, counted and (for TLS) handshaken by lb-store-listener.c, which hands them to
+ * libsoup ready to serve; the connection side of each request (timeouts, keep-alive, idle
+ * connections) is lb-store-conn.c's.
  *
- * This file holds the object, its setters and listener, the early and normal handlers (the
- * routing) and the request life cycle signals, which write the access log.
+ * This file holds the object, its setters and listener set-up, the early and normal handlers
+ * (the routing) and the request life cycle signals, which write the access log.
  */
 
 G_DEFINE_FINAL_TYPE (LbStoreServer, lb_store_server, G_TYPE_OBJECT)
@@ -91,6 +98,27 @@ count_headers (SoupMessageHeaders *h, const char *name)
   return c.n;
 }
 
+static void early_route (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req);
+
+/* The verdict on Basic credentials checked in a worker thread (lb-store-verify.c). */
+static void
+on_verified (LbStoreServer *self, SoupServerMessage *msg, LbStoreAuthResult result, char *user)
+{
+  LbStoreRequest *req = lb_store_request_get (msg);
+
+  if (req != NULL && result == LB_STORE_AUTH_OK)
+    {
+      req->user = user;
+      early_route (self, msg, req);
+    }
+  else
+    {
+      g_free (user);
+      challenge (self, msg);
+    }
+  soup_server_message_unpause (msg);
+}
+
 static void
 early_handler (SoupServer        *soup,
                SoupServerMessage *msg,
@@ -100,10 +128,8 @@ early_handler (SoupServer        *soup,
 {
   LbStoreServer *self = user_data;
   LbStoreRequest *req = lb_store_request_get (msg);
-  const char *method = soup_server_message_get_method (msg);
   SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
-  GUri *uri = soup_server_message_get_uri (msg);
-  LbStorePathStatus ps;
+  const char *authorization = soup_message_headers_get_one (h, "Authorization");
 
   if (req == NULL)
     return;
@@ -121,18 +147,34 @@ early_handler (SoupServer        *soup,
   if (count_headers (h, "Content-Length") > 1)
     return lb_store_reply_refuse (msg, SOUP_STATUS_BAD_REQUEST, "more than one Content-Length field");
 
+  /* Without authentication configured, credentials are ignored: the request is anonymous. */
   if (lb_store_auth_is_enabled (self->auth))
     {
-      LbStoreAuthResult r = lb_store_auth_check (self->auth,
-                                                 soup_message_headers_get_one (h, "Authorization"),
-                                                 &req->user);
-      if (r == LB_STORE_AUTH_DENIED)
-        return challenge (self, msg);
+      switch (lb_store_auth_check_cached (self->auth, authorization, &req->user))
+        {
+        case LB_STORE_AUTH_DENIED:
+          return challenge (self, msg);
+        case LB_STORE_AUTH_PENDING:
+          /* A password hash: in a worker, the request paused; on_verified() goes on. */
+          lb_store_verifier_start (self->verifier, self, msg, authorization, on_verified);
+          return;
+        case LB_STORE_AUTH_OK:
+        case LB_STORE_AUTH_ANONYMOUS:
+        default:
+          break;
+        }
     }
-  else if (soup_message_headers_get_one (h, "Authorization") != NULL)
-    {
-      /* No authentication configured: credentials are ignored, the request is anonymous. */
-    }
+  early_route (self, msg, req);
+}
+
+/* The rest of the early handler, once the client is known: method, path and body set-up. */
+static void
+early_route (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *req)
+{
+  const char *method = soup_server_message_get_method (msg);
+  SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
+  GUri *uri = soup_server_message_get_uri (msg);
+  LbStorePathStatus ps;
 
   if (!method_known (method))
     {
@@ -276,6 +318,8 @@ lb_store_server_dispose (GObject *object)
 
   lb_store_server_stop (self);
   g_clear_object (&self->soup);
+  g_clear_object (&self->listener);
+  g_clear_object (&self->tls_cert);
   g_clear_object (&self->auth);
   g_clear_object (&self->log);
   G_OBJECT_CLASS (lb_store_server_parent_class)->dispose (object);
@@ -290,7 +334,7 @@ lb_store_server_finalize (GObject *object)
   g_free (self->root_real);
   g_free (self->url);
   g_hash_table_unref (self->temps);
-  g_hash_table_unref (self->idle_watches);
+  lb_store_verifier_free (self->verifier);
   lb_store_locks_free (self->locks);
   G_OBJECT_CLASS (lb_store_server_parent_class)->finalize (object);
 }
@@ -305,18 +349,12 @@ lb_store_server_class_init (LbStoreServerClass *klass)
 }
 
 static void
-destroy_source (gpointer source)
-{
-  g_source_destroy (source);
-  g_source_unref (source);
-}
-
-static void
 lb_store_server_init (LbStoreServer *self)
 {
   self->temps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->anchor_peer = -1;
+  self->verifier = lb_store_verifier_new ();
   self->locks = lb_store_locks_new ();
-  self->idle_watches = g_hash_table_new_full (NULL, NULL, NULL, destroy_source);
   self->umask = umask (022);
   umask (self->umask);
 }
@@ -408,11 +446,43 @@ lb_store_server_set_access_log (LbStoreServer *self, LbAccessLog *log)
   g_set_object (&self->log, log);
 }
 
+/* Serves HTTPS with @cert (a certificate with its private key) from the next listen on. */
 void
 lb_store_server_set_tls_certificate (LbStoreServer *self, GTlsCertificate *cert)
 {
   g_return_if_fail (LB_IS_STORE_SERVER (self));
-  g_object_set (self->soup, "tls-certificate", cert, NULL);
+  g_set_object (&self->tls_cert, cert);
+}
+
+/*
+ * lb_store_server_set_max_connections:
+ * @max_connections: 0 for the default, derived from the descriptor limit (RLIMIT_NOFILE)
+ *
+ * Connections beyond this many at once (TLS handshakes included) are answered 503 with
+ * Retry-After and closed. Takes effect at the next lb_store_server_listen().
+ */
+void
+lb_store_server_set_max_connections (LbStoreServer *self, guint max_connections)
+{
+  g_return_if_fail (LB_IS_STORE_SERVER (self));
+  self->max_connections = max_connections;
+}
+
+/* The limit in force: the one set, or the default derived from the descriptor limit. */
+guint
+lb_store_server_get_max_connections (LbStoreServer *self)
+{
+  g_return_val_if_fail (LB_IS_STORE_SERVER (self), 0);
+  return self->max_connections > 0 ? self->max_connections
+                                   : lb_store_listener_default_max_connections ();
+}
+
+/* Connections open now, TLS handshakes included. */
+guint
+lb_store_server_get_n_connections (LbStoreServer *self)
+{
+  g_return_val_if_fail (LB_IS_STORE_SERVER (self), 0);
+  return self->listener != NULL ? lb_store_listener_get_n_connections (self->listener) : 0;
 }
 
 /*
@@ -428,21 +498,69 @@ lb_store_server_remove_stale_temps (LbStoreServer *self)
   return lb_store_fs_remove_stale_temps (self->root);
 }
 
+/* A connection accepted (and handshaken) by the listener: libsoup serves it from here. */
+static void
+on_connection_ready (LbStoreListener *listener, GIOStream *stream, LbStoreConn *conn,
+                     GSocketAddress *remote, gpointer user_data)
+{
+  LbStoreServer *self = user_data;
+  g_autoptr(GSocketAddress) local = g_socket_get_local_address (lb_store_conn_get_socket (conn), NULL);
+
+  if (local == NULL || self->stopped)
+    return lb_store_conn_close (conn);
+  /* Before libsoup sees it: its first request starts at once. */
+  lb_store_conn_set_address (conn, remote);
+  soup_server_accept_iostream (self->soup, stream, local, remote, NULL);
+}
+
+/*
+ * libsoup keeps a connection open after an answer only while it has a listener of its own:
+ * request_finished() in soup-server.c tests priv->listeners (libsoup 3.2 and upstream to this
+ * day), so every connection given with soup_server_accept_iostream() would be closed after its
+ * first answer. libsoup therefore gets a listener that never hears of a connection: one end
+ * of a socket pair (libsoup takes connected sockets too) whose other end never writes.
+ */
+static gboolean
+anchor_keepalive (LbStoreServer *self, GError **error)
+{
+  g_autoptr(GSocket) end = NULL;
+  int fds[2];
+
+  if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+    {
+      int err = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err), "socketpair: %s", g_strerror (err));
+      return FALSE;
+    }
+  end = g_socket_new_from_fd (fds[0], error);
+  if (end == NULL || !soup_server_listen_socket (self->soup, end, 0, error))
+    {
+      if (end == NULL)
+        close (fds[0]);
+      close (fds[1]);
+      return FALSE;
+    }
+  self->anchor_peer = fds[1];
+  return TRUE;
+}
+
 /*
  * lb_store_server_listen:
  * @address: (nullable): a literal IP address or "localhost"; NULL means 127.0.0.1
  * @port: 0 picks a free port
  *
- * Refuses a non-loopback address unless authentication is configured.
+ * Refuses a non-loopback address unless authentication is configured. Listens once.
  */
 gboolean
 lb_store_server_listen (LbStoreServer *self, const char *address, guint port, GError **error)
 {
   g_autoptr(GInetAddress) inet = NULL;
   g_autoptr(GSocketAddress) sa = NULL;
-  g_autoptr(GTlsCertificate) cert = NULL;
-  GSList *uris;
-  SoupServerListenOptions opts = 0;
+  g_autofree char *host = NULL;
+  GInetSocketAddress *bound;
+  guint hello_s = LB_STORE_DEFAULT_TIMEOUT;
+  guint handshake_s = LB_STORE_HANDSHAKE_TIMEOUT;
 
   g_return_val_if_fail (LB_IS_STORE_SERVER (self), FALSE);
 
@@ -467,22 +585,38 @@ lb_store_server_listen (LbStoreServer *self, const char *address, guint port, GE
       g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT, "Port %u out of range", port);
       return FALSE;
     }
-  g_object_get (self->soup, "tls-certificate", &cert, NULL);
-  if (cert != NULL)
-    opts |= SOUP_SERVER_LISTEN_HTTPS;
+  if (self->listener != NULL || self->stopped)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT, "This server listens once");
+      return FALSE;
+    }
+  /* The wait for a ClientHello costs no thread: the request head's time. A running handshake
+   * may hold one of a few threads: less. */
+  if (self->timeout_s > 0)
+    {
+      hello_s = self->timeout_s;
+      handshake_s = MIN (handshake_s, self->timeout_s);
+    }
   sa = g_inet_socket_address_new (inet, (guint16) port);
-  if (!soup_server_listen (self->soup, sa, opts, error))
+  self->listener = lb_store_listener_new (sa, self->tls_cert, self->max_connections, hello_s,
+                                          handshake_s, on_connection_ready, self, error);
+  if (self->listener == NULL)
     {
       g_prefix_error (error, "Cannot listen on %s port %u: ", address, port);
       return FALSE;
     }
-  uris = soup_server_get_uris (self->soup);
-  if (uris != NULL)
+  if (!anchor_keepalive (self, error))
     {
-      g_free (self->url);
-      self->url = g_uri_to_string (uris->data);
+      g_prefix_error (error, "Cannot set up keep-alive: ");
+      lb_store_listener_stop (self->listener);
+      g_clear_object (&self->listener);
+      return FALSE;
     }
-  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+  bound = G_INET_SOCKET_ADDRESS (lb_store_listener_get_address (self->listener));
+  host = g_inet_address_to_string (g_inet_socket_address_get_address (bound));
+  g_free (self->url);
+  self->url = g_uri_join (G_URI_FLAGS_NONE, self->tls_cert != NULL ? "https" : "http", NULL, host,
+                          g_inet_socket_address_get_port (bound), "/", NULL, NULL);
   return TRUE;
 }
 
@@ -516,7 +650,14 @@ lb_store_server_stop (LbStoreServer *self)
   self->stopped = TRUE;
   if (self->soup != NULL)
     soup_server_disconnect (self->soup);
-  g_hash_table_remove_all (self->idle_watches);
+  /* The connections libsoup does not know of (TLS handshakes) or forgot (see lb-store-conn.c). */
+  if (self->listener != NULL)
+    lb_store_listener_stop (self->listener);
+  if (self->anchor_peer >= 0)
+    {
+      close (self->anchor_peer);
+      self->anchor_peer = -1;
+    }
   g_hash_table_iter_init (&iter, self->temps);
   while (g_hash_table_iter_next (&iter, &key, NULL))
     g_unlink (key);

@@ -15,6 +15,9 @@ G_DECLARE_FINAL_TYPE (LbStoreServer, lb_store_server, LB, STORE_SERVER, GObject)
 #define LB_STORE_MAX_XML_BODY (1024 * 1024)
 /* Seconds a client may take for a request head, or stay silent mid-transfer. */
 #define LB_STORE_DEFAULT_TIMEOUT 60
+/* Seconds a TLS handshake may take at most once the client's ClientHello is there (less with
+ * a shorter timeout); the ClientHello itself may take the timeout. */
+#define LB_STORE_HANDSHAKE_TIMEOUT 10
 
 LbStoreServer *lb_store_server_new             (const char      *root,
                                                 GError         **error);
@@ -30,6 +33,10 @@ void           lb_store_server_set_access_log  (LbStoreServer   *self,
                                                 LbAccessLog     *log);
 void           lb_store_server_set_tls_certificate (LbStoreServer   *self,
                                                     GTlsCertificate *cert);
+void           lb_store_server_set_max_connections (LbStoreServer   *self,
+                                                    guint            max_connections);
+guint          lb_store_server_get_max_connections (LbStoreServer   *self);
+guint          lb_store_server_get_n_connections   (LbStoreServer   *self);
 guint          lb_store_server_remove_stale_temps  (LbStoreServer   *self);
 gboolean       lb_store_server_listen          (LbStoreServer   *self,
                                                 const char      *address,

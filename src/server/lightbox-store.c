@@ -17,7 +17,7 @@
  *
  *   lightbox-store [--bind ADDR] [--port N] [--token-file F] [--passwd-file F] [--read-only]
  *                  [--tls-cert F --tls-key F] [--max-upload BYTES] [--timeout SECONDS]
- *                  [--access-log F] ROOT
+ *                  [--max-connections N] [--access-log F] ROOT
  *   lightbox-store --hash-password USER   < password    → prints "USER:$y$…" for --passwd-file
  */
 
@@ -72,6 +72,7 @@ main (int argc, char **argv)
   g_autofree char *tls_key = NULL;
   gint64 max_upload = 0;
   gint timeout = LB_STORE_DEFAULT_TIMEOUT;
+  gint max_connections = 0;
   g_autofree char *access_log = NULL;
   gboolean hash_password = FALSE;
   g_auto(GStrv) rest = NULL;
@@ -92,6 +93,9 @@ main (int argc, char **argv)
     { "timeout", 0, 0, G_OPTION_ARG_INT, &timeout,
       "Close connections whose request head takes longer, or that stall for longer, than "
       "this many seconds (default 60; 0 = never)", "SECONDS" },
+    { "max-connections", 0, 0, G_OPTION_ARG_INT, &max_connections,
+      "Connections served at once; more are answered 503 (default: about half the "
+      "descriptor limit, ulimit -n)", "N" },
     { "access-log", 0, 0, G_OPTION_ARG_FILENAME, &access_log,
       "Append one audit line per request to F", "F" },
     { "hash-password", 0, 0, G_OPTION_ARG_NONE, &hash_password,
@@ -150,6 +154,11 @@ main (int argc, char **argv)
       g_printerr ("lightbox-store: --max-upload must not be negative\n");
       return 2;
     }
+  if (max_connections < 0)
+    {
+      g_printerr ("lightbox-store: --max-connections must not be negative\n");
+      return 2;
+    }
 
   server = lb_store_server_new (rest[0], &error);
   if (server == NULL)
@@ -171,6 +180,7 @@ main (int argc, char **argv)
   lb_store_server_set_read_only (server, read_only);
   lb_store_server_set_max_upload (server, (guint64) max_upload);
   lb_store_server_set_timeout (server, (guint) timeout);
+  lb_store_server_set_max_connections (server, (guint) max_connections);
   if (access_log != NULL)
     {
       g_autoptr(LbAccessLog) log = lb_access_log_new (access_log, &error);

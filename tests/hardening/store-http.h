@@ -137,14 +137,84 @@ http_reply_header (HttpReply *r, const char *name)
   return g_strndup (p, end != NULL ? (gsize) (end - p) : strlen (p));
 }
 
-/* Reads one reply from @fd: the head, then a Content-Length body (204 and 304 have none, nor
- * has the reply to a HEAD, @to_head). An interim 100 Continue is returned as such. */
+/* Up to @want bytes of @fd appended to @out; FALSE if the connection ended first. */
+static inline gboolean
+http_recv_n (int fd, GByteArray *out, gsize want)
+{
+  guint8 buf[16384];
+
+  while (want > 0)
+    {
+      gssize n = recv (fd, buf, MIN (sizeof buf, want), 0);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      g_byte_array_append (out, buf, (guint) n);
+      want -= (gsize) n;
+    }
+  return TRUE;
+}
+
+/* One line of @fd up to CRLF (excluded), byte by byte; NULL if the connection ended first. */
+static inline char *
+http_recv_line (int fd)
+{
+  g_autoptr (GByteArray) line = g_byte_array_new ();
+  guint8 c;
+
+  for (;;)
+    {
+      gssize n = recv (fd, &c, 1, 0);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return NULL;
+      if (c == '\n' && line->len > 0 && line->data[line->len - 1] == '\r')
+        return g_strndup ((const char *) line->data, line->len - 1);
+      g_byte_array_append (line, &c, 1);
+    }
+}
+
+/* A chunked body (RFC 9112 §7.1) into @out, up to its last chunk and trailer; stops early,
+ * with what came, if the connection ends or a size line is not hexadecimal. */
+static inline void
+http_recv_chunked (int fd, GByteArray *out)
+{
+  for (;;)
+    {
+      g_autofree char *size_line = http_recv_line (fd);
+      guint64 size;
+
+      if (size_line == NULL || !g_ascii_isxdigit (size_line[0]))
+        return;
+      size = g_ascii_strtoull (size_line, NULL, 16);
+      if (size == 0)
+        break;
+      if (!http_recv_n (fd, out, size))
+        return;
+      g_free (http_recv_line (fd)); /* the CRLF after the data */
+    }
+  for (;;) /* trailer fields, up to the empty line */
+    {
+      g_autofree char *field = http_recv_line (fd);
+
+      if (field == NULL || field[0] == '\0')
+        return;
+    }
+}
+
+/* Reads one reply from @fd: the head, then a Content-Length or chunked body (204 and 304 have
+ * none, nor has the reply to a HEAD, @to_head). An interim 100 Continue is returned as such. */
 static inline HttpReply *
 http_read_reply_to (int fd, gboolean to_head)
 {
   HttpReply *r = g_new0 (HttpReply, 1);
   g_autoptr (GByteArray) in = g_byte_array_new ();
   g_autofree char *cl = NULL;
+  g_autofree char *te = NULL;
   char *end = NULL;
   gsize head_len = 0;
   guint8 c;
@@ -168,23 +238,14 @@ http_read_reply_to (int fd, gboolean to_head)
   if (head_len < 12 || strncmp (r->head, "http/1.", 7) != 0)
     return r;
   r->status = (guint) g_ascii_strtoull (r->head + 9, NULL, 10);
+  if (to_head || r->status == 204 || r->status == 304 || r->status < 200)
+    return r;
+  te = http_reply_header (r, "transfer-encoding");
   cl = http_reply_header (r, "content-length");
-  if (cl != NULL && !to_head && r->status != 204 && r->status != 304 && r->status >= 200)
-    {
-      gsize want = (gsize) g_ascii_strtoull (cl, NULL, 10);
-      guint8 buf[16384];
-
-      while (r->body->len < want)
-        {
-          gssize n = recv (fd, buf, MIN (sizeof buf, want - r->body->len), 0);
-
-          if (n < 0 && errno == EINTR)
-            continue;
-          if (n <= 0)
-            break;
-          g_byte_array_append (r->body, buf, (guint) n);
-        }
-    }
+  if (te != NULL && strstr (te, "chunked") != NULL)
+    http_recv_chunked (fd, r->body);
+  else if (cl != NULL)
+    http_recv_n (fd, r->body, (gsize) g_ascii_strtoull (cl, NULL, 10));
   return r;
 }
 
@@ -314,3 +375,4 @@ http_write_file (const char *path, const void *data, gsize len)
   g_file_set_contents (path, data, (gssize) len, &error);
   g_assert_no_error (error);
 }
+

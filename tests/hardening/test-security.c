@@ -20,6 +20,7 @@
 #include "lb-test-files.h"
 #include "lb-test-process.h"
 #include "lb-test-tls.h"
+#include "store-http.h"
 
 #define TOKEN "tok-7f3a9c2e51b84d06a1e2f3c4d5b6a798"
 #define USER "alice"

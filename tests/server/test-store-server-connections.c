@@ -2,8 +2,8 @@
 #define G_LOG_DOMAIN "test-store-server"
 
 /* Connections to the in-process lightbox-store: keep-alive with raw sockets and through the
- * LbStore client (no descriptor or connection leaks, idle timeouts, 204 answers), and
- * concurrent writers of one file (atomic replacement). */
+ * LbStore client (no descriptor or connection leaks, idle timeouts, 204 answers), the
+ * connection limit, and concurrent writers of one file (atomic replacement). */
 
 #include <stdio.h>
 #include <string.h>
@@ -26,31 +26,48 @@ count_open_fds (void)
   return n;
 }
 
-/* Reads one response (headers, then Content-Length bytes) from a keep-alive connection. */
+/* Reads a response head from @in: its status, and in @value (unless NULL) the value of the
+ * header @field ("Name:"), NULL when there is none. */
 static guint
-read_one_response (GDataInputStream *in, GBytes **body_out)
+read_head (GDataInputStream *in, const char *field, char **value)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *status_line = g_data_input_stream_read_line (in, NULL, NULL, &error);
   guint status = 0;
-  gsize length = 0;
-  g_autofree guint8 *buf = NULL;
 
   g_assert_no_error (error);
   g_assert_nonnull (status_line);
   g_assert_cmpint (sscanf (status_line, "HTTP/1.1 %u", &status), ==, 1);
+  if (value != NULL)
+    *value = NULL;
   for (;;)
     {
       g_autofree char *line = g_data_input_stream_read_line (in, NULL, NULL, &error);
+
       g_assert_no_error (error);
       g_assert_nonnull (line);
       g_strchomp (line);
       if (line[0] == '\0')
         break;
-      if (g_ascii_strncasecmp (line, "Content-Length:", 15) == 0)
-        length = (gsize) g_ascii_strtoull (line + 15, NULL, 10);
+      if (value != NULL && g_ascii_strncasecmp (line, field, strlen (field)) == 0)
+        {
+          g_free (*value);
+          *value = g_strdup (g_strstrip (line + strlen (field)));
+        }
     }
-  buf = g_malloc (length + 1);
+  return status;
+}
+
+/* Reads one response (headers, then Content-Length bytes) from a keep-alive connection. */
+static guint
+read_one_response (GDataInputStream *in, GBytes **body_out)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *length_text = NULL;
+  guint status = read_head (in, "Content-Length:", &length_text);
+  gsize length = length_text != NULL ? (gsize) g_ascii_strtoull (length_text, NULL, 10) : 0;
+  g_autofree guint8 *buf = g_malloc (length + 1);
+
   g_input_stream_read_all (G_INPUT_STREAM (in), buf, length, NULL, NULL, &error);
   g_assert_no_error (error);
   *body_out = g_bytes_new (buf, length);
@@ -376,4 +393,60 @@ test_atomic_concurrent (void)
   g_assert_cmpuint (lb_test_server_count_temps (s->root), ==, 0);
   for (guint v = 0; v < 3; v++)
     g_bytes_unref (w.versions[v]);
+}
+
+/* lb_store_server_set_max_connections (3): three idle connections are held, and the fourth
+ * and fifth get 503 with Retry-After (and Connection: close) from the listener at once. The
+ * three still serve; once they are closed, a new client is served again (503 meanwhile, until
+ * the server has seen them go: asked again, a bounded number of times). */
+void
+test_max_connections (void)
+{
+  g_autoptr(Store) s = store_new ();
+  g_autofree char *path = root_path (s, "m.txt");
+  g_autofree char *req = NULL;
+  GSocketConnection *held[3];
+  GDataInputStream *held_in[3];
+  guint refused = 0, after = 0, tries = 0;
+
+  write_file (path, "held");
+  lb_store_server_set_max_connections (s->server, 3);
+  g_assert_cmpuint (lb_store_server_get_max_connections (s->server), ==, 3);
+  store_run (s);
+  req = g_strdup_printf ("GET /m.txt HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", (guint) s->port);
+  for (guint i = 0; i < G_N_ELEMENTS (held); i++)
+    held[i] = raw_connect (s->port, &held_in[i]);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(GDataInputStream) in = NULL;
+      g_autoptr(GSocketConnection) extra = raw_connect (s->port, &in);
+      g_autofree char *retry_after = NULL;
+
+      /* No request sent: the answer comes from the listener as soon as it accepts. */
+      if (read_head (in, "Retry-After:", &retry_after) == 503 && retry_after != NULL)
+        refused++;
+    }
+  g_assert_cmpuint (refused, ==, 2);
+  for (guint i = 0; i < G_N_ELEMENTS (held); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GBytes) body = NULL;
+      GOutputStream *out = g_io_stream_get_output_stream (G_IO_STREAM (held[i]));
+
+      g_output_stream_write_all (out, req, strlen (req), NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (read_one_response (held_in[i], &body), ==, 200);
+      g_object_unref (held_in[i]);
+      g_io_stream_close (G_IO_STREAM (held[i]), NULL, NULL);
+      g_object_unref (held[i]);
+    }
+  do
+    {
+      if (tries++ > 0)
+        g_usleep (10000);
+      after = status_of (s, "GET", "/m.txt", NULL, NULL);
+    }
+  while (after == 503 && tries < 500);
+  g_test_message ("3 allowed: 2 of 2 more answered 503; after the 3 closed: %u (%u tries)", after, tries);
+  g_assert_cmpuint (after, ==, 200);
 }

@@ -245,6 +245,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store/keepalive-idle-timeout", test_keepalive_idle_timeout);
   g_test_add_func ("/store/client-keepalive", test_client_keepalive);
   g_test_add_func ("/store/atomic-concurrent", test_atomic_concurrent);
+  g_test_add_func ("/store/max-connections", test_max_connections);
   g_test_add_func ("/store/dav-methods", test_dav_methods);
   g_test_add_func ("/store/propfind", test_propfind);
   g_test_add_func ("/store/listing", test_listing);

@@ -91,6 +91,7 @@ void test_keepalive_204 (void);
 void test_keepalive_idle_timeout (void);
 void test_client_keepalive (void);
 void test_atomic_concurrent (void);
+void test_max_connections (void);
 /* test-store-server-dav.c */
 void test_dav_methods (void);
 void test_propfind (void);

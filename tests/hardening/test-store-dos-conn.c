@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Denial of service without credentials, connections (issue 30, items 5, 6 and 8): a
+ * listener out of descriptors and the connection limit, a keep-alive request at exactly the
+ * timeout, and stalled TLS handshakes. */
+#include <errno.h>
+#include <string.h>
+
+#include "lb-test-tls.h"
+
+#include "store-dos.h"
+
+/* ---------------------------------------------------------------------------------------- */
+/* 5. The listener out of descriptors                                                         */
+
+/* Opens @n connections that send nothing, then reads what the store answered on each within
+ * a short while: *@busy get a 503 (with Retry-After and Connection: close), the others are
+ * silent (accepted and waiting for a request, or still in the listen queue). */
+static int *
+open_idle (guint16 port, guint n, guint *busy)
+{
+  int *fds = g_new (int, n);
+
+  *busy = 0;
+  for (guint i = 0; i < n; i++)
+    fds[i] = dial (port, 60);
+  for (guint i = 0; i < n; i++)
+    {
+      struct timeval tv = { 2, 0 };
+      char buf[512] = { 0 };
+      gssize got;
+
+      setsockopt (fds[i], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+      got = recv (fds[i], buf, sizeof buf - 1, MSG_DONTWAIT);
+      if (got <= 0)
+        {
+          /* An answer on its way: the store handles the backlog in bursts. */
+          g_usleep (20000);
+          got = recv (fds[i], buf, sizeof buf - 1, MSG_DONTWAIT);
+        }
+      if (got > 0 && g_str_has_prefix (buf, "HTTP/1.1 503 ") && strstr (buf, "\r\nRetry-After: ") != NULL &&
+          strstr (buf, "\r\nConnection: close\r\n") != NULL)
+        (*busy)++;
+    }
+  return fds;
+}
+
+static void
+close_all (int *fds, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    close (fds[i]);
+  g_free (fds);
+}
+
+/* A GET on a new connection after the idle ones closed: the store must serve it once it has
+ * seen them go (503 meanwhile, with Retry-After: asked again, a bounded number of times).
+ * Before, with libsoup's listener, no new connection was ever served again: accept() had
+ * failed once with EMFILE and libsoup had stopped accepting for good. */
+static guint
+get_after (guint16 port)
+{
+  guint status = 0;
+
+  for (guint i = 0; i < 200 && (i == 0 || status == 503); i++)
+    {
+      g_autoptr (GString) reply = NULL;
+
+      if (i > 0)
+        g_usleep (50000);
+      reply = request (port, "GET /a.txt HTTP/1.1\r\nHost: h", NULL, 0);
+      status = reply_status (reply);
+    }
+  return status;
+}
+
+static void
+test_listener_emfile (void)
+{
+  g_autofree char *root = make_root ("emfile");
+  g_autofree char *file = g_build_filename (root, "a.txt", NULL);
+  g_autofree char *log = NULL;
+  Store s = { .nofile = 64 };
+  guint busy, now;
+  int *fds;
+
+  write_file (file, "hello");
+
+  /* The default limit, derived from ulimit -n 64: those beyond it get 503 at once. */
+  store_start (&s, root, NULL, FALSE);
+  fds = open_idle (s.port, 80, &busy);
+  {
+    g_autoptr (GString) reply = request (s.port, "GET /a.txt HTTP/1.1\r\nHost: h", NULL, 0);
+
+    now = reply_status (reply);
+  }
+  g_test_message ("ulimit -n 64, 80 idle connections: %u answered 503; a GET meanwhile: %u", busy, now);
+  g_assert_cmpuint (busy, >, 0);
+  g_assert_cmpuint (busy, <, 80);
+  g_assert_cmpuint (now, ==, 503);
+  close_all (fds, 80);
+  g_assert_cmpuint (get_after (s.port), ==, 200);
+  log = store_stop (&s);
+  g_clear_pointer (&log, g_free);
+
+  /* A limit above the descriptors: accept() fails with EMFILE; logged, the waiting clients get
+   * 503 from the descriptor kept in reserve, and accepting resumes by itself. */
+  s.nofile = 64;
+  store_start (&s, root, (const char *const[]) { "--max-connections", "1000", NULL }, FALSE);
+  fds = open_idle (s.port, 80, &busy);
+  g_test_message ("--max-connections 1000 under ulimit -n 64: %u of 80 answered 503", busy);
+  close_all (fds, 80);
+  g_assert_cmpuint (get_after (s.port), ==, 200);
+  g_assert_cmpuint (get_after (s.port), ==, 200);
+  log = store_stop (&s);
+  g_assert_nonnull (strstr (log, "Cannot accept connections: Too many open files"));
+  g_assert_nonnull (strstr (log, "Accepting connections again"));
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* 6. A keep-alive request at exactly the timeout                                            */
+
+/* Sockets of the store's @port (local end) in CLOSE_WAIT (state 08 in /proc/net/tcp). */
+static guint
+count_close_wait (guint16 port)
+{
+  g_autofree char *text = NULL;
+  g_auto (GStrv) lines = NULL;
+  guint n = 0;
+
+  g_assert_true (g_file_get_contents ("/proc/net/tcp", &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 1; lines[i] != NULL; i++)
+    {
+      g_auto (GStrv) f = g_strsplit_set (g_strstrip (lines[i]), " ", -1);
+      g_autoptr (GPtrArray) cols = g_ptr_array_new ();
+      const char *local;
+
+      for (guint k = 0; f[k] != NULL; k++)
+        if (f[k][0] != '\0')
+          g_ptr_array_add (cols, f[k]);
+      if (cols->len < 4 || strcmp (cols->pdata[3], "08") != 0)
+        continue;
+      local = strchr (cols->pdata[1], ':');
+      if (local != NULL && g_ascii_strtoull (local + 1, NULL, 16) == port)
+        n++;
+    }
+  return n;
+}
+
+/* Reads one response with a Content-Length body from a keep-alive connection: its status, 0
+ * when the server closed the connection (end-of-file or reset) first, -1 when nothing came
+ * within the socket's guard. */
+static gint
+read_response (int fd)
+{
+  g_autoptr (GString) in = g_string_new (NULL);
+  const char *end, *cl;
+  char buf[4096];
+
+  for (;;)
+    {
+      gssize n = recv (fd, buf, sizeof buf, 0);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n == 0 || (n < 0 && errno == ECONNRESET))
+        return 0;
+      if (n < 0)
+        return -1;
+      g_string_append_len (in, buf, n);
+      if ((end = strstr (in->str, "\r\n\r\n")) == NULL)
+        continue;
+      cl = strstr (in->str, "\r\nContent-Length: ");
+      g_assert_true (cl != NULL && cl < end);
+      if (in->len - (gsize) (end + 4 - in->str) >= g_ascii_strtoull (cl + 18, NULL, 10))
+        return reply_status (in);
+    }
+}
+
+/* With --timeout 1, a second request on a keep-alive connection sent 1 s (a few ms either
+ * way) after the first answer. Before: it hung 3 times out of 3 (GSocket had marked the socket
+ * timed out and libsoup's next read failed without an answer or a close), and the store's end
+ * stayed in CLOSE_WAIT for ever. Now the request is served or the connection was closed first
+ * (both fine for HTTP/1.1), and no socket is left in CLOSE_WAIT. */
+static void
+test_keepalive_at_timeout (void)
+{
+  static const char get[] = "GET /a.txt HTTP/1.1\r\nHost: h\r\n\r\n";
+  g_autofree char *root = make_root ("keepalive");
+  g_autofree char *file = g_build_filename (root, "a.txt", NULL);
+  g_autofree char *log = NULL;
+  Store s = { 0 };
+  guint served = 0, closed = 0, hung = 0, left = 0;
+
+  write_file (file, "hello");
+  store_start (&s, root, (const char *const[]) { "--timeout", "1", NULL }, FALSE);
+  for (gint round = 0; round < 12; round++)
+    {
+      /* The guard (10 s) is ten times the timeout: silence that long is a hang. */
+      int fd = dial (s.port, 10);
+      gint status;
+
+      http_send_all (fd, get, sizeof get - 1);
+      g_assert_cmpint (read_response (fd), ==, 200);
+      /* 1000 ms, then 999, 1001, 998, 1002, ... */
+      g_usleep (1000000 + (round % 2 ? 1 : -1) * (round / 2) * 1000);
+      http_send_all (fd, get, sizeof get - 1);
+      status = read_response (fd);
+      if (status == 200)
+        served++;
+      else if (status == 0)
+        closed++;
+      else
+        hung++;
+      close (fd);
+    }
+  for (guint i = 0; i < 500 && (left = count_close_wait (s.port)) > 0; i++)
+    g_usleep (10000);
+  g_test_message ("12 requests at the timeout: %u served, %u found the connection closed, %u hung; "
+                  "%u sockets left in CLOSE_WAIT", served, closed, hung, left);
+  g_assert_cmpuint (hung, ==, 0);
+  g_assert_cmpuint (left, ==, 0);
+  log = store_stop (&s);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* 8. Stalled TLS handshakes                                                                  */
+
+/* A self-signed certificate for 127.0.0.1 in the scratch directory; FALSE without openssl or
+ * a TLS backend. */
+static gboolean
+make_certificate (char **cert, char **key)
+{
+  g_autofree char *openssl = g_find_program_in_path ("openssl");
+
+  if (openssl == NULL || !g_tls_backend_supports_tls (g_tls_backend_get_default ()))
+    return FALSE;
+  *cert = g_build_filename (base, "cert.pem", NULL);
+  *key = g_build_filename (base, "key.pem", NULL);
+  lb_test_make_self_signed (openssl, *key, *cert);
+  return TRUE;
+}
+
+/* A GET over TLS with the self-signed certificate trusted; its status line. */
+static char *
+https_get (guint16 port, const char *cert)
+{
+  static const char req[] = "GET /a.txt HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+  g_autoptr (GSocketClient) client = g_socket_client_new ();
+  g_autoptr (GSocketConnection) conn = NULL;
+  g_autoptr (GIOStream) tconn = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GTlsDatabase) db = g_tls_file_database_new (cert, &error);
+  g_autoptr (GSocketConnectable) id = g_network_address_new ("127.0.0.1", port);
+  char buf[64] = { 0 };
+  gsize got = 0;
+
+  g_assert_no_error (error);
+  g_socket_client_set_enable_proxy (client, FALSE);
+  /* A guard against a hang: before, new clients timed out here after 12 s and more. */
+  g_socket_client_set_timeout (client, 60);
+  conn = g_socket_client_connect_to_host (client, "127.0.0.1", port, NULL, &error);
+  g_assert_no_error (error);
+  tconn = g_tls_client_connection_new (G_IO_STREAM (conn), id, &error);
+  g_assert_no_error (error);
+  g_tls_connection_set_database (G_TLS_CONNECTION (tconn), db);
+  if (!g_output_stream_write_all (g_io_stream_get_output_stream (tconn), req, sizeof req - 1, NULL, NULL, &error))
+    return g_strdup (error->message);
+  g_input_stream_read_all (g_io_stream_get_input_stream (tconn), buf, 15, &got, NULL, &error);
+  return g_strdup (error != NULL ? error->message : buf);
+}
+
+/* 120 connections each send the first 11 bytes of a ClientHello and stop; then a real HTTPS
+ * client connects. Before: every stalled handshake held a GTask thread (84 threads) and the new
+ * client timed out. Now the stalled ones wait on the main loop without a thread, the new client
+ * is served while they are all still open, and the deadline for a ClientHello (--timeout 5: 5 s)
+ * closes them. */
+static void
+test_tls_stalled (void)
+{
+  static const guint8 hello[] = { 0x16, 0x03, 0x01, 0x00, 0xf5, 0x01, 0x00, 0x00, 0xf1, 0x03, 0x03 };
+  g_autofree char *root = make_root ("tls");
+  g_autofree char *file = g_build_filename (root, "a.txt", NULL);
+  g_autofree char *cert = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *during = NULL;
+  g_autofree char *log = NULL;
+  int stalled[120];
+  guint64 threads0, threads1;
+  guint still_open = 0, closed = 0;
+  Store s = { 0 };
+
+  if (!make_certificate (&cert, &key))
+    {
+      g_test_skip ("openssl or glib-networking missing (build-aux/install-deps.sh)");
+      return;
+    }
+  write_file (file, "hello");
+  /* The client's first TLS connection loads the system's CA certificates: under ASan, with
+   * its slow stack unwinding, that took longer than the store's 5 s wait for a ClientHello. */
+  g_object_unref (g_tls_backend_get_default_database (g_tls_backend_get_default ()));
+  store_start (&s, root, (const char *const[]) { "--tls-cert", cert, "--tls-key", key, "--timeout", "5", NULL },
+               FALSE);
+  first = https_get (s.port, cert);
+  g_assert_cmpstr (first, ==, "HTTP/1.1 200 OK");
+  threads0 = store_status (&s, "Threads");
+  for (guint i = 0; i < G_N_ELEMENTS (stalled); i++)
+    {
+      stalled[i] = dial (s.port, 30);
+      http_send_all (stalled[i], hello, sizeof hello);
+    }
+  g_usleep (300000);
+  during = https_get (s.port, cert);
+  threads1 = store_status (&s, "Threads");
+  for (guint i = 0; i < G_N_ELEMENTS (stalled); i++)
+    {
+      char c;
+
+      if (recv (stalled[i], &c, 1, MSG_DONTWAIT) < 0 && errno == EAGAIN)
+        still_open++;
+    }
+  g_test_message ("120 stalled ClientHellos: a new HTTPS GET got \"%s\" with %u of them still open; "
+                  "store threads %" G_GUINT64_FORMAT " before, %" G_GUINT64_FORMAT " during",
+                  during, still_open, threads0, threads1);
+  g_assert_cmpstr (during, ==, "HTTP/1.1 200 OK");
+  g_assert_cmpuint (still_open, ==, G_N_ELEMENTS (stalled));
+  /* No thread per stalled handshake (one may linger from the new client's). */
+  g_assert_cmpuint (threads1, <=, threads0 + 1);
+  /* The deadline closes them all (end-of-file; the guard is 30 s). */
+  for (guint i = 0; i < G_N_ELEMENTS (stalled); i++)
+    {
+      char c;
+      gssize n = recv (stalled[i], &c, 1, 0);
+
+      if (n == 0 || (n < 0 && errno == ECONNRESET))
+        closed++;
+      close (stalled[i]);
+    }
+  g_assert_cmpuint (closed, ==, G_N_ELEMENTS (stalled));
+  log = store_stop (&s);
+}
+
+int
+main (int argc, char **argv)
+{
+  store_dos_init (&argc, &argv);
+  g_test_add_func ("/store-dos/listener-emfile", test_listener_emfile);
+  g_test_add_func ("/store-dos/keepalive-at-timeout", test_keepalive_at_timeout);
+  g_test_add_func ("/store-dos/tls-stalled", test_tls_stalled);
+  return store_dos_run ();
+}
