@@ -151,7 +151,7 @@ lb_bench_external_rows (Ctx *ctx, LbMeasureTable *table, const LbBenchFilterSpec
 {
   /* vips's own time per filter label (ms, start-up subtracted), for its radius ratios */
   g_autoptr (GHashTable) vips_net = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
-  static const char *const im_names[] = { "convert-im6.q16", "convert", NULL };
+  static const char *const im_names[] = { "magick", "convert-im6.q16", "convert", NULL };
   static const char *const vips_names[] = { "vips", NULL };
   g_autofree char *im = lb_bench_find_program (im_names);
   g_autofree char *vips = lb_bench_find_program (vips_names);
@@ -164,7 +164,7 @@ lb_bench_external_rows (Ctx *ctx, LbMeasureTable *table, const LbBenchFilterSpec
   g_autoptr (GHashTable) cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 
   if (!have_im)
-    g_ptr_array_add (ctx->notes, g_strdup ("ImageMagick (convert) not installed: no comparison"));
+    g_ptr_array_add (ctx->notes, g_strdup ("ImageMagick (magick or convert) not installed: no comparison"));
   if (!have_vips)
     g_ptr_array_add (ctx->notes, g_strdup ("libvips (vips, package libvips-tools) not installed: no comparison"));
   if ((!have_im && !have_vips) || dir == NULL)

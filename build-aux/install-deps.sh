@@ -9,7 +9,8 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
 # Package names that differ between the releases. ImageMagick is `imagemagick` on both (6 on
-# Debian 12, 7 on Debian 13, whose command is `magick`; the tests take whichever exists).
+# Debian 12, command `convert-im6.q16`; 7 on Debian 13, command `magick`): the tests and the
+# bench look for either at run time (lb_test_imagemagick(), lightbox-bench filters).
 . /etc/os-release
 case "${VERSION_CODENAME:-}" in
   bookworm) CLANG_RT=libclang-rt-14-dev ;;  # clang 14

@@ -14,31 +14,13 @@
 #include "lb-http-conditions.h"
 #include "lb-store-fs.h"
 #include "lb-store-lock.h"
+#include "lb-store-mime.h"
 #include "lb-store-path.h"
 #include "lb-store-reply.h"
 #include "lb-store-server-private.h"
 #include "lb-store-upload.h"
 
 #define LB_GET_COPY_MAX (64 * 1024) /* bytes: GET reads files up to this size, maps larger ones */
-
-/* The Content-Type of the file @name: *@owned is set when the string is allocated. */
-const char *
-lb_dav_content_type_for (const char *name, char **owned)
-{
-  g_autofree char *guess = NULL;
-  gboolean uncertain = FALSE;
-
-  if (g_str_has_suffix (name, LB_STORE_FILTER_SUFFIX))
-    return "text/plain; charset=utf-8";
-  guess = g_content_type_guess (name, NULL, 0, &uncertain);
-  *owned = guess != NULL ? g_content_type_get_mime_type (guess) : NULL;
-  if (*owned == NULL || uncertain)
-    {
-      g_clear_pointer (owned, g_free);
-      return "application/octet-stream";
-    }
-  return *owned;
-}
 
 void
 lb_dav_handle_options (LbStoreServer *self, SoupServerMessage *msg)
@@ -112,6 +94,7 @@ lb_dav_handle_get (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *
   g_autofree char *etag = NULL;
   g_autofree char *lastmod = NULL;
   g_autofree char *ct_owned = NULL;
+  const char *content_type;
   g_autoptr(GError) error = NULL;
   struct stat st;
   guint status;
@@ -172,18 +155,10 @@ lb_dav_handle_get (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *
     {
       /* Small files are read: a mapping costs mmap, a page fault per page and munmap (with a
        * TLB flush), more than copying a few pages once. */
-      gsize len = (gsize) st.st_size, got = 0;
+      gsize len = (gsize) st.st_size, got;
       guint8 *data = g_malloc (len);
 
-      while (got < len)
-        {
-          ssize_t k = pread (fd, data + got, len - got, (off_t) got);
-          if (k < 0 && errno == EINTR)
-            continue;
-          if (k <= 0)
-            break;
-          got += (gsize) k;
-        }
+      got = lb_store_fs_read_head (fd, data, len);
       close (fd);
       if (got != len)
         {
@@ -209,6 +184,8 @@ lb_dav_handle_get (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *
       bytes = g_bytes_new (NULL, 0);
     }
 
+  /* From the file's start, before a Range takes a slice of it. */
+  content_type = lb_store_mime_type (req->rel, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), &ct_owned);
   range = lb_http_select_range (h, st.st_size, etag, st.st_mtim.tv_sec, &start, &end);
   if (range == LB_HTTP_RANGE_UNSATISFIABLE)
     {
@@ -231,7 +208,7 @@ lb_dav_handle_get (LbStoreServer *self, SoupServerMessage *msg, LbStoreRequest *
   else
     status = SOUP_STATUS_OK;
 
-  soup_message_headers_set_content_type (rh, lb_dav_content_type_for (req->rel, &ct_owned), NULL);
+  soup_message_headers_set_content_type (rh, content_type, NULL);
   /* libsoup would apply Range to a complete 200 body on its own, ignoring If-Range; ranges
    * are decided above, so its automatic handling is switched off. */
   soup_message_body_set_accumulate (soup_server_message_get_response_body (msg), FALSE);

@@ -17,9 +17,6 @@ G_BEGIN_DECLS
 
 #define LB_DAV_ALLOW_METHODS "OPTIONS, GET, HEAD, PUT, DELETE, MKCOL, COPY, MOVE, PROPFIND, PROPPATCH"
 
-const char *lb_dav_content_type_for (const char *name,
-                                     char      **owned);
-
 void lb_dav_handle_options   (LbStoreServer     *self,
                               SoupServerMessage *msg);
 void lb_dav_handle_get       (LbStoreServer     *self,

@@ -7,11 +7,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "lb-dav-methods.h"
 #include "lb-dav-xml.h"
 #include "lb-error.h"
 #include "lb-http-conditions.h"
 #include "lb-store-fs.h"
+#include "lb-store-mime.h"
 #include "lb-store-path.h"
 #include "lb-store-reply.h"
 #include "lb-store-server-private.h"
@@ -51,7 +51,7 @@ write_entry (LbDavWriter *w, const char *rel, const char *abs, const struct stat
     {
       etag = lb_http_make_etag (st);
       res.etag = etag;
-      res.content_type = lb_dav_content_type_for (base, &ct);
+      res.content_type = lb_store_mime_type_of_file (base, abs, &ct);
     }
   lb_dav_writer_add (w, &res);
 }

@@ -159,6 +159,27 @@ lb_store_fs_write_all (int fd, const void *data, gsize len)
   return 0;
 }
 
+/* Reads up to @len bytes from the start of @fd (pread: the file offset is left alone), retrying
+ * on EINTR. Returns how many were read; fewer than @len at the end of the file or on an error. */
+gsize
+lb_store_fs_read_head (int fd, void *buf, gsize len)
+{
+  guint8 *p = buf;
+  gsize got = 0;
+
+  while (got < len)
+    {
+      ssize_t k = pread (fd, p + got, len - got, (off_t) got);
+
+      if (k < 0 && errno == EINTR)
+        continue;
+      if (k <= 0)
+        break;
+      got += (gsize) k;
+    }
+  return got;
+}
+
 /* Creates an upload temporary (mode 0600) in the directory of @target, where it can later be
  * renamed onto @target. Returns 0 and sets @fd_out and @path_out, or returns an errno. */
 int

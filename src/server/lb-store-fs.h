@@ -22,6 +22,9 @@ int        lb_store_fs_remove_tree        (const char *abs);
 int        lb_store_fs_write_all          (int         fd,
                                            const void *data,
                                            gsize       len);
+gsize      lb_store_fs_read_head          (int         fd,
+                                           void       *buf,
+                                           gsize       len);
 int        lb_store_fs_open_temp          (const char *target,
                                            int        *fd_out,
                                            char      **path_out);

@@ -12,6 +12,7 @@
 #include "lb-png.h"
 #include "lb-test-files.h"
 #include "lb-test-image.h"
+#include "lb-test-process.h"
 
 static char *suite_dir;
 
@@ -70,7 +71,7 @@ static guint16 *
 run_imagemagick (const char *path, gsize *n_samples, GError **error)
 {
   g_autofree char *arg = g_strdup_printf ("png:%s", path);
-  const char *argv[] = { "convert-im6.q16", arg, "-depth", "16", "-endian", "MSB", "RGBA:-", NULL };
+  const char *argv[] = { lb_test_imagemagick (), arg, "-depth", "16", "-endian", "MSB", "RGBA:-", NULL };
   g_autoptr (GSubprocess) sp = NULL;
   g_autoptr (GBytes) bytes = NULL;
   gsize len;

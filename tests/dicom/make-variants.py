@@ -237,8 +237,10 @@ variant('ct-lossy', ds, {'units': 'HU', 'decimals': '0', 'lossy_ratios': '10\\2.
 def write_ini(groups, filename):
     ini = configparser.ConfigParser(interpolation=None)
     ini.optionxform = str
+    # Read with GLib's GKeyFile, whose strings escape a backslash (the DICOM value separator)
+    # as "\\": GLib 2.84 refuses an unknown escape such as the "\2" of 10\2.5 (2.74 let it pass).
     for name, g in groups.items():
-        ini[name] = g
+        ini[name] = {key: value.replace('\\', '\\\\') for key, value in g.items()}
     with open(os.path.join(OUT, filename), 'w') as f:
         ini.write(f)
 

@@ -516,7 +516,10 @@ test_truncated_downloads (void)
   g_autofree char *dir = lb_test_make_tmpdir ("hostile-framing");
   g_autofree char *file = g_build_filename (dir, "file.bin", NULL);
   const char *const refused[][2] = {
-    { "cut.bin", "before the last chunk" },
+    /* libsoup 3.6.5 and later report the cut themselves (Debian 13: "… (Connection
+     * terminated unexpectedly)"), older ones leave it to lb-http-body-stream.c ("…: the server
+     * closed the connection before the last chunk"): both name the bytes that came */
+    { "cut.bin", "truncated after 100000 bytes" },
     { "gzip-cut.bin", "truncated" },
     { "digest-bad.bin", "does not match its Content-Digest" },
   };

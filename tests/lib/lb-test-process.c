@@ -142,6 +142,24 @@ lb_test_have_program (const char *name)
   return path != NULL;
 }
 
+const char *
+lb_test_imagemagick (void)
+{
+  static const char *const names[] = { "magick", "convert-im6.q16", "convert" };
+  static const char *found;
+
+  if (found == NULL)
+    {
+      for (gsize i = 0; i < G_N_ELEMENTS (names) && found == NULL; i++)
+        if (lb_test_have_program (names[i]))
+          found = names[i];
+      if (found == NULL)
+        g_error ("ImageMagick is not installed (magick, convert-im6.q16 or convert): "
+                 "run build-aux/install-deps.sh");
+    }
+  return found;
+}
+
 char *
 lb_test_run_tool (const char *const *argv,
                   char             **err,

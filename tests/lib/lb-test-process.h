@@ -44,6 +44,11 @@ guint    lb_test_server_count_temps   (const char *dir);
 
 /* Whether @name is found in PATH. */
 gboolean lb_test_have_program         (const char *name);
+/* ImageMagick's command-line converter, as argv[0]: `magick` (ImageMagick 7, Debian 13) or
+ * `convert-im6.q16` (ImageMagick 6, Debian 12), whichever is in PATH; `convert` is the last
+ * resort (in ImageMagick 7 it warns that it is deprecated). Fails the test when none is
+ * installed (build-aux/install-deps.sh installs it). */
+const char *lb_test_imagemagick       (void);
 /* Runs @argv (searched in PATH); returns its stdout, sets @err to its stderr and @status to
  * 0 for a clean exit, 1 otherwise. */
 char    *lb_test_run_tool             (const char *const *argv,

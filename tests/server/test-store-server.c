@@ -235,6 +235,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/store/get-head", test_get_head);
   g_test_add_func ("/store/range", test_range);
+  g_test_add_func ("/store/content-type", test_content_type);
   g_test_add_func ("/store/conditional", test_conditional);
   g_test_add_func ("/store/put", test_put);
   g_test_add_func ("/store/put-limit", test_put_limit);

@@ -4,8 +4,8 @@
 /* test-store-server: lightbox-store in-process, a real LbStoreServer on 127.0.0.1 (port 0) in
  * its own thread and main context (the fixture, in test-store-server.c), driven by libsoup
  * client requests and raw sockets where a client library would normalise the request away.
- * The subtests, one file per subject: test-store-server-files.c, -connections.c, -dav.c and
- * -access.c. */
+ * The subtests, one file per subject: test-store-server-files.c, -connections.c, -dav.c,
+ * -access.c and -mime.c. */
 
 #include <libsoup/soup.h>
 
@@ -103,3 +103,5 @@ void test_auth (void);
 void test_read_only (void);
 void test_access_log_lines (void);
 void test_tls (void);
+/* test-store-server-mime.c */
+void test_content_type (void);
