@@ -192,6 +192,9 @@ lb_window_open_uri (LbWindow   *self,
     {
       g_autofree char *uri = g_file_get_uri (file);
       lb_window_open_store (self, uri);
+      /* a folder of one series opens as its stack besides its tree */
+      if (!lb_dicomdir_is_name (base))
+        _lb_window_frames_open_folder (self, file);
     }
   else
     lb_window_open_image_file (self, file);
