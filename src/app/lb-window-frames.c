@@ -6,6 +6,7 @@
 #include <glib/gi18n.h>
 
 #include "lb-dicom-frame.h"
+#include "lb-error.h"
 #include "lb-window-private.h"
 
 /* Frames of multi-frame images: stepping (win.next-frame, win.previous-frame,
@@ -142,7 +143,31 @@ _lb_window_frames_open_series (LbWindow *self, LbFrameSource *series, const char
 typedef struct {
   LbWindow *self;  /* a reference: the read is cancelled on dispose */
   char     *name;
+  gboolean  quiet; /* a folder that is not one series stays a store: no error */
 } SeriesOpen;
+
+static SeriesOpen *
+series_open_new (LbWindow *self, const char *name, gboolean quiet)
+{
+  SeriesOpen *so = g_new0 (SeriesOpen, 1);
+
+  if (self->series_cancellable)
+    g_cancellable_cancel (self->series_cancellable);
+  g_clear_object (&self->series_cancellable);
+  self->series_cancellable = g_cancellable_new ();
+  so->self = g_object_ref (self);
+  so->name = g_strdup (name);
+  so->quiet = quiet;
+  return so;
+}
+
+static void
+series_open_free (SeriesOpen *so)
+{
+  g_object_unref (so->self);
+  g_free (so->name);
+  g_free (so);
+}
 
 static void
 on_series_read (GObject *source, GAsyncResult *result, gpointer user_data)
@@ -153,26 +178,68 @@ on_series_read (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (series != NULL)
     _lb_window_frames_open_series (so->self, series, so->name);
-  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    ;
+  else if (so->quiet)
     /* a folder of other images, or of several series: it stays a store to browse */
     g_debug ("%s: not one series: %s", so->name, error->message);
-  g_object_unref (so->self);
-  g_free (so->name);
-  g_free (so);
+  else
+    _lb_window_show_error (so->self, _("Could not open the series"), error);
+  series_open_free (so);
 }
 
 void
 _lb_window_frames_open_folder (LbWindow *self, GFile *folder)
 {
-  SeriesOpen *so = g_new0 (SeriesOpen, 1);
+  g_autofree char *name = g_file_get_basename (folder);
+  SeriesOpen *so = series_open_new (self, name, TRUE);
 
-  if (self->series_cancellable)
-    g_cancellable_cancel (self->series_cancellable);
-  g_clear_object (&self->series_cancellable);
-  self->series_cancellable = g_cancellable_new ();
-  so->self = g_object_ref (self);
-  so->name = g_file_get_basename (folder);
   lb_frame_source_new_for_folder_async (folder, self->series_cancellable, on_series_read, so);
+}
+
+static void
+on_series_listed (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  SeriesOpen *so = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) entries = lb_store_list_finish (LB_STORE (source), result, &error);
+  g_autoptr(GStrvBuilder) uris = g_strv_builder_new ();
+  g_auto(GStrv) list = NULL;
+
+  if (entries == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _lb_window_show_error (so->self, _("Could not open the series"), error);
+      series_open_free (so);
+      return;
+    }
+  for (guint i = 0; i < entries->len; i++)
+    {
+      const char *uri = lb_store_entry_get_uri (g_ptr_array_index (entries, i));
+
+      if (!g_str_has_prefix (uri, "file:"))
+        {
+          g_set_error (&error, LB_ERROR, LB_ERROR_UNSUPPORTED,
+                       "%s: only series of local folders open as a stack, not %s", so->name,
+                       uri);
+          _lb_window_show_error (so->self, _("Could not open the series"), error);
+          series_open_free (so);
+          return;
+        }
+      g_strv_builder_add (uris, uri);
+    }
+  list = g_strv_builder_end (uris);
+  lb_frame_source_new_for_files_async ((const char * const *) list,
+                                       so->self->series_cancellable, on_series_read, so);
+}
+
+void
+_lb_window_frames_open_store_series (LbWindow *self, LbStoreEntry *series)
+{
+  SeriesOpen *so = series_open_new (self, lb_store_entry_get_display_name (series), FALSE);
+
+  lb_store_list_async (self->store, lb_store_entry_get_uri (series), self->series_cancellable,
+                       NULL, NULL, on_series_listed, so);
 }
 
 /* ---- loading a frame --------------------------------------------------------------------- */

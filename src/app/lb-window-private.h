@@ -138,6 +138,9 @@ void _lb_window_frames_open_series (LbWindow      *self,
  * shows it as a stack. */
 void _lb_window_frames_open_folder (LbWindow *self,
                                     GFile    *folder);
+/* The same for a series of the store (its instances must be local files); errors are shown. */
+void _lb_window_frames_open_store_series (LbWindow     *self,
+                                          LbStoreEntry *series);
 
 /* lb-window-overlay.c */
 /* Adds win.overlay (the corner texts and orientation markers over the canvas). */

@@ -25,6 +25,8 @@ on_entry_activated (LbStoreBrowser *browser,
       || kind == LB_STORE_ENTRY_DICOM_FILE || kind == LB_STORE_ENTRY_FILE
       || kind == LB_STORE_ENTRY_UNKNOWN)
     lb_window_open_store_image (self, lb_store_entry_get_uri (entry));
+  else if (kind == LB_STORE_ENTRY_DICOM_SERIES)
+    _lb_window_frames_open_store_series (self, entry);
 }
 
 static void
