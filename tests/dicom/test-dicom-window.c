@@ -584,6 +584,47 @@ test_series_overlay (void)
 }
 
 static void
+activate_listed (const char *name)
+{
+  LbStoreBrowser *browser;
+
+  g_assert_true (lb_test_wait (patients_listed, (gpointer) name, 20000));
+  browser = LB_STORE_BROWSER (find_widget (GTK_WIDGET (the_window ()), LB_TYPE_STORE_BROWSER));
+  lb_store_browser_activate_row (browser, lb_store_browser_find_row (browser, name));
+}
+
+/* A series node of the local store's tree opens as the same stack, from its first slice. */
+static void
+test_series_from_tree (void)
+{
+  JsonObject *m, *sm;
+  g_autoptr(LbImage) old = NULL;
+
+  if (phantom == NULL)
+    {
+      g_test_skip ("make-phantom.py needs pydicom and numpy");
+      return;
+    }
+  m = json_node_get_object (manifest);
+  sm = phantom_series ("coronal");
+  open_phantom ("coronal");
+  page ("win.next-frame", sm, 1);
+  activate_listed ("PH-26");
+  activate_listed (json_object_get_string_member (json_object_get_object_member (m, "study"),
+                                                  "StudyInstanceUID"));
+  g_assert_true (lb_test_wait (patients_listed,
+                               (gpointer) json_object_get_string_member (sm, "series_uid"),
+                               20000));
+  if (lb_canvas_get_image (the_canvas ()) != NULL)
+    old = g_object_ref (lb_canvas_get_image (the_canvas ()));
+  activate_listed (json_object_get_string_member (sm, "series_uid"));
+  g_assert_true (lb_test_wait (new_series_shown, old, 20000));
+  check_slice (sm, 0);
+  page ("win.next-frame", sm, 1);
+  page ("win.last-frame", sm, PHANTOM_SLICES - 1);
+}
+
+static void
 test_overlay_accel (void)
 {
   g_auto(GStrv) accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app),
@@ -631,6 +672,7 @@ main (int argc, char **argv)
   make_phantom ();
   g_test_add_func ("/dicom/window/series/stack", test_series_stack);
   g_test_add_func ("/dicom/window/series/overlay", test_series_overlay);
+  g_test_add_func ("/dicom/window/series/tree", test_series_from_tree);
   g_test_add_func ("/dicom/window/overlay-accel", test_overlay_accel);
   ret = g_test_run ();
   if (variants != NULL)
