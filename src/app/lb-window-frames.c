@@ -81,6 +81,10 @@ _lb_window_frames_close (LbWindow *self)
     g_cancellable_cancel (self->frame_cancellable);
   g_clear_object (&self->frame_cancellable);
   g_clear_handle_id (&self->cine_source, g_source_remove);
+  if (self->frame_loading && self->frames != NULL && lb_frame_source_is_series (self->frames)
+      && self->canvas_spinner != NULL)
+    gtk_spinner_set_spinning (GTK_SPINNER (self->canvas_spinner), FALSE);
+  self->frame_loading = FALSE;
   g_clear_object (&self->frames);
   self->frame = 0;
   self->frame_serial++;
@@ -269,6 +273,8 @@ on_frame_loaded (GObject *source, GAsyncResult *result, gpointer user_data)
   if (fl->serial != self->frame_serial)
     goto out;
   self->frame_loading = FALSE;
+  if (series)
+    gtk_spinner_set_spinning (GTK_SPINNER (self->canvas_spinner), FALSE);
   if (image == NULL)
     {
       stop_cine (self);
@@ -319,6 +325,10 @@ load_frame (LbWindow *self, guint number)
   fl->serial = ++self->frame_serial;
   fl->number = number;
   self->frame_loading = TRUE;
+  /* the slice shown stays, with its own label and overlay, until the asked one is decoded;
+   * the spinner says that another is on its way */
+  if (lb_frame_source_is_series (self->frames))
+    gtk_spinner_set_spinning (GTK_SPINNER (self->canvas_spinner), TRUE);
   lb_frame_source_load_async (self->frames, number, self->frame_cancellable, on_frame_loaded,
                               fl);
 }

@@ -11,7 +11,8 @@
 /* The overlay over the canvas (win.overlay): the four corner texts and the orientation
  * markers at the edges, from lb-overlay-info. They are labels, not pixels of the image, so
  * their font stays the same at any zoom; the markers follow the canvas' rotation and flip.
- * The data set is the slice's for a series; other images show the view lines only. */
+ * The data set is the slice's for a series; other images show the view lines only. A rotated
+ * or flipped view is marked above W/L and zoom. */
 
 static gboolean
 overlay_on (LbWindow *self)
@@ -20,6 +21,20 @@ overlay_on (LbWindow *self)
                                                                "overlay");
 
   return state != NULL && g_variant_get_boolean (state);
+}
+
+static char *
+transform_mark (const LbOverlayView *view)
+{
+  guint degrees = (view->rotation % 4) * 90;
+
+  if (degrees == 0)
+    return g_strdup (_("Flipped"));
+  if (view->flip_h)
+    /* TRANSLATORS: a view turned clockwise and flipped, "Rotated 90°, flipped" */
+    return g_strdup_printf (_("Rotated %u°, flipped"), degrees);
+  /* TRANSLATORS: a view turned clockwise, "Rotated 90°" */
+  return g_strdup_printf (_("Rotated %u°"), degrees);
 }
 
 void
@@ -56,6 +71,16 @@ _lb_window_overlay_update (LbWindow *self)
       for (guint c = 0; c < 4; c++)
         {
           g_autofree char *text = lb_overlay_corner_text (ds, &view, c);
+
+          /* a view that is not the image as stored says so where W/L and zoom are */
+          if (c == LB_OVERLAY_BOTTOM_RIGHT && lb_overlay_view_is_transformed (&view))
+            {
+              g_autofree char *mark = transform_mark (&view);
+              char *both = g_strconcat (mark, *text ? "\n" : "", text, NULL);
+
+              g_free (text);
+              text = both;
+            }
 
           gtk_label_set_text (GTK_LABEL (self->overlay_corner[c]), text);
           gtk_widget_set_visible (self->overlay_corner[c], *text != '\0');

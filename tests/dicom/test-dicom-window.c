@@ -562,6 +562,9 @@ test_series_overlay (void)
   for (guint e = 0; e < 4; e++)
     rotated[e] = want[(e + 3) % 4];
   check_markers (rotated);
+  corner = gtk_label_get_text (GTK_LABEL (lb_window_test_get_child (the_window (),
+                                                                      "overlay_bottom_right")));
+  g_assert_true (g_str_has_prefix (corner, "Rotated 90°\n"));
   /* and the markers stay with the view when the slice changes */
   page ("win.next-frame", sm, 1);
   check_markers (rotated);
