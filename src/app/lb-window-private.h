@@ -138,7 +138,8 @@ void _lb_window_frames_open_series (LbWindow      *self,
  * shows it as a stack. */
 void _lb_window_frames_open_folder (LbWindow *self,
                                     GFile    *folder);
-/* The same for a series of the store (its instances must be local files); errors are shown. */
+/* The same for a series of a local folder's store (its instances are local files); errors
+ * are shown. */
 void _lb_window_frames_open_store_series (LbWindow     *self,
                                           LbStoreEntry *series);
 
