@@ -163,6 +163,7 @@ lb_application_startup (GApplication *app)
     { "win.invert", { "<Control>i", NULL } },
     { "win.flip", { "<Control>h", NULL } },
     { "win.split", { "<Control>b", NULL } },
+    { "win.overlay", { "<Control><Shift>o", NULL } },
     { "win.wl-auto", { "<Control><Shift>a", NULL } },
     /* frames, anywhere in the window (on the canvas also Page Down/Up, Home, End, Space);
      * not Ctrl+Home/End, which text entries use */

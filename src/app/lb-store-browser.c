@@ -618,6 +618,15 @@ lb_store_browser_activate_row (LbStoreBrowser *self,
       if (lb_browser_node_get_owner (node) != NULL)
         lb_browser_children_relist (lb_browser_node_get_owner (node));
     }
+  else if (lb_browser_node_get_entry (node) != NULL
+           && lb_store_entry_get_kind (lb_browser_node_get_entry (node))
+              == LB_STORE_ENTRY_DICOM_SERIES)
+    {
+      /* a series is read as one stack; its instances show too */
+      g_autoptr (GtkTreeListRow) row = gtk_tree_list_model_get_row (self->tree, position);
+      gtk_tree_list_row_set_expanded (row, TRUE);
+      g_signal_emit (self, signals[SIGNAL_ENTRY_ACTIVATED], 0, lb_browser_node_get_entry (node));
+    }
   else if (lb_browser_node_is_container (node))
     {
       g_autoptr (GtkTreeListRow) row = gtk_tree_list_model_get_row (self->tree, position);

@@ -13,7 +13,8 @@ G_BEGIN_DECLS
  * The store tree: a GtkColumnView (name, size, modified) over a GtkTreeListModel whose
  * containers list their children lazily and asynchronously when first expanded. While a
  * listing runs the container shows a spinner row; a failed listing shows an error row with a
- * Retry button. Emits ::entry-activated for images (Enter, double click).
+ * Retry button. Emits ::entry-activated for images and for DICOM series, which also expand
+ * (Enter, double click).
  *
  * Listings are turned into rows and sorted in a worker thread and reach the model in batches
  * from an idle, so the main loop keeps running while a large folder arrives. Collapsing a

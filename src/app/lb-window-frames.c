@@ -6,6 +6,7 @@
 #include <glib/gi18n.h>
 
 #include "lb-dicom-frame.h"
+#include "lb-error.h"
 #include "lb-window-private.h"
 
 /* Frames of multi-frame images: stepping (win.next-frame, win.previous-frame,
@@ -23,7 +24,21 @@ update_frame_label (LbWindow *self)
 {
   g_autofree char *text = NULL;
 
-  if (self->frames != NULL)
+  double mm;
+
+  if (self->frames != NULL && lb_frame_source_is_series (self->frames) && self->frame == 0)
+    text = g_strdup (_("Loading the series…"));
+  else if (self->frames != NULL && lb_frame_source_is_series (self->frames)
+           && lb_frame_source_get_location (self->frames, self->frame, &mm))
+    /* TRANSLATORS: the slice shown of a series and its location along the slice normal,
+     * "slice 3/40 · −12.5 mm" */
+    text = g_strdup_printf (_("slice %u/%u · %.1f mm"), self->frame,
+                            lb_frame_source_get_n_frames (self->frames), mm);
+  else if (self->frames != NULL && lb_frame_source_is_series (self->frames))
+    /* TRANSLATORS: the slice shown of a series, "slice 3/40" */
+    text = g_strdup_printf (_("slice %u/%u"), self->frame,
+                            lb_frame_source_get_n_frames (self->frames));
+  else if (self->frames != NULL)
     /* TRANSLATORS: the frame shown of a multi-frame image, "frame 3/40" */
     text = g_strdup_printf (_("frame %u/%u"), self->frame,
                             lb_frame_source_get_n_frames (self->frames));
@@ -42,7 +57,7 @@ set_enabled (LbWindow *self, const char *name, gboolean enabled)
 void
 _lb_window_frames_update_actions (LbWindow *self)
 {
-  gboolean can = self->frames != NULL && !self->busy;
+  gboolean can = self->frames != NULL && self->frame > 0 && !self->busy;
 
   set_enabled (self, "next-frame", can && self->frame < lb_frame_source_get_n_frames (self->frames));
   set_enabled (self, "previous-frame", can && self->frame > 1);
@@ -66,6 +81,10 @@ _lb_window_frames_close (LbWindow *self)
     g_cancellable_cancel (self->frame_cancellable);
   g_clear_object (&self->frame_cancellable);
   g_clear_handle_id (&self->cine_source, g_source_remove);
+  if (self->frame_loading && self->frames != NULL && lb_frame_source_is_series (self->frames)
+      && self->canvas_spinner != NULL)
+    gtk_spinner_set_spinning (GTK_SPINNER (self->canvas_spinner), FALSE);
+  self->frame_loading = FALSE;
   g_clear_object (&self->frames);
   self->frame = 0;
   self->frame_serial++;
@@ -80,6 +99,9 @@ _lb_window_frames_open (LbWindow *self, LbImage *image, const char *uri)
 
   stop_cine (self);
   _lb_window_frames_close (self);
+  /* an image opened since: a series still being read must not replace it */
+  if (self->series_cancellable)
+    g_cancellable_cancel (self->series_cancellable);
   self->frames = lb_frame_source_new_for_image (
     self->store != NULL && g_str_has_prefix (uri, lb_store_get_uri (self->store))
     ? self->store : NULL, uri, image);
@@ -91,6 +113,137 @@ _lb_window_frames_open (LbWindow *self, LbImage *image, const char *uri)
     }
   update_frame_label (self);
   _lb_window_frames_update_actions (self);
+}
+
+void
+_lb_window_frames_open_series (LbWindow *self, LbFrameSource *series, const char *name)
+{
+  g_autofree char *title = NULL;
+  const char * const *messages = lb_frame_source_get_messages (series);
+
+  stop_cine (self);
+  _lb_window_frames_close (self);
+  /* an image still loading would replace the series when it arrives */
+  if (self->load_cancellable)
+    g_cancellable_cancel (self->load_cancellable);
+  self->load_serial++;
+  self->frames = g_object_ref (series);
+  self->frame = 0;  /* nothing of the series shown yet */
+  g_free (self->image_name);
+  self->image_name = g_strdup (name);
+  title = g_strdup_printf ("%s — Lightbox", name);
+  gtk_window_set_title (GTK_WINDOW (self), title);
+  if (messages[0] != NULL)
+    {
+      g_autofree char *text = g_strjoinv (" ", (char **) messages);
+
+      _lb_window_set_status (self, text);
+    }
+  update_frame_label (self);
+  _lb_window_frames_update_actions (self);
+  load_frame (self, 1);
+}
+
+typedef struct {
+  LbWindow *self;  /* a reference: the read is cancelled on dispose */
+  char     *name;
+  gboolean  quiet; /* a folder that is not one series stays a store: no error */
+} SeriesOpen;
+
+static SeriesOpen *
+series_open_new (LbWindow *self, const char *name, gboolean quiet)
+{
+  SeriesOpen *so = g_new0 (SeriesOpen, 1);
+
+  if (self->series_cancellable)
+    g_cancellable_cancel (self->series_cancellable);
+  g_clear_object (&self->series_cancellable);
+  self->series_cancellable = g_cancellable_new ();
+  so->self = g_object_ref (self);
+  so->name = g_strdup (name);
+  so->quiet = quiet;
+  return so;
+}
+
+static void
+series_open_free (SeriesOpen *so)
+{
+  g_object_unref (so->self);
+  g_free (so->name);
+  g_free (so);
+}
+
+static void
+on_series_read (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  SeriesOpen *so = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbFrameSource) series = lb_frame_source_new_for_series_finish (result, &error);
+
+  if (series != NULL)
+    _lb_window_frames_open_series (so->self, series, so->name);
+  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    ;
+  else if (so->quiet)
+    /* a folder of other images, or of several series: it stays a store to browse */
+    g_debug ("%s: not one series: %s", so->name, error->message);
+  else
+    _lb_window_show_error (so->self, _("Could not open the series"), error);
+  series_open_free (so);
+}
+
+void
+_lb_window_frames_open_folder (LbWindow *self, GFile *folder)
+{
+  g_autofree char *name = g_file_get_basename (folder);
+  SeriesOpen *so = series_open_new (self, name, TRUE);
+
+  lb_frame_source_new_for_folder_async (folder, self->series_cancellable, on_series_read, so);
+}
+
+static void
+on_series_listed (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  SeriesOpen *so = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) entries = lb_store_list_finish (LB_STORE (source), result, &error);
+  g_autoptr(GStrvBuilder) uris = g_strv_builder_new ();
+  g_auto(GStrv) list = NULL;
+
+  if (entries == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _lb_window_show_error (so->self, _("Could not open the series"), error);
+      series_open_free (so);
+      return;
+    }
+  for (guint i = 0; i < entries->len; i++)
+    {
+      const char *uri = lb_store_entry_get_uri (g_ptr_array_index (entries, i));
+
+      if (!g_str_has_prefix (uri, "file:"))
+        {
+          g_set_error (&error, LB_ERROR, LB_ERROR_UNSUPPORTED,
+                       "%s: only series of local folders open as a stack, not %s", so->name,
+                       uri);
+          _lb_window_show_error (so->self, _("Could not open the series"), error);
+          series_open_free (so);
+          return;
+        }
+      g_strv_builder_add (uris, uri);
+    }
+  list = g_strv_builder_end (uris);
+  lb_frame_source_new_for_files_async ((const char * const *) list,
+                                       so->self->series_cancellable, on_series_read, so);
+}
+
+void
+_lb_window_frames_open_store_series (LbWindow *self, LbStoreEntry *series)
+{
+  SeriesOpen *so = series_open_new (self, lb_store_entry_get_display_name (series), FALSE);
+
+  lb_store_list_async (self->store, lb_store_entry_get_uri (series), self->series_cancellable,
+                       NULL, NULL, on_series_listed, so);
 }
 
 /* ---- loading a frame --------------------------------------------------------------------- */
@@ -112,11 +265,16 @@ on_frame_loaded (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr(LbImageMeta) meta = NULL;
   g_autoptr(LbImage) tagged = NULL;
   g_autoptr(LbHistory) history = NULL;
+  LbFrameSource *frames = LB_FRAME_SOURCE (source);
+  gboolean series = lb_frame_source_is_series (frames);
+  gboolean first = self->frame == 0;
   LbImage *original;
 
   if (fl->serial != self->frame_serial)
     goto out;
   self->frame_loading = FALSE;
+  if (series)
+    gtk_spinner_set_spinning (GTK_SPINNER (self->canvas_spinner), FALSE);
   if (image == NULL)
     {
       stop_cine (self);
@@ -124,21 +282,26 @@ on_frame_loaded (GObject *source, GAsyncResult *result, gpointer user_data)
         _lb_window_show_error (self, _("Could not show the frame"), error);
       goto out;
     }
-  /* the frame comes from where the first came from: the same write-back target */
+  /* a frame comes from where the first came from (the same write-back target); a slice of a
+   * series from its own file */
   original = self->history ? lb_history_get_original (self->history) : NULL;
   meta = lb_image_dup_meta (image);
-  lb_image_meta_set_source_uri (meta, lb_frame_source_get_uri (LB_FRAME_SOURCE (source)));
-  if (original && lb_image_meta_get_source_etag (lb_image_get_meta (original)))
+  lb_image_meta_set_source_uri (meta, lb_frame_source_get_frame_uri (frames, fl->number));
+  if (!series && original && lb_image_meta_get_source_etag (lb_image_get_meta (original)))
     lb_image_meta_set_source_etag (meta,
                                    lb_image_meta_get_source_etag (lb_image_get_meta (original)));
   tagged = lb_image_with_meta (image, meta);
   self->frame = fl->number;
   history = lb_history_new (tagged);
   _lb_window_set_history (self, history);
-  /* keep_view: zoom, pan, rotation and window/level stay as the reader set them */
-  lb_canvas_set_image (self->canvas, tagged, TRUE);
+  /* keep_view: zoom, pan, rotation and window/level stay as the reader set them; the first
+   * slice of a series starts from the file's window and a fitted view */
+  lb_canvas_set_image (self->canvas, tagged, !first);
   lb_canvas_set_before_image (self->canvas, tagged);
+  if (first)
+    gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
   update_frame_label (self);
+  _lb_window_overlay_update (self);
   _lb_window_update_actions (self);
 out:
   g_object_unref (fl->self);
@@ -162,6 +325,10 @@ load_frame (LbWindow *self, guint number)
   fl->serial = ++self->frame_serial;
   fl->number = number;
   self->frame_loading = TRUE;
+  /* the slice shown stays, with its own label and overlay, until the asked one is decoded;
+   * the spinner says that another is on its way */
+  if (lb_frame_source_is_series (self->frames))
+    gtk_spinner_set_spinning (GTK_SPINNER (self->canvas_spinner), TRUE);
   lb_frame_source_load_async (self->frames, number, self->frame_cancellable, on_frame_loaded,
                               fl);
 }

@@ -42,6 +42,8 @@ struct _LbWindow {
   GtkWidget      *wl_label;
   GtkWidget      *size_label;
   GtkWidget      *frame_label;
+  GtkWidget      *overlay_corner[4];  /* indexed by LbOverlayCorner */
+  GtkWidget      *overlay_edge[4];    /* indexed by LbOverlayEdge */
   GtkWidget      *filter_time_label;
   GtkWidget      *progress_bar;
   GtkWidget      *cancel_button;
@@ -95,6 +97,7 @@ struct _LbWindow {
   GCancellable   *frame_cancellable;
   gboolean        frame_loading;
   guint           cine_source;        /* the cine timer, 0 when not playing */
+  GCancellable   *series_cancellable; /* reading a series' headers */
 };
 
 /* lb-window.c */
@@ -127,6 +130,24 @@ void _lb_window_frames_open    (LbWindow     *self,
 /* Stops cine and any frame load, forgets the frames. */
 void _lb_window_frames_close   (LbWindow     *self);
 void _lb_window_frames_update_actions (LbWindow *self);
+/* Shows @series (a series source) as one stack, from its first slice; @name for the title. */
+void _lb_window_frames_open_series (LbWindow      *self,
+                                    LbFrameSource *series,
+                                    const char    *name);
+/* Reads the headers of @folder's files in the background and, when they are one DICOM series,
+ * shows it as a stack. */
+void _lb_window_frames_open_folder (LbWindow *self,
+                                    GFile    *folder);
+/* The same for a series of a local folder's store (its instances are local files); errors
+ * are shown. */
+void _lb_window_frames_open_store_series (LbWindow     *self,
+                                          LbStoreEntry *series);
+
+/* lb-window-overlay.c */
+/* Adds win.overlay (the corner texts and orientation markers over the canvas). */
+void _lb_window_overlay_init   (LbWindow     *self);
+/* The image, slice or view changed: the texts and markers follow. */
+void _lb_window_overlay_update (LbWindow     *self);
 
 /* lb-window-actions.c */
 /* Adds the win.* actions and builds the window/level menu. */

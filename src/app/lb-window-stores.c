@@ -25,6 +25,11 @@ on_entry_activated (LbStoreBrowser *browser,
       || kind == LB_STORE_ENTRY_DICOM_FILE || kind == LB_STORE_ENTRY_FILE
       || kind == LB_STORE_ENTRY_UNKNOWN)
     lb_window_open_store_image (self, lb_store_entry_get_uri (entry));
+  else if (kind == LB_STORE_ENTRY_DICOM_SERIES
+           && g_str_has_prefix (lb_store_entry_get_uri (entry), "file:"))
+    /* a series of a local folder opens as a stack; a DICOMweb series only expands, as its
+     * slices cannot be ordered before their metadata is fetched */
+    _lb_window_frames_open_store_series (self, entry);
 }
 
 static void
@@ -192,6 +197,9 @@ lb_window_open_uri (LbWindow   *self,
     {
       g_autofree char *uri = g_file_get_uri (file);
       lb_window_open_store (self, uri);
+      /* a folder of one series opens as its stack besides its tree */
+      if (!lb_dicomdir_is_name (base))
+        _lb_window_frames_open_folder (self, file);
     }
   else
     lb_window_open_image_file (self, file);

@@ -460,6 +460,7 @@ on_image_loaded (GObject      *source,
   _lb_window_frames_open (self, tagged, ctx->uri);
   lb_canvas_set_image (self->canvas, tagged, TRUE);
   lb_canvas_set_before_image (self->canvas, tagged);
+  _lb_window_overlay_update (self);
   update_size_label (self, lb_image_get_width (tagged), lb_image_get_height (tagged),
                      lb_image_get_format (tagged));
   title = g_strdup_printf ("%s — Lightbox", ctx->name);
@@ -693,6 +694,9 @@ lb_window_dispose (GObject *object)
   if (self->canvas && !lb_canvas_get_image (self->canvas))
     lb_canvas_clear (self->canvas);
   _lb_window_filters_dispose (self);
+  if (self->series_cancellable)
+    g_cancellable_cancel (self->series_cancellable);
+  g_clear_object (&self->series_cancellable);
   _lb_window_frames_close (self);
   g_clear_object (&self->load_cancellable);
   g_clear_object (&self->op_cancellable);
@@ -754,6 +758,18 @@ lb_window_class_init (LbWindowClass *klass)
   BIND (wl_label);
   BIND (size_label);
   BIND (frame_label);
+#define BIND_AT(id, member) \
+  gtk_widget_class_bind_template_child_full (widget_class, id, FALSE, \
+                                             G_STRUCT_OFFSET (LbWindow, member))
+  BIND_AT ("overlay_top_left", overlay_corner[0]);
+  BIND_AT ("overlay_top_right", overlay_corner[1]);
+  BIND_AT ("overlay_bottom_left", overlay_corner[2]);
+  BIND_AT ("overlay_bottom_right", overlay_corner[3]);
+  BIND_AT ("marker_top", overlay_edge[0]);
+  BIND_AT ("marker_right", overlay_edge[1]);
+  BIND_AT ("marker_bottom", overlay_edge[2]);
+  BIND_AT ("marker_left", overlay_edge[3]);
+#undef BIND_AT
   BIND (filter_time_label);
   BIND (progress_bar);
   BIND (cancel_button);
@@ -774,6 +790,7 @@ lb_window_init (LbWindow *self)
   self->settings = g_settings_new (APP_ID);
   _lb_window_actions_init (self);
   _lb_window_frames_init (self);
+  _lb_window_overlay_init (self);
 
   gtk_window_set_default_size (GTK_WINDOW (self), g_settings_get_int (self->settings, "window-width"),
                                g_settings_get_int (self->settings, "window-height"));

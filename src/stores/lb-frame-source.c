@@ -3,9 +3,13 @@
 
 #include "lb-frame-source.h"
 
+#include <math.h>
+
 #include "lb-dicom-file.h"
 #include "lb-dicom-frame.h"
 #include "lb-dicom-multiframe.h"
+#include "lb-dicom-series.h"
+#include "lb-dicom-tags.h"
 #include "lb-error.h"
 #include "lb-image-loader.h"
 
@@ -18,7 +22,29 @@ struct _LbFrameSource {
   double       interval;
   GMutex       lock;      /* guards @file, opened by the first frame's thread */
   LbDicomFile *file;
+  /* a series: one Slice per frame, in reading order; NULL for the frames of one object */
+  GArray      *slices;
+  GStrv        messages;  /* the series' warnings; NULL-ended, never NULL */
 };
+
+typedef struct {
+  char           *uri;
+  char           *path;
+  guint           frame;         /* 0-based frame of the file */
+  LbDicomDataset *ds;
+  gboolean        has_location;
+  double          location;      /* mm */
+} Slice;
+
+static void
+slice_clear (gpointer data)
+{
+  Slice *slice = data;
+
+  g_free (slice->uri);
+  g_free (slice->path);
+  g_clear_pointer (&slice->ds, lb_dicom_dataset_unref);
+}
 
 G_DEFINE_FINAL_TYPE (LbFrameSource, lb_frame_source, G_TYPE_OBJECT)
 
@@ -31,6 +57,8 @@ lb_frame_source_finalize (GObject *object)
   g_clear_object (&self->file);
   g_free (self->uri);
   g_free (self->path);
+  g_clear_pointer (&self->slices, g_array_unref);
+  g_strfreev (self->messages);
   g_mutex_clear (&self->lock);
   G_OBJECT_CLASS (lb_frame_source_parent_class)->finalize (object);
 }
@@ -45,6 +73,7 @@ static void
 lb_frame_source_init (LbFrameSource *self)
 {
   g_mutex_init (&self->lock);
+  self->messages = g_new0 (char *, 1);
 }
 
 LbFrameSource *
@@ -106,6 +135,227 @@ lb_frame_source_get_interval (LbFrameSource *self)
   return self->interval;
 }
 
+gboolean
+lb_frame_source_is_series (LbFrameSource *self)
+{
+  g_return_val_if_fail (LB_IS_FRAME_SOURCE (self), FALSE);
+  return self->slices != NULL;
+}
+
+static const Slice *
+get_slice (LbFrameSource *self, guint number)
+{
+  if (self->slices == NULL || number < 1 || number > self->slices->len)
+    return NULL;
+  return &g_array_index (self->slices, Slice, number - 1);
+}
+
+const char *
+lb_frame_source_get_frame_uri (LbFrameSource *self, guint number)
+{
+  const Slice *slice;
+
+  g_return_val_if_fail (LB_IS_FRAME_SOURCE (self), NULL);
+  slice = get_slice (self, number);
+  return slice ? slice->uri : self->uri;
+}
+
+const LbDicomDataset *
+lb_frame_source_get_dataset (LbFrameSource *self, guint number)
+{
+  const Slice *slice;
+
+  g_return_val_if_fail (LB_IS_FRAME_SOURCE (self), NULL);
+  slice = get_slice (self, number);
+  return slice ? slice->ds : NULL;
+}
+
+gboolean
+lb_frame_source_get_location (LbFrameSource *self, guint number, double *mm)
+{
+  const Slice *slice;
+
+  g_return_val_if_fail (LB_IS_FRAME_SOURCE (self), FALSE);
+  slice = get_slice (self, number);
+  if (slice == NULL || !slice->has_location)
+    return FALSE;
+  *mm = slice->location;
+  return TRUE;
+}
+
+const char * const *
+lb_frame_source_get_messages (LbFrameSource *self)
+{
+  g_return_val_if_fail (LB_IS_FRAME_SOURCE (self), NULL);
+  return (const char * const *) self->messages;
+}
+
+/* ---- a series: headers read on a worker thread, ordered by LbDicomSeries ---------------- */
+
+/* Reads the headers of @files (GFile) and orders their slices; files that are not DICOM
+ * images are skipped. Runs on a worker thread. */
+static LbFrameSource *
+series_from_files (GPtrArray *files, const char *what, GCancellable *cancellable,
+                   GError **error)
+{
+  g_autoptr(LbDicomSeries) series = lb_dicom_series_new ();
+  g_autoptr(GHashTable) datasets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                          (GDestroyNotify) lb_dicom_dataset_unref);
+  g_autoptr(GHashTable) uids = g_hash_table_new (g_str_hash, g_str_equal);
+  LbFrameSource *self;
+  guint n;
+
+  for (guint i = 0; i < files->len; i++)
+    {
+      GFile *file = g_ptr_array_index (files, i);
+      g_autoptr(GError) local = NULL;
+      g_autoptr(LbDicomFile) dcm = lb_dicom_file_read_header (file, cancellable, &local);
+      LbDicomDataset *ds;
+      const char *uid;
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return NULL;
+      if (dcm == NULL)
+        continue;  /* not DICOM, or unreadable: not a slice of the series */
+      ds = lb_dicom_file_get_dataset (dcm);
+      if (!lb_dicom_dataset_has (ds, LB_TAG_ROWS))
+        continue;  /* an object without an image (SR, presentation state) */
+      uid = lb_dicom_dataset_get_string (ds, LB_TAG_SERIES_INSTANCE_UID, 0);
+      if (uid != NULL)
+        g_hash_table_add (uids, (gpointer) uid);
+      g_hash_table_insert (datasets, g_file_get_uri (file), lb_dicom_dataset_ref (ds));
+    }
+  if (g_hash_table_size (datasets) == 0)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED, "%s holds no DICOM image", what);
+      return NULL;
+    }
+  if (g_hash_table_size (uids) > 1)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED,
+                   "%s holds images of %u series, not one", what, g_hash_table_size (uids));
+      return NULL;
+    }
+  {
+    GHashTableIter iter;
+    gpointer key, value;
+
+    g_hash_table_iter_init (&iter, datasets);
+    while (g_hash_table_iter_next (&iter, &key, &value))
+      lb_dicom_series_add (series, key, value);
+  }
+  lb_dicom_series_sort (series);
+  n = lb_dicom_series_get_n_slices (series);
+  self = lb_frame_source_new (NULL, what, n);
+  self->slices = g_array_sized_new (FALSE, TRUE, sizeof (Slice), n);
+  g_array_set_clear_func (self->slices, slice_clear);
+  for (guint i = 0; i < n; i++)
+    {
+      const LbDicomSlice *ds = lb_dicom_series_get_slice (series, i);
+      Slice slice = {
+        .uri = g_strdup (ds->name),
+        .path = g_filename_from_uri (ds->name, NULL, NULL),
+        .frame = ds->frame,
+        .ds = lb_dicom_dataset_ref (g_hash_table_lookup (datasets, ds->name)),
+        .has_location = !isnan (ds->location),
+        .location = ds->location,
+      };
+
+      g_array_append_val (self->slices, slice);
+    }
+  g_strfreev (self->messages);
+  self->messages = g_strdupv ((char **) lb_dicom_series_get_messages (series));
+  return self;
+}
+
+static void
+scan_folder (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  GFile *folder = data;
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GFileEnumerator) en = NULL;
+  g_autofree char *uri = g_file_get_uri (folder);
+  GError *error = NULL;
+  LbFrameSource *self;
+
+  en = g_file_enumerate_children (folder, G_FILE_ATTRIBUTE_STANDARD_NAME ","
+                                  G_FILE_ATTRIBUTE_STANDARD_TYPE, G_FILE_QUERY_INFO_NONE,
+                                  cancellable, &error);
+  if (en == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  for (;;)
+    {
+      GFileInfo *info;
+      GFile *child;
+
+      if (!g_file_enumerator_iterate (en, &info, &child, cancellable, &error))
+        {
+          g_task_return_error (task, error);
+          return;
+        }
+      if (info == NULL)
+        break;
+      if (g_file_info_get_file_type (info) == G_FILE_TYPE_REGULAR)
+        g_ptr_array_add (files, g_object_ref (child));
+    }
+  self = series_from_files (files, uri, cancellable, &error);
+  if (self == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, self, g_object_unref);
+}
+
+void
+lb_frame_source_new_for_folder_async (GFile *folder, GCancellable *cancellable,
+                                      GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+
+  g_return_if_fail (G_IS_FILE (folder));
+  g_task_set_source_tag (task, lb_frame_source_new_for_series_finish);
+  g_task_set_task_data (task, g_object_ref (folder), g_object_unref);
+  g_task_run_in_thread (task, scan_folder);
+}
+
+static void
+scan_files (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  char **uris = data;
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
+  GError *error = NULL;
+  LbFrameSource *self;
+
+  for (guint i = 0; uris[i] != NULL; i++)
+    g_ptr_array_add (files, g_file_new_for_uri (uris[i]));
+  self = series_from_files (files, uris[0] ? uris[0] : "the series", cancellable, &error);
+  if (self == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, self, g_object_unref);
+}
+
+void
+lb_frame_source_new_for_files_async (const char * const *uris, GCancellable *cancellable,
+                                     GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+
+  g_return_if_fail (uris != NULL);
+  g_task_set_source_tag (task, lb_frame_source_new_for_series_finish);
+  g_task_set_task_data (task, g_strdupv ((char **) uris), (GDestroyNotify) g_strfreev);
+  g_task_run_in_thread (task, scan_files);
+}
+
+LbFrameSource *
+lb_frame_source_new_for_series_finish (GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
 /* ---- local files: map once, decode each frame on a worker thread ------------------------ */
 
 static void
@@ -116,7 +366,26 @@ decode_file_frame (GTask *task, gpointer source, gpointer data, GCancellable *ca
   g_autoptr(LbDicomFile) file = NULL;
   GError *error = NULL;
   LbImage *image;
+  const Slice *slice = get_slice (self, number);
 
+  if (slice != NULL)
+    {
+      /* a slice of a series: its own file, mapped for this frame only, so that memory stays
+       * bounded by the slices shown, not the series */
+      if (slice->path == NULL)
+        {
+          g_task_return_new_error (task, LB_ERROR, LB_ERROR_UNSUPPORTED,
+                                   "%s: not a local file", slice->uri);
+          return;
+        }
+      file = lb_dicom_file_new_for_path (slice->path, LB_DICOM_READ_DEFAULT, NULL, &error);
+      image = file ? lb_dicom_file_decode_frame (file, slice->frame, NULL, &error) : NULL;
+      if (image == NULL)
+        g_task_return_error (task, error);
+      else
+        g_task_return_pointer (task, image, g_object_unref);
+      return;
+    }
   g_mutex_lock (&self->lock);
   if (self->file == NULL)
     self->file = lb_dicom_file_new_for_path (self->path, LB_DICOM_READ_DEFAULT, NULL, &error);
@@ -210,7 +479,7 @@ lb_frame_source_load_async (LbFrameSource *self, guint number, GCancellable *can
       g_object_unref (task);
       return;
     }
-  if (self->path != NULL)
+  if (self->path != NULL || self->slices != NULL)
     {
       g_task_set_task_data (task, GUINT_TO_POINTER (number), NULL);
       g_task_run_in_thread (task, decode_file_frame);

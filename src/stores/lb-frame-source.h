@@ -3,6 +3,7 @@
 
 #include <gio/gio.h>
 
+#include "lb-dicom-dataset.h"
 #include "lb-image.h"
 #include "lb-store.h"
 
@@ -16,6 +17,10 @@ G_BEGIN_DECLS
  * store or opened directly) is mapped once and each frame decoded from it on a worker thread;
  * an instance of a DICOMweb store is asked for …/frames/N (WADO-RS) each time. Frames count
  * from 1, as DICOM numbers them. No GTK: the callbacks run on the caller's main context.
+ *
+ * A series source is the slices of one DICOM series as one stack, in the order of
+ * #LbDicomSeries (along the slice normal): frame N is slice N, read from its own file when it
+ * is shown. Only the headers are read up front, on a worker thread.
  */
 #define LB_TYPE_FRAME_SOURCE (lb_frame_source_get_type ())
 G_DECLARE_FINAL_TYPE (LbFrameSource, lb_frame_source, LB, FRAME_SOURCE, GObject)
@@ -35,6 +40,44 @@ const char    *lb_frame_source_get_uri      (LbFrameSource  *self);
 /* Seconds between frames for cine (FrameTime, RecommendedDisplayFrameRate or CineRate, from
  * the image's metadata); 0 when the object does not say. */
 double         lb_frame_source_get_interval (LbFrameSource  *self);
+
+/**
+ * lb_frame_source_new_for_folder_async:
+ * @folder: a local folder holding the Part 10 files of one series (other files are skipped)
+ *
+ * Reads the header of every file of @folder on a worker thread and orders the slices. Fails
+ * with %LB_ERROR_UNSUPPORTED when the folder has no DICOM image, and when its images belong
+ * to more than one series (the message names how many).
+ */
+void           lb_frame_source_new_for_folder_async  (GFile               *folder,
+                                                      GCancellable        *cancellable,
+                                                      GAsyncReadyCallback  callback,
+                                                      gpointer             user_data);
+/* The same from local files (file:// URIs, NULL-ended), e.g. the instances of a series of a
+ * local store. */
+void           lb_frame_source_new_for_files_async   (const char * const  *uris,
+                                                      GCancellable        *cancellable,
+                                                      GAsyncReadyCallback  callback,
+                                                      gpointer             user_data);
+LbFrameSource *lb_frame_source_new_for_series_finish (GAsyncResult        *result,
+                                                      GError             **error);
+/* Whether the frames are the slices of a series (else the frames of one object). */
+gboolean       lb_frame_source_is_series     (LbFrameSource *self);
+/* The URI frame @number is read from: its slice's file for a series, else the object's. */
+const char    *lb_frame_source_get_frame_uri (LbFrameSource *self,
+                                              guint          number);
+/* (transfer none) (nullable) the data set of slice @number of a series (without pixel data);
+ * NULL for the frames of one object. */
+const LbDicomDataset *lb_frame_source_get_dataset (LbFrameSource *self,
+                                                   guint          number);
+/* The location of slice @number along the series' normal (mm, PS3.3 C.7.6.2.1.1); FALSE when
+ * the slice has no position or the source is not a series. */
+gboolean       lb_frame_source_get_location  (LbFrameSource *self,
+                                              guint          number,
+                                              double        *mm);
+/* (transfer none) what the reader should be warned of about the series order (missing or
+ * duplicate slices …), NULL-ended; empty for the frames of one object. */
+const char * const *lb_frame_source_get_messages (LbFrameSource *self);
 
 /* Frame @number (1 … n_frames); a number outside is %LB_ERROR_INVALID_ARGUMENT naming it
  * and the frame count. */

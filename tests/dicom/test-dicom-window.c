@@ -6,8 +6,14 @@
  * error dialog that names the reason. A multi-frame file opens on frame 1 of N, its frames step
  * through the window's actions (Page Up/Down on the canvas) and play as cine, each showing the
  * values pydicom gives that frame (make-variants.py) under the window/level and zoom the reader
- * set. Widgets are found by type, and the frame label through lb-window-test.h. */
+ * set. A folder of one series (make-phantom.py, shuffled) opens as a stack that pages in the
+ * order along the slice normal, each slice showing its own centre value 2000 + k, under the
+ * window/level set on the first; the overlay's orientation markers are the letters of the
+ * manifest's direction cosines, and follow a rotation. Widgets are found by type, and the
+ * frame label and overlay labels through lb-window-test.h. */
 #include <gtk/gtk.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
 #include <string.h>
 
 #include "lb-application.h"
@@ -18,6 +24,7 @@
 #include "lb-test-dicom.h"
 #include "lb-test-files.h"
 #include "lb-test-loop.h"
+#include "lb-test-process.h"
 #include "lb-window-test.h"
 #include "lb-window.h"
 
@@ -306,6 +313,335 @@ test_frame_accels (void)
   g_assert_true (g_strv_contains ((const char * const *) cine, "<Control>p"));
 }
 
+/* ---- a series as a stack, and the overlay -------------------------------------------------- */
+
+static char *phantom;        /* make-phantom.py's output directory, NULL without pydicom */
+static JsonNode *manifest;   /* its JSON manifest */
+
+#define PHANTOM_SLICES 6
+
+static void
+make_phantom (void)
+{
+  const char *probe[] = { "/usr/bin/python3", "-c", "import numpy, pydicom", NULL };
+  g_autofree char *script = NULL, *out = NULL, *err = NULL;
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  out = lb_test_run_tool (probe, &err, &status);
+  if (status != 0)
+    return;
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  script = lb_test_build_path ("LB_SOURCE_ROOT", "tests", "dicom", "make-phantom.py", NULL);
+  phantom = lb_test_make_tmpdir ("dicom-window-phantom");
+  {
+    const char *make[] = { "/usr/bin/python3", script, phantom, "--shuffle", "26", "--slices",
+                           G_STRINGIFY (PHANTOM_SLICES), NULL };
+
+    out = lb_test_run_tool (make, &err, &status);
+    if (status != 0)
+      g_error ("make-phantom.py: %s", err);
+  }
+  manifest = json_from_string (out, &error);
+  g_assert_no_error (error);
+}
+
+/* The manifest's series in @dir ("axial", "sagittal"). */
+static JsonObject *
+phantom_series (const char *dir)
+{
+  JsonArray *all = json_object_get_array_member (json_node_get_object (manifest), "series");
+
+  for (guint i = 0; i < json_array_get_length (all); i++)
+    {
+      JsonObject *sm = json_array_get_object_element (all, i);
+
+      if (g_str_equal (json_object_get_string_member (sm, "dir"), dir))
+        return sm;
+    }
+  g_assert_not_reached ();
+}
+
+/* The manifest's file of slice @k (its index along the normal). */
+static JsonObject *
+phantom_file (JsonObject *sm, guint k)
+{
+  JsonArray *files = json_object_get_array_member (sm, "files");
+
+  for (guint i = 0; i < json_array_get_length (files); i++)
+    {
+      JsonObject *fm = json_array_get_object_element (files, i);
+
+      if (json_object_get_int_member (fm, "index") == k)
+        return fm;
+    }
+  g_assert_not_reached ();
+}
+
+static gboolean
+label_starts (gpointer data)
+{
+  LbWindow *w = the_window ();
+
+  return w != NULL && g_str_has_prefix (frame_label (), data);
+}
+
+/* The canvas shows slice @k of @sm: its file, its centre value 2000 + k, and the label says
+ * so with the manifest's location. */
+static void
+check_slice (JsonObject *sm, guint k)
+{
+  JsonObject *fm = phantom_file (sm, k);
+  LbImage *shown = lb_canvas_get_image (the_canvas ());
+  const LbValueModel *model = lb_image_meta_get_value_model (lb_image_get_meta (shown));
+  guint size = lb_image_get_width (shown);
+  const guint16 *row = (const guint16 *) lb_image_get_row (shown, size / 2);
+  g_autofree char *label = g_strdup_printf ("slice %u/%u · %.1f mm", k + 1, PHANTOM_SLICES,
+                                            json_object_get_double_member (fm, "location"));
+
+  g_assert_cmpuint (lb_image_get_format (shown), ==, LB_FORMAT_GRAY16);
+  g_assert_nonnull (model);
+  g_assert_true (g_str_has_suffix (lb_image_meta_get_source_uri (lb_image_get_meta (shown)),
+                                   json_object_get_string_member (fm, "name")));
+  g_assert_cmpint (lb_value_model_sample_to_stored (model, row[size / 2]), ==, 2000 + (int) k);
+  g_assert_cmpstr (frame_label (), ==, label);
+}
+
+static void
+page (const char *action, JsonObject *sm, guint k)
+{
+  g_autofree char *prefix = g_strdup_printf ("slice %u/", k + 1);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (the_canvas ()), action, NULL));
+  g_assert_true (lb_test_wait (label_starts, prefix, 20000));
+  check_slice (sm, k);
+}
+
+/* The letter of the dominant component of a direction (PS3.3 C.7.6.2.1.1: +x is the patient's
+ * left, +y posterior, +z head); the phantom's axial and sagittal planes are not oblique. */
+static char
+axis_letter (double x, double y, double z)
+{
+  if (fabs (x) >= fabs (y) && fabs (x) >= fabs (z))
+    return x > 0 ? 'L' : 'R';
+  if (fabs (y) >= fabs (z))
+    return y > 0 ? 'P' : 'A';
+  return z > 0 ? 'H' : 'F';
+}
+
+static const char *
+marker (const char *id)
+{
+  GtkWidget *label = lb_window_test_get_child (the_window (), id);
+
+  return gtk_widget_get_visible (label) ? gtk_label_get_text (GTK_LABEL (label)) : "";
+}
+
+/* The markers at the top, right, bottom and left edges are @expect[0…3]. */
+static void
+check_markers (const char expect[4])
+{
+  static const char *const ids[] = { "marker_top", "marker_right", "marker_bottom",
+                                     "marker_left" };
+
+  for (guint e = 0; e < 4; e++)
+    {
+      char want[2] = { expect[e], 0 };
+
+      g_assert_cmpstr (marker (ids[e]), ==, want);
+    }
+}
+
+/* The edges of an unrotated view from the series' ImageOrientationPatient: the row direction
+ * points right, the column direction down. */
+static void
+view_letters (JsonObject *sm, char out[4])
+{
+  JsonArray *o = json_object_get_array_member (sm, "orientation");
+  double v[6];
+
+  for (guint i = 0; i < 6; i++)
+    v[i] = json_array_get_double_element (o, i);
+  out[1] = axis_letter (v[0], v[1], v[2]);
+  out[3] = axis_letter (-v[0], -v[1], -v[2]);
+  out[2] = axis_letter (v[3], v[4], v[5]);
+  out[0] = axis_letter (-v[3], -v[4], -v[5]);
+}
+
+static gboolean
+new_series_shown (gpointer data)
+{
+  LbImage *old = data;
+  LbWindow *w = the_window ();
+
+  return w != NULL && lb_canvas_get_image (the_canvas ()) != NULL
+         && lb_canvas_get_image (the_canvas ()) != old
+         && g_str_has_prefix (frame_label (), "slice 1/");
+}
+
+/* Opens the phantom's series @dir as `lightbox DIR` does and waits for its first slice (a new
+ * image, not the one shown before, which is kept alive so that its address is not reused). */
+static void
+open_phantom (const char *dir)
+{
+  g_autofree char *path = g_build_filename (phantom, dir, NULL);
+  LbWindow *w = the_window ();
+  g_autoptr(LbImage) old = NULL;
+
+  if (w != NULL && lb_canvas_get_image (the_canvas ()) != NULL)
+    old = g_object_ref (lb_canvas_get_image (the_canvas ()));
+  open_path (path);
+  g_assert_true (lb_test_wait (new_series_shown, old, 20000));
+}
+
+/* A shuffled series opened with `lightbox DIR` pages along the normal; W/L and zoom stay. */
+static void
+test_series_stack (void)
+{
+  JsonObject *sm;
+  double c, w, zoom;
+
+  if (phantom == NULL)
+    {
+      g_test_skip ("make-phantom.py needs pydicom and numpy");
+      return;
+    }
+  sm = phantom_series ("axial");
+  open_phantom ("axial");
+  check_slice (sm, 0);
+  g_assert_false (g_action_get_enabled (g_action_map_lookup_action (
+                                          G_ACTION_MAP (the_window ()), "previous-frame")));
+  lb_canvas_set_window (the_canvas (), 123, 456);
+  lb_canvas_set_zoom (the_canvas (), 2.5);
+  zoom = lb_canvas_get_zoom (the_canvas ());
+  page ("win.next-frame", sm, 1);
+  page ("win.next-frame", sm, 2);
+  lb_canvas_get_window (the_canvas (), &c, &w);
+  g_assert_cmpfloat (c, ==, 123);
+  g_assert_cmpfloat (w, ==, 456);
+  g_assert_cmpfloat (lb_canvas_get_zoom (the_canvas ()), ==, zoom);
+  page ("win.last-frame", sm, PHANTOM_SLICES - 1);
+  g_assert_false (g_action_get_enabled (g_action_map_lookup_action (
+                                          G_ACTION_MAP (the_window ()), "next-frame")));
+  page ("win.previous-frame", sm, PHANTOM_SLICES - 2);
+  page ("win.first-frame", sm, 0);
+  lb_canvas_get_window (the_canvas (), &c, &w);
+  g_assert_cmpfloat (c, ==, 123);
+  g_assert_cmpfloat (w, ==, 456);
+}
+
+/* The overlay's markers on axial and sagittal, after a rotation, and the toggle. */
+static void
+test_series_overlay (void)
+{
+  JsonObject *sm;
+  char want[4], rotated[4];
+  const char *corner;
+
+  if (phantom == NULL)
+    {
+      g_test_skip ("make-phantom.py needs pydicom and numpy");
+      return;
+    }
+  sm = phantom_series ("axial");
+  open_phantom ("axial");
+  view_letters (sm, want);
+  g_assert_cmpmem (want, 4, "ALPR", 4);  /* the manifest is the scanner's axial plane */
+  check_markers (want);
+  corner = gtk_label_get_text (GTK_LABEL (lb_window_test_get_child (the_window (),
+                                                                      "overlay_top_left")));
+  g_assert_nonnull (strstr (corner, "PH-26"));
+  corner = gtk_label_get_text (GTK_LABEL (lb_window_test_get_child (the_window (),
+                                                                      "overlay_bottom_left")));
+  g_assert_nonnull (strstr (corner, "/" G_STRINGIFY (PHANTOM_SLICES)));
+
+  /* a quarter turn clockwise: what was at the left edge is at the top */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (the_canvas ()), "win.rotate-cw",
+                                             NULL));
+  for (guint e = 0; e < 4; e++)
+    rotated[e] = want[(e + 3) % 4];
+  check_markers (rotated);
+  corner = gtk_label_get_text (GTK_LABEL (lb_window_test_get_child (the_window (),
+                                                                      "overlay_bottom_right")));
+  g_assert_true (g_str_has_prefix (corner, "Rotated 90°\n"));
+  /* and the markers stay with the view when the slice changes */
+  page ("win.next-frame", sm, 1);
+  check_markers (rotated);
+
+  /* the toggle hides all of it */
+  g_action_group_activate_action (G_ACTION_GROUP (the_window ()), "overlay", NULL);
+  g_assert_false (gtk_widget_get_visible (lb_window_test_get_child (the_window (),
+                                                                    "marker_top")));
+  g_assert_false (gtk_widget_get_visible (lb_window_test_get_child (the_window (),
+                                                                    "overlay_top_left")));
+  g_action_group_activate_action (G_ACTION_GROUP (the_window ()), "overlay", NULL);
+  check_markers (rotated);
+
+  /* a new series starts unrotated */
+  sm = phantom_series ("sagittal");
+  open_phantom ("sagittal");
+  check_slice (sm, 0);
+  view_letters (sm, want);
+  check_markers (want);
+}
+
+static void
+activate_listed (const char *name)
+{
+  LbStoreBrowser *browser;
+
+  g_assert_true (lb_test_wait (patients_listed, (gpointer) name, 20000));
+  browser = LB_STORE_BROWSER (find_widget (GTK_WIDGET (the_window ()), LB_TYPE_STORE_BROWSER));
+  lb_store_browser_activate_row (browser, lb_store_browser_find_row (browser, name));
+}
+
+/* A series node of the local store's tree opens as the same stack, from its first slice. */
+static void
+test_series_from_tree (void)
+{
+  JsonObject *m, *sm;
+  g_autoptr(LbImage) old = NULL;
+
+  if (phantom == NULL)
+    {
+      g_test_skip ("make-phantom.py needs pydicom and numpy");
+      return;
+    }
+  m = json_node_get_object (manifest);
+  sm = phantom_series ("coronal");
+  open_phantom ("coronal");
+  page ("win.next-frame", sm, 1);
+  activate_listed ("PH-26");
+  activate_listed (json_object_get_string_member (json_object_get_object_member (m, "study"),
+                                                  "StudyInstanceUID"));
+  g_assert_true (lb_test_wait (patients_listed,
+                               (gpointer) json_object_get_string_member (sm, "series_uid"),
+                               20000));
+  if (lb_canvas_get_image (the_canvas ()) != NULL)
+    old = g_object_ref (lb_canvas_get_image (the_canvas ()));
+  activate_listed (json_object_get_string_member (sm, "series_uid"));
+  g_assert_true (lb_test_wait (new_series_shown, old, 20000));
+  check_slice (sm, 0);
+  page ("win.next-frame", sm, 1);
+  page ("win.last-frame", sm, PHANTOM_SLICES - 1);
+}
+
+static void
+test_overlay_accel (void)
+{
+  g_auto(GStrv) accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app),
+                                                                "win.overlay");
+
+  guint key = 0;
+  GdkModifierType mods = 0;
+
+  g_assert_cmpuint (g_strv_length (accels), ==, 1);
+  g_assert_true (gtk_accelerator_parse (accels[0], &key, &mods));
+  g_assert_cmpuint (key, ==, GDK_KEY_o);
+  g_assert_cmphex (mods, ==, GDK_CONTROL_MASK | GDK_SHIFT_MASK);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -336,10 +672,19 @@ main (int argc, char **argv)
   g_test_add_data_func ("/dicom/window/frames/enhanced-ct", "enhanced-ct", test_frames);
   g_test_add_func ("/dicom/window/single-frame", test_single_frame_has_no_frames);
   g_test_add_func ("/dicom/window/frame-accels", test_frame_accels);
+  make_phantom ();
+  g_test_add_func ("/dicom/window/series/stack", test_series_stack);
+  g_test_add_func ("/dicom/window/series/overlay", test_series_overlay);
+  g_test_add_func ("/dicom/window/series/tree", test_series_from_tree);
+  g_test_add_func ("/dicom/window/overlay-accel", test_overlay_accel);
   ret = g_test_run ();
   if (variants != NULL)
     lb_test_remove_tree (variants);
   g_free (variants);
+  if (phantom != NULL)
+    lb_test_remove_tree (phantom);
+  g_free (phantom);
+  g_clear_pointer (&manifest, json_node_unref);
 
   {
     GListModel *tops = gtk_window_get_toplevels ();

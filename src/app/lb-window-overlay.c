@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "lb-window"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "lb-overlay-info.h"
+#include "lb-window-private.h"
+
+/* The overlay over the canvas (win.overlay): the four corner texts and the orientation
+ * markers at the edges, from lb-overlay-info. They are labels, not pixels of the image, so
+ * their font stays the same at any zoom; the markers follow the canvas' rotation and flip.
+ * The data set is the slice's for a series; other images show the view lines only. A rotated
+ * or flipped view is marked above W/L and zoom. */
+
+static gboolean
+overlay_on (LbWindow *self)
+{
+  g_autoptr(GVariant) state = g_action_group_get_action_state (G_ACTION_GROUP (self),
+                                                               "overlay");
+
+  return state != NULL && g_variant_get_boolean (state);
+}
+
+static char *
+transform_mark (const LbOverlayView *view)
+{
+  guint degrees = (view->rotation % 4) * 90;
+
+  if (degrees == 0)
+    return g_strdup (_("Flipped"));
+  if (view->flip_h)
+    /* TRANSLATORS: a view turned clockwise and flipped, "Rotated 90°, flipped" */
+    return g_strdup_printf (_("Rotated %u°, flipped"), degrees);
+  /* TRANSLATORS: a view turned clockwise, "Rotated 90°" */
+  return g_strdup_printf (_("Rotated %u°"), degrees);
+}
+
+void
+_lb_window_overlay_update (LbWindow *self)
+{
+  LbImage *image = self->canvas ? lb_canvas_get_image (self->canvas) : NULL;
+  const LbDicomDataset *ds = NULL;
+  g_autoptr(LbDicomDataset) empty = NULL;
+  gboolean on = image != NULL && overlay_on (self);
+  gboolean markers = FALSE;
+  char letters[4][3];
+  LbOverlayView view = { 0 };
+
+  if (self->overlay_corner[0] == NULL)
+    return;
+  if (on)
+    {
+      if (self->frames != NULL && self->frame > 0)
+        ds = lb_frame_source_get_dataset (self->frames, self->frame);
+      if (ds == NULL)
+        ds = empty = lb_dicom_dataset_new ();
+      view.rotation = lb_canvas_get_rotation (self->canvas);
+      view.flip_h = lb_canvas_get_flip (self->canvas);
+      view.zoom = lb_canvas_get_zoom (self->canvas);
+      view.has_window = lb_canvas_get_value_model (self->canvas) != NULL;
+      lb_canvas_get_window (self->canvas, &view.window_center, &view.window_width);
+      if (self->frames != NULL && lb_frame_source_is_series (self->frames) && self->frame > 0)
+        {
+          view.slice_index = self->frame - 1;
+          view.n_slices = lb_frame_source_get_n_frames (self->frames);
+          view.has_location = lb_frame_source_get_location (self->frames, self->frame,
+                                                            &view.location);
+        }
+      for (guint c = 0; c < 4; c++)
+        {
+          g_autofree char *text = lb_overlay_corner_text (ds, &view, c);
+
+          /* a view that is not the image as stored says so where W/L and zoom are */
+          if (c == LB_OVERLAY_BOTTOM_RIGHT && lb_overlay_view_is_transformed (&view))
+            {
+              g_autofree char *mark = transform_mark (&view);
+              char *both = g_strconcat (mark, *text ? "\n" : "", text, NULL);
+
+              g_free (text);
+              text = both;
+            }
+
+          gtk_label_set_text (GTK_LABEL (self->overlay_corner[c]), text);
+          gtk_widget_set_visible (self->overlay_corner[c], *text != '\0');
+        }
+      markers = lb_overlay_dataset_markers (ds, &view, letters);
+    }
+  else
+    for (guint c = 0; c < 4; c++)
+      gtk_widget_set_visible (self->overlay_corner[c], FALSE);
+  for (guint e = 0; e < 4; e++)
+    {
+      gtk_label_set_text (GTK_LABEL (self->overlay_edge[e]), markers ? letters[e] : "");
+      gtk_widget_set_visible (self->overlay_edge[e], markers && letters[e][0] != '\0');
+    }
+}
+
+static void
+overlay_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
+{
+  LbWindow *self = user_data;
+
+  g_simple_action_set_state (action, state);
+  _lb_window_overlay_update (self);
+}
+
+static void
+on_canvas_view (LbCanvas *canvas, GParamSpec *pspec, LbWindow *self)
+{
+  _lb_window_overlay_update (self);
+}
+
+void
+_lb_window_overlay_init (LbWindow *self)
+{
+  static const GActionEntry entries[] = {
+    { .name = "overlay", .state = "true", .change_state = overlay_change_state },
+  };
+  static const char *const view_props[] = {
+    "notify::zoom", "notify::window-center", "notify::window-width", "notify::rotation",
+    "notify::flip", "notify::value-model", "notify::has-pixels",
+  };
+
+  g_action_map_add_action_entries (G_ACTION_MAP (self), entries, G_N_ELEMENTS (entries), self);
+  for (guint i = 0; i < G_N_ELEMENTS (view_props); i++)
+    g_signal_connect (self->canvas, view_props[i], G_CALLBACK (on_canvas_view), self);
+  _lb_window_overlay_update (self);
+}
