@@ -77,8 +77,10 @@ if [ -z "${LB_DICOMWEB_URL:-}" ]; then
   while IFS=$'\t' read -r path size; do
     case $path in */) continue;; esac
     files=$((files+1))
-    if "$CLI" get "$base/$path" "$T/got" 2>>"$T/err" && cmp -s "$T/got" "$T/folder/$path"; then
+    if "$CLI" get "$base/$path" "$T/got" 2>"$T/get-err" && cmp -s "$T/got" "$T/folder/$path"; then
       got=$((got+1))
+    else
+      echo "# get $path failed:"; grep -v '^ *#[0-9]' "$T/get-err" | head -20 | sed 's/^/#   /'
     fi
     case $path in *.txt|*/README.txt|*DICOMDIR*) continue;; esac
     if "$CLI" convert "$base/$path" "$T/conv.png" 2>>"$T/err"; then conv=$((conv+1));
