@@ -341,6 +341,21 @@ test_tls_stalled (void)
   log = store_stop (&s);
 }
 
+/* Under ASan, LeakSanitizer's stop-the-world tracer dies with SIGSEGV at the exit of this
+ * process once the TLS client of test_tls_stalled (glib-networking's GnuTLS, loaded as a GIO
+ * module) has run here: "Tracer caught signal 11 … LeakSanitizer has encountered a fatal error",
+ * after every subtest passed (3 of 3 runs; the other two subtests alone exit cleanly). The leak
+ * check is turned off for this test process only, through the hook LSan looks up; the
+ * lightbox-store it tests is a process of its own and keeps its leak check. Without ASan the
+ * function is never called. */
+int __lsan_is_turned_off (void);
+
+int
+__lsan_is_turned_off (void)
+{
+  return 1;
+}
+
 int
 main (int argc, char **argv)
 {
