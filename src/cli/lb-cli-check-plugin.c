@@ -734,10 +734,14 @@ lb_cli_check_plugin (int    argc,
                      char **argv)
 {
   g_autofree char *install_dir = NULL;
+  g_autofree char *self_exe = NULL;
+  int only_filter = -1;
   GOptionEntry entries[] = {
     { "install", 0, 0, G_OPTION_ARG_FILENAME, &install_dir,
       "After every check passed, install FILE into DIR (written under a temporary name, then "
       "renamed)", "DIR" },
+    /* the child process that checks one filter (see below) */
+    { "only-filter", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &only_filter, NULL, NULL },
     { NULL },
   };
   g_autoptr(GOptionContext) ctx = g_option_context_new ("FILE.so");
@@ -759,6 +763,9 @@ lb_cli_check_plugin (int    argc,
       g_printerr ("Usage: lightbox-cli check-plugin [--install DIR] FILE.so\n");
       return 2;
     }
+  self_exe = g_file_read_link ("/proc/self/exe", &error);
+  if (self_exe == NULL)
+    return lb_cli_fail (CMD, error);
   copy_dir = g_dir_make_tmp ("lightbox-check-XXXXXX", &error);
   if (copy_dir == NULL)
     return lb_cli_fail (CMD, error);
@@ -769,28 +776,33 @@ lb_cli_check_plugin (int    argc,
       printf ("%s\n  FAIL  load: %s\n", argv[1], error->message);
       return 1;
     }
+  if (only_filter >= 0)
+    {
+      if ((guint) only_filter >= filters->len)
+        {
+          g_printerr ("lightbox-cli %s: no filter %d in %s\n", CMD, only_filter, argv[1]);
+          return 2;
+        }
+      return check_filter (g_ptr_array_index (filters, only_filter));
+    }
   printf ("%s: %u filter%s\n", argv[1], filters->len, filters->len == 1 ? "" : "s");
   for (guint i = 0; i < filters->len; i++)
     {
       LbFilter *filter = g_ptr_array_index (filters, i);
       int status;
-      pid_t pid;
+      g_autofree char *index = g_strdup_printf ("%u", i);
+      const char *child_argv[] = { self_exe, "check-plugin", "--only-filter", index, argv[1], NULL };
 
       printf ("%s (%s)\n", lb_filter_get_id (filter), lb_filter_get_name (filter));
       fflush (stdout);
-      pid = fork ();
-      if (pid < 0)
-        {
-          g_printerr ("lightbox-cli %s: fork: %s\n", CMD, g_strerror (errno));
-          return 1;
-        }
-      if (pid == 0)
-        {
-          fflush (stdout);
-          _exit (check_filter (filter));
-        }
-      while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
-        ;
+      /* Each filter is checked in a fresh process of its own (this program again, with
+       * --only-filter), so that a crash costs only that filter's verdict. Not fork() alone:
+       * the child of a process with threads inherits GLib's locks and thread-pool state
+       * without the threads (GLib 2.84's pool spawner thread among them), and its first
+       * multi-threaded pass waited forever for a thread that was not there. */
+      if (!g_spawn_sync (NULL, (char **) child_argv, NULL, G_SPAWN_CHILD_INHERITS_STDIN, NULL,
+                         NULL, NULL, NULL, &status, &error))
+        return lb_cli_fail (CMD, error);
       /* the fault handler (FAULT_EXIT) and the checks (1) print their verdicts; anything else ended
        * the child without one: a plugin that called exit(), or a lazily bound symbol that
        * does not resolve ("symbol lookup error", 127) */
