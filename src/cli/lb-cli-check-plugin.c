@@ -783,7 +783,12 @@ lb_cli_check_plugin (int    argc,
           g_printerr ("lightbox-cli %s: no filter %d in %s\n", CMD, only_filter, argv[1]);
           return 2;
         }
-      return check_filter (g_ptr_array_index (filters, only_filter));
+      int status = check_filter (g_ptr_array_index (filters, only_filter));
+
+      /* as the checks' fault handler does: the verdicts are out, the process ends here
+       * without tearing down a plugin that may have left its state broken */
+      fflush (stdout);
+      _exit (status);
     }
   printf ("%s: %u filter%s\n", argv[1], filters->len, filters->len == 1 ? "" : "s");
   for (guint i = 0; i < filters->len; i++)
