@@ -691,6 +691,8 @@ lb_bench_net_main (int argc, char **argv)
   Net n = { 0 };
   gboolean quick = FALSE;
   g_autofree char *out_dir = NULL;
+  g_autofree char *markdown = NULL;
+  g_autofree char *command = lb_bench_command_line (argc, argv);
   int ttcp_mb = 0;
   g_autofree char *only = NULL;
   GOptionEntry entries[] = {
@@ -698,6 +700,7 @@ lb_bench_net_main (int argc, char **argv)
     { "quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "A 8 MB TTCP image and fewer runs", NULL },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out_dir, "Directory for CSV, JSON, SVG and PNG (default bench-results)", "DIR" },
     { "ttcp-mb", 0, 0, G_OPTION_ARG_INT, &ttcp_mb, "TTCP image size in MB (default 64, 8 with --quick)", "N" },
+    { "markdown", 0, 0, G_OPTION_ARG_FILENAME, &markdown, "Also write the tables as markdown, headed by the command, commit and machine", "FILE" },
     { NULL },
   };
   g_autoptr (GOptionContext) octx = g_option_context_new ("- network measurements on loopback");
@@ -856,11 +859,12 @@ lb_bench_net_main (int argc, char **argv)
     printf ("  - %s\n", (char *) notes->pdata[i]);
   {
     const char *keys[] = { "ttcp", "transactions", "files", "targets", NULL };
-    LbMeasureTable *tables[] = { t_ttcp, t_tx, t_file, t_target };
+    LbMeasureTable *tables[] = { t_ttcp, t_tx, t_file, t_target, NULL };
     g_autofree char *b1 = g_strdup_printf ("%s/net-ttcp", out_dir);
     g_autofree char *b2 = g_strdup_printf ("%s/net-transactions", out_dir);
 
     if (!lb_bench_write_results (out_dir, "net", keys, tables, notes, &error)
+        || (markdown != NULL && !lb_bench_write_markdown (markdown, command, tables, notes, &error))
         || !lb_bench_plot_save (p_ttcp, b1, &error) || !lb_bench_plot_save (p_tx, b2, &error))
       {
         fprintf (stderr, "lightbox-bench net: %s\n", error->message);
@@ -868,5 +872,7 @@ lb_bench_net_main (int argc, char **argv)
       }
   }
   printf ("\nWrote %s/net.json, net-*.csv, net-ttcp.{svg,png}, net-transactions.{svg,png}\n", out_dir);
+  if (markdown != NULL)
+    printf ("Wrote %s\n", markdown);
   return 0;
 }
