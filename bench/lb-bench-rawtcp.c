@@ -26,12 +26,13 @@ struct _LbRawServer {
   gboolean stopping;
 };
 
+/* All @n bytes through write() (@out) or read(); FALSE at end-of-file or on an error. */
 static gboolean
-write_all (int fd, const guint8 *data, gsize n)
+transfer_all (int fd, guint8 *data, gsize n, gboolean out)
 {
   while (n > 0)
     {
-      ssize_t k = write (fd, data, n);
+      ssize_t k = out ? write (fd, data, n) : read (fd, data, n);
       if (k < 0 && errno == EINTR)
         continue;
       if (k <= 0)
@@ -43,19 +44,15 @@ write_all (int fd, const guint8 *data, gsize n)
 }
 
 static gboolean
+write_all (int fd, const guint8 *data, gsize n)
+{
+  return transfer_all (fd, (guint8 *) data, n, TRUE);
+}
+
+static gboolean
 read_all (int fd, guint8 *data, gsize n)
 {
-  while (n > 0)
-    {
-      ssize_t k = read (fd, data, n);
-      if (k < 0 && errno == EINTR)
-        continue;
-      if (k <= 0)
-        return FALSE;
-      data += k;
-      n -= (gsize) k;
-    }
-  return TRUE;
+  return transfer_all (fd, data, n, FALSE);
 }
 
 /* Sends @total bytes in @buffer-sized write() calls. */

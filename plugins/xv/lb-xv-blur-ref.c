@@ -18,6 +18,10 @@ blur_ref_rows (const LbXvBlur    *self,
   const int ch = src->channels;
   const int nc = lb_xv_colour_channels (ch);
 
+  /* a 1×1 window is the identity: the destination already holds the source */
+  if (self->size == 1)
+    return;
+
   for (int y = ya; y < yb; y++)
     {
       const int wy0 = MAX (R->y0, y - r), wy1 = MIN (R->y1 - 1, y + r);
@@ -45,21 +49,4 @@ blur_ref_rows (const LbXvBlur    *self,
     }
 }
 
-void
-lb_xv_blur_process_ref (const LbXvBlur    *self,
-                        const LbKernelBuf *src,
-                        LbKernelBuf       *dst,
-                        int                y0,
-                        int                y1)
-{
-  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
-
-  y0 = MAX (y0, self->region.y0);
-  y1 = MIN (y1, self->region.y1);
-  if (y0 >= y1 || self->size == 1)
-    return;
-  if (src->depth == 8)
-    blur_ref_rows (self, src, dst, y0, y1, 8);
-  else
-    blur_ref_rows (self, src, dst, y0, y1, 16);
-}
+LB_XV_DEFINE_PROCESS (lb_xv_blur_process_ref, LbXvBlur, blur_ref_rows)

@@ -55,6 +55,10 @@ despeckle_ref_rows (const LbXvDespeckle *self,
   const gsize cap = (gsize) MIN (self->size, R->x1 - R->x0) * MIN (self->size, R->y1 - R->y0);
   g_autofree guint *vals = g_new (guint, cap);
 
+  /* a 1×1 window is the identity: the destination already holds the source */
+  if (self->size == 1)
+    return;
+
   for (int y = ya; y < yb; y++)
     {
       guint8 *out = lb_xv_row_mut (dst, y);
@@ -75,24 +79,7 @@ despeckle_ref_rows (const LbXvDespeckle *self,
     }
 }
 
-void
-lb_xv_despeckle_process_ref (const LbXvDespeckle *self,
-                             const LbKernelBuf   *src,
-                             LbKernelBuf         *dst,
-                             int                  y0,
-                             int                  y1)
-{
-  g_return_if_fail (self != NULL && _lb_xv_same_geometry (src, dst));
-
-  y0 = MAX (y0, self->region.y0);
-  y1 = MIN (y1, self->region.y1);
-  if (y0 >= y1 || self->size == 1)
-    return;
-  if (src->depth == 8)
-    despeckle_ref_rows (self, src, dst, y0, y1, 8);
-  else
-    despeckle_ref_rows (self, src, dst, y0, y1, 16);
-}
+LB_XV_DEFINE_PROCESS (lb_xv_despeckle_process_ref, LbXvDespeckle, despeckle_ref_rows)
 
 /* ---- n = 3 and 5: median networks on whole rows (lb-median-net.h, shared with the enhance
  * median), for the interior rows; the columns next to the region's edges by median_direct. */
@@ -122,13 +109,16 @@ median_direct (const LbKernelBuf *src, const LbXvRegion *R, int x, int y, int c,
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* The rows whose (2 @r + 1)-row window is not clipped, @r = 1 or 2 (a constant at each call):
+ * the median network on the interior columns, median_direct on the @r columns at each edge. */
 LB_XV_INLINE void
-despeckle3_rows (const LbXvDespeckle *self,
-                 const LbKernelBuf   *src,
-                 LbKernelBuf         *dst,
-                 int                  ya,
-                 int                  yb,
-                 const int            depth)
+despeckle_net_rows (const LbXvDespeckle *self,
+                    const LbKernelBuf   *src,
+                    LbKernelBuf         *dst,
+                    int                  ya,
+                    int                  yb,
+                    const int            depth,
+                    const int            r)
 {
   const LbXvRegion *R = &self->region;
   const int ch = src->channels;
@@ -137,74 +127,39 @@ despeckle3_rows (const LbXvDespeckle *self,
   const gsize bytes = (gsize) (depth / 8);
   /* the first interior column's window starts at the region's first column */
   const gsize off = (gsize) R->x0 * ch * bytes;
-  const gsize n = (gsize) (rw - 2) * ch;
+  const gsize n = (gsize) (rw - 2 * r) * ch;
 
   for (int y = ya; y < yb; y++)
     {
       guint8 *out = lb_xv_row_mut (dst, y) + off;
 
+#define ROW16(dy) ((const guint16 *) (const void *) (lb_xv_row (src, y + (dy)) + off))
       /* every sample, alpha too (contiguous loops), alpha put back below */
-      if (depth == 8)
+      if (r == 1 && depth == 8)
         lb_median_net9_u8 (lb_xv_row (src, y - 1) + off, lb_xv_row (src, y) + off,
                            lb_xv_row (src, y + 1) + off, out + ch, n, ch);
-      else
-        lb_median_net9_u16 ((const guint16 *) (const void *) (lb_xv_row (src, y - 1) + off),
-                            (const guint16 *) (const void *) (lb_xv_row (src, y) + off),
-                            (const guint16 *) (const void *) (lb_xv_row (src, y + 1) + off),
-                            (guint16 *) (void *) out + ch, n, ch);
-      for (int c = 0; c < nc; c++)
-        {
-          lb_xv_put (out, c, median_direct (src, R, R->x0, y, c, 1, depth), depth);
-          lb_xv_put (out, (gsize) (rw - 1) * ch + c,
-                     median_direct (src, R, R->x1 - 1, y, c, 1, depth), depth);
-        }
-      if (nc != ch)
-        lb_kernel_restore_alpha (src, dst, y, R->x0 + 1, R->x1 - 1);
-    }
-}
-
-LB_XV_INLINE void
-despeckle5_rows (const LbXvDespeckle *self,
-                 const LbKernelBuf   *src,
-                 LbKernelBuf         *dst,
-                 int                  ya,
-                 int                  yb,
-                 const int            depth)
-{
-  const LbXvRegion *R = &self->region;
-  const int ch = src->channels;
-  const int nc = lb_xv_colour_channels (ch);
-  const int rw = R->x1 - R->x0;
-  const gsize bytes = (gsize) (depth / 8);
-  const gsize off = (gsize) R->x0 * ch * bytes;
-  const gsize n = (gsize) (rw - 4) * ch;
-
-  for (int y = ya; y < yb; y++)
-    {
-      guint8 *out = lb_xv_row_mut (dst, y) + off;
-
-      /* every sample, alpha too, put back below */
-      if (depth == 8)
+      else if (r == 1)
+        lb_median_net9_u16 (ROW16 (-1), ROW16 (0), ROW16 (1), (guint16 *) (void *) out + ch, n,
+                            ch);
+      else if (depth == 8)
         lb_median_net25_u8 (lb_xv_row (src, y - 2) + off, lb_xv_row (src, y - 1) + off,
                             lb_xv_row (src, y) + off, lb_xv_row (src, y + 1) + off,
                             lb_xv_row (src, y + 2) + off, out + 2 * ch, n, ch);
       else
-        {
-#define ROW16(dy) ((const guint16 *) (const void *) (lb_xv_row (src, y + (dy)) + off))
-          lb_median_net25_u16 (ROW16 (-2), ROW16 (-1), ROW16 (0), ROW16 (1), ROW16 (2),
-                               (guint16 *) (void *) out + 2 * ch, n, ch);
+        lb_median_net25_u16 (ROW16 (-2), ROW16 (-1), ROW16 (0), ROW16 (1), ROW16 (2),
+                             (guint16 *) (void *) out + 2 * ch, n, ch);
 #undef ROW16
-        }
+      /* columns 0 … r − 1 and rw − r … rw − 1 */
       for (int c = 0; c < nc; c++)
         for (int j = 0; j < rw; j++)
           {
-            if (j == 2 && rw - 2 > 2)
-              j = rw - 2;
+            if (j == r && rw - r > r)
+              j = rw - r;
             lb_xv_put (out, (gsize) j * ch + c,
-                       median_direct (src, R, R->x0 + j, y, c, 2, depth), depth);
+                       median_direct (src, R, R->x0 + j, y, c, r, depth), depth);
           }
       if (nc != ch)
-        lb_kernel_restore_alpha (src, dst, y, R->x0 + 2, R->x1 - 2);
+        lb_kernel_restore_alpha (src, dst, y, R->x0 + r, R->x1 - r);
     }
 }
 
@@ -278,13 +233,13 @@ lb_xv_despeckle_process_scratch (const LbXvDespeckle *self,
       /* the networks inlined here with a constant depth: through a helper function the
        * n = 5 pass ran ~15 % slower (2 threads, 1.4 Mpx RGB8, same run) */
       if (ia < ib && self->size == 3 && src->depth == 8)
-        despeckle3_rows (self, src, dst, ia, ib, 8);
+        despeckle_net_rows (self, src, dst, ia, ib, 8, 1);
       else if (ia < ib && self->size == 3)
-        despeckle3_rows (self, src, dst, ia, ib, 16);
+        despeckle_net_rows (self, src, dst, ia, ib, 16, 1);
       else if (ia < ib && src->depth == 8)
-        despeckle5_rows (self, src, dst, ia, ib, 8);
+        despeckle_net_rows (self, src, dst, ia, ib, 8, 2);
       else if (ia < ib)
-        despeckle5_rows (self, src, dst, ia, ib, 16);
+        despeckle_net_rows (self, src, dst, ia, ib, 16, 2);
       if (y0 < R->y0 + e)
         despeckle_hist_rows (self, src, dst, y0, MIN (y1, R->y0 + e), scratch,
                              scratch_size);

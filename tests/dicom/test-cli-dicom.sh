@@ -10,13 +10,7 @@ CLI=$1
 PY=/usr/bin/python3
 HERE=$(dirname "$0")
 D=$LB_TEST_DATA/dicom
-T=$(mktemp -d "${TMPDIR:-/tmp}/lb-cli-dicom.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-fails=0
-n=0
-ok()   { n=$((n+1)); echo "ok $n - $1"; }
-bad()  { n=$((n+1)); fails=$((fails+1)); echo "not ok $n - $1"; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+. "$HERE/../lib/tap.sh" cli-dicom
 quiet() { "$@" > /dev/null; }   # a command whose listing would break the TAP stream
 values() { "$PY" "$HERE/check-png-values.py" "$@" > "$T/values.log" 2>&1; local rc=$?
            [ $rc = 77 ] && return 0; cat "$T/values.log" | sed 's/^/# /'; return $rc; }
@@ -221,5 +215,4 @@ print("studies/%s/series/%s/instances/%s" % (d.StudyInstanceUID, d.SeriesInstanc
     echo "# make-variants.py failed (no pydicom?): multi-frame checks skipped"
   fi
 fi
-echo "1..$n"
-[ $fails = 0 ]
+tap_end

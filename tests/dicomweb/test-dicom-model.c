@@ -543,56 +543,68 @@ check_label (char *label, const char *want)
   g_free (label);
 }
 
+/* The study label of UID 1.2.3 with @date and @desc (NULL: absent). */
+static void
+check_study_label (const char *date,
+                   const char *desc,
+                   const char *want)
+{
+  LbDicomDataset *ds = ds_with (LB_TAG_STUDY_INSTANCE_UID, "UI", "1.2.3", LB_TAG_STUDY_DATE,
+                                "DA", date, LB_TAG_STUDY_DESCRIPTION, "LO", desc);
+
+  check_label (lb_dicomweb_label_study (ds), want);
+  lb_dicom_dataset_unref (ds);
+}
+
+/* The series label of UID 1.2.4 with @modality, @number and @desc (NULL: absent). */
+static void
+check_series_label (const char *modality,
+                    const char *number,
+                    const char *desc,
+                    const char *want)
+{
+  LbDicomDataset *ds = ds_with (LB_TAG_SERIES_INSTANCE_UID, "UI", "1.2.4", LB_TAG_MODALITY,
+                                "CS", modality, LB_TAG_SERIES_NUMBER, "IS", number);
+
+  if (desc != NULL)
+    lb_dicom_dataset_set_string (ds, LB_TAG_SERIES_DESCRIPTION, "LO", desc);
+  check_label (lb_dicomweb_label_series (ds), want);
+  lb_dicom_dataset_unref (ds);
+}
+
+/* The instance label of UID 1.2.5 with @number (NULL: absent). */
+static void
+check_instance_label (const char *number,
+                      const char *want)
+{
+  LbDicomDataset *ds = ds_with (LB_TAG_SOP_INSTANCE_UID, "UI", "1.2.5", LB_TAG_INSTANCE_NUMBER,
+                                "IS", number, 0, NULL, NULL);
+
+  check_label (lb_dicomweb_label_instance (ds), want);
+  lb_dicom_dataset_unref (ds);
+}
+
 static void
 test_labels (void)
 {
-  const guint32 uid = LB_TAG_STUDY_INSTANCE_UID, date = LB_TAG_STUDY_DATE,
-                desc = LB_TAG_STUDY_DESCRIPTION;
-  const guint32 suid = LB_TAG_SERIES_INSTANCE_UID, mod = LB_TAG_MODALITY,
-                num = LB_TAG_SERIES_NUMBER, sdesc = LB_TAG_SERIES_DESCRIPTION;
-  LbDicomDataset *ds;
-
   check_label (lb_dicomweb_label_patient ("Doe^John^A^Dr^Jr", "123"), "Doe, John A Dr Jr (123)");
   check_label (lb_dicomweb_label_patient ("Doe", "123"), "Doe (123)");
   check_label (lb_dicomweb_label_patient ("^John", "x"), "John (x)");
   check_label (lb_dicomweb_label_patient (NULL, ""), "(no name) (no ID)");
   check_label (lb_dicomweb_label_patient ("", NULL), "(no name) (no ID)");
 
-  ds = ds_with (uid, "UI", "1.2.3", date, "DA", "20040119", desc, "LO", "Head CT");
-  check_label (lb_dicomweb_label_study (ds), "2004-01-19 Head CT");
-  lb_dicom_dataset_unref (ds);
-  ds = ds_with (uid, "UI", "1.2.3", date, "DA", "20040119", desc, "LO", NULL);
-  check_label (lb_dicomweb_label_study (ds), "2004-01-19 (no description)");
-  lb_dicom_dataset_unref (ds);
-  ds = ds_with (uid, "UI", "1.2.3", date, "DA", NULL, desc, "LO", "Head");
-  check_label (lb_dicomweb_label_study (ds), "(no date) Head");
-  lb_dicom_dataset_unref (ds);
-  ds = ds_with (uid, "UI", "1.2.3", date, "DA", "", desc, "LO", "  ");
-  check_label (lb_dicomweb_label_study (ds), "1.2.3");
-  lb_dicom_dataset_unref (ds);
+  check_study_label ("20040119", "Head CT", "2004-01-19 Head CT");
+  check_study_label ("20040119", NULL, "2004-01-19 (no description)");
+  check_study_label (NULL, "Head", "(no date) Head");
+  check_study_label ("", "  ", "1.2.3");
 
-  ds = ds_with (suid, "UI", "1.2.4", mod, "CS", "CT", num, "IS", "2");
-  lb_dicom_dataset_set_string (ds, sdesc, "LO", "Axial 5mm");
-  check_label (lb_dicomweb_label_series (ds), "CT #2 Axial 5mm");
-  lb_dicom_dataset_unref (ds);
-  ds = ds_with (suid, "UI", "1.2.4", mod, "CS", "MR", num, "IS", NULL);
-  check_label (lb_dicomweb_label_series (ds), "MR (no description)");
-  lb_dicom_dataset_unref (ds);
-  ds = ds_with (suid, "UI", "1.2.4", mod, "CS", NULL, num, "IS", "3");
-  check_label (lb_dicomweb_label_series (ds), "(no modality) #3 (no description)");
-  lb_dicom_dataset_unref (ds);
-  ds = ds_with (suid, "UI", "1.2.4", mod, "CS", NULL, num, "IS", NULL);
-  check_label (lb_dicomweb_label_series (ds), "1.2.4");
-  lb_dicom_dataset_unref (ds);
+  check_series_label ("CT", "2", "Axial 5mm", "CT #2 Axial 5mm");
+  check_series_label ("MR", NULL, NULL, "MR (no description)");
+  check_series_label (NULL, "3", NULL, "(no modality) #3 (no description)");
+  check_series_label (NULL, NULL, NULL, "1.2.4");
 
-  ds = ds_with (LB_TAG_SOP_INSTANCE_UID, "UI", "1.2.5", LB_TAG_INSTANCE_NUMBER, "IS", "17", 0,
-                NULL, NULL);
-  check_label (lb_dicomweb_label_instance (ds), "#17");
-  lb_dicom_dataset_unref (ds);
-  ds = ds_with (LB_TAG_SOP_INSTANCE_UID, "UI", "1.2.5", LB_TAG_INSTANCE_NUMBER, "IS", NULL, 0,
-                NULL, NULL);
-  check_label (lb_dicomweb_label_instance (ds), "1.2.5");
-  lb_dicom_dataset_unref (ds);
+  check_instance_label ("17", "#17");
+  check_instance_label (NULL, "1.2.5");
 }
 
 /* --- robustness ---------------------------------------------------------------------------- */

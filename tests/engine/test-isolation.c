@@ -285,13 +285,6 @@ run_done (GObject      *source,
   r->done = TRUE;
 }
 
-static gboolean
-cancel_cb (gpointer data)
-{
-  g_cancellable_cancel (data);
-  return G_SOURCE_REMOVE;
-}
-
 /* Cancel works on a plugin that never reads the cancel flag: the helper is killed. The
  * watchdog is off, so nothing but the cancellation can end this pass. */
 static void
@@ -308,7 +301,7 @@ test_cancel_hang (void)
   g_assert_true (lb_pipeline_append_step (pipe, "hang", &error));
   g_assert_no_error (error);
   lb_pipeline_run_async (pipe, input, cancellable, run_done, &r);
-  g_timeout_add (300, cancel_cb, cancellable);
+  g_timeout_add (300, lb_test_cancel_once, cancellable);
   lb_test_wait_flag (&r.done);
   g_unsetenv ("LIGHTBOX_FILTER_TIMEOUT");
   g_assert_null (r.output);

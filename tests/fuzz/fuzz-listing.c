@@ -9,30 +9,13 @@
 #include <string.h>
 
 #include "fuzz-json-depth.h"
+#include "fuzz-listing-check.h"
 #include "lb-error.h"
 #include "lb-json-depth.h"
-#include "lb-listing-parser.h"
-#include "lb-store-entry.h"
 
 int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
 
 #define BASE "http://127.0.0.1:8080/store/dir/"
-
-static void
-check_entries (GPtrArray *entries, GError *error)
-{
-  g_assert ((entries == NULL) != (error == NULL));
-  if (entries == NULL)
-    return;
-  for (guint i = 0; i < entries->len; i++)
-    {
-      LbStoreEntry *e = g_ptr_array_index (entries, i);
-      const char *uri = lb_store_entry_get_uri (e);
-      g_assert (g_str_has_prefix (uri, BASE));
-      g_assert (strlen (uri) > strlen (BASE));
-    }
-  g_assert (entries->len <= 64);
-}
 
 int
 LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
@@ -40,10 +23,7 @@ LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
   const LbListingContext ctx = { BASE, "http://127.0.0.1:8080/store/", 64 };
   LbListingFormat format;
   g_autoptr (GPtrArray) entries = NULL;
-  g_autoptr (GPtrArray) streamed = NULL;
   g_autoptr (GError) error = NULL;
-  g_autoptr (LbListingParser) parser = NULL;
-  gsize pos = 0, step;
 
   if (size < 1)
     return 0;
@@ -64,18 +44,7 @@ LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
     }
   else
     entries = lb_listing_parse_html ((const char *) data, size, &ctx, &error);
-  check_entries (entries, error);
-  g_clear_error (&error);
-
-  parser = lb_listing_parser_new (format, &ctx);
-  step = 1 + (size ? data[size - 1] % 61 : 0);
-  while (pos < size && lb_listing_parser_feed (parser, (const char *) data + pos,
-                                               MIN (step, size - pos), &error))
-    pos += step;
-  if (error == NULL)
-    {
-      streamed = lb_listing_parser_finish (parser, NULL, &error);
-      check_entries (streamed, error);
-    }
+  fuzz_check_entries (&ctx, entries, error, TRUE);
+  fuzz_check_streamed (format, &ctx, data, size, NULL, TRUE);
   return 0;
 }

@@ -51,21 +51,13 @@ child_setup (gpointer data)
 static inline void
 store_start (Store *s, const char *root, const char *const *extra, gboolean debug)
 {
-  g_autofree char *bin = lb_test_server_exe ();
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_auto (GStrv) argv = lb_test_server_argv (root, extra);
   g_autoptr (GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_MERGE);
   g_autoptr (GError) error = NULL;
   const char *colon;
 
   s->root = g_strdup (root);
   s->log = g_strdup_printf ("%s/store-%p.log", base, (void *) s);
-  g_ptr_array_add (argv, bin);
-  g_ptr_array_add (argv, (gpointer) "--port");
-  g_ptr_array_add (argv, (gpointer) "0");
-  for (guint i = 0; extra != NULL && extra[i] != NULL; i++)
-    g_ptr_array_add (argv, (gpointer) extra[i]);
-  g_ptr_array_add (argv, (gpointer) root);
-  g_ptr_array_add (argv, NULL);
   g_subprocess_launcher_set_stdout_file_path (l, s->log);
   g_subprocess_launcher_set_child_setup (l, child_setup, s, NULL);
   if (debug)
@@ -77,7 +69,7 @@ store_start (Store *s, const char *root, const char *const *extra, gboolean debu
                                 "detect_leaks=0:abort_on_error=1:halt_on_error=1:detect_odr_violation=0:"
                                 "quarantine_size_mb=8", TRUE);
 #endif
-  s->proc = g_subprocess_launcher_spawnv (l, (const char *const *) argv->pdata, &error);
+  s->proc = g_subprocess_launcher_spawnv (l, (const char *const *) argv, &error);
   g_assert_no_error (error);
   for (guint i = 0; i < 3000 && s->url == NULL; i++)
     {

@@ -54,13 +54,6 @@ write_done (GObject *src, GAsyncResult *res, gpointer user_data)
   op->done = TRUE;
 }
 
-static gboolean
-cancel_cb (gpointer user_data)
-{
-  g_cancellable_cancel (user_data);
-  return G_SOURCE_REMOVE;
-}
-
 static void
 assert_cancelled_or_ok (GError *error)
 {
@@ -107,7 +100,7 @@ test_random_cancel (void)
       if (when == 0)
         g_cancellable_cancel (op.cancellable);
       else if (when == 1)
-        timer = g_timeout_add (delay_ms, cancel_cb, op.cancellable);
+        timer = g_timeout_add (delay_ms, lb_test_cancel_once, op.cancellable);
 
       if (!is_write)
         {

@@ -26,16 +26,10 @@
 #define USER "alice"
 #define PASSWORD "correct horse battery"
 
-typedef struct {
-  GSubprocess *proc;
-  guint16      port;
-  char        *url;
-} Server;
-
 static char *base;      /* scratch dir: root/, outside/, config files */
 static char *root;
 static char *outside;
-static Server plain;
+static HttpStore plain;
 
 /* ---------------------------------------------------------------------------------------- */
 
@@ -48,72 +42,15 @@ write_file (const char *path, const char *text)
   g_assert_no_error (error);
 }
 
-static void
-server_start (Server *s, const char *const *extra)
-{
-  g_autofree char *bin = lb_test_server_exe ();
-  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr (GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-  const char *colon;
-
-  g_ptr_array_add (argv, g_strdup (bin));
-  g_ptr_array_add (argv, g_strdup ("--port"));
-  g_ptr_array_add (argv, g_strdup ("0"));
-  for (guint i = 0; extra != NULL && extra[i] != NULL; i++)
-    g_ptr_array_add (argv, g_strdup (extra[i]));
-  g_ptr_array_add (argv, g_strdup (root));
-  g_ptr_array_add (argv, NULL);
-#if defined(__SANITIZE_ADDRESS__)
-  /* In the ASan build the server is instrumented too, and LeakSanitizer's exit-time tracer
-   * crashes in it after GnuTLS threads have run (the same fault as in this test program),
-   * turning a clean exit into an abort. Leak checking of lightbox-store is valgrind's job. */
-  g_subprocess_launcher_setenv (l, "ASAN_OPTIONS",
-                                "detect_leaks=0:abort_on_error=1:halt_on_error=1:detect_odr_violation=0", TRUE);
-#endif
-  lb_test_server_spawn (l, (const char *const *) argv->pdata, &s->proc, &s->url);
-  colon = strrchr (s->url, ':');
-  s->port = (guint16) g_ascii_strtoull (colon + 1, NULL, 10);
-  g_assert_cmpuint (s->port, >, 0);
-}
-
-static void
-server_stop (Server *s)
-{
-  g_subprocess_send_signal (s->proc, SIGTERM);
-  g_subprocess_wait (s->proc, NULL, NULL);
-  /* A crash (signal) or a sanitizer report (exit status) fails here. */
-  g_assert_true (g_subprocess_get_if_exited (s->proc));
-  g_assert_cmpint (g_subprocess_get_exit_status (s->proc), ==, 0);
-  g_clear_object (&s->proc);
-  g_clear_pointer (&s->url, g_free);
-}
-
 /* ---------------------------------------------------------------------------------------- */
 /* raw HTTP                                                                                  */
-
-static int
-connect_port (guint16 port)
-{
-  struct sockaddr_in sa = { 0 };
-  struct timeval tv = { 20, 0 };
-  int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-  g_assert_cmpint (fd, >=, 0);
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons (port);
-  sa.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
-  setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  setsockopt (fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  g_assert_cmpint (connect (fd, (struct sockaddr *) &sa, sizeof sa), ==, 0);
-  return fd;
-}
 
 /* Sends @len bytes as they are (errors ignored: the server may close early), then reads the
  * reply until the server closes. Returns the reply; *status is 0 when there was no HTTP reply. */
 static GByteArray *
 exchange (guint16 port, const void *req, gsize len, guint *status)
 {
-  int fd = connect_port (port);
+  int fd = http_connect (port);
   GByteArray *reply = g_byte_array_new ();
   guint8 buf[16384];
   gsize sent = 0;
@@ -176,66 +113,6 @@ reply_has_header (GByteArray *reply, const char *name)
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* snapshots                                                                                 */
-
-static int
-cmp_names (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(char *const *) a, *(char *const *) b);
-}
-
-static void
-snapshot_dir (const char *dir, const char *rel, GString *out)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
-
-  g_assert_nonnull (d);
-  while ((name = g_dir_read_name (d)) != NULL)
-    g_ptr_array_add (names, g_strdup (name));
-  g_ptr_array_sort (names, cmp_names);
-  for (guint i = 0; i < names->len; i++)
-    {
-      const char *n = g_ptr_array_index (names, i);
-      g_autofree char *path = g_build_filename (dir, n, NULL);
-      g_autofree char *r = rel[0] ? g_strconcat (rel, "/", n, NULL) : g_strdup (n);
-      struct stat st;
-
-      g_assert_cmpint (lstat (path, &st), ==, 0);
-      if (S_ISLNK (st.st_mode))
-        {
-          g_autofree char *target = g_file_read_link (path, NULL);
-          g_string_append_printf (out, "L %s -> %s\n", r, target);
-        }
-      else if (S_ISDIR (st.st_mode))
-        {
-          g_string_append_printf (out, "D %s %o\n", r, st.st_mode & 07777);
-          snapshot_dir (path, r, out);
-        }
-      else
-        {
-          g_autofree char *data = NULL;
-          gsize len;
-          g_autofree char *sum = NULL;
-
-          g_assert_true (g_file_get_contents (path, &data, &len, NULL));
-          sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) data, len);
-          g_string_append_printf (out, "F %s %" G_GSIZE_FORMAT " %s\n", r, len, sum);
-        }
-    }
-}
-
-static char *
-snapshot (void)
-{
-  GString *out = g_string_new (NULL);
-
-  snapshot_dir (base, "", out);
-  return g_string_free (out, FALSE);
-}
-
-/* ---------------------------------------------------------------------------------------- */
 /* the case table                                                                            */
 
 typedef struct {
@@ -252,7 +129,7 @@ run_cases (guint16 port, const Case *cases, gsize n)
 
   for (gsize i = 0; i < n; i++)
     {
-      g_autofree char *before = snapshot ();
+      g_autofree char *before = http_snapshot (base);
       g_autofree char *after = NULL;
       g_autoptr (GByteArray) reply = NULL;
       guint status = request (port, cases[i].head, cases[i].body, &reply);
@@ -270,7 +147,7 @@ run_cases (guint16 port, const Case *cases, gsize n)
           g_test_message ("FAILED case %s: injected header in the reply", cases[i].name);
           failures++;
         }
-      after = snapshot ();
+      after = http_snapshot (base);
       if (strcmp (before, after) != 0)
         g_error ("case %s changed the store:\nbefore:\n%s\nafter:\n%s", cases[i].name, before, after);
     }
@@ -336,7 +213,7 @@ test_auth_bypass (void)
     { "get-bad-basic", "GET /dir/a.png HTTP/1.1\r\nHost: h\r\nAuthorization: Basic " B64_EMPTY_PW, NULL, 401 },
     { "propfind-bad-basic", "PROPFIND /dir/ HTTP/1.1\r\nHost: h\r\nDepth: 1\r\nAuthorization: Basic " B64_PW_CASE, NULL, 401 },
   };
-  g_autofree char *before = snapshot ();
+  g_autofree char *before = http_snapshot (base);
   g_autofree char *after = NULL;
 
   run_cases (plain.port, cases, G_N_ELEMENTS (cases));
@@ -346,7 +223,7 @@ test_auth_bypass (void)
   g_assert_cmpuint (request (plain.port, "PUT /dir/ok-basic.png HTTP/1.1\r\nHost: h\r\nAuthorization: Basic " B64_VALID "\r\nContent-Length: 2", "ok", NULL), ==, 201);
   g_assert_cmpuint (request (plain.port, "DELETE /dir/ok-bearer.png HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer " TOKEN, NULL, NULL), ==, 204);
   g_assert_cmpuint (request (plain.port, "DELETE /dir/ok-basic.png HTTP/1.1\r\nHost: h\r\nAuthorization: Basic " B64_VALID, NULL, NULL), ==, 204);
-  after = snapshot ();
+  after = http_snapshot (base);
   g_assert_cmpstr (before, ==, after);
 }
 
@@ -435,7 +312,7 @@ test_header_injection (void)
 static void
 test_oversized (void)
 {
-  g_autofree char *before = snapshot ();
+  g_autofree char *before = http_snapshot (base);
   g_autofree char *after = NULL;
   g_autoptr (GString) big = g_string_new ("GET /dir/a.png HTTP/1.1\r\nHost: h\r\nX-Big: ");
   g_autoptr (GString) many = g_string_new ("GET /dir/a.png HTTP/1.1\r\nHost: h");
@@ -501,7 +378,7 @@ test_oversized (void)
     g_assert_false (g_file_test (chunk_file, G_FILE_TEST_EXISTS));
   }
   g_assert_cmpuint (request (plain.port, "GET /dir/a.png HTTP/1.1\r\nHost: h", NULL, NULL), ==, 200);
-  after = snapshot ();
+  after = http_snapshot (base);
   g_assert_cmpstr (before, ==, after);
 }
 
@@ -511,10 +388,10 @@ static void
 test_slow_client (void)
 {
   static const char head[] = "GET /dir/a.png HTTP/1.1\r\nHost: h\r\nX-Slow: abcdefghijklmnopqrstuvwxyz\r\n\r\n";
-  g_autofree char *before = snapshot ();
+  g_autofree char *before = http_snapshot (base);
   g_autofree char *after = NULL;
-  int fd = connect_port (plain.port);
-  int idle = connect_port (plain.port);
+  int fd = http_connect (plain.port);
+  int idle = http_connect (plain.port);
   gboolean closed = FALSE;
   guint sent = 0, served = 0;
   char c;
@@ -557,7 +434,7 @@ test_slow_client (void)
     close (idle);
   }
   g_assert_cmpuint (request (plain.port, "GET /dir/a.png HTTP/1.1\r\nHost: h", NULL, NULL), ==, 200);
-  after = snapshot ();
+  after = http_snapshot (base);
   g_assert_cmpstr (before, ==, after);
 }
 
@@ -572,7 +449,7 @@ test_tls_only (void)
   g_autoptr (GError) error = NULL;
   g_autofree char *before = NULL;
   g_autofree char *after = NULL;
-  Server tls = { 0 };
+  HttpStore tls = { 0 };
   guint http;
 
   if (openssl == NULL || !g_tls_backend_supports_tls (g_tls_backend_get_default ()))
@@ -583,10 +460,10 @@ test_tls_only (void)
   lb_test_make_self_signed (openssl, key, cert);
   {
     const char *const extra[] = { "--tls-cert", cert, "--tls-key", key, NULL };
-    server_start (&tls, extra);
+    http_store_start (&tls, root, extra);
   }
   g_assert_true (g_str_has_prefix (tls.url, "https://"));
-  before = snapshot ();
+  before = http_snapshot (base);
 
   http = request (tls.port, "GET /dir/a.png HTTP/1.1\r\nHost: h", NULL, NULL);
   g_assert_cmpuint (http, ==, 0);
@@ -621,9 +498,9 @@ test_tls_only (void)
     g_assert_no_error (error);
     g_assert_true (g_str_has_prefix (buf, "HTTP/1.1 200"));
   }
-  after = snapshot ();
+  after = http_snapshot (base);
   g_assert_cmpstr (before, ==, after);
-  server_stop (&tls);
+  http_store_stop (&tls);
 }
 
 int
@@ -669,7 +546,7 @@ main (int argc, char **argv)
   {
     const char *const extra[] = { "--token-file", tokens, "--passwd-file", passwd,
                                   "--max-upload", "1048576", "--timeout", "3", NULL };
-    server_start (&plain, extra);
+    http_store_start (&plain, root, extra);
   }
 
   g_test_add_func ("/security/auth-bypass", test_auth_bypass);
@@ -680,7 +557,7 @@ main (int argc, char **argv)
   g_test_add_func ("/security/tls-only", test_tls_only);
   rc = g_test_run ();
 
-  server_stop (&plain);
+  http_store_stop (&plain);
   lb_test_remove_tree (base);
 #if defined(__SANITIZE_ADDRESS__)
   /* As in test-store-server: LeakSanitizer's exit-time tracer crashes (signal 11 while

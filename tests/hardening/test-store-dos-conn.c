@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "lb-test-http.h"
 #include "lb-test-tls.h"
 
 #include "store-dos.h"
@@ -119,34 +120,6 @@ test_listener_emfile (void)
 /* ---------------------------------------------------------------------------------------- */
 /* 6. A keep-alive request at exactly the timeout                                            */
 
-/* Sockets of the store's @port (local end) in CLOSE_WAIT (state 08 in /proc/net/tcp). */
-static guint
-count_close_wait (guint16 port)
-{
-  g_autofree char *text = NULL;
-  g_auto (GStrv) lines = NULL;
-  guint n = 0;
-
-  g_assert_true (g_file_get_contents ("/proc/net/tcp", &text, NULL, NULL));
-  lines = g_strsplit (text, "\n", -1);
-  for (guint i = 1; lines[i] != NULL; i++)
-    {
-      g_auto (GStrv) f = g_strsplit_set (g_strstrip (lines[i]), " ", -1);
-      g_autoptr (GPtrArray) cols = g_ptr_array_new ();
-      const char *local;
-
-      for (guint k = 0; f[k] != NULL; k++)
-        if (f[k][0] != '\0')
-          g_ptr_array_add (cols, f[k]);
-      if (cols->len < 4 || strcmp (cols->pdata[3], "08") != 0)
-        continue;
-      local = strchr (cols->pdata[1], ':');
-      if (local != NULL && g_ascii_strtoull (local + 1, NULL, 16) == port)
-        n++;
-    }
-  return n;
-}
-
 /* Reads one response with a Content-Length body from a keep-alive connection: its status, 0
  * when the server closed the connection (end-of-file or reset) first, -1 when nothing came
  * within the socket's guard. */
@@ -214,7 +187,7 @@ test_keepalive_at_timeout (void)
         hung++;
       close (fd);
     }
-  for (guint i = 0; i < 500 && (left = count_close_wait (s.port)) > 0; i++)
+  for (guint i = 0; i < 500 && (left = lb_test_count_tcp (s.port, FALSE, "08")) > 0; i++)
     g_usleep (10000);
   g_test_message ("12 requests at the timeout: %u served, %u found the connection closed, %u hung; "
                   "%u sockets left in CLOSE_WAIT", served, closed, hung, left);

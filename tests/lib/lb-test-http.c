@@ -87,3 +87,43 @@ lb_test_url_port (const char *url)
   g_assert_nonnull (uri);
   return (guint16) g_uri_get_port (uri);
 }
+
+static gboolean
+tcp_end_is (const char *address,
+            guint16     port)
+{
+  const char *colon = strchr (address, ':');
+
+  return colon != NULL && g_ascii_strtoull (colon + 1, NULL, 16) == port;
+}
+
+guint
+lb_test_count_tcp (guint16     port,
+                   gboolean    either_end,
+                   const char *state)
+{
+  g_autofree char *text = NULL;
+  g_auto (GStrv) lines = NULL;
+  guint n = 0;
+
+  g_assert_true (g_file_get_contents ("/proc/net/tcp", &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  /* after the header line: sl local_address rem_address st … (hex ports) */
+  for (guint i = 1; lines[i] != NULL; i++)
+    {
+      g_auto (GStrv) f = g_strsplit_set (g_strstrip (lines[i]), " ", -1);
+      g_autoptr (GPtrArray) cols = g_ptr_array_new ();
+
+      for (guint k = 0; f[k] != NULL; k++)
+        if (f[k][0] != '\0')
+          g_ptr_array_add (cols, f[k]);
+      if (cols->len < 4)
+        continue;
+      if (state != NULL ? strcmp (cols->pdata[3], state) != 0
+                        : strcmp (cols->pdata[3], "0A") == 0)
+        continue;
+      if (tcp_end_is (cols->pdata[1], port) || (either_end && tcp_end_is (cols->pdata[2], port)))
+        n++;
+    }
+  return n;
+}

@@ -25,5 +25,12 @@ LbTestRawReply *lb_test_raw_request    (guint16     port,
                                         GError    **error);
 /* The port of @url. */
 guint16         lb_test_url_port       (const char *url);
+/* The IPv4 TCP sockets of /proc/net/tcp whose local end (or, with @either_end, either end)
+ * is port @port, in the state @state (as the kernel writes it: "08" is CLOSE_WAIT) or, for a
+ * NULL @state, in any state but LISTEN ("0A"). A connection closed stays there in TIME_WAIT
+ * for a while, so the count also says how many were opened. */
+guint           lb_test_count_tcp      (guint16     port,
+                                        gboolean    either_end,
+                                        const char *state);
 
 G_END_DECLS

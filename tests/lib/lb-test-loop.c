@@ -48,3 +48,10 @@ lb_test_flag_is_set (gpointer flag)
 {
   return *(const gboolean *) flag;
 }
+
+gboolean
+lb_test_cancel_once (gpointer cancellable)
+{
+  g_cancellable_cancel (cancellable);
+  return G_SOURCE_REMOVE;
+}

@@ -26,5 +26,8 @@ gboolean      lb_test_wait        (gboolean (*cond) (gpointer data),
                                    guint     timeout_ms);
 /* A condition for lb_test_wait(): *(gboolean *) @flag. */
 gboolean      lb_test_flag_is_set (gpointer flag);
+/* A GSourceFunc that cancels the GCancellable @cancellable, once (g_timeout_add (ms,
+ * lb_test_cancel_once, cancellable) cancels an operation while it runs). */
+gboolean      lb_test_cancel_once (gpointer cancellable);
 
 G_END_DECLS

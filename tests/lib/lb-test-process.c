@@ -15,6 +15,22 @@ lb_test_server_exe (void)
   return lb_test_build_path ("LB_BUILD_ROOT", "src", "server", "lightbox-store", NULL);
 }
 
+char **
+lb_test_server_argv (const char        *root,
+                     const char *const *extra)
+{
+  GPtrArray *argv = g_ptr_array_new ();
+
+  g_ptr_array_add (argv, lb_test_server_exe ());
+  g_ptr_array_add (argv, g_strdup ("--port"));
+  g_ptr_array_add (argv, g_strdup ("0"));
+  for (guint i = 0; extra != NULL && extra[i] != NULL; i++)
+    g_ptr_array_add (argv, g_strdup (extra[i]));
+  g_ptr_array_add (argv, g_strdup (root));
+  g_ptr_array_add (argv, NULL);
+  return (char **) g_ptr_array_free (argv, FALSE);
+}
+
 char *
 lb_test_server_hash_password (const char *user, const char *password)
 {

@@ -16,6 +16,10 @@ typedef struct {
 
 /* The lightbox-store built with the tests ($LB_BUILD_ROOT). */
 char    *lb_test_server_exe           (void) G_GNUC_MALLOC;
+/* A lightbox-store command line (free with g_strfreev()): the binary, --port 0, @extra
+ * (NULL-terminated; NULL for none), then @root. */
+char   **lb_test_server_argv          (const char        *root,
+                                       const char *const *extra) G_GNUC_MALLOC;
 /* Spawns @argv (a lightbox-store command line) through @launcher, which must pipe stdout,
  * and waits for the address it prints ("Serving … at URL"): @proc and @url (with a trailing
  * slash) get them. The server dies with the test (a timeout, a failed assertion). */

@@ -48,21 +48,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (Proc, proc_free)
 static Proc *
 start_store (const char *root, const char *const *extra)
 {
-  g_autofree char *bin = lb_test_server_exe ();
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_auto(GStrv) argv = lb_test_server_argv (root, extra);
   g_autoptr(GError) error = NULL;
   g_autofree char *line = NULL;
   g_autofree char *expect = NULL;
   Proc *p = g_new0 (Proc, 1);
 
-  g_ptr_array_add (argv, bin);
-  g_ptr_array_add (argv, (gpointer) "--port");
-  g_ptr_array_add (argv, (gpointer) "0");
-  for (guint i = 0; extra != NULL && extra[i] != NULL; i++)
-    g_ptr_array_add (argv, (gpointer) extra[i]);
-  g_ptr_array_add (argv, (gpointer) root);
-  g_ptr_array_add (argv, NULL);
-  p->proc = g_subprocess_newv ((const char *const *) argv->pdata, G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
+  p->proc = g_subprocess_newv ((const char *const *) argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
   g_assert_no_error (error);
   p->out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (p->proc));
   line = g_data_input_stream_read_line_utf8 (p->out, NULL, NULL, &error);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lb-store.h"
+#include "lb-test-http.h"
 #include "lb-test-image.h"
 #include "lb-test-loop.h"
 #include "lb-test-process.h"
@@ -218,37 +219,6 @@ test_keepalive_idle_timeout (void)
   c = connect_and_get (s, &cin);
 }
 
-/* TCP sockets (either end, any state but LISTEN) of 127.0.0.1:@port in /proc/net/tcp: a
- * connection that was closed stays there in TIME_WAIT, so the count says how many were opened. */
-static guint
-count_tcp_connections (guint16 port)
-{
-  g_autofree char *text = NULL;
-  g_auto(GStrv) lines = NULL;
-  guint n = 0;
-
-  g_assert_true (g_file_get_contents ("/proc/net/tcp", &text, NULL, NULL));
-  lines = g_strsplit (text, "\n", -1);
-  for (guint i = 1; lines[i] != NULL; i++)
-    {
-      g_auto(GStrv) f = g_strsplit_set (g_strstrip (lines[i]), " ", -1);
-      g_autoptr(GPtrArray) cols = g_ptr_array_new ();
-      const char *local, *remote;
-
-      for (guint k = 0; f[k] != NULL; k++)
-        if (f[k][0] != '\0')
-          g_ptr_array_add (cols, f[k]);
-      if (cols->len < 4 || strcmp (cols->pdata[3], "0A") == 0)
-        continue;
-      local = strchr (cols->pdata[1], ':');
-      remote = strchr (cols->pdata[2], ':');
-      if ((local != NULL && g_ascii_strtoull (local + 1, NULL, 16) == port)
-          || (remote != NULL && g_ascii_strtoull (remote + 1, NULL, 16) == port))
-        n++;
-    }
-  return n;
-}
-
 /* LbStore (the webdav client) making a folder (201), writing the same file three times (201,
  * 204, 204), reading it back and stat-ing it keeps one connection: libsoup 3.2 on both ends
  * dropped it after every 204, and its client also drops a connection whose response stream is
@@ -323,7 +293,7 @@ test_client_keepalive (void)
     g_assert_cmpint (lb_store_entry_get_size (entry), ==, (gint64) g_bytes_get_size (last));
   }
   /* Both ends of one connection, nothing in TIME_WAIT. */
-  g_assert_cmpuint (count_tcp_connections (s->port), ==, 2);
+  g_assert_cmpuint (lb_test_count_tcp (s->port, TRUE, NULL), ==, 2);
 }
 
 typedef struct {

@@ -5,13 +5,7 @@
 set -uo pipefail
 CLI=$1
 R=$LB_STORES_RUNDIR
-T=$(mktemp -d "${TMPDIR:-/tmp}/lb-cli-test.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-fails=0
-n=0
-ok()   { n=$((n+1)); echo "ok $n - $1"; }
-bad()  { n=$((n+1)); fails=$((fails+1)); echo "not ok $n - $1"; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+. "$(dirname "$0")/../lib/tap.sh" cli-test
 size_of() { stat -c %s "$1"; }
 
 # ls: the exact format, sorted, directories with '/'
@@ -103,5 +97,4 @@ check "refused filter upload left the entry" cmp -s "$T/first.png" "$disk"
 "$CLI" filter --force "$src" "$dst" gaussian:sigma=3 > "$T/out" 2>"$T/err"; rc=$?
 check "filter --force replaces the version seen" [ $rc = 0 ] && grep -aqF "gaussian:sigma=3" "$disk"
 
-echo "1..$n"
-[ $fails = 0 ]
+tap_end

@@ -17,7 +17,7 @@
 #include "lb-test-files.h"
 #include "lb-test-loop.h"
 #include "lb-test-process.h"
-#include "lb-window-test.h"
+#include "lb-test-ui.h"
 
 #define CT_PATH "CT/ct-head-128-16bit.png"
 #define BIG_SIZE 5800 /* 5800² gray16: 67 MB of pixels, noise so zlib keeps most of it */
@@ -58,18 +58,6 @@ write_big_png (const char *path)
   png_write_end (png, info);
   png_destroy_write_struct (&png, &info);
   g_assert_cmpint (fclose (f), ==, 0);
-}
-
-static gboolean
-not_busy (gpointer data)
-{
-  return !lb_window_is_busy (LB_WINDOW (data));
-}
-
-static gboolean
-store_idle (gpointer data)
-{
-  return lb_store_browser_get_pending (lb_window_test_get_browser (LB_WINDOW (data))) == 0;
 }
 
 /* What happens during the download, counted by sources and signals on the main context. */
@@ -144,11 +132,11 @@ test_cancel_large_download (void)
   gtk_window_present (GTK_WINDOW (win));
   gtk_test_widget_wait_for_draw (GTK_WIDGET (win));
   lb_window_open_store (win, store.url);
-  g_assert_true (lb_test_wait (store_idle, win, 10000));
+  g_assert_true (lb_test_wait (lb_test_ui_tree_listed, win, 10000));
 
   /* the image the user looks at before starting the large download */
   lb_window_open_store_image (win, ct_url);
-  g_assert_true (lb_test_wait (not_busy, win, 10000));
+  g_assert_true (lb_test_wait (lb_test_ui_not_busy, win, 10000));
   g_assert_nonnull (lb_window_test_get_history (win));
   before = lb_history_get_current (lb_window_test_get_history (win));
   g_assert_true (lb_canvas_get_image (canvas) == before);
@@ -177,7 +165,7 @@ test_cancel_large_download (void)
   /* cancel as the user does, mid-download */
   g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (win), "cancel"));
   g_action_group_activate_action (G_ACTION_GROUP (win), "cancel", NULL);
-  g_assert_true (lb_test_wait (not_busy, win, 10000));
+  g_assert_true (lb_test_wait (lb_test_ui_not_busy, win, 10000));
   a.stop = TRUE;
   g_signal_handler_disconnect (clock, paint_handler);
   g_signal_handler_disconnect (progress_bar, progress_handler);
@@ -194,7 +182,7 @@ test_cancel_large_download (void)
 
   /* and the window keeps working: the large image opens completely when let through */
   lb_window_open_store_image (win, big_url);
-  g_assert_true (lb_test_wait (not_busy, win, 60000));
+  g_assert_true (lb_test_wait (lb_test_ui_not_busy, win, 60000));
   g_assert_true (lb_window_test_get_load_done_us (win) > 0);
   g_assert_nonnull (lb_window_test_get_history (win));
   after = lb_history_get_current (lb_window_test_get_history (win));
@@ -209,22 +197,14 @@ test_cancel_large_download (void)
 int
 main (int argc, char **argv)
 {
-  g_autoptr (GError) error = NULL;
   int ret;
 
-  gtk_test_init (&argc, &argv, NULL);
-  if (gdk_display_get_default () == NULL)
-    {
-      g_print ("1..0 # SKIP no display\n");
-      return 0;
-    }
+  if (!lb_test_ui_init (&argc, &argv))
+    return 0;
   /* messages compared below are the untranslated ones */
   g_setenv ("LANGUAGE", "C", TRUE);
   lb_test_server_start_samples (&store, NULL);
-  app = lb_application_new ();
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
-  g_application_register (G_APPLICATION (app), NULL, &error);
-  g_assert_no_error (error);
+  app = lb_test_ui_app_new ();
 
   g_test_add_func ("/ui/download/cancel-large", test_cancel_large_download);
   ret = g_test_run ();

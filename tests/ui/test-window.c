@@ -4,25 +4,24 @@
  * expand the tree, open a 16-bit CT image, change window/level and check the displayed
  * pixels, apply a filter through its action and generated dialog, undo/redo/reapply, upload
  * (name prompt, conflict dialog: keep both, overwrite) and check the files on the server
- * with their provenance; render the window to a PNG and check it has real content.
+ * with their provenance; render the window to a PNG and check it has real content; a filter
+ * plugin replaced while its dialog is open. One window, one scenario: each test starts from
+ * the state the one before left. test-window-panels.c and test-window-stores.c test the
+ * panels on their own and stores that are hard to open.
  */
 #include "config.h"
 
-#include <fcntl.h>
 #include <glib/gstdio.h>
-#include <gtk/gtk.h>
 #include <math.h>
-#include <unistd.h>
 
 #include "lb-param-dialog.h"
-#include "lb-plugin-manager.h"
 #include "lb-png.h"
 #include "lb-render.h"
 #include "lb-test-files.h"
 #include "lb-test-loop.h"
 #include "lb-test-process.h"
 #include "lb-test-ps33.h"
-#include "lb-window-test.h"
+#include "lb-test-ui.h"
 
 #define CT_NAME "ct-head-128-16bit.png"
 #define THRESHOLD_ID "io.github.lightbox.example.threshold"
@@ -65,21 +64,6 @@ win_label (const char *id)
 }
 
 static gboolean
-store_idle (gpointer data)
-{
-  LbStoreBrowser *browser = lb_window_test_get_browser (LB_WINDOW (data));
-  return lb_store_browser_get_pending (browser) == 0
-         && lb_store_browser_get_rows (browser) != NULL
-         && g_list_model_get_n_items (lb_store_browser_get_rows (browser)) > 0;
-}
-
-static gboolean
-not_busy (gpointer data)
-{
-  return !lb_window_is_busy (LB_WINDOW (data));
-}
-
-static gboolean
 has_param_dialog (gpointer data)
 {
   return lb_window_test_get_param_dialog (LB_WINDOW (data)) != NULL;
@@ -99,24 +83,13 @@ store_filter_loaded (gpointer data)
   return g_list_model_get_n_items (lb_window_test_get_store_filters (LB_WINDOW (data))) > 0;
 }
 
-static void
-drain (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * 1000;
-  while (g_get_monotonic_time () < end)
-    {
-      g_main_context_iteration (NULL, FALSE);
-      g_usleep (1000);
-    }
-}
-
 /* Waits until GTK has drawn the window with the current state. */
 static void
 redraw (void)
 {
   gtk_widget_queue_draw (GTK_WIDGET (win));
   gtk_test_widget_wait_for_draw (GTK_WIDGET (win));
-  drain (20);
+  lb_test_ui_drain (20);
 }
 
 static guint16
@@ -174,7 +147,7 @@ test_open_store (void)
   gtk_test_widget_wait_for_draw (GTK_WIDGET (win));
 
   lb_window_open_store (win, store.url);
-  g_assert_true (lb_test_wait (store_idle, win, 10000));
+  g_assert_true (lb_test_wait (lb_test_ui_tree_listed, win, 10000));
   /* root: CT, MR, RGB folders (dotfiles hidden), containers first */
   pos = lb_store_browser_find_row (win_browser (), "CT");
   g_assert_cmpuint (pos, !=, G_MAXUINT);
@@ -183,7 +156,7 @@ test_open_store (void)
 
   /* expanding lists the folder lazily: a spinner row first, then the entries */
   g_assert_true (lb_store_browser_expand_row (win_browser (), pos, TRUE));
-  g_assert_true (lb_test_wait (store_idle, win, 10000));
+  g_assert_true (lb_test_wait (lb_test_ui_tree_listed, win, 10000));
   g_assert_cmpuint (lb_store_browser_find_row (win_browser (), CT_NAME), !=, G_MAXUINT);
 
   /* type-to-search finds and selects it */
@@ -202,7 +175,7 @@ test_open_image (void)
 
   g_assert_cmpuint (pos, !=, G_MAXUINT);
   lb_store_browser_activate_row (win_browser (), pos);
-  g_assert_true (lb_test_wait (not_busy, win, 10000));
+  g_assert_true (lb_test_wait (lb_test_ui_not_busy, win, 10000));
   g_assert_nonnull (win_history ());
   image = lb_history_get_current (win_history ());
   g_assert_cmpint (lb_image_get_format (image), ==, LB_FORMAT_GRAY16);
@@ -462,7 +435,7 @@ apply_threshold (double level)
   g_assert_true (lb_history_get_current (win_history ()) == current);
   lb_param_dialog_respond (dialog, TRUE);
   g_assert_null (lb_window_test_get_param_dialog (win));
-  g_assert_true (lb_test_wait (not_busy, win, 10000));
+  g_assert_true (lb_test_wait (lb_test_ui_not_busy, win, 10000));
 }
 
 static void
@@ -498,109 +471,6 @@ test_filter_undo_redo (void)
   g_assert_cmpuint (lb_history_get_length (win_history ()), ==, 2);
   check_threshold (original, lb_history_get_current (win_history ()), 40);
   g_assert_false (lb_history_can_redo (win_history ()));
-}
-
-static void
-on_clipboard_text (GObject      *clipboard,
-                   GAsyncResult *result,
-                   gpointer      data)
-{
-  *(char **) data = gdk_clipboard_read_text_finish (GDK_CLIPBOARD (clipboard), result, NULL);
-}
-
-static gboolean
-is_set (gpointer data)
-{
-  return *(char **) data != NULL;
-}
-
-/* The benchmark table at the width it has in a 1280 px window (830 px beside the sidebar):
- * all seven columns fit, wide figures included; a header click sorts it; bench.copy puts the
- * rows as shown on the clipboard; bench.clear empties it. */
-static void
-test_bench_panel (void)
-{
-  GtkWidget *window = gtk_window_new ();
-  LbBenchPanel *panel = LB_BENCH_PANEL (lb_bench_panel_new ());
-  GtkWidget *table = lb_bench_panel_get_table (panel);
-  g_autoptr (GtkColumnViewColumn) ms = g_list_model_get_item (
-    gtk_column_view_get_columns (GTK_COLUMN_VIEW (table)), 5);
-  g_autofree char *text = NULL, *copied = NULL;
-  int min;
-
-  gtk_window_set_default_size (GTK_WINDOW (window), 830, 240);
-  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (panel));
-  lb_bench_panel_add (panel, "io.github.lightbox.xv.gaussian", "sigma=2.5", 4096, 4096,
-                      LB_FORMAT_RGBA16, 16, 12345.678);
-  lb_bench_panel_add (panel, "io.github.lightbox.xv.threshold", "level=30 invert=false", 128,
-                      128, LB_FORMAT_GRAY16, 2, 0.25);
-  lb_bench_panel_add (panel, "io.github.lightbox.enhance.unsharp", NULL, 512, 512,
-                      LB_FORMAT_GRAY8, 4, 3.5);
-  gtk_window_present (GTK_WINDOW (window));
-  gtk_test_widget_wait_for_draw (window);
-  gtk_widget_measure (table, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
-  g_assert_cmpint (min, <=, gtk_widget_get_width (gtk_widget_get_parent (table)));
-
-  /* Mpx/s: 16.777216 Mpx in 12.345678 s, 0.262144 in 3.5 ms, 0.016384 in 0.25 ms */
-  gtk_column_view_sort_by_column (GTK_COLUMN_VIEW (table), ms, GTK_SORT_DESCENDING);
-  text = lb_bench_panel_dup_text (panel);
-  g_assert_cmpstr (text, ==,
-                   "Filter\tParameters\tSize\tFormat\tThreads\tms\tMpx/s\n"
-                   "gaussian\tsigma=2.5\t4096×4096\trgba16\t16\t12345.68\t1.4\n"
-                   "unsharp\t\t512×512\tgray8\t4\t3.50\t74.9\n"
-                   "threshold\tlevel=30 invert=false\t128×128\tgray16\t2\t0.25\t65.5\n");
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (panel), "bench.copy", NULL));
-  gdk_clipboard_read_text_async (gtk_widget_get_clipboard (table), NULL, on_clipboard_text,
-                                 &copied);
-  g_assert_true (lb_test_wait (is_set, &copied, 5000));
-  g_assert_cmpstr (copied, ==, text);
-
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (panel), "bench.clear", NULL));
-  g_assert_cmpuint (lb_bench_panel_get_n_records (panel), ==, 0);
-  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (gtk_column_view_get_model (
-                      GTK_COLUMN_VIEW (table)))),
-                    ==, 0);
-  gtk_window_destroy (GTK_WINDOW (window));
-}
-
-/* plugins.reload scans the folders again: a filter file added since is listed, a broken one
- * is reported (a rescan that adds no filter updates the load errors too). */
-static void
-test_plugin_manager_reload (void)
-{
-  g_autoptr (GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("lightbox-filters-XXXXXX", &error);
-  g_autofree char *src = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "plugins", "filters",
-                                           "soft-sharpen.lbfilter", NULL);
-  g_autofree char *good = g_build_filename (dir, "soft-sharpen.lbfilter", NULL);
-  g_autofree char *bad = g_build_filename (dir, "broken.lbfilter", NULL);
-  g_autofree char *contents = NULL;
-  g_autoptr (LbFilterRegistry) registry = lb_filter_registry_new ();
-  LbPluginManager *manager;
-  gsize len;
-
-  g_assert_no_error (error);
-  lb_filter_registry_add_filter_dir (registry, dir);
-  manager = lb_plugin_manager_new (registry, NULL);
-  gtk_window_present (GTK_WINDOW (manager));
-  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (registry)), ==, 0);
-
-  g_assert_true (g_file_get_contents (src, &contents, &len, NULL));
-  g_assert_true (g_file_set_contents (good, contents, len, NULL));
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (manager), "plugins.reload", NULL));
-  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (registry)), ==, 1);
-  g_assert_cmpstr (lb_plugin_manager_get_problems_text (manager), ==, "No load errors.");
-
-  g_assert_true (g_file_set_contents (bad, "not a filter\n", -1, NULL));
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (manager), "plugins.reload", NULL));
-  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (registry)), ==, 1);
-  g_assert_nonnull (strstr (lb_plugin_manager_get_problems_text (manager), "broken.lbfilter"));
-  /* fixed by removal, seen by any rescan (the watcher's too): the stale error goes */
-  g_assert_cmpint (g_unlink (bad), ==, 0);
-  lb_filter_registry_rescan (registry);
-  g_assert_cmpstr (lb_plugin_manager_get_problems_text (manager), ==, "No load errors.");
-  gtk_window_destroy (GTK_WINDOW (manager));
-  lb_test_remove_tree (dir);
 }
 
 static gboolean
@@ -656,7 +526,7 @@ upload_as (const char *name,
       gtk_dialog_response (GTK_DIALOG (lb_window_test_get_conflict_dialog (win)),
                            conflict_response);
     }
-  g_assert_true (lb_test_wait (not_busy, win, 10000));
+  g_assert_true (lb_test_wait (lb_test_ui_not_busy, win, 10000));
 }
 
 static void
@@ -814,120 +684,11 @@ test_store_filter_direct (void)
   target = g_strconcat ("store:", lb_filter_get_id (f), NULL);
   gtk_widget_activate_action (GTK_WIDGET (win), "win.apply-filter", "s", target);
   g_assert_null (lb_window_test_get_param_dialog (win));
-  g_assert_true (lb_test_wait (not_busy, win, 10000));
+  g_assert_true (lb_test_wait (lb_test_ui_not_busy, win, 10000));
   g_assert_cmpuint (lb_history_get_position (win_history ()), ==, pos + 1);
   gtk_widget_activate_action (GTK_WIDGET (win), "win.revert", NULL);
   g_assert_true (lb_history_get_current (win_history ())
                  == lb_history_get_original (win_history ()));
-}
-
-/* A large folder (20 000 entries here, so the sanitizer runs stay short; bench/ui-timing
- * times 100 000): listed, sorted and shown, and the last row reachable. */
-#define LARGE_N 20000
-static void
-test_large_folder (void)
-{
-  g_autofree char *dir = g_dir_make_tmp ("lightbox-100k-XXXXXX", NULL);
-  g_autofree char *uri = g_filename_to_uri (dir, NULL, NULL);
-  LbWindow *w;
-  gint64 t0, t1, t2;
-  guint n, last;
-  char name[64];
-
-  for (int i = 0; i < LARGE_N; i++)
-    {
-      g_autofree char *p = NULL;
-      int fd;
-
-      g_snprintf (name, sizeof name, "img-%06d.png", i);
-      p = g_build_filename (dir, name, NULL);
-      fd = g_open (p, O_CREAT | O_WRONLY, 0644);
-      g_assert_cmpint (fd, >=, 0);
-      close (fd);
-    }
-  w = lb_window_new (app);
-  gtk_window_present (GTK_WINDOW (w));
-  gtk_test_widget_wait_for_draw (GTK_WIDGET (w));
-  t0 = g_get_monotonic_time ();
-  lb_window_open_store (w, uri);
-  g_assert_true (lb_test_wait (store_idle, w, 120000));
-  t1 = g_get_monotonic_time ();
-  n = g_list_model_get_n_items (lb_store_browser_get_rows (lb_window_test_get_browser (w)));
-  g_assert_cmpuint (n, ==, LARGE_N);
-  /* sorted by name: the last row is the last file; selecting it scrolls the view there */
-  g_snprintf (name, sizeof name, "img-%06d.png", LARGE_N - 1);
-  last = lb_store_browser_find_row (lb_window_test_get_browser (w), name);
-  g_assert_cmpuint (last, ==, LARGE_N - 1);
-  lb_store_browser_select_row (lb_window_test_get_browser (w), last);
-  gtk_widget_queue_draw (GTK_WIDGET (w));
-  gtk_test_widget_wait_for_draw (GTK_WIDGET (w));
-  t2 = g_get_monotonic_time ();
-  g_test_message ("%d entries: listed and shown in %.0f ms, jump to the end %.0f ms", LARGE_N,
-                  (t1 - t0) / 1000.0, (t2 - t1) / 1000.0);
-  gtk_window_destroy (GTK_WINDOW (w));
-  drain (50);
-  lb_test_remove_tree (dir);
-}
-
-static gboolean
-has_error_dialog (gpointer data)
-{
-  return lb_window_test_get_error_dialog (LB_WINDOW (data)) != NULL;
-}
-
-/* A lightbox-store with a self-signed certificate: the tree shows the error row and the
- * dialog names the problem (unknown authority), from the certificate flags. */
-static void
-test_tls_dialog (void)
-{
-  g_autofree char *dir = g_dir_make_tmp ("lightbox-tls-XXXXXX", NULL);
-  g_autofree char *cert = g_build_filename (dir, "cert.pem", NULL);
-  g_autofree char *key = g_build_filename (dir, "key.pem", NULL);
-  g_autofree char *root = g_build_filename (dir, "root", NULL);
-  g_autofree char *server = g_build_filename (g_getenv ("LB_BUILD_ROOT"), "src", "server",
-                                              "lightbox-store", NULL);
-  g_autofree char *line = NULL, *url = NULL, *secondary = NULL;
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GSubprocess) proc = NULL;
-  g_autoptr (GDataInputStream) out = NULL;
-  LbWindow *w;
-  int status;
-
-  g_autofree char *openssl = g_find_program_in_path ("openssl");
-
-  if (openssl == NULL)
-    {
-      g_test_skip ("openssl is not installed");
-      return;
-    }
-  g_mkdir (root, 0755);
-  const char *argv[] = { "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj",
-                         "/CN=127.0.0.1", "-days", "2", "-keyout", key, "-out", cert, NULL };
-
-  g_assert_true (g_spawn_sync (NULL, (char **) argv,
-                               NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL
-                               | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error));
-  g_assert_no_error (error);
-  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, server, "--port", "0",
-                           "--tls-cert", cert, "--tls-key", key, root, NULL);
-  g_assert_no_error (error);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (proc));
-  line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
-  g_assert_nonnull (line);
-  url = g_strdup (strstr (line, " at ") + 4);
-  g_assert_true (g_str_has_prefix (url, "https://127.0.0.1:"));
-
-  w = lb_window_new (app);
-  gtk_window_present (GTK_WINDOW (w));
-  lb_window_open_store (w, url);
-  g_assert_true (lb_test_wait (has_error_dialog, w, 20000));
-  g_object_get (lb_window_test_get_error_dialog (w), "secondary-text", &secondary, NULL);
-  g_test_message ("TLS dialog: %s", secondary);
-  g_assert_nonnull (strstr (secondary, "not signed by an authority this computer trusts"));
-  gtk_window_destroy (GTK_WINDOW (w));
-  g_subprocess_send_signal (proc, SIGTERM);
-  g_subprocess_wait (proc, NULL, NULL);
-  lb_test_remove_tree (dir);
 }
 
 #define MARK_ID "io.github.lightbox.test.mark"
@@ -1036,7 +797,7 @@ test_dialog_follows_plugin (void)
 
   /* Apply runs version 2 (value 0 = its mark, 60) */
   lb_param_dialog_respond (dialog, TRUE);
-  g_assert_true (lb_test_wait (not_busy, win, 10000));
+  g_assert_true (lb_test_wait (lb_test_ui_not_busy, win, 10000));
   out = lb_history_get_current (win_history ());
   if (lb_sample_format_get_bit_depth (lb_image_get_format (out)) == 16)
     g_assert_cmpuint (raw_at (out, 0, 0), ==, 60);
@@ -1057,42 +818,30 @@ test_dialog_follows_plugin (void)
 int
 main (int argc, char **argv)
 {
-  g_autoptr (GError) error = NULL;
   g_autofree char *filter_file = NULL;
   int ret;
 
-  gtk_test_init (&argc, &argv, NULL);
-  if (gdk_display_get_default () == NULL)
-    {
-      g_print ("1..0 # SKIP no display\n");
-      return 0;
-    }
+  if (!lb_test_ui_init (&argc, &argv))
+    return 0;
   filter_file = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "plugins", "filters",
                                   "soft-sharpen.lbfilter", NULL);
   lb_test_server_start_samples (&store, filter_file);
-  app = lb_application_new ();
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
-  g_application_register (G_APPLICATION (app), NULL, &error);
-  g_assert_no_error (error);
+  app = lb_test_ui_app_new ();
 
   g_test_add_func ("/ui/window/open-store", test_open_store);
   g_test_add_func ("/ui/window/open-image", test_open_image);
   g_test_add_func ("/ui/window/window-level", test_window_level);
   g_test_add_func ("/ui/window/value-model", test_value_model_display);
   g_test_add_func ("/ui/window/filter-undo-redo", test_filter_undo_redo);
-  g_test_add_func ("/ui/window/bench-panel", test_bench_panel);
-  g_test_add_func ("/ui/window/plugin-manager-reload", test_plugin_manager_reload);
   g_test_add_func ("/ui/window/upload", test_upload);
   g_test_add_func ("/ui/window/store-filter", test_store_filter_direct);
   g_test_add_func ("/ui/window/screenshot", test_screenshot);
-  g_test_add_func ("/ui/window/tls-dialog", test_tls_dialog);
-  g_test_add_func ("/ui/window/large-folder", test_large_folder);
   g_test_add_func ("/ui/window/dialog-follows-plugin", test_dialog_follows_plugin);
   ret = g_test_run ();
 
   if (win)
     gtk_window_destroy (GTK_WINDOW (win));
-  drain (50);
+  lb_test_ui_drain (50);
   g_clear_object (&app);
   lb_test_server_stop (&store);
   return ret;

@@ -10,30 +10,13 @@
  *    hand-computed cases, and the two paths against each other;
  *  - reference against optimised on random images of odd sizes, all 8 formats, random
  *    selections and random band splits;
- *  - the corrected modes (oil window, edge ring) and parameter errors. */
+ *  - the corrected modes (oil window, edge ring) and parameter errors;
+ *  - sharpen's exact integer and vector paths (test-xv-kernels-a-sharpen.c). */
 
 #include <string.h>
 
-#include "lb-error.h"
 #include "lb-image-loader.h"
-#include "lb-xv-kernels-a.h"
-#include "lb-test-kernel.h"
-
-typedef enum {
-  F_BLUR,
-  F_SHARPEN,
-  F_EDGE,
-  F_EMBOSS,
-  F_OIL,
-  F_BLEND,
-  F_DESPECKLE,
-} FilterId;
-
-typedef struct {
-  FilterId id;
-  int param;       /* blur/despeckle size, sharpen strength, oil size (0 = xv) */
-  gboolean alt;    /* edge: corrected ring */
-} Spec;
+#include "test-xv-kernels-a.h"
 
 /* *@out: a copy of @src (another stride) run through the filter. Bands: cuts[0] = 0 <
  * cuts[1] < … < cuts[n] = height. NULL cuts = one band. */
@@ -124,7 +107,7 @@ run_filter (const Spec         *spec,
   return TRUE;
 }
 
-static void
+void
 run_ok (const Spec *spec, const LbKernelBuf *src, LbKernelBuf **dst, const LbKernelRect *sel,
         gboolean fast, const int *cuts, int ncuts)
 {
@@ -165,7 +148,7 @@ count_diff_max (const LbKernelBuf *a, const LbKernelBuf *b, int c0, int c1, cons
   return n;
 }
 
-static gsize
+gsize
 count_diff (const LbKernelBuf *a, const LbKernelBuf *b, int c0, int c1, const char *what)
 {
   return count_diff_max (a, b, c0, c1, what, NULL);
@@ -190,7 +173,7 @@ count_fast_diff (FilterId id, const LbKernelBuf *fast, const LbKernelBuf *want, 
   return 0;
 }
 
-static void
+void
 assert_same (const LbKernelBuf *a, const LbKernelBuf *b, const char *what)
 {
   const gsize n = count_diff (a, b, 0, a->channels, what);
@@ -201,7 +184,7 @@ assert_same (const LbKernelBuf *a, const LbKernelBuf *b, const char *what)
 }
 
 /* Random band cuts over @height, seeded. */
-static int
+int
 random_cuts (GRand *rand, int height, int *cuts, int max_cuts)
 {
   int n = 0;
@@ -758,206 +741,6 @@ test_magic_division (void)
     g_assert_cmpuint (lb_xv_div3_u16 ((guint16) s), ==, s / 3);
 }
 
-/* Sharpen's 8-bit path computes from integers (K, S) what xv computes in doubles (see
- * lb-xv-sharpen.c). Gray: every strength, every centre Value K and every 3×3 sum S
- * (K ≤ S ≤ K + 8·255), each case in its own 3×3 block of one image (blocks are 3 columns
- * apart, so neighbourhoods do not overlap); the optimised output must equal the reference
- * on every pixel of the image (the cases and the pixels between them). */
-static void
-test_sharpen_gray_exhaustive (void)
-{
-  const int per_row = 8 * 255 + 1; /* S − K = 0 .. 2040 */
-  LbKernelBuf *src = NULL;
-
-  src = kb_new_padded (3 * per_row, 3 * 256, 1, 8, 0);
-  for (int k = 0; k < 256; k++)
-    for (int i = 0; i < per_row; i++)
-      {
-        static const int nb[8] = { 0, 1, 2, 3, 5, 6, 7, 8 };
-        int rest = i;
-
-        /* The 8 neighbours share S − K: the first ones 255, one the remainder, then 0; the
-         * rotation by k varies which positions carry the large values. */
-        kb_set (src, 3 * i + 1, 3 * k + 1, 0, (guint) k);
-        for (int m = 0; m < 8; m++)
-          {
-            const int pos = nb[(m + k) % 8], v = MIN (rest, 255);
-
-            rest -= v;
-            kb_set (src, 3 * i + pos % 3, 3 * k + pos / 3, 0, (guint) v);
-          }
-      }
-  /* Every strength with -m slow (about a minute here); a spread of them otherwise, odd and
-   * even (an even strength makes B even, which allows more exact ties). */
-  for (int n = 0; n <= 99; n += g_test_slow () ? 1 : n < 3 || n > 96 || (n >= 49 && n <= 51) || (n >= 74 && n <= 76) ? 1 : 11)
-    {
-      const Spec spec = { F_SHARPEN, n, FALSE }, portable = { F_SHARPEN, n, TRUE };
-      LbKernelBuf *ref = NULL, *fast = NULL;
-
-      run_ok (&spec, src, &ref, NULL, FALSE, NULL, 0);
-      run_ok (&spec, src, &fast, NULL, TRUE, NULL, 0);
-      assert_same (fast, ref, "sharpen gray, every (K, S)");
-      g_clear_pointer (&fast, kb_free);
-      run_ok (&portable, src, &fast, NULL, TRUE, NULL, 0);
-      assert_same (fast, ref, "sharpen gray, every (K, S), portable loops");
-      g_clear_pointer (&ref, kb_free);
-      g_clear_pointer (&fast, kb_free);
-    }
-  g_clear_pointer (&src, kb_free);
-}
-
-/* Colour: the optimised 8-bit path against the reference on random colours (uniform, and
- * near-gray, dark and saturated ones, where hue and saturation are extreme), every strength,
- * RGB8 and RGBA8. */
-static void
-test_sharpen_colour (void)
-{
-  g_autoptr (GRand) rand = g_rand_new_with_seed (99);
-
-  for (int n = 0; n <= 99; n++)
-    for (int channels = 3; channels <= 4; channels++)
-      {
-        const Spec spec = { F_SHARPEN, n, FALSE };
-        const int w = 257, h = 61;
-        LbKernelBuf *src = NULL, *ref = NULL, *fast = NULL;
-
-        src = kb_new_padded (w, h, channels, 8, 1);
-        for (int y = 0; y < h; y++)
-          for (int x = 0; x < w; x++)
-            {
-              const int kind = g_rand_int_range (rand, 0, 4);
-              const int base = g_rand_int_range (rand, 0, 256);
-
-              for (int c = 0; c < channels; c++)
-                {
-                  int v;
-
-                  switch (kind)
-                    {
-                    case 0: v = g_rand_int_range (rand, 0, 256); break;
-                    case 1: v = base + g_rand_int_range (rand, -2, 3); break;
-                    case 2: v = g_rand_int_range (rand, 0, 8); break;
-                    default: v = g_rand_boolean (rand) ? 255 : g_rand_int_range (rand, 0, 256); break;
-                    }
-                  kb_set (src, x, y, c, (guint) CLAMP (v, 0, 255));
-                }
-            }
-        const Spec portable = { F_SHARPEN, n, TRUE };
-
-        run_ok (&spec, src, &ref, NULL, FALSE, NULL, 0);
-        run_ok (&spec, src, &fast, NULL, TRUE, NULL, 0);
-        assert_same (fast, ref, "sharpen colour, random");
-        g_clear_pointer (&fast, kb_free);
-        run_ok (&portable, src, &fast, NULL, TRUE, NULL, 0);
-        assert_same (fast, ref, "sharpen colour, random, portable loops");
-        g_clear_pointer (&src, kb_free);
-        g_clear_pointer (&ref, kb_free);
-        g_clear_pointer (&fast, kb_free);
-      }
-}
-
-/* Sharpen's 8-bit AVX2 row takes eight pixels per step, the last step overlapping the one
- * before, and lists the pixels its float pass cannot decide: every region width from 1 to
- * 41 (odd and even, so every remainder of eight), at an offset, in 1–4 channels, on
- * near-gray and dark pixels (many exact ties) and random ones, in random bands; the AVX2
- * row, the portable loops and the reference must give the same bytes, alpha untouched. */
-static void
-test_sharpen_widths (void)
-{
-  g_autoptr (GRand) rand = g_rand_new_with_seed (4242);
-
-  for (int rw = 1; rw <= 41; rw++)
-    for (int channels = 1; channels <= 4; channels++)
-      {
-        const int w = rw + 5, h = 13;
-        const LbKernelRect sel = { 3, 1, rw, 11 };
-        const Spec spec = { F_SHARPEN, rw % 2 ? 75 : g_rand_int_range (rand, 0, 100), FALSE };
-        const Spec portable = { spec.id, spec.param, TRUE };
-        int cuts[64];
-        const int ncuts = random_cuts (rand, h, cuts, G_N_ELEMENTS (cuts));
-        LbKernelBuf *src = NULL, *ref = NULL, *fast = NULL, *banded = NULL, *port = NULL;
-
-        src = kb_new_padded (w, h, channels, 8, 1);
-        for (int y = 0; y < h; y++)
-          for (int x = 0; x < w; x++)
-            {
-              const int kind = g_rand_int_range (rand, 0, 3);
-              const int base = g_rand_int_range (rand, 0, 256);
-
-              for (int c = 0; c < channels; c++)
-                {
-                  const int v = kind == 0 ? g_rand_int_range (rand, 0, 256)
-                                : kind == 1 ? base + g_rand_int_range (rand, -1, 2)
-                                : g_rand_int_range (rand, 0, 4);
-
-                  kb_set (src, x, y, c, (guint) CLAMP (v, 0, 255));
-                }
-            }
-        run_ok (&spec, src, &ref, &sel, FALSE, NULL, 0);
-        run_ok (&spec, src, &fast, &sel, TRUE, NULL, 0);
-        run_ok (&spec, src, &banded, &sel, TRUE, cuts, ncuts);
-        run_ok (&portable, src, &port, &sel, TRUE, cuts, ncuts);
-        assert_same (fast, ref, "sharpen widths, AVX2 row");
-        assert_same (banded, ref, "sharpen widths, AVX2 row in bands");
-        assert_same (port, ref, "sharpen widths, portable loops in bands");
-        if (channels == 2 || channels == 4)
-          g_assert_cmpuint (count_diff (fast, src, channels - 1, channels, "alpha"), ==, 0);
-        g_clear_pointer (&src, kb_free);
-        g_clear_pointer (&ref, kb_free);
-        g_clear_pointer (&fast, kb_free);
-        g_clear_pointer (&banded, kb_free);
-        g_clear_pointer (&port, kb_free);
-      }
-}
-
-/* Sharpen at 16 bits (GRAY16, the medical images', and RGB16/RGBA16): the optimised path runs
- * the reference's double operations (gray rows as flat vector loops), so it must give the
- * same samples exactly: every region width from 1 to 19 at an offset, random strengths, in
- * random bands, alpha untouched. */
-static void
-test_sharpen_16 (void)
-{
-  g_autoptr (GRand) rand = g_rand_new_with_seed (1616);
-
-  for (int rw = 1; rw <= 19; rw++)
-    for (int channels = 1; channels <= 4; channels++)
-      {
-        const int w = rw + 5, h = 11;
-        const LbKernelRect sel = { 2, 1, rw, 9 };
-        const Spec spec = { F_SHARPEN, g_rand_int_range (rand, 0, 100), FALSE };
-        int cuts[64];
-        const int ncuts = random_cuts (rand, h, cuts, G_N_ELEMENTS (cuts));
-        LbKernelBuf *src = NULL, *ref = NULL, *fast = NULL, *banded = NULL;
-
-        src = kb_new_padded (w, h, channels, 16, 1);
-        for (int y = 0; y < h; y++)
-          for (int x = 0; x < w; x++)
-            {
-              const int base = g_rand_int_range (rand, 0, 65536);
-              const gboolean gray = g_rand_boolean (rand);
-
-              for (int c = 0; c < channels; c++)
-                {
-                  const int v = gray ? base + g_rand_int_range (rand, -1, 2)
-                                     : g_rand_int_range (rand, 0, 65536);
-
-                  kb_set (src, x, y, c, (guint) CLAMP (v, 0, 65535));
-                }
-            }
-        run_ok (&spec, src, &ref, &sel, FALSE, NULL, 0);
-        run_ok (&spec, src, &fast, &sel, TRUE, NULL, 0);
-        run_ok (&spec, src, &banded, &sel, TRUE, cuts, ncuts);
-        assert_same (fast, ref, "sharpen 16 bits");
-        assert_same (banded, ref, "sharpen 16 bits in bands");
-        if (channels == 2 || channels == 4)
-          g_assert_cmpuint (count_diff (fast, src, channels - 1, channels, "alpha"), ==, 0);
-        g_clear_pointer (&src, kb_free);
-        g_clear_pointer (&ref, kb_free);
-        g_clear_pointer (&fast, kb_free);
-        g_clear_pointer (&banded, kb_free);
-      }
-}
-
 static const Spec random_specs[] = {
   { F_BLUR, 1, FALSE }, { F_BLUR, 3, FALSE }, { F_BLUR, 5, FALSE }, { F_BLUR, 9, FALSE },
   { F_BLUR, 31, FALSE }, { F_SHARPEN, 0, FALSE }, { F_SHARPEN, 75, FALSE },
@@ -1003,9 +786,6 @@ main (int argc, char **argv)
   g_test_add_func ("/xv-a/oil-corrected", test_oil_corrected);
   g_test_add_func ("/xv-a/errors", test_errors);
   g_test_add_func ("/xv-a/magic-division", test_magic_division);
-  g_test_add_func ("/xv-a/sharpen-exact/gray-every-case", test_sharpen_gray_exhaustive);
-  g_test_add_func ("/xv-a/sharpen-exact/colour", test_sharpen_colour);
-  g_test_add_func ("/xv-a/sharpen-exact/widths", test_sharpen_widths);
-  g_test_add_func ("/xv-a/sharpen-exact/16-bit", test_sharpen_16);
+  test_xv_kernels_a_add_sharpen_exact ();
   return g_test_run ();
 }

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "config.h"
+
+#include "lb-test-ui.h"
+
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <unistd.h>
+
+gboolean
+lb_test_ui_init (int    *argc,
+                 char ***argv)
+{
+  gtk_test_init (argc, argv, NULL);
+  if (gdk_display_get_default () == NULL)
+    {
+      g_print ("1..0 # SKIP no display\n");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+LbApplication *
+lb_test_ui_app_new (void)
+{
+  g_autoptr (GError) error = NULL;
+  LbApplication *app = lb_application_new ();
+
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
+  g_application_register (G_APPLICATION (app), NULL, &error);
+  g_assert_no_error (error);
+  return app;
+}
+
+int
+lb_test_ui_main (int                 argc,
+                 char              **argv,
+                 LbApplication     **app,
+                 const LbTestUiCase *cases,
+                 gsize               n_cases)
+{
+  int ret;
+
+  if (!lb_test_ui_init (&argc, &argv))
+    return 0;
+  *app = lb_test_ui_app_new ();
+  for (gsize i = 0; i < n_cases; i++)
+    g_test_add_func (cases[i].path, cases[i].func);
+  ret = g_test_run ();
+  lb_test_ui_drain (50);
+  g_clear_object (app);
+  return ret;
+}
+
+void
+lb_test_ui_drain (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * 1000;
+
+  while (g_get_monotonic_time () < end)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+}
+
+gboolean
+lb_test_ui_not_busy (gpointer window)
+{
+  return !lb_window_is_busy (LB_WINDOW (window));
+}
+
+gboolean
+lb_test_ui_tree_listed (gpointer window)
+{
+  LbStoreBrowser *browser = lb_window_test_get_browser (LB_WINDOW (window));
+
+  return lb_store_browser_get_pending (browser) == 0
+         && lb_store_browser_get_rows (browser) != NULL
+         && g_list_model_get_n_items (lb_store_browser_get_rows (browser)) > 0;
+}
+
+void
+lb_test_ui_make_empty_files (const char *dir,
+                             int         n)
+{
+  char name[64];
+
+  for (int i = 0; i < n; i++)
+    {
+      g_autofree char *p = NULL;
+      int fd;
+
+      g_snprintf (name, sizeof name, "img-%06d.png", i);
+      p = g_build_filename (dir, name, NULL);
+      fd = g_open (p, O_CREAT | O_WRONLY, 0644);
+      g_assert_cmpint (fd, >=, 0);
+      close (fd);
+    }
+}

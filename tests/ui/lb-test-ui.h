@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/* What the workstation's UI tests share: starting GTK and the application, draining and
+ * waiting on the main loop, the window's busy and tree states, and folders of many files. */
+
+#include <gtk/gtk.h>
+
+#include "lb-window-test.h"
+
+G_BEGIN_DECLS
+
+/* gtk_test_init(); without a display, prints the TAP plan that skips the whole test and
+ * returns FALSE (the caller returns 0). */
+gboolean       lb_test_ui_init             (int         *argc,
+                                            char      ***argv);
+/* A registered, non-unique LbApplication, as the tests drive it. */
+LbApplication *lb_test_ui_app_new          (void);
+/* Iterates the default main context, without blocking, for @ms milliseconds. */
+void           lb_test_ui_drain            (guint        ms);
+/* Conditions for lb_test_wait() on the LbWindow @window: no image, filter, upload or listing
+ * in progress; the store tree listed, with at least one row. */
+gboolean       lb_test_ui_not_busy         (gpointer     window);
+gboolean       lb_test_ui_tree_listed      (gpointer     window);
+typedef struct {
+  const char *path;
+  GTestFunc   func;
+} LbTestUiCase;
+
+/* The whole main() of a UI test whose cases need only the application (in *@app while they
+ * run): lb_test_ui_init(), lb_test_ui_app_new(), @cases in order, g_test_run(). */
+int            lb_test_ui_main             (int                 argc,
+                                            char              **argv,
+                                            LbApplication     **app,
+                                            const LbTestUiCase *cases,
+                                            gsize               n_cases);
+/* @n empty files img-000000.png … in @dir (a folder too large to create by hand). */
+void           lb_test_ui_make_empty_files (const char  *dir,
+                                            int          n);
+
+G_END_DECLS
