@@ -531,6 +531,25 @@ test_tls_hello_then_stall (void)
   g_assert_nonnull (strstr (log, "TLS handshake not done in time (handshake): closing"));
 }
 
+/* The store (--timeout 8) with a client connected, its handshake done, in @tconn, and another
+ * one ready to connect in @other; FALSE, the test skipped, without openssl or a TLS backend. */
+static gboolean
+start_tls_client (Store *s, const char *name, char **cert, GIOStream **tconn, GIOStream **other)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!start_tls_store (s, name, "8", cert))
+    {
+      g_test_skip ("openssl or glib-networking missing (build-aux/install-deps.sh)");
+      return FALSE;
+    }
+  *tconn = tls_client_new (s->port, *cert);
+  *other = tls_client_new (s->port, *cert);
+  tls_client_connect (*tconn, s->port, &error);
+  g_assert_no_error (error);
+  return TRUE;
+}
+
 /* A client completes its handshake and then sends nothing (--timeout 8): the store closes it
  * when the request head is due, and serves a new HTTPS client meanwhile. */
 static void
@@ -541,20 +560,12 @@ test_tls_silent (void)
   g_autofree char *log = NULL;
   g_autoptr (GIOStream) tconn = NULL;
   g_autoptr (GIOStream) other = NULL;
-  g_autoptr (GError) error = NULL;
   gboolean open_after_get, closed;
   gint64 t0, t1;
   Store s = { 0 };
 
-  if (!start_tls_store (&s, "tls-silent", "8", &cert))
-    {
-      g_test_skip ("openssl or glib-networking missing (build-aux/install-deps.sh)");
-      return;
-    }
-  tconn = tls_client_new (s.port, cert);
-  other = tls_client_new (s.port, cert);
-  tls_client_connect (tconn, s.port, &error);
-  g_assert_no_error (error);
+  if (!start_tls_client (&s, "tls-silent", &cert, &tconn, &other))
+    return;
   t0 = g_get_monotonic_time ();
   during = https_get_with (other, s.port);
   open_after_get = !closed_by_store (tls_fd (tconn), 0);
@@ -592,15 +603,8 @@ test_tls_slow_head (void)
   Store s = { 0 };
   int fd;
 
-  if (!start_tls_store (&s, "tls-slow", "8", &cert))
-    {
-      g_test_skip ("openssl or glib-networking missing (build-aux/install-deps.sh)");
-      return;
-    }
-  tconn = tls_client_new (s.port, cert);
-  other = tls_client_new (s.port, cert);
-  tls_client_connect (tconn, s.port, &error);
-  g_assert_no_error (error);
+  if (!start_tls_client (&s, "tls-slow", &cert, &tconn, &other))
+    return;
   fd = tls_fd (tconn);
   out = g_io_stream_get_output_stream (tconn);
   t0 = g_get_monotonic_time ();
