@@ -43,6 +43,7 @@ struct _LbStoreAuth
   char       *dummy_setting; /* hashed against for unknown users: same method and cost as
                               * the entries (yescrypt while there are none) */
   char       *dummy_method;  /* its method and cost ("$y$j9T$"), for diagnostics */
+  char       *hold_path;     /* (nullable) tests only: hashes wait until this file exists */
   GMutex      lock;          /* the verified cache may be touched from several threads */
 };
 
@@ -59,6 +60,7 @@ lb_store_auth_finalize (GObject *object)
   g_mutex_clear (&self->lock);
   g_free (self->dummy_setting);
   g_free (self->dummy_method);
+  g_free (self->hold_path);
   G_OBJECT_CLASS (lb_store_auth_parent_class)->finalize (object);
 }
 
@@ -84,6 +86,11 @@ lb_store_auth_init (LbStoreAuth *self)
     free (setting);
   }
   self->dummy_method = g_strdup ("$y$");
+  /* For tests only, unset otherwise: with LB_STORE_TEST_HOLD_HASHES naming a file, every
+   * password hash waits until that file exists, so that a test can fill the bounded queue of
+   * checks (lb-store-verify.h) and see what is refused, without relying on hashes being slow
+   * enough (tests/hardening/test-store-dos-auth.c). Read once, here on the main thread. */
+  self->hold_path = g_strdup (g_getenv ("LB_STORE_TEST_HOLD_HASHES"));
 }
 
 LbStoreAuth *
@@ -326,6 +333,12 @@ check_basic (LbStoreAuth *self, const char *header, const char *b64, char **user
     return LB_STORE_AUTH_DENIED;
   *colon = '\0';
 
+  if (self->hold_path != NULL)
+    {
+      g_debug ("password hash held until %s exists", self->hold_path);
+      while (!g_file_test (self->hold_path, G_FILE_TEST_EXISTS))
+        g_usleep (10000);
+    }
   stored = g_hash_table_lookup (self->users, creds);
   /* Hash even for unknown users (against a hash of the entries' own method and cost) so
    * timing does not tell which user names exist. */
@@ -387,17 +400,8 @@ basic_credentials (LbStoreAuth *self, const char *authorization)
   return p;
 }
 
-/*
- * lb_store_auth_check_cached:
- * @authorization: (nullable): the request's Authorization header
- * @user_out: (out): the authenticated user name for the access log, on LB_STORE_AUTH_OK
- *
- * Everything that is cheap: no header (ANONYMOUS), bearer tokens, Basic credentials verified
- * before, and what is refused without a hash. LB_STORE_AUTH_PENDING: Basic credentials that
- * only lb_store_auth_verify() can decide, at the cost of a password hash.
- */
-LbStoreAuthResult
-lb_store_auth_check_cached (LbStoreAuth *self, const char *authorization, char **user_out)
+static LbStoreAuthResult
+check_cheap (LbStoreAuth *self, const char *authorization, char **user_out)
 {
   const char *p;
 
@@ -423,6 +427,27 @@ lb_store_auth_check_cached (LbStoreAuth *self, const char *authorization, char *
 }
 
 /*
+ * lb_store_auth_check_cached:
+ * @authorization: (nullable): the request's Authorization header
+ * @user_out: (out): the authenticated user name for the access log, on LB_STORE_AUTH_OK
+ *
+ * Everything that is cheap: no header (ANONYMOUS), bearer tokens, Basic credentials verified
+ * before, and what is refused without a hash. LB_STORE_AUTH_PENDING: Basic credentials that
+ * only lb_store_auth_verify() can decide, at the cost of a password hash.
+ */
+LbStoreAuthResult
+lb_store_auth_check_cached (LbStoreAuth *self, const char *authorization, char **user_out)
+{
+  LbStoreAuthResult r = check_cheap (self, authorization, user_out);
+
+  /* One line per request that needs a hash (tests count them to know when every request of
+   * a burst has been seen). */
+  if (r == LB_STORE_AUTH_PENDING)
+    g_debug ("Basic credentials not verified before: a password hash decides");
+  return r;
+}
+
+/*
  * lb_store_auth_verify:
  * @authorization: (nullable): the request's Authorization header
  * @user_out: (out): the authenticated user name for the access log, on LB_STORE_AUTH_OK
@@ -435,7 +460,7 @@ LbStoreAuthResult
 lb_store_auth_verify (LbStoreAuth *self, const char *authorization, char **user_out,
                       char **method_out)
 {
-  LbStoreAuthResult r = lb_store_auth_check_cached (self, authorization, user_out);
+  LbStoreAuthResult r = check_cheap (self, authorization, user_out);
   const char *b64;
 
   if (method_out != NULL)

@@ -3,7 +3,7 @@
 
 /* The denial-of-service tests of lightbox-store (issue 30; test-store-dos-propfind.c, -conn.c
  * and -auth.c): the real binary on 127.0.0.1, with a descriptor limit of its own, its output
- * (debug lines with G_MESSAGES_DEBUG=lb-store-server) in a file, its memory peak and threads
+ * (debug lines with G_MESSAGES_DEBUG=lb-store-server lb-store-auth) in a file, its memory peak and threads
  * read from /proc/PID/status; requests as raw bytes over plain sockets, each on a connection
  * of its own, read to the end. Waits are bounded guards against a hang, never speed
  * thresholds. */
@@ -30,6 +30,7 @@ typedef struct {
   char        *log;  /* its standard output and error (debug lines go to standard output) */
   char        *root;
   rlim_t       nofile; /* RLIMIT_NOFILE for the child, 0 to inherit */
+  const char *const *env; /* (nullable) NAME=VALUE pairs set for the child only */
 } Store;
 
 static inline void
@@ -61,7 +62,14 @@ store_start (Store *s, const char *root, const char *const *extra, gboolean debu
   g_subprocess_launcher_set_stdout_file_path (l, s->log);
   g_subprocess_launcher_set_child_setup (l, child_setup, s, NULL);
   if (debug)
-    g_subprocess_launcher_setenv (l, "G_MESSAGES_DEBUG", "lb-store-server", TRUE);
+    g_subprocess_launcher_setenv (l, "G_MESSAGES_DEBUG", "lb-store-server lb-store-auth", TRUE);
+  for (guint i = 0; s->env != NULL && s->env[i] != NULL; i++)
+    {
+      g_auto (GStrv) kv = g_strsplit (s->env[i], "=", 2);
+
+      g_assert_nonnull (kv[1]);
+      g_subprocess_launcher_setenv (l, kv[0], kv[1], TRUE);
+    }
 #if defined(__SANITIZE_ADDRESS__)
   /* As in test-security (LeakSanitizer's exit-time tracer crashes after GnuTLS threads ran);
    * a small quarantine, or the freed memory ASan holds back (256 MB) shows in VmHWM. */
@@ -157,17 +165,26 @@ fill_dir (const char *dir, guint n)
 /* ---------------------------------------------------------------------------------------- */
 /* raw HTTP                                                                                   */
 
-/* A connected socket (http_connect()); @timeout_s bounds every wait on it (a guard against a
- * hang). */
+/* A connected socket (http_connect_from()), or -1 when @from cannot be bound; @timeout_s
+ * bounds every wait on it (a guard against a hang). */
+static inline int
+dial_from (guint16 port, const char *from, int timeout_s)
+{
+  struct timeval tv = { timeout_s, 0 };
+  int fd = http_connect_from (port, from);
+
+  if (fd >= 0)
+    {
+      setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+      setsockopt (fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    }
+  return fd;
+}
+
 static inline int
 dial (guint16 port, int timeout_s)
 {
-  struct timeval tv = { timeout_s, 0 };
-  int fd = http_connect (port);
-
-  setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  setsockopt (fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  return fd;
+  return dial_from (port, NULL, timeout_s);
 }
 
 /* Reads until the server closes (or the guard runs out). */

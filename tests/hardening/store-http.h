@@ -61,9 +61,10 @@ http_store_stop (HttpStore *s)
   g_clear_pointer (&s->url, g_free);
 }
 
-/* A connection to 127.0.0.1:@port; no single wait on it lasts longer than 20 s. */
+/* A connection to 127.0.0.1:@port from the loopback address @from (127.0.0.N; NULL: any), or
+ * -1 when @from cannot be bound; no single wait on it lasts longer than 20 s. */
 static inline int
-http_connect (guint16 port)
+http_connect_from (guint16 port, const char *from)
 {
   struct sockaddr_in sa = { 0 };
   struct timeval tv = { 20, 0 };
@@ -71,6 +72,16 @@ http_connect (guint16 port)
   int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
   g_assert_cmpint (fd, >=, 0);
+  if (from != NULL)
+    {
+      sa.sin_family = AF_INET;
+      g_assert_cmpint (inet_pton (AF_INET, from, &sa.sin_addr), ==, 1);
+      if (bind (fd, (struct sockaddr *) &sa, sizeof sa) != 0)
+        {
+          close (fd);
+          return -1;
+        }
+    }
   sa.sin_family = AF_INET;
   sa.sin_port = htons (port);
   sa.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
@@ -79,6 +90,13 @@ http_connect (guint16 port)
   setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   g_assert_cmpint (connect (fd, (struct sockaddr *) &sa, sizeof sa), ==, 0);
   return fd;
+}
+
+/* A connection to 127.0.0.1:@port; no single wait on it lasts longer than 20 s. */
+static inline int
+http_connect (guint16 port)
+{
+  return http_connect_from (port, NULL);
 }
 
 /* All of @len bytes, or FALSE when the peer closed or reset the connection first. */

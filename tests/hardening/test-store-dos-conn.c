@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Denial of service without credentials, connections (issue 30, items 5, 6 and 8): a
  * listener out of descriptors and the connection limit, a keep-alive request at exactly the
- * timeout, and stalled TLS handshakes. */
+ * timeout, stalled TLS handshakes, and TLS clients silent or too slow after their handshake. */
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 
 #include "lb-test-http.h"
@@ -214,33 +215,82 @@ make_certificate (char **cert, char **key)
   return TRUE;
 }
 
-/* A GET over TLS with the self-signed certificate trusted; its status line. */
-static char *
-https_get (guint16 port, const char *cert)
+/* A TLS client for the store on @port, the self-signed certificate @cert trusted, not
+ * connected yet (tls_client_connect()). Made ahead: under ASan a new TLS client connection
+ * takes 2-3 s to set up, which would count against the store's deadlines. Every wait on it is
+ * bounded (60 s), a guard against a hang. */
+static GIOStream *
+tls_client_new (guint16 port, const char *cert)
 {
-  static const char req[] = "GET /a.txt HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
-  g_autoptr (GSocketClient) client = g_socket_client_new ();
-  g_autoptr (GSocketConnection) conn = NULL;
-  g_autoptr (GIOStream) tconn = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (GTlsDatabase) db = g_tls_file_database_new (cert, &error);
   g_autoptr (GSocketConnectable) id = g_network_address_new ("127.0.0.1", port);
-  char buf[64] = { 0 };
-  gsize got = 0;
+  g_autoptr (GSocket) socket = NULL;
+  g_autoptr (GSocketConnection) conn = NULL;
+  GIOStream *tconn;
 
   g_assert_no_error (error);
-  g_socket_client_set_enable_proxy (client, FALSE);
-  /* A guard against a hang: before, new clients timed out here after 12 s and more. */
-  g_socket_client_set_timeout (client, 60);
-  conn = g_socket_client_connect_to_host (client, "127.0.0.1", port, NULL, &error);
+  socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, &error);
   g_assert_no_error (error);
+  /* Before, new clients timed out after 12 s and more. */
+  g_socket_set_timeout (socket, 60);
+  conn = g_socket_connection_factory_create_connection (socket);
   tconn = g_tls_client_connection_new (G_IO_STREAM (conn), id, &error);
   g_assert_no_error (error);
   g_tls_connection_set_database (G_TLS_CONNECTION (tconn), db);
-  if (!g_output_stream_write_all (g_io_stream_get_output_stream (tconn), req, sizeof req - 1, NULL, NULL, &error))
+  return tconn;
+}
+
+/* The TCP connection under @tconn (owned by it). */
+static GSocketConnection *
+tls_client_tcp (GIOStream *tconn)
+{
+  g_autoptr (GIOStream) tcp = NULL;
+
+  g_object_get (tconn, "base-io-stream", &tcp, NULL);
+  return G_SOCKET_CONNECTION (tcp);
+}
+
+/* The TCP socket under a client of tls_client_new(). */
+static int
+tls_fd (GIOStream *tconn)
+{
+  return g_socket_get_fd (g_socket_connection_get_socket (tls_client_tcp (tconn)));
+}
+
+/* Connects @tconn (tls_client_new()) to 127.0.0.1:@port and does the handshake. */
+static gboolean
+tls_client_connect (GIOStream *tconn, guint16 port, GError **error)
+{
+  g_autoptr (GSocketAddress) address = g_inet_socket_address_new_from_string ("127.0.0.1", port);
+
+  return g_socket_connection_connect (tls_client_tcp (tconn), address, NULL, error) &&
+         g_tls_connection_handshake (G_TLS_CONNECTION (tconn), NULL, error);
+}
+
+/* A GET over @tconn (tls_client_new(), connected here); its status line, or the error. */
+static char *
+https_get_with (GIOStream *tconn, guint16 port)
+{
+  static const char req[] = "GET /a.txt HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+  g_autoptr (GError) error = NULL;
+  char buf[64] = { 0 };
+  gsize got = 0;
+
+  if (!tls_client_connect (tconn, port, &error) ||
+      !g_output_stream_write_all (g_io_stream_get_output_stream (tconn), req, sizeof req - 1, NULL, NULL, &error))
     return g_strdup (error->message);
   g_input_stream_read_all (g_io_stream_get_input_stream (tconn), buf, 15, &got, NULL, &error);
   return g_strdup (error != NULL ? error->message : buf);
+}
+
+/* A GET over TLS with the self-signed certificate trusted; its status line, or the error. */
+static char *
+https_get (guint16 port, const char *cert)
+{
+  g_autoptr (GIOStream) tconn = tls_client_new (port, cert);
+
+  return https_get_with (tconn, port);
 }
 
 /* 120 connections each send the first 11 bytes of a ClientHello and stop; then a real HTTPS
@@ -259,6 +309,7 @@ test_tls_stalled (void)
   g_autofree char *first = NULL;
   g_autofree char *during = NULL;
   g_autofree char *log = NULL;
+  g_autoptr (GIOStream) other = NULL;
   int stalled[120];
   guint64 threads0, threads1;
   guint still_open = 0, closed = 0;
@@ -277,6 +328,7 @@ test_tls_stalled (void)
                FALSE);
   first = https_get (s.port, cert);
   g_assert_cmpstr (first, ==, "HTTP/1.1 200 OK");
+  other = tls_client_new (s.port, cert);
   threads0 = store_status (&s, "Threads");
   for (guint i = 0; i < G_N_ELEMENTS (stalled); i++)
     {
@@ -284,7 +336,7 @@ test_tls_stalled (void)
       http_send_all (stalled[i], hello, sizeof hello);
     }
   g_usleep (300000);
-  during = https_get (s.port, cert);
+  during = https_get_with (other, s.port);
   threads1 = store_status (&s, "Threads");
   for (guint i = 0; i < G_N_ELEMENTS (stalled); i++)
     {
@@ -314,6 +366,253 @@ test_tls_stalled (void)
   log = store_stop (&s);
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* 8. The handshake and request-head deadlines over TLS                                      */
+
+/* TRUE when the store has shut the connection @fd down (its FIN: POLLRDHUP) or reset it;
+ * what it sent before is left unread. Waits until the monotonic time @until at most: the
+ * test's guard, which must never be what ends the wait. */
+static gboolean
+closed_by_store (int fd, gint64 until)
+{
+  for (;;)
+    {
+      struct pollfd p = { fd, POLLRDHUP, 0 };
+      gint64 left_ms = (until - g_get_monotonic_time ()) / 1000;
+      int r = poll (&p, 1, (int) CLAMP (left_ms, 0, 1000));
+
+      if (r > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0)
+        return TRUE;
+      if (r < 0 && errno != EINTR)
+        g_error ("poll: %s", g_strerror (errno));
+      if (left_ms <= 0)
+        return FALSE;
+    }
+}
+
+static gpointer
+hello_client_thread (gpointer data)
+{
+  g_autoptr (GError) error = NULL;
+
+  /* Fails once the other end closes: nobody answers. */
+  g_tls_connection_handshake (G_TLS_CONNECTION (data), NULL, &error);
+  return NULL;
+}
+
+/* The first TLS record of a real client (glib-networking's): its whole ClientHello, caught
+ * on a socket pair. */
+static GBytes *
+capture_client_hello (void)
+{
+  struct timeval tv = { 30, 0 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSocket) socket = NULL;
+  g_autoptr (GSocketConnection) conn = NULL;
+  g_autoptr (GIOStream) tconn = NULL;
+  g_autoptr (GSocketConnectable) id = g_network_address_new ("127.0.0.1", 443);
+  g_autoptr (GByteArray) record = g_byte_array_new ();
+  GThread *thread;
+  int sv[2];
+
+  g_assert_cmpint (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), ==, 0);
+  setsockopt (sv[1], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  socket = g_socket_new_from_fd (sv[0], &error);
+  g_assert_no_error (error);
+  conn = g_socket_connection_factory_create_connection (socket);
+  tconn = g_tls_client_connection_new (G_IO_STREAM (conn), id, &error);
+  g_assert_no_error (error);
+  thread = g_thread_new ("client-hello", hello_client_thread, tconn);
+  /* The record header (RFC 8446 §5.1): handshake (22), version, length; then the rest. */
+  g_assert_true (http_recv_n (sv[1], record, 5));
+  g_assert_cmpuint (record->data[0], ==, 0x16);
+  g_assert_true (http_recv_n (sv[1], record, (gsize) record->data[3] << 8 | record->data[4]));
+  g_assert_cmpuint (record->data[5], ==, 1); /* handshake type client_hello (RFC 8446 §4) */
+  close (sv[1]);
+  g_thread_join (thread);
+  return g_bytes_new (record->data, record->len);
+}
+
+/* The store, serving TLS (with a new self-signed certificate) and @timeout, debug lines on;
+ * FALSE without openssl or a TLS backend. */
+static gboolean
+start_tls_store (Store *s, const char *name, const char *timeout, char **cert)
+{
+  g_autofree char *root = make_root (name);
+  g_autofree char *file = g_build_filename (root, "a.txt", NULL);
+  g_autofree char *key = NULL;
+
+  if (!make_certificate (cert, &key))
+    return FALSE;
+  write_file (file, "hello");
+  /* The client's first TLS connection loads the system's CA certificates (slow under ASan). */
+  g_object_unref (g_tls_backend_get_default_database (g_tls_backend_get_default ()));
+  store_start (s, root, (const char *const[]) { "--tls-cert", *cert, "--tls-key", key, "--timeout", timeout, NULL },
+               TRUE);
+  return TRUE;
+}
+
+/* A client sends a whole ClientHello and then nothing. The store answers it (the handshake
+ * runs, in a thread), serves a new HTTPS client meanwhile, and closes the stalled one at the
+ * handshake deadline: 10 s after the ClientHello (LB_STORE_HANDSHAKE_TIMEOUT). With --timeout
+ * 20 the wait for a ClientHello would end only 20 s after accept(); the test's guard (18 s
+ * after connect()) runs out before that, so only the handshake deadline can pass the test. */
+static void
+test_tls_hello_then_stall (void)
+{
+  g_autofree char *cert = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *during = NULL;
+  g_autofree char *log = NULL;
+  g_autoptr (GBytes) hello = NULL;
+  g_autoptr (GByteArray) answer = g_byte_array_new ();
+  g_autoptr (GIOStream) other = NULL;
+  gboolean open_after_get, closed;
+  gint64 t0, t1;
+  Store s = { 0 };
+  int fd;
+
+  if (!start_tls_store (&s, "tls-hello", "20", &cert))
+    {
+      g_test_skip ("openssl or glib-networking missing (build-aux/install-deps.sh)");
+      return;
+    }
+  hello = capture_client_hello ();
+  first = https_get (s.port, cert);
+  g_assert_cmpstr (first, ==, "HTTP/1.1 200 OK");
+  other = tls_client_new (s.port, cert);
+
+  t0 = g_get_monotonic_time ();
+  fd = dial (s.port, 30);
+  g_assert_true (http_send_all (fd, g_bytes_get_data (hello, NULL), g_bytes_get_size (hello)));
+  /* The store's answer, a handshake record (its ServerHello): the handshake runs. */
+  g_assert_true (http_recv_n (fd, answer, 5));
+  g_assert_cmpuint (answer->data[0], ==, 0x16);
+  during = https_get_with (other, s.port);
+  open_after_get = !closed_by_store (fd, 0);
+  closed = closed_by_store (fd, t0 + 18 * G_USEC_PER_SEC);
+  t1 = g_get_monotonic_time ();
+  close (fd);
+  log = store_stop (&s);
+  g_test_message ("a stalled handshake after a whole ClientHello (%" G_GSIZE_FORMAT " bytes): a new HTTPS "
+                  "GET meanwhile got \"%s\", the stalled one %s after it; %s by the store %.1f s after "
+                  "connect()", g_bytes_get_size (hello), during, open_after_get ? "still open" : "closed",
+                  closed ? "closed" : "NOT closed", (t1 - t0) / 1e6);
+  g_assert_cmpstr (during, ==, "HTTP/1.1 200 OK");
+  g_assert_true (open_after_get);
+  g_assert_true (closed);
+  g_assert_nonnull (strstr (log, "TLS handshake not done in time (handshake): closing"));
+}
+
+/* The store (--timeout 8) with a client connected, its handshake done, in @tconn, and another
+ * one ready to connect in @other; FALSE, the test skipped, without openssl or a TLS backend. */
+static gboolean
+start_tls_client (Store *s, const char *name, char **cert, GIOStream **tconn, GIOStream **other)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!start_tls_store (s, name, "8", cert))
+    {
+      g_test_skip ("openssl or glib-networking missing (build-aux/install-deps.sh)");
+      return FALSE;
+    }
+  *tconn = tls_client_new (s->port, *cert);
+  *other = tls_client_new (s->port, *cert);
+  tls_client_connect (*tconn, s->port, &error);
+  g_assert_no_error (error);
+  return TRUE;
+}
+
+/* A client completes its handshake and then sends nothing (--timeout 8): the store closes it
+ * when the request head is due, and serves a new HTTPS client meanwhile. */
+static void
+test_tls_silent (void)
+{
+  g_autofree char *cert = NULL;
+  g_autofree char *during = NULL;
+  g_autofree char *log = NULL;
+  g_autoptr (GIOStream) tconn = NULL;
+  g_autoptr (GIOStream) other = NULL;
+  gboolean open_after_get, closed;
+  gint64 t0, t1;
+  Store s = { 0 };
+
+  if (!start_tls_client (&s, "tls-silent", &cert, &tconn, &other))
+    return;
+  t0 = g_get_monotonic_time ();
+  during = https_get_with (other, s.port);
+  open_after_get = !closed_by_store (tls_fd (tconn), 0);
+  /* The guard: 30 s, well past the timeout. */
+  closed = closed_by_store (tls_fd (tconn), t0 + 30 * G_USEC_PER_SEC);
+  t1 = g_get_monotonic_time ();
+  g_clear_object (&tconn);
+  log = store_stop (&s);
+  g_test_message ("silent after its handshake: a new HTTPS GET meanwhile got \"%s\", the silent one "
+                  "%s after it; %s by the store %.1f s after the handshake", during,
+                  open_after_get ? "still open" : "closed", closed ? "closed" : "NOT closed", (t1 - t0) / 1e6);
+  g_assert_cmpstr (during, ==, "HTTP/1.1 200 OK");
+  g_assert_true (open_after_get);
+  g_assert_true (closed);
+}
+
+/* A client completes its handshake and sends its request head one byte every 0.5 s, each
+ * within the socket timeout (--timeout 8) but the whole too slow: the deadline of the request
+ * head closes it before the head is complete, and a new HTTPS client is served meanwhile. */
+static void
+test_tls_slow_head (void)
+{
+  static const char head[] = "GET /a.txt HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
+                             "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz\r\n\r\n";
+  g_autofree char *cert = NULL;
+  g_autofree char *during = NULL;
+  g_autofree char *log = NULL;
+  g_autoptr (GIOStream) tconn = NULL;
+  g_autoptr (GIOStream) other = NULL;
+  g_autoptr (GError) error = NULL;
+  GOutputStream *out;
+  gboolean open_after_get = FALSE, closed = FALSE;
+  gint64 t0, t1;
+  guint sent = 0;
+  Store s = { 0 };
+  int fd;
+
+  if (!start_tls_client (&s, "tls-slow", &cert, &tconn, &other))
+    return;
+  fd = tls_fd (tconn);
+  out = g_io_stream_get_output_stream (tconn);
+  t0 = g_get_monotonic_time ();
+  /* The guard: 30 s, well past the timeout (60 bytes); the head has more. */
+  while (!closed && sent < sizeof head - 1 && g_get_monotonic_time () < t0 + 30 * G_USEC_PER_SEC)
+    {
+      if (!g_output_stream_write_all (out, head + sent, 1, NULL, NULL, &error))
+        {
+          /* The store closed first (the write met its reset). */
+          g_test_message ("write: %s", error->message);
+          g_clear_error (&error);
+          closed = closed_by_store (fd, 0);
+          break;
+        }
+      sent++;
+      if (sent == 1)
+        {
+          during = https_get_with (other, s.port);
+          open_after_get = !closed_by_store (fd, 0);
+        }
+      closed = closed_by_store (fd, g_get_monotonic_time () + G_USEC_PER_SEC / 2);
+    }
+  t1 = g_get_monotonic_time ();
+  g_clear_object (&tconn);
+  log = store_stop (&s);
+  g_test_message ("request head at 2 bytes a second: a new HTTPS GET meanwhile got \"%s\", the slow one "
+                  "%s after it; %s by the store after %u of %" G_GSIZE_FORMAT " bytes, %.1f s", during,
+                  open_after_get ? "still open" : "closed", closed ? "closed" : "NOT closed", sent,
+                  sizeof head - 1, (t1 - t0) / 1e6);
+  g_assert_cmpstr (during, ==, "HTTP/1.1 200 OK");
+  g_assert_true (open_after_get);
+  g_assert_true (closed);
+  g_assert_cmpuint (sent, <, sizeof head - 1);
+}
+
 /* Under ASan, LeakSanitizer's stop-the-world tracer dies with SIGSEGV at the exit of this
  * process once the TLS client of test_tls_stalled (glib-networking's GnuTLS, loaded as a GIO
  * module) has run here: "Tracer caught signal 11 … LeakSanitizer has encountered a fatal error",
@@ -336,5 +635,8 @@ main (int argc, char **argv)
   g_test_add_func ("/store-dos/listener-emfile", test_listener_emfile);
   g_test_add_func ("/store-dos/keepalive-at-timeout", test_keepalive_at_timeout);
   g_test_add_func ("/store-dos/tls-stalled", test_tls_stalled);
+  g_test_add_func ("/store-dos/tls-hello-then-stall", test_tls_hello_then_stall);
+  g_test_add_func ("/store-dos/tls-silent", test_tls_silent);
+  g_test_add_func ("/store-dos/tls-slow-head", test_tls_slow_head);
   return store_dos_run ();
 }
