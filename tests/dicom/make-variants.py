@@ -7,7 +7,8 @@ From CT_small.dcm and MR_small.dcm (SRCDIR) it makes, in a study of their own, o
 per variant: signed with negative stored values (and junk above HighBit), the same image
 unsigned with the intercept moved, MONOCHROME1, pixel padding with a range limit, SIGMOID,
 several windows with explanations, an MR whose RescaleType is US, a slope of 0.5, a Modality
-LUT Sequence, a VOI LUT Sequence, and lossy-compression history. For each NAME it writes:
+LUT Sequence, a VOI LUT Sequence (and a large one of 65536 entries), and lossy-compression
+history. For each NAME it writes:
   NAME.dcm      the Part 10 file (explicit VR little endian)
   NAME.json     its data set in the DICOM JSON model, without Pixel Data (what WADO-RS sends)
   NAME.frame    the Pixel Data bytes
@@ -221,6 +222,17 @@ ds.RescaleSlope, ds.RescaleIntercept = 1, -1024
 vdata = (4095 / (1 + np.exp(-(np.arange(3000) - 1100) / 80.0))).astype(np.int64)
 ds.VOILUTSequence = [lut_item(-1024, 12, vdata, 'SOFT TISSUE LUT', signed=True)]
 variant('ct-voi-lut', ds, {'units': 'HU', 'decimals': '0'})
+
+# A large VOI LUT Sequence: 65536 entries (descriptor 0) of 16 bits from −32768, a gamma
+# curve over −200 … 400 HU. With a second, small one: the display picks either.
+ds = load('CT_small.dcm')
+clear_values(ds)
+ds.RescaleSlope, ds.RescaleIntercept = 1, -1024
+x = np.arange(65536) - 32768
+large = (65535 * np.clip((x + 200) / 600.0, 0, 1) ** 0.7).astype(np.int64)
+ds.VOILUTSequence = [lut_item(-32768, 16, large, 'LARGE GAMMA LUT', signed=True),
+                     lut_item(-1024, 12, vdata, 'SOFT TISSUE LUT', signed=True)]
+variant('ct-voi-lut-large', ds, {'units': 'HU', 'decimals': '0'})
 
 # Lossy history: compressed twice before, ratios and methods.
 ds = load('CT_small.dcm')

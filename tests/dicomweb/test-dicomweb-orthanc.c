@@ -260,6 +260,7 @@ main (int argc, char **argv)
   g_test_add_func ("/dicomweb/write-refusals", test_write_refusals);
   g_test_add_func ("/dicomweb/write-raw-dicom", test_write_raw_dicom);
   g_test_add_func ("/dicomweb/values-round-trip", test_values_round_trip);
+  g_test_add_func ("/dicomweb/voi-lut-bulk", test_voi_lut_bulk);
   g_test_add_func ("/dicomweb/empty-patient", test_empty_patient);
   g_test_add_func ("/dicomweb/auth", test_auth);
   g_test_add_func ("/dicomweb/cancelled", test_cancelled);
