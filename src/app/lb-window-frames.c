@@ -12,7 +12,9 @@
 /* Frames of multi-frame images: stepping (win.next-frame, win.previous-frame,
  * win.first-frame, win.last-frame) and cine (win.cine, looping at the object's frame rate).
  * A frame is decoded only when it is shown (LbFrameSource, on a worker thread); the view
- * (zoom, pan, rotation, window/level) stays from frame to frame. */
+ * (zoom, pan, rotation, window/level) stays from frame to frame. Each frame has a history of
+ * its own: leaving a frame whose history holds filter results asks first, since they are
+ * lost with it. */
 
 /* Cine speed when the object gives none (frames per second). */
 #define DEFAULT_CINE_FPS 10.0
@@ -333,6 +335,82 @@ load_frame (LbWindow *self, guint number)
                               fl);
 }
 
+/* ---- filter results on the frame shown --------------------------------------------------- */
+
+#define DISCARD_DIALOG_KEY "lb-frames-discard-dialog"
+
+enum { RESPONSE_DISCARD = 1 };
+
+/* Whether the frame shown has filter results (undone ones too: redo brings them back). */
+static gboolean
+has_results (LbWindow *self)
+{
+  return self->history != NULL && lb_history_get_length (self->history) > 1;
+}
+
+static void
+on_discard_response (GtkDialog *dialog,
+                     int        response,
+                     LbWindow  *self)
+{
+  guint number = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (dialog), "lb-frame"));
+  guint serial = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (dialog), "lb-serial"));
+
+  g_object_set_data (G_OBJECT (self), DISCARD_DIALOG_KEY, NULL);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  /* only if the frames asked about are still the ones shown (no other image opened since) */
+  if (response == RESPONSE_DISCARD && self->frames != NULL && serial == self->frame_serial)
+    load_frame (self, number);
+}
+
+/* Asks whether frame @number may replace the frame shown and its filter results: Keep stays,
+ * Discard steps. The whole dialog is this one function, in the window's dialog style (as the
+ * upload conflict dialog): a modal question with the destructive choice marked. */
+static void
+ask_discard_results (LbWindow *self,
+                     guint     number)
+{
+  GtkWidget *dialog;
+
+  if (g_object_get_data (G_OBJECT (self), DISCARD_DIALOG_KEY) != NULL)
+    return;
+  dialog = gtk_message_dialog_new (GTK_WINDOW (self),
+                                   GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                   GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE,
+                                   /* TRANSLATORS: asked before stepping away from a frame of a
+                                    * multi-frame image that has filter results */
+                                   _("Discard the filter results on frame %u?"), self->frame);
+  gtk_message_dialog_format_secondary_text (
+    GTK_MESSAGE_DIALOG (dialog),
+    _("Frame %u opens with a history of its own: the results on this frame and their undo "
+      "steps are lost. Upload them first to keep them."), number);
+  gtk_dialog_add_buttons (GTK_DIALOG (dialog), _("_Keep Results"), GTK_RESPONSE_CANCEL,
+                          _("_Discard Results"), RESPONSE_DISCARD, NULL);
+  gtk_widget_add_css_class (gtk_dialog_get_widget_for_response (GTK_DIALOG (dialog),
+                                                                RESPONSE_DISCARD),
+                            "destructive-action");
+  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
+  g_object_set_data (G_OBJECT (dialog), "lb-frame", GUINT_TO_POINTER (number));
+  g_object_set_data (G_OBJECT (dialog), "lb-serial", GUINT_TO_POINTER (self->frame_serial));
+  g_signal_connect_object (dialog, "response", G_CALLBACK (on_discard_response), self, 0);
+  g_object_set_data (G_OBJECT (self), DISCARD_DIALOG_KEY, dialog);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+/* Shows frame @number, asking first when that would drop filter results. */
+static void
+step_to (LbWindow *self,
+         guint     number)
+{
+  if (has_results (self))
+    {
+      stop_cine (self);
+      ask_discard_results (self, number);
+    }
+  else
+    load_frame (self, number);
+}
+
 /* ---- actions ------------------------------------------------------------------------------ */
 
 static void
@@ -346,13 +424,13 @@ step_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
     return;
   n = lb_frame_source_get_n_frames (self->frames);
   if (g_str_equal (name, "next-frame") && self->frame < n)
-    load_frame (self, self->frame + 1);
+    step_to (self, self->frame + 1);
   else if (g_str_equal (name, "previous-frame") && self->frame > 1)
-    load_frame (self, self->frame - 1);
+    step_to (self, self->frame - 1);
   else if (g_str_equal (name, "first-frame"))
-    load_frame (self, 1);
+    step_to (self, 1);
   else if (g_str_equal (name, "last-frame"))
-    load_frame (self, n);
+    step_to (self, n);
 }
 
 static gboolean
@@ -363,6 +441,13 @@ cine_tick (gpointer user_data)
   /* a frame still decoding or downloading: skip this tick rather than queue frames */
   if (self->frames == NULL || self->frame_loading || self->busy)
     return G_SOURCE_CONTINUE;
+  /* results on the frame shown stop the playback and ask (step_to removes this source) */
+  if (has_results (self))
+    {
+      self->cine_source = 0;
+      step_to (self, self->frame % lb_frame_source_get_n_frames (self->frames) + 1);
+      return G_SOURCE_REMOVE;
+    }
   load_frame (self, self->frame % lb_frame_source_get_n_frames (self->frames) + 1);
   return G_SOURCE_CONTINUE;
 }

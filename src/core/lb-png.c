@@ -258,10 +258,11 @@ read_metadata (LbPngDecoder *self, png_infop info)
           decoder_set_error (self, LB_ERROR_CORRUPT, "%s chunk: %s", KEY_VALUES, error->message);
           g_error_free (error);
         }
-      else if (!lb_sample_format_is_gray (self->format)
+      else if (lb_sample_format_is_gray (self->format) == lb_value_model_get_colour (model)
                || lb_value_model_get_sample_bits (model) != bits)
-        decoder_set_error (self, LB_ERROR_CORRUPT, "%s chunk describes %u-bit grey samples",
-                           KEY_VALUES, lb_value_model_get_sample_bits (model));
+        decoder_set_error (self, LB_ERROR_CORRUPT, "%s chunk describes %u-bit %s samples",
+                           KEY_VALUES, lb_value_model_get_sample_bits (model),
+                           lb_value_model_get_colour (model) ? "colour" : "grey");
       else
         lb_image_meta_set_value_model (self->meta, model);
     }
@@ -693,11 +694,12 @@ lb_png_save_to_stream (LbImage *image, GOutputStream *stream, GCancellable *canc
         }
       add_text (texts, strings, keys[i], lb_image_meta_get_text (meta, keys[i]));
     }
-  /* the model, when it still describes the samples (not after a filter changed their size or
-   * made them colour) */
-  if (lb_sample_format_is_gray (lb_image_get_format (image))
-      && lb_image_meta_get_value_model_for (meta, lb_sample_format_get_bit_depth (
-                                                    lb_image_get_format (image))) != NULL)
+  /* the model, when it still describes the samples (not after a filter changed their size, or
+   * made grey samples colour or colour ones grey) */
+  if (lb_image_meta_get_value_model_for (meta, lb_sample_format_get_bit_depth (
+                                                 lb_image_get_format (image))) != NULL
+      && lb_sample_format_is_gray (lb_image_get_format (image))
+         != lb_value_model_get_colour (lb_image_meta_get_value_model (meta)))
     {
       char *v = lb_value_model_serialize (lb_image_meta_get_value_model (meta));
 

@@ -37,6 +37,8 @@ struct _LbValueModel {
   LbVoiFunction  function;
   GPtrArray     *voi_luts;     /* OwnedLut* */
   gboolean       monochrome1;
+  LbPresentationShape presentation;
+  gboolean       colour;
   gboolean       lossy;
   char          *lossy_ratios, *lossy_methods;
 };
@@ -48,6 +50,36 @@ struct _LbValueModelBuilder {
 G_DEFINE_BOXED_TYPE (LbValueModel, lb_value_model, lb_value_model_ref, lb_value_model_unref)
 
 static const char *const voi_names[] = { "LINEAR", "LINEAR_EXACT", "SIGMOID" };
+static const char *const presentation_names[] = { NULL, "IDENTITY", "INVERSE" };
+
+const char *
+lb_presentation_shape_to_string (LbPresentationShape shape)
+{
+  g_return_val_if_fail ((guint) shape < G_N_ELEMENTS (presentation_names), NULL);
+  return presentation_names[shape];
+}
+
+/* The index of @text among @names (a NULL entry matches nothing), or -1: DICOM CS values are
+ * compared exactly. */
+static int
+name_index (const char *const *names, guint n_names, const char *text)
+{
+  for (guint i = 0; text != NULL && i < n_names; i++)
+    if (names[i] != NULL && strcmp (text, names[i]) == 0)
+      return (int) i;
+  return -1;
+}
+
+gboolean
+lb_presentation_shape_from_string (const char *text, LbPresentationShape *shape)
+{
+  int i = name_index (presentation_names, G_N_ELEMENTS (presentation_names), text);
+
+  if (i < 0)
+    return FALSE;
+  *shape = (LbPresentationShape) i;
+  return TRUE;
+}
 
 const char *
 lb_voi_function_to_string (LbVoiFunction function)
@@ -59,13 +91,12 @@ lb_voi_function_to_string (LbVoiFunction function)
 gboolean
 lb_voi_function_from_string (const char *text, LbVoiFunction *function)
 {
-  for (guint i = 0; text != NULL && i < G_N_ELEMENTS (voi_names); i++)
-    if (strcmp (text, voi_names[i]) == 0)
-      {
-        *function = (LbVoiFunction) i;
-        return TRUE;
-      }
-  return FALSE;
+  int i = name_index (voi_names, G_N_ELEMENTS (voi_names), text);
+
+  if (i < 0)
+    return FALSE;
+  *function = (LbVoiFunction) i;
+  return TRUE;
 }
 
 guint
@@ -152,6 +183,8 @@ model_copy (const LbValueModel *src)
   for (guint i = 0; i < src->voi_luts->len; i++)
     g_ptr_array_add (m->voi_luts, owned_lut_new (&((OwnedLut *) src->voi_luts->pdata[i])->lut));
   m->monochrome1 = src->monochrome1;
+  m->presentation = src->presentation;
+  m->colour = src->colour;
   m->lossy = src->lossy;
   m->lossy_ratios = g_strdup (src->lossy_ratios);
   m->lossy_methods = g_strdup (src->lossy_methods);
@@ -205,6 +238,7 @@ lb_value_model_equal (const LbValueModel *a, const LbValueModel *b)
       || (a->has_padding && (a->pad_lo != b->pad_lo || a->pad_hi != b->pad_hi))
       || a->windows->len != b->windows->len || a->function != b->function
       || a->voi_luts->len != b->voi_luts->len || a->monochrome1 != b->monochrome1
+      || a->presentation != b->presentation || a->colour != b->colour
       || a->lossy != b->lossy || g_strcmp0 (a->lossy_ratios, b->lossy_ratios) != 0
       || g_strcmp0 (a->lossy_methods, b->lossy_methods) != 0)
     return FALSE;
@@ -430,6 +464,36 @@ lb_value_model_get_monochrome1 (const LbValueModel *model)
   return model->monochrome1;
 }
 
+LbPresentationShape
+lb_value_model_get_presentation_shape (const LbValueModel *model)
+{
+  g_return_val_if_fail (model != NULL, LB_PRESENTATION_UNSPECIFIED);
+  return model->presentation;
+}
+
+gboolean
+lb_value_model_get_presentation_inverse (const LbValueModel *model)
+{
+  g_return_val_if_fail (model != NULL, FALSE);
+  switch (model->presentation)
+    {
+    case LB_PRESENTATION_INVERSE:
+      return TRUE;
+    case LB_PRESENTATION_IDENTITY:
+      return FALSE;
+    case LB_PRESENTATION_UNSPECIFIED:
+    default:
+      return model->monochrome1;
+    }
+}
+
+gboolean
+lb_value_model_get_colour (const LbValueModel *model)
+{
+  g_return_val_if_fail (model != NULL, FALSE);
+  return model->colour;
+}
+
 gboolean
 lb_value_model_get_source_signed (const LbValueModel *model)
 {
@@ -629,6 +693,42 @@ lb_value_model_builder_set_monochrome1 (LbValueModelBuilder *builder, gboolean m
 }
 
 void
+lb_value_model_builder_set_presentation_shape (LbValueModelBuilder *builder,
+                                               LbPresentationShape  shape)
+{
+  g_return_if_fail (builder != NULL);
+  g_return_if_fail ((guint) shape < G_N_ELEMENTS (presentation_names));
+  builder->model->presentation = shape;
+}
+
+void
+lb_value_model_builder_set_colour (LbValueModelBuilder *builder, gboolean colour)
+{
+  LbValueModel *m;
+
+  g_return_if_fail (builder != NULL);
+  m = builder->model;
+  m->colour = !!colour;
+  if (!colour)
+    return;
+  /* colour samples are their own values: no Modality LUT, VOI, padding or presentation */
+  m->offset = 0;
+  m->source_signed = FALSE;
+  m->kind = LB_MODALITY_NONE;
+  m->slope = 1.0;
+  m->intercept = 0.0;
+  g_clear_pointer (&m->modality_lut, owned_lut_free);
+  g_clear_pointer (&m->units, g_free);
+  m->has_padding = FALSE;
+  m->pad_lo = m->pad_hi = 0;
+  g_array_set_size (m->windows, 0);
+  m->function = LB_VOI_LINEAR;
+  g_ptr_array_set_size (m->voi_luts, 0);
+  m->monochrome1 = FALSE;
+  m->presentation = LB_PRESENTATION_UNSPECIFIED;
+}
+
+void
 lb_value_model_builder_set_lossy (LbValueModelBuilder *builder, gboolean lossy,
                                   const char *ratios, const char *methods)
 {
@@ -699,6 +799,11 @@ lb_value_model_serialize (const LbValueModel *model)
     }
   if (model->monochrome1)
     g_variant_dict_insert (&dict, "monochrome1", "b", TRUE);
+  if (model->presentation != LB_PRESENTATION_UNSPECIFIED)
+    g_variant_dict_insert (&dict, "presentation-lut-shape", "s",
+                           presentation_names[model->presentation]);
+  if (model->colour)
+    g_variant_dict_insert (&dict, "colour", "b", TRUE);
   if (model->lossy)
     g_variant_dict_insert (&dict, "lossy", "(ss)", model->lossy_ratios ? model->lossy_ratios : "",
                            model->lossy_methods ? model->lossy_methods : "");
@@ -859,8 +964,22 @@ lb_value_model_deserialize (const char *text, GError **error)
     }
   if (g_variant_dict_lookup (&dict, "monochrome1", "b", &flag))
     lb_value_model_builder_set_monochrome1 (b, flag);
+  if (g_variant_dict_lookup (&dict, "presentation-lut-shape", "&s", &s1))
+    {
+      LbPresentationShape shape;
+
+      if (!lb_presentation_shape_from_string (s1, &shape))
+        {
+          g_variant_dict_clear (&dict);
+          return parse_failed (b, error, "unknown Presentation LUT Shape");
+        }
+      lb_value_model_builder_set_presentation_shape (b, shape);
+    }
   if (g_variant_dict_lookup (&dict, "lossy", "(&s&s)", &s1, &s2))
     lb_value_model_builder_set_lossy (b, TRUE, s1, s2);
+  /* a colour model means nothing but its lossy history, whatever else the text says */
+  if (g_variant_dict_lookup (&dict, "colour", "b", &flag) && flag)
+    lb_value_model_builder_set_colour (b, TRUE);
   g_variant_dict_clear (&dict);
   return lb_value_model_builder_end (b);
 }

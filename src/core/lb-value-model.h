@@ -12,9 +12,13 @@ G_BEGIN_DECLS
  * slope/intercept or a Modality LUT Sequence table, PS3.3 C.11.1) that turns a sample into a
  * real-world value, the units of that value, pixel padding (PS3.3 C.7.5.1.1.2), the VOI
  * (every window preset with its explanation, the VOI LUT Function and VOI LUT Sequence tables,
- * PS3.3 C.11.2), the photometric interpretation (MONOCHROME1: the minimum is white) and what
- * write-back needs to store values again (whether the source was signed, its BitsStored, its
- * lossy-compression history).
+ * PS3.3 C.11.2), the presentation (MONOCHROME1: the minimum is white; the Presentation LUT
+ * Shape, PS3.3 C.11.6) and what write-back needs to store values again (whether the source was
+ * signed, its BitsStored, its lossy-compression history).
+ *
+ * A colour image (RGB, and YBR or palette colour converted to RGB) has a model too, marked
+ * colour, that holds only what applies to colour: the lossy-compression history. Its grey
+ * parts (Modality LUT, VOI, padding, presentation) are the identity.
  *
  * Samples are always unsigned. A signed source (PixelRepresentation 1) is held as offset
  * binary: sample = stored + 32768 in 16-bit samples (the "sample offset"), so every filter
@@ -47,6 +51,18 @@ typedef enum {
   LB_VOI_LINEAR_EXACT,
   LB_VOI_SIGMOID,
 } LbVoiFunction;
+
+/* Presentation LUT Shape (2050,0020), PS3.3 C.11.6.1.2. */
+typedef enum {
+  LB_PRESENTATION_UNSPECIFIED, /* absent: the photometric interpretation decides */
+  LB_PRESENTATION_IDENTITY,    /* the VOI output is the P-Value */
+  LB_PRESENTATION_INVERSE,     /* P-Value = maximum − VOI output */
+} LbPresentationShape;
+
+/* "IDENTITY", "INVERSE" (NULL for unspecified); parsing is exact (DICOM CS). */
+const char *lb_presentation_shape_to_string   (LbPresentationShape  shape);
+gboolean    lb_presentation_shape_from_string (const char          *text,
+                                               LbPresentationShape *shape);
 
 /* "LINEAR", "LINEAR_EXACT", "SIGMOID"; parsing is exact (DICOM CS). FALSE for anything else. */
 const char *lb_voi_function_to_string   (LbVoiFunction  function);
@@ -144,6 +160,17 @@ const LbValueLut *lb_value_model_get_voi_lut    (const LbValueModel *model,
 
 /* Presentation: MONOCHROME1, the minimum value is white (PS3.3 C.7.6.3.1.2). */
 gboolean       lb_value_model_get_monochrome1   (const LbValueModel *model);
+/* The Presentation LUT Shape the source gave, if any. */
+LbPresentationShape lb_value_model_get_presentation_shape (const LbValueModel *model);
+/* Whether the display inverts the VOI output (the minimum is white): what the Presentation
+ * LUT Shape says when the source gave one, INVERSE naming the inversion MONOCHROME1 asks for
+ * (PS3.3 C.7.6.1, C.11.6.1.2: the shape defines the Presentation LUT, and the photometric
+ * interpretation is not applied again on top of it, as for presentation states, PS3.4
+ * N.2.1.4); else MONOCHROME1. */
+gboolean       lb_value_model_get_presentation_inverse (const LbValueModel *model);
+
+/* A colour image's model: only the lossy history means anything. */
+gboolean       lb_value_model_get_colour        (const LbValueModel *model);
 
 /* The source's pixel representation, for write-back. bits_stored 0: unknown. */
 gboolean       lb_value_model_get_source_signed (const LbValueModel *model);
@@ -203,6 +230,12 @@ void           lb_value_model_builder_add_voi_lut (LbValueModelBuilder *builder,
 void           lb_value_model_builder_clear_voi_luts (LbValueModelBuilder *builder);
 void           lb_value_model_builder_set_monochrome1 (LbValueModelBuilder *builder,
                                                        gboolean             monochrome1);
+void           lb_value_model_builder_set_presentation_shape (LbValueModelBuilder *builder,
+                                                              LbPresentationShape  shape);
+/* Marks the model as describing a colour image: everything but the source's BitsStored and
+ * the lossy history is reset to the identity. */
+void           lb_value_model_builder_set_colour (LbValueModelBuilder *builder,
+                                                  gboolean             colour);
 void           lb_value_model_builder_set_lossy  (LbValueModelBuilder *builder,
                                                   gboolean             lossy,
                                                   const char          *ratios,

@@ -330,8 +330,12 @@ lb_dicom_decode_frame (const LbDicomDataset *md,
                                         bits_stored, stored_syntax, name, error);
       if (model == NULL)
         return NULL;
-      lb_image_meta_set_value_model (meta, model);
     }
+  else
+    /* colour (YBR and palette colour are RGB by now): the lossy history of the source */
+    model = lb_dicom_colour_value_model_new (md, format == LB_FORMAT_RGB8 ? 8 : 16, bits_stored,
+                                             stored_syntax);
+  lb_image_meta_set_value_model (meta, model);
   /* PixelSpacing is row spacing (vertical) \ column spacing (horizontal), in mm. Projection
    * radiographs (CR, DX) often carry only ImagerPixelSpacing, at the detector plane. */
   if (lb_dicom_dataset_get_double (md, LB_TAG_PIXEL_SPACING, 0, &a)

@@ -155,6 +155,46 @@ lb_dicom_lossy_method (const char *transfer_syntax)
   return NULL;
 }
 
+/* Lossy Image Compression (PS3.3 C.7.6.1.1.5): the data set's history, and the syntax the
+ * frame was stored in: a frame stored in a lossy syntax has been through lossy compression
+ * whatever its data set says. */
+static void
+set_lossy (LbValueModelBuilder *b, const LbDicomDataset *md, const char *transfer_syntax)
+{
+  const char *lossy = lb_dicom_dataset_get_string (md, LB_TAG_LOSSY_IMAGE_COMPRESSION, 0);
+  double a;
+
+  if (g_strcmp0 (lossy, "01") == 0)
+    {
+      g_autofree char *methods = lb_dicom_dataset_dup_joined (
+        md, LB_TAG_LOSSY_IMAGE_COMPRESSION_METHOD);
+      GString *ratios = g_string_new (NULL);
+
+      /* the method is required with "01" (Type 1C); files that omit it and are stored in a
+       * lossy syntax say which one by that syntax */
+      if ((methods == NULL || *methods == '\0') && lb_dicom_lossy_method (transfer_syntax))
+        {
+          g_free (methods);
+          methods = g_strdup (lb_dicom_lossy_method (transfer_syntax));
+        }
+
+      /* DS as a DICOM file writes it ("10", not the JSON model's number formatting) */
+      for (guint i = 0; i < lb_dicom_dataset_get_n_values (md, LB_TAG_LOSSY_IMAGE_COMPRESSION_RATIO);
+           i++)
+        if (lb_dicom_dataset_get_double (md, LB_TAG_LOSSY_IMAGE_COMPRESSION_RATIO, i, &a))
+          {
+            g_autofree char *ds = lb_dicom_format_ds (a);
+
+            g_string_append_printf (ratios, "%s%s", ratios->len ? "\\" : "", ds);
+          }
+      lb_value_model_builder_set_lossy (b, TRUE, ratios->str, methods);
+      g_string_free (ratios, TRUE);
+    }
+  else if (lb_dicom_lossy_method (transfer_syntax) != NULL)
+    /* stored lossy, though the data set does not say so: it is lossy all the same */
+    lb_value_model_builder_set_lossy (b, TRUE, NULL, lb_dicom_lossy_method (transfer_syntax));
+}
+
 LbValueModel *
 lb_dicom_value_model_new (const LbDicomDataset *md, guint sample_bits, gboolean is_signed,
                           guint bits_stored, const char *transfer_syntax, const char *name,
@@ -163,7 +203,7 @@ lb_dicom_value_model_new (const LbDicomDataset *md, guint sample_bits, gboolean 
   g_autoptr(LbValueModelBuilder) b = NULL;
   const char *modality = lb_dicom_dataset_get_string (md, LB_TAG_MODALITY, 0);
   const char *photometric = lb_dicom_dataset_get_string (md, LB_TAG_PHOTOMETRIC, 0);
-  const char *fn, *lossy;
+  const char *fn, *shape;
   guint offset = is_signed ? LB_VALUE_MODEL_SIGNED_OFFSET : 0;
   guint n_c, n_w;
   gint32 ppv, pprl;
@@ -272,36 +312,37 @@ lb_dicom_value_model_new (const LbDicomDataset *md, guint sample_bits, gboolean 
     }
 
   lb_value_model_builder_set_monochrome1 (b, g_strcmp0 (photometric, "MONOCHROME1") == 0);
-  lossy = lb_dicom_dataset_get_string (md, LB_TAG_LOSSY_IMAGE_COMPRESSION, 0);
-  if (g_strcmp0 (lossy, "01") == 0)
+  shape = lb_dicom_dataset_get_string (md, LB_TAG_PRESENTATION_LUT_SHAPE, 0);
+  if (shape != NULL)
     {
-      g_autofree char *methods = lb_dicom_dataset_dup_joined (
-        md, LB_TAG_LOSSY_IMAGE_COMPRESSION_METHOD);
-      GString *ratios = g_string_new (NULL);
+      LbPresentationShape p;
 
-      /* the method is required with "01" (Type 1C); files that omit it and are stored in a
-       * lossy syntax say which one by that syntax */
-      if ((methods == NULL || *methods == '\0') && lb_dicom_lossy_method (transfer_syntax))
+      /* PS3.3 C.7.6.1 and C.11.6.1.2: IDENTITY or INVERSE (LIN OD is for print only) */
+      if (!lb_presentation_shape_from_string (shape, &p))
         {
-          g_free (methods);
-          methods = g_strdup (lb_dicom_lossy_method (transfer_syntax));
+          g_set_error (error, LB_ERROR, LB_ERROR_CORRUPT,
+                       "%s: PresentationLUTShape (2050,0020) \"%s\" is not IDENTITY or INVERSE",
+                       name, shape);
+          return NULL;
         }
-
-      /* DS as a DICOM file writes it ("10", not the JSON model's number formatting) */
-      for (guint i = 0; i < lb_dicom_dataset_get_n_values (md, LB_TAG_LOSSY_IMAGE_COMPRESSION_RATIO);
-           i++)
-        if (lb_dicom_dataset_get_double (md, LB_TAG_LOSSY_IMAGE_COMPRESSION_RATIO, i, &a))
-          {
-            g_autofree char *ds = lb_dicom_format_ds (a);
-
-            g_string_append_printf (ratios, "%s%s", ratios->len ? "\\" : "", ds);
-          }
-      lb_value_model_builder_set_lossy (b, TRUE, ratios->str, methods);
-      g_string_free (ratios, TRUE);
+      lb_value_model_builder_set_presentation_shape (b, p);
     }
-  else if (lb_dicom_lossy_method (transfer_syntax) != NULL)
-    /* stored lossy, though the data set does not say so: it is lossy all the same */
-    lb_value_model_builder_set_lossy (b, TRUE, NULL, lb_dicom_lossy_method (transfer_syntax));
+  set_lossy (b, md, transfer_syntax);
+  return lb_value_model_builder_end (g_steal_pointer (&b));
+}
+
+LbValueModel *
+lb_dicom_colour_value_model_new (const LbDicomDataset *md, guint sample_bits, guint bits_stored,
+                                 const char *transfer_syntax)
+{
+  g_autoptr(LbValueModelBuilder) b = NULL;
+
+  g_return_val_if_fail (md != NULL, NULL);
+  g_return_val_if_fail (sample_bits == 8 || sample_bits == 16, NULL);
+  b = lb_value_model_builder_new (NULL, sample_bits);
+  lb_value_model_builder_set_source (b, FALSE, bits_stored);
+  lb_value_model_builder_set_colour (b, TRUE);
+  set_lossy (b, md, transfer_syntax);
   return lb_value_model_builder_end (g_steal_pointer (&b));
 }
 
@@ -338,17 +379,15 @@ lut_item (const LbValueLut *lut, gboolean first_signed, gboolean scale_output)
   return item;
 }
 
-void
-lb_dicom_value_model_write (const LbValueModel *model, LbDicomDataset *ds)
+/* What grey samples mean: Modality LUT, VOI LUT, padding, presentation. */
+static void
+write_grey (const LbValueModel *model, LbDicomDataset *ds)
 {
   gboolean is_signed = lb_value_model_get_source_signed (model);
   guint offset = lb_value_model_get_sample_offset (model);
   const char *units = lb_value_model_get_units (model);
-  const char *ratios, *methods;
   guint n, lo, hi;
   double slope, intercept;
-
-  g_return_if_fail (model != NULL && ds != NULL);
 
   /* Modality LUT module (C.11.1): RescaleType is required with a rescale (type 1C). */
   switch (lb_value_model_get_modality_kind (model))
@@ -421,7 +460,7 @@ lb_dicom_value_model_write (const LbValueModel *model, LbDicomDataset *ds)
   if (lb_value_model_get_padding (model, &lo, &hi))
     {
       gint32 slo = (gint32) lo - (gint32) offset, shi = (gint32) hi - (gint32) offset;
-      gboolean mono1 = lb_value_model_get_monochrome1 (model);
+      gboolean mono1 = lb_value_model_get_presentation_inverse (model);
       const char *vr = is_signed ? "SS" : "US";
       g_autofree char *v = g_strdup_printf ("%d", mono1 ? shi : slo);
 
@@ -433,6 +472,33 @@ lb_dicom_value_model_write (const LbValueModel *model, LbDicomDataset *ds)
           lb_dicom_dataset_set_string (ds, LB_TAG_PIXEL_PADDING_RANGE_LIMIT, vr, limit);
         }
     }
+
+  /* Presentation LUT Shape (C.7.6.1, C.11.6.1.2), as the source gave it. The photometric
+   * interpretation written with it is the one the standard pairs with it
+   * (lb_dicom_value_model_photometric()), so that the derived image is presented as the
+   * source was, also where the source paired them otherwise. */
+  if (lb_value_model_get_presentation_shape (model) != LB_PRESENTATION_UNSPECIFIED)
+    lb_dicom_dataset_set_string (ds, LB_TAG_PRESENTATION_LUT_SHAPE, "CS",
+                                 lb_presentation_shape_to_string (
+                                   lb_value_model_get_presentation_shape (model)));
+}
+
+const char *
+lb_dicom_value_model_photometric (const LbValueModel *model)
+{
+  g_return_val_if_fail (model != NULL, "MONOCHROME2");
+  return lb_value_model_get_presentation_inverse (model) ? "MONOCHROME1" : "MONOCHROME2";
+}
+
+void
+lb_dicom_value_model_write (const LbValueModel *model, LbDicomDataset *ds)
+{
+  const char *ratios, *methods;
+
+  g_return_if_fail (model != NULL && ds != NULL);
+  /* a colour image's samples mean themselves: only its lossy history is written */
+  if (!lb_value_model_get_colour (model))
+    write_grey (model, ds);
 
   /* Lossy compression (C.7.6.1.1.5): once lossy, always lossy, with the history. */
   if (lb_value_model_get_lossy (model, &ratios, &methods))

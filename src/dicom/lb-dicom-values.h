@@ -26,8 +26,9 @@ G_BEGIN_DECLS
  * - pixel padding (C.7.5.1.1.2): PixelPaddingValue and PixelPaddingRangeLimit, as samples;
  * - the VOI (C.11.2): every WindowCenter/WindowWidth pair with its
  *   WindowCenterWidthExplanation, VOILUTFunction, every VOI LUT Sequence item;
- * - MONOCHROME1, and the Lossy Image Compression attributes (C.7.6.1.1.5). A frame stored in
- *   a lossy transfer syntax whose data set does not say "01" has been through lossy
+ * - MONOCHROME1, the Presentation LUT Shape (C.7.6.1, C.11.6.1.2: IDENTITY or INVERSE;
+ *   anything else fails), and the Lossy Image Compression attributes (C.7.6.1.1.5). A frame
+ *   stored in a lossy transfer syntax whose data set does not say "01" has been through lossy
  *   compression all the same: it becomes "01" with the syntax's method (ratio unknown); one
  *   that says "01" without a method gets the syntax's method too.
  *
@@ -42,6 +43,22 @@ LbValueModel *lb_dicom_value_model_new   (const LbDicomDataset *md,
                                           const char           *transfer_syntax,
                                           const char           *name,
                                           GError              **error);
+
+/**
+ * lb_dicom_colour_value_model_new:
+ * @md: the data set of a colour image (RGB, YBR, PALETTE COLOR)
+ * @sample_bits: 8 or 16: the RGB samples the decoder produces
+ * @bits_stored: BitsStored
+ * @transfer_syntax: (nullable): the syntax the frame was stored in
+ *
+ * The colour model (lb_value_model_get_colour()) of a colour image: its lossy-compression
+ * history, read as lb_dicom_value_model_new() reads it, so that an image derived from a lossy
+ * colour source says so (PS3.3 C.7.6.1.1.5).
+ */
+LbValueModel *lb_dicom_colour_value_model_new (const LbDicomDataset *md,
+                                               guint                 sample_bits,
+                                               guint                 bits_stored,
+                                               const char           *transfer_syntax);
 
 /* The Lossy Image Compression Method (PS3.3 C.7.6.1.1.5.1) of a transfer syntax that may be
  * lossy: "ISO_10918_1" (JPEG baseline, extended), "ISO_14495_1" (JPEG-LS near-lossless),
@@ -58,12 +75,25 @@ const char   *lb_dicom_lossy_method      (const char           *transfer_syntax)
  * RescaleType, or the Modality LUT Sequence), the VOI LUT module (every window with its
  * explanation, the VOI LUT Function, the VOI LUT Sequence), PixelPaddingValue and
  * PixelPaddingRangeLimit (in the order PS3.3 C.7.5.1.1.2 asks for the photometric
- * interpretation), and LossyImageCompression "01" with its ratio and method history.
+ * interpretation), the PresentationLUTShape the source had, and LossyImageCompression "01"
+ * with its ratio and method history. Of a colour model only the lossy history is written.
  * PhotometricInterpretation, BitsStored and PixelRepresentation are the writer's: see
  * lb_dicom_value_model_stored_pixels().
  */
 void          lb_dicom_value_model_write (const LbValueModel   *model,
                                           LbDicomDataset       *ds);
+
+/**
+ * lb_dicom_value_model_photometric:
+ *
+ * The PhotometricInterpretation of a derived grey image whose samples @model describes:
+ * MONOCHROME1 when its presentation is inverse (lb_value_model_get_presentation_inverse()),
+ * else MONOCHROME2. It is the source's, except for a source whose Presentation LUT Shape
+ * contradicts its photometric interpretation (MONOCHROME2 with INVERSE, MONOCHROME1 with
+ * IDENTITY, which PS3.3 C.7.6.1 does not allow): the derived image then pairs them as the
+ * standard does and is presented the same.
+ */
+const char   *lb_dicom_value_model_photometric (const LbValueModel *model);
 
 /**
  * lb_dicom_value_model_stored_pixels:

@@ -440,7 +440,7 @@ lb_dicom_build_secondary_capture (LbImage              *image,
   g_autoptr(GBytes) pixel_data = NULL;
   double a, b;
   const LbImageMeta *meta;
-  LbValueModel *model = NULL;
+  LbValueModel *model = NULL, *colour_model = NULL;
   const char *frame;
 
   g_return_val_if_fail (LB_IS_IMAGE (image), NULL);
@@ -473,9 +473,16 @@ lb_dicom_build_secondary_capture (LbImage              *image,
   channels = lb_sample_format_get_channels (format);
   meta = lb_image_get_meta (image);
   /* What the samples mean, when they are still the source's samples (a filter that changed the
-   * sample size left the model behind: those pixels are written as they are). */
-  if (gray)
-    model = lb_image_meta_get_value_model_for (meta, bits);
+   * sample size left the model behind: those pixels are written as they are). A colour
+   * source's model carries only its lossy history, which holds for anything derived from it. */
+  model = lb_image_meta_get_value_model_for (meta, bits);
+  if (model != NULL && lb_value_model_get_colour (model))
+    {
+      colour_model = model;
+      model = NULL;
+    }
+  if (!gray)
+    model = NULL;
   is_signed = model != NULL && lb_value_model_get_source_signed (model);
   bits_stored = model != NULL && lb_value_model_get_bits_stored (model) > 0
                 ? MIN (lb_value_model_get_bits_stored (model), bits) : bits;
@@ -571,7 +578,7 @@ lb_dicom_build_secondary_capture (LbImage              *image,
   /* MONOCHROME1 stays MONOCHROME1 with the same samples: the same meaning in any viewer. */
   lb_dicom_dataset_set_string (ds, LB_TAG_PHOTOMETRIC, "CS",
                                !gray ? "RGB"
-                               : model && lb_value_model_get_monochrome1 (model) ? "MONOCHROME1"
+                               : model ? lb_dicom_value_model_photometric (model)
                                : "MONOCHROME2");
   if (!gray)
     lb_dicom_dataset_set_uint (ds, LB_TAG_PLANAR_CONFIGURATION, "US", 0);
@@ -592,6 +599,8 @@ lb_dicom_build_secondary_capture (LbImage              *image,
     }
 
   /* Modality LUT, VOI LUT, padding and lossy history: what the samples mean. */
+  if (colour_model != NULL)
+    lb_dicom_value_model_write (colour_model, ds);
   if (model != NULL)
     {
       lb_dicom_value_model_write (model, ds);

@@ -61,7 +61,9 @@ GBytes *lb_dicom_write_part10  (const LbDicomDataset *dataset,
  * image keeps the source's meaning (lb-dicom-values.h): the same photometric interpretation
  * (MONOCHROME1 stays MONOCHROME1), BitsStored and PixelRepresentation (signed sources are
  * written signed again), the Modality LUT with its units, the VOI presets, pixel padding and
- * the lossy-compression history. A sample outside the source's stored range fails with
+ * the lossy-compression history. A colour source's model (lb_dicom_colour_value_model_new())
+ * gives its derived image the lossy-compression history. A sample outside the source's stored
+ * range fails with
  * %LB_ERROR_INVALID_ARGUMENT naming the value and the range: it is never clipped.
  */
 LbDicomDataset *lb_dicom_build_secondary_capture (LbImage              *image,

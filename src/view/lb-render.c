@@ -76,9 +76,11 @@ lb_lut_build (LbLut              *lut,
       lut->table = g_malloc (n);
       lut->n_entries = n;
     }
-  /* MONOCHROME1: the minimum is white (PS3.3 C.7.6.3.1.2), an INVERSE presentation LUT;
-   * the user's Invert works relative to that. */
-  if (model != NULL && lb_value_model_get_monochrome1 (model))
+  /* The Presentation LUT (PS3.3 C.11.6.1.2): INVERSE, P-Value = maximum − VOI output, when
+   * the Presentation LUT Shape says so or, without one, for MONOCHROME1 (the minimum is
+   * white, C.7.6.3.1.2); applied once, never for both. The user's Invert works relative to
+   * that. */
+  if (model != NULL && lb_value_model_get_presentation_inverse (model))
     invert = !invert;
   for (guint i = 0; i < n; i++)
     {

@@ -58,8 +58,9 @@ typedef struct {
  * @invert: the user's Invert, relative to the photometric interpretation
  *
  * The whole grey pipeline of PS3.3 for every sample: sample → Modality LUT (@model) → VOI
- * (@voi, lb_voi_apply()) → rounded to a byte → presentation (inverted for MONOCHROME1, and
- * again for @invert).
+ * (@voi, lb_voi_apply()) → rounded to a byte → presentation (inverted when the model's
+ * Presentation LUT Shape is INVERSE, or without a shape for MONOCHROME1: see
+ * lb_value_model_get_presentation_inverse(); and again for @invert).
  */
 void lb_lut_build (LbLut              *lut,
                    guint               bit_depth,

@@ -98,6 +98,7 @@ test_text_form (void)
     "'modality-lut': <(0, uint32 3, uint32 8, [uint16 1, 2], '')>}",
     "{'version': <uint32 1>, 'sample-bits': <uint32 16>, "
     "'voi-luts': <[(0, uint32 2, uint32 8, [uint16 1, 256], '')]>}",
+    "{'version': <uint32 1>, 'sample-bits': <uint32 16>, 'presentation-lut-shape': <'LIN OD'>}",
   };
 
   g_assert_nonnull (back);
@@ -113,6 +114,65 @@ test_text_form (void)
     }
 }
 
+/* The Presentation LUT Shape decides the inversion when given (PS3.3 C.11.6.1.2), once: with
+ * MONOCHROME1 INVERSE is the one inversion MONOCHROME1 asks for. Without it, MONOCHROME1. A
+ * colour model keeps only its lossy history. Both survive the text form. */
+static void
+test_presentation_and_colour (void)
+{
+  static const struct {
+    gboolean            mono1;
+    LbPresentationShape shape;
+    gboolean            inverse;
+  } cases[] = {
+    { FALSE, LB_PRESENTATION_UNSPECIFIED, FALSE },
+    { TRUE, LB_PRESENTATION_UNSPECIFIED, TRUE },
+    { TRUE, LB_PRESENTATION_INVERSE, TRUE },
+    { FALSE, LB_PRESENTATION_IDENTITY, FALSE },
+    { FALSE, LB_PRESENTATION_INVERSE, TRUE },
+    { TRUE, LB_PRESENTATION_IDENTITY, FALSE },
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autoptr (LbValueModelBuilder) b = lb_value_model_builder_new (NULL, 16);
+      g_autoptr (LbValueModel) m = NULL, back = NULL;
+      g_autofree char *text = NULL;
+
+      lb_value_model_builder_set_monochrome1 (b, cases[k].mono1);
+      lb_value_model_builder_set_presentation_shape (b, cases[k].shape);
+      m = lb_value_model_builder_end (g_steal_pointer (&b));
+      g_assert_cmpint (lb_value_model_get_presentation_inverse (m), ==, cases[k].inverse);
+      text = lb_value_model_serialize (m);
+      back = lb_value_model_deserialize (text, NULL);
+      g_assert_true (lb_value_model_equal (m, back));
+      g_assert_cmpint (lb_value_model_get_presentation_shape (back), ==, cases[k].shape);
+    }
+  {
+    g_autoptr (LbValueModelBuilder) b = lb_value_model_builder_new (NULL, 8);
+    g_autoptr (LbValueModel) m = NULL, back = NULL;
+    g_autofree char *text = NULL;
+    const char *ratios, *methods;
+
+    lb_value_model_builder_set_rescale (b, 2, -10);
+    lb_value_model_builder_add_window (b, 40, 400, "SOFT");
+    lb_value_model_builder_set_monochrome1 (b, TRUE);
+    lb_value_model_builder_set_lossy (b, TRUE, "12.5", "ISO_10918_1");
+    lb_value_model_builder_set_colour (b, TRUE);
+    m = lb_value_model_builder_end (g_steal_pointer (&b));
+    g_assert_true (lb_value_model_get_colour (m));
+    g_assert_cmpint (lb_value_model_get_modality_kind (m), ==, LB_MODALITY_NONE);
+    g_assert_cmpuint (lb_value_model_get_n_windows (m), ==, 0);
+    g_assert_false (lb_value_model_get_presentation_inverse (m));
+    g_assert_true (lb_value_model_get_lossy (m, &ratios, &methods));
+    g_assert_cmpstr (ratios, ==, "12.5");
+    g_assert_cmpstr (methods, ==, "ISO_10918_1");
+    text = lb_value_model_serialize (m);
+    back = lb_value_model_deserialize (text, NULL);
+    g_assert_true (lb_value_model_equal (m, back));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -120,5 +180,6 @@ main (int argc, char **argv)
   g_test_add_func ("/value-model/values", test_values);
   g_test_add_func ("/value-model/precision", test_precision);
   g_test_add_func ("/value-model/text-form", test_text_form);
+  g_test_add_func ("/value-model/presentation-and-colour", test_presentation_and_colour);
   return g_test_run ();
 }

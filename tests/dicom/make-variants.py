@@ -7,13 +7,21 @@ From CT_small.dcm and MR_small.dcm (SRCDIR) it makes, in a study of their own, o
 per variant: signed with negative stored values (and junk above HighBit), the same image
 unsigned with the intercept moved, MONOCHROME1, pixel padding with a range limit, SIGMOID,
 several windows with explanations, an MR whose RescaleType is US, a slope of 0.5, a Modality
-LUT Sequence, a VOI LUT Sequence, and lossy-compression history. For each NAME it writes:
+LUT Sequence, a VOI LUT Sequence (and a large one of 65536 entries), the Presentation LUT
+Shapes IDENTITY and INVERSE with MONOCHROME1 and MONOCHROME2, and lossy-compression history.
+For each NAME it writes:
   NAME.dcm      the Part 10 file (explicit VR little endian)
   NAME.json     its data set in the DICOM JSON model, without Pixel Data (what WADO-RS sends)
   NAME.frame    the Pixel Data bytes
   NAME.values   the real-world value of every pixel, float64 little endian, row by row
   NAME.padding  one byte per pixel, 1 on pixel padding
 and variants.ini: per variant the attributes the value model must carry.
+
+Colour images with lossy-compression history, in colour.ini (section per NAME: lossy,
+lossy_ratios, lossy_methods as a derived image must carry them, PS3.3 C.7.6.1.1.5), NAME.dcm
+each: rgb-lossy (SC_rgb_small_odd.dcm), ybr-lossy (SC_ybr_full_422_uncompressed.dcm),
+palette-lossy (CT_small's top byte through a palette), and jpeg-colour (SC_rgb_jpeg.dcm as it
+is: stored in JPEG baseline, "01" with its ratio and method).
 
 Multi-frame objects, with what each frame means in multiframe.ini (section per object, keys
 frame.N.*) and NAME-fN.values per frame:
@@ -35,6 +43,7 @@ Real-world values: stored values are masked to BitsStored below HighBit and sign
 import configparser
 import json
 import os
+import shutil
 import sys
 import warnings
 
@@ -78,7 +87,7 @@ def clear_values(ds):
                'WindowCenterWidthExplanation', 'VOILUTFunction', 'ModalityLUTSequence',
                'VOILUTSequence', 'PixelPaddingValue', 'PixelPaddingRangeLimit',
                'LossyImageCompression', 'LossyImageCompressionRatio',
-               'LossyImageCompressionMethod'):
+               'LossyImageCompressionMethod', 'PresentationLUTShape'):
             if kw in ds:
                 del ds[kw]
 
@@ -95,7 +104,8 @@ def lut_item(first, bits, data, explanation=None, signed=False):
 variants = {}
 
 
-def variant(name, ds, expect):
+def save(name, ds):
+    """NAME.dcm: @ds as an instance of the variants' study, explicit VR little endian."""
     ds.StudyInstanceUID = STUDY
     ds.SeriesInstanceUID = generate_uid(entropy_srcs=[name, 'series'])
     ds.SOPInstanceUID = generate_uid(entropy_srcs=[name])
@@ -104,6 +114,10 @@ def variant(name, ds, expect):
     ds.is_little_endian, ds.is_implicit_VR = True, False
     ds.SeriesDescription = 'value model: ' + name
     ds.save_as(os.path.join(OUT, name + '.dcm'), write_like_original=False)
+
+
+def variant(name, ds, expect):
+    save(name, ds)
 
     values = real_values(ds)
     pad = padding_mask(ds)
@@ -118,6 +132,7 @@ def variant(name, ds, expect):
          'bits_stored': str(ds.BitsStored), 'padding_pixels': str(int(pad.sum())),
          'monochrome1': 'true' if ds.PhotometricInterpretation == 'MONOCHROME1' else 'false',
          'function': str(ds.get('VOILUTFunction', 'LINEAR')),
+         'presentation': str(ds.get('PresentationLUTShape', '')),
          'n_voi_luts': str(len(ds.get('VOILUTSequence', [])))}
     wc, ww = multi(ds, 'WindowCenter'), multi(ds, 'WindowWidth')
     if wc:
@@ -222,6 +237,34 @@ vdata = (4095 / (1 + np.exp(-(np.arange(3000) - 1100) / 80.0))).astype(np.int64)
 ds.VOILUTSequence = [lut_item(-1024, 12, vdata, 'SOFT TISSUE LUT', signed=True)]
 variant('ct-voi-lut', ds, {'units': 'HU', 'decimals': '0'})
 
+# A large VOI LUT Sequence: 65536 entries (descriptor 0) of 16 bits from −32768, a gamma
+# curve over −200 … 400 HU. With a second, small one: the display picks either.
+ds = load('CT_small.dcm')
+clear_values(ds)
+ds.RescaleSlope, ds.RescaleIntercept = 1, -1024
+x = np.arange(65536) - 32768
+large = (65535 * np.clip((x + 200) / 600.0, 0, 1) ** 0.7).astype(np.int64)
+ds.VOILUTSequence = [lut_item(-32768, 16, large, 'LARGE GAMMA LUT', signed=True),
+                     lut_item(-1024, 12, vdata, 'SOFT TISSUE LUT', signed=True)]
+variant('ct-voi-lut-large', ds, {'units': 'HU', 'decimals': '0'})
+
+# Presentation LUT Shape (PS3.3 C.7.6.1, C.11.6.1.2) with either photometric interpretation:
+# INVERSE with MONOCHROME1 as the standard has it (one inversion, not two), IDENTITY with
+# MONOCHROME2, and the two combinations found in the wild that the standard's "shall" rules
+# out, where the shape still says what the P-Values are.
+for name, photometric, shape in (('cr-mono1-inverse', 'MONOCHROME1', 'INVERSE'),
+                                 ('dx-mono2-identity', 'MONOCHROME2', 'IDENTITY'),
+                                 ('dx-mono2-inverse', 'MONOCHROME2', 'INVERSE'),
+                                 ('cr-mono1-identity', 'MONOCHROME1', 'IDENTITY')):
+    ds = load('CT_small.dcm')
+    clear_values(ds)
+    set_pixels(ds, ct_stored, 12, False)
+    ds.PhotometricInterpretation = photometric
+    ds.Modality = name[:2].upper()
+    ds.WindowCenter, ds.WindowWidth = 1200, 1800
+    ds.PresentationLUTShape = shape
+    variant(name, ds, {'units': '', 'decimals': '0'})
+
 # Lossy history: compressed twice before, ratios and methods.
 ds = load('CT_small.dcm')
 clear_values(ds)
@@ -246,6 +289,69 @@ def write_ini(groups, filename):
 
 
 write_ini(variants, 'variants.ini')
+
+# ---- colour with lossy history ------------------------------------------------------------
+
+LOSSY_METHODS = {'1.2.840.10008.1.2.4.50': 'ISO_10918_1', '1.2.840.10008.1.2.4.51': 'ISO_10918_1'}
+colour = {}
+
+
+def colour_variant(name, ds, copy_of=None):
+    """A colour instance of the variants' study (or, @copy_of, a file copied as it is, in its
+    compressed transfer syntax); what its derived image must say of its lossy history: the
+    data set's, and a lossy transfer syntax's method when the data set names none (PS3.3
+    C.7.6.1.1.5)."""
+    if copy_of is not None:
+        shutil.copyfile(os.path.join(SRC, copy_of), os.path.join(OUT, name + '.dcm'))
+    else:
+        save(name, ds)
+    syntax_method = LOSSY_METHODS.get(str(ds.file_meta.TransferSyntaxUID))
+    lossy = str(ds.get('LossyImageCompression', '')) == '01' or syntax_method is not None
+    methods = multi(ds, 'LossyImageCompressionMethod') if lossy else []
+    if lossy and not methods and syntax_method:
+        methods = [syntax_method]
+    ratios = multi(ds, 'LossyImageCompressionRatio') if lossy else []
+    colour[name] = {'lossy': '01' if lossy else '',
+                    'lossy_ratios': '\\'.join('%g' % float(r) for r in ratios),
+                    'lossy_methods': '\\'.join(methods)}
+
+
+def lossy_history(ds, ratios, methods):
+    ds.LossyImageCompression = '01'
+    ds.LossyImageCompressionRatio = ratios
+    ds.LossyImageCompressionMethod = methods
+
+
+ds = load('SC_rgb_small_odd.dcm')
+lossy_history(ds, [12.5], ['ISO_10918_1'])
+colour_variant('rgb-lossy', ds)
+
+ds = load('SC_ybr_full_422_uncompressed.dcm')
+lossy_history(ds, [10, 2.5], ['ISO_10918_1', 'ISO_15444_1'])
+colour_variant('ybr-lossy', ds)
+
+# PALETTE COLOR (PS3.3 C.7.6.3.1.5): CT_small's stored values' top 8 of 12 bits as indices
+# into a 256-entry 16-bit palette.
+ds = load('CT_small.dcm')
+clear_values(ds)
+index = (ct_stored >> 4).astype(np.uint8)
+ds.BitsAllocated, ds.BitsStored, ds.HighBit, ds.PixelRepresentation = 8, 8, 7, 0
+ds.PixelData = index.tobytes()
+ds['PixelData'].VR = 'OB'
+ds.PhotometricInterpretation = 'PALETTE COLOR'
+ramp = np.arange(256)
+for colour_name, curve in (('Red', ramp), ('Green', 255 - ramp), ('Blue', (ramp * 2) % 256)):
+    ds.add_new(pydicom.datadict.tag_for_keyword(colour_name + 'PaletteColorLookupTableDescriptor'),
+               'US', [256, 0, 16])
+    ds.add_new(pydicom.datadict.tag_for_keyword(colour_name + 'PaletteColorLookupTableData'),
+               'OW', (curve.astype(np.int64) * 257).astype('<u2').tobytes())
+ds.Modality = 'OT'
+lossy_history(ds, [4], ['ISO_14495_1'])
+colour_variant('palette-lossy', ds)
+
+colour_variant('jpeg-colour', load('SC_rgb_jpeg.dcm'), copy_of='SC_rgb_jpeg.dcm')
+
+write_ini(colour, 'colour.ini')
 
 # ---- multi-frame objects ------------------------------------------------------------------
 

@@ -5,13 +5,18 @@
  * file's units, windows, VOI function and LUTs, MONOCHROME1 and lossy history; a derived
  * image written back means the same to pydicom and to Lightbox, passes dciodvfy, refuses
  * values outside the source's range and names its source frame; filters give the same
- * real-world values on signed data as on the same image stored unsigned. */
+ * real-world values on signed data as on the same image stored unsigned. What the canvas
+ * displays under each window and VOI LUT of a file, with its Presentation LUT Shape and
+ * photometric interpretation, is PS3.3's grey pipeline byte for byte (display-reference.py).
+ * A colour image from a lossy source passes its lossy history to its derived image. */
 #include "config.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
+#include "display-check.h"
+#include "lb-dicom-file.h"
 #include "lb-dicom-frame.h"
 #include "lb-dicom-values.h"
 #include "lb-dicom-writer.h"
@@ -106,6 +111,7 @@ check_model (const char *name, LbValueModel *model)
   g_autofree char *fn = expect (name, "function");
   g_autofree char *signed_s = expect (name, "signed");
   g_autofree char *mono1 = expect (name, "monochrome1");
+  g_autofree char *shape = expect (name, "presentation");
   g_autofree char *centers = g_key_file_get_string (variants, name, "window_centers", NULL);
   g_autofree char *widths = g_key_file_get_string (variants, name, "window_widths", NULL);
   g_autofree char *expls = g_key_file_get_string (variants, name, "window_explanations", NULL);
@@ -119,6 +125,8 @@ check_model (const char *name, LbValueModel *model)
   g_assert_cmpint (lb_value_model_get_bits_stored (model), ==,
                    g_key_file_get_integer (variants, name, "bits_stored", NULL));
   g_assert_cmpint (lb_value_model_get_monochrome1 (model), ==, g_str_equal (mono1, "true"));
+  g_assert_cmpstr (lb_presentation_shape_to_string (lb_value_model_get_presentation_shape (model)),
+                   ==, *shape ? shape : NULL);
   g_assert_cmpint (lb_value_model_get_decimals (model), ==,
                    g_key_file_get_integer (variants, name, "decimals", NULL));
   g_assert_cmpuint (lb_value_model_get_n_voi_luts (model), ==,
@@ -203,7 +211,8 @@ write_derived (LbImage *img, LbDicomDataset *md, const char *name, LbDicomDatase
 }
 
 /* The same model, except that a VOI LUT of 10 to 15 bits is written as 16 bits: the same
- * display within one 65535th of the range. */
+ * display within one 65535th of the range; and the same presentation, where the photometric
+ * interpretation is the one the Presentation LUT Shape goes with. */
 static void
 check_same_model (LbValueModel *back, LbValueModel *src)
 {
@@ -225,6 +234,10 @@ check_same_model (LbValueModel *back, LbValueModel *src)
     }
   lb_value_model_builder_clear_voi_luts (b1);
   lb_value_model_builder_clear_voi_luts (b2);
+  g_assert_cmpint (lb_value_model_get_presentation_inverse (back), ==,
+                   lb_value_model_get_presentation_inverse (src));
+  lb_value_model_builder_set_monochrome1 (b1, lb_value_model_get_presentation_inverse (back));
+  lb_value_model_builder_set_monochrome1 (b2, lb_value_model_get_presentation_inverse (src));
   m1 = lb_value_model_builder_end (g_steal_pointer (&b1));
   m2 = lb_value_model_builder_end (g_steal_pointer (&b2));
   g_assert_true (lb_value_model_equal (m1, m2));
@@ -251,6 +264,7 @@ test_write_back (void)
       g_autofree char *bits = expect (names[i], "bits_stored");
       g_autofree char *npad = expect (names[i], "padding_pixels");
       g_autofree char *nvoi = expect (names[i], "n_voi_luts");
+      g_autofree char *shape = expect (names[i], "presentation");
       g_autofree char *ratios = g_key_file_get_string (variants, names[i], "lossy_ratios", NULL);
       g_autofree char *methods = g_key_file_get_string (variants, names[i], "lossy_methods",
                                                         NULL);
@@ -263,8 +277,11 @@ test_write_back (void)
       /* pydicom: the same meaning, pixel by pixel */
       kv = lb_test_check_derived (path, src);
       g_assert_cmpstr (g_hash_table_lookup (kv, "same_as_source"), ==, "1");
+      /* the source's photometric interpretation, or the one its Presentation LUT Shape goes
+       * with (PS3.3 C.7.6.1) when it had both and they disagreed */
       g_assert_cmpstr (g_hash_table_lookup (kv, "photometric"), ==,
-                       g_str_equal (mono1, "true") ? "MONOCHROME1" : "MONOCHROME2");
+                       (*shape ? g_str_equal (shape, "INVERSE") : g_str_equal (mono1, "true"))
+                       ? "MONOCHROME1" : "MONOCHROME2");
       g_assert_cmpstr (g_hash_table_lookup (kv, "signed"), ==,
                        g_str_equal (signed_s, "true") ? "1" : "0");
       g_assert_cmpstr (g_hash_table_lookup (kv, "bits_stored"), ==, bits);
@@ -273,6 +290,7 @@ test_write_back (void)
                        *units ? units : has_modality ? "US" : "");
       g_assert_cmpstr (g_hash_table_lookup (kv, "function"), ==, fn);
       g_assert_cmpstr (g_hash_table_lookup (kv, "n_voi_luts"), ==, nvoi);
+      g_assert_cmpstr (g_hash_table_lookup (kv, "presentation"), ==, shape);
       g_assert_cmpstr (g_hash_table_lookup (kv, "padding_pixels"), ==, npad);
       g_assert_cmpstr (g_hash_table_lookup (kv, "lossy"), ==, ratios ? "01" : "");
       g_assert_cmpstr (g_hash_table_lookup (kv, "lossy_ratios"), ==, ratios ? ratios : "");
@@ -287,6 +305,118 @@ test_write_back (void)
         g_assert_no_error (error);
         g_assert_true (lb_image_equal_pixels (again, img));
         check_same_model (model_of (again), model_of (img));
+      }
+      g_unlink (path);
+    }
+}
+
+/* Every window and VOI LUT of every variant, displayed as the canvas does, against PS3.3
+ * computed by pydicom and numpy: the VOI functions and tables (C.11.2), the Presentation LUT
+ * Shape and MONOCHROME1 (C.11.6.1.2, C.7.6.3.1.2). */
+static void
+test_display (void)
+{
+  g_auto (GStrv) names = g_key_file_get_groups (variants, NULL);
+  guint n_shown = 0;
+
+  for (guint i = 0; names[i]; i++)
+    {
+      g_autoptr (LbImage) img = decode_variant (names[i], NULL);
+      g_autofree char *path = variant_path (names[i], ".dcm");
+      LbValueModel *model = model_of (img);
+
+      for (guint k = 0; k < lb_value_model_get_n_windows (model); k++)
+        {
+          LbVoi voi = { lb_value_model_get_voi_function (model), 0, 0, NULL };
+          g_autofree char *spec = g_strdup_printf ("window:%u", k);
+
+          lb_value_model_get_window (model, k, &voi.center, &voi.width, NULL);
+          lb_test_check_display (img, &voi, path, spec, names[i]);
+          n_shown++;
+        }
+      for (guint k = 0; k < lb_value_model_get_n_voi_luts (model); k++)
+        {
+          LbVoi voi = { LB_VOI_LINEAR, 0, 1, lb_value_model_get_voi_lut (model, k) };
+          g_autofree char *spec = g_strdup_printf ("lut:%u", k);
+
+          lb_test_check_display (img, &voi, path, spec, names[i]);
+          n_shown++;
+        }
+    }
+  g_test_message ("%u displays compared", n_shown);
+  /* the four Presentation LUT Shape variants among them */
+  g_assert_cmpuint (n_shown, >=, 4);
+}
+
+/* A colour image (RGB, YBR, palette; the last one stored in JPEG baseline) from a lossy source:
+ * the image derived from it says "01", with the source's ratios and methods (colour.ini, from
+ * pydicom), as pydicom and dcmdump read the file written; the history survives the PNG that
+ * carries images between stores and filters. */
+static void
+test_colour_lossy (void)
+{
+  g_autoptr (GKeyFile) colour = g_key_file_new ();
+  g_autofree char *ini = g_build_filename (dir, "colour.ini", NULL);
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) names = NULL;
+
+  g_key_file_load_from_file (colour, ini, G_KEY_FILE_NONE, &error);
+  g_assert_no_error (error);
+  names = g_key_file_get_groups (colour, NULL);
+  g_assert_cmpuint (g_strv_length (names), ==, 4);
+  for (guint i = 0; names[i]; i++)
+    {
+      g_autofree char *src = variant_path (names[i], ".dcm");
+      g_autofree char *lossy = g_key_file_get_string (colour, names[i], "lossy", NULL);
+      g_autofree char *ratios = g_key_file_get_string (colour, names[i], "lossy_ratios", NULL);
+      g_autofree char *methods = g_key_file_get_string (colour, names[i], "lossy_methods", NULL);
+      g_autoptr (LbDicomFile) file = lb_dicom_file_new_for_path (src, LB_DICOM_READ_DEFAULT,
+                                                                 NULL, &error);
+      g_autoptr (LbImage) img = NULL, back = NULL;
+      g_autoptr (LbDicomDataset) sc = NULL;
+      g_autoptr (GBytes) png = NULL;
+      g_autoptr (GHashTable) kv = NULL;
+      g_autofree char *path = NULL, *dump = NULL, *dumped = NULL;
+      LbValueModel *model;
+
+      g_assert_no_error (error);
+      img = lb_dicom_file_decode_frame (file, 0, NULL, &error);
+      g_assert_no_error (error);
+      g_test_message ("%s: %s", names[i], lb_image_meta_get_text (lb_image_get_meta (img),
+                                                                  "Photometric interpretation"));
+      g_assert_false (lb_sample_format_is_gray (lb_image_get_format (img)));
+      model = lb_image_meta_get_value_model (lb_image_get_meta (img));
+      g_assert_nonnull (model);
+      g_assert_true (lb_value_model_get_colour (model));
+
+      /* through PNG, as lightbox-cli and write-back carry it */
+      png = lb_png_save_to_bytes (img, &error);
+      g_assert_no_error (error);
+      back = lb_png_load_bytes (png, names[i], NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (lb_value_model_equal (lb_image_meta_get_value_model (lb_image_get_meta (back)),
+                                           model));
+
+      path = write_derived (back, (LbDicomDataset *) lb_dicom_file_get_dataset (file), names[i],
+                            &sc);
+      lb_test_check_dciodvfy (path);
+      kv = lb_test_check_derived (path, NULL);
+      g_assert_cmpstr (g_hash_table_lookup (kv, "photometric"), ==, "RGB");
+      g_assert_cmpstr (g_hash_table_lookup (kv, "lossy"), ==, lossy);
+      g_assert_cmpstr (g_hash_table_lookup (kv, "lossy_ratios"), ==, ratios);
+      g_assert_cmpstr (g_hash_table_lookup (kv, "lossy_methods"), ==, methods);
+      /* and dcmdump reads the same */
+      {
+        const char *argv[] = { "dcmdump", "+P", "0028,2110", path, NULL };
+        int status;
+
+        dump = lb_test_run_tool (argv, &dumped, &status);
+        if (status == 0)
+          {
+            g_autofree char *v = lb_test_dcmdump_value (dump, "(0028,2110)");
+
+            g_assert_cmpstr (v, ==, lossy);
+          }
       }
       g_unlink (path);
     }
@@ -529,6 +659,8 @@ main (int argc, char **argv)
   g_test_add_func ("/dicom/values/filters-on-signed", test_filters_on_signed);
   g_test_add_func ("/dicom/values/lossy-syntax", test_lossy_syntax);
   g_test_add_func ("/dicom/values/bad-attributes", test_bad_attributes);
+  g_test_add_func ("/dicom/values/display", test_display);
+  g_test_add_func ("/dicom/values/colour-lossy", test_colour_lossy);
   rc = g_test_run ();
   g_key_file_unref (variants);
   lb_test_remove_tree (dir);

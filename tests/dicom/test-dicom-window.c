@@ -10,7 +10,9 @@
  * order along the slice normal, each slice showing its own centre value 2000 + k, under the
  * window/level set on the first; the overlay's orientation markers are the letters of the
  * manifest's direction cosines, and follow a rotation. Widgets are found by type, and the
- * frame label and overlay labels through lb-window-test.h. */
+ * frame label and overlay labels through lb-window-test.h. Stepping or playing away from a
+ * frame whose history holds filter results asks first: Keep stays with them, Discard steps to
+ * the next frame with a history of its own. */
 #include <gtk/gtk.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -282,6 +284,118 @@ test_frames (gconstpointer data)
     g_assert_false (g_variant_get_boolean (state));
   }
   g_assert_true (lb_test_wait (image_shown, file, 20000));
+}
+
+/* The question the window asks, when one is open. */
+static GtkWidget *
+question_dialog (void)
+{
+  GListModel *tops = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (tops); i++)
+    {
+      g_autoptr(GObject) w = g_list_model_get_item (tops, i);
+      GtkMessageType type;
+
+      if (!GTK_IS_MESSAGE_DIALOG (w) || !gtk_widget_get_visible (GTK_WIDGET (w)))
+        continue;
+      g_object_get (w, "message-type", &type, NULL);
+      if (type == GTK_MESSAGE_QUESTION
+          && gtk_window_get_transient_for (GTK_WINDOW (w)) == GTK_WINDOW (the_window ()))
+        return GTK_WIDGET (w);
+    }
+  return NULL;
+}
+
+static gboolean
+has_question (gpointer data)
+{
+  return (question_dialog () != NULL) == GPOINTER_TO_INT (data);
+}
+
+/* Clicks the button of @dialog whose label has @word, as the user would. */
+static void
+click (GtkWidget *dialog, const char *word)
+{
+  g_autoptr(GPtrArray) todo = g_ptr_array_new ();
+  GtkWidget *found = NULL;
+
+  g_ptr_array_add (todo, dialog);
+  while (todo->len > 0 && found == NULL)
+    {
+      GtkWidget *w = g_ptr_array_steal_index (todo, todo->len - 1);
+
+      if (GTK_IS_BUTTON (w) && gtk_button_get_label (GTK_BUTTON (w)) != NULL
+          && strstr (gtk_button_get_label (GTK_BUTTON (w)), word) != NULL)
+        found = w;
+      for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+        g_ptr_array_add (todo, c);
+    }
+  g_assert_nonnull (found);
+  g_signal_emit_by_name (found, "clicked");
+}
+
+static void
+test_frames_ask (void)
+{
+  g_autofree char *path = NULL, *text = NULL;
+  LbHistory *history;
+  GtkWidget *dialog;
+
+  if (variants == NULL)
+    {
+      g_test_skip ("make-variants.py needs pydicom and numpy");
+      return;
+    }
+  path = g_build_filename (variants, "mf-ct.dcm", NULL);
+  open_path (path);
+  g_assert_true (lb_test_wait (label_is, (gpointer) "frame 1/5", 20000));
+  g_assert_true (lb_test_wait (image_shown, (gpointer) "mf-ct.dcm", 20000));
+  /* no results: frames step without a question */
+  step ("win.next-frame", "frame 2/5");
+  g_assert_null (question_dialog ());
+
+  /* a result on frame 2 (what a filter pushes: a new step of the frame's history) */
+  history = lb_window_test_get_history (the_window ());
+  lb_history_push (history, lb_history_get_current (history), "Test result", NULL);
+  g_assert_cmpuint (lb_history_get_length (history), ==, 2);
+
+  /* stepping asks, naming the frame; Keep stays on it with its results */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (the_canvas ()), "win.next-frame", NULL));
+  g_assert_true (lb_test_wait (has_question, GINT_TO_POINTER (TRUE), 5000));
+  dialog = question_dialog ();
+  g_object_get (dialog, "text", &text, NULL);
+  g_test_message ("%s", text);
+  g_assert_nonnull (strstr (text, "frame 2"));
+  click (dialog, "Keep");
+  g_assert_true (lb_test_wait (has_question, GINT_TO_POINTER (FALSE), 5000));
+  g_assert_cmpstr (frame_label (), ==, "frame 2/5");
+  g_assert_true (lb_window_test_get_history (the_window ()) == history);
+  g_assert_cmpuint (lb_history_get_length (history), ==, 2);
+
+  /* cine asks too, and stops playing */
+  g_action_group_activate_action (G_ACTION_GROUP (the_window ()), "cine", NULL);
+  g_assert_true (lb_test_wait (has_question, GINT_TO_POINTER (TRUE), 20000));
+  {
+    g_autoptr(GVariant) state = g_action_group_get_action_state (G_ACTION_GROUP (the_window ()),
+                                                                 "cine");
+
+    g_assert_false (g_variant_get_boolean (state));
+  }
+  click (question_dialog (), "Keep");
+  g_assert_true (lb_test_wait (has_question, GINT_TO_POINTER (FALSE), 5000));
+  g_assert_cmpstr (frame_label (), ==, "frame 2/5");
+  g_assert_cmpuint (lb_history_get_length (history), ==, 2);
+
+  /* Discard steps: frame 3, with a history of its own */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (the_canvas ()), "win.next-frame", NULL));
+  g_assert_true (lb_test_wait (has_question, GINT_TO_POINTER (TRUE), 5000));
+  click (question_dialog (), "Discard");
+  g_assert_true (lb_test_wait (label_is, (gpointer) "frame 3/5", 20000));
+  g_assert_null (question_dialog ());
+  g_assert_true (lb_window_test_get_history (the_window ()) != history);
+  g_assert_cmpuint (lb_history_get_length (lb_window_test_get_history (the_window ())), ==, 1);
+  check_shown_frame ("mf-ct", 3);
 }
 
 /* A single-frame image shows no frame label and has no frames to step. */
@@ -670,6 +784,7 @@ main (int argc, char **argv)
   variants = lb_test_make_dicom_variants ("dicom-window");
   g_test_add_data_func ("/dicom/window/frames/mf-ct", "mf-ct", test_frames);
   g_test_add_data_func ("/dicom/window/frames/enhanced-ct", "enhanced-ct", test_frames);
+  g_test_add_func ("/dicom/window/frames/ask-before-discarding", test_frames_ask);
   g_test_add_func ("/dicom/window/single-frame", test_single_frame_has_no_frames);
   g_test_add_func ("/dicom/window/frame-accels", test_frame_accels);
   make_phantom ();

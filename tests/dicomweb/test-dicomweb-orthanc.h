@@ -70,6 +70,9 @@ void test_frames (void);
 /* test-dicomweb-orthanc-values.c */
 void test_values_round_trip (void);
 
+/* test-dicomweb-orthanc-voi.c */
+void test_voi_lut_bulk (void);
+
 /* test-dicomweb-orthanc-read.c */
 void test_open (void);
 void test_tree (void);

@@ -29,6 +29,11 @@
  * the server will not cut out (Orthanc 1.10 answers 400 for YBR_FULL_422 frames). */
 #define ACCEPT_BULK "multipart/related; type=\"application/octet-stream\""
 
+/* LUT Data (0028,3006) of a VOI or Modality LUT Sequence item holds at most 65536 entries of
+ * 16 bits (PS3.3 C.11.1.1.1, C.11.2.1.1.1); its bulk data response may add the multipart
+ * framing. Anything larger is not a LUT. */
+#define MAX_LUT_BULK_BYTES (G_GUINT64_CONSTANT (65536) * 2 + (64 << 10))
+
 /* The metadata of one instance is a few KiB to a few MiB (an enhanced multi-frame object lists
  * every frame's functional groups; bulk data comes by BulkDataURI). 16 MiB is ample. */
 #define MAX_METADATA_BYTES (G_GUINT64_CONSTANT (16) << 20)
@@ -104,12 +109,16 @@ typedef struct {
   gpointer               progress_data;
   FetchStage             stage;
   guint64                frame_cap;  /* bytes: the most a frame's response may have */
+  GPtrArray             *bulk_luts;  /* LbDicomDataset* (not owned: items of @metadata) whose
+                                      * LUT Data is still a BulkDataURI */
+  guint                  next_lut;   /* index into @bulk_luts of the one being fetched */
 } FetchData;
 
 static void
 fetch_data_free (FetchData *d)
 {
   lb_dicomweb_loc_clear (&d->loc);
+  g_clear_pointer (&d->bulk_luts, g_ptr_array_unref);
   g_clear_pointer (&d->metadata, lb_dicom_dataset_unref);
   g_clear_object (&d->image);
   g_free (d);
@@ -156,17 +165,22 @@ part_transfer_syntax (const LbDicomPart *part)
                                                                        : NULL;
 }
 
-/* The bulk data URI of the Pixel Data, when the server gave one on itself (never one that
- * sends the store's credentials elsewhere). */
+/* @uri when it is on the server itself (never one that sends the store's credentials
+ * elsewhere), else NULL. */
 static const char *
-pixel_bulk_uri (LbDicomwebStore *self, FetchData *d)
+own_bulk_uri (LbDicomwebStore *self, const char *uri)
 {
-  const char *uri = lb_dicom_dataset_get_bulk_data_uri (d->metadata, LB_TAG_PIXEL_DATA);
-
   if (uri == NULL || !g_str_has_prefix (uri, self->base_url)
       || uri[strlen (self->base_url)] != '/')
     return NULL;
   return uri;
+}
+
+/* The bulk data URI of the Pixel Data, when the server gave one on itself. */
+static const char *
+pixel_bulk_uri (LbDicomwebStore *self, FetchData *d)
+{
+  return own_bulk_uri (self, lb_dicom_dataset_get_bulk_data_uri (d->metadata, LB_TAG_PIXEL_DATA));
 }
 
 static void
@@ -335,6 +349,110 @@ frame_cap (FetchData *d, GError **error)
   return TRUE;
 }
 
+/* ---- LUT data given as bulk data -------------------------------------------------------- */
+
+/* The items of a VOI LUT or Modality LUT Sequence (PS3.3 C.11.2, C.11.1) in @ds whose LUT Data
+ * the server left out of the metadata, giving a BulkDataURI instead (Orthanc does so for large
+ * tables). Functional groups (PS3.3 C.7.6.16) are searched too: the shared item, and of the
+ * per-frame items only the one of @frame, the frame being fetched. */
+static void
+collect_bulk_luts (const LbDicomDataset *ds, guint frame, guint depth, GPtrArray *out)
+{
+  g_autofree guint32 *tags = NULL;
+  guint n_tags;
+
+  /* the JSON parser bounds the nesting already; this keeps the walk short on odd data */
+  if (depth > 8)
+    return;
+  tags = lb_dicom_dataset_get_tags (ds, &n_tags);
+  for (guint t = 0; t < n_tags; t++)
+    {
+      guint n = lb_dicom_dataset_get_n_items (ds, tags[t]);
+      gboolean lut_seq = tags[t] == LB_TAG_VOI_LUT_SEQUENCE
+                         || tags[t] == LB_TAG_MODALITY_LUT_SEQUENCE;
+
+      for (guint i = 0; i < n; i++)
+        {
+          LbDicomDataset *item;
+
+          if (tags[t] == LB_TAG_PER_FRAME_FUNCTIONAL_GROUPS_SEQUENCE && i + 1 != frame)
+            continue;
+          item = lb_dicom_dataset_get_item (ds, tags[t], i);
+          if (lut_seq && lb_dicom_dataset_get_bulk_data_uri (item, LB_TAG_LUT_DATA) != NULL)
+            g_ptr_array_add (out, item);
+          else if (!lut_seq)
+            collect_bulk_luts (item, frame, depth + 1, out);
+        }
+    }
+}
+
+static void fetch_next_lut (GTask *task);
+
+static void
+on_lut_bulk (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  FetchData *d = g_task_get_task_data (task);
+  LbDicomDataset *item = d->bulk_luts->pdata[d->next_lut];
+  g_autofree char *uri = g_strdup (lb_dicom_dataset_get_bulk_data_uri (item, LB_TAG_LUT_DATA));
+  g_autofree char *vr = g_strdup (lb_dicom_dataset_get_vr (item, LB_TAG_LUT_DATA));
+  GError *error = NULL;
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autoptr(GBytes) body = lb_http_request_finish (NULL, result, &msg, &error);
+  g_autoptr(GPtrArray) parts = NULL;
+
+  if (body == NULL || !lb_http_check_status (msg, &error))
+    {
+      /* a table larger than any LUT says so with its size and the limit */
+      g_prefix_error (&error, "%s: LUTData (0028,3006): ", d->loc.uri);
+      fetch_fail (task, error);
+      return;
+    }
+  parts = lb_dicom_multipart_parse (soup_message_headers_get_one (
+                                      soup_message_get_response_headers (msg), "Content-Type"),
+                                    body, &error);
+  if (parts == NULL)
+    {
+      g_prefix_error (&error, "%s: LUTData (0028,3006) at %s: ", d->loc.uri, uri);
+      fetch_fail (task, error);
+      return;
+    }
+  /* the value as the element holds it: bulk data sent as application/octet-stream is little
+   * endian (PS3.18 §8.7.3.3); lb-dicom-values.c checks its size against the LUT Descriptor */
+  lb_dicom_dataset_set_bytes (item, LB_TAG_LUT_DATA, vr && *vr ? vr : "OW",
+                              ((LbDicomPart *) parts->pdata[0])->body);
+  d->next_lut++;
+  fetch_next_lut (task);
+}
+
+/* Fetches the LUT data of d->bulk_luts one after the other, then the frame. */
+static void
+fetch_next_lut (GTask *task)
+{
+  LbDicomwebStore *self = g_task_get_source_object (task);
+  FetchData *d = g_task_get_task_data (task);
+  LbDicomDataset *item;
+  const char *uri;
+
+  if (d->next_lut >= d->bulk_luts->len)
+    {
+      request_frame (task, FETCH_AS_STORED);
+      return;
+    }
+  item = d->bulk_luts->pdata[d->next_lut];
+  uri = own_bulk_uri (self, lb_dicom_dataset_get_bulk_data_uri (item, LB_TAG_LUT_DATA));
+  if (uri == NULL)
+    {
+      fetch_fail (task, g_error_new (LB_ERROR, LB_ERROR_UNSUPPORTED,
+                                     "%s: LUTData (0028,3006) is bulk data at %s, which is not on "
+                                     "the server", d->loc.uri,
+                                     lb_dicom_dataset_get_bulk_data_uri (item, LB_TAG_LUT_DATA)));
+      return;
+    }
+  lb_dicomweb_request_async (self, "GET", uri, ACCEPT_BULK, NULL, NULL, MAX_LUT_BULK_BYTES,
+                             g_task_get_cancellable (task), NULL, NULL, on_lut_bulk, task);
+}
+
 static void
 on_fetch_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -350,7 +468,12 @@ on_fetch_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
                                          &error))
     fetch_fail (task, error);
   else
-    request_frame (task, FETCH_AS_STORED);
+    {
+      /* the LUT tables first: the frame's value model is made from them */
+      d->bulk_luts = g_ptr_array_new ();
+      collect_bulk_luts (d->metadata, MAX (d->loc.frame, 1), 0, d->bulk_luts);
+      fetch_next_lut (task);
+    }
 }
 
 static void
