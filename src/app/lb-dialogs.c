@@ -261,6 +261,8 @@ typedef struct {
   gulong              destroy_id;
   gboolean            orphaned;        /* the window went unanswered, with its parent */
   GCancellable       *alert_cancellable; /* GtkAlertDialog's: ends it */
+  GWeakRef            parent;          /* GtkAlertDialog's: NULL once finalized */
+  gboolean            has_parent;
 } AskCtx;
 
 static void
@@ -273,6 +275,7 @@ ask_ctx_free (AskCtx *ctx)
     g_signal_handler_disconnect (ctx->window, ctx->destroy_id);
   g_clear_object (&ctx->window);
   g_clear_object (&ctx->alert_cancellable);
+  g_weak_ref_clear (&ctx->parent);
   g_free (ctx);
 }
 
@@ -330,6 +333,28 @@ on_alert_window_destroy (GtkWindow *window,
   g_cancellable_cancel (ctx->alert_cancellable);
 }
 
+/* Whether the parent is gone or going: GTK 4.18 may answer the alert (dismissed) while the
+ * parent's destruction takes the alert's window down, before its ::destroy. */
+static gboolean
+parent_gone (AskCtx *ctx)
+{
+  g_autoptr (GtkWindow) parent = g_weak_ref_get (&ctx->parent);
+  GListModel *tops = gtk_window_get_toplevels ();
+
+  if (ctx->orphaned || !ctx->has_parent)
+    return ctx->orphaned;
+  if (parent == NULL || gtk_widget_in_destruction (GTK_WIDGET (parent)))
+    return TRUE;
+  for (guint i = 0; i < g_list_model_get_n_items (tops); i++)
+    {
+      g_autoptr (GtkWindow) top = g_list_model_get_item (tops, i);
+
+      if (top == parent)
+        return FALSE;
+    }
+  return TRUE;   /* destroyed, still referenced */
+}
+
 static void
 on_alert_done (GObject      *source,
                GAsyncResult *result,
@@ -345,7 +370,7 @@ on_alert_done (GObject      *source,
   ctx->destroy_id = 0;
   choice = gtk_alert_dialog_choose_finish (GTK_ALERT_DIALOG (source), result, &error);
   /* cancelled or failed: the cancel choice, as when dismissed */
-  if (!ctx->orphaned && ctx->func != NULL)
+  if (!parent_gone (ctx) && ctx->func != NULL)
     ctx->func (error != NULL ? ctx->cancel_choice : choice, ctx->user_data);
   ask_ctx_free (ctx);
 }
@@ -368,6 +393,8 @@ ask (GtkWindow          *parent,
       gtk_alert_dialog_set_default_button (alert, q->default_choice);
     }
   ctx->alert_cancellable = g_cancellable_new ();
+  g_weak_ref_init (&ctx->parent, parent);
+  ctx->has_parent = parent != NULL;
   if (ctx->cancellable != NULL)
     ctx->cancelled_id = g_signal_connect (ctx->cancellable, "cancelled",
                                           G_CALLBACK (on_alert_cancelled), ctx);
