@@ -59,6 +59,19 @@ drain (void)
       ;
 }
 
+/* The question over @parent answered @choice, once, and went. */
+static void
+assert_answered (GtkWindow *parent,
+                 Answer    *a,
+                 int        choice)
+{
+  g_assert_true (lb_test_wait (lb_test_flag_is_set, &a->answered, 10000));
+  g_assert_cmpint (a->choice, ==, choice);
+  g_assert_true (lb_test_wait (no_dialog, parent, 5000));
+  drain ();
+  g_assert_cmpuint (a->calls, ==, 1);
+}
+
 static const char *const conflict_choices[] = { "_Cancel", "_Overwrite", "_Keep Both", NULL };
 
 static const LbDialogsAsk conflict = {
@@ -98,9 +111,7 @@ test_ask_choice (void)
   g_assert_false (gtk_widget_has_css_class (cancel, "destructive-action"));
 
   g_signal_emit_by_name (overwrite, "clicked");
-  g_assert_true (lb_test_wait (lb_test_flag_is_set, &a.answered, 10000));
-  g_assert_cmpint (a.choice, ==, 1);
-  g_assert_true (lb_test_wait (no_dialog, parent, 5000));
+  assert_answered (parent, &a, 1);
 
   /* and again, each choice by its index */
   for (int i = 0; i < 3; i++)
@@ -110,11 +121,7 @@ test_ask_choice (void)
       lb_dialogs_ask (parent, &conflict, NULL, on_choice, &b);
       g_assert_true (lb_test_wait (lb_test_has_dialog, parent, 5000));
       lb_test_answer_dialog (parent, conflict_choices[i]);
-      g_assert_true (lb_test_wait (lb_test_flag_is_set, &b.answered, 10000));
-      g_assert_cmpint (b.choice, ==, i);
-      g_assert_true (lb_test_wait (no_dialog, parent, 5000));
-      drain ();
-      g_assert_cmpuint (b.calls, ==, 1);
+      assert_answered (parent, &b, i);
     }
   gtk_window_destroy (parent);
 }
@@ -133,11 +140,7 @@ test_ask_close (void)
   lb_dialogs_ask (parent, &q, NULL, on_choice, &a);
   g_assert_true (lb_test_wait (lb_test_has_dialog, parent, 5000));
   gtk_window_close (lb_test_dialog_over (parent));
-  g_assert_true (lb_test_wait (lb_test_flag_is_set, &a.answered, 10000));
-  g_assert_cmpint (a.choice, ==, 1);
-  g_assert_true (lb_test_wait (no_dialog, parent, 5000));
-  drain ();
-  g_assert_cmpuint (a.calls, ==, 1);
+  assert_answered (parent, &a, 1);
   gtk_window_destroy (parent);
 }
 
@@ -152,11 +155,7 @@ test_ask_cancellable (void)
   lb_dialogs_ask (parent, &conflict, cancellable, on_choice, &a);
   g_assert_true (lb_test_wait (lb_test_has_dialog, parent, 5000));
   g_cancellable_cancel (cancellable);
-  g_assert_true (lb_test_wait (lb_test_flag_is_set, &a.answered, 10000));
-  g_assert_cmpint (a.choice, ==, 0);
-  g_assert_true (lb_test_wait (no_dialog, parent, 5000));
-  drain ();
-  g_assert_cmpuint (a.calls, ==, 1);
+  assert_answered (parent, &a, 0);
   gtk_window_destroy (parent);
 }
 
@@ -174,9 +173,7 @@ test_ask_alert (void)
   dialog = lb_test_dialog_over (parent);
   g_assert_nonnull (lb_test_find_text (GTK_WIDGET (dialog), "The store refused it."));
   lb_test_answer_dialog (parent, "_Close");
-  g_assert_true (lb_test_wait (lb_test_flag_is_set, &a.answered, 10000));
-  g_assert_cmpint (a.choice, ==, 0);
-  g_assert_true (lb_test_wait (no_dialog, parent, 5000));
+  assert_answered (parent, &a, 0);
 
   lb_dialogs_ask (parent, &q, NULL, NULL, NULL);
   g_assert_true (lb_test_wait (lb_test_has_dialog, parent, 5000));
