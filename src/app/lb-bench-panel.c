@@ -9,6 +9,7 @@
 
 #include "lb-bench-panel.h"
 #include "lb-bench-record.h"
+#include "lb-dialogs.h"
 #include "lb-measure-table.h"
 
 struct _LbBenchPanel {
@@ -242,20 +243,15 @@ records_changed (LbBenchPanel *self)
 }
 
 static void
-on_csv_response (GtkNativeDialog *native,
-                 int              response,
-                 LbBenchPanel    *self)
+on_csv_chosen (GFile    *file,
+               gpointer  user_data)
 {
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
-      g_autofree char *path = file ? g_file_get_path (file) : NULL;
-      g_autoptr (GError) error = NULL;
+  LbBenchPanel *self = user_data;
+  g_autofree char *path = file ? g_file_get_path (file) : NULL;
+  g_autoptr (GError) error = NULL;
 
-      if (path && !lb_bench_panel_write_csv (self, path, &error))
-        gtk_label_set_text (GTK_LABEL (self->summary), error->message);
-    }
-  g_object_unref (native);
+  if (path && !lb_bench_panel_write_csv (self, path, &error))
+    gtk_label_set_text (GTK_LABEL (self->summary), error->message);
 }
 
 /* bench.export: the log as CSV, to a file the user picks. */
@@ -264,14 +260,12 @@ export_action (GtkWidget  *widget,
                const char *action_name,
                GVariant   *parameter)
 {
-  GtkFileChooserNative *native;
+  LbFileDialogOptions options = { .title = _("Export Benchmark CSV"),
+                                  .accept_label = _("_Export"),
+                                  .initial_name = "lightbox-benchmark.csv" };
 
-  native = gtk_file_chooser_native_new (_("Export Benchmark CSV"),
-                                        GTK_WINDOW (gtk_widget_get_root (widget)),
-                                        GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (native), "lightbox-benchmark.csv");
-  g_signal_connect (native, "response", G_CALLBACK (on_csv_response), widget);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+  lb_dialogs_save_file (GTK_WINDOW (gtk_widget_get_root (widget)), &options, on_csv_chosen,
+                        widget);
 }
 
 /* bench.copy (Ctrl+C in the panel): the table as shown, tab-separated for a spreadsheet. */

@@ -6,13 +6,13 @@
 #include "lb-upload-dialog.h"
 
 struct _LbUploadDialog {
-  GtkDialog  parent_instance;
+  GtkWindow  parent_instance;
 
   /* Template widgets */
   GtkWidget *entry;
 };
 
-G_DEFINE_FINAL_TYPE (LbUploadDialog, lb_upload_dialog, GTK_TYPE_DIALOG)
+G_DEFINE_FINAL_TYPE (LbUploadDialog, lb_upload_dialog, GTK_TYPE_WINDOW)
 
 static void
 lb_upload_dialog_dispose (GObject *object)
@@ -39,17 +39,10 @@ lb_upload_dialog_init (LbUploadDialog *self)
 }
 
 LbUploadDialog *
-lb_upload_dialog_new (GtkWindow  *parent,
-                      const char *name)
+lb_upload_dialog_new (const char *name)
 {
-  LbUploadDialog *self;
+  LbUploadDialog *self = g_object_new (LB_TYPE_UPLOAD_DIALOG, NULL);
 
-  /* use-header-bar is construct-only: a template cannot set it */
-  self = g_object_new (LB_TYPE_UPLOAD_DIALOG, "use-header-bar", TRUE, "transient-for", parent,
-                       NULL);
-  /* Enter in the entry uploads; set here, since moving the buttons into the header bar at
-   * construction drops a default widget the template gave */
-  gtk_dialog_set_default_response (GTK_DIALOG (self), GTK_RESPONSE_OK);
   gtk_editable_set_text (GTK_EDITABLE (self->entry), name ? name : "");
   return self;
 }

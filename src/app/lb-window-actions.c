@@ -6,6 +6,7 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "lb-dialogs.h"
 #include "lb-window-private.h"
 
 /* The window's actions (win.*) and the window/level preset menu. */
@@ -153,13 +154,14 @@ wl_preset_activated (GSimpleAction *action,
 }
 
 static void
-on_save_preset_response (GtkDialog *dialog,
-                         int        response,
-                         LbWindow  *self)
+on_save_preset_answer (GtkWindow *form,
+                       gboolean   accepted,
+                       gpointer   user_data)
 {
-  GtkWidget *entry = g_object_get_data (G_OBJECT (dialog), "entry");
+  LbWindow *self = user_data;
+  GtkWidget *entry = gtk_window_get_child (form);
 
-  if (response == GTK_RESPONSE_OK)
+  if (accepted)
     {
       const char *name = gtk_editable_get_text (GTK_EDITABLE (entry));
       g_autoptr (GVariant) old = g_settings_get_value (self->settings, "wl-presets");
@@ -179,7 +181,6 @@ on_save_preset_response (GtkDialog *dialog,
       g_variant_builder_add (&b, "(sdd)", *name ? name : _("Preset"), c, w);
       g_settings_set_value (self->settings, "wl-presets", g_variant_builder_end (&b));
     }
-  gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
 static void
@@ -188,15 +189,10 @@ wl_save_preset_activated (GSimpleAction *action,
                           gpointer       user_data)
 {
   LbWindow *self = user_data;
-  GtkWidget *dialog, *entry, *box;
+  GtkWidget *form, *entry;
 
-  dialog = gtk_dialog_new_with_buttons (_("Save Window/Level Preset"), GTK_WINDOW (self),
-                                        GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT
-                                        | GTK_DIALOG_USE_HEADER_BAR,
-                                        _("_Cancel"), GTK_RESPONSE_CANCEL,
-                                        _("_Save"), GTK_RESPONSE_OK, NULL);
-  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_OK);
-  box = gtk_dialog_get_content_area (GTK_DIALOG (dialog));
+  form = gtk_window_new ();
+  gtk_window_set_title (GTK_WINDOW (form), _("Save Window/Level Preset"));
   entry = gtk_entry_new ();
   gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
   gtk_entry_set_placeholder_text (GTK_ENTRY (entry), _("Preset name"));
@@ -206,24 +202,17 @@ wl_save_preset_activated (GSimpleAction *action,
   gtk_widget_set_margin_end (entry, 18);
   gtk_widget_set_margin_top (entry, 18);
   gtk_widget_set_margin_bottom (entry, 18);
-  gtk_box_append (GTK_BOX (box), entry);
-  g_object_set_data (G_OBJECT (dialog), "entry", entry);
-  g_signal_connect (dialog, "response", G_CALLBACK (on_save_preset_response), self);
-  gtk_window_present (GTK_WINDOW (dialog));
+  gtk_window_set_child (GTK_WINDOW (form), entry);
+  lb_dialogs_form (GTK_WINDOW (form), GTK_WINDOW (self), _("_Save"), on_save_preset_answer,
+                   self, NULL);
 }
 
 static void
-on_open_file_response (GtkNativeDialog *native,
-                       int              response,
-                       LbWindow        *self)
+on_open_file_chosen (GFile    *file,
+                     gpointer  user_data)
 {
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
-      if (file != NULL)
-        lb_window_open_image_file (self, file);
-    }
-  g_object_unref (native);
+  if (file != NULL)
+    lb_window_open_image_file (LB_WINDOW (user_data), file);
 }
 
 static void
@@ -232,17 +221,14 @@ open_file_activated (GSimpleAction *action,
                      gpointer       user_data)
 {
   LbWindow *self = user_data;
-  GtkFileChooserNative *native;
   g_autoptr (GtkFileFilter) filter = gtk_file_filter_new ();
+  LbFileDialogOptions options = { .title = _("Open Image"), .accept_label = _("_Open"),
+                                  .filter = filter };
 
-  native = gtk_file_chooser_native_new (_("Open Image"), GTK_WINDOW (self),
-                                        GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
   gtk_file_filter_set_name (filter, _("Images"));
   gtk_file_filter_add_pixbuf_formats (filter);
   gtk_file_filter_add_mime_type (filter, "image/png");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), filter);
-  g_signal_connect (native, "response", G_CALLBACK (on_open_file_response), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+  lb_dialogs_open_file (GTK_WINDOW (self), &options, on_open_file_chosen, self);
 }
 
 static void

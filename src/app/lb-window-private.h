@@ -69,9 +69,8 @@ struct _LbWindow {
   GMenu          *wl_menu;
   GtkWidget      *upload_dialog;      /* non-NULL while the name prompt is open */
   GtkWidget      *upload_entry;
-  GtkWidget      *conflict_dialog;    /* non-NULL while asking keep both/overwrite/cancel */
   GtkWidget      *param_dialog;       /* non-NULL while a filter dialog is open */
-  GtkWidget      *error_dialog;       /* the last error shown, while open */
+  GCancellable   *error_cancellable;  /* takes down the last error shown */
   char           *last_status;        /* the last result line (upload verification, errors) */
   char           *last_upload_uri;
   gboolean        busy;

@@ -5,6 +5,7 @@
 
 #include <glib/gi18n.h>
 
+#include "lb-dialogs.h"
 #include "lb-dicomdir.h"
 #include "lb-store.h"
 #include "lb-window-private.h"
@@ -80,17 +81,18 @@ cred_ctx_free (gpointer data)
 }
 
 static void
-on_credentials_response (GtkDialog *dialog,
-                         int        response,
-                         CredCtx   *ctx)
+on_credentials_answer (GtkWindow *form,
+                       gboolean   accepted,
+                       gpointer   user_data)
 {
-  if (response == GTK_RESPONSE_OK)
+  CredCtx *ctx = user_data;
+
+  if (accepted)
     lb_credentials_request_set_password (ctx->request,
                                          gtk_editable_get_text (GTK_EDITABLE (ctx->user)),
                                          gtk_editable_get_text (GTK_EDITABLE (ctx->password)));
   else
     lb_credentials_request_cancel (ctx->request);
-  gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
 /* Asked by the store on 401: a small dialog with user name and password. */
@@ -106,12 +108,8 @@ ask_credentials (LbCredentialsRequest *request,
 
   ctx->self = self;
   ctx->request = lb_credentials_request_ref (request);
-  dialog = gtk_dialog_new_with_buttons (_("Authentication Required"), GTK_WINDOW (self),
-                                        GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT
-                                        | GTK_DIALOG_USE_HEADER_BAR,
-                                        _("_Cancel"), GTK_RESPONSE_CANCEL,
-                                        _("_Log In"), GTK_RESPONSE_OK, NULL);
-  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_OK);
+  dialog = gtk_window_new ();
+  gtk_window_set_title (GTK_WINDOW (dialog), _("Authentication Required"));
   grid = gtk_grid_new ();
   gtk_grid_set_row_spacing (GTK_GRID (grid), 6);
   gtk_grid_set_column_spacing (GTK_GRID (grid), 12);
@@ -144,10 +142,9 @@ ask_credentials (LbCredentialsRequest *request,
                                   _("Password"), -1);
   g_object_set (ctx->password, "activates-default", TRUE, NULL);
   gtk_grid_attach (GTK_GRID (grid), ctx->password, 1, 2, 1, 1);
-  gtk_box_append (GTK_BOX (gtk_dialog_get_content_area (GTK_DIALOG (dialog))), grid);
-  g_object_set_data_full (G_OBJECT (dialog), "lb-cred", ctx, cred_ctx_free);
-  g_signal_connect (dialog, "response", G_CALLBACK (on_credentials_response), ctx);
-  gtk_window_present (GTK_WINDOW (dialog));
+  gtk_window_set_child (GTK_WINDOW (dialog), grid);
+  lb_dialogs_form (GTK_WINDOW (dialog), GTK_WINDOW (self), _("_Log In"), on_credentials_answer,
+                   ctx, cred_ctx_free);
 }
 
 void

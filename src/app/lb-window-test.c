@@ -80,20 +80,6 @@ lb_window_test_get_upload_entry (LbWindow *self)
   return self->upload_entry;
 }
 
-GtkWidget *
-lb_window_test_get_conflict_dialog (LbWindow *self)
-{
-  g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
-  return self->conflict_dialog;
-}
-
-GtkWidget *
-lb_window_test_get_error_dialog (LbWindow *self)
-{
-  g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
-  return self->error_dialog;
-}
-
 const char *
 lb_window_test_get_last_status (LbWindow *self)
 {

@@ -28,13 +28,12 @@ GListModel     *lb_window_test_get_store_filters   (LbWindow   *self);
 GtkWidget      *lb_window_test_get_child           (LbWindow   *self,
                                                     const char *id);
 
-/* The dialogs the window has open now, NULL when closed. */
+/* The dialogs the window has open now, NULL when closed. (Questions and errors, shown with
+ * lb_dialogs_ask(), are found among the toplevels: tests/ui/lb-test-dialogs.h.) */
 GtkWidget      *lb_window_test_get_param_dialog    (LbWindow   *self);
 GtkWidget      *lb_window_test_get_upload_dialog   (LbWindow   *self);
 /* The name entry of the upload dialog. */
 GtkWidget      *lb_window_test_get_upload_entry    (LbWindow   *self);
-GtkWidget      *lb_window_test_get_conflict_dialog (LbWindow   *self);
-GtkWidget      *lb_window_test_get_error_dialog    (LbWindow   *self);
 
 /* The last result line (upload verification, errors), NULL before the first. */
 const char     *lb_window_test_get_last_status     (LbWindow   *self);

@@ -5,6 +5,7 @@
 
 #include <glib/gi18n.h>
 
+#include "lb-dialogs.h"
 #include "lb-error.h"
 #include "lb-png.h"
 #include "lb-upload-dialog.h"
@@ -12,9 +13,8 @@
 #include "lb-write-back.h"
 
 /* Upload to the store: name prompt (LbUploadDialog) → encode (worker thread) → conditional
- * PUT → on conflict ask keep both / overwrite / cancel (ui/lb-upload-conflict.ui) →
- * verification result in the status bar. Export writes the same PNG (with provenance) to a
- * local file chosen with GtkFileChooserNative. */
+ * PUT → on conflict ask keep both / overwrite / cancel → verification result in the status
+ * bar. Export writes the same PNG (with provenance) to a local file the user chooses. */
 
 typedef struct {
   LbWindow *self;
@@ -115,25 +115,28 @@ finish_upload (UploadCtx         *ctx,
 }
 
 static void
-on_conflict_response (GtkDialog *dialog,
-                      int        response,
-                      UploadCtx *ctx);
+on_conflict_response (int      response,
+                      gpointer user_data);
 
+/* Asked when an upload's name is taken in the store: keep both (2: the next free numbered
+ * name), overwrite (1: only the version just checked) or cancel (0). */
 static void
 ask_conflict (UploadCtx *ctx)
 {
-  LbWindow *self = ctx->self;
+  const char *choices[] = { _("_Cancel"), _("_Overwrite"), _("_Keep Both"), NULL };
   g_autofree char *shown = lb_store_uri_display_name (ctx->uri);
   g_autofree char *text = g_strdup_printf (_("“%s” already exists in the store"), shown);
-  g_autoptr (GtkBuilder) builder =
-    gtk_builder_new_from_resource ("/io/github/lightbox/Lightbox/ui/lb-upload-conflict.ui");
-  GtkWidget *dialog = GTK_WIDGET (gtk_builder_get_object (builder, "dialog"));
+  LbDialogsAsk ask = {
+    .message = text,
+    .detail = _("Keep both uploads the image under a new numbered name. Overwrite replaces "
+                "the existing image, only if nobody changed it since it was checked."),
+    .choices = choices,
+    .cancel_choice = 0,
+    .default_choice = 2,
+    .destructive_choice = 1,
+  };
 
-  g_object_set (dialog, "text", text, NULL);
-  gtk_window_set_transient_for (GTK_WINDOW (dialog), GTK_WINDOW (self));
-  g_signal_connect (dialog, "response", G_CALLBACK (on_conflict_response), ctx);
-  self->conflict_dialog = dialog;
-  gtk_window_present (GTK_WINDOW (dialog));
+  lb_dialogs_ask (GTK_WINDOW (ctx->self), &ask, NULL, on_conflict_response, ctx);
 }
 
 static void
@@ -213,14 +216,12 @@ on_stat_for_overwrite (GObject      *source,
 }
 
 static void
-on_conflict_response (GtkDialog *dialog,
-                      int        response,
-                      UploadCtx *ctx)
+on_conflict_response (int      response,
+                      gpointer user_data)
 {
+  UploadCtx *ctx = user_data;
   LbWindow *self = ctx->self;
 
-  self->conflict_dialog = NULL;
-  gtk_window_destroy (GTK_WINDOW (dialog));
   if (response == 2)
     {
       ctx->attempt = 2;
@@ -276,17 +277,17 @@ start_upload (LbWindow   *self,
 }
 
 static void
-on_upload_response (GtkDialog *dialog,
-                    int        response,
-                    LbWindow  *self)
+on_upload_response (GtkWindow *dialog,
+                    gboolean   accepted,
+                    gpointer   user_data)
 {
+  LbWindow *self = user_data;
   g_autofree char *name = g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->upload_entry)));
 
   self->upload_dialog = NULL;
   self->upload_entry = NULL;
-  gtk_window_destroy (GTK_WINDOW (dialog));
   g_strstrip (name);
-  if (response != GTK_RESPONSE_OK || *name == '\0' || self->history == NULL)
+  if (!accepted || *name == '\0' || self->history == NULL)
     return;
   if (strchr (name, '/') != NULL)
     {
@@ -319,11 +320,11 @@ _lb_window_upload (LbWindow *self)
   flabel = lb_history_get_file_label (self->history);
   def = lb_write_back_derived_name (src_name, flabel ? flabel : "lightbox", 1);
 
-  dialog = GTK_WIDGET (lb_upload_dialog_new (GTK_WINDOW (self), def));
+  dialog = GTK_WIDGET (lb_upload_dialog_new (def));
   self->upload_dialog = dialog;
   self->upload_entry = lb_upload_dialog_get_entry (LB_UPLOAD_DIALOG (dialog));
-  g_signal_connect (dialog, "response", G_CALLBACK (on_upload_response), self);
-  gtk_window_present (GTK_WINDOW (dialog));
+  lb_dialogs_form (GTK_WINDOW (dialog), GTK_WINDOW (self), _("_Upload"), on_upload_response,
+                   self, NULL);
 }
 
 /* ---- export ---------------------------------------------------------------------------- */
@@ -394,29 +395,24 @@ _lb_window_export_to_path (LbWindow   *self,
 }
 
 static void
-on_export_response (GtkNativeDialog *native,
-                    int              response,
-                    LbWindow        *self)
+on_export_chosen (GFile    *file,
+                  gpointer  user_data)
 {
-  if (response == GTK_RESPONSE_ACCEPT && self->history != NULL)
-    {
-      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
-      g_autofree char *path = file ? g_file_get_path (file) : NULL;
+  LbWindow *self = user_data;
+  g_autofree char *path = file ? g_file_get_path (file) : NULL;
 
-      if (path != NULL)
-        _lb_window_export_to_path (self, path);
-    }
-  g_object_unref (native);
+  if (path != NULL && self->history != NULL)
+    _lb_window_export_to_path (self, path);
 }
 
 void
 _lb_window_export (LbWindow *self)
 {
-  GtkFileChooserNative *native;
   const char *src;
   g_autofree char *src_name = NULL;
   g_autofree char *def = NULL;
   const char *flabel;
+  LbFileDialogOptions options = { .title = _("Export PNG"), .accept_label = _("_Export") };
 
   if (self->history == NULL || self->busy)
     return;
@@ -424,9 +420,6 @@ _lb_window_export (LbWindow *self)
   src_name = src ? lb_store_uri_display_name (src) : g_strdup ("image.png");
   flabel = lb_history_get_file_label (self->history);
   def = lb_write_back_derived_name (src_name, flabel ? flabel : "lightbox", 1);
-  native = gtk_file_chooser_native_new (_("Export PNG"), GTK_WINDOW (self),
-                                        GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (native), def);
-  g_signal_connect (native, "response", G_CALLBACK (on_export_response), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+  options.initial_name = def;
+  lb_dialogs_save_file (GTK_WINDOW (self), &options, on_export_chosen, self);
 }

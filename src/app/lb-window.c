@@ -6,6 +6,7 @@
 #include <glib/gi18n.h>
 #include <libsoup/soup.h>
 
+#include "lb-dialogs.h"
 #include "lb-error.h"
 #include "lb-loader.h"
 #include "lb-store.h"
@@ -216,32 +217,18 @@ on_probe_accept_certificate (SoupMessage          *msg,
 }
 
 static void
-on_error_response (GtkDialog *dialog,
-                   int        response,
-                   LbWindow  *self)
-{
-  if (self->error_dialog == GTK_WIDGET (dialog))
-    self->error_dialog = NULL;
-  gtk_window_destroy (GTK_WINDOW (dialog));
-}
-
-static void
 present_error (LbWindow   *self,
-               gboolean    tls,
                const char *title,
                const char *detail)
 {
-  GtkWidget *dialog;
+  LbDialogsAsk ask = { .message = title, .detail = detail };
 
-  if (self->error_dialog != NULL)
-    gtk_window_destroy (GTK_WINDOW (self->error_dialog));
-  dialog = gtk_message_dialog_new (GTK_WINDOW (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
-                                   tls ? GTK_MESSAGE_WARNING : GTK_MESSAGE_ERROR,
-                                   GTK_BUTTONS_CLOSE, "%s", title);
-  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", detail);
-  g_signal_connect (dialog, "response", G_CALLBACK (on_error_response), self);
-  self->error_dialog = dialog;
-  gtk_window_present (GTK_WINDOW (dialog));
+  /* the newest error replaces the one shown */
+  if (self->error_cancellable != NULL)
+    g_cancellable_cancel (self->error_cancellable);
+  g_clear_object (&self->error_cancellable);
+  self->error_cancellable = g_cancellable_new ();
+  lb_dialogs_ask (GTK_WINDOW (self), &ask, self->error_cancellable, NULL, NULL);
 }
 
 static void
@@ -256,7 +243,7 @@ on_probe_done (GObject      *source,
   g_autofree char *detail = g_strdup_printf ("%s\n\n%s", why, probe->message);
 
   g_clear_object (&stream);
-  present_error (probe->self, TRUE, _("Certificate problem"), detail);
+  present_error (probe->self, _("Certificate problem"), detail);
   g_object_unref (probe->self);
   g_free (probe->title);
   g_free (probe->message);
@@ -286,7 +273,7 @@ _lb_window_show_error (LbWindow     *self,
       soup_session_send_async (session, msg, G_PRIORITY_DEFAULT, NULL, on_probe_done, probe);
       return;
     }
-  present_error (self, FALSE, title, error->message);
+  present_error (self, title, error->message);
 }
 
 /* ---- image display --------------------------------------------------------------------- */
@@ -698,6 +685,9 @@ lb_window_dispose (GObject *object)
     g_cancellable_cancel (self->series_cancellable);
   g_clear_object (&self->series_cancellable);
   _lb_window_frames_close (self);
+  if (self->error_cancellable)
+    g_cancellable_cancel (self->error_cancellable);
+  g_clear_object (&self->error_cancellable);
   g_clear_object (&self->load_cancellable);
   g_clear_object (&self->op_cancellable);
   g_clear_object (&self->history);
