@@ -140,6 +140,8 @@ lb_tag_browser_class_init (LbTagBrowserClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LbTagBrowser, view);
   gtk_widget_class_bind_template_child (widget_class, LbTagBrowser, selection);
   gtk_widget_class_bind_template_callback (widget_class, on_search_changed);
+  /* Escape in the search closes the browser, as it does elsewhere in the window */
+  gtk_widget_class_bind_template_callback (widget_class, gtk_window_close);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
 }
 

@@ -522,7 +522,8 @@ make_scale_bar (LbWindow *self)
                                   NULL);
   gtk_widget_set_halign (self->scale_bar, GTK_ALIGN_CENTER);
   gtk_widget_set_valign (self->scale_bar, GTK_ALIGN_END);
-  gtk_widget_set_margin_bottom (self->scale_bar, 6);
+  /* above the orientation marker of the bottom edge */
+  gtk_widget_set_margin_bottom (self->scale_bar, 28);
   gtk_widget_set_can_target (self->scale_bar, FALSE);
   gtk_widget_set_visible (self->scale_bar, FALSE);
   gtk_overlay_add_overlay (GTK_OVERLAY (overlay), self->scale_bar);

@@ -913,7 +913,10 @@ test_tags (void)
   /* the sequence, then per frame: its item, PlanePositionSequence, its item, the position */
   g_assert_cmpuint (n_rows (), ==, 1 + 4 * SLICES);
   g_assert_cmpstr (lb_tag_row_get_keyword (row_at (0)), ==, "PerFrameFunctionalGroupsSequence");
-  gtk_window_close (GTK_WINDOW (tag_browser ()));
+  /* Escape in the search closes it */
+  g_signal_emit_by_name (lb_test_find_widget (GTK_WIDGET (tag_browser ()), GTK_TYPE_SEARCH_ENTRY,
+                                              NULL), "stop-search");
+  g_assert_false (browser_open (NULL));
 }
 
 /* ---- the shortcuts ------------------------------------------------------------------------ */
