@@ -22,13 +22,11 @@
 #define DEFAULT_CINE_FPS 10.0
 #define MAX_CINE_FPS 60.0
 
-/* The scale bar's drawing (logical pixels): the bar's thickness, its distance from the
- * drawing's bottom, the margin left and right of it, and the drawing's height (the caption
- * sits above the bar). */
+/* The scale bar's drawing (logical pixels): the bar's thickness and its distance from the
+ * viewport's bottom, above the orientation marker of the bottom edge (the caption sits above
+ * the bar). */
 #define BAR_THICK 4
-#define BAR_BOTTOM 4
-#define BAR_PAD 3
-#define BAR_HEIGHT 30
+#define BAR_BOTTOM 34
 
 static gboolean
 action_state (LbWindow *self, const char *name)
@@ -456,16 +454,17 @@ draw_scale_bar (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpoint
   g_autofree char *caption = NULL;
   g_autoptr(PangoLayout) layout = NULL;
   double y = height - BAR_BOTTOM - BAR_THICK;
+  double x = round ((width - self->scale_bar_px) / 2);
   int tw, th;
 
   if (self->scale_bar_mm <= 0)
     return;
   /* a dark rim keeps the white bar readable on bright images */
   cairo_set_source_rgba (cr, 0, 0, 0, 0.6);
-  cairo_rectangle (cr, BAR_PAD - 1, y - 1, self->scale_bar_px + 2, BAR_THICK + 2);
+  cairo_rectangle (cr, x - 1, y - 1, self->scale_bar_px + 2, BAR_THICK + 2);
   cairo_fill (cr);
   cairo_set_source_rgb (cr, 1, 1, 1);
-  cairo_rectangle (cr, BAR_PAD, y, self->scale_bar_px, BAR_THICK);
+  cairo_rectangle (cr, x, y, self->scale_bar_px, BAR_THICK);
   cairo_fill (cr);
 
   caption = lb_scale_bar_format (self->scale_bar_mm);
@@ -501,13 +500,18 @@ _lb_window_nav_update_scale_bar (LbWindow *self)
     {
       g_autofree char *caption = lb_scale_bar_format (mm);
 
-      gtk_drawing_area_set_content_width (GTK_DRAWING_AREA (self->scale_bar),
-                                          (int) ceil (px) + 2 * BAR_PAD);
       gtk_accessible_update_property (GTK_ACCESSIBLE (self->scale_bar),
                                       GTK_ACCESSIBLE_PROPERTY_LABEL, caption, -1);
     }
-  gtk_widget_set_visible (self->scale_bar, mm > 0);
   gtk_widget_queue_draw (self->scale_bar);
+}
+
+/* The drawing covers the viewport, so that a new size of the viewport (the window, the tree
+ * pane, full screen) gives the bar its new room even when the zoom stays. */
+static void
+on_scale_bar_resize (GtkDrawingArea *area, int width, int height, LbWindow *self)
+{
+  _lb_window_nav_update_scale_bar (self);
 }
 
 static void
@@ -517,15 +521,10 @@ make_scale_bar (LbWindow *self)
 
   self->scale_bar = gtk_drawing_area_new ();
   gtk_widget_set_name (self->scale_bar, "scale_bar");
-  gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (self->scale_bar), BAR_HEIGHT);
   gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->scale_bar), draw_scale_bar, self,
                                   NULL);
-  gtk_widget_set_halign (self->scale_bar, GTK_ALIGN_CENTER);
-  gtk_widget_set_valign (self->scale_bar, GTK_ALIGN_END);
-  /* above the orientation marker of the bottom edge */
-  gtk_widget_set_margin_bottom (self->scale_bar, 28);
+  g_signal_connect (self->scale_bar, "resize", G_CALLBACK (on_scale_bar_resize), self);
   gtk_widget_set_can_target (self->scale_bar, FALSE);
-  gtk_widget_set_visible (self->scale_bar, FALSE);
   gtk_overlay_add_overlay (GTK_OVERLAY (overlay), self->scale_bar);
 }
 
