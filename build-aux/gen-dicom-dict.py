@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """gen-dicom-dict.py > src/dicom/lb-dicom-dict-table.h
 
-Writes the VR of every attribute of the DICOM data dictionary (PS3.6 §6, PS3.7 §E.1) as a C
-table for src/dicom/lb-dicom-dict.c, from pydicom's copy of the dictionary (python3-pydicom,
-MIT). Implicit VR files carry no VR, so the reader looks it up here.
+Writes the VR and the keyword of every attribute of the DICOM data dictionary (PS3.6 §6,
+PS3.7 §E.1) as a C table for src/dicom/lb-dicom-dict.c, from pydicom's copy of the dictionary
+(python3-pydicom, MIT). Implicit VR files carry no VR, so the reader looks it up here; the
+tag browser shows the keywords.
 
 Ambiguous VRs get lowercase codes that the reader resolves (PS3.5 §A.1 c, §A.2):
   "xs" US or SS (by PixelRepresentation), "ox" OB or OW, "xw" US or OW / US or SS or OW.
@@ -34,8 +35,8 @@ for tag in sorted(DicomDictionary):
     code = vr_code(DicomDictionary[tag][0])
     if code is None:
         continue
-    line.append('{0x%08X,"%s"}' % (tag, code))
-    if len(line) == 5:
+    line.append('{0x%08X,"%s","%s"}' % (tag, code, DicomDictionary[tag][4]))
+    if len(line) == 1:
         out.write('  ' + ', '.join(line) + ',\n')
         line = []
 if line:
@@ -50,5 +51,6 @@ for pattern in sorted(RepeatersDictionary):
         continue
     mask = int(''.join('0' if c in 'xX' else 'F' for c in pattern), 16)
     value = int(''.join('0' if c in 'xX' else c for c in pattern), 16)
-    out.write('  {0x%08X, 0x%08X, "%s"}, /* %s */\n' % (mask, value, code, pattern))
+    out.write('  {0x%08X, 0x%08X, "%s", "%s"}, /* %s */\n'
+              % (mask, value, code, RepeatersDictionary[pattern][4], pattern))
 out.write('};\n')

@@ -7,8 +7,8 @@
 
 #include "lb-canvas-private.h"
 
-/* The canvas's input: wheel zoom (Alt+wheel: frames), drags (pan, window/level), focus on
- * click and the keyboard bindings. */
+/* The canvas's input: the wheel (zoom; on a stack it pages and Ctrl+wheel zooms; Alt+wheel
+ * always pages), drags (pan, window/level), focus on click and the keyboard bindings. */
 
 static gboolean
 on_scroll (GtkEventControllerScroll *ctrl,
@@ -16,14 +16,23 @@ on_scroll (GtkEventControllerScroll *ctrl,
            double                    dy,
            LbCanvas                 *self)
 {
+  GdkModifierType mods;
+
   if (!self->have_src || dy == 0)
     return FALSE;
-  /* Alt+wheel steps through the frames of a multi-frame image (the window's actions; they
-   * are disabled, and do nothing, for single-frame images) */
-  if (gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (ctrl)) & GDK_ALT_MASK)
+  mods = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (ctrl));
+  /* Alt+wheel, and the plain wheel on a stack, step through the frames or slices (the
+   * window's actions; they are disabled, and do nothing, for single-frame images). A
+   * touchpad's small deltas add up to whole steps. */
+  if ((mods & GDK_ALT_MASK) || (self->stack_navigation && !(mods & GDK_CONTROL_MASK)))
     {
-      gtk_widget_activate_action (GTK_WIDGET (self), dy > 0 ? "win.next-frame"
-                                                            : "win.previous-frame", NULL);
+      self->scroll_steps += dy;
+      while (fabs (self->scroll_steps) >= 1)
+        {
+          gtk_widget_activate_action (GTK_WIDGET (self), self->scroll_steps > 0
+                                      ? "win.next-frame" : "win.previous-frame", NULL);
+          self->scroll_steps -= self->scroll_steps > 0 ? 1 : -1;
+        }
       return TRUE;
     }
   lb_canvas_zoom_at (self, pow (1.1, -dy), self->pointer_x, self->pointer_y);
@@ -117,6 +126,14 @@ key_pan (GtkWidget *widget,
   double dx, dy;
 
   g_variant_get (args, "(dd)", &dx, &dy);
+  /* on a stack, Up and Down step one slice; at either end the key stays with the canvas (the
+   * action is disabled) rather than moving the focus */
+  if (LB_CANVAS (widget)->stack_navigation && dx == 0)
+    {
+      gtk_widget_activate_action (widget, dy > 0 ? "win.previous-frame" : "win.next-frame",
+                                  NULL);
+      return TRUE;
+    }
   lb_canvas_pan (LB_CANVAS (widget), dx, dy);
   return TRUE;
 }
@@ -213,14 +230,25 @@ _lb_canvas_class_init_input (GtkWidgetClass *wc)
   gtk_widget_class_add_binding (wc, GDK_KEY_h, 0, key_toggle, "s", "flip");
   gtk_widget_class_add_binding (wc, GDK_KEY_s, 0, key_toggle, "s", "split");
   gtk_widget_class_add_binding (wc, GDK_KEY_a, 0, key_toggle, "s", "auto");
-  /* frames of a multi-frame image, and cine: the window's actions */
-  gtk_widget_class_add_binding_action (wc, GDK_KEY_Page_Down, 0, "win.next-frame", NULL);
-  gtk_widget_class_add_binding_action (wc, GDK_KEY_KP_Page_Down, 0, "win.next-frame", NULL);
-  gtk_widget_class_add_binding_action (wc, GDK_KEY_Page_Up, 0, "win.previous-frame", NULL);
-  gtk_widget_class_add_binding_action (wc, GDK_KEY_KP_Page_Up, 0, "win.previous-frame", NULL);
+  gtk_widget_class_add_binding_action (wc, GDK_KEY_v, 0, "win.flip-vertical", NULL);
+  /* frames of a multi-frame image or slices of a series, and cine: the window's actions;
+   * Page Down/Up move by a tenth of the stack */
+  gtk_widget_class_add_binding_action (wc, GDK_KEY_Page_Down, 0, "win.next-page", NULL);
+  gtk_widget_class_add_binding_action (wc, GDK_KEY_KP_Page_Down, 0, "win.next-page", NULL);
+  gtk_widget_class_add_binding_action (wc, GDK_KEY_Page_Up, 0, "win.previous-page", NULL);
+  gtk_widget_class_add_binding_action (wc, GDK_KEY_KP_Page_Up, 0, "win.previous-page", NULL);
   gtk_widget_class_add_binding_action (wc, GDK_KEY_Home, 0, "win.first-frame", NULL);
   gtk_widget_class_add_binding_action (wc, GDK_KEY_End, 0, "win.last-frame", NULL);
   gtk_widget_class_add_binding_action (wc, GDK_KEY_space, 0, "win.cine", NULL);
+}
+
+void
+lb_canvas_set_stack_navigation (LbCanvas *self,
+                                gboolean  stack)
+{
+  g_return_if_fail (LB_IS_CANVAS (self));
+  self->stack_navigation = !!stack;
+  self->scroll_steps = 0;
 }
 
 void

@@ -43,6 +43,7 @@ struct _LbCanvas {
   gboolean        split;
   double          split_pos;     /* 0..1 of the width */
   gboolean        dirty;
+  gboolean        stack_navigation; /* the wheel and Up/Down page through a stack */
 
   /* Gestures */
   double          pointer_x, pointer_y;
@@ -50,6 +51,7 @@ struct _LbCanvas {
   double          drag_center_x, drag_center_y;
   double          drag_wl_center, drag_wl_width;
   char           *probe_text;
+  double          scroll_steps;  /* wheel deltas not yet turned into a page step */
 };
 
 /* lb-canvas.c */

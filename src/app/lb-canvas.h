@@ -86,6 +86,10 @@ guint      lb_canvas_get_rotation       (LbCanvas          *self);
 void       lb_canvas_set_flip           (LbCanvas          *self,
                                          gboolean           flip);
 gboolean   lb_canvas_get_flip           (LbCanvas          *self);
+/* On a stack the plain wheel and Up/Down page (win.next-frame, win.previous-frame) and
+ * Ctrl+wheel zooms; otherwise the wheel zooms and Up/Down pan. */
+void       lb_canvas_set_stack_navigation (LbCanvas        *self,
+                                           gboolean         stack);
 void       lb_canvas_set_split          (LbCanvas          *self,
                                          gboolean           split);
 gboolean   lb_canvas_get_split          (LbCanvas          *self);

@@ -106,6 +106,7 @@ _lb_window_rebuild_wl_menu (LbWindow *self)
   if (i > 0)
     g_menu_append_section (self->wl_menu, _("My Presets"), G_MENU_MODEL (mine));
   g_menu_append (tools, _("_Auto (Histogram)"), "win.wl-auto");
+  g_menu_append (tools, _("_Type Centre and Width…"), "win.wl-edit");
   g_menu_append (tools, _("_Save Current as Preset…"), "win.wl-save-preset");
   g_menu_append (tools, _("_Invert"), "win.invert");
   g_menu_append_section (self->wl_menu, NULL, G_MENU_MODEL (tools));

@@ -9,15 +9,14 @@
 #include "lb-error.h"
 #include "lb-window-private.h"
 
-/* Frames of multi-frame images: stepping (win.next-frame, win.previous-frame,
- * win.first-frame, win.last-frame) and cine (win.cine, looping at the object's frame rate).
+/* Frames of multi-frame images and slices of series: stepping (win.next-frame,
+ * win.previous-frame, win.next-page and win.previous-page by a tenth of the stack,
+ * win.first-frame, win.last-frame, win.go-to-frame) and cine (win.cine, at the rate and in
+ * the mode of lb-window-nav.c's controls).
  * A frame is decoded only when it is shown (LbFrameSource, on a worker thread); the view
  * (zoom, pan, rotation, window/level) stays from frame to frame. Each frame has a history of
  * its own: leaving a frame whose history holds filter results asks first, since they are
  * lost with it. */
-
-/* Cine speed when the object gives none (frames per second). */
-#define DEFAULT_CINE_FPS 10.0
 
 static void load_frame (LbWindow *self, guint number);
 
@@ -46,6 +45,7 @@ update_frame_label (LbWindow *self)
                             lb_frame_source_get_n_frames (self->frames));
   gtk_label_set_text (GTK_LABEL (self->frame_label), text ? text : "");
   gtk_widget_set_visible (self->frame_label, text != NULL);
+  _lb_window_nav_update (self);
 }
 
 static void
@@ -60,9 +60,13 @@ void
 _lb_window_frames_update_actions (LbWindow *self)
 {
   gboolean can = self->frames != NULL && self->frame > 0 && !self->busy;
+  gboolean forward = can && self->frame < lb_frame_source_get_n_frames (self->frames);
 
   set_enabled (self, "next-frame", can && self->frame < lb_frame_source_get_n_frames (self->frames));
   set_enabled (self, "previous-frame", can && self->frame > 1);
+  set_enabled (self, "next-page", forward);
+  set_enabled (self, "previous-page", can && self->frame > 1);
+  set_enabled (self, "go-to-frame", can);
   set_enabled (self, "first-frame", can);
   set_enabled (self, "last-frame", can);
   set_enabled (self, "cine", can);
@@ -418,12 +422,20 @@ step_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
   LbWindow *self = user_data;
   const char *name = g_action_get_name (G_ACTION (action));
-  guint n;
+  guint n, page;
 
   if (self->frames == NULL)
     return;
   n = lb_frame_source_get_n_frames (self->frames);
-  if (g_str_equal (name, "next-frame") && self->frame < n)
+  /* a page is a tenth of the stack, rounded, at least one frame */
+  page = MAX (1, (n + 5) / 10);
+  if (g_str_equal (name, "go-to-frame"))
+    step_to (self, g_variant_get_uint32 (param));
+  else if (g_str_equal (name, "next-page") && self->frame < n)
+    step_to (self, MIN (self->frame + page, n));
+  else if (g_str_equal (name, "previous-page") && self->frame > 1)
+    step_to (self, self->frame > page ? self->frame - page : 1);
+  else if (g_str_equal (name, "next-frame") && self->frame < n)
     step_to (self, self->frame + 1);
   else if (g_str_equal (name, "previous-frame") && self->frame > 1)
     step_to (self, self->frame - 1);
@@ -445,10 +457,10 @@ cine_tick (gpointer user_data)
   if (has_results (self))
     {
       self->cine_source = 0;
-      step_to (self, self->frame % lb_frame_source_get_n_frames (self->frames) + 1);
+      step_to (self, _lb_window_nav_cine_next (self));
       return G_SOURCE_REMOVE;
     }
-  load_frame (self, self->frame % lb_frame_source_get_n_frames (self->frames) + 1);
+  load_frame (self, _lb_window_nav_cine_next (self));
   return G_SOURCE_CONTINUE;
 }
 
@@ -461,14 +473,8 @@ cine_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
   g_simple_action_set_state (action, state);
   g_clear_handle_id (&self->cine_source, g_source_remove);
   if (play && self->frames != NULL)
-    {
-      double interval = lb_frame_source_get_interval (self->frames);
-
-      if (interval <= 0)
-        interval = 1.0 / DEFAULT_CINE_FPS;
-      self->cine_source = g_timeout_add (MAX ((guint) (interval * 1000 + 0.5), 1), cine_tick,
-                                         self);
-    }
+    self->cine_source = g_timeout_add (MAX ((guint) (1000 / _lb_window_nav_cine_fps (self) + 0.5),
+                                            1), cine_tick, self);
 }
 
 void
@@ -479,6 +485,9 @@ _lb_window_frames_init (LbWindow *self)
     { .name = "previous-frame", .activate = step_activated },
     { .name = "first-frame", .activate = step_activated },
     { .name = "last-frame", .activate = step_activated },
+    { .name = "next-page", .activate = step_activated },
+    { .name = "previous-page", .activate = step_activated },
+    { .name = "go-to-frame", .activate = step_activated, .parameter_type = "u" },
     { .name = "cine", .state = "false", .change_state = cine_change_state },
   };
 

@@ -11,8 +11,9 @@
 /* The overlay over the canvas (win.overlay): the four corner texts and the orientation
  * markers at the edges, from lb-overlay-info. They are labels, not pixels of the image, so
  * their font stays the same at any zoom; the markers follow the canvas' rotation and flip.
- * The data set is the slice's for a series; other images show the view lines only. A rotated
- * or flipped view is marked above W/L and zoom. */
+ * The data set is the slice's for a series; other images show the view lines only. A rotated,
+ * flipped or inverted view is marked above W/L and zoom. The scale bar (lb-window-nav.c)
+ * shows and hides with the rest. */
 
 static gboolean
 overlay_on (LbWindow *self)
@@ -23,18 +24,38 @@ overlay_on (LbWindow *self)
   return state != NULL && g_variant_get_boolean (state);
 }
 
+/* NULL for the image as stored. The canvas holds a vertical flip as a horizontal one turned
+ * by half (win.flip-vertical), so a half turn with a flip reads as the vertical flip. */
 static char *
-transform_mark (const LbOverlayView *view)
+transform_mark (const LbOverlayView *view, gboolean inverted)
 {
   guint degrees = (view->rotation % 4) * 90;
+  char *geometry = NULL;
 
-  if (degrees == 0)
-    return g_strdup (_("Flipped"));
-  if (view->flip_h)
+  if (!lb_overlay_view_is_transformed (view))
+    geometry = NULL;
+  else if (degrees == 180 && view->flip_h)
+    geometry = g_strdup (_("Flipped vertically"));
+  else if (degrees == 0)
+    geometry = g_strdup (_("Flipped"));
+  else if (view->flip_h)
     /* TRANSLATORS: a view turned clockwise and flipped, "Rotated 90°, flipped" */
-    return g_strdup_printf (_("Rotated %u°, flipped"), degrees);
-  /* TRANSLATORS: a view turned clockwise, "Rotated 90°" */
-  return g_strdup_printf (_("Rotated %u°"), degrees);
+    geometry = g_strdup_printf (_("Rotated %u°, flipped"), degrees);
+  else
+    /* TRANSLATORS: a view turned clockwise, "Rotated 90°" */
+    geometry = g_strdup_printf (_("Rotated %u°"), degrees);
+  if (!inverted)
+    return geometry;
+  if (geometry == NULL)
+    return g_strdup (_("Inverted"));
+  {
+    /* TRANSLATORS: a turned or flipped view that also shows its greys inverted,
+     * "Rotated 90°, inverted" */
+    char *both = g_strdup_printf (_("%s, inverted"), geometry);
+
+    g_free (geometry);
+    return both;
+  }
 }
 
 void
@@ -73,9 +94,12 @@ _lb_window_overlay_update (LbWindow *self)
           g_autofree char *text = lb_overlay_corner_text (ds, &view, c);
 
           /* a view that is not the image as stored says so where W/L and zoom are */
-          if (c == LB_OVERLAY_BOTTOM_RIGHT && lb_overlay_view_is_transformed (&view))
+          g_autofree char *mark = c == LB_OVERLAY_BOTTOM_RIGHT
+                                  ? transform_mark (&view, lb_canvas_get_invert (self->canvas))
+                                  : NULL;
+
+          if (mark != NULL)
             {
-              g_autofree char *mark = transform_mark (&view);
               char *both = g_strconcat (mark, *text ? "\n" : "", text, NULL);
 
               g_free (text);
@@ -95,6 +119,7 @@ _lb_window_overlay_update (LbWindow *self)
       gtk_label_set_text (GTK_LABEL (self->overlay_edge[e]), markers ? letters[e] : "");
       gtk_widget_set_visible (self->overlay_edge[e], markers && letters[e][0] != '\0');
     }
+  _lb_window_nav_update_scale_bar (self);
 }
 
 static void
@@ -120,7 +145,7 @@ _lb_window_overlay_init (LbWindow *self)
   };
   static const char *const view_props[] = {
     "notify::zoom", "notify::window-center", "notify::window-width", "notify::rotation",
-    "notify::flip", "notify::value-model", "notify::has-pixels",
+    "notify::flip", "notify::invert", "notify::value-model", "notify::has-pixels",
   };
 
   g_action_map_add_action_entries (G_ACTION_MAP (self), entries, G_N_ELEMENTS (entries), self);

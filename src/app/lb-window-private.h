@@ -97,6 +97,24 @@ struct _LbWindow {
   gboolean        frame_loading;
   guint           cine_source;        /* the cine timer, 0 when not playing */
   GCancellable   *series_cancellable; /* reading a series' headers */
+
+  /* Reading a stack (lb-window-nav.c) */
+  GtkWidget      *nav_bar;            /* under the canvas: slice slider, cine controls */
+  GtkWidget      *slice_scale;
+  GtkWidget      *slice_scale_label;
+  GtkWidget      *cine_fps_spin;
+  LbFrameSource  *nav_frames;         /* the stack the controls were last set up for */
+  gboolean        nav_updating;       /* the code moves the controls: no stepping */
+  int             cine_step;          /* +1 or −1: the direction of a bouncing cine */
+  GtkWidget      *wl_edit_button;
+  GtkWidget      *wl_center_spin;
+  GtkWidget      *wl_width_spin;
+  GtkWidget      *scale_bar;          /* a drawing over the canvas */
+  double          scale_bar_mm;       /* its length, 0 when none is shown */
+  double          scale_bar_px;       /* the same in logical pixels */
+  gboolean        was_fullscreen;
+  GtkWidget      *tag_browser;        /* LbTagBrowser, made on first use */
+  char           *tag_uri;            /* the file whose header it shows, NULL for a slice */
 };
 
 /* lb-window.c */
@@ -147,6 +165,20 @@ void _lb_window_frames_open_store_series (LbWindow     *self,
 void _lb_window_overlay_init   (LbWindow     *self);
 /* The image, slice or view changed: the texts and markers follow. */
 void _lb_window_overlay_update (LbWindow     *self);
+
+/* lb-window-nav.c */
+/* Adds the reading actions (cine-faster, cine-slower, cine-bounce, wl-edit, flip-vertical,
+ * fullscreen, leave-fullscreen, tag-browser), the bar under the canvas, the W/L popover, the
+ * scale bar. */
+void   _lb_window_nav_init             (LbWindow *self);
+void   _lb_window_nav_dispose          (LbWindow *self);
+/* The stack or the frame shown changed: the slider, its label and the canvas' paging follow. */
+void   _lb_window_nav_update           (LbWindow *self);
+/* The zoom, rotation, image or overlay changed: the scale bar follows. */
+void   _lb_window_nav_update_scale_bar (LbWindow *self);
+/* Cine: the rate in frames per second, and the frame after the one shown (loop or bounce). */
+double _lb_window_nav_cine_fps         (LbWindow *self);
+guint  _lb_window_nav_cine_next        (LbWindow *self);
 
 /* lb-window-actions.c */
 /* Adds the win.* actions and builds the window/level menu. */

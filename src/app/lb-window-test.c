@@ -121,3 +121,19 @@ lb_window_test_is_loading (LbWindow *self)
   g_return_val_if_fail (LB_IS_WINDOW (self), FALSE);
   return self->load_cancellable != NULL;
 }
+
+GtkWidget *
+lb_window_test_get_scale_bar (LbWindow *self,
+                              double   *mm)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
+  *mm = self->scale_bar_mm;
+  return self->scale_bar;
+}
+
+GtkWidget *
+lb_window_test_get_tag_browser (LbWindow *self)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
+  return self->tag_browser;
+}

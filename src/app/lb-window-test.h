@@ -48,4 +48,11 @@ gint64          lb_window_test_get_load_done_us    (LbWindow   *self);
  * uploads and listings). */
 gboolean        lb_window_test_is_loading          (LbWindow   *self);
 
+/* The scale bar's drawing over the canvas (as large as the canvas), and the length it shows
+ * in mm (0: none). */
+GtkWidget      *lb_window_test_get_scale_bar       (LbWindow   *self,
+                                                    double     *mm);
+/* The DICOM tag browser (an LbTagBrowser), NULL before win.tag-browser first opens it. */
+GtkWidget      *lb_window_test_get_tag_browser     (LbWindow   *self);
+
 G_END_DECLS

@@ -688,6 +688,7 @@ lb_window_dispose (GObject *object)
   if (self->error_cancellable)
     g_cancellable_cancel (self->error_cancellable);
   g_clear_object (&self->error_cancellable);
+  _lb_window_nav_dispose (self);
   g_clear_object (&self->load_cancellable);
   g_clear_object (&self->op_cancellable);
   g_clear_object (&self->history);
@@ -781,6 +782,7 @@ lb_window_init (LbWindow *self)
   _lb_window_actions_init (self);
   _lb_window_frames_init (self);
   _lb_window_overlay_init (self);
+  _lb_window_nav_init (self);
 
   gtk_window_set_default_size (GTK_WINDOW (self), g_settings_get_int (self->settings, "window-width"),
                                g_settings_get_int (self->settings, "window-height"));

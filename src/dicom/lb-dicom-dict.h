@@ -17,4 +17,14 @@ G_BEGIN_DECLS
  */
 const char *lb_dicom_dict_get_vr (guint32 tag);
 
+/**
+ * lb_dicom_dict_get_keyword:
+ * @tag: group << 16 | element
+ *
+ * The attribute's keyword in the data dictionary (PS3.6 §6: "StudyDate" for (0008,0020)),
+ * repeating groups by their pattern ("OverlayData" for any 60xx,3000).
+ * Returns %NULL for private and unknown attributes, and the few retired ones without one.
+ */
+const char *lb_dicom_dict_get_keyword (guint32 tag);
+
 G_END_DECLS

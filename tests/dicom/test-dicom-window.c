@@ -23,6 +23,7 @@
 #include "lb-dicom-file.h"
 #include "lb-dicom-tags.h"
 #include "lb-store-browser.h"
+#include "lb-test-app.h"
 #include "lb-test-dicom.h"
 #include "lb-test-files.h"
 #include "lb-test-loop.h"
@@ -35,33 +36,19 @@ static LbApplication *app;
 static GtkWidget *
 find_widget (GtkWidget *root, GType type)
 {
-  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
-    return root;
-  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_widget (c, type);
-
-      if (found)
-        return found;
-    }
-  return NULL;
+  return lb_test_find_widget (root, type, NULL);
 }
 
 static LbWindow *
 the_window (void)
 {
-  GtkWindow *w = gtk_application_get_active_window (GTK_APPLICATION (app));
-
-  return w && LB_IS_WINDOW (w) ? LB_WINDOW (w) : NULL;
+  return lb_test_app_window (app);
 }
 
 static void
 open_path (const char *path)
 {
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  GFile *files[] = { file };
-
-  g_application_open (G_APPLICATION (app), files, 1, "");
+  lb_test_app_open_path (app, path);
 }
 
 static gboolean
@@ -437,60 +424,21 @@ static JsonNode *manifest;   /* its JSON manifest */
 static void
 make_phantom (void)
 {
-  const char *probe[] = { "/usr/bin/python3", "-c", "import numpy, pydicom", NULL };
-  g_autofree char *script = NULL, *out = NULL, *err = NULL;
-  g_autoptr(GError) error = NULL;
-  int status;
+  const char *options[] = { "--shuffle", "26", "--slices", G_STRINGIFY (PHANTOM_SLICES), NULL };
 
-  out = lb_test_run_tool (probe, &err, &status);
-  if (status != 0)
-    return;
-  g_clear_pointer (&out, g_free);
-  g_clear_pointer (&err, g_free);
-  script = lb_test_build_path ("LB_SOURCE_ROOT", "tests", "dicom", "make-phantom.py", NULL);
-  phantom = lb_test_make_tmpdir ("dicom-window-phantom");
-  {
-    const char *make[] = { "/usr/bin/python3", script, phantom, "--shuffle", "26", "--slices",
-                           G_STRINGIFY (PHANTOM_SLICES), NULL };
-
-    out = lb_test_run_tool (make, &err, &status);
-    if (status != 0)
-      g_error ("make-phantom.py: %s", err);
-  }
-  manifest = json_from_string (out, &error);
-  g_assert_no_error (error);
+  phantom = lb_test_make_phantom ("dicom-window-phantom", options, &manifest);
 }
 
-/* The manifest's series in @dir ("axial", "sagittal"). */
 static JsonObject *
 phantom_series (const char *dir)
 {
-  JsonArray *all = json_object_get_array_member (json_node_get_object (manifest), "series");
-
-  for (guint i = 0; i < json_array_get_length (all); i++)
-    {
-      JsonObject *sm = json_array_get_object_element (all, i);
-
-      if (g_str_equal (json_object_get_string_member (sm, "dir"), dir))
-        return sm;
-    }
-  g_assert_not_reached ();
+  return lb_test_phantom_series (manifest, dir);
 }
 
-/* The manifest's file of slice @k (its index along the normal). */
 static JsonObject *
 phantom_file (JsonObject *sm, guint k)
 {
-  JsonArray *files = json_object_get_array_member (sm, "files");
-
-  for (guint i = 0; i < json_array_get_length (files); i++)
-    {
-      JsonObject *fm = json_array_get_object_element (files, i);
-
-      if (json_object_get_int_member (fm, "index") == k)
-        return fm;
-    }
-  g_assert_not_reached ();
+  return lb_test_phantom_file (sm, k);
 }
 
 static gboolean
@@ -532,18 +480,6 @@ page (const char *action, JsonObject *sm, guint k)
   check_slice (sm, k);
 }
 
-/* The letter of the dominant component of a direction (PS3.3 C.7.6.2.1.1: +x is the patient's
- * left, +y posterior, +z head); the phantom's axial and sagittal planes are not oblique. */
-static char
-axis_letter (double x, double y, double z)
-{
-  if (fabs (x) >= fabs (y) && fabs (x) >= fabs (z))
-    return x > 0 ? 'L' : 'R';
-  if (fabs (y) >= fabs (z))
-    return y > 0 ? 'P' : 'A';
-  return z > 0 ? 'H' : 'F';
-}
-
 static const char *
 marker (const char *id)
 {
@@ -577,10 +513,10 @@ view_letters (JsonObject *sm, char out[4])
 
   for (guint i = 0; i < 6; i++)
     v[i] = json_array_get_double_element (o, i);
-  out[1] = axis_letter (v[0], v[1], v[2]);
-  out[3] = axis_letter (-v[0], -v[1], -v[2]);
-  out[2] = axis_letter (v[3], v[4], v[5]);
-  out[0] = axis_letter (-v[3], -v[4], -v[5]);
+  out[1] = lb_test_axis_letter (v[0], v[1], v[2]);
+  out[3] = lb_test_axis_letter (-v[0], -v[1], -v[2]);
+  out[2] = lb_test_axis_letter (v[3], v[4], v[5]);
+  out[0] = lb_test_axis_letter (-v[3], -v[4], -v[5]);
 }
 
 static gboolean
@@ -759,20 +695,12 @@ test_overlay_accel (void)
 int
 main (int argc, char **argv)
 {
-  g_autoptr(GError) error = NULL;
   int ret;
 
   gtk_test_init (&argc, &argv, NULL);
-  if (gdk_display_get_default () == NULL)
-    {
-      g_print ("1..0 # SKIP no display\n");
-      return 0;
-    }
-  app = lb_application_new ();
-  g_application_set_flags (G_APPLICATION (app),
-                           G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_OPEN);
-  g_application_register (G_APPLICATION (app), NULL, &error);
-  g_assert_no_error (error);
+  app = lb_test_app_new ();
+  if (app == NULL)
+    return 0;
 
   g_test_add_data_func ("/dicom/window/open-file/big-endian", "MR_small_bigendian.dcm",
                         test_open_file);
@@ -800,17 +728,6 @@ main (int argc, char **argv)
     lb_test_remove_tree (phantom);
   g_free (phantom);
   g_clear_pointer (&manifest, json_node_unref);
-
-  {
-    GListModel *tops = gtk_window_get_toplevels ();
-
-    while (g_list_model_get_n_items (tops) > 0)
-      {
-        g_autoptr(GObject) w = g_list_model_get_item (tops, 0);
-
-        gtk_window_destroy (GTK_WINDOW (w));
-      }
-  }
-  g_clear_object (&app);
+  lb_test_app_free (app);
   return ret;
 }

@@ -3,6 +3,7 @@
 
 #include "lb-test-dicom.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "lb-test-files.h"
@@ -130,18 +131,26 @@ lb_test_check_derived (const char *derived, const char *same_as)
   return kv;
 }
 
-char *
-lb_test_make_dicom_variants (const char *tag)
+/* Whether /usr/bin/python3 has what the generators of test data need. */
+static gboolean
+have_pydicom (void)
 {
   const char *probe[] = { "/usr/bin/python3", "-c", "import numpy, pydicom", NULL };
-  g_autofree char *script = NULL, *src = NULL, *dir = NULL, *out = NULL, *err = NULL;
+  g_autofree char *out = NULL, *err = NULL;
   int status;
 
   out = lb_test_run_tool (probe, &err, &status);
-  if (status != 0)
+  return status == 0;
+}
+
+char *
+lb_test_make_dicom_variants (const char *tag)
+{
+  g_autofree char *script = NULL, *src = NULL, *dir = NULL, *out = NULL, *err = NULL;
+  int status;
+
+  if (!have_pydicom ())
     return NULL;
-  g_clear_pointer (&out, g_free);
-  g_clear_pointer (&err, g_free);
   script = lb_test_build_path ("LB_SOURCE_ROOT", "tests", "dicom", "make-variants.py", NULL);
   src = lb_test_build_path ("LB_TEST_DATA", "dicom", NULL);
   dir = lb_test_make_tmpdir (tag);
@@ -153,6 +162,72 @@ lb_test_make_dicom_variants (const char *tag)
       g_error ("make-variants.py: %s", err);
   }
   return g_steal_pointer (&dir);
+}
+
+char *
+lb_test_make_phantom (const char         *tag,
+                      const char * const *options,
+                      JsonNode          **manifest)
+{
+  g_autofree char *script = NULL, *dir = NULL, *out = NULL, *err = NULL;
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+  g_auto(GStrv) make = NULL;
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  if (!have_pydicom ())
+    return NULL;
+  script = lb_test_build_path ("LB_SOURCE_ROOT", "tests", "dicom", "make-phantom.py", NULL);
+  dir = lb_test_make_tmpdir (tag);
+  g_strv_builder_add_many (b, "/usr/bin/python3", script, dir, NULL);
+  g_strv_builder_addv (b, (const char **) options);
+  make = g_strv_builder_end (b);
+  out = lb_test_run_tool ((const char * const *) make, &err, &status);
+  if (status != 0)
+    g_error ("make-phantom.py: %s", err);
+  *manifest = json_from_string (out, &error);
+  g_assert_no_error (error);
+  return g_steal_pointer (&dir);
+}
+
+JsonObject *
+lb_test_phantom_series (JsonNode *manifest, const char *dir)
+{
+  JsonArray *all = json_object_get_array_member (json_node_get_object (manifest), "series");
+
+  for (guint i = 0; i < json_array_get_length (all); i++)
+    {
+      JsonObject *sm = json_array_get_object_element (all, i);
+
+      if (g_str_equal (json_object_get_string_member (sm, "dir"), dir))
+        return sm;
+    }
+  g_error ("make-phantom.py made no %s series", dir);
+}
+
+JsonObject *
+lb_test_phantom_file (JsonObject *series, guint k)
+{
+  JsonArray *files = json_object_get_array_member (series, "files");
+
+  for (guint i = 0; i < json_array_get_length (files); i++)
+    {
+      JsonObject *fm = json_array_get_object_element (files, i);
+
+      if (json_object_get_int_member (fm, "index") == k)
+        return fm;
+    }
+  g_error ("make-phantom.py made no slice %u", k);
+}
+
+char
+lb_test_axis_letter (double x, double y, double z)
+{
+  if (fabs (x) >= fabs (y) && fabs (x) >= fabs (z))
+    return x > 0 ? 'L' : 'R';
+  if (fabs (y) >= fabs (z))
+    return y > 0 ? 'P' : 'A';
+  return z > 0 ? 'H' : 'F';
 }
 
 char *

@@ -5,6 +5,7 @@
  * check what Lightbox writes (dcmdump from DCMTK, dciodvfy from dicom3tools). */
 
 #include <gio/gio.h>
+#include <json-glib/json-glib.h>
 
 #include "lb-dicom-dataset.h"
 #include "lb-image.h"
@@ -34,6 +35,24 @@ GHashTable     *lb_test_check_derived       (const char *derived,
  * @tag: its path (remove it with lb_test_remove_tree()), or NULL when /usr/bin/python3 lacks
  * pydicom or numpy (the caller skips). Any other failure of the script fails the test. */
 char           *lb_test_make_dicom_variants (const char *tag) G_GNUC_MALLOC;
+/* tests/dicom/make-phantom.py with @options (NULL-ended: "--slices", "6", …) run into a new
+ * temporary directory named after @tag: its path, with the manifest it prints in *@manifest;
+ * NULL when /usr/bin/python3 lacks pydicom or numpy (the caller skips). Any other failure of
+ * the script fails the test. */
+char           *lb_test_make_phantom        (const char         *tag,
+                                             const char * const *options,
+                                             JsonNode          **manifest) G_GNUC_MALLOC;
+/* The manifest's series in @dir ("axial", "sagittal"), and its file of slice @k (the index
+ * along the normal). (transfer none) */
+JsonObject     *lb_test_phantom_series      (JsonNode   *manifest,
+                                             const char *dir);
+JsonObject     *lb_test_phantom_file        (JsonObject *series,
+                                             guint       k);
+/* The letter of a patient direction's dominant component (PS3.3 C.7.6.2.1.1: +x is the
+ * patient's left, +y posterior, +z head), for directions that are not oblique. */
+char            lb_test_axis_letter         (double      x,
+                                             double      y,
+                                             double      z);
 /* The file make-variants.py wrote for @name with @suffix (".dcm", ".json", "-f2.values", …) in
  * @dir: its path, its bytes, or (".json") its one data set. */
 char           *lb_test_variant_path        (const char *dir,

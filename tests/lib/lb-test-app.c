@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "lb-test-app.h"
+
+LbApplication *
+lb_test_app_new (void)
+{
+  g_autoptr(GError) error = NULL;
+  LbApplication *app;
+
+  if (gdk_display_get_default () == NULL)
+    {
+      g_print ("1..0 # SKIP no display\n");
+      return NULL;
+    }
+  app = lb_application_new ();
+  g_application_set_flags (G_APPLICATION (app),
+                           G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_OPEN);
+  g_application_register (G_APPLICATION (app), NULL, &error);
+  g_assert_no_error (error);
+  return app;
+}
+
+LbWindow *
+lb_test_app_window (LbApplication *app)
+{
+  GtkWindow *w = gtk_application_get_active_window (GTK_APPLICATION (app));
+
+  return w && LB_IS_WINDOW (w) ? LB_WINDOW (w) : NULL;
+}
+
+void
+lb_test_app_open_path (LbApplication *app,
+                       const char    *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  GFile *files[] = { file };
+
+  g_application_open (G_APPLICATION (app), files, 1, "");
+}
+
+GtkWidget *
+lb_test_find_widget (GtkWidget  *root,
+                     GType       type,
+                     const char *name)
+{
+  if ((type == 0 || G_TYPE_CHECK_INSTANCE_TYPE (root, type))
+      && (name == NULL || g_strcmp0 (gtk_widget_get_name (root), name) == 0))
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = lb_test_find_widget (c, type, name);
+
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+void
+lb_test_app_free (LbApplication *app)
+{
+  GListModel *tops = gtk_window_get_toplevels ();
+
+  while (g_list_model_get_n_items (tops) > 0)
+    {
+      g_autoptr(GObject) w = g_list_model_get_item (tops, 0);
+
+      gtk_window_destroy (GTK_WINDOW (w));
+    }
+  g_clear_object (&app);
+}
