@@ -7,8 +7,9 @@
  *
  * Transport: one AF_UNIX SOCK_SEQPACKET socketpair per helper, so every message is one
  * datagram (no framing, no partial reads) and descriptors travel with it (SCM_RIGHTS).
- * The helper gets its end as fd 3 and the plugin (the registry's private, already unlinked
- * copy, see lb-plugin-loader.c) as fd 4.
+ * The helper gets its end as fd 3, the plugin (the registry's private, already unlinked
+ * copy, see lb-plugin-loader.c) as fd 4, and an empty memfd as fd 5, where it writes a
+ * report if it crashes (lb-crash-report.h); Lightbox reads it once the helper is dead.
  *
  *   Lightbox → helper   RUN: LbFhRun + filter id + params (serialised a{sv} GVariant),
  *                       with two descriptors: the source pixels (a sealed memfd) and the
@@ -29,6 +30,7 @@ G_BEGIN_DECLS
 /* The helper's descriptors, set up by lb-isolation.c's launcher. */
 #define LB_FH_SOCKET_FD 3
 #define LB_FH_PLUGIN_FD 4
+#define LB_FH_CRASH_FD 5
 
 #define LB_FH_MAGIC 0x4c424648u   /* "LBFH" */
 #define LB_FH_VERSION 1u

@@ -26,11 +26,15 @@
 
 #include <gio/gunixfdmessage.h>
 
+#include "lb-crash-report.h"
 #include "lb-error.h"
 #include "lb-filter-host-proto.h"
 #include "lb-isolation.h"
 #include "lb-limits.h"
 #include "lb-plugin-loader.h"
+
+/* Between a crash's message and the helper's backtrace (lb-crash-report.h). */
+#define BACKTRACE_HEADING "\nBacktrace of the helper process, innermost call first:\n"
 
 /* How long a helper whose socket closed gets to be reaped before it is killed, ms. Its
  * socket closes when the kernel tears the process down, so this is normally immediate. */
@@ -187,6 +191,7 @@ typedef struct {
   gpointer module;    /* the LbPluginModule it serves (a key, not a reference) */
   GSubprocess *proc;
   GSocket *sock;
+  int crash_fd;       /* where it writes a crash report (its LB_FH_CRASH_FD), or -1 */
 } Helper;
 
 /* Idle helpers, one per module at most: module → Helper. */
@@ -200,6 +205,8 @@ helper_free (Helper *h)
     return;
   g_clear_object (&h->sock);
   g_clear_object (&h->proc);
+  if (h->crash_fd >= 0)
+    close (h->crash_fd);
   g_free (h);
 }
 
@@ -269,16 +276,33 @@ dup_high (int fd)
   return fcntl (fd, F_DUPFD_CLOEXEC, 10);
 }
 
-/* A launcher for lightbox-filter-host with the plugin @plugin_fd (taken) as its fd 4. A
- * plugin's printf() must not end up in Lightbox's stdout (lightbox-cli may write data
- * there): the helper's stdout is our stderr. */
+/* An empty memfd for a helper's crash report, or -1: the report is a diagnostic, a pass
+ * runs without it. */
+static int
+crash_report_fd_new (void)
+{
+  int fd = memfd_create ("lightbox-filter-crash-report", MFD_CLOEXEC);
+
+  if (fd < 0)
+    g_debug ("no crash report: %s", g_strerror (errno));
+  return fd;
+}
+
+/* A launcher for lightbox-filter-host with the plugin @plugin_fd (taken) as its fd 4, and
+ * a copy of @crash_fd (if ≥ 0) as its fd 5. A plugin's printf() must not end up in
+ * Lightbox's stdout (lightbox-cli may write data there): the helper's stdout is our
+ * stderr. */
 static GSubprocessLauncher *
-helper_launcher_new (int plugin_fd)
+helper_launcher_new (int plugin_fd,
+                     int crash_fd)
 {
   GSubprocessLauncher *launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
   int out = dup_high (STDERR_FILENO);
+  int crash = crash_fd >= 0 ? dup_high (crash_fd) : -1;
 
   g_subprocess_launcher_take_fd (launcher, plugin_fd, LB_FH_PLUGIN_FD);
+  if (crash >= 0)
+    g_subprocess_launcher_take_fd (launcher, crash, LB_FH_CRASH_FD);
   if (out >= 0)
     g_subprocess_launcher_take_stdout_fd (launcher, out);
   return launcher;
@@ -327,9 +351,10 @@ helper_spawn (LbFilter *filter,
 
   h = g_new0 (Helper, 1);
   h->module = module;
+  h->crash_fd = crash_report_fd_new ();
   /* The launcher closes our copies of both when it goes, so only the helper holds the
    * other end of the socket and its death shows up here as end-of-file. */
-  launcher = helper_launcher_new (plugin_fd);
+  launcher = helper_launcher_new (plugin_fd, h->crash_fd);
   g_subprocess_launcher_take_fd (launcher, child_sock, LB_FH_SOCKET_FD);
   h->proc = g_subprocess_launcher_spawn (launcher, error, path, "--plugin",
                                          lb_filter_get_origin (filter), NULL);
@@ -427,8 +452,9 @@ _lb_isolation_probe_plugin (int         fd,
   /* Loading takes milliseconds; the registry (and so the UI) waits for this, so never longer
    * than PROBE_MAX_S, whatever the pass watchdog's setting. */
   double timeout_s = lb_isolation_get_timeout ();
-  gboolean timed_out;
+  gboolean timed_out, ok = FALSE;
   int plugin_fd = dup_high (fd);
+  int crash_fd;
 
   if (plugin_fd < 0)
     {
@@ -438,11 +464,15 @@ _lb_isolation_probe_plugin (int         fd,
                    g_strerror (saved));
       return FALSE;
     }
-  launcher = helper_launcher_new (plugin_fd);
+  crash_fd = crash_report_fd_new ();
+  launcher = helper_launcher_new (plugin_fd, crash_fd);
   proc = g_subprocess_launcher_spawn (launcher, error, path, "--probe", "--plugin", origin,
                                       NULL);
+  g_clear_object (&launcher);
   if (proc == NULL)
     {
+      if (crash_fd >= 0)
+        close (crash_fd);
       g_prefix_error (error, "cannot start the filter helper %s to check the plugin: ", path);
       return FALSE;
     }
@@ -455,18 +485,25 @@ _lb_isolation_probe_plugin (int         fd,
                  "loaded into Lightbox", timeout_s);
   else if (g_subprocess_get_if_signaled (proc))
     {
-      int sig = g_subprocess_get_term_sig (proc);
+      g_autofree char *backtrace = NULL;
+      g_autofree char *what = _lb_crash_report_explain (crash_fd,
+                                                        g_subprocess_get_term_sig (proc), fd,
+                                                        origin, path, &backtrace);
+
       g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
-                   "crashed while loading in a helper process (signal %d, %s), so it was "
-                   "not loaded into Lightbox", sig, g_strsignal (sig));
+                   "crashed while loading in a helper process (%s), so it was not loaded "
+                   "into Lightbox%s%s", what, backtrace ? BACKTRACE_HEADING : "",
+                   backtrace ? backtrace : "");
     }
   else if (g_subprocess_get_if_exited (proc) && g_subprocess_get_exit_status (proc) != 0)
     g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
                  "ended its process while loading in a helper process (exit status %d), so "
                  "it was not loaded into Lightbox", g_subprocess_get_exit_status (proc));
   else
-    return TRUE;
-  return FALSE;
+    ok = TRUE;
+  if (crash_fd >= 0)
+    close (crash_fd);
+  return ok;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -592,10 +629,15 @@ set_died_error (GError   **error,
   helper_reap (h);
   if (g_subprocess_get_if_signaled (h->proc))
     {
-      int sig = g_subprocess_get_term_sig (h->proc);
+      g_autofree char *backtrace = NULL;
+      g_autofree char *what =
+        _lb_crash_report_explain (h->crash_fd, g_subprocess_get_term_sig (h->proc),
+                                  _lb_plugin_module_get_fd (_lb_filter_get_owner (filter)),
+                                  origin, helper_path (), &backtrace);
+
       g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
-                   "Filter “%s” in plugin %s crashed (signal %d, %s); the image is unchanged",
-                   id, origin, sig, g_strsignal (sig));
+                   "Filter “%s” in plugin %s crashed (%s); the image is unchanged%s%s", id,
+                   origin, what, backtrace ? BACKTRACE_HEADING : "", backtrace ? backtrace : "");
     }
   else if (g_subprocess_get_if_exited (h->proc))
     g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,

@@ -9,6 +9,8 @@
  *     lightbox-filter-host --plugin ORIGIN      fd 3: SOCK_SEQPACKET socket, fd 4: the plugin
  *     lightbox-filter-host --probe --plugin ORIGIN          fd 4: the plugin
  *
+ * and in both forms fd 5, where a crash leaves its report (lb-crash-report.h).
+ *
  * The second form only loads, validates and unloads the plugin and exits 0: Lightbox runs it
  * before it loads an isolated plugin itself, so that a plugin that crashes, exits or hangs
  * while loading is refused instead of taking Lightbox down (lb-isolation.c).
@@ -23,6 +25,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -33,6 +36,8 @@
 #include <gio/gio.h>
 #include <gio/gunixfdmessage.h>
 
+#include "lb-crash-report.h"
+#include "lb-crew.h"
 #include "lb-error.h"
 #include "lb-filter-host-proto.h"
 #include "lb-pipeline.h"
@@ -236,6 +241,8 @@ job_thread (gpointer data)
   g_autoptr(GError) error = NULL;
   guint threads = 0, bands = 0;
 
+  /* prepare() and finish() run on this thread, bands also on the crew's */
+  _lb_crash_report_thread_init ();
   if (run_job (job, &threads, &bands, &error))
     {
       LbFhReply r = { 0 };
@@ -324,6 +331,13 @@ main (int   argc,
       return 2;
     }
   open_path = g_strdup_printf ("/proc/self/fd/%d", LB_FH_PLUGIN_FD);
+  /* Before any plugin code runs, constructors included. Without fd 5 (started by hand) a
+   * crash is just a crash. */
+  if (fcntl (LB_FH_CRASH_FD, F_GETFD) >= 0)
+    {
+      _lb_crash_report_install (LB_FH_CRASH_FD);
+      _lb_crew_set_thread_init (_lb_crash_report_thread_init);
+    }
   if (probe)
     {
       /* lb-isolation.c's check before Lightbox loads the plugin itself: the plugin's
