@@ -23,6 +23,7 @@
 #include "lb-band-guard.h"
 #include "lb-cli.h"
 #include "lb-error.h"
+#include "lb-isolation.h"
 #include "lb-pipeline.h"
 #include "lb-plugin-loader.h"
 
@@ -729,6 +730,34 @@ install_plugin (const char *path,
 
 /* ---- the command ------------------------------------------------------------------------- */
 
+/* Loads, validates and unloads @path in a helper process (lightbox-filter-host --probe),
+ * whatever LIGHTBOX_PLUGIN_ISOLATION says: loading runs the plugin's constructors and its
+ * query function, and one that crashes, exits or hangs there must cost a verdict, not the
+ * checker. The error says how it died, with the helper's backtrace for a crash. */
+static gboolean
+probe_plugin (const char *path,
+              GError    **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  gboolean ok;
+  int fd;
+
+  /* the checks loading itself makes first, so that a refused file runs no code at all */
+  if (!lb_plugin_check_permissions (dir, error) || !lb_plugin_check_permissions (path, error))
+    return FALSE;
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "cannot open %s: %s",
+                   path, g_strerror (saved));
+      return FALSE;
+    }
+  ok = _lb_isolation_probe_plugin (fd, path, error);
+  close (fd);
+  return ok;
+}
+
 int
 lb_cli_check_plugin (int    argc,
                      char **argv)
@@ -769,7 +798,11 @@ lb_cli_check_plugin (int    argc,
   copy_dir = g_dir_make_tmp ("lightbox-check-XXXXXX", &error);
   if (copy_dir == NULL)
     return lb_cli_fail (CMD, error);
-  filters = lb_plugin_load_file (argv[1], copy_dir, &error);
+  /* (the children checking one filter each load a file that was probed just now) */
+  if (only_filter < 0 && !probe_plugin (argv[1], &error))
+    filters = NULL;
+  else
+    filters = lb_plugin_load_file (argv[1], copy_dir, &error);
   g_rmdir (copy_dir);
   if (filters == NULL)
     {
