@@ -11,9 +11,12 @@
  * copy, see lb-plugin-loader.c) as fd 4, and an empty memfd as fd 5, where it writes a
  * report if it crashes (lb-crash-report.h); Lightbox reads it once the helper is dead.
  *
- *   Lightbox → helper   RUN: LbFhRun + filter id + params (serialised a{sv} GVariant),
- *                       with two descriptors: the source pixels (a sealed memfd) and the
- *                       destination (a memfd whose size is sealed, rows packed)
+ *   Lightbox → helper   RUN: LbFhRun + filter id + params (serialised a{sv} GVariant) +
+ *                       the metadata of the source and the second input (serialised
+ *                       (a{sv}a{sv}), see _lb_fh_meta_to_variant()), with two or three
+ *                       descriptors: the source pixels (a sealed memfd), the destination
+ *                       (a memfd whose size is sealed, rows packed) and, for a filter that
+ *                       reads two images, the second image's pixels (sealed)
  *   helper → Lightbox   PROGRESS (0..1 after each band), then DONE or ERROR (GError
  *                       domain name, code and message follow the header)
  *
@@ -24,6 +27,7 @@
 #include <glib.h>
 
 #include "lb-filter-plugin.h"
+#include "lb-image-meta.h"
 
 G_BEGIN_DECLS
 
@@ -33,7 +37,7 @@ G_BEGIN_DECLS
 #define LB_FH_CRASH_FD 5
 
 #define LB_FH_MAGIC 0x4c424648u   /* "LBFH" */
-#define LB_FH_VERSION 1u
+#define LB_FH_VERSION 2u
 /* Largest message either side sends or accepts, bytes (params are at most 64 KiB). */
 #define LB_FH_MAX_MESSAGE (128 * 1024)
 
@@ -61,6 +65,12 @@ typedef struct {
   guint32 band_height;
   guint32 id_len;        /* bytes of the filter id that follow */
   guint32 params_len;    /* bytes of the serialised a{sv} after the id */
+  guint32 meta_len;      /* bytes of the serialised (a{sv}a{sv}) after the params */
+  guint32 aux_format;    /* the second image (a third descriptor), when aux_width > 0 */
+  guint32 aux_width;
+  guint32 aux_height;
+  guint64 aux_stride;
+  guint64 aux_size;
 } LbFhRun;
 
 typedef struct {
@@ -82,5 +92,12 @@ GBytes *_lb_fh_map_bytes (int          fd,
                           gsize        size,
                           const char  *what,
                           GError     **error);
+
+/* What LbFilterMeta is made of (lb-filter-image.c), from @meta (nullable) as an a{sv}
+ * (floating): the value model, the pixel spacing and the DICOM Modality, so that the
+ * helper's filter sees the metadata an in-process one does. */
+GVariant    *_lb_fh_meta_to_variant   (const LbImageMeta *meta);
+/* The other way; %NULL for an empty dictionary. */
+LbImageMeta *_lb_fh_meta_from_variant (GVariant          *dict);
 
 G_END_DECLS

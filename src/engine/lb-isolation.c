@@ -555,6 +555,26 @@ fail:
   return -1;
 }
 
+/* A memfd holding @bytes, read-only for the helper and fixed in size. */
+static int
+make_sealed_memfd (const char *name,
+                   GBytes     *bytes,
+                   GError    **error)
+{
+  int fd = make_memfd (name, g_bytes_get_size (bytes), g_bytes_get_data (bytes, NULL), error);
+
+  if (fd >= 0
+      && fcntl (fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "cannot seal the filter helper's input memory: %s", g_strerror (saved));
+      close (fd);
+      return -1;
+    }
+  return fd;
+}
+
 /* The helper's result as bytes we own. The write seal takes only when no process has the
  * memfd mapped shared any more (the helper unmaps it before it reports DONE); then nobody
  * can ever write these pages again, and the output image keeps them without a copy, even
@@ -585,25 +605,29 @@ send_run (Helper        *h,
           const LbFhRun *run,
           const char    *id,
           GVariant      *params,
+          GVariant      *meta,
           int            src_fd,
           int            dst_fd,
+          int            aux_fd,
           GError       **error)
 {
   g_autoptr(GSocketControlMessage) fds = g_unix_fd_message_new ();
-  GOutputVector vec[3] = {
+  GOutputVector vec[4] = {
     { run, sizeof *run },
     { id, run->id_len },
     { g_variant_get_data (params), run->params_len },
+    { g_variant_get_data (meta), run->meta_len },
   };
   gssize n;
 
   if (!g_unix_fd_message_append_fd (G_UNIX_FD_MESSAGE (fds), src_fd, error)
-      || !g_unix_fd_message_append_fd (G_UNIX_FD_MESSAGE (fds), dst_fd, error))
+      || !g_unix_fd_message_append_fd (G_UNIX_FD_MESSAGE (fds), dst_fd, error)
+      || (aux_fd >= 0 && !g_unix_fd_message_append_fd (G_UNIX_FD_MESSAGE (fds), aux_fd, error)))
     return FALSE;
   n = g_socket_send_message (h->sock, NULL, vec, G_N_ELEMENTS (vec), &fds, 1, 0, NULL, error);
   if (n < 0)
     return FALSE;
-  if ((gsize) n != sizeof *run + run->id_len + run->params_len)
+  if ((gsize) n != sizeof *run + run->id_len + run->params_len + run->meta_len)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "short message to the filter helper");
       return FALSE;
@@ -670,8 +694,14 @@ _lb_isolated_run_pass (LbFilter                *filter,
   gsize dst_size = row_size * height;
   double timeout_s = options->timeout_s >= 0 ? options->timeout_s : lb_isolation_get_timeout ();
   g_autoptr(GVariant) pv = g_variant_ref_sink (lb_filter_params_to_variant (params));
+  LbImage *aux = options->aux;
+  g_autoptr(GVariant) mv =
+    g_variant_ref_sink (g_variant_new ("(@a{sv}@a{sv})",
+                                       _lb_fh_meta_to_variant (lb_image_get_meta (input)),
+                                       _lb_fh_meta_to_variant (aux ? lb_image_get_meta (aux)
+                                                                   : NULL)));
   g_autofree char *buf = NULL;
-  int src_fd = -1, dst_fd = -1;
+  int src_fd = -1, dst_fd = -1, aux_fd = -1;
   gsize out_stride, out_size;
   LbFhRun run = { 0 };
   Helper *h = NULL;
@@ -685,17 +715,19 @@ _lb_isolated_run_pass (LbFilter                *filter,
   if (!lb_limits_check (NULL, width, height, format, &out_stride, &out_size, error))
     return NULL;
 
-  src_fd = make_memfd ("lightbox-filter-source", src_size, g_bytes_get_data (src_bytes, NULL),
-                       error);
+  src_fd = make_sealed_memfd ("lightbox-filter-source", src_bytes, error);
   if (src_fd < 0)
     goto out;
-  /* Read-only for the helper and fixed in size. */
-  if (fcntl (src_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
+  if (aux != NULL)
     {
-      int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "cannot seal the filter helper's source memory: %s", g_strerror (saved));
-      goto out;
+      aux_fd = make_sealed_memfd ("lightbox-filter-aux", lb_image_get_bytes (aux), error);
+      if (aux_fd < 0)
+        goto out;
+      run.aux_format = lb_image_get_format (aux);
+      run.aux_width = lb_image_get_width (aux);
+      run.aux_height = lb_image_get_height (aux);
+      run.aux_stride = lb_image_get_stride (aux);
+      run.aux_size = g_bytes_get_size (lb_image_get_bytes (aux));
     }
   dst_fd = make_memfd ("lightbox-filter-destination", dst_size, NULL, error);
   if (dst_fd < 0)
@@ -727,13 +759,14 @@ _lb_isolated_run_pass (LbFilter                *filter,
   run.band_height = options->band_height;
   run.id_len = (guint32) strlen (id);
   run.params_len = (guint32) g_variant_get_size (pv);
+  run.meta_len = (guint32) g_variant_get_size (mv);
 
   g_debug ("%s: %.1f ms to share %" G_GSIZE_FORMAT " + %" G_GSIZE_FORMAT " bytes", id,
            (g_get_monotonic_time () - t0) / 1000.0, src_size, dst_size);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     goto out;
   h = pool_take (_lb_filter_get_owner (filter));
-  if (h != NULL && !send_run (h, &run, id, pv, src_fd, dst_fd, NULL))
+  if (h != NULL && !send_run (h, &run, id, pv, mv, src_fd, dst_fd, aux_fd, NULL))
     {
       /* The idle helper died meanwhile (killed from outside): start a fresh one. */
       helper_kill (h);
@@ -744,7 +777,7 @@ _lb_isolated_run_pass (LbFilter                *filter,
       h = helper_spawn (filter, error);
       if (h == NULL)
         goto out;
-      if (!send_run (h, &run, id, pv, src_fd, dst_fd, NULL))
+      if (!send_run (h, &run, id, pv, mv, src_fd, dst_fd, aux_fd, NULL))
         {
           outcome = OUTCOME_GONE;
           set_died_error (error, filter, h);
@@ -852,5 +885,7 @@ out:
     close (src_fd);
   if (dst_fd >= 0)
     close (dst_fd);
+  if (aux_fd >= 0)
+    close (aux_fd);
   return output;
 }

@@ -6,6 +6,7 @@
 #include "lb-band-guard.h"
 #include "lb-crew.h"
 #include "lb-error.h"
+#include "lb-filter-image.h"
 #include "lb-isolation.h"
 #include "lb-pipeline.h"
 
@@ -41,6 +42,7 @@ struct _LbPipeline {
   gboolean progress_any_thread;
   gboolean guard;         /* _lb_pipeline_set_guard() */
   gboolean guard_cancel;
+  LbImage *aux;           /* owned, nullable: lb_pipeline_set_aux_input() */
   guint8 *out_data;       /* borrowed: _lb_pipeline_set_output_buffer() */
   gsize out_stride;
   gsize out_size;
@@ -74,6 +76,7 @@ lb_pipeline_finalize (GObject *object)
 
   g_clear_object (&self->registry);
   g_clear_pointer (&self->passes, g_array_unref);
+  g_clear_object (&self->aux);
   if (self->progress_destroy != NULL)
     self->progress_destroy (self->progress_data);
   G_OBJECT_CLASS (lb_pipeline_parent_class)->finalize (object);
@@ -252,6 +255,15 @@ lb_pipeline_set_selection (LbPipeline         *self,
   self->has_selection = rect != NULL;
   if (rect != NULL)
     self->selection = *rect;
+}
+
+void
+lb_pipeline_set_aux_input (LbPipeline *self,
+                           LbImage    *aux)
+{
+  g_return_if_fail (LB_IS_PIPELINE (self));
+  g_return_if_fail (aux == NULL || LB_IS_IMAGE (aux));
+  g_set_object (&self->aux, aux);
 }
 
 void
@@ -693,7 +705,8 @@ run_pass (LbPipeline   *self,
   gsize dst_stride;
   g_autofree guint8 *owned = NULL;
   guint8 *dst;
-  LbFilterImage image = { 0 };
+  LbFilterImage image, aux_image;
+  LbFilterMeta meta, aux_meta;
   LbFilterRect wr;
   PassRun run = { 0 };
   gpointer state;
@@ -714,16 +727,10 @@ run_pass (LbPipeline   *self,
       return NULL;
     }
 
-  image.struct_size = sizeof image;
-  image.width = width;
-  image.height = height;
-  image.format = format;
-  image.channels = lb_sample_format_get_channels (format);
-  image.depth = lb_sample_format_get_bit_depth (format);
-  image.has_alpha = lb_sample_format_has_alpha (format);
-  image.src = lb_image_get_data (input);
-  image.src_stride = lb_image_get_stride (input);
-  image.seed = self->seed;
+  _lb_filter_meta_init (&meta, input);
+  _lb_filter_image_init (&image, input, &meta, self->seed);
+  if (!_lb_filter_image_init_aux (&image, &aux_image, &aux_meta, pass->filter, self->aux, error))
+    return NULL;
   if (self->has_selection)
     {
       image.region = self->selection;
@@ -736,15 +743,14 @@ run_pass (LbPipeline   *self,
           return NULL;
         }
     }
-  else
-    image.region = (LbFilterRect) { 0, 0, width, height };
 
   t0 = g_get_monotonic_time ();
   if (!self->guard && lb_filter_runs_isolated (pass->filter, self->isolation))
     {
       /* Same pipeline code, run by lightbox-filter-host on the same bands and threads. */
       LbIsolatedOptions options = { self->n_threads, self->band_height, self->has_selection,
-                                    self->selection, self->seed, -1 };
+                                    self->selection, self->seed, -1,
+                                    image.aux != NULL ? self->aux : NULL };
       LbIsolatedResult result = { 0 };
 
       output = _lb_isolated_run_pass (pass->filter, pass->params, input, &options,

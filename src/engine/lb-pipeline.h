@@ -88,6 +88,11 @@ void        lb_pipeline_set_band_height  (LbPipeline       *self,
  * selection does; NULL = the whole image */
 void        lb_pipeline_set_selection    (LbPipeline         *self,
                                           const LbFilterRect *rect);
+/* @aux: (nullable): the second image of every pass whose filter reads two
+ * (lb_filter_get_n_inputs() 2, LbFilterImage.aux: a subtraction's mask); such a pass fails
+ * with %LB_ERROR_INVALID_ARGUMENT without one. Other passes ignore it. */
+void        lb_pipeline_set_aux_input    (LbPipeline       *self,
+                                          LbImage          *aux);
 /* Seed for random filters (spread); default 1. */
 void        lb_pipeline_set_seed         (LbPipeline       *self,
                                           guint64           seed);

@@ -52,8 +52,10 @@ typedef struct {
   LbFhRun run;
   char *id;
   GBytes *params;
+  GVariant *meta;   /* (a{sv}a{sv}): the source's and the second image's */
   int src_fd;
   int dst_fd;
+  int aux_fd;       /* -1 unless the filter reads two images */
 } Job;
 
 static void
@@ -61,10 +63,13 @@ job_free (Job *job)
 {
   g_free (job->id);
   g_clear_pointer (&job->params, g_bytes_unref);
+  g_clear_pointer (&job->meta, g_variant_unref);
   if (job->src_fd >= 0)
     close (job->src_fd);
   if (job->dst_fd >= 0)
     close (job->dst_fd);
+  if (job->aux_fd >= 0)
+    close (job->aux_fd);
   g_free (job);
 }
 
@@ -133,6 +138,33 @@ fd_size_at_least (int     fd,
   return fstat (fd, &st) == 0 && st.st_size >= 0 && (guint64) st.st_size >= size;
 }
 
+/* The second image of the request, with its metadata. */
+static gboolean
+map_aux (Job       *job,
+         GVariant  *dict,
+         LbImage  **aux,
+         GError   **error)
+{
+  const LbFhRun *run = &job->run;
+  g_autoptr(LbImageMeta) meta = _lb_fh_meta_from_variant (dict);
+  g_autoptr(GBytes) pixels = NULL;
+
+  if (run->aux_format >= LB_N_FORMATS || run->aux_height == 0 || job->aux_fd < 0
+      || !fd_size_at_least (job->aux_fd, run->aux_size))
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                   "bad second image in the request");
+      return FALSE;
+    }
+  pixels = _lb_fh_map_bytes (job->aux_fd, run->aux_size, "the second image", error);
+  if (pixels == NULL)
+    return FALSE;
+  /* lb_image_new() checks that the size, stride and format fit the bytes */
+  *aux = lb_image_new (run->aux_width, run->aux_height, run->aux_format, run->aux_stride,
+                       pixels, meta, error);
+  return *aux != NULL;
+}
+
 static gboolean
 run_job (Job     *job,
          guint   *threads,
@@ -147,6 +179,10 @@ run_job (Job     *job,
   g_autoptr(LbPipeline) pipe = NULL;
   g_autoptr(GPtrArray) timings = NULL;
   g_autoptr(GBytes) src = NULL;
+  g_autoptr(LbImage) aux = NULL;
+  g_autoptr(LbImageMeta) src_meta = NULL;
+  g_autoptr(GVariant) src_dict = NULL;
+  g_autoptr(GVariant) aux_dict = NULL;
   guint8 *dst;
   gsize dst_size;
   gboolean ok;
@@ -171,8 +207,13 @@ run_job (Job     *job,
   src = _lb_fh_map_bytes (job->src_fd, run->src_size, "the source", error);
   if (src == NULL)
     return FALSE;
-  input = lb_image_new (run->width, run->height, run->format, run->src_stride, src, NULL, error);
+  g_variant_get (job->meta, "(@a{sv}@a{sv})", &src_dict, &aux_dict);
+  src_meta = _lb_fh_meta_from_variant (src_dict);
+  input = lb_image_new (run->width, run->height, run->format, run->src_stride, src, src_meta,
+                        error);
   if (input == NULL)
+    return FALSE;
+  if (run->aux_width > 0 && !map_aux (job, aux_dict, &aux, error))
     return FALSE;
 
   params = lb_filter_params_new (filter);
@@ -204,6 +245,7 @@ run_job (Job     *job,
   lb_pipeline_set_n_threads (pipe, run->n_threads);
   lb_pipeline_set_band_height (pipe, run->band_height);
   lb_pipeline_set_seed (pipe, run->seed);
+  lb_pipeline_set_aux_input (pipe, aux);
   if (run->has_selection)
     lb_pipeline_set_selection (pipe, &run->selection);
   lb_pipeline_set_progress_func (pipe, progress_cb, NULL, NULL);
@@ -269,16 +311,17 @@ parse_job (const guint8           *buf,
   int n_fds = 0;
   int *fds = NULL;
 
-  job->src_fd = job->dst_fd = -1;
+  job->src_fd = job->dst_fd = job->aux_fd = -1;
   for (int i = 0; i < n_messages; i++)
     if (G_IS_UNIX_FD_MESSAGE (messages[i]) && fds == NULL)
       fds = g_unix_fd_message_steal_fds (G_UNIX_FD_MESSAGE (messages[i]), &n_fds);
-  for (int i = 2; i < n_fds; i++)
+  for (int i = 3; i < n_fds; i++)
     close (fds[i]);
   if (n_fds >= 2)
     {
       job->src_fd = fds[0];
       job->dst_fd = fds[1];
+      job->aux_fd = n_fds >= 3 ? fds[2] : -1;
     }
   else if (n_fds == 1)
     close (fds[0]);
@@ -289,10 +332,18 @@ parse_job (const guint8           *buf,
   memcpy (&job->run, buf, sizeof job->run);
   if (job->run.magic != LB_FH_MAGIC || job->run.version != LB_FH_VERSION
       || job->run.type != LB_FH_RUN || job->run.id_len == 0 || job->run.id_len > 1024
-      || n != sizeof job->run + (gsize) job->run.id_len + job->run.params_len)
+      || n != sizeof job->run + (gsize) job->run.id_len + job->run.params_len
+               + job->run.meta_len)
     goto bad;
   job->id = g_strndup ((const char *) buf + sizeof job->run, job->run.id_len);
   job->params = g_bytes_new (buf + sizeof job->run + job->run.id_len, job->run.params_len);
+  {
+    g_autoptr(GBytes) meta = g_bytes_new (buf + sizeof job->run + job->run.id_len
+                                          + job->run.params_len, job->run.meta_len);
+
+    job->meta = g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE ("(a{sv}a{sv})"),
+                                                              meta, FALSE));
+  }
   return job;
 
 bad:
