@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * The medical filters' plugin: its table and query function. They need plugin ABI 1.3 (a
- * second input image), so the plugin declines an older host, which would run them without
- * one: it then lists the file as skipped, "the plugin declined to serve ABI 1.2".
+ * second input image, an output of its own geometry), so the plugin declines an older host,
+ * which would run them without: it then lists the file as skipped, "the plugin declined to
+ * serve ABI 1.2".
  */
 
 #include "lb-medical.h"
 
-static const LbFilterInfo *const filters[] = { &lb_subtract_info };
+static const LbFilterInfo *const filters[] = { &lb_subtract_info, &lb_resample_info };
 
 static const LbPluginInfo plugin_info = {
   .abi_major = LB_FILTER_ABI_MAJOR,

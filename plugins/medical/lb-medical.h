@@ -10,5 +10,7 @@ G_BEGIN_DECLS
 
 /* The image minus a second image, plus an offset (LbFilterImage.aux). */
 extern const LbFilterInfo lb_subtract_info;
+/* The region scaled by a factor: nearest, linear, Lanczos (LB_FILTER_FLAG_GEOMETRY). */
+extern const LbFilterInfo lb_resample_info;
 
 G_END_DECLS

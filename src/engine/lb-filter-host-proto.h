@@ -18,7 +18,10 @@
  *                       (a memfd whose size is sealed, rows packed) and, for a filter that
  *                       reads two images, the second image's pixels (sealed)
  *   helper → Lightbox   PROGRESS (0..1 after each band), then DONE or ERROR (GError
- *                       domain name, code and message follow the header)
+ *                       domain name, code and message follow the header). A DONE whose
+ *                       output has another geometry than the source (a filter with
+ *                       LB_FILTER_FLAG_GEOMETRY) carries it, and the pixels in a memfd of
+ *                       its own, packed rows, as its descriptor
  *
  * Pixels never travel through the socket. The helper exits when its end of the socket
  * reports end-of-file (Lightbox closed it or died), even while a plugin spins.
@@ -82,7 +85,12 @@ typedef struct {
   gint32 code;           /* ERROR: GError code */
   guint32 domain_len;    /* ERROR: bytes of the domain name that follow */
   guint32 message_len;   /* ERROR: bytes of the message after the domain */
-  guint32 reserved;
+  guint32 out_format;    /* DONE, when out_width > 0: the output's LbSampleFormat, */
+  guint32 out_width;     /* size and packed row size, in the descriptor sent along */
+  guint32 out_height;
+  guint64 out_stride;
+  double out_spacing_x;  /* DONE, out_width > 0: the output's pixel spacing, mm (0: none) */
+  double out_spacing_y;
 } LbFhReply;
 
 /* The first @size bytes of the memfd @fd, mapped shared and read-only (pages populated at

@@ -2,8 +2,11 @@
 #define G_LOG_DOMAIN "lb-filter-image"
 
 #include "lb-error.h"
+#include <math.h>
+
 #include "lb-filter-image.h"
 #include "lb-image-meta.h"
+#include "lb-limits.h"
 #include "lb-value-model.h"
 
 void
@@ -113,4 +116,60 @@ _lb_filter_image_init_aux (LbFilterImage  *image,
   _lb_filter_image_init (aux_out, aux, aux_meta, image->seed);
   image->aux = aux_out;
   return TRUE;
+}
+
+gboolean
+_lb_filter_output_check (const LbFilterOutput *out,
+                         gsize                *row_size,
+                         GError              **error)
+{
+  if (out->format < 0 || out->format >= LB_N_FORMATS)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
+                   "prepare() declared output format %d, which is none of the eight",
+                   out->format);
+      return FALSE;
+    }
+  if (out->width < 1 || out->height < 1 || out->width > 65535 || out->height > 65535)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
+                   "prepare() declared an output of %d×%d pixels (1 to 65535 each way)",
+                   out->width, out->height);
+      return FALSE;
+    }
+  if (!(out->scale_x > 0) || !(out->scale_y > 0) || !isfinite (out->scale_x)
+      || !isfinite (out->scale_y))
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
+                   "prepare() declared output scales %g and %g (they must be positive)",
+                   out->scale_x, out->scale_y);
+      return FALSE;
+    }
+  return lb_limits_check (NULL, (guint) out->width, (guint) out->height,
+                          (LbSampleFormat) out->format, row_size, NULL, error);
+}
+
+void
+_lb_filter_meta_keep_model (LbImageMeta   *meta,
+                            LbSampleFormat from,
+                            LbSampleFormat to)
+{
+  if (lb_sample_format_get_bit_depth (from) != lb_sample_format_get_bit_depth (to)
+      || lb_sample_format_get_channels (from) - lb_sample_format_has_alpha (from)
+         != lb_sample_format_get_channels (to) - lb_sample_format_has_alpha (to))
+    lb_image_meta_set_value_model (meta, NULL);
+}
+
+LbImageMeta *
+_lb_filter_output_meta (LbImage              *input,
+                        const LbFilterOutput *out)
+{
+  LbImageMeta *meta = lb_image_meta_copy (lb_image_get_meta (input));
+  double x, y;
+
+  if ((out->scale_x != 1 || out->scale_y != 1)
+      && lb_image_meta_get_pixel_spacing (meta, &x, &y))
+    lb_image_meta_set_pixel_spacing (meta, x / out->scale_x, y / out->scale_y);
+  _lb_filter_meta_keep_model (meta, lb_image_get_format (input), (LbSampleFormat) out->format);
+  return meta;
 }

@@ -35,4 +35,20 @@ gboolean _lb_filter_image_init_aux (LbFilterImage  *image,
                                     LbImage        *aux,
                                     GError        **error);
 
+/* Checks the output a LB_FILTER_FLAG_GEOMETRY filter declared in prepare(): one of the
+ * eight formats, 1 to 65535 pixels each way within the image limits (lb-limits.h), positive
+ * scales. Sets @row_size to the bytes of a packed output row. */
+gboolean     _lb_filter_output_check (const LbFilterOutput *out,
+                                      gsize                *row_size,
+                                      GError              **error);
+/* Drops @meta's value model when samples of @from became samples of @to of another size or
+ * colour layout (a model describes grey samples of one size). */
+void         _lb_filter_meta_keep_model (LbImageMeta   *meta,
+                                         LbSampleFormat from,
+                                         LbSampleFormat to);
+/* The metadata of a pass's output: @input's, with the pixel spacing divided by @out's scale
+ * and the value model only if it still applies (_lb_filter_meta_keep_model()). */
+LbImageMeta *_lb_filter_output_meta  (LbImage              *input,
+                                      const LbFilterOutput *out);
+
 G_END_DECLS

@@ -78,10 +78,12 @@ G_BEGIN_DECLS
  * 1.1 host, so a plugin need not ask for 1.2 to use it.
  * 1.3: LbFilterImage.meta (what the samples mean: rescale, units, signedness, padding,
  * pixel spacing, window, modality; read it through lb_filter_image_get_meta(), NULL from an
- * older host), LbFilterImage.aux with LbFilterInfo.n_inputs (a second input image). An
- * older host does not know n_inputs and would run such a filter without a second image: a
- * plugin with one returns NULL from its query function when host_abi_minor < 3. One that
- * only reads the metadata runs on any 1.x host and gets NULL there. */
+ * older host), LbFilterImage.aux with LbFilterInfo.n_inputs (a second input image), and
+ * LbFilterImage.output with LB_FILTER_FLAG_GEOMETRY (prepare() declares an output of another
+ * size or format). An older host knows neither n_inputs nor the flag and would run such a
+ * filter without a second image or an output of its own: a plugin that uses them returns
+ * NULL from its query function when host_abi_minor < 3. One that only reads the metadata runs
+ * on any 1.x host and gets NULL there. */
 #define LB_FILTER_ABI_MINOR 3
 
 /* Marks descriptor strings for xgettext without pulling in libintl; the host translates them
@@ -352,6 +354,31 @@ lb_filter_meta_is_padding (const LbFilterMeta *meta,
          && sample >= meta->padding_lo && sample <= meta->padding_hi;
 }
 
+/**
+ * LbFilterOutput:
+ * @struct_size: sizeof (LbFilterOutput) as the HOST compiled it
+ * @width: the output's width in pixels; on entry the source's
+ * @height: its height
+ * @format: its LbFilterFormat (any of the eight, not necessarily one of the filter's
+ *   formats); on entry the source's
+ * @scale_x: output pixels per source pixel along x (2 for an enlargement by 2), so that the
+ *   host can give the result its pixel spacing (the source's divided by the scale); on
+ *   entry 1, which is right for a crop
+ * @scale_y: the same along y
+ *
+ * The geometry and format of the output of a filter with LB_FILTER_FLAG_GEOMETRY (ABI 1.3),
+ * which its prepare() sets through LbFilterImage.output: 1 to 65535 pixels each way, within
+ * the host's size limits, or the pass fails with a message.
+ */
+typedef struct {
+  gsize struct_size;
+  int width;
+  int height;
+  int format;
+  double scale_x;
+  double scale_y;
+} LbFilterOutput;
+
 typedef struct _LbFilterImage LbFilterImage;
 
 /**
@@ -378,6 +405,9 @@ typedef struct _LbFilterImage LbFilterImage;
  *   formats but not necessarily the source's format or size: prepare() checks what it
  *   needs. %NULL for other filters, and in the LbFilterImage of @aux itself. Read it
  *   through lb_filter_image_get_aux().
+ * @output: (ABI 1.3) for a filter with LB_FILTER_FLAG_GEOMETRY, in prepare() only: where it
+ *   declares the output's size and format (see LbFilterOutput); %NULL otherwise. Read it
+ *   through lb_filter_image_get_output().
  *
  * Image-level facts, valid from prepare() to release(). Because the whole source is always
  * visible, a filter needs no halo copies and no border policy from the host: it clips its
@@ -398,6 +428,7 @@ struct _LbFilterImage {
   /* ABI 1.3 */
   const LbFilterMeta *meta;
   const LbFilterImage *aux;
+  LbFilterOutput *output;
 };
 
 /* @image's LbFilterMeta, or %NULL when the host is older than ABI 1.3. */
@@ -407,6 +438,16 @@ lb_filter_image_get_meta (const LbFilterImage *image)
   if (image->struct_size < G_STRUCT_OFFSET (LbFilterImage, meta) + sizeof image->meta)
     return NULL;
   return image->meta;
+}
+
+/* Where prepare() of a filter with LB_FILTER_FLAG_GEOMETRY declares its output, or %NULL
+ * (other filters, and hosts older than ABI 1.3). */
+static inline LbFilterOutput *
+lb_filter_image_get_output (const LbFilterImage *image)
+{
+  if (image->struct_size < G_STRUCT_OFFSET (LbFilterImage, output) + sizeof image->output)
+    return NULL;
+  return image->output;
 }
 
 /* The second input (LbFilterInfo.n_inputs 2), or %NULL (an older host never gives one). */
@@ -535,6 +576,14 @@ lb_filter_band_rows_done (const LbFilterBand *band,
  *   write of the image per pass (the copy was 10–15 % of a 3×3 filter's pass at 1.4 Mpx
  *   RGB8).
  *
+ * @LB_FILTER_FLAG_GEOMETRY: (ABI 1.3) the output has its own size or format, which
+ *   prepare() declares through LbFilterImage.output (a resampling, a crop, a change of
+ *   depth). The host then allocates a destination of that geometry, and @write_rect and the
+ *   bands cover ALL of it (full-width row bands of the output, unless LB_FILTER_FLAG_TILES);
+ *   the destination is not a copy of the source (the two differ in size), so process() or
+ *   finish() writes every sample, alpha included. The source is read as usual, and the
+ *   region is the part of it the user selected (a crop keeps that part).
+ *
  * Scheduling hints. A filter without flags gets full-width row bands in parallel.
  */
 typedef enum {
@@ -543,6 +592,7 @@ typedef enum {
   LB_FILTER_FLAG_TILES = 1 << 1,
   LB_FILTER_FLAG_POINT = 1 << 2,
   LB_FILTER_FLAG_OVERWRITES = 1 << 3,
+  LB_FILTER_FLAG_GEOMETRY = 1 << 4,
 } LbFilterFlags;
 
 typedef struct _LbFilterInfo LbFilterInfo;

@@ -29,6 +29,7 @@
 #include "lb-crash-report.h"
 #include "lb-error.h"
 #include "lb-filter-host-proto.h"
+#include "lb-filter-image.h"
 #include "lb-isolation.h"
 #include "lb-limits.h"
 #include "lb-plugin-loader.h"
@@ -600,6 +601,68 @@ take_output (int         fd,
   return map;
 }
 
+/* One reply, with the descriptors it carries (@fds, g_free() it after closing them). */
+static gssize
+receive_reply (GSocket       *sock,
+               GInputVector  *vec,
+               int          **fds,
+               int           *n_fds,
+               int           *flags,
+               GError       **error)
+{
+  GSocketControlMessage **messages = NULL;
+  int n_messages = 0;
+  gssize n = g_socket_receive_message (sock, NULL, vec, 1, &messages, &n_messages, flags, NULL,
+                                       error);
+
+  for (int i = 0; i < n_messages; i++)
+    {
+      if (G_IS_UNIX_FD_MESSAGE (messages[i]) && *fds == NULL)
+        *fds = g_unix_fd_message_steal_fds (G_UNIX_FD_MESSAGE (messages[i]), n_fds);
+      g_object_unref (messages[i]);
+    }
+  g_free (messages);
+  return n;
+}
+
+/* The output of a filter with its own geometry: @reply says which, @fd (not taken) holds
+ * it. Everything is checked: the helper runs plugin code. */
+static LbImage *
+take_new_geometry (const LbFhReply *reply,
+                   int              fd,
+                   LbImage         *input,
+                   const char      *id,
+                   GError         **error)
+{
+  g_autoptr(LbImageMeta) meta = NULL;
+  g_autoptr(GBytes) pixels = NULL;
+  gsize stride, size;
+
+  /* sealed against shrinking before it is mapped: a shorter file would fault in Lightbox */
+  if (fd < 0 || reply->out_format >= LB_N_FORMATS
+      || !lb_limits_check (NULL, reply->out_width, reply->out_height,
+                           (LbSampleFormat) reply->out_format, &stride, &size, NULL)
+      || reply->out_stride != stride
+      || fcntl (fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) != 0
+      || lseek (fd, 0, SEEK_END) < (off_t) size)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
+                   "Filter “%s”: the helper process sent a malformed output; the image is "
+                   "unchanged", id);
+      return NULL;
+    }
+  pixels = take_output (fd, size, id, error);
+  if (pixels == NULL)
+    return NULL;
+  /* the helper's spacing (scaled as in process), the rest as in process */
+  meta = lb_image_meta_copy (lb_image_get_meta (input));
+  if (reply->out_spacing_x > 0 && reply->out_spacing_y > 0)
+    lb_image_meta_set_pixel_spacing (meta, reply->out_spacing_x, reply->out_spacing_y);
+  _lb_filter_meta_keep_model (meta, lb_image_get_format (input), reply->out_format);
+  return lb_image_new (reply->out_width, reply->out_height, reply->out_format, stride, pixels,
+                       meta, error);
+}
+
 static gboolean
 send_run (Helper        *h,
           const LbFhRun *run,
@@ -702,6 +765,7 @@ _lb_isolated_run_pass (LbFilter                *filter,
                                                                    : NULL)));
   g_autofree char *buf = NULL;
   int src_fd = -1, dst_fd = -1, aux_fd = -1;
+  int *fds = NULL, n_fds = 0;   /* descriptors of the last reply */
   gsize out_stride, out_size;
   LbFhRun run = { 0 };
   Helper *h = NULL;
@@ -812,7 +876,9 @@ _lb_isolated_run_pass (LbFilter                *filter,
           outcome = OUTCOME_BROKEN;
           break;
         }
-      n = g_socket_receive_message (h->sock, NULL, &vec, 1, NULL, NULL, &flags, NULL, &local);
+      g_clear_pointer (&fds, g_free);
+      n_fds = 0;
+      n = receive_reply (h->sock, &vec, &fds, &n_fds, &flags, &local);
       if (n <= 0)
         {
           /* End-of-file or a reset: the helper is dead. */
@@ -835,6 +901,18 @@ _lb_isolated_run_pass (LbFilter                *filter,
               progress (reply.fraction, progress_data);
             }
           continue;
+        }
+      if (reply.type == LB_FH_DONE && reply.out_width > 0)
+        {
+          /* another geometry (LB_FILTER_FLAG_GEOMETRY), in a memfd of its own */
+          output = take_new_geometry (&reply, n_fds > 0 ? fds[0] : -1, input, id, error);
+          if (result != NULL)
+            {
+              result->threads = reply.threads;
+              result->bands = reply.bands;
+            }
+          outcome = output != NULL ? OUTCOME_DONE : OUTCOME_BROKEN;
+          break;
         }
       if (reply.type == LB_FH_DONE)
         {
@@ -874,6 +952,9 @@ _lb_isolated_run_pass (LbFilter                *filter,
     }
 
 out:
+  for (int i = 0; i < n_fds; i++)
+    close (fds[i]);
+  g_free (fds);
   if (h != NULL)
     {
       if (outcome == OUTCOME_DONE || outcome == OUTCOME_FILTER_ERROR)

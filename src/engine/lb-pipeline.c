@@ -707,6 +707,11 @@ run_pass (LbPipeline   *self,
   guint8 *dst;
   LbFilterImage image, aux_image;
   LbFilterMeta meta, aux_meta;
+  /* the output's geometry: the source's, unless a LB_FILTER_FLAG_GEOMETRY filter declares
+   * its own in prepare() */
+  gboolean geometry = (info->flags & LB_FILTER_FLAG_GEOMETRY) != 0;
+  LbFilterOutput out = { sizeof out, width, height, format, 1.0, 1.0 };
+  gsize out_row_size = row_size;
   LbFilterRect wr;
   PassRun run = { 0 };
   gpointer state;
@@ -761,33 +766,10 @@ run_pass (LbPipeline   *self,
       return output;
     }
 
-  if (self->guard)
-    {
-      /* bands on this thread, in order, each allowed only its own rows */
-      guard = _lb_band_guard_new (height, row_size, error);
-      if (guard == NULL)
-        return NULL;
-      max_threads = 1;
-      dst = _lb_band_guard_get_data (guard);
-      dst_stride = _lb_band_guard_get_stride (guard);
-    }
-  else if (self->out_data != NULL && progress->pass_index + 1 == progress->n_passes
-      && self->out_stride >= row_size && self->out_size / self->out_stride >= (gsize) height)
-    {
-      /* The last pass writes straight into the caller's buffer (lightbox-filter-host's
-       * shared memory), saving a copy of the image. */
-      dst = self->out_data;
-      dst_stride = self->out_stride;
-    }
-  else
-    {
-      owned = lb_image_alloc_pixels (width, height, format, NULL, &dst_stride, error);
-      if (owned == NULL)
-        return NULL;
-      dst = owned;
-    }
   wr = image.region;
+  image.output = geometry ? &out : NULL;
   state = info->prepare (info, lb_filter_params_get_data (pass->params), &image, &wr, error);
+  image.output = NULL;
   if (state == NULL)
     {
       if (error != NULL && *error == NULL)
@@ -795,7 +777,45 @@ run_pass (LbPipeline   *self,
       g_prefix_error (error, "%s: ", id);
       return NULL;
     }
-  clip_rect (&wr, width, height);
+  if (geometry)
+    {
+      /* the bands cover the whole output, which is no copy of the source */
+      if (!_lb_filter_output_check (&out, &out_row_size, error))
+        {
+          info->release (state);
+          g_prefix_error (error, "%s: ", id);
+          return NULL;
+        }
+      wr = (LbFilterRect) { 0, 0, out.width, out.height };
+    }
+  else
+    clip_rect (&wr, width, height);
+
+  if (self->guard)
+    {
+      /* bands on this thread, in order, each allowed only its own rows */
+      guard = _lb_band_guard_new (out.height, out_row_size, error);
+      max_threads = 1;
+      dst = guard != NULL ? _lb_band_guard_get_data (guard) : NULL;
+      dst_stride = guard != NULL ? _lb_band_guard_get_stride (guard) : 0;
+    }
+  else if (self->out_data != NULL && progress->pass_index + 1 == progress->n_passes
+      && self->out_stride >= out_row_size
+      && self->out_size / self->out_stride >= (gsize) out.height)
+    {
+      /* The last pass writes straight into the caller's buffer (lightbox-filter-host's
+       * shared memory), saving a copy of the image. */
+      dst = self->out_data;
+      dst_stride = self->out_stride;
+    }
+  else
+    dst = owned = lb_image_alloc_pixels (out.width, out.height, out.format, NULL, &dst_stride,
+                                         error);
+  if (dst == NULL)
+    {
+      info->release (state);
+      return NULL;
+    }
 
   /* The destination starts as a copy of the source: untouched pixels keep their value.
    * Rows outside the write rectangle are copied here; the bands copy their own rows,
@@ -804,8 +824,8 @@ run_pass (LbPipeline   *self,
    * rows are copied here too, and with LB_FILTER_FLAG_OVERWRITES only outside the write
    * rectangle. */
   has_bands = wr.height > 0 && info->process != NULL;
-  run.copy_in_bands = has_bands && !(info->flags & LB_FILTER_FLAG_SEQUENTIAL);
-  for (int y = 0; y < height; y++)
+  run.copy_in_bands = has_bands && !(info->flags & LB_FILTER_FLAG_SEQUENTIAL) && !geometry;
+  for (int y = 0; !geometry && y < height; y++)
     {
       guint8 *d = dst + (gsize) y * dst_stride;
       const guint8 *s = image.src + (gsize) y * image.src_stride;
@@ -895,24 +915,29 @@ run_pass (LbPipeline   *self,
     }
   if (guard != NULL)
     {
-      owned = lb_image_alloc_pixels (width, height, format, NULL, &dst_stride, error);
+      owned = lb_image_alloc_pixels (out.width, out.height, out.format, NULL, &dst_stride,
+                                     error);
       if (owned == NULL)
         return NULL;
-      _lb_band_guard_copy_out (guard, owned, dst_stride, row_size);
+      _lb_band_guard_copy_out (guard, owned, dst_stride, out_row_size);
     }
 
-  if (owned != NULL)
-    output = lb_image_new_take (width, height, format, dst_stride, g_steal_pointer (&owned),
-                                lb_image_get_meta (input));
-  else
-    {
-      g_autoptr(GBytes) borrowed = g_bytes_new_static (dst, dst_stride * height);
+  {
+    g_autoptr(LbImageMeta) out_meta = _lb_filter_output_meta (input, &out);
 
-      output = lb_image_new (width, height, format, dst_stride, borrowed,
-                             lb_image_get_meta (input), error);
-      if (output == NULL)
-        return NULL;
-    }
+    if (owned != NULL)
+      output = lb_image_new_take (out.width, out.height, out.format, dst_stride,
+                                  g_steal_pointer (&owned), out_meta);
+    else
+      {
+        g_autoptr(GBytes) borrowed = g_bytes_new_static (dst, dst_stride * out.height);
+
+        output = lb_image_new (out.width, out.height, out.format, dst_stride, borrowed,
+                               out_meta, error);
+        if (output == NULL)
+          return NULL;
+      }
+  }
   if (out_timing != NULL)
     *out_timing = new_timing (pass, input, n_threads, run.n_bands, t0);
   return output;

@@ -73,10 +73,13 @@ job_free (Job *job)
   g_free (job);
 }
 
+/* Sends @reply; with @fd ≥ 0, that descriptor along (a DONE of another geometry). */
 static void
-send_reply (const LbFhReply *reply,
-            const GError    *error)
+send_reply_fd (const LbFhReply *reply,
+               const GError    *error,
+               int              fd)
 {
+  g_autoptr(GSocketControlMessage) fds = fd >= 0 ? g_unix_fd_message_new () : NULL;
   g_autoptr(GError) local = NULL;
   LbFhReply r = *reply;
   const char *domain = error ? g_quark_to_string (error->domain) : "";
@@ -90,13 +93,27 @@ send_reply (const LbFhReply *reply,
   vec[0] = (GOutputVector) { &r, sizeof r };
   vec[1] = (GOutputVector) { domain, r.domain_len };
   vec[2] = (GOutputVector) { message, r.message_len };
+  if (fds != NULL && !g_unix_fd_message_append_fd (G_UNIX_FD_MESSAGE (fds), fd, &local))
+    {
+      g_debug ("cannot send the output: %s", local->message);
+      g_clear_error (&local);
+      g_clear_object (&fds);
+    }
   g_mutex_lock (&send_lock);
-  if (g_socket_send_message (sock, NULL, vec, 3, NULL, 0, 0, NULL, &local) < 0)
+  if (g_socket_send_message (sock, NULL, vec, 3, fds ? &fds : NULL, fds ? 1 : 0, 0, NULL,
+                             &local) < 0)
     {
       /* Lightbox went away; the main thread exits on end-of-file. */
       g_debug ("cannot reply: %s", local->message);
     }
   g_mutex_unlock (&send_lock);
+}
+
+static void
+send_reply (const LbFhReply *reply,
+            const GError    *error)
+{
+  send_reply_fd (reply, error, -1);
 }
 
 static void
@@ -165,11 +182,47 @@ map_aux (Job       *job,
   return *aux != NULL;
 }
 
+/* An output whose geometry differs from the request's: its pixels in a new memfd of packed
+ * rows (written, never mapped here, so Lightbox can seal it), described in @reply. */
+static int
+output_fd_new (LbImage   *output,
+               LbFhReply *reply,
+               GError   **error)
+{
+  gsize row = lb_image_get_row_size (output);
+  guint height = lb_image_get_height (output);
+  const LbImageMeta *meta = lb_image_get_meta (output);
+  int fd = memfd_create ("lightbox-filter-output", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+  if (fd < 0 || ftruncate (fd, (off_t) (row * height)) != 0)
+    goto fail;
+  for (guint y = 0; y < height; y++)
+    if (pwrite (fd, lb_image_get_row (output, y), row, (off_t) (row * y)) != (gssize) row)
+      goto fail;
+  reply->out_format = lb_image_get_format (output);
+  reply->out_width = lb_image_get_width (output);
+  reply->out_height = height;
+  reply->out_stride = row;
+  if (!lb_image_meta_get_pixel_spacing (meta, &reply->out_spacing_x, &reply->out_spacing_y))
+    reply->out_spacing_x = reply->out_spacing_y = 0;
+  return fd;
+
+fail:
+  {
+    int saved = errno;
+    if (fd >= 0)
+      close (fd);
+    g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                 "cannot share the output: %s", g_strerror (saved));
+    return -1;
+  }
+}
+
 static gboolean
-run_job (Job     *job,
-         guint   *threads,
-         guint   *bands,
-         GError **error)
+run_job (Job       *job,
+         LbFhReply *reply,
+         int       *out_fd,
+         GError   **error)
 {
   const LbFhRun *run = &job->run;
   LbFilter *filter;
@@ -256,7 +309,15 @@ run_job (Job     *job,
   if (lb_pipeline_append (pipe, filter, params, error))
     output = lb_pipeline_run (pipe, input, &timings, NULL, error);
   ok = output != NULL;
-  if (output != NULL && lb_image_get_data (output) != dst)
+  if (output != NULL
+      && (lb_image_get_width (output) != run->width || lb_image_get_height (output) != run->height
+          || lb_image_get_format (output) != run->format))
+    {
+      /* a filter with its own output geometry (LB_FILTER_FLAG_GEOMETRY) */
+      *out_fd = output_fd_new (output, reply, error);
+      ok = *out_fd >= 0;
+    }
+  else if (output != NULL && lb_image_get_data (output) != dst)
     {
       /* Not expected (one pass always uses the buffer), but stay correct if it did not. */
       for (guint y = 0; y < run->height; y++)
@@ -270,8 +331,8 @@ run_job (Job     *job,
   if (timings != NULL && timings->len > 0)
     {
       LbPassTiming *t = g_ptr_array_index (timings, 0);
-      *threads = t->threads;
-      *bands = t->bands;
+      reply->threads = t->threads;
+      reply->bands = t->bands;
     }
   return TRUE;
 }
@@ -281,18 +342,17 @@ job_thread (gpointer data)
 {
   Job *job = data;
   g_autoptr(GError) error = NULL;
-  guint threads = 0, bands = 0;
+  LbFhReply r = { 0 };
+  int out_fd = -1;
 
   /* prepare() and finish() run on this thread, bands also on the crew's */
   _lb_crash_report_thread_init ();
-  if (run_job (job, &threads, &bands, &error))
+  if (run_job (job, &r, &out_fd, &error))
     {
-      LbFhReply r = { 0 };
-
       r.type = LB_FH_DONE;
-      r.threads = threads;
-      r.bands = bands;
-      send_reply (&r, NULL);
+      send_reply_fd (&r, NULL, out_fd);
+      if (out_fd >= 0)
+        close (out_fd);
     }
   else
     send_error (error);

@@ -8,6 +8,8 @@
  *   value-threshold  samples whose real-world value (lb_filter_meta_to_value(): Hounsfield
  *                    units on a CT) is at or above "level" become the maximum, the others 0;
  *                    pixel padding keeps its value
+ *   crop             (LB_FILTER_FLAG_GEOMETRY) the region, as an image of its own; "deep"
+ *                    makes 8-bit samples 16-bit (× 257), "bad" declares a 0-pixel output
  */
 
 #include <lb-filter-plugin.h>
@@ -100,6 +102,84 @@ level_process (gconstpointer       state,
   return TRUE;
 }
 
+typedef struct {
+  gboolean deep;
+  gboolean bad;
+} CropParams;
+
+static const LbParamSpec crop_params[] = {
+  {
+    .name = "deep", .label = "16 bits", .type = LB_PARAM_BOOL,
+    .offset = G_STRUCT_OFFSET (CropParams, deep), .max = 1, .ui_max = 1, .step = 1,
+  },
+  {
+    .name = "bad", .label = "Bad", .type = LB_PARAM_BOOL,
+    .offset = G_STRUCT_OFFSET (CropParams, bad), .max = 1, .ui_max = 1, .step = 1,
+  },
+};
+
+typedef struct {
+  LbFilterRect region;
+  int out_depth;
+} CropState;
+
+static gpointer
+crop_prepare (const LbFilterInfo  *info,
+              gconstpointer        params,
+              const LbFilterImage *image,
+              LbFilterRect        *write_rect,
+              GError             **error)
+{
+  const CropParams *p = params;
+  LbFilterOutput *out = lb_filter_image_get_output (image);
+  CropState *s;
+
+  if (out == NULL)
+    {
+      g_set_error (error, g_quark_from_static_string ("lb-abi13-test"), 2, "no output");
+      return NULL;
+    }
+  s = g_new0 (CropState, 1);
+  s->region = image->region;
+  s->out_depth = p->deep ? 16 : image->depth;
+  out->width = p->bad ? 0 : image->region.width;
+  out->height = image->region.height;
+  if (p->deep && image->format == LB_FILTER_FORMAT_GRAY8)
+    out->format = LB_FILTER_FORMAT_GRAY16;
+  else if (p->deep && image->format == LB_FILTER_FORMAT_RGB8)
+    out->format = LB_FILTER_FORMAT_RGB16;
+  else
+    s->out_depth = image->depth;
+  return s;
+}
+
+static gboolean
+crop_process (gconstpointer       state,
+              const LbFilterBand *band,
+              GError            **error)
+{
+  const CropState *s = state;
+  const LbFilterImage *im = band->image;
+
+  for (int y = band->y0; y < band->y1; y++)
+    {
+      const guint8 *in = im->src + (gsize) (y + s->region.y) * im->src_stride;
+      guint8 *out = band->dst + (gsize) y * band->dst_stride;
+
+      for (int i = band->x0 * im->channels; i < band->x1 * im->channels; i++)
+        {
+          gsize from = (gsize) s->region.x * im->channels + i;
+          guint v = im->depth == 16 ? ((const guint16 *) in)[from] : in[from];
+
+          if (s->out_depth == 16)
+            ((guint16 *) out)[i] = (guint16) (im->depth == 8 ? v * 257 : v);
+          else
+            out[i] = (guint8) v;
+        }
+    }
+  return TRUE;
+}
+
 static void
 release (gpointer state)
 {
@@ -138,7 +218,24 @@ static const LbFilterInfo level_info = {
   .release = release,
 };
 
-static const LbFilterInfo *const filters[] = { &describe_info, &level_info };
+static const LbFilterInfo crop_info = {
+  .struct_size = sizeof (LbFilterInfo),
+  .id = "io.github.lightbox.test.crop",
+  .alias = "crop",
+  .name = "Crop",
+  .category = "Test",
+  .formats = LB_FILTER_FORMATS_ALL,
+  .flags = LB_FILTER_FLAG_GEOMETRY,
+  .params_version = 1,
+  .params_size = sizeof (CropParams),
+  .params = crop_params,
+  .n_params = G_N_ELEMENTS (crop_params),
+  .prepare = crop_prepare,
+  .process = crop_process,
+  .release = release,
+};
+
+static const LbFilterInfo *const filters[] = { &describe_info, &level_info, &crop_info };
 
 static const LbPluginInfo plugin_info = {
   .abi_major = LB_FILTER_ABI_MAJOR,

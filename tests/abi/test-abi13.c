@@ -238,6 +238,82 @@ test_example_padding (void)
   g_assert_cmpuint (n_padding, >, 0);
 }
 
+/* A filter with its own output geometry (LB_FILTER_FLAG_GEOMETRY): the crop of the
+ * selection, in process and isolated, equals the selected samples (× 257 when it makes
+ * 8-bit samples 16-bit) and keeps the CT's metadata; an output of 0 pixels is refused with
+ * a message. */
+static void
+test_geometry (void)
+{
+  g_autoptr(GPtrArray) filters = load_fixture ("abi13-meta." G_MODULE_SUFFIX);
+  LbFilter *crop = find (filters, "crop");
+  g_autoptr(LbImage) ct = ct_image (61, 47);
+  g_autoptr(LbImage) rgb = lb_test_image_new (61, 47, LB_FORMAT_RGB8, 5);
+  const LbFilterRect sel = { 7, 5, 30, 21 };
+  static const LbIsolation where[] = { LB_ISOLATION_NONE, LB_ISOLATION_ALL };
+
+  for (guint w = 0; w < G_N_ELEMENTS (where); w++)
+    for (guint deep = 0; deep < 2; deep++)
+      {
+        LbImage *inputs[] = { ct, rgb };
+
+        for (guint i = 0; i < G_N_ELEMENTS (inputs); i++)
+          {
+            g_autoptr(LbPipeline) pipe = lb_pipeline_new (NULL);
+            g_autoptr(LbFilterParams) params = lb_filter_params_new (crop);
+            g_autoptr(LbImage) out = NULL;
+            g_autoptr(GError) error = NULL;
+            guint ch = lb_sample_format_get_channels (lb_image_get_format (inputs[i]));
+            gboolean eight = lb_sample_format_get_bit_depth (lb_image_get_format (inputs[i])) == 8;
+            double x, y;
+
+            g_assert_true (lb_filter_params_set_number (params, "deep", deep, NULL));
+            lb_pipeline_set_isolation (pipe, where[w]);
+            lb_pipeline_set_selection (pipe, &sel);
+            g_assert_true (lb_pipeline_append (pipe, crop, params, NULL));
+            out = lb_pipeline_run (pipe, inputs[i], NULL, NULL, &error);
+            g_assert_no_error (error);
+            g_assert_cmpuint (lb_image_get_width (out), ==, 30);
+            g_assert_cmpuint (lb_image_get_height (out), ==, 21);
+            g_assert_cmpuint (lb_sample_format_get_bit_depth (lb_image_get_format (out)), ==,
+                              deep || !eight ? 16 : 8);
+            for (guint yy = 0; yy < 21; yy++)
+              for (guint xx = 0; xx < 30; xx++)
+                for (guint c = 0; c < ch; c++)
+                  {
+                    guint v = lb_test_image_sample (inputs[i], xx + 7, yy + 5, c);
+
+                    g_assert_cmpuint (lb_test_image_sample (out, xx, yy, c), ==,
+                                      deep && eight ? v * 257 : v);
+                  }
+            /* the CT keeps its model and its spacing (a crop does not scale) */
+            if (inputs[i] == ct)
+              {
+                g_assert_nonnull (lb_image_meta_get_value_model (lb_image_get_meta (out)));
+                g_assert_true (lb_image_meta_get_pixel_spacing (lb_image_get_meta (out), &x, &y));
+                g_assert_cmpfloat (x, ==, 0.5);
+                g_assert_cmpfloat (y, ==, 0.7);
+              }
+          }
+      }
+
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(LbImage) out = NULL;
+    g_autoptr(LbPipeline) pipe = lb_pipeline_new (NULL);
+    g_autoptr(LbFilterParams) params = lb_filter_params_new (crop);
+
+    g_assert_true (lb_filter_params_set_number (params, "bad", 1, NULL));
+    g_assert_true (lb_pipeline_append (pipe, crop, params, NULL));
+    lb_pipeline_set_isolation (pipe, LB_ISOLATION_NONE);
+    out = lb_pipeline_run (pipe, rgb, NULL, NULL, &error);
+    g_assert_null (out);
+    g_assert_error (error, LB_ERROR, LB_ERROR_PLUGIN);
+    g_assert_cmpstr (error->message, ==, "io.github.lightbox.test.crop: prepare() declared an "
+                                         "output of 0×47 pixels (1 to 65535 each way)");
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -250,6 +326,7 @@ main (int argc, char **argv)
   g_test_add_func ("/abi13/value-threshold", test_value_threshold);
   g_test_add_func ("/abi13/old-plugin", test_old_plugin);
   g_test_add_func ("/abi13/example-padding", test_example_padding);
+  g_test_add_func ("/abi13/geometry", test_geometry);
   ret = g_test_run ();
   lb_test_remove_tree (copy_dir);
   g_free (copy_dir);

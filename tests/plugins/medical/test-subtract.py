@@ -11,29 +11,13 @@ import sys
 import tempfile
 
 import numpy as np
-from PIL import Image
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pngcheck import Verdicts, load, save  # noqa: E402
 
 cli = sys.argv[1]
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    print(("ok: " if ok else "not ok: ") + what)
-    if not ok:
-        failures += 1
-
-
-def save(arr, path):
-    if arr.dtype == np.uint16:
-        Image.fromarray(arr, mode="I;16").save(path)
-    else:
-        Image.fromarray(arr).save(path)
-
-
-def load(path, dtype):
-    img = Image.open(path)
-    return np.array(img).astype(dtype)
+verdicts = Verdicts()
+check = verdicts.check
 
 
 def expect(post, pre, offset, maxv, alpha):
@@ -78,7 +62,7 @@ with tempfile.TemporaryDirectory() as tmp:
                 if r.returncode != 0:
                     check(False, "%s offset %g (%s): %s" % (name, offset, isolation, r.stderr))
                     continue
-                outputs.append(load(out_path, np.int64))
+                outputs.append(load(out_path))
             if len(outputs) != 2:
                 continue
             ref = expect(post, pre, offset, maxv, name.endswith("a8"))
@@ -99,4 +83,4 @@ with tempfile.TemporaryDirectory() as tmp:
           and not os.path.exists(os.path.join(tmp, "y.png")),
           "no mask is refused: " + r.stderr.strip())
 
-sys.exit(1 if failures else 0)
+sys.exit(1 if verdicts.failures else 0)
