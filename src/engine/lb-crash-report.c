@@ -131,10 +131,12 @@ crash_handler (int        sig,
   gpointer pc = context_pc (uctx);
   int n, first = 0;
 
-  /* One report: a second thread crashing meanwhile dies by the default action (reset on
-   * entry by SA_RESETHAND). */
+  /* One report. Every band thread of a pass may crash at about the same moment: the others
+   * wait here (still handled, not killed by the default action before the report is out)
+   * until the first one's raise() below ends the process, or the alarm does. */
   if (!g_atomic_int_compare_and_exchange (&crashing, 0, 1))
-    goto die;
+    for (;;)
+      pause ();
   alarm (HANDLER_ALARM_S);
   put ("signal\t", 7);
   put_int (sig);
@@ -176,32 +178,76 @@ crash_handler (int        sig,
     }
   put ("end\n", 4);
 
-die:
-  /* The default action is back (SA_RESETHAND) and @sig is blocked until we return: a fault
-   * then happens again and kills the process; raise() covers raise(), kill() and abort(). */
+  /* The default action back, and @sig blocked until we return: raise() makes it pending,
+   * so it kills the process as we return (a fault would recur anyway; raise() covers
+   * raise(), kill() and abort()). */
+  {
+    struct sigaction dfl = { 0 };
+
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset (&dfl.sa_mask);
+    sigaction (sig, &dfl, NULL);
+  }
   raise (sig);
+}
+
+/* The alternate stack's size: SIGSTKSZ is no longer a constant in newer glibc; 64 KiB hold
+ * backtrace() and dladdr() with room to spare. */
+#define ALTSTACK_SIZE (64 * 1024)
+/* What the altstack key holds for a thread that had an alternate stack already (ASan gives
+ * every thread its own and unmaps it itself when the thread ends) or could not get ours. */
+#define ALTSTACK_KEPT GINT_TO_POINTER (1)
+
+static void
+altstack_free (gpointer stack)
+{
+  stack_t ss = { 0 };
+
+  if (stack == ALTSTACK_KEPT)
+    return;
+  ss.ss_flags = SS_DISABLE;
+  sigaltstack (&ss, NULL);
+  g_free (stack);
+}
+
+/* This thread's alternate stack when we gave it one, freed when the thread ends. */
+static GPrivate altstack = G_PRIVATE_INIT (altstack_free);
+
+/* Gives this thread @stack (ALTSTACK_SIZE bytes) as its alternate signal stack, unless it
+ * has one; FALSE if it kept its own or sigaltstack() failed. */
+static gboolean
+altstack_set (gpointer stack)
+{
+  stack_t old = { 0 }, ss = { 0 };
+
+  if (sigaltstack (NULL, &old) == 0 && (old.ss_flags & SS_DISABLE) == 0)
+    return FALSE;
+  ss.ss_sp = stack;
+  ss.ss_size = ALTSTACK_SIZE;
+  return sigaltstack (&ss, NULL) == 0;
 }
 
 void
 _lb_crash_report_thread_init (void)
 {
-  static GPrivate done;
-  stack_t ss = { 0 };
+  gpointer stack;
 
-  if (g_private_get (&done) != NULL)
+  if (g_private_get (&altstack) != NULL)
     return;
-  g_private_set (&done, GINT_TO_POINTER (1));
-  /* SIGSTKSZ is no longer a constant in newer glibc; 64 KiB holds backtrace() and dladdr().
-   * Never freed: the stack is this thread's until it ends, and pool threads live long. */
-  ss.ss_size = 64 * 1024;
-  ss.ss_sp = g_malloc (ss.ss_size);
-  if (sigaltstack (&ss, NULL) != 0)
-    g_free (ss.ss_sp);
+  stack = g_malloc (ALTSTACK_SIZE);
+  if (altstack_set (stack))
+    g_private_set (&altstack, stack);
+  else
+    {
+      g_free (stack);
+      g_private_set (&altstack, ALTSTACK_KEPT);
+    }
 }
 
 void
 _lb_crash_report_install (int fd)
 {
+  static guint8 main_altstack[ALTSTACK_SIZE];
   struct sigaction sa = { 0 };
   gpointer warm[1];
   Dl_info dl;
@@ -212,9 +258,12 @@ _lb_crash_report_install (int fd)
   (void) backtrace (warm, 1);
   if (dladdr ((gpointer) _lb_crash_report_install, &dl) != 0)
     main_base = dl.dli_fbase;
-  _lb_crash_report_thread_init ();
+  /* the main thread's stack lives as long as the process: static, so that no leak checker
+   * at exit takes it for a leak */
+  (void) altstack_set (main_altstack);
+  g_private_set (&altstack, ALTSTACK_KEPT);
   sa.sa_sigaction = crash_handler;
-  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
   sigemptyset (&sa.sa_mask);
   for (guint i = 0; i < G_N_ELEMENTS (crash_signals); i++)
     sigaction (crash_signals[i], &sa, NULL);
