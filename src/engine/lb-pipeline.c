@@ -800,11 +800,13 @@ run_pass (LbPipeline   *self,
       dst_stride = guard != NULL ? _lb_band_guard_get_stride (guard) : 0;
     }
   else if (self->out_data != NULL && progress->pass_index + 1 == progress->n_passes
-      && self->out_stride >= out_row_size
+      && !geometry && self->out_stride >= out_row_size
       && self->out_size / self->out_stride >= (gsize) out.height)
     {
       /* The last pass writes straight into the caller's buffer (lightbox-filter-host's
-       * shared memory), saving a copy of the image. */
+       * shared memory), saving a copy of the image. Not an output of another geometry: the
+       * buffer's rows are laid out for the source (16-bit samples at an odd stride would
+       * be misaligned), and the helper hands such an output over in a memfd of its own. */
       dst = self->out_data;
       dst_stride = self->out_stride;
     }
