@@ -3,7 +3,7 @@
 /*
  * The example plugin of plugins/README.md: a threshold. Every colour sample at or above
  * `level` percent of the sample range becomes the maximum, every other one 0; alpha passes
- * through. It shows the whole ABI in a hundred lines: a params struct, its spec table, a
+ * through, and so does the pixel padding around a medical scan (ABI 1.3's image metadata). It shows the whole ABI in a hundred lines: a params struct, its spec table, a
  * descriptor, prepare/process/release and the query function. It includes nothing from
  * Lightbox but lb-filter-plugin.h, exactly as an out-of-tree plugin built with
  * `pkg-config --cflags lightbox-plugin` would.
@@ -22,6 +22,9 @@ typedef struct {
   guint limit;
   guint below;
   guint above;
+  /* the image's metadata when it declares pixel padding (samples outside the scanned
+   * area, which keep their value), else NULL; valid until release() */
+  const LbFilterMeta *padding;
 } ThresholdState;
 
 static const LbParamSpec threshold_params[] = {
@@ -49,12 +52,16 @@ threshold_prepare (const LbFilterInfo  *info,
   const ThresholdParams *p = params;
   ThresholdState *s = g_new0 (ThresholdState, 1);
   guint max = image->depth == 16 ? 65535 : 255;
+  /* NULL from a Lightbox older than plugin ABI 1.3: then there is no padding to keep */
+  const LbFilterMeta *meta = lb_filter_image_get_meta (image);
 
   /* Integer limit, computed once, so 8-bit results never depend on float rounding in the
    * inner loop: a sample v is "above" when v >= limit. */
   s->limit = (guint) (p->level / 100.0 * max + 0.5);
   s->below = p->invert ? max : 0;
   s->above = p->invert ? 0 : max;
+  if (meta != NULL && (meta->flags & LB_FILTER_META_PADDING) != 0)
+    s->padding = meta;
   return s;
 }
 
@@ -79,11 +86,15 @@ threshold_process (gconstpointer       state,
         for (int c = 0; c < colours; c++)
           {
             gsize i = (gsize) x * im->channels + c;
+            guint v = im->depth == 16 ? ((const guint16 *) in)[i] : in[i];
 
+            /* padding (only grey images have any) keeps the value the band already holds */
+            if (s->padding != NULL && lb_filter_meta_is_padding (s->padding, v))
+              continue;
             if (im->depth == 16)
-              ((guint16 *) out)[i] = ((const guint16 *) in)[i] >= s->limit ? s->above : s->below;
+              ((guint16 *) out)[i] = v >= s->limit ? s->above : s->below;
             else
-              out[i] = in[i] >= s->limit ? s->above : s->below;
+              out[i] = v >= s->limit ? s->above : s->below;
           }
     }
   return TRUE;

@@ -23,6 +23,8 @@
 #include "lb-band-guard.h"
 #include "lb-cli.h"
 #include "lb-error.h"
+#include "lb-image-meta.h"
+#include "lb-isolation.h"
 #include "lb-pipeline.h"
 #include "lb-plugin-loader.h"
 
@@ -199,14 +201,16 @@ typedef struct {
   guint16 *planes[4];   /* for depth 8 and 16: colour 0..2, then alpha */
 } Planes;
 
+/* @salt 0: the source images; others for the second image of a filter that reads two */
 static void
 planes_init (Planes *pl,
              int     width,
              int     height,
-             guint   max)
+             guint   max,
+             guint32 salt)
 {
   for (guint c = 0; c < 4; c++)
-    pl->planes[c] = make_plane (width, height, max, 0x9e3779b9u * (c + 1) + max);
+    pl->planes[c] = make_plane (width, height, max, 0x9e3779b9u * (c + 1) + max + salt);
 }
 
 static void
@@ -230,8 +234,33 @@ mapping_free (gpointer data)
   g_free (m);
 }
 
+/* What a CT's grey images carry (plugin ABI 1.3's LbFilterMeta): 16-bit samples hold signed
+ * 12-bit values (offset binary), HU = value − 1024, the lowest 16th of the range is pixel
+ * padding, a soft-tissue window, 0.7 mm pixels; 8-bit ones a rescale of 2 and −100. So a
+ * filter that reads the metadata is checked on it, and colour images stay without. */
+static LbImageMeta *
+grey_meta (guint bits)
+{
+  LbImageMeta *meta = lb_image_meta_new ();
+  LbValueModelBuilder *b = lb_value_model_builder_new (NULL, bits);
+  g_autoptr(LbValueModel) model = NULL;
+  guint max = bits == 16 ? 65535 : 255;
+
+  lb_value_model_builder_set_source (b, bits == 16, bits == 16 ? 12 : 8);
+  lb_value_model_builder_set_rescale (b, bits == 16 ? 1.0 : 2.0, bits == 16 ? -1024.0 : -100.0);
+  lb_value_model_builder_set_units (b, "HU");
+  lb_value_model_builder_set_padding (b, 0, max / 16);
+  lb_value_model_builder_add_window (b, 40, 400, NULL);
+  model = lb_value_model_builder_end (b);
+  lb_image_meta_set_value_model (meta, model);
+  lb_image_meta_set_pixel_spacing (meta, 0.7, 0.7);
+  lb_image_meta_set_text (meta, "Modality", "CT");
+  return meta;
+}
+
 /* An image of @format from @pl (gray uses plane 0; alpha is plane 3), its pixels in a
- * mapping made read-only: a plugin that writes into its source faults. */
+ * mapping made read-only: a plugin that writes into its source faults. Grey images carry
+ * grey_meta(). */
 static LbImage *
 make_image (LbSampleFormat format,
             int            width,
@@ -244,6 +273,7 @@ make_image (LbSampleFormat format,
   gsize stride = (gsize) width * lb_sample_format_get_pixel_size (format);
   Mapping *m = g_new0 (Mapping, 1);
   g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(LbImageMeta) meta = NULL;
 
   m->size = stride * height;
   m->map = mmap (NULL, m->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -267,10 +297,36 @@ make_image (LbSampleFormat format,
   if (m->map + m->size > source_hi)
     source_hi = m->map + m->size;
   bytes = g_bytes_new_with_free_func (m->map, m->size, mapping_free, m);
-  return lb_image_new (width, height, format, stride, bytes, NULL, NULL);
+  meta = ch - (alpha ? 1 : 0) == 1 ? grey_meta (deep ? 16 : 8) : NULL;
+  return lb_image_new (width, height, format, stride, bytes, meta, NULL);
 }
 
 /* ---- running and comparing ---------------------------------------------------------------- */
+
+/* The second image for a filter that reads two (LbFilterInfo.n_inputs 2): of @input's size
+ * and format, other samples, the same for every pass on such an input (so schedules compare
+ * equal, and the alpha check's image without alpha has the same colour samples). */
+static LbImage *
+aux_for (LbImage *input)
+{
+  static LbImage *cache[LB_N_FORMATS][2];
+  LbSampleFormat format = lb_image_get_format (input);
+  int width = (int) lb_image_get_width (input), height = (int) lb_image_get_height (input);
+  LbImage **slot = &cache[format][height != H];
+
+  if (*slot == NULL || (int) lb_image_get_height (*slot) != height
+      || (int) lb_image_get_width (*slot) != width)
+    {
+      Planes pl = { { NULL } };
+
+      g_clear_object (slot);
+      planes_init (&pl, width, height, lb_sample_format_get_bit_depth (format) == 16 ? 65535 : 255,
+                   0x5bd1e995u);
+      *slot = make_image (format, width, height, &pl);
+      planes_clear (&pl);
+    }
+  return *slot;
+}
 
 static LbImage *
 run (LbFilter       *filter,
@@ -287,6 +343,7 @@ run (LbFilter       *filter,
   if (!lb_pipeline_append (pipe, filter, params, error))
     return NULL;
   lb_pipeline_set_isolation (pipe, LB_ISOLATION_NONE);
+  lb_pipeline_set_aux_input (pipe, aux_for (input));
   lb_pipeline_set_n_threads (pipe, threads);
   lb_pipeline_set_band_height (pipe, band_height);
   if (with_selection)
@@ -376,7 +433,10 @@ check_formats_and_bands (Checker *ck)
                                   lb_sample_format_to_string (ck->formats[f]));
       }
   if (ok)
-    verdict (TRUE, "%s, samples over the full range", names->str);
+    verdict (TRUE, "%s, samples over the full range%s", names->str,
+             lb_filter_supports_format (ck->filter, LB_FORMAT_GRAY8)
+             || lb_filter_supports_format (ck->filter, LB_FORMAT_GRAY16)
+             ? ", grey ones with a CT's metadata" : "");
 
   begin_check ("writes outside the band");
   for (guint f = 0; ok && f < ck->n_formats; f++)
@@ -473,11 +533,13 @@ format_index (Checker       *ck,
 }
 
 /* Alpha passes through, and the colour of an image with alpha is that of the same image
- * without it (the filter does not treat alpha as a colour). */
+ * without it (the filter does not treat alpha as a colour). A filter with its own output
+ * geometry (ABI 1.3) moves alpha with the pixels: only the colour is compared. */
 static void
 check_alpha (Checker *ck)
 {
   guint checked = 0;
+  gboolean geometry = (lb_filter_get_flags (ck->filter) & LB_FILTER_FLAG_GEOMETRY) != 0;
 
   begin_check ("alpha kept");
   for (guint f = 0; f < ck->n_formats; f++)
@@ -489,10 +551,10 @@ check_alpha (Checker *ck)
 
       if (!lb_sample_format_has_alpha (format) || out == NULL)
         continue;
-      for (guint y = 0; y < H; y++)
-        for (guint x = 0; x < W; x++)
+      for (guint y = 0; y < lb_image_get_height (out); y++)
+        for (guint x = 0; x < lb_image_get_width (out); x++)
           {
-            if (sample_at (out, x, y, ch - 1) != sample_at (in, x, y, ch - 1))
+            if (!geometry && sample_at (out, x, y, ch - 1) != sample_at (in, x, y, ch - 1))
               {
                 verdict (FALSE, "%s: alpha at (%u, %u) changed from %u to %u",
                          lb_sample_format_to_string (format), x, y,
@@ -514,8 +576,9 @@ check_alpha (Checker *ck)
   if (checked == 0)
     verdict (TRUE, "no format with alpha declared");
   else
-    verdict (TRUE, "%u format%s with alpha: alpha passed through, colour as without alpha",
-             checked, checked == 1 ? "" : "s");
+    verdict (TRUE, "%u format%s with alpha: %s, colour as without alpha", checked,
+             checked == 1 ? "" : "s", geometry ? "the output has a geometry of its own"
+                                               : "alpha passed through");
 }
 
 /* The values a parameter's limits call for: both ends of the hard range and of the slider,
@@ -639,11 +702,12 @@ check_cancel (Checker *ck)
       verdict (TRUE, "no bands (all the work is in finish(), which gets the cancel flag)");
       return;
     }
-  planes_init (&pl, W, CANCEL_H, depth == 16 ? 65535 : 255);
+  planes_init (&pl, W, CANCEL_H, depth == 16 ? 65535 : 255, 0);
   tall = make_image (ck->formats[0], W, CANCEL_H, &pl);
   planes_clear (&pl);
   g_assert_true (lb_pipeline_append (pipe, ck->filter, NULL, NULL));
   lb_pipeline_set_isolation (pipe, LB_ISOLATION_NONE);
+  lb_pipeline_set_aux_input (pipe, aux_for (tall));
   _lb_pipeline_set_guard (pipe, TRUE, TRUE);
   set_context ("%s, %s, one band of %d rows cancelled at its first report",
                lb_filter_get_id (ck->filter), lb_sample_format_to_string (ck->formats[0]),
@@ -667,8 +731,11 @@ check_filter (LbFilter *filter)
   Checker ck = { .filter = filter };
 
   install_handlers ();
-  planes_init (&ck.planes8, W, H, 255);
-  planes_init (&ck.planes16, W, H, 65535);
+  planes_init (&ck.planes8, W, H, 255, 0);
+  planes_init (&ck.planes16, W, H, 65535, 0);
+  if (lb_filter_get_n_inputs (filter) == 2)
+    printf ("  (it reads a second image: every pass gets one of the source's size and format, "
+            "with other samples over the full range)\n");
   for (LbSampleFormat f = LB_FORMAT_GRAY8; f <= LB_FORMAT_RGBA16; f++)
     if (lb_filter_supports_format (filter, f))
       {
@@ -729,6 +796,34 @@ install_plugin (const char *path,
 
 /* ---- the command ------------------------------------------------------------------------- */
 
+/* Loads, validates and unloads @path in a helper process (lightbox-filter-host --probe),
+ * whatever LIGHTBOX_PLUGIN_ISOLATION says: loading runs the plugin's constructors and its
+ * query function, and one that crashes, exits or hangs there must cost a verdict, not the
+ * checker. The error says how it died, with the helper's backtrace for a crash. */
+static gboolean
+probe_plugin (const char *path,
+              GError    **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  gboolean ok;
+  int fd;
+
+  /* the checks loading itself makes first, so that a refused file runs no code at all */
+  if (!lb_plugin_check_permissions (dir, error) || !lb_plugin_check_permissions (path, error))
+    return FALSE;
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "cannot open %s: %s",
+                   path, g_strerror (saved));
+      return FALSE;
+    }
+  ok = _lb_isolation_probe_plugin (fd, path, error);
+  close (fd);
+  return ok;
+}
+
 int
 lb_cli_check_plugin (int    argc,
                      char **argv)
@@ -769,7 +864,11 @@ lb_cli_check_plugin (int    argc,
   copy_dir = g_dir_make_tmp ("lightbox-check-XXXXXX", &error);
   if (copy_dir == NULL)
     return lb_cli_fail (CMD, error);
-  filters = lb_plugin_load_file (argv[1], copy_dir, &error);
+  /* (the children checking one filter each load a file that was probed just now) */
+  if (only_filter < 0 && !probe_plugin (argv[1], &error))
+    filters = NULL;
+  else
+    filters = lb_plugin_load_file (argv[1], copy_dir, &error);
   g_rmdir (copy_dir);
   if (filters == NULL)
     {

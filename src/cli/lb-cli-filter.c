@@ -75,6 +75,8 @@ lb_cli_filter (int argc, char **argv)
   gboolean show_time = FALSE, force = FALSE;
   g_autofree char *select = NULL;
   g_autofree char *frame = NULL;
+  g_autofree char *aux_path = NULL;
+  g_autoptr(LbImage) aux = NULL;
   const GOptionEntry entries[] = {
     { "threads", 'j', 0, G_OPTION_ARG_INT, &threads, "Worker threads (default: all cores)", "N" },
     { "select", 's', 0, G_OPTION_ARG_STRING, &select,
@@ -84,6 +86,8 @@ lb_cli_filter (int argc, char **argv)
     { "band-height", 0, 0, G_OPTION_ARG_INT, &band, "Rows per band (default: automatic)", "ROWS" },
     { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "Overwrite OUTPUT if it exists", NULL },
     { "frame", 0, 0, G_OPTION_ARG_STRING, &frame, LB_CLI_FRAME_HELP, "N|all" },
+    { "aux", 0, 0, G_OPTION_ARG_FILENAME, &aux_path,
+      "The second image of steps that read two (subtract: the mask)", "IMAGE" },
     { NULL }
   };
   g_autoptr(GOptionContext) ctx =
@@ -149,6 +153,16 @@ lb_cli_filter (int argc, char **argv)
   lb_pipeline_set_seed (pipe, (guint64) seed);
   if (select != NULL)
     lb_pipeline_set_selection (pipe, &rect);
+  if (aux_path != NULL)
+    {
+      aux = lb_cli_load_image (aux_path, &error);
+      if (aux == NULL)
+        {
+          g_prefix_error (&error, "--aux: ");
+          return lb_cli_fail ("filter", error);
+        }
+      lb_pipeline_set_aux_input (pipe, aux);
+    }
 
   run.pipe = pipe;
   run.input = argv[1];

@@ -35,6 +35,14 @@ crew_done (Crew *crew)
   g_mutex_unlock (&crew->lock);
 }
 
+static void (*thread_init) (void);
+
+void
+_lb_crew_set_thread_init (void (*func) (void))
+{
+  thread_init = func;
+}
+
 static void
 crew_job_run (gpointer job_data,
               gpointer pool_data)
@@ -43,6 +51,8 @@ crew_job_run (gpointer job_data,
   Crew *crew;
 
   (void) pool_data;
+  if (thread_init != NULL)
+    thread_init ();
   /* Dropped: the pass is over and forgot this job; only its memory is left to free. */
   if (!g_atomic_int_compare_and_exchange (&job->state, JOB_QUEUED, JOB_RUNNING))
     {

@@ -15,4 +15,9 @@ void lb_crew_run (guint       n,
                   gpointer    items,
                   gsize       item_size);
 
+/* Engine-internal: @func runs on a pool thread before each job (so it must be cheap when
+ * repeated); lightbox-filter-host gives every thread that may run plugin code an alternate
+ * signal stack this way (lb-crash-report.h). Set it before the first lb_crew_run(). */
+void _lb_crew_set_thread_init (void (*func) (void));
+
 G_END_DECLS

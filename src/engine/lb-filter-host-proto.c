@@ -45,3 +45,55 @@ _lb_fh_map_bytes (int          fd,
   m->size = size;
   return g_bytes_new_with_free_func (addr, size, mapping_free, m);
 }
+
+GVariant *
+_lb_fh_meta_to_variant (const LbImageMeta *meta)
+{
+  g_auto(GVariantBuilder) b = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE_VARDICT);
+  LbValueModel *model = meta != NULL ? lb_image_meta_get_value_model (meta) : NULL;
+  const char *modality = meta != NULL ? lb_image_meta_get_text (meta, "Modality") : NULL;
+  double x, y;
+
+  if (model != NULL)
+    {
+      g_autofree char *text = lb_value_model_serialize (model);
+
+      g_variant_builder_add (&b, "{sv}", "values", g_variant_new_string (text));
+    }
+  if (meta != NULL && lb_image_meta_get_pixel_spacing (meta, &x, &y))
+    g_variant_builder_add (&b, "{sv}", "spacing", g_variant_new ("(dd)", x, y));
+  if (modality != NULL)
+    g_variant_builder_add (&b, "{sv}", "modality", g_variant_new_string (modality));
+  return g_variant_builder_end (&b);
+}
+
+LbImageMeta *
+_lb_fh_meta_from_variant (GVariant *dict)
+{
+  g_autoptr(LbImageMeta) meta = NULL;
+  const char *text;
+  double x, y;
+
+  if (dict == NULL || g_variant_n_children (dict) == 0)
+    return NULL;
+  meta = lb_image_meta_new ();
+  if (g_variant_lookup (dict, "values", "&s", &text))
+    {
+      g_autoptr(GError) error = NULL;
+      LbValueModel *model = lb_value_model_deserialize (text, &error);
+
+      /* Lightbox serialised it itself; a failure would be a bug on this side */
+      if (model == NULL)
+        g_warning ("cannot read the value model Lightbox sent: %s", error->message);
+      else
+        {
+          lb_image_meta_set_value_model (meta, model);
+          lb_value_model_unref (model);
+        }
+    }
+  if (g_variant_lookup (dict, "spacing", "(dd)", &x, &y))
+    lb_image_meta_set_pixel_spacing (meta, x, y);
+  if (g_variant_lookup (dict, "modality", "&s", &text))
+    lb_image_meta_set_text (meta, "Modality", text);
+  return g_steal_pointer (&meta);
+}

@@ -7,14 +7,21 @@
  *
  * Transport: one AF_UNIX SOCK_SEQPACKET socketpair per helper, so every message is one
  * datagram (no framing, no partial reads) and descriptors travel with it (SCM_RIGHTS).
- * The helper gets its end as fd 3 and the plugin (the registry's private, already unlinked
- * copy, see lb-plugin-loader.c) as fd 4.
+ * The helper gets its end as fd 3, the plugin (the registry's private, already unlinked
+ * copy, see lb-plugin-loader.c) as fd 4, and an empty memfd as fd 5, where it writes a
+ * report if it crashes (lb-crash-report.h); Lightbox reads it once the helper is dead.
  *
- *   Lightbox → helper   RUN: LbFhRun + filter id + params (serialised a{sv} GVariant),
- *                       with two descriptors: the source pixels (a sealed memfd) and the
- *                       destination (a memfd whose size is sealed, rows packed)
+ *   Lightbox → helper   RUN: LbFhRun + filter id + params (serialised a{sv} GVariant) +
+ *                       the metadata of the source and the second input (serialised
+ *                       (a{sv}a{sv}), see _lb_fh_meta_to_variant()), with two or three
+ *                       descriptors: the source pixels (a sealed memfd), the destination
+ *                       (a memfd whose size is sealed, rows packed) and, for a filter that
+ *                       reads two images, the second image's pixels (sealed)
  *   helper → Lightbox   PROGRESS (0..1 after each band), then DONE or ERROR (GError
- *                       domain name, code and message follow the header)
+ *                       domain name, code and message follow the header). A DONE whose
+ *                       output has another geometry than the source (a filter with
+ *                       LB_FILTER_FLAG_GEOMETRY) carries it, and the pixels in a memfd of
+ *                       its own, packed rows, as its descriptor
  *
  * Pixels never travel through the socket. The helper exits when its end of the socket
  * reports end-of-file (Lightbox closed it or died), even while a plugin spins.
@@ -23,15 +30,17 @@
 #include <glib.h>
 
 #include "lb-filter-plugin.h"
+#include "lb-image-meta.h"
 
 G_BEGIN_DECLS
 
 /* The helper's descriptors, set up by lb-isolation.c's launcher. */
 #define LB_FH_SOCKET_FD 3
 #define LB_FH_PLUGIN_FD 4
+#define LB_FH_CRASH_FD 5
 
 #define LB_FH_MAGIC 0x4c424648u   /* "LBFH" */
-#define LB_FH_VERSION 1u
+#define LB_FH_VERSION 2u
 /* Largest message either side sends or accepts, bytes (params are at most 64 KiB). */
 #define LB_FH_MAX_MESSAGE (128 * 1024)
 
@@ -59,6 +68,12 @@ typedef struct {
   guint32 band_height;
   guint32 id_len;        /* bytes of the filter id that follow */
   guint32 params_len;    /* bytes of the serialised a{sv} after the id */
+  guint32 meta_len;      /* bytes of the serialised (a{sv}a{sv}) after the params */
+  guint32 aux_format;    /* the second image (a third descriptor), when aux_width > 0 */
+  guint32 aux_width;
+  guint32 aux_height;
+  guint64 aux_stride;
+  guint64 aux_size;
 } LbFhRun;
 
 typedef struct {
@@ -70,7 +85,12 @@ typedef struct {
   gint32 code;           /* ERROR: GError code */
   guint32 domain_len;    /* ERROR: bytes of the domain name that follow */
   guint32 message_len;   /* ERROR: bytes of the message after the domain */
-  guint32 reserved;
+  guint32 out_format;    /* DONE, when out_width > 0: the output's LbSampleFormat, */
+  guint32 out_width;     /* size and packed row size, in the descriptor sent along */
+  guint32 out_height;
+  guint64 out_stride;
+  double out_spacing_x;  /* DONE, out_width > 0: the output's pixel spacing, mm (0: none) */
+  double out_spacing_y;
 } LbFhReply;
 
 /* The first @size bytes of the memfd @fd, mapped shared and read-only (pages populated at
@@ -80,5 +100,12 @@ GBytes *_lb_fh_map_bytes (int          fd,
                           gsize        size,
                           const char  *what,
                           GError     **error);
+
+/* What LbFilterMeta is made of (lb-filter-image.c), from @meta (nullable) as an a{sv}
+ * (floating): the value model, the pixel spacing and the DICOM Modality, so that the
+ * helper's filter sees the metadata an in-process one does. */
+GVariant    *_lb_fh_meta_to_variant   (const LbImageMeta *meta);
+/* The other way; %NULL for an empty dictionary. */
+LbImageMeta *_lb_fh_meta_from_variant (GVariant          *dict);
 
 G_END_DECLS

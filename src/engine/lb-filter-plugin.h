@@ -75,8 +75,16 @@ G_BEGIN_DECLS
  * host_abi_minor >= 1 in lb_filter_plugin_query().
  * 1.2: LbFilterBand.rows_done, the host's progress hook, called through
  * lb_filter_band_rows_done(), which also works (as a plain cancellation poll) with a 1.0 or
- * 1.1 host, so a plugin need not ask for 1.2 to use it. */
-#define LB_FILTER_ABI_MINOR 2
+ * 1.1 host, so a plugin need not ask for 1.2 to use it.
+ * 1.3: LbFilterImage.meta (what the samples mean: rescale, units, signedness, padding,
+ * pixel spacing, window, modality; read it through lb_filter_image_get_meta(), NULL from an
+ * older host), LbFilterImage.aux with LbFilterInfo.n_inputs (a second input image), and
+ * LbFilterImage.output with LB_FILTER_FLAG_GEOMETRY (prepare() declares an output of another
+ * size or format). An older host knows neither n_inputs nor the flag and would run such a
+ * filter without a second image or an output of its own: a plugin that uses them returns
+ * NULL from its query function when host_abi_minor < 3. One that only reads the metadata runs
+ * on any 1.x host and gets NULL there. */
+#define LB_FILTER_ABI_MINOR 3
 
 /* Marks descriptor strings for xgettext without pulling in libintl; the host translates them
  * at run time with g_dgettext (LbPluginInfo.gettext_domain, string). */
@@ -248,6 +256,132 @@ typedef struct {
 } LbFilterRect;
 
 /**
+ * LbFilterMetaFlags:
+ * @LB_FILTER_META_RESCALE: @rescale_slope and @rescale_intercept turn samples into
+ *   real-world values (a DICOM Rescale Slope and Intercept, or a PNG written by Lightbox
+ *   with them). Without it a sample is its own value (slope 1, intercept 0), or the source
+ *   has a Modality LUT table, which the ABI does not carry.
+ * @LB_FILTER_META_SIGNED: the source stored signed values (DICOM PixelRepresentation 1):
+ *   they are held as offset binary, sample = stored + @sample_offset (32768), so that
+ *   every unsigned kernel is correct on them
+ * @LB_FILTER_META_PADDING: samples @padding_lo … @padding_hi (inclusive) are pixel
+ *   padding, not image (PS3.3 C.7.5.1.1.2): outside the patient, a filter should leave
+ *   them alone and not use them as neighbours
+ * @LB_FILTER_META_SPACING: @spacing_x_mm and @spacing_y_mm are known
+ * @LB_FILTER_META_WINDOW: @window_center and @window_width hold the first window preset
+ * @LB_FILTER_META_MONOCHROME1: the minimum value is shown white (PS3.3 C.7.6.3.1.2)
+ */
+typedef enum {
+  LB_FILTER_META_RESCALE = 1 << 0,
+  LB_FILTER_META_SIGNED = 1 << 1,
+  LB_FILTER_META_PADDING = 1 << 2,
+  LB_FILTER_META_SPACING = 1 << 3,
+  LB_FILTER_META_WINDOW = 1 << 4,
+  LB_FILTER_META_MONOCHROME1 = 1 << 5,
+} LbFilterMetaFlags;
+
+/**
+ * LbFilterMeta:
+ * @struct_size: sizeof (LbFilterMeta) as the HOST compiled it
+ * @flags: LbFilterMetaFlags: which of the fields below are known
+ * @rescale_slope: real-world value = sample × slope + intercept (LB_FILTER_META_RESCALE;
+ *   1 otherwise). The SAMPLE is meant, offset included: for a signed CT the intercept
+ *   already accounts for the 32768 (it is the file's intercept − 32768 × slope), so
+ *   lb_filter_meta_to_value() is all a filter needs.
+ * @rescale_intercept: (0 without LB_FILTER_META_RESCALE)
+ * @units: the real-world values' unit ("HU" for CT, or what the file's RescaleType says),
+ *   %NULL when unknown
+ * @sample_offset: 0, or 32768 for a signed source: stored value = sample − @sample_offset
+ * @bits_stored: significant bits of the stored values (DICOM BitsStored), 0 when unknown
+ * @padding_lo: first padding sample value (LB_FILTER_META_PADDING)
+ * @padding_hi: last padding sample value, inclusive
+ * @spacing_x_mm: width of a pixel, mm (LB_FILTER_META_SPACING; 0 otherwise)
+ * @spacing_y_mm: height of a pixel, mm
+ * @window_center: the first window preset, in real-world units (LB_FILTER_META_WINDOW)
+ * @window_width: its width
+ * @modality: the DICOM Modality ("CT", "MR", "CR" …), %NULL when unknown
+ *
+ * What the samples of the source mean (ABI 1.3), from the image's value model: what a CT
+ * filter needs to threshold in Hounsfield units, or a smoothing filter to leave the padding
+ * around a scan alone. Only grey images carry a value model; for others, and for images
+ * that never had one (a photograph), @flags holds at most LB_FILTER_META_SPACING. Strings
+ * and the struct are valid from prepare() to release().
+ */
+typedef struct {
+  gsize struct_size;
+  guint32 flags;
+  double rescale_slope;
+  double rescale_intercept;
+  const char *units;
+  guint32 sample_offset;
+  guint32 bits_stored;
+  guint32 padding_lo;
+  guint32 padding_hi;
+  double spacing_x_mm;
+  double spacing_y_mm;
+  double window_center;
+  double window_width;
+  const char *modality;
+} LbFilterMeta;
+
+/* The real-world value of @sample (see LbFilterMeta.rescale_slope); @meta may be %NULL. */
+static inline double
+lb_filter_meta_to_value (const LbFilterMeta *meta,
+                         double              sample)
+{
+  if (meta == NULL || (meta->flags & LB_FILTER_META_RESCALE) == 0)
+    return sample;
+  return sample * meta->rescale_slope + meta->rescale_intercept;
+}
+
+/* The (fractional) sample whose value is @value; @meta may be %NULL. A slope of 0 (never
+ * valid in DICOM) gives @value back. */
+static inline double
+lb_filter_meta_to_sample (const LbFilterMeta *meta,
+                          double              value)
+{
+  if (meta == NULL || (meta->flags & LB_FILTER_META_RESCALE) == 0 || meta->rescale_slope == 0)
+    return value;
+  return (value - meta->rescale_intercept) / meta->rescale_slope;
+}
+
+/* TRUE if @sample is pixel padding; @meta may be %NULL. */
+static inline gboolean
+lb_filter_meta_is_padding (const LbFilterMeta *meta,
+                           guint               sample)
+{
+  return meta != NULL && (meta->flags & LB_FILTER_META_PADDING) != 0
+         && sample >= meta->padding_lo && sample <= meta->padding_hi;
+}
+
+/**
+ * LbFilterOutput:
+ * @struct_size: sizeof (LbFilterOutput) as the HOST compiled it
+ * @width: the output's width in pixels; on entry the source's
+ * @height: its height
+ * @format: its LbFilterFormat (any of the eight, not necessarily one of the filter's
+ *   formats); on entry the source's
+ * @scale_x: output pixels per source pixel along x (2 for an enlargement by 2), so that the
+ *   host can give the result its pixel spacing (the source's divided by the scale); on
+ *   entry 1, which is right for a crop
+ * @scale_y: the same along y
+ *
+ * The geometry and format of the output of a filter with LB_FILTER_FLAG_GEOMETRY (ABI 1.3),
+ * which its prepare() sets through LbFilterImage.output: 1 to 65535 pixels each way, within
+ * the host's size limits, or the pass fails with a message.
+ */
+typedef struct {
+  gsize struct_size;
+  int width;
+  int height;
+  int format;
+  double scale_x;
+  double scale_y;
+} LbFilterOutput;
+
+typedef struct _LbFilterImage LbFilterImage;
+
+/**
  * LbFilterImage:
  * @struct_size: sizeof (LbFilterImage) as the HOST compiled it
  * @width: image width in pixels
@@ -264,12 +398,22 @@ typedef struct {
  *   outside a selection are never used as neighbours (unless a filter documents otherwise).
  * @seed: seed for filters that use random numbers; the same seed gives the same output.
  *   Chosen by the caller of the pipeline (lightbox-cli --seed), never by the host's clock.
+ * @meta: (ABI 1.3) what the samples mean; read it through lb_filter_image_get_meta(),
+ *   which gives %NULL with an older host
+ * @aux: (ABI 1.3) the second input of a filter whose LbFilterInfo.n_inputs is 2 (the
+ *   pre-contrast mask of a subtraction), read-only like @src, in one of the filter's
+ *   formats but not necessarily the source's format or size: prepare() checks what it
+ *   needs. %NULL for other filters, and in the LbFilterImage of @aux itself. Read it
+ *   through lb_filter_image_get_aux().
+ * @output: (ABI 1.3) for a filter with LB_FILTER_FLAG_GEOMETRY, in prepare() only: where it
+ *   declares the output's size and format (see LbFilterOutput); %NULL otherwise. Read it
+ *   through lb_filter_image_get_output().
  *
  * Image-level facts, valid from prepare() to release(). Because the whole source is always
  * visible, a filter needs no halo copies and no border policy from the host: it clips its
  * own windows to @region.
  */
-typedef struct {
+struct _LbFilterImage {
   gsize struct_size;
   int width;
   int height;
@@ -281,7 +425,39 @@ typedef struct {
   gsize src_stride;
   LbFilterRect region;
   guint64 seed;
-} LbFilterImage;
+  /* ABI 1.3 */
+  const LbFilterMeta *meta;
+  const LbFilterImage *aux;
+  LbFilterOutput *output;
+};
+
+/* @image's LbFilterMeta, or %NULL when the host is older than ABI 1.3. */
+static inline const LbFilterMeta *
+lb_filter_image_get_meta (const LbFilterImage *image)
+{
+  if (image->struct_size < G_STRUCT_OFFSET (LbFilterImage, meta) + sizeof image->meta)
+    return NULL;
+  return image->meta;
+}
+
+/* Where prepare() of a filter with LB_FILTER_FLAG_GEOMETRY declares its output, or %NULL
+ * (other filters, and hosts older than ABI 1.3). */
+static inline LbFilterOutput *
+lb_filter_image_get_output (const LbFilterImage *image)
+{
+  if (image->struct_size < G_STRUCT_OFFSET (LbFilterImage, output) + sizeof image->output)
+    return NULL;
+  return image->output;
+}
+
+/* The second input (LbFilterInfo.n_inputs 2), or %NULL (an older host never gives one). */
+static inline const LbFilterImage *
+lb_filter_image_get_aux (const LbFilterImage *image)
+{
+  if (image->struct_size < G_STRUCT_OFFSET (LbFilterImage, aux) + sizeof image->aux)
+    return NULL;
+  return image->aux;
+}
 
 /**
  * LbFilterBand:
@@ -400,6 +576,14 @@ lb_filter_band_rows_done (const LbFilterBand *band,
  *   write of the image per pass (the copy was 10–15 % of a 3×3 filter's pass at 1.4 Mpx
  *   RGB8).
  *
+ * @LB_FILTER_FLAG_GEOMETRY: (ABI 1.3) the output has its own size or format, which
+ *   prepare() declares through LbFilterImage.output (a resampling, a crop, a change of
+ *   depth). The host then allocates a destination of that geometry, and @write_rect and the
+ *   bands cover ALL of it (full-width row bands of the output, unless LB_FILTER_FLAG_TILES);
+ *   the destination is not a copy of the source (the two differ in size), so process() or
+ *   finish() writes every sample, alpha included. The source is read as usual, and the
+ *   region is the part of it the user selected (a crop keeps that part).
+ *
  * Scheduling hints. A filter without flags gets full-width row bands in parallel.
  */
 typedef enum {
@@ -408,6 +592,7 @@ typedef enum {
   LB_FILTER_FLAG_TILES = 1 << 1,
   LB_FILTER_FLAG_POINT = 1 << 2,
   LB_FILTER_FLAG_OVERWRITES = 1 << 3,
+  LB_FILTER_FLAG_GEOMETRY = 1 << 4,
 } LbFilterFlags;
 
 typedef struct _LbFilterInfo LbFilterInfo;
@@ -552,6 +737,10 @@ typedef void (*LbFilterReleaseFunc) (gpointer state);
  * @finish: optional
  * @release: required
  * @user_data: anything the plugin wants to find again in prepare() via @info
+ * @n_inputs: (ABI 1.3) 0 or 1: the filter reads the source alone; 2: it also needs a
+ *   second image, LbFilterImage.aux (a subtraction's mask), which the user picks
+ *   (`lightbox-cli filter --aux FILE`) and without which the host refuses to run the filter
+ *   (an older host runs it without: see LB_FILTER_ABI_MINOR).
  *
  * One filter. Declare it `static const` in the plugin; the host never writes to it and
  * reads it only while the module is loaded.
@@ -575,6 +764,8 @@ struct _LbFilterInfo {
   LbFilterFinishFunc finish;
   LbFilterReleaseFunc release;
   gconstpointer user_data;
+  /* ABI 1.3 */
+  guint n_inputs;
 };
 
 /**
@@ -637,6 +828,7 @@ G_MODULE_EXPORT const LbPluginInfo *lb_filter_plugin_query (guint32 host_abi_maj
  *   - name and category are set, formats is a non-empty subset of the eight formats;
  *   - prepare and release are set, and process or finish (process alone since ABI 1.0,
  *     finish alone since 1.1);
+ *   - n_inputs (when struct_size covers it) is 0, 1 or 2;
  *   - every LbParamSpec: a well-formed unique name, a known type, offset + sizeof (type)
  *     <= params_size and aligned, min <= def <= max, min <= ui_min <= ui_max <= max,
  *     step > 0, BOOL within 0..1, ENUM values present with max = count - 1, INT limits

@@ -250,6 +250,20 @@ lb_filter_get_flags (LbFilter *self)
 }
 
 guint
+lb_filter_get_n_inputs (LbFilter *self)
+{
+  const LbFilterInfo *info;
+
+  g_return_val_if_fail (LB_IS_FILTER (self), 1);
+  info = self->info;
+  /* n_inputs was appended in ABI 1.3: an older descriptor ends before it */
+  if (info == NULL
+      || info->struct_size < G_STRUCT_OFFSET (LbFilterInfo, n_inputs) + sizeof info->n_inputs)
+    return 1;
+  return MAX (info->n_inputs, 1);
+}
+
+guint
 lb_filter_get_n_params (LbFilter *self)
 {
   g_return_val_if_fail (LB_IS_FILTER (self), 0);

@@ -53,6 +53,8 @@ gboolean      lb_filter_supports_format (LbFilter      *self,
 char         *lb_filter_dup_formats_string (LbFilter *self);
 guint32       lb_filter_get_flags       (LbFilter *self);
 guint         lb_filter_get_n_params    (LbFilter *self);
+/* 1, or 2 for a filter that also reads a second image (lb_pipeline_set_aux_input()). */
+guint         lb_filter_get_n_inputs    (LbFilter *self);
 const LbParamSpec *lb_filter_get_param  (LbFilter *self,
                                          guint     index);
 /* (nullable): the spec called @name */

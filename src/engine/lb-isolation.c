@@ -26,11 +26,16 @@
 
 #include <gio/gunixfdmessage.h>
 
+#include "lb-crash-report.h"
 #include "lb-error.h"
 #include "lb-filter-host-proto.h"
+#include "lb-filter-image.h"
 #include "lb-isolation.h"
 #include "lb-limits.h"
 #include "lb-plugin-loader.h"
+
+/* Between a crash's message and the helper's backtrace (lb-crash-report.h). */
+#define BACKTRACE_HEADING "\nBacktrace of the helper process, innermost call first:\n"
 
 /* How long a helper whose socket closed gets to be reaped before it is killed, ms. Its
  * socket closes when the kernel tears the process down, so this is normally immediate. */
@@ -187,6 +192,7 @@ typedef struct {
   gpointer module;    /* the LbPluginModule it serves (a key, not a reference) */
   GSubprocess *proc;
   GSocket *sock;
+  int crash_fd;       /* where it writes a crash report (its LB_FH_CRASH_FD), or -1 */
 } Helper;
 
 /* Idle helpers, one per module at most: module → Helper. */
@@ -200,6 +206,8 @@ helper_free (Helper *h)
     return;
   g_clear_object (&h->sock);
   g_clear_object (&h->proc);
+  if (h->crash_fd >= 0)
+    close (h->crash_fd);
   g_free (h);
 }
 
@@ -269,16 +277,33 @@ dup_high (int fd)
   return fcntl (fd, F_DUPFD_CLOEXEC, 10);
 }
 
-/* A launcher for lightbox-filter-host with the plugin @plugin_fd (taken) as its fd 4. A
- * plugin's printf() must not end up in Lightbox's stdout (lightbox-cli may write data
- * there): the helper's stdout is our stderr. */
+/* An empty memfd for a helper's crash report, or -1: the report is a diagnostic, a pass
+ * runs without it. */
+static int
+crash_report_fd_new (void)
+{
+  int fd = memfd_create ("lightbox-filter-crash-report", MFD_CLOEXEC);
+
+  if (fd < 0)
+    g_debug ("no crash report: %s", g_strerror (errno));
+  return fd;
+}
+
+/* A launcher for lightbox-filter-host with the plugin @plugin_fd (taken) as its fd 4, and
+ * a copy of @crash_fd (if ≥ 0) as its fd 5. A plugin's printf() must not end up in
+ * Lightbox's stdout (lightbox-cli may write data there): the helper's stdout is our
+ * stderr. */
 static GSubprocessLauncher *
-helper_launcher_new (int plugin_fd)
+helper_launcher_new (int plugin_fd,
+                     int crash_fd)
 {
   GSubprocessLauncher *launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
   int out = dup_high (STDERR_FILENO);
+  int crash = crash_fd >= 0 ? dup_high (crash_fd) : -1;
 
   g_subprocess_launcher_take_fd (launcher, plugin_fd, LB_FH_PLUGIN_FD);
+  if (crash >= 0)
+    g_subprocess_launcher_take_fd (launcher, crash, LB_FH_CRASH_FD);
   if (out >= 0)
     g_subprocess_launcher_take_stdout_fd (launcher, out);
   return launcher;
@@ -327,9 +352,10 @@ helper_spawn (LbFilter *filter,
 
   h = g_new0 (Helper, 1);
   h->module = module;
+  h->crash_fd = crash_report_fd_new ();
   /* The launcher closes our copies of both when it goes, so only the helper holds the
    * other end of the socket and its death shows up here as end-of-file. */
-  launcher = helper_launcher_new (plugin_fd);
+  launcher = helper_launcher_new (plugin_fd, h->crash_fd);
   g_subprocess_launcher_take_fd (launcher, child_sock, LB_FH_SOCKET_FD);
   h->proc = g_subprocess_launcher_spawn (launcher, error, path, "--plugin",
                                          lb_filter_get_origin (filter), NULL);
@@ -427,8 +453,9 @@ _lb_isolation_probe_plugin (int         fd,
   /* Loading takes milliseconds; the registry (and so the UI) waits for this, so never longer
    * than PROBE_MAX_S, whatever the pass watchdog's setting. */
   double timeout_s = lb_isolation_get_timeout ();
-  gboolean timed_out;
+  gboolean timed_out, ok = FALSE;
   int plugin_fd = dup_high (fd);
+  int crash_fd;
 
   if (plugin_fd < 0)
     {
@@ -438,11 +465,15 @@ _lb_isolation_probe_plugin (int         fd,
                    g_strerror (saved));
       return FALSE;
     }
-  launcher = helper_launcher_new (plugin_fd);
+  crash_fd = crash_report_fd_new ();
+  launcher = helper_launcher_new (plugin_fd, crash_fd);
   proc = g_subprocess_launcher_spawn (launcher, error, path, "--probe", "--plugin", origin,
                                       NULL);
+  g_clear_object (&launcher);
   if (proc == NULL)
     {
+      if (crash_fd >= 0)
+        close (crash_fd);
       g_prefix_error (error, "cannot start the filter helper %s to check the plugin: ", path);
       return FALSE;
     }
@@ -455,18 +486,25 @@ _lb_isolation_probe_plugin (int         fd,
                  "loaded into Lightbox", timeout_s);
   else if (g_subprocess_get_if_signaled (proc))
     {
-      int sig = g_subprocess_get_term_sig (proc);
+      g_autofree char *backtrace = NULL;
+      g_autofree char *what = _lb_crash_report_explain (crash_fd,
+                                                        g_subprocess_get_term_sig (proc), fd,
+                                                        origin, path, &backtrace);
+
       g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
-                   "crashed while loading in a helper process (signal %d, %s), so it was "
-                   "not loaded into Lightbox", sig, g_strsignal (sig));
+                   "crashed while loading in a helper process (%s), so it was not loaded "
+                   "into Lightbox%s%s", what, backtrace ? BACKTRACE_HEADING : "",
+                   backtrace ? backtrace : "");
     }
   else if (g_subprocess_get_if_exited (proc) && g_subprocess_get_exit_status (proc) != 0)
     g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
                  "ended its process while loading in a helper process (exit status %d), so "
                  "it was not loaded into Lightbox", g_subprocess_get_exit_status (proc));
   else
-    return TRUE;
-  return FALSE;
+    ok = TRUE;
+  if (crash_fd >= 0)
+    close (crash_fd);
+  return ok;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -518,6 +556,26 @@ fail:
   return -1;
 }
 
+/* A memfd holding @bytes, read-only for the helper and fixed in size. */
+static int
+make_sealed_memfd (const char *name,
+                   GBytes     *bytes,
+                   GError    **error)
+{
+  int fd = make_memfd (name, g_bytes_get_size (bytes), g_bytes_get_data (bytes, NULL), error);
+
+  if (fd >= 0
+      && fcntl (fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "cannot seal the filter helper's input memory: %s", g_strerror (saved));
+      close (fd);
+      return -1;
+    }
+  return fd;
+}
+
 /* The helper's result as bytes we own. The write seal takes only when no process has the
  * memfd mapped shared any more (the helper unmaps it before it reports DONE); then nobody
  * can ever write these pages again, and the output image keeps them without a copy, even
@@ -543,30 +601,96 @@ take_output (int         fd,
   return map;
 }
 
+/* One reply, with the descriptors it carries (@fds, g_free() it after closing them). */
+static gssize
+receive_reply (GSocket       *sock,
+               GInputVector  *vec,
+               int          **fds,
+               int           *n_fds,
+               int           *flags,
+               GError       **error)
+{
+  GSocketControlMessage **messages = NULL;
+  int n_messages = 0;
+  gssize n = g_socket_receive_message (sock, NULL, vec, 1, &messages, &n_messages, flags, NULL,
+                                       error);
+
+  for (int i = 0; i < n_messages; i++)
+    {
+      if (G_IS_UNIX_FD_MESSAGE (messages[i]) && *fds == NULL)
+        *fds = g_unix_fd_message_steal_fds (G_UNIX_FD_MESSAGE (messages[i]), n_fds);
+      g_object_unref (messages[i]);
+    }
+  g_free (messages);
+  return n;
+}
+
+/* The output of a filter with its own geometry: @reply says which, @fd (not taken) holds
+ * it. Everything is checked: the helper runs plugin code. */
+static LbImage *
+take_new_geometry (const LbFhReply *reply,
+                   int              fd,
+                   LbImage         *input,
+                   const char      *id,
+                   GError         **error)
+{
+  g_autoptr(LbImageMeta) meta = NULL;
+  g_autoptr(GBytes) pixels = NULL;
+  gsize stride, size;
+
+  /* sealed against shrinking before it is mapped: a shorter file would fault in Lightbox */
+  if (fd < 0 || reply->out_format >= LB_N_FORMATS
+      || !lb_limits_check (NULL, reply->out_width, reply->out_height,
+                           (LbSampleFormat) reply->out_format, &stride, &size, NULL)
+      || reply->out_stride != stride
+      || fcntl (fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) != 0
+      || lseek (fd, 0, SEEK_END) < (off_t) size)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
+                   "Filter “%s”: the helper process sent a malformed output; the image is "
+                   "unchanged", id);
+      return NULL;
+    }
+  pixels = take_output (fd, size, id, error);
+  if (pixels == NULL)
+    return NULL;
+  /* the helper's spacing (scaled as in process), the rest as in process */
+  meta = lb_image_meta_copy (lb_image_get_meta (input));
+  if (reply->out_spacing_x > 0 && reply->out_spacing_y > 0)
+    lb_image_meta_set_pixel_spacing (meta, reply->out_spacing_x, reply->out_spacing_y);
+  _lb_filter_meta_keep_model (meta, lb_image_get_format (input), reply->out_format);
+  return lb_image_new (reply->out_width, reply->out_height, reply->out_format, stride, pixels,
+                       meta, error);
+}
+
 static gboolean
 send_run (Helper        *h,
           const LbFhRun *run,
           const char    *id,
           GVariant      *params,
+          GVariant      *meta,
           int            src_fd,
           int            dst_fd,
+          int            aux_fd,
           GError       **error)
 {
   g_autoptr(GSocketControlMessage) fds = g_unix_fd_message_new ();
-  GOutputVector vec[3] = {
+  GOutputVector vec[4] = {
     { run, sizeof *run },
     { id, run->id_len },
     { g_variant_get_data (params), run->params_len },
+    { g_variant_get_data (meta), run->meta_len },
   };
   gssize n;
 
   if (!g_unix_fd_message_append_fd (G_UNIX_FD_MESSAGE (fds), src_fd, error)
-      || !g_unix_fd_message_append_fd (G_UNIX_FD_MESSAGE (fds), dst_fd, error))
+      || !g_unix_fd_message_append_fd (G_UNIX_FD_MESSAGE (fds), dst_fd, error)
+      || (aux_fd >= 0 && !g_unix_fd_message_append_fd (G_UNIX_FD_MESSAGE (fds), aux_fd, error)))
     return FALSE;
   n = g_socket_send_message (h->sock, NULL, vec, G_N_ELEMENTS (vec), &fds, 1, 0, NULL, error);
   if (n < 0)
     return FALSE;
-  if ((gsize) n != sizeof *run + run->id_len + run->params_len)
+  if ((gsize) n != sizeof *run + run->id_len + run->params_len + run->meta_len)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "short message to the filter helper");
       return FALSE;
@@ -592,10 +716,15 @@ set_died_error (GError   **error,
   helper_reap (h);
   if (g_subprocess_get_if_signaled (h->proc))
     {
-      int sig = g_subprocess_get_term_sig (h->proc);
+      g_autofree char *backtrace = NULL;
+      g_autofree char *what =
+        _lb_crash_report_explain (h->crash_fd, g_subprocess_get_term_sig (h->proc),
+                                  _lb_plugin_module_get_fd (_lb_filter_get_owner (filter)),
+                                  origin, helper_path (), &backtrace);
+
       g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
-                   "Filter “%s” in plugin %s crashed (signal %d, %s); the image is unchanged",
-                   id, origin, sig, g_strsignal (sig));
+                   "Filter “%s” in plugin %s crashed (%s); the image is unchanged%s%s", id,
+                   origin, what, backtrace ? BACKTRACE_HEADING : "", backtrace ? backtrace : "");
     }
   else if (g_subprocess_get_if_exited (h->proc))
     g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
@@ -628,8 +757,15 @@ _lb_isolated_run_pass (LbFilter                *filter,
   gsize dst_size = row_size * height;
   double timeout_s = options->timeout_s >= 0 ? options->timeout_s : lb_isolation_get_timeout ();
   g_autoptr(GVariant) pv = g_variant_ref_sink (lb_filter_params_to_variant (params));
+  LbImage *aux = options->aux;
+  g_autoptr(GVariant) mv =
+    g_variant_ref_sink (g_variant_new ("(@a{sv}@a{sv})",
+                                       _lb_fh_meta_to_variant (lb_image_get_meta (input)),
+                                       _lb_fh_meta_to_variant (aux ? lb_image_get_meta (aux)
+                                                                   : NULL)));
   g_autofree char *buf = NULL;
-  int src_fd = -1, dst_fd = -1;
+  int src_fd = -1, dst_fd = -1, aux_fd = -1;
+  int *fds = NULL, n_fds = 0;   /* descriptors of the last reply */
   gsize out_stride, out_size;
   LbFhRun run = { 0 };
   Helper *h = NULL;
@@ -643,17 +779,19 @@ _lb_isolated_run_pass (LbFilter                *filter,
   if (!lb_limits_check (NULL, width, height, format, &out_stride, &out_size, error))
     return NULL;
 
-  src_fd = make_memfd ("lightbox-filter-source", src_size, g_bytes_get_data (src_bytes, NULL),
-                       error);
+  src_fd = make_sealed_memfd ("lightbox-filter-source", src_bytes, error);
   if (src_fd < 0)
     goto out;
-  /* Read-only for the helper and fixed in size. */
-  if (fcntl (src_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
+  if (aux != NULL)
     {
-      int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "cannot seal the filter helper's source memory: %s", g_strerror (saved));
-      goto out;
+      aux_fd = make_sealed_memfd ("lightbox-filter-aux", lb_image_get_bytes (aux), error);
+      if (aux_fd < 0)
+        goto out;
+      run.aux_format = lb_image_get_format (aux);
+      run.aux_width = lb_image_get_width (aux);
+      run.aux_height = lb_image_get_height (aux);
+      run.aux_stride = lb_image_get_stride (aux);
+      run.aux_size = g_bytes_get_size (lb_image_get_bytes (aux));
     }
   dst_fd = make_memfd ("lightbox-filter-destination", dst_size, NULL, error);
   if (dst_fd < 0)
@@ -685,13 +823,14 @@ _lb_isolated_run_pass (LbFilter                *filter,
   run.band_height = options->band_height;
   run.id_len = (guint32) strlen (id);
   run.params_len = (guint32) g_variant_get_size (pv);
+  run.meta_len = (guint32) g_variant_get_size (mv);
 
   g_debug ("%s: %.1f ms to share %" G_GSIZE_FORMAT " + %" G_GSIZE_FORMAT " bytes", id,
            (g_get_monotonic_time () - t0) / 1000.0, src_size, dst_size);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     goto out;
   h = pool_take (_lb_filter_get_owner (filter));
-  if (h != NULL && !send_run (h, &run, id, pv, src_fd, dst_fd, NULL))
+  if (h != NULL && !send_run (h, &run, id, pv, mv, src_fd, dst_fd, aux_fd, NULL))
     {
       /* The idle helper died meanwhile (killed from outside): start a fresh one. */
       helper_kill (h);
@@ -702,7 +841,7 @@ _lb_isolated_run_pass (LbFilter                *filter,
       h = helper_spawn (filter, error);
       if (h == NULL)
         goto out;
-      if (!send_run (h, &run, id, pv, src_fd, dst_fd, NULL))
+      if (!send_run (h, &run, id, pv, mv, src_fd, dst_fd, aux_fd, NULL))
         {
           outcome = OUTCOME_GONE;
           set_died_error (error, filter, h);
@@ -737,7 +876,9 @@ _lb_isolated_run_pass (LbFilter                *filter,
           outcome = OUTCOME_BROKEN;
           break;
         }
-      n = g_socket_receive_message (h->sock, NULL, &vec, 1, NULL, NULL, &flags, NULL, &local);
+      g_clear_pointer (&fds, g_free);
+      n_fds = 0;
+      n = receive_reply (h->sock, &vec, &fds, &n_fds, &flags, &local);
       if (n <= 0)
         {
           /* End-of-file or a reset: the helper is dead. */
@@ -760,6 +901,18 @@ _lb_isolated_run_pass (LbFilter                *filter,
               progress (reply.fraction, progress_data);
             }
           continue;
+        }
+      if (reply.type == LB_FH_DONE && reply.out_width > 0)
+        {
+          /* another geometry (LB_FILTER_FLAG_GEOMETRY), in a memfd of its own */
+          output = take_new_geometry (&reply, n_fds > 0 ? fds[0] : -1, input, id, error);
+          if (result != NULL)
+            {
+              result->threads = reply.threads;
+              result->bands = reply.bands;
+            }
+          outcome = output != NULL ? OUTCOME_DONE : OUTCOME_BROKEN;
+          break;
         }
       if (reply.type == LB_FH_DONE)
         {
@@ -799,6 +952,9 @@ _lb_isolated_run_pass (LbFilter                *filter,
     }
 
 out:
+  for (int i = 0; i < n_fds; i++)
+    close (fds[i]);
+  g_free (fds);
   if (h != NULL)
     {
       if (outcome == OUTCOME_DONE || outcome == OUTCOME_FILTER_ERROR)
@@ -810,5 +966,7 @@ out:
     close (src_fd);
   if (dst_fd >= 0)
     close (dst_fd);
+  if (aux_fd >= 0)
+    close (aux_fd);
   return output;
 }

@@ -61,6 +61,7 @@ typedef struct {
   LbFilterRect selection;
   guint64 seed;
   double timeout_s;   /* < 0: lb_isolation_get_timeout () */
+  LbImage *aux;       /* borrowed: the second image of a filter that reads two, or NULL */
 } LbIsolatedOptions;
 
 /* Engine-internal: whether a plugin file at @path counts as shipped with Lightbox, and

@@ -6,6 +6,7 @@
 #include "lb-band-guard.h"
 #include "lb-crew.h"
 #include "lb-error.h"
+#include "lb-filter-image.h"
 #include "lb-isolation.h"
 #include "lb-pipeline.h"
 #include "lb-pipeline-bands.h"
@@ -40,6 +41,7 @@ struct _LbPipeline {
   gboolean progress_any_thread;
   gboolean guard;         /* _lb_pipeline_set_guard() */
   gboolean guard_cancel;
+  LbImage *aux;           /* owned, nullable: lb_pipeline_set_aux_input() */
   guint8 *out_data;       /* borrowed: _lb_pipeline_set_output_buffer() */
   gsize out_stride;
   gsize out_size;
@@ -73,6 +75,7 @@ lb_pipeline_finalize (GObject *object)
 
   g_clear_object (&self->registry);
   g_clear_pointer (&self->passes, g_array_unref);
+  g_clear_object (&self->aux);
   if (self->progress_destroy != NULL)
     self->progress_destroy (self->progress_data);
   G_OBJECT_CLASS (lb_pipeline_parent_class)->finalize (object);
@@ -254,6 +257,15 @@ lb_pipeline_set_selection (LbPipeline         *self,
 }
 
 void
+lb_pipeline_set_aux_input (LbPipeline *self,
+                           LbImage    *aux)
+{
+  g_return_if_fail (LB_IS_PIPELINE (self));
+  g_return_if_fail (aux == NULL || LB_IS_IMAGE (aux));
+  g_set_object (&self->aux, aux);
+}
+
+void
 lb_pipeline_set_seed (LbPipeline *self,
                       guint64     seed)
 {
@@ -411,7 +423,13 @@ run_pass (LbPipeline   *self,
   gsize dst_stride;
   g_autofree guint8 *owned = NULL;
   guint8 *dst;
-  LbFilterImage image = { 0 };
+  LbFilterImage image, aux_image;
+  LbFilterMeta meta, aux_meta;
+  /* the output's geometry: the source's, unless a LB_FILTER_FLAG_GEOMETRY filter declares
+   * its own in prepare() */
+  gboolean geometry = (info->flags & LB_FILTER_FLAG_GEOMETRY) != 0;
+  LbFilterOutput out = { sizeof out, width, height, format, 1.0, 1.0 };
+  gsize out_row_size = row_size;
   LbFilterRect wr;
   PassRun run = { 0 };
   gpointer state;
@@ -432,16 +450,10 @@ run_pass (LbPipeline   *self,
       return NULL;
     }
 
-  image.struct_size = sizeof image;
-  image.width = width;
-  image.height = height;
-  image.format = format;
-  image.channels = lb_sample_format_get_channels (format);
-  image.depth = lb_sample_format_get_bit_depth (format);
-  image.has_alpha = lb_sample_format_has_alpha (format);
-  image.src = lb_image_get_data (input);
-  image.src_stride = lb_image_get_stride (input);
-  image.seed = self->seed;
+  _lb_filter_meta_init (&meta, input);
+  _lb_filter_image_init (&image, input, &meta, self->seed);
+  if (!_lb_filter_image_init_aux (&image, &aux_image, &aux_meta, pass->filter, self->aux, error))
+    return NULL;
   if (self->has_selection)
     {
       image.region = self->selection;
@@ -454,15 +466,14 @@ run_pass (LbPipeline   *self,
           return NULL;
         }
     }
-  else
-    image.region = (LbFilterRect) { 0, 0, width, height };
 
   t0 = g_get_monotonic_time ();
   if (!self->guard && lb_filter_runs_isolated (pass->filter, self->isolation))
     {
       /* Same pipeline code, run by lightbox-filter-host on the same bands and threads. */
       LbIsolatedOptions options = { self->n_threads, self->band_height, self->has_selection,
-                                    self->selection, self->seed, -1 };
+                                    self->selection, self->seed, -1,
+                                    image.aux != NULL ? self->aux : NULL };
       LbIsolatedResult result = { 0 };
 
       output = _lb_isolated_run_pass (pass->filter, pass->params, input, &options,
@@ -473,33 +484,10 @@ run_pass (LbPipeline   *self,
       return output;
     }
 
-  if (self->guard)
-    {
-      /* bands on this thread, in order, each allowed only its own rows */
-      guard = _lb_band_guard_new (height, row_size, error);
-      if (guard == NULL)
-        return NULL;
-      max_threads = 1;
-      dst = _lb_band_guard_get_data (guard);
-      dst_stride = _lb_band_guard_get_stride (guard);
-    }
-  else if (self->out_data != NULL && progress->pass_index + 1 == progress->n_passes
-      && self->out_stride >= row_size && self->out_size / self->out_stride >= (gsize) height)
-    {
-      /* The last pass writes straight into the caller's buffer (lightbox-filter-host's
-       * shared memory), saving a copy of the image. */
-      dst = self->out_data;
-      dst_stride = self->out_stride;
-    }
-  else
-    {
-      owned = lb_image_alloc_pixels (width, height, format, NULL, &dst_stride, error);
-      if (owned == NULL)
-        return NULL;
-      dst = owned;
-    }
   wr = image.region;
+  image.output = geometry ? &out : NULL;
   state = info->prepare (info, lb_filter_params_get_data (pass->params), &image, &wr, error);
+  image.output = NULL;
   if (state == NULL)
     {
       if (error != NULL && *error == NULL)
@@ -507,7 +495,47 @@ run_pass (LbPipeline   *self,
       g_prefix_error (error, "%s: ", id);
       return NULL;
     }
-  clip_rect (&wr, width, height);
+  if (geometry)
+    {
+      /* the bands cover the whole output, which is no copy of the source */
+      if (!_lb_filter_output_check (&out, &out_row_size, error))
+        {
+          info->release (state);
+          g_prefix_error (error, "%s: ", id);
+          return NULL;
+        }
+      wr = (LbFilterRect) { 0, 0, out.width, out.height };
+    }
+  else
+    clip_rect (&wr, width, height);
+
+  if (self->guard)
+    {
+      /* bands on this thread, in order, each allowed only its own rows */
+      guard = _lb_band_guard_new (out.height, out_row_size, error);
+      max_threads = 1;
+      dst = guard != NULL ? _lb_band_guard_get_data (guard) : NULL;
+      dst_stride = guard != NULL ? _lb_band_guard_get_stride (guard) : 0;
+    }
+  else if (self->out_data != NULL && progress->pass_index + 1 == progress->n_passes
+      && !geometry && self->out_stride >= out_row_size
+      && self->out_size / self->out_stride >= (gsize) out.height)
+    {
+      /* The last pass writes straight into the caller's buffer (lightbox-filter-host's
+       * shared memory), saving a copy of the image. Not an output of another geometry: the
+       * buffer's rows are laid out for the source (16-bit samples at an odd stride would
+       * be misaligned), and the helper hands such an output over in a memfd of its own. */
+      dst = self->out_data;
+      dst_stride = self->out_stride;
+    }
+  else
+    dst = owned = lb_image_alloc_pixels (out.width, out.height, out.format, NULL, &dst_stride,
+                                         error);
+  if (dst == NULL)
+    {
+      info->release (state);
+      return NULL;
+    }
 
   /* The destination starts as a copy of the source: untouched pixels keep their value.
    * Rows outside the write rectangle are copied here; the bands copy their own rows,
@@ -516,8 +544,8 @@ run_pass (LbPipeline   *self,
    * rows are copied here too, and with LB_FILTER_FLAG_OVERWRITES only outside the write
    * rectangle. */
   has_bands = wr.height > 0 && info->process != NULL;
-  run.copy_in_bands = has_bands && !(info->flags & LB_FILTER_FLAG_SEQUENTIAL);
-  for (int y = 0; y < height; y++)
+  run.copy_in_bands = has_bands && !(info->flags & LB_FILTER_FLAG_SEQUENTIAL) && !geometry;
+  for (int y = 0; !geometry && y < height; y++)
     {
       guint8 *d = dst + (gsize) y * dst_stride;
       const guint8 *s = image.src + (gsize) y * image.src_stride;
@@ -609,24 +637,29 @@ run_pass (LbPipeline   *self,
     }
   if (guard != NULL)
     {
-      owned = lb_image_alloc_pixels (width, height, format, NULL, &dst_stride, error);
+      owned = lb_image_alloc_pixels (out.width, out.height, out.format, NULL, &dst_stride,
+                                     error);
       if (owned == NULL)
         return NULL;
-      _lb_band_guard_copy_out (guard, owned, dst_stride, row_size);
+      _lb_band_guard_copy_out (guard, owned, dst_stride, out_row_size);
     }
 
-  if (owned != NULL)
-    output = lb_image_new_take (width, height, format, dst_stride, g_steal_pointer (&owned),
-                                lb_image_get_meta (input));
-  else
-    {
-      g_autoptr(GBytes) borrowed = g_bytes_new_static (dst, dst_stride * height);
+  {
+    g_autoptr(LbImageMeta) out_meta = _lb_filter_output_meta (input, &out);
 
-      output = lb_image_new (width, height, format, dst_stride, borrowed,
-                             lb_image_get_meta (input), error);
-      if (output == NULL)
-        return NULL;
-    }
+    if (owned != NULL)
+      output = lb_image_new_take (out.width, out.height, out.format, dst_stride,
+                                  g_steal_pointer (&owned), out_meta);
+    else
+      {
+        g_autoptr(GBytes) borrowed = g_bytes_new_static (dst, dst_stride * out.height);
+
+        output = lb_image_new (out.width, out.height, out.format, dst_stride, borrowed,
+                               out_meta, error);
+        if (output == NULL)
+          return NULL;
+      }
+  }
   if (out_timing != NULL)
     *out_timing = new_timing (pass, input, n_threads, run.n_bands, t0);
   return output;

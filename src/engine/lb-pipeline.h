@@ -88,6 +88,11 @@ void        lb_pipeline_set_band_height  (LbPipeline       *self,
  * selection does; NULL = the whole image */
 void        lb_pipeline_set_selection    (LbPipeline         *self,
                                           const LbFilterRect *rect);
+/* @aux: (nullable): the second image of every pass whose filter reads two
+ * (lb_filter_get_n_inputs() 2, LbFilterImage.aux: a subtraction's mask); such a pass fails
+ * with %LB_ERROR_INVALID_ARGUMENT without one. Other passes ignore it. */
+void        lb_pipeline_set_aux_input    (LbPipeline       *self,
+                                          LbImage          *aux);
 /* Seed for random filters (spread); default 1. */
 void        lb_pipeline_set_seed         (LbPipeline       *self,
                                           guint64           seed);
@@ -129,8 +134,9 @@ void        lb_pipeline_set_progress_func (LbPipeline            *self,
  * %LB_ERROR_INVALID_ARGUMENT for an empty selection, the filter's own errors prefixed with
  * its id, %G_IO_ERROR_CANCELLED when @cancellable fires. A pass that runs isolated
  * (lb_pipeline_set_isolation()) also fails with %LB_ERROR_PLUGIN when the plugin crashes
- * ("Filter “ID” in plugin PATH crashed (signal 11, Segmentation fault); the image is
- * unchanged"), exits, or completes no band for $LIGHTBOX_FILTER_TIMEOUT seconds; cancelling
+ * ("Filter “ID” in plugin PATH crashed (SIGSEGV, Segmentation fault); the image is
+ * unchanged", then the helper's backtrace on the following lines), exits, or completes no
+ * band for $LIGHTBOX_FILTER_TIMEOUT seconds; cancelling
  * such a pass kills its helper process at once, whether or not the plugin polls the cancel
  * flag. A pipeline without passes returns a new reference to @input.
  */

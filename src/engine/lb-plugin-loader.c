@@ -286,6 +286,14 @@ lb_filter_info_validate (const LbFilterInfo *info,
                    "filter %s: prepare, release and process (or finish) are required", id);
       return FALSE;
     }
+  if (info->struct_size >= G_STRUCT_OFFSET (LbFilterInfo, n_inputs) + sizeof info->n_inputs
+      && info->n_inputs > 2)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
+                   "filter %s: n_inputs %u: a filter reads one image or two", id,
+                   info->n_inputs);
+      return FALSE;
+    }
   if ((info->n_params > 0) != (info->params != NULL) || info->n_params > 64
       || (info->n_params > 0 && info->params_size == 0) || info->params_size > 65536)
     {

@@ -9,6 +9,8 @@
  *     lightbox-filter-host --plugin ORIGIN      fd 3: SOCK_SEQPACKET socket, fd 4: the plugin
  *     lightbox-filter-host --probe --plugin ORIGIN          fd 4: the plugin
  *
+ * and in both forms fd 5, where a crash leaves its report (lb-crash-report.h).
+ *
  * The second form only loads, validates and unloads the plugin and exits 0: Lightbox runs it
  * before it loads an isolated plugin itself, so that a plugin that crashes, exits or hangs
  * while loading is refused instead of taking Lightbox down (lb-isolation.c).
@@ -23,6 +25,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -33,6 +36,8 @@
 #include <gio/gio.h>
 #include <gio/gunixfdmessage.h>
 
+#include "lb-crash-report.h"
+#include "lb-crew.h"
 #include "lb-error.h"
 #include "lb-filter-host-proto.h"
 #include "lb-pipeline.h"
@@ -47,8 +52,10 @@ typedef struct {
   LbFhRun run;
   char *id;
   GBytes *params;
+  GVariant *meta;   /* (a{sv}a{sv}): the source's and the second image's */
   int src_fd;
   int dst_fd;
+  int aux_fd;       /* -1 unless the filter reads two images */
 } Job;
 
 static void
@@ -56,17 +63,23 @@ job_free (Job *job)
 {
   g_free (job->id);
   g_clear_pointer (&job->params, g_bytes_unref);
+  g_clear_pointer (&job->meta, g_variant_unref);
   if (job->src_fd >= 0)
     close (job->src_fd);
   if (job->dst_fd >= 0)
     close (job->dst_fd);
+  if (job->aux_fd >= 0)
+    close (job->aux_fd);
   g_free (job);
 }
 
+/* Sends @reply; with @fd ≥ 0, that descriptor along (a DONE of another geometry). */
 static void
-send_reply (const LbFhReply *reply,
-            const GError    *error)
+send_reply_fd (const LbFhReply *reply,
+               const GError    *error,
+               int              fd)
 {
+  g_autoptr(GSocketControlMessage) fds = fd >= 0 ? g_unix_fd_message_new () : NULL;
   g_autoptr(GError) local = NULL;
   LbFhReply r = *reply;
   const char *domain = error ? g_quark_to_string (error->domain) : "";
@@ -80,13 +93,27 @@ send_reply (const LbFhReply *reply,
   vec[0] = (GOutputVector) { &r, sizeof r };
   vec[1] = (GOutputVector) { domain, r.domain_len };
   vec[2] = (GOutputVector) { message, r.message_len };
+  if (fds != NULL && !g_unix_fd_message_append_fd (G_UNIX_FD_MESSAGE (fds), fd, &local))
+    {
+      g_debug ("cannot send the output: %s", local->message);
+      g_clear_error (&local);
+      g_clear_object (&fds);
+    }
   g_mutex_lock (&send_lock);
-  if (g_socket_send_message (sock, NULL, vec, 3, NULL, 0, 0, NULL, &local) < 0)
+  if (g_socket_send_message (sock, NULL, vec, 3, fds ? &fds : NULL, fds ? 1 : 0, 0, NULL,
+                             &local) < 0)
     {
       /* Lightbox went away; the main thread exits on end-of-file. */
       g_debug ("cannot reply: %s", local->message);
     }
   g_mutex_unlock (&send_lock);
+}
+
+static void
+send_reply (const LbFhReply *reply,
+            const GError    *error)
+{
+  send_reply_fd (reply, error, -1);
 }
 
 static void
@@ -128,11 +155,74 @@ fd_size_at_least (int     fd,
   return fstat (fd, &st) == 0 && st.st_size >= 0 && (guint64) st.st_size >= size;
 }
 
+/* The second image of the request, with its metadata. */
 static gboolean
-run_job (Job     *job,
-         guint   *threads,
-         guint   *bands,
-         GError **error)
+map_aux (Job       *job,
+         GVariant  *dict,
+         LbImage  **aux,
+         GError   **error)
+{
+  const LbFhRun *run = &job->run;
+  g_autoptr(LbImageMeta) meta = _lb_fh_meta_from_variant (dict);
+  g_autoptr(GBytes) pixels = NULL;
+
+  if (run->aux_format >= LB_N_FORMATS || run->aux_height == 0 || job->aux_fd < 0
+      || !fd_size_at_least (job->aux_fd, run->aux_size))
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                   "bad second image in the request");
+      return FALSE;
+    }
+  pixels = _lb_fh_map_bytes (job->aux_fd, run->aux_size, "the second image", error);
+  if (pixels == NULL)
+    return FALSE;
+  /* lb_image_new() checks that the size, stride and format fit the bytes */
+  *aux = lb_image_new (run->aux_width, run->aux_height, run->aux_format, run->aux_stride,
+                       pixels, meta, error);
+  return *aux != NULL;
+}
+
+/* An output whose geometry differs from the request's: its pixels in a new memfd of packed
+ * rows (written, never mapped here, so Lightbox can seal it), described in @reply. */
+static int
+output_fd_new (LbImage   *output,
+               LbFhReply *reply,
+               GError   **error)
+{
+  gsize row = lb_image_get_row_size (output);
+  guint height = lb_image_get_height (output);
+  const LbImageMeta *meta = lb_image_get_meta (output);
+  int fd = memfd_create ("lightbox-filter-output", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+  if (fd < 0 || ftruncate (fd, (off_t) (row * height)) != 0)
+    goto fail;
+  for (guint y = 0; y < height; y++)
+    if (pwrite (fd, lb_image_get_row (output, y), row, (off_t) (row * y)) != (gssize) row)
+      goto fail;
+  reply->out_format = lb_image_get_format (output);
+  reply->out_width = lb_image_get_width (output);
+  reply->out_height = height;
+  reply->out_stride = row;
+  if (!lb_image_meta_get_pixel_spacing (meta, &reply->out_spacing_x, &reply->out_spacing_y))
+    reply->out_spacing_x = reply->out_spacing_y = 0;
+  return fd;
+
+fail:
+  {
+    int saved = errno;
+    if (fd >= 0)
+      close (fd);
+    g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                 "cannot share the output: %s", g_strerror (saved));
+    return -1;
+  }
+}
+
+static gboolean
+run_job (Job       *job,
+         LbFhReply *reply,
+         int       *out_fd,
+         GError   **error)
 {
   const LbFhRun *run = &job->run;
   LbFilter *filter;
@@ -142,6 +232,10 @@ run_job (Job     *job,
   g_autoptr(LbPipeline) pipe = NULL;
   g_autoptr(GPtrArray) timings = NULL;
   g_autoptr(GBytes) src = NULL;
+  g_autoptr(LbImage) aux = NULL;
+  g_autoptr(LbImageMeta) src_meta = NULL;
+  g_autoptr(GVariant) src_dict = NULL;
+  g_autoptr(GVariant) aux_dict = NULL;
   guint8 *dst;
   gsize dst_size;
   gboolean ok;
@@ -166,8 +260,13 @@ run_job (Job     *job,
   src = _lb_fh_map_bytes (job->src_fd, run->src_size, "the source", error);
   if (src == NULL)
     return FALSE;
-  input = lb_image_new (run->width, run->height, run->format, run->src_stride, src, NULL, error);
+  g_variant_get (job->meta, "(@a{sv}@a{sv})", &src_dict, &aux_dict);
+  src_meta = _lb_fh_meta_from_variant (src_dict);
+  input = lb_image_new (run->width, run->height, run->format, run->src_stride, src, src_meta,
+                        error);
   if (input == NULL)
+    return FALSE;
+  if (run->aux_width > 0 && !map_aux (job, aux_dict, &aux, error))
     return FALSE;
 
   params = lb_filter_params_new (filter);
@@ -199,6 +298,7 @@ run_job (Job     *job,
   lb_pipeline_set_n_threads (pipe, run->n_threads);
   lb_pipeline_set_band_height (pipe, run->band_height);
   lb_pipeline_set_seed (pipe, run->seed);
+  lb_pipeline_set_aux_input (pipe, aux);
   if (run->has_selection)
     lb_pipeline_set_selection (pipe, &run->selection);
   lb_pipeline_set_progress_func (pipe, progress_cb, NULL, NULL);
@@ -209,7 +309,15 @@ run_job (Job     *job,
   if (lb_pipeline_append (pipe, filter, params, error))
     output = lb_pipeline_run (pipe, input, &timings, NULL, error);
   ok = output != NULL;
-  if (output != NULL && lb_image_get_data (output) != dst)
+  if (output != NULL
+      && (lb_image_get_width (output) != run->width || lb_image_get_height (output) != run->height
+          || lb_image_get_format (output) != run->format))
+    {
+      /* a filter with its own output geometry (LB_FILTER_FLAG_GEOMETRY) */
+      *out_fd = output_fd_new (output, reply, error);
+      ok = *out_fd >= 0;
+    }
+  else if (output != NULL && lb_image_get_data (output) != dst)
     {
       /* Not expected (one pass always uses the buffer), but stay correct if it did not. */
       for (guint y = 0; y < run->height; y++)
@@ -223,8 +331,8 @@ run_job (Job     *job,
   if (timings != NULL && timings->len > 0)
     {
       LbPassTiming *t = g_ptr_array_index (timings, 0);
-      *threads = t->threads;
-      *bands = t->bands;
+      reply->threads = t->threads;
+      reply->bands = t->bands;
     }
   return TRUE;
 }
@@ -234,16 +342,17 @@ job_thread (gpointer data)
 {
   Job *job = data;
   g_autoptr(GError) error = NULL;
-  guint threads = 0, bands = 0;
+  LbFhReply r = { 0 };
+  int out_fd = -1;
 
-  if (run_job (job, &threads, &bands, &error))
+  /* prepare() and finish() run on this thread, bands also on the crew's */
+  _lb_crash_report_thread_init ();
+  if (run_job (job, &r, &out_fd, &error))
     {
-      LbFhReply r = { 0 };
-
       r.type = LB_FH_DONE;
-      r.threads = threads;
-      r.bands = bands;
-      send_reply (&r, NULL);
+      send_reply_fd (&r, NULL, out_fd);
+      if (out_fd >= 0)
+        close (out_fd);
     }
   else
     send_error (error);
@@ -262,16 +371,17 @@ parse_job (const guint8           *buf,
   int n_fds = 0;
   int *fds = NULL;
 
-  job->src_fd = job->dst_fd = -1;
+  job->src_fd = job->dst_fd = job->aux_fd = -1;
   for (int i = 0; i < n_messages; i++)
     if (G_IS_UNIX_FD_MESSAGE (messages[i]) && fds == NULL)
       fds = g_unix_fd_message_steal_fds (G_UNIX_FD_MESSAGE (messages[i]), &n_fds);
-  for (int i = 2; i < n_fds; i++)
+  for (int i = 3; i < n_fds; i++)
     close (fds[i]);
   if (n_fds >= 2)
     {
       job->src_fd = fds[0];
       job->dst_fd = fds[1];
+      job->aux_fd = n_fds >= 3 ? fds[2] : -1;
     }
   else if (n_fds == 1)
     close (fds[0]);
@@ -282,10 +392,18 @@ parse_job (const guint8           *buf,
   memcpy (&job->run, buf, sizeof job->run);
   if (job->run.magic != LB_FH_MAGIC || job->run.version != LB_FH_VERSION
       || job->run.type != LB_FH_RUN || job->run.id_len == 0 || job->run.id_len > 1024
-      || n != sizeof job->run + (gsize) job->run.id_len + job->run.params_len)
+      || n != sizeof job->run + (gsize) job->run.id_len + job->run.params_len
+               + job->run.meta_len)
     goto bad;
   job->id = g_strndup ((const char *) buf + sizeof job->run, job->run.id_len);
   job->params = g_bytes_new (buf + sizeof job->run + job->run.id_len, job->run.params_len);
+  {
+    g_autoptr(GBytes) meta = g_bytes_new (buf + sizeof job->run + job->run.id_len
+                                          + job->run.params_len, job->run.meta_len);
+
+    job->meta = g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE ("(a{sv}a{sv})"),
+                                                              meta, FALSE));
+  }
   return job;
 
 bad:
@@ -324,6 +442,13 @@ main (int   argc,
       return 2;
     }
   open_path = g_strdup_printf ("/proc/self/fd/%d", LB_FH_PLUGIN_FD);
+  /* Before any plugin code runs, constructors included. Without fd 5 (started by hand) a
+   * crash is just a crash. */
+  if (fcntl (LB_FH_CRASH_FD, F_GETFD) >= 0)
+    {
+      _lb_crash_report_install (LB_FH_CRASH_FD);
+      _lb_crew_set_thread_init (_lb_crash_report_thread_init);
+    }
   if (probe)
     {
       /* lb-isolation.c's check before Lightbox loads the plugin itself: the plugin's

@@ -70,8 +70,26 @@ assert_good_pass_works (LbImage *input)
   g_assert_true (lb_image_equal_pixels (in_process, isolated));
 }
 
-/* A pass the helper's failure stopped: no output, an LB_ERROR_PLUGIN error saying @message,
- * and @input's pixels still @before. */
+/* The first line of @message (a crash's backtrace follows on the next lines). */
+static char *
+first_line (const char *message)
+{
+  return g_strndup (message, strcspn (message, "\n"));
+}
+
+/* Asserts that @message holds a backtrace whose frames match @frame_re (a regex). */
+static void
+assert_backtrace (const char *message,
+                  const char *frame_re)
+{
+  const char *bt = strstr (message, "\nBacktrace of the helper process, innermost call first:\n");
+
+  if (bt == NULL || !g_regex_match_simple (frame_re, bt, G_REGEX_MULTILINE, 0))
+    g_error ("no backtrace frame matching “%s” in “%s”", frame_re, message);
+}
+
+/* A pass the helper's failure stopped: no output, an LB_ERROR_PLUGIN error whose first line
+ * says @message, and @input's pixels still @before. */
 static void
 assert_failed_cleanly (LbImage      *out,
                        const GError *error,
@@ -79,9 +97,12 @@ assert_failed_cleanly (LbImage      *out,
                        LbImage      *input,
                        GBytes       *before)
 {
+  g_autofree char *line = NULL;
+
   g_assert_null (out);
   g_assert_error (error, LB_ERROR, LB_ERROR_PLUGIN);
-  g_assert_cmpstr (error->message, ==, message);
+  line = first_line (error->message);
+  g_assert_cmpstr (line, ==, message);
   g_assert_true (g_bytes_equal (before, lb_image_get_bytes (input)));
 }
 
@@ -115,12 +136,14 @@ test_trust (void)
 }
 
 /* A plugin that dies in @step fails the pass with @expect, twice in a row (the second pass
- * needs a fresh helper), and the input stays as it was. */
+ * needs a fresh helper), and the input stays as it was. With @frame_re, the message has a
+ * backtrace with a frame matching it. */
 static void
 check_death (const char *step,
              const char *plugin,
              const char *id,
-             const char *expect)
+             const char *expect,
+             const char *frame_re)
 {
   g_autoptr(LbImage) input = lb_test_image_new (61, 47, LB_FORMAT_RGB8, 5);
   g_autoptr(GBytes) before = copy_pixels (input);
@@ -134,6 +157,10 @@ check_death (const char *step,
       g_autoptr(LbImage) out = run_step (step, input, LB_ISOLATION_DEFAULT, 2, 0, NULL, &error);
 
       assert_failed_cleanly (out, error, message, input, before);
+      if (frame_re != NULL)
+        assert_backtrace (error->message, frame_re);
+      else
+        g_assert_null (strchr (error->message, '\n'));
     }
   assert_good_pass_works (input);
 }
@@ -141,22 +168,26 @@ check_death (const char *step,
 static void
 test_crash (void)
 {
+  /* raise(): no faulting address, and the backtrace runs from raise() through the plugin's
+   * process() (a static function: named from the plugin's own symbol table) */
   check_death ("crash", "crash", "io.github.lightbox.test.crash",
-               "crashed (signal 11, Segmentation fault)");
+               "crashed (SIGSEGV, Segmentation fault)",
+               "^  #[0-9]+ +misbehave_process\\+0x[0-9a-f]+ \\(misbehave-crash\\.so\\)$");
 }
 
 static void
 test_abort (void)
 {
   check_death ("abort-prepare", "abort", "io.github.lightbox.test.abort-prepare",
-               "crashed (signal 6, Aborted)");
+               "crashed (SIGABRT, Aborted)",
+               "^  #[0-9]+ +misbehave_prepare\\+0x[0-9a-f]+ \\(misbehave-abort\\.so\\)$");
 }
 
 static void
 test_exit (void)
 {
   check_death ("exit-prepare", "exit", "io.github.lightbox.test.exit-prepare",
-               "ended its process (exit status 3)");
+               "ended its process (exit status 3)", NULL);
 }
 
 /* Isolated passes equal in-process ones for every thread count and band height: band
@@ -388,7 +419,7 @@ test_load_misbehaving (void)
   g_autofree char *exit4 = load_fixture_path ("exit-ctor");
   g_autofree char *hang = load_fixture_path ("hang-query");
   char *expect[3] = {
-    g_strdup_printf ("%s: crashed while loading in a helper process (signal 11, Segmentation "
+    g_strdup_printf ("%s: crashed while loading in a helper process (SIGSEGV, Segmentation "
                      "fault), so it was not loaded into Lightbox", crash),
     g_strdup_printf ("%s: ended its process while loading in a helper process (exit status 4), "
                      "so it was not loaded into Lightbox", exit4),
@@ -410,12 +441,23 @@ test_load_misbehaving (void)
   g_assert_cmpuint (problems->len, ==, 3);
   for (guint i = 0; i < G_N_ELEMENTS (expect); i++)
     {
-      gboolean found = FALSE;
+      const char *found = NULL;
 
       for (guint k = 0; k < problems->len; k++)
-        found = found || g_str_equal (problems->pdata[k], expect[i]);
-      if (!found)
+        {
+          g_autofree char *line = first_line (problems->pdata[k]);
+
+          if (g_str_equal (line, expect[i]))
+            found = problems->pdata[k];
+        }
+      if (found == NULL)
         g_error ("no problem reads “%s”", expect[i]);
+      /* the crash names the query function it happened in (exported: dladdr() knows it too) */
+      if (i == 0)
+        assert_backtrace (found, "^  #[0-9]+ +lb_filter_plugin_query\\+0x[0-9a-f]+ "
+                                 "\\(misbehave-crash-query\\.so\\)$");
+      else
+        g_assert_null (strchr (found, '\n'));
       g_free (expect[i]);
     }
   /* the hanging one was stopped, not waited for (a generous bound: this is no timing test,
@@ -465,9 +507,14 @@ test_load_unprobed (void)
   g_test_trap_assert_failed ();
 }
 
-/* lightbox-cli filter with a crashing plugin: a non-zero exit with the message, no output. */
-static void
-test_cli_crash (void)
+/* Runs `lightbox-cli filter` with the misbehaving fixture @plugin's filter @step, which
+ * must fail: a non-zero exit and no output file. Returns its stderr, which must hold the
+ * message that the filter @id in @plugin crashed (@what). */
+static char *
+cli_filter_crashes (const char *plugin,
+                    const char *step,
+                    const char *id,
+                    const char *what)
 {
   g_autofree char *cli = lb_test_build_path ("LB_BUILD_ROOT", "src", "cli", "lightbox-cli",
                                              NULL);
@@ -475,17 +522,16 @@ test_cli_crash (void)
                                                NULL);
   g_autofree char *dir = lb_test_make_tmpdir ("test-isolation");
   g_autofree char *output = g_build_filename (dir, "out.png", NULL);
-  g_autofree char *path = misbehave_path ("crash");
+  g_autofree char *path = misbehave_path (plugin);
   g_autofree char *plugin_path = g_strdup_printf ("%s:%s", g_getenv ("LIGHTBOX_PLUGIN_PATH"),
                                                   g_getenv ("LB_MISBEHAVE_PLUGIN_DIR"));
-  g_autofree char *expect = g_strdup_printf ("Filter “io.github.lightbox.test.crash” in plugin "
-                                             "%s crashed (signal 11, Segmentation fault); the "
-                                             "image is unchanged", path);
+  g_autofree char *expect = g_strdup_printf ("Filter “%s” in plugin %s crashed (%s); the "
+                                             "image is unchanged", id, path, what);
   g_auto(GStrv) env = g_environ_setenv (g_get_environ (), "LIGHTBOX_PLUGIN_PATH", plugin_path,
                                         TRUE);
-  const char *argv[] = { cli, "filter", input, output, "crash", NULL };
+  const char *argv[] = { cli, "filter", input, output, step, NULL };
   g_autofree char *out = NULL;
-  g_autofree char *err = NULL;
+  char *err = NULL;
   g_autoptr(GError) error = NULL;
   int status = 0;
 
@@ -494,9 +540,39 @@ test_cli_crash (void)
   g_assert_no_error (error);
   g_assert_true (WIFEXITED (status));
   g_assert_cmpint (WEXITSTATUS (status), !=, 0);
-  g_assert_nonnull (strstr (err, expect));
+  if (strstr (err, expect) == NULL)
+    g_error ("“%s” does not say “%s”", err, expect);
   g_assert_false (g_file_test (output, G_FILE_TEST_EXISTS));
   g_rmdir (dir);
+  return err;
+}
+
+/* lightbox-cli filter with a crashing plugin: a non-zero exit with the message, no output. */
+static void
+test_cli_crash (void)
+{
+  g_free (cli_filter_crashes ("crash", "crash", "io.github.lightbox.test.crash",
+                              "SIGSEGV, Segmentation fault"));
+}
+
+/* A plugin that writes to an unmapped address, run isolated by lightbox-cli: the message
+ * names the signal, the address, and the plugin's static function that wrote, as frame 0,
+ * below the plugin's process() and the helper's own functions. */
+static void
+test_cli_crash_report (void)
+{
+  g_autofree char *err = cli_filter_crashes ("crash-write", "crash-write",
+                                             "io.github.lightbox.test.crash-write",
+                                             "SIGSEGV, Segmentation fault, at address 0x18: "
+                                             "no memory mapped there");
+
+  /* frame 0 is the faulting write (IPA may rename a static function: scribble.isra.0) */
+  assert_backtrace (err, "^  #0 +misbehave_scribble(\\.[a-z]+\\.[0-9]+)?\\+0x[0-9a-f]+ "
+                         "\\(misbehave-crash-write\\.so\\)$");
+  assert_backtrace (err, "^  #[1-9][0-9]* +misbehave_process\\+0x[0-9a-f]+ "
+                         "\\(misbehave-crash-write\\.so\\)$");
+  assert_backtrace (err, "^  #[1-9][0-9]* +[A-Za-z0-9_.]+\\+0x[0-9a-f]+ "
+                         "\\(lightbox-filter-host\\)$");
 }
 
 int
@@ -535,6 +611,7 @@ main (int argc, char **argv)
   g_test_add_func ("/isolation/watchdog-progress", test_watchdog_progress);
   g_test_add_func ("/isolation/watchdog-rows", test_watchdog_rows);
   g_test_add_func ("/isolation/cli-crash", test_cli_crash);
+  g_test_add_func ("/isolation/cli-crash-report", test_cli_crash_report);
   g_test_add_func ("/isolation/load-misbehaving", test_load_misbehaving);
   g_test_add_func ("/isolation/load-unprobed", test_load_unprobed);
   ret = g_test_run ();

@@ -8,6 +8,8 @@
  *   MISBEHAVE_HANG   "hang": process() loops forever and never looks at band->cancelled
  *   MISBEHAVE_ABORT  "abort-prepare": prepare() calls abort()
  *   MISBEHAVE_EXIT   "exit-prepare": prepare() calls exit (3)
+ *   MISBEHAVE_CRASH_WRITE  "crash-write": process() writes to address 0x18 from a function
+ *                    of its own, misbehave_scribble(), which the crash report must name
  *
  * Run inside Lightbox they would take it down; run by lightbox-filter-host they must not.
  * Three more misbehave while being loaded (lightbox-filter-host --probe must catch them
@@ -35,6 +37,9 @@
 #elif defined(MISBEHAVE_EXIT)
 #define FILTER_ID "io.github.lightbox.test.exit-prepare"
 #define FILTER_ALIAS "exit-prepare"
+#elif defined(MISBEHAVE_CRASH_WRITE)
+#define FILTER_ID "io.github.lightbox.test.crash-write"
+#define FILTER_ALIAS "crash-write"
 #elif defined(MISBEHAVE_CRASH_QUERY)
 #define FILTER_ID "io.github.lightbox.test.crash-query"
 #define FILTER_ALIAS "crash-query"
@@ -63,6 +68,19 @@ misbehave_prepare (const LbFilterInfo  *info,
   return GINT_TO_POINTER (1);
 }
 
+#if defined(MISBEHAVE_CRASH_WRITE)
+/* In the first page, which is never mapped. volatile, so that the compiler cannot see the
+ * write is bound to fault and drop or rewrite it. */
+static volatile guintptr bad_address = 0x18;
+
+/* A static function: only the plugin's .symtab names it, not dladdr(). */
+G_GNUC_NO_INLINE static void
+misbehave_scribble (const LbFilterBand *band)
+{
+  *(volatile guint32 *) bad_address = (guint32) band->y0;
+}
+#endif
+
 static gboolean
 misbehave_process (gconstpointer       state,
                    const LbFilterBand *band,
@@ -70,6 +88,8 @@ misbehave_process (gconstpointer       state,
 {
 #if defined(MISBEHAVE_CRASH)
   raise (SIGSEGV);
+#elif defined(MISBEHAVE_CRASH_WRITE)
+  misbehave_scribble (band);
 #elif defined(MISBEHAVE_HANG)
   /* Sleeps rather than spins so the test does not eat a shared CPU; to the host it is the
    * same thing: no band ever completes and the cancel flag is never read. */

@@ -10,6 +10,8 @@
  *                     output depends on how the image was cut and on which thread ran what
  *   BAD_CANCEL        reports every row but ignores lb_filter_band_rows_done()'s answer
  *   BAD_SOURCE        writes into the source image
+ *   BAD_CRASH_CTOR    crashes while being loaded: a constructor (run by dlopen()) writes to
+ *                     address 0x20 from bad_ctor_scribble()
  */
 
 #include <lb-filter-plugin.h>
@@ -116,6 +118,23 @@ static const LbPluginInfo plugin_info = {
   .filters = filters,
   .n_filters = G_N_ELEMENTS (filters),
 };
+
+#ifdef BAD_CRASH_CTOR
+/* volatile, so that the compiler cannot see that the write is bound to fault */
+static volatile guintptr bad_address = 0x20;
+
+G_GNUC_NO_INLINE static void
+bad_ctor_scribble (void)
+{
+  *(volatile int *) bad_address = 1;
+}
+
+__attribute__ ((constructor)) static void
+bad_ctor (void)
+{
+  bad_ctor_scribble ();
+}
+#endif
 
 G_MODULE_EXPORT const LbPluginInfo *
 lb_filter_plugin_query (guint32 host_abi_major,

@@ -39,6 +39,33 @@ expect_fail bad-schedule "same output for any threads and bands" "differs from o
 expect_fail bad-cancel "cancel honoured" "after the pass was cancelled at row"
 expect_fail bad-source "source untouched" "wrote into the source image"
 
+# A plugin that crashes or exits while being loaded (a constructor, the query function) gets
+# a FAIL verdict for the load, naming the crash, and the checker itself ends normally; also
+# when LIGHTBOX_PLUGIN_ISOLATION=none would load it straight into the checker.
+expect_load_fail () {   # FILE PATTERN...
+  file=$1; shift
+  for isolation in untrusted none; do
+    out=$(LIGHTBOX_PLUGIN_ISOLATION=$isolation "$cli" check-plugin "$file"); status=$?
+    ok=1
+    [ "$status" -eq 1 ] && [ "$(grep -c '^  FAIL  ' <<<"$out")" -eq 1 ] || ok=0
+    for pattern in "$@"; do grep -q -- "$pattern" <<<"$out" || ok=0; done
+    if [ $ok -eq 1 ]; then
+      echo "ok: $(basename "$file") ($isolation): $(grep '^  FAIL' <<<"$out")"
+    else
+      echo "not ok: $(basename "$file") ($isolation) should fail to load with: $*"
+      echo "status $status"; echo "$out"; fail=1
+    fi
+  done
+}
+expect_load_fail "$bad/bad-crash-ctor.so" \
+  "^  FAIL  load: crashed while loading in a helper process (SIGSEGV, Segmentation fault, at address 0x20: no memory mapped there)" \
+  "^  #0  bad_ctor_scribble\(\.[a-z]*\.[0-9]*\)\?+0x[0-9a-f]* (bad-crash-ctor\.so)$"
+expect_load_fail "$LB_MISBEHAVE_LOAD_PLUGIN_DIR/misbehave-crash-query.so" \
+  "^  FAIL  load: crashed while loading in a helper process (SIGSEGV, Segmentation fault)" \
+  "^  #[0-9]*  *lb_filter_plugin_query+0x[0-9a-f]* (misbehave-crash-query\.so)$"
+expect_load_fail "$LB_MISBEHAVE_LOAD_PLUGIN_DIR/misbehave-exit-ctor.so" \
+  "^  FAIL  load: ended its process while loading in a helper process (exit status 4)"
+
 # --install: a passing plugin replaces the installed one by rename (a new inode: a running
 # Lightbox never maps a half-written file), mode 0644, no temporary file left behind
 mkdir -m 0755 "$tmp/plugins"
