@@ -7,6 +7,7 @@
 
 #include "lb-dicom-frame.h"
 #include "lb-error.h"
+#include "lb-dialogs.h"
 #include "lb-window-private.h"
 
 /* Frames of multi-frame images and slices of series: stepping (win.next-frame,
@@ -341,9 +342,16 @@ load_frame (LbWindow *self, guint number)
 
 /* ---- filter results on the frame shown --------------------------------------------------- */
 
-#define DISCARD_DIALOG_KEY "lb-frames-discard-dialog"
+#define DISCARD_ASK_KEY "lb-frames-discard-ask"
 
-enum { RESPONSE_DISCARD = 1 };
+/* The question asked, kept on the window while it is open (freed with the window, since the
+ * dialog calls nobody back when its parent goes first). */
+typedef struct {
+  guint number;  /* the frame asked for */
+  guint serial;  /* self->frame_serial when asked */
+} DiscardAsk;
+
+enum { CHOICE_KEEP, CHOICE_DISCARD };
 
 /* Whether the frame shown has filter results (undone ones too: redo brings them back). */
 static gboolean
@@ -353,52 +361,52 @@ has_results (LbWindow *self)
 }
 
 static void
-on_discard_response (GtkDialog *dialog,
-                     int        response,
-                     LbWindow  *self)
+on_discard_answer (int      choice,
+                   gpointer user_data)
 {
-  guint number = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (dialog), "lb-frame"));
-  guint serial = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (dialog), "lb-serial"));
+  LbWindow *self = user_data;
+  DiscardAsk *ask = g_object_get_data (G_OBJECT (self), DISCARD_ASK_KEY);
+  guint number = ask->number, serial = ask->serial;
 
-  g_object_set_data (G_OBJECT (self), DISCARD_DIALOG_KEY, NULL);
-  gtk_window_destroy (GTK_WINDOW (dialog));
+  g_object_set_data (G_OBJECT (self), DISCARD_ASK_KEY, NULL);
   /* only if the frames asked about are still the ones shown (no other image opened since) */
-  if (response == RESPONSE_DISCARD && self->frames != NULL && serial == self->frame_serial)
+  if (choice == CHOICE_DISCARD && self->frames != NULL && serial == self->frame_serial)
     load_frame (self, number);
+  else
+    _lb_window_nav_update (self);  /* the slider back on the frame still shown */
 }
 
 /* Asks whether frame @number may replace the frame shown and its filter results: Keep stays,
- * Discard steps. The whole dialog is this one function, in the window's dialog style (as the
- * upload conflict dialog): a modal question with the destructive choice marked. */
+ * Discard steps. */
 static void
 ask_discard_results (LbWindow *self,
                      guint     number)
 {
-  GtkWidget *dialog;
+  g_autofree char *message = NULL, *detail = NULL;
+  const char *choices[] = { _("_Keep Results"), _("_Discard Results"), NULL };
+  DiscardAsk *pending;
+  LbDialogsAsk ask = {
+    .choices = choices,
+    .cancel_choice = CHOICE_KEEP,
+    .default_choice = CHOICE_KEEP,
+    .destructive_choice = CHOICE_DISCARD,
+  };
 
-  if (g_object_get_data (G_OBJECT (self), DISCARD_DIALOG_KEY) != NULL)
+  if (g_object_get_data (G_OBJECT (self), DISCARD_ASK_KEY) != NULL)
     return;
-  dialog = gtk_message_dialog_new (GTK_WINDOW (self),
-                                   GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
-                                   GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE,
-                                   /* TRANSLATORS: asked before stepping away from a frame of a
-                                    * multi-frame image that has filter results */
-                                   _("Discard the filter results on frame %u?"), self->frame);
-  gtk_message_dialog_format_secondary_text (
-    GTK_MESSAGE_DIALOG (dialog),
-    _("Frame %u opens with a history of its own: the results on this frame and their undo "
-      "steps are lost. Upload them first to keep them."), number);
-  gtk_dialog_add_buttons (GTK_DIALOG (dialog), _("_Keep Results"), GTK_RESPONSE_CANCEL,
-                          _("_Discard Results"), RESPONSE_DISCARD, NULL);
-  gtk_widget_add_css_class (gtk_dialog_get_widget_for_response (GTK_DIALOG (dialog),
-                                                                RESPONSE_DISCARD),
-                            "destructive-action");
-  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
-  g_object_set_data (G_OBJECT (dialog), "lb-frame", GUINT_TO_POINTER (number));
-  g_object_set_data (G_OBJECT (dialog), "lb-serial", GUINT_TO_POINTER (self->frame_serial));
-  g_signal_connect_object (dialog, "response", G_CALLBACK (on_discard_response), self, 0);
-  g_object_set_data (G_OBJECT (self), DISCARD_DIALOG_KEY, dialog);
-  gtk_window_present (GTK_WINDOW (dialog));
+  /* TRANSLATORS: asked before stepping away from a frame of a multi-frame image that has
+   * filter results */
+  message = g_strdup_printf (_("Discard the filter results on frame %u?"), self->frame);
+  detail = g_strdup_printf (_("Frame %u opens with a history of its own: the results on this "
+                              "frame and their undo steps are lost. Upload them first to keep "
+                              "them."), number);
+  ask.message = message;
+  ask.detail = detail;
+  pending = g_new (DiscardAsk, 1);
+  pending->number = number;
+  pending->serial = self->frame_serial;
+  g_object_set_data_full (G_OBJECT (self), DISCARD_ASK_KEY, pending, g_free);
+  lb_dialogs_ask (GTK_WINDOW (self), &ask, NULL, on_discard_answer, self);
 }
 
 /* Shows frame @number, asking first when that would drop filter results. */

@@ -24,6 +24,7 @@
 #include "lb-dicom-tags.h"
 #include "lb-store-browser.h"
 #include "lb-test-app.h"
+#include "lb-test-dialogs.h"
 #include "lb-test-dicom.h"
 #include "lb-test-files.h"
 #include "lb-test-loop.h"
@@ -96,25 +97,10 @@ test_open_file (gconstpointer data)
       lb_image_meta_get_value_model (lb_image_get_meta (want))));
 }
 
-static GtkWidget *
-error_dialog (void)
-{
-  GListModel *tops = gtk_window_get_toplevels ();
-
-  for (guint i = 0; i < g_list_model_get_n_items (tops); i++)
-    {
-      g_autoptr(GObject) w = g_list_model_get_item (tops, i);
-
-      if (GTK_IS_MESSAGE_DIALOG (w) && gtk_widget_get_visible (GTK_WIDGET (w)))
-        return GTK_WIDGET (w);
-    }
-  return NULL;
-}
-
 static gboolean
 has_error_dialog (gpointer data)
 {
-  return error_dialog () != NULL;
+  return the_window () != NULL && lb_test_dialog_over (GTK_WINDOW (the_window ())) != NULL;
 }
 
 static void
@@ -122,16 +108,16 @@ test_open_bad_file (void)
 {
   g_autofree char *path = g_build_filename (g_getenv ("LB_TEST_DATA"), "dicom",
                                             "MR_truncated.dcm", NULL);
-  g_autofree char *secondary = NULL;
-  GtkWidget *dialog;
+  GtkWindow *dialog;
+  const char *detail;
 
   open_path (path);
   g_assert_true (lb_test_wait (has_error_dialog, NULL, 20000));
-  dialog = error_dialog ();
-  g_object_get (dialog, "secondary-text", &secondary, NULL);
-  g_test_message ("%s", secondary);
-  g_assert_nonnull (strstr (secondary, "PixelData has 8192 bytes, only 8130 are left"));
-  gtk_window_destroy (GTK_WINDOW (dialog));
+  dialog = lb_test_dialog_over (GTK_WINDOW (the_window ()));
+  detail = lb_test_find_text (GTK_WIDGET (dialog), "PixelData has 8192 bytes, only 8130 are left");
+  g_assert_nonnull (detail);
+  g_test_message ("%s", detail);
+  gtk_window_destroy (dialog);
 }
 
 static gboolean
@@ -277,21 +263,8 @@ test_frames (gconstpointer data)
 static GtkWidget *
 question_dialog (void)
 {
-  GListModel *tops = gtk_window_get_toplevels ();
-
-  for (guint i = 0; i < g_list_model_get_n_items (tops); i++)
-    {
-      g_autoptr(GObject) w = g_list_model_get_item (tops, i);
-      GtkMessageType type;
-
-      if (!GTK_IS_MESSAGE_DIALOG (w) || !gtk_widget_get_visible (GTK_WIDGET (w)))
-        continue;
-      g_object_get (w, "message-type", &type, NULL);
-      if (type == GTK_MESSAGE_QUESTION
-          && gtk_window_get_transient_for (GTK_WINDOW (w)) == GTK_WINDOW (the_window ()))
-        return GTK_WIDGET (w);
-    }
-  return NULL;
+  return the_window () != NULL ? (GtkWidget *) lb_test_dialog_over (GTK_WINDOW (the_window ()))
+                               : NULL;
 }
 
 static gboolean
@@ -325,7 +298,8 @@ click (GtkWidget *dialog, const char *word)
 static void
 test_frames_ask (void)
 {
-  g_autofree char *path = NULL, *text = NULL;
+  g_autofree char *path = NULL;
+  const char *text;
   LbHistory *history;
   GtkWidget *dialog;
 
@@ -351,9 +325,9 @@ test_frames_ask (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (the_canvas ()), "win.next-frame", NULL));
   g_assert_true (lb_test_wait (has_question, GINT_TO_POINTER (TRUE), 5000));
   dialog = question_dialog ();
-  g_object_get (dialog, "text", &text, NULL);
+  text = lb_test_find_text (dialog, "Discard the filter results on frame 2?");
+  g_assert_nonnull (text);
   g_test_message ("%s", text);
-  g_assert_nonnull (strstr (text, "frame 2"));
   click (dialog, "Keep");
   g_assert_true (lb_test_wait (has_question, GINT_TO_POINTER (FALSE), 5000));
   g_assert_cmpstr (frame_label (), ==, "frame 2/5");

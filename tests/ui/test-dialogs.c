@@ -5,7 +5,7 @@
  * cancel choice when closed or cancelled, and nothing when its parent goes first; a form
  * answers accept on Enter and cancel on closing, and frees its data once; the save and folder
  * dialogs offer the title, folder and name they were given and answer the file chosen. The dialogs are found
- * and answered by what they show (tests/ui/lb-test-dialogs.h), under Xvfb.
+ * and answered by what they show (tests/lib/lb-test-dialogs.h), under Xvfb.
  */
 #include "config.h"
 
