@@ -9,7 +9,8 @@
  * inverted view says so; F11 hides all but the viewport and Escape brings it back; the scale
  * bar's drawn length is its round number of millimetres at the manifest's pixel spacing and
  * the zoom; the tag browser shows the slice's attributes, searchable, with the multi-frame
- * object's functional group sequences expandable.
+ * object's functional group sequences expandable. (That the reading actions' accelerators are
+ * in the shortcuts window is tests/ui/test-shortcuts.c's check, for every action.)
  *
  * The wheel and the keys are real X events (xdotool through XTest on the Xvfb display), so
  * they go through GTK's event controllers, bindings and accelerators; without xdotool those
@@ -930,59 +931,6 @@ test_tags (void)
   g_assert_false (browser_open (NULL));
 }
 
-/* ---- the shortcuts ------------------------------------------------------------------------ */
-
-/* Whether @accel (as GTK spells it) is among the shortcuts window's accelerators. */
-static gboolean
-listed (GSList *objects, const char *accel)
-{
-  guint key, want_key;
-  GdkModifierType mods, want_mods;
-
-  g_assert_true (gtk_accelerator_parse (accel, &want_key, &want_mods));
-  for (GSList *l = objects; l != NULL; l = l->next)
-    if (GTK_IS_SHORTCUTS_SHORTCUT (l->data))
-      {
-        g_autofree char *text = NULL;
-        g_auto(GStrv) words = NULL;
-
-        g_object_get (l->data, "accelerator", &text, NULL);
-        if (text == NULL)
-          continue;
-        words = g_strsplit (text, " ", -1);
-        for (guint i = 0; words[i] != NULL; i++)
-          if (gtk_accelerator_parse (words[i], &key, &mods) && key == want_key
-              && mods == want_mods)
-            return TRUE;
-      }
-  return FALSE;
-}
-
-/* Every accelerator of a reading action is listed in the shortcuts window. */
-static void
-test_shortcuts_listed (void)
-{
-  static const char *const actions[] = {
-    "win.next-page", "win.previous-page", "win.cine-faster", "win.cine-slower",
-    "win.cine-bounce", "win.wl-edit", "win.flip-vertical", "win.fullscreen",
-    "win.leave-fullscreen", "win.tag-browser",
-  };
-  g_autoptr(GtkBuilder) builder =
-    gtk_builder_new_from_resource ("/io/github/lightbox/Lightbox/ui/lb-shortcuts.ui");
-  GSList *objects = gtk_builder_get_objects (builder);
-
-  for (guint i = 0; i < G_N_ELEMENTS (actions); i++)
-    {
-      g_auto(GStrv) accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app),
-                                                                    actions[i]);
-
-      g_assert_cmpuint (g_strv_length (accels), >=, 1);
-      if (!listed (objects, accels[0]))
-        g_error ("%s (%s) is not in the shortcuts window", actions[i], accels[0]);
-    }
-  g_slist_free (objects);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -1007,7 +955,6 @@ main (int argc, char **argv)
   g_test_add_func ("/dicom/reading/fullscreen", test_fullscreen);
   g_test_add_func ("/dicom/reading/scale-bar", test_scale_bar);
   g_test_add_func ("/dicom/reading/tags", test_tags);
-  g_test_add_func ("/dicom/reading/shortcuts", test_shortcuts_listed);
   ret = g_test_run ();
   if (phantom != NULL)
     lb_test_remove_tree (phantom);
