@@ -2,7 +2,8 @@
 /* The data dictionary's keywords and VRs (lb-dicom-dict) against pydicom's dictionary_keyword()
  * and dictionary_VR() for every public attribute, instances of the repeating groups (60xx
  * overlays, 50xx curves) and private tags, which have none; the delimiters, whose VR is
- * "NONE", are not in the table. Skips without pydicom. */
+ * "NONE", are not in the table. Attributes a newer pydicom knows and the table does not (a
+ * later edition of PS3.6) are counted, not compared. Skips without pydicom. */
 #include <string.h>
 
 #include "lb-dicom-dict.h"
@@ -24,7 +25,7 @@ test_against_pydicom (void)
   const char *argv[] = { "/usr/bin/python3", "-c", script, NULL };
   g_autofree char *out = NULL, *err = NULL;
   g_auto(GStrv) lines = NULL;
-  guint checked = 0;
+  guint checked = 0, newer = 0;
   int status;
 
   out = lb_test_run_tool (argv, &err, &status);
@@ -41,13 +42,20 @@ test_against_pydicom (void)
       const char *kw = lb_dicom_dict_get_keyword (tag);
       const char *vr = lb_dicom_dict_get_vr (tag);
 
+      /* an attribute of a later edition of the standard than the table's (a newer pydicom,
+       * as Debian 13 has): not in the table at all, neither keyword nor VR */
+      if (kw == NULL && vr == NULL && strcmp (f[1], "-") != 0)
+        {
+          newer++;
+          continue;
+        }
       g_assert_cmpstr (kw != NULL ? kw : "-", ==, f[1]);
       /* pydicom spells the ambiguous VRs out ("US or SS"); the table has codes for them */
       if (strlen (f[2]) == 2)
         g_assert_cmpstr (vr, ==, f[2]);
       checked++;
     }
-  g_test_message ("%u attributes", checked);
+  g_test_message ("%u attributes, %u of a later edition than the table", checked, newer);
   g_assert_cmpuint (checked, >, 4000);
   /* private attributes have no keyword */
   g_assert_null (lb_dicom_dict_get_keyword (0x00091010));

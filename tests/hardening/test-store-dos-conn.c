@@ -215,6 +215,16 @@ make_certificate (char **cert, char **key)
   return TRUE;
 }
 
+/* Loads the system's CA certificates once, ahead of the first client (NULL where the backend
+ * has no system store: nothing to load then). */
+static void
+warm_up_tls (void)
+{
+  GTlsDatabase *system = g_tls_backend_get_default_database (g_tls_backend_get_default ());
+
+  g_clear_object (&system);
+}
+
 /* A TLS client for the store on @port, the self-signed certificate @cert trusted, not
  * connected yet (tls_client_connect()). Made ahead: under ASan a new TLS client connection
  * takes 2-3 s to set up, which would count against the store's deadlines. Every wait on it is
@@ -235,7 +245,15 @@ tls_client_new (guint16 port, const char *cert)
   /* Before, new clients timed out after 12 s and more. */
   g_socket_set_timeout (socket, 60);
   conn = g_socket_connection_factory_create_connection (socket);
-  tconn = g_tls_client_connection_new (G_IO_STREAM (conn), id, &error);
+  {
+    /* glib-networking 2.80 (Debian 13) asks a socket not yet connected for its address while
+     * it makes the client, and unrefs the NULL answer: a critical of its own, harmless, made
+     * fatal by the test harness. The connection works once connected. */
+    GLogLevelFlags fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK);
+
+    tconn = g_tls_client_connection_new (G_IO_STREAM (conn), id, &error);
+    g_log_set_always_fatal (fatal);
+  }
   g_assert_no_error (error);
   g_tls_connection_set_database (G_TLS_CONNECTION (tconn), db);
   return tconn;
@@ -323,7 +341,7 @@ test_tls_stalled (void)
   write_file (file, "hello");
   /* The client's first TLS connection loads the system's CA certificates: under ASan, with
    * its slow stack unwinding, that took longer than the store's 5 s wait for a ClientHello. */
-  g_object_unref (g_tls_backend_get_default_database (g_tls_backend_get_default ()));
+  warm_up_tls ();
   store_start (&s, root, (const char *const[]) { "--tls-cert", cert, "--tls-key", key, "--timeout", "5", NULL },
                FALSE);
   first = https_get (s.port, cert);
@@ -446,7 +464,7 @@ start_tls_store (Store *s, const char *name, const char *timeout, char **cert)
     return FALSE;
   write_file (file, "hello");
   /* The client's first TLS connection loads the system's CA certificates (slow under ASan). */
-  g_object_unref (g_tls_backend_get_default_database (g_tls_backend_get_default ()));
+  warm_up_tls ();
   store_start (s, root, (const char *const[]) { "--tls-cert", *cert, "--tls-key", key, "--timeout", timeout, NULL },
                TRUE);
   return TRUE;
