@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 
 #include "lb-test-files.h"
 
@@ -189,5 +190,28 @@ lb_test_run_tool (const char *const *argv,
                 &wait_status, &error);
   g_assert_no_error (error);
   *status = g_spawn_check_wait_status (wait_status, NULL) ? 0 : 1;
+  return out;
+}
+
+char *
+lb_test_run_reference (const char *subdir,
+                       const char *script,
+                       const char *dir)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "tests", subdir, script,
+                                            NULL);
+  const char *argv[] = { "/usr/bin/python3", path, dir, NULL };
+  g_autoptr (GError) error = NULL;
+  char *out = NULL;
+  int status;
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out,
+                               NULL, &status, &error));
+  if (WIFEXITED (status) && WEXITSTATUS (status) == 77)
+    {
+      g_free (out);
+      return NULL;
+    }
+  g_assert_true (g_spawn_check_wait_status (status, &error));
   return out;
 }

@@ -58,5 +58,12 @@ const char *lb_test_imagemagick       (void);
 char    *lb_test_run_tool             (const char *const *argv,
                                        char             **err,
                                        int               *status) G_GNUC_MALLOC;
+/* Runs the independent reference tests/@subdir/@script (python3, pydicom and numpy) with the
+ * scratch directory @dir as its argument; returns its stdout (JSON, by convention), or NULL
+ * when the script exits 77 (its modules missing: the caller skips). Any other failure fails
+ * the test. */
+char    *lb_test_run_reference        (const char *subdir,
+                                       const char *script,
+                                       const char *dir) G_GNUC_MALLOC;
 
 G_END_DECLS
