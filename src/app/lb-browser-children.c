@@ -481,6 +481,8 @@ on_listed (GObject      *source,
     }
   g_debug ("%s: the store listed %u entries in %.1f ms", self->uri ? self->uri : "root",
            entries->len, (g_get_monotonic_time () - start_us) / 1000.0);
+  if (self->root)
+    _lb_store_browser_root_listed (self->browser);
   prepare_start (self, g_steal_pointer (&entries), NULL);
 }
 

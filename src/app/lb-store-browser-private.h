@@ -21,4 +21,7 @@ void                 _lb_store_browser_count_in_flight (LbStoreBrowser *self,
 void                 _lb_store_browser_listing_failed  (LbStoreBrowser *self,
                                                         const GError   *error);
 
+/* Emits ::root-listed. */
+void                 _lb_store_browser_root_listed     (LbStoreBrowser *self);
+
 G_END_DECLS

@@ -34,7 +34,7 @@ struct _LbStoreBrowser {
 
 G_DEFINE_FINAL_TYPE (LbStoreBrowser, lb_store_browser, GTK_TYPE_WIDGET)
 
-enum { SIGNAL_ENTRY_ACTIVATED, SIGNAL_LISTING_FAILED, N_SIGNALS };
+enum { SIGNAL_ENTRY_ACTIVATED, SIGNAL_LISTING_FAILED, SIGNAL_ROOT_LISTED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 enum { PROP_0, PROP_PENDING, N_PROPS };
@@ -74,6 +74,12 @@ _lb_store_browser_listing_failed (LbStoreBrowser *self,
                                   const GError   *error)
 {
   g_signal_emit (self, signals[SIGNAL_LISTING_FAILED], 0, error);
+}
+
+void
+_lb_store_browser_root_listed (LbStoreBrowser *self)
+{
+  g_signal_emit (self, signals[SIGNAL_ROOT_LISTED], 0);
 }
 
 /* ---- tree model ------------------------------------------------------------------------ */
@@ -362,6 +368,10 @@ lb_store_browser_class_init (LbStoreBrowserClass *klass)
   signals[SIGNAL_LISTING_FAILED] =
     g_signal_new ("listing-failed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
                   NULL, NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
+  /* the store's root was listed: the store works (the window adds it to the recent ones) */
+  signals[SIGNAL_ROOT_LISTED] =
+    g_signal_new ("root-listed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                  NULL, NULL, G_TYPE_NONE, 0);
   gtk_widget_class_install_action (widget_class, "tree.sort", "s", sort_action);
   /* Ctrl+digit is taken by the window (zoom); Alt+digit is free in the tree */
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1, GDK_ALT_MASK, "tree.sort", "s", "name");

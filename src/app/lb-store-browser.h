@@ -14,7 +14,8 @@ G_BEGIN_DECLS
  * containers list their children lazily and asynchronously when first expanded. While a
  * listing runs the container shows a spinner row; a failed listing shows an error row with a
  * Retry button. Emits ::entry-activated for images and for DICOM series, which also expand
- * (Enter, double click).
+ * (Enter, double click), ::listing-failed with the error of a failed listing, and
+ * ::root-listed each time the store's root was listed (the store answers).
  *
  * Listings are turned into rows and sorted in a worker thread and reach the model in batches
  * from an idle, so the main loop keeps running while a large folder arrives. Collapsing a

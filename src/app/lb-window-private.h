@@ -12,6 +12,10 @@
 
 G_BEGIN_DECLS
 
+/* Something to do once unsaved results are answered for (lb-window-unsaved.c). */
+typedef void (*LbWindowThen) (LbWindow *self,
+                              gpointer  data);
+
 /* The window's state, shared with its sibling files (lb-window-*.c); tests and bench/ read
  * it through lb-window-test.h. */
 struct _LbWindow {
@@ -30,6 +34,7 @@ struct _LbWindow {
   GtkWidget      *redo_button;
   GtkWidget      *paned;
   GtkWidget      *tree_search;
+  GtkWidget      *tree_search_status; /* "nothing matches" under the search */
   GtkWidget      *tree_stack;
   GtkWidget      *tree_box;
   GtkWidget      *welcome_list;
@@ -115,6 +120,17 @@ struct _LbWindow {
   gboolean        was_fullscreen;
   GtkWidget      *tag_browser;        /* LbTagBrowser, made on first use */
   char           *tag_uri;            /* the file whose header it shows, NULL for a slice */
+
+  /* Unsaved results (lb-window-unsaved.c) */
+  LbImage        *saved_image;        /* the history's image last uploaded or exported */
+  LbWindowThen    pending_func;       /* waits for the answer to "save the changes?" */
+  gpointer        pending_data;
+  GDestroyNotify  pending_free;
+  gboolean        asking_unsaved;
+  gboolean        close_confirmed;    /* closing goes ahead without asking again */
+
+  /* Focus (lb-window-focus.c) */
+  guint           focus_source;       /* idle: the keys go back to the viewport */
 };
 
 /* lb-window.c */
@@ -209,5 +225,41 @@ void _lb_window_export         (LbWindow     *self);
 /* Exports without the file chooser (tests). */
 void _lb_window_export_to_path (LbWindow     *self,
                                 const char   *path);
+
+/* lb-window-unsaved.c */
+/* TRUE while the current image is a result that was neither uploaded nor exported. */
+gboolean _lb_window_is_modified        (LbWindow      *self);
+/* The title: the image's name, marked while it is modified; else the store. */
+void     _lb_window_update_title       (LbWindow      *self);
+/* Calls @func at once when nothing unsaved would be lost, else after asking Save / Discard /
+ * Cancel (Save: once the result is written; Cancel: never). @free_func frees @data. */
+void     _lb_window_after_unsaved      (LbWindow      *self,
+                                        LbWindowThen   func,
+                                        gpointer       data,
+                                        GDestroyNotify free_func);
+/* The upload or export of @image (the history's image, not its copy with provenance)
+ * succeeded, or the save failed or was cancelled. */
+void     _lb_window_saved              (LbWindow      *self,
+                                        LbImage       *image);
+void     _lb_window_save_failed        (LbWindow      *self);
+/* For ::close-request: TRUE when closing waits for an answer first. */
+gboolean _lb_window_close_needs_answer (LbWindow      *self);
+void     _lb_window_unsaved_dispose    (LbWindow      *self);
+
+/* lb-window-focus.c */
+/* Menus, dialogs and operations give the keys back to the viewport when they end. */
+void     _lb_window_focus_init         (LbWindow      *self);
+void     _lb_window_focus_dispose      (LbWindow      *self);
+/* The viewport takes the keys unless the reader is typing or working in the tree or a
+ * control of the window (only focus left on the header bar's buttons, or none, moves). */
+void     _lb_window_focus_viewport     (LbWindow      *self);
+
+/* lb-window-export-view.c */
+/* Adds win.export-view: the view as shown, overlays burnt in, to a PNG file. */
+void     _lb_window_export_view_init   (LbWindow      *self);
+/* Renders the viewport with its overlays into an RGBA image of its size in device pixels;
+ * NULL (and @error) when nothing is shown. */
+LbImage *_lb_window_render_view        (LbWindow      *self,
+                                        GError       **error);
 
 G_END_DECLS
