@@ -275,6 +275,14 @@ feed_batch (LbBrowserChildren *self,
     }
   if (self->resorting)
     reexpand (self, self->fed, n);
+  else if (self->browser != NULL && _lb_store_browser_remembers (self->browser))
+    /* after a refresh: the folders that were expanded are again, and the selection is back */
+    for (guint i = self->fed; i < self->fed + n; i++)
+      {
+        g_autoptr (GtkTreeListRow) row = row_for_list (self, i);
+
+        _lb_store_browser_row_arrived (self->browser, row, g_ptr_array_index (self->nodes, i));
+      }
   self->fed += n;
   /* aim the next batch at BATCH_TARGET_US of work, as this one went */
   dt = MAX (g_get_monotonic_time () - t0, 1);
@@ -486,6 +494,21 @@ on_listed (GObject      *source,
   prepare_start (self, g_steal_pointer (&entries), NULL);
 }
 
+/* Remembers, by address, the folders expanded below @self, at every depth. */
+static void
+remember_expanded (LbBrowserChildren *self)
+{
+  for (guint i = 0; self->nodes != NULL && i < self->fed; i++)
+    {
+      LbBrowserChildren *children = lb_browser_node_get_children (self->nodes->pdata[i]);
+
+      if (children == NULL || children->n_views == 0 || children->uri == NULL)
+        continue;
+      _lb_store_browser_remember_expanded (self->browser, children->uri);
+      remember_expanded (children);
+    }
+}
+
 void
 lb_browser_children_relist (LbBrowserChildren *self)
 {
@@ -495,6 +518,8 @@ lb_browser_children_relist (LbBrowserChildren *self)
   g_return_if_fail (LB_IS_BROWSER_CHILDREN (self));
   if (self->browser == NULL || (store = lb_store_browser_get_store (self->browser)) == NULL)
     return;
+  /* listed again (refresh, an upload): what was expanded below stays expanded */
+  remember_expanded (self);
   children_stop (self);
   g_clear_pointer (&self->nodes, g_ptr_array_unref);
   self->fed = 0;

@@ -30,6 +30,9 @@ struct _LbStoreBrowser {
   /* probing the view's sorter for its primary column (GTK 4.8 has no getter) */
   int                 probe_column;
   LbBrowserNode      *probe[2];
+  /* refresh: what was expanded and selected, by address, until its row comes back */
+  GHashTable         *reexpand;
+  char               *reselect;
 };
 
 G_DEFINE_FINAL_TYPE (LbStoreBrowser, lb_store_browser, GTK_TYPE_WIDGET)
@@ -74,6 +77,38 @@ _lb_store_browser_listing_failed (LbStoreBrowser *self,
                                   const GError   *error)
 {
   g_signal_emit (self, signals[SIGNAL_LISTING_FAILED], 0, error);
+}
+
+void
+_lb_store_browser_remember_expanded (LbStoreBrowser *self,
+                                     const char     *uri)
+{
+  g_hash_table_add (self->reexpand, g_strdup (uri));
+}
+
+gboolean
+_lb_store_browser_remembers (LbStoreBrowser *self)
+{
+  return g_hash_table_size (self->reexpand) > 0 || self->reselect != NULL;
+}
+
+void
+_lb_store_browser_row_arrived (LbStoreBrowser *self,
+                               GtkTreeListRow *row,
+                               LbBrowserNode  *node)
+{
+  LbStoreEntry *entry = lb_browser_node_get_entry (node);
+  const char *uri = entry ? lb_store_entry_get_uri (entry) : NULL;
+
+  if (uri == NULL || row == NULL)
+    return;
+  if (g_hash_table_remove (self->reexpand, uri))
+    gtk_tree_list_row_set_expanded (row, TRUE);
+  if (g_strcmp0 (self->reselect, uri) == 0)
+    {
+      g_clear_pointer (&self->reselect, g_free);
+      gtk_single_selection_set_selected (self->selection, gtk_tree_list_row_get_position (row));
+    }
 }
 
 void
@@ -270,6 +305,11 @@ refresh_action (GtkWidget  *widget,
     return;
   if (position != GTK_INVALID_LIST_POSITION && (node = node_at (self, position)) != NULL)
     {
+      LbStoreEntry *entry = lb_browser_node_get_entry (node);
+
+      /* the selection comes back with its row */
+      g_free (self->reselect);
+      self->reselect = entry ? g_strdup (lb_store_entry_get_uri (entry)) : NULL;
       g_autoptr (GtkTreeListRow) row = gtk_tree_list_model_get_row (self->tree, position);
 
       list = row != NULL && gtk_tree_list_row_get_expanded (row)
@@ -334,6 +374,8 @@ lb_store_browser_dispose (GObject *object)
   g_clear_object (&self->settings);
   g_clear_object (&self->probe[0]);
   g_clear_object (&self->probe[1]);
+  g_clear_pointer (&self->reexpand, g_hash_table_unref);
+  g_clear_pointer (&self->reselect, g_free);
   G_OBJECT_CLASS (lb_store_browser_parent_class)->dispose (object);
 }
 
@@ -437,6 +479,7 @@ lb_store_browser_init (LbStoreBrowser *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   self->settings = g_settings_new (APP_ID);
+  self->reexpand = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->probe[0] = probe_node ("a", 1);
   self->probe[1] = probe_node ("b", 2);
   for (int c = 0; c < LB_BROWSER_N_SORT_COLUMNS; c++)
@@ -465,6 +508,8 @@ lb_store_browser_set_store (LbStoreBrowser *self,
   g_clear_object (&self->tree);
   g_clear_object (&self->root);
   g_set_object (&self->store, store);
+  g_hash_table_remove_all (self->reexpand);
+  g_clear_pointer (&self->reselect, g_free);
   update_actions (self);
   if (store == NULL)
     return;
