@@ -631,6 +631,24 @@ lb_browser_children_find (LbBrowserChildren *self,
 }
 
 gboolean
+lb_browser_children_any (LbBrowserChildren *self,
+                         gboolean         (*pred) (LbBrowserNode *, gpointer),
+                         gpointer           data)
+{
+  g_return_val_if_fail (LB_IS_BROWSER_CHILDREN (self), FALSE);
+  for (guint i = 0; self->nodes != NULL && i < self->fed; i++)
+    {
+      LbBrowserNode *node = self->nodes->pdata[i];
+      LbBrowserChildren *children = lb_browser_node_get_children (node);
+
+      if (pred (node, data)
+          || (children != NULL && children->started && lb_browser_children_any (children, pred, data)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
 lb_browser_children_is_started (LbBrowserChildren *self)
 {
   g_return_val_if_fail (LB_IS_BROWSER_CHILDREN (self), FALSE);

@@ -56,8 +56,15 @@ guint         lb_store_browser_find_row     (LbStoreBrowser *self,
 gboolean      lb_store_browser_search       (LbStoreBrowser *self,
                                              const char     *text,
                                              gboolean        next);
+/* Positions are the tree's (lb_store_browser_get_rows()), whatever the filter shows. */
 void          lb_store_browser_select_row   (LbStoreBrowser *self,
                                              guint           position);
+/* The selected row's position in the tree, G_MAXUINT when none. */
+guint         lb_store_browser_get_selected (LbStoreBrowser *self);
+/* The search's filter: only rows whose name contains @text (case-insensitive) and the
+ * folders above them stay in the view; NULL or "" shows every row. */
+void          lb_store_browser_set_filter   (LbStoreBrowser *self,
+                                             const char     *text);
 /* Activates the row at @position: images emit ::entry-activated, containers toggle. */
 void          lb_store_browser_activate_row (LbStoreBrowser *self,
                                              guint           position);

@@ -352,6 +352,8 @@ on_search_changed (GtkSearchEntry *entry,
 {
   const char *text = gtk_editable_get_text (GTK_EDITABLE (entry));
 
+  /* the tree shows the matches (and the folders they are in), the first one selected */
+  lb_store_browser_set_filter (self->browser, text);
   show_search_result (self, text, lb_store_browser_search (self->browser, text, FALSE));
 }
 
@@ -368,11 +370,9 @@ static void
 on_search_activate (GtkSearchEntry *entry,
                     LbWindow       *self)
 {
-  GtkSelectionModel *sel = gtk_column_view_get_model (
-    GTK_COLUMN_VIEW (lb_store_browser_get_view (self->browser)));
-  guint pos = gtk_single_selection_get_selected (GTK_SINGLE_SELECTION (sel));
+  guint pos = lb_store_browser_get_selected (self->browser);
 
-  if (pos != GTK_INVALID_LIST_POSITION)
+  if (pos != G_MAXUINT)
     lb_store_browser_activate_row (self->browser, pos);
   gtk_widget_grab_focus (lb_store_browser_get_view (self->browser));
 }

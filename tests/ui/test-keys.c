@@ -438,15 +438,20 @@ test_search_keeps_keys (void)
   GtkWidget *search = lb_window_test_get_child (win, "tree_search");
   GtkWidget *status = lb_window_test_get_child (win, "tree_search_status");
   LbStoreBrowser *browser = lb_window_test_get_browser (win);
-  gboolean inv = lb_canvas_get_invert (canvas ()), flip = lb_canvas_get_flip (canvas ());
-  guint rot = lb_canvas_get_rotation (canvas ());
-  double zoom = lb_canvas_get_zoom (canvas ());
-  double c, w, c2, w2;
-  GtkSingleSelection *sel;
+  gboolean inv, flip;
+  guint rot;
+  double zoom, c, w, c2, w2;
+  GListModel *view_model;
   LbStoreEntry *entry;
 
   if (skip_without_x ())
     return;
+  /* a zoom of its own, which "f" (fit) and "+" would change */
+  lb_canvas_set_zoom (canvas (), 2.0);
+  inv = lb_canvas_get_invert (canvas ());
+  flip = lb_canvas_get_flip (canvas ());
+  rot = lb_canvas_get_rotation (canvas ());
+  zoom = lb_canvas_get_zoom (canvas ());
   lb_canvas_get_window (canvas (), &c, &w);
   gtk_widget_grab_focus (search);
   /* invert, rotate, flip, auto window, fit, split and zoom on the canvas */
@@ -473,12 +478,17 @@ test_search_keeps_keys (void)
   g_assert_true (lb_test_wait (search_text_is, (gpointer) "b.p", 5000));
   lb_test_ui_drain (200);
   g_assert_false (gtk_widget_get_visible (status));
-  sel = GTK_SINGLE_SELECTION (gtk_column_view_get_model (
-    GTK_COLUMN_VIEW (lb_store_browser_get_view (browser))));
-  entry = lb_store_browser_get_entry (browser, gtk_single_selection_get_selected (sel));
+  entry = lb_store_browser_get_entry (browser, lb_store_browser_get_selected (browser));
   g_assert_nonnull (entry);
   g_assert_cmpstr (lb_store_entry_get_name (entry), ==, "b.png");
+  /* the search filters the tree: b.png alone is shown */
+  view_model = G_LIST_MODEL (gtk_column_view_get_model (
+    GTK_COLUMN_VIEW (lb_store_browser_get_view (browser))));
+  g_assert_cmpuint (g_list_model_get_n_items (view_model), ==, 1);
+  screenshot ("keys-search-filter.png");
   gtk_editable_set_text (GTK_EDITABLE (search), "");
+  lb_test_ui_drain (200);
+  g_assert_cmpuint (g_list_model_get_n_items (view_model), ==, 2);
   gtk_widget_grab_focus (GTK_WIDGET (canvas ()));
 }
 
