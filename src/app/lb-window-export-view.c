@@ -7,15 +7,13 @@
 
 #include "lb-dialogs.h"
 #include "lb-error.h"
-#include "lb-png.h"
-#include "lb-store.h"
 #include "lb-window-private.h"
 
 /* win.export-view (Ctrl+Alt+E): the viewport as the reader sees it, for a report or a
  * teaching file. GTK renders the canvas' overlay (the GtkOverlay that holds the canvas, the
  * corner texts, the orientation markers and the scale bar) to a texture with the window's own
  * renderer (gsk_renderer_render_texture), at the display's device pixels, and the PNG writer
- * (lb-png.h) saves it as 8-bit RGB on a worker thread.
+ * (lb-png.h, through _lb_window_write_png()) saves it as 8-bit RGB on a worker thread.
  *
  * Whatever else is drawn over the canvas is burnt in the same way: measurements, once drawn
  * by a widget added as an overlay child of the canvas' GtkOverlay (its parent), appear in the
@@ -92,63 +90,13 @@ _lb_window_render_view (LbWindow *self,
   return lb_image_new_take (tw, th, LB_FORMAT_RGB8, stride, rgb, meta);
 }
 
-typedef struct {
-  LbImage *image;
-  char    *path;
-} ViewExport;
-
-static void
-view_export_free (ViewExport *d)
-{
-  g_clear_object (&d->image);
-  g_free (d->path);
-  g_free (d);
-}
-
-static void
-save_thread (GTask        *task,
-             gpointer      source,
-             gpointer      task_data,
-             GCancellable *cancellable)
-{
-  ViewExport *d = task_data;
-  GError *error = NULL;
-
-  /* atomic: a failure leaves no partial file */
-  if (!lb_png_save_to_file (d->image, d->path, &error))
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
-}
-
-static void
-on_saved (GObject      *source,
-          GAsyncResult *res,
-          gpointer      user_data)
-{
-  LbWindow *self = user_data;
-  ViewExport *d = g_task_get_task_data (G_TASK (res));
-  g_autoptr (GError) error = NULL;
-
-  _lb_window_end_op (self);
-  if (!g_task_propagate_boolean (G_TASK (res), &error))
-    _lb_window_show_error (self, _("Could not export the view"), error);
-  else
-    {
-      g_autofree char *msg = g_strdup_printf (_("View exported to %s"), d->path);
-      _lb_window_set_status (self, msg);
-    }
-  g_object_unref (self);
-}
-
 void
 lb_window_export_view_to_path (LbWindow   *self,
                                const char *path)
 {
   g_autoptr (GError) error = NULL;
-  ViewExport *d;
-  GTask *task;
-  LbImage *image;
+  g_autoptr (LbImage) image = NULL;
+  g_autofree char *done = NULL;
 
   g_return_if_fail (LB_IS_WINDOW (self));
   image = _lb_window_render_view (self, &error);
@@ -157,14 +105,10 @@ lb_window_export_view_to_path (LbWindow   *self,
       _lb_window_show_error (self, _("Could not export the view"), error);
       return;
     }
-  d = g_new0 (ViewExport, 1);
-  d->image = image;
-  d->path = g_strdup (path);
-  _lb_window_begin_op (self, _("Exporting the view"));
-  task = g_task_new (NULL, self->op_cancellable, on_saved, g_object_ref (self));
-  g_task_set_task_data (task, d, (GDestroyNotify) view_export_free);
-  g_task_run_in_thread (task, save_thread);
-  g_object_unref (task);
+  /* not a result of the history: exporting the view saves nothing of it */
+  done = g_strdup_printf (_("View exported to %s"), path);
+  _lb_window_write_png (self, image, NULL, path, _("Exporting the view"), done,
+                        _("Could not export the view"));
 }
 
 static void

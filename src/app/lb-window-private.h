@@ -222,6 +222,16 @@ LbFilter *_lb_window_find_filter (LbWindow   *self,
 /* lb-window-upload.c */
 void _lb_window_upload         (LbWindow     *self);
 void _lb_window_export         (LbWindow     *self);
+/* Writes @image to the PNG file @path on a worker thread (atomically), as the operation
+ * @what; then the status line says @done, or the error shows under @failed. @saved: the history's image @image was made from, marked saved once written (or
+ * the pending request dropped when it fails); NULL for an image that is not a result. */
+void _lb_window_write_png      (LbWindow     *self,
+                                LbImage      *image,
+                                LbImage      *saved,
+                                const char   *path,
+                                const char   *what,
+                                const char   *done,
+                                const char   *failed);
 /* Exports without the file chooser (tests). */
 void _lb_window_export_to_path (LbWindow     *self,
                                 const char   *path);

@@ -343,26 +343,30 @@ _lb_window_upload (LbWindow *self)
 
 typedef struct {
   LbImage *image;
-  LbImage *shown;    /* the history's image it was made from */
+  LbImage *saved;      /* the history's image it was made from, NULL: not a result */
   char    *path;
-} ExportData;
+  char    *done;
+  char    *failed;
+} WriteData;
 
 static void
-export_data_free (ExportData *d)
+write_data_free (WriteData *d)
 {
   g_clear_object (&d->image);
-  g_clear_object (&d->shown);
+  g_clear_object (&d->saved);
   g_free (d->path);
+  g_free (d->done);
+  g_free (d->failed);
   g_free (d);
 }
 
 static void
-export_thread (GTask        *task,
-               gpointer      source,
-               gpointer      task_data,
-               GCancellable *cancellable)
+write_thread (GTask        *task,
+              gpointer      source,
+              gpointer      task_data,
+              GCancellable *cancellable)
 {
-  ExportData *d = task_data;
+  WriteData *d = task_data;
   GError *error = NULL;
 
   /* atomic: a temporary file renamed over the target only when complete */
@@ -373,44 +377,63 @@ export_thread (GTask        *task,
 }
 
 static void
-on_exported (GObject      *source,
-             GAsyncResult *res,
-             gpointer      user_data)
+on_written (GObject      *source,
+            GAsyncResult *res,
+            gpointer      user_data)
 {
   LbWindow *self = user_data;
-  ExportData *d = g_task_get_task_data (G_TASK (res));
+  WriteData *d = g_task_get_task_data (G_TASK (res));
   g_autoptr (GError) error = NULL;
 
   _lb_window_end_op (self);
   if (!g_task_propagate_boolean (G_TASK (res), &error))
     {
-      _lb_window_save_failed (self);
-      _lb_window_show_error (self, _("Export failed"), error);
+      if (d->saved != NULL)
+        _lb_window_save_failed (self);
+      _lb_window_show_error (self, d->failed, error);
     }
   else
     {
-      g_autofree char *msg = g_strdup_printf (_("Exported %s"), d->path);
-      _lb_window_set_status (self, msg);
-      _lb_window_saved (self, d->shown);
+      _lb_window_set_status (self, d->done);
+      if (d->saved != NULL)
+        _lb_window_saved (self, d->saved);
     }
   g_object_unref (self);
+}
+
+void
+_lb_window_write_png (LbWindow   *self,
+                      LbImage    *image,
+                      LbImage    *saved,
+                      const char *path,
+                      const char *what,
+                      const char *done,
+                      const char *failed)
+{
+  WriteData *d = g_new0 (WriteData, 1);
+  GTask *task;
+
+  d->image = g_object_ref (image);
+  d->saved = saved ? g_object_ref (saved) : NULL;
+  d->path = g_strdup (path);
+  d->done = g_strdup (done);
+  d->failed = g_strdup (failed);
+  _lb_window_begin_op (self, what);
+  task = g_task_new (NULL, self->op_cancellable, on_written, g_object_ref (self));
+  g_task_set_task_data (task, d, (GDestroyNotify) write_data_free);
+  g_task_run_in_thread (task, write_thread);
+  g_object_unref (task);
 }
 
 void
 _lb_window_export_to_path (LbWindow   *self,
                            const char *path)
 {
-  ExportData *d = g_new0 (ExportData, 1);
-  GTask *task;
+  g_autoptr (LbImage) image = image_with_provenance (self);
+  g_autofree char *done = g_strdup_printf (_("Exported %s"), path);
 
-  d->image = image_with_provenance (self);
-  d->shown = g_object_ref (lb_history_get_current (self->history));
-  d->path = g_strdup (path);
-  _lb_window_begin_op (self, _("Exporting"));
-  task = g_task_new (NULL, self->op_cancellable, on_exported, g_object_ref (self));
-  g_task_set_task_data (task, d, (GDestroyNotify) export_data_free);
-  g_task_run_in_thread (task, export_thread);
-  g_object_unref (task);
+  _lb_window_write_png (self, image, lb_history_get_current (self->history), path,
+                        _("Exporting"), done, _("Export failed"));
 }
 
 static void

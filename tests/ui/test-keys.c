@@ -304,16 +304,23 @@ test_view_state (void)
 
 /* ---- focus ------------------------------------------------------------------------------ */
 
-static gboolean
-upload_dialog_open (gpointer data)
-{
-  return lb_window_test_get_upload_dialog (win) != NULL;
-}
+/* Conditions: the window's upload or filter dialog is open, or closed. */
+typedef struct {
+  GtkWidget *(*get) (LbWindow *self);
+  gboolean    open;
+} DialogState;
+
+static const DialogState upload_open = { lb_window_test_get_upload_dialog, TRUE };
+static const DialogState upload_closed = { lb_window_test_get_upload_dialog, FALSE };
+static const DialogState param_open = { lb_window_test_get_param_dialog, TRUE };
+static const DialogState param_closed = { lb_window_test_get_param_dialog, FALSE };
 
 static gboolean
-upload_dialog_closed (gpointer data)
+dialog_in_state (gpointer data)
 {
-  return lb_window_test_get_upload_dialog (win) == NULL;
+  const DialogState *state = data;
+
+  return (state->get (win) != NULL) == state->open;
 }
 
 static gboolean
@@ -350,10 +357,10 @@ test_focus_returns (void)
   /* a dialog from a header bar button: the click leaves the focus on the button */
   upload = lb_window_test_get_child (win, "upload_button");
   click (upload);
-  g_assert_true (lb_test_wait (upload_dialog_open, NULL, 5000));
+  g_assert_true (lb_test_wait (dialog_in_state, (gpointer) &upload_open, 5000));
   screenshot ("keys-upload-dialog.png");
   lb_test_press_keys (lb_window_test_get_upload_dialog (win), "Escape");
-  g_assert_true (lb_test_wait (upload_dialog_closed, NULL, 5000));
+  g_assert_true (lb_test_wait (dialog_in_state, (gpointer) &upload_closed, 5000));
   g_assert_true (lb_test_wait (has_focus, canvas (), 5000));
   /* "i" inverts: the viewport has the keys */
   lb_test_press_keys (GTK_WIDGET (win), "i");
@@ -379,18 +386,6 @@ test_focus_returns (void)
   g_assert_true (lb_test_wait (at_original, NULL, 5000));
 }
 
-static gboolean
-has_param_dialog (gpointer data)
-{
-  return lb_window_test_get_param_dialog (win) != NULL;
-}
-
-static gboolean
-no_param_dialog (gpointer data)
-{
-  return lb_window_test_get_param_dialog (win) == NULL;
-}
-
 static void
 test_escape_cancels_filter (void)
 {
@@ -408,12 +403,12 @@ test_escape_cancels_filter (void)
   position = lb_history_get_position (history ());
 
   gtk_widget_activate_action (GTK_WIDGET (win), "win.apply-filter", "s", MARK_ID);
-  g_assert_true (lb_test_wait (has_param_dialog, NULL, 5000));
+  g_assert_true (lb_test_wait (dialog_in_state, (gpointer) &param_open, 5000));
   dialog = LB_PARAM_DIALOG (lb_window_test_get_param_dialog (win));
   /* 100 ms a row: 128 rows take seconds, on any number of threads */
   g_assert_true (lb_param_dialog_set_value (dialog, "delay-us", 100000));
   lb_param_dialog_respond (dialog, TRUE);
-  g_assert_true (lb_test_wait (no_param_dialog, NULL, 5000));
+  g_assert_true (lb_test_wait (dialog_in_state, (gpointer) &param_closed, 5000));
   g_assert_true (lb_test_wait (busy, NULL, 5000));
   lb_test_press_keys (GTK_WIDGET (win), "Escape");
   g_assert_true (lb_test_wait (not_busy, NULL, 10000));
@@ -627,7 +622,7 @@ test_unsaved (void)
   lb_window_open_store_image (win, b_uri);
   g_assert_true (lb_test_wait (has_unsaved_question, NULL, 5000));
   lb_test_answer_dialog (GTK_WINDOW (win), "_Save…");
-  g_assert_true (lb_test_wait (upload_dialog_open, NULL, 5000));
+  g_assert_true (lb_test_wait (dialog_in_state, (gpointer) &upload_open, 5000));
   lb_test_answer_dialog (GTK_WINDOW (win), "_Upload");
   g_assert_true (lb_test_wait (showing, (gpointer) "b.png", 20000));
   g_assert_cmpuint (n_saved_files (), ==, 1);
