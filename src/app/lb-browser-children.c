@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "lb-browser-children.h"
+#include "lb-messages.h"
 #include "lb-store-browser-private.h"
 
 struct _LbBrowserChildren {
@@ -477,7 +478,11 @@ on_listed (GObject      *source,
     return;
   if (entries == NULL)
     {
-      g_autoptr (LbBrowserNode) node = lb_browser_node_new_error (error->message, self);
+      /* plain words in the row, the request in its tooltip */
+      const char *plain = lb_messages_explain (error);
+      g_autoptr (LbBrowserNode) node = lb_browser_node_new_error (plain ? plain : error->message,
+                                                                  plain ? error->message : NULL,
+                                                                  self);
 
       g_debug ("listing %s failed: %s", self->uri ? self->uri : "root", error->message);
       g_list_store_splice (self->items, 0, g_list_model_get_n_items (G_LIST_MODEL (self->items)),

@@ -23,6 +23,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "lb-browser-node.h"
 #include "lb-canvas.h"
 #include "lb-filter-registry.h"
 #include "lb-param-dialog.h"
@@ -207,6 +208,12 @@ closed_port (void)
   return port;
 }
 
+static gboolean
+tree_idle (gpointer data)
+{
+  return lb_store_browser_get_pending (lb_window_test_get_browser (win)) == 0;
+}
+
 static GtkWidget *
 find_expander (GtkWidget *widget)
 {
@@ -258,6 +265,18 @@ test_failed_url_details (void)
   g_assert_null (strstr (status, "GET"));
   lb_test_answer_dialog (GTK_WINDOW (win), "_Close");
   g_assert_true (lb_test_wait (no_dialog, NULL, 5000));
+
+  /* the tree's row says the same, with the request in its tooltip */
+  g_assert_true (lb_test_wait (tree_idle, NULL, 20000));
+  {
+    GListModel *rows = lb_store_browser_get_rows (lb_window_test_get_browser (win));
+    g_autoptr (GtkTreeListRow) row = g_list_model_get_item (rows, 0);
+    g_autoptr (LbBrowserNode) node = gtk_tree_list_row_get_item (row);
+
+    g_assert_cmpint (lb_browser_node_get_kind (node), ==, LB_BROWSER_NODE_ERROR);
+    g_assert_cmpstr (lb_browser_node_get_message (node), ==, "The store did not answer.");
+    g_assert_nonnull (strstr (lb_browser_node_get_tooltip (node), host));
+  }
 
   /* it never answered: not a recent store; the one that did still is */
   g_assert_false (in_recent (folder));
