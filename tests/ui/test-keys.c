@@ -519,6 +519,7 @@ test_export_view (void)
 {
   g_autofree char *dir = lb_test_make_tmpdir ("keys-export");
   g_autofree char *png = g_build_filename (dir, "view.png", NULL);
+  g_autofree char *bright = g_build_filename (dir, "bright.png", NULL);
   g_autofree char *source = lb_test_build_path ("LB_SOURCE_ROOT", "data", "samples", "CT",
                                                 CT_SAMPLE, NULL);
   g_autofree char *params = NULL, *params_path = NULL, *out = NULL;
@@ -545,9 +546,17 @@ test_export_view (void)
 
   lb_window_export_view_to_path (win, png);
   g_assert_true (lb_test_wait (file_exists, png, 20000));
-  params = g_strdup_printf ("{\"view\": \"%s\", \"source\": \"%s\", \"center\": 40, "
-                            "\"width\": 400, \"x0\": %d, \"y0\": %d, \"canvas_width\": %d, "
-                            "\"canvas_height\": %d}", png, source, x0, y0, width, height);
+  /* the overlay over bright pixels: every pixel white (a window far below air), the image
+   * filling the canvas */
+  lb_canvas_set_window (canvas (), -3000, 10);
+  lb_canvas_set_zoom (canvas (), 16.0);
+  lb_test_ui_drain (300);
+  lb_window_export_view_to_path (win, bright);
+  g_assert_true (lb_test_wait (file_exists, bright, 20000));
+  params = g_strdup_printf ("{\"view\": \"%s\", \"bright\": \"%s\", \"source\": \"%s\", "
+                            "\"center\": 40, \"width\": 400, \"x0\": %d, \"y0\": %d, "
+                            "\"canvas_width\": %d, \"canvas_height\": %d}",
+                            png, bright, source, x0, y0, width, height);
   params_path = g_build_filename (dir, "params.json", NULL);
   g_assert_true (g_file_set_contents (params_path, params, -1, NULL));
   out = lb_test_run_reference ("ui", "view-export-reference.py", dir);

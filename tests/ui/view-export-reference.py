@@ -9,7 +9,9 @@ whose lightbox:rescale text chunk holds slope and intercept to Hounsfield units)
 grey of every source pixel is PS3.3 C.11.2.1.2.1's linear window on the rescaled value; the
 exported image must hold exactly those greys (±1 for rounding) in that place, and clearly not
 one pixel off; the bottom-right corner of the canvas (the overlay's W/L and zoom lines) must
-hold light text on a dark outline. Prints a JSON summary; exit 77 without numpy or Pillow."""
+hold light text on a dark outline, and over an image that is white everywhere ("bright", the
+same view zoomed in with a window below air) the corner must still hold the outline's dark
+pixels. Prints a JSON summary; exit 77 without numpy or Pillow."""
 import json, os, sys
 
 try:
@@ -67,7 +69,15 @@ if light:
                 dark_next_to_light += 1
                 break
 
-summary = {'match': exact, 'shifted_match': shifted, 'grey': is_grey,
+# the same corner over an image that is white everywhere ("bright"): the text stays readable
+# because its outline is dark; without one the corner would hold no dark pixel at all
+bright = np.array(Image.open(p['bright']).convert('RGB'), dtype=np.int32)
+bcorner = bright[ch - 70:ch, cw - 260:cw].mean(axis=2)
+bright_dark = int(np.sum(bcorner < 60))
+bright_white = float(np.mean(bright[ch // 2 - 20:ch // 2 + 20, cw // 2 - 20:cw // 2 + 20] > 250))
+
+summary = {'match': exact, 'bright_corner_dark_pixels': bright_dark,
+           'bright_centre_white': bright_white, 'shifted_match': shifted, 'grey': is_grey,
            'corner_light_pixels': light, 'outlined_light_pixels': dark_next_to_light,
            'distinct_greys': int(len(np.unique(expected)))}
 print(json.dumps(summary))
@@ -77,3 +87,7 @@ assert is_grey, summary
 assert shifted < 0.9, summary
 assert light >= 30, summary
 assert dark_next_to_light >= light // 2, summary
+assert bright_white == 1.0, summary
+# a one-pixel outline all round: 723 dark pixels here, against 182 for the soft shadow
+# the overlay had before (Debian 12, its default font)
+assert bright_dark >= 400, summary
