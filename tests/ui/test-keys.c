@@ -214,21 +214,6 @@ tree_idle (gpointer data)
   return lb_store_browser_get_pending (lb_window_test_get_browser (win)) == 0;
 }
 
-static GtkWidget *
-find_expander (GtkWidget *widget)
-{
-  if (GTK_IS_EXPANDER (widget))
-    return widget;
-  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_expander (c);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 static void
 test_failed_url_details (void)
 {
@@ -237,7 +222,8 @@ test_failed_url_details (void)
   g_autofree char *image = g_strconcat (folder, "ct.png", NULL);
   g_autofree char *host = g_strdup_printf ("127.0.0.1:%u", port);
   GtkWindow *dialog;
-  GtkWidget *expander, *details;
+  GtkExpander *expander;
+  GtkWidget *details;
   const char *status, *text;
 
   lb_window_open_uri (win, image);
@@ -249,10 +235,12 @@ test_failed_url_details (void)
   g_assert_nonnull (lb_test_find_text (GTK_WIDGET (dialog), "Could not open the image"));
   g_assert_nonnull (lb_test_find_text (GTK_WIDGET (dialog), "The store did not answer."));
   /* … the request behind Details, folded */
-  expander = find_expander (GTK_WIDGET (dialog));
+  expander = lb_test_find_expander (GTK_WIDGET (dialog));
   g_assert_nonnull (expander);
-  g_assert_false (gtk_expander_get_expanded (GTK_EXPANDER (expander)));
-  details = gtk_expander_get_child (GTK_EXPANDER (expander));
+  g_assert_false (gtk_expander_get_expanded (expander));
+  /* folded: the request is nowhere on screen */
+  g_assert_null (lb_test_find_text (GTK_WIDGET (dialog), host));
+  details = gtk_expander_get_child (expander);
   g_assert_true (GTK_IS_LABEL (details));
   text = gtk_label_get_text (GTK_LABEL (details));
   g_test_message ("details: %s", text);
