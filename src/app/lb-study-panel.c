@@ -493,27 +493,6 @@ on_row_activated (LbStudyPanel *self, GtkListBoxRow *row)
   lb_study_panel_activate (self, (guint) gtk_list_box_row_get_index (row));
 }
 
-char *
-lb_study_panel_study_uri_of_series (const char *series_uri)
-{
-  const char *q;
-  gsize n;
-
-  g_return_val_if_fail (series_uri != NULL, NULL);
-  /* a local store's series: FOLDER/?study=ST&series=SE (lb-local-store-dicom.c) */
-  if ((q = strstr (series_uri, "&series=")) != NULL && strstr (series_uri, "/?study=") != NULL)
-    return g_strndup (series_uri, q - series_uri);
-  /* a DICOMweb series: …/studies/ST/series/SE/ (lb-dicomweb-store.h) */
-  n = strlen (series_uri);
-  if (n > 0 && series_uri[n - 1] == '/')
-    n--;
-  while (n > 0 && series_uri[n - 1] != '/')
-    n--;
-  if (n >= 8 && strncmp (series_uri + n - 8, "/series/", 8) == 0)
-    return g_strndup (series_uri, n - 7);
-  return NULL;
-}
-
 /* ---- the widget --------------------------------------------------------------------------- */
 
 static void

@@ -54,8 +54,4 @@ const char   *lb_study_panel_get_status       (LbStudyPanel *self);
 void          lb_study_panel_activate         (LbStudyPanel *self,
                                                guint         position);
 
-/* The URI of the study @series_uri (a series entry's URI of a DICOMweb or local store) is in,
- * NULL when it is not a series URI. */
-char         *lb_study_panel_study_uri_of_series (const char *series_uri);
-
 G_END_DECLS

@@ -114,36 +114,33 @@ on_series_activated (LbStudyPanel *study_panel, LbStoreEntry *series, LbWindow *
 
 /* ---- the tree ------------------------------------------------------------------------------ */
 
-/* A study row chosen in the tree shows in the panel; so does the study of a series row. */
+/* The entry of a tree row (a GtkTreeListRow of LbBrowserNode), NULL for spinner and error
+ * rows. (transfer none) */
+static LbStoreEntry *
+row_entry (GtkTreeListRow *row)
+{
+  g_autoptr(GObject) item = row ? gtk_tree_list_row_get_item (row) : NULL;
+
+  return LB_IS_BROWSER_NODE (item) ? lb_browser_node_get_entry (LB_BROWSER_NODE (item)) : NULL;
+}
+
+/* A study row chosen in the tree shows in the panel; so does the study of a series row (its
+ * parent row). */
 static void
 on_tree_selection (GtkSingleSelection *selection, GParamSpec *pspec, LbWindow *self)
 {
   gpointer item = gtk_single_selection_get_selected_item (selection);
-  LbBrowserNode *node;
-  LbStoreEntry *entry;
-  g_autofree char *study_uri = NULL;
+  GtkTreeListRow *row = GTK_IS_TREE_LIST_ROW (item) ? item : NULL;
+  LbStoreEntry *entry = row_entry (row);
+  g_autoptr(GtkTreeListRow) parent = NULL;
 
-  if (GTK_IS_TREE_LIST_ROW (item))
-    item = gtk_tree_list_row_get_item (item);
-  else if (item != NULL)
-    g_object_ref (item);
-  node = item;
-  entry = LB_IS_BROWSER_NODE (node) ? lb_browser_node_get_entry (node) : NULL;
+  if (entry != NULL && lb_store_entry_get_kind (entry) == LB_STORE_ENTRY_DICOM_SERIES)
+    {
+      parent = gtk_tree_list_row_get_parent (row);
+      entry = row_entry (parent);
+    }
   if (entry != NULL && lb_store_entry_get_kind (entry) == LB_STORE_ENTRY_DICOM_STUDY)
     show_study (self, entry);
-  else if (entry != NULL && lb_store_entry_get_kind (entry) == LB_STORE_ENTRY_DICOM_SERIES
-           && (study_uri = lb_study_panel_study_uri_of_series (lb_store_entry_get_uri (entry)))
-           && g_strcmp0 (study_uri, lb_study_panel_get_study_uri (panel (self))) != 0)
-    {
-      /* the study's own entry is one level up in the tree: its label is not needed here */
-      g_autoptr(LbStoreEntry) study = lb_store_entry_new (study_uri, study_uri,
-                                                          LB_STORE_ENTRY_DICOM_STUDY);
-
-      lb_store_entry_set_display_name (study, lb_store_entry_get_attribute (entry,
-                                                                            "StudyInstanceUID"));
-      show_study (self, study);
-    }
-  g_clear_object (&item);
 }
 
 /* ---- the search ------------------------------------------------------------------------ */

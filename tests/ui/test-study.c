@@ -298,6 +298,46 @@ test_search_messages (void)
   g_assert_cmpuint (g_list_model_get_n_items (lb_study_search_get_results (s)), ==, 0);
 }
 
+/* The thumbnail of row @position: the middle file of @series (in InstanceNumber order) as a
+ * display shows it with the file's first window (display-reference.py, from PS3.3 with
+ * pydicom), scaled to 64 pixels by nearest neighbour (each of the 32×32 pixels becomes 2×2). */
+static void
+check_thumbnail (JsonObject *series, guint position)
+{
+  JsonArray *files = json_object_get_array_member (series, "files");
+  const char *middle = json_array_get_string_element (files, (json_array_get_length (files) - 1) / 2);
+  guint size = (guint) json_object_get_int_member (series, "size");
+  g_autofree char *script = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "tests", "dicom",
+                                              "display-reference.py", NULL);
+  g_autofree char *out = g_build_filename (g_getenv ("LB_DICOMWEB_RUNDIR"), "thumb-ref.raw", NULL);
+  const char *argv[] = { "/usr/bin/python3", script, middle, "window:0", out, NULL };
+  g_autofree char *err = NULL, *stdout_text = NULL, *want = NULL;
+  GdkTexture *tex = GDK_TEXTURE (lb_study_panel_get_thumbnail (panel (), position));
+  guint tw = gdk_texture_get_width (tex), th = gdk_texture_get_height (tex);
+  g_autofree guint8 *px = g_malloc ((gsize) tw * th * 4);
+  gsize len = 0;
+  int status;
+
+  stdout_text = lb_test_run_tool (argv, &err, &status);
+  g_assert_cmpint (status, ==, 0);
+  g_assert_true (g_file_get_contents (out, &want, &len, NULL));
+  g_assert_cmpuint (len, ==, (gsize) size * size);
+  g_assert_cmpuint (tw, ==, 2 * size);
+  g_assert_cmpuint (th, ==, 2 * size);
+  gdk_texture_download (tex, px, (gsize) tw * 4);
+  for (guint y = 0; y < th; y++)
+    for (guint x = 0; x < tw; x++)
+      {
+        const guint8 *p = px + ((gsize) y * tw + x) * 4;
+        guint8 ref = (guint8) want[(y / 2) * size + x / 2];
+
+        /* grey: B = G = R (the texture is downloaded as B, G, R, A on little-endian hosts) */
+        if (p[0] != ref || p[1] != ref || p[2] != ref)
+          g_error ("thumbnail %u of %s at (%u, %u): %u %u %u, the display reference %u",
+                   position, middle, x, y, p[0], p[1], p[2], ref);
+      }
+}
+
 /* The panel's rows against the series pydicom wrote for @study. */
 static void
 check_panel (JsonObject *study)
@@ -335,6 +375,8 @@ check_panel (JsonObject *study)
       g_assert_nonnull (thumb);
       g_assert_cmpint (gdk_paintable_get_intrinsic_width (thumb), ==,
                        LB_STUDY_PANEL_THUMBNAIL_SIZE);
+      if (json_object_get_int_member (want, "bits") == 16)
+        check_thumbnail (want, i);
       /* the row drags the series' URI as a string */
       controllers = gtk_widget_observe_controllers (lb_study_panel_get_row (panel (), i));
       for (guint c = 0; c < g_list_model_get_n_items (controllers) && drag == NULL; c++)
@@ -430,6 +472,42 @@ test_panel_dicomweb (void)
                                      lb_history_get_original (lb_window_test_get_history (win)))),
                                    first_uri));
   check_first_slice (axial);
+}
+
+/* The first row after @from whose entry is of @kind, once the tree has listed it. */
+static guint
+wait_row_of_kind (LbStoreBrowser *browser, guint from, LbStoreEntryKind kind)
+{
+  g_assert_true (lb_test_wait (lb_test_ui_tree_listed, win, 30000));
+  for (guint i = from; i < g_list_model_get_n_items (lb_store_browser_get_rows (browser)); i++)
+    {
+      LbStoreEntry *e = lb_store_browser_get_entry (browser, i);
+
+      if (e != NULL && lb_store_entry_get_kind (e) == kind)
+        return i;
+    }
+  g_assert_not_reached ();
+}
+
+/* A series row chosen in the DICOMweb tree shows its study (the row above it) in the panel. */
+static void
+test_tree_series (void)
+{
+  JsonObject *s3 = study_of ("s3");
+  LbStoreBrowser *browser = lb_window_test_get_browser (win);
+  guint patient, study, series;
+
+  g_assert_true (lb_test_wait (lb_test_ui_tree_listed, win, 30000));
+  patient = lb_store_browser_find_row (browser, "ST-003");
+  g_assert_cmpuint (patient, !=, G_MAXUINT);
+  lb_store_browser_expand_row (browser, patient, TRUE);
+  study = wait_row_of_kind (browser, patient + 1, LB_STORE_ENTRY_DICOM_STUDY);
+  lb_store_browser_expand_row (browser, study, TRUE);
+  series = wait_row_of_kind (browser, study + 1, LB_STORE_ENTRY_DICOM_SERIES);
+  lb_store_browser_select_row (browser, series);
+  g_assert_cmpstr (lb_study_panel_get_study_uri (panel ()), ==,
+                   lb_store_entry_get_uri (lb_store_browser_get_entry (browser, study)));
+  check_panel (s3);
 }
 
 /* A capped tree ends with a row that opens the search. */
@@ -534,6 +612,15 @@ test_panel_local (void)
   lb_store_browser_select_row (browser, study);
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (panel ())));
   check_panel (s2);
+  /* a series row under another study shows its own study: here, the same one again, so the
+   * panel stays as it is (no new listing) */
+  lb_store_browser_expand_row (browser, study, TRUE);
+  g_assert_true (lb_test_wait (lb_test_ui_tree_listed, win, 30000));
+  lb_store_browser_select_row (browser, study + 1);
+  g_assert_cmpint (lb_store_entry_get_kind (lb_store_browser_get_entry (browser, study + 1)), ==,
+                   LB_STORE_ENTRY_DICOM_SERIES);
+  g_assert_false (lb_study_panel_is_loading (panel ()));
+  check_panel (s2);
   lb_study_panel_activate (panel (), 0);
   g_assert_true (lb_test_wait (image_from, first, 30000));
   check_first_slice (t1);
@@ -637,6 +724,7 @@ main (int argc, char **argv)
   g_test_add_func ("/study/search-paging", test_search_paging);
   g_test_add_func ("/study/search-messages", test_search_messages);
   g_test_add_func ("/study/panel-dicomweb", test_panel_dicomweb);
+  g_test_add_func ("/study/tree-series", test_tree_series);
   g_test_add_func ("/study/tree-cap", test_tree_cap);
   g_test_add_func ("/study/panel-local", test_panel_local);
   g_test_add_func ("/study/screenshots", test_screenshots);
