@@ -438,6 +438,13 @@ lb_study_panel_get_study_uri (LbStudyPanel *self)
   return self->study_uri;
 }
 
+LbStore *
+lb_study_panel_get_store (LbStudyPanel *self)
+{
+  g_return_val_if_fail (LB_IS_STUDY_PANEL (self), NULL);
+  return self->store;
+}
+
 GListModel *
 lb_study_panel_get_series (LbStudyPanel *self)
 {

@@ -37,6 +37,8 @@ void          lb_study_panel_set_study        (LbStudyPanel *self,
                                                const char   *title);
 /* (nullable) */
 const char   *lb_study_panel_get_study_uri    (LbStudyPanel *self);
+/* (nullable) (transfer none): the store of the study shown */
+LbStore      *lb_study_panel_get_store        (LbStudyPanel *self);
 /* The series' entries (LbStoreEntry), in the rows' order (SeriesNumber). */
 GListModel   *lb_study_panel_get_series       (LbStudyPanel *self);
 /* TRUE while the listing or a thumbnail is still on its way. */

@@ -7,6 +7,7 @@
 
 #include "lb-dicom-frame.h"
 #include "lb-dicom-tags.h"
+#include "lb-error.h"
 #include "lb-study-search.h"
 
 struct _LbStudySearch {
@@ -65,6 +66,7 @@ static void
 set_status (LbStudySearch *self, const char *text, gboolean error)
 {
   gtk_label_set_text (GTK_LABEL (self->status), text);
+  gtk_widget_set_tooltip_text (self->status, NULL);
   if (error)
     gtk_widget_add_css_class (self->status, "error");
   else
@@ -165,10 +167,18 @@ on_page (GObject *source, GAsyncResult *result, gpointer user_data)
   g_clear_object (&self->cancellable);
   if (found == NULL)
     {
-      g_autofree char *text = g_strdup_printf (_("The search failed: %s"), error->message);
+      g_autofree char *text = NULL;
 
+      /* plain words in the line, the request and what the server said in its tooltip */
+      if (g_error_matches (error, LB_ERROR, LB_ERROR_NETWORK))
+        text = g_strdup (_("The search failed: the store did not answer."));
+      else if (g_error_matches (error, LB_ERROR, LB_ERROR_PERMISSION))
+        text = g_strdup (_("The search failed: the store refused the credentials."));
+      else
+        text = g_strdup_printf (_("The search failed: %s"), error->message);
       self->more = FALSE;
       set_status (self, text, TRUE);
+      gtk_widget_set_tooltip_text (self->status, error->message);
       update_sensitivity (self);
       g_object_unref (self);
       return;
@@ -275,6 +285,14 @@ static void
 on_view_activate (LbStudySearch *self, guint position)
 {
   lb_study_search_choose (self, position);
+}
+
+/* Scrolling to the end of the results asks for the next page, as More does. */
+static void
+on_edge_reached (LbStudySearch *self, GtkPositionType pos)
+{
+  if (pos == GTK_POS_BOTTOM)
+    lb_study_search_more (self);
 }
 
 static void
@@ -493,6 +511,7 @@ lb_study_search_class_init (LbStudySearchClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, lb_study_search_cancel);
   gtk_widget_class_bind_template_callback (widget_class, on_view_activate);
   gtk_widget_class_bind_template_callback (widget_class, on_open_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_edge_reached);
   gtk_widget_class_add_binding (widget_class, GDK_KEY_Escape, 0, on_escape, NULL);
 }
 

@@ -13,7 +13,8 @@ G_BEGIN_DECLS
  * The study search of a DICOMweb store (win.search-studies): patient name (with the wildcards
  * '*' and '?' of PS3.4 C.2.2.2.4), patient ID, a study date range, modality and accession
  * number, sent as QIDO-RS query parameters (lb_dicomweb_study_query_to_path()). The matches
- * come a page at a time (limit/offset, PS3.18 §8.3.4.4): More asks for the next page, so an
+ * come a page at a time (limit/offset, PS3.18 §8.3.4.4): More, or scrolling to the end of the
+ * list, asks for the next page, so an
  * archive of 100 000 studies is never listed whole. Stop (or Escape while searching) cancels;
  * no results and errors say so in the status line.
  *

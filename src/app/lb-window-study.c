@@ -181,10 +181,8 @@ _lb_window_study_update_actions (LbWindow *self)
     return;
   g_simple_action_set_enabled (G_SIMPLE_ACTION (action), LB_IS_DICOMWEB_STORE (self->store));
   /* another store: the panel's study and the search's results belong to the last one */
-  if (self->study_panel != NULL && lb_study_panel_get_study_uri (panel (self)) != NULL
-      && (self->store == NULL
-          || !g_str_has_prefix (lb_study_panel_get_study_uri (panel (self)),
-                                lb_store_get_uri (self->store))))
+  if (self->study_panel != NULL && lb_study_panel_get_store (panel (self)) != NULL
+      && lb_study_panel_get_store (panel (self)) != self->store)
     {
       lb_study_panel_set_study (panel (self), NULL, NULL, NULL);
       gtk_widget_set_visible (self->study_panel, FALSE);
@@ -214,10 +212,12 @@ _lb_window_study_init (LbWindow *self)
 void
 _lb_window_study_dispose (LbWindow *self)
 {
-  if (self->browser != NULL)
-    g_signal_handlers_disconnect_by_data (
-      gtk_column_view_get_model (GTK_COLUMN_VIEW (lb_store_browser_get_view (self->browser))),
-      self);
+  GtkSelectionModel *selection = self->browser != NULL
+    ? gtk_column_view_get_model (GTK_COLUMN_VIEW (lb_store_browser_get_view (self->browser)))
+    : NULL;
+
+  if (selection != NULL)
+    g_signal_handlers_disconnect_by_data (selection, self);
   if (self->study_search != NULL)
     gtk_window_destroy (GTK_WINDOW (self->study_search));
   self->study_search = NULL;

@@ -288,6 +288,24 @@ test_search_messages (void)
   lb_study_search_run (s);
   g_assert_false (lb_study_search_is_busy (s));
   g_assert_nonnull (strstr (lb_study_search_get_status (s), "ends before it starts"));
+  /* a server that does not answer: the search says so */
+  {
+    g_autoptr (LbStore) dead = lb_store_new_for_uri ("dicomweb+http://127.0.0.1:1/dicom-web",
+                                                     NULL, NULL);
+
+    lb_study_search_set_store (s, LB_DICOMWEB_STORE (dead));
+    set_criteria (s, (Criteria) { 0 });
+    lb_study_search_run (s);
+    g_assert_true (lb_test_wait (search_done, s, 60000));
+    g_test_message ("a dead server: %s", lb_study_search_get_status (s));
+    g_assert_cmpstr (lb_study_search_get_status (s), ==,
+                     "The search failed: the store did not answer.");
+    g_assert_cmpuint (g_list_model_get_n_items (lb_study_search_get_results (s)), ==, 0);
+    g_assert_false (lb_study_search_has_more (s));
+    /* the window gives the search its own store back when it opens it */
+    gtk_widget_set_visible (GTK_WIDGET (s), FALSE);
+    s = open_search ();
+  }
   /* Stop cancels a search on its way */
   set_criteria (s, (Criteria) { 0 });
   lb_study_search_run (s);
@@ -457,6 +475,14 @@ test_panel_dicomweb (void)
   lb_study_search_choose (s, find_result (s, json_object_get_string_member (s2, "uid")));
   g_assert_false (gtk_widget_get_visible (GTK_WIDGET (s)));
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (panel ())));
+  check_panel (s2);
+
+  /* another study while one is loading: nothing of the first lands in the second's rows */
+  s = open_search ();
+  lb_study_search_choose (s, find_result (s, json_object_get_string_member (s1, "uid")));
+  g_assert_true (lb_study_panel_is_loading (panel ()));
+  s = open_search ();
+  lb_study_search_choose (s, find_result (s, json_object_get_string_member (s2, "uid")));
   check_panel (s2);
 
   /* the first study of patient ST-001: its first series opens with its first slice */
