@@ -98,3 +98,20 @@ lb_test_ui_make_empty_files (const char *dir,
       close (fd);
     }
 }
+
+GdkTexture *
+lb_test_ui_render (GtkWidget *widget)
+{
+  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+  g_autoptr (GdkPaintable) p = gtk_widget_paintable_new (widget);
+  GtkSnapshot *s = gtk_snapshot_new ();
+  GskRenderNode *node;
+  GdkTexture *tex;
+
+  gdk_paintable_snapshot (p, s, w, h);
+  node = gtk_snapshot_free_to_node (s);
+  tex = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)),
+                                     node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  gsk_render_node_unref (node);
+  return tex;
+}
