@@ -41,6 +41,13 @@ char   *lb_dicom_generate_uid  (void);
 GBytes *lb_dicom_write_part10  (const LbDicomDataset *dataset,
                                 GError              **error);
 
+/* Copies the Patient and General Study modules' attributes (PatientName, PatientID,
+ * PatientBirthDate, PatientSex, StudyInstanceUID, StudyDate, StudyTime, StudyID,
+ * AccessionNumber, ReferringPhysicianName, StudyDescription) from @source into @ds; the type 2
+ * ones are written empty when @source lacks them. For instances that join @source's study. */
+void    lb_dicom_copy_patient_and_study (LbDicomDataset       *ds,
+                                         const LbDicomDataset *source);
+
 /**
  * lb_dicom_build_secondary_capture:
  * @image: the derived pixels (alpha is dropped; grey and RGB, 8 or 16 bits)
