@@ -293,6 +293,10 @@ lb_dicom_sr_get_scoord (const LbDicomDataset *item, const char **graphic_type, g
                      "number", type, i + 1);
         return NULL;
       }
+    else
+      /* GraphicData is FL: text (a file's "%.9g", a JSON number) comes back to the same
+       * single-precision number whatever digits carried it */
+      xy[i] = (float) xy[i];
   *graphic_type = type;
   *n_points = n / 2;
   return g_steal_pointer (&xy);

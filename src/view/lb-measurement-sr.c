@@ -449,6 +449,7 @@ read_scoord (const LbDicomDataset *scoord, const LbDicomDataset *group, GArray *
   LbMeasurementSrEntry *entry;
   LbDicomDataset *item;
   g_autoptr(LbMeasurement) m = NULL;
+  g_autoptr(GError) invalid = NULL;
 
   for (guint i = 0; i < lb_dicom_sr_get_n_children (scoord); i++)
     {
@@ -471,10 +472,11 @@ read_scoord (const LbDicomDataset *scoord, const LbDicomDataset *group, GArray *
   if (!shape_of (type, xy, n, in_group, values, &tool, points))
     return TRUE;
   m = lb_measurement_new_with_points (tool, (const LbMeasurementPoint *) points->data,
-                                      points->len, error);
+                                      points->len, &invalid);
   if (m == NULL)
     {
-      g_prefix_error (error, "measurement group %u: ", group_index + 1);
+      g_set_error (error, LB_ERROR, LB_ERROR_PARSE, "measurement group %u: %s", group_index + 1,
+                   invalid->message);
       return FALSE;
     }
   item = lb_dicom_sr_find_child (group, LB_CODE_COMMENT, "TEXT");
