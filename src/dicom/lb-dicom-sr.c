@@ -359,9 +359,8 @@ lb_dicom_sr_document_new (const LbDicomDataset *study, const LbDicomDataset *roo
                           GPtrArray *evidence, guint series_number,
                           const char *series_description, GError **error)
 {
-  g_autoptr(LbDicomDataset) ds = lb_dicom_dataset_new ();
+  g_autoptr(LbDicomDataset) ds = NULL;
   g_autoptr(GDateTime) now = g_date_time_new_now_local ();
-  g_autofree char *sop_uid = lb_dicom_generate_uid ();
   g_autofree char *series_uid = lb_dicom_generate_uid ();
   g_autofree char *date = g_date_time_format (now, "%Y%m%d");
   g_autofree char *time = g_date_time_format (now, "%H%M%S");
@@ -379,15 +378,8 @@ lb_dicom_sr_document_new (const LbDicomDataset *study, const LbDicomDataset *roo
       return NULL;
     }
 
-  /* SOP Common */
-  lb_dicom_dataset_set_string (ds, LB_TAG_SPECIFIC_CHARACTER_SET, "CS", "ISO_IR 192");
-  lb_dicom_dataset_set_string (ds, LB_TAG_SOP_CLASS_UID, "UI", LB_DICOM_SOP_CLASS_COMPREHENSIVE_SR);
-  lb_dicom_dataset_set_string (ds, LB_TAG_SOP_INSTANCE_UID, "UI", sop_uid);
-  lb_dicom_dataset_set_string (ds, LB_TAG_INSTANCE_CREATION_DATE, "DA", date);
-  lb_dicom_dataset_set_string (ds, LB_TAG_INSTANCE_CREATION_TIME, "TM", time);
-
-  /* Patient, General Study */
-  lb_dicom_copy_patient_and_study (ds, study);
+  /* SOP Common, Patient, General Study */
+  ds = lb_dicom_new_instance_in_study (LB_DICOM_SOP_CLASS_COMPREHENSIVE_SR, study, now);
 
   /* SR Document Series (C.17.1): a series of its own, never another reader's */
   lb_dicom_dataset_set_string (ds, LB_TAG_MODALITY, "CS", "SR");

@@ -41,12 +41,21 @@ char   *lb_dicom_generate_uid  (void);
 GBytes *lb_dicom_write_part10  (const LbDicomDataset *dataset,
                                 GError              **error);
 
-/* Copies the Patient and General Study modules' attributes (PatientName, PatientID,
+/**
+ * lb_dicom_new_instance_in_study:
+ * @source: an instance of the study the new one joins
+ * @now: the creation time
+ *
+ * The start of a new instance of @sop_class in @source's study: SOP Common (SpecificCharacterSet
+ * ISO_IR 192, SOPClassUID, a fresh SOPInstanceUID, InstanceCreationDate and Time) and the
+ * Patient and General Study modules copied from @source (PatientName, PatientID,
  * PatientBirthDate, PatientSex, StudyInstanceUID, StudyDate, StudyTime, StudyID,
- * AccessionNumber, ReferringPhysicianName, StudyDescription) from @source into @ds; the type 2
- * ones are written empty when @source lacks them. For instances that join @source's study. */
-void    lb_dicom_copy_patient_and_study (LbDicomDataset       *ds,
-                                         const LbDicomDataset *source);
+ * AccessionNumber, ReferringPhysicianName, StudyDescription; the type 2 ones written empty
+ * when @source lacks them).
+ */
+LbDicomDataset *lb_dicom_new_instance_in_study (const char           *sop_class,
+                                                const LbDicomDataset *source,
+                                                GDateTime            *now);
 
 /**
  * lb_dicom_build_secondary_capture:

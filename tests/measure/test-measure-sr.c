@@ -43,22 +43,6 @@ source_dataset (const char *study, const char *sop)
   return ds;
 }
 
-static LbImage *
-ct_image (void)
-{
-  g_autoptr(LbImage) grey = lb_test_image_new (64, 48, LB_FORMAT_GRAY16, 7);
-  g_autoptr(LbImageMeta) meta = lb_image_meta_new ();
-  g_autoptr(LbValueModel) model = NULL;
-  LbValueModelBuilder *b = lb_value_model_builder_new (NULL, 16);
-
-  lb_value_model_builder_set_source (b, TRUE, 16);
-  lb_value_model_builder_set_rescale (b, 1, -1024);
-  lb_value_model_builder_set_units (b, "HU");
-  model = lb_value_model_builder_end (b);
-  lb_image_meta_set_value_model (meta, model);
-  return lb_image_with_meta (grey, meta);
-}
-
 /* One measurement of every tool, with points that single precision cannot hold exactly. */
 static GPtrArray *
 every_tool (void)
@@ -183,7 +167,7 @@ static void
 test_round_trip (void)
 {
   g_autoptr(LbDicomDataset) src = source_dataset (STUDY, SOP);
-  g_autoptr(LbImage) image = ct_image ();
+  g_autoptr(LbImage) image = lb_test_ct_image_new (64, 48, 7);
   g_autoptr(GPtrArray) list = every_tool ();
   LbMeasurementSpacing spacing = { LB_MEASUREMENT_SPACING_CALIBRATED, 0.7, 0.9, 1 };
   LbMeasurementSrImage img = { src, -1, image, &spacing, list };

@@ -373,10 +373,11 @@ lb_dicomweb_store_store_derived_finish (LbDicomwebStore *self, GAsyncResult *res
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
-/* ---- save report -------------------------------------------------------------------------- */
-
+/* An instance that names its own SOP Instance UID (a ready DICOM file, a report) is refused
+ * (CREATE semantics) when the server already has it, since STOW-RS servers may replace or
+ * silently keep the old one. A narrow race remains between this check and the POST. */
 static void
-on_report_instances (GObject *source, GAsyncResult *result, gpointer user_data)
+on_instance_precheck (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
   StowData *d = g_task_get_task_data (task);
@@ -391,28 +392,44 @@ on_report_instances (GObject *source, GAsyncResult *result, gpointer user_data)
   if (lb_dicomweb_find (found, LB_TAG_SOP_INSTANCE_UID, d->sop_uid) != NULL)
     {
       lb_store_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_CONFLICT,
-                                             "instance %s is already stored on the server; a "
-                                             "report is never replaced", d->sop_uid));
+                                             "instance %s is already stored on the server; "
+                                             "DICOM instances are never replaced", d->sop_uid));
       return;
     }
-  d->dicom = lb_dicom_write_part10 (d->report, &error);
   if (d->dicom == NULL)
     {
-      lb_store_task_fail (task, error);
-      return;
+      d->dicom = lb_dicom_write_part10 (d->report, &error);
+      if (d->dicom == NULL)
+        {
+          lb_store_task_fail (task, error);
+          return;
+        }
     }
   stow_send (task);
 }
+
+/* Looks d->sop_uid up on the server, then sends d->dicom (or d->report written as Part 10). */
+static void
+precheck_and_send (GTask *task)
+{
+  LbDicomwebStore *self = g_task_get_source_object (task);
+  StowData *d = g_task_get_task_data (task);
+  g_autofree char *e = lb_dicomweb_escape (d->sop_uid);
+  g_autofree char *query = g_strdup_printf ("/instances?SOPInstanceUID=%s", e);
+
+  lb_dicomweb_qido_async (self, query, g_task_get_cancellable (task), NULL, NULL,
+                          on_instance_precheck, task);
+}
+
+/* ---- save report -------------------------------------------------------------------------- */
 
 static void
 on_report_series (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
-  LbDicomwebStore *self = g_task_get_source_object (task);
   StowData *d = g_task_get_task_data (task);
   GError *error = NULL;
   g_autoptr(GPtrArray) series = lb_dicomweb_qido_finish (result, &error);
-  g_autofree char *e = NULL, *query = NULL;
 
   if (series == NULL)
     {
@@ -429,10 +446,7 @@ on_report_series (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
     }
   lb_dicom_dataset_set_uint (d->report, LB_TAG_SERIES_NUMBER, "IS", next_series_number (series));
-  e = lb_dicomweb_escape (d->sop_uid);
-  query = g_strdup_printf ("/instances?SOPInstanceUID=%s", e);
-  lb_dicomweb_qido_async (self, query, g_task_get_cancellable (task), NULL, NULL,
-                          on_report_instances, task);
+  precheck_and_send (task);
 }
 
 void
@@ -486,30 +500,6 @@ is_part10 (GBytes *bytes)
   const guint8 *p = g_bytes_get_data (bytes, &len);
 
   return len >= 132 && memcmp (p + 128, "DICM", 4) == 0;
-}
-
-/* A ready DICOM file names its own SOP Instance UID: refuse (CREATE semantics) when the server
- * already has it, since STOW-RS servers may replace or silently keep the old one. A narrow race
- * remains between this check and the POST. */
-static void
-on_raw_precheck (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  GTask *task = user_data;
-  StowData *d = g_task_get_task_data (task);
-  GError *error = NULL;
-  g_autoptr(GPtrArray) found = lb_dicomweb_qido_finish (result, &error);
-
-  if (found == NULL)
-    {
-      lb_store_task_fail (task, error);
-      return;
-    }
-  if (lb_dicomweb_find (found, LB_TAG_SOP_INSTANCE_UID, d->sop_uid) != NULL)
-    lb_store_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_CONFLICT,
-                                           "instance %s is already stored on the server; "
-                                           "DICOM instances are never replaced", d->sop_uid));
-  else
-    stow_send (task);
 }
 
 /* Reads (0002,0003) MediaStorageSOPInstanceUID from the file meta (always explicit VR little
@@ -634,13 +624,7 @@ on_write_read (GObject *source, GAsyncResult *result, gpointer user_data)
       d->dicom = g_bytes_ref (bytes);
       d->study_uid = g_strdup (d->target.study);
       /* d->series_uid stays NULL: the series comes from the STOW response's RetrieveURL */
-      {
-        g_autofree char *e = lb_dicomweb_escape (d->sop_uid);
-        g_autofree char *query = g_strdup_printf ("/instances?SOPInstanceUID=%s", e);
-
-        lb_dicomweb_qido_async (self, query, g_task_get_cancellable (task), NULL, NULL,
-                                on_raw_precheck, task);
-      }
+      precheck_and_send (task);
       return;
     }
 
