@@ -14,6 +14,10 @@ must be, and pydicom writes a TID 1500 report the way other tools do.
                                 INFERRED FROM SCOORD, TID 1419 Derivation, SRT codes, CIRCLE, a
                                 rotated ELLIPSE, a rectangle outline starting down a column)
   check-foreign LISTED.json     `measurements --json` read that report back as it should
+  multiframe OUT.dcm            writes a 3-frame object (frame k holds noise around 100 k)
+  check-frame SR.dcm IMAGE.dcm FRAME X0 Y0 X1 Y1
+                                the SR's rectangle on frame FRAME (from 1): ReferencedFrameNumber
+                                and numpy's mean, SD, min and max of that frame's pixels
 
 Every check prints "PASS text" or "FAIL text"; other lines start with '#'. Exit status 77
 without pydicom/numpy."""
@@ -369,10 +373,65 @@ def cmd_check_foreign(listed_path):
     return ok
 
 
+MULTIFRAME_SC = '1.2.840.10008.5.1.4.1.1.7.3'
+
+
+def cmd_multiframe(out):
+    rng = np.random.default_rng(29)
+    frames = np.stack([100 * k + rng.integers(-9, 10, size=(40, 50)) for k in (1, 2, 3)])
+    meta = FileMetaDataset()
+    meta.MediaStorageSOPClassUID, meta.MediaStorageSOPInstanceUID = MULTIFRAME_SC, generate_uid()
+    meta.TransferSyntaxUID = ExplicitVRLittleEndian
+    ds = FileDataset(None, {}, file_meta=meta, preamble=b'\0' * 128)
+    ds.SOPClassUID, ds.SOPInstanceUID = MULTIFRAME_SC, meta.MediaStorageSOPInstanceUID
+    ds.Modality, ds.ConversionType = 'OT', 'WSD'
+    ds.PatientName, ds.PatientID = 'Phantom^Frames', 'PH-27F'
+    ds.StudyInstanceUID, ds.SeriesInstanceUID = generate_uid(), generate_uid()
+    ds.SamplesPerPixel, ds.PhotometricInterpretation = 1, 'MONOCHROME2'
+    ds.NumberOfFrames = 3
+    ds.Rows, ds.Columns = 40, 50
+    ds.BitsAllocated, ds.BitsStored, ds.HighBit, ds.PixelRepresentation = 16, 16, 15, 0
+    ds.PixelSpacing = [0.5, 0.5]
+    ds.PixelData = frames.astype('<u2').tobytes()
+    ds.is_little_endian, ds.is_implicit_VR = True, False
+    ds.save_as(out, write_like_original=False)
+
+
+def cmd_check_frame(sr_path, image_path, frame, x0, y0, x1, y1):
+    sr, img = pydicom.dcmread(sr_path), pydicom.dcmread(image_path)
+    frame, (x0, y0, x1, y1) = int(frame), (float(v) for v in (x0, y0, x1, y1))
+    ok = True
+    gs = groups(sr)
+    if not check(len(gs) == 1 and len(scoords(gs[0])) == 1, 'one measurement group, one SCOORD'):
+        return False
+    item, nums = scoords(gs[0])[0]
+    ref = [c for c in children(item) if c.ValueType == 'IMAGE'][0].ReferencedSOPSequence[0]
+    ok &= check(ref.ReferencedSOPInstanceUID == img.SOPInstanceUID
+                and int(ref.get('ReferencedFrameNumber', 0)) == frame,
+                'SCOORD SELECTED FROM frame %s of the image' % ref.get('ReferencedFrameNumber'))
+    lib = [c for c in children(sr) if code(c) == ('111028', 'DCM')][0]
+    entry = children(children(lib)[0])[0].ReferencedSOPSequence[0]
+    ok &= check(int(entry.get('ReferencedFrameNumber', 0)) == frame,
+                'the Image Library names frame %d' % frame)
+    pixels = img.pixel_array[frame - 1].astype(float)
+    rr, cc = np.meshgrid(np.arange(pixels.shape[0]), np.arange(pixels.shape[1]), indexing='ij')
+    xs, ys = cc + 0.5, rr + 0.5
+    inside = (xs >= min(x0, x1)) & (xs <= max(x0, x1)) & (ys >= min(y0, y1)) & (ys <= max(y0, y1))
+    v = pixels[inside]
+    values = {code(n): num_value(n) for n in nums}
+    for name, key, want in (('mean', '373098007', v.mean()), ('sd', '386136009', v.std()),
+                            ('min', '255605001', v.min()), ('max', '56851009', v.max())):
+        got = values[(key, 'SCT')]
+        ok &= check(close(got[0], float(want)) and got[2] == '1',
+                    'frame %d: %s %.6f (unit %s), numpy %.6f' % (frame, name, got[0], got[2], want))
+    return ok
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     fn = {'args': cmd_args, 'uids': cmd_uids, 'check-sr': cmd_check_sr, 'compare': cmd_compare,
-          'foreign': cmd_foreign, 'check-foreign': cmd_check_foreign}[cmd]
+          'foreign': cmd_foreign, 'check-foreign': cmd_check_foreign,
+          'multiframe': cmd_multiframe, 'check-frame': cmd_check_frame}[cmd]
     result = fn(*args)
     sys.exit(0 if result in (None, True) else 1)
 

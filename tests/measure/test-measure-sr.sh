@@ -115,6 +115,23 @@ grep -q '^image,slice,tool' "$W/list.csv" && [ "$(grep -c 'report, series 99' "$
   && ok "CSV listing: header and the 4 measurements of the other report" \
   || not_ok "CSV listing: $(head -3 "$W/list.csv")"
 
+# a frame of a multi-frame object: ReferencedFrameNumber, and only that frame lists it
+mf=$W/multiframe.dcm
+"${CHECK[@]}" multiframe "$mf"
+"${CURL[@]}" -H 'Expect:' --data-binary @"$mf" "$REST/instances" >/dev/null
+read -r mst mse msop < <("${CHECK[@]}" uids "$mf")
+murl="dicomweb+$LB_DICOMWEB_URL/studies/$mst/series/$mse/instances/$msop"
+if "$CLI" measure --frame 2 --rectangle 5.5,4.25,30.75,20.5 --save-sr "$murl" >/dev/null 2>"$W/mf.err"; then
+  ok "multi-frame: measure --frame 2 --save-sr"
+  mapfile -t mids < <(sr_ids "$mst")
+  "${CURL[@]}" "$REST/instances/${mids[0]}/file" -o "$W/mf-sr.dcm"
+  tap check-frame "$W/mf-sr.dcm" "$mf" 2 5.5 4.25 30.75 20.5
+  n2=$("$CLI" measurements --frame 2 "$murl" | tail -n +2 | wc -l)
+  n1=$("$CLI" measurements --frame 1 "$murl" | tail -n +2 | wc -l)
+  [ "$n2" = 1 ] && [ "$n1" = 0 ] && ok "multi-frame: frame 2 lists the rectangle, frame 1 nothing" \
+    || not_ok "multi-frame: frame 2 lists $n2, frame 1 lists $n1"
+else not_ok "multi-frame: measure --frame 2: $(cat "$W/mf.err")"; fi
+
 # bad input: a clear error and no report
 if out=$("$CLI" measure --save-sr --length 1,2,3 "$url" 2>&1); then not_ok "odd coordinates accepted"
 else echo "$out" | grep -q 'pairs' && ok "odd coordinates are refused" || not_ok "odd coordinates: $out"; fi
