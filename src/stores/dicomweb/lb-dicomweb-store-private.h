@@ -7,7 +7,8 @@
  *   lb-dicomweb-qido.c      QIDO-RS search (paged), labels, entries; list and stat
  *   lb-dicomweb-search.c    study search for readers: one page of a query (public API)
  *   lb-dicomweb-wado.c      WADO-RS metadata and first frame; fetch image and read
- *   lb-dicomweb-stow.c      STOW-RS; store derived and write */
+ *   lb-dicomweb-stow.c      STOW-RS; store derived, save report (an SR) and write
+ *   lb-dicomweb-reports.c   finding the Structured Reports of a study (public API) */
 
 #include <libsoup/soup.h>
 
