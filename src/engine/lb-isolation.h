@@ -99,6 +99,11 @@ LbImage    *_lb_isolated_run_pass          (LbFilter                *filter,
                                             LbIsolatedResult        *result,
                                             GCancellable            *cancellable,
                                             GError                 **error);
+/* Engine-internal: TRUE when this program runs from the build tree (tests, meson devenv). */
+gboolean    _lb_isolation_running_from_build_tree (void);
+/* Engine-internal: waits for @proc, killing it after @timeout_ms; TRUE if it was killed. */
+gboolean    _lb_isolation_wait_or_kill     (GSubprocess *proc,
+                                            guint        timeout_ms);
 /* Called by the loader when a module is unloaded: stops its idle helper. */
 void        _lb_isolation_forget_module    (gpointer     module);
 
