@@ -21,8 +21,6 @@
 
 /* What lightbox-python-host.py --describe prints (its DESCRIPTOR_TYPE). */
 #define DESCRIPTOR_TYPE "(ssssssasa(sssssddddddiasasbb)b)"
-/* Its exit status when numpy cannot be imported. */
-#define EXIT_NO_NUMPY 3
 /* The largest module source read, bytes: a filter, not a library. */
 #define MAX_SOURCE (4 * 1024 * 1024)
 /* How long reading a descriptor may take, s: python3 and numpy start in about 0.1 s, but a
@@ -196,7 +194,7 @@ describe (int         source_fd,
       close (out_fd);
       close (err_fd);
       g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
-                   "skipped: Python filters need python3 and python3-numpy; %s cannot be "
+                   "Python filters need python3 and python3-numpy; %s cannot be "
                    "started (%s)", argv[0], local->message);
       return NULL;
     }
@@ -216,15 +214,14 @@ describe (int         source_fd,
   close (err_fd);
   if (g_subprocess_get_if_exited (proc) && g_subprocess_get_exit_status (proc) == 0)
     return g_steal_pointer (&out);
-  if (g_subprocess_get_if_exited (proc)
-      && g_subprocess_get_exit_status (proc) == EXIT_NO_NUMPY)
-    g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN, "skipped: %s", err);
-  else if (g_subprocess_get_if_signaled (proc))
+  if (g_subprocess_get_if_signaled (proc))
     g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
                  "Python crashed (signal %d, %s) while importing the module%s%s",
                  g_subprocess_get_term_sig (proc),
                  g_strsignal (g_subprocess_get_term_sig (proc)), *err ? ":\n" : "", err);
   else
+    /* the reason, as the host wrote it: numpy missing (exit status 3), the module's
+     * traceback, or what is wrong with its descriptor */
     g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN, "%s",
                  *err ? err : "the Python host failed without a message");
   return NULL;
