@@ -532,11 +532,11 @@ _lb_isolation_probe_plugin (int         fd,
  * and without page-table work in this process. The destination is never mapped here before
  * the helper is done (see take_output()); the helper's pipeline threads fault its pages in,
  * in parallel, as an in-process pass does. */
-static int
-make_memfd (const char *name,
-            gsize       size,
-            const guint8 *data,
-            GError    **error)
+int
+_lb_isolation_memfd_new (const char   *name,
+                         gsize         size,
+                         const guint8 *data,
+                         GError      **error)
 {
   int fd = memfd_create (name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
   int saved;
@@ -573,12 +573,12 @@ fail:
 }
 
 /* A memfd holding @bytes, read-only for the helper and fixed in size. */
-static int
-make_sealed_memfd (const char *name,
-                   GBytes     *bytes,
-                   GError    **error)
+int
+_lb_isolation_sealed_memfd_new (const char *name,
+                                GBytes     *bytes,
+                                GError    **error)
 {
-  int fd = make_memfd (name, g_bytes_get_size (bytes), g_bytes_get_data (bytes, NULL), error);
+  int fd = _lb_isolation_memfd_new (name, g_bytes_get_size (bytes), g_bytes_get_data (bytes, NULL), error);
 
   if (fd >= 0
       && fcntl (fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
@@ -822,12 +822,12 @@ _lb_isolated_run_pass (LbFilter                *filter,
       mv = g_variant_get_data_as_bytes (m);
     }
 
-  src_fd = make_sealed_memfd ("lightbox-filter-source", src_bytes, error);
+  src_fd = _lb_isolation_sealed_memfd_new ("lightbox-filter-source", src_bytes, error);
   if (src_fd < 0)
     goto out;
   if (aux != NULL)
     {
-      aux_fd = make_sealed_memfd ("lightbox-filter-aux", lb_image_get_bytes (aux), error);
+      aux_fd = _lb_isolation_sealed_memfd_new ("lightbox-filter-aux", lb_image_get_bytes (aux), error);
       if (aux_fd < 0)
         goto out;
       run.aux_format = lb_image_get_format (aux);
@@ -836,7 +836,7 @@ _lb_isolated_run_pass (LbFilter                *filter,
       run.aux_stride = lb_image_get_stride (aux);
       run.aux_size = g_bytes_get_size (lb_image_get_bytes (aux));
     }
-  dst_fd = make_memfd ("lightbox-filter-destination", dst_size, NULL, error);
+  dst_fd = _lb_isolation_memfd_new ("lightbox-filter-destination", dst_size, NULL, error);
   if (dst_fd < 0)
     goto out;
   /* The helper writes here, but can never shrink it under our mapping (SIGBUS). Writes

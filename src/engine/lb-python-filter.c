@@ -101,40 +101,6 @@ _lb_python_host_argv (const char *mode,
 
 /* ---- reading the descriptor ----------------------------------------------------------- */
 
-static int
-memfd_with (const char *name,
-            const char *data,
-            gsize       size,
-            GError    **error)
-{
-  int fd = memfd_create (name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  gsize done = 0;
-
-  if (fd < 0)
-    goto fail;
-  while (done < size)
-    {
-      ssize_t n = write (fd, data + done, size - done);
-      if (n <= 0)
-        goto fail;
-      done += (gsize) n;
-    }
-  if (data != NULL
-      && fcntl (fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
-    goto fail;
-  return fd;
-
-fail:
-  {
-    int saved = errno;
-    if (fd >= 0)
-      close (fd);
-    g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                 "cannot keep the module's source: %s", g_strerror (saved));
-    return -1;
-  }
-}
-
 char *
 _lb_python_read_report (int fd)
 {
@@ -168,8 +134,9 @@ describe (int         source_fd,
   g_autofree char *out = NULL;
   g_autofree char *err = NULL;
   g_autoptr(GError) local = NULL;
-  int out_fd = memfd_with ("lightbox-python-describe", NULL, 0, error);
-  int err_fd = out_fd >= 0 ? memfd_with ("lightbox-python-stderr", NULL, 0, error) : -1;
+  int out_fd = _lb_isolation_memfd_new ("lightbox-python-describe", 0, NULL, error);
+  int err_fd = out_fd >= 0 ? _lb_isolation_memfd_new ("lightbox-python-stderr", 0, NULL, error)
+                           : -1;
   int src = fcntl (source_fd, F_DUPFD_CLOEXEC, 10);
   double timeout_s = lb_isolation_get_timeout ();
 
@@ -386,7 +353,8 @@ _lb_python_load_file (const char *path,
                       GError    **error)
 {
   g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *source = NULL;
+  g_autoptr(GBytes) source = NULL;
+  char *text_read = NULL;
   g_autofree char *text = NULL;
   g_autofree char *version = NULL;
   g_autoptr(GVariant) descriptor = NULL;
@@ -398,8 +366,10 @@ _lb_python_load_file (const char *path,
   /* the module's code runs as this user, like a .so's */
   if (!lb_plugin_check_permissions (dir, error) || !lb_plugin_check_permissions (path, error))
     return NULL;
-  if (!g_file_get_contents (path, &source, &len, error))
+  /* read, not mapped: a file truncated meanwhile must not fault here */
+  if (!g_file_get_contents (path, &text_read, &len, error))
     return NULL;
+  source = g_bytes_new_take (text_read, len);
   if (len > MAX_SOURCE)
     {
       g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN, "the module has %" G_GSIZE_FORMAT
@@ -409,7 +379,7 @@ _lb_python_load_file (const char *path,
   m = g_atomic_rc_box_new0 (LbPythonModule);
   m->path = g_strdup (path);
   m->owned = g_ptr_array_new_with_free_func (g_free);
-  m->fd = memfd_with ("lightbox-python-filter", source, len, error);
+  m->fd = _lb_isolation_sealed_memfd_new ("lightbox-python-filter", source, error);
   if (m->fd < 0 || (text = describe (m->fd, path, error)) == NULL)
     {
       python_module_unref (m);
