@@ -214,9 +214,9 @@ def gvariant_text(value):
 
 # ---- serving passes ---------------------------------------------------------------------
 
-def reply(sock, rtype, code=0, domain=b"", message=b"", threads=0, bands=0):
-    header = REPLY.pack(MAGIC, rtype, 0.0, threads, bands, code, len(domain), len(message),
-                        0, 0, 0, 0, 0.0, 0.0)
+def reply(sock, rtype, code=0, domain=b"", message=b"", threads=0, bands=0, fraction=0.0):
+    header = REPLY.pack(MAGIC, rtype, fraction, threads, bands, code, len(domain),
+                        len(message), 0, 0, 0, 0, 0.0, 0.0)
     sock.sendmsg([header, domain, message])
 
 
@@ -225,7 +225,18 @@ def send_error(sock, code, message):
     reply(sock, T_ERROR, code, ERROR_DOMAIN, data)
 
 
-def run_pass(np, module, fields, payload, fds):
+def progress_reporter(sock):
+    """meta["progress"]: tells Lightbox how far the pass is (0..1), which also resets the
+    watchdog, so a long process() that reports now and then is not stopped."""
+    def progress(fraction):
+        fraction = float(fraction)
+        if not 0.0 <= fraction <= 1.0:
+            raise ValueError("progress must be between 0 and 1, not %r" % fraction)
+        reply(sock, T_PROGRESS, fraction=fraction)
+    return progress
+
+
+def run_pass(np, module, fields, payload, fds, sock):
     """One RUN: maps the memfds as numpy arrays (no copy) and calls process()."""
     (magic, version, rtype, fmt, width, height, src_stride, src_size, dst_stride, seed,
      has_sel, sx, sy, sw, sh, n_threads, band_height, id_len, params_len, meta_len,
@@ -255,6 +266,7 @@ def run_pass(np, module, fields, payload, fds):
         meta["region"] = [x0, y0, x1 - x0, y1 - y0]
         meta["format"] = name
         meta["seed"] = seed
+        meta["progress"] = progress_reporter(sock)
         # like a C plugin, neighbourhoods are clipped to the selection: process() sees it
         # only
         src_view, dst_view = src[y0:y1, x0:x1], dst[y0:y1, x0:x1]
@@ -313,7 +325,7 @@ def serve(np, module, load_error, origin):
                 send_error(sock, LB_ERROR_PLUGIN, load_error)
                 continue
             try:
-                run_pass(np, module, fields, data[RUN.size:], fds)
+                run_pass(np, module, fields, data[RUN.size:], fds, sock)
             except Exception as exc:  # the filter's own failure: one failed pass
                 send_error(sock, LB_ERROR_PLUGIN, format_exception(origin, exc))
                 continue

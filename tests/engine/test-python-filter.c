@@ -296,6 +296,56 @@ test_hang_contained (void)
   g_unsetenv ("LIGHTBOX_FILTER_TIMEOUT");
 }
 
+/* A slow pass that reports its progress outlives the watchdog, and the fractions arrive. */
+static void
+progress_cb (double   fraction,
+             gpointer data)
+{
+  g_array_append_val ((GArray *) data, fraction);
+}
+
+static void
+test_progress_keeps_alive (void)
+{
+  g_autofree char *dir = NULL;
+  g_autoptr(LbFilterRegistry) reg = NULL;
+  g_autoptr(LbFilter) filter = NULL;
+  g_autoptr(LbPipeline) pipe = lb_pipeline_new (NULL);
+  g_autoptr(LbImage) input = random_image (LB_FORMAT_GRAY8, 16, 8, 4);
+  g_autoptr(LbImage) out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GArray) seen = g_array_new (FALSE, FALSE, sizeof (double));
+
+  if (!have_numpy ())
+    return;
+  /* 5 × 0.4 s, 2 s in all, against a watchdog of 1 s */
+  dir = plugin_dir_with ("slow.py",
+                         "import time\n"
+                         "import numpy as np\n"
+                         "LIGHTBOX_FILTER = {'id': 'org.example.slow', 'name': 'Slow',\n"
+                         "    'category': 'Test', 'formats': ['gray8']}\n"
+                         "def process(src, dst, params, meta):\n"
+                         "    for i in range(5):\n"
+                         "        time.sleep(0.4)\n"
+                         "        meta['progress']((i + 1) / 5)\n"
+                         "    dst[...] = 7\n");
+  reg = registry_for (dir);
+  filter = lb_filter_registry_lookup (reg, "org.example.slow");
+  g_assert_nonnull (filter);
+  g_assert_true (lb_pipeline_append (pipe, filter, NULL, NULL));
+  lb_pipeline_set_progress_func (pipe, progress_cb, g_array_ref (seen),
+                                 (GDestroyNotify) g_array_unref);
+  g_setenv ("LIGHTBOX_FILTER_TIMEOUT", "1", TRUE);
+  out = lb_pipeline_run (pipe, input, NULL, NULL, &error);
+  g_unsetenv ("LIGHTBOX_FILTER_TIMEOUT");
+  g_assert_no_error (error);
+  g_assert_cmpuint (lb_image_get_row (out, 0)[0], ==, 7);
+  g_assert_cmpuint (seen->len, >=, 4);
+  g_assert_cmpfloat (g_array_index (seen, double, 0), >=, 0.19);
+  g_assert_cmpfloat (g_array_index (seen, double, 0), <=, 0.21);
+  lb_test_remove_tree (dir);
+}
+
 /* A python3 that cannot import numpy (-S: no site-packages), as LIGHTBOX_PYTHON. */
 static void
 test_no_numpy_skipped (void)
@@ -481,6 +531,7 @@ main (int argc, char **argv)
   g_test_add_func ("/python-filter/exception-traceback", test_exception_traceback);
   g_test_add_func ("/python-filter/crash-contained", test_crash_contained);
   g_test_add_func ("/python-filter/hang-contained", test_hang_contained);
+  g_test_add_func ("/python-filter/progress-keeps-alive", test_progress_keeps_alive);
   g_test_add_func ("/python-filter/no-numpy-skipped", test_no_numpy_skipped);
   g_test_add_func ("/python-filter/reload-on-change", test_reload_on_change);
   g_test_add_func ("/python-filter/check-plugin", test_check_plugin);
