@@ -91,10 +91,11 @@ char **
 _lb_python_host_argv (const char *mode,
                       const char *origin)
 {
-  /* -E: no PYTHONPATH or PYTHONHOME of the user's shell steers what numpy is imported; -s: no
-   * user site directory either, as for a .so plugin, the files are the installed ones */
-  const char *argv[] = { _lb_python_interpreter (), "-E", "-s", host_script (), mode,
-                         "--module", origin, NULL };
+  /* -E: no PYTHONPATH or PYTHONHOME of the shell Lightbox happened to start from decides
+   * which numpy a filter gets (started from the desktop, it would be another). The user's
+   * site directory stays: `pip install --user scipy` is how a researcher adds SciPy. */
+  const char *argv[] = { _lb_python_interpreter (), "-E", host_script (), mode, "--module",
+                         origin, NULL };
 
   return g_strdupv ((char **) argv);
 }
