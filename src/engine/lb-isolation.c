@@ -732,16 +732,8 @@ set_died_error (GError   **error,
   helper_reap (h);
   if (lb_filter_get_kind (filter) == LB_FILTER_KIND_PYTHON
       && g_subprocess_get_if_signaled (h->proc))
-    {
-      /* Python's faulthandler wrote where each thread was, in Python terms */
-      int sig = g_subprocess_get_term_sig (h->proc);
-      g_autofree char *report = _lb_python_read_report (h->crash_fd);
-
-      g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
-                   "Filter “%s” in Python filter %s crashed (signal %d, %s); the image is "
-                   "unchanged%s%s", id, origin, sig, g_strsignal (sig),
-                   *report ? "\n" : "", report);
-    }
+    _lb_python_set_crash_error (error, id, origin, g_subprocess_get_term_sig (h->proc),
+                                h->crash_fd);
   else if (g_subprocess_get_if_signaled (h->proc))
     {
       g_autofree char *backtrace = NULL;

@@ -123,6 +123,21 @@ _lb_python_read_report (int fd)
   return g_string_free (s, FALSE);
 }
 
+void
+_lb_python_set_crash_error (GError    **error,
+                            const char *id,
+                            const char *origin,
+                            int         sig,
+                            int         crash_fd)
+{
+  /* Python's faulthandler wrote where each thread was, in Python terms */
+  g_autofree char *report = _lb_python_read_report (crash_fd);
+
+  g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
+               "Filter “%s” in Python filter %s crashed (signal %d, %s); the image is "
+               "unchanged%s%s", id, origin, sig, g_strsignal (sig), *report ? "\n" : "", report);
+}
+
 /* Runs the Python host with --describe on the source @source_fd; its stdout. */
 static char *
 describe (int         source_fd,

@@ -46,6 +46,14 @@ char      **_lb_python_host_argv      (const char *mode,
  * crash): at most 64 KiB of text, valid UTF-8, trailing newlines cut; "" for none. */
 char       *_lb_python_read_report    (int         fd);
 
+/* The error of a pass whose Python process died of @sig, with the Python traceback
+ * faulthandler left in @crash_fd. */
+void        _lb_python_set_crash_error (GError    **error,
+                                        const char *id,
+                                        const char *origin,
+                                        int         sig,
+                                        int         crash_fd);
+
 /* The RUN payloads of a pass (lb-filter-host-proto.h, LB_FH_VERSION_JSON): @params as a
  * JSON object of name → value (int, float, bool, or the enum value's nick), and the
  * metadata of @input as the `meta` dictionary of the guide. */

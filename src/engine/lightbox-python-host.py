@@ -348,12 +348,13 @@ def main():
     real_stdout = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    if mode == "--serve":
-        try:
-            crash = os.fdopen(CRASH_FD, "w")
-            faulthandler.enable(file=crash, all_threads=True)
-        except OSError:
-            faulthandler.enable()
+    # a crash (in a C extension, say) leaves the Python traceback: in the crash report
+    # while serving, on stderr (which Lightbox shows) while describing
+    try:
+        crash = os.fdopen(CRASH_FD, "w") if mode == "--serve" else sys.stderr
+        faulthandler.enable(file=crash, all_threads=True)
+    except OSError:
+        faulthandler.enable()
     try:
         import numpy as np
     except ImportError as exc:
