@@ -346,6 +346,35 @@ test_progress_keeps_alive (void)
   lb_test_remove_tree (dir);
 }
 
+/* A module that crashes or spins while it is imported for its descriptor is skipped with
+ * the reason; nothing of it runs in this process. */
+static void
+test_import_contained (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *spin = NULL;
+  g_autoptr(LbFilterRegistry) reg = NULL;
+  GPtrArray *problems;
+
+  if (!have_numpy ())
+    return;
+  dir = plugin_dir_with ("boom.py", "import os\nos.abort()\n");
+  spin = g_build_filename (dir, "spin.py", NULL);
+  g_assert_true (g_file_set_contents (spin, "while True:\n    pass\n", -1, NULL));
+  g_assert_cmpint (g_chmod (spin, 0644), ==, 0);
+  g_setenv ("LIGHTBOX_FILTER_TIMEOUT", "1", TRUE);
+  reg = registry_for (dir);
+  g_unsetenv ("LIGHTBOX_FILTER_TIMEOUT");
+  problems = lb_filter_registry_get_problems (reg);
+  g_assert_cmpuint (problems->len, ==, 2);
+  g_test_message ("%s\n%s", (char *) problems->pdata[0], (char *) problems->pdata[1]);
+  g_assert_nonnull (strstr (problems->pdata[0], "boom.py: Python crashed (signal 6"));
+  g_assert_nonnull (strstr (problems->pdata[0], "boom.py\", line 2 in <module>"));
+  g_assert_nonnull (strstr (problems->pdata[1], "spin.py: importing the module took longer "
+                                                "than 1 s"));
+  lb_test_remove_tree (dir);
+}
+
 /* A python3 that cannot import numpy (-S: no site-packages), as LIGHTBOX_PYTHON. */
 static void
 test_no_numpy_skipped (void)
@@ -532,6 +561,7 @@ main (int argc, char **argv)
   g_test_add_func ("/python-filter/crash-contained", test_crash_contained);
   g_test_add_func ("/python-filter/hang-contained", test_hang_contained);
   g_test_add_func ("/python-filter/progress-keeps-alive", test_progress_keeps_alive);
+  g_test_add_func ("/python-filter/import-contained", test_import_contained);
   g_test_add_func ("/python-filter/no-numpy-skipped", test_no_numpy_skipped);
   g_test_add_func ("/python-filter/reload-on-change", test_reload_on_change);
   g_test_add_func ("/python-filter/check-plugin", test_check_plugin);
