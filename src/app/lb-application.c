@@ -182,6 +182,7 @@ lb_application_startup (GApplication *app)
     { "win.tag-browser", { "<Control><Shift>t", NULL } },
     { "win.benchmark-mode", { "<Control><Shift>b", NULL } },
     { "win.focus-tree", { "<Control>t", NULL } },
+    { "win.search-studies", { "<Control><Shift>f", NULL } },
     { "win.focus-canvas", { "<Control>period", NULL } },
     { "win.show-help-overlay", { "<Control>question", NULL } },
   };

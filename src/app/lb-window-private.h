@@ -131,6 +131,10 @@ struct _LbWindow {
 
   /* Focus (lb-window-focus.c) */
   guint           focus_source;       /* idle: the keys go back to the viewport */
+
+  /* Studies (lb-window-study.c) */
+  GtkWidget      *study_panel;        /* LbStudyPanel, template child under the tree */
+  GtkWidget      *study_search;       /* LbStudySearch, made on first use */
 };
 
 /* lb-window.c */
@@ -205,6 +209,19 @@ void _lb_window_rebuild_wl_menu (LbWindow    *self);
 /* lb-window-stores.c */
 /* Makes the store tree and connects the store widgets (URL entry, lists, tree search). */
 void _lb_window_stores_init    (LbWindow     *self);
+
+/* lb-window-study.c */
+/* Adds win.search-studies and connects the study panel to the tree and the search. */
+void _lb_window_study_init           (LbWindow     *self);
+void _lb_window_study_dispose        (LbWindow     *self);
+/* The store changed: the search follows it, the panel empties. */
+void _lb_window_study_update_actions (LbWindow     *self);
+/* Opens @series (a series entry of the window's store) as a stack. */
+void _lb_window_study_open_series    (LbWindow     *self,
+                                      LbStoreEntry *series);
+/* A DICOMweb series: for now its first instance (see lb-window-study.c). */
+void _lb_window_study_open_dicomweb_series (LbWindow     *self,
+                                            LbStoreEntry *series);
 
 /* lb-window-filters.c */
 void _lb_window_filters_init    (LbWindow     *self);

@@ -7,6 +7,7 @@
 
 #include "lb-dialogs.h"
 #include "lb-dicomdir.h"
+#include "lb-dicomweb-store.h"
 #include "lb-store.h"
 #include "lb-window-private.h"
 
@@ -29,6 +30,12 @@ on_entry_activated (LbStoreBrowser *browser,
 {
   LbStoreEntryKind kind = lb_store_entry_get_kind (entry);
 
+  /* the row that ends a PACS's capped study list: the search finds the others */
+  if (lb_store_entry_get_attribute (entry, LB_DICOMWEB_MORE_STUDIES_ATTRIBUTE) != NULL)
+    {
+      gtk_widget_activate_action (GTK_WIDGET (self), "win.search-studies", NULL);
+      return;
+    }
   if (kind == LB_STORE_ENTRY_IMAGE || kind == LB_STORE_ENTRY_DICOM_INSTANCE
       || kind == LB_STORE_ENTRY_DICOM_FILE || kind == LB_STORE_ENTRY_FILE
       || kind == LB_STORE_ENTRY_UNKNOWN)

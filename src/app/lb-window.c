@@ -11,6 +11,7 @@
 #include "lb-loader.h"
 #include "lb-messages.h"
 #include "lb-store.h"
+#include "lb-study-panel.h"
 #include "lb-window-private.h"
 
 G_DEFINE_FINAL_TYPE (LbWindow, lb_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -118,6 +119,7 @@ _lb_window_update_actions (LbWindow *self)
   g_simple_action_set_enabled (G_SIMPLE_ACTION (g_action_map_lookup_action (map, "cancel")),
                                self->busy || self->load_cancellable != NULL);
   _lb_window_frames_update_actions (self);
+  _lb_window_study_update_actions (self);
 }
 
 void
@@ -729,6 +731,7 @@ lb_window_dispose (GObject *object)
   _lb_window_nav_dispose (self);
   _lb_window_unsaved_dispose (self);
   _lb_window_focus_dispose (self);
+  _lb_window_study_dispose (self);
   g_clear_object (&self->load_cancellable);
   g_clear_object (&self->op_cancellable);
   g_clear_object (&self->history);
@@ -762,6 +765,7 @@ lb_window_class_init (LbWindowClass *klass)
   window_class->close_request = lb_window_close_request;
 
   g_type_ensure (LB_TYPE_CANVAS);
+  g_type_ensure (LB_TYPE_STUDY_PANEL);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/lightbox/Lightbox/ui/lb-window.ui");
 #define BIND(name) gtk_widget_class_bind_template_child (widget_class, LbWindow, name)
@@ -781,6 +785,7 @@ lb_window_class_init (LbWindowClass *klass)
   BIND (tree_stack);
   BIND (tree_box);
   BIND (welcome_list);
+  BIND (study_panel);
   BIND (canvas);
   BIND (empty_label);
   BIND (canvas_spinner);
@@ -834,6 +839,7 @@ lb_window_init (LbWindow *self)
                           g_settings_get_int (self->settings, "sidebar-width"));
 
   _lb_window_stores_init (self);
+  _lb_window_study_init (self);
 
   /* menus */
   builder = gtk_builder_new_from_resource ("/io/github/lightbox/Lightbox/ui/lb-menus.ui");
