@@ -33,6 +33,13 @@ on_entry_activated (LbStoreBrowser *browser,
     _lb_window_frames_open_store_series (self, entry);
 }
 
+void
+_lb_window_open_entry (LbWindow     *self,
+                       LbStoreEntry *entry)
+{
+  on_entry_activated (self->browser, entry, self);
+}
+
 static void
 on_listing_failed (LbStoreBrowser *browser,
                    const GError   *error,
