@@ -126,6 +126,46 @@ lb_plane_is_parallel (const LbPlane *a,
   return fabs (dot (a->normal, b->normal)) >= cos (degrees * G_PI / 180.0);
 }
 
+/* Clips the segment @ij to the rectangle [lo, hi_i] × [lo, hi_j] (Liang–Barsky); FALSE when
+ * nothing of it is inside. */
+static gboolean
+clip_segment (double ij[4], double hi_i, double hi_j)
+{
+  const double lo = -0.5;
+  double d[2] = { ij[2] - ij[0], ij[3] - ij[1] };
+  double hi[2] = { hi_i, hi_j };
+  double t0 = 0, t1 = 1;
+
+  for (guint k = 0; k < 2; k++)
+    {
+      double p0 = ij[k];
+
+      if (fabs (d[k]) < 1e-12)
+        {
+          if (p0 < lo || p0 > hi[k])
+            return FALSE;
+          continue;
+        }
+      {
+        double ta = (lo - p0) / d[k], tb = (hi[k] - p0) / d[k];
+
+        t0 = MAX (t0, MIN (ta, tb));
+        t1 = MIN (t1, MAX (ta, tb));
+      }
+    }
+  if (!(t0 < t1))
+    return FALSE;
+  {
+    double i0 = ij[0], j0 = ij[1];
+
+    ij[0] = i0 + t0 * d[0];
+    ij[1] = j0 + t0 * d[1];
+    ij[2] = i0 + t1 * d[0];
+    ij[3] = j0 + t1 * d[1];
+  }
+  return TRUE;
+}
+
 gboolean
 lb_plane_reference_line (const LbPlane *image,
                          const LbPlane *target,
@@ -175,7 +215,8 @@ lb_plane_reference_line (const LbPlane *image,
             lb_plane_patient_to_pixel (target, hit[b], &ij[2], &ij[3]);
           }
       }
-  return best > 0;
+  /* drawn on the target's image only */
+  return best > 0 && clip_segment (ij, target->columns - 0.5, target->rows - 0.5);
 }
 
 int

@@ -66,8 +66,8 @@ gboolean lb_plane_is_parallel        (const LbPlane        *a,
  * @ij: (out): the two ends (i0, j0, i1, j1), in @target's pixel positions
  *
  * The reference line of @image on @target: where the image's rectangle (its pixels' outer
- * edges) meets @target's plane, in @target's pixel positions. FALSE when the planes are
- * parallel (within 0.5°) or the image does not reach @target's plane.
+ * edges) meets @target's plane, in @target's pixel positions, clipped to @target's rectangle.
+ * FALSE when the planes are parallel (within 0.5°) or the line misses either image.
  */
 gboolean lb_plane_reference_line     (const LbPlane        *image,
                                       const LbPlane        *target,

@@ -56,6 +56,40 @@ lb_test_find_widget (GtkWidget  *root,
   return NULL;
 }
 
+static void
+set_flag (gboolean *flag)
+{
+  *flag = TRUE;
+}
+
+GdkTexture *
+lb_test_render_widget (GtkWidget *widget)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (widget);
+  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+  g_autoptr(GdkPaintable) paintable = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+  GtkSnapshot *snapshot;
+  gboolean painted = FALSE;
+  gulong id;
+
+  g_assert_nonnull (clock);
+  /* the paintable shows what the widget last drew: let it draw in a frame first */
+  id = g_signal_connect_swapped (clock, "after-paint", G_CALLBACK (set_flag), &painted);
+  gtk_widget_queue_draw (widget);
+  while (!painted)
+    g_main_context_iteration (NULL, TRUE);
+  g_signal_handler_disconnect (clock, id);
+  paintable = gtk_widget_paintable_new (widget);
+  snapshot = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, snapshot, w, h);
+  node = gtk_snapshot_free_to_node (snapshot);
+  if (node == NULL)
+    return NULL;
+  return gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)),
+                                      node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+}
+
 void
 lb_test_app_free (LbApplication *app)
 {

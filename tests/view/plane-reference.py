@@ -3,9 +3,9 @@
 """plane-reference.py DIR — the reference lines and nearest slices that lb-plane-geometry must
 give, computed another way with numpy: the line where two planes meet is solved as a linear
 system (its direction n_a × n_b, a point on both planes), clipped to the active image's
-rectangle in that image's own pixel positions (Liang–Barsky), and its ends are mapped into the
-target's pixel positions by least squares on the target's affine map (PS3.3 C.7.6.2.1.1,
-equation C.7.6.2.1-1), not by projection onto its axes.
+rectangle in that image's own pixel positions (Liang–Barsky), mapped into the target's pixel
+positions by least squares on the target's affine map (PS3.3 C.7.6.2.1.1, equation
+C.7.6.2.1-1), not by projection onto its axes, and clipped there to the target's rectangle.
 
 Prints JSON: {"lines": [{"image": PLANE, "target": PLANE, "line": [i0, j0, i1, j1] or null}],
 "nearest": [{"planes": [PLANE...], "point": [x, y, z], "index": k}]}, a PLANE being
@@ -38,6 +38,14 @@ def rotated(iop, ax, az):
 def plane(ipp, iop, spacing, rows, columns):
     return {'ipp': [float(x) for x in ipp], 'iop': [float(x) for x in iop],
             'spacing': [float(x) for x in spacing], 'rows': rows, 'columns': columns}
+
+
+def centred(iop, spacing, rows, columns):
+    """A plane whose image centre lies within 40 mm of the origin, so that most pairs meet."""
+    x, y = np.array(iop[:3]), np.array(iop[3:])
+    centre = rng.uniform(-40, 40, 3)
+    ipp = centre - (columns - 1) / 2 * spacing[1] * x - (rows - 1) / 2 * spacing[0] * y
+    return plane(ipp, iop, spacing, rows, columns)
 
 
 def affine(p):
@@ -79,13 +87,20 @@ def reference_line(img, tgt):
         lo, hi = max(lo, min(t1, t2)), min(hi, max(t1, t2))
     if not lo < hi:
         return None
-    ends = []
+    # the same line in the target's pixel positions, clipped to the target's rectangle
     mt = affine(tgt)[:3, :2]
-    for t in (lo, hi):
-        p = p0 + t * d
-        ij, *_ = np.linalg.lstsq(mt, p - np.array(tgt['ipp']), rcond=None)
-        ends += [float(ij[0]), float(ij[1])]
-    return ends
+    r0, *_ = np.linalg.lstsq(mt, p0 - np.array(tgt['ipp']), rcond=None)
+    dr, *_ = np.linalg.lstsq(mt, d, rcond=None)
+    for k, (mn, mx) in enumerate([(-0.5, tgt['columns'] - 0.5), (-0.5, tgt['rows'] - 0.5)]):
+        if abs(dr[k]) < 1e-12:
+            if not (mn <= r0[k] <= mx):
+                return None
+            continue
+        t1, t2 = (mn - r0[k]) / dr[k], (mx - r0[k]) / dr[k]
+        lo, hi = max(lo, min(t1, t2)), min(hi, max(t1, t2))
+    if not lo < hi:
+        return None
+    return [float(x) for x in list(r0 + lo * dr) + list(r0 + hi * dr)]
 
 
 def main():
@@ -103,10 +118,10 @@ def main():
         ia = list(q[:, 0]) + list(q[:, 1])
         q, _r = np.linalg.qr(rng.normal(size=(3, 3)))
         it = list(q[:, 0]) + list(q[:, 1])
-        img = plane(rng.uniform(-60, 60, 3), ia, rng.uniform(0.3, 1.5, 2), int(rng.integers(16, 600)),
-                    int(rng.integers(16, 600)))
-        tgt = plane(rng.uniform(-60, 60, 3), it, rng.uniform(0.3, 1.5, 2), int(rng.integers(16, 600)),
-                    int(rng.integers(16, 600)))
+        img = centred(ia, rng.uniform(0.3, 1.5, 2), int(rng.integers(16, 600)),
+                      int(rng.integers(16, 600)))
+        tgt = centred(it, rng.uniform(0.3, 1.5, 2), int(rng.integers(16, 600)),
+                      int(rng.integers(16, 600)))
         lines.append({'image': img, 'target': tgt, 'line': reference_line(img, tgt)})
     nearest = []
     for spacing in (2.5, 4.0, 1.25):

@@ -1,0 +1,489 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Viewports on the digital phantom (make-phantom.py, all series centred on one point of one
+ * frame of reference): two axial series of different slice spacing side by side (1×2), each
+ * dropped on its viewport; with synchronised scrolling, paging the active one puts the other
+ * on the slice nearest in patient space, read back by its known centre value 2000 + k and
+ * checked against the nearest location in the manifest; linked W/L follows the active
+ * viewport and stops when unlinked; in 2×2 with the sagittal and coronal series, each
+ * viewport's overlay shows its own orientation letters, the axial slice's reference line lies
+ * at the sagittal and coronal row of its height (from the manifest's positions), and it is
+ * drawn there (its colour found on the rendered window, at the widget rows that show that
+ * image row). Full screen leaves the viewports alone on the screen. */
+#include <gtk/gtk.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "lb-application.h"
+#include "lb-canvas.h"
+#include "lb-test-app.h"
+#include "lb-test-dicom.h"
+#include "lb-test-files.h"
+#include "lb-test-loop.h"
+#include "lb-viewport-grid.h"
+#include "lb-window-test.h"
+#include "lb-window.h"
+
+#define SLICES 12
+
+static LbApplication *app;
+static char *phantom_a;     /* axial, sagittal, coronal at 2.5 mm */
+static char *phantom_b;     /* axial at 4 mm, same frame of reference */
+static JsonNode *manifest_a;
+static JsonNode *manifest_b;
+
+static LbWindow *
+the_window (void)
+{
+  return lb_test_app_window (app);
+}
+
+static LbViewportGrid *
+the_grid (void)
+{
+  return LB_VIEWPORT_GRID (lb_test_find_widget (GTK_WIDGET (the_window ()),
+                                                LB_TYPE_VIEWPORT_GRID, NULL));
+}
+
+static LbViewport *
+viewport (guint i)
+{
+  return lb_viewport_grid_get_viewport (the_grid (), i);
+}
+
+static LbCanvas *
+canvas_of (guint i)
+{
+  return lb_viewport_get_canvas (viewport (i));
+}
+
+static gboolean
+skip_without_phantom (void)
+{
+  if (phantom_a == NULL || phantom_b == NULL)
+    g_test_skip ("make-phantom.py needs pydicom and numpy");
+  return phantom_a == NULL || phantom_b == NULL;
+}
+
+/* The stored value at the centre of the image viewport @i shows, -1 for none. */
+static int
+centre_stored (guint i)
+{
+  LbImage *shown = lb_canvas_get_image (canvas_of (i));
+  const LbValueModel *model;
+  guint size;
+
+  if (shown == NULL)
+    return -1;
+  model = lb_image_meta_get_value_model (lb_image_get_meta (shown));
+  size = lb_image_get_width (shown);
+  return lb_value_model_sample_to_stored (
+    model, ((const guint16 *) lb_image_get_row (shown, size / 2))[size / 2]);
+}
+
+typedef struct {
+  guint       viewport;
+  const char *dir;      /* the series' folder, a suffix of the image's source */
+  int         stored;   /* the centre value */
+} Shows;
+
+static gboolean
+viewport_shows (gpointer data)
+{
+  const Shows *s = data;
+  LbImage *shown = lb_canvas_get_image (canvas_of (s->viewport));
+  const char *uri = shown ? lb_image_meta_get_source_uri (lb_image_get_meta (shown)) : NULL;
+
+  return uri != NULL && strstr (uri, s->dir) != NULL && centre_stored (s->viewport) == s->stored;
+}
+
+static void
+wait_shows (guint vp, const char *dir, int stored)
+{
+  Shows s = { vp, dir, stored };
+
+  if (!lb_test_wait (viewport_shows, &s, 20000))
+    g_error ("viewport %u shows %d, not %d of %s", vp, centre_stored (vp), stored, dir);
+}
+
+static char *
+series_dir (const char *phantom, const char *name)
+{
+  return g_build_filename (phantom, name, NULL);
+}
+
+/* Drops the folder of series @name of @phantom on viewport @vp, as a store or study panel
+ * row gives its URI to the drop target, and waits for its first slice there. */
+static void
+drop_series (guint vp, const char *phantom, const char *name)
+{
+  g_autofree char *dir = series_dir (phantom, name);
+  g_autoptr(GFile) file = g_file_new_for_path (dir);
+  g_autofree char *uri = g_file_get_uri (file);
+
+  g_signal_emit_by_name (viewport (vp), "open-uri", uri);
+  g_assert_true (lb_viewport_grid_get_active (the_grid ()) == viewport (vp));
+  wait_shows (vp, dir, 2000);
+}
+
+static void
+set_toggle (const char *name, gboolean on)
+{
+  g_action_group_change_action_state (G_ACTION_GROUP (the_window ()), name,
+                                      g_variant_new_boolean (on));
+}
+
+static double
+location (JsonNode *manifest, const char *dir, guint k)
+{
+  return json_object_get_double_member (
+    lb_test_phantom_file (lb_test_phantom_series (manifest, dir), k), "location");
+}
+
+/* Viewport 1 shows a centre value other than @data. */
+static gboolean
+stored_differs (gpointer data)
+{
+  return centre_stored (1) != GPOINTER_TO_INT (data);
+}
+
+static gboolean
+window_exists (gpointer data)
+{
+  return the_window () != NULL && lb_canvas_get_image (lb_window_test_get_canvas (the_window ()));
+}
+
+/* 1×2: A's axial series (2.5 mm) left, B's (4 mm) right; paging the left one moves the right
+ * one to its nearest slice. */
+static void
+test_sync (void)
+{
+  g_autofree char *a_axial = NULL, *b_axial = NULL;
+
+  if (skip_without_phantom ())
+    return;
+  a_axial = series_dir (phantom_a, "axial");
+  b_axial = series_dir (phantom_b, "axial");
+  lb_test_app_open_path (app, a_axial);
+  g_assert_true (lb_test_wait (window_exists, NULL, 20000));
+  wait_shows (0, a_axial, 2000);
+  g_action_group_activate_action (G_ACTION_GROUP (the_window ()), "layout",
+                                  g_variant_new_string ("1x2"));
+  g_assert_cmpuint (lb_viewport_grid_get_n_shown (the_grid ()), ==, 2);
+  g_assert_true (gtk_widget_get_parent (GTK_WIDGET (viewport (1))) != NULL);
+  drop_series (1, phantom_b, "axial");
+  /* the window's canvas is the active viewport's */
+  g_assert_true (lb_window_test_get_canvas (the_window ()) == canvas_of (1));
+  /* the left one kept its own */
+  wait_shows (0, a_axial, 2000);
+
+  set_toggle ("sync-scroll", TRUE);
+  g_signal_emit_by_name (viewport (0), "request-active");
+  g_assert_true (lb_window_test_get_canvas (the_window ()) == canvas_of (0));
+  for (guint k = 1; k < SLICES; k++)
+    {
+      double here = location (manifest_a, "axial", k), best = G_MAXDOUBLE;
+      int want[2] = { -1, -1 };
+
+      /* the slices of B nearest to A's slice k (two when it lies halfway) */
+      for (guint m = 0; m < SLICES; m++)
+        {
+          double d = fabs (location (manifest_b, "axial", m) - here);
+
+          if (d < best - 1e-6)
+            {
+              best = d;
+              want[0] = (int) m;
+              want[1] = -1;
+            }
+          else if (fabs (d - best) <= 1e-6)
+            want[1] = (int) m;
+        }
+      g_assert_true (gtk_widget_activate_action (GTK_WIDGET (canvas_of (0)), "win.next-frame",
+                                                 NULL));
+      wait_shows (0, a_axial, 2000 + (int) k);
+      if (want[1] < 0 || !lb_test_wait (viewport_shows, &(Shows) { 1, b_axial, 2000 + want[1] },
+                                        2000))
+        wait_shows (1, b_axial, 2000 + want[0]);
+      g_test_message ("A slice %u at %.2f mm: B shows %d", k, here, centre_stored (1) - 2000);
+    }
+  /* the other viewport's overlay says which slice it shows */
+  {
+    const char *text = gtk_label_get_text (GTK_LABEL (lb_viewport_find_child (
+                                                        viewport (1), "overlay_bottom_left")));
+    g_autofree char *want = g_strdup_printf ("%d/%d", centre_stored (1) - 2000 + 1, SLICES);
+
+    g_assert_nonnull (strstr (text, want));
+  }
+  /* unsynchronised, the other stays */
+  set_toggle ("sync-scroll", FALSE);
+  {
+    int other = centre_stored (1);
+
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (canvas_of (0)), "win.first-frame",
+                                               NULL));
+    wait_shows (0, a_axial, 2000);
+    g_assert_false (lb_test_wait (stored_differs, GINT_TO_POINTER (other), 500));
+  }
+}
+
+/* Linked W/L: the other viewport takes the active one's window; unlinked, it keeps its own. */
+static void
+test_link_wl (void)
+{
+  double c, w;
+
+  if (skip_without_phantom ())
+    return;
+  set_toggle ("link-wl", TRUE);
+  lb_canvas_set_window (lb_window_test_get_canvas (the_window ()), 77, 333);
+  lb_canvas_get_window (canvas_of (1), &c, &w);
+  g_assert_cmpfloat (c, ==, 77);
+  g_assert_cmpfloat (w, ==, 333);
+  /* from the other side too */
+  g_signal_emit_by_name (viewport (1), "request-active");
+  lb_canvas_set_window (lb_window_test_get_canvas (the_window ()), -50, 700);
+  lb_canvas_get_window (canvas_of (0), &c, &w);
+  g_assert_cmpfloat (c, ==, -50);
+  g_assert_cmpfloat (w, ==, 700);
+  set_toggle ("link-wl", FALSE);
+  lb_canvas_set_window (lb_window_test_get_canvas (the_window ()), 40, 400);
+  lb_canvas_get_window (canvas_of (0), &c, &w);
+  g_assert_cmpfloat (c, ==, -50);
+  g_assert_cmpfloat (w, ==, 700);
+  g_signal_emit_by_name (viewport (0), "request-active");
+}
+
+/* The letters at the top, right, bottom and left of an unrotated view of @dir. */
+static void
+view_letters (const char *dir, char out[4])
+{
+  JsonArray *o = json_object_get_array_member (lb_test_phantom_series (manifest_a, dir),
+                                               "orientation");
+  double v[6];
+
+  for (guint i = 0; i < 6; i++)
+    v[i] = json_array_get_double_element (o, i);
+  out[1] = lb_test_axis_letter (v[0], v[1], v[2]);
+  out[3] = lb_test_axis_letter (-v[0], -v[1], -v[2]);
+  out[2] = lb_test_axis_letter (v[3], v[4], v[5]);
+  out[0] = lb_test_axis_letter (-v[3], -v[4], -v[5]);
+}
+
+static void
+check_letters (guint vp, const char *dir)
+{
+  static const char *const ids[] = { "marker_top", "marker_right", "marker_bottom",
+                                     "marker_left" };
+  char want[4];
+
+  view_letters (dir, want);
+  for (guint e = 0; e < 4; e++)
+    {
+      GtkWidget *label = lb_viewport_find_child (viewport (vp), ids[e]);
+      char letter[2] = { want[e], 0 };
+
+      g_assert_true (gtk_widget_get_visible (label));
+      g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, letter);
+    }
+}
+
+/* The row of @dir's slices (sagittal, coronal: their column direction is −z) at the height
+ * of A's axial slice @k: from the positions in the manifest, row spacing 0.8 mm. */
+static double
+row_at_height (const char *dir, guint k)
+{
+  JsonArray *p = json_object_get_array_member (
+    lb_test_phantom_file (lb_test_phantom_series (manifest_a, dir), 0), "position");
+  JsonArray *a = json_object_get_array_member (
+    lb_test_phantom_file (lb_test_phantom_series (manifest_a, "axial"), k), "position");
+
+  return (json_array_get_double_element (p, 2) - json_array_get_double_element (a, 2)) / 0.8;
+}
+
+/* The rows of the rendered window within viewport @vp's column at its centre where the
+ * reference line's colour (green well above red and blue) shows; their mean, -1 if none. */
+static double
+line_row_on_screen (const guint8 *px, gsize stride, guint vp, double *x)
+{
+  graphene_rect_t r;
+  double sum = 0;
+  guint n = 0;
+
+  g_assert_true (gtk_widget_compute_bounds (GTK_WIDGET (viewport (vp)),
+                                            GTK_WIDGET (the_window ()), &r));
+  *x = floor (r.size.width / 2);
+  for (int y = 4; y < (int) r.size.height - 4; y++)
+    {
+      const guint8 *p = px + (gsize) (r.origin.y + y) * stride + (gsize) (r.origin.x + *x) * 4;
+
+      /* BGRA */
+      if (p[1] > p[0] + 60 && p[1] > p[2] + 60)
+        {
+          sum += y;
+          n++;
+        }
+    }
+  return n > 0 ? sum / n : -1;
+}
+
+/* 2×2: A's sagittal and coronal series below; the axial slice's reference line on them. */
+static void
+test_reference_lines (void)
+{
+  const guint k = 3;
+  static const char *const below[] = { "sagittal", "coronal" };
+  g_autoptr(GdkTexture) tex = NULL;
+  g_autofree guint8 *px = NULL;
+  g_autofree char *path = NULL;
+  gsize stride;
+
+  if (skip_without_phantom ())
+    return;
+  g_action_group_activate_action (G_ACTION_GROUP (the_window ()), "layout",
+                                  g_variant_new_string ("2x2"));
+  drop_series (2, phantom_a, "sagittal");
+  drop_series (3, phantom_a, "coronal");
+  check_letters (2, "sagittal");
+  check_letters (3, "coronal");
+  g_signal_emit_by_name (viewport (0), "request-active");
+  check_letters (0, "axial");
+  check_letters (1, "axial");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (canvas_of (0)), "win.go-to-frame",
+                                             "u", k + 1));
+  {
+    g_autofree char *a_axial = series_dir (phantom_a, "axial");
+
+    wait_shows (0, a_axial, 2000 + (int) k);
+  }
+  /* no line on the parallel axial series, one across the others at the slice's height */
+  g_assert_false (lb_viewport_get_reference_line (viewport (1), (double[4]) { 0 }));
+  for (guint v = 2; v < 4; v++)
+    {
+      double ij[4], want = row_at_height (below[v - 2], k);
+
+      g_assert_true (lb_viewport_get_reference_line (viewport (v), ij));
+      g_test_message ("%s: line (%.3f, %.3f)–(%.3f, %.3f), row %.3f expected", below[v - 2],
+                      ij[0], ij[1], ij[2], ij[3], want);
+      g_assert_cmpfloat_with_epsilon (ij[1], want, 1e-6);
+      g_assert_cmpfloat_with_epsilon (ij[3], want, 1e-6);
+      /* across the whole target image: the axial one is as wide (coronal) or wider (its
+       * 64 rows of 0.8 mm along y on the sagittal, whose columns are 0.7 mm apart) */
+      g_assert_cmpfloat_with_epsilon (MIN (ij[0], ij[2]), -0.5, 1e-6);
+      g_assert_cmpfloat_with_epsilon (MAX (ij[0], ij[2]), 63.5, 1e-6);
+    }
+
+  tex = lb_test_render_widget (GTK_WIDGET (the_window ()));
+  g_assert_nonnull (tex);
+  path = g_build_filename (g_getenv ("LB_BUILD_ROOT"), "viewports-2x2.png", NULL);
+  g_assert_true (gdk_texture_save_to_png (tex, path));
+  g_test_message ("screenshot: %s", path);
+  stride = (gsize) gdk_texture_get_width (tex) * 4;
+  px = g_malloc (stride * gdk_texture_get_height (tex));
+  gdk_texture_download (tex, px, stride);
+  for (guint v = 2; v < 4; v++)
+    {
+      double x, y = line_row_on_screen (px, stride, v, &x);
+      int ix, iy;
+
+      g_assert_cmpfloat (y, >=, 0);
+      /* the line is drawn through the centres of the image row at the slice's height */
+      g_assert_true (lb_canvas_widget_to_image (canvas_of (v), x + 0.5, y + 0.5, &ix, &iy));
+      g_test_message ("%s: line at widget row %.1f shows image row %d", below[v - 2], y, iy);
+      g_assert_cmpint (abs (iy - (int) lround (row_at_height (below[v - 2], k))), <=, 0);
+    }
+  /* none on the axial viewports, where a parallel plane has no line */
+  {
+    double x;
+
+    g_assert_cmpfloat (line_row_on_screen (px, stride, 1, &x), <, 0);
+  }
+  /* the toggle takes them away */
+  set_toggle ("reference-lines", FALSE);
+  g_assert_false (lb_viewport_get_reference_line (viewport (2), (double[4]) { 0 }));
+  set_toggle ("reference-lines", TRUE);
+}
+
+/* The header bar is hidden and the viewports fill the window. */
+static gboolean
+only_viewports (gpointer data)
+{
+  graphene_rect_t r;
+
+  return !gtk_widget_get_visible (lb_window_test_get_child (the_window (), "header_bar"))
+         && gtk_widget_compute_bounds (GTK_WIDGET (the_grid ()), GTK_WIDGET (the_window ()), &r)
+         && r.origin.x == 0 && r.origin.y == 0
+         && r.size.width == gtk_widget_get_width (GTK_WIDGET (the_window ()))
+         && r.size.height == gtk_widget_get_height (GTK_WIDGET (the_window ()));
+}
+
+/* F11: only the viewports, all four, across the whole window. */
+static void
+test_fullscreen (void)
+{
+  graphene_rect_t r;
+
+  if (skip_without_phantom ())
+    return;
+  g_action_group_change_action_state (G_ACTION_GROUP (the_window ()), "fullscreen",
+                                      g_variant_new_boolean (TRUE));
+  if (!lb_test_wait (only_viewports, NULL, 5000))
+    {
+      g_assert_true (gtk_widget_compute_bounds (GTK_WIDGET (the_grid ()),
+                                                GTK_WIDGET (the_window ()), &r));
+      g_error ("full screen: the viewports at %g,%g %g×%g in a %d×%d window", r.origin.x,
+               r.origin.y, r.size.width, r.size.height,
+               gtk_widget_get_width (GTK_WIDGET (the_window ())),
+               gtk_widget_get_height (GTK_WIDGET (the_window ())));
+    }
+  for (guint v = 0; v < 4; v++)
+    g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (viewport (v))));
+  g_action_group_change_action_state (G_ACTION_GROUP (the_window ()), "fullscreen",
+                                      g_variant_new_boolean (FALSE));
+  /* back to one viewport: the first, with its series */
+  g_action_group_activate_action (G_ACTION_GROUP (the_window ()), "layout",
+                                  g_variant_new_string ("1x1"));
+  g_assert_true (lb_viewport_grid_get_active (the_grid ()) == viewport (0));
+  g_assert_false (gtk_widget_get_mapped (GTK_WIDGET (viewport (1))));
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *opts_a[] = { "--slices", G_STRINGIFY (SLICES), "--spacing", "2.5", "--centre",
+                           "0,0,100", NULL };
+  int ret;
+
+  gtk_test_init (&argc, &argv, NULL);
+  app = lb_test_app_new ();
+  if (app == NULL)
+    return 0;
+  phantom_a = lb_test_make_phantom ("viewports-a", opts_a, &manifest_a);
+  if (phantom_a != NULL)
+    {
+      const char *uid = json_object_get_string_member (json_node_get_object (manifest_a),
+                                                       "frame_of_reference");
+      const char *opts_b[] = { "--slices", G_STRINGIFY (SLICES), "--spacing", "4",
+                               "--centre", "0,0,100", "--orientations", "axial",
+                               "--frame-of-reference", uid, NULL };
+
+      phantom_b = lb_test_make_phantom ("viewports-b", opts_b, &manifest_b);
+    }
+  g_test_add_func ("/dicom/viewports/sync", test_sync);
+  g_test_add_func ("/dicom/viewports/link-wl", test_link_wl);
+  g_test_add_func ("/dicom/viewports/reference-lines", test_reference_lines);
+  g_test_add_func ("/dicom/viewports/fullscreen", test_fullscreen);
+  ret = g_test_run ();
+  for (guint i = 0; i < 2; i++)
+    {
+      char *dir = i == 0 ? phantom_a : phantom_b;
+
+      if (dir != NULL)
+        lb_test_remove_tree (dir);
+      g_free (dir);
+    }
+  g_clear_pointer (&manifest_a, json_node_unref);
+  g_clear_pointer (&manifest_b, json_node_unref);
+  lb_test_app_free (app);
+  return ret;
+}
