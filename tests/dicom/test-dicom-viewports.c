@@ -15,7 +15,11 @@
 #include <string.h>
 
 #include "lb-application.h"
+#include "lb-browser-node.h"
+#include "lb-browser-node.h"
 #include "lb-canvas.h"
+#include "lb-store-browser.h"
+#include "lb-store-browser.h"
 #include "lb-test-app.h"
 #include "lb-test-dicom.h"
 #include "lb-test-files.h"
@@ -404,6 +408,111 @@ test_reference_lines (void)
   set_toggle ("reference-lines", TRUE);
 }
 
+static LbStoreBrowser *
+the_browser (void)
+{
+  return LB_STORE_BROWSER (lb_test_find_widget (GTK_WIDGET (the_window ()),
+                                                LB_TYPE_STORE_BROWSER, NULL));
+}
+
+static gboolean
+row_listed (gpointer data)
+{
+  return lb_store_browser_get_pending (the_browser ()) == 0
+         && lb_store_browser_find_row (the_browser (), data) != G_MAXUINT;
+}
+
+static void
+expand_listed (const char *name)
+{
+  g_assert_true (lb_test_wait (row_listed, (gpointer) name, 20000));
+  lb_store_browser_activate_row (the_browser (),
+                                 lb_store_browser_find_row (the_browser (), name));
+}
+
+/* The name cell (tree expander) under @root whose row is @entry's. */
+static GtkWidget *
+expander_of (GtkWidget *root, LbStoreEntry *entry)
+{
+  if (GTK_IS_TREE_EXPANDER (root))
+    {
+      g_autoptr(GObject) node = gtk_tree_expander_get_item (GTK_TREE_EXPANDER (root));
+
+      if (LB_IS_BROWSER_NODE (node) && lb_browser_node_get_entry (LB_BROWSER_NODE (node)) == entry)
+        return root;
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = expander_of (c, entry);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* A series row of the store tree dragged from its right end (another column than the name):
+ * the drag carries the series' URI, and dropped on a viewport it opens there as its stack. */
+static void
+test_drag_from_tree (void)
+{
+  JsonObject *m, *sm;
+  GtkWidget *view, *cell;
+  GtkDragSource *drag = NULL;
+  g_autoptr(GListModel) controllers = NULL;
+  g_autoptr(GdkContentProvider) content = NULL;
+  g_autoptr(GdkTexture) drawn = NULL;
+  g_auto(GValue) value = G_VALUE_INIT;
+  g_autoptr(GError) error = NULL;
+  LbStoreEntry *entry;
+  graphene_rect_t r;
+  const char *series_uid;
+
+  if (skip_without_phantom ())
+    return;
+  m = json_node_get_object (manifest_a);
+  sm = lb_test_phantom_series (manifest_a, "axial");
+  series_uid = json_object_get_string_member (sm, "series_uid");
+  expand_listed ("PH-26");
+  expand_listed (json_object_get_string_member (json_object_get_object_member (m, "study"),
+                                                "StudyInstanceUID"));
+  g_assert_true (lb_test_wait (row_listed, (gpointer) series_uid, 20000));
+  entry = lb_store_browser_get_entry (the_browser (),
+                                      lb_store_browser_find_row (the_browser (), series_uid));
+  view = lb_store_browser_get_view (the_browser ());
+  controllers = gtk_widget_observe_controllers (view);
+  for (guint i = 0; i < g_list_model_get_n_items (controllers) && drag == NULL; i++)
+    {
+      g_autoptr(GObject) c = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_DRAG_SOURCE (c))
+        drag = GTK_DRAG_SOURCE (c);
+    }
+  g_assert_nonnull (drag);
+  /* the row's widgets exist once the view has drawn the listing */
+  drawn = lb_test_render_widget (view);
+  cell = expander_of (view, entry);
+  g_assert_nonnull (cell);
+  g_assert_true (gtk_widget_compute_bounds (cell, view, &r));
+  g_signal_emit_by_name (drag, "prepare", (double) gtk_widget_get_width (view) - 8,
+                         (double) (r.origin.y + r.size.height / 2), &content);
+  g_assert_nonnull (content);
+  g_value_init (&value, G_TYPE_STRING);
+  g_assert_true (gdk_content_provider_get_value (content, &value, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (g_value_get_string (&value), ==, lb_store_entry_get_uri (entry));
+
+  /* dropped on the second viewport (showing B's axial series), A's shows there */
+  g_signal_emit_by_name (viewport (1), "open-uri", g_value_get_string (&value));
+  g_assert_true (lb_viewport_grid_get_active (the_grid ()) == viewport (1));
+  {
+    g_autofree char *a_axial = series_dir (phantom_a, "axial");
+
+    wait_shows (1, a_axial, 2000);
+  }
+  g_signal_emit_by_name (viewport (0), "request-active");
+}
+
 /* The header bar is hidden and the viewports fill the window. */
 static gboolean
 only_viewports (gpointer data)
@@ -472,6 +581,7 @@ main (int argc, char **argv)
   g_test_add_func ("/dicom/viewports/sync", test_sync);
   g_test_add_func ("/dicom/viewports/link-wl", test_link_wl);
   g_test_add_func ("/dicom/viewports/reference-lines", test_reference_lines);
+  g_test_add_func ("/dicom/viewports/drag-from-tree", test_drag_from_tree);
   g_test_add_func ("/dicom/viewports/fullscreen", test_fullscreen);
   ret = g_test_run ();
   for (guint i = 0; i < 2; i++)
