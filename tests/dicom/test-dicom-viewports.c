@@ -258,22 +258,6 @@ test_link_wl (void)
   g_signal_emit_by_name (viewport (0), "request-active");
 }
 
-/* The letters at the top, right, bottom and left of an unrotated view of @dir. */
-static void
-view_letters (const char *dir, char out[4])
-{
-  JsonArray *o = json_object_get_array_member (lb_test_phantom_series (manifest_a, dir),
-                                               "orientation");
-  double v[6];
-
-  for (guint i = 0; i < 6; i++)
-    v[i] = json_array_get_double_element (o, i);
-  out[1] = lb_test_axis_letter (v[0], v[1], v[2]);
-  out[3] = lb_test_axis_letter (-v[0], -v[1], -v[2]);
-  out[2] = lb_test_axis_letter (v[3], v[4], v[5]);
-  out[0] = lb_test_axis_letter (-v[3], -v[4], -v[5]);
-}
-
 static void
 check_letters (guint vp, const char *dir)
 {
@@ -281,7 +265,7 @@ check_letters (guint vp, const char *dir)
                                      "marker_left" };
   char want[4];
 
-  view_letters (dir, want);
+  lb_test_phantom_view_letters (lb_test_phantom_series (manifest_a, dir), want);
   for (guint e = 0; e < 4; e++)
     {
       GtkWidget *label = lb_viewport_find_child (viewport (vp), ids[e]);
