@@ -216,8 +216,10 @@ activate_viewport (LbWindow *self, LbViewport *vp)
     return TRUE;
   if ((guint) lb_viewport_grid_index_of (grid, vp) >= lb_viewport_grid_get_n_shown (grid))
     return FALSE;
-  /* a filter, upload or image download delivers to the window's current image */
-  if (self->busy || self->load_cancellable != NULL)
+  /* a filter, upload or image download delivers to the window's current image, and a filter
+   * dialog previews on the window's canvas */
+  if (self->busy || self->load_cancellable != NULL || self->param_dialog != NULL
+      || self->upload_dialog != NULL)
     {
       _lb_window_set_status (self, _("Another viewport becomes active when the running task "
                                      "ends or is cancelled (Escape)."));
