@@ -152,6 +152,12 @@ stored_differs (gpointer data)
 }
 
 static gboolean
+is_active (gpointer data)
+{
+  return lb_viewport_grid_get_active (the_grid ()) == data;
+}
+
+static gboolean
 window_exists (gpointer data)
 {
   return the_window () != NULL && lb_canvas_get_image (lb_window_test_get_canvas (the_window ()));
@@ -497,6 +503,44 @@ test_drag_from_tree (void)
   g_signal_emit_by_name (viewport (0), "request-active");
 }
 
+/* Real input: a click makes a viewport active, and the wheel over another viewport makes that
+ * one active and pages it, not the one that was active. */
+static void
+test_click_and_wheel (void)
+{
+  g_autofree char *sagittal = NULL, *coronal = NULL, *a_axial = NULL;
+  int axial_shown;
+
+  if (skip_without_phantom ())
+    return;
+  if (!lb_test_have_xdotool ())
+    {
+      g_test_skip ("real input needs X11 and xdotool");
+      return;
+    }
+  sagittal = series_dir (phantom_a, "sagittal");
+  coronal = series_dir (phantom_a, "coronal");
+  a_axial = series_dir (phantom_a, "axial");
+  g_signal_emit_by_name (viewport (0), "request-active");
+  axial_shown = centre_stored (0);
+  lb_test_point_at (GTK_WIDGET (canvas_of (2)));
+  lb_test_xdotool ("click 1");
+  g_assert_true (lb_test_wait (is_active, viewport (2), 5000));
+  g_assert_true (lb_window_test_get_canvas (the_window ()) == canvas_of (2));
+  /* the plain wheel (button 5: down) pages the sagittal series */
+  lb_test_xdotool ("click 5");
+  wait_shows (2, sagittal, 2001);
+  /* over the coronal viewport, the wheel first makes it active */
+  lb_test_point_at (GTK_WIDGET (canvas_of (3)));
+  lb_test_xdotool ("click 5");
+  wait_shows (3, coronal, 2001);
+  g_assert_true (lb_viewport_grid_get_active (the_grid ()) == viewport (3));
+  /* the others stayed */
+  wait_shows (2, sagittal, 2001);
+  wait_shows (0, a_axial, axial_shown);
+  g_signal_emit_by_name (viewport (0), "request-active");
+}
+
 /* The header bar is hidden and the viewports fill the window. */
 static gboolean
 only_viewports (gpointer data)
@@ -566,6 +610,7 @@ main (int argc, char **argv)
   g_test_add_func ("/dicom/viewports/link-wl", test_link_wl);
   g_test_add_func ("/dicom/viewports/reference-lines", test_reference_lines);
   g_test_add_func ("/dicom/viewports/drag-from-tree", test_drag_from_tree);
+  g_test_add_func ("/dicom/viewports/click-and-wheel", test_click_and_wheel);
   g_test_add_func ("/dicom/viewports/fullscreen", test_fullscreen);
   ret = g_test_run ();
   for (guint i = 0; i < 2; i++)

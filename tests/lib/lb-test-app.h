@@ -27,6 +27,15 @@ GtkWidget     *lb_test_find_widget    (GtkWidget     *root,
 /* What @widget shows, after it has drawn a frame, rendered by its window's renderer at its
  * size (logical pixels; the test display has a scale of 1). NULL when it drew nothing. */
 GdkTexture    *lb_test_render_widget  (GtkWidget     *widget);
+/* Real input through XTest on the Xvfb display: TRUE when the display is X11 and xdotool is
+ * installed (otherwise a test takes the same steps through actions). */
+gboolean       lb_test_have_xdotool   (void);
+/* Runs xdotool with @args (space-separated words) on the test's display; a failure fails the
+ * test. */
+void           lb_test_xdotool        (const char    *args);
+/* Once @widget is on screen: its window gets the keyboard focus and the pointer moves over
+ * @widget's middle. */
+void           lb_test_point_at       (GtkWidget     *widget);
 /* Destroys every toplevel and drops @app. */
 void           lb_test_app_free       (LbApplication *app);
 
