@@ -8,7 +8,10 @@
  * viewport's overlay shows its own orientation letters, the axial slice's reference line lies
  * at the sagittal and coronal row of its height (from the manifest's positions), and it is
  * drawn there (its colour found on the rendered window, at the widget rows that show that
- * image row). Full screen leaves the viewports alone on the screen. */
+ * image row). A store tree row dragged onto a viewport opens there; a filter, undo and the
+ * view toggles act on the active viewport only; a real click and a real wheel turn (xdotool)
+ * activate the viewport under the pointer. Full screen leaves the viewports alone on the
+ * screen. */
 #include <gtk/gtk.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -18,6 +21,7 @@
 #include "lb-browser-node.h"
 #include "lb-browser-node.h"
 #include "lb-canvas.h"
+#include "lb-param-dialog.h"
 #include "lb-store-browser.h"
 #include "lb-store-browser.h"
 #include "lb-test-app.h"
@@ -503,6 +507,72 @@ test_drag_from_tree (void)
   g_signal_emit_by_name (viewport (0), "request-active");
 }
 
+#define THRESHOLD_ID "io.github.lightbox.example.threshold"
+
+static gboolean
+has_param_dialog (gpointer data)
+{
+  return lb_window_test_get_param_dialog (the_window ()) != NULL;
+}
+
+static gboolean
+not_busy (gpointer data)
+{
+  return !lb_window_is_busy (the_window ());
+}
+
+static gboolean
+toggle_state (const char *name)
+{
+  g_autoptr(GVariant) state = g_action_group_get_action_state (G_ACTION_GROUP (the_window ()),
+                                                               name);
+
+  return g_variant_get_boolean (state);
+}
+
+/* A filter, its undo and the view toggles act on the active viewport only; each viewport keeps
+ * its history, and no other becomes active while a filter dialog previews. */
+static void
+test_commands_on_active (void)
+{
+  LbHistory *history;
+  GtkWidget *dialog;
+
+  if (skip_without_phantom ())
+    return;
+  g_signal_emit_by_name (viewport (1), "request-active");
+  history = lb_window_test_get_history (the_window ());
+  g_assert_cmpuint (lb_history_get_length (history), ==, 1);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (canvas_of (1)), "win.apply-filter",
+                                             "s", THRESHOLD_ID));
+  g_assert_true (lb_test_wait (has_param_dialog, NULL, 5000));
+  dialog = lb_window_test_get_param_dialog (the_window ());
+  g_signal_emit_by_name (viewport (0), "request-active");
+  g_assert_true (lb_viewport_grid_get_active (the_grid ()) == viewport (1));
+  lb_param_dialog_respond (LB_PARAM_DIALOG (dialog), TRUE);
+  g_assert_true (lb_test_wait (not_busy, NULL, 20000));
+  g_assert_cmpuint (lb_history_get_length (history), ==, 2);
+  g_assert_true (lb_canvas_get_image (canvas_of (1)) == lb_history_get_current (history));
+  g_assert_false (lb_canvas_get_image (canvas_of (0)) == lb_history_get_current (history));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (canvas_of (1)), "win.invert", NULL));
+  g_assert_true (lb_canvas_get_invert (canvas_of (1)));
+  g_assert_false (lb_canvas_get_invert (canvas_of (0)));
+
+  /* the other viewport: its own history and view, and the toggles say so */
+  g_signal_emit_by_name (viewport (0), "request-active");
+  g_assert_cmpuint (lb_history_get_length (lb_window_test_get_history (the_window ())), ==, 1);
+  g_assert_false (toggle_state ("invert"));
+  /* back: the result is still there, and undo works on it */
+  g_signal_emit_by_name (viewport (1), "request-active");
+  g_assert_true (lb_window_test_get_history (the_window ()) == history);
+  g_assert_true (toggle_state ("invert"));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (canvas_of (1)), "win.undo", NULL));
+  g_assert_true (lb_canvas_get_image (canvas_of (1)) == lb_history_get_original (history));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (canvas_of (1)), "win.invert", NULL));
+  g_signal_emit_by_name (viewport (0), "request-active");
+}
+
 /* Real input: a click makes a viewport active, and the wheel over another viewport makes that
  * one active and pages it, not the one that was active. */
 static void
@@ -610,6 +680,7 @@ main (int argc, char **argv)
   g_test_add_func ("/dicom/viewports/link-wl", test_link_wl);
   g_test_add_func ("/dicom/viewports/reference-lines", test_reference_lines);
   g_test_add_func ("/dicom/viewports/drag-from-tree", test_drag_from_tree);
+  g_test_add_func ("/dicom/viewports/commands-on-active", test_commands_on_active);
   g_test_add_func ("/dicom/viewports/click-and-wheel", test_click_and_wheel);
   g_test_add_func ("/dicom/viewports/fullscreen", test_fullscreen);
   ret = g_test_run ();
