@@ -3,6 +3,8 @@
 
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include "lb-viewport-grid.h"
 
 struct _LbViewportGrid {
@@ -190,6 +192,10 @@ lb_viewport_grid_init (LbViewportGrid *self)
 
       self->viewports[i] = g_object_ref_sink (LB_VIEWPORT (lb_viewport_new ()));
       gtk_widget_set_name (GTK_WIDGET (self->viewports[i]), name);
+      /* the first says how to open anything; the others how to fill them */
+      if (i > 0)
+        gtk_label_set_text (GTK_LABEL (lb_viewport_get_empty_label (self->viewports[i])),
+                            _("Drag a series or an image here from the store tree"));
     }
   self->active = self->viewports[0];
   lb_viewport_grid_set_layout (self, 1, 1);

@@ -114,6 +114,24 @@ wait_shows (guint vp, const char *dir, int stored)
     g_error ("viewport %u shows %d, not %d of %s", vp, centre_stored (vp), stored, dir);
 }
 
+static gboolean
+not_busy (gpointer data)
+{
+  return !lb_window_is_busy (the_window ());
+}
+
+/* The viewports as drawn, saved as $LB_BUILD_ROOT/@name for a person to look at. */
+static void
+save_screenshot (const char *name)
+{
+  g_autoptr(GdkTexture) tex = lb_test_render_widget (GTK_WIDGET (the_grid ()));
+  g_autofree char *path = g_build_filename (g_getenv ("LB_BUILD_ROOT"), name, NULL);
+
+  g_assert_nonnull (tex);
+  g_assert_true (gdk_texture_save_to_png (tex, path));
+  g_test_message ("screenshot: %s", path);
+}
+
 static char *
 series_dir (const char *phantom, const char *name)
 {
@@ -186,6 +204,7 @@ test_sync (void)
   g_assert_cmpuint (lb_viewport_grid_get_n_shown (the_grid ()), ==, 2);
   g_assert_true (gtk_widget_get_parent (GTK_WIDGET (viewport (1))) != NULL);
   drop_series (1, phantom_b, "axial");
+  save_screenshot ("viewports-1x2.png");
   /* the window's canvas is the active viewport's */
   g_assert_true (lb_window_test_get_canvas (the_window ()) == canvas_of (1));
   /* the left one kept its own */
@@ -516,12 +535,6 @@ has_param_dialog (gpointer data)
 }
 
 static gboolean
-not_busy (gpointer data)
-{
-  return !lb_window_is_busy (the_window ());
-}
-
-static gboolean
 toggle_state (const char *name)
 {
   g_autoptr(GVariant) state = g_action_group_get_action_state (G_ACTION_GROUP (the_window ()),
@@ -645,6 +658,7 @@ test_fullscreen (void)
     }
   for (guint v = 0; v < 4; v++)
     g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (viewport (v))));
+  save_screenshot ("viewports-fullscreen.png");
   g_action_group_change_action_state (G_ACTION_GROUP (the_window ()), "fullscreen",
                                       g_variant_new_boolean (FALSE));
   /* back to one viewport: the first, with its series */

@@ -73,28 +73,40 @@ GdkTexture *
 lb_test_render_widget (GtkWidget *widget)
 {
   GdkFrameClock *clock = gtk_widget_get_frame_clock (widget);
+  GtkWidget *parent = gtk_widget_get_parent (widget);
   int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
-  g_autoptr(GdkPaintable) paintable = NULL;
+  graphene_rect_t bounds = GRAPHENE_RECT_INIT (0, 0, w, h);
   g_autoptr(GskRenderNode) node = NULL;
   GtkSnapshot *snapshot;
   gboolean painted = FALSE;
   gulong id;
 
   g_assert_nonnull (clock);
-  /* the paintable shows what the widget last drew: let it draw in a frame first */
+  /* what the widget shows once it has drawn a frame */
   id = g_signal_connect_swapped (clock, "after-paint", G_CALLBACK (set_flag), &painted);
   gtk_widget_queue_draw (widget);
   while (!painted)
     g_main_context_iteration (NULL, TRUE);
   g_signal_handler_disconnect (clock, id);
-  paintable = gtk_widget_paintable_new (widget);
   snapshot = gtk_snapshot_new ();
-  gdk_paintable_snapshot (paintable, snapshot, w, h);
+  if (parent != NULL)
+    {
+      /* as its parent draws it (where it sits in the parent), so that it is drawn anew if
+       * anything asked for a redraw since the frame; a paintable would then be empty */
+      g_assert_true (gtk_widget_compute_bounds (widget, parent, &bounds));
+      gtk_widget_snapshot_child (parent, widget, snapshot);
+    }
+  else
+    {
+      g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+
+      gdk_paintable_snapshot (paintable, snapshot, w, h);
+    }
   node = gtk_snapshot_free_to_node (snapshot);
   if (node == NULL)
     return NULL;
   return gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)),
-                                      node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+                                      node, &bounds);
 }
 
 gboolean
