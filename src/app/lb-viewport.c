@@ -42,7 +42,14 @@ struct _LbViewport {
 
   GCancellable    *slice_cancellable;
   guint            slice_pending;  /* the slice being loaded, 0: none */
+  guint            slice_serial;   /* a newer load makes older callbacks no-ops */
 };
+
+typedef struct {
+  LbViewport *self;    /* a reference */
+  guint       serial;
+  guint       number;
+} SliceLoad;
 
 G_DEFINE_FINAL_TYPE (LbViewport, lb_viewport, GTK_TYPE_WIDGET)
 
@@ -357,28 +364,26 @@ static void
 on_slice_loaded (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   LbFrameSource *frames = LB_FRAME_SOURCE (source);
-  g_autoptr(LbViewport) self = user_data;
+  g_autofree SliceLoad *load = user_data;
+  g_autoptr(LbViewport) self = load->self;
   g_autoptr(GError) error = NULL;
   g_autoptr(LbImage) image = lb_frame_source_load_finish (frames, result, &error);
   g_autoptr(LbImageMeta) meta = NULL;
   g_autoptr(LbImage) tagged = NULL;
-  guint number;
+  guint number = load->number;
 
-  if (image == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          g_message ("slice of %s: %s", lb_frame_source_get_uri (frames), error->message);
-          self->slice_pending = 0;
-          gtk_spinner_set_spinning (GTK_SPINNER (self->spinner), FALSE);
-        }
-      return;
-    }
-  if (frames != self->state.frames || self->slice_pending == 0)
+  /* cancelled, or done just before a newer load or another stack came */
+  if (load->serial != self->slice_serial || frames != self->state.frames)
     return;
-  number = self->slice_pending;
   self->slice_pending = 0;
   gtk_spinner_set_spinning (GTK_SPINNER (self->spinner), FALSE);
+  if (image == NULL)
+    {
+      /* the slice shown stays; the reader pages on or opens the series again */
+      g_message ("slice %u of %s: %s", number, lb_frame_source_get_uri (frames),
+                 error->message);
+      return;
+    }
   /* as lb-window-frames.c does: a slice of a series from its own file */
   meta = lb_image_dup_meta (image);
   lb_image_meta_set_source_uri (meta, lb_frame_source_get_frame_uri (frames, number));
@@ -396,16 +401,22 @@ void
 lb_viewport_show_slice (LbViewport *self,
                         guint       number)
 {
+  SliceLoad *load;
+
   g_return_if_fail (LB_IS_VIEWPORT (self));
   if (self->state.frames == NULL)
     return;
   number = CLAMP (number, 1, lb_frame_source_get_n_frames (self->state.frames));
   lb_viewport_cancel_slice (self, NULL);
+  load = g_new (SliceLoad, 1);
+  load->self = g_object_ref (self);
+  load->serial = self->slice_serial;
+  load->number = number;
   self->slice_cancellable = g_cancellable_new ();
   self->slice_pending = number;
   gtk_spinner_set_spinning (GTK_SPINNER (self->spinner), TRUE);
   lb_frame_source_load_async (self->state.frames, number, self->slice_cancellable,
-                              on_slice_loaded, g_object_ref (self));
+                              on_slice_loaded, load);
 }
 
 gboolean
@@ -416,6 +427,7 @@ lb_viewport_cancel_slice (LbViewport *self,
 
   g_return_val_if_fail (LB_IS_VIEWPORT (self), FALSE);
   was = self->slice_pending;
+  self->slice_serial++;
   if (self->slice_cancellable != NULL)
     g_cancellable_cancel (self->slice_cancellable);
   g_clear_object (&self->slice_cancellable);
