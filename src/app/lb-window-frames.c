@@ -484,6 +484,13 @@ cine_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
 }
 
 void
+_lb_window_frames_refresh (LbWindow *self)
+{
+  update_frame_label (self);
+  _lb_window_frames_update_actions (self);
+}
+
+void
 _lb_window_frames_init (LbWindow *self)
 {
   static const GActionEntry entries[] = {

@@ -8,6 +8,7 @@
 #include "lb-frame-source.h"
 #include "lb-history.h"
 #include "lb-store-browser.h"
+#include "lb-viewport-grid.h"
 #include "lb-window.h"
 
 G_BEGIN_DECLS
@@ -38,6 +39,8 @@ struct _LbWindow {
   GtkWidget      *tree_stack;
   GtkWidget      *tree_box;
   GtkWidget      *welcome_list;
+  GtkWidget      *viewport_grid;      /* LbViewportGrid */
+  /* The active viewport's widgets (lb-window-viewports.c points them at it) */
   LbCanvas       *canvas;
   GtkWidget      *empty_label;
   GtkWidget      *canvas_spinner;
@@ -114,9 +117,7 @@ struct _LbWindow {
   GtkWidget      *wl_edit_button;
   GtkWidget      *wl_center_spin;
   GtkWidget      *wl_width_spin;
-  GtkWidget      *scale_bar;          /* a drawing over the canvas */
-  double          scale_bar_mm;       /* its length, 0 when none is shown */
-  double          scale_bar_px;       /* the same in logical pixels */
+  GtkWidget      *scale_bar;          /* the active viewport's (LbViewport draws it) */
   gboolean        was_fullscreen;
   GtkWidget      *tag_browser;        /* LbTagBrowser, made on first use */
   char           *tag_uri;            /* the file whose header it shows, NULL for a slice */
@@ -135,6 +136,10 @@ struct _LbWindow {
   /* Studies (lb-window-study.c) */
   GtkWidget      *study_panel;        /* LbStudyPanel, template child under the tree */
   GtkWidget      *study_search;       /* LbStudySearch, made on first use */
+  /* Viewports (lb-window-viewports.c) */
+  LbFrameSource  *follow_frames;      /* the active stack and slice the others last followed */
+  guint           follow_frame;
+  gboolean        linking;            /* linked W/L is setting the other viewports' windows */
 };
 
 /* lb-window.c */
@@ -152,6 +157,9 @@ void _lb_window_set_progress   (LbWindow     *self,
 void _lb_window_show_current   (LbWindow     *self);
 /* Enables the actions that the current image, store and operation allow. */
 void _lb_window_update_actions (LbWindow     *self);
+
+/* The active canvas changed: the status bar's labels, the toggles and the W/L menu follow. */
+void _lb_window_canvas_changed (LbWindow     *self);
 
 /* The image's history (NULL: none); the actions follow it. */
 void _lb_window_set_history    (LbWindow     *self,
@@ -180,11 +188,17 @@ void _lb_window_frames_open_folder (LbWindow *self,
 void _lb_window_frames_open_store_series (LbWindow     *self,
                                           LbStoreEntry *series);
 
+/* The frame label, the reading controls and the frame actions follow self->frames. */
+void _lb_window_frames_refresh (LbWindow *self);
+
 /* lb-window-overlay.c */
 /* Adds win.overlay (the corner texts and orientation markers over the canvas). */
 void _lb_window_overlay_init   (LbWindow     *self);
 /* The image, slice or view changed: the texts and markers follow. */
 void _lb_window_overlay_update (LbWindow     *self);
+/* The same for any viewport (the active one's from the window's fields). */
+void _lb_window_overlay_update_viewport (LbWindow   *self,
+                                         LbViewport *viewport);
 
 /* lb-window-nav.c */
 /* Adds the reading actions (cine-faster, cine-slower, cine-bounce, wl-edit, flip-vertical,
@@ -200,6 +214,19 @@ void   _lb_window_nav_update_scale_bar (LbWindow *self);
 double _lb_window_nav_cine_fps         (LbWindow *self);
 guint  _lb_window_nav_cine_next        (LbWindow *self);
 
+/* lb-window-viewports.c */
+/* Adds win.layout, win.sync-scroll, win.link-wl, win.reference-lines, win.next-viewport and
+ * the layout button; points the window's widget fields at the active viewport. */
+void        _lb_window_viewports_init       (LbWindow   *self);
+void        _lb_window_viewports_dispose    (LbWindow   *self);
+/* The active slice may have changed: the other viewports follow (synchronised scrolling) and
+ * their reference lines are drawn anew. */
+void        _lb_window_viewports_follow     (LbWindow   *self);
+/* Opens @uri (a store or study panel row, a local file or folder) in the active viewport. */
+void        _lb_window_viewports_open_uri   (LbWindow   *self,
+                                             const char *uri);
+LbViewport *_lb_window_viewports_get_active (LbWindow   *self);
+
 /* lb-window-actions.c */
 /* Adds the win.* actions and builds the window/level menu. */
 void _lb_window_actions_init   (LbWindow     *self);
@@ -209,6 +236,10 @@ void _lb_window_rebuild_wl_menu (LbWindow    *self);
 /* lb-window-stores.c */
 /* Makes the store tree and connects the store widgets (URL entry, lists, tree search). */
 void _lb_window_stores_init    (LbWindow     *self);
+/* What activating @entry's row in the store tree does: opens an image, or a local series as
+ * its stack. */
+void _lb_window_open_entry     (LbWindow     *self,
+                                LbStoreEntry *entry);
 
 /* lb-window-study.c */
 /* Adds win.search-studies and connects the study panel to the tree and the search. */
