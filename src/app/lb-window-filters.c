@@ -228,6 +228,7 @@ typedef struct {
   LbFilter       *filter;
   LbFilterParams *params;
   LbImage        *input;
+  LbImage        *aux;      /* the second image, or NULL */
   gboolean        preview;
   guint           serial;
 } RunCtx;
@@ -239,6 +240,7 @@ run_ctx_free (RunCtx *ctx)
   g_object_unref (ctx->filter);
   lb_filter_params_unref (ctx->params);
   g_object_unref (ctx->input);
+  g_clear_object (&ctx->aux);
   g_free (ctx);
 }
 
@@ -384,6 +386,7 @@ static LbPipeline *
 make_pipeline (LbWindow       *self,
                LbFilter       *filter,
                LbFilterParams *params,
+               LbImage        *aux,
                GError        **error)
 {
   g_autoptr (LbPipeline) pipeline = NULL;
@@ -393,13 +396,15 @@ make_pipeline (LbWindow       *self,
   if (!lb_pipeline_append (pipeline, filter, params, error))
     return NULL;
   lb_pipeline_set_n_threads (pipeline, thread_count (self));
+  lb_pipeline_set_aux_input (pipeline, aux);
   return g_steal_pointer (&pipeline);
 }
 
 void
 _lb_window_run_filter (LbWindow       *self,
                        LbFilter       *filter,
-                       LbFilterParams *params)
+                       LbFilterParams *params,
+                       LbImage        *aux)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (LbPipeline) pipeline = NULL;
@@ -412,7 +417,8 @@ _lb_window_run_filter (LbWindow       *self,
   ctx->filter = g_object_ref (filter);
   ctx->params = params ? lb_filter_params_ref (params) : lb_filter_params_new (filter);
   ctx->input = g_object_ref (lb_history_get_current (self->history));
-  pipeline = make_pipeline (self, filter, ctx->params, &error);
+  ctx->aux = aux ? g_object_ref (aux) : NULL;
+  pipeline = make_pipeline (self, filter, ctx->params, ctx->aux, &error);
   if (pipeline == NULL)
     {
       _lb_window_show_error (self, _("The filter failed"), error);
@@ -435,6 +441,7 @@ run_preview (gpointer user_data)
   g_autoptr (GError) error = NULL;
   GdkRectangle rect;
   LbFilterRect sel;
+  LbImage *aux = NULL;
   RunCtx *ctx;
 
   self->preview_source = 0;
@@ -449,8 +456,20 @@ run_preview (gpointer user_data)
       _lb_window_show_current (self);
       return G_SOURCE_REMOVE;
     }
+  if (lb_filter_get_n_inputs (lb_param_dialog_get_filter (dialog)) > 1)
+    {
+      aux = _lb_window_aux_get (self, dialog, &error);
+      if (aux == NULL)
+        {
+          /* no preview of a subtraction from nothing: the canvas shows the image as it is */
+          self->preview_serial++;
+          _lb_window_show_current (self);
+          lb_param_dialog_set_preview_error (dialog, error);
+          return G_SOURCE_REMOVE;
+        }
+    }
   pipeline = make_pipeline (self, lb_param_dialog_get_filter (dialog),
-                            lb_param_dialog_get_params (dialog), &error);
+                            lb_param_dialog_get_params (dialog), aux, &error);
   if (pipeline == NULL)
     {
       lb_param_dialog_set_preview_error (dialog, error);
@@ -470,6 +489,7 @@ run_preview (gpointer user_data)
   ctx->filter = g_object_ref (lb_param_dialog_get_filter (dialog));
   ctx->params = lb_filter_params_copy (lb_param_dialog_get_params (dialog));
   ctx->input = g_object_ref (lb_history_get_current (self->history));
+  ctx->aux = aux ? g_object_ref (aux) : NULL;
   ctx->preview = TRUE;
   ctx->serial = ++self->preview_serial;
   self->preview_cancellable = g_cancellable_new ();
@@ -492,16 +512,32 @@ on_dialog_done (LbParamDialog *dialog,
 {
   g_autoptr (LbFilter) filter = g_object_ref (lb_param_dialog_get_filter (dialog));
   g_autoptr (LbFilterParams) params = lb_filter_params_copy (lb_param_dialog_get_params (dialog));
+  g_autoptr (LbImage) aux = NULL;
+  g_autoptr (GError) error = NULL;
+  gboolean whole_series = lb_param_dialog_get_whole_series (dialog);
 
+  if (apply && lb_filter_get_n_inputs (filter) > 1)
+    {
+      LbImage *chosen = _lb_window_aux_get (self, dialog, &error);
+
+      aux = chosen ? g_object_ref (chosen) : NULL;
+    }
   g_clear_handle_id (&self->preview_source, g_source_remove);
   if (self->preview_cancellable)
     g_cancellable_cancel (self->preview_cancellable);
   g_clear_object (&self->preview_cancellable);
   self->preview_serial++;
   self->param_dialog = NULL;
+  _lb_window_aux_clear (self);
   _lb_window_show_current (self);
-  if (apply)
-    _lb_window_run_filter (self, filter, params);
+  if (!apply)
+    return;
+  if (lb_filter_get_n_inputs (filter) > 1 && aux == NULL)
+    _lb_window_show_error (self, _("The filter failed"), error);
+  else if (whole_series)
+    _lb_window_series_filter_run (self, filter, params, aux);
+  else
+    _lb_window_run_filter (self, filter, params, aux);
 }
 
 static void
@@ -535,9 +571,12 @@ apply_filter_activated (GSimpleAction *action,
           return;
         }
     }
-  if (lb_filter_get_n_params (filter) == 0)
+  /* straight away, unless there is something to choose: values, a second image, or the
+   * slice or the whole series */
+  if (lb_filter_get_n_params (filter) == 0 && lb_filter_get_n_inputs (filter) < 2
+      && !_lb_window_series_filter_possible (self))
     {
-      _lb_window_run_filter (self, filter, NULL);
+      _lb_window_run_filter (self, filter, NULL, NULL);
       return;
     }
   /* start from the values used last time for this filter */
@@ -546,6 +585,9 @@ apply_filter_activated (GSimpleAction *action,
     initial = lb_filter_params_ref (self->last_params);
   dialog = lb_param_dialog_new (filter, initial, GTK_WINDOW (self));
   self->param_dialog = GTK_WIDGET (dialog);
+  _lb_window_aux_setup (self, dialog);
+  if (_lb_window_series_filter_possible (self))
+    lb_param_dialog_set_series (dialog, lb_frame_source_get_n_frames (self->frames));
   g_signal_connect (dialog, "changed", G_CALLBACK (on_dialog_changed), self);
   g_signal_connect (dialog, "done", G_CALLBACK (on_dialog_done), self);
   gtk_window_present (GTK_WINDOW (dialog));
@@ -948,4 +990,5 @@ _lb_window_filters_dispose (LbWindow *self)
   if (self->param_dialog)
     gtk_window_destroy (GTK_WINDOW (self->param_dialog));
   self->param_dialog = NULL;
+  _lb_window_aux_clear (self);
 }

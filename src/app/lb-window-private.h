@@ -7,6 +7,7 @@
 #include "lb-filter-params.h"
 #include "lb-frame-source.h"
 #include "lb-history.h"
+#include "lb-param-dialog.h"
 #include "lb-store-browser.h"
 #include "lb-window.h"
 
@@ -88,6 +89,10 @@ struct _LbWindow {
   LbFilterParams *last_params;
   double          last_filter_ms;
   LbBenchPanel   *bench;
+
+  /* The second image of the open dialog's filter (lb-window-aux.c) */
+  GPtrArray      *aux_choices;        /* what the dialog lists, in its order */
+  GCancellable   *aux_cancellable;    /* slices and files being read for it */
 
   /* Frames of a multi-frame image (lb-window-frames.c) */
   LbFrameSource  *frames;             /* NULL unless the image has several frames */
@@ -195,13 +200,39 @@ void _lb_window_filters_init    (LbWindow     *self);
 void _lb_window_filters_dispose (LbWindow     *self);
 /* The store changed: fetch the filters it publishes. */
 void _lb_window_filters_load_store (LbWindow  *self);
-/* Runs @filter with @params (NULL = defaults) on the current image, pushing the result. */
+/* Runs @filter with @params (NULL = defaults) on the current image, pushing the result;
+ * @aux: (nullable) its second image. */
 void _lb_window_run_filter     (LbWindow       *self,
                                 LbFilter       *filter,
-                                LbFilterParams *params);
+                                LbFilterParams *params,
+                                LbImage        *aux);
 /* The filter for an apply-filter target ("ID" or "store:ID"). (transfer none) */
 LbFilter *_lb_window_find_filter (LbWindow   *self,
                                   const char *target);
+
+/* lb-window-aux.c */
+/* Lists @dialog's choices of a second image when its filter reads two. */
+void     _lb_window_aux_setup (LbWindow      *self,
+                               LbParamDialog *dialog);
+/* (transfer none) The chosen second image; NULL with G_IO_ERROR_PENDING while it is read
+ * (the dialog emits ::changed when it is there), or with the reason there is none. */
+LbImage *_lb_window_aux_get   (LbWindow      *self,
+                               LbParamDialog *dialog,
+                               GError       **error);
+/* Reads @file (a local image) and adds it to the dialog's choices, selected. */
+void     _lb_window_aux_add_file (LbWindow   *self,
+                                  GFile      *file);
+/* The dialog closed: stops reading, forgets the choices. */
+void     _lb_window_aux_clear (LbWindow      *self);
+
+/* lb-window-series-filter.c */
+/* Whether the image shown is a slice of a series that a filter may run over whole. */
+gboolean _lb_window_series_filter_possible (LbWindow       *self);
+/* Runs @filter over every slice of the series in the background, as one undoable step. */
+void     _lb_window_series_filter_run      (LbWindow       *self,
+                                            LbFilter       *filter,
+                                            LbFilterParams *params,
+                                            LbImage        *aux);
 
 /* lb-window-upload.c */
 void _lb_window_upload         (LbWindow     *self);

@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Filters in the workstation that go beyond one image in, one image out of the same size:
+ * a second image chosen in the parameter dialog (a file, a step of the history, another
+ * slice of the series) for the subtraction; a resampling that changes the size (the canvas,
+ * undo and upload follow); a declarative filter replaced on disk while its dialog is open; a
+ * filter run over a whole series, undone as one step and written back as a new series. The
+ * inputs are written by pydicom and PIL, and every result is checked by
+ * tests/ui/filters-reference.py against numpy, ImageMagick and lightbox-cli run on each file.
+ * One window per input, the cases in order.
+ */
+#include "config.h"
+
+#include <glib/gstdio.h>
+
+#include "lb-param-dialog.h"
+#include "lb-png.h"
+#include "lb-test-app.h"
+#include "lb-test-files.h"
+#include "lb-test-loop.h"
+#include "lb-test-process.h"
+#include "lb-test-ui.h"
+
+#define SUBTRACT_ID "io.github.lightbox.medical.subtract"
+#define RESAMPLE_ID "io.github.lightbox.medical.resample"
+#define DOUBLE_ID "io.github.lightbox.test.double"
+
+static LbApplication *app;
+static LbWindow *win;
+static char *root;          /* the inputs, and results/ */
+static GString *cases;      /* results/cases.txt: what the reference checks */
+
+static gboolean
+skip_without_inputs (void)
+{
+  if (root == NULL)
+    g_test_skip ("filters-reference.py needs pydicom, numpy and PIL");
+  return root == NULL;
+}
+
+static LbHistory *
+history (void)
+{
+  return lb_window_test_get_history (win);
+}
+
+static LbParamDialog *
+dialog (void)
+{
+  return LB_PARAM_DIALOG (lb_window_test_get_param_dialog (win));
+}
+
+static gboolean
+has_param_dialog (gpointer data)
+{
+  return lb_window_test_get_param_dialog (win) != NULL;
+}
+
+static gboolean
+shown_named (gpointer data)
+{
+  LbImage *image;
+
+  if (win == NULL || lb_window_is_busy (win) || history () == NULL)
+    return FALSE;
+  image = lb_history_get_current (history ());
+  return g_str_has_suffix (lb_image_meta_get_source_uri (lb_image_get_meta (image)), data);
+}
+
+/* The preview error shows (@data: a part of it), or is hidden (@data NULL). */
+static gboolean
+preview_error_is (gpointer data)
+{
+  const char *shown = dialog () ? lb_param_dialog_get_preview_error (dialog ()) : NULL;
+
+  return data == NULL ? shown == NULL : shown != NULL && strstr (shown, data) != NULL;
+}
+
+/* A preview is on the canvas, and no error in the dialog. */
+static gboolean
+previewed (gpointer data)
+{
+  return preview_error_is (NULL) && history () != NULL
+         && lb_canvas_get_image (lb_window_test_get_canvas (win))
+            != lb_history_get_current (history ());
+}
+
+static const char *
+frame_label (void)
+{
+  return gtk_label_get_text (GTK_LABEL (lb_window_test_get_child (win, "frame_label")));
+}
+
+/* Saves @image as results/@name, for the reference. */
+static void
+save_result (LbImage    *image,
+             const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) png = lb_png_save_to_bytes (image, &error);
+  g_autofree char *path = g_build_filename (root, "results", name, NULL);
+
+  g_assert_no_error (error);
+  g_assert_true (g_file_set_contents (path, g_bytes_get_data (png, NULL), g_bytes_get_size (png),
+                                      &error));
+}
+
+static void
+add_case (const char *first,
+          ...)
+{
+  va_list ap;
+
+  va_start (ap, first);
+  g_string_append (cases, first);
+  for (const char *s = va_arg (ap, const char *); s != NULL; s = va_arg (ap, const char *))
+    g_string_append_printf (cases, "\t%s", s);
+  g_string_append_c (cases, '\n');
+  va_end (ap);
+}
+
+static char *
+input_path (const char *dir,
+            const char *name)
+{
+  return g_build_filename (root, dir, name, NULL);
+}
+
+/* Opens @target's dialog and waits for it. */
+static void
+open_dialog (const char *target)
+{
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.apply-filter", "s", target);
+  g_assert_true (lb_test_wait (has_param_dialog, NULL, 5000));
+}
+
+static void
+apply_and_wait (void)
+{
+  lb_param_dialog_respond (dialog (), TRUE);
+  g_assert_null (lb_window_test_get_param_dialog (win));
+  g_assert_true (lb_test_wait (lb_test_ui_not_busy, win, 20000));
+}
+
+static void
+open_store_image (const char *name)
+{
+  g_autofree char *folder = g_build_filename (root, "store", NULL);
+  guint pos;
+
+  if (win == NULL)
+    {
+      win = lb_window_new (app);
+      gtk_window_set_default_size (GTK_WINDOW (win), 1000, 700);
+      gtk_window_present (GTK_WINDOW (win));
+      lb_window_open_uri (win, folder);
+      g_assert_true (lb_test_wait (lb_test_ui_tree_listed, win, 10000));
+    }
+  pos = lb_store_browser_find_row (lb_window_test_get_browser (win), name);
+  g_assert_cmpuint (pos, !=, G_MAXUINT);
+  lb_store_browser_activate_row (lb_window_test_get_browser (win), pos);
+  g_assert_true (lb_test_wait (shown_named, (gpointer) name, 10000));
+}
+
+/* ---- a second image ------------------------------------------------------------------------ */
+
+/* post.png − pre.png, pre.png chosen as a file; a file of another size is refused in the
+ * dialog, with the filter's reason. */
+static void
+test_subtract_file (void)
+{
+  g_autofree char *post = NULL, *pre = NULL, *small = NULL;
+
+  if (skip_without_inputs ())
+    return;
+  post = input_path ("store", "post.png");
+  pre = input_path ("store", "pre.png");
+  small = input_path ("store", "small.png");
+  open_store_image ("post.png");
+  open_dialog (SUBTRACT_ID);
+  /* nothing to choose from yet: the dialog says what is missing */
+  g_assert_true (lb_test_wait (preview_error_is, (gpointer) "Choose the second image", 5000));
+  g_assert_true (gtk_widget_get_visible (gtk_widget_get_parent (
+    lb_param_dialog_get_widget (dialog (), "offset"))));
+  lb_window_test_choose_aux_file (win, small);
+  g_assert_true (lb_test_wait (preview_error_is,
+                               (gpointer) "must have the size and the format of the image", 10000));
+  lb_window_test_choose_aux_file (win, pre);
+  g_assert_true (lb_test_wait (previewed, NULL, 10000));
+  g_assert_true (lb_param_dialog_set_value (dialog (), "offset", 37.5));
+  apply_and_wait ();
+  g_assert_cmpuint (lb_history_get_position (history ()), ==, 1);
+  save_result (lb_history_get_current (history ()), "sub-file.png");
+  add_case ("subtract-png", "sub-file.png", post, pre, "37.5", NULL);
+}
+
+/* The result minus the original (a state of the history, the first choice offered). */
+static void
+test_subtract_history (void)
+{
+  g_autofree char *post = NULL;
+
+  if (skip_without_inputs ())
+    return;
+  post = input_path ("store", "post.png");
+  open_dialog (SUBTRACT_ID);
+  g_assert_cmpuint (lb_param_dialog_get_aux_choice (dialog ()), ==, 0);
+  g_assert_true (lb_param_dialog_set_value (dialog (), "offset", 100));
+  g_assert_true (lb_test_wait (previewed, NULL, 10000));
+  apply_and_wait ();
+  g_assert_cmpuint (lb_history_get_position (history ()), ==, 2);
+  save_result (lb_history_get_current (history ()), "sub-hist.png");
+  add_case ("subtract-png", "sub-hist.png", "sub-file.png", post, "100", NULL);
+}
+
+/* ---- a new size ---------------------------------------------------------------------------- */
+
+static void
+test_resample (void)
+{
+  g_autofree char *src = NULL, *uploaded = NULL;
+  LbImage *before, *after;
+  const char *size;
+
+  if (skip_without_inputs ())
+    return;
+  src = input_path ("store", "smooth.png");
+  uploaded = input_path ("store", "smooth.resampled.png");
+  open_store_image ("smooth.png");
+  before = lb_history_get_current (history ());
+  open_dialog (RESAMPLE_ID);
+  g_assert_true (lb_param_dialog_set_value (dialog (), "factor", 1.7));
+  g_assert_true (lb_param_dialog_set_value (dialog (), "method", 1)); /* linear */
+  g_assert_true (lb_test_wait (previewed, NULL, 10000));
+  apply_and_wait ();
+  after = lb_history_get_current (history ());
+  /* 57×41 × 1.7, rounded */
+  g_assert_cmpuint (lb_image_get_width (after), ==, 97);
+  g_assert_cmpuint (lb_image_get_height (after), ==, 70);
+  g_assert_true (lb_canvas_get_image (lb_window_test_get_canvas (win)) == after);
+  size = gtk_label_get_text (GTK_LABEL (lb_window_test_get_child (win, "size_label")));
+  g_assert_nonnull (strstr (size, "97 × 70"));
+  /* undo brings back the old size, redo the new one */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.undo", NULL);
+  g_assert_true (lb_canvas_get_image (lb_window_test_get_canvas (win)) == before);
+  size = gtk_label_get_text (GTK_LABEL (lb_window_test_get_child (win, "size_label")));
+  g_assert_nonnull (strstr (size, "57 × 41"));
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.redo", NULL);
+  g_assert_true (lb_canvas_get_image (lb_window_test_get_canvas (win)) == after);
+  /* the upload writes the new size */
+  lb_test_ui_upload_as (win, "smooth.resampled.png", NULL);
+  g_assert_true (g_file_test (uploaded, G_FILE_TEST_EXISTS));
+  save_result (after, "resample.png");
+  add_case ("resample", "resample.png", src, "1.7", uploaded, NULL);
+}
+
+/* ---- a series ------------------------------------------------------------------------------ */
+
+static gboolean
+slice_shown (gpointer data)
+{
+  return win != NULL && !lb_window_is_busy (win) && history () != NULL
+         && g_str_has_prefix (frame_label (), data)
+         && lb_canvas_get_image (lb_window_test_get_canvas (win))
+            == lb_history_get_current (history ());
+}
+
+static void
+go_to_slice (guint n)
+{
+  g_autofree char *want = g_strdup_printf ("slice %u/", n);
+
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.go-to-frame", "u", n);
+  g_assert_true (lb_test_wait (slice_shown, want, 10000));
+}
+
+static const char *
+current_source (void)
+{
+  return lb_image_meta_get_source_uri (lb_image_get_meta (lb_history_get_original (history ())));
+}
+
+static void
+open_series (void)
+{
+  g_autofree char *folder = g_build_filename (root, "series", NULL);
+
+  if (win != NULL)
+    gtk_window_destroy (GTK_WINDOW (win));
+  win = lb_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (win), 1000, 700);
+  gtk_window_present (GTK_WINDOW (win));
+  lb_window_open_uri (win, folder);
+  g_assert_true (lb_test_wait (slice_shown, (gpointer) "slice 1/10", 20000));
+}
+
+/* Slice 5 − slice 1, slice 1 chosen from the series (read when chosen). */
+static void
+test_subtract_slice (void)
+{
+  g_autofree char *first = NULL, *fifth = NULL;
+  g_autofree char *a = NULL, *b = NULL;
+
+  if (skip_without_inputs ())
+    return;
+  open_series ();
+  first = g_strdup (current_source ());
+  go_to_slice (5);
+  fifth = g_strdup (current_source ());
+  open_dialog (SUBTRACT_ID);
+  /* no history yet: the first choice is slice 1 */
+  lb_param_dialog_set_aux_choice (dialog (), 0);
+  g_assert_true (lb_param_dialog_set_value (dialog (), "offset", 10));
+  /* slice 1 is read when chosen: the dialog says so until the preview comes */
+  g_assert_true (lb_test_wait (previewed, NULL, 10000));
+  apply_and_wait ();
+  save_result (lb_history_get_current (history ()), "sub-slice.png");
+  a = g_filename_from_uri (fifth, NULL, NULL);
+  b = g_filename_from_uri (first, NULL, NULL);
+  add_case ("subtract-dicom", "sub-slice.png", a, b, "10", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.undo", NULL);
+}
+
+/* ---- the reference ------------------------------------------------------------------------- */
+
+static void
+test_reference (void)
+{
+  g_autofree char *path = NULL, *out = NULL;
+  g_auto (GStrv) lines = NULL;
+  guint n_ok = 0, n_bad = 0;
+
+  if (skip_without_inputs ())
+    return;
+  path = g_build_filename (root, "results", "cases.txt", NULL);
+  g_assert_true (g_file_set_contents (path, cases->str, -1, NULL));
+  out = lb_test_run_reference ("ui", "filters-reference.py", root);
+  g_assert_nonnull (out);
+  lines = g_strsplit (out, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      if (g_str_has_prefix (lines[i], "ok: "))
+        n_ok++;
+      else if (g_str_has_prefix (lines[i], "not ok: "))
+        n_bad++;
+      if (*lines[i])
+        g_test_message ("%s", lines[i]);
+    }
+  g_assert_cmpuint (n_bad, ==, 0);
+  g_assert_cmpuint (n_ok, >=, 4);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autofree char *out = NULL;
+  int ret;
+
+  if (!lb_test_ui_init (&argc, &argv))
+    return 0;
+  app = lb_test_ui_app_new ();
+  root = lb_test_make_tmpdir ("ui-filters");
+  out = lb_test_run_reference ("ui", "filters-reference.py", root);
+  if (out == NULL)
+    g_clear_pointer (&root, g_free);
+  else
+    {
+      g_autofree char *results = g_build_filename (root, "results", NULL);
+      g_assert_cmpint (g_mkdir (results, 0755), ==, 0);
+    }
+  cases = g_string_new (NULL);
+
+  g_test_add_func ("/ui/filters/subtract-file", test_subtract_file);
+  g_test_add_func ("/ui/filters/subtract-history", test_subtract_history);
+  g_test_add_func ("/ui/filters/resample", test_resample);
+  g_test_add_func ("/ui/filters/subtract-slice", test_subtract_slice);
+  g_test_add_func ("/ui/filters/reference", test_reference);
+  ret = g_test_run ();
+
+  if (win)
+    gtk_window_destroy (GTK_WINDOW (win));
+  lb_test_ui_drain (50);
+  g_clear_object (&app);
+  if (root != NULL && g_getenv ("LB_TEST_KEEP") == NULL)
+    lb_test_remove_tree (root);
+  g_string_free (cases, TRUE);
+  return ret;
+}
