@@ -280,8 +280,18 @@ on_pipeline_progress (double   fraction,
   g_main_context_invoke_full (NULL, G_PRIORITY_DEFAULT, apply_progress, m, progress_msg_free);
 }
 
-static char *
-provenance_line (LbFilter       *filter,
+char *
+_lb_window_filter_label (LbFilter       *filter,
+                         LbFilterParams *params)
+{
+  g_autofree char *p = lb_filter_params_to_string (params);
+
+  return *p ? g_strdup_printf ("%s (%s)", lb_filter_get_name (filter), p)
+            : g_strdup (lb_filter_get_name (filter));
+}
+
+char *
+_lb_window_filter_provenance (LbFilter       *filter,
                  LbFilterParams *params)
 {
   g_autofree char *p = lb_filter_params_to_string (params);
@@ -292,8 +302,8 @@ provenance_line (LbFilter       *filter,
                           origin, version ? " " : "", version ? version : "");
 }
 
-static const char *
-file_label_for (LbFilter *filter)
+const char *
+_lb_window_filter_file_label (LbFilter *filter)
 {
   const char *alias = lb_filter_get_alias (filter);
   const char *id = lb_filter_get_id (filter);
@@ -302,8 +312,8 @@ file_label_for (LbFilter *filter)
   return alias != NULL ? alias : dot ? dot + 1 : id;
 }
 
-static void
-log_timings (LbWindow  *self,
+void
+_lb_window_log_timings (LbWindow  *self,
              GPtrArray *timings)
 {
   for (guint i = 0; timings && i < timings->len; i++)
@@ -356,11 +366,8 @@ on_run_done (GObject      *source,
       return;
     }
   {
-    g_autofree char *params = lb_filter_params_to_string (ctx->params);
-    g_autofree char *label = *params ? g_strdup_printf ("%s (%s)", lb_filter_get_name (ctx->filter),
-                                                        params)
-                                     : g_strdup (lb_filter_get_name (ctx->filter));
-    g_autofree char *prov = provenance_line (ctx->filter, ctx->params);
+    g_autofree char *label = _lb_window_filter_label (ctx->filter, ctx->params);
+    g_autofree char *prov = _lb_window_filter_provenance (ctx->filter, ctx->params);
     g_autofree char *status = NULL;
     gint64 usec = 0;
 
@@ -372,12 +379,12 @@ on_run_done (GObject      *source,
                               self->last_filter_ms);
     _lb_window_set_status (self, status);
     lb_history_push (self->history, output, label, prov);
-    lb_history_set_file_label (self->history, file_label_for (ctx->filter));
+    lb_history_set_file_label (self->history, _lb_window_filter_file_label (ctx->filter));
     g_set_object (&self->last_filter, ctx->filter);
     g_clear_pointer (&self->last_params, lb_filter_params_unref);
     self->last_params = lb_filter_params_ref (ctx->params);
     if (g_settings_get_boolean (self->settings, "benchmark-mode"))
-      log_timings (self, timings);
+      _lb_window_log_timings (self, timings);
   }
   run_ctx_free (ctx);
 }

@@ -94,6 +94,10 @@ struct _LbWindow {
   GPtrArray      *aux_choices;        /* what the dialog lists, in its order */
   GCancellable   *aux_cancellable;    /* slices and files being read for it */
 
+  /* Filters over a whole series (lb-window-series-filter.c) */
+  GPtrArray      *series_steps;       /* the whole-series results of the stack shown */
+  guint           series_pos;         /* how many of them are in effect (undo, redo) */
+
   /* Frames of a multi-frame image (lb-window-frames.c) */
   LbFrameSource  *frames;             /* NULL unless the image has several frames */
   guint           frame;              /* the frame shown, from 1 */
@@ -206,6 +210,16 @@ void _lb_window_run_filter     (LbWindow       *self,
                                 LbFilter       *filter,
                                 LbFilterParams *params,
                                 LbImage        *aux);
+/* What a step of @filter with @params is called in the history ("Blur (size=5)"), its
+ * provenance line, the short label of derived file names, and the bench panel's rows of
+ * @timings (LbPassTiming) in benchmark mode. */
+char       *_lb_window_filter_label      (LbFilter       *filter,
+                                          LbFilterParams *params);
+char       *_lb_window_filter_provenance (LbFilter       *filter,
+                                          LbFilterParams *params);
+const char *_lb_window_filter_file_label (LbFilter       *filter);
+void        _lb_window_log_timings       (LbWindow       *self,
+                                          GPtrArray      *timings);
 /* The filter for an apply-filter target ("ID" or "store:ID"). (transfer none) */
 LbFilter *_lb_window_find_filter (LbWindow   *self,
                                   const char *target);
@@ -233,6 +247,21 @@ void     _lb_window_series_filter_run      (LbWindow       *self,
                                             LbFilter       *filter,
                                             LbFilterParams *params,
                                             LbImage        *aux);
+/* The history of slice @number (its @original, then the whole-series steps, at the position
+ * the slice left says); lb-window-frames.c makes every slice's history here. */
+LbHistory *_lb_window_series_filter_history (LbWindow      *self,
+                                             guint          number,
+                                             LbImage       *original);
+/* How many states after the original of the slice shown are whole-series steps (its own
+ * results are the ones after them). */
+guint    _lb_window_series_filter_n_shared (LbWindow       *self);
+/* The stack closes: its whole-series results go. */
+void     _lb_window_series_filter_forget   (LbWindow       *self);
+/* (transfer none) The slices of the whole-series step shown (the current state of the slice
+ * shown is one), with its file label and provenance; NULL otherwise. */
+GPtrArray *_lb_window_series_filter_current (LbWindow      *self,
+                                             const char   **label,
+                                             const char   **provenance);
 
 /* lb-window-upload.c */
 void _lb_window_upload         (LbWindow     *self);

@@ -24,6 +24,8 @@
 #define SUBTRACT_ID "io.github.lightbox.medical.subtract"
 #define RESAMPLE_ID "io.github.lightbox.medical.resample"
 #define DOUBLE_ID "io.github.lightbox.test.double"
+#define BLUR_ID "io.github.lightbox.xv.blur"
+#define N_SLICES 10
 
 static LbApplication *app;
 static LbWindow *win;
@@ -271,7 +273,10 @@ go_to_slice (guint n)
   g_autofree char *want = g_strdup_printf ("slice %u/", n);
 
   gtk_widget_activate_action (GTK_WIDGET (win), "win.go-to-frame", "u", n);
-  g_assert_true (lb_test_wait (slice_shown, want, 10000));
+  if (!lb_test_wait (slice_shown, want, 10000))
+    g_error ("slice %u not shown: \"%s\", busy %d, history %u/%u, status %s", n, frame_label (),
+             lb_window_is_busy (win), lb_history_get_position (history ()),
+             lb_history_get_length (history ()), lb_window_test_get_last_status (win));
 }
 
 static const char *
@@ -319,6 +324,67 @@ test_subtract_slice (void)
   b = g_filename_from_uri (first, NULL, NULL);
   add_case ("subtract-dicom", "sub-slice.png", a, b, "10", NULL);
   gtk_widget_activate_action (GTK_WIDGET (win), "win.undo", NULL);
+}
+
+/* Blur over the whole series: one pass per slice in the benchmark panel, every slice shows
+ * its result (the same as lightbox-cli filter on its file), and undo on one slice takes it
+ * back on every slice; redo brings it back. */
+static void
+test_series_blur (void)
+{
+  LbBenchPanel *bench;
+  guint n_records;
+
+  if (skip_without_inputs ())
+    return;
+  bench = lb_window_test_get_bench_panel (win);
+  g_settings_set_boolean (lb_window_test_get_settings (win), "benchmark-mode", TRUE);
+  n_records = lb_bench_panel_get_n_records (bench);
+  g_assert_cmpuint (lb_history_get_position (history ()), ==, 0);
+  open_dialog (BLUR_ID);
+  g_assert_true (lb_param_dialog_set_value (dialog (), "size", 5));
+  lb_param_dialog_set_whole_series (dialog (), TRUE);
+  g_assert_true (lb_param_dialog_get_whole_series (dialog ()));
+  apply_and_wait ();
+  g_assert_cmpuint (lb_bench_panel_get_n_records (bench), ==, n_records + N_SLICES);
+  g_assert_cmpuint (lb_history_get_position (history ()), ==, 1);
+  for (guint n = 1; n <= N_SLICES; n++)
+    {
+      g_autofree char *name = g_strdup_printf ("series-%02u.png", n);
+      g_autofree char *file = NULL;
+
+      go_to_slice (n);
+      /* no question about losing results: the whole-series step goes with every slice */
+      g_assert_cmpuint (lb_history_get_position (history ()), ==, 1);
+      g_assert_cmpuint (lb_history_get_length (history ()), ==, 2);
+      save_result (lb_history_get_current (history ()), name);
+      file = g_filename_from_uri (current_source (), NULL, NULL);
+      add_case ("series", name, file, "blur:size=5", NULL);
+    }
+  /* undo on slice 10: every slice is back to its original, redo is offered on each */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.undo", NULL);
+  for (guint n = 1; n <= N_SLICES; n += 3)
+    {
+      go_to_slice (n);
+      g_assert_cmpuint (lb_history_get_position (history ()), ==, 0);
+      g_assert_true (lb_canvas_get_image (lb_window_test_get_canvas (win))
+                     == lb_history_get_original (history ()));
+      g_assert_true (lb_history_can_redo (history ()));
+    }
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.redo", NULL);
+  go_to_slice (4);
+  g_assert_cmpuint (lb_history_get_position (history ()), ==, 1);
+
+  /* Escape while it runs: nothing changes */
+  open_dialog (BLUR_ID);
+  lb_param_dialog_set_whole_series (dialog (), TRUE);
+  lb_param_dialog_respond (dialog (), TRUE);
+  g_assert_true (lb_window_is_busy (win));
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.cancel", NULL);
+  g_assert_true (lb_test_wait (lb_test_ui_not_busy, win, 10000));
+  g_assert_nonnull (strstr (lb_window_test_get_last_status (win), "the series is unchanged"));
+  g_assert_cmpuint (lb_history_get_position (history ()), ==, 1);
+  g_assert_cmpuint (lb_history_get_length (history ()), ==, 2);
 }
 
 /* ---- the reference ------------------------------------------------------------------------- */
@@ -374,6 +440,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/filters/subtract-history", test_subtract_history);
   g_test_add_func ("/ui/filters/resample", test_resample);
   g_test_add_func ("/ui/filters/subtract-slice", test_subtract_slice);
+  g_test_add_func ("/ui/filters/series-blur", test_series_blur);
   g_test_add_func ("/ui/filters/reference", test_reference);
   ret = g_test_run ();
 
