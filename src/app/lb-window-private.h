@@ -263,6 +263,11 @@ GPtrArray *_lb_window_series_filter_current (LbWindow      *self,
                                              const char   **label,
                                              const char   **provenance);
 
+/* lb-window-series-upload.c */
+/* When the current state is a whole-series result: asks for a folder name and writes the
+ * series there, TRUE; else FALSE (an upload of the image shown). */
+gboolean _lb_window_series_upload (LbWindow *self);
+
 /* lb-window-upload.c */
 void _lb_window_upload         (LbWindow     *self);
 void _lb_window_export         (LbWindow     *self);

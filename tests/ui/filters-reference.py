@@ -113,7 +113,7 @@ def check_results():
         cases = [line.rstrip("\n").split("\t") for line in f if line.strip()]
     for case in cases:
         kind, out = case[0], os.path.join(res, case[1])
-        got = load_png(out)
+        got = load_png(out) if out.endswith(".png") else None
         if kind == "subtract-dicom":       # out, slice a, slice b (paths), offset
             ref = subtract(dicom_values(case[2]), dicom_values(case[3]), float(case[4]), 65535)
             check(np.array_equal(got, ref), "subtract, second image a slice: equals numpy")
@@ -154,11 +154,17 @@ def check_results():
                 check(np.array_equal(ds.pixel_array.astype(np.int64), got),
                       "the written-back %s holds the filtered values (pydicom)"
                       % os.path.basename(case[4]))
+        elif kind == "derived-slice":      # out (slice result), derived file
+            ds = pydicom.dcmread(case[2])
+            check(np.array_equal(ds.pixel_array.astype(np.int64), got),
+                  "the written-back %s holds the filtered values (pydicom)"
+                  % os.path.basename(case[2]))
         elif kind == "derived-series":     # folder, source folder, expected count
-            folder, source, n = out, case[2], int(case[3])
+            folder, source, n = case[1], case[2], int(case[3])
             files = sorted(os.listdir(folder))
             dss = [pydicom.dcmread(os.path.join(folder, f)) for f in files]
-            src = [pydicom.dcmread(os.path.join(source, f)) for f in sorted(os.listdir(source))]
+            src = [pydicom.dcmread(os.path.join(source, f)) for f in sorted(os.listdir(source))
+                   if f.endswith(".dcm")]
             check(len(dss) == n, "the derived series has %d instances (%d expected)"
                   % (len(dss), n))
             series_uids = {str(d.SeriesInstanceUID) for d in dss}
@@ -171,12 +177,14 @@ def check_results():
             check(all(str(d.StudyInstanceUID) == str(src[0].StudyInstanceUID) for d in dss),
                   "in the source's study")
         elif kind == "untouched":          # folder, sha256 list file
+            out = case[1]
             import hashlib
             with open(os.path.join(res, case[2])) as f:
                 before = f.read()
             now = "".join("%s %s\n" % (n, hashlib.sha256(open(os.path.join(out, n), "rb")
                                                          .read()).hexdigest())
-                          for n in sorted(os.listdir(out)))
+                          for n in sorted(os.listdir(out))
+                          if os.path.isfile(os.path.join(out, n)))
             check(now == before, "the source series is untouched")
         else:
             check(False, "unknown case " + kind)

@@ -387,6 +387,73 @@ test_series_blur (void)
   g_assert_cmpuint (lb_history_get_length (history ()), ==, 2);
 }
 
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* The SHA-256 of the files directly in @dir, one "NAME HASH" line each. */
+static char *
+hash_files (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  GString *out = g_string_new (NULL);
+  const char *name;
+
+  g_assert_nonnull (d);
+  while ((name = g_dir_read_name (d)) != NULL)
+    g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, compare_names);
+  for (guint i = 0; i < names->len; i++)
+    {
+      g_autofree char *path = g_build_filename (dir, names->pdata[i], NULL);
+      g_autofree char *hash = NULL;
+
+      if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        continue;
+      hash = lb_test_sha256_file (path);
+      g_string_append_printf (out, "%s %s\n", (char *) names->pdata[i], hash);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* Upload writes the whole-series result as a new series in a new folder, twice: the second
+ * goes to a folder of its own; the source files stay as they were. */
+static void
+test_series_upload (void)
+{
+  g_autofree char *series = NULL, *before = NULL, *hashes = NULL, *first = NULL, *second = NULL;
+
+  if (skip_without_inputs ())
+    return;
+  series = g_build_filename (root, "series", NULL);
+  before = hash_files (series);
+  hashes = g_build_filename (root, "results", "series-before.txt", NULL);
+  g_assert_true (g_file_set_contents (hashes, before, -1, NULL));
+  g_assert_cmpuint (lb_history_get_position (history ()), ==, 1);
+  lb_test_ui_upload_as (win, "series.blur", NULL);
+  first = g_build_filename (series, "series.blur", NULL);
+  g_assert_true (g_file_test (first, G_FILE_TEST_IS_DIR));
+  g_assert_cmpuint (lb_test_count_entries (first), ==, N_SLICES);
+  g_assert_nonnull (strstr (lb_window_test_get_last_status (win), "Wrote 10 slices"));
+  lb_test_ui_upload_as (win, "series.blur", NULL);
+  second = g_build_filename (series, "series.blur-2", NULL);
+  g_assert_cmpuint (lb_test_count_entries (second), ==, N_SLICES);
+  for (guint n = 1; n <= N_SLICES; n++)
+    {
+      g_autofree char *png = g_strdup_printf ("series-%02u.png", n);
+      g_autofree char *dcm = g_strdup_printf ("IM%04u.dcm", n);
+      g_autofree char *path = g_build_filename (first, dcm, NULL);
+
+      add_case ("derived-slice", png, path, NULL);
+    }
+  add_case ("derived-series", first, series, "10", NULL);
+  add_case ("untouched", series, "series-before.txt", NULL);
+}
+
 /* ---- the reference ------------------------------------------------------------------------- */
 
 static void
@@ -441,6 +508,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/filters/resample", test_resample);
   g_test_add_func ("/ui/filters/subtract-slice", test_subtract_slice);
   g_test_add_func ("/ui/filters/series-blur", test_series_blur);
+  g_test_add_func ("/ui/filters/series-upload", test_series_upload);
   g_test_add_func ("/ui/filters/reference", test_reference);
   ret = g_test_run ();
 
