@@ -405,7 +405,11 @@ lb_param_dialog_rebind (LbParamDialog *self,
   build_rows (self);
   gtk_widget_set_visible (self->error_label, FALSE);
   gtk_widget_set_sensitive (self->apply, TRUE);
-  if (n_reset == 0)
+  if (lb_filter_get_kind (filter) != LB_FILTER_KIND_PLUGIN)
+    /* TRANSLATORS: a declarative filter's file (.lbfilter) was replaced while its dialog was
+     * open; a declarative filter has no parameters */
+    notice = g_strdup (_("The filter file was replaced; Apply runs the new one."));
+  else if (n_reset == 0)
     /* TRANSLATORS: the filter's plugin file was replaced while its dialog was open */
     notice = g_strdup_printf (_("The plugin was replaced by version %s; the values were kept."),
                               lb_filter_get_version (filter) ? lb_filter_get_version (filter) : "—");

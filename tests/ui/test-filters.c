@@ -59,6 +59,12 @@ has_param_dialog (gpointer data)
 }
 
 static gboolean
+no_param_dialog (gpointer data)
+{
+  return lb_window_test_get_param_dialog (win) == NULL;
+}
+
+static gboolean
 shown_named (gpointer data)
 {
   LbImage *image;
@@ -318,6 +324,16 @@ test_subtract_slice (void)
   g_assert_true (lb_param_dialog_set_value (dialog (), "offset", 10));
   /* slice 1 is read when chosen: the dialog says so until the preview comes */
   g_assert_true (lb_test_wait (previewed, NULL, 10000));
+  /* the dialog's second-image and scope rows, for a person to look at */
+  if (g_getenv ("LB_TEST_SCREENSHOT") != NULL)
+    {
+      const char *argv[] = { "import", "-window", "root", g_getenv ("LB_TEST_SCREENSHOT"), NULL };
+
+      gtk_test_widget_wait_for_draw (GTK_WIDGET (dialog ()));
+      lb_test_ui_drain (300);
+      g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                                   NULL, NULL, NULL, NULL));
+    }
   apply_and_wait ();
   save_result (lb_history_get_current (history ()), "sub-slice.png");
   a = g_filename_from_uri (fifth, NULL, NULL);
@@ -454,6 +470,74 @@ test_series_upload (void)
   add_case ("untouched", series, "series-before.txt", NULL);
 }
 
+/* ---- a declarative filter replaced under its dialog ------------------------------------------ */
+
+static void
+write_kernel (const char *dir,
+              int         tap)
+{
+  g_autofree char *text = g_strdup_printf ("[Filter]\nId=" DOUBLE_ID "\nName=Scale test\n"
+                                           "Category=Test\nType=kernel\n\n[Kernel]\n"
+                                           "Width=1\nHeight=1\nRow1=%d\nDivisor=1\nBias=0\n",
+                                           tap);
+  g_autofree char *tmp = g_build_filename (dir, ".scale.tmp", NULL);
+  g_autofree char *path = g_build_filename (dir, "scale.lbfilter", NULL);
+
+  /* as an installer should: a new file renamed over the old one */
+  g_assert_true (g_file_set_contents (tmp, text, -1, NULL));
+  g_assert_cmpint (g_rename (tmp, path), ==, 0);
+}
+
+static gboolean
+dialog_filter_is_not (gpointer data)
+{
+  return dialog () != NULL && (gpointer) lb_param_dialog_get_filter (dialog ()) != data;
+}
+
+/* A .lbfilter has no parameters, but its dialog opens on a slice of a series (to choose the
+ * scope): replaced on disk, the dialog runs the new kernel; removed, it closes. */
+static void
+test_lbfilter_rebind (void)
+{
+  LbFilterRegistry *registry = lb_application_get_registry (app);
+  g_autofree char *dir = lb_test_make_tmpdir ("ui-lbfilters");
+  g_autofree char *path = g_build_filename (dir, "scale.lbfilter", NULL);
+  LbFilter *old;
+  LbImage *input, *out;
+
+  if (skip_without_inputs ())
+    return;
+  write_kernel (dir, 1);
+  lb_filter_registry_add_filter_dir (registry, dir);
+  lb_filter_registry_rescan (registry);
+  input = lb_history_get_current (history ());
+  open_dialog (DOUBLE_ID);
+  old = lb_param_dialog_get_filter (dialog ());
+  g_assert_true (lb_filter_get_kind (old) == LB_FILTER_KIND_KERNEL);
+
+  write_kernel (dir, 2);
+  lb_filter_registry_rescan (registry);
+  g_assert_true (lb_test_wait (dialog_filter_is_not, old, 5000));
+  g_assert_nonnull (strstr (lb_param_dialog_get_notice (dialog ()), "filter file was replaced"));
+  apply_and_wait ();
+  out = lb_history_get_current (history ());
+  g_assert_true (out != input);
+  /* the new kernel: twice every sample (none reaches the 16-bit limit) */
+  for (guint y = 0; y < lb_image_get_height (out); y++)
+    for (guint x = 0; x < lb_image_get_width (out); x++)
+      g_assert_cmpuint (((const guint16 *) lb_image_get_row (out, y))[x], ==,
+                        2u * ((const guint16 *) lb_image_get_row (input, y))[x]);
+
+  /* removed while its dialog is open: the dialog closes and says why */
+  open_dialog (DOUBLE_ID);
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  lb_filter_registry_rescan (registry);
+  g_assert_true (lb_test_wait (no_param_dialog, NULL, 5000));
+  g_assert_nonnull (strstr (lb_window_test_get_last_status (win), "was removed"));
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.undo", NULL);
+  lb_test_remove_tree (dir);
+}
+
 /* ---- the reference ------------------------------------------------------------------------- */
 
 static void
@@ -509,6 +593,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/filters/subtract-slice", test_subtract_slice);
   g_test_add_func ("/ui/filters/series-blur", test_series_blur);
   g_test_add_func ("/ui/filters/series-upload", test_series_upload);
+  g_test_add_func ("/ui/filters/lbfilter-rebind", test_lbfilter_rebind);
   g_test_add_func ("/ui/filters/reference", test_reference);
   ret = g_test_run ();
 
