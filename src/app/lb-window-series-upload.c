@@ -37,6 +37,7 @@ typedef struct {
   char           *name;          /* its name as asked */
   char           *folder;        /* the folder made, with a trailing '/' */
   char           *series_uid;
+  char           *description;   /* DICOMweb: the new series' SeriesDescription */
   guint           series_number;
   guint           attempt;
   guint           index;         /* the slice being written, from 0 */
@@ -54,6 +55,7 @@ series_upload_free (SeriesUpload *up)
   g_free (up->name);
   g_free (up->folder);
   g_free (up->series_uid);
+  g_free (up->description);
   g_free (up);
 }
 
@@ -77,6 +79,7 @@ typedef struct {
   char           *source_uri;
   char           *provenance;
   char           *series_uid;
+  char           *description;    /* nullable: the builder's */
   guint           series_number;
   guint           number;
 } Encode;
@@ -89,6 +92,7 @@ encode_free (Encode *e)
   g_free (e->source_uri);
   g_free (e->provenance);
   g_free (e->series_uid);
+  g_free (e->description);
   g_free (e);
 }
 
@@ -108,6 +112,8 @@ encode_dicom (Encode  *e,
   /* one series for all slices, in the source's order */
   lb_dicom_dataset_set_string (ds, LB_TAG_SERIES_INSTANCE_UID, "UI", e->series_uid);
   lb_dicom_dataset_set_uint (ds, LB_TAG_INSTANCE_NUMBER, "IS", e->number);
+  if (e->description != NULL)
+    lb_dicom_dataset_set_string (ds, LB_TAG_SERIES_DESCRIPTION, "LO", e->description);
   for (guint i = 0; i < G_N_ELEMENTS (geometry); i++)
     lb_dicom_dataset_copy_element (ds, e->source, geometry[i]);
   return lb_dicom_write_part10 (ds, error);
@@ -203,7 +209,11 @@ write_next (SeriesUpload *up)
       g_free (self->last_upload_uri);
       self->last_upload_uri = g_strdup (up->folder);
       /* TRANSLATORS: status bar after a whole series was written back: count and folder */
-      status = g_strdup_printf (_("Wrote %u slices to %s"), up->slices->len, up->folder);
+      status = up->description != NULL
+               /* TRANSLATORS: status bar after a whole series was stored on a PACS */
+               ? g_strdup_printf (_("Stored %u slices as the new series “%s”"), up->slices->len,
+                                  up->description)
+               : g_strdup_printf (_("Wrote %u slices to %s"), up->slices->len, up->folder);
       _lb_window_set_status (self, status);
       lb_store_browser_refresh_parent (self->browser, up->folder);
       series_upload_free (up);
@@ -216,6 +226,7 @@ write_next (SeriesUpload *up)
   e->source_uri = g_strdup (lb_frame_source_get_frame_uri (up->frames, up->index + 1));
   e->provenance = g_strdup (up->provenance);
   e->series_uid = g_strdup (up->series_uid);
+  e->description = g_strdup (up->description);
   e->series_number = up->series_number;
   e->number = up->index + 1;
   task = g_task_new (NULL, self->op_cancellable, on_encoded, up);
@@ -294,35 +305,30 @@ make_folder (SeriesUpload *up)
 }
 
 /* The folder that holds the first slice, and where the new folder goes: beside it when the
- * store reaches its parent, else inside it. NULL when the slices are not in the store. */
+ * store reaches its parent, else inside it (for DICOMweb: the first slice's series, where
+ * the instances are stored). NULL when the slices are not in the store. */
 static char *
 target_parent (LbWindow *self,
+               gboolean  dicomweb,
                char    **series_name)
 {
   const char *root = lb_store_get_uri (self->store);
-  g_autoptr (GFile) first = g_file_new_for_uri (lb_frame_source_get_frame_uri (self->frames, 1));
-  g_autoptr (GFile) folder = g_file_get_parent (first);
-  g_autoptr (GFile) parent = folder ? g_file_get_parent (folder) : NULL;
-  g_autofree char *folder_uri = folder ? g_file_get_uri (folder) : NULL;
-  g_autofree char *parent_uri = parent ? g_file_get_uri (parent) : NULL;
+  const char *first = lb_frame_source_get_frame_uri (self->frames, 1);
+  g_autofree char *folder = first ? lb_store_uri_parent (first) : NULL;
+  g_autofree char *parent = folder ? lb_store_uri_parent (folder) : NULL;
 
-  g_autofree char *parent_dir = NULL;
-
-  if (folder_uri == NULL || !g_str_has_prefix (lb_frame_source_get_frame_uri (self->frames, 1),
-                                                root))
+  if (folder == NULL || !g_str_has_prefix (first, root))
     return NULL;
-  *series_name = g_file_get_basename (folder);
-  parent_dir = parent_uri == NULL ? NULL
-               : g_str_has_suffix (parent_uri, "/") ? g_strdup (parent_uri)
-               : g_strconcat (parent_uri, "/", NULL);
-  if (parent_dir != NULL && g_str_has_prefix (parent_dir, root))
-    return g_steal_pointer (&parent_dir);
-  return g_strconcat (folder_uri, "/", NULL);
+  *series_name = lb_store_uri_display_name (folder);
+  if (!dicomweb && parent != NULL && g_str_has_prefix (parent, root))
+    return g_steal_pointer (&parent);
+  return g_steal_pointer (&folder);
 }
 
 typedef struct {
   LbWindow *self;
   char     *parent;
+  gboolean  dicomweb;  /* the name is the new series' description, not a folder's */
 } Ask;
 
 static void
@@ -344,7 +350,7 @@ on_name (GtkWindow *dialog,
   g_strstrip (name);
   if (!accepted || *name == '\0' || slices == NULL || self->busy)
     return;
-  if (strchr (name, '/') != NULL)
+  if (!ask->dicomweb && strchr (name, '/') != NULL)
     {
       g_autoptr (GError) error = g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
                                               _("“%s” is not a folder name: it must not contain “/”"),
@@ -368,7 +374,16 @@ on_name (GtkWindow *dialog,
     lb_dicom_dataset_get_int (first, LB_TAG_SERIES_NUMBER, 0, &number);
   up->series_number = (guint) CLAMP (number, 0, 99000) + 1000;
   _lb_window_begin_op (self, _("Uploading"));
-  make_folder (up);
+  if (ask->dicomweb)
+    {
+      /* no folders on a PACS: each instance is stored (STOW-RS) into the source's study, a
+       * new name beside its source instance, which the server files under its new series */
+      up->description = g_steal_pointer (&up->name);
+      up->folder = g_strdup (ask->parent);
+      write_next (up);
+    }
+  else
+    make_folder (up);
 }
 
 static void
@@ -386,11 +401,13 @@ _lb_window_series_upload (LbWindow *self)
   const char *label = NULL;
   g_autofree char *series_name = NULL, *parent = NULL, *proposed = NULL;
   GtkWidget *dialog;
+  gboolean dicomweb;
   Ask *ask;
 
   if (_lb_window_series_filter_current (self, &label, NULL) == NULL)
     return FALSE;
-  parent = target_parent (self, &series_name);
+  dicomweb = g_strcmp0 (lb_store_get_backend_name (self->store), "dicomweb") == 0;
+  parent = target_parent (self, dicomweb, &series_name);
   if (parent == NULL)
     {
       g_autoptr (GError) error = g_error_new_literal (
@@ -401,14 +418,33 @@ _lb_window_series_upload (LbWindow *self)
       _lb_window_show_error (self, _("Upload failed"), error);
       return TRUE;
     }
-  proposed = g_strdup_printf ("%s.%s", series_name, label ? label : "lightbox");
+  if (dicomweb)
+    {
+      const LbDicomDataset *first = lb_frame_source_get_dataset (self->frames, 1);
+      const char *description = first ? lb_dicom_dataset_get_string (first,
+                                                                     LB_TAG_SERIES_DESCRIPTION,
+                                                                     0)
+                                      : NULL;
+
+      /* the series is named in its description, e.g. "Thorax (blur)" */
+      proposed = g_strdup_printf ("%s (%s)", description ? description : series_name,
+                                  label ? label : "Lightbox");
+    }
+  else
+    proposed = g_strdup_printf ("%s.%s", series_name, label ? label : "lightbox");
   dialog = GTK_WIDGET (lb_upload_dialog_new (proposed));
   self->upload_dialog = dialog;
   self->upload_entry = lb_upload_dialog_get_entry (LB_UPLOAD_DIALOG (dialog));
-  /* TRANSLATORS: the upload dialog's title for a whole series: a new folder is made */
-  gtk_window_set_title (GTK_WINDOW (dialog), _("Upload the Series to a New Folder"));
+  gtk_window_set_title (GTK_WINDOW (dialog), dicomweb
+                        /* TRANSLATORS: the upload dialog's title for a whole series on a PACS:
+                         * the name asked for is the new series' description */
+                        ? _("Store the Series as a New Series")
+                        /* TRANSLATORS: the upload dialog's title for a whole series: a new
+                         * folder is made */
+                        : _("Upload the Series to a New Folder"));
   ask = g_new0 (Ask, 1);
   ask->self = self;
+  ask->dicomweb = dicomweb;
   ask->parent = g_steal_pointer (&parent);
   lb_dialogs_form (GTK_WINDOW (dialog), GTK_WINDOW (self), _("_Upload"), on_name, ask, ask_free);
   return TRUE;

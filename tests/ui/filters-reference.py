@@ -76,6 +76,8 @@ def make_inputs():
         px = np.clip(blob + rng.integers(0, 600, size=(40, 48)) + 40 * k, 0, 65535)
         ds.PixelData = px.astype("<u2").tobytes()
         ds.save_as(os.path.join(series, "slice-%02d.dcm" % k), write_like_original=False)
+    with open(os.path.join(root, "series-uid.txt"), "w") as f:
+        f.write(uid + "\n")
     h, w = 41, 57
     yy, xx = np.mgrid[0:h, 0:w]
     smooth = 20 + 215 * (0.5 + 0.25 * np.sin(xx / 4.0) + 0.25 * np.cos(yy / 5.0 + xx / 9.0))
@@ -106,6 +108,62 @@ def magick():
     return None
 
 
+def orthanc_get(path):
+    import json
+    import urllib.request
+    base = os.environ["LB_DICOMWEB_URL"].rsplit("/dicom-web", 1)[0]
+    with urllib.request.urlopen(base + path) as r:
+        data = r.read()
+    return json.loads(data) if path.split("?")[0].rsplit("/", 1)[-1] != "file" else data
+
+
+def check_orthanc(res, cli, description, source, step):
+    """The series Lightbox stored: found by its description in Orthanc's own REST API, each
+    instance read with pydicom and compared with lightbox-cli filter on the source file of
+    the same position; the source series still has its ten instances, unchanged."""
+    import io
+    by_z = {}
+    for f in sorted(os.listdir(source)):
+        if f.endswith(".dcm"):
+            ds = pydicom.dcmread(os.path.join(source, f))
+            by_z[round(float(ds.ImagePositionPatient[2]), 3)] = (os.path.join(source, f), ds)
+    found = [s for s in orthanc_get("/series?expand")
+             if s["MainDicomTags"].get("SeriesDescription") == description]
+    check(len(found) == 1, "Orthanc has one series “%s”" % description)
+    if len(found) != 1:
+        return
+    instances = found[0]["Instances"]
+    check(len(instances) == len(by_z), "it has %d instances (%d expected)"
+          % (len(instances), len(by_z)))
+    src_uid = str(next(iter(by_z.values()))[1].SeriesInstanceUID)
+    sops = set()
+    for i, iid in enumerate(instances):
+        ds = pydicom.dcmread(io.BytesIO(orthanc_get("/instances/%s/file" % iid)))
+        sops.add(str(ds.SOPInstanceUID))
+        path, src = by_z[round(float(ds.ImagePositionPatient[2]), 3)]
+        ref_path = os.path.join(res, "orthanc-ref-%d.png" % i)
+        r = subprocess.run([cli, "filter", "--force", path, ref_path, step],
+                           capture_output=True, text=True)
+        check(r.returncode == 0 and np.array_equal(ds.pixel_array.astype(np.int64),
+                                                   load_png(ref_path)),
+              "stored instance at z=%s equals lightbox-cli filter %s on %s (pydicom)"
+              % (ds.ImagePositionPatient[2], step, os.path.basename(path)))
+        check(str(ds.SeriesInstanceUID) != src_uid and "DerivationDescription" in ds,
+              "instance %d: a new series, with a DerivationDescription" % (i + 1))
+    check(len(sops) == len(instances) and not sops & {str(v[1].SOPInstanceUID)
+                                                      for v in by_z.values()},
+          "new SOP Instance UIDs")
+    src = [s for s in orthanc_get("/series?expand")
+           if s["MainDicomTags"].get("SeriesInstanceUID") == src_uid]
+    same = len(src) == 1 and len(src[0]["Instances"]) == len(by_z)
+    for iid in (src[0]["Instances"] if same else []):
+        ds = pydicom.dcmread(io.BytesIO(orthanc_get("/instances/%s/file" % iid)))
+        orig = by_z[round(float(ds.ImagePositionPatient[2]), 3)][1]
+        same = same and np.array_equal(ds.pixel_array, orig.pixel_array)
+    check(same, "the source series in Orthanc is untouched: %d instances, the same pixels"
+          % len(by_z))
+
+
 def check_results():
     res = os.path.join(root, "results")
     cli = os.path.join(os.environ["LB_BUILD_ROOT"], "src", "cli", "lightbox-cli")
@@ -114,6 +172,9 @@ def check_results():
     for case in cases:
         kind, out = case[0], os.path.join(res, case[1])
         got = load_png(out) if out.endswith(".png") else None
+        if kind == "orthanc-series":
+            check_orthanc(res, cli, case[2], case[3], case[4])
+            continue
         if kind == "subtract-dicom":       # out, slice a, slice b (paths), offset
             ref = subtract(dicom_values(case[2]), dicom_values(case[3]), float(case[4]), 65535)
             check(np.array_equal(got, ref), "subtract, second image a slice: equals numpy")
