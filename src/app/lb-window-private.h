@@ -210,6 +210,12 @@ void _lb_window_run_filter     (LbWindow       *self,
                                 LbFilter       *filter,
                                 LbFilterParams *params,
                                 LbImage        *aux);
+/* The worker threads a filter pass gets (the "threads" setting, 0: every processor). */
+guint       _lb_window_filter_threads    (LbWindow       *self);
+/* Opens the application's filter registry now if it is not open yet. */
+void        _lb_window_ensure_registry   (LbWindow       *self);
+/* lb-window-bench.c: adds win.run-benchmark. */
+void        _lb_window_bench_init        (LbWindow       *self);
 /* What a step of @filter with @params is called in the history ("Blur (size=5)"), its
  * provenance line, the short label of derived file names, and the bench panel's rows of
  * @timings (LbPassTiming) in benchmark mode. */

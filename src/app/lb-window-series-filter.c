@@ -254,14 +254,13 @@ filter_slice (SeriesRun *run,
   LbWindow *self = run->self;
   g_autoptr (GError) error = NULL;
   g_autoptr (LbPipeline) pipeline = lb_pipeline_new (self->registry);
-  int n = g_settings_get_int (self->settings, "threads");
 
   if (!lb_pipeline_append (pipeline, run->filter, run->params, &error))
     {
       fail (run, error);
       return;
     }
-  lb_pipeline_set_n_threads (pipeline, n > 0 ? (guint) n : g_get_num_processors ());
+  lb_pipeline_set_n_threads (pipeline, _lb_window_filter_threads (self));
   lb_pipeline_set_aux_input (pipeline, run->aux);
   lb_pipeline_run_async (pipeline, input, self->op_cancellable, on_slice_filtered, run);
 }

@@ -229,6 +229,7 @@ test_resample (void)
   g_autofree char *src = NULL, *uploaded = NULL;
   LbImage *before, *after;
   const char *size;
+  guint n_records;
 
   if (skip_without_inputs ())
     return;
@@ -260,6 +261,13 @@ test_resample (void)
   g_assert_true (g_file_test (uploaded, G_FILE_TEST_EXISTS));
   save_result (after, "resample.png");
   add_case ("resample", "resample.png", src, "1.7", uploaded, NULL);
+
+  /* Run Benchmark times the last filter, resample, at five sizes of the image */
+  n_records = lb_bench_panel_get_n_records (lb_window_test_get_bench_panel (win));
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.run-benchmark", NULL);
+  g_assert_true (lb_test_wait (lb_test_ui_not_busy, win, 60000));
+  g_assert_cmpuint (lb_bench_panel_get_n_records (lb_window_test_get_bench_panel (win)), ==,
+                    n_records + 5);
 }
 
 /* ---- a series ------------------------------------------------------------------------------ */
