@@ -855,8 +855,9 @@ lb_cli_check_plugin (int    argc,
   g_option_context_set_summary (ctx,
     "Checks a filter plugin as Lightbox's own tests check its filters: every declared format\n"
     "at full sample range; 1–4 threads, several band heights, with and without a selection,\n"
-    "all byte-identical; alpha kept; the source untouched; no write outside the band (guard\n"
-    "pages); every parameter at its limits; cancel honoured. Exits 1 if a check fails.");
+    "all byte-identical; alpha kept; the source untouched; no write outside the band's rows\n"
+    "(guard pages) or the write rectangle's columns (a canary); every parameter at its\n"
+    "limits; cancel honoured (or no cancel point, said so). Exits 1 if a check fails.");
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return lb_cli_fail (CMD, error);
   if (argc != 2)
