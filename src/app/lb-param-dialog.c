@@ -525,6 +525,20 @@ lb_param_dialog_add_aux_choice (LbParamDialog *self,
   return g_list_model_get_n_items (G_LIST_MODEL (self->aux_labels)) - 1;
 }
 
+guint
+lb_param_dialog_find_aux_choice (LbParamDialog *self,
+                                 const char    *label)
+{
+  GListModel *model;
+
+  g_return_val_if_fail (LB_IS_PARAM_DIALOG (self), GTK_INVALID_LIST_POSITION);
+  model = G_LIST_MODEL (self->aux_labels);
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    if (g_strcmp0 (gtk_string_list_get_string (self->aux_labels, i), label) == 0)
+      return i;
+  return GTK_INVALID_LIST_POSITION;
+}
+
 void
 lb_param_dialog_set_aux_choice (LbParamDialog *self,
                                 guint          index)

@@ -62,6 +62,9 @@ const char     *lb_param_dialog_get_notice (LbParamDialog  *self);
  * button emits ::choose-aux-file, after which the caller adds the file and selects it. */
 guint           lb_param_dialog_add_aux_choice (LbParamDialog *self,
                                                 const char    *label);
+/* The position of the choice labelled @label, GTK_INVALID_LIST_POSITION if none. */
+guint           lb_param_dialog_find_aux_choice (LbParamDialog *self,
+                                                 const char    *label);
 void            lb_param_dialog_set_aux_choice (LbParamDialog *self,
                                                 guint          index);
 guint           lb_param_dialog_get_aux_choice (LbParamDialog *self);

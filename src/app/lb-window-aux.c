@@ -8,25 +8,29 @@
 #include "lb-dialogs.h"
 #include "lb-error.h"
 #include "lb-image-loader.h"
+#include "lb-loader.h"
 #include "lb-param-dialog.h"
 #include "lb-window-private.h"
 
 /* The second image of a filter that reads two (a subtraction's mask), chosen in its
  * parameter dialog from what is open: the other states of the image's history, the other
- * frames or slices of the stack shown, and files the user picks. A history state is at
- * hand; a slice is decoded (LbFrameSource) and a file read and decoded on a worker thread
- * when first chosen, and kept while the dialog is open. The filter itself says whether the
+ * frames or slices of the stack shown, the other images of the image's folder in the store,
+ * and files the user picks. A history state is at hand; a slice is decoded (LbFrameSource),
+ * a store image downloaded and decoded (LbLoader) and a file read and decoded on a worker
+ * thread when first chosen, and kept while the dialog is open. The filter itself says whether the
  * image fits (its prepare() names the size or format it needs); the dialog shows that
  * message as a preview error. */
 
 typedef enum {
   AUX_IMAGE,  /* a history state or a file already read */
   AUX_FRAME,  /* a frame or slice of self->frames, read on demand */
+  AUX_STORE,  /* an image of the store, read on demand */
 } AuxKind;
 
 typedef struct {
   AuxKind  kind;
   guint    number;   /* AUX_FRAME: from 1 */
+  char    *uri;      /* AUX_STORE */
   LbImage *image;    /* NULL until read */
   gboolean reading;
   char    *error;    /* why it could not be read */
@@ -38,6 +42,7 @@ aux_choice_free (gpointer data)
   AuxChoice *c = data;
 
   g_clear_object (&c->image);
+  g_free (c->uri);
   g_free (c->error);
   g_free (c);
 }
@@ -82,25 +87,105 @@ aux_read_free (AuxRead *r)
   g_free (r);
 }
 
+/* A slice or a store image was read (@image) or not (@error): the preview runs again, now
+ * with the image (or says why there is none). */
 static void
-on_frame_read (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
+aux_read_done (AuxRead      *r,
+               LbImage      *image,
+               const GError *error)
 {
-  AuxRead *r = user_data;
-  g_autoptr (GError) error = NULL;
-  g_autoptr (LbImage) image = lb_frame_source_load_finish (LB_FRAME_SOURCE (source), result,
-                                                           &error);
-
   r->choice->reading = FALSE;
   if (image != NULL)
     g_set_object (&r->choice->image, image);
   else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     r->choice->error = g_strdup (error->message);
-  /* the preview runs again, now with the image (or says why there is none) */
   if (still_asked (r->self, r->choices) && !g_error_matches (error, G_IO_ERROR,
                                                              G_IO_ERROR_CANCELLED))
     g_signal_emit_by_name (r->self->param_dialog, "changed");
+  aux_read_free (r);
+}
+
+static void
+on_frame_read (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LbImage) image = lb_frame_source_load_finish (LB_FRAME_SOURCE (source), result,
+                                                           &error);
+
+  aux_read_done (user_data, image, error);
+}
+
+static void
+on_store_loaded (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LbImage) image = lb_loader_load_finish (result, &error);
+
+  aux_read_done (user_data, image, error);
+}
+
+static void
+on_store_read (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  AuxRead *r = user_data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GInputStream) stream = lb_store_read_finish (LB_STORE (source), result, NULL,
+                                                          &error);
+  g_autofree char *name = NULL;
+
+  if (stream == NULL)
+    {
+      aux_read_done (r, NULL, error);
+      return;
+    }
+  name = lb_store_uri_display_name (r->choice->uri);
+  lb_loader_load_async (stream, name, r->self->aux_cancellable, NULL, NULL, NULL,
+                        on_store_loaded, r);
+}
+
+/* The other images of the current image's folder in the store, listed once the dialog is
+ * open (not chosen by default: the user picks the mask). */
+static void
+on_siblings_listed (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  AuxRead *r = user_data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) entries = lb_store_list_finish (LB_STORE (source), result, &error);
+  LbWindow *self = r->self;
+
+  if (entries != NULL && still_asked (self, r->choices) && self->history != NULL)
+    {
+      const char *current = lb_image_meta_get_source_uri (
+        lb_image_get_meta (lb_history_get_original (self->history)));
+      guint selected = lb_param_dialog_get_aux_choice (LB_PARAM_DIALOG (self->param_dialog));
+
+      for (guint i = 0; i < entries->len; i++)
+        {
+          LbStoreEntry *e = g_ptr_array_index (entries, i);
+          LbStoreEntryKind kind = lb_store_entry_get_kind (e);
+          AuxChoice *c;
+
+          if ((kind != LB_STORE_ENTRY_IMAGE && kind != LB_STORE_ENTRY_DICOM_FILE
+               && kind != LB_STORE_ENTRY_DICOM_INSTANCE)
+              || g_strcmp0 (lb_store_entry_get_uri (e), current) == 0)
+            continue;
+          c = add_choice (self, LB_PARAM_DIALOG (self->param_dialog),
+                          lb_store_entry_get_display_name (e), AUX_STORE, NULL, 0);
+          c->uri = g_strdup (lb_store_entry_get_uri (e));
+        }
+      /* a list that grows keeps what was chosen, or nothing */
+      lb_param_dialog_set_aux_choice (LB_PARAM_DIALOG (self->param_dialog), selected);
+    }
+  else if (entries == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_debug ("second image: the folder could not be listed: %s", error->message);
   aux_read_free (r);
 }
 
@@ -238,6 +323,23 @@ _lb_window_aux_setup (LbWindow      *self,
           add_choice (self, dialog, label, AUX_FRAME, NULL, i);
         }
     }
+  /* the other images beside it in the store (not for a slice: its series is listed above) */
+  {
+    const char *uri = lb_image_meta_get_source_uri (
+      lb_image_get_meta (lb_history_get_original (self->history)));
+    g_autofree char *parent = uri != NULL ? lb_store_uri_parent (uri) : NULL;
+
+    if (self->store != NULL && parent != NULL && self->frames == NULL
+        && g_str_has_prefix (parent, lb_store_get_uri (self->store)))
+      {
+        AuxRead *r = g_new0 (AuxRead, 1);
+
+        r->self = g_object_ref (self);
+        r->choices = g_ptr_array_ref (self->aux_choices);
+        lb_store_list_async (self->store, parent, self->aux_cancellable, NULL, NULL,
+                             on_siblings_listed, r);
+      }
+  }
   g_signal_connect (dialog, "choose-aux-file", G_CALLBACK (on_choose_file), self);
   lb_param_dialog_set_aux_choice (dialog, self->aux_choices->len > 0 ? 0
                                                                      : GTK_INVALID_LIST_POSITION);
@@ -268,14 +370,20 @@ _lb_window_aux_get (LbWindow      *self,
       return NULL;
     }
   g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_PENDING, _("Reading the second image…"));
-  if (c->reading || self->frames == NULL)
+  if (c->reading || (c->kind == AUX_FRAME && self->frames == NULL)
+      || (c->kind == AUX_STORE && self->store == NULL))
     return NULL;
   c->reading = TRUE;
   r = g_new0 (AuxRead, 1);
   r->self = g_object_ref (self);
   r->choices = g_ptr_array_ref (self->aux_choices);
   r->choice = c;
-  lb_frame_source_load_async (self->frames, c->number, self->aux_cancellable, on_frame_read, r);
+  if (c->kind == AUX_STORE)
+    lb_store_read_async (self->store, c->uri, self->aux_cancellable, NULL, NULL, on_store_read,
+                         r);
+  else
+    lb_frame_source_load_async (self->frames, c->number, self->aux_cancellable, on_frame_read,
+                                r);
   return NULL;
 }
 

@@ -84,6 +84,13 @@ preview_error_is (gpointer data)
   return data == NULL ? shown == NULL : shown != NULL && strstr (shown, data) != NULL;
 }
 
+static gboolean
+has_aux_choice (gpointer data)
+{
+  return dialog () != NULL
+         && lb_param_dialog_find_aux_choice (dialog (), data) != GTK_INVALID_LIST_POSITION;
+}
+
 /* A preview is on the canvas, and no error in the dialog. */
 static gboolean
 previewed (gpointer data)
@@ -172,8 +179,8 @@ open_store_image (const char *name)
 
 /* ---- a second image ------------------------------------------------------------------------ */
 
-/* post.png − pre.png, pre.png chosen as a file; a file of another size is refused in the
- * dialog, with the filter's reason. */
+/* post.png − pre.png, pre.png chosen among the store folder's images; a file of another size
+ * is refused in the dialog, with the filter's reason. */
 static void
 test_subtract_file (void)
 {
@@ -186,14 +193,19 @@ test_subtract_file (void)
   small = input_path ("store", "small.png");
   open_store_image ("post.png");
   open_dialog (SUBTRACT_ID);
-  /* nothing to choose from yet: the dialog says what is missing */
+  /* nothing chosen yet: the dialog says what is missing, and lists the folder's images */
   g_assert_true (lb_test_wait (preview_error_is, (gpointer) "Choose the second image", 5000));
-  g_assert_true (gtk_widget_get_visible (gtk_widget_get_parent (
-    lb_param_dialog_get_widget (dialog (), "offset"))));
+  g_assert_true (lb_test_wait (has_aux_choice, (gpointer) "pre.png", 10000));
+  g_assert_cmpuint (lb_param_dialog_find_aux_choice (dialog (), "post.png"), ==,
+                    GTK_INVALID_LIST_POSITION);
+  g_assert_cmpuint (lb_param_dialog_get_aux_choice (dialog ()), ==, GTK_INVALID_LIST_POSITION);
+  /* a file of another size: the filter's reason shows in the dialog */
   lb_window_test_choose_aux_file (win, small);
   g_assert_true (lb_test_wait (preview_error_is,
                                (gpointer) "must have the size and the format of the image", 10000));
-  lb_window_test_choose_aux_file (win, pre);
+  /* the mask from the store, downloaded when chosen */
+  lb_param_dialog_set_aux_choice (dialog (), lb_param_dialog_find_aux_choice (dialog (),
+                                                                              "pre.png"));
   g_assert_true (lb_test_wait (previewed, NULL, 10000));
   g_assert_true (lb_param_dialog_set_value (dialog (), "offset", 37.5));
   apply_and_wait ();
@@ -327,8 +339,8 @@ test_subtract_slice (void)
   go_to_slice (5);
   fifth = g_strdup (current_source ());
   open_dialog (SUBTRACT_ID);
-  /* no history yet: the first choice is slice 1 */
-  lb_param_dialog_set_aux_choice (dialog (), 0);
+  lb_param_dialog_set_aux_choice (dialog (), lb_param_dialog_find_aux_choice (dialog (),
+                                                                              "Slice 1"));
   g_assert_true (lb_param_dialog_set_value (dialog (), "offset", 10));
   /* slice 1 is read when chosen: the dialog says so until the preview comes */
   g_assert_true (lb_test_wait (previewed, NULL, 10000));
