@@ -435,6 +435,11 @@ _lb_window_series_upload (LbWindow *self)
   dialog = GTK_WIDGET (lb_upload_dialog_new (proposed));
   self->upload_dialog = dialog;
   self->upload_entry = lb_upload_dialog_get_entry (LB_UPLOAD_DIALOG (dialog));
+  lb_upload_dialog_set_prompt (LB_UPLOAD_DIALOG (dialog), dicomweb
+                               ? _("Description of the new series, in the same study (one "
+                                   "instance per slice):")
+                               : _("Name of the new folder, beside the series (one file per "
+                                   "slice):"));
   gtk_window_set_title (GTK_WINDOW (dialog), dicomweb
                         /* TRANSLATORS: the upload dialog's title for a whole series on a PACS:
                          * the name asked for is the new series' description */

@@ -16,6 +16,7 @@
 #include "lb-param-dialog.h"
 #include "lb-png.h"
 #include "lb-test-app.h"
+#include "lb-test-dialogs.h"
 #include "lb-test-files.h"
 #include "lb-test-loop.h"
 #include "lb-test-process.h"
@@ -470,6 +471,15 @@ test_series_upload (void)
   hashes = g_build_filename (root, "results", "series-before.txt", NULL);
   g_assert_true (g_file_set_contents (hashes, before, -1, NULL));
   g_assert_cmpuint (lb_history_get_position (history ()), ==, 1);
+  /* the dialog asks for a folder, proposing the series' and the filter's names */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.upload", NULL);
+  g_assert_true (lb_test_wait (lb_test_ui_has_upload_dialog, win, 2000));
+  g_assert_nonnull (lb_test_find_text (lb_window_test_get_upload_dialog (win),
+                                       "Name of the new folder, beside the series"));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (lb_window_test_get_upload_entry (win))),
+                   ==, "series.blur");
+  gtk_window_close (GTK_WINDOW (lb_window_test_get_upload_dialog (win)));
+  g_assert_null (lb_window_test_get_upload_dialog (win));
   lb_test_ui_upload_as (win, "series.blur", NULL);
   first = g_build_filename (series, "series.blur", NULL);
   g_assert_true (g_file_test (first, G_FILE_TEST_IS_DIR));
