@@ -126,7 +126,6 @@ _lb_window_frames_open (LbWindow *self, LbImage *image, const char *uri)
 void
 _lb_window_frames_open_series (LbWindow *self, LbFrameSource *series, const char *name)
 {
-  g_autofree char *title = NULL;
   const char * const *messages = lb_frame_source_get_messages (series);
 
   stop_cine (self);
@@ -139,8 +138,7 @@ _lb_window_frames_open_series (LbWindow *self, LbFrameSource *series, const char
   self->frame = 0;  /* nothing of the series shown yet */
   g_free (self->image_name);
   self->image_name = g_strdup (name);
-  title = g_strdup_printf ("%s — Lightbox", name);
-  gtk_window_set_title (GTK_WINDOW (self), title);
+  _lb_window_update_title (self);
   if (messages[0] != NULL)
     {
       g_autofree char *text = g_strjoinv (" ", (char **) messages);

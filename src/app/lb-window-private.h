@@ -13,6 +13,10 @@
 
 G_BEGIN_DECLS
 
+/* Something to do once unsaved results are answered for (lb-window-unsaved.c). */
+typedef void (*LbWindowThen) (LbWindow *self,
+                              gpointer  data);
+
 /* The window's state, shared with its sibling files (lb-window-*.c); tests and bench/ read
  * it through lb-window-test.h. */
 struct _LbWindow {
@@ -31,6 +35,7 @@ struct _LbWindow {
   GtkWidget      *redo_button;
   GtkWidget      *paned;
   GtkWidget      *tree_search;
+  GtkWidget      *tree_search_status; /* "nothing matches" under the search */
   GtkWidget      *tree_stack;
   GtkWidget      *tree_box;
   GtkWidget      *welcome_list;
@@ -124,6 +129,21 @@ struct _LbWindow {
   gboolean        was_fullscreen;
   GtkWidget      *tag_browser;        /* LbTagBrowser, made on first use */
   char           *tag_uri;            /* the file whose header it shows, NULL for a slice */
+
+  /* Unsaved results (lb-window-unsaved.c) */
+  LbImage        *saved_image;        /* the history's image last uploaded or exported */
+  LbWindowThen    pending_func;       /* waits for the answer to "save the changes?" */
+  gpointer        pending_data;
+  GDestroyNotify  pending_free;
+  gboolean        asking_unsaved;
+  gboolean        close_confirmed;    /* closing goes ahead without asking again */
+
+  /* Focus (lb-window-focus.c) */
+  guint           focus_source;       /* idle: the keys go back to the viewport */
+
+  /* Studies (lb-window-study.c) */
+  GtkWidget      *study_panel;        /* LbStudyPanel, template child under the tree */
+  GtkWidget      *study_search;       /* LbStudySearch, made on first use */
 };
 
 /* lb-window.c */
@@ -199,6 +219,19 @@ void _lb_window_rebuild_wl_menu (LbWindow    *self);
 /* Makes the store tree and connects the store widgets (URL entry, lists, tree search). */
 void _lb_window_stores_init    (LbWindow     *self);
 
+/* lb-window-study.c */
+/* Adds win.search-studies and connects the study panel to the tree and the search. */
+void _lb_window_study_init           (LbWindow     *self);
+void _lb_window_study_dispose        (LbWindow     *self);
+/* The store changed: the search follows it, the panel empties. */
+void _lb_window_study_update_actions (LbWindow     *self);
+/* Opens @series (a series entry of the window's store) as a stack. */
+void _lb_window_study_open_series    (LbWindow     *self,
+                                      LbStoreEntry *series);
+/* A DICOMweb series: for now its first instance (see lb-window-study.c). */
+void _lb_window_study_open_dicomweb_series (LbWindow     *self,
+                                            LbStoreEntry *series);
+
 /* lb-window-filters.c */
 void _lb_window_filters_init    (LbWindow     *self);
 void _lb_window_filters_dispose (LbWindow     *self);
@@ -268,6 +301,11 @@ void     _lb_window_series_filter_forget   (LbWindow       *self);
 GPtrArray *_lb_window_series_filter_current (LbWindow      *self,
                                              const char   **label,
                                              const char   **provenance);
+/* The whole-series step of @slices was written back; whether the state shown is such a step
+ * (every slice of it is then saved, whichever slice is shown). */
+void     _lb_window_series_filter_mark_saved (LbWindow     *self,
+                                              GPtrArray    *slices);
+gboolean _lb_window_series_filter_is_saved  (LbWindow      *self);
 
 /* lb-window-series-upload.c */
 /* When the current state is a whole-series result: asks for a folder name and writes the
@@ -277,8 +315,54 @@ gboolean _lb_window_series_upload (LbWindow *self);
 /* lb-window-upload.c */
 void _lb_window_upload         (LbWindow     *self);
 void _lb_window_export         (LbWindow     *self);
+/* Writes @image to the PNG file @path on a worker thread (atomically), as the operation
+ * @what; then the status line says @done, or the error shows under @failed. @saved: the history's image @image was made from, marked saved once written (or
+ * the pending request dropped when it fails); NULL for an image that is not a result. */
+void _lb_window_write_png      (LbWindow     *self,
+                                LbImage      *image,
+                                LbImage      *saved,
+                                const char   *path,
+                                const char   *what,
+                                const char   *done,
+                                const char   *failed);
 /* Exports without the file chooser (tests). */
 void _lb_window_export_to_path (LbWindow     *self,
                                 const char   *path);
+
+/* lb-window-unsaved.c */
+/* TRUE while the current image is a result that was neither uploaded nor exported. */
+gboolean _lb_window_is_modified        (LbWindow      *self);
+/* The title: the image's name, marked while it is modified; else the store. */
+void     _lb_window_update_title       (LbWindow      *self);
+/* Calls @func at once when nothing unsaved would be lost, else after asking Save / Discard /
+ * Cancel (Save: once the result is written; Cancel: never). @free_func frees @data. */
+void     _lb_window_after_unsaved      (LbWindow      *self,
+                                        LbWindowThen   func,
+                                        gpointer       data,
+                                        GDestroyNotify free_func);
+/* The upload or export of @image (the history's image, not its copy with provenance)
+ * succeeded, or the save failed or was cancelled. */
+void     _lb_window_saved              (LbWindow      *self,
+                                        LbImage       *image);
+void     _lb_window_save_failed        (LbWindow      *self);
+/* For ::close-request: TRUE when closing waits for an answer first. */
+gboolean _lb_window_close_needs_answer (LbWindow      *self);
+void     _lb_window_unsaved_dispose    (LbWindow      *self);
+
+/* lb-window-focus.c */
+/* Menus, dialogs and operations give the keys back to the viewport when they end. */
+void     _lb_window_focus_init         (LbWindow      *self);
+void     _lb_window_focus_dispose      (LbWindow      *self);
+/* The viewport takes the keys unless the reader is typing or working in the tree or a
+ * control of the window (only focus left on the header bar's buttons, or none, moves). */
+void     _lb_window_focus_viewport     (LbWindow      *self);
+
+/* lb-window-export-view.c */
+/* Adds win.export-view: the view as shown, overlays burnt in, to a PNG file. */
+void     _lb_window_export_view_init   (LbWindow      *self);
+/* Renders the viewport with its overlays into an RGBA image of its size in device pixels;
+ * NULL (and @error) when nothing is shown. */
+LbImage *_lb_window_render_view        (LbWindow      *self,
+                                        GError       **error);
 
 G_END_DECLS

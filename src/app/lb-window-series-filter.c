@@ -23,6 +23,7 @@
 
 typedef struct {
   GPtrArray *slices;      /* LbImage, slice N at N − 1 */
+  gboolean   saved;       /* uploaded as a new series */
   char      *label;
   char      *provenance;
   char      *file_label;
@@ -128,6 +129,28 @@ _lb_window_series_filter_current (LbWindow    *self,
   if (provenance != NULL)
     *provenance = s->provenance;
   return s->slices;
+}
+
+void
+_lb_window_series_filter_mark_saved (LbWindow  *self,
+                                     GPtrArray *slices)
+{
+  for (guint i = 0; self->series_steps != NULL && i < self->series_steps->len; i++)
+    {
+      SeriesStep *s = g_ptr_array_index (self->series_steps, i);
+
+      if (s->slices == slices)
+        s->saved = TRUE;
+    }
+}
+
+gboolean
+_lb_window_series_filter_is_saved (LbWindow *self)
+{
+  GPtrArray *slices = _lb_window_series_filter_current (self, NULL, NULL);
+
+  return slices != NULL
+         && ((SeriesStep *) g_ptr_array_index (self->series_steps, self->series_pos - 1))->saved;
 }
 
 /* ---- running ------------------------------------------------------------------------------ */

@@ -64,6 +64,7 @@ fail (SeriesUpload *up,
       const GError *error)
 {
   _lb_window_end_op (up->self);
+  _lb_window_save_failed (up->self);
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     _lb_window_set_status (up->self, _("Upload cancelled"));
   else
@@ -216,6 +217,10 @@ write_next (SeriesUpload *up)
                : g_strdup_printf (_("Wrote %u slices to %s"), up->slices->len, up->folder);
       _lb_window_set_status (self, status);
       lb_store_browser_refresh_parent (self->browser, up->folder);
+      /* every slice of the step is saved, the one shown included */
+      _lb_window_series_filter_mark_saved (self, up->slices);
+      if (self->history != NULL)
+        _lb_window_saved (self, lb_history_get_current (self->history));
       series_upload_free (up);
       return;
     }
@@ -349,13 +354,17 @@ on_name (GtkWindow *dialog,
   self->upload_entry = NULL;
   g_strstrip (name);
   if (!accepted || *name == '\0' || slices == NULL || self->busy)
-    return;
+    {
+      _lb_window_save_failed (self);
+      return;
+    }
   if (!ask->dicomweb && strchr (name, '/') != NULL)
     {
       g_autoptr (GError) error = g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
                                               _("“%s” is not a folder name: it must not contain “/”"),
                                               name);
       _lb_window_show_error (self, _("Upload failed"), error);
+      _lb_window_save_failed (self);
       return;
     }
   up = g_new0 (SeriesUpload, 1);
@@ -416,6 +425,7 @@ _lb_window_series_upload (LbWindow *self)
           "result back"));
 
       _lb_window_show_error (self, _("Upload failed"), error);
+      _lb_window_save_failed (self);
       return TRUE;
     }
   if (dicomweb)

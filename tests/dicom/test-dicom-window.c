@@ -114,6 +114,10 @@ test_open_bad_file (void)
   open_path (path);
   g_assert_true (lb_test_wait (has_error_dialog, NULL, 20000));
   dialog = lb_test_dialog_over (GTK_WINDOW (the_window ()));
+  /* plain words first, the reader's exact reason under Details */
+  g_assert_nonnull (lb_test_find_text (GTK_WIDGET (dialog), "The file ends too early"));
+  g_assert_nonnull (lb_test_find_expander (GTK_WIDGET (dialog)));
+  gtk_expander_set_expanded (lb_test_find_expander (GTK_WIDGET (dialog)), TRUE);
   detail = lb_test_find_text (GTK_WIDGET (dialog), "PixelData has 8192 bytes, only 8130 are left");
   g_assert_nonnull (detail);
   g_test_message ("%s", detail);

@@ -138,3 +138,31 @@ lb_test_ui_upload_as (LbWindow   *win,
     }
   g_assert_true (lb_test_wait (lb_test_ui_not_busy, win, 10000));
 }
+
+GdkTexture *
+lb_test_ui_render (GtkWidget *widget)
+{
+  g_autoptr (GdkPaintable) p = gtk_widget_paintable_new (widget);
+  GskRenderNode *node = NULL;
+  GdkTexture *tex;
+  int w = 0, h = 0;
+
+  /* A widget that has not been drawn since it was shown or resized snapshots to nothing;
+   * on a loaded machine that can last a while, so wait for a frame (up to 10 s). */
+  for (int tries = 0; node == NULL && tries < 100; tries++)
+    {
+      GtkSnapshot *s = gtk_snapshot_new ();
+
+      if (tries > 0)
+        lb_test_ui_drain (100);
+      w = gtk_widget_get_width (widget);
+      h = gtk_widget_get_height (widget);
+      gdk_paintable_snapshot (p, s, w, h);
+      node = gtk_snapshot_free_to_node (s);
+    }
+  g_assert_nonnull (node);
+  tex = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)),
+                                     node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  gsk_render_node_unref (node);
+  return tex;
+}

@@ -172,9 +172,16 @@ open_store_image (const char *name)
       lb_window_open_uri (win, folder);
       g_assert_true (lb_test_wait (lb_test_ui_tree_listed, win, 10000));
     }
+
   pos = lb_store_browser_find_row (lb_window_test_get_browser (win), name);
   g_assert_cmpuint (pos, !=, G_MAXUINT);
   lb_store_browser_activate_row (lb_window_test_get_browser (win), pos);
+  /* the results on the image shown are not saved: asked first, they are discarded */
+  if (history () != NULL && lb_history_get_position (history ()) > 0)
+    {
+      g_assert_true (lb_test_wait (lb_test_has_dialog, win, 10000));
+      lb_test_answer_dialog (GTK_WINDOW (win), "_Discard");
+    }
   g_assert_true (lb_test_wait (shown_named, (gpointer) name, 10000));
 }
 
@@ -471,6 +478,8 @@ test_series_upload (void)
   hashes = g_build_filename (root, "results", "series-before.txt", NULL);
   g_assert_true (g_file_set_contents (hashes, before, -1, NULL));
   g_assert_cmpuint (lb_history_get_position (history ()), ==, 1);
+  /* an unsaved result marks the title */
+  g_assert_true (g_str_has_prefix (gtk_window_get_title (GTK_WINDOW (win)), "• "));
   /* the dialog asks for a folder, proposing the series' and the filter's names */
   gtk_widget_activate_action (GTK_WIDGET (win), "win.upload", NULL);
   g_assert_true (lb_test_wait (lb_test_ui_has_upload_dialog, win, 2000));
@@ -485,6 +494,11 @@ test_series_upload (void)
   g_assert_true (g_file_test (first, G_FILE_TEST_IS_DIR));
   g_assert_cmpuint (lb_test_count_entries (first), ==, N_SLICES);
   g_assert_nonnull (strstr (lb_window_test_get_last_status (win), "Wrote 10 slices"));
+  /* saved: every slice of it, the one shown and the others */
+  g_assert_false (g_str_has_prefix (gtk_window_get_title (GTK_WINDOW (win)), "• "));
+  go_to_slice (7);
+  g_assert_cmpuint (lb_history_get_position (history ()), ==, 1);
+  g_assert_false (g_str_has_prefix (gtk_window_get_title (GTK_WINDOW (win)), "• "));
   lb_test_ui_upload_as (win, "series.blur", NULL);
   second = g_build_filename (series, "series.blur-2", NULL);
   g_assert_cmpuint (lb_test_count_entries (second), ==, N_SLICES);
