@@ -7,6 +7,7 @@
 #include "lb-filter-params.h"
 #include "lb-frame-source.h"
 #include "lb-history.h"
+#include "lb-param-dialog.h"
 #include "lb-store-browser.h"
 #include "lb-viewport-grid.h"
 #include "lb-window.h"
@@ -96,6 +97,14 @@ struct _LbWindow {
   LbFilterParams *last_params;
   double          last_filter_ms;
   LbBenchPanel   *bench;
+
+  /* The second image of the open dialog's filter (lb-window-aux.c) */
+  GPtrArray      *aux_choices;        /* what the dialog lists, in its order */
+  GCancellable   *aux_cancellable;    /* slices and files being read for it */
+
+  /* Filters over a whole series (lb-window-series-filter.c) */
+  GPtrArray      *series_steps;       /* the whole-series results of the stack shown */
+  guint           series_pos;         /* how many of them are in effect (undo, redo) */
 
   /* Frames of a multi-frame image (lb-window-frames.c) */
   LbFrameSource  *frames;             /* NULL unless the image has several frames */
@@ -259,13 +268,80 @@ void _lb_window_filters_init    (LbWindow     *self);
 void _lb_window_filters_dispose (LbWindow     *self);
 /* The store changed: fetch the filters it publishes. */
 void _lb_window_filters_load_store (LbWindow  *self);
-/* Runs @filter with @params (NULL = defaults) on the current image, pushing the result. */
+/* Runs @filter with @params (NULL = defaults) on the current image, pushing the result;
+ * @aux: (nullable) its second image. */
 void _lb_window_run_filter     (LbWindow       *self,
                                 LbFilter       *filter,
-                                LbFilterParams *params);
+                                LbFilterParams *params,
+                                LbImage        *aux);
+/* The worker threads a filter pass gets (the "threads" setting, 0: every processor). */
+guint       _lb_window_filter_threads    (LbWindow       *self);
+/* Opens the application's filter registry now if it is not open yet. */
+void        _lb_window_ensure_registry   (LbWindow       *self);
+/* lb-window-bench.c: adds win.run-benchmark. */
+void        _lb_window_bench_init        (LbWindow       *self);
+/* What a step of @filter with @params is called in the history ("Blur (size=5)"), its
+ * provenance line, the short label of derived file names, and the bench panel's rows of
+ * @timings (LbPassTiming) in benchmark mode. */
+char       *_lb_window_filter_label      (LbFilter       *filter,
+                                          LbFilterParams *params);
+char       *_lb_window_filter_provenance (LbFilter       *filter,
+                                          LbFilterParams *params);
+const char *_lb_window_filter_file_label (LbFilter       *filter);
+void        _lb_window_log_timings       (LbWindow       *self,
+                                          GPtrArray      *timings);
 /* The filter for an apply-filter target ("ID" or "store:ID"). (transfer none) */
 LbFilter *_lb_window_find_filter (LbWindow   *self,
                                   const char *target);
+
+/* lb-window-aux.c */
+/* Lists @dialog's choices of a second image when its filter reads two. */
+void     _lb_window_aux_setup (LbWindow      *self,
+                               LbParamDialog *dialog);
+/* (transfer none) The chosen second image; NULL with G_IO_ERROR_PENDING while it is read
+ * (the dialog emits ::changed when it is there), or with the reason there is none. */
+LbImage *_lb_window_aux_get   (LbWindow      *self,
+                               LbParamDialog *dialog,
+                               GError       **error);
+/* Reads @file (a local image) and adds it to the dialog's choices, selected. */
+void     _lb_window_aux_add_file (LbWindow   *self,
+                                  GFile      *file);
+/* The dialog closed: stops reading, forgets the choices. */
+void     _lb_window_aux_clear (LbWindow      *self);
+
+/* lb-window-series-filter.c */
+/* Whether the image shown is a slice of a series that a filter may run over whole. */
+gboolean _lb_window_series_filter_possible (LbWindow       *self);
+/* Runs @filter over every slice of the series in the background, as one undoable step. */
+void     _lb_window_series_filter_run      (LbWindow       *self,
+                                            LbFilter       *filter,
+                                            LbFilterParams *params,
+                                            LbImage        *aux);
+/* The history of slice @number (its @original, then the whole-series steps, at the position
+ * the slice left says); lb-window-frames.c makes every slice's history here. */
+LbHistory *_lb_window_series_filter_history (LbWindow      *self,
+                                             guint          number,
+                                             LbImage       *original);
+/* How many states after the original of the slice shown are whole-series steps (its own
+ * results are the ones after them). */
+guint    _lb_window_series_filter_n_shared (LbWindow       *self);
+/* The stack closes: its whole-series results go. */
+void     _lb_window_series_filter_forget   (LbWindow       *self);
+/* (transfer none) The slices of the whole-series step shown (the current state of the slice
+ * shown is one), with its file label and provenance; NULL otherwise. */
+GPtrArray *_lb_window_series_filter_current (LbWindow      *self,
+                                             const char   **label,
+                                             const char   **provenance);
+/* The whole-series step of @slices was written back; whether the state shown is such a step
+ * (every slice of it is then saved, whichever slice is shown). */
+void     _lb_window_series_filter_mark_saved (LbWindow     *self,
+                                              GPtrArray    *slices);
+gboolean _lb_window_series_filter_is_saved  (LbWindow      *self);
+
+/* lb-window-series-upload.c */
+/* When the current state is a whole-series result: asks for a folder name and writes the
+ * series there, TRUE; else FALSE (an upload of the image shown). */
+gboolean _lb_window_series_upload (LbWindow *self);
 
 /* lb-window-upload.c */
 void _lb_window_upload         (LbWindow     *self);

@@ -139,3 +139,13 @@ lb_window_test_get_tag_browser (LbWindow *self)
   g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
   return self->tag_browser;
 }
+
+void
+lb_window_test_choose_aux_file (LbWindow   *self,
+                                const char *path)
+{
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+
+  g_return_if_fail (LB_IS_WINDOW (self));
+  _lb_window_aux_add_file (self, file);
+}
