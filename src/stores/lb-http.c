@@ -49,7 +49,10 @@ lb_http_session_new (LbStoreOptions *options, GError **error)
         }
     }
   ua = g_strdup_printf ("Lightbox/%s", PACKAGE_VERSION);
-  return soup_session_new_with_options ("timeout", timeout_s,
+  /* libsoup's default of 2 connections per host would serialise a stack's background loading
+   * (lb-series-loader.h), which asks for up to LB_SERIES_LOADER_MAX_PARALLEL frames at once */
+  return soup_session_new_with_options ("max-conns-per-host", 6,
+                                        "timeout", timeout_s,
                                         "idle-timeout", 60u,
                                         "user-agent",
                                         options != NULL && options->user_agent != NULL

@@ -20,6 +20,8 @@ Options:
                     first three)
   --shuffle SEED    files named by random tokens and written in a random order, so that
                     neither names nor directory order give the slice order
+  --shuffle-numbers InstanceNumber in a random order too (a permutation of 1 … N that does not
+                    follow the position), so that only the positions give the slice order
   --multiframe      also OUTDIR/multiframe.dcm: the axial slices as one multi-frame object
                     whose frames are stored in reverse order, each with its Plane Position in
                     the Per-frame Functional Groups
@@ -29,12 +31,14 @@ directory, ImageOrientationPatient, slice normal (row × column), and per file i
 index k, ImagePositionPatient, location (IPP · normal, mm) and centre value. Exit status 77
 without pydicom/numpy."""
 import argparse
+import hashlib
 import json
 import os
 import sys
 
 try:
     import numpy as np
+    import pydicom
     from pydicom.dataset import Dataset, FileDataset, FileMetaDataset
     from pydicom.sequence import Sequence
     from pydicom.uid import ExplicitVRLittleEndian, generate_uid
@@ -130,6 +134,9 @@ def make_series(args, name, study_uid, frame_uid, rng):
     order = list(range(args.slices))
     if args.shuffle is not None:
         rng.shuffle(order)
+    numbers = list(range(1, args.slices + 1))
+    if args.shuffle_numbers:
+        rng.shuffle(numbers)
     files = []
     for k in order:
         sop = generate_uid()
@@ -138,7 +145,7 @@ def make_series(args, name, study_uid, frame_uid, rng):
         meta.TransferSyntaxUID = ExplicitVRLittleEndian
         ds = base_dataset(meta, args, study_uid, frame_uid, series_uid, name)
         ipp = origin + k * args.spacing * normal
-        ds.InstanceNumber = k + 1
+        ds.InstanceNumber = numbers[k]
         ds.ImagePositionPatient = ds_text(ipp)
         ds.ImageOrientationPatient = ds_text(iop)
         ds.SliceLocation = float('%.10g' % float(ipp @ normal))
@@ -146,7 +153,11 @@ def make_series(args, name, study_uid, frame_uid, rng):
         fname = ('%s.dcm' % rng.bytes(6).hex()) if args.shuffle is not None else \
             'slice-%04d.dcm' % (k + 1)
         write(ds, os.path.join(args.out, name, fname))
-        files.append({'name': fname, 'index': k, 'position': list(map(float, ds.ImagePositionPatient)),
+        # the stored samples as pydicom reads the file back (its pixel_array, little endian)
+        back = pydicom.dcmread(os.path.join(args.out, name, fname)).pixel_array
+        files.append({'name': fname, 'index': k, 'sop_instance_uid': sop,
+                      'instance_number': numbers[k],
+                      'pixels_sha256': hashlib.sha256(back.astype('<i2').tobytes()).hexdigest(), 'position': list(map(float, ds.ImagePositionPatient)),
                       'location': float(np.array(ds.ImagePositionPatient, dtype=float) @ normal),
                       'centre_stored': 2000 + k, 'centre_hu': 2000 + k - 1024})
     return {'dir': name, 'orientation': [float(x) for x in ds_text(iop)],
@@ -193,6 +204,7 @@ def main():
     p.add_argument('--spacing', type=float, default=2.5)
     p.add_argument('--orientations', default='axial,sagittal,coronal')
     p.add_argument('--shuffle', type=int)
+    p.add_argument('--shuffle-numbers', action='store_true')
     p.add_argument('--multiframe', action='store_true')
     args = p.parse_args()
     rng = np.random.default_rng(args.shuffle if args.shuffle is not None else 26)
