@@ -137,3 +137,10 @@ lb_window_test_get_tag_browser (LbWindow *self)
   g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
   return self->tag_browser;
 }
+
+LbSeriesLoader *
+lb_window_test_get_series_loader (LbWindow *self)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
+  return self->series_loader;
+}

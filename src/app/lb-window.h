@@ -19,7 +19,7 @@ void      lb_window_open_image_file  (LbWindow      *self,
 /* Opens the image at @uri of the current store. */
 void      lb_window_open_store_image (LbWindow      *self,
                                       const char    *uri);
-/* TRUE while a download, filter, upload or export runs. */
+/* TRUE while a download, filter, upload or export runs, or the frame shown is on its way. */
 gboolean  lb_window_is_busy          (LbWindow      *self);
 
 G_END_DECLS
