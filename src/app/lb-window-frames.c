@@ -255,8 +255,9 @@ _lb_window_frames_open_series (LbWindow *self, LbFrameSource *series, const char
       _lb_window_set_status (self, text);
     }
   update_frame_label (self);
-  _lb_window_frames_update_actions (self);
   load_frame (self, 1);
+  /* win.cancel: Escape stops the loading from now on */
+  _lb_window_update_actions (self);
 }
 
 typedef struct {

@@ -331,10 +331,13 @@ lb_series_loader_cancel (LbSeriesLoader *self)
 {
   g_return_if_fail (LB_IS_SERIES_LOADER (self));
   self->cancelled = TRUE;
+  /* the frame the reader waits for goes on: it is what the viewport shows next */
   for (guint i = 0; i < self->n; i++)
-    if (self->frames[i].state == FRAME_ACTIVE)
-      frame_drop (&self->frames[i]);
-  self->n_active = 0;
+    if (self->frames[i].state == FRAME_ACTIVE && i + 1 != self->current)
+      {
+        frame_drop (&self->frames[i]);
+        self->n_active--;
+      }
   g_signal_emit (self, signals[SIGNAL_PROGRESS], 0);
 }
 

@@ -24,8 +24,9 @@ G_BEGIN_DECLS
  * farthest from the current one is dropped, and frames farther than every kept one are not
  * fetched, so a series larger than the budget keeps a window around the reader.
  *
- * lb_series_loader_cancel() stops the background loading at once (every request cancelled);
- * afterwards only the current frame is still loaded when asked for.
+ * lb_series_loader_cancel() stops the background loading at once: every request is
+ * cancelled but the current frame's, which the reader waits for; afterwards only the current
+ * frame is still loaded when asked for.
  *
  * Signals: "frame-loaded" (guint number) when a frame is in memory, "frame-failed" (guint
  * number) when it could not be loaded (lb_series_loader_get_error()), "progress" after

@@ -29,7 +29,6 @@
 #define SIZE 64
 
 static char *store_url;       /* dicomweb+http://127.0.0.1:PORT/dicom-web */
-static char *orthanc_url;     /* http://127.0.0.1:PORT */
 static char *series_uri;      /* the phantom series' store URI */
 static JsonNode *manifest;
 static JsonObject *axial;     /* the manifest's series */
@@ -44,34 +43,12 @@ open_store (void)
   return store;
 }
 
-/* Lines of Orthanc's log that record a request whose path matches all of @needles (NULL-ended
- * list): its verbose log writes "(http) GET /path" for each. */
-static guint
-count_requests (const char *const *needles)
-{
-  g_autofree char *log = NULL;
-  g_auto(GStrv) lines = NULL;
-  guint n = 0;
-
-  g_assert_true (g_file_get_contents (g_getenv ("LB_ORTHANC_LOG"), &log, NULL, NULL));
-  lines = g_strsplit (log, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    {
-      gboolean all = strstr (lines[i], "(http) GET ") != NULL;
-
-      for (guint k = 0; all && needles[k] != NULL; k++)
-        all = strstr (lines[i], needles[k]) != NULL;
-      n += all;
-    }
-  return n;
-}
-
 static guint
 count_frame_requests (void)
 {
   const char *needles[] = { "/frames/", NULL };
 
-  return count_requests (needles);
+  return lb_test_orthanc_count_gets (needles);
 }
 
 static LbFrameSource *
@@ -110,9 +87,9 @@ static void
 test_order (void)
 {
   const char *series_md[] = { "/metadata", "/series/", NULL };
-  guint md_before = count_requests (series_md);
+  guint md_before = lb_test_orthanc_count_gets (series_md);
   const char *any_md[] = { "/metadata", NULL };
-  guint all_md_before = count_requests (any_md);
+  guint all_md_before = lb_test_orthanc_count_gets (any_md);
   g_autoptr(LbFrameSource) src = open_series ();
 
   g_assert_true (lb_frame_source_is_series (src));
@@ -130,8 +107,8 @@ test_order (void)
       g_assert_cmpfloat_with_epsilon (mm, json_object_get_double_member (file, "location"), 1e-6);
     }
   /* one series metadata request, and no metadata request of an instance */
-  g_assert_cmpuint (count_requests (series_md) - md_before, ==, 1);
-  g_assert_cmpuint (count_requests (any_md) - all_md_before, ==, 1);
+  g_assert_cmpuint (lb_test_orthanc_count_gets (series_md) - md_before, ==, 1);
+  g_assert_cmpuint (lb_test_orthanc_count_gets (any_md) - all_md_before, ==, 1);
 }
 
 typedef struct {
@@ -280,6 +257,7 @@ test_cancel (void)
   g_assert_true (lb_test_wait (any_loaded, loader, 30000));
   lb_series_loader_cancel (loader);
   g_assert_true (lb_series_loader_is_cancelled (loader));
+  /* slice 1 is loaded: nothing the reader waits for, so no request goes on */
   g_assert_cmpuint (lb_series_loader_get_n_active (loader), ==, 0);
   at_cancel = lb_series_loader_get_n_requests (loader);
   g_assert_cmpuint (at_cancel, <, N_SLICES);
@@ -342,30 +320,6 @@ test_budget (void)
   g_assert_cmpuint (lb_series_loader_get_n_loaded (loader), ==, 5);
 }
 
-/* Stores the phantom's files in Orthanc (its REST API, as orthanc-run.sh seeds it) in the
- * random order make-phantom.py wrote them. */
-static void
-upload_phantom (const char *dir)
-{
-  JsonArray *files = json_object_get_array_member (axial, "files");
-  g_autofree char *url = g_strconcat (orthanc_url, "/instances", NULL);
-
-  for (guint i = 0; i < json_array_get_length (files); i++)
-    {
-      const char *name = json_object_get_string_member (json_array_get_object_element (files, i),
-                                                        "name");
-      g_autofree char *path = g_build_filename (dir, "axial", name, NULL);
-      g_autofree char *at = g_strconcat ("@", path, NULL);
-      const char *argv[] = { "curl", "-sf", "--noproxy", "*", "-H", "Expect:", "--data-binary",
-                             at, url, NULL };
-      g_autofree char *err = NULL, *out = NULL;
-      int status;
-
-      out = lb_test_run_tool (argv, &err, &status);
-      g_assert_cmpint (status, ==, 0);
-    }
-}
-
 int
 main (int argc, char **argv)
 {
@@ -390,15 +344,9 @@ main (int argc, char **argv)
     }
   axial = lb_test_phantom_series (manifest, "axial");
   store_url = g_strconcat ("dicomweb+", url, NULL);
-  orthanc_url = g_strndup (url, strlen (url) - strlen ("/dicom-web"));
-  upload_phantom (dir);
+  lb_test_orthanc_upload (url, dir, axial);
   /* the series' store URI, as the tree gives it */
-  series_uri = g_strdup_printf (
-    "%s/studies/%s/series/%s/", store_url,
-    json_object_get_string_member (json_object_get_object_member (
-                                     json_node_get_object (manifest), "study"),
-                                   "StudyInstanceUID"),
-    json_object_get_string_member (axial, "series_uid"));
+  series_uri = lb_test_phantom_series_uri (store_url, manifest, axial);
   g_test_add_func ("/dicomweb-series/order", test_order);
   g_test_add_func ("/dicomweb-series/load-all", test_load_all);
   g_test_add_func ("/dicomweb-series/paging", test_paging);
