@@ -176,6 +176,12 @@ lb_dicomweb_request_async (LbDicomwebStore       *self,
     }
   if (accept)
     soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept", accept);
+  /* Pixel data (frames, bulk data) is asked for without Accept-Encoding: a server that gzips
+   * it on the fly (Orthanc does) spends 50–65 ms on a 512×512 16-bit frame that it otherwise
+   * sends in 3 ms on loopback (curl, same request), and halves the bytes at best. JSON keeps
+   * its compression. */
+  if (accept && g_str_has_prefix (accept, "multipart/related"))
+    soup_message_disable_feature (msg, SOUP_TYPE_CONTENT_DECODER);
   if (body)
     lb_http_message_set_body (msg, body_type, body);
   lb_http_request_async (self->session, msg, self->options->max_retries, max_bytes, cancellable,
