@@ -142,9 +142,21 @@ on_loader_frame_failed (LbSeriesLoader *loader, guint number, LbWindow *self)
                          lb_series_loader_get_error (loader, number));
 }
 
+/* The bar follows the loading at most this often (µs): each change repaints the window, and
+ * on a software renderer a repaint per slice (hundreds a second) takes the main thread from
+ * the transfers it serves. The last change (all loaded, stopped, the budget full) always
+ * shows. */
+#define LOAD_PROGRESS_INTERVAL_US 200000
+
 static void
 on_loader_progress (LbSeriesLoader *loader, LbWindow *self)
 {
+  gint64 now = g_get_monotonic_time ();
+
+  if (!lb_series_loader_is_idle (loader) && !lb_series_loader_is_cancelled (loader)
+      && now - self->load_progress_us < LOAD_PROGRESS_INTERVAL_US)
+    return;
+  self->load_progress_us = now;
   update_load_progress (self);
   _lb_window_update_actions (self);
 }

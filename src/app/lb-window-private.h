@@ -106,6 +106,7 @@ struct _LbWindow {
   GtkWidget      *slice_scale;
   GtkWidget      *slice_scale_label;
   GtkWidget      *load_progress;      /* "124/300 loaded" while a series loads */
+  gint64          load_progress_us;   /* when it last changed (monotonic) */
   GtkWidget      *cine_fps_spin;
   LbFrameSource  *nav_frames;         /* the stack the controls were last set up for */
   gboolean        nav_updating;       /* the code moves the controls: no stepping */

@@ -228,6 +228,8 @@ typedef struct {
   GPtrArray             *bulk_luts;  /* LbDicomDataset* (not owned: items of @metadata) whose
                                       * LUT Data is still a BulkDataURI */
   guint                  next_lut;   /* index into @bulk_luts of the one being fetched */
+  GBytes                *part_body;  /* the frame's part, decoded on a worker thread */
+  char                  *part_ts;    /* its transfer syntax */
 } FetchData;
 
 static void
@@ -236,6 +238,8 @@ fetch_data_free (FetchData *d)
   lb_dicomweb_loc_clear (&d->loc);
   g_clear_pointer (&d->bulk_luts, g_ptr_array_unref);
   g_clear_pointer (&d->metadata, lb_dicom_dataset_unref);
+  g_clear_pointer (&d->part_body, g_bytes_unref);
+  g_free (d->part_ts);
   g_clear_object (&d->image);
   g_free (d);
 }
@@ -299,32 +303,45 @@ pixel_bulk_uri (LbDicomwebStore *self, FetchData *d)
   return own_bulk_uri (self, lb_dicom_dataset_get_bulk_data_uri (d->metadata, LB_TAG_PIXEL_DATA));
 }
 
+/* Decodes d->part_body (transfer syntax d->part_ts) on a worker thread: a 512×512 frame takes
+ * 1-2 ms, which the main context, serving a series' parallel transfers, does not spend. */
 static void
-decode_part (GTask *task, const LbDicomPart *part, const char *ts)
+decode_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
-  FetchData *d = g_task_get_task_data (task);
+  FetchData *d = data;
   GError *error = NULL;
-
   guint number = MAX (d->loc.frame, 1);
-  g_autoptr(GBytes) body = g_bytes_ref (part->body);
+  g_autoptr(GBytes) body = g_bytes_ref (d->part_body);
 
   if (d->stage == FETCH_BULK && number > 1)
     {
       /* the bulk data holds the frames one after the other, each of the same size (PS3.5
        * §8.1.1; a pad byte at the end of an odd total) */
-      gsize each = g_bytes_get_size (part->body) / lb_dicom_get_n_frames (d->metadata);
+      gsize each = g_bytes_get_size (d->part_body) / lb_dicom_get_n_frames (d->metadata);
 
       g_clear_pointer (&body, g_bytes_unref);
-      body = g_bytes_new_from_bytes (part->body, (gsize) (number - 1) * each, each);
+      body = g_bytes_new_from_bytes (d->part_body, (gsize) (number - 1) * each, each);
     }
-  d->image = lb_dicom_decode_frame_number (d->metadata, ts, body, number, d->loc.uri,
+  d->image = lb_dicom_decode_frame_number (d->metadata, d->part_ts, body, number, d->loc.uri,
                                            &d->limits, &error);
   if (d->image == NULL)
     {
-      fetch_fail (task, error);
+      if (error->domain == LB_ERROR && strstr (error->message, d->loc.uri) == NULL)
+        g_prefix_error (&error, "%s: ", d->loc.uri);
+      g_task_return_error (task, error);
       return;
     }
   g_task_return_boolean (task, TRUE);
+}
+
+static void
+decode_part (GTask *task, const LbDicomPart *part, const char *ts)
+{
+  FetchData *d = g_task_get_task_data (task);
+
+  d->part_body = g_bytes_ref (part->body);
+  d->part_ts = g_strdup (ts);
+  g_task_run_in_thread (task, decode_thread);
   g_object_unref (task);
 }
 
