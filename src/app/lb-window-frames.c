@@ -122,6 +122,8 @@ static void
 on_loader_frame_loaded (LbSeriesLoader *loader, guint number, LbWindow *self)
 {
   g_autoptr(LbImage) image = NULL;
+  if (loader != self->series_loader)
+    return;
 
   if (!self->frame_loading || number != (self->frame ? self->frame : 1))
     return;
@@ -133,6 +135,8 @@ on_loader_frame_loaded (LbSeriesLoader *loader, guint number, LbWindow *self)
 static void
 on_loader_frame_failed (LbSeriesLoader *loader, guint number, LbWindow *self)
 {
+  if (loader != self->series_loader)
+    return;
   if (!self->frame_loading || number != (self->frame ? self->frame : 1))
     return;
   self->frame_loading = FALSE;
@@ -153,6 +157,8 @@ on_loader_progress (LbSeriesLoader *loader, LbWindow *self)
 {
   gint64 now = g_get_monotonic_time ();
 
+  if (loader != self->series_loader)
+    return;
   if (!lb_series_loader_is_idle (loader) && !lb_series_loader_is_cancelled (loader)
       && now - self->load_progress_us < LOAD_PROGRESS_INTERVAL_US)
     return;
@@ -235,7 +241,6 @@ _lb_window_frames_open (LbWindow *self, LbImage *image, const char *uri)
 void
 _lb_window_frames_open_series (LbWindow *self, LbFrameSource *series, const char *name)
 {
-  g_autofree char *title = NULL;
   const char * const *messages = lb_frame_source_get_messages (series);
 
   stop_cine (self);
@@ -251,15 +256,17 @@ _lb_window_frames_open_series (LbWindow *self, LbFrameSource *series, const char
                                               (guint) g_settings_get_int (self->settings,
                                                                           "series-parallel-loads"),
                                               0);
-  g_signal_connect (self->series_loader, "frame-loaded", G_CALLBACK (on_loader_frame_loaded),
-                    self);
-  g_signal_connect (self->series_loader, "frame-failed", G_CALLBACK (on_loader_frame_failed),
-                    self);
-  g_signal_connect (self->series_loader, "progress", G_CALLBACK (on_loader_progress), self);
+  /* the loader goes with its viewport's state when another viewport becomes active
+   * (lb-window-viewports.c): its signals count only while it is the window's */
+  g_signal_connect_object (self->series_loader, "frame-loaded",
+                           G_CALLBACK (on_loader_frame_loaded), self, 0);
+  g_signal_connect_object (self->series_loader, "frame-failed",
+                           G_CALLBACK (on_loader_frame_failed), self, 0);
+  g_signal_connect_object (self->series_loader, "progress", G_CALLBACK (on_loader_progress),
+                           self, 0);
   g_free (self->image_name);
   self->image_name = g_strdup (name);
-  title = g_strdup_printf ("%s — Lightbox", name);
-  gtk_window_set_title (GTK_WINDOW (self), title);
+  _lb_window_update_title (self);
   if (messages[0] != NULL)
     {
       g_autofree char *text = g_strjoinv (" ", (char **) messages);
@@ -658,6 +665,14 @@ cine_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
   if (play && self->frames != NULL)
     self->cine_source = g_timeout_add (MAX ((guint) (1000 / _lb_window_nav_cine_fps (self) + 0.5),
                                             1), cine_tick, self);
+}
+
+void
+_lb_window_frames_refresh (LbWindow *self)
+{
+  update_load_progress (self);
+  update_frame_label (self);
+  _lb_window_frames_update_actions (self);
 }
 
 void

@@ -9,9 +9,14 @@
 #include "lb-series-loader.h"
 #include "lb-history.h"
 #include "lb-store-browser.h"
+#include "lb-viewport-grid.h"
 #include "lb-window.h"
 
 G_BEGIN_DECLS
+
+/* Something to do once unsaved results are answered for (lb-window-unsaved.c). */
+typedef void (*LbWindowThen) (LbWindow *self,
+                              gpointer  data);
 
 /* The window's state, shared with its sibling files (lb-window-*.c); tests and bench/ read
  * it through lb-window-test.h. */
@@ -31,9 +36,12 @@ struct _LbWindow {
   GtkWidget      *redo_button;
   GtkWidget      *paned;
   GtkWidget      *tree_search;
+  GtkWidget      *tree_search_status; /* "nothing matches" under the search */
   GtkWidget      *tree_stack;
   GtkWidget      *tree_box;
   GtkWidget      *welcome_list;
+  GtkWidget      *viewport_grid;      /* LbViewportGrid */
+  /* The active viewport's widgets (lb-window-viewports.c points them at it) */
   LbCanvas       *canvas;
   GtkWidget      *empty_label;
   GtkWidget      *canvas_spinner;
@@ -114,12 +122,29 @@ struct _LbWindow {
   GtkWidget      *wl_edit_button;
   GtkWidget      *wl_center_spin;
   GtkWidget      *wl_width_spin;
-  GtkWidget      *scale_bar;          /* a drawing over the canvas */
-  double          scale_bar_mm;       /* its length, 0 when none is shown */
-  double          scale_bar_px;       /* the same in logical pixels */
+  GtkWidget      *scale_bar;          /* the active viewport's (LbViewport draws it) */
   gboolean        was_fullscreen;
   GtkWidget      *tag_browser;        /* LbTagBrowser, made on first use */
   char           *tag_uri;            /* the file whose header it shows, NULL for a slice */
+
+  /* Unsaved results (lb-window-unsaved.c) */
+  LbImage        *saved_image;        /* the history's image last uploaded or exported */
+  LbWindowThen    pending_func;       /* waits for the answer to "save the changes?" */
+  gpointer        pending_data;
+  GDestroyNotify  pending_free;
+  gboolean        asking_unsaved;
+  gboolean        close_confirmed;    /* closing goes ahead without asking again */
+
+  /* Focus (lb-window-focus.c) */
+  guint           focus_source;       /* idle: the keys go back to the viewport */
+
+  /* Studies (lb-window-study.c) */
+  GtkWidget      *study_panel;        /* LbStudyPanel, template child under the tree */
+  GtkWidget      *study_search;       /* LbStudySearch, made on first use */
+  /* Viewports (lb-window-viewports.c) */
+  LbFrameSource  *follow_frames;      /* the active stack and slice the others last followed */
+  guint           follow_frame;
+  gboolean        linking;            /* linked W/L is setting the other viewports' windows */
 };
 
 /* lb-window.c */
@@ -137,6 +162,9 @@ void _lb_window_set_progress   (LbWindow     *self,
 void _lb_window_show_current   (LbWindow     *self);
 /* Enables the actions that the current image, store and operation allow. */
 void _lb_window_update_actions (LbWindow     *self);
+
+/* The active canvas changed: the status bar's labels, the toggles and the W/L menu follow. */
+void _lb_window_canvas_changed (LbWindow     *self);
 
 /* The image's history (NULL: none); the actions follow it. */
 void _lb_window_set_history    (LbWindow     *self,
@@ -168,11 +196,17 @@ void _lb_window_frames_open_folder (LbWindow *self,
 void _lb_window_frames_open_store_series (LbWindow     *self,
                                           LbStoreEntry *series);
 
+/* The frame label, the reading controls and the frame actions follow self->frames. */
+void _lb_window_frames_refresh (LbWindow *self);
+
 /* lb-window-overlay.c */
 /* Adds win.overlay (the corner texts and orientation markers over the canvas). */
 void _lb_window_overlay_init   (LbWindow     *self);
 /* The image, slice or view changed: the texts and markers follow. */
 void _lb_window_overlay_update (LbWindow     *self);
+/* The same for any viewport (the active one's from the window's fields). */
+void _lb_window_overlay_update_viewport (LbWindow   *self,
+                                         LbViewport *viewport);
 
 /* lb-window-nav.c */
 /* Adds the reading actions (cine-faster, cine-slower, cine-bounce, wl-edit, flip-vertical,
@@ -188,6 +222,19 @@ void   _lb_window_nav_update_scale_bar (LbWindow *self);
 double _lb_window_nav_cine_fps         (LbWindow *self);
 guint  _lb_window_nav_cine_next        (LbWindow *self);
 
+/* lb-window-viewports.c */
+/* Adds win.layout, win.sync-scroll, win.link-wl, win.reference-lines, win.next-viewport and
+ * the layout button; points the window's widget fields at the active viewport. */
+void        _lb_window_viewports_init       (LbWindow   *self);
+void        _lb_window_viewports_dispose    (LbWindow   *self);
+/* The active slice may have changed: the other viewports follow (synchronised scrolling) and
+ * their reference lines are drawn anew. */
+void        _lb_window_viewports_follow     (LbWindow   *self);
+/* Opens @uri (a store or study panel row, a local file or folder) in the active viewport. */
+void        _lb_window_viewports_open_uri   (LbWindow   *self,
+                                             const char *uri);
+LbViewport *_lb_window_viewports_get_active (LbWindow   *self);
+
 /* lb-window-actions.c */
 /* Adds the win.* actions and builds the window/level menu. */
 void _lb_window_actions_init   (LbWindow     *self);
@@ -197,6 +244,23 @@ void _lb_window_rebuild_wl_menu (LbWindow    *self);
 /* lb-window-stores.c */
 /* Makes the store tree and connects the store widgets (URL entry, lists, tree search). */
 void _lb_window_stores_init    (LbWindow     *self);
+/* What activating @entry's row in the store tree does: opens an image, or a local series as
+ * its stack. */
+void _lb_window_open_entry     (LbWindow     *self,
+                                LbStoreEntry *entry);
+
+/* lb-window-study.c */
+/* Adds win.search-studies and connects the study panel to the tree and the search. */
+void _lb_window_study_init           (LbWindow     *self);
+void _lb_window_study_dispose        (LbWindow     *self);
+/* The store changed: the search follows it, the panel empties. */
+void _lb_window_study_update_actions (LbWindow     *self);
+/* Opens @series (a series entry of the window's store) as a stack. */
+void _lb_window_study_open_series    (LbWindow     *self,
+                                      LbStoreEntry *series);
+/* A DICOMweb series: for now its first instance (see lb-window-study.c). */
+void _lb_window_study_open_dicomweb_series (LbWindow     *self,
+                                            LbStoreEntry *series);
 
 /* lb-window-filters.c */
 void _lb_window_filters_init    (LbWindow     *self);
@@ -214,8 +278,54 @@ LbFilter *_lb_window_find_filter (LbWindow   *self,
 /* lb-window-upload.c */
 void _lb_window_upload         (LbWindow     *self);
 void _lb_window_export         (LbWindow     *self);
+/* Writes @image to the PNG file @path on a worker thread (atomically), as the operation
+ * @what; then the status line says @done, or the error shows under @failed. @saved: the history's image @image was made from, marked saved once written (or
+ * the pending request dropped when it fails); NULL for an image that is not a result. */
+void _lb_window_write_png      (LbWindow     *self,
+                                LbImage      *image,
+                                LbImage      *saved,
+                                const char   *path,
+                                const char   *what,
+                                const char   *done,
+                                const char   *failed);
 /* Exports without the file chooser (tests). */
 void _lb_window_export_to_path (LbWindow     *self,
                                 const char   *path);
+
+/* lb-window-unsaved.c */
+/* TRUE while the current image is a result that was neither uploaded nor exported. */
+gboolean _lb_window_is_modified        (LbWindow      *self);
+/* The title: the image's name, marked while it is modified; else the store. */
+void     _lb_window_update_title       (LbWindow      *self);
+/* Calls @func at once when nothing unsaved would be lost, else after asking Save / Discard /
+ * Cancel (Save: once the result is written; Cancel: never). @free_func frees @data. */
+void     _lb_window_after_unsaved      (LbWindow      *self,
+                                        LbWindowThen   func,
+                                        gpointer       data,
+                                        GDestroyNotify free_func);
+/* The upload or export of @image (the history's image, not its copy with provenance)
+ * succeeded, or the save failed or was cancelled. */
+void     _lb_window_saved              (LbWindow      *self,
+                                        LbImage       *image);
+void     _lb_window_save_failed        (LbWindow      *self);
+/* For ::close-request: TRUE when closing waits for an answer first. */
+gboolean _lb_window_close_needs_answer (LbWindow      *self);
+void     _lb_window_unsaved_dispose    (LbWindow      *self);
+
+/* lb-window-focus.c */
+/* Menus, dialogs and operations give the keys back to the viewport when they end. */
+void     _lb_window_focus_init         (LbWindow      *self);
+void     _lb_window_focus_dispose      (LbWindow      *self);
+/* The viewport takes the keys unless the reader is typing or working in the tree or a
+ * control of the window (only focus left on the header bar's buttons, or none, moves). */
+void     _lb_window_focus_viewport     (LbWindow      *self);
+
+/* lb-window-export-view.c */
+/* Adds win.export-view: the view as shown, overlays burnt in, to a PNG file. */
+void     _lb_window_export_view_init   (LbWindow      *self);
+/* Renders the viewport with its overlays into an RGBA image of its size in device pixels;
+ * NULL (and @error) when nothing is shown. */
+LbImage *_lb_window_render_view        (LbWindow      *self,
+                                        GError       **error);
 
 G_END_DECLS

@@ -56,7 +56,10 @@ lb_window_test_get_child (LbWindow   *self,
 
   g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
   child = gtk_widget_get_template_child (GTK_WIDGET (self), LB_TYPE_WINDOW, id);
-  return GTK_IS_WIDGET (child) ? GTK_WIDGET (child) : NULL;
+  if (GTK_IS_WIDGET (child))
+    return GTK_WIDGET (child);
+  /* the overlay's widgets are the active viewport's */
+  return lb_viewport_find_child (_lb_window_viewports_get_active (self), id);
 }
 
 GtkWidget *
@@ -127,8 +130,7 @@ lb_window_test_get_scale_bar (LbWindow *self,
                               double   *mm)
 {
   g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
-  *mm = self->scale_bar_mm;
-  return self->scale_bar;
+  return lb_viewport_get_scale_bar (_lb_window_viewports_get_active (self), mm);
 }
 
 GtkWidget *

@@ -27,6 +27,7 @@
 #include "lb-isolation.h"
 #include "lb-pipeline.h"
 #include "lb-plugin-loader.h"
+#include "lb-python-filter.h"
 
 #define CMD "check-plugin"
 /* The test image: odd sizes, so no band height or thread count divides them evenly. */
@@ -453,7 +454,10 @@ check_formats_and_bands (Checker *ck)
               return;
             }
         }
-  if (ok)
+  if (ok && lb_filter_get_kind (ck->filter) == LB_FILTER_KIND_PYTHON)
+    verdict (TRUE, "no bands: a Python filter gets its whole region in one call, in a "
+                   "process of its own");
+  else if (ok)
     verdict (TRUE, "every band touched only its own rows (guard pages; band heights 1, 7 "
                    "and whole, with and without a selection)");
 }
@@ -500,8 +504,21 @@ static void
 check_source (Checker *ck)
 {
   begin_check ("source untouched");
-  /* every pass above read a source mapped read-only: a write would have faulted */
-  verdict (TRUE, "the source pages were read-only in every pass");
+  /* every pass above read a source mapped read-only: a write would have faulted, or in
+   * Python raised (and failed the formats check with its traceback) */
+  if (lb_filter_get_kind (ck->filter) == LB_FILTER_KIND_PYTHON)
+    {
+      gboolean all_ran = TRUE;
+
+      for (guint f = 0; f < ck->n_formats; f++)
+        all_ran &= ck->refs[f][0] != NULL && ck->refs[f][1] != NULL;
+      /* a write into src raises (ValueError: assignment destination is read-only) */
+      verdict (all_ran, all_ran ? "src was a read-only array over a sealed memfd in every pass"
+                                : "not shown: passes failed (see formats; a write into src "
+                                  "fails the pass)");
+    }
+  else
+    verdict (TRUE, "the source pages were read-only in every pass");
 }
 
 /* The same format without alpha, or -1. */
@@ -697,6 +714,12 @@ check_cancel (Checker *ck)
 
   begin_check ("cancel honoured");
   info = _lb_filter_get_info (ck->filter);
+  if (lb_filter_get_kind (ck->filter) == LB_FILTER_KIND_PYTHON)
+    {
+      verdict (TRUE, "a cancelled pass stops the Python process (SIGKILL): nothing for the "
+                     "module to do");
+      return;
+    }
   if (info->process == NULL)
     {
       verdict (TRUE, "no bands (all the work is in finish(), which gets the cancel flag)");
@@ -811,6 +834,9 @@ probe_plugin (const char *path,
   /* the checks loading itself makes first, so that a refused file runs no code at all */
   if (!lb_plugin_check_permissions (dir, error) || !lb_plugin_check_permissions (path, error))
     return FALSE;
+  /* a Python filter's module is only ever imported in a Python process: loading is the probe */
+  if (g_str_has_suffix (path, LB_PYTHON_SUFFIX))
+    return TRUE;
   fd = open (path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     {
@@ -839,7 +865,7 @@ lb_cli_check_plugin (int    argc,
     { "only-filter", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &only_filter, NULL, NULL },
     { NULL },
   };
-  g_autoptr(GOptionContext) ctx = g_option_context_new ("FILE.so");
+  g_autoptr(GOptionContext) ctx = g_option_context_new ("FILE.so|FILE.py");
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) filters = NULL;
   g_autofree char *copy_dir = NULL;
@@ -855,7 +881,7 @@ lb_cli_check_plugin (int    argc,
     return lb_cli_fail (CMD, error);
   if (argc != 2)
     {
-      g_printerr ("Usage: lightbox-cli check-plugin [--install DIR] FILE.so\n");
+      g_printerr ("Usage: lightbox-cli check-plugin [--install DIR] FILE.so|FILE.py\n");
       return 2;
     }
   self_exe = g_file_read_link ("/proc/self/exe", &error);

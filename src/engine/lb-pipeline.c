@@ -468,7 +468,10 @@ run_pass (LbPipeline   *self,
     }
 
   t0 = g_get_monotonic_time ();
-  if (!self->guard && lb_filter_runs_isolated (pass->filter, self->isolation))
+  /* A Python filter runs in its Python process whatever the settings (guard pages cannot
+   * watch it; it gets the region in one call, never bands). */
+  if ((!self->guard && lb_filter_runs_isolated (pass->filter, self->isolation))
+      || lb_filter_get_kind (pass->filter) == LB_FILTER_KIND_PYTHON)
     {
       /* Same pipeline code, run by lightbox-filter-host on the same bands and threads. */
       LbIsolatedOptions options = { self->n_threads, self->band_height, self->has_selection,

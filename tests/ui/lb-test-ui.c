@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "lb-test-ui.h"
+#include "lb-test-app.h"
 
 #include <fcntl.h>
 #include <glib/gstdio.h>
@@ -97,4 +98,13 @@ lb_test_ui_make_empty_files (const char *dir,
       g_assert_cmpint (fd, >=, 0);
       close (fd);
     }
+}
+
+GdkTexture *
+lb_test_ui_render (GtkWidget *widget)
+{
+  GdkTexture *tex = lb_test_render_widget (widget);
+
+  g_assert_nonnull (tex);
+  return tex;
 }

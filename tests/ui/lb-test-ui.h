@@ -34,6 +34,9 @@ int            lb_test_ui_main             (int                 argc,
                                             LbApplication     **app,
                                             const LbTestUiCase *cases,
                                             gsize               n_cases);
+/* @widget (a toplevel, or any widget of one) rendered through its window's renderer at its
+ * size (gtk-toolchain.md §6a): for screenshots. */
+GdkTexture    *lb_test_ui_render           (GtkWidget   *widget);
 /* @n empty files img-000000.png … in @dir (a folder too large to create by hand). */
 void           lb_test_ui_make_empty_files (const char  *dir,
                                             int          n);

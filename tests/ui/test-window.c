@@ -577,18 +577,7 @@ test_upload (void)
 static GdkTexture *
 render_window (void)
 {
-  int w = gtk_widget_get_width (GTK_WIDGET (win)), h = gtk_widget_get_height (GTK_WIDGET (win));
-  g_autoptr (GdkPaintable) p = gtk_widget_paintable_new (GTK_WIDGET (win));
-  GtkSnapshot *s = gtk_snapshot_new ();
-  GskRenderNode *node;
-  GdkTexture *tex;
-
-  gdk_paintable_snapshot (p, s, w, h);
-  node = gtk_snapshot_free_to_node (s);
-  tex = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (win)), node,
-                                     &GRAPHENE_RECT_INIT (0, 0, w, h));
-  gsk_render_node_unref (node);
-  return tex;
+  return lb_test_ui_render (GTK_WIDGET (win));
 }
 
 /* Distinct colours in a rectangle of a downloaded BGRA texture. */
