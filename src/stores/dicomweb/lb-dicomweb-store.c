@@ -7,6 +7,7 @@
 
 #include "lb-error.h"
 #include "lb-http.h"
+#include "lb-series-loader.h"
 
 static void lb_dicomweb_store_iface_init (LbStoreInterface *iface);
 
@@ -91,7 +92,9 @@ lb_dicomweb_store_new (const char *uri, LbStoreOptions *options, GError **error)
 
   self = g_object_new (LB_TYPE_DICOMWEB_STORE, NULL);
   self->options = options ? lb_store_options_ref (options) : lb_store_options_new ();
-  self->session = lb_http_session_new (self->options, error);
+  /* a series loads its frames with up to LB_SERIES_LOADER_MAX_PARALLEL requests at once
+   * (lb-series-loader.h); libsoup's 2 connections per host would serialise them */
+  self->session = lb_http_session_new_full (self->options, LB_SERIES_LOADER_MAX_PARALLEL, error);
   if (self->session == NULL)
     return NULL;
 
