@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""dicom-make-series.py DIR N — the files `lightbox-bench dicom` decodes.
+"""dicom-make-series.py DIR N [SIZE [SYNTAXES]] — the files `lightbox-bench dicom` decodes,
+and the series ui-timing pages through and loads.
 
-A synthetic CT series of N slices, 512x512, 12 bits stored in 16 (unsigned, intercept -1024,
+A synthetic CT series of N slices, SIZExSIZE (default 512), 12 bits stored in 16 (unsigned, intercept -1024,
 as many scanners write it): a body outline, organs, bone and noise that change from slice to
 slice. Uncompressed with pydicom, then encoded with DCMTK (dcmcjpeg, dcmcjpls, dcmcrle) and
 GDCM (gdcmconv, for JPEG 2000), one file per slice as a scanner would send them. JPEG
@@ -11,7 +12,9 @@ baseline is 8-bit only: its series is the same slices windowed to 8 bits.
 DIR/<syntax-uid>/ gets sNNN.dcm (the encoded file), sNNN.frame (its first frame's fragments
 concatenated, read back with pydicom) and ds.json (the data set without Pixel Data, in the
 DICOM JSON model). DIR/manifest.ini lists the syntaxes made, with the command-line decoder
-DCMTK or GDCM offers for each, and the ones that could not be made."""
+DCMTK or GDCM offers for each, and the ones that could not be made. SYNTAXES (comma-separated
+UIDs) makes only those. The slices are axial, 1.25 mm apart (ImagePositionPatient,
+ImageOrientationPatient, PixelSpacing), so that a viewer orders them along the normal."""
 import configparser, json, os, shutil, subprocess, sys
 import numpy as np
 import pydicom
@@ -20,6 +23,8 @@ from pydicom.encaps import generate_pixel_data_frame
 from pydicom.uid import ExplicitVRLittleEndian, generate_uid
 
 OUT, N = sys.argv[1], int(sys.argv[2])
+SIZE = int(sys.argv[3]) if len(sys.argv) > 3 else 512
+ONLY = sys.argv[4].split(',') if len(sys.argv) > 4 else None
 SYNTAXES = [  # uid, encoder, decoder (as a user would run it: IN OUT appended)
     ('1.2.840.10008.1.2.4.50', ['dcmcjpeg', '+eb'], ['dcmdjpeg'], 8),
     ('1.2.840.10008.1.2.4.51', ['dcmcjpeg', '+ee'], ['dcmdjpeg'], 12),
@@ -34,13 +39,14 @@ SYNTAXES = [  # uid, encoder, decoder (as a user would run it: IN OUT appended)
 ]
 
 rng = np.random.default_rng(25)
-y, x = np.mgrid[0:512, 0:512].astype(np.float32)
+# the phantom is drawn on a 512-pixel grid whatever SIZE is
+y, x = (np.mgrid[0:SIZE, 0:SIZE].astype(np.float32) * (512.0 / SIZE))
 study, series = generate_uid(), generate_uid()
 
 def slice_hu(k):
     """Hounsfield units of slice k: air, a body ellipse of soft tissue, organs, spine, noise."""
     z = k / max(N - 1, 1)
-    hu = np.full((512, 512), -1000.0, np.float32)
+    hu = np.full((SIZE, SIZE), -1000.0, np.float32)
     body = ((x - 256) / (200 - 20 * z)) ** 2 + ((y - 270) / (150 - 10 * z)) ** 2 < 1
     hu[body] = 40
     lungs = (((x - 180) / 60) ** 2 + ((y - 240) / (80 * (1 - 0.5 * z))) ** 2 < 1) | \
@@ -63,7 +69,13 @@ def dataset(k, bits):
     ds.StudyInstanceUID, ds.SeriesInstanceUID = study, series
     ds.Modality, ds.PatientName, ds.PatientID = 'CT', 'Bench^Phantom', 'BENCH'
     ds.InstanceNumber = k + 1
-    ds.Rows = ds.Columns = 512
+    ds.Rows = ds.Columns = SIZE
+    spacing = 350.0 / SIZE
+    ds.PixelSpacing = [spacing, spacing]
+    ds.ImageOrientationPatient = [1, 0, 0, 0, 1, 0]
+    ds.ImagePositionPatient = [-175.0, -175.0, -1.25 * k]
+    ds.SliceThickness = 1.25
+    ds.SeriesNumber = 1
     ds.SamplesPerPixel, ds.PhotometricInterpretation = 1, 'MONOCHROME2'
     ds.PixelRepresentation = 0
     hu = slice_hu(k)
@@ -84,6 +96,8 @@ for bits, d in src.items():
     for k in range(N):
         dataset(k, bits).save_as(os.path.join(d, 's%03d.dcm' % k), write_like_original=False)
 for uid, enc, dec, bits in SYNTAXES:
+    if ONLY is not None and uid not in ONLY:
+        continue
     d = os.path.join(OUT, uid)
     os.makedirs(d, exist_ok=True)
     tools = [t[0] for t in (enc, dec) if t]

@@ -15,6 +15,10 @@
  *     loading. LB_UI_TIMING_SECTIONS=5 (any list of digits) runs only the sections named.
  *  6. a 100 000-entry JSON listing (nginx's format) from a loopback server: the longest
  *     main-thread stall while the store tree lists it (the parse runs on a worker thread).
+ *  7. a series: stack scroll at 60 Hz on 512² and 2048² slices, a 300-slice series loaded from
+ *     Orthanc over DICOMweb (under tests/dicomweb/orthanc-run.sh) against curl with as many
+ *     connections, and a loaded 1000-slice series' resident size against its pixel bytes
+ *     (ui-timing-series.c).
  *  3. cold start: process start to the first painted frame of the Lightbox window
  *     (LIGHTBOX_BENCH_STARTUP=1 makes the app print it and quit); baseline: a plain
  *     GtkWindow with one label, started the same way by this program.
@@ -462,6 +466,8 @@ main (int argc, char **argv)
     ui_timing_bench_download (win, img);
   if (section_wanted ('6'))
     ui_timing_bench_json_listing (win);
+  if (section_wanted ('7'))
+    ui_timing_bench_series (win);
   gtk_window_destroy (GTK_WINDOW (win));
   if (section_wanted ('3'))
   {

@@ -2,7 +2,7 @@
 #pragma once
 
 /* ui-timing's shared helpers (ui-timing.c) and its larger sections, one file each:
- * ui-timing-listing.c (4 and 6) and ui-timing-download.c (5). */
+ * ui-timing-listing.c (4 and 6), ui-timing-download.c (5) and ui-timing-series.c (7). */
 
 #include <gtk/gtk.h>
 #include <math.h>
@@ -63,5 +63,8 @@ void        ui_timing_bench_json_listing (LbWindow     *win);
 /* ui-timing-download.c; @shown: what the window shows during the baseline */
 void        ui_timing_bench_download     (LbWindow     *win,
                                           LbImage      *shown);
+
+/* ui-timing-series.c (7): stack scroll, a DICOMweb series' load, a loaded series' memory */
+void        ui_timing_bench_series       (LbWindow     *win);
 
 G_END_DECLS

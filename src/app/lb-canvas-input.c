@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "lb-canvas-private.h"
 
@@ -26,13 +27,16 @@ on_scroll (GtkEventControllerScroll *ctrl,
    * touchpad's small deltas add up to whole steps. */
   if ((mods & GDK_ALT_MASK) || (self->stack_navigation && !(mods & GDK_CONTROL_MASK)))
     {
+      int steps;
+
       self->scroll_steps += dy;
-      while (fabs (self->scroll_steps) >= 1)
-        {
-          gtk_widget_activate_action (GTK_WIDGET (self), self->scroll_steps > 0
-                                      ? "win.next-frame" : "win.previous-frame", NULL);
-          self->scroll_steps -= self->scroll_steps > 0 ? 1 : -1;
-        }
+      /* the whole steps are taken out before any is taken: a step may show its slice at once
+       * and reset the stack navigation (lb_canvas_set_stack_navigation()) */
+      steps = (int) trunc (self->scroll_steps);
+      self->scroll_steps -= steps;
+      for (int i = 0; i < abs (steps); i++)
+        gtk_widget_activate_action (GTK_WIDGET (self), steps > 0 ? "win.next-frame"
+                                                                 : "win.previous-frame", NULL);
       return TRUE;
     }
   lb_canvas_zoom_at (self, pow (1.1, -dy), self->pointer_x, self->pointer_y);

@@ -44,6 +44,7 @@ struct _LbCanvas {
   double          split_pos;     /* 0..1 of the width */
   gboolean        dirty;
   gboolean        stack_navigation; /* the wheel and Up/Down page through a stack */
+  char           *loading_text;  /* a stack's frame not loaded yet: drawn instead of pixels */
 
   /* Gestures */
   double          pointer_x, pointer_y;

@@ -326,6 +326,24 @@ lb_canvas_set_image (LbCanvas *self,
   set_source (self, &src, lb_image_get_meta (image), keep_view);
 }
 
+void
+lb_canvas_set_loading (LbCanvas *self, const char *text)
+{
+  g_return_if_fail (LB_IS_CANVAS (self));
+  if (g_strcmp0 (text, self->loading_text) == 0)
+    return;
+  g_free (self->loading_text);
+  self->loading_text = g_strdup (text);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+const char *
+lb_canvas_get_loading (LbCanvas *self)
+{
+  g_return_val_if_fail (LB_IS_CANVAS (self), NULL);
+  return self->loading_text;
+}
+
 LbImage *
 lb_canvas_get_image (LbCanvas *self)
 {
@@ -771,9 +789,22 @@ lb_canvas_snapshot (GtkWidget   *widget,
 
   if (w <= 0 || h <= 0)
     return;
-  if (!self->have_src)
+  if (!self->have_src || self->loading_text != NULL)
     {
       gtk_snapshot_append_color (snapshot, &(GdkRGBA) { 0, 0, 0, 1 }, &bounds);
+      if (self->loading_text != NULL)
+        {
+          g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget,
+                                                                          self->loading_text);
+          int lw, lh;
+
+          pango_layout_get_pixel_size (layout, &lw, &lh);
+          gtk_snapshot_save (snapshot);
+          gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT ((w - lw) / 2.0f,
+                                                                  (h - lh) / 2.0f));
+          gtk_snapshot_append_layout (snapshot, layout, &(GdkRGBA) { 0.85f, 0.85f, 0.85f, 1 });
+          gtk_snapshot_restore (snapshot);
+        }
       return;
     }
   if (self->dirty || self->texture == NULL || self->display_w != (guint) (w * scale)
@@ -882,6 +913,7 @@ lb_canvas_finalize (GObject *object)
 
   lb_lut_clear (&self->lut);
   lb_lut_clear (&self->before_lut);
+  g_free (self->loading_text);
   g_free (self->hist);
   g_free (self->probe_text);
   G_OBJECT_CLASS (lb_canvas_parent_class)->finalize (object);

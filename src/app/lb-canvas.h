@@ -19,6 +19,12 @@ void       lb_canvas_set_image          (LbCanvas          *self,
                                          LbImage           *image,
                                          gboolean           keep_view);
 LbImage   *lb_canvas_get_image          (LbCanvas          *self);
+/* A stack's frame that is not loaded yet: with @text, the canvas shows @text on black instead
+ * of the pixels (which stay, with the view, for the frame that comes); NULL shows them again.
+ * lb_canvas_set_image() does not change it. */
+void        lb_canvas_set_loading       (LbCanvas          *self,
+                                         const char        *text);
+const char *lb_canvas_get_loading       (LbCanvas          *self);
 /* The image shown left of the split line when split view is on (the original). */
 void       lb_canvas_set_before_image   (LbCanvas          *self,
                                          LbImage           *image);

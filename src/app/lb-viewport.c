@@ -292,6 +292,9 @@ lb_viewport_clear_state (LbViewport *self)
   g_clear_pointer (&self->state.image_name, g_free);
   g_clear_object (&self->state.frames);
   self->state.frame = 0;
+  if (self->state.loader != NULL)
+    lb_series_loader_cancel (self->state.loader);
+  g_clear_object (&self->state.loader);
 }
 
 GtkWidget *

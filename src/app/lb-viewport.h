@@ -6,6 +6,7 @@
 #include "lb-canvas.h"
 #include "lb-frame-source.h"
 #include "lb-history.h"
+#include "lb-series-loader.h"
 
 G_BEGIN_DECLS
 
@@ -34,6 +35,7 @@ typedef struct {
   char          *image_name;  /* for the title */
   LbFrameSource *frames;      /* the stack (series or multi-frame object), NULL for one image */
   guint          frame;       /* the frame or slice shown, from 1; 0 while none is */
+  LbSeriesLoader *loader;     /* the series' background loading, NULL without one */
 } LbViewportState;
 
 GtkWidget       *lb_viewport_new              (void);

@@ -298,6 +298,7 @@ cancel_activated (GSimpleAction *action,
     g_cancellable_cancel (self->op_cancellable);
   if (self->load_cancellable)
     g_cancellable_cancel (self->load_cancellable);
+  _lb_window_frames_stop_loading (self);
 }
 
 static void

@@ -30,6 +30,10 @@ update_frame_label (LbWindow *self)
 
   if (self->frames != NULL && lb_frame_source_is_series (self->frames) && self->frame == 0)
     text = g_strdup (_("Loading the series…"));
+  else if (self->series_loader != NULL && self->frame_loading)
+    /* TRANSLATORS: a slice of a series that has not arrived yet, "slice 3/40 · loading…" */
+    text = g_strdup_printf (_("slice %u/%u · loading…"), self->frame,
+                            lb_frame_source_get_n_frames (self->frames));
   else if (self->frames != NULL && lb_frame_source_is_series (self->frames)
            && lb_frame_source_get_location (self->frames, self->frame, &mm))
     /* TRANSLATORS: the slice shown of a series and its location along the slice normal,
@@ -81,6 +85,117 @@ stop_cine (LbWindow *self)
                          g_variant_new_boolean (FALSE));
 }
 
+/* ---- the series' background loading (LbSeriesLoader) ------------------------------------- */
+
+static void show_frame (LbWindow *self, guint number, LbImage *image);
+
+static void
+update_load_progress (LbWindow *self)
+{
+  LbSeriesLoader *loader = self->series_loader;
+  guint n, loaded;
+  g_autofree char *text = NULL;
+
+  if (self->load_progress == NULL)
+    return;
+  if (loader == NULL)
+    {
+      gtk_widget_set_visible (self->load_progress, FALSE);
+      return;
+    }
+  n = lb_frame_source_get_n_frames (lb_series_loader_get_source (loader));
+  loaded = lb_series_loader_get_n_loaded (loader);
+  /* TRANSLATORS: slices of a series in memory, "124/300 loaded" */
+  text = g_strdup_printf (_("%u/%u loaded"), loaded, n);
+  gtk_progress_bar_set_text (GTK_PROGRESS_BAR (self->load_progress), text);
+  gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->load_progress),
+                                 n ? (double) loaded / n : 0);
+  gtk_widget_set_tooltip_text (self->load_progress,
+                               lb_series_loader_is_cancelled (loader)
+                               ? _("Loading stopped; slices still load when shown")
+                               : NULL);
+  /* shown while it loads, and after a stop or a full budget (it says how much is there) */
+  gtk_widget_set_visible (self->load_progress, loaded < n);
+}
+
+static void
+on_loader_frame_loaded (LbSeriesLoader *loader, guint number, LbWindow *self)
+{
+  g_autoptr(LbImage) image = NULL;
+  if (loader != self->series_loader)
+    return;
+
+  if (!self->frame_loading || number != (self->frame ? self->frame : 1))
+    return;
+  image = lb_series_loader_get_image (loader, number);
+  if (image != NULL)
+    show_frame (self, number, image);
+}
+
+static void
+on_loader_frame_failed (LbSeriesLoader *loader, guint number, LbWindow *self)
+{
+  if (loader != self->series_loader)
+    return;
+  if (!self->frame_loading || number != (self->frame ? self->frame : 1))
+    return;
+  self->frame_loading = FALSE;
+  gtk_spinner_set_spinning (GTK_SPINNER (self->canvas_spinner), FALSE);
+  stop_cine (self);
+  _lb_window_show_error (self, _("Could not show the frame"),
+                         lb_series_loader_get_error (loader, number));
+}
+
+/* The bar follows the loading at most this often (µs): each change repaints the window, and
+ * on a software renderer a repaint per slice (hundreds a second) takes the main thread from
+ * the transfers it serves. The last change (all loaded, stopped, the budget full) always
+ * shows. */
+#define LOAD_PROGRESS_INTERVAL_US 200000
+
+static void
+on_loader_progress (LbSeriesLoader *loader, LbWindow *self)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  if (loader != self->series_loader)
+    return;
+  if (!lb_series_loader_is_idle (loader) && !lb_series_loader_is_cancelled (loader)
+      && now - self->load_progress_us < LOAD_PROGRESS_INTERVAL_US)
+    return;
+  self->load_progress_us = now;
+  update_load_progress (self);
+  _lb_window_update_actions (self);
+}
+
+static void
+stop_loader (LbWindow *self)
+{
+  if (self->series_loader == NULL)
+    return;
+  g_signal_handlers_disconnect_by_data (self->series_loader, self);
+  lb_series_loader_cancel (self->series_loader);
+  g_clear_object (&self->series_loader);
+  if (self->canvas != NULL)
+    lb_canvas_set_loading (self->canvas, NULL);
+  update_load_progress (self);
+}
+
+gboolean
+_lb_window_frames_is_loading (LbWindow *self)
+{
+  return self->series_loader != NULL && !lb_series_loader_is_cancelled (self->series_loader)
+         && !lb_series_loader_is_idle (self->series_loader);
+}
+
+void
+_lb_window_frames_stop_loading (LbWindow *self)
+{
+  if (self->series_loader == NULL)
+    return;
+  lb_series_loader_cancel (self->series_loader);
+  _lb_window_update_actions (self);
+}
+
 void
 _lb_window_frames_close (LbWindow *self)
 {
@@ -92,6 +207,7 @@ _lb_window_frames_close (LbWindow *self)
       && self->canvas_spinner != NULL)
     gtk_spinner_set_spinning (GTK_SPINNER (self->canvas_spinner), FALSE);
   self->frame_loading = FALSE;
+  stop_loader (self);
   g_clear_object (&self->frames);
   _lb_window_series_filter_forget (self);
   self->frame = 0;
@@ -136,6 +252,19 @@ _lb_window_frames_open_series (LbWindow *self, LbFrameSource *series, const char
   self->load_serial++;
   self->frames = g_object_ref (series);
   self->frame = 0;  /* nothing of the series shown yet */
+  self->frame_first = TRUE;
+  self->series_loader = lb_series_loader_new (series,
+                                              (guint) g_settings_get_int (self->settings,
+                                                                          "series-parallel-loads"),
+                                              0);
+  /* the loader goes with its viewport's state when another viewport becomes active
+   * (lb-window-viewports.c): its signals count only while it is the window's */
+  g_signal_connect_object (self->series_loader, "frame-loaded",
+                           G_CALLBACK (on_loader_frame_loaded), self, 0);
+  g_signal_connect_object (self->series_loader, "frame-failed",
+                           G_CALLBACK (on_loader_frame_failed), self, 0);
+  g_signal_connect_object (self->series_loader, "progress", G_CALLBACK (on_loader_progress),
+                           self, 0);
   g_free (self->image_name);
   self->image_name = g_strdup (name);
   _lb_window_update_title (self);
@@ -146,8 +275,9 @@ _lb_window_frames_open_series (LbWindow *self, LbFrameSource *series, const char
       _lb_window_set_status (self, text);
     }
   update_frame_label (self);
-  _lb_window_frames_update_actions (self);
   load_frame (self, 1);
+  /* win.cancel: Escape stops the loading from now on */
+  _lb_window_update_actions (self);
 }
 
 typedef struct {
@@ -248,6 +378,13 @@ _lb_window_frames_open_store_series (LbWindow *self, LbStoreEntry *series)
 {
   SeriesOpen *so = series_open_new (self, lb_store_entry_get_display_name (series), FALSE);
 
+  if (!g_str_has_prefix (lb_store_entry_get_uri (series), "file:"))
+    {
+      /* a DICOMweb series: every instance's geometry from the series' metadata at once */
+      lb_frame_source_new_for_store_series_async (self->store, lb_store_entry_get_uri (series),
+                                                  self->series_cancellable, on_series_read, so);
+      return;
+    }
   lb_store_list_async (self->store, lb_store_entry_get_uri (series), self->series_cancellable,
                        NULL, NULL, on_series_listed, so);
 }
@@ -260,6 +397,47 @@ typedef struct {
   guint     number;
 } FrameLoad;
 
+/* Shows @image as frame @number of the stack. */
+static void
+show_frame (LbWindow *self, guint number, LbImage *image)
+{
+  g_autoptr(LbImageMeta) meta = NULL;
+  g_autoptr(LbImage) tagged = NULL;
+  g_autoptr(LbHistory) history = NULL;
+  LbFrameSource *frames = self->frames;
+  gboolean series = lb_frame_source_is_series (frames);
+  gboolean first = self->frame == 0 || self->frame_first;
+  LbImage *original;
+
+  self->frame_loading = FALSE;
+  self->frame_first = FALSE;
+  if (series)
+    gtk_spinner_set_spinning (GTK_SPINNER (self->canvas_spinner), FALSE);
+  /* a frame comes from where the first came from (the same write-back target); a slice of a
+   * series from its own file */
+  original = self->history ? lb_history_get_original (self->history) : NULL;
+  meta = lb_image_dup_meta (image);
+  lb_image_meta_set_source_uri (meta, lb_frame_source_get_frame_uri (frames, number));
+  if (!series && original && lb_image_meta_get_source_etag (lb_image_get_meta (original)))
+    lb_image_meta_set_source_etag (meta,
+                                   lb_image_meta_get_source_etag (lb_image_get_meta (original)));
+  tagged = lb_image_with_meta (image, meta);
+  self->frame = number;
+  /* with the whole-series filter results in effect (read from the slice left) */
+  history = _lb_window_series_filter_history (self, number, tagged);
+  _lb_window_set_history (self, history);
+  /* keep_view: zoom, pan, rotation and window/level stay as the reader set them; the first
+   * slice of a series starts from the file's window and a fitted view */
+  lb_canvas_set_image (self->canvas, lb_history_get_current (history), !first);
+  lb_canvas_set_before_image (self->canvas, tagged);
+  lb_canvas_set_loading (self->canvas, NULL);
+  if (first)
+    gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
+  update_frame_label (self);
+  _lb_window_overlay_update (self);
+  _lb_window_update_actions (self);
+}
+
 static void
 on_frame_loaded (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -268,51 +446,51 @@ on_frame_loaded (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr(GError) error = NULL;
   g_autoptr(LbImage) image = lb_frame_source_load_finish (LB_FRAME_SOURCE (source), result,
                                                           &error);
-  g_autoptr(LbImageMeta) meta = NULL;
-  g_autoptr(LbImage) tagged = NULL;
-  g_autoptr(LbHistory) history = NULL;
-  LbFrameSource *frames = LB_FRAME_SOURCE (source);
-  gboolean series = lb_frame_source_is_series (frames);
-  gboolean first = self->frame == 0;
-  LbImage *original;
 
   if (fl->serial != self->frame_serial)
     goto out;
-  self->frame_loading = FALSE;
-  if (series)
-    gtk_spinner_set_spinning (GTK_SPINNER (self->canvas_spinner), FALSE);
   if (image == NULL)
     {
+      self->frame_loading = FALSE;
+      if (lb_frame_source_is_series (LB_FRAME_SOURCE (source)))
+        gtk_spinner_set_spinning (GTK_SPINNER (self->canvas_spinner), FALSE);
       stop_cine (self);
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         _lb_window_show_error (self, _("Could not show the frame"), error);
       goto out;
     }
-  /* a frame comes from where the first came from (the same write-back target); a slice of a
-   * series from its own file */
-  original = self->history ? lb_history_get_original (self->history) : NULL;
-  meta = lb_image_dup_meta (image);
-  lb_image_meta_set_source_uri (meta, lb_frame_source_get_frame_uri (frames, fl->number));
-  if (!series && original && lb_image_meta_get_source_etag (lb_image_get_meta (original)))
-    lb_image_meta_set_source_etag (meta,
-                                   lb_image_meta_get_source_etag (lb_image_get_meta (original)));
-  tagged = lb_image_with_meta (image, meta);
-  /* with the whole-series filter results in effect (read from the slice left) */
-  history = _lb_window_series_filter_history (self, fl->number, tagged);
-  self->frame = fl->number;
-  _lb_window_set_history (self, history);
-  /* keep_view: zoom, pan, rotation and window/level stay as the reader set them; the first
-   * slice of a series starts from the file's window and a fitted view */
-  lb_canvas_set_image (self->canvas, lb_history_get_current (history), !first);
-  lb_canvas_set_before_image (self->canvas, tagged);
-  if (first)
-    gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
-  update_frame_label (self);
-  _lb_window_overlay_update (self);
-  _lb_window_update_actions (self);
+  show_frame (self, fl->number, image);
 out:
   g_object_unref (fl->self);
   g_free (fl);
+}
+
+/* A series with its loader: the slice from memory at once, or "loading" (never the slice
+ * shown before under the new number) until the loader has it. */
+static void
+load_frame_from_loader (LbWindow *self, guint number)
+{
+  g_autoptr(LbImage) image = NULL;
+  g_autofree char *text = NULL;
+
+  lb_series_loader_set_current (self->series_loader, number);
+  image = lb_series_loader_get_image (self->series_loader, number);
+  if (image != NULL)
+    {
+      show_frame (self, number, image);
+      return;
+    }
+  self->frame_loading = TRUE;
+  if (self->frame != 0)
+    self->frame = number;
+  gtk_spinner_set_spinning (GTK_SPINNER (self->canvas_spinner), TRUE);
+  /* TRANSLATORS: drawn on the viewport while a slice of a series is on its way */
+  text = g_strdup_printf (_("Loading slice %u/%u…"), number,
+                          lb_frame_source_get_n_frames (self->frames));
+  lb_canvas_set_loading (self->canvas, text);
+  update_frame_label (self);
+  _lb_window_overlay_update (self);
+  _lb_window_frames_update_actions (self);
 }
 
 static void
@@ -326,6 +504,12 @@ load_frame (LbWindow *self, guint number)
   if (self->frame_cancellable)
     g_cancellable_cancel (self->frame_cancellable);
   g_clear_object (&self->frame_cancellable);
+  if (self->series_loader != NULL)
+    {
+      self->frame_serial++;
+      load_frame_from_loader (self, number);
+      return;
+    }
   self->frame_cancellable = g_cancellable_new ();
   fl = g_new0 (FrameLoad, 1);
   fl->self = g_object_ref (self);
@@ -490,6 +674,7 @@ cine_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
 void
 _lb_window_frames_refresh (LbWindow *self)
 {
+  update_load_progress (self);
   update_frame_label (self);
   _lb_window_frames_update_actions (self);
 }

@@ -265,6 +265,15 @@ make_nav_bar (LbWindow *self)
   gtk_label_set_xalign (GTK_LABEL (self->slice_scale_label), 0);
   gtk_box_append (GTK_BOX (bar), self->slice_scale_label);
 
+  /* the series' background loading (lb-window-frames.c): shown while slices are on their way */
+  self->load_progress = gtk_progress_bar_new ();
+  gtk_widget_set_name (self->load_progress, "load_progress");
+  gtk_progress_bar_set_show_text (GTK_PROGRESS_BAR (self->load_progress), TRUE);
+  gtk_widget_set_valign (self->load_progress, GTK_ALIGN_CENTER);
+  gtk_widget_set_size_request (self->load_progress, 140, -1);
+  gtk_widget_set_visible (self->load_progress, FALSE);
+  gtk_box_append (GTK_BOX (bar), self->load_progress);
+
   self->cine_fps_spin = gtk_spin_button_new_with_range (1, MAX_CINE_FPS, 1);
   gtk_widget_set_name (self->cine_fps_spin, "cine_fps");
   gtk_spin_button_set_digits (GTK_SPIN_BUTTON (self->cine_fps_spin), 1);

@@ -6,6 +6,7 @@
 #include "lb-filter-registry.h"
 #include "lb-filter-params.h"
 #include "lb-frame-source.h"
+#include "lb-series-loader.h"
 #include "lb-history.h"
 #include "lb-param-dialog.h"
 #include "lb-store-browser.h"
@@ -114,11 +115,15 @@ struct _LbWindow {
   gboolean        frame_loading;
   guint           cine_source;        /* the cine timer, 0 when not playing */
   GCancellable   *series_cancellable; /* reading a series' headers */
+  LbSeriesLoader *series_loader;      /* a series' slices in the background; NULL otherwise */
+  gboolean        frame_first;        /* nothing of the stack shown yet: fit, file's window */
 
   /* Reading a stack (lb-window-nav.c) */
   GtkWidget      *nav_bar;            /* under the canvas: slice slider, cine controls */
   GtkWidget      *slice_scale;
   GtkWidget      *slice_scale_label;
+  GtkWidget      *load_progress;      /* "124/300 loaded" while a series loads */
+  gint64          load_progress_us;   /* when it last changed (monotonic) */
   GtkWidget      *cine_fps_spin;
   LbFrameSource  *nav_frames;         /* the stack the controls were last set up for */
   gboolean        nav_updating;       /* the code moves the controls: no stepping */
@@ -184,6 +189,9 @@ void _lb_window_frames_open    (LbWindow     *self,
 /* Stops cine and any frame load, forgets the frames. */
 void _lb_window_frames_close   (LbWindow     *self);
 void _lb_window_frames_update_actions (LbWindow *self);
+/* Whether a series is loading in the background, and stopping it (Escape). */
+gboolean _lb_window_frames_is_loading  (LbWindow *self);
+void     _lb_window_frames_stop_loading (LbWindow *self);
 /* Shows @series (a series source) as one stack, from its first slice; @name for the title. */
 void _lb_window_frames_open_series (LbWindow      *self,
                                     LbFrameSource *series,
@@ -192,8 +200,8 @@ void _lb_window_frames_open_series (LbWindow      *self,
  * shows it as a stack. */
 void _lb_window_frames_open_folder (LbWindow *self,
                                     GFile    *folder);
-/* The same for a series of a local folder's store (its instances are local files); errors
- * are shown. */
+/* The same for a series of a local folder's store (its instances are local files) or of a
+ * DICOMweb store (from the series' metadata); errors are shown. */
 void _lb_window_frames_open_store_series (LbWindow     *self,
                                           LbStoreEntry *series);
 

@@ -40,10 +40,8 @@ on_entry_activated (LbStoreBrowser *browser,
       || kind == LB_STORE_ENTRY_DICOM_FILE || kind == LB_STORE_ENTRY_FILE
       || kind == LB_STORE_ENTRY_UNKNOWN)
     lb_window_open_store_image (self, lb_store_entry_get_uri (entry));
-  else if (kind == LB_STORE_ENTRY_DICOM_SERIES
-           && g_str_has_prefix (lb_store_entry_get_uri (entry), "file:"))
-    /* a series of a local folder opens as a stack; a DICOMweb series only expands, as its
-     * slices cannot be ordered before their metadata is fetched */
+  else if (kind == LB_STORE_ENTRY_DICOM_SERIES)
+    /* a series of a local folder or a DICOMweb store opens as a stack */
     _lb_window_after_unsaved (self, open_series_now, g_object_ref (entry), g_object_unref);
 }
 

@@ -149,3 +149,19 @@ lb_window_test_choose_aux_file (LbWindow   *self,
   g_return_if_fail (LB_IS_WINDOW (self));
   _lb_window_aux_add_file (self, file);
 }
+
+LbSeriesLoader *
+lb_window_test_get_series_loader (LbWindow *self)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
+  return self->series_loader;
+}
+
+void
+lb_window_test_open_series (LbWindow *self, const char *uri)
+{
+  g_autoptr(LbStoreEntry) entry = lb_store_entry_new (uri, uri, LB_STORE_ENTRY_DICOM_SERIES);
+
+  g_return_if_fail (LB_IS_WINDOW (self));
+  _lb_window_frames_open_store_series (self, entry);
+}

@@ -7,6 +7,7 @@
 #include "lb-canvas.h"
 #include "lb-history.h"
 #include "lb-store-browser.h"
+#include "lb-series-loader.h"
 #include "lb-window.h"
 
 G_BEGIN_DECLS
@@ -52,6 +53,11 @@ gboolean        lb_window_test_is_loading          (LbWindow   *self);
  * in mm (0: none). */
 GtkWidget      *lb_window_test_get_scale_bar       (LbWindow   *self,
                                                     double     *mm);
+/* Opens the series at @uri of the window's store as a stack, as its row in the tree does. */
+void            lb_window_test_open_series         (LbWindow   *self,
+                                                    const char *uri);
+/* The background loading of the series shown (lb-series-loader.h), NULL without one. */
+LbSeriesLoader *lb_window_test_get_series_loader   (LbWindow   *self);
 /* The DICOM tag browser (an LbTagBrowser), NULL before win.tag-browser first opens it. */
 GtkWidget      *lb_window_test_get_tag_browser     (LbWindow   *self);
 

@@ -237,6 +237,8 @@ activate_viewport (LbWindow *self, LbViewport *vp)
       self->frame_serial++;
       self->frame_loading = FALSE;
       gtk_spinner_set_spinning (GTK_SPINNER (self->canvas_spinner), FALSE);
+      /* the viewport shows its slice by itself: no "loading" veil left on its canvas */
+      lb_canvas_set_loading (self->canvas, NULL);
       old_frame = self->frame > 0 ? self->frame : 1;
     }
 
@@ -245,6 +247,8 @@ activate_viewport (LbWindow *self, LbViewport *vp)
   os->image_name = g_strdup (self->image_name);
   os->frames = g_steal_pointer (&self->frames);
   os->frame = self->frame;
+  /* each viewport's series goes on loading in the background */
+  os->loader = g_steal_pointer (&self->series_loader);
 
   lb_viewport_cancel_slice (vp, &pending);
   history = g_steal_pointer (&ns->history);
@@ -253,6 +257,8 @@ activate_viewport (LbWindow *self, LbViewport *vp)
   self->frames = g_steal_pointer (&ns->frames);
   self->frame = ns->frame;
   ns->frame = 0;
+  self->series_loader = g_steal_pointer (&ns->loader);
+  self->frame_first = self->frame == 0;
 
   point_at (self, vp);
   lb_viewport_grid_set_active (grid, vp);

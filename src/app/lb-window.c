@@ -117,7 +117,8 @@ _lb_window_update_actions (LbWindow *self)
   g_simple_action_set_enabled (G_SIMPLE_ACTION (g_action_map_lookup_action (map, "export")),
                                have_image && !self->busy);
   g_simple_action_set_enabled (G_SIMPLE_ACTION (g_action_map_lookup_action (map, "cancel")),
-                               self->busy || self->load_cancellable != NULL);
+                               self->busy || self->load_cancellable != NULL
+                               || _lb_window_frames_is_loading (self));
   _lb_window_frames_update_actions (self);
   _lb_window_study_update_actions (self);
 }
@@ -163,7 +164,7 @@ gboolean
 lb_window_is_busy (LbWindow *self)
 {
   g_return_val_if_fail (LB_IS_WINDOW (self), FALSE);
-  return self->busy || self->load_cancellable != NULL
+  return self->busy || self->load_cancellable != NULL || self->frame_loading
          || lb_store_browser_get_pending (self->browser) > 0;
 }
 

@@ -23,7 +23,7 @@ void      lb_window_open_store_image (LbWindow      *self,
  * its file dialog); the status line says when it is written. */
 void      lb_window_export_view_to_path (LbWindow   *self,
                                          const char *path);
-/* TRUE while a download, filter, upload or export runs. */
+/* TRUE while a download, filter, upload or export runs, or the frame shown is on its way. */
 gboolean  lb_window_is_busy          (LbWindow      *self);
 
 G_END_DECLS

@@ -10,6 +10,7 @@
 #include "lb-dicom-multiframe.h"
 #include "lb-dicom-series.h"
 #include "lb-dicom-tags.h"
+#include "lb-dicomweb-store.h"
 #include "lb-error.h"
 #include "lb-image-loader.h"
 
@@ -192,38 +193,25 @@ lb_frame_source_get_messages (LbFrameSource *self)
 
 /* ---- a series: headers read on a worker thread, ordered by LbDicomSeries ---------------- */
 
-/* Reads the headers of @files (GFile) and orders their slices; files that are not DICOM
- * images are skipped. Runs on a worker thread. */
+/* Orders the slices of @datasets (URI → data set without pixel data); @what names the series
+ * in errors. */
 static LbFrameSource *
-series_from_files (GPtrArray *files, const char *what, GCancellable *cancellable,
-                   GError **error)
+series_from_datasets (GHashTable *datasets, const char *what, GError **error)
 {
   g_autoptr(LbDicomSeries) series = lb_dicom_series_new ();
-  g_autoptr(GHashTable) datasets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                                          (GDestroyNotify) lb_dicom_dataset_unref);
   g_autoptr(GHashTable) uids = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTableIter iter;
+  gpointer key, value;
   LbFrameSource *self;
   guint n;
 
-  for (guint i = 0; i < files->len; i++)
+  g_hash_table_iter_init (&iter, datasets);
+  while (g_hash_table_iter_next (&iter, &key, &value))
     {
-      GFile *file = g_ptr_array_index (files, i);
-      g_autoptr(GError) local = NULL;
-      g_autoptr(LbDicomFile) dcm = lb_dicom_file_read_header (file, cancellable, &local);
-      LbDicomDataset *ds;
-      const char *uid;
+      const char *uid = lb_dicom_dataset_get_string (value, LB_TAG_SERIES_INSTANCE_UID, 0);
 
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        return NULL;
-      if (dcm == NULL)
-        continue;  /* not DICOM, or unreadable: not a slice of the series */
-      ds = lb_dicom_file_get_dataset (dcm);
-      if (!lb_dicom_dataset_has (ds, LB_TAG_ROWS))
-        continue;  /* an object without an image (SR, presentation state) */
-      uid = lb_dicom_dataset_get_string (ds, LB_TAG_SERIES_INSTANCE_UID, 0);
       if (uid != NULL)
         g_hash_table_add (uids, (gpointer) uid);
-      g_hash_table_insert (datasets, g_file_get_uri (file), lb_dicom_dataset_ref (ds));
     }
   if (g_hash_table_size (datasets) == 0)
     {
@@ -236,14 +224,9 @@ series_from_files (GPtrArray *files, const char *what, GCancellable *cancellable
                    "%s holds images of %u series, not one", what, g_hash_table_size (uids));
       return NULL;
     }
-  {
-    GHashTableIter iter;
-    gpointer key, value;
-
-    g_hash_table_iter_init (&iter, datasets);
-    while (g_hash_table_iter_next (&iter, &key, &value))
-      lb_dicom_series_add (series, key, value);
-  }
+  g_hash_table_iter_init (&iter, datasets);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    lb_dicom_series_add (series, key, value);
   lb_dicom_series_sort (series);
   n = lb_dicom_series_get_n_slices (series);
   self = lb_frame_source_new (NULL, what, n);
@@ -266,6 +249,40 @@ series_from_files (GPtrArray *files, const char *what, GCancellable *cancellable
   g_strfreev (self->messages);
   self->messages = g_strdupv ((char **) lb_dicom_series_get_messages (series));
   return self;
+}
+
+static GHashTable *
+new_dataset_table (void)
+{
+  return g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                (GDestroyNotify) lb_dicom_dataset_unref);
+}
+
+/* Reads the headers of @files (GFile) and orders their slices; files that are not DICOM
+ * images are skipped. Runs on a worker thread. */
+static LbFrameSource *
+series_from_files (GPtrArray *files, const char *what, GCancellable *cancellable,
+                   GError **error)
+{
+  g_autoptr(GHashTable) datasets = new_dataset_table ();
+
+  for (guint i = 0; i < files->len; i++)
+    {
+      GFile *file = g_ptr_array_index (files, i);
+      g_autoptr(GError) local = NULL;
+      g_autoptr(LbDicomFile) dcm = lb_dicom_file_read_header (file, cancellable, &local);
+      LbDicomDataset *ds;
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return NULL;
+      if (dcm == NULL)
+        continue;  /* not DICOM, or unreadable: not a slice of the series */
+      ds = lb_dicom_file_get_dataset (dcm);
+      if (!lb_dicom_dataset_has (ds, LB_TAG_ROWS))
+        continue;  /* an object without an image (SR, presentation state) */
+      g_hash_table_insert (datasets, g_file_get_uri (file), lb_dicom_dataset_ref (ds));
+    }
+  return series_from_datasets (datasets, what, error);
 }
 
 static void
@@ -347,6 +364,63 @@ lb_frame_source_new_for_files_async (const char * const *uris, GCancellable *can
   g_task_set_source_tag (task, lb_frame_source_new_for_series_finish);
   g_task_set_task_data (task, g_strdupv ((char **) uris), (GDestroyNotify) g_strfreev);
   g_task_run_in_thread (task, scan_files);
+}
+
+/* ---- a DICOMweb series: its metadata in one request ------------------------------------ */
+
+static void
+on_series_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  LbDicomwebStore *store = LB_DICOMWEB_STORE (source);
+  const char *uri = g_task_get_task_data (task);
+  GError *error = NULL;
+  g_autoptr(GPtrArray) uris = NULL;
+  g_autoptr(GPtrArray) found = lb_dicomweb_store_series_metadata_finish (store, result, &uris,
+                                                                         &error);
+  g_autoptr(GHashTable) datasets = new_dataset_table ();
+  LbFrameSource *self;
+
+  if (found == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  for (guint i = 0; i < found->len; i++)
+    if (lb_dicom_dataset_has (found->pdata[i], LB_TAG_ROWS))  /* images only, not SR */
+      g_hash_table_insert (datasets, g_strdup (uris->pdata[i]),
+                           lb_dicom_dataset_ref (found->pdata[i]));
+  self = series_from_datasets (datasets, uri, &error);
+  if (self == NULL)
+    g_task_return_error (task, error);
+  else
+    {
+      self->store = g_object_ref (LB_STORE (store));
+      g_task_return_pointer (task, self, g_object_unref);
+    }
+  g_object_unref (task);
+}
+
+void
+lb_frame_source_new_for_store_series_async (LbStore *store, const char *uri,
+                                             GCancellable *cancellable,
+                                             GAsyncReadyCallback callback, gpointer user_data)
+{
+  GTask *task = g_task_new (NULL, cancellable, callback, user_data);
+
+  g_return_if_fail (LB_IS_STORE (store) && uri != NULL);
+  g_task_set_source_tag (task, lb_frame_source_new_for_series_finish);
+  g_task_set_task_data (task, g_strdup (uri), g_free);
+  if (!LB_IS_DICOMWEB_STORE (store))
+    {
+      g_task_return_new_error (task, LB_ERROR, LB_ERROR_UNSUPPORTED,
+                               "%s: only DICOMweb series open from their metadata", uri);
+      g_object_unref (task);
+      return;
+    }
+  lb_dicomweb_store_series_metadata_async (LB_DICOMWEB_STORE (store), uri, cancellable,
+                                           on_series_metadata, task);
 }
 
 LbFrameSource *
@@ -463,6 +537,21 @@ on_store_read (GObject *source, GAsyncResult *result, gpointer user_data)
                                 g_task_get_cancellable (task), on_spliced, task);
 }
 
+static void
+on_dicomweb_frame (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  GError *error = NULL;
+  LbImage *image = lb_dicomweb_store_fetch_image_finish (LB_DICOMWEB_STORE (source), result,
+                                                         NULL, &error);
+
+  if (image == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, image, g_object_unref);
+  g_object_unref (task);
+}
+
 void
 lb_frame_source_load_async (LbFrameSource *self, guint number, GCancellable *cancellable,
                             GAsyncReadyCallback callback, gpointer user_data)
@@ -477,6 +566,18 @@ lb_frame_source_load_async (LbFrameSource *self, guint number, GCancellable *can
     {
       g_task_return_error (task, error);
       g_object_unref (task);
+      return;
+    }
+  if (self->slices != NULL && get_slice (self, number)->path == NULL && self->store != NULL
+      && LB_IS_DICOMWEB_STORE (self->store))
+    {
+      const Slice *slice = get_slice (self, number);
+      /* WADO-RS frames of the instance, with the metadata the series gave (no request of its
+       * own) */
+      g_autofree char *frame_uri = g_strdup_printf ("%s/frames/%u", slice->uri, slice->frame + 1);
+
+      lb_dicomweb_store_fetch_frame_async (LB_DICOMWEB_STORE (self->store), frame_uri,
+                                           slice->ds, NULL, cancellable, on_dicomweb_frame, task);
       return;
     }
   if (self->path != NULL || self->slices != NULL)

@@ -59,6 +59,15 @@ void           lb_frame_source_new_for_files_async   (const char * const  *uris,
                                                       GCancellable        *cancellable,
                                                       GAsyncReadyCallback  callback,
                                                       gpointer             user_data);
+/* The same for a series entry of @store (…/studies/x/series/y/ of a DICOMweb store): the
+ * geometry of every instance from the series' metadata in one request; each slice is then
+ * its instance's frame, fetched alone (WADO-RS …/frames/N). Other stores fail with
+ * %LB_ERROR_UNSUPPORTED. */
+void           lb_frame_source_new_for_store_series_async (LbStore             *store,
+                                                           const char          *uri,
+                                                           GCancellable        *cancellable,
+                                                           GAsyncReadyCallback  callback,
+                                                           gpointer             user_data);
 LbFrameSource *lb_frame_source_new_for_series_finish (GAsyncResult        *result,
                                                       GError             **error);
 /* Whether the frames are the slices of a series (else the frames of one object). */

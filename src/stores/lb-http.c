@@ -26,6 +26,12 @@
 SoupSession *
 lb_http_session_new (LbStoreOptions *options, GError **error)
 {
+  return lb_http_session_new_full (options, 0, error);
+}
+
+SoupSession *
+lb_http_session_new_full (LbStoreOptions *options, guint max_conns_per_host, GError **error)
+{
   g_autofree char *ua = NULL;
   guint timeout_s = options != NULL && options->timeout_s > 0 ? options->timeout_s
                                                               : LB_STORE_DEFAULT_TIMEOUT_S;
@@ -49,7 +55,9 @@ lb_http_session_new (LbStoreOptions *options, GError **error)
         }
     }
   ua = g_strdup_printf ("Lightbox/%s", PACKAGE_VERSION);
-  return soup_session_new_with_options ("timeout", timeout_s,
+  return soup_session_new_with_options ("max-conns-per-host",
+                                        max_conns_per_host ? max_conns_per_host : 2u,
+                                        "timeout", timeout_s,
                                         "idle-timeout", 60u,
                                         "user-agent",
                                         options != NULL && options->user_agent != NULL

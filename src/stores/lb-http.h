@@ -20,6 +20,10 @@ G_BEGIN_DECLS
  * options->ca_file, or exactly options->pinned_cert_file), no automatic cookies. */
 SoupSession *lb_http_session_new          (LbStoreOptions  *options,
                                            GError         **error);
+/* The same with at most @max_conns_per_host connections to one server (0: libsoup's 2). */
+SoupSession *lb_http_session_new_full     (LbStoreOptions  *options,
+                                           guint            max_conns_per_host,
+                                           GError         **error);
 
 /**
  * lb_http_message_new:

@@ -20,6 +20,8 @@ Options:
                     first three)
   --shuffle SEED    files named by random tokens and written in a random order, so that
                     neither names nor directory order give the slice order
+  --shuffle-numbers InstanceNumber in a random order too (a permutation of 1 … N that does not
+                    follow the position), so that only the positions give the slice order
   --centre X,Y,Z    every series centred on this patient point (mm): its middle slice's centre
                     pixel there, so that the orientations cut through one another (reference
                     lines); without it each series starts at (−25, −30, 100)
@@ -35,12 +37,14 @@ directory, ImageOrientationPatient, slice normal (row × column), and per file i
 index k, ImagePositionPatient, location (IPP · normal, mm) and centre value. Exit status 77
 without pydicom/numpy."""
 import argparse
+import hashlib
 import json
 import os
 import sys
 
 try:
     import numpy as np
+    import pydicom
     from pydicom.dataset import Dataset, FileDataset, FileMetaDataset
     from pydicom.sequence import Sequence
     from pydicom.uid import ExplicitVRLittleEndian, generate_uid
@@ -141,6 +145,9 @@ def make_series(args, name, study_uid, frame_uid, rng):
     order = list(range(args.slices))
     if args.shuffle is not None:
         rng.shuffle(order)
+    numbers = list(range(1, args.slices + 1))
+    if args.shuffle_numbers:
+        rng.shuffle(numbers)
     files = []
     for k in order:
         sop = generate_uid()
@@ -149,7 +156,7 @@ def make_series(args, name, study_uid, frame_uid, rng):
         meta.TransferSyntaxUID = ExplicitVRLittleEndian
         ds = base_dataset(meta, args, study_uid, frame_uid, series_uid, name)
         ipp = origin + k * args.spacing * normal
-        ds.InstanceNumber = k + 1
+        ds.InstanceNumber = numbers[k]
         ds.ImagePositionPatient = ds_text(ipp)
         ds.ImageOrientationPatient = ds_text(iop)
         ds.SliceLocation = float('%.10g' % float(ipp @ normal))
@@ -157,7 +164,11 @@ def make_series(args, name, study_uid, frame_uid, rng):
         fname = ('%s.dcm' % rng.bytes(6).hex()) if args.shuffle is not None else \
             'slice-%04d.dcm' % (k + 1)
         write(ds, os.path.join(args.out, name, fname))
-        files.append({'name': fname, 'index': k, 'position': list(map(float, ds.ImagePositionPatient)),
+        # the stored samples as pydicom reads the file back (its pixel_array, little endian)
+        back = pydicom.dcmread(os.path.join(args.out, name, fname)).pixel_array
+        files.append({'name': fname, 'index': k, 'sop_instance_uid': sop,
+                      'instance_number': numbers[k],
+                      'pixels_sha256': hashlib.sha256(back.astype('<i2').tobytes()).hexdigest(), 'position': list(map(float, ds.ImagePositionPatient)),
                       'location': float(np.array(ds.ImagePositionPatient, dtype=float) @ normal),
                       'centre_stored': 2000 + k, 'centre_hu': 2000 + k - 1024})
     return {'dir': name, 'orientation': [float(x) for x in ds_text(iop)],
@@ -204,6 +215,7 @@ def main():
     p.add_argument('--spacing', type=float, default=2.5)
     p.add_argument('--orientations', default='axial,sagittal,coronal')
     p.add_argument('--shuffle', type=int)
+    p.add_argument('--shuffle-numbers', action='store_true')
     p.add_argument('--multiframe', action='store_true')
     p.add_argument('--centre', type=lambda s: [float(x) for x in s.split(',')])
     p.add_argument('--frame-of-reference')

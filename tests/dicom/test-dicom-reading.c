@@ -601,6 +601,14 @@ check_chrome (gboolean visible)
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (the_canvas ())));
 }
 
+static gboolean
+series_loaded (gpointer data)
+{
+  LbSeriesLoader *loader = lb_window_test_get_series_loader (the_window ());
+
+  return loader != NULL && lb_series_loader_is_idle (loader);
+}
+
 /* GTK 4.18 (not 4.8) warns "Trying to measure GtkBox … for width of 0" once while the
  * window enters full screen and its chrome is hidden under Xvfb; the layout that follows is
  * right (check_chrome). Warnings are not fatal in this test only; criticals stay fatal. */
@@ -620,6 +628,8 @@ test_fullscreen (void)
   /* the stack still pages */
   g_action_group_activate_action (G_ACTION_GROUP (the_window ()), "next-frame", NULL);
   wait_slice (1);
+  /* Escape cancels a load first (win.cancel): the series' background loading is over here */
+  g_assert_true (lb_test_wait (series_loaded, NULL, 20000));
   press ("Escape", "leave-fullscreen");
   g_assert_true (lb_test_wait (fullscreen_is, GINT_TO_POINTER (FALSE), 20000));
   check_chrome (TRUE);

@@ -424,7 +424,9 @@ label_starts (gpointer data)
 {
   LbWindow *w = the_window ();
 
-  return w != NULL && g_str_has_prefix (frame_label (), data);
+  /* a slice not loaded yet has its number in the label ("slice 3/12 · loading…") while the
+   * window is busy with it */
+  return w != NULL && g_str_has_prefix (frame_label (), data) && !lb_window_is_busy (w);
 }
 
 /* The canvas shows slice @k of @sm: its file, its centre value 2000 + k, and the label says

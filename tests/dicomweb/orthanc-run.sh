@@ -11,18 +11,23 @@
 #   LB_DICOMWEB_RUNDIR    the scratch directory
 #   LB_ORTHANC_GDCM       1 when the GDCM plugin (JPEG 2000 etc. transcoding) is loaded, else 0
 #   LB_DICOMWEB_AUTH      user:password when --auth turned on HTTP Basic authentication
+#   LB_ORTHANC_LOG        Orthanc's log file; with --verbose it has a line per HTTP request
+#                         ("(http) GET /dicom-web/…"), which tests count
 # --no-gdcm leaves the GDCM plugin out, so compressed instances cannot be transcoded.
 # --auth requires HTTP Basic authentication, with a user and password made up now.
+# --verbose runs Orthanc with --verbose, so that its log lists every request.
 # and stops Orthanc afterwards, whatever happened. Exit status: PROGRAM's; 77 (skip) when
 # Orthanc or its DICOMweb plugin is not installed.
 set -euo pipefail
 
 GDCM=1
 AUTH=
+VERBOSE=
 while :; do
   case "${1:-}" in
     --no-gdcm) GDCM=0; shift ;;
     --auth) AUTH="lightbox:$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"; shift ;;
+    --verbose) VERBOSE=--verbose; shift ;;
     *) break ;;
   esac
 done
@@ -90,7 +95,7 @@ for attempt in 1 2 3 4 5; do
   "Plugins" : [ $plugins ] }
 JSON
   [ "$(id -u)" -eq 0 ] && chown -R 65534:65534 "$RUN"
-  "${AS_USER[@]}" "$ORTHANC" --logdir="$RUN" "$RUN/orthanc.json" >"$RUN/stdout" 2>&1 &
+  "${AS_USER[@]}" "$ORTHANC" $VERBOSE --logdir="$RUN" "$RUN/orthanc.json" >"$RUN/stdout" 2>&1 &
   PID=$!
   for _ in $(seq 1 400); do
     kill -0 "$PID" 2>/dev/null || break
@@ -146,6 +151,7 @@ export LB_DICOMWEB_EXPECTED="$RUN/expected.ini"
 export LB_DICOMWEB_RUNDIR="$RUN"
 export LB_ORTHANC_GDCM=$GDCM
 export LB_DICOMWEB_AUTH="$AUTH"
+export LB_ORTHANC_LOG="$RUN/Orthanc.log"
 set +e
 "$@"
 rc=$?

@@ -300,3 +300,59 @@ lb_test_check_real_values (LbImage *image, const char *values_path, const char *
                    lb_value_model_to_value (model, sample), want);
       }
 }
+
+void
+lb_test_orthanc_upload (const char *dicomweb_url, const char *dir, JsonObject *series)
+{
+  JsonArray *files = json_object_get_array_member (series, "files");
+  g_autofree char *base = g_strndup (dicomweb_url, strlen (dicomweb_url) - strlen ("/dicom-web"));
+  g_autofree char *url = g_strconcat (base, "/instances", NULL);
+
+  g_assert_true (g_str_has_suffix (dicomweb_url, "/dicom-web"));
+  for (guint i = 0; i < json_array_get_length (files); i++)
+    {
+      const char *name = json_object_get_string_member (json_array_get_object_element (files, i),
+                                                        "name");
+      g_autofree char *path = g_build_filename (dir, json_object_get_string_member (series, "dir"),
+                                                name, NULL);
+      g_autofree char *at = g_strconcat ("@", path, NULL);
+      const char *argv[] = { "curl", "-sf", "--noproxy", "*", "-H", "Expect:", "--data-binary",
+                             at, url, NULL };
+      g_autofree char *err = NULL, *out = NULL;
+      int status;
+
+      out = lb_test_run_tool (argv, &err, &status);
+      if (status != 0)
+        g_error ("storing %s in Orthanc: %s", path, err);
+    }
+}
+
+guint
+lb_test_orthanc_count_gets (const char * const *needles)
+{
+  g_autofree char *log = NULL;
+  g_auto(GStrv) lines = NULL;
+  guint n = 0;
+
+  g_assert_true (g_file_get_contents (g_getenv ("LB_ORTHANC_LOG"), &log, NULL, NULL));
+  lines = g_strsplit (log, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      gboolean all = strstr (lines[i], "(http) GET ") != NULL;
+
+      for (guint k = 0; all && needles[k] != NULL; k++)
+        all = strstr (lines[i], needles[k]) != NULL;
+      n += all;
+    }
+  return n;
+}
+
+char *
+lb_test_phantom_series_uri (const char *store_url, JsonNode *manifest, JsonObject *series)
+{
+  JsonObject *study = json_object_get_object_member (json_node_get_object (manifest), "study");
+
+  return g_strdup_printf ("%s/studies/%s/series/%s/", store_url,
+                          json_object_get_string_member (study, "StudyInstanceUID"),
+                          json_object_get_string_member (series, "series_uid"));
+}

@@ -48,6 +48,19 @@ JsonObject     *lb_test_phantom_series      (JsonNode   *manifest,
                                              const char *dir);
 JsonObject     *lb_test_phantom_file        (JsonObject *series,
                                              guint       k);
+/* Stores the files of the phantom series @series (made in @dir) in the Orthanc whose DICOMweb
+ * root is @dicomweb_url (…/dicom-web), through its REST API as orthanc-run.sh seeds it, in the
+ * order make-phantom.py wrote them. */
+void            lb_test_orthanc_upload      (const char *dicomweb_url,
+                                             const char *dir,
+                                             JsonObject *series);
+/* GET requests in the log of an Orthanc run by orthanc-run.sh --verbose ($LB_ORTHANC_LOG: a
+ * line "(http) GET /path" each) whose line holds every one of @needles (NULL-ended). */
+guint           lb_test_orthanc_count_gets  (const char * const *needles);
+/* The store URI of the phantom series @series of @manifest in the DICOMweb store @store_url. */
+char           *lb_test_phantom_series_uri  (const char *store_url,
+                                             JsonNode   *manifest,
+                                             JsonObject *series) G_GNUC_MALLOC;
 /* The letter of a patient direction's dominant component (PS3.3 C.7.6.2.1.1: +x is the
  * patient's left, +y posterior, +z head), for directions that are not oblique. */
 char            lb_test_axis_letter         (double      x,

@@ -7,6 +7,7 @@
 
 #include "lb-error.h"
 #include "lb-http.h"
+#include "lb-series-loader.h"
 
 static void lb_dicomweb_store_iface_init (LbStoreInterface *iface);
 
@@ -91,7 +92,9 @@ lb_dicomweb_store_new (const char *uri, LbStoreOptions *options, GError **error)
 
   self = g_object_new (LB_TYPE_DICOMWEB_STORE, NULL);
   self->options = options ? lb_store_options_ref (options) : lb_store_options_new ();
-  self->session = lb_http_session_new (self->options, error);
+  /* a series loads its frames with up to LB_SERIES_LOADER_MAX_PARALLEL requests at once
+   * (lb-series-loader.h); libsoup's 2 connections per host would serialise them */
+  self->session = lb_http_session_new_full (self->options, LB_SERIES_LOADER_MAX_PARALLEL, error);
   if (self->session == NULL)
     return NULL;
 
@@ -177,6 +180,12 @@ lb_dicomweb_request_async (LbDicomwebStore       *self,
     }
   if (accept)
     soup_message_headers_replace (soup_message_get_request_headers (msg), "Accept", accept);
+  /* Pixel data (frames, bulk data) is asked for without Accept-Encoding: a server that gzips
+   * it on the fly (Orthanc does) spends 50–65 ms on a 512×512 16-bit frame that it otherwise
+   * sends in 3 ms on loopback (curl, same request), and halves the bytes at best. JSON keeps
+   * its compression. */
+  if (accept && g_str_has_prefix (accept, "multipart/related"))
+    soup_message_disable_feature (msg, SOUP_TYPE_CONTENT_DECODER);
   if (body)
     lb_http_message_set_body (msg, body_type, body);
   lb_http_request_async (self->session, msg, self->options->max_retries, max_bytes, cancellable,

@@ -99,6 +99,43 @@ LbImage  *lb_dicomweb_store_fetch_image_finish (LbDicomwebStore     *self,
                                                 GError             **error);
 
 /**
+ * lb_dicomweb_store_series_metadata_async:
+ * @uri: a series entry's URI (…/studies/x/series/y/)
+ *
+ * The data sets of every instance of the series in one request (WADO-RS …/metadata of the
+ * series, PS3.18 §10.4.1.1.2), parsed on a worker thread; what a stack needs to order its
+ * slices and to ask for their frames without one metadata request per instance.
+ */
+void       lb_dicomweb_store_series_metadata_async  (LbDicomwebStore     *self,
+                                                     const char          *uri,
+                                                     GCancellable        *cancellable,
+                                                     GAsyncReadyCallback  callback,
+                                                     gpointer             user_data);
+/* Returns the data sets (LbDicomDataset*); @out_uris: (out) (optional) each one's instance
+ * entry URI (char*), in the same order. Instances without a SOPInstanceUID are left out. */
+GPtrArray *lb_dicomweb_store_series_metadata_finish (LbDicomwebStore     *self,
+                                                     GAsyncResult        *result,
+                                                     GPtrArray          **out_uris,
+                                                     GError             **error);
+
+/**
+ * lb_dicomweb_store_fetch_frame_async:
+ * @uri: an instance entry's URI, or …/frames/N of it
+ * @metadata: the instance's data set (from lb_dicomweb_store_series_metadata_async())
+ *
+ * lb_dicomweb_store_fetch_image_async() without the metadata request: only the frame (and LUT
+ * data the metadata gives as bulk data) is fetched. Finish with
+ * lb_dicomweb_store_fetch_image_finish().
+ */
+void      lb_dicomweb_store_fetch_frame_async  (LbDicomwebStore      *self,
+                                                const char           *uri,
+                                                const LbDicomDataset *metadata,
+                                                const LbLimits       *limits,
+                                                GCancellable         *cancellable,
+                                                GAsyncReadyCallback   callback,
+                                                gpointer              user_data);
+
+/**
  * lb_dicomweb_store_store_derived_async:
  * @source_uri: the instance @image was derived from
  * @derivation: (nullable): the filter chain, for SeriesDescription/DerivationDescription

@@ -92,6 +92,122 @@ lb_dicomweb_metadata_finish (GAsyncResult *result, GError **error)
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
+/* ---- a series' metadata ------------------------------------------------------------------ */
+
+/* What the series' metadata request gives: every instance's data set and its entry URI. */
+typedef struct {
+  LbDicomwebLoc loc;
+  GBytes       *body;
+  GPtrArray    *datasets;  /* LbDicomDataset* */
+  GPtrArray    *uris;      /* char*, one per data set */
+} SeriesMetadata;
+
+static void
+series_metadata_free (SeriesMetadata *m)
+{
+  lb_dicomweb_loc_clear (&m->loc);
+  g_clear_pointer (&m->body, g_bytes_unref);
+  g_clear_pointer (&m->datasets, g_ptr_array_unref);
+  g_clear_pointer (&m->uris, g_ptr_array_unref);
+  g_free (m);
+}
+
+/* Parses the answer on a worker thread: a 1000-slice series' metadata is a few MB of JSON. */
+static void
+parse_series_metadata (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  LbDicomwebStore *self = source;
+  SeriesMetadata *m = data;
+  GError *error = NULL;
+  g_autoptr(GPtrArray) arr = lb_dicom_json_parse_array (g_bytes_get_data (m->body, NULL),
+                                                        g_bytes_get_size (m->body), &error);
+
+  if (arr == NULL)
+    {
+      g_prefix_error (&error, "%smetadata: ", m->loc.uri);
+      g_task_return_error (task, error);
+      return;
+    }
+  m->datasets = g_ptr_array_new_with_free_func ((GDestroyNotify) lb_dicom_dataset_unref);
+  m->uris = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < arr->len; i++)
+    {
+      LbDicomDataset *ds = arr->pdata[i];
+      const char *sop = lb_dicom_dataset_get_string (ds, LB_TAG_SOP_INSTANCE_UID, 0);
+
+      /* an instance without its UID cannot be asked for its frames */
+      if (sop == NULL || *sop == '\0')
+        continue;
+      g_ptr_array_add (m->datasets, lb_dicom_dataset_ref (ds));
+      g_ptr_array_add (m->uris, lb_dicomweb_instance_uri (self, m->loc.study, m->loc.series, sop));
+    }
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+on_series_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  GError *error = NULL;
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autoptr(GBytes) body = lb_http_request_finish (NULL, result, &msg, &error);
+  SeriesMetadata *m = g_task_get_task_data (task);
+
+  if (body == NULL || !lb_http_check_status (msg, &error))
+    {
+      lb_store_task_fail (task, error);
+      return;
+    }
+  m->body = g_steal_pointer (&body);
+  g_task_run_in_thread (task, parse_series_metadata);
+  g_object_unref (task);
+}
+
+void
+lb_dicomweb_store_series_metadata_async (LbDicomwebStore *self, const char *uri,
+                                         GCancellable *cancellable,
+                                         GAsyncReadyCallback callback, gpointer user_data)
+{
+  GTask *task;
+  SeriesMetadata *m = g_new0 (SeriesMetadata, 1);
+  g_autofree char *st = NULL, *se = NULL, *url = NULL;
+
+  g_return_if_fail (LB_IS_DICOMWEB_STORE (self));
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, lb_dicomweb_store_series_metadata_async);
+  g_task_set_task_data (task, m, (GDestroyNotify) series_metadata_free);
+  if (!lb_dicomweb_task_loc (task, uri, FALSE, &m->loc))
+    return;
+  if (m->loc.level != LB_DICOMWEB_SERIES)
+    {
+      lb_store_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                                             "%s is not a series", uri));
+      return;
+    }
+  st = lb_dicomweb_escape (m->loc.study);
+  se = lb_dicomweb_escape (m->loc.series);
+  /* WADO-RS series metadata (PS3.18 §10.4.1.1.2): every instance's data set in one answer */
+  url = g_strdup_printf ("%s/studies/%s/series/%s/metadata", self->base_url, st, se);
+  lb_dicomweb_request_async (self, "GET", url, LB_MEDIA_DICOM_JSON, NULL, NULL,
+                             lb_dicomweb_max_json_bytes (self), cancellable, NULL, NULL,
+                             on_series_metadata, task);
+}
+
+GPtrArray *
+lb_dicomweb_store_series_metadata_finish (LbDicomwebStore *self, GAsyncResult *result,
+                                          GPtrArray **out_uris, GError **error)
+{
+  SeriesMetadata *m;
+
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  if (!g_task_propagate_boolean (G_TASK (result), error))
+    return NULL;
+  m = g_task_get_task_data (G_TASK (result));
+  if (out_uris)
+    *out_uris = g_ptr_array_ref (m->uris);
+  return g_ptr_array_ref (m->datasets);
+}
+
 /* ---- fetch image -------------------------------------------------------------------------- */
 
 typedef enum {
@@ -112,6 +228,8 @@ typedef struct {
   GPtrArray             *bulk_luts;  /* LbDicomDataset* (not owned: items of @metadata) whose
                                       * LUT Data is still a BulkDataURI */
   guint                  next_lut;   /* index into @bulk_luts of the one being fetched */
+  GBytes                *part_body;  /* the frame's part, decoded on a worker thread */
+  char                  *part_ts;    /* its transfer syntax */
 } FetchData;
 
 static void
@@ -120,6 +238,8 @@ fetch_data_free (FetchData *d)
   lb_dicomweb_loc_clear (&d->loc);
   g_clear_pointer (&d->bulk_luts, g_ptr_array_unref);
   g_clear_pointer (&d->metadata, lb_dicom_dataset_unref);
+  g_clear_pointer (&d->part_body, g_bytes_unref);
+  g_free (d->part_ts);
   g_clear_object (&d->image);
   g_free (d);
 }
@@ -183,32 +303,45 @@ pixel_bulk_uri (LbDicomwebStore *self, FetchData *d)
   return own_bulk_uri (self, lb_dicom_dataset_get_bulk_data_uri (d->metadata, LB_TAG_PIXEL_DATA));
 }
 
+/* Decodes d->part_body (transfer syntax d->part_ts) on a worker thread: a 512×512 frame takes
+ * 1-2 ms, which the main context, serving a series' parallel transfers, does not spend. */
 static void
-decode_part (GTask *task, const LbDicomPart *part, const char *ts)
+decode_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
-  FetchData *d = g_task_get_task_data (task);
+  FetchData *d = data;
   GError *error = NULL;
-
   guint number = MAX (d->loc.frame, 1);
-  g_autoptr(GBytes) body = g_bytes_ref (part->body);
+  g_autoptr(GBytes) body = g_bytes_ref (d->part_body);
 
   if (d->stage == FETCH_BULK && number > 1)
     {
       /* the bulk data holds the frames one after the other, each of the same size (PS3.5
        * §8.1.1; a pad byte at the end of an odd total) */
-      gsize each = g_bytes_get_size (part->body) / lb_dicom_get_n_frames (d->metadata);
+      gsize each = g_bytes_get_size (d->part_body) / lb_dicom_get_n_frames (d->metadata);
 
       g_clear_pointer (&body, g_bytes_unref);
-      body = g_bytes_new_from_bytes (part->body, (gsize) (number - 1) * each, each);
+      body = g_bytes_new_from_bytes (d->part_body, (gsize) (number - 1) * each, each);
     }
-  d->image = lb_dicom_decode_frame_number (d->metadata, ts, body, number, d->loc.uri,
+  d->image = lb_dicom_decode_frame_number (d->metadata, d->part_ts, body, number, d->loc.uri,
                                            &d->limits, &error);
   if (d->image == NULL)
     {
-      fetch_fail (task, error);
+      if (error->domain == LB_ERROR && strstr (error->message, d->loc.uri) == NULL)
+        g_prefix_error (&error, "%s: ", d->loc.uri);
+      g_task_return_error (task, error);
       return;
     }
   g_task_return_boolean (task, TRUE);
+}
+
+static void
+decode_part (GTask *task, const LbDicomPart *part, const char *ts)
+{
+  FetchData *d = g_task_get_task_data (task);
+
+  d->part_body = g_bytes_ref (part->body);
+  d->part_ts = g_strdup (ts);
+  g_task_run_in_thread (task, decode_thread);
   g_object_unref (task);
 }
 
@@ -453,15 +586,14 @@ fetch_next_lut (GTask *task)
                              g_task_get_cancellable (task), NULL, NULL, on_lut_bulk, task);
 }
 
+/* With d->metadata known: checks the frame, fetches the bulk LUTs, then the frame. */
 static void
-on_fetch_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
+fetch_with_metadata (GTask *task)
 {
-  GTask *task = user_data;
   FetchData *d = g_task_get_task_data (task);
   GError *error = NULL;
 
-  d->metadata = lb_dicomweb_metadata_finish (result, &error);
-  if (d->metadata == NULL || !frame_cap (d, &error))
+  if (!frame_cap (d, &error))
     fetch_fail (task, error);
   else if (!lb_dicom_check_frame_number (MAX (d->loc.frame, 1),
                                          lb_dicom_get_n_frames (d->metadata), d->loc.uri,
@@ -477,9 +609,25 @@ on_fetch_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
 }
 
 static void
-fetch_start (LbDicomwebStore *self, const char *uri, const LbLimits *limits,
-             GFileProgressCallback progress, gpointer progress_data, GCancellable *cancellable,
-             GAsyncReadyCallback callback, gpointer user_data)
+on_fetch_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  FetchData *d = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  d->metadata = lb_dicomweb_metadata_finish (result, &error);
+  if (d->metadata == NULL)
+    fetch_fail (task, error);
+  else
+    fetch_with_metadata (task);
+}
+
+/* @metadata: (nullable): the instance's data set when the caller has it (a series' metadata):
+ * then only the frame is requested. */
+static void
+fetch_start (LbDicomwebStore *self, const char *uri, const LbDicomDataset *metadata,
+             const LbLimits *limits, GFileProgressCallback progress, gpointer progress_data,
+             GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   FetchData *d = g_new0 (FetchData, 1);
@@ -497,6 +645,15 @@ fetch_start (LbDicomwebStore *self, const char *uri, const LbLimits *limits,
                                              "%s is a container, not an image", uri));
       return;
     }
+  if (metadata != NULL)
+    {
+      /* shared with the caller: only LUT data that the server gave as bulk data is written
+       * into it (the value the element has, on the main context), which any later fetch of
+       * the same instance then needs not fetch again */
+      d->metadata = lb_dicom_dataset_ref ((LbDicomDataset *) metadata);
+      fetch_with_metadata (task);
+      return;
+    }
   lb_dicomweb_metadata_async (self, &d->loc, cancellable, on_fetch_metadata, task);
 }
 
@@ -507,7 +664,18 @@ lb_dicomweb_store_fetch_image_async (LbDicomwebStore *self, const char *uri,
 {
   g_return_if_fail (LB_IS_DICOMWEB_STORE (self));
   g_return_if_fail (uri != NULL);
-  fetch_start (self, uri, limits, NULL, NULL, cancellable, callback, user_data);
+  fetch_start (self, uri, NULL, limits, NULL, NULL, cancellable, callback, user_data);
+}
+
+void
+lb_dicomweb_store_fetch_frame_async (LbDicomwebStore *self, const char *uri,
+                                     const LbDicomDataset *metadata, const LbLimits *limits,
+                                     GCancellable *cancellable, GAsyncReadyCallback callback,
+                                     gpointer user_data)
+{
+  g_return_if_fail (LB_IS_DICOMWEB_STORE (self));
+  g_return_if_fail (uri != NULL && metadata != NULL);
+  fetch_start (self, uri, metadata, limits, NULL, NULL, cancellable, callback, user_data);
 }
 
 LbImage *
@@ -590,7 +758,7 @@ lb_dicomweb_read_async (LbStore *store, const char *uri, GCancellable *cancellab
 
   g_task_set_source_tag (task, lb_dicomweb_read_async);
   g_task_set_task_data (task, g_strdup (uri ? uri : self->root_uri), g_free);
-  fetch_start (self, uri ? uri : self->root_uri, NULL, progress, progress_data, cancellable,
+  fetch_start (self, uri ? uri : self->root_uri, NULL, NULL, progress, progress_data, cancellable,
                on_read_fetched, task);
 }
 
