@@ -422,9 +422,10 @@ show_frame (LbWindow *self, guint number, LbImage *image)
     lb_image_meta_set_source_etag (meta,
                                    lb_image_meta_get_source_etag (lb_image_get_meta (original)));
   tagged = lb_image_with_meta (image, meta);
-  self->frame = number;
-  /* with the whole-series filter results in effect (read from the slice left) */
+  /* with the whole-series filter results in effect (read from the slice left, so before
+   * self->frame moves) */
   history = _lb_window_series_filter_history (self, number, tagged);
+  self->frame = number;
   _lb_window_set_history (self, history);
   /* keep_view: zoom, pan, rotation and window/level stay as the reader set them; the first
    * slice of a series starts from the file's window and a fitted view */
