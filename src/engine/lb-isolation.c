@@ -421,14 +421,25 @@ deadline_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* Waits for @proc to end, killing it if it is still running after @timeout_ms; TRUE if it
- * had to be killed. Runs on any thread: a private main context. */
+static gboolean
+cancelled_cb (GCancellable *cancellable,
+              gpointer      data)
+{
+  g_subprocess_force_exit (((Deadline *) data)->proc);
+  return G_SOURCE_REMOVE;
+}
+
+/* Waits for @proc to end, killing it if it is still running after @timeout_ms or when
+ * @cancellable (nullable) is cancelled; TRUE if it was killed for its time. Runs on any
+ * thread: a private main context. */
 gboolean
-_lb_isolation_wait_or_kill (GSubprocess *proc,
-                            guint        timeout_ms)
+_lb_isolation_wait_or_kill_cancellable (GSubprocess  *proc,
+                                        guint         timeout_ms,
+                                        GCancellable *cancellable)
 {
   g_autoptr(GMainContext) ctx = g_main_context_new ();
   g_autoptr(GSource) timer = g_timeout_source_new (timeout_ms);
+  g_autoptr(GSource) cancel = cancellable ? g_cancellable_source_new (cancellable) : NULL;
   Deadline d = { proc, FALSE };
   gboolean done = FALSE;
 
@@ -436,11 +447,25 @@ _lb_isolation_wait_or_kill (GSubprocess *proc,
   g_subprocess_wait_async (proc, NULL, wait_cb, &done);
   g_source_set_callback (timer, deadline_cb, &d, NULL);
   g_source_attach (timer, ctx);
+  if (cancel != NULL)
+    {
+      g_source_set_callback (cancel, G_SOURCE_FUNC (cancelled_cb), &d, NULL);
+      g_source_attach (cancel, ctx);
+    }
   while (!done)
     g_main_context_iteration (ctx, TRUE);
   g_source_destroy (timer);
+  if (cancel != NULL)
+    g_source_destroy (cancel);
   g_main_context_pop_thread_default (ctx);
   return d.killed;
+}
+
+gboolean
+_lb_isolation_wait_or_kill (GSubprocess *proc,
+                            guint        timeout_ms)
+{
+  return _lb_isolation_wait_or_kill_cancellable (proc, timeout_ms, NULL);
 }
 
 /* Waits for a helper whose socket closed, killing it if it lingers past REAP_GRACE_MS (a

@@ -482,6 +482,112 @@ test_reload_on_change (void)
   lb_test_remove_tree (dir);
 }
 
+
+/* ---- asynchronous loading ------------------------------------------------------------- */
+
+typedef struct {
+  LbFilterRegistry *reg;
+  guint ticks_pending;   /* ticks of the timer while a descriptor was still being read */
+} Ticker;
+
+static gboolean
+tick (gpointer data)
+{
+  Ticker *t = data;
+
+  if (lb_filter_registry_get_n_pending (t->reg) > 0)
+    t->ticks_pending++;
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+count_problems_changed (LbFilterRegistry *reg,
+                        guint            *n)
+{
+  (*n)++;
+}
+
+/* An asynchronous registry reads Python descriptors on a worker thread: with a module
+ * whose import sleeps 5 s and one that hangs, the rescan returns with neither loaded, the
+ * main loop keeps iterating (a 100 ms timer fires while they load), then the sleeper's
+ * filter arrives with items-changed and the hanging one is listed with the reason. A
+ * chain that uses the sleeper loads once it has arrived. */
+static void
+test_async_load (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *fdir = lb_test_make_tmpdir ("python-chain");
+  g_autofree char *spin = NULL;
+  g_autofree char *chain = g_build_filename (fdir, "a-uses-sleeper.lbfilter", NULL);
+  g_autoptr(LbFilterRegistry) reg = lb_filter_registry_new ();
+  g_autoptr(LbFilter) filter = NULL;
+  g_autoptr(LbFilter) chained = NULL;
+  g_autoptr(LbImage) input = random_image (LB_FORMAT_GRAY8, 16, 8, 5);
+  g_autoptr(LbImage) out = NULL;
+  Ticker t = { reg, 0 };
+  guint n_problems_changed = 0;
+  gboolean timed_out = FALSE;
+  guint timer, deadline;
+  GPtrArray *problems;
+
+  if (!have_numpy ())
+    return;
+  dir = plugin_dir_with ("sleeper.py",
+                         "import time\n"
+                         "time.sleep(5)\n"
+                         "LIGHTBOX_FILTER = {'id': 'org.example.sleeper', 'name': 'Sleeper',\n"
+                         "    'category': 'Test', 'formats': ['gray8']}\n"
+                         "def process(src, dst, params, meta):\n"
+                         "    dst[...] = 255 - src\n");
+  spin = g_build_filename (dir, "spin.py", NULL);
+  g_assert_true (g_file_set_contents (spin, "while True:\n    pass\n", -1, NULL));
+  g_assert_cmpint (g_chmod (spin, 0644), ==, 0);
+  g_assert_cmpint (g_chmod (fdir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (chain, "[Filter]\nId=org.example.uses-sleeper\n"
+                                      "Name=Uses Sleeper\nCategory=Test\nType=chain\n\n"
+                                      "[Chain]\nStep1=org.example.sleeper\n"
+                                      "Step2=org.example.sleeper\n", -1, NULL));
+  lb_filter_registry_add_plugin_dir (reg, dir);
+  lb_filter_registry_add_filter_dir (reg, fdir);
+  lb_filter_registry_set_async (reg, TRUE);
+  g_signal_connect (reg, "problems-changed", G_CALLBACK (count_problems_changed),
+                    &n_problems_changed);
+  /* the hanging import is stopped after 8 s, the sleeper (5 s) is not; read on the worker
+   * thread: keep it set until both are done */
+  g_setenv ("LIGHTBOX_FILTER_TIMEOUT", "8", TRUE);
+  lb_filter_registry_rescan (reg);
+  /* returned before either import finished */
+  g_assert_cmpuint (lb_filter_registry_get_n_pending (reg), ==, 2);
+  g_assert_null (lb_filter_registry_lookup (reg, "org.example.sleeper"));
+
+  timer = g_timeout_add (100, tick, &t);
+  deadline = g_timeout_add_seconds (30, quit_later, &timed_out);
+  while (lb_filter_registry_get_n_pending (reg) > 0 && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_remove (timer);
+  g_assert_false (timed_out);
+  g_source_remove (deadline);
+  g_unsetenv ("LIGHTBOX_FILTER_TIMEOUT");
+  g_test_message ("the timer fired %u times while descriptors were read", t.ticks_pending);
+  /* about 80 in 8 s; a blocked main loop would give 0 or 1 */
+  g_assert_cmpuint (t.ticks_pending, >=, 10);
+
+  filter = lb_filter_registry_lookup (reg, "org.example.sleeper");
+  g_assert_nonnull (filter);
+  out = run_filter (filter, "", input, NULL, NULL);
+  g_assert_cmpuint (lb_image_get_row (out, 2)[3], ==, 255 - lb_image_get_row (input, 2)[3]);
+  chained = lb_filter_registry_lookup (reg, "org.example.uses-sleeper");
+  g_assert_nonnull (chained);
+  problems = lb_filter_registry_get_problems (reg);
+  g_assert_cmpuint (problems->len, ==, 1);
+  g_test_message ("%s", (char *) problems->pdata[0]);
+  g_assert_nonnull (strstr (problems->pdata[0], "spin.py: importing the module took longer "
+                                                "than 8 s"));
+  g_assert_cmpuint (n_problems_changed, >=, 1);
+  lb_test_remove_tree (dir);
+  lb_test_remove_tree (fdir);
+}
+
 static int
 check_plugin (const char *path,
               char      **out)
@@ -565,5 +671,6 @@ main (int argc, char **argv)
   g_test_add_func ("/python-filter/no-numpy-skipped", test_no_numpy_skipped);
   g_test_add_func ("/python-filter/reload-on-change", test_reload_on_change);
   g_test_add_func ("/python-filter/check-plugin", test_check_plugin);
+  g_test_add_func ("/python-filter/async-load", test_async_load);
   return g_test_run ();
 }
