@@ -74,12 +74,28 @@ submenu_holding (GMenuModel *model,
 }
 
 static gboolean
-menu_lists_gradmag (gpointer data)
+menu_lists (GtkWidget  *button,
+            const char *id)
 {
   g_autofree char *category =
-    submenu_holding (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (data)), GRADMAG_ID, NULL);
+    submenu_holding (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button)), id, NULL);
 
   return category != NULL;
+}
+
+static gboolean
+menu_lists_gradmag (gpointer data)
+{
+  return menu_lists (data, GRADMAG_ID);
+}
+
+/* The application's registry reads Python descriptors on a worker thread. */
+static gboolean
+registry_has (gpointer id)
+{
+  g_autoptr(LbFilter) filter = lb_filter_registry_lookup (lb_application_get_registry (app), id);
+
+  return filter != NULL;
 }
 
 static gboolean
@@ -177,6 +193,7 @@ test_preview_shows_traceback (void)
       return;
     }
   win = window_with_ct ();
+  g_assert_true (lb_test_wait (registry_has, (gpointer) RAISES_ID, 20000));
   gtk_widget_activate_action (GTK_WIDGET (win), "win.apply-filter", "s", RAISES_ID);
   g_assert_true (lb_test_wait (has_param_dialog, win, 5000));
   dialog = LB_PARAM_DIALOG (lb_window_test_get_param_dialog (win));
@@ -186,6 +203,103 @@ test_preview_shows_traceback (void)
   g_assert_nonnull (strstr (message, "raised ZeroDivisionError"));
   g_assert_nonnull (strstr (message, "raises.py\", line 6, in process"));
   lb_param_dialog_respond (dialog, FALSE);
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
+/* ---- loading without blocking the main loop ---------------------------------------------- */
+
+#define SLEEPER_ID "org.example.python.sleeper"
+
+typedef struct {
+  GtkWidget *button;
+  guint ticks_pending;  /* timer ticks while the descriptor was read */
+} Watch;
+
+static gboolean
+tick (gpointer data)
+{
+  Watch *w = data;
+
+  if (lb_filter_registry_get_n_pending (lb_application_get_registry (app)) > 0)
+    w->ticks_pending++;
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+menu_lists_sleeper (gpointer data)
+{
+  return menu_lists (((Watch *) data)->button, SLEEPER_ID);
+}
+
+/* Clicks the item labelled @label in the popover menu @widget (its submenu opens). */
+static gboolean
+open_submenu (GtkWidget  *widget,
+              const char *label)
+{
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      if (GTK_IS_LABEL (c) && g_str_equal (gtk_label_get_label (GTK_LABEL (c)), label)
+          && gtk_widget_get_mapped (c))
+        {
+          GtkWidget *item = gtk_widget_get_parent (c);
+
+          gtk_widget_activate (item);
+          return TRUE;
+        }
+      if (open_submenu (c, label))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* A module whose import takes 5 s, dropped into the plugin directory while the window is
+ * open: the main loop keeps iterating meanwhile (a 100 ms timer fires while it loads),
+ * then the Filter menu gains the filter. */
+static void
+test_menu_gains_slow_module (void)
+{
+  LbWindow *win;
+  Watch w = { NULL, 0 };
+  guint timer;
+
+  if (!have_numpy ())
+    {
+      g_test_skip ("python3 with numpy is not installed");
+      return;
+    }
+  win = window_with_ct ();
+  w.button = lb_window_test_get_child (win, "filter_button");
+  g_assert_true (lb_test_wait (menu_lists_gradmag, w.button, 20000));
+  timer = g_timeout_add (100, tick, &w);
+  install ("sleeper.py",
+           "import time\n"
+           "time.sleep(5)\n"
+           "LIGHTBOX_FILTER = {'id': '" SLEEPER_ID "', 'name': 'Slow to Import',\n"
+           "    'category': 'Edges', 'formats': ['gray16']}\n"
+           "def process(src, dst, params, meta):\n"
+           "    dst[...] = src\n");
+  g_assert_true (lb_test_wait (menu_lists_sleeper, &w, 30000));
+  g_source_remove (timer);
+  g_test_message ("the timer fired %u times while the descriptor was read", w.ticks_pending);
+  /* about 50 in 5 s; a main loop that waited for python3 would give 0 or 1 */
+  g_assert_cmpuint (w.ticks_pending, >=, 10);
+  {
+    g_autoptr(GdkTexture) tex = NULL;
+    g_autofree char *path = g_build_filename (g_getenv ("LB_BUILD_ROOT"),
+                                              "python-async-menu.png", NULL);
+
+    GtkPopover *popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (w.button));
+
+    /* the Edges submenu, opened as a user would after the filter arrived */
+    gtk_menu_button_popup (GTK_MENU_BUTTON (w.button));
+    lb_test_ui_drain (300);
+    open_submenu (GTK_WIDGET (popover), "Edges");
+    lb_test_ui_drain (300);
+    tex = lb_test_ui_render (GTK_WIDGET (popover));
+    g_assert_true (gdk_texture_save_to_png (tex, path));
+    g_test_message ("screenshot: %s", path);
+    gtk_menu_button_popdown (GTK_MENU_BUTTON (w.button));
+  }
   gtk_window_destroy (GTK_WINDOW (win));
 }
 
@@ -227,6 +341,7 @@ main (int argc, char **argv)
     { "/ui/python/menu-dialog-apply", test_menu_dialog_apply },
     { "/ui/python/preview-shows-traceback", test_preview_shows_traceback },
     { "/ui/python/plugins-window-skip-reason", test_plugins_window_skip_reason },
+    { "/ui/python/menu-gains-slow-module", test_menu_gains_slow_module },
   };
   g_autofree char *example = NULL;
   g_autofree char *src = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "plugins", "python",
