@@ -20,7 +20,7 @@
 #include "lb-python-filter.h"
 
 /* What lightbox-python-host.py --describe prints (its DESCRIPTOR_TYPE). */
-#define DESCRIPTOR_TYPE "(ssssssasa(sssssddddddiasasbb)b)"
+#define DESCRIPTOR_TYPE "(ssssssasa(sssssddddddiasasbb)bub)"
 /* The largest module source read, bytes: a filter, not a library. */
 #define MAX_SOURCE (4 * 1024 * 1024)
 /* How long reading a descriptor may take, s: python3 and numpy start in about 0.1 s, but a
@@ -292,12 +292,14 @@ build_info (LbPythonModule *m,
   const char *id, *alias, *name, *category, *description, *ver;
   g_autoptr(GVariantIter) formats = NULL;
   g_autoptr(GVariant) params = NULL;
-  gboolean overwrites;
+  gboolean overwrites, geometry;
+  guint32 n_inputs;
   const char *fmt;
   guint n;
 
-  g_variant_get (d, "(&s&s&s&s&s&sas@a(sssssddddddiasasbb)b)", &id, &alias, &name, &category,
-                 &description, &ver, &formats, &params, &overwrites);
+  g_variant_get (d, "(&s&s&s&s&s&sas@a(sssssddddddiasasbb)bub)", &id, &alias, &name,
+                 &category, &description, &ver, &formats, &params, &overwrites, &n_inputs,
+                 &geometry);
   m->info.struct_size = sizeof m->info;
   m->info.id = keep (m, id);
   m->info.alias = keep (m, alias);
@@ -316,7 +318,8 @@ build_info (LbPythonModule *m,
         }
       m->info.formats |= LB_FILTER_FORMAT_BIT (f);
     }
-  m->info.flags = overwrites ? LB_FILTER_FLAG_OVERWRITES : 0;
+  m->info.flags = (overwrites ? LB_FILTER_FLAG_OVERWRITES : 0)
+                  | (geometry ? LB_FILTER_FLAG_GEOMETRY : 0);
   n = (guint) g_variant_n_children (params);
   m->specs = g_new0 (LbParamSpec, MAX (n, 1));
   for (guint i = 0; i < n; i++)
@@ -363,7 +366,8 @@ build_info (LbPythonModule *m,
   m->info.prepare = never_prepare;
   m->info.process = never_process;
   m->info.release = never_release;
-  m->info.n_inputs = 1;
+  /* ABI 1.3: a second input (meta["aux"]), an output shape of its own (prepare()) */
+  m->info.n_inputs = n_inputs;
   /* the same checks as for a C plugin: ids, names, formats, every range */
   return lb_filter_info_validate (&m->info, error);
 }

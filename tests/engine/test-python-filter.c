@@ -483,6 +483,168 @@ test_reload_on_change (void)
 }
 
 
+
+/* ---- ABI 1.3: a second input and an output of its own geometry --------------------------- */
+
+typedef struct {
+  const char *name;
+  const char *module;    /* the example in plugins/python */
+  const char *id;
+  LbSampleFormat format;
+  guint width, height;
+  int offset;            /* subtraction */
+  gboolean select;
+} GeoCase;
+
+static const GeoCase geo_cases[] = {
+  { "sub-gray16", "subtract.py", "org.example.python.subtract", LB_FORMAT_GRAY16, 61, 47, 1000,
+    FALSE },
+  { "sub-rgba8-sel", "subtract.py", "org.example.python.subtract", LB_FORMAT_RGBA8, 40, 30,
+    -20, TRUE },
+  { "sub-gray8-neg", "subtract.py", "org.example.python.subtract", LB_FORMAT_GRAY8, 33, 17,
+    -100, FALSE },
+  { "down-gray16", "downsample2x.py", "org.example.python.downsample2x", LB_FORMAT_GRAY16, 61,
+    47, 0, FALSE },
+  { "down-rgba8", "downsample2x.py", "org.example.python.downsample2x", LB_FORMAT_RGBA8, 64,
+    48, 0, FALSE },
+};
+
+/* The shipped subtraction (a second input, meta["aux"]) and 2× downsample (prepare()
+ * declares a smaller output) against numpy computed independently
+ * (tests/engine/python/aux-geometry-reference.py). */
+static void
+test_aux_and_geometry (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *work = lb_test_make_tmpdir ("python-geo-ref");
+  g_autoptr(LbFilterRegistry) reg = NULL;
+  g_autoptr(GString) json = g_string_new ("[");
+  g_autofree char *json_path = g_build_filename (work, "cases.json", NULL);
+  g_autofree char *out = NULL;
+  LbImage *outputs[G_N_ELEMENTS (geo_cases)];
+
+  if (!have_numpy ())
+    return;
+  dir = lb_test_make_tmpdir ("python-geo");
+  g_assert_cmpint (g_chmod (dir, 0755), ==, 0);
+  for (guint i = 0; i < 2; i++)
+    {
+      const char *name = i == 0 ? "subtract.py" : "downsample2x.py";
+      g_autofree char *src = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "plugins",
+                                               "python", name, NULL);
+      g_autofree char *dst = g_build_filename (dir, name, NULL);
+      g_autofree char *text = NULL;
+
+      g_assert_true (g_file_get_contents (src, &text, NULL, NULL));
+      g_assert_true (g_file_set_contents (dst, text, -1, NULL));
+      g_assert_cmpint (g_chmod (dst, 0644), ==, 0);
+    }
+  reg = registry_for (dir);
+  g_assert_cmpuint (lb_filter_registry_get_problems (reg)->len, ==, 0);
+
+  for (guint i = 0; i < G_N_ELEMENTS (geo_cases); i++)
+    {
+      const GeoCase *c = &geo_cases[i];
+      g_autoptr(LbFilter) filter = lb_filter_registry_lookup (reg, c->id);
+      g_autoptr(LbImage) input = random_image (c->format, c->width, c->height, 2000 + i);
+      g_autoptr(LbImage) aux = random_image (c->format, c->width, c->height, 3000 + i);
+      g_autoptr(LbPipeline) pipe = lb_pipeline_new (NULL);
+      g_autoptr(LbFilterParams) params = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *in_path = g_strdup_printf ("%s/%s.in", work, c->name);
+      g_autofree char *aux_path = g_strdup_printf ("%s/%s.aux", work, c->name);
+      gboolean subtract = g_str_equal (c->module, "subtract.py");
+      LbFilterRect r = c->select ? case_selection : (LbFilterRect) { 0, 0, c->width, c->height };
+
+      g_assert_nonnull (filter);
+      g_assert_cmpuint (lb_filter_get_n_inputs (filter), ==, subtract ? 2 : 1);
+      params = lb_filter_params_new (filter);
+      if (subtract)
+        g_assert_true (lb_filter_params_set_number (params, "offset", c->offset, NULL));
+      g_assert_true (lb_pipeline_append (pipe, filter, params, NULL));
+      if (c->select)
+        lb_pipeline_set_selection (pipe, &case_selection);
+      if (subtract)
+        lb_pipeline_set_aux_input (pipe, aux);
+      outputs[i] = lb_pipeline_run (pipe, input, NULL, NULL, &error);
+      g_assert_no_error (error);
+      if (subtract)
+        {
+          g_assert_cmpuint (lb_image_get_width (outputs[i]), ==, c->width);
+          write_packed (aux, aux_path);
+        }
+      else
+        {
+          /* the host allocated the output prepare() declared */
+          g_assert_cmpuint (lb_image_get_width (outputs[i]), ==, c->width / 2);
+          g_assert_cmpuint (lb_image_get_height (outputs[i]), ==, c->height / 2);
+        }
+      g_assert_cmpint (lb_image_get_format (outputs[i]), ==, c->format);
+      write_packed (input, in_path);
+      g_string_append_printf (json, "%s{\"name\": \"%s\", \"kind\": \"%s\", \"width\": %u, "
+                              "\"height\": %u, \"channels\": %u, \"bytes\": %u, "
+                              "\"alpha\": %s, \"region\": [%d, %d, %d, %d], \"offset\": %d}",
+                              i ? ", " : "", c->name, subtract ? "subtract" : "downsample",
+                              c->width, c->height, lb_sample_format_get_channels (c->format),
+                              lb_sample_format_get_sample_size (c->format),
+                              lb_sample_format_has_alpha (c->format) ? "true" : "false",
+                              r.x, r.y, r.width, r.height, c->offset);
+    }
+  g_string_append (json, "]");
+  g_assert_true (g_file_set_contents (json_path, json->str, -1, NULL));
+  out = lb_test_run_reference ("engine/python", "aux-geometry-reference.py", work);
+  g_assert_nonnull (out);
+  for (guint i = 0; i < G_N_ELEMENTS (geo_cases); i++)
+    {
+      g_autofree char *ref_path = g_strdup_printf ("%s/%s.ref", work, geo_cases[i].name);
+      g_autofree char *ref = NULL;
+      gsize len, row = lb_image_get_row_size (outputs[i]);
+      guint h = lb_image_get_height (outputs[i]), differ = 0;
+
+      g_assert_true (g_file_get_contents (ref_path, &ref, &len, NULL));
+      g_assert_cmpuint (len, ==, row * h);
+      for (guint y = 0; y < h; y++)
+        differ += memcmp (lb_image_get_row (outputs[i], y), ref + y * row, row) != 0;
+      if (differ > 0)
+        g_error ("%s: %u rows differ from numpy's", geo_cases[i].name, differ);
+      g_object_unref (outputs[i]);
+    }
+  lb_test_remove_tree (dir);
+  lb_test_remove_tree (work);
+}
+
+/* A module whose prepare() declares nonsense fails the pass with the reason. */
+static void
+test_geometry_refused (void)
+{
+  g_autofree char *dir = NULL;
+  g_autoptr(LbFilterRegistry) reg = NULL;
+  g_autoptr(LbFilter) filter = NULL;
+  g_autoptr(LbImage) input = random_image (LB_FORMAT_GRAY8, 16, 8, 9);
+  g_autoptr(LbImage) out = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!have_numpy ())
+    return;
+  dir = plugin_dir_with ("huge.py",
+                         "LIGHTBOX_FILTER = {'id': 'org.example.huge', 'name': 'Huge',\n"
+                         "    'category': 'Test', 'formats': ['gray8']}\n"
+                         "def prepare(shape, params, meta):\n"
+                         "    return (0, 70000, 'gray12')\n"
+                         "def process(src, dst, params, meta):\n"
+                         "    pass\n");
+  reg = registry_for (dir);
+  filter = lb_filter_registry_lookup (reg, "org.example.huge");
+  g_assert_nonnull (filter);
+  out = run_filter (filter, "", input, NULL, &error);
+  g_assert_null (out);
+  g_assert_error (error, LB_ERROR, LB_ERROR_PLUGIN);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "prepare() declared an output of 70000 × 0 "
+                                            "pixels"));
+  lb_test_remove_tree (dir);
+}
+
 /* ---- asynchronous loading ------------------------------------------------------------- */
 
 typedef struct {
@@ -672,5 +834,7 @@ main (int argc, char **argv)
   g_test_add_func ("/python-filter/reload-on-change", test_reload_on_change);
   g_test_add_func ("/python-filter/check-plugin", test_check_plugin);
   g_test_add_func ("/python-filter/async-load", test_async_load);
+  g_test_add_func ("/python-filter/aux-and-geometry", test_aux_and_geometry);
+  g_test_add_func ("/python-filter/geometry-refused", test_geometry_refused);
   return g_test_run ();
 }
