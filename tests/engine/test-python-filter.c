@@ -645,6 +645,143 @@ test_geometry_refused (void)
   lb_test_remove_tree (dir);
 }
 
+
+/* ---- cancel ------------------------------------------------------------------------------ */
+
+static const char cancellable_module[] =
+  "import time\n"
+  "import numpy as np\n"
+  "LIGHTBOX_FILTER = {'id': 'org.example.cancel', 'name': 'Cancel',\n"
+  "    'category': 'Test', 'formats': ['gray8'],\n"
+  "    'params': [{'name': 'how', 'type': 'enum', 'values': ['count', 'poll', 'ignore']}]}\n"
+  "served = 0\n"
+  "def process(src, dst, params, meta):\n"
+  "    global served\n"
+  "    served += 1\n"
+  "    if params['how'] != 'count':\n"
+  "        meta['progress'](0.01)\n"
+  "        for i in range(1200):\n"
+  "            time.sleep(0.05)\n"
+  "            if params['how'] == 'poll' and meta['cancelled']():\n"
+  "                return\n"
+  "    dst[...] = served\n";
+
+static void
+cancel_on_progress (double   fraction,
+                    gpointer data)
+{
+  g_cancellable_cancel (data);
+}
+
+/* Runs the module with how=@how; "count" returns how many passes its process served,
+ * "poll" and "ignore" are cancelled at their first progress report. */
+static guint
+run_cancel_module (LbFilter   *filter,
+                   LbImage    *input,
+                   const char *how)
+{
+  g_autoptr(LbPipeline) pipe = lb_pipeline_new (NULL);
+  g_autoptr(LbFilterParams) params = lb_filter_params_new (filter);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autofree char *step = g_strconcat ("how=", how, NULL);
+  g_autoptr(LbImage) out = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (lb_filter_params_set_from_string (params, step, NULL));
+  g_assert_true (lb_pipeline_append (pipe, filter, params, NULL));
+  lb_pipeline_set_progress_func (pipe, cancel_on_progress, g_object_ref (cancellable),
+                                 g_object_unref);
+  out = lb_pipeline_run (pipe, input, NULL, cancellable, &error);
+  if (g_str_equal (how, "count"))
+    {
+      g_assert_no_error (error);
+      return lb_image_get_row (out, 0)[0];
+    }
+  g_assert_null (out);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_test_message ("%s: %s", how, error->message);
+  g_assert_nonnull (strstr (error->message, "cancelled"));
+  return 0;
+}
+
+/* A cancelled pass stops: a module that polls meta["cancelled"]() ends it and keeps its
+ * process (the next pass is the same process's third), one that does not is killed after
+ * the grace period (the next pass is a new process's first). Neither waits out the
+ * module's 60 s loop. */
+static void
+test_cancel (void)
+{
+  g_autofree char *dir = NULL;
+  g_autoptr(LbFilterRegistry) reg = NULL;
+  g_autoptr(LbFilter) filter = NULL;
+  g_autoptr(LbImage) input = random_image (LB_FORMAT_GRAY8, 16, 8, 11);
+
+  if (!have_numpy ())
+    return;
+  dir = plugin_dir_with ("cancel.py", cancellable_module);
+  reg = registry_for (dir);
+  filter = lb_filter_registry_lookup (reg, "org.example.cancel");
+  g_assert_nonnull (filter);
+  g_assert_cmpuint (run_cancel_module (filter, input, "count"), ==, 1);
+  run_cancel_module (filter, input, "poll");
+  g_assert_cmpuint (run_cancel_module (filter, input, "count"), ==, 3);
+  run_cancel_module (filter, input, "ignore");
+  g_assert_cmpuint (run_cancel_module (filter, input, "count"), ==, 1);
+  lb_test_remove_tree (dir);
+}
+
+
+static int check_plugin (const char *path,
+                         char      **out);
+
+/* check-plugin's cancel check for Python runs a pass and cancels it: a module that polls
+ * meta["cancelled"]() passes; one whose state a cancel leaves behind fails, because the
+ * next pass differs from the one before. */
+static const char slow_on_tall[] =
+  "import time\n"
+  "import numpy as np\n"
+  "LIGHTBOX_FILTER = {'id': 'org.example.tall', 'name': 'Tall',\n"
+  "    'category': 'Test', 'formats': ['gray8']}\n"
+  "dirty = 0\n"
+  "def process(src, dst, params, meta):\n"
+  "    global dirty\n"
+  "    if src.shape[0] >= 100:\n"
+  "        for i in range(1200):\n"
+  "            time.sleep(0.05)\n"
+  "            if meta['cancelled']():\n"
+  "                dirty = %d\n"
+  "                return\n"
+  "    dst[...] = 255 - src - dirty\n";
+
+static void
+test_check_plugin_cancel (void)
+{
+  g_autofree char *good = g_strdup_printf (slow_on_tall, 0);
+  g_autofree char *bad = g_strdup_printf (slow_on_tall, 1);
+  g_autofree char *good_dir = NULL, *bad_dir = NULL;
+  g_autofree char *good_path = NULL, *bad_path = NULL;
+  g_autofree char *out = NULL;
+
+  if (!have_numpy ())
+    return;
+  good_dir = plugin_dir_with ("tall.py", good);
+  good_path = g_build_filename (good_dir, "tall.py", NULL);
+  g_assert_cmpint (check_plugin (good_path, &out), ==, 0);
+  g_test_message ("%s", out);
+  g_assert_nonnull (strstr (out, "PASS  cancel honoured: a pass cancelled 200 ms after its "
+                                 "start ended as cancelled"));
+  g_clear_pointer (&out, g_free);
+
+  bad_dir = plugin_dir_with ("tall.py", bad);
+  bad_path = g_build_filename (bad_dir, "tall.py", NULL);
+  g_assert_cmpint (check_plugin (bad_path, &out), ==, 1);
+  g_test_message ("%s", out);
+  g_assert_nonnull (strstr (out, "FAIL  cancel honoured: the pass after a cancelled one "
+                                 "differs from the one before"));
+  lb_test_remove_tree (good_dir);
+  lb_test_remove_tree (bad_dir);
+}
+
 /* ---- asynchronous loading ------------------------------------------------------------- */
 
 typedef struct {
@@ -834,6 +971,8 @@ main (int argc, char **argv)
   g_test_add_func ("/python-filter/reload-on-change", test_reload_on_change);
   g_test_add_func ("/python-filter/check-plugin", test_check_plugin);
   g_test_add_func ("/python-filter/async-load", test_async_load);
+  g_test_add_func ("/python-filter/cancel", test_cancel);
+  g_test_add_func ("/python-filter/check-plugin-cancel", test_check_plugin_cancel);
   g_test_add_func ("/python-filter/aux-and-geometry", test_aux_and_geometry);
   g_test_add_func ("/python-filter/geometry-refused", test_geometry_refused);
   return g_test_run ();
