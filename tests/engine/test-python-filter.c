@@ -103,6 +103,26 @@ write_packed (LbImage    *image,
   g_assert_true (g_file_set_contents (path, (const char *) bytes->data, bytes->len, NULL));
 }
 
+/* @output (taken) is byte for byte WORK/NAME.ref, packed rows the reference script wrote. */
+static void
+assert_matches_reference (LbImage    *output,
+                          const char *work,
+                          const char *name)
+{
+  g_autofree char *ref_path = g_strdup_printf ("%s/%s.ref", work, name);
+  g_autofree char *ref = NULL;
+  gsize len, row = lb_image_get_row_size (output);
+  guint h = lb_image_get_height (output), differ = 0;
+
+  g_assert_true (g_file_get_contents (ref_path, &ref, &len, NULL));
+  g_assert_cmpuint (len, ==, row * h);
+  for (guint y = 0; y < h; y++)
+    differ += memcmp (lb_image_get_row (output, y), ref + y * row, row) != 0;
+  if (differ > 0)
+    g_error ("%s: %u rows differ from numpy's", name, differ);
+  g_object_unref (output);
+}
+
 typedef struct {
   const char *name;
   LbSampleFormat format;
@@ -174,20 +194,7 @@ test_example_matches_numpy (void)
   out = lb_test_run_reference ("engine/python", "gradient-reference.py", work);
   g_assert_nonnull (out);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      g_autofree char *ref_path = g_strdup_printf ("%s/%s.ref", work, cases[i].name);
-      g_autofree char *ref = NULL;
-      gsize len, row = lb_image_get_row_size (outputs[i]);
-      guint differ = 0;
-
-      g_assert_true (g_file_get_contents (ref_path, &ref, &len, NULL));
-      g_assert_cmpuint (len, ==, row * 47);
-      for (guint y = 0; y < 47; y++)
-        differ += memcmp (lb_image_get_row (outputs[i], y), ref + y * row, row) != 0;
-      if (differ > 0)
-        g_error ("%s: %u rows differ from numpy's", cases[i].name, differ);
-      g_object_unref (outputs[i]);
-    }
+    assert_matches_reference (outputs[i], work, cases[i].name);
   lb_test_remove_tree (dir);
   lb_test_remove_tree (work);
 }
@@ -595,20 +602,7 @@ test_aux_and_geometry (void)
   out = lb_test_run_reference ("engine/python", "aux-geometry-reference.py", work);
   g_assert_nonnull (out);
   for (guint i = 0; i < G_N_ELEMENTS (geo_cases); i++)
-    {
-      g_autofree char *ref_path = g_strdup_printf ("%s/%s.ref", work, geo_cases[i].name);
-      g_autofree char *ref = NULL;
-      gsize len, row = lb_image_get_row_size (outputs[i]);
-      guint h = lb_image_get_height (outputs[i]), differ = 0;
-
-      g_assert_true (g_file_get_contents (ref_path, &ref, &len, NULL));
-      g_assert_cmpuint (len, ==, row * h);
-      for (guint y = 0; y < h; y++)
-        differ += memcmp (lb_image_get_row (outputs[i], y), ref + y * row, row) != 0;
-      if (differ > 0)
-        g_error ("%s: %u rows differ from numpy's", geo_cases[i].name, differ);
-      g_object_unref (outputs[i]);
-    }
+    assert_matches_reference (outputs[i], work, geo_cases[i].name);
   lb_test_remove_tree (dir);
   lb_test_remove_tree (work);
 }
