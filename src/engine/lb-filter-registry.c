@@ -35,6 +35,8 @@ typedef struct {
   goffset size;
   GPtrArray *filters;  /* owned LbFilter refs that made it into the registry */
   GCancellable *pending;  /* a Python descriptor being read on a worker thread, or NULL */
+  GPtrArray *old_filters; /* while pending: the filters of the file's previous version, still
+                           * in the model until the new ones arrive (owned refs), or NULL */
 } LoadedFile;
 
 struct _LbFilterRegistry {
@@ -75,6 +77,7 @@ loaded_file_free (gpointer data)
   g_clear_object (&f->pending);
   g_free (f->path);
   g_clear_pointer (&f->filters, g_ptr_array_unref);
+  g_clear_pointer (&f->old_filters, g_ptr_array_unref);
   g_free (f);
 }
 
@@ -452,6 +455,15 @@ add_loaded (LbFilterRegistry *self,
 }
 
 static void
+remove_old_filters (LbFilterRegistry *self,
+                    LoadedFile       *f)
+{
+  for (guint i = 0; f->old_filters != NULL && i < f->old_filters->len; i++)
+    remove_filter (self, g_ptr_array_index (f->old_filters, i));
+  g_clear_pointer (&f->old_filters, g_ptr_array_unref);
+}
+
+static void
 python_load_thread (GTask        *task,
                     gpointer      source,
                     gpointer      task_data,
@@ -503,6 +515,9 @@ python_loaded_cb (GObject      *unused,
   g_clear_object (&f->pending);
   for (guint i = 0; i < self->problems->len; i++)
     g_hash_table_add (before, g_ptr_array_index (self->problems, i));
+  /* the previous version goes in the same main-loop turn as the new one comes, so an open
+   * dialog rebinds instead of closing (and the ids do not clash) */
+  remove_old_filters (self, f);
   add_loaded (self, f, filters, error);
   retry_chains (self, n_items);
   report_new_problems (self, before);
@@ -602,6 +617,7 @@ static void
 unload_file (LbFilterRegistry *self,
              LoadedFile       *f)
 {
+  remove_old_filters (self, f);
   for (guint i = 0; i < f->filters->len; i++)
     remove_filter (self, g_ptr_array_index (f->filters, i));
   drop_problems (self, f->path);
@@ -663,6 +679,9 @@ lb_filter_registry_rescan (LbFilterRegistry *self)
   g_autoptr(GHashTable) present = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(GPtrArray) stale = g_ptr_array_new ();
   g_autoptr(GHashTable) problems_before = g_hash_table_new (NULL, NULL);
+  /* path → the filters of a Python file being replaced, kept until the new ones arrive */
+  g_autoptr(GHashTable) replacing = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                           (GDestroyNotify) g_ptr_array_unref);
   gboolean plugins_changed = FALSE;
   GHashTableIter iter;
   LoadedFile *f;
@@ -707,6 +726,18 @@ lb_filter_registry_rescan (LbFilterRegistry *self)
     {
       f = g_ptr_array_index (stale, i);
       g_debug ("%s changed or went away", f->path);
+      if (self->async && g_str_has_suffix (f->path, LB_PYTHON_SUFFIX)
+          && g_hash_table_contains (present, f->path))
+        {
+          /* replaced: its filters stay listed while the new version's descriptor is read
+           * (or those of the version before, if that was still being read) */
+          GPtrArray *keep = f->old_filters != NULL ? g_steal_pointer (&f->old_filters)
+                                                   : g_ptr_array_new_with_free_func (g_object_unref);
+
+          g_ptr_array_extend_and_steal (keep, g_steal_pointer (&f->filters));
+          f->filters = g_ptr_array_new_with_free_func (g_object_unref);
+          g_hash_table_insert (replacing, g_strdup (f->path), keep);
+        }
       unload_file (self, f);
     }
 
@@ -722,6 +753,23 @@ lb_filter_registry_rescan (LbFilterRegistry *self)
           plugins_changed = TRUE;
         }
     }
+  /* The replaced Python files now being read keep their filters until then; a file that
+   * could not be read again loses them now. */
+  g_hash_table_iter_init (&iter, replacing);
+  {
+    const char *path;
+    GPtrArray *keep;
+
+    while (g_hash_table_iter_next (&iter, (gpointer *) &path, (gpointer *) &keep))
+      {
+        f = g_hash_table_lookup (self->files, path);
+        if (f != NULL && f->pending != NULL)
+          f->old_filters = g_ptr_array_ref (keep);
+        else
+          for (guint i = 0; i < keep->len; i++)
+            remove_filter (self, g_ptr_array_index (keep, i));
+      }
+  }
   /* A chain that failed for want of a filter may work now that plugins changed. */
   if (plugins_changed)
     {

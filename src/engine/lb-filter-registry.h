@@ -43,7 +43,9 @@ G_DECLARE_FINAL_TYPE (LbFilterRegistry, lb_filter_registry, LB, FILTER_REGISTRY,
  * asynchronous (lb_filter_registry_set_async(), lb_filter_registry_new_default_async())
  * reads them on worker threads: a rescan returns at once, and each such filter joins the
  * model (items-changed) or the problems (::problems-changed) on the main context when its
- * descriptor arrives. A synchronous registry (the default: lightbox-cli) waits.
+ * descriptor arrives. A replaced .py keeps its filter listed until the new version's
+ * descriptor arrives, and the two swap in one main-loop turn, so an id that stays is never
+ * missing. A synchronous registry (the default: lightbox-cli) waits.
  *
  * The registry is used from one thread (the main thread); filters taken from it may be
  * used from any thread.

@@ -725,6 +725,75 @@ test_cancel (void)
 }
 
 
+
+static void
+wait_for_descriptors (LbFilterRegistry *reg)
+{
+  gboolean timed_out = FALSE;
+  guint deadline = g_timeout_add_seconds (30, quit_later, &timed_out);
+
+  while (lb_filter_registry_get_n_pending (reg) > 0 && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_false (timed_out);
+  g_source_remove (deadline);
+}
+
+/* A replaced module keeps its filter listed while the new version's descriptor is read,
+ * and the new one takes its place when it arrives: the id is never missing (an open dialog
+ * rebinds instead of closing). A module removed goes at once. */
+static void
+test_async_replace (void)
+{
+  g_autofree char *v1 = g_strdup_printf (versioned, 1, 11);
+  g_autofree char *v2 = g_strdup_printf (versioned, 2, 22);
+  g_autofree char *dir = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *tmp = NULL;
+  g_autoptr(LbFilterRegistry) reg = lb_filter_registry_new ();
+  g_autoptr(LbFilter) first = NULL, during = NULL, second = NULL, gone = NULL;
+
+  if (!have_numpy ())
+    return;
+  dir = plugin_dir_with ("versioned.py", v1);
+  path = g_build_filename (dir, "versioned.py", NULL);
+  tmp = g_build_filename (dir, ".versioned.py.new", NULL);
+  lb_filter_registry_add_plugin_dir (reg, dir);
+  lb_filter_registry_set_async (reg, TRUE);
+  lb_filter_registry_rescan (reg);
+  wait_for_descriptors (reg);
+  first = lb_filter_registry_lookup (reg, "org.example.versioned");
+  g_assert_cmpstr (lb_filter_get_name (first), ==, "Version 1");
+
+  g_assert_true (g_file_set_contents (tmp, v2, -1, NULL));
+  g_assert_cmpint (g_chmod (tmp, 0644), ==, 0);
+  g_assert_cmpint (g_rename (tmp, path), ==, 0);
+  lb_filter_registry_rescan (reg);
+  g_assert_cmpuint (lb_filter_registry_get_n_pending (reg), ==, 1);
+  during = lb_filter_registry_lookup (reg, "org.example.versioned");
+  g_assert_true (during == first);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (reg)), ==, 1);
+  wait_for_descriptors (reg);
+  second = lb_filter_registry_lookup (reg, "org.example.versioned");
+  g_assert_cmpstr (lb_filter_get_name (second), ==, "Version 2");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (reg)), ==, 1);
+  g_assert_cmpuint (lb_filter_registry_get_problems (reg)->len, ==, 0);
+
+  /* replaced by a broken version, then removed while that is read */
+  g_assert_true (g_file_set_contents (tmp, "import time\ntime.sleep(60)\n", -1, NULL));
+  g_assert_cmpint (g_chmod (tmp, 0644), ==, 0);
+  g_assert_cmpint (g_rename (tmp, path), ==, 0);
+  lb_filter_registry_rescan (reg);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (reg)), ==, 1);
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  lb_filter_registry_rescan (reg);
+  gone = lb_filter_registry_lookup (reg, "org.example.versioned");
+  g_assert_null (gone);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (reg)), ==, 0);
+  wait_for_descriptors (reg);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (reg)), ==, 0);
+  lb_test_remove_tree (dir);
+}
+
 static int check_plugin (const char *path,
                          char      **out);
 
@@ -965,6 +1034,7 @@ main (int argc, char **argv)
   g_test_add_func ("/python-filter/reload-on-change", test_reload_on_change);
   g_test_add_func ("/python-filter/check-plugin", test_check_plugin);
   g_test_add_func ("/python-filter/async-load", test_async_load);
+  g_test_add_func ("/python-filter/async-replace", test_async_replace);
   g_test_add_func ("/python-filter/cancel", test_cancel);
   g_test_add_func ("/python-filter/check-plugin-cancel", test_check_plugin_cancel);
   g_test_add_func ("/python-filter/aux-and-geometry", test_aux_and_geometry);
