@@ -107,9 +107,16 @@ _lb_window_study_open_series (LbWindow *self, LbStoreEntry *series)
 }
 
 static void
-on_series_activated (LbStudyPanel *study_panel, LbStoreEntry *series, LbWindow *self)
+open_series_now (LbWindow *self, gpointer series)
 {
   _lb_window_study_open_series (self, series);
+}
+
+static void
+on_series_activated (LbStudyPanel *study_panel, LbStoreEntry *series, LbWindow *self)
+{
+  /* another series replaces the image shown: unsaved results are asked about first */
+  _lb_window_after_unsaved (self, open_series_now, g_object_ref (series), g_object_unref);
 }
 
 /* ---- the tree ------------------------------------------------------------------------------ */
