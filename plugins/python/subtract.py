@@ -37,9 +37,12 @@ def process(src, dst, params, meta):
     second image; meta["region"]: where src lies in the image, [x, y, width, height]."""
     aux = meta["aux"]
     x, y, w, h = meta["region"]
-    if aux.shape[2:] != src.shape[2:] or aux.shape[0] < y + h or aux.shape[1] < x + w:
-        raise ValueError("the second image (%d×%d) does not cover the source's region "
-                         "%d,%d %d×%d" % (aux.shape[1], aux.shape[0], x, y, w, h))
+    width, height = meta["size"]
+    if aux.shape[:2] != (height, width) or aux.shape[2:] != src.shape[2:] \
+            or aux.dtype != src.dtype:
+        raise ValueError("the second image must have the size and the format of the image "
+                         "(%d×%d %s), not %d×%d %s" % (width, height, meta["format"],
+                                                      aux.shape[1], aux.shape[0], aux.dtype))
     b = aux[y:y + h, x:x + w]
     colours = src.shape[2] - 1 if src.ndim == 3 and meta["format"].endswith(("a8", "a16")) \
         else None

@@ -332,6 +332,7 @@ def run_pass(np, module, fields, payload, fds, sock):
         x0, y0 = max(x, 0), max(y, 0)
         x1, y1 = min(x + w, width), min(y + h, height)
         meta["region"] = [x0, y0, x1 - x0, y1 - y0]
+        meta["size"] = [width, height]
         meta["format"] = name
         meta["seed"] = seed
         meta["progress"] = progress_reporter(sock)
