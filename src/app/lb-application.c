@@ -228,7 +228,9 @@ lb_application_get_registry (LbApplication *self)
   g_return_val_if_fail (LB_IS_APPLICATION (self), NULL);
   if (self->registry == NULL)
     {
-      self->registry = lb_filter_registry_new_default ();
+      /* Python filters load on worker threads: the Filter menu gains each one when its
+       * descriptor arrives, the main loop never waits for python3 */
+      self->registry = lb_filter_registry_new_default_async ();
       /* plugins added, replaced or removed while Lightbox runs update the Filter menu */
       lb_filter_registry_set_watching (self->registry, TRUE);
     }

@@ -705,6 +705,81 @@ check_limits (Checker *ck)
            n == 1 ? "" : "s", runs, refused, notes->str);
 }
 
+/* When the cancel check cancels a Python pass, ms after its start: long enough for the
+ * pass to have reached process() (python3 is warm by then). */
+#define PY_CANCEL_AFTER_MS 200
+
+static gpointer
+cancel_later (gpointer cancellable)
+{
+  g_usleep (PY_CANCEL_AFTER_MS * 1000);
+  g_cancellable_cancel (cancellable);
+  return NULL;
+}
+
+/* A Python pass on a tall image is cancelled while it runs: it must end as cancelled (a
+ * module that polls meta["cancelled"]() ends it itself; one that does not is killed after
+ * a grace period), and the next pass must give what an uncancelled one gave. */
+static void
+check_cancel_python (Checker  *ck,
+                     LbImage  *tall)
+{
+  g_autoptr(LbPipeline) pipe = lb_pipeline_new (NULL);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(LbImage) before = NULL, out = NULL, after = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *diff = NULL;
+  GThread *canceller;
+  gint64 t0;
+  double ms;
+
+  before = run (ck->filter, NULL, ck->inputs[0], FALSE, 1, H, FALSE, &error);
+  if (before == NULL)
+    {
+      verdict (FALSE, "%s (%s)", error->message, pass_context);
+      return;
+    }
+  g_assert_true (lb_pipeline_append (pipe, ck->filter, NULL, NULL));
+  lb_pipeline_set_aux_input (pipe, aux_for (tall));
+  set_context ("%s, %s, %d rows, cancelled %d ms after the start",
+               lb_filter_get_id (ck->filter), lb_sample_format_to_string (ck->formats[0]),
+               CANCEL_H, PY_CANCEL_AFTER_MS);
+  canceller = g_thread_new ("cancel", cancel_later, cancellable);
+  t0 = g_get_monotonic_time ();
+  out = lb_pipeline_run (pipe, tall, NULL, cancellable, &error);
+  ms = (g_get_monotonic_time () - t0) / 1000.0;
+  g_thread_join (canceller);
+  if (out != NULL)
+    {
+      verdict (TRUE, "the pass ended after %.0f ms, before a cancel %d ms after its start: "
+                     "nothing to stop (a slow process() should poll meta[\"cancelled\"]())",
+               ms, PY_CANCEL_AFTER_MS);
+      return;
+    }
+  if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      verdict (FALSE, "%s (%s)", error->message, pass_context);
+      return;
+    }
+  g_clear_error (&error);
+  after = run (ck->filter, NULL, ck->inputs[0], FALSE, 1, H, FALSE, &error);
+  if (after == NULL)
+    {
+      verdict (FALSE, "the pass after a cancelled one failed: %s (%s)", error->message,
+               pass_context);
+      return;
+    }
+  diff = first_difference (before, after);
+  if (diff != NULL)
+    {
+      verdict (FALSE, "the pass after a cancelled one differs from the one before at %s", diff);
+      return;
+    }
+  verdict (TRUE, "a pass cancelled %d ms after its start ended as cancelled %.0f ms after "
+                 "the cancel, and the next pass gave the same output as the one before",
+           PY_CANCEL_AFTER_MS, MAX (0, ms - PY_CANCEL_AFTER_MS));
+}
+
 static void
 check_cancel (Checker *ck)
 {
@@ -720,8 +795,10 @@ check_cancel (Checker *ck)
   info = _lb_filter_get_info (ck->filter);
   if (lb_filter_get_kind (ck->filter) == LB_FILTER_KIND_PYTHON)
     {
-      verdict (TRUE, "a cancelled pass stops the Python process (SIGKILL): nothing for the "
-                     "module to do");
+      planes_init (&pl, W, CANCEL_H, depth == 16 ? 65535 : 255, 0);
+      tall = make_image (ck->formats[0], W, CANCEL_H, &pl);
+      planes_clear (&pl);
+      check_cancel_python (ck, tall);
       return;
     }
   if (info->process == NULL)

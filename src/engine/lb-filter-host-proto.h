@@ -43,8 +43,9 @@ G_BEGIN_DECLS
 #define LB_FH_VERSION 2u
 /* The RUN of a Python filter (lightbox-python-host.py): the same message, but the params are
  * a UTF-8 JSON object (name → number, bool, or an enum's nick) and the metadata the `meta`
- * dictionary of the plugin guide, also JSON, instead of serialised GVariants; only the
- * source and destination descriptors travel, and the replies are the same. */
+ * dictionary of the plugin guide, also JSON, instead of serialised GVariants (the second
+ * input's own metadata is not sent); the descriptors and the replies are the same, and a
+ * pass may be cancelled with LB_FH_CANCEL. */
 #define LB_FH_VERSION_JSON 0x102u
 /* Largest message either side sends or accepts, bytes (params are at most 64 KiB). */
 #define LB_FH_MAX_MESSAGE (128 * 1024)
@@ -54,7 +55,17 @@ typedef enum {
   LB_FH_PROGRESS = 2,
   LB_FH_DONE = 3,
   LB_FH_ERROR = 4,
+  LB_FH_CANCEL = 5,      /* Lightbox → Python host during a pass: LbFhCancel */
 } LbFhType;
+
+/* Sent to a Python host whose pass was cancelled: meta["cancelled"]() then says so, and a
+ * module that polls it ends the pass with an ERROR (G_IO_ERROR_CANCELLED); one that does
+ * not is killed after a grace period. lightbox-filter-host never gets it (a C helper is
+ * killed at once; a cancelled band cannot be told to stop from outside). */
+typedef struct {
+  guint32 magic;
+  guint32 type;          /* LB_FH_CANCEL */
+} LbFhCancel;
 
 typedef struct {
   guint32 magic;

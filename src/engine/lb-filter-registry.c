@@ -34,6 +34,9 @@ typedef struct {
   guint dir_mode;
   goffset size;
   GPtrArray *filters;  /* owned LbFilter refs that made it into the registry */
+  GCancellable *pending;  /* a Python descriptor being read on a worker thread, or NULL */
+  GPtrArray *old_filters; /* while pending: the filters of the file's previous version, still
+                           * in the model until the new ones arrive (owned refs), or NULL */
 } LoadedFile;
 
 struct _LbFilterRegistry {
@@ -48,6 +51,8 @@ struct _LbFilterRegistry {
   GPtrArray *monitors;     /* GFileMonitor */
   GPtrArray *missing;      /* char*: watched directories that did not exist when watched */
   gboolean watching;
+  gboolean async;          /* Python descriptors are read on worker threads */
+  guint n_pending;         /* of those reads, still running (cancelled ones included) */
   char *copy_dir;          /* private 0700 directory for module copies, lazily made */
   guint rescan_source;
 };
@@ -66,8 +71,13 @@ loaded_file_free (gpointer data)
 {
   LoadedFile *f = data;
 
+  /* the worker's result is then dropped, and its python3 process killed */
+  if (f->pending != NULL)
+    g_cancellable_cancel (f->pending);
+  g_clear_object (&f->pending);
   g_free (f->path);
   g_clear_pointer (&f->filters, g_ptr_array_unref);
+  g_clear_pointer (&f->old_filters, g_ptr_array_unref);
   g_free (f);
 }
 
@@ -112,6 +122,9 @@ lb_filter_registry_dispose (GObject *object)
   g_clear_handle_id (&self->rescan_source, g_source_remove);
   if (self->monitors != NULL)
     unwatch (self);
+  /* pending reads end now (loaded_file_free() cancels them, killing their python3) */
+  if (self->files != NULL)
+    g_hash_table_remove_all (self->files);
   G_OBJECT_CLASS (lb_filter_registry_parent_class)->dispose (object);
 }
 
@@ -191,8 +204,8 @@ add_path_list (LbFilterRegistry *self,
       }
 }
 
-LbFilterRegistry *
-lb_filter_registry_new_default (void)
+static LbFilterRegistry *
+new_default (gboolean async)
 {
   LbFilterRegistry *self = lb_filter_registry_new ();
   g_autofree char *user_plugins = g_build_filename (g_get_user_data_dir (), "lightbox",
@@ -207,8 +220,15 @@ lb_filter_registry_new_default (void)
   add_path_list (self, g_getenv ("LIGHTBOX_FILTER_PATH"), FALSE);
   lb_filter_registry_add_filter_dir (self, sys_filters);
   lb_filter_registry_add_filter_dir (self, user_filters);
+  lb_filter_registry_set_async (self, async);
   lb_filter_registry_rescan (self);
   return self;
+}
+
+LbFilterRegistry *
+lb_filter_registry_new_default (void)
+{
+  return new_default (FALSE);
 }
 
 static gboolean
@@ -407,6 +427,123 @@ mtime_ns (const GStatBuf *st)
   return (gint64) st->st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + st->st_mtim.tv_nsec;
 }
 
+/* Adds the @filters loaded from @f, or its problem @error when @filters is NULL. */
+static void
+add_loaded (LbFilterRegistry *self,
+            LoadedFile       *f,
+            GPtrArray        *filters,
+            const GError     *error)
+{
+  if (filters == NULL)
+    {
+      add_problem (self, f->path, error);
+      return;
+    }
+  for (guint i = 0; i < filters->len; i++)
+    {
+      LbFilter *filter = g_ptr_array_index (filters, i);
+      g_autoptr(GError) local = NULL;
+
+      if (!check_unique (self, filter, &local))
+        {
+          add_problem (self, f->path, local);
+          continue;
+        }
+      g_ptr_array_add (f->filters, g_object_ref (filter));
+      append_filter (self, filter);
+    }
+}
+
+static void
+remove_old_filters (LbFilterRegistry *self,
+                    LoadedFile       *f)
+{
+  for (guint i = 0; f->old_filters != NULL && i < f->old_filters->len; i++)
+    remove_filter (self, g_ptr_array_index (f->old_filters, i));
+  g_clear_pointer (&f->old_filters, g_ptr_array_unref);
+}
+
+static void
+python_load_thread (GTask        *task,
+                    gpointer      source,
+                    gpointer      task_data,
+                    GCancellable *cancellable)
+{
+  GError *error = NULL;
+  GPtrArray *filters = _lb_python_load_file (task_data, cancellable, &error);
+
+  if (filters != NULL)
+    g_task_return_pointer (task, filters, (GDestroyNotify) g_ptr_array_unref);
+  else
+    g_task_return_error (task, error);
+}
+
+static void retry_chains (LbFilterRegistry *self,
+                          guint             n_items);
+static void report_new_problems (LbFilterRegistry *self,
+                                 GHashTable       *before);
+
+/* A descriptor read on a worker thread arrived: its filter joins the model (the Filter
+ * menu follows items-changed), or its reason the problems; chains waiting for it load. */
+static void
+python_loaded_cb (GObject      *unused,
+                  GAsyncResult *result,
+                  gpointer      data)
+{
+  GWeakRef *weak = data;
+  g_autoptr(LbFilterRegistry) self = g_weak_ref_get (weak);
+  GTask *task = G_TASK (result);
+  GCancellable *cancellable = g_task_get_cancellable (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) filters = g_task_propagate_pointer (task, &error);
+  g_autoptr(GHashTable) before = g_hash_table_new (NULL, NULL);
+  LoadedFile *f;
+  guint n_items;
+
+  g_weak_ref_clear (weak);
+  g_free (weak);
+  /* the registry went meanwhile (which cancelled the read) */
+  if (self == NULL)
+    return;
+  self->n_pending--;
+  f = self->files != NULL ? g_hash_table_lookup (self->files, g_task_get_task_data (task))
+                          : NULL;
+  n_items = self->items->len;
+  /* the file changed or went while it was read: a newer read (or none) stands for it */
+  if (f == NULL || f->pending != cancellable || g_cancellable_is_cancelled (cancellable))
+    return;
+  g_clear_object (&f->pending);
+  for (guint i = 0; i < self->problems->len; i++)
+    g_hash_table_add (before, g_ptr_array_index (self->problems, i));
+  /* the previous version goes in the same main-loop turn as the new one comes, so an open
+   * dialog rebinds instead of closing (and the ids do not clash) */
+  remove_old_filters (self, f);
+  add_loaded (self, f, filters, error);
+  retry_chains (self, n_items);
+  report_new_problems (self, before);
+}
+
+/* Reads the descriptor of the Python filter @f on a worker thread (see python_loaded_cb). */
+static void
+load_python_async (LbFilterRegistry *self,
+                   LoadedFile       *f)
+{
+  g_autoptr(GTask) task = NULL;
+  GWeakRef *weak = g_new0 (GWeakRef, 1);
+
+  /* a weak reference, not the task's source object: a registry dropped while python3
+   * imports a module goes at once, and its files cancel their reads */
+  g_weak_ref_init (weak, self);
+  f->pending = g_cancellable_new ();
+  task = g_task_new (NULL, f->pending, python_loaded_cb, weak);
+  g_task_set_source_tag (task, load_python_async);
+  g_task_set_task_data (task, g_strdup (f->path), g_free);
+  /* the result even when cancelled: python_loaded_cb decides */
+  g_task_set_check_cancellable (task, FALSE);
+  self->n_pending++;
+  g_task_run_in_thread (task, python_load_thread);
+}
+
 static void
 load_file (LbFilterRegistry *self,
            const char       *path,
@@ -429,6 +566,11 @@ load_file (LbFilterRegistry *self,
   f->filters = g_ptr_array_new_with_free_func (g_object_unref);
   g_hash_table_replace (self->files, f->path, f);
 
+  if (is_plugin && self->async && g_str_has_suffix (path, LB_PYTHON_SUFFIX))
+    {
+      load_python_async (self, f);
+      return;
+    }
   if (is_plugin)
     {
       if (self->copy_dir == NULL)
@@ -456,24 +598,7 @@ load_file (LbFilterRegistry *self,
             }
         }
     }
-  if (filters == NULL)
-    {
-      add_problem (self, path, error);
-      return;
-    }
-  for (guint i = 0; i < filters->len; i++)
-    {
-      LbFilter *filter = g_ptr_array_index (filters, i);
-
-      if (!check_unique (self, filter, &error))
-        {
-          add_problem (self, path, error);
-          g_clear_error (&error);
-          continue;
-        }
-      g_ptr_array_add (f->filters, g_object_ref (filter));
-      append_filter (self, filter);
-    }
+  add_loaded (self, f, filters, error);
 }
 
 /* Drops the messages about @path: they describe a file that has gone or is read again. */
@@ -492,6 +617,7 @@ static void
 unload_file (LbFilterRegistry *self,
              LoadedFile       *f)
 {
+  remove_old_filters (self, f);
   for (guint i = 0; i < f->filters->len; i++)
     remove_filter (self, g_ptr_array_index (f->filters, i));
   drop_problems (self, f->path);
@@ -553,6 +679,9 @@ lb_filter_registry_rescan (LbFilterRegistry *self)
   g_autoptr(GHashTable) present = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(GPtrArray) stale = g_ptr_array_new ();
   g_autoptr(GHashTable) problems_before = g_hash_table_new (NULL, NULL);
+  /* path → the filters of a Python file being replaced, kept until the new ones arrive */
+  g_autoptr(GHashTable) replacing = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                           (GDestroyNotify) g_ptr_array_unref);
   gboolean plugins_changed = FALSE;
   GHashTableIter iter;
   LoadedFile *f;
@@ -597,6 +726,18 @@ lb_filter_registry_rescan (LbFilterRegistry *self)
     {
       f = g_ptr_array_index (stale, i);
       g_debug ("%s changed or went away", f->path);
+      if (self->async && g_str_has_suffix (f->path, LB_PYTHON_SUFFIX)
+          && g_hash_table_contains (present, f->path))
+        {
+          /* replaced: its filters stay listed while the new version's descriptor is read
+           * (or those of the version before, if that was still being read) */
+          GPtrArray *keep = f->old_filters != NULL ? g_steal_pointer (&f->old_filters)
+                                                   : g_ptr_array_new_with_free_func (g_object_unref);
+
+          g_ptr_array_extend_and_steal (keep, g_steal_pointer (&f->filters));
+          f->filters = g_ptr_array_new_with_free_func (g_object_unref);
+          g_hash_table_insert (replacing, g_strdup (f->path), keep);
+        }
       unload_file (self, f);
     }
 
@@ -612,6 +753,23 @@ lb_filter_registry_rescan (LbFilterRegistry *self)
           plugins_changed = TRUE;
         }
     }
+  /* The replaced Python files now being read keep their filters until then; a file that
+   * could not be read again loses them now. */
+  g_hash_table_iter_init (&iter, replacing);
+  {
+    const char *path;
+    GPtrArray *keep;
+
+    while (g_hash_table_iter_next (&iter, (gpointer *) &path, (gpointer *) &keep))
+      {
+        f = g_hash_table_lookup (self->files, path);
+        if (f != NULL && f->pending != NULL)
+          f->old_filters = g_ptr_array_ref (keep);
+        else
+          for (guint i = 0; i < keep->len; i++)
+            remove_filter (self, g_ptr_array_index (keep, i));
+      }
+  }
   /* A chain that failed for want of a filter may work now that plugins changed. */
   if (plugins_changed)
     {
@@ -632,9 +790,22 @@ lb_filter_registry_rescan (LbFilterRegistry *self)
       if (!g_hash_table_contains (self->files, path) && stat_file (path, &st))
         load_file (self, path, FALSE, &st);
     }
-  /* 3. A chain may use a filter of a file that sorts after its own, or another chain: the
-   * declarative files that failed are read again as long as the previous round added a
-   * filter, so the order of the files does not matter. Each round adds a filter or ends. */
+  /* 3. chains whose filter came later */
+  retry_chains (self, n_items);
+  report_new_problems (self, problems_before);
+}
+
+/* A chain may use a filter of a file that sorts after its own, or another chain, or a
+ * Python filter whose descriptor arrives later: the declarative files that failed are read
+ * again as long as the previous round added a filter (the model had @n_items before it),
+ * so the order of the files does not matter. Each round adds a filter or ends. */
+static void
+retry_chains (LbFilterRegistry *self,
+              guint             n_items)
+{
+  GHashTableIter iter;
+  LoadedFile *f;
+
   while (self->items->len > n_items)
     {
       n_items = self->items->len;
@@ -655,7 +826,6 @@ lb_filter_registry_rescan (LbFilterRegistry *self)
             load_file (self, path, FALSE, &st);
         }
     }
-  report_new_problems (self, problems_before);
 }
 
 static gboolean
@@ -837,4 +1007,25 @@ lb_filter_registry_set_watching (LbFilterRegistry *self,
   self->watching = watching;
   if (watching)
     watch (self);
+}
+
+void
+lb_filter_registry_set_async (LbFilterRegistry *self,
+                              gboolean          async)
+{
+  g_return_if_fail (LB_IS_FILTER_REGISTRY (self));
+  self->async = async;
+}
+
+guint
+lb_filter_registry_get_n_pending (LbFilterRegistry *self)
+{
+  g_return_val_if_fail (LB_IS_FILTER_REGISTRY (self), 0);
+  return self->n_pending;
+}
+
+LbFilterRegistry *
+lb_filter_registry_new_default_async (void)
+{
+  return new_default (TRUE);
 }

@@ -38,6 +38,15 @@ G_DECLARE_FINAL_TYPE (LbFilterRegistry, lb_filter_registry, LB, FILTER_REGISTRY,
  * are now: a file that is fixed, replaced or removed loses its messages, and
  * ::problems-changed is emitted whenever the list changes.
  *
+ * Python filters (.py) are loaded by importing them in a python3 process, which takes
+ * 0.1 s or more per file (at most 20 s for a module that hangs on import). A registry made
+ * asynchronous (lb_filter_registry_set_async(), lb_filter_registry_new_default_async())
+ * reads them on worker threads: a rescan returns at once, and each such filter joins the
+ * model (items-changed) or the problems (::problems-changed) on the main context when its
+ * descriptor arrives. A replaced .py keeps its filter listed until the new version's
+ * descriptor arrives, and the two swap in one main-loop turn, so an id that stays is never
+ * missing. A synchronous registry (the default: lightbox-cli) waits.
+ *
  * The registry is used from one thread (the main thread); filters taken from it may be
  * used from any thread.
  */
@@ -46,6 +55,14 @@ G_DECLARE_FINAL_TYPE (LbFilterRegistry, lb_filter_registry, LB, FILTER_REGISTRY,
 LbFilterRegistry *lb_filter_registry_new           (void);
 /* A registry with the standard directories (see above), already loaded. */
 LbFilterRegistry *lb_filter_registry_new_default   (void);
+/* The same, asynchronous, its Python filters still loading (the workstation's). */
+LbFilterRegistry *lb_filter_registry_new_default_async (void);
+
+/* Whether rescans read Python descriptors on worker threads (see above); FALSE at first. */
+void        lb_filter_registry_set_async           (LbFilterRegistry *self,
+                                                    gboolean          async);
+/* How many Python descriptors are still being read (0 for a synchronous registry). */
+guint       lb_filter_registry_get_n_pending       (LbFilterRegistry *self);
 
 void        lb_filter_registry_add_plugin_dir      (LbFilterRegistry *self,
                                                     const char       *path);

@@ -41,6 +41,11 @@
 /* How long a helper whose socket closed gets to be reaped before it is killed, ms. Its
  * socket closes when the kernel tears the process down, so this is normally immediate. */
 #define REAP_GRACE_MS 2000
+/* How long a cancelled Python pass gets to end by itself (its module polls
+ * meta["cancelled"]()) before its process is killed, ms: a user who pressed Escape waits
+ * this long at most, and a module that polls keeps its warm process (python3 and numpy
+ * take 0.1-0.2 s to start again). */
+#define CANCEL_GRACE_MS 300
 
 /* ------------------------------------------------------------------------------------------ */
 /* Policy                                                                                      */
@@ -421,14 +426,25 @@ deadline_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* Waits for @proc to end, killing it if it is still running after @timeout_ms; TRUE if it
- * had to be killed. Runs on any thread: a private main context. */
+static gboolean
+cancelled_cb (GCancellable *cancellable,
+              gpointer      data)
+{
+  g_subprocess_force_exit (((Deadline *) data)->proc);
+  return G_SOURCE_REMOVE;
+}
+
+/* Waits for @proc to end, killing it if it is still running after @timeout_ms or when
+ * @cancellable (nullable) is cancelled; TRUE if it was killed for its time. Runs on any
+ * thread: a private main context. */
 gboolean
-_lb_isolation_wait_or_kill (GSubprocess *proc,
-                            guint        timeout_ms)
+_lb_isolation_wait_or_kill_cancellable (GSubprocess  *proc,
+                                        guint         timeout_ms,
+                                        GCancellable *cancellable)
 {
   g_autoptr(GMainContext) ctx = g_main_context_new ();
   g_autoptr(GSource) timer = g_timeout_source_new (timeout_ms);
+  g_autoptr(GSource) cancel = cancellable ? g_cancellable_source_new (cancellable) : NULL;
   Deadline d = { proc, FALSE };
   gboolean done = FALSE;
 
@@ -436,11 +452,25 @@ _lb_isolation_wait_or_kill (GSubprocess *proc,
   g_subprocess_wait_async (proc, NULL, wait_cb, &done);
   g_source_set_callback (timer, deadline_cb, &d, NULL);
   g_source_attach (timer, ctx);
+  if (cancel != NULL)
+    {
+      g_source_set_callback (cancel, G_SOURCE_FUNC (cancelled_cb), &d, NULL);
+      g_source_attach (cancel, ctx);
+    }
   while (!done)
     g_main_context_iteration (ctx, TRUE);
   g_source_destroy (timer);
+  if (cancel != NULL)
+    g_source_destroy (cancel);
   g_main_context_pop_thread_default (ctx);
   return d.killed;
+}
+
+gboolean
+_lb_isolation_wait_or_kill (GSubprocess *proc,
+                            guint        timeout_ms)
+{
+  return _lb_isolation_wait_or_kill_cancellable (proc, timeout_ms, NULL);
 }
 
 /* Waits for a helper whose socket closed, killing it if it lingers past REAP_GRACE_MS (a
@@ -756,6 +786,44 @@ set_died_error (GError   **error,
                  "unchanged", id, origin);
 }
 
+/* Asks the Python host of a cancelled pass to stop (LB_FH_CANCEL) and waits
+ * CANCEL_GRACE_MS for it to end the pass: TRUE if it did (it can serve the next pass), FALSE
+ * if it must be killed. Its replies are dropped: the pass failed as cancelled either way. */
+static gboolean
+python_cancel (Helper *h,
+               char   *buf)
+{
+  LbFhCancel cancel = { LB_FH_MAGIC, LB_FH_CANCEL };
+  gint64 deadline = g_get_monotonic_time () + CANCEL_GRACE_MS * 1000;
+
+  if (g_socket_send (h->sock, (const char *) &cancel, sizeof cancel, NULL, NULL)
+      != sizeof cancel)
+    return FALSE;
+  for (;;)
+    {
+      gint64 left = deadline - g_get_monotonic_time ();
+      GInputVector vec = { buf, LB_FH_MAX_MESSAGE };
+      int *fds = NULL, n_fds = 0, flags = 0;
+      LbFhReply reply;
+      gssize n;
+
+      if (left <= 0 || !g_socket_condition_timed_wait (h->sock, G_IO_IN, left, NULL, NULL))
+        return FALSE;
+      n = receive_reply (h->sock, &vec, &fds, &n_fds, &flags, NULL);
+      for (int i = 0; i < n_fds; i++)
+        close (fds[i]);
+      g_free (fds);
+      if (n < (gssize) sizeof reply)
+        return FALSE;
+      memcpy (&reply, buf, sizeof reply);
+      if (reply.magic != LB_FH_MAGIC)
+        return FALSE;
+      /* DONE: it finished before it looked; ERROR: it stopped (or failed meanwhile) */
+      if (reply.type == LB_FH_DONE || reply.type == LB_FH_ERROR)
+        return TRUE;
+    }
+}
+
 LbImage *
 _lb_isolated_run_pass (LbFilter                *filter,
                        LbFilterParams          *params,
@@ -909,6 +977,9 @@ _lb_isolated_run_pass (LbFilter                *filter,
           else
             g_propagate_error (error, g_steal_pointer (&local));
           outcome = OUTCOME_BROKEN;
+          /* a Python module may stop by itself and keep its process */
+          if (python && g_cancellable_is_cancelled (cancellable) && python_cancel (h, buf))
+            outcome = OUTCOME_FILTER_ERROR;
           break;
         }
       g_clear_pointer (&fds, g_free);

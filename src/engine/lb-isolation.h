@@ -104,6 +104,10 @@ gboolean    _lb_isolation_running_from_build_tree (void);
 /* Engine-internal: waits for @proc, killing it after @timeout_ms; TRUE if it was killed. */
 gboolean    _lb_isolation_wait_or_kill     (GSubprocess *proc,
                                             guint        timeout_ms);
+/* The same, also killing it when @cancellable (nullable) is cancelled. */
+gboolean    _lb_isolation_wait_or_kill_cancellable (GSubprocess  *proc,
+                                                    guint         timeout_ms,
+                                                    GCancellable *cancellable);
 /* Engine-internal: a memfd (close-on-exec, sealable) of @size bytes, holding @data if not
  * NULL; and one holding @bytes, sealed against writes and resizing (what a helper reads). */
 int         _lb_isolation_memfd_new        (const char   *name,

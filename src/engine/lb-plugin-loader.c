@@ -352,7 +352,7 @@ lb_plugin_load_file (const char *path,
   int fd;
 
   if (g_str_has_suffix (path, LB_PYTHON_SUFFIX))
-    return _lb_python_load_file (path, error);
+    return _lb_python_load_file (path, NULL, error);
   if (!lb_plugin_check_permissions (dir, error) || !lb_plugin_check_permissions (path, error))
     return NULL;
 

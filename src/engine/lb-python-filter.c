@@ -20,11 +20,12 @@
 #include "lb-python-filter.h"
 
 /* What lightbox-python-host.py --describe prints (its DESCRIPTOR_TYPE). */
-#define DESCRIPTOR_TYPE "(ssssssasa(sssssddddddiasasbb)b)"
+#define DESCRIPTOR_TYPE "(ssssssasa(sssssddddddiasasbb)bub)"
 /* The largest module source read, bytes: a filter, not a library. */
 #define MAX_SOURCE (4 * 1024 * 1024)
 /* How long reading a descriptor may take, s: python3 and numpy start in about 0.1 s, but a
- * cold cache on a busy machine takes longer. The registry (and so the UI) waits. */
+ * cold cache on a busy machine takes longer. The workstation's registry reads descriptors
+ * on a worker thread (lb_filter_registry_set_async()); lightbox-cli waits. */
 #define DESCRIBE_MAX_S 20.0
 
 /* One loaded .py file: the descriptor we built, shared by its one LbFilter and kept alive
@@ -140,9 +141,10 @@ _lb_python_set_crash_error (GError    **error,
 
 /* Runs the Python host with --describe on the source @source_fd; its stdout. */
 static char *
-describe (int         source_fd,
-          const char *origin,
-          GError    **error)
+describe (int           source_fd,
+          const char   *origin,
+          GCancellable *cancellable,
+          GError      **error)
 {
   g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
   g_autoptr(GSubprocess) proc = NULL;
@@ -182,7 +184,7 @@ describe (int         source_fd,
       return NULL;
     }
   timeout_s = timeout_s > 0 ? MIN (timeout_s, DESCRIBE_MAX_S) : DESCRIBE_MAX_S;
-  if (_lb_isolation_wait_or_kill (proc, (guint) (timeout_s * 1000.0)))
+  if (_lb_isolation_wait_or_kill_cancellable (proc, (guint) (timeout_s * 1000.0), cancellable))
     {
       close (out_fd);
       close (err_fd);
@@ -195,6 +197,8 @@ describe (int         source_fd,
   err = _lb_python_read_report (err_fd);
   close (out_fd);
   close (err_fd);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
   if (g_subprocess_get_if_exited (proc) && g_subprocess_get_exit_status (proc) == 0)
     return g_steal_pointer (&out);
   if (g_subprocess_get_if_signaled (proc))
@@ -288,12 +292,14 @@ build_info (LbPythonModule *m,
   const char *id, *alias, *name, *category, *description, *ver;
   g_autoptr(GVariantIter) formats = NULL;
   g_autoptr(GVariant) params = NULL;
-  gboolean overwrites;
+  gboolean overwrites, geometry;
+  guint32 n_inputs;
   const char *fmt;
   guint n;
 
-  g_variant_get (d, "(&s&s&s&s&s&sas@a(sssssddddddiasasbb)b)", &id, &alias, &name, &category,
-                 &description, &ver, &formats, &params, &overwrites);
+  g_variant_get (d, "(&s&s&s&s&s&sas@a(sssssddddddiasasbb)bub)", &id, &alias, &name,
+                 &category, &description, &ver, &formats, &params, &overwrites, &n_inputs,
+                 &geometry);
   m->info.struct_size = sizeof m->info;
   m->info.id = keep (m, id);
   m->info.alias = keep (m, alias);
@@ -312,7 +318,8 @@ build_info (LbPythonModule *m,
         }
       m->info.formats |= LB_FILTER_FORMAT_BIT (f);
     }
-  m->info.flags = overwrites ? LB_FILTER_FLAG_OVERWRITES : 0;
+  m->info.flags = (overwrites ? LB_FILTER_FLAG_OVERWRITES : 0)
+                  | (geometry ? LB_FILTER_FLAG_GEOMETRY : 0);
   n = (guint) g_variant_n_children (params);
   m->specs = g_new0 (LbParamSpec, MAX (n, 1));
   for (guint i = 0; i < n; i++)
@@ -359,14 +366,16 @@ build_info (LbPythonModule *m,
   m->info.prepare = never_prepare;
   m->info.process = never_process;
   m->info.release = never_release;
-  m->info.n_inputs = 1;
+  /* ABI 1.3: a second input (meta["aux"]), an output shape of its own (prepare()) */
+  m->info.n_inputs = n_inputs;
   /* the same checks as for a C plugin: ids, names, formats, every range */
   return lb_filter_info_validate (&m->info, error);
 }
 
 GPtrArray *
-_lb_python_load_file (const char *path,
-                      GError    **error)
+_lb_python_load_file (const char   *path,
+                      GCancellable *cancellable,
+                      GError      **error)
 {
   g_autofree char *dir = g_path_get_dirname (path);
   g_autoptr(GBytes) source = NULL;
@@ -396,7 +405,7 @@ _lb_python_load_file (const char *path,
   m->path = g_strdup (path);
   m->owned = g_ptr_array_new_with_free_func (g_free);
   m->fd = _lb_isolation_sealed_memfd_new ("lightbox-python-filter", source, error);
-  if (m->fd < 0 || (text = describe (m->fd, path, error)) == NULL)
+  if (m->fd < 0 || (text = describe (m->fd, path, cancellable, error)) == NULL)
     {
       python_module_unref (m);
       return NULL;

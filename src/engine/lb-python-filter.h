@@ -30,9 +30,12 @@ const char *_lb_python_interpreter    (void);
 /* Loads the Python filter @path: permissions checked as for a .so, descriptor read in a
  * python3 process. Returns an array of one new #LbFilter (kind LB_FILTER_KIND_PYTHON), or
  * %NULL with an %LB_ERROR_PLUGIN error that says why: Python or numpy missing, the module's
- * traceback, a bad descriptor. */
-GPtrArray  *_lb_python_load_file      (const char *path,
-                                       GError    **error);
+ * traceback, a bad descriptor. Blocks for as long as the import takes (at most 20 s, less
+ * with LIGHTBOX_FILTER_TIMEOUT) and may run on any thread; @cancellable (nullable) kills
+ * the python3 process (G_IO_ERROR_CANCELLED). */
+GPtrArray  *_lb_python_load_file      (const char   *path,
+                                       GCancellable *cancellable,
+                                       GError      **error);
 
 /* The sealed memfd holding the source of a module handed to _lb_filter_new() as owner. */
 int         _lb_python_module_get_fd  (gpointer    module);

@@ -48,12 +48,16 @@ MAGIC = 0x4C424648
 VERSION_JSON = 0x102
 RUN = struct.Struct("@IIIIIIQQQQi4iIIIIIIIIQQ")       # LbFhRun, 128 bytes
 REPLY = struct.Struct("@IIdIIiIIIIIQdd")               # LbFhReply, 72 bytes
-T_RUN, T_PROGRESS, T_DONE, T_ERROR = 1, 2, 3, 4
+T_RUN, T_PROGRESS, T_DONE, T_ERROR, T_CANCEL = 1, 2, 3, 4, 5
+CANCEL = struct.Struct("@II")                           # magic, T_CANCEL
 MAX_MESSAGE = 128 * 1024
 # LbError (src/core/lb-error.h): LB_ERROR_PLUGIN, LB_ERROR_INVALID_ARGUMENT
 ERROR_DOMAIN = b"lb-error-quark"
 LB_ERROR_PLUGIN = 8
 LB_ERROR_INVALID_ARGUMENT = 2
+# GIOErrorEnum: G_IO_ERROR_CANCELLED, what a pass stopped by a cancel fails with
+ERROR_DOMAIN_IO = b"g-io-error-quark"
+LB_ERROR_CANCELLED_CODE = 19
 
 # LbSampleFormat order: name, channels, bytes per sample
 FORMATS = [
@@ -62,10 +66,12 @@ FORMATS = [
 ]
 PARAM_TYPES = ("int", "double", "bool", "enum")
 UNITS = ("none", "pixel", "degree", "percent", "mm", "sample")
-# (id, alias, name, category, description, version, formats, params, overwrites); a param is
-# (name, label, description, type, unit, min, max, default, ui_min, ui_max, step, digits,
-#  enum nicks, enum labels, advanced, odd)
-DESCRIPTOR_TYPE = "(ssssssasa(sssssddddddiasasbb)b)"
+# (id, alias, name, category, description, version, formats, params, overwrites, inputs,
+#  geometry); a param is (name, label, description, type, unit, min, max, default, ui_min,
+#  ui_max, step, digits, enum nicks, enum labels, advanced, odd)
+DESCRIPTOR_TYPE = "(ssssssasa(sssssddddddiasasbb)bub)"
+# The largest output side prepare() may declare (LbFilterOutput's limit), pixels.
+MAX_SIDE = 65535
 
 EXIT_NO_NUMPY = 3
 
@@ -177,10 +183,17 @@ def describe(module):
     params = d.get("params", [])
     if not isinstance(params, (list, tuple)):
         raise DescriptorError("LIGHTBOX_FILTER['params'] must be a list")
+    inputs = d.get("inputs", 1)
+    if isinstance(inputs, bool) or inputs not in (1, 2):
+        raise DescriptorError("LIGHTBOX_FILTER['inputs'] must be 1 or 2, not %r" % (inputs,))
+    # another output shape or format: declared by a prepare() function
+    geometry = getattr(module, "prepare", None) is not None
+    if geometry and not callable(module.prepare):
+        raise DescriptorError("prepare must be a function prepare(src_shape, params, meta)")
     return (_text(d, "id", what, True), _text(d, "alias", what), _text(d, "name", what, True),
             _text(d, "category", what, True), _text(d, "description", what),
             _text(d, "version", what), list(formats), [normalise_param(p) for p in params],
-            bool(d.get("overwrites", False)))
+            bool(d.get("overwrites", False)), inputs, geometry)
 
 
 def gvariant_text(value):
@@ -214,15 +227,47 @@ def gvariant_text(value):
 
 # ---- serving passes ---------------------------------------------------------------------
 
-def reply(sock, rtype, code=0, domain=b"", message=b"", threads=0, bands=0, fraction=0.0):
+def reply(sock, rtype, code=0, domain=b"", message=b"", threads=0, bands=0, fraction=0.0,
+          out=None):
+    """out: (format index, width, height, stride, spacing_x, spacing_y, fd) of an output of
+    its own geometry, its memfd sent along."""
+    fmt, width, height, stride, spx, spy, fd = out or (0, 0, 0, 0, 0.0, 0.0, None)
     header = REPLY.pack(MAGIC, rtype, fraction, threads, bands, code, len(domain),
-                        len(message), 0, 0, 0, 0, 0.0, 0.0)
-    sock.sendmsg([header, domain, message])
+                        len(message), fmt, width, height, stride, spx, spy)
+    anc = ([(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("i", fd))]
+           if fd is not None else [])
+    sock.sendmsg([header, domain, message], anc)
 
 
-def send_error(sock, code, message):
+def send_error(sock, code, message, domain=ERROR_DOMAIN):
     data = message.encode("utf-8", "replace")[: MAX_MESSAGE // 2]
-    reply(sock, T_ERROR, code, ERROR_DOMAIN, data)
+    reply(sock, T_ERROR, code, domain, data)
+
+
+class Cancelled(Exception):
+    """The pass was cancelled and process() saw it (meta["cancelled"]() said True)."""
+
+
+def cancel_poller(sock):
+    """meta["cancelled"]: True once Lightbox asked to stop this pass (Escape, Cancel). A
+    slow process() polls it now and then and returns early; the pass then fails as
+    cancelled and this process serves the next one. One that never polls is killed after
+    a grace period (lb-isolation.c, CANCEL_GRACE_MS) and a new process serves the next."""
+    seen = [False]
+
+    def cancelled():
+        while not seen[0]:
+            try:
+                data = sock.recv(MAX_MESSAGE, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                break
+            # during a pass Lightbox sends nothing but CANCEL; end-of-file: it went away
+            if not data or (len(data) >= CANCEL.size
+                            and CANCEL.unpack_from(data) == (MAGIC, T_CANCEL)):
+                seen[0] = True
+        return seen[0]
+    cancelled.seen = seen
+    return cancelled
 
 
 def progress_reporter(sock):
@@ -236,52 +281,125 @@ def progress_reporter(sock):
     return progress
 
 
+def array_of(np, fmt, width, height, stride, buf):
+    """The packed-row image in @buf as a (height, width[, channels]) array, no copy."""
+    name, channels, size = FORMATS[fmt]
+    dtype = np.dtype(np.uint8 if size == 1 else np.uint16)
+    shape = (height, width) if channels == 1 else (height, width, channels)
+    strides = (stride, size) if channels == 1 else (stride, channels * size, size)
+    return np.ndarray(shape, dtype, buffer=buf, strides=strides)
+
+
+def output_of(module, shape, params, meta):
+    """What prepare(src_shape, params, meta) declares: (height, width) keeps the source's
+    format, (height, width, format) names another; checked, as the result of plugin code."""
+    out = module.prepare(shape, dict(params), meta)
+    if not isinstance(out, (tuple, list)) or len(out) not in (2, 3):
+        raise TypeError("prepare() must return (height, width) or (height, width, format), "
+                        "not %r" % (out,))
+    height, width = out[0], out[1]
+    fmt = out[2] if len(out) == 3 else meta["format"]
+    names = [f[0] for f in FORMATS]
+    for side in (height, width):
+        if isinstance(side, bool) or not isinstance(side, int) or not 1 <= side <= MAX_SIDE:
+            raise ValueError("prepare() declared an output of %r × %r pixels (1 to %d each "
+                             "way)" % (width, height, MAX_SIDE))
+    if fmt not in names:
+        raise ValueError("prepare() declared the format %r, which is none of %s"
+                         % (fmt, ", ".join(names)))
+    return height, width, names.index(fmt)
+
+
 def run_pass(np, module, fields, payload, fds, sock):
-    """One RUN: maps the memfds as numpy arrays (no copy) and calls process()."""
+    """One RUN: maps the memfds as numpy arrays (no copy) and calls process(). Returns the
+    output of a filter with its own geometry (see reply()), or None."""
     (magic, version, rtype, fmt, width, height, src_stride, src_size, dst_stride, seed,
      has_sel, sx, sy, sw, sh, n_threads, band_height, id_len, params_len, meta_len,
      aux_format, aux_width, aux_height, aux_stride, aux_size) = fields
     name, channels, size = FORMATS[fmt]
-    dtype = np.dtype(np.uint8 if size == 1 else np.uint16)
     params = json.loads(payload[id_len:id_len + params_len].decode("utf-8"))
     meta = json.loads(payload[id_len + params_len:id_len + params_len + meta_len]
                       .decode("utf-8"))
-    shape = (height, width) if channels == 1 else (height, width, channels)
-    strides = ((src_stride, size) if channels == 1 else (src_stride, channels * size, size))
-    dst_strides = ((dst_stride, size) if channels == 1
-                   else (dst_stride, channels * size, size))
+    geometry = callable(getattr(module, "prepare", None))
+    maps, out, out_fd = [], None, None
     src_map = mmap.mmap(fds[0], src_size, prot=mmap.PROT_READ)
-    dst_map = mmap.mmap(fds[1], dst_stride * height, prot=mmap.PROT_READ | mmap.PROT_WRITE)
+    maps.append(src_map)
     try:
         # read-only buffer → read-only array: a write raises instead of changing Lightbox's
         # image (the memfd is sealed against writes anyway)
-        src = np.ndarray(shape, dtype, buffer=src_map, strides=strides)
-        dst = np.ndarray(shape, dtype, buffer=dst_map, strides=dst_strides)
+        src = array_of(np, fmt, width, height, src_stride, src_map)
         x, y, w, h = (sx, sy, sw, sh) if has_sel else (0, 0, width, height)
         x0, y0 = max(x, 0), max(y, 0)
         x1, y1 = min(x + w, width), min(y + h, height)
-        if not module_overwrites(module):
-            # what a C plugin's destination holds: a copy of the source (alpha included)
-            np.copyto(dst, src)
         meta["region"] = [x0, y0, x1 - x0, y1 - y0]
+        meta["size"] = [width, height]
         meta["format"] = name
         meta["seed"] = seed
         meta["progress"] = progress_reporter(sock)
-        # like a C plugin, neighbourhoods are clipped to the selection: process() sees it
-        # only
-        src_view, dst_view = src[y0:y1, x0:x1], dst[y0:y1, x0:x1]
-        result = module.process(src_view, dst_view, params, meta)
+        meta["cancelled"] = cancelled = cancel_poller(sock)
+        if aux_width > 0:
+            # the second input (ABI 1.3 n_inputs 2), read-only like the source
+            if len(fds) < 3 or aux_format >= len(FORMATS) or aux_height == 0:
+                raise ValueError("the second image did not arrive")
+            aux_map = mmap.mmap(fds[2], aux_size, prot=mmap.PROT_READ)
+            maps.append(aux_map)
+            meta["aux"] = array_of(np, aux_format, aux_width, aux_height, aux_stride, aux_map)
+        else:
+            meta["aux"] = None
+        if geometry:
+            # an output of its own shape or format, in a memfd of our making that travels
+            # back with DONE; process() gets the whole source and the whole output
+            out_h, out_w, out_fmt = output_of(module, src.shape, params, meta)
+            out_size = FORMATS[out_fmt][1] * FORMATS[out_fmt][2]
+            out_stride = out_w * out_size
+            out_fd = os.memfd_create("lightbox-python-output",
+                                     os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+            os.ftruncate(out_fd, out_stride * out_h)
+            dst_map = mmap.mmap(out_fd, out_stride * out_h,
+                                prot=mmap.PROT_READ | mmap.PROT_WRITE)
+            maps.append(dst_map)
+            dst = array_of(np, out_fmt, out_w, out_h, out_stride, dst_map)
+            src_view, dst_view = src, dst
+            spacing = meta.get("spacing")
+            spx, spy = ((spacing[0] * width / out_w, spacing[1] * height / out_h)
+                        if spacing else (0.0, 0.0))
+            out = (out_fmt, out_w, out_h, out_stride, spx, spy, out_fd)
+        else:
+            dst_map = mmap.mmap(fds[1], dst_stride * height,
+                                prot=mmap.PROT_READ | mmap.PROT_WRITE)
+            maps.append(dst_map)
+            dst = array_of(np, fmt, width, height, dst_stride, dst_map)
+            if not module_overwrites(module):
+                # what a C plugin's destination holds: a copy of the source (alpha included)
+                np.copyto(dst, src)
+            # like a C plugin, neighbourhoods are clipped to the selection: process() sees
+            # it only
+            src_view, dst_view = src[y0:y1, x0:x1], dst[y0:y1, x0:x1]
+        try:
+            result = module.process(src_view, dst_view, params, meta)
+        except Exception:
+            if cancelled.seen[0]:
+                raise Cancelled()  # whatever process() raised on its way out
+            raise
+        if cancelled.seen[0]:
+            raise Cancelled()
         if result is not None and result is not dst_view:
             raise TypeError("process() must write into dst and return None, not return %s"
                             % type(result).__name__)
+    except BaseException:
+        if out_fd is not None:
+            os.close(out_fd)
+        raise
     finally:
         src = dst = src_view = dst_view = result = None  # noqa: F841 (drop the views)
-        for m in (src_map, dst_map):
+        meta.pop("aux", None)
+        for m in maps:
             try:
                 m.close()
             except BufferError:
                 # the filter kept a view (a global): Lightbox then copies the output
                 pass
+    return out
 
 
 def module_overwrites(module):
@@ -312,9 +430,15 @@ def serve(np, module, load_error, origin):
             if level == socket.SOL_SOCKET and ctype == socket.SCM_RIGHTS:
                 n = len(cdata) // 4
                 fds.extend(struct.unpack("%di" % n, cdata[: n * 4]))
+        if len(data) >= CANCEL.size and CANCEL.unpack_from(data) == (MAGIC, T_CANCEL):
+            # the cancel of a pass that ended before it looked: nothing to stop
+            for fd in fds:
+                os.close(fd)
+            continue
         try:
             if len(data) < RUN.size:
-                raise ValueError("short request")
+                send_error(sock, LB_ERROR_INVALID_ARGUMENT, "malformed request")
+                continue
             fields = RUN.unpack_from(data)
             if (fields[0] != MAGIC or fields[1] != VERSION_JSON or fields[2] != T_RUN
                     or len(fds) < 2 or fields[4] == 0 or fields[5] == 0
@@ -325,11 +449,18 @@ def serve(np, module, load_error, origin):
                 send_error(sock, LB_ERROR_PLUGIN, load_error)
                 continue
             try:
-                run_pass(np, module, fields, data[RUN.size:], fds, sock)
+                out = run_pass(np, module, fields, data[RUN.size:], fds, sock)
+            except Cancelled:
+                send_error(sock, LB_ERROR_CANCELLED_CODE, "cancelled", ERROR_DOMAIN_IO)
+                continue
             except Exception as exc:  # the filter's own failure: one failed pass
                 send_error(sock, LB_ERROR_PLUGIN, format_exception(origin, exc))
                 continue
-            reply(sock, T_DONE, threads=1, bands=1)
+            try:
+                reply(sock, T_DONE, threads=1, bands=1, out=out)
+            finally:
+                if out is not None:
+                    os.close(out[6])
         finally:
             for fd in fds:
                 os.close(fd)

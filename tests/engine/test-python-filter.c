@@ -103,6 +103,26 @@ write_packed (LbImage    *image,
   g_assert_true (g_file_set_contents (path, (const char *) bytes->data, bytes->len, NULL));
 }
 
+/* @output (taken) is byte for byte WORK/NAME.ref, packed rows the reference script wrote. */
+static void
+assert_matches_reference (LbImage    *output,
+                          const char *work,
+                          const char *name)
+{
+  g_autofree char *ref_path = g_strdup_printf ("%s/%s.ref", work, name);
+  g_autofree char *ref = NULL;
+  gsize len, row = lb_image_get_row_size (output);
+  guint h = lb_image_get_height (output), differ = 0;
+
+  g_assert_true (g_file_get_contents (ref_path, &ref, &len, NULL));
+  g_assert_cmpuint (len, ==, row * h);
+  for (guint y = 0; y < h; y++)
+    differ += memcmp (lb_image_get_row (output, y), ref + y * row, row) != 0;
+  if (differ > 0)
+    g_error ("%s: %u rows differ from numpy's", name, differ);
+  g_object_unref (output);
+}
+
 typedef struct {
   const char *name;
   LbSampleFormat format;
@@ -174,20 +194,7 @@ test_example_matches_numpy (void)
   out = lb_test_run_reference ("engine/python", "gradient-reference.py", work);
   g_assert_nonnull (out);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      g_autofree char *ref_path = g_strdup_printf ("%s/%s.ref", work, cases[i].name);
-      g_autofree char *ref = NULL;
-      gsize len, row = lb_image_get_row_size (outputs[i]);
-      guint differ = 0;
-
-      g_assert_true (g_file_get_contents (ref_path, &ref, &len, NULL));
-      g_assert_cmpuint (len, ==, row * 47);
-      for (guint y = 0; y < 47; y++)
-        differ += memcmp (lb_image_get_row (outputs[i], y), ref + y * row, row) != 0;
-      if (differ > 0)
-        g_error ("%s: %u rows differ from numpy's", cases[i].name, differ);
-      g_object_unref (outputs[i]);
-    }
+    assert_matches_reference (outputs[i], work, cases[i].name);
   lb_test_remove_tree (dir);
   lb_test_remove_tree (work);
 }
@@ -482,6 +489,467 @@ test_reload_on_change (void)
   lb_test_remove_tree (dir);
 }
 
+
+
+/* ---- ABI 1.3: a second input and an output of its own geometry --------------------------- */
+
+typedef struct {
+  const char *name;
+  const char *module;    /* the example in plugins/python */
+  const char *id;
+  LbSampleFormat format;
+  guint width, height;
+  int offset;            /* subtraction */
+  gboolean select;
+} GeoCase;
+
+static const GeoCase geo_cases[] = {
+  { "sub-gray16", "subtract.py", "org.example.python.subtract", LB_FORMAT_GRAY16, 61, 47, 1000,
+    FALSE },
+  { "sub-rgba8-sel", "subtract.py", "org.example.python.subtract", LB_FORMAT_RGBA8, 40, 30,
+    -20, TRUE },
+  { "sub-gray8-neg", "subtract.py", "org.example.python.subtract", LB_FORMAT_GRAY8, 33, 17,
+    -100, FALSE },
+  { "down-gray16", "downsample2x.py", "org.example.python.downsample2x", LB_FORMAT_GRAY16, 61,
+    47, 0, FALSE },
+  { "down-rgba8", "downsample2x.py", "org.example.python.downsample2x", LB_FORMAT_RGBA8, 64,
+    48, 0, FALSE },
+};
+
+/* The shipped subtraction (a second input, meta["aux"]) and 2× downsample (prepare()
+ * declares a smaller output) against numpy computed independently
+ * (tests/engine/python/aux-geometry-reference.py). */
+static void
+test_aux_and_geometry (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *work = lb_test_make_tmpdir ("python-geo-ref");
+  g_autoptr(LbFilterRegistry) reg = NULL;
+  g_autoptr(GString) json = g_string_new ("[");
+  g_autofree char *json_path = g_build_filename (work, "cases.json", NULL);
+  g_autofree char *out = NULL;
+  LbImage *outputs[G_N_ELEMENTS (geo_cases)];
+
+  if (!have_numpy ())
+    return;
+  dir = lb_test_make_tmpdir ("python-geo");
+  g_assert_cmpint (g_chmod (dir, 0755), ==, 0);
+  for (guint i = 0; i < 2; i++)
+    {
+      const char *name = i == 0 ? "subtract.py" : "downsample2x.py";
+      g_autofree char *src = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "plugins",
+                                               "python", name, NULL);
+      g_autofree char *dst = g_build_filename (dir, name, NULL);
+      g_autofree char *text = NULL;
+
+      g_assert_true (g_file_get_contents (src, &text, NULL, NULL));
+      g_assert_true (g_file_set_contents (dst, text, -1, NULL));
+      g_assert_cmpint (g_chmod (dst, 0644), ==, 0);
+    }
+  reg = registry_for (dir);
+  g_assert_cmpuint (lb_filter_registry_get_problems (reg)->len, ==, 0);
+
+  for (guint i = 0; i < G_N_ELEMENTS (geo_cases); i++)
+    {
+      const GeoCase *c = &geo_cases[i];
+      g_autoptr(LbFilter) filter = lb_filter_registry_lookup (reg, c->id);
+      g_autoptr(LbImage) input = random_image (c->format, c->width, c->height, 2000 + i);
+      g_autoptr(LbImage) aux = random_image (c->format, c->width, c->height, 3000 + i);
+      g_autoptr(LbPipeline) pipe = lb_pipeline_new (NULL);
+      g_autoptr(LbFilterParams) params = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *in_path = g_strdup_printf ("%s/%s.in", work, c->name);
+      g_autofree char *aux_path = g_strdup_printf ("%s/%s.aux", work, c->name);
+      gboolean subtract = g_str_equal (c->module, "subtract.py");
+      LbFilterRect r = c->select ? case_selection : (LbFilterRect) { 0, 0, c->width, c->height };
+
+      g_assert_nonnull (filter);
+      g_assert_cmpuint (lb_filter_get_n_inputs (filter), ==, subtract ? 2 : 1);
+      params = lb_filter_params_new (filter);
+      if (subtract)
+        g_assert_true (lb_filter_params_set_number (params, "offset", c->offset, NULL));
+      g_assert_true (lb_pipeline_append (pipe, filter, params, NULL));
+      if (c->select)
+        lb_pipeline_set_selection (pipe, &case_selection);
+      if (subtract)
+        lb_pipeline_set_aux_input (pipe, aux);
+      outputs[i] = lb_pipeline_run (pipe, input, NULL, NULL, &error);
+      g_assert_no_error (error);
+      if (subtract)
+        {
+          g_assert_cmpuint (lb_image_get_width (outputs[i]), ==, c->width);
+          write_packed (aux, aux_path);
+        }
+      else
+        {
+          /* the host allocated the output prepare() declared */
+          g_assert_cmpuint (lb_image_get_width (outputs[i]), ==, c->width / 2);
+          g_assert_cmpuint (lb_image_get_height (outputs[i]), ==, c->height / 2);
+        }
+      g_assert_cmpint (lb_image_get_format (outputs[i]), ==, c->format);
+      write_packed (input, in_path);
+      g_string_append_printf (json, "%s{\"name\": \"%s\", \"kind\": \"%s\", \"width\": %u, "
+                              "\"height\": %u, \"channels\": %u, \"bytes\": %u, "
+                              "\"alpha\": %s, \"region\": [%d, %d, %d, %d], \"offset\": %d}",
+                              i ? ", " : "", c->name, subtract ? "subtract" : "downsample",
+                              c->width, c->height, lb_sample_format_get_channels (c->format),
+                              lb_sample_format_get_sample_size (c->format),
+                              lb_sample_format_has_alpha (c->format) ? "true" : "false",
+                              r.x, r.y, r.width, r.height, c->offset);
+    }
+  g_string_append (json, "]");
+  g_assert_true (g_file_set_contents (json_path, json->str, -1, NULL));
+  out = lb_test_run_reference ("engine/python", "aux-geometry-reference.py", work);
+  g_assert_nonnull (out);
+  for (guint i = 0; i < G_N_ELEMENTS (geo_cases); i++)
+    assert_matches_reference (outputs[i], work, geo_cases[i].name);
+  lb_test_remove_tree (dir);
+  lb_test_remove_tree (work);
+}
+
+/* A module whose prepare() declares nonsense fails the pass with the reason. */
+static void
+test_geometry_refused (void)
+{
+  g_autofree char *dir = NULL;
+  g_autoptr(LbFilterRegistry) reg = NULL;
+  g_autoptr(LbFilter) filter = NULL;
+  g_autoptr(LbImage) input = random_image (LB_FORMAT_GRAY8, 16, 8, 9);
+  g_autoptr(LbImage) out = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!have_numpy ())
+    return;
+  dir = plugin_dir_with ("huge.py",
+                         "LIGHTBOX_FILTER = {'id': 'org.example.huge', 'name': 'Huge',\n"
+                         "    'category': 'Test', 'formats': ['gray8']}\n"
+                         "def prepare(shape, params, meta):\n"
+                         "    return (0, 70000, 'gray12')\n"
+                         "def process(src, dst, params, meta):\n"
+                         "    pass\n");
+  reg = registry_for (dir);
+  filter = lb_filter_registry_lookup (reg, "org.example.huge");
+  g_assert_nonnull (filter);
+  out = run_filter (filter, "", input, NULL, &error);
+  g_assert_null (out);
+  g_assert_error (error, LB_ERROR, LB_ERROR_PLUGIN);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "prepare() declared an output of 70000 × 0 "
+                                            "pixels"));
+  lb_test_remove_tree (dir);
+}
+
+
+/* ---- cancel ------------------------------------------------------------------------------ */
+
+static const char cancellable_module[] =
+  "import time\n"
+  "import numpy as np\n"
+  "LIGHTBOX_FILTER = {'id': 'org.example.cancel', 'name': 'Cancel',\n"
+  "    'category': 'Test', 'formats': ['gray8'],\n"
+  "    'params': [{'name': 'how', 'type': 'enum', 'values': ['count', 'poll', 'ignore']}]}\n"
+  "served = 0\n"
+  "def process(src, dst, params, meta):\n"
+  "    global served\n"
+  "    served += 1\n"
+  "    if params['how'] != 'count':\n"
+  "        meta['progress'](0.01)\n"
+  "        for i in range(1200):\n"
+  "            time.sleep(0.05)\n"
+  "            if params['how'] == 'poll' and meta['cancelled']():\n"
+  "                return\n"
+  "    dst[...] = served\n";
+
+static void
+cancel_on_progress (double   fraction,
+                    gpointer data)
+{
+  g_cancellable_cancel (data);
+}
+
+/* Runs the module with how=@how; "count" returns how many passes its process served,
+ * "poll" and "ignore" are cancelled at their first progress report. */
+static guint
+run_cancel_module (LbFilter   *filter,
+                   LbImage    *input,
+                   const char *how)
+{
+  g_autoptr(LbPipeline) pipe = lb_pipeline_new (NULL);
+  g_autoptr(LbFilterParams) params = lb_filter_params_new (filter);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autofree char *step = g_strconcat ("how=", how, NULL);
+  g_autoptr(LbImage) out = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (lb_filter_params_set_from_string (params, step, NULL));
+  g_assert_true (lb_pipeline_append (pipe, filter, params, NULL));
+  lb_pipeline_set_progress_func (pipe, cancel_on_progress, g_object_ref (cancellable),
+                                 g_object_unref);
+  out = lb_pipeline_run (pipe, input, NULL, cancellable, &error);
+  if (g_str_equal (how, "count"))
+    {
+      g_assert_no_error (error);
+      return lb_image_get_row (out, 0)[0];
+    }
+  g_assert_null (out);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_test_message ("%s: %s", how, error->message);
+  g_assert_nonnull (strstr (error->message, "cancelled"));
+  return 0;
+}
+
+/* A cancelled pass stops: a module that polls meta["cancelled"]() ends it and keeps its
+ * process (the next pass is the same process's third), one that does not is killed after
+ * the grace period (the next pass is a new process's first). Neither waits out the
+ * module's 60 s loop. */
+static void
+test_cancel (void)
+{
+  g_autofree char *dir = NULL;
+  g_autoptr(LbFilterRegistry) reg = NULL;
+  g_autoptr(LbFilter) filter = NULL;
+  g_autoptr(LbImage) input = random_image (LB_FORMAT_GRAY8, 16, 8, 11);
+
+  if (!have_numpy ())
+    return;
+  dir = plugin_dir_with ("cancel.py", cancellable_module);
+  reg = registry_for (dir);
+  filter = lb_filter_registry_lookup (reg, "org.example.cancel");
+  g_assert_nonnull (filter);
+  g_assert_cmpuint (run_cancel_module (filter, input, "count"), ==, 1);
+  run_cancel_module (filter, input, "poll");
+  g_assert_cmpuint (run_cancel_module (filter, input, "count"), ==, 3);
+  run_cancel_module (filter, input, "ignore");
+  g_assert_cmpuint (run_cancel_module (filter, input, "count"), ==, 1);
+  lb_test_remove_tree (dir);
+}
+
+
+
+static void
+wait_for_descriptors (LbFilterRegistry *reg)
+{
+  gboolean timed_out = FALSE;
+  guint deadline = g_timeout_add_seconds (30, quit_later, &timed_out);
+
+  while (lb_filter_registry_get_n_pending (reg) > 0 && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_false (timed_out);
+  g_source_remove (deadline);
+}
+
+/* A replaced module keeps its filter listed while the new version's descriptor is read,
+ * and the new one takes its place when it arrives: the id is never missing (an open dialog
+ * rebinds instead of closing). A module removed goes at once. */
+static void
+test_async_replace (void)
+{
+  g_autofree char *v1 = g_strdup_printf (versioned, 1, 11);
+  g_autofree char *v2 = g_strdup_printf (versioned, 2, 22);
+  g_autofree char *dir = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *tmp = NULL;
+  g_autoptr(LbFilterRegistry) reg = lb_filter_registry_new ();
+  g_autoptr(LbFilter) first = NULL, during = NULL, second = NULL, gone = NULL;
+
+  if (!have_numpy ())
+    return;
+  dir = plugin_dir_with ("versioned.py", v1);
+  path = g_build_filename (dir, "versioned.py", NULL);
+  tmp = g_build_filename (dir, ".versioned.py.new", NULL);
+  lb_filter_registry_add_plugin_dir (reg, dir);
+  lb_filter_registry_set_async (reg, TRUE);
+  lb_filter_registry_rescan (reg);
+  wait_for_descriptors (reg);
+  first = lb_filter_registry_lookup (reg, "org.example.versioned");
+  g_assert_cmpstr (lb_filter_get_name (first), ==, "Version 1");
+
+  g_assert_true (g_file_set_contents (tmp, v2, -1, NULL));
+  g_assert_cmpint (g_chmod (tmp, 0644), ==, 0);
+  g_assert_cmpint (g_rename (tmp, path), ==, 0);
+  lb_filter_registry_rescan (reg);
+  g_assert_cmpuint (lb_filter_registry_get_n_pending (reg), ==, 1);
+  during = lb_filter_registry_lookup (reg, "org.example.versioned");
+  g_assert_true (during == first);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (reg)), ==, 1);
+  wait_for_descriptors (reg);
+  second = lb_filter_registry_lookup (reg, "org.example.versioned");
+  g_assert_cmpstr (lb_filter_get_name (second), ==, "Version 2");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (reg)), ==, 1);
+  g_assert_cmpuint (lb_filter_registry_get_problems (reg)->len, ==, 0);
+
+  /* replaced by a broken version, then removed while that is read */
+  g_assert_true (g_file_set_contents (tmp, "import time\ntime.sleep(60)\n", -1, NULL));
+  g_assert_cmpint (g_chmod (tmp, 0644), ==, 0);
+  g_assert_cmpint (g_rename (tmp, path), ==, 0);
+  lb_filter_registry_rescan (reg);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (reg)), ==, 1);
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  lb_filter_registry_rescan (reg);
+  gone = lb_filter_registry_lookup (reg, "org.example.versioned");
+  g_assert_null (gone);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (reg)), ==, 0);
+  wait_for_descriptors (reg);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (reg)), ==, 0);
+  lb_test_remove_tree (dir);
+}
+
+static int check_plugin (const char *path,
+                         char      **out);
+
+/* check-plugin's cancel check for Python runs a pass and cancels it: a module that polls
+ * meta["cancelled"]() passes; one whose state a cancel leaves behind fails, because the
+ * next pass differs from the one before. */
+static const char slow_on_tall[] =
+  "import time\n"
+  "import numpy as np\n"
+  "LIGHTBOX_FILTER = {'id': 'org.example.tall', 'name': 'Tall',\n"
+  "    'category': 'Test', 'formats': ['gray8']}\n"
+  "dirty = 0\n"
+  "def process(src, dst, params, meta):\n"
+  "    global dirty\n"
+  "    if src.shape[0] >= 100:\n"
+  "        for i in range(1200):\n"
+  "            time.sleep(0.05)\n"
+  "            if meta['cancelled']():\n"
+  "                dirty = %d\n"
+  "                return\n"
+  "    dst[...] = 255 - src - dirty\n";
+
+static void
+test_check_plugin_cancel (void)
+{
+  g_autofree char *good = g_strdup_printf (slow_on_tall, 0);
+  g_autofree char *bad = g_strdup_printf (slow_on_tall, 1);
+  g_autofree char *good_dir = NULL, *bad_dir = NULL;
+  g_autofree char *good_path = NULL, *bad_path = NULL;
+  g_autofree char *out = NULL;
+
+  if (!have_numpy ())
+    return;
+  good_dir = plugin_dir_with ("tall.py", good);
+  good_path = g_build_filename (good_dir, "tall.py", NULL);
+  g_assert_cmpint (check_plugin (good_path, &out), ==, 0);
+  g_test_message ("%s", out);
+  g_assert_nonnull (strstr (out, "PASS  cancel honoured: a pass cancelled 200 ms after its "
+                                 "start ended as cancelled"));
+  g_clear_pointer (&out, g_free);
+
+  bad_dir = plugin_dir_with ("tall.py", bad);
+  bad_path = g_build_filename (bad_dir, "tall.py", NULL);
+  g_assert_cmpint (check_plugin (bad_path, &out), ==, 1);
+  g_test_message ("%s", out);
+  g_assert_nonnull (strstr (out, "FAIL  cancel honoured: the pass after a cancelled one "
+                                 "differs from the one before"));
+  lb_test_remove_tree (good_dir);
+  lb_test_remove_tree (bad_dir);
+}
+
+/* ---- asynchronous loading ------------------------------------------------------------- */
+
+typedef struct {
+  LbFilterRegistry *reg;
+  guint ticks_pending;   /* ticks of the timer while a descriptor was still being read */
+} Ticker;
+
+static gboolean
+tick (gpointer data)
+{
+  Ticker *t = data;
+
+  if (lb_filter_registry_get_n_pending (t->reg) > 0)
+    t->ticks_pending++;
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+count_problems_changed (LbFilterRegistry *reg,
+                        guint            *n)
+{
+  (*n)++;
+}
+
+/* An asynchronous registry reads Python descriptors on a worker thread: with a module
+ * whose import sleeps 5 s and one that hangs, the rescan returns with neither loaded, the
+ * main loop keeps iterating (a 100 ms timer fires while they load), then the sleeper's
+ * filter arrives with items-changed and the hanging one is listed with the reason. A
+ * chain that uses the sleeper loads once it has arrived. */
+static void
+test_async_load (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *fdir = lb_test_make_tmpdir ("python-chain");
+  g_autofree char *spin = NULL;
+  g_autofree char *chain = g_build_filename (fdir, "a-uses-sleeper.lbfilter", NULL);
+  g_autoptr(LbFilterRegistry) reg = lb_filter_registry_new ();
+  g_autoptr(LbFilter) filter = NULL;
+  g_autoptr(LbFilter) chained = NULL;
+  g_autoptr(LbImage) input = random_image (LB_FORMAT_GRAY8, 16, 8, 5);
+  g_autoptr(LbImage) out = NULL;
+  Ticker t = { reg, 0 };
+  guint n_problems_changed = 0;
+  gboolean timed_out = FALSE;
+  guint timer, deadline;
+  GPtrArray *problems;
+
+  if (!have_numpy ())
+    return;
+  dir = plugin_dir_with ("sleeper.py",
+                         "import time\n"
+                         "time.sleep(5)\n"
+                         "LIGHTBOX_FILTER = {'id': 'org.example.sleeper', 'name': 'Sleeper',\n"
+                         "    'category': 'Test', 'formats': ['gray8']}\n"
+                         "def process(src, dst, params, meta):\n"
+                         "    dst[...] = 255 - src\n");
+  spin = g_build_filename (dir, "spin.py", NULL);
+  g_assert_true (g_file_set_contents (spin, "while True:\n    pass\n", -1, NULL));
+  g_assert_cmpint (g_chmod (spin, 0644), ==, 0);
+  g_assert_cmpint (g_chmod (fdir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (chain, "[Filter]\nId=org.example.uses-sleeper\n"
+                                      "Name=Uses Sleeper\nCategory=Test\nType=chain\n\n"
+                                      "[Chain]\nStep1=org.example.sleeper\n"
+                                      "Step2=org.example.sleeper\n", -1, NULL));
+  lb_filter_registry_add_plugin_dir (reg, dir);
+  lb_filter_registry_add_filter_dir (reg, fdir);
+  lb_filter_registry_set_async (reg, TRUE);
+  g_signal_connect (reg, "problems-changed", G_CALLBACK (count_problems_changed),
+                    &n_problems_changed);
+  /* the hanging import is stopped after 8 s, the sleeper (5 s) is not; read on the worker
+   * thread: keep it set until both are done */
+  g_setenv ("LIGHTBOX_FILTER_TIMEOUT", "8", TRUE);
+  lb_filter_registry_rescan (reg);
+  /* returned before either import finished */
+  g_assert_cmpuint (lb_filter_registry_get_n_pending (reg), ==, 2);
+  g_assert_null (lb_filter_registry_lookup (reg, "org.example.sleeper"));
+
+  timer = g_timeout_add (100, tick, &t);
+  deadline = g_timeout_add_seconds (30, quit_later, &timed_out);
+  while (lb_filter_registry_get_n_pending (reg) > 0 && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_remove (timer);
+  g_assert_false (timed_out);
+  g_source_remove (deadline);
+  g_unsetenv ("LIGHTBOX_FILTER_TIMEOUT");
+  g_test_message ("the timer fired %u times while descriptors were read", t.ticks_pending);
+  /* about 80 in 8 s; a blocked main loop would give 0 or 1 */
+  g_assert_cmpuint (t.ticks_pending, >=, 10);
+
+  filter = lb_filter_registry_lookup (reg, "org.example.sleeper");
+  g_assert_nonnull (filter);
+  out = run_filter (filter, "", input, NULL, NULL);
+  g_assert_cmpuint (lb_image_get_row (out, 2)[3], ==, 255 - lb_image_get_row (input, 2)[3]);
+  chained = lb_filter_registry_lookup (reg, "org.example.uses-sleeper");
+  g_assert_nonnull (chained);
+  problems = lb_filter_registry_get_problems (reg);
+  g_assert_cmpuint (problems->len, ==, 1);
+  g_test_message ("%s", (char *) problems->pdata[0]);
+  g_assert_nonnull (strstr (problems->pdata[0], "spin.py: importing the module took longer "
+                                                "than 8 s"));
+  g_assert_cmpuint (n_problems_changed, >=, 1);
+  lb_test_remove_tree (dir);
+  lb_test_remove_tree (fdir);
+}
+
 static int
 check_plugin (const char *path,
               char      **out)
@@ -565,5 +1033,11 @@ main (int argc, char **argv)
   g_test_add_func ("/python-filter/no-numpy-skipped", test_no_numpy_skipped);
   g_test_add_func ("/python-filter/reload-on-change", test_reload_on_change);
   g_test_add_func ("/python-filter/check-plugin", test_check_plugin);
+  g_test_add_func ("/python-filter/async-load", test_async_load);
+  g_test_add_func ("/python-filter/async-replace", test_async_replace);
+  g_test_add_func ("/python-filter/cancel", test_cancel);
+  g_test_add_func ("/python-filter/check-plugin-cancel", test_check_plugin_cancel);
+  g_test_add_func ("/python-filter/aux-and-geometry", test_aux_and_geometry);
+  g_test_add_func ("/python-filter/geometry-refused", test_geometry_refused);
   return g_test_run ();
 }

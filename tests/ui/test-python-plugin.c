@@ -21,6 +21,8 @@
 
 #define GRADMAG_ID "org.example.python.gradient-magnitude"
 #define RAISES_ID "org.example.python.raises"
+#define SUBTRACT_ID "org.example.python.subtract"
+#define DOWNSAMPLE_ID "org.example.python.downsample2x"
 
 static LbApplication *app;
 static char *plugin_dir;
@@ -74,12 +76,28 @@ submenu_holding (GMenuModel *model,
 }
 
 static gboolean
-menu_lists_gradmag (gpointer data)
+menu_lists (GtkWidget  *button,
+            const char *id)
 {
   g_autofree char *category =
-    submenu_holding (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (data)), GRADMAG_ID, NULL);
+    submenu_holding (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button)), id, NULL);
 
   return category != NULL;
+}
+
+static gboolean
+menu_lists_gradmag (gpointer data)
+{
+  return menu_lists (data, GRADMAG_ID);
+}
+
+/* The application's registry reads Python descriptors on a worker thread. */
+static gboolean
+registry_has (gpointer id)
+{
+  g_autoptr(LbFilter) filter = lb_filter_registry_lookup (lb_application_get_registry (app), id);
+
+  return filter != NULL;
 }
 
 static gboolean
@@ -177,6 +195,7 @@ test_preview_shows_traceback (void)
       return;
     }
   win = window_with_ct ();
+  g_assert_true (lb_test_wait (registry_has, (gpointer) RAISES_ID, 20000));
   gtk_widget_activate_action (GTK_WIDGET (win), "win.apply-filter", "s", RAISES_ID);
   g_assert_true (lb_test_wait (has_param_dialog, win, 5000));
   dialog = LB_PARAM_DIALOG (lb_window_test_get_param_dialog (win));
@@ -186,6 +205,211 @@ test_preview_shows_traceback (void)
   g_assert_nonnull (strstr (message, "raised ZeroDivisionError"));
   g_assert_nonnull (strstr (message, "raises.py\", line 6, in process"));
   lb_param_dialog_respond (dialog, FALSE);
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
+/* ---- ABI 1.3 in the workstation: a second image, another size ------------------------------ */
+
+static gboolean
+has_no_preview_error (gpointer data)
+{
+  return lb_param_dialog_get_preview_error (LB_PARAM_DIALOG (data)) == NULL;
+}
+
+/* What the engine gives for @id with @params_text on @input (and @aux), which
+ * test-python-filter compares with numpy. */
+static LbImage *
+engine_result (const char *id,
+               const char *params_text,
+               LbImage    *input,
+               LbImage    *aux)
+{
+  g_autoptr(LbFilter) filter = lb_filter_registry_lookup (lb_application_get_registry (app), id);
+  g_autoptr(LbFilterParams) params = lb_filter_params_new (filter);
+  g_autoptr(LbPipeline) pipe = lb_pipeline_new (NULL);
+  g_autoptr(GError) error = NULL;
+  LbImage *out;
+
+  g_assert_true (lb_filter_params_set_from_string (params, params_text, NULL));
+  g_assert_true (lb_pipeline_append (pipe, filter, params, NULL));
+  lb_pipeline_set_aux_input (pipe, aux);
+  out = lb_pipeline_run (pipe, input, NULL, NULL, &error);
+  g_assert_no_error (error);
+  return out;
+}
+
+static void
+assert_same_image (LbImage *a,
+                   LbImage *b)
+{
+  g_assert_cmpuint (lb_image_get_width (a), ==, lb_image_get_width (b));
+  g_assert_cmpuint (lb_image_get_height (a), ==, lb_image_get_height (b));
+  for (guint y = 0; y < lb_image_get_height (a); y++)
+    g_assert_cmpmem (lb_image_get_row (a, y), lb_image_get_row_size (a),
+                     lb_image_get_row (b, y), lb_image_get_row_size (b));
+}
+
+/* The shipped subtract.py offers the dialog's Second image row (the original, a state of
+ * the history) and subtracts it; downsample2x.py's result has half the size. Both as the
+ * engine gives them. */
+static void
+test_aux_and_geometry (void)
+{
+  LbWindow *win;
+  LbHistory *history;
+  LbParamDialog *dialog;
+  LbImage *original, *gradient, *result;
+  g_autoptr(LbImage) expected = NULL, expected_half = NULL;
+
+  if (!have_numpy ())
+    {
+      g_test_skip ("python3 with numpy is not installed");
+      return;
+    }
+  win = window_with_ct ();
+  history = lb_window_test_get_history (win);
+  original = lb_history_get_original (history);
+  g_assert_true (lb_test_wait (registry_has, (gpointer) SUBTRACT_ID, 20000));
+  g_assert_true (lb_test_wait (registry_has, (gpointer) DOWNSAMPLE_ID, 20000));
+  g_assert_true (lb_test_wait (registry_has, (gpointer) GRADMAG_ID, 20000));
+
+  /* a second state to subtract from: the gradient magnitude */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.apply-filter", "s", GRADMAG_ID);
+  g_assert_true (lb_test_wait (has_param_dialog, win, 5000));
+  lb_param_dialog_respond (LB_PARAM_DIALOG (lb_window_test_get_param_dialog (win)), TRUE);
+  g_assert_true (lb_test_wait (lb_test_ui_not_busy, win, 20000));
+  gradient = lb_history_get_current (history);
+
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.apply-filter", "s", SUBTRACT_ID);
+  g_assert_true (lb_test_wait (has_param_dialog, win, 5000));
+  dialog = LB_PARAM_DIALOG (lb_window_test_get_param_dialog (win));
+  /* the first choice offered is the original, another state of the history; the full
+   * offset keeps the difference of these offset-binary samples in range (a negative CT) */
+  g_assert_cmpuint (lb_param_dialog_get_aux_choice (dialog), ==, 0);
+  g_assert_true (lb_param_dialog_set_value (dialog, "offset", 65535));
+  g_assert_true (lb_test_wait (has_no_preview_error, dialog, 20000));
+  lb_param_dialog_respond (dialog, TRUE);
+  g_assert_true (lb_test_wait (lb_test_ui_not_busy, win, 20000));
+  result = lb_history_get_current (history);
+  g_assert_true (result != gradient);
+  expected = engine_result (SUBTRACT_ID, "offset=65535", gradient, original);
+  assert_same_image (result, expected);
+
+  /* no parameters and one input: applied straight away, to half the size */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.apply-filter", "s", DOWNSAMPLE_ID);
+  if (lb_window_test_get_param_dialog (win) != NULL)
+    lb_param_dialog_respond (LB_PARAM_DIALOG (lb_window_test_get_param_dialog (win)), TRUE);
+  g_assert_true (lb_test_wait (lb_test_ui_not_busy, win, 20000));
+  g_assert_true (lb_history_get_current (history) != result);
+  expected_half = engine_result (DOWNSAMPLE_ID, "", result, NULL);
+  g_assert_cmpuint (lb_image_get_width (expected_half), ==, lb_image_get_width (result) / 2);
+  assert_same_image (lb_history_get_current (history), expected_half);
+  {
+    g_autoptr(GdkTexture) tex = lb_test_ui_render (GTK_WIDGET (win));
+    g_autofree char *path = g_build_filename (g_getenv ("LB_BUILD_ROOT"),
+                                              "python-subtract-downsample.png", NULL);
+
+    g_assert_true (gdk_texture_save_to_png (tex, path));
+    g_test_message ("screenshot: %s", path);
+  }
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
+/* ---- loading without blocking the main loop ---------------------------------------------- */
+
+#define SLEEPER_ID "org.example.python.sleeper"
+
+typedef struct {
+  GtkWidget *button;
+  guint ticks_pending;  /* timer ticks while the descriptor was read */
+} Watch;
+
+static gboolean
+tick (gpointer data)
+{
+  Watch *w = data;
+
+  if (lb_filter_registry_get_n_pending (lb_application_get_registry (app)) > 0)
+    w->ticks_pending++;
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+menu_lists_sleeper (gpointer data)
+{
+  return menu_lists (((Watch *) data)->button, SLEEPER_ID);
+}
+
+/* Clicks the item labelled @label in the popover menu @widget (its submenu opens). */
+static gboolean
+open_submenu (GtkWidget  *widget,
+              const char *label)
+{
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      if (GTK_IS_LABEL (c) && g_str_equal (gtk_label_get_label (GTK_LABEL (c)), label)
+          && gtk_widget_get_mapped (c))
+        {
+          GtkWidget *item = gtk_widget_get_parent (c);
+
+          gtk_widget_activate (item);
+          return TRUE;
+        }
+      if (open_submenu (c, label))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* A module whose import takes 5 s, dropped into the plugin directory while the window is
+ * open: the main loop keeps iterating meanwhile (a 100 ms timer fires while it loads),
+ * then the Filter menu gains the filter. */
+static void
+test_menu_gains_slow_module (void)
+{
+  LbWindow *win;
+  Watch w = { NULL, 0 };
+  guint timer;
+
+  if (!have_numpy ())
+    {
+      g_test_skip ("python3 with numpy is not installed");
+      return;
+    }
+  win = window_with_ct ();
+  w.button = lb_window_test_get_child (win, "filter_button");
+  g_assert_true (lb_test_wait (menu_lists_gradmag, w.button, 20000));
+  timer = g_timeout_add (100, tick, &w);
+  install ("sleeper.py",
+           "import time\n"
+           "time.sleep(5)\n"
+           "LIGHTBOX_FILTER = {'id': '" SLEEPER_ID "', 'name': 'Slow to Import',\n"
+           "    'category': 'Edges', 'formats': ['gray16']}\n"
+           "def process(src, dst, params, meta):\n"
+           "    dst[...] = src\n");
+  g_assert_true (lb_test_wait (menu_lists_sleeper, &w, 30000));
+  g_source_remove (timer);
+  g_test_message ("the timer fired %u times while the descriptor was read", w.ticks_pending);
+  /* about 50 in 5 s; a main loop that waited for python3 would give 0 or 1 */
+  g_assert_cmpuint (w.ticks_pending, >=, 10);
+  {
+    g_autoptr(GdkTexture) tex = NULL;
+    g_autofree char *path = g_build_filename (g_getenv ("LB_BUILD_ROOT"),
+                                              "python-async-menu.png", NULL);
+
+    GtkPopover *popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (w.button));
+
+    /* the Edges submenu, opened as a user would after the filter arrived */
+    gtk_menu_button_popup (GTK_MENU_BUTTON (w.button));
+    lb_test_ui_drain (300);
+    open_submenu (GTK_WIDGET (popover), "Edges");
+    lb_test_ui_drain (300);
+    /* its contents: a popover is a surface of its own, which its parent does not draw */
+    tex = lb_test_ui_render (gtk_widget_get_first_child (GTK_WIDGET (popover)));
+    g_assert_true (gdk_texture_save_to_png (tex, path));
+    g_test_message ("screenshot: %s", path);
+    gtk_menu_button_popdown (GTK_MENU_BUTTON (w.button));
+  }
   gtk_window_destroy (GTK_WINDOW (win));
 }
 
@@ -227,6 +451,8 @@ main (int argc, char **argv)
     { "/ui/python/menu-dialog-apply", test_menu_dialog_apply },
     { "/ui/python/preview-shows-traceback", test_preview_shows_traceback },
     { "/ui/python/plugins-window-skip-reason", test_plugins_window_skip_reason },
+    { "/ui/python/menu-gains-slow-module", test_menu_gains_slow_module },
+    { "/ui/python/aux-and-geometry", test_aux_and_geometry },
   };
   g_autofree char *example = NULL;
   g_autofree char *src = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "plugins", "python",
@@ -239,6 +465,16 @@ main (int argc, char **argv)
   g_chmod (plugin_dir, 0755);
   if (g_file_get_contents (src, &example, NULL, NULL))
     install ("gradient_magnitude.py", example);
+  for (guint i = 0; i < 2; i++)
+    {
+      const char *name = i == 0 ? "subtract.py" : "downsample2x.py";
+      g_autofree char *other = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "plugins",
+                                                 "python", name, NULL);
+      g_autofree char *text = NULL;
+
+      if (g_file_get_contents (other, &text, NULL, NULL))
+        install (name, text);
+    }
   install ("raises.py",
            "import numpy as np\n"
            "LIGHTBOX_FILTER = {'id': '" RAISES_ID "', 'name': 'Raises',\n"
