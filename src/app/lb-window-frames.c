@@ -148,6 +148,7 @@ _lb_window_frames_open_series (LbWindow *self, LbFrameSource *series, const char
     }
   update_frame_label (self);
   _lb_window_frames_update_actions (self);
+  _lb_window_measure_open (self, NULL);
   load_frame (self, 1);
 }
 
@@ -353,11 +354,12 @@ typedef struct {
 
 enum { CHOICE_KEEP, CHOICE_DISCARD };
 
-/* Whether the frame shown has filter results (undone ones too: redo brings them back). */
+/* Whether the frame shown has filter results (undone ones too: redo brings them back);
+ * measurement steps are not results: the measurements stay in the window's list. */
 static gboolean
 has_results (LbWindow *self)
 {
-  return self->history != NULL && lb_history_get_length (self->history) > 1;
+  return self->history != NULL && lb_history_has_image_steps (self->history);
 }
 
 static void

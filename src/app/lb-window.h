@@ -2,6 +2,7 @@
 #pragma once
 
 #include "lb-application.h"
+#include "lb-measurement-list.h"
 
 G_BEGIN_DECLS
 
@@ -20,6 +21,9 @@ void      lb_window_open_image_file  (LbWindow      *self,
 void      lb_window_open_store_image (LbWindow      *self,
                                       const char    *uri);
 /* TRUE while a download, filter, upload or export runs. */
+/* (transfer none): the measurements of the open image or series (LbMeasurementList, a
+ * GListModel of LbMeasurement with the frame of each), for savers and exporters. */
+LbMeasurementList *lb_window_get_measurements (LbWindow *self);
 gboolean  lb_window_is_busy          (LbWindow      *self);
 
 G_END_DECLS

@@ -16,9 +16,6 @@
  * they go through GTK's event controllers, bindings and accelerators; without xdotool those
  * checks are skipped and the same steps are taken through the window's actions. */
 #include <gtk/gtk.h>
-#ifdef GDK_WINDOWING_X11
-#include <gdk/x11/gdkx.h>
-#endif
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
@@ -31,6 +28,7 @@
 #include "lb-test-files.h"
 #include "lb-test-loop.h"
 #include "lb-test-process.h"
+#include "lb-test-xdo.h"
 #include "lb-window-test.h"
 #include "lb-window.h"
 
@@ -196,67 +194,16 @@ skip_without_phantom (void)
 
 /* ---- real input through XTest ----------------------------------------------------------- */
 
-/* Runs xdotool with @args (space-separated) on the test's display. */
-static void
-xdotool (const char *args)
-{
-  g_auto(GStrv) words = g_strsplit (args, " ", -1);
-  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
-  g_auto(GStrv) argv = NULL;
-  g_autofree char *out = NULL, *err = NULL;
-  int status;
-
-  g_strv_builder_add (b, "xdotool");
-  g_strv_builder_addv (b, (const char **) words);
-  argv = g_strv_builder_end (b);
-  out = lb_test_run_tool ((const char * const *) argv, &err, &status);
-  if (status != 0)
-    g_error ("xdotool %s: %s", args, err);
-}
-
-static gboolean
-canvas_on_screen (gpointer data)
-{
-  GtkWidget *canvas = GTK_WIDGET (the_canvas ());
-
-  return gtk_widget_get_mapped (canvas) && gtk_widget_get_width (canvas) > 0
-         && gdk_surface_get_mapped (gtk_native_get_surface (gtk_widget_get_native (canvas)));
-}
-
 /* Puts the pointer over the middle of the canvas and the keyboard focus on it. */
 static void
 point_at_canvas (void)
 {
-#ifdef GDK_WINDOWING_X11
   GtkWidget *canvas = GTK_WIDGET (the_canvas ());
-  GtkNative *native = gtk_widget_get_native (canvas);
-  GdkSurface *surface = gtk_native_get_surface (native);
-  graphene_point_t p;
-  graphene_point_t middle;
-  double sx, sy;
-  gulong xid;
-  g_autofree char *move = NULL, *focus = NULL;
 
-  g_assert_true (lb_test_wait (canvas_on_screen, NULL, 20000));
-  middle = GRAPHENE_POINT_INIT (gtk_widget_get_width (canvas) / 2.0,
-                                gtk_widget_get_height (canvas) / 2.0);
-  g_assert_true (gtk_widget_compute_point (canvas, GTK_WIDGET (native), &middle, &p));
-  gtk_native_get_surface_transform (native, &sx, &sy);
-  /* GTK 4.18 deprecates the whole X11 backend, with no replacement for the window id that
-   * xdotool needs; the test runs under Xvfb on every release, so it keeps asking for it. */
-  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-  xid = (gulong) gdk_x11_surface_get_xid (surface);
-  G_GNUC_END_IGNORE_DEPRECATIONS
-  focus = g_strdup_printf ("windowfocus %lu", xid);
-  xdotool (focus);
-  move = g_strdup_printf ("mousemove --sync --window %lu %d %d", xid, (int) (p.x + sx),
-                          (int) (p.y + sy));
-  xdotool (move);
+  lb_test_xdo_point_at (canvas, gtk_widget_get_width (canvas) / 2.0,
+                        gtk_widget_get_height (canvas) / 2.0);
   gtk_widget_grab_focus (canvas);
   g_assert_true (gtk_widget_has_focus (canvas));
-#else
-  g_assert_not_reached ();
-#endif
 }
 
 /* Presses @keys (xdotool's words) on the canvas, or without xdotool activates win.@action,
@@ -269,7 +216,7 @@ press (const char *keys, const char *action)
   if (have_xdotool)
     {
       point_at_canvas ();
-      xdotool (words);
+      lb_test_xdo (words);
     }
   else
     g_action_group_activate_action (G_ACTION_GROUP (the_window ()), action, NULL);
@@ -309,33 +256,33 @@ test_paging (void)
       point_at_canvas ();
       zoom = lb_canvas_get_zoom (the_canvas ());
       /* the plain wheel pages (button 5: down, towards the next slice) */
-      xdotool ("click 5");
+      lb_test_xdo ("click 5");
       wait_slice (1);
-      xdotool ("click 5");
+      lb_test_xdo ("click 5");
       wait_slice (2);
-      xdotool ("click 4");
+      lb_test_xdo ("click 4");
       wait_slice (1);
       g_assert_cmpfloat (lb_canvas_get_zoom (the_canvas ()), ==, zoom);
       /* Ctrl+wheel zooms and stays on the slice */
-      xdotool ("keydown ctrl click 4 keyup ctrl");
+      lb_test_xdo ("keydown ctrl click 4 keyup ctrl");
       drain ();
       g_assert_cmpfloat (lb_canvas_get_zoom (the_canvas ()), >, zoom * 1.05);
       check_slice (1);
       /* Up and Down step one slice */
-      xdotool ("key Down");
+      lb_test_xdo ("key Down");
       wait_slice (2);
-      xdotool ("key Up");
+      lb_test_xdo ("key Up");
       wait_slice (1);
       /* Page Down/Up move by a tenth of the stack, and stop at the ends */
-      xdotool ("key Next");
+      lb_test_xdo ("key Next");
       wait_slice (1 + page_size ());
-      xdotool ("key Prior");
+      lb_test_xdo ("key Prior");
       wait_slice (1);
-      xdotool ("key Prior");
+      lb_test_xdo ("key Prior");
       wait_slice (0);
-      xdotool ("key End");
+      lb_test_xdo ("key End");
       wait_slice (SLICES - 1);
-      xdotool ("key Prior");
+      lb_test_xdo ("key Prior");
       wait_slice (SLICES - 1 - page_size ());
     }
   else
@@ -372,7 +319,7 @@ test_single_image_no_slider (void)
       double zoom = lb_canvas_get_zoom (the_canvas ());
 
       point_at_canvas ();
-      xdotool ("click 4");
+      lb_test_xdo ("click 4");
       drain ();
       g_assert_cmpfloat (lb_canvas_get_zoom (the_canvas ()), >, zoom * 1.05);
     }
@@ -941,7 +888,6 @@ test_tags (void)
 int
 main (int argc, char **argv)
 {
-  g_autofree char *xdotool_path = g_find_program_in_path ("xdotool");
   int ret;
 
   gtk_test_init (&argc, &argv, NULL);
@@ -949,9 +895,7 @@ main (int argc, char **argv)
   if (app == NULL)
     return 0;
   /* real input needs X11 and xdotool */
-#ifdef GDK_WINDOWING_X11
-  have_xdotool = xdotool_path != NULL && GDK_IS_X11_DISPLAY (gdk_display_get_default ());
-#endif
+  have_xdotool = lb_test_xdo_available ();
   make_phantom ();
 
   g_test_add_func ("/dicom/reading/paging", test_paging);
