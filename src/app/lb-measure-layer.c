@@ -343,6 +343,16 @@ draw_measurement (LbMeasureLayer *self, cairo_t *cr, LbMeasurement *m)
       lx = a.x;
       ly = a.y;
     }
+  else if (!closed)
+    {
+      /* a line's label goes by its last point (an angle's by its vertex) */
+      graphene_point_t p = g_array_index (pts, graphene_point_t,
+                                          tool == LB_MEASUREMENT_ANGLE && pts->len > 1
+                                          ? 1 : pts->len - 1);
+
+      lx = p.x;
+      ly = p.y;
+    }
   stroke_twice (cr, selected);
   if (selected)
     for (guint i = 0; i < lb_measurement_get_n_points (m); i++)

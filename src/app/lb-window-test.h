@@ -6,6 +6,7 @@
 #include "lb-bench-panel.h"
 #include "lb-canvas.h"
 #include "lb-history.h"
+#include "lb-measure-layer.h"
 #include "lb-store-browser.h"
 #include "lb-window.h"
 
@@ -54,5 +55,10 @@ GtkWidget      *lb_window_test_get_scale_bar       (LbWindow   *self,
                                                     double     *mm);
 /* The DICOM tag browser (an LbTagBrowser), NULL before win.tag-browser first opens it. */
 GtkWidget      *lb_window_test_get_tag_browser     (LbWindow   *self);
+/* The measurement tools on the canvas, and the CSV export without the file chooser
+ * (asynchronous: the status says "Measurements exported" when written). */
+LbMeasureLayer *lb_window_test_get_measure_layer   (LbWindow   *self);
+void            lb_window_test_export_measurements (LbWindow   *self,
+                                                    const char *path);
 
 G_END_DECLS

@@ -1,0 +1,545 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The measurement tools in a real window under Xvfb, driven with the pointer and the keys
+ * (xdotool through XTest), on the digital CT phantom of tests/measure/measure-reference.py
+ * (pydicom: 0.7 mm pixels, a disc of radius 20 mm at about 40 HU with padding on its right):
+ *
+ * - an ellipse dragged over the disc's box measures, on the stored values, what numpy counts
+ *   for the points it got (measure-roi.py: pixel centres inside, padding out, HU through the
+ *   rescale), and an area within 1 % of π·20² mm²; a length between two markers is numpy's
+ *   length of its points and within half a pixel of the markers' distance;
+ * - dragging a handle moves that point and the values follow; Ctrl+Z and Ctrl+Shift+Z undo
+ *   and redo the edit, the addition and the deletion (Delete on a measurement selected by a
+ *   click), in the history the filters use;
+ * - Save Measurements writes the JSON sidecar beside the file (read back here by json-glib),
+ *   the image opened again shows the same measurements with the same values; the CSV export
+ *   has a line per measurement;
+ * - a malformed sidecar: the image opens all the same with a clear message, no measurements,
+ *   and a save leaves the file as it was.
+ *
+ * A screenshot of the window with its measurements is written for people to look at. */
+#include <gtk/gtk.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "lb-canvas.h"
+#include "lb-measure-layer.h"
+#include "lb-measurement-sidecar.h"
+#include "lb-test-app.h"
+#include "lb-test-dialogs.h"
+#include "lb-test-files.h"
+#include "lb-test-loop.h"
+#include "lb-test-process.h"
+#include "lb-test-xdo.h"
+#include "lb-window-test.h"
+#include "lb-window.h"
+
+static LbApplication *app;
+static char *dir;          /* scratch: the phantom, the sidecar, the references */
+static char *image_path;   /* dir/iso.dcm */
+static JsonObject *phantom; /* measure-reference.py's "iso" case */
+
+static LbWindow *
+the_window (void)
+{
+  return lb_test_app_window (app);
+}
+
+static LbCanvas *
+the_canvas (void)
+{
+  return lb_window_test_get_canvas (the_window ());
+}
+
+static LbMeasurementList *
+the_list (void)
+{
+  return lb_window_get_measurements (the_window ());
+}
+
+static LbMeasureLayer *
+the_layer (void)
+{
+  return lb_window_test_get_measure_layer (the_window ());
+}
+
+static gboolean
+skip (void)
+{
+  if (phantom == NULL)
+    {
+      g_test_skip ("pydicom and numpy are needed for the phantom");
+      return TRUE;
+    }
+  if (!lb_test_xdo_available ())
+    {
+      g_test_skip ("xdotool and X11 are needed for real pointer events");
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* Iterates the main loop for @ms milliseconds. */
+static void
+drain (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * 1000;
+
+  while (g_get_monotonic_time () < end)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+}
+
+static gboolean
+image_shown (gpointer data)
+{
+  LbWindow *w = the_window ();
+
+  return w != NULL && !lb_window_is_busy (w) && lb_canvas_get_image (the_canvas ()) != NULL
+         && gtk_widget_get_mapped (GTK_WIDGET (the_canvas ()));
+}
+
+static gboolean
+n_measurements (gpointer data)
+{
+  return the_window () != NULL
+         && lb_measurement_list_get_n (the_list ()) == GPOINTER_TO_UINT (data);
+}
+
+static gboolean
+status_starts (gpointer data)
+{
+  const char *status = lb_window_test_get_last_status (the_window ());
+
+  return status != NULL && g_str_has_prefix (status, data);
+}
+
+static void
+open_image (void)
+{
+  lb_test_app_open_path (app, image_path);
+  g_assert_true (lb_test_wait (image_shown, NULL, 30000));
+  /* the sidecar is read after the image: give it its turn */
+  drain (300);
+}
+
+/* The widget point that shows image point (@ix, @iy). */
+static void
+widget_point (double ix, double iy, double *x, double *y)
+{
+  g_assert_true (lb_canvas_image_to_widget (the_canvas (), ix, iy, x, y));
+}
+
+static void
+press_keys (const char *keys)
+{
+  g_autofree char *words = g_strconcat ("key ", keys, NULL);
+  GtkWidget *canvas = GTK_WIDGET (the_canvas ());
+
+  lb_test_xdo_point_at (canvas, 5, 5);
+  gtk_widget_grab_focus (canvas);
+  lb_test_xdo (words);
+  drain (150);
+}
+
+/* Drags with the left button from widget point (@x0, @y0) to (@x1, @y1) in steps, letting
+ * GTK see every motion. */
+static void
+drag (double x0, double y0, double x1, double y1)
+{
+  GtkWidget *canvas = GTK_WIDGET (the_canvas ());
+
+  lb_test_xdo_point_at (canvas, x0, y0);
+  drain (50);
+  lb_test_xdo ("mousedown 1");
+  drain (50);
+  for (int i = 1; i <= 10; i++)
+    {
+      lb_test_xdo_point_at (canvas, x0 + (x1 - x0) * i / 10, y0 + (y1 - y0) * i / 10);
+      drain (20);
+    }
+  lb_test_xdo ("mouseup 1");
+  drain (150);
+}
+
+static void
+click (double x, double y)
+{
+  lb_test_xdo_point_at (GTK_WIDGET (the_canvas ()), x, y);
+  drain (50);
+  lb_test_xdo ("click 1");
+  /* past the double click's time, so the next press is a press of its own */
+  drain (500);
+}
+
+/* ---- the independent reference ----------------------------------------------------------- */
+
+/* numpy's values (measure-roi.py) for @measurements of the phantom. */
+static JsonArray *
+reference (LbMeasurement **measurements, guint n)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonNode) root = NULL, query = NULL;
+  g_autofree char *text = NULL, *query_path = g_build_filename (dir, "query.json", NULL);
+  g_autofree char *out = NULL;
+  g_autoptr(GError) error = NULL;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "file");
+  json_builder_add_string_value (b, image_path);
+  json_builder_set_member_name (b, "measurements");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < n; i++)
+    {
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "tool");
+      json_builder_add_string_value (b, lb_measurement_tool_to_string (
+                                          lb_measurement_get_tool (measurements[i])));
+      json_builder_set_member_name (b, "points");
+      json_builder_begin_array (b);
+      for (guint k = 0; k < lb_measurement_get_n_points (measurements[i]); k++)
+        {
+          LbMeasurementPoint p = lb_measurement_get_point (measurements[i], k);
+
+          json_builder_begin_array (b);
+          json_builder_add_double_value (b, p.x);
+          json_builder_add_double_value (b, p.y);
+          json_builder_end_array (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  query = json_builder_get_root (b);
+  text = json_to_string (query, FALSE);
+  g_assert_true (g_file_set_contents (query_path, text, -1, NULL));
+  out = lb_test_run_reference ("ui", "measure-roi.py", dir);
+  g_assert_nonnull (out);
+  root = json_from_string (out, &error);
+  g_assert_no_error (error);
+  return json_array_ref (json_node_get_array (root));
+}
+
+/* What the window shows for @m is what numpy counts for its points. */
+static void
+check_region (LbMeasurement *m, JsonObject *ref)
+{
+  LbMeasurementValues v;
+
+  g_assert_true (lb_measure_layer_compute (the_layer (), m, &v));
+  g_assert_true (v.has_stats);
+  g_assert_cmpstr (v.value_unit, ==, "HU");
+  g_assert_cmpuint (v.stats.n_pixels, ==, json_object_get_int_member (ref, "n_pixels"));
+  g_assert_cmpuint (v.stats.n_padding, ==, json_object_get_int_member (ref, "n_padding"));
+  g_assert_cmpfloat_with_epsilon (v.stats.mean, json_object_get_double_member (ref, "mean"),
+                                  1e-9 * fabs (v.stats.mean) + 1e-9);
+  g_assert_cmpfloat_with_epsilon (v.stats.sd, json_object_get_double_member (ref, "sd"), 1e-6);
+  g_assert_cmpfloat (v.stats.min, ==, json_object_get_double_member (ref, "min"));
+  g_assert_cmpfloat (v.stats.max, ==, json_object_get_double_member (ref, "max"));
+  g_assert_cmpfloat_with_epsilon (v.area, json_object_get_double_member (ref, "area_mm2"),
+                                  1e-9 * v.area);
+}
+
+/* ---- 1. drawing -------------------------------------------------------------------------- */
+
+static LbMeasurement *ellipse;  /* drawn in test_draw, edited after */
+static LbMeasurement *length;
+
+static void
+test_draw (void)
+{
+  JsonObject *disc, *markers;
+  JsonArray *centre, *radius, *a, *b;
+  g_autoptr(JsonArray) ref = NULL;
+  LbMeasurement *both[2];
+  LbMeasurementValues v;
+  double x0, y0, x1, y1, ax, ay, bx, by, want_mm;
+
+  if (skip ())
+    return;
+  open_image ();
+  g_assert_cmpuint (lb_measurement_list_get_n (the_list ()), ==, 0);
+
+  /* the ellipse tool by its key, dragged over the disc's box */
+  press_keys ("e");
+  disc = json_object_get_object_member (phantom, "disc");
+  centre = json_object_get_array_member (disc, "centre_px");
+  radius = json_object_get_array_member (disc, "radius_px");
+  widget_point (json_array_get_double_element (centre, 0) - json_array_get_double_element (radius, 0),
+                json_array_get_double_element (centre, 1) - json_array_get_double_element (radius, 1),
+                &x0, &y0);
+  widget_point (json_array_get_double_element (centre, 0) + json_array_get_double_element (radius, 0),
+                json_array_get_double_element (centre, 1) + json_array_get_double_element (radius, 1),
+                &x1, &y1);
+  drag (x0, y0, x1, y1);
+  g_assert_true (lb_test_wait (n_measurements, GUINT_TO_POINTER (1), 5000));
+  ellipse = lb_measurement_list_get (the_list (), 0);
+  g_assert_cmpint (lb_measurement_get_tool (ellipse), ==, LB_MEASUREMENT_ELLIPSE);
+  g_assert_true (lb_measure_layer_get_selected (the_layer ()) == ellipse);
+  g_assert_true (lb_history_can_undo (lb_window_test_get_history (the_window ())));
+
+  /* the length tool between two markers */
+  press_keys ("l");
+  markers = json_object_get_object_member (phantom, "markers");
+  a = json_object_get_array_member (markers, "3001");
+  b = json_object_get_array_member (markers, "3002");
+  ax = json_array_get_int_element (a, 0) + 0.5;
+  ay = json_array_get_int_element (a, 1) + 0.5;
+  bx = json_array_get_int_element (b, 0) + 0.5;
+  by = json_array_get_int_element (b, 1) + 0.5;
+  widget_point (ax, ay, &x0, &y0);
+  widget_point (bx, by, &x1, &y1);
+  drag (x0, y0, x1, y1);
+  g_assert_true (lb_test_wait (n_measurements, GUINT_TO_POINTER (2), 5000));
+  length = lb_measurement_list_get (the_list (), 1);
+  g_assert_cmpint (lb_measurement_get_tool (length), ==, LB_MEASUREMENT_LENGTH);
+
+  both[0] = ellipse;
+  both[1] = length;
+  ref = reference (both, 2);
+  check_region (ellipse, json_array_get_object_element (ref, 0));
+  /* the disc: 20 mm of radius, the box dragged to the nearest screen pixel */
+  g_assert_true (lb_measure_layer_compute (the_layer (), ellipse, &v));
+  g_assert_cmpfloat (fabs (v.area - G_PI * 20 * 20) / (G_PI * 20 * 20), <, 0.01);
+  g_assert_true (lb_measure_layer_compute (the_layer (), length, &v));
+  g_assert_cmpfloat_with_epsilon (v.length, json_object_get_double_member (
+                                    json_array_get_object_element (ref, 1), "length_mm"), 1e-9);
+  want_mm = json_object_get_double_member (phantom, "length_mm");
+  g_assert_cmpfloat (fabs (v.length - want_mm), <=, 0.5 * 0.7);
+  g_assert_cmpstr (lb_measurement_spacing_length_unit (&v.spacing), ==, "mm");
+}
+
+/* ---- 2. a handle, undo, redo ------------------------------------------------------------- */
+
+static void
+test_edit_undo (void)
+{
+  LbHistory *history;
+  LbMeasurementPoint before, after;
+  g_autoptr(JsonArray) ref = NULL;
+  double x, y;
+
+  if (skip () || ellipse == NULL)
+    return;
+  /* no tool: a click on the ellipse selects it, its corner handle drags */
+  press_keys ("Escape");
+  g_assert_false (lb_measure_layer_get_tool (the_layer (), NULL));
+  before = lb_measurement_get_point (ellipse, 1);
+  lb_measure_layer_select (the_layer (), NULL);
+  /* a click inside the ellipse selects it */
+  widget_point ((lb_measurement_get_point (ellipse, 0).x + before.x) / 2,
+                (lb_measurement_get_point (ellipse, 0).y + before.y) / 2, &x, &y);
+  click (x, y);
+  g_assert_true (lb_measure_layer_get_selected (the_layer ()) == ellipse);
+  widget_point (before.x, before.y, &x, &y);
+  drag (x, y, x + 40, y + 24);
+  after = lb_measurement_get_point (ellipse, 1);
+  g_assert_cmpfloat (after.x, >, before.x + 5);
+  g_assert_cmpfloat (after.y, >, before.y + 3);
+  ref = reference (&ellipse, 1);
+  check_region (ellipse, json_array_get_object_element (ref, 0));
+
+  history = lb_window_test_get_history (the_window ());
+  /* Ctrl+Z puts the handle back; Ctrl+Shift+Z moves it again */
+  press_keys ("ctrl+z");
+  g_assert_cmpfloat (lb_measurement_get_point (ellipse, 1).x, ==, before.x);
+  g_assert_cmpfloat (lb_measurement_get_point (ellipse, 1).y, ==, before.y);
+  press_keys ("ctrl+shift+z");
+  g_assert_cmpfloat (lb_measurement_get_point (ellipse, 1).x, ==, after.x);
+  /* undoing twice more removes the length, then the ellipse; redo brings both back */
+  press_keys ("ctrl+z");
+  press_keys ("ctrl+z");
+  g_assert_cmpuint (lb_measurement_list_get_n (the_list ()), ==, 1);
+  press_keys ("ctrl+z");
+  g_assert_cmpuint (lb_measurement_list_get_n (the_list ()), ==, 0);
+  g_assert_false (lb_history_can_undo (history));
+  press_keys ("ctrl+shift+z");
+  press_keys ("ctrl+shift+z");
+  press_keys ("ctrl+shift+z");
+  g_assert_cmpuint (lb_measurement_list_get_n (the_list ()), ==, 2);
+  g_assert_cmpfloat (lb_measurement_get_point (ellipse, 1).x, ==, after.x);
+  /* no filter ran: the image is the original throughout */
+  g_assert_true (lb_history_get_current (history) == lb_history_get_original (history));
+}
+
+/* ---- 3. delete --------------------------------------------------------------------------- */
+
+static void
+test_delete (void)
+{
+  LbMeasurementPoint a, b;
+  double x, y;
+
+  if (skip () || length == NULL)
+    return;
+  a = lb_measurement_get_point (length, 0);
+  b = lb_measurement_get_point (length, 1);
+  widget_point ((a.x + b.x) / 2, (a.y + b.y) / 2, &x, &y);
+  click (x, y);
+  g_assert_true (lb_measure_layer_get_selected (the_layer ()) == length);
+  press_keys ("Delete");
+  g_assert_cmpuint (lb_measurement_list_get_n (the_list ()), ==, 1);
+  g_assert_null (lb_measure_layer_get_selected (the_layer ()));
+  press_keys ("ctrl+z");
+  g_assert_cmpuint (lb_measurement_list_get_n (the_list ()), ==, 2);
+  g_assert_true (lb_measurement_list_get (the_list (), 1) == length);
+}
+
+/* ---- 4. the sidecar ---------------------------------------------------------------------- */
+
+static void
+screenshot (void)
+{
+  g_autofree char *path = g_build_filename (g_get_tmp_dir (), "lightbox-measure-tools.png",
+                                            NULL);
+  const char *argv[] = { "import", "-window", "root", path, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  int status;
+
+  out = lb_test_run_tool (argv, &err, &status);
+  if (status == 0)
+    g_test_message ("screenshot: %s", path);
+  else
+    g_test_message ("no screenshot (ImageMagick's import): %s", err);
+}
+
+static void
+test_sidecar (void)
+{
+  g_autofree char *sidecar = NULL, *csv_path = NULL, *csv = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  LbMeasurementPoint saved[2];
+  LbMeasurementValues was, now;
+  JsonArray *items;
+  g_auto(GStrv) lines = NULL;
+
+  if (skip () || ellipse == NULL)
+    return;
+  /* the view turned and zoomed does not change a value */
+  g_assert_true (lb_measure_layer_compute (the_layer (), ellipse, &was));
+  press_keys ("r h plus");
+  lb_measure_layer_select (the_layer (), ellipse);
+  drain (300);
+  screenshot ();
+  g_assert_true (lb_measure_layer_compute (the_layer (), ellipse, &now));
+  g_assert_cmpuint (now.stats.n_pixels, ==, was.stats.n_pixels);
+  g_assert_cmpfloat (now.stats.mean, ==, was.stats.mean);
+
+  saved[0] = lb_measurement_get_point (ellipse, 1);
+  saved[1] = lb_measurement_get_point (length, 0);
+  g_action_group_activate_action (G_ACTION_GROUP (the_window ()), "measurements-save", NULL);
+  g_assert_true (lb_test_wait (status_starts, (gpointer) "Measurements saved", 10000));
+  sidecar = g_strconcat (image_path, LB_MEASUREMENT_SIDECAR_SUFFIX, NULL);
+  g_assert_true (json_parser_load_from_file (parser, sidecar, &error));
+  g_assert_no_error (error);
+  items = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                        "measurements");
+  g_assert_cmpuint (json_array_get_length (items), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (items, 0),
+                                                  "tool"), ==, "ellipse");
+
+  /* the CSV: a header and a line per measurement */
+  csv_path = g_build_filename (dir, "list.csv", NULL);
+  lb_window_test_export_measurements (the_window (), csv_path);
+  g_assert_true (lb_test_wait (status_starts, (gpointer) "Measurements exported", 10000));
+  g_assert_true (g_file_get_contents (csv_path, &csv, NULL, NULL));
+  lines = g_strsplit (csv, "\r\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 4);  /* header, 2 rows, "" after the last */
+  g_assert_true (g_str_has_prefix (lines[1], "iso.dcm,1,ellipse,"));
+
+  /* opened again: the same measurements, the same values */
+  ellipse = length = NULL;
+  open_image ();
+  g_assert_true (lb_test_wait (n_measurements, GUINT_TO_POINTER (2), 10000));
+  ellipse = lb_measurement_list_get (the_list (), 0);
+  length = lb_measurement_list_get (the_list (), 1);
+  g_assert_cmpfloat (lb_measurement_get_point (ellipse, 1).x, ==, saved[0].x);
+  g_assert_cmpfloat (lb_measurement_get_point (length, 0).y, ==, saved[1].y);
+  g_assert_true (lb_measure_layer_compute (the_layer (), ellipse, &now));
+  g_assert_cmpuint (now.stats.n_pixels, ==, was.stats.n_pixels);
+  g_assert_cmpfloat (now.stats.mean, ==, was.stats.mean);
+}
+
+static void
+test_malformed_sidecar (void)
+{
+  g_autofree char *sidecar = NULL;
+  g_autoptr(GBytes) after = NULL;
+  static const char bad[] = "{\"format\": \"lightbox-measurements\", \"version\": 1, "
+                            "\"image\": {}, \"measurements\": [{\"tool\": \"length\", "
+                            "\"points\": [[1, 2], [\"x\", 4]]}]}";
+
+  if (skip ())
+    return;
+  sidecar = g_strconcat (image_path, LB_MEASUREMENT_SIDECAR_SUFFIX, NULL);
+  g_assert_true (g_file_set_contents (sidecar, bad, -1, NULL));
+  open_image ();
+  /* a dialog says so, the status line says what is wrong and where */
+  g_assert_true (lb_test_wait (lb_test_has_dialog, the_window (), 10000));
+  gtk_window_close (lb_test_dialog_over (GTK_WINDOW (the_window ())));
+  drain (200);
+  g_assert_nonnull (strstr (lb_window_test_get_last_status (the_window ()),
+                            "point 2 is not a pair of numbers"));
+  g_assert_nonnull (strstr (lb_window_test_get_last_status (the_window ()),
+                            LB_MEASUREMENT_SIDECAR_SUFFIX));
+  g_assert_nonnull (lb_canvas_get_image (the_canvas ()));
+  g_assert_cmpuint (lb_measurement_list_get_n (the_list ()), ==, 0);
+  /* a new measurement and Save: the unreadable file is not written over */
+  press_keys ("p");
+  click (gtk_widget_get_width (GTK_WIDGET (the_canvas ())) / 2.0,
+         gtk_widget_get_height (GTK_WIDGET (the_canvas ())) / 2.0);
+  g_assert_cmpuint (lb_measurement_list_get_n (the_list ()), ==, 1);
+  g_action_group_activate_action (G_ACTION_GROUP (the_window ()), "measurements-save", NULL);
+  g_assert_true (lb_test_wait (lb_test_has_dialog, the_window (), 10000));
+  gtk_window_close (lb_test_dialog_over (GTK_WINDOW (the_window ())));
+  g_assert_true (status_starts ((gpointer) "The saved measurements of this image could not be "
+                                "read"));
+  after = lb_test_read_file (sidecar);
+  g_assert_cmpmem (g_bytes_get_data (after, NULL), g_bytes_get_size (after), bad,
+                   strlen (bad));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autofree char *out = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  int ret;
+
+  gtk_test_init (&argc, &argv, NULL);
+  app = lb_test_app_new ();
+  if (app == NULL)
+    return 0;
+  dir = lb_test_make_tmpdir ("measure-tools");
+  out = lb_test_run_reference ("measure", "measure-reference.py", dir);
+  if (out != NULL)
+    {
+      JsonArray *cases;
+
+      root = json_from_string (out, NULL);
+      g_assert_nonnull (root);
+      cases = json_node_get_array (root);
+      for (guint i = 0; i < json_array_get_length (cases); i++)
+        if (g_str_equal (json_object_get_string_member (json_array_get_object_element (cases, i),
+                                                        "name"), "iso"))
+          phantom = json_array_get_object_element (cases, i);
+      g_assert_nonnull (phantom);
+      image_path = g_strdup (json_object_get_string_member (phantom, "file"));
+    }
+
+  g_test_add_func ("/measure/tools/draw", test_draw);
+  g_test_add_func ("/measure/tools/edit-undo", test_edit_undo);
+  g_test_add_func ("/measure/tools/delete", test_delete);
+  g_test_add_func ("/measure/tools/sidecar", test_sidecar);
+  g_test_add_func ("/measure/tools/malformed-sidecar", test_malformed_sidecar);
+  ret = g_test_run ();
+  lb_test_app_free (app);
+  lb_test_remove_tree (dir);
+  g_free (dir);
+  g_free (image_path);
+  return ret;
+}
