@@ -117,14 +117,15 @@ describe (LbMeasurement             *measurement,
       if (v->has_stats && v->stats.n_pixels > 0)
         {
           const char *unit = value_unit (v);
+          g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, v->stats.n_pixels);
 
           g_string_append (s, separator);
           /* TRANSLATORS: mean and standard deviation of a region's values, then the unit */
           g_string_append_printf (s, _("Mean %.1f SD %.1f %s"), v->stats.mean, v->stats.sd, unit);
           g_string_append (s, separator);
           /* TRANSLATORS: least and greatest value of a region, then the pixels counted */
-          g_string_append_printf (s, _("Min %.6g Max %.6g (%" G_GUINT64_FORMAT " pixels)"),
-                                  v->stats.min, v->stats.max, v->stats.n_pixels);
+          g_string_append_printf (s, _("Min %.6g Max %.6g (%s pixels)"), v->stats.min,
+                                  v->stats.max, count);
         }
       break;
     }

@@ -455,10 +455,12 @@ save_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 
       if (d->failed)
         {
-          g_string_append_printf (m->save_errors, "%s%s", m->save_errors->len ? "\n" : "",
-                                  /* TRANSLATORS: %s is the image's address */
-                                  _("The saved measurements of this image could not be read, "
-                                    "so they are not written over"));
+          if (m->save_errors->len > 0)
+            g_string_append_c (m->save_errors, '\n');
+          /* TRANSLATORS: %s is the image's address */
+          g_string_append_printf (m->save_errors, _("%s: the saved measurements could not be "
+                                                    "read, so they are not written over"),
+                                  d->uri);
           continue;
         }
       bytes = doc_bytes (self, d, &error);
