@@ -15,6 +15,9 @@
  *     loading. LB_UI_TIMING_SECTIONS=5 (any list of digits) runs only the sections named.
  *  6. a 100 000-entry JSON listing (nginx's format) from a loopback server: the longest
  *     main-thread stall while the store tree lists it (the parse runs on a worker thread).
+ *  7. an ellipse ROI of 200 mm dragged over a 512×512 CT: its statistics per update and the
+ *     update to the painted frame; baselines: a length dragged the same way, the reference
+ *     statistics path (ui-timing-measure.c).
  *  3. cold start: process start to the first painted frame of the Lightbox window
  *     (LIGHTBOX_BENCH_STARTUP=1 makes the app print it and quit); baseline: a plain
  *     GtkWindow with one label, started the same way by this program.
@@ -462,6 +465,8 @@ main (int argc, char **argv)
     ui_timing_bench_download (win, img);
   if (section_wanted ('6'))
     ui_timing_bench_json_listing (win);
+  if (section_wanted ('7'))
+    ui_timing_bench_measure (win);
   gtk_window_destroy (GTK_WINDOW (win));
   if (section_wanted ('3'))
   {

@@ -64,4 +64,7 @@ void        ui_timing_bench_json_listing (LbWindow     *win);
 void        ui_timing_bench_download     (LbWindow     *win,
                                           LbImage      *shown);
 
+/* Section 7 (ui-timing-measure.c): an ellipse ROI dragged over a 512 × 512 CT. */
+void        ui_timing_bench_measure      (LbWindow     *win);
+
 G_END_DECLS

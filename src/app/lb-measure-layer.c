@@ -274,15 +274,12 @@ stroke_twice (cairo_t *cr, gboolean selected)
   cairo_stroke (cr);
 }
 
+/* The label at (@x, @y), on a dark box so it reads on any tissue. */
 static void
-draw_label (LbMeasureLayer *self, cairo_t *cr, const char *text, double x, double y)
+draw_label (cairo_t *cr, PangoLayout *layout, double x, double y)
 {
-  g_autoptr(PangoLayout) layout = NULL;
   int w, h;
 
-  if (text == NULL || *text == '\0')
-    return;
-  layout = gtk_widget_create_pango_layout (GTK_WIDGET (self->canvas), text);
   pango_layout_get_pixel_size (layout, &w, &h);
   cairo_set_source_rgba (cr, 0, 0, 0, 0.65);
   cairo_rectangle (cr, x - 3, y - 2, w + 6, h + 4);
@@ -292,15 +289,44 @@ draw_label (LbMeasureLayer *self, cairo_t *cr, const char *text, double x, doubl
   pango_cairo_show_layout (cr, layout);
 }
 
+/* Where a measurement's label goes: a line's by its last point (an angle's by its vertex, an
+ * arrow's by its tail), a region's right of its top. */
+static graphene_point_t
+label_anchor (LbMeasurementTool tool, GArray *pts, gboolean closed)
+{
+  graphene_point_t at = GRAPHENE_POINT_INIT (-G_MAXFLOAT, G_MAXFLOAT);
+
+  if (!closed)
+    {
+      guint k = tool == LB_MEASUREMENT_ARROW ? 0
+                : tool == LB_MEASUREMENT_ANGLE && pts->len > 1 ? 1 : pts->len - 1;
+
+      return g_array_index (pts, graphene_point_t, k);
+    }
+  for (guint i = 0; i < pts->len; i++)
+    {
+      at.x = MAX (at.x, g_array_index (pts, graphene_point_t, i).x);
+      at.y = MIN (at.y, g_array_index (pts, graphene_point_t, i).y);
+    }
+  return at;
+}
+
+/* Each measurement is a cairo node of its own, only as large as it is: a node the size of
+ * the canvas costs a full-size surface on every frame of a drag. */
 static void
-draw_measurement (LbMeasureLayer *self, cairo_t *cr, LbMeasurement *m)
+draw_measurement (LbMeasureLayer *self, GtkSnapshot *snapshot, LbMeasurement *m, int width,
+                  int height)
 {
   g_autoptr(GArray) pts = NULL;
+  g_autoptr(PangoLayout) layout = NULL;
   g_autofree char *label = NULL;
   LbMeasurementValues values;
   gboolean closed, selected = m == self->selected;
-  double lx = -G_MAXDOUBLE, ly = G_MAXDOUBLE;
   LbMeasurementTool tool = lb_measurement_get_tool (m);
+  graphene_rect_t bounds, canvas = GRAPHENE_RECT_INIT (0, 0, width, height);
+  graphene_point_t at;
+  double x0 = G_MAXDOUBLE, y0 = G_MAXDOUBLE, x1 = -G_MAXDOUBLE, y1 = -G_MAXDOUBLE;
+  cairo_t *cr;
 
   pts = outline (self, m, &closed);
   if (pts->len == 0)
@@ -309,12 +335,39 @@ draw_measurement (LbMeasureLayer *self, cairo_t *cr, LbMeasurement *m)
     {
       graphene_point_t p = g_array_index (pts, graphene_point_t, i);
 
+      x0 = MIN (x0, p.x);
+      y0 = MIN (y0, p.y);
+      x1 = MAX (x1, p.x);
+      y1 = MAX (y1, p.y);
+    }
+  /* line widths, the probe's cross, the arrow's head and the handles reach this far */
+  bounds = GRAPHENE_RECT_INIT (x0 - 14, y0 - 14, x1 - x0 + 28, y1 - y0 + 28);
+  at = label_anchor (tool, pts, closed);
+  at.x += 8;
+  if (lb_measurement_is_complete (m) && lb_measure_layer_compute (self, m, &values))
+    label = lb_measure_text_label (m, &values);
+  if (label != NULL && *label != '\0')
+    {
+      int w, h;
+
+      layout = gtk_widget_create_pango_layout (GTK_WIDGET (self->canvas), label);
+      pango_layout_get_pixel_size (layout, &w, &h);
+      graphene_rect_union (&bounds, &GRAPHENE_RECT_INIT (at.x - 4, at.y - 3, w + 8, h + 6),
+                           &bounds);
+    }
+  if (!graphene_rect_intersection (&bounds, &canvas, &bounds))
+    return;
+  cr = gtk_snapshot_append_cairo (snapshot, &bounds);
+  cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
+  cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);
+  for (guint i = 0; i < pts->len; i++)
+    {
+      graphene_point_t p = g_array_index (pts, graphene_point_t, i);
+
       if (i == 0)
         cairo_move_to (cr, p.x, p.y);
       else
         cairo_line_to (cr, p.x, p.y);
-      lx = MAX (lx, p.x);
-      ly = MIN (ly, p.y);
     }
   if (pts->len == 1)
     {
@@ -334,24 +387,12 @@ draw_measurement (LbMeasureLayer *self, cairo_t *cr, LbMeasurement *m)
       graphene_point_t b = g_array_index (pts, graphene_point_t, 1);
       double angle = atan2 (b.y - a.y, b.x - a.x);
 
-      for (int s = -1; s <= 1; s += 2)
+      for (int sign = -1; sign <= 1; sign += 2)
         {
           cairo_move_to (cr, b.x, b.y);
-          cairo_line_to (cr, b.x - 12 * cos (angle + s * 0.45), b.y - 12 * sin (angle + s * 0.45));
+          cairo_line_to (cr, b.x - 12 * cos (angle + sign * 0.45),
+                         b.y - 12 * sin (angle + sign * 0.45));
         }
-      /* the label goes at the tail */
-      lx = a.x;
-      ly = a.y;
-    }
-  else if (!closed)
-    {
-      /* a line's label goes by its last point (an angle's by its vertex) */
-      graphene_point_t p = g_array_index (pts, graphene_point_t,
-                                          tool == LB_MEASUREMENT_ANGLE && pts->len > 1
-                                          ? 1 : pts->len - 1);
-
-      lx = p.x;
-      ly = p.y;
     }
   stroke_twice (cr, selected);
   if (selected)
@@ -367,9 +408,9 @@ draw_measurement (LbMeasureLayer *self, cairo_t *cr, LbMeasurement *m)
         cairo_set_line_width (cr, 1);
         cairo_stroke (cr);
       }
-  if (lb_measurement_is_complete (m) && lb_measure_layer_compute (self, m, &values))
-    label = lb_measure_text_label (m, &values);
-  draw_label (self, cr, label, lx + 8, ly);
+  if (layout != NULL)
+    draw_label (cr, layout, at.x, at.y);
+  cairo_destroy (cr);
 }
 
 static void
@@ -381,21 +422,14 @@ draw (LbCanvas    *canvas,
 {
   LbMeasureLayer *self = user_data;
   g_autoptr(GPtrArray) shown = NULL;
-  cairo_t *cr;
 
   if (lb_canvas_get_image (canvas) == NULL)
     return;
   shown = lb_measurement_list_dup_frame (self->list, self->frame);
-  if (shown->len == 0 && self->drawing == NULL)
-    return;
-  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
-  cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
-  cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);
   for (guint i = 0; i < shown->len; i++)
-    draw_measurement (self, cr, g_ptr_array_index (shown, i));
+    draw_measurement (self, snapshot, g_ptr_array_index (shown, i), width, height);
   if (self->drawing != NULL)
-    draw_measurement (self, cr, self->drawing);
-  cairo_destroy (cr);
+    draw_measurement (self, snapshot, self->drawing, width, height);
 }
 
 /* ---- editing ----------------------------------------------------------------------------- */
