@@ -576,8 +576,7 @@ drag_begin (GtkGestureDrag *gesture,
       gtk_gesture_set_state (g, GTK_EVENT_SEQUENCE_CLAIMED);
       if (twice)
         {
-          /* a double click ends a polyline where the first click of it put a point */
-          lb_measurement_remove_last_point (self->drawing);
+          /* a double click ends a polyline at the point its first click put */
           finish_clicks (self);
           return;
         }
@@ -590,8 +589,10 @@ drag_begin (GtkGestureDrag *gesture,
       return;
     }
 
-  /* a handle of the selected measurement, with or without a tool */
-  if (self->selected != NULL && hit_handle (self, self->selected, x, y, &self->handle))
+  /* a handle of the selected measurement; with a tool, a press always starts a new one (a
+   * measurement often starts where the last one ended) */
+  if (!self->tool_active && self->selected != NULL
+      && hit_handle (self, self->selected, x, y, &self->handle))
     {
       self->state = STATE_HANDLE;
       g_set_object (&self->before, NULL);

@@ -16,8 +16,9 @@ G_BEGIN_DECLS
  * edits (a handle or a measurement dragged, a click selects). Points come from
  * lb_canvas_widget_to_image_point(), so no value depends on the zoom, rotation or flip.
  *
- * With a tool active the primary button draws instead of panning; without one it pans unless
- * it starts on a measurement. Additions and edits go to the list and, undoably, to the history
+ * With a tool active the primary button draws instead of panning; without one it drags the
+ * selected measurement's handle under it, or selects and moves the measurement under it, or
+ * else pans. Additions and edits go to the list and, undoably, to the history
  * set (lb_measure_layer_set_history()).
  *
  * Signals: "selection-changed" when another measurement (or none) is selected.

@@ -6,7 +6,8 @@ DIR/query.json: {"file": a DICOM file, "measurements": [{"tool": ..., "points": 
 ...]} with points in image pixel coordinates (pixel (c, r) covers [c, c+1) x [r, r+1)).
 Prints a JSON list, one object per measurement:
 
-  - length: the distance in mm, each pixel step scaled by PixelSpacing (row, column);
+  - length, polyline: the distance in mm along the points, each pixel step scaled by
+    PixelSpacing (row, column); angle: at the middle point, in degrees, from mm vectors;
   - ellipse and rectangle: the pixels whose centre (c + 0.5, r + 0.5) is inside the shape
     (the ellipse by its equation, the rectangle by its sides, border included), their count,
     the padding among them (PixelPaddingValue), and mean, SD (ddof=0), min and max of the
@@ -65,9 +66,14 @@ def main():
     row_mm, col_mm = (float(v) for v in ds.PixelSpacing)
     out = []
     for m in query['measurements']:
-        if m['tool'] == 'length':
-            (x0, y0), (x1, y1) = m['points']
-            out.append({'length_mm': math.hypot((x1 - x0) * col_mm, (y1 - y0) * row_mm)})
+        mm = [np.array([x * col_mm, y * row_mm]) for x, y in m['points']]
+        if m['tool'] in ('length', 'polyline'):
+            out.append({'length_mm': float(sum(np.linalg.norm(b - a)
+                                               for a, b in zip(mm, mm[1:])))})
+        elif m['tool'] == 'angle':
+            u, w = mm[0] - mm[1], mm[2] - mm[1]
+            out.append({'angle_deg': float(np.degrees(np.arccos(
+                np.clip(u @ w / (np.linalg.norm(u) * np.linalg.norm(w)), -1, 1))))})
         else:
             out.append(region(ds, m['tool'], m['points']))
     print(json.dumps(out))

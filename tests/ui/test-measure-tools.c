@@ -164,6 +164,20 @@ drag (double x0, double y0, double x1, double y1)
   drain (150);
 }
 
+/* Clicks at each widget point of @xy (@n pairs), then leaves the double click's time. */
+static void
+clicks (const double *xy, guint n, gboolean double_last)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      lb_test_xdo_point_at (GTK_WIDGET (the_canvas ()), xy[2 * i], xy[2 * i + 1]);
+      drain (50);
+      lb_test_xdo (double_last && i + 1 == n ? "click --repeat 2 --delay 80 1" : "click 1");
+      drain (double_last && i + 1 == n ? 150 : 500);
+    }
+  drain (400);
+}
+
 static void
 click (double x, double y)
 {
@@ -310,6 +324,132 @@ test_draw (void)
   want_mm = json_object_get_double_member (phantom, "length_mm");
   g_assert_cmpfloat (fabs (v.length - want_mm), <=, 0.5 * 0.7);
   g_assert_cmpstr (lb_measurement_spacing_length_unit (&v.spacing), ==, "mm");
+}
+
+/* ---- 1b. the other tools --------------------------------------------------------------- */
+
+/* The widget point of the centre of the phantom's marker @name. */
+static void
+marker_point (const char *name, double *x, double *y)
+{
+  JsonArray *a = json_object_get_array_member (json_object_get_object_member (phantom,
+                                                                              "markers"), name);
+
+  widget_point (json_array_get_int_element (a, 0) + 0.5, json_array_get_int_element (a, 1) + 0.5,
+                x, y);
+}
+
+static LbMeasurement *
+last_measurement (void)
+{
+  guint n = lb_measurement_list_get_n (the_list ());
+
+  g_assert_cmpuint (n, >, 0);
+  return lb_measurement_list_get (the_list (), n - 1);
+}
+
+static gboolean
+has_form (gpointer data)
+{
+  return lb_test_dialog_over (GTK_WINDOW (the_window ())) != NULL;
+}
+
+static void
+test_other_tools (void)
+{
+  double xy[6], x, y;
+  guint n0;
+  LbMeasurement *m[2];
+  LbMeasurementValues v;
+  g_autoptr(JsonArray) ref = NULL;
+  JsonArray *probe;
+
+  if (skip () || ellipse == NULL)
+    return;
+  n0 = lb_measurement_list_get_n (the_list ());
+
+  /* angle: three clicks, the vertex in the middle */
+  press_keys ("g");
+  marker_point ("3001", &xy[0], &xy[1]);
+  marker_point ("3002", &xy[2], &xy[3]);
+  marker_point ("3003", &xy[4], &xy[5]);
+  clicks (xy, 3, FALSE);
+  g_assert_cmpuint (lb_measurement_list_get_n (the_list ()), ==, n0 + 1);
+  m[0] = last_measurement ();
+  g_assert_cmpint (lb_measurement_get_tool (m[0]), ==, LB_MEASUREMENT_ANGLE);
+
+  /* polyline: clicks, the last one double */
+  press_keys ("y");
+  clicks (xy, 3, TRUE);
+  g_assert_cmpuint (lb_measurement_list_get_n (the_list ()), ==, n0 + 2);
+  m[1] = last_measurement ();
+  g_assert_cmpint (lb_measurement_get_tool (m[1]), ==, LB_MEASUREMENT_POLYLINE);
+  g_assert_cmpuint (lb_measurement_get_n_points (m[1]), ==, 3);
+
+  ref = reference (m, 2);
+  g_assert_true (lb_measure_layer_compute (the_layer (), m[0], &v));
+  g_assert_cmpfloat_with_epsilon (v.angle, json_object_get_double_member (
+                                    json_array_get_object_element (ref, 0), "angle_deg"), 1e-9);
+  g_assert_cmpfloat (fabs (v.angle - json_object_get_double_member (phantom, "angle_deg")), <,
+                     0.5);
+  g_assert_true (lb_measure_layer_compute (the_layer (), m[1], &v));
+  g_assert_cmpfloat_with_epsilon (v.length, json_object_get_double_member (
+                                    json_array_get_object_element (ref, 1), "length_mm"), 1e-9);
+  g_assert_cmpfloat (fabs (v.length - json_object_get_double_member (phantom, "polyline_mm")),
+                     <=, 2 * 0.5 * 0.7);
+
+  /* probe: a click on the phantom's probe pixel gives its HU */
+  press_keys ("p");
+  probe = json_object_get_array_member (json_object_get_object_member (phantom, "probe"),
+                                        "pixel");
+  widget_point (json_array_get_int_element (probe, 0) + 0.5,
+                json_array_get_int_element (probe, 1) + 0.5, &x, &y);
+  click (x, y);
+  g_assert_cmpint (lb_measurement_get_tool (last_measurement ()), ==, LB_MEASUREMENT_PROBE);
+  g_assert_true (lb_measure_layer_compute (the_layer (), last_measurement (), &v));
+  g_assert_true (v.has_value);
+  g_assert_cmpfloat (v.value, ==, json_object_get_double_member (
+                       json_object_get_object_member (phantom, "probe"), "value"));
+
+  /* freehand: one drag around a triangle */
+  press_keys ("d");
+  lb_test_xdo_point_at (GTK_WIDGET (the_canvas ()), xy[0], xy[1]);
+  lb_test_xdo ("mousedown 1");
+  drain (50);
+  for (guint k = 1; k <= 3; k++)
+    for (int i = 1; i <= 8; i++)
+      {
+        guint a = (k - 1) % 3, b = k % 3;
+
+        lb_test_xdo_point_at (GTK_WIDGET (the_canvas ()),
+                              xy[2 * a] + (xy[2 * b] - xy[2 * a]) * i / 8,
+                              xy[2 * a + 1] + (xy[2 * b + 1] - xy[2 * a + 1]) * i / 8);
+        drain (15);
+      }
+  lb_test_xdo ("mouseup 1");
+  drain (200);
+  g_assert_cmpint (lb_measurement_get_tool (last_measurement ()), ==, LB_MEASUREMENT_FREEHAND);
+  g_assert_cmpuint (lb_measurement_get_n_points (last_measurement ()), >=, 3);
+  g_assert_true (lb_measure_layer_compute (the_layer (), last_measurement (), &v));
+  g_assert_true (v.has_stats);
+  g_assert_cmpuint (v.stats.n_pixels, >, 100);
+
+  /* arrow: a drag, then its label typed in the form that asks for it */
+  press_keys ("t");
+  drag (xy[4], xy[5], xy[2], xy[3]);
+  g_assert_true (lb_test_wait (has_form, NULL, 5000));
+  drain (300);
+  lb_test_xdo ("type --delay 20 nodule");
+  lb_test_xdo ("key Return");
+  drain (300);
+  g_assert_cmpint (lb_measurement_get_tool (last_measurement ()), ==, LB_MEASUREMENT_ARROW);
+  g_assert_cmpstr (lb_measurement_get_text (last_measurement ()), ==, "nodule");
+
+  /* back to the two of the first test: undo these five */
+  press_keys ("Escape");
+  while (lb_measurement_list_get_n (the_list ()) > n0)
+    press_keys ("ctrl+z");
+  g_assert_true (lb_measurement_list_get (the_list (), 0) == ellipse);
 }
 
 /* ---- 2. a handle, undo, redo ------------------------------------------------------------- */
@@ -533,6 +673,7 @@ main (int argc, char **argv)
     }
 
   g_test_add_func ("/measure/tools/draw", test_draw);
+  g_test_add_func ("/measure/tools/other-tools", test_other_tools);
   g_test_add_func ("/measure/tools/edit-undo", test_edit_undo);
   g_test_add_func ("/measure/tools/delete", test_delete);
   g_test_add_func ("/measure/tools/sidecar", test_sidecar);
