@@ -89,7 +89,8 @@ static void
 update_actions (LbWindow *self)
 {
   LbWindowMeasure *m = wm (self);
-  gboolean image = lb_canvas_get_image (self->canvas) != NULL;
+  /* the history comes with every image and slice shown (before the canvas has it) */
+  gboolean image = self->history != NULL;
   LbMeasurementTool tool;
 
   enable (self, "measure-tool", image);

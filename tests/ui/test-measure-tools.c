@@ -3,6 +3,8 @@
  * (xdotool through XTest), on the digital CT phantom of tests/measure/measure-reference.py
  * (pydicom: 0.7 mm pixels, a disc of radius 20 mm at about 40 HU with padding on its right):
  *
+ * - every tool by its key and the pointer: angle and polyline lengths against numpy, the
+ *   probe's value, a freehand region, the arrow's label typed in the form it opens;
  * - an ellipse dragged over the disc's box measures, on the stored values, what numpy counts
  *   for the points it got (measure-roi.py: pixel centres inside, padding out, HU through the
  *   rescale), and an area within 1 % of π·20² mm²; a length between two markers is numpy's
@@ -14,7 +16,11 @@
  *   the image opened again shows the same measurements with the same values; the CSV export
  *   has a line per measurement;
  * - a malformed sidecar: the image opens all the same with a clear message, no measurements,
- *   and a save leaves the file as it was.
+ *   and a save leaves the file as it was;
+ * - on a series (tests/dicom/make-phantom.py), a measurement on each of two slices: the panel
+ *   lists both and a click on a row goes back to its slice and selects it; Save writes a
+ *   sidecar beside each of the two slice files and none beside the others; the series opened
+ *   again puts each measurement back on its slice.
  *
  * A screenshot of the window with its measurements is written for people to look at. */
 #include <gtk/gtk.h>
@@ -26,6 +32,7 @@
 #include "lb-measure-layer.h"
 #include "lb-measurement-sidecar.h"
 #include "lb-test-app.h"
+#include "lb-test-dicom.h"
 #include "lb-test-dialogs.h"
 #include "lb-test-files.h"
 #include "lb-test-loop.h"
@@ -354,9 +361,16 @@ has_form (gpointer data)
   return lb_test_dialog_over (GTK_WINDOW (the_window ())) != NULL;
 }
 
+static gboolean
+form_active (gpointer data)
+{
+  return gtk_window_is_active (GTK_WINDOW (data));
+}
+
 static void
 test_other_tools (void)
 {
+  GtkWindow *form;
   double xy[6], x, y;
   guint n0;
   LbMeasurement *m[2];
@@ -438,7 +452,10 @@ test_other_tools (void)
   press_keys ("t");
   drag (xy[4], xy[5], xy[2], xy[3]);
   g_assert_true (lb_test_wait (has_form, NULL, 5000));
-  drain (300);
+  form = lb_test_dialog_over (GTK_WINDOW (the_window ()));
+  /* the form's window gets the keys: focused, the pointer on its entry */
+  lb_test_xdo_point_at (lb_test_find_widget (GTK_WIDGET (form), GTK_TYPE_TEXT, NULL), 5, 5);
+  g_assert_true (lb_test_wait (form_active, form, 5000));
   lb_test_xdo ("type --delay 20 nodule");
   lb_test_xdo ("key Return");
   drain (300);
@@ -644,6 +661,139 @@ test_malformed_sidecar (void)
                    strlen (bad));
 }
 
+/* ---- 5. a series: a measurement per slice, the panel, a sidecar per slice file ------------ */
+
+static gboolean
+frame_label_starts (gpointer data)
+{
+  GtkWidget *label = lb_window_test_get_child (the_window (), "frame_label");
+
+  return the_window () != NULL && g_str_has_prefix (gtk_label_get_text (GTK_LABEL (label)), data)
+         && !lb_window_is_busy (the_window ());
+}
+
+static char *
+shown_uri (void)
+{
+  return g_strdup (lb_image_meta_get_source_uri (lb_image_get_meta (
+                     lb_canvas_get_image (the_canvas ()))));
+}
+
+static void
+draw_length_across (double dy)
+{
+  GtkWidget *canvas = GTK_WIDGET (the_canvas ());
+  double cx = gtk_widget_get_width (canvas) / 2.0, cy = gtk_widget_get_height (canvas) / 2.0;
+
+  drag (cx - 80, cy + dy, cx + 80, cy + dy + 30);
+}
+
+/* Two measurements, none of them @data: read again from the sidecars. */
+static gboolean
+reloaded (gpointer data)
+{
+  LbMeasurementList *list = the_list ();
+
+  return lb_measurement_list_get_n (list) == 2 && !lb_measurement_list_find (list, data, NULL)
+         && lb_measurement_list_get_frame (list, lb_measurement_list_get (list, 1)) > 0;
+}
+
+static void
+test_series (void)
+{
+  const char *options[] = { "--slices", "4", "--orientations", "axial", NULL };
+  g_autoptr(JsonNode) manifest = NULL;
+  g_autofree char *root = NULL, *folder = NULL, *uri1 = NULL, *uri2 = NULL, *side1 = NULL;
+  g_autofree char *side2 = NULL, *side3 = NULL, *path3 = NULL;
+  LbMeasurement *m1, *m2;
+  g_autoptr(LbMeasurement) old = NULL;
+  LbMeasurementPoint p1;
+  GtkWidget *rows;
+
+  if (skip ())
+    return;
+  root = lb_test_make_phantom ("measure-series", options, &manifest);
+  g_assert_nonnull (root);
+  folder = g_build_filename (root, "axial", NULL);
+  lb_test_app_open_path (app, folder);
+  g_assert_true (lb_test_wait (frame_label_starts, (gpointer) "slice 1/4", 20000));
+  drain (300);
+  g_assert_cmpuint (lb_measurement_list_get_n (the_list ()), ==, 0);
+  uri1 = shown_uri ();
+  press_keys ("l");
+  draw_length_across (0);
+  g_assert_true (lb_test_wait (n_measurements, GUINT_TO_POINTER (1), 5000));
+  m1 = lb_measurement_list_get (the_list (), 0);
+  p1 = lb_measurement_get_point (m1, 0);
+
+  /* the next slice: its own measurement, the first one is not drawn there */
+  press_keys ("Down");
+  g_assert_true (lb_test_wait (frame_label_starts, (gpointer) "slice 2/4", 10000));
+  uri2 = shown_uri ();
+  g_assert_cmpstr (uri1, !=, uri2);
+  draw_length_across (60);
+  g_assert_true (lb_test_wait (n_measurements, GUINT_TO_POINTER (2), 5000));
+  m2 = lb_measurement_list_get (the_list (), 1);
+  g_assert_cmpuint (lb_measurement_list_get_frame (the_list (), m1), ==, 1);
+  g_assert_cmpuint (lb_measurement_list_get_frame (the_list (), m2), ==, 2);
+
+  /* the panel lists both; a click on the first row goes back to its slice and selects it */
+  rows = lb_test_find_widget (GTK_WIDGET (the_window ()), GTK_TYPE_LIST_BOX, "measure_list");
+  g_assert_nonnull (rows);
+  g_assert_nonnull (gtk_list_box_get_row_at_index (GTK_LIST_BOX (rows), 1));
+  g_assert_null (gtk_list_box_get_row_at_index (GTK_LIST_BOX (rows), 2));
+  g_assert_true (g_str_has_prefix (gtk_label_get_text (GTK_LABEL (gtk_list_box_row_get_child (
+                   gtk_list_box_get_row_at_index (GTK_LIST_BOX (rows), 1)))), "Slice 2 · Length · "));
+  g_signal_emit_by_name (rows, "row-activated", gtk_list_box_get_row_at_index (GTK_LIST_BOX (rows),
+                                                                              0));
+  g_assert_true (lb_test_wait (frame_label_starts, (gpointer) "slice 1/4", 10000));
+  drain (100);
+  g_assert_true (lb_measure_layer_get_selected (the_layer ()) == m1);
+
+  /* saved: a sidecar beside each slice measured, none beside the others */
+  g_action_group_activate_action (G_ACTION_GROUP (the_window ()), "measurements-save", NULL);
+  g_assert_true (lb_test_wait (status_starts, (gpointer) "Measurements saved", 10000));
+  side1 = g_filename_from_uri (uri1, NULL, NULL);
+  side2 = g_filename_from_uri (uri2, NULL, NULL);
+  g_assert_nonnull (side1);
+  g_assert_nonnull (side2);
+  side1 = g_strconcat (g_steal_pointer (&side1), LB_MEASUREMENT_SIDECAR_SUFFIX, NULL);
+  side2 = g_strconcat (g_steal_pointer (&side2), LB_MEASUREMENT_SIDECAR_SUFFIX, NULL);
+  g_assert_true (g_file_test (side1, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_test (side2, G_FILE_TEST_IS_REGULAR));
+  {
+    g_autoptr(GDir) d = g_dir_open (folder, 0, NULL);
+    const char *name;
+    guint sidecars = 0;
+
+    while ((name = g_dir_read_name (d)) != NULL)
+      sidecars += g_str_has_suffix (name, LB_MEASUREMENT_SIDECAR_SUFFIX);
+    g_assert_cmpuint (sidecars, ==, 2);
+  }
+
+  /* the series opened again: each measurement on its slice */
+  /* held, so no new measurement can take its address */
+  old = g_object_ref (m1);
+  lb_test_app_open_path (app, folder);
+  g_assert_true (lb_test_wait (reloaded, old, 20000));
+  g_assert_true (lb_test_wait (frame_label_starts, (gpointer) "slice 1/4", 10000));
+  m1 = m2 = NULL;
+  for (guint i = 0; i < 2; i++)
+    {
+      LbMeasurement *m = lb_measurement_list_get (the_list (), i);
+
+      if (lb_measurement_list_get_frame (the_list (), m) == 1)
+        m1 = m;
+      else if (lb_measurement_list_get_frame (the_list (), m) == 2)
+        m2 = m;
+    }
+  g_assert_nonnull (m1);
+  g_assert_nonnull (m2);
+  g_assert_cmpfloat (lb_measurement_get_point (m1, 0).x, ==, p1.x);
+  g_assert_cmpfloat (lb_measurement_get_point (m1, 0).y, ==, p1.y);
+  lb_test_remove_tree (root);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -678,6 +828,7 @@ main (int argc, char **argv)
   g_test_add_func ("/measure/tools/delete", test_delete);
   g_test_add_func ("/measure/tools/sidecar", test_sidecar);
   g_test_add_func ("/measure/tools/malformed-sidecar", test_malformed_sidecar);
+  g_test_add_func ("/measure/tools/series", test_series);
   ret = g_test_run ();
   lb_test_app_free (app);
   lb_test_remove_tree (dir);
