@@ -37,6 +37,7 @@
 #include "lb-test-files.h"
 #include "lb-test-loop.h"
 #include "lb-test-process.h"
+#include "lb-test-ui.h"
 #include "lb-test-xdo.h"
 #include "lb-window-test.h"
 #include "lb-window.h"
@@ -46,29 +47,11 @@ static char *dir;          /* scratch: the phantom, the sidecar, the references 
 static char *image_path;   /* dir/iso.dcm */
 static JsonObject *phantom; /* measure-reference.py's "iso" case */
 
-static LbWindow *
-the_window (void)
-{
-  return lb_test_app_window (app);
-}
-
-static LbCanvas *
-the_canvas (void)
-{
-  return lb_window_test_get_canvas (the_window ());
-}
-
-static LbMeasurementList *
-the_list (void)
-{
-  return lb_window_get_measurements (the_window ());
-}
-
-static LbMeasureLayer *
-the_layer (void)
-{
-  return lb_window_test_get_measure_layer (the_window ());
-}
+/* The window's parts the tests look at. */
+#define the_window() lb_test_app_window (app)
+#define the_canvas() lb_window_test_get_canvas (the_window ())
+#define the_list()   lb_window_get_measurements (the_window ())
+#define the_layer()  lb_window_test_get_measure_layer (the_window ())
 
 static gboolean
 skip (void)
@@ -84,19 +67,6 @@ skip (void)
       return TRUE;
     }
   return FALSE;
-}
-
-/* Iterates the main loop for @ms milliseconds. */
-static void
-drain (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * 1000;
-
-  while (g_get_monotonic_time () < end)
-    {
-      g_main_context_iteration (NULL, FALSE);
-      g_usleep (1000);
-    }
 }
 
 static gboolean
@@ -129,7 +99,7 @@ open_image (void)
   lb_test_app_open_path (app, image_path);
   g_assert_true (lb_test_wait (image_shown, NULL, 30000));
   /* the sidecar is read after the image: give it its turn */
-  drain (300);
+  lb_test_ui_drain (300);
 }
 
 /* The widget point that shows image point (@ix, @iy). */
@@ -148,7 +118,7 @@ press_keys (const char *keys)
   lb_test_xdo_point_at (canvas, 5, 5);
   gtk_widget_grab_focus (canvas);
   lb_test_xdo (words);
-  drain (150);
+  lb_test_ui_drain (150);
 }
 
 /* Drags with the left button from widget point (@x0, @y0) to (@x1, @y1) in steps, letting
@@ -159,16 +129,16 @@ drag (double x0, double y0, double x1, double y1)
   GtkWidget *canvas = GTK_WIDGET (the_canvas ());
 
   lb_test_xdo_point_at (canvas, x0, y0);
-  drain (50);
+  lb_test_ui_drain (50);
   lb_test_xdo ("mousedown 1");
-  drain (50);
+  lb_test_ui_drain (50);
   for (int i = 1; i <= 10; i++)
     {
       lb_test_xdo_point_at (canvas, x0 + (x1 - x0) * i / 10, y0 + (y1 - y0) * i / 10);
-      drain (20);
+      lb_test_ui_drain (20);
     }
   lb_test_xdo ("mouseup 1");
-  drain (150);
+  lb_test_ui_drain (150);
 }
 
 /* Clicks at each widget point of @xy (@n pairs), then leaves the double click's time. */
@@ -178,21 +148,21 @@ clicks (const double *xy, guint n, gboolean double_last)
   for (guint i = 0; i < n; i++)
     {
       lb_test_xdo_point_at (GTK_WIDGET (the_canvas ()), xy[2 * i], xy[2 * i + 1]);
-      drain (50);
+      lb_test_ui_drain (50);
       lb_test_xdo (double_last && i + 1 == n ? "click --repeat 2 --delay 80 1" : "click 1");
-      drain (double_last && i + 1 == n ? 150 : 500);
+      lb_test_ui_drain (double_last && i + 1 == n ? 150 : 500);
     }
-  drain (400);
+  lb_test_ui_drain (400);
 }
 
 static void
 click (double x, double y)
 {
   lb_test_xdo_point_at (GTK_WIDGET (the_canvas ()), x, y);
-  drain (50);
+  lb_test_ui_drain (50);
   lb_test_xdo ("click 1");
   /* past the double click's time, so the next press is a press of its own */
-  drain (500);
+  lb_test_ui_drain (500);
 }
 
 /* ---- the independent reference ----------------------------------------------------------- */
@@ -429,7 +399,7 @@ test_other_tools (void)
   press_keys ("d");
   lb_test_xdo_point_at (GTK_WIDGET (the_canvas ()), xy[0], xy[1]);
   lb_test_xdo ("mousedown 1");
-  drain (50);
+  lb_test_ui_drain (50);
   for (guint k = 1; k <= 3; k++)
     for (int i = 1; i <= 8; i++)
       {
@@ -438,10 +408,10 @@ test_other_tools (void)
         lb_test_xdo_point_at (GTK_WIDGET (the_canvas ()),
                               xy[2 * a] + (xy[2 * b] - xy[2 * a]) * i / 8,
                               xy[2 * a + 1] + (xy[2 * b + 1] - xy[2 * a + 1]) * i / 8);
-        drain (15);
+        lb_test_ui_drain (15);
       }
   lb_test_xdo ("mouseup 1");
-  drain (200);
+  lb_test_ui_drain (200);
   g_assert_cmpint (lb_measurement_get_tool (last_measurement ()), ==, LB_MEASUREMENT_FREEHAND);
   g_assert_cmpuint (lb_measurement_get_n_points (last_measurement ()), >=, 3);
   g_assert_true (lb_measure_layer_compute (the_layer (), last_measurement (), &v));
@@ -458,7 +428,7 @@ test_other_tools (void)
   g_assert_true (lb_test_wait (form_active, form, 5000));
   lb_test_xdo ("type --delay 20 nodule");
   lb_test_xdo ("key Return");
-  drain (300);
+  lb_test_ui_drain (300);
   g_assert_cmpint (lb_measurement_get_tool (last_measurement ()), ==, LB_MEASUREMENT_ARROW);
   g_assert_cmpstr (lb_measurement_get_text (last_measurement ()), ==, "nodule");
 
@@ -580,7 +550,7 @@ test_sidecar (void)
   g_assert_true (lb_measure_layer_compute (the_layer (), ellipse, &was));
   press_keys ("r h plus");
   lb_measure_layer_select (the_layer (), ellipse);
-  drain (300);
+  lb_test_ui_drain (300);
   screenshot ();
   g_assert_true (lb_measure_layer_compute (the_layer (), ellipse, &now));
   g_assert_cmpuint (now.stats.n_pixels, ==, was.stats.n_pixels);
@@ -638,7 +608,7 @@ test_malformed_sidecar (void)
   /* a dialog says so, the status line says what is wrong and where */
   g_assert_true (lb_test_wait (lb_test_has_dialog, the_window (), 10000));
   gtk_window_close (lb_test_dialog_over (GTK_WINDOW (the_window ())));
-  drain (200);
+  lb_test_ui_drain (200);
   g_assert_nonnull (strstr (lb_window_test_get_last_status (the_window ()),
                             "point 2 is not a pair of numbers"));
   g_assert_nonnull (strstr (lb_window_test_get_last_status (the_window ()),
@@ -717,7 +687,7 @@ test_series (void)
   folder = g_build_filename (root, "axial", NULL);
   lb_test_app_open_path (app, folder);
   g_assert_true (lb_test_wait (frame_label_starts, (gpointer) "slice 1/4", 20000));
-  drain (300);
+  lb_test_ui_drain (300);
   g_assert_cmpuint (lb_measurement_list_get_n (the_list ()), ==, 0);
   uri1 = shown_uri ();
   press_keys ("l");
@@ -747,7 +717,7 @@ test_series (void)
   g_signal_emit_by_name (rows, "row-activated", gtk_list_box_get_row_at_index (GTK_LIST_BOX (rows),
                                                                               0));
   g_assert_true (lb_test_wait (frame_label_starts, (gpointer) "slice 1/4", 10000));
-  drain (100);
+  lb_test_ui_drain (100);
   g_assert_true (lb_measure_layer_get_selected (the_layer ()) == m1);
 
   /* saved: a sidecar beside each slice measured, none beside the others */
