@@ -517,11 +517,11 @@ test_delete (void)
 
 /* ---- 4. the sidecar ---------------------------------------------------------------------- */
 
+/* The screen, for people to look at: @name in the temporary folder. */
 static void
-screenshot (void)
+screenshot (const char *name)
 {
-  g_autofree char *path = g_build_filename (g_get_tmp_dir (), "lightbox-measure-tools.png",
-                                            NULL);
+  g_autofree char *path = g_build_filename (g_get_tmp_dir (), name, NULL);
   const char *argv[] = { "import", "-window", "root", path, NULL };
   g_autofree char *out = NULL, *err = NULL;
   int status;
@@ -551,7 +551,7 @@ test_sidecar (void)
   press_keys ("r h plus");
   lb_measure_layer_select (the_layer (), ellipse);
   lb_test_ui_drain (300);
-  screenshot ();
+  screenshot ("lightbox-measure-tools.png");
   g_assert_true (lb_measure_layer_compute (the_layer (), ellipse, &now));
   g_assert_cmpuint (now.stats.n_pixels, ==, was.stats.n_pixels);
   g_assert_cmpfloat (now.stats.mean, ==, was.stats.mean);
@@ -714,6 +714,9 @@ test_series (void)
   g_assert_null (gtk_list_box_get_row_at_index (GTK_LIST_BOX (rows), 2));
   g_assert_true (g_str_has_prefix (gtk_label_get_text (GTK_LABEL (gtk_list_box_row_get_child (
                    gtk_list_box_get_row_at_index (GTK_LIST_BOX (rows), 1)))), "Slice 2 · Length · "));
+  g_action_group_activate_action (G_ACTION_GROUP (the_window ()), "measurements", NULL);
+  lb_test_ui_drain (400);
+  screenshot ("lightbox-measure-panel.png");
   g_signal_emit_by_name (rows, "row-activated", gtk_list_box_get_row_at_index (GTK_LIST_BOX (rows),
                                                                               0));
   g_assert_true (lb_test_wait (frame_label_starts, (gpointer) "slice 1/4", 10000));
