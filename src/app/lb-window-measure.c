@@ -38,7 +38,9 @@ struct _LbWindowMeasure {
   GCancellable      *cancellable;    /* loads and saves of the image open */
   LbMeasurement     *pending_select; /* selected once its slice is shown */
   guint              saving;         /* documents still being saved */
+  guint              generation;     /* a new image or series makes older callbacks no-ops */
   GString           *save_errors;
+  GPtrArray         *conflicts;      /* Doc: saves refused because the sidecar changed */
 };
 
 static void
@@ -202,8 +204,29 @@ on_selection_changed (LbMeasureLayer *layer,
 
 typedef struct {
   LbWindow *self;
-  Doc      *doc;  /* owned by self->measure->docs, which the cancellable outlives */
+  Doc      *doc;         /* owned by self->measure->docs while @generation is current */
+  guint     generation;
+  gboolean  replacing;   /* the user agreed to replace the sidecar as it is now */
 } DocOp;
+
+static DocOp *
+doc_op_new (LbWindow *self, Doc *d)
+{
+  DocOp *op = g_new0 (DocOp, 1);
+
+  op->self = g_object_ref (self);
+  op->doc = d;
+  op->generation = self->measure->generation;
+  return op;
+}
+
+/* Whether @op is still about the image open: the window and its documents are as they were
+ * (a result may arrive after another image was opened, even after its cancellation). */
+static gboolean
+op_current (DocOp *op)
+{
+  return op->self->measure != NULL && op->generation == op->self->measure->generation;
+}
 
 static void
 on_sidecar_loaded (GObject      *source,
@@ -218,8 +241,11 @@ on_sidecar_loaded (GObject      *source,
   char *etag = NULL;
 
   loaded = lb_measurement_store_load_finish (LB_STORE (source), result, &etag, &ref, &error);
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    goto out;
+  if (!op_current (op) || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_free (etag);
+      goto out;
+    }
   if (loaded == NULL)
     {
       op->doc->failed = TRUE;
@@ -275,6 +301,7 @@ add_doc (LbWindow *self, const char *uri, guint frame)
   op = g_new0 (DocOp, 1);
   op->self = g_object_ref (self);
   op->doc = d;
+  op->generation = m->generation;
   lb_measurement_store_load_async (m->store, uri, m->cancellable, on_sidecar_loaded, op);
 }
 
@@ -288,9 +315,11 @@ _lb_window_measure_open (LbWindow   *self,
   g_cancellable_cancel (m->cancellable);
   g_clear_object (&m->cancellable);
   m->cancellable = g_cancellable_new ();
+  m->generation++;
   g_clear_object (&m->pending_select);
   lb_measure_layer_select (m->layer, NULL);
   lb_measurement_list_clear (m->list);
+  g_ptr_array_set_size (m->conflicts, 0);
   g_ptr_array_set_size (m->docs, 0);
   g_clear_object (&m->store);
   first = uri;
@@ -327,6 +356,8 @@ _lb_window_measure_sync (LbWindow *self)
 
 /* ---- saving ------------------------------------------------------------------------------ */
 
+static void ask_replace (LbWindow *self);
+
 static void
 save_done (LbWindow *self)
 {
@@ -342,6 +373,8 @@ save_done (LbWindow *self)
       /* TRANSLATORS: nothing was overwritten; the message says which file and why */
       _lb_window_show_error (self, _("Could not save the measurements"), error);
     }
+  else if (m->conflicts->len > 0)
+    ask_replace (self);
   else
     _lb_window_set_status (self, _("Measurements saved"));
   g_string_truncate (m->save_errors, 0);
@@ -359,7 +392,13 @@ on_sidecar_saved (GObject      *source,
   g_autoptr(LbWriteBackResult) res = lb_measurement_store_save_finish (LB_STORE (source),
                                                                        result, &error);
 
-  if (res == NULL)
+  if (self->measure == NULL)
+    goto out;
+  if (!op_current (op))
+    ;  /* another image since: its documents are not these */
+  else if (g_error_matches (error, LB_ERROR, LB_ERROR_CONFLICT) && !op->replacing)
+    g_ptr_array_add (wm (self)->conflicts, op->doc);
+  else if (res == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         g_string_append_printf (wm (self)->save_errors, "%s%s",
@@ -372,6 +411,7 @@ on_sidecar_saved (GObject      *source,
       op->doc->etag = g_strdup (res->etag);
     }
   save_done (self);
+out:
   g_object_unref (op->self);
   g_free (op);
 }
@@ -438,6 +478,40 @@ doc_bytes (LbWindow *self, Doc *d, GError **error)
   return bytes;
 }
 
+/* Starts saving @d (counted in m->saving); errors go to m->save_errors. */
+static void
+save_doc (LbWindow *self, Doc *d, gboolean replacing)
+{
+  LbWindowMeasure *m = wm (self);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  DocOp *op;
+
+  if (d->failed)
+    {
+      if (m->save_errors->len > 0)
+        g_string_append_c (m->save_errors, '\n');
+      /* TRANSLATORS: %s is the image's address */
+      g_string_append_printf (m->save_errors, _("%s: the saved measurements could not be "
+                                                "read, so they are not written over"),
+                              d->uri);
+      return;
+    }
+  bytes = doc_bytes (self, d, &error);
+  if (bytes == NULL)
+    {
+      if (error != NULL)
+        g_string_append_printf (m->save_errors, "%s%s", m->save_errors->len ? "\n" : "",
+                                error->message);
+      return;
+    }
+  op = doc_op_new (self, d);
+  op->replacing = replacing;
+  m->saving++;
+  lb_measurement_store_save_async (m->store, d->uri, bytes, d->etag, m->cancellable,
+                                   on_sidecar_saved, op);
+}
+
 static void
 save_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
@@ -446,41 +520,97 @@ save_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 
   if (m->saving > 0 || m->store == NULL)
     return;
+  g_ptr_array_set_size (m->conflicts, 0);
   m->saving = 1;  /* held until every document is started */
   for (guint i = 0; i < m->docs->len; i++)
-    {
-      Doc *d = g_ptr_array_index (m->docs, i);
-      g_autoptr(GError) error = NULL;
-      g_autoptr(GBytes) bytes = NULL;
-      DocOp *op;
-
-      if (d->failed)
-        {
-          if (m->save_errors->len > 0)
-            g_string_append_c (m->save_errors, '\n');
-          /* TRANSLATORS: %s is the image's address */
-          g_string_append_printf (m->save_errors, _("%s: the saved measurements could not be "
-                                                    "read, so they are not written over"),
-                                  d->uri);
-          continue;
-        }
-      bytes = doc_bytes (self, d, &error);
-      if (bytes == NULL)
-        {
-          if (error != NULL)
-            g_string_append_printf (m->save_errors, "%s%s", m->save_errors->len ? "\n" : "",
-                                    error->message);
-          continue;
-        }
-      op = g_new0 (DocOp, 1);
-      op->self = g_object_ref (self);
-      op->doc = d;
-      m->saving++;
-      lb_measurement_store_save_async (m->store, d->uri, bytes, d->etag, m->cancellable,
-                                       on_sidecar_saved, op);
-    }
+    save_doc (self, g_ptr_array_index (m->docs, i), FALSE);
   update_actions (self);
   save_done (self);
+}
+
+/* The user agreed: each sidecar that changed since it was read is replaced in the version it
+ * has now (its ETag read again), and only in that version. */
+static void
+on_replace_stat (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  DocOp *op = user_data;
+  LbWindow *self = op->self;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbStoreEntry) entry = lb_store_stat_finish (LB_STORE (source), result, &error);
+
+  if (self->measure == NULL)
+    goto out;
+  if (op_current (op))
+    {
+      g_free (op->doc->etag);
+      /* gone meanwhile: created anew, which still never replaces a file */
+      op->doc->etag = entry != NULL ? g_strdup (lb_store_entry_get_etag (entry)) : NULL;
+      save_doc (self, op->doc, TRUE);
+    }
+  save_done (self);
+out:
+  g_object_unref (op->self);
+  g_free (op);
+}
+
+static void
+on_replace_answer (int choice, gpointer user_data)
+{
+  LbWindow *self = user_data;
+  LbWindowMeasure *m = wm (self);
+  g_autoptr(GPtrArray) docs = NULL;
+
+  if (m == NULL)
+    return;
+  docs = g_steal_pointer (&m->conflicts);
+  m->conflicts = g_ptr_array_new ();
+  if (choice != 1 || m->saving > 0)
+    {
+      _lb_window_set_status (self, _("The measurements were not saved"));
+      return;
+    }
+  m->saving = 1;
+  for (guint i = 0; i < docs->len; i++)
+    {
+      Doc *d = g_ptr_array_index (docs, i);
+      g_autofree char *sidecar = lb_measurement_sidecar_uri (d->uri);
+
+      m->saving++;
+      lb_store_stat_async (m->store, sidecar, m->cancellable, on_replace_stat,
+                           doc_op_new (self, d));
+    }
+  save_done (self);
+}
+
+static void
+ask_replace (LbWindow *self)
+{
+  LbWindowMeasure *m = wm (self);
+  g_autoptr(GString) names = g_string_new (NULL);
+  g_autofree char *detail = NULL;
+  const char *choices[] = { _("_Cancel"), _("_Replace"), NULL };
+  LbDialogsAsk ask = {
+    /* TRANSLATORS: asked when a measurements file beside an image changed since it was read
+     * (another reader saved theirs) */
+    .message = _("Replace the measurements saved meanwhile?"),
+    .choices = choices,
+    .cancel_choice = 0,
+    .default_choice = 0,
+    .destructive_choice = 1,
+  };
+
+  for (guint i = 0; i < m->conflicts->len; i++)
+    {
+      g_autofree char *sidecar = lb_measurement_sidecar_uri (((Doc *) g_ptr_array_index (
+                                                                m->conflicts, i))->uri);
+
+      g_string_append_printf (names, "%s%s", i > 0 ? "\n" : "", sidecar);
+    }
+  /* TRANSLATORS: %s lists the files */
+  detail = g_strdup_printf (_("These files were written since the image was opened; replacing "
+                              "them loses what they hold:\n%s"), names->str);
+  ask.detail = detail;
+  lb_dialogs_ask (GTK_WINDOW (self), &ask, NULL, on_replace_answer, self);
 }
 
 /* ---- CSV --------------------------------------------------------------------------------- */
@@ -662,6 +792,7 @@ _lb_window_measure_init (LbWindow *self)
   m->docs = g_ptr_array_new_with_free_func (doc_free);
   m->cancellable = g_cancellable_new ();
   m->save_errors = g_string_new (NULL);
+  m->conflicts = g_ptr_array_new ();
   g_action_map_add_action_entries (G_ACTION_MAP (self), entries, G_N_ELEMENTS (entries), self);
 
   /* the bar goes above the canvas and its overlays */
@@ -696,5 +827,6 @@ _lb_window_measure_dispose (LbWindow *self)
   g_clear_object (&m->pending_select);
   g_ptr_array_unref (m->docs);
   g_string_free (m->save_errors, TRUE);
+  g_ptr_array_unref (m->conflicts);
   g_free (m);
 }

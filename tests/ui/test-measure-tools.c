@@ -15,6 +15,7 @@
  * - Save Measurements writes the JSON sidecar beside the file (read back here by json-glib),
  *   the image opened again shows the same measurements with the same values; the CSV export
  *   has a line per measurement;
+ * - a sidecar another reader wrote since: Save asks, Cancel leaves it, Replace replaces it;
  * - a malformed sidecar: the image opens all the same with a clear message, no measurements,
  *   and a save leaves the file as it was;
  * - on a series (tests/dicom/make-phantom.py), a measurement on each of two slices: the panel
@@ -591,6 +592,42 @@ test_sidecar (void)
   g_assert_cmpfloat (now.stats.mean, ==, was.stats.mean);
 }
 
+/* Another reader's sidecar written since the image opened: Save asks; Cancel leaves it,
+ * Replace replaces it. */
+static void
+test_conflict (void)
+{
+  g_autofree char *sidecar = NULL;
+  g_autoptr(GBytes) after = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  static const char theirs[] = "{\"format\": \"lightbox-measurements\", \"version\": 1, "
+                               "\"image\": {}, \"measurements\": []}";
+
+  if (skip () || ellipse == NULL)
+    return;
+  sidecar = g_strconcat (image_path, LB_MEASUREMENT_SIDECAR_SUFFIX, NULL);
+  g_assert_true (g_file_set_contents (sidecar, theirs, -1, NULL));
+  g_action_group_activate_action (G_ACTION_GROUP (the_window ()), "measurements-save", NULL);
+  g_assert_true (lb_test_wait (lb_test_has_dialog, the_window (), 10000));
+  g_assert_nonnull (lb_test_find_text (GTK_WIDGET (lb_test_dialog_over (GTK_WINDOW (
+                                         the_window ()))), LB_MEASUREMENT_SIDECAR_SUFFIX));
+  lb_test_answer_dialog (GTK_WINDOW (the_window ()), "_Cancel");
+  g_assert_true (lb_test_wait (status_starts, (gpointer) "The measurements were not saved",
+                               10000));
+  after = lb_test_read_file (sidecar);
+  g_assert_cmpmem (g_bytes_get_data (after, NULL), g_bytes_get_size (after), theirs,
+                   strlen (theirs));
+
+  g_action_group_activate_action (G_ACTION_GROUP (the_window ()), "measurements-save", NULL);
+  g_assert_true (lb_test_wait (lb_test_has_dialog, the_window (), 10000));
+  lb_test_answer_dialog (GTK_WINDOW (the_window ()), "_Replace");
+  g_assert_true (lb_test_wait (status_starts, (gpointer) "Measurements saved", 10000));
+  g_assert_true (json_parser_load_from_file (parser, sidecar, NULL));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (
+                      json_node_get_object (json_parser_get_root (parser)), "measurements")), ==,
+                    2);
+}
+
 static void
 test_malformed_sidecar (void)
 {
@@ -800,6 +837,7 @@ main (int argc, char **argv)
   g_test_add_func ("/measure/tools/edit-undo", test_edit_undo);
   g_test_add_func ("/measure/tools/delete", test_delete);
   g_test_add_func ("/measure/tools/sidecar", test_sidecar);
+  g_test_add_func ("/measure/tools/conflict", test_conflict);
   g_test_add_func ("/measure/tools/malformed-sidecar", test_malformed_sidecar);
   g_test_add_func ("/measure/tools/series", test_series);
   ret = g_test_run ();
