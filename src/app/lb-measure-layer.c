@@ -789,8 +789,10 @@ lb_measure_layer_set_frame (LbMeasureLayer *self,
   g_return_if_fail (LB_IS_MEASURE_LAYER (self));
   if (frame == self->frame)
     return;
-  /* what was being drawn belongs to the frame it was started on */
+  /* what was being drawn belongs to the frame it was started on; the values cached hold the
+   * last frame's image, which need not stay in memory */
   g_clear_object (&self->drawing);
+  g_hash_table_remove_all (self->cache);
   self->state = STATE_NONE;
   if (self->selected != NULL && lb_measurement_list_get_frame (self->list, self->selected) != frame)
     lb_measure_layer_select (self, NULL);

@@ -48,8 +48,8 @@ void            lb_measure_layer_select       (LbMeasureLayer    *self,
                                                LbMeasurement     *measurement);
 /* Deletes the selected measurement, undoably. FALSE when none is selected. */
 gboolean        lb_measure_layer_delete_selected (LbMeasureLayer *self);
-/* The values of @measurement on the image shown (cached until it or the image changes), and
- * its label; FALSE when there is no image. */
+/* The values of @measurement on the image shown (cached until it or the image changes); FALSE
+ * when there is no image. */
 gboolean        lb_measure_layer_compute      (LbMeasureLayer      *self,
                                                LbMeasurement       *measurement,
                                                LbMeasurementValues *values);
