@@ -172,6 +172,8 @@ on_row_activated (GtkListBox    *box,
     return;
   meas = lb_measurement_list_get (m->list, index);
   frame = lb_measurement_list_get_frame (m->list, meas);
+  /* the panel goes, so the measurement is seen */
+  gtk_popover_popdown (GTK_POPOVER (m->popover));
   if (frame != frame_shown (self) && self->frames != NULL)
     {
       g_set_object (&m->pending_select, meas);

@@ -21,7 +21,8 @@
  * - on a series (tests/dicom/make-phantom.py), a measurement on each of two slices: the panel
  *   lists both and a click on a row goes back to its slice and selects it; Save writes a
  *   sidecar beside each of the two slice files and none beside the others; the series opened
- *   again puts each measurement back on its slice.
+ *   again puts each measurement back on its slice; as one multi-frame object, a measurement on
+ *   frame 3 goes to its one sidecar, which names frame 2 (from 0), and comes back on frame 3.
  *
  * A screenshot of the window with its measurements is written for people to look at. */
 #include <gtk/gtk.h>
@@ -705,13 +706,29 @@ reloaded (gpointer data)
          && lb_measurement_list_get_frame (list, lb_measurement_list_get (list, 1)) > 0;
 }
 
+static gboolean
+file_exists (gpointer data)
+{
+  return g_file_test (data, G_FILE_TEST_IS_REGULAR);
+}
+
+/* One measurement, not @data: read again from the sidecar. */
+static gboolean
+one_new (gpointer data)
+{
+  LbMeasurementList *list = the_list ();
+
+  return lb_measurement_list_get_n (list) == 1 && !lb_measurement_list_find (list, data, NULL);
+}
+
 static void
 test_series (void)
 {
-  const char *options[] = { "--slices", "4", "--orientations", "axial", NULL };
+  const char *options[] = { "--slices", "4", "--orientations", "axial", "--multiframe", NULL };
   g_autoptr(JsonNode) manifest = NULL;
   g_autofree char *root = NULL, *folder = NULL, *uri1 = NULL, *uri2 = NULL, *side1 = NULL;
-  g_autofree char *side2 = NULL, *side3 = NULL, *path3 = NULL;
+  g_autofree char *side2 = NULL, *side3 = NULL, *multiframe = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
   LbMeasurement *m1, *m2;
   g_autoptr(LbMeasurement) old = NULL;
   LbMeasurementPoint p1;
@@ -759,6 +776,7 @@ test_series (void)
   g_assert_true (lb_test_wait (frame_label_starts, (gpointer) "slice 1/4", 10000));
   lb_test_ui_drain (100);
   g_assert_true (lb_measure_layer_get_selected (the_layer ()) == m1);
+  g_assert_false (gtk_widget_get_visible (gtk_widget_get_ancestor (rows, GTK_TYPE_POPOVER)));
 
   /* saved: a sidecar beside each slice measured, none beside the others */
   g_action_group_activate_action (G_ACTION_GROUP (the_window ()), "measurements-save", NULL);
@@ -801,6 +819,42 @@ test_series (void)
   g_assert_nonnull (m2);
   g_assert_cmpfloat (lb_measurement_get_point (m1, 0).x, ==, p1.x);
   g_assert_cmpfloat (lb_measurement_get_point (m1, 0).y, ==, p1.y);
+
+  /* the same as one multi-frame object: one sidecar, which names the frame (from 0) */
+  multiframe = g_build_filename (root, "multiframe.dcm", NULL);
+  lb_test_app_open_path (app, multiframe);
+  g_assert_true (lb_test_wait (frame_label_starts, (gpointer) "frame 1/4", 20000));
+  lb_test_ui_drain (300);
+  g_assert_cmpuint (lb_measurement_list_get_n (the_list ()), ==, 0);
+  /* (the keys that step are dicom-reading's to test) */
+  g_action_group_activate_action (G_ACTION_GROUP (the_window ()), "next-frame", NULL);
+  g_assert_true (lb_test_wait (frame_label_starts, (gpointer) "frame 2/4", 10000));
+  g_action_group_activate_action (G_ACTION_GROUP (the_window ()), "next-frame", NULL);
+  g_assert_true (lb_test_wait (frame_label_starts, (gpointer) "frame 3/4", 10000));
+  /* the length tool is still on from the series: its key again turns it off, and on */
+  g_assert_true (lb_measure_layer_get_tool (the_layer (), NULL));
+  press_keys ("l");
+  g_assert_false (lb_measure_layer_get_tool (the_layer (), NULL));
+  press_keys ("l");
+  draw_length_across (0);
+  g_assert_true (lb_test_wait (n_measurements, GUINT_TO_POINTER (1), 5000));
+  g_assert_cmpuint (lb_measurement_list_get_frame (the_list (), lb_measurement_list_get (
+                      the_list (), 0)), ==, 3);
+  side3 = g_strconcat (multiframe, LB_MEASUREMENT_SIDECAR_SUFFIX, NULL);
+  g_action_group_activate_action (G_ACTION_GROUP (the_window ()), "measurements-save", NULL);
+  g_assert_true (lb_test_wait (file_exists, side3, 10000));
+  lb_test_ui_drain (200);
+  g_assert_true (json_parser_load_from_file (parser, side3, NULL));
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (
+                     json_node_get_object (json_parser_get_root (parser)), "image"), "frame"), ==,
+                   2);
+  /* opened again, it is back on frame 3 */
+  g_clear_object (&old);
+  old = g_object_ref (lb_measurement_list_get (the_list (), 0));
+  lb_test_app_open_path (app, multiframe);
+  g_assert_true (lb_test_wait (one_new, old, 20000));
+  g_assert_cmpuint (lb_measurement_list_get_frame (the_list (), lb_measurement_list_get (
+                      the_list (), 0)), ==, 3);
   lb_test_remove_tree (root);
 }
 
