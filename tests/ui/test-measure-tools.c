@@ -727,7 +727,8 @@ test_series (void)
   const char *options[] = { "--slices", "4", "--orientations", "axial", "--multiframe", NULL };
   g_autoptr(JsonNode) manifest = NULL;
   g_autofree char *root = NULL, *folder = NULL, *uri1 = NULL, *uri2 = NULL, *side1 = NULL;
-  g_autofree char *side2 = NULL, *side3 = NULL, *multiframe = NULL;
+  g_autofree char *side2 = NULL, *side3 = NULL, *multiframe = NULL, *path1 = NULL;
+  g_autofree char *path2 = NULL;
   g_autoptr(JsonParser) parser = json_parser_new ();
   LbMeasurement *m1, *m2;
   g_autoptr(LbMeasurement) old = NULL;
@@ -781,12 +782,12 @@ test_series (void)
   /* saved: a sidecar beside each slice measured, none beside the others */
   g_action_group_activate_action (G_ACTION_GROUP (the_window ()), "measurements-save", NULL);
   g_assert_true (lb_test_wait (status_starts, (gpointer) "Measurements saved", 10000));
-  side1 = g_filename_from_uri (uri1, NULL, NULL);
-  side2 = g_filename_from_uri (uri2, NULL, NULL);
-  g_assert_nonnull (side1);
-  g_assert_nonnull (side2);
-  side1 = g_strconcat (g_steal_pointer (&side1), LB_MEASUREMENT_SIDECAR_SUFFIX, NULL);
-  side2 = g_strconcat (g_steal_pointer (&side2), LB_MEASUREMENT_SIDECAR_SUFFIX, NULL);
+  path1 = g_filename_from_uri (uri1, NULL, NULL);
+  path2 = g_filename_from_uri (uri2, NULL, NULL);
+  g_assert_nonnull (path1);
+  g_assert_nonnull (path2);
+  side1 = g_strconcat (path1, LB_MEASUREMENT_SIDECAR_SUFFIX, NULL);
+  side2 = g_strconcat (path2, LB_MEASUREMENT_SIDECAR_SUFFIX, NULL);
   g_assert_true (g_file_test (side1, G_FILE_TEST_IS_REGULAR));
   g_assert_true (g_file_test (side2, G_FILE_TEST_IS_REGULAR));
   {
