@@ -30,6 +30,8 @@ static const Command commands[] = {
     "TTCP, transactions and file transfer on loopback against raw sockets and curl" },
   { "dicom", lb_bench_dicom_main,
     "decoding per transfer syntax: a 512×512 CT frame and a CT series, against DCMTK/GDCM" },
+  { "python-bridge", lb_bench_python_main,
+    "a Python filter's fixed cost per pass against an empty C plugin, 1.4 Mpx gray16" },
   { "mem-pass", lb_bench_mem_pass_main, NULL },
 };
 

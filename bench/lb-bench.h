@@ -14,6 +14,7 @@ int lb_bench_filters_main  (int argc, char **argv);
 int lb_bench_mem_pass_main (int argc, char **argv);   /* hidden: the memory child of filters */
 int lb_bench_net_main      (int argc, char **argv);
 int lb_bench_dicom_main    (int argc, char **argv);
+int lb_bench_python_main   (int argc, char **argv);
 
 /* Helpers shared by the subcommands (lb-bench.c). */
 

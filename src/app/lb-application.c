@@ -88,16 +88,14 @@ quit_activated (GSimpleAction *action,
                 GVariant      *param,
                 gpointer       user_data)
 {
-  GList *windows = gtk_application_get_windows (GTK_APPLICATION (user_data));
+  g_autoptr (GList) windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (user_data)));
 
-  /* close windows properly so they save their state */
-  for (GList *l = windows; l != NULL;)
-    {
-      GList *next = l->next;
-      gtk_window_close (GTK_WINDOW (l->data));
-      l = next;
-    }
-  g_application_quit (G_APPLICATION (user_data));
+  /* close windows properly so they save their state; a window with unsaved results asks
+   * first and stays until answered (the application ends with its last window) */
+  for (GList *l = windows; l != NULL; l = l->next)
+    gtk_window_close (GTK_WINDOW (l->data));
+  if (gtk_application_get_windows (GTK_APPLICATION (user_data)) == NULL)
+    g_application_quit (G_APPLICATION (user_data));
 }
 
 static void
@@ -150,6 +148,7 @@ lb_application_startup (GApplication *app)
     { "win.open-store", { "<Control>l", NULL } },
     { "win.upload", { "<Control>u", NULL } },
     { "win.export", { "<Control><Shift>e", NULL } },
+    { "win.export-view", { "<Control><Alt>e", NULL } },
     { "win.undo", { "<Control>z", NULL } },
     { "win.redo", { "<Control><Shift>z", "<Control>y", NULL } },
     { "win.revert", { "<Control><Shift>r", NULL } },
@@ -178,6 +177,15 @@ lb_application_startup (GApplication *app)
     { "win.wl-edit", { "<Control><Shift>w", NULL } },
     { "win.flip-vertical", { "<Control><Shift>h", NULL } },
     { "win.fullscreen", { "F11", NULL } },
+    /* viewports: rows × columns */
+    { "win.layout::1x1", { "<Control><Alt>1", NULL } },
+    { "win.layout::1x2", { "<Control><Alt>2", NULL } },
+    { "win.layout::2x1", { "<Control><Alt>3", NULL } },
+    { "win.layout::2x2", { "<Control><Alt>4", NULL } },
+    { "win.next-viewport", { "<Control>F6", NULL } },
+    { "win.sync-scroll", { "<Control><Shift>y", NULL } },
+    { "win.link-wl", { "<Control><Shift>k", NULL } },
+    { "win.reference-lines", { "<Control><Shift>l", NULL } },
     /* Escape leaves full screen when there is nothing to cancel (win.cancel is disabled) */
     { "win.leave-fullscreen", { "Escape", NULL } },
     { "win.tag-browser", { "<Control><Shift>t", NULL } },
@@ -186,7 +194,7 @@ lb_application_startup (GApplication *app)
     { "win.measure-tool::angle", { "<Control><Alt>g", NULL } },
     { "win.measure-tool::polyline", { "<Control><Alt>y", NULL } },
     { "win.measure-tool::rectangle", { "<Control><Alt>b", NULL } },
-    { "win.measure-tool::ellipse", { "<Control><Alt>e", NULL } },
+    { "win.measure-tool::ellipse", { "<Control><Alt>o", NULL } },
     { "win.measure-tool::freehand", { "<Control><Alt>d", NULL } },
     { "win.measure-tool::probe", { "<Control><Alt>p", NULL } },
     { "win.measure-tool::arrow", { "<Control><Alt>t", NULL } },
@@ -198,6 +206,7 @@ lb_application_startup (GApplication *app)
     { "win.measurements-export", { "<Control><Alt>c", NULL } },
     { "win.benchmark-mode", { "<Control><Shift>b", NULL } },
     { "win.focus-tree", { "<Control>t", NULL } },
+    { "win.search-studies", { "<Control><Shift>f", NULL } },
     { "win.focus-canvas", { "<Control>period", NULL } },
     { "win.show-help-overlay", { "<Control>question", NULL } },
   };

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "lb-browser-children.h"
+#include "lb-messages.h"
 #include "lb-store-browser-private.h"
 
 struct _LbBrowserChildren {
@@ -275,6 +276,14 @@ feed_batch (LbBrowserChildren *self,
     }
   if (self->resorting)
     reexpand (self, self->fed, n);
+  else if (self->browser != NULL && _lb_store_browser_remembers (self->browser))
+    /* after a refresh: the folders that were expanded are again, and the selection is back */
+    for (guint i = self->fed; i < self->fed + n; i++)
+      {
+        g_autoptr (GtkTreeListRow) row = row_for_list (self, i);
+
+        _lb_store_browser_row_arrived (self->browser, row, g_ptr_array_index (self->nodes, i));
+      }
   self->fed += n;
   /* aim the next batch at BATCH_TARGET_US of work, as this one went */
   dt = MAX (g_get_monotonic_time () - t0, 1);
@@ -469,7 +478,11 @@ on_listed (GObject      *source,
     return;
   if (entries == NULL)
     {
-      g_autoptr (LbBrowserNode) node = lb_browser_node_new_error (error->message, self);
+      /* plain words in the row, the request in its tooltip */
+      const char *plain = lb_messages_explain (error);
+      g_autoptr (LbBrowserNode) node = lb_browser_node_new_error (plain ? plain : error->message,
+                                                                  plain ? error->message : NULL,
+                                                                  self);
 
       g_debug ("listing %s failed: %s", self->uri ? self->uri : "root", error->message);
       g_list_store_splice (self->items, 0, g_list_model_get_n_items (G_LIST_MODEL (self->items)),
@@ -481,7 +494,24 @@ on_listed (GObject      *source,
     }
   g_debug ("%s: the store listed %u entries in %.1f ms", self->uri ? self->uri : "root",
            entries->len, (g_get_monotonic_time () - start_us) / 1000.0);
+  if (self->root)
+    _lb_store_browser_root_listed (self->browser);
   prepare_start (self, g_steal_pointer (&entries), NULL);
+}
+
+/* Remembers, by address, the folders expanded below @self, at every depth. */
+static void
+remember_expanded (LbBrowserChildren *self)
+{
+  for (guint i = 0; self->nodes != NULL && i < self->fed; i++)
+    {
+      LbBrowserChildren *children = lb_browser_node_get_children (self->nodes->pdata[i]);
+
+      if (children == NULL || children->n_views == 0 || children->uri == NULL)
+        continue;
+      _lb_store_browser_remember_expanded (self->browser, children->uri);
+      remember_expanded (children);
+    }
 }
 
 void
@@ -493,6 +523,8 @@ lb_browser_children_relist (LbBrowserChildren *self)
   g_return_if_fail (LB_IS_BROWSER_CHILDREN (self));
   if (self->browser == NULL || (store = lb_store_browser_get_store (self->browser)) == NULL)
     return;
+  /* listed again (refresh, an upload): what was expanded below stays expanded */
+  remember_expanded (self);
   children_stop (self);
   g_clear_pointer (&self->nodes, g_ptr_array_unref);
   self->fed = 0;
@@ -601,6 +633,24 @@ lb_browser_children_find (LbBrowserChildren *self,
         return found;
     }
   return NULL;
+}
+
+gboolean
+lb_browser_children_any (LbBrowserChildren *self,
+                         gboolean         (*pred) (LbBrowserNode *, gpointer),
+                         gpointer           data)
+{
+  g_return_val_if_fail (LB_IS_BROWSER_CHILDREN (self), FALSE);
+  for (guint i = 0; self->nodes != NULL && i < self->fed; i++)
+    {
+      LbBrowserNode *node = self->nodes->pdata[i];
+      LbBrowserChildren *children = lb_browser_node_get_children (node);
+
+      if (pred (node, data)
+          || (children != NULL && children->started && lb_browser_children_any (children, pred, data)))
+        return TRUE;
+    }
+  return FALSE;
 }
 
 gboolean

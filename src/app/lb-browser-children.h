@@ -50,6 +50,11 @@ void               lb_browser_children_foreach         (LbBrowserChildren *self,
 LbBrowserChildren *lb_browser_children_find            (LbBrowserChildren *self,
                                                         const char        *uri);
 gboolean           lb_browser_children_is_started      (LbBrowserChildren *self);
+/* Whether @pred holds for a row delivered to @self or to a listed list below it. */
+gboolean           lb_browser_children_any             (LbBrowserChildren *self,
+                                                        gboolean         (*pred) (LbBrowserNode *,
+                                                                                  gpointer),
+                                                        gpointer           data);
 /* (nullable) (transfer none): the cancellable of the listing or sort running, NULL if none */
 GCancellable      *lb_browser_children_get_cancellable (LbBrowserChildren *self);
 

@@ -12,6 +12,7 @@ struct _LbBrowserNode {
   LbBrowserNodeKind  kind;
   LbStoreEntry      *entry;      /* LB_BROWSER_NODE_ENTRY */
   char              *message;    /* LB_BROWSER_NODE_ERROR */
+  char              *detail;     /* LB_BROWSER_NODE_ERROR, nullable */
   char              *sort_key;   /* natural, locale-aware, case-folded name */
   gboolean           container;
   gint64             size;       /* bytes, -1 unknown or container */
@@ -51,6 +52,7 @@ lb_browser_node_finalize (GObject *object)
   g_clear_object (&self->entry);
   g_clear_object (&self->children);
   g_free (self->message);
+  g_free (self->detail);
   g_free (self->sort_key);
   g_free (self->size_text);
   g_free (self->date_text);
@@ -172,9 +174,13 @@ lb_browser_node_new_loading (LbBrowserChildren *owner)
 
 LbBrowserNode *
 lb_browser_node_new_error (const char        *message,
+                           const char        *detail,
                            LbBrowserChildren *owner)
 {
-  return node_new (LB_BROWSER_NODE_ERROR, NULL, message, owner);
+  LbBrowserNode *node = node_new (LB_BROWSER_NODE_ERROR, NULL, message, owner);
+
+  node->detail = g_strdup (detail);
+  return node;
 }
 
 LbBrowserNodeKind
@@ -215,7 +221,9 @@ const char *
 lb_browser_node_get_tooltip (LbBrowserNode *self)
 {
   g_return_val_if_fail (LB_IS_BROWSER_NODE (self), NULL);
-  return self->entry ? lb_store_entry_get_uri (self->entry) : self->message;
+  if (self->entry != NULL)
+    return lb_store_entry_get_uri (self->entry);
+  return self->detail != NULL ? self->detail : self->message;
 }
 
 const char *

@@ -45,7 +45,10 @@ G_DECLARE_FINAL_TYPE (LbBrowserNode, lb_browser_node, LB, BROWSER_NODE, GObject)
 LbBrowserNode     *lb_browser_node_new_entry      (LbStoreEntry        *entry,
                                                    LbBrowserChildren   *owner);
 LbBrowserNode     *lb_browser_node_new_loading    (LbBrowserChildren   *owner);
+/* @message: what failed, in plain words; @detail: (nullable) the technical text (method, URL,
+ * status), shown as the row's tooltip */
 LbBrowserNode     *lb_browser_node_new_error      (const char          *message,
+                                                   const char          *detail,
                                                    LbBrowserChildren   *owner);
 LbBrowserNodeKind  lb_browser_node_get_kind       (LbBrowserNode       *self);
 /* (nullable): NULL for spinner and error rows */
@@ -53,7 +56,7 @@ LbStoreEntry      *lb_browser_node_get_entry      (LbBrowserNode       *self);
 gboolean           lb_browser_node_is_container   (LbBrowserNode       *self);
 /* (nullable): the error of an error row */
 const char        *lb_browser_node_get_message    (LbBrowserNode       *self);
-/* (nullable): the entry's URI, or the error */
+/* (nullable): the entry's URI, or the error's detail (else its message) */
 const char        *lb_browser_node_get_tooltip    (LbBrowserNode       *self);
 /* (nullable): the entry's symbolic icon */
 const char        *lb_browser_node_get_icon_name  (LbBrowserNode       *self);

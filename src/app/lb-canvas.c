@@ -267,10 +267,25 @@ set_source (LbCanvas             *self,
   /* a VOI LUT of another model means nothing here */
   if (model_changed)
     self->voi_lut = -1;
+  /* a new image's view starts as the image is stored: rotation, flips and the inverted
+   * greys belong to the view of the image they were set on (a series' slices keep them) */
+  if (!keep_view && self->invert)
+    {
+      self->invert = FALSE;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INVERT]);
+    }
   if (!keep_view || !same_size)
     {
+      gboolean turned = !keep_view && self->view.rotation != 0;
+      gboolean flipped = !keep_view && self->view.flip;
+
       self->view.rotation = keep_view ? self->view.rotation : 0;
       self->view.flip = keep_view ? self->view.flip : FALSE;
+      /* the window's toggles and the overlay's markers follow */
+      if (turned)
+        g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ROTATION]);
+      if (flipped)
+        g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FLIP]);
       self->fit_mode = TRUE;
       fit (self);
     }

@@ -499,6 +499,103 @@ lb_dialogs_ask (GtkWindow           *parent,
   ask (parent, q, ctx);
 }
 
+/* ---- errors ----------------------------------------------------------------------------- */
+
+/* GtkAlertDialog cannot hold an expander, so the error is a small window of its own, built
+ * the same way on 4.8 and later; it looks like the alert: a bold message, the explanation
+ * under it, then "Details" folded, and one Close button. */
+
+static void
+on_error_cancelled (GCancellable *cancellable,
+                    GtkWindow    *window)
+{
+  gtk_window_destroy (window);
+}
+
+static void
+on_error_destroy (GtkWindow    *window,
+                  GCancellable *cancellable)
+{
+  g_signal_handlers_disconnect_by_func (cancellable, on_error_cancelled, window);
+  g_object_unref (cancellable);
+}
+
+static GtkWidget *
+error_label (const char *text,
+             gboolean    heading)
+{
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (label), 50);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  if (heading)
+    gtk_widget_add_css_class (label, "title-4");
+  return label;
+}
+
+void
+lb_dialogs_error (GtkWindow    *parent,
+                  const char   *message,
+                  const char   *explanation,
+                  const char   *details,
+                  GCancellable *cancellable)
+{
+  GtkWidget *window, *box, *buttons, *close;
+  GtkEventController *shortcuts;
+
+  g_return_if_fail (message != NULL);
+  window = gtk_window_new ();
+  gtk_window_set_title (GTK_WINDOW (window), message);
+  gtk_window_set_resizable (GTK_WINDOW (window), FALSE);
+  gtk_widget_add_css_class (window, "lb-error-dialog");
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+  gtk_widget_set_margin_start (box, 24);
+  gtk_widget_set_margin_end (box, 24);
+  gtk_widget_set_margin_top (box, 24);
+  gtk_widget_set_margin_bottom (box, 18);
+  gtk_box_append (GTK_BOX (box), error_label (message, TRUE));
+  if (explanation != NULL && *explanation != '\0')
+    gtk_box_append (GTK_BOX (box), error_label (explanation, FALSE));
+  if (details != NULL && *details != '\0')
+    {
+      GtkWidget *expander = gtk_expander_new_with_mnemonic (_("_Details"));
+      GtkWidget *text = error_label (details, FALSE);
+
+      gtk_label_set_selectable (GTK_LABEL (text), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (text), PANGO_WRAP_WORD_CHAR);
+      gtk_widget_add_css_class (text, "monospace");
+      gtk_widget_set_margin_top (text, 6);
+      gtk_expander_set_child (GTK_EXPANDER (expander), text);
+      gtk_box_append (GTK_BOX (box), expander);
+    }
+  buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_widget_set_halign (buttons, GTK_ALIGN_END);
+  close = gtk_button_new_with_mnemonic (_("_Close"));
+  g_signal_connect_swapped (close, "clicked", G_CALLBACK (gtk_window_destroy), window);
+  gtk_box_append (GTK_BOX (buttons), close);
+  gtk_box_append (GTK_BOX (box), buttons);
+  gtk_window_set_child (GTK_WINDOW (window), box);
+  gtk_window_set_default_widget (GTK_WINDOW (window), close);
+
+  shortcuts = gtk_shortcut_controller_new ();
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Escape, 0),
+                                                          gtk_named_action_new ("window.close")));
+  gtk_widget_add_controller (window, shortcuts);
+  if (cancellable != NULL)
+    {
+      g_signal_connect (cancellable, "cancelled", G_CALLBACK (on_error_cancelled), window);
+      g_signal_connect (window, "destroy", G_CALLBACK (on_error_destroy),
+                        g_object_ref (cancellable));
+    }
+  gtk_window_set_transient_for (GTK_WINDOW (window), parent);
+  gtk_window_set_modal (GTK_WINDOW (window), TRUE);
+  gtk_window_set_destroy_with_parent (GTK_WINDOW (window), TRUE);
+  gtk_window_present (GTK_WINDOW (window));
+  gtk_widget_grab_focus (close);
+}
+
 /* ---- forms ------------------------------------------------------------------------------ */
 
 typedef struct {

@@ -73,6 +73,17 @@ void lb_dialogs_ask           (GtkWindow                 *parent,
                                LbDialogsChoiceFunc        func,
                                gpointer                   user_data);
 
+/* An error over @parent in plain words: @message says what failed ("Could not save"),
+ * @explanation why, as a reader would say it ("The file already exists."; NULL: none), and
+ * @details the technical text (method, URL, status, ETag …) folded under a "Details"
+ * expander, selectable for a bug report (NULL: no expander). Close, Escape or @cancellable
+ * firing take it down. The same window on every GTK. */
+void lb_dialogs_error         (GtkWindow                 *parent,
+                               const char                *message,
+                               const char                *explanation,
+                               const char                *details,
+                               GCancellable              *cancellable);
+
 /* Makes @form (a GtkWindow with its title and content set, not yet shown) a modal form over
  * @parent, as GtkDialog with a header bar was: Cancel at the start of the header bar,
  * @accept_label at its end, suggested and the default widget (so an entry that activates the

@@ -40,6 +40,7 @@ kind_text (gpointer     item,
     {
     case LB_FILTER_KIND_PLUGIN: return g_strdup (_("plugin"));
     case LB_FILTER_KIND_KERNEL: return g_strdup (_("kernel"));
+    case LB_FILTER_KIND_PYTHON: return g_strdup (_("Python"));
     case LB_FILTER_KIND_CHAIN:
     default: return g_strdup (_("chain"));
     }

@@ -21,4 +21,17 @@ void                 _lb_store_browser_count_in_flight (LbStoreBrowser *self,
 void                 _lb_store_browser_listing_failed  (LbStoreBrowser *self,
                                                         const GError   *error);
 
+/* Refresh keeps the tree as it was: the folders expanded below a list that is listed again
+ * are remembered by address (@uri), and each is expanded again when its new row arrives
+ * (lb-browser-children.c calls _lb_store_browser_row_arrived() for every row it feeds while
+ * any is remembered); so is the selected row selected again. */
+void                 _lb_store_browser_remember_expanded (LbStoreBrowser *self,
+                                                          const char     *uri);
+gboolean             _lb_store_browser_remembers       (LbStoreBrowser *self);
+void                 _lb_store_browser_row_arrived     (LbStoreBrowser *self,
+                                                        GtkTreeListRow *row,
+                                                        LbBrowserNode  *node);
+/* Emits ::root-listed. */
+void                 _lb_store_browser_root_listed     (LbStoreBrowser *self);
+
 G_END_DECLS

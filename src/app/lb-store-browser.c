@@ -30,15 +30,64 @@ struct _LbStoreBrowser {
   /* probing the view's sorter for its primary column (GTK 4.8 has no getter) */
   int                 probe_column;
   LbBrowserNode      *probe[2];
+  /* refresh: what was expanded and selected, by address, until its row comes back */
+  GHashTable         *reexpand;
+  char               *reselect;
+  /* the search's filter: between the tree and the selection while it has text */
+  char               *needle;       /* casefolded, NULL: no filter */
+  GtkFilterListModel *filtered;
+  GtkFilter          *filter;       /* owned by filtered */
 };
 
 G_DEFINE_FINAL_TYPE (LbStoreBrowser, lb_store_browser, GTK_TYPE_WIDGET)
 
-enum { SIGNAL_ENTRY_ACTIVATED, SIGNAL_LISTING_FAILED, N_SIGNALS };
+enum { SIGNAL_ENTRY_ACTIVATED, SIGNAL_LISTING_FAILED, SIGNAL_ROOT_LISTED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 enum { PROP_0, PROP_PENDING, N_PROPS };
 static GParamSpec *properties[N_PROPS];
+
+/* ---- positions: the tree's and the view's ---------------------------------------------- */
+
+/* While the search filters the tree, the view (and its selection) shows only some of the
+ * tree's rows: the public API counts positions in the tree (lb_store_browser_get_rows()), the
+ * selection in the view. */
+static guint
+view_to_tree (LbStoreBrowser *self,
+              guint           position)
+{
+  g_autoptr (GtkTreeListRow) row = NULL;
+
+  if (position == GTK_INVALID_LIST_POSITION || self->filtered == NULL)
+    return position;
+  row = g_list_model_get_item (G_LIST_MODEL (self->filtered), position);
+  return row != NULL ? gtk_tree_list_row_get_position (row) : GTK_INVALID_LIST_POSITION;
+}
+
+static guint
+tree_to_view (LbStoreBrowser *self,
+              guint           position)
+{
+  guint n;
+
+  if (position == GTK_INVALID_LIST_POSITION || self->filtered == NULL)
+    return position;
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->filtered));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr (GtkTreeListRow) row = g_list_model_get_item (G_LIST_MODEL (self->filtered), i);
+
+      if (gtk_tree_list_row_get_position (row) == position)
+        return i;
+    }
+  return GTK_INVALID_LIST_POSITION;
+}
+
+static guint
+selected_in_tree (LbStoreBrowser *self)
+{
+  return view_to_tree (self, gtk_single_selection_get_selected (self->selection));
+}
 
 /* ---- what the lists need of the browser (lb-store-browser-private.h) ------------------- */
 
@@ -74,6 +123,45 @@ _lb_store_browser_listing_failed (LbStoreBrowser *self,
                                   const GError   *error)
 {
   g_signal_emit (self, signals[SIGNAL_LISTING_FAILED], 0, error);
+}
+
+void
+_lb_store_browser_remember_expanded (LbStoreBrowser *self,
+                                     const char     *uri)
+{
+  g_hash_table_add (self->reexpand, g_strdup (uri));
+}
+
+gboolean
+_lb_store_browser_remembers (LbStoreBrowser *self)
+{
+  return g_hash_table_size (self->reexpand) > 0 || self->reselect != NULL;
+}
+
+void
+_lb_store_browser_row_arrived (LbStoreBrowser *self,
+                               GtkTreeListRow *row,
+                               LbBrowserNode  *node)
+{
+  LbStoreEntry *entry = lb_browser_node_get_entry (node);
+  const char *uri = entry ? lb_store_entry_get_uri (entry) : NULL;
+
+  if (uri == NULL || row == NULL)
+    return;
+  if (g_hash_table_remove (self->reexpand, uri))
+    gtk_tree_list_row_set_expanded (row, TRUE);
+  if (g_strcmp0 (self->reselect, uri) == 0)
+    {
+      g_clear_pointer (&self->reselect, g_free);
+      gtk_single_selection_set_selected (self->selection,
+                                         tree_to_view (self, gtk_tree_list_row_get_position (row)));
+    }
+}
+
+void
+_lb_store_browser_root_listed (LbStoreBrowser *self)
+{
+  g_signal_emit (self, signals[SIGNAL_ROOT_LISTED], 0);
 }
 
 /* ---- tree model ------------------------------------------------------------------------ */
@@ -152,7 +240,52 @@ on_view_activate (GtkColumnView  *view,
                   guint           position,
                   LbStoreBrowser *self)
 {
-  lb_store_browser_activate_row (self, position);
+  position = view_to_tree (self, position);
+  if (position != GTK_INVALID_LIST_POSITION)
+    lb_store_browser_activate_row (self, position);
+}
+
+/* ---- dragging a row ----------------------------------------------------------------------- */
+
+/* The first GtkTreeExpander in @root's tree: the name cell of a row. */
+static GtkWidget *
+find_expander (GtkWidget *root)
+{
+  if (GTK_IS_TREE_EXPANDER (root))
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_expander (c);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* A row dragged out of the tree (onto a viewport) carries its entry's URI as a string. The
+ * row is the nearest ancestor of the widget under the pointer that holds a name cell. */
+static GdkContentProvider *
+on_drag_prepare (GtkDragSource  *source,
+                 double          x,
+                 double          y,
+                 LbStoreBrowser *self)
+{
+  GtkWidget *picked = gtk_widget_pick (self->view, x, y, GTK_PICK_DEFAULT);
+  GtkWidget *expander = NULL;
+  g_autoptr (LbBrowserNode) node = NULL;
+  LbStoreEntry *entry;
+
+  for (GtkWidget *w = picked; w != NULL && w != self->view && expander == NULL;
+       w = gtk_widget_get_parent (w))
+    expander = find_expander (w);
+  if (expander == NULL)
+    return NULL;
+  node = gtk_tree_expander_get_item (GTK_TREE_EXPANDER (expander));
+  entry = LB_IS_BROWSER_NODE (node) ? lb_browser_node_get_entry (node) : NULL;
+  if (entry == NULL)
+    return NULL;
+  return gdk_content_provider_new_typed (G_TYPE_STRING, lb_store_entry_get_uri (entry));
 }
 
 /* ---- sort order ------------------------------------------------------------------------ */
@@ -256,7 +389,7 @@ refresh_action (GtkWidget  *widget,
                 GVariant   *parameter)
 {
   LbStoreBrowser *self = LB_STORE_BROWSER (widget);
-  guint position = gtk_single_selection_get_selected (self->selection);
+  guint position = selected_in_tree (self);
   LbBrowserChildren *list = self->root;
   LbBrowserNode *node;
 
@@ -264,6 +397,11 @@ refresh_action (GtkWidget  *widget,
     return;
   if (position != GTK_INVALID_LIST_POSITION && (node = node_at (self, position)) != NULL)
     {
+      LbStoreEntry *entry = lb_browser_node_get_entry (node);
+
+      /* the selection comes back with its row */
+      g_free (self->reselect);
+      self->reselect = entry ? g_strdup (lb_store_entry_get_uri (entry)) : NULL;
       g_autoptr (GtkTreeListRow) row = gtk_tree_list_model_get_row (self->tree, position);
 
       list = row != NULL && gtk_tree_list_row_get_expanded (row)
@@ -281,7 +419,7 @@ open_action (GtkWidget  *widget,
              GVariant   *parameter)
 {
   LbStoreBrowser *self = LB_STORE_BROWSER (widget);
-  guint position = gtk_single_selection_get_selected (self->selection);
+  guint position = selected_in_tree (self);
 
   if (position != GTK_INVALID_LIST_POSITION)
     lb_store_browser_activate_row (self, position);
@@ -328,6 +466,10 @@ lb_store_browser_dispose (GObject *object)
   g_clear_object (&self->settings);
   g_clear_object (&self->probe[0]);
   g_clear_object (&self->probe[1]);
+  g_clear_pointer (&self->reexpand, g_hash_table_unref);
+  g_clear_pointer (&self->reselect, g_free);
+  g_clear_object (&self->filtered);
+  g_clear_pointer (&self->needle, g_free);
   G_OBJECT_CLASS (lb_store_browser_parent_class)->dispose (object);
 }
 
@@ -362,6 +504,10 @@ lb_store_browser_class_init (LbStoreBrowserClass *klass)
   signals[SIGNAL_LISTING_FAILED] =
     g_signal_new ("listing-failed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
                   NULL, NULL, G_TYPE_NONE, 1, G_TYPE_ERROR);
+  /* the store's root was listed: the store works (the window adds it to the recent ones) */
+  signals[SIGNAL_ROOT_LISTED] =
+    g_signal_new ("root-listed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                  NULL, NULL, G_TYPE_NONE, 0);
   gtk_widget_class_install_action (widget_class, "tree.sort", "s", sort_action);
   /* Ctrl+digit is taken by the window (zoom); Alt+digit is free in the tree */
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1, GDK_ALT_MASK, "tree.sort", "s", "name");
@@ -427,6 +573,7 @@ lb_store_browser_init (LbStoreBrowser *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   self->settings = g_settings_new (APP_ID);
+  self->reexpand = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->probe[0] = probe_node ("a", 1);
   self->probe[1] = probe_node ("b", 2);
   for (int c = 0; c < LB_BROWSER_N_SORT_COLUMNS; c++)
@@ -434,6 +581,13 @@ lb_store_browser_init (LbStoreBrowser *self)
   restore_sort (self);
   g_signal_connect (gtk_column_view_get_sorter (GTK_COLUMN_VIEW (self->view)), "changed",
                     G_CALLBACK (on_view_sorter_changed), self);
+  {
+    GtkDragSource *drag = gtk_drag_source_new ();
+
+    gtk_drag_source_set_actions (drag, GDK_ACTION_COPY);
+    g_signal_connect (drag, "prepare", G_CALLBACK (on_drag_prepare), self);
+    gtk_widget_add_controller (self->view, GTK_EVENT_CONTROLLER (drag));
+  }
   update_actions (self);
 }
 
@@ -441,6 +595,83 @@ GtkWidget *
 lb_store_browser_new (void)
 {
   return g_object_new (LB_TYPE_STORE_BROWSER, NULL);
+}
+
+/* ---- the search's filter --------------------------------------------------------------- */
+
+static gboolean
+name_matches (LbBrowserNode *node,
+              gpointer       needle)
+{
+  LbStoreEntry *entry = lb_browser_node_get_entry (node);
+  g_autofree char *hay = NULL;
+
+  if (entry == NULL)
+    return FALSE;
+  hay = g_utf8_casefold (lb_store_entry_get_display_name (entry), -1);
+  return strstr (hay, needle) != NULL;
+}
+
+/* A row stays while searching when its name contains the text, or when it is a folder with a
+ * listed row below it that does (so a match keeps its place in the tree). Spinner and error
+ * rows go. */
+static gboolean
+filter_row (gpointer item,
+            gpointer data)
+{
+  LbStoreBrowser *self = data;
+  g_autoptr (LbBrowserNode) node = gtk_tree_list_row_get_item (item);
+  LbBrowserChildren *children;
+
+  if (self->needle == NULL)
+    return TRUE;
+  if (name_matches (node, self->needle))
+    return TRUE;
+  children = lb_browser_node_get_children (node);
+  return children != NULL && lb_browser_children_any (children, name_matches, self->needle);
+}
+
+/* The view shows the tree, or the filtered tree while the search has text. */
+static void
+attach_view_model (LbStoreBrowser *self)
+{
+  if (self->tree == NULL)
+    return;
+  if (self->needle == NULL)
+    {
+      if (self->filtered != NULL || gtk_single_selection_get_model (self->selection) == NULL)
+        gtk_single_selection_set_model (self->selection, G_LIST_MODEL (self->tree));
+      g_clear_object (&self->filtered);
+      self->filter = NULL;
+      return;
+    }
+  if (self->filtered == NULL)
+    {
+      self->filter = GTK_FILTER (gtk_custom_filter_new (filter_row, self, NULL));
+      self->filtered = gtk_filter_list_model_new (g_object_ref (G_LIST_MODEL (self->tree)),
+                                                  self->filter);
+      gtk_single_selection_set_model (self->selection, G_LIST_MODEL (self->filtered));
+    }
+  else
+    gtk_filter_changed (self->filter, GTK_FILTER_CHANGE_DIFFERENT);
+}
+
+void
+lb_store_browser_set_filter (LbStoreBrowser *self,
+                             const char     *text)
+{
+  g_return_if_fail (LB_IS_STORE_BROWSER (self));
+  g_clear_pointer (&self->needle, g_free);
+  if (text != NULL && *text != '\0')
+    self->needle = g_utf8_casefold (text, -1);
+  attach_view_model (self);
+}
+
+guint
+lb_store_browser_get_selected (LbStoreBrowser *self)
+{
+  g_return_val_if_fail (LB_IS_STORE_BROWSER (self), G_MAXUINT);
+  return selected_in_tree (self);
 }
 
 void
@@ -452,16 +683,20 @@ lb_store_browser_set_store (LbStoreBrowser *self,
   /* whatever the old store still lists is cancelled and never lands */
   lb_browser_children_foreach (self->root, lb_browser_children_shutdown);
   gtk_single_selection_set_model (self->selection, NULL);
+  g_clear_object (&self->filtered);
+  self->filter = NULL;
   g_clear_object (&self->tree);
   g_clear_object (&self->root);
   g_set_object (&self->store, store);
+  g_hash_table_remove_all (self->reexpand);
+  g_clear_pointer (&self->reselect, g_free);
   update_actions (self);
   if (store == NULL)
     return;
   self->root = lb_browser_children_new (self, NULL);
   self->tree = gtk_tree_list_model_new (G_LIST_MODEL (g_object_ref (self->root)), FALSE, FALSE,
                                         create_children, self, NULL);
-  gtk_single_selection_set_model (self->selection, G_LIST_MODEL (self->tree));
+  attach_view_model (self);
   /* the root is listed at once */
   lb_browser_children_start (self->root);
 }
@@ -554,7 +789,10 @@ lb_store_browser_select_row (LbStoreBrowser *self,
   GtkWidget *child;
 
   g_return_if_fail (LB_IS_STORE_BROWSER (self));
+  position = tree_to_view (self, position);
   gtk_single_selection_set_selected (self->selection, position);
+  if (position == GTK_INVALID_LIST_POSITION)
+    return;
   /* GtkColumnView 4.8 has no scroll_to: its inner GtkListView has the action */
   for (child = gtk_widget_get_first_child (self->view); child;
        child = gtk_widget_get_next_sibling (child))
@@ -575,7 +813,7 @@ lb_store_browser_search (LbStoreBrowser *self,
     return FALSE;
   needle = g_utf8_casefold (text, -1);
   n = g_list_model_get_n_items (G_LIST_MODEL (self->tree));
-  start = gtk_single_selection_get_selected (self->selection);
+  start = selected_in_tree (self);
   start = start == GTK_INVALID_LIST_POSITION ? 0 : start + (next ? 1 : 0);
   for (guint k = 0; k < n; k++)
     {

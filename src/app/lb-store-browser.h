@@ -14,7 +14,8 @@ G_BEGIN_DECLS
  * containers list their children lazily and asynchronously when first expanded. While a
  * listing runs the container shows a spinner row; a failed listing shows an error row with a
  * Retry button. Emits ::entry-activated for images and for DICOM series, which also expand
- * (Enter, double click).
+ * (Enter, double click), ::listing-failed with the error of a failed listing, and
+ * ::root-listed each time the store's root was listed (the store answers).
  *
  * Listings are turned into rows and sorted in a worker thread and reach the model in batches
  * from an idle, so the main loop keeps running while a large folder arrives. Collapsing a
@@ -55,8 +56,15 @@ guint         lb_store_browser_find_row     (LbStoreBrowser *self,
 gboolean      lb_store_browser_search       (LbStoreBrowser *self,
                                              const char     *text,
                                              gboolean        next);
+/* Positions are the tree's (lb_store_browser_get_rows()), whatever the filter shows. */
 void          lb_store_browser_select_row   (LbStoreBrowser *self,
                                              guint           position);
+/* The selected row's position in the tree, G_MAXUINT when none. */
+guint         lb_store_browser_get_selected (LbStoreBrowser *self);
+/* The search's filter: only rows whose name contains @text (case-insensitive) and the
+ * folders above them stay in the view; NULL or "" shows every row. */
+void          lb_store_browser_set_filter   (LbStoreBrowser *self,
+                                             const char     *text);
 /* Activates the row at @position: images emit ::entry-activated, containers toggle. */
 void          lb_store_browser_activate_row (LbStoreBrowser *self,
                                              guint           position);

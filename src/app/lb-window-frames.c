@@ -93,6 +93,7 @@ _lb_window_frames_close (LbWindow *self)
     gtk_spinner_set_spinning (GTK_SPINNER (self->canvas_spinner), FALSE);
   self->frame_loading = FALSE;
   g_clear_object (&self->frames);
+  _lb_window_series_filter_forget (self);
   self->frame = 0;
   self->frame_serial++;
   if (self->frame_label != NULL)
@@ -125,7 +126,6 @@ _lb_window_frames_open (LbWindow *self, LbImage *image, const char *uri)
 void
 _lb_window_frames_open_series (LbWindow *self, LbFrameSource *series, const char *name)
 {
-  g_autofree char *title = NULL;
   const char * const *messages = lb_frame_source_get_messages (series);
 
   stop_cine (self);
@@ -138,8 +138,7 @@ _lb_window_frames_open_series (LbWindow *self, LbFrameSource *series, const char
   self->frame = 0;  /* nothing of the series shown yet */
   g_free (self->image_name);
   self->image_name = g_strdup (name);
-  title = g_strdup_printf ("%s — Lightbox", name);
-  gtk_window_set_title (GTK_WINDOW (self), title);
+  _lb_window_update_title (self);
   if (messages[0] != NULL)
     {
       g_autofree char *text = g_strjoinv (" ", (char **) messages);
@@ -299,12 +298,13 @@ on_frame_loaded (GObject *source, GAsyncResult *result, gpointer user_data)
     lb_image_meta_set_source_etag (meta,
                                    lb_image_meta_get_source_etag (lb_image_get_meta (original)));
   tagged = lb_image_with_meta (image, meta);
+  /* with the whole-series filter results in effect (read from the slice left) */
+  history = _lb_window_series_filter_history (self, fl->number, tagged);
   self->frame = fl->number;
-  history = lb_history_new (tagged);
   _lb_window_set_history (self, history);
   /* keep_view: zoom, pan, rotation and window/level stay as the reader set them; the first
    * slice of a series starts from the file's window and a fitted view */
-  lb_canvas_set_image (self->canvas, tagged, !first);
+  lb_canvas_set_image (self->canvas, lb_history_get_current (history), !first);
   lb_canvas_set_before_image (self->canvas, tagged);
   if (first)
     gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
@@ -354,12 +354,14 @@ typedef struct {
 
 enum { CHOICE_KEEP, CHOICE_DISCARD };
 
-/* Whether the frame shown has filter results (undone ones too: redo brings them back);
- * measurement steps are not results: the measurements stay in the window's list. */
+/* Whether the frame shown has filter results (undone ones too: redo brings them back),
+ * besides those of a filter over the whole series, which every slice keeps; measurement
+ * steps are not results: the measurements stay in the window's list. */
 static gboolean
 has_results (LbWindow *self)
 {
-  return self->history != NULL && lb_history_has_image_steps (self->history);
+  return self->history != NULL
+         && lb_history_get_n_image_steps (self->history) > _lb_window_series_filter_n_shared (self);
 }
 
 static void
@@ -485,6 +487,13 @@ cine_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
   if (play && self->frames != NULL)
     self->cine_source = g_timeout_add (MAX ((guint) (1000 / _lb_window_nav_cine_fps (self) + 0.5),
                                             1), cine_tick, self);
+}
+
+void
+_lb_window_frames_refresh (LbWindow *self)
+{
+  update_frame_label (self);
+  _lb_window_frames_update_actions (self);
 }
 
 void

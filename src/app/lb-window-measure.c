@@ -27,7 +27,12 @@ typedef struct {
   gboolean failed;  /* unreadable: it is never written over */
 } Doc;
 
+/* The measurements of one viewport's image or series: each canvas has its own (set on it as
+ * STATE_KEY), the window points at the active viewport's. The bar, panel and popover are the
+ * window's, shared. Counted: a load or save in flight holds it. */
 struct _LbWindowMeasure {
+  guint              refs;
+  gboolean           dead;           /* its canvas went: callbacks do nothing */
   LbMeasurementList *list;
   LbMeasureLayer    *layer;
   GtkWidget         *bar;
@@ -42,6 +47,8 @@ struct _LbWindowMeasure {
   GString           *save_errors;
   GPtrArray         *conflicts;      /* Doc: saves refused because the sidecar changed */
 };
+
+#define STATE_KEY "lb-window-measure"
 
 static void
 doc_free (gpointer data)
@@ -184,19 +191,14 @@ on_row_activated (GtkListBox    *box,
 }
 
 static void
-on_list_changed (GListModel *model,
-                 guint       position,
-                 guint       removed,
-                 guint       added,
-                 LbWindow   *self)
+on_list_changed (LbWindow *self)
 {
   rebuild_rows (self);
   update_actions (self);
 }
 
 static void
-on_selection_changed (LbMeasureLayer *layer,
-                      LbWindow       *self)
+on_selection_changed (LbWindow *self)
 {
   rebuild_rows (self);
   update_actions (self);
@@ -205,29 +207,44 @@ on_selection_changed (LbMeasureLayer *layer,
 /* ---- loading the sidecars ---------------------------------------------------------------- */
 
 typedef struct {
-  LbWindow *self;
-  Doc      *doc;         /* owned by self->measure->docs while @generation is current */
-  guint     generation;
-  gboolean  replacing;   /* the user agreed to replace the sidecar as it is now */
+  LbWindow        *self;
+  LbWindowMeasure *m;           /* a reference: the viewport's state the document is of */
+  Doc             *doc;         /* owned by m->docs while @generation is current */
+  guint            generation;
+  gboolean         replacing;   /* the user agreed to replace the sidecar as it is now */
 } DocOp;
 
+static void state_unref   (LbWindowMeasure *m);
+static void follow_canvas (LbWindow        *self);
+
 static DocOp *
-doc_op_new (LbWindow *self, Doc *d)
+doc_op_new (LbWindow *self, LbWindowMeasure *m, Doc *d)
 {
   DocOp *op = g_new0 (DocOp, 1);
 
   op->self = g_object_ref (self);
+  m->refs++;
+  op->m = m;
   op->doc = d;
-  op->generation = self->measure->generation;
+  op->generation = m->generation;
   return op;
 }
 
-/* Whether @op is still about the image open: the window and its documents are as they were
- * (a result may arrive after another image was opened, even after its cancellation). */
+static void
+doc_op_free (DocOp *op)
+{
+  state_unref (op->m);
+  g_object_unref (op->self);
+  g_free (op);
+}
+
+/* Whether @op is still about the image its viewport shows: the window, the viewport and the
+ * documents are as they were (a result may arrive after another image was opened, even after
+ * its cancellation). */
 static gboolean
 op_current (DocOp *op)
 {
-  return op->self->measure != NULL && op->generation == op->self->measure->generation;
+  return op->self->measure != NULL && !op->m->dead && op->generation == op->m->generation;
 }
 
 static void
@@ -262,12 +279,11 @@ on_sidecar_loaded (GObject      *source,
        * file names (from 0) */
       guint frame = op->doc->frame > 0 ? op->doc->frame : (ref.frame >= 0 ? ref.frame + 1 : 1);
 
-      lb_measurement_list_append (wm (self)->list, g_ptr_array_index (loaded, i), frame);
+      lb_measurement_list_append (op->m->list, g_ptr_array_index (loaded, i), frame);
     }
 out:
   lb_measurement_image_ref_clear (&ref);
-  g_object_unref (op->self);
-  g_free (op);
+  doc_op_free (op);
 }
 
 /* The store that holds @uri's sidecar: the store open, else the local folder of a file. */
@@ -300,10 +316,7 @@ add_doc (LbWindow *self, const char *uri, guint frame)
   d->uri = g_strdup (uri);
   d->frame = frame;
   g_ptr_array_add (m->docs, d);
-  op = g_new0 (DocOp, 1);
-  op->self = g_object_ref (self);
-  op->doc = d;
-  op->generation = m->generation;
+  op = doc_op_new (self, m, d);
   lb_measurement_store_load_async (m->store, uri, m->cancellable, on_sidecar_loaded, op);
 }
 
@@ -340,10 +353,12 @@ _lb_window_measure_open (LbWindow   *self,
 void
 _lb_window_measure_sync (LbWindow *self)
 {
-  LbWindowMeasure *m = wm (self);
+  LbWindowMeasure *m;
 
-  if (m == NULL)
+  if (self->measure == NULL)
     return;
+  follow_canvas (self);
+  m = wm (self);
   lb_measure_layer_set_history (m->layer, self->history);
   lb_measure_layer_set_frame (m->layer, frame_shown (self));
   if (m->pending_select != NULL
@@ -358,13 +373,11 @@ _lb_window_measure_sync (LbWindow *self)
 
 /* ---- saving ------------------------------------------------------------------------------ */
 
-static void ask_replace (LbWindow *self);
+static void ask_replace (LbWindow *self, LbWindowMeasure *m);
 
 static void
-save_done (LbWindow *self)
+save_done (LbWindow *self, LbWindowMeasure *m)
 {
-  LbWindowMeasure *m = wm (self);
-
   if (--m->saving > 0)
     return;
   if (m->save_errors->len > 0)
@@ -376,7 +389,7 @@ save_done (LbWindow *self)
       _lb_window_show_error (self, _("Could not save the measurements"), error);
     }
   else if (m->conflicts->len > 0)
-    ask_replace (self);
+    ask_replace (self, m);
   else
     _lb_window_set_status (self, _("Measurements saved"));
   g_string_truncate (m->save_errors, 0);
@@ -390,21 +403,22 @@ on_sidecar_saved (GObject      *source,
 {
   DocOp *op = user_data;
   LbWindow *self = op->self;
+  LbWindowMeasure *m = op->m;
   g_autoptr(GError) error = NULL;
   g_autoptr(LbWriteBackResult) res = lb_measurement_store_save_finish (LB_STORE (source),
                                                                        result, &error);
 
-  if (self->measure == NULL)
+  if (self->measure == NULL || m->dead)
     goto out;
-  if (!op_current (op))
+  if (op->generation != m->generation)
     ;  /* another image since: its documents are not these */
   else if (g_error_matches (error, LB_ERROR, LB_ERROR_CONFLICT) && !op->replacing)
-    g_ptr_array_add (wm (self)->conflicts, op->doc);
+    g_ptr_array_add (m->conflicts, op->doc);
   else if (res == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_string_append_printf (wm (self)->save_errors, "%s%s",
-                                wm (self)->save_errors->len ? "\n" : "", error->message);
+        g_string_append_printf (m->save_errors, "%s%s", m->save_errors->len ? "\n" : "",
+                                error->message);
     }
   else
     {
@@ -412,18 +426,16 @@ on_sidecar_saved (GObject      *source,
       g_free (op->doc->etag);
       op->doc->etag = g_strdup (res->etag);
     }
-  save_done (self);
+  save_done (self, m);
 out:
-  g_object_unref (op->self);
-  g_free (op);
+  doc_op_free (op);
 }
 
 /* The document of @d: its measurements, its image reference and spacing. NULL when there is
  * nothing to write (no measurements and no sidecar before); an error when it cannot be kept. */
 static GBytes *
-doc_bytes (LbWindow *self, Doc *d, GError **error)
+doc_bytes (LbWindow *self, LbWindowMeasure *m, Doc *d, GError **error)
 {
-  LbWindowMeasure *m = wm (self);
   g_autoptr(GPtrArray) mine = g_ptr_array_new ();
   LbImage *image = lb_canvas_get_image (self->canvas);
   LbMeasurementImageRef ref = { .frame = -1 };
@@ -482,9 +494,8 @@ doc_bytes (LbWindow *self, Doc *d, GError **error)
 
 /* Starts saving @d (counted in m->saving); errors go to m->save_errors. */
 static void
-save_doc (LbWindow *self, Doc *d, gboolean replacing)
+save_doc (LbWindow *self, LbWindowMeasure *m, Doc *d, gboolean replacing)
 {
-  LbWindowMeasure *m = wm (self);
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) bytes = NULL;
   DocOp *op;
@@ -499,7 +510,7 @@ save_doc (LbWindow *self, Doc *d, gboolean replacing)
                               d->uri);
       return;
     }
-  bytes = doc_bytes (self, d, &error);
+  bytes = doc_bytes (self, m, d, &error);
   if (bytes == NULL)
     {
       if (error != NULL)
@@ -507,7 +518,7 @@ save_doc (LbWindow *self, Doc *d, gboolean replacing)
                                 error->message);
       return;
     }
-  op = doc_op_new (self, d);
+  op = doc_op_new (self, m, d);
   op->replacing = replacing;
   m->saving++;
   lb_measurement_store_save_async (m->store, d->uri, bytes, d->etag, m->cancellable,
@@ -525,9 +536,9 @@ save_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
   g_ptr_array_set_size (m->conflicts, 0);
   m->saving = 1;  /* held until every document is started */
   for (guint i = 0; i < m->docs->len; i++)
-    save_doc (self, g_ptr_array_index (m->docs, i), FALSE);
+    save_doc (self, m, g_ptr_array_index (m->docs, i), FALSE);
   update_actions (self);
-  save_done (self);
+  save_done (self, m);
 }
 
 /* The user agreed: each sidecar that changed since it was read is replaced in the version it
@@ -540,19 +551,18 @@ on_replace_stat (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr(GError) error = NULL;
   g_autoptr(LbStoreEntry) entry = lb_store_stat_finish (LB_STORE (source), result, &error);
 
-  if (self->measure == NULL)
+  if (self->measure == NULL || op->m->dead)
     goto out;
   if (op_current (op))
     {
       g_free (op->doc->etag);
       /* gone meanwhile: created anew, which still never replaces a file */
       op->doc->etag = entry != NULL ? g_strdup (lb_store_entry_get_etag (entry)) : NULL;
-      save_doc (self, op->doc, TRUE);
+      save_doc (self, op->m, op->doc, TRUE);
     }
-  save_done (self);
+  save_done (self, op->m);
 out:
-  g_object_unref (op->self);
-  g_free (op);
+  doc_op_free (op);
 }
 
 static void
@@ -579,15 +589,15 @@ on_replace_answer (int choice, gpointer user_data)
 
       m->saving++;
       lb_store_stat_async (m->store, sidecar, m->cancellable, on_replace_stat,
-                           doc_op_new (self, d));
+                           doc_op_new (self, m, d));
     }
-  save_done (self);
+  save_done (self, m);
 }
 
+/* (Modal: the viewport, and so self->measure, stays @m until it is answered.) */
 static void
-ask_replace (LbWindow *self)
+ask_replace (LbWindow *self, LbWindowMeasure *m)
 {
-  LbWindowMeasure *m = wm (self);
   g_autoptr(GString) names = g_string_new (NULL);
   g_autofree char *detail = NULL;
   const char *choices[] = { _("_Cancel"), _("_Replace"), NULL };
@@ -742,7 +752,7 @@ panel_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 
 /* Single keys on the canvas (as its other view keys), so they never reach a text entry. */
 static void
-add_canvas_keys (LbWindow *self)
+add_canvas_keys (LbWindow *self, LbCanvas *canvas)
 {
   static const struct {
     guint       key;
@@ -768,7 +778,85 @@ add_canvas_keys (LbWindow *self)
   gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (ctrl),
                                         gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_KP_Delete, 0),
                                                           gtk_named_action_new ("win.measure-delete")));
-  gtk_widget_add_controller (GTK_WIDGET (self->canvas), ctrl);
+  gtk_widget_add_controller (GTK_WIDGET (canvas), ctrl);
+}
+
+static void
+state_unref (LbWindowMeasure *m)
+{
+  if (--m->refs > 0)
+    return;
+  g_clear_object (&m->cancellable);
+  g_clear_object (&m->layer);
+  g_clear_object (&m->list);
+  g_clear_object (&m->store);
+  g_clear_object (&m->pending_select);
+  g_ptr_array_unref (m->docs);
+  g_string_free (m->save_errors, TRUE);
+  g_ptr_array_unref (m->conflicts);
+  g_free (m);
+}
+
+/* Its canvas goes (a viewport removed, the window closed). */
+static void
+state_kill (gpointer data)
+{
+  LbWindowMeasure *m = data;
+
+  m->dead = TRUE;
+  g_cancellable_cancel (m->cancellable);
+  lb_measure_layer_detach (m->layer);
+  state_unref (m);
+}
+
+/* The measurements of @canvas's viewport, made on first use. */
+static LbWindowMeasure *
+state_for (LbWindow *self, LbCanvas *canvas, LbWindowMeasure *shared)
+{
+  LbWindowMeasure *m = g_object_get_data (G_OBJECT (canvas), STATE_KEY);
+
+  if (m != NULL)
+    return m;
+  m = g_new0 (LbWindowMeasure, 1);
+  m->refs = 1;
+  m->list = lb_measurement_list_new ();
+  m->layer = lb_measure_layer_new (canvas, m->list);
+  m->docs = g_ptr_array_new_with_free_func (doc_free);
+  m->cancellable = g_cancellable_new ();
+  m->save_errors = g_string_new (NULL);
+  m->conflicts = g_ptr_array_new ();
+  if (shared != NULL)
+    {
+      m->bar = shared->bar;
+      m->popover = shared->popover;
+      m->list_box = shared->list_box;
+    }
+  /* the window's panel follows whichever list is the active one's (connect_object: never
+   * after the window) */
+  g_signal_connect_object (m->list, "items-changed", G_CALLBACK (on_list_changed), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (m->layer, "selection-changed", G_CALLBACK (on_selection_changed),
+                           self, G_CONNECT_SWAPPED);
+  add_canvas_keys (self, canvas);
+  g_object_set_data_full (G_OBJECT (canvas), STATE_KEY, m, state_kill);
+  return m;
+}
+
+/* The active viewport changed: the window's measurements are its canvas', the tool goes
+ * with the reader. */
+static void
+follow_canvas (LbWindow *self)
+{
+  LbWindowMeasure *old = self->measure;
+  LbMeasurementTool tool = LB_MEASUREMENT_LENGTH;
+  gboolean active;
+
+  if (old == NULL || g_object_get_data (G_OBJECT (self->canvas), STATE_KEY) == old)
+    return;
+  active = lb_measure_layer_get_tool (old->layer, &tool);
+  lb_measure_layer_set_tool (old->layer, FALSE, tool);
+  self->measure = state_for (self, self->canvas, old);
+  lb_measure_layer_set_tool (self->measure->layer, active, tool);
 }
 
 void
@@ -785,50 +873,25 @@ _lb_window_measure_init (LbWindow *self)
   };
   g_autoptr(GtkBuilder) builder =
     gtk_builder_new_from_resource ("/io/github/lightbox/Lightbox/ui/lb-measure-bar.ui");
-  LbWindowMeasure *m = g_new0 (LbWindowMeasure, 1);
-  GtkWidget *overlay = gtk_widget_get_parent (GTK_WIDGET (self->canvas));
+  LbWindowMeasure shared = { 0 };
 
-  self->measure = m;
-  m->list = lb_measurement_list_new ();
-  m->layer = lb_measure_layer_new (self->canvas, m->list);
-  m->docs = g_ptr_array_new_with_free_func (doc_free);
-  m->cancellable = g_cancellable_new ();
-  m->save_errors = g_string_new (NULL);
-  m->conflicts = g_ptr_array_new ();
   g_action_map_add_action_entries (G_ACTION_MAP (self), entries, G_N_ELEMENTS (entries), self);
-
-  /* the bar goes above the canvas and its overlays */
-  m->bar = g_object_ref (GTK_WIDGET (gtk_builder_get_object (builder, "measure_bar")));
-  m->popover = GTK_WIDGET (gtk_builder_get_object (builder, "measure_popover"));
-  m->list_box = GTK_WIDGET (gtk_builder_get_object (builder, "measure_list"));
-  gtk_box_insert_child_after (GTK_BOX (gtk_widget_get_parent (overlay)), m->bar, NULL);
-  g_object_unref (m->bar);
-  g_signal_connect (m->list_box, "row-activated", G_CALLBACK (on_row_activated), self);
-  g_signal_connect (m->list, "items-changed", G_CALLBACK (on_list_changed), self);
-  g_signal_connect (m->layer, "selection-changed", G_CALLBACK (on_selection_changed), self);
-  add_canvas_keys (self);
+  /* the bar goes above the viewports */
+  shared.bar = GTK_WIDGET (gtk_builder_get_object (builder, "measure_bar"));
+  shared.popover = GTK_WIDGET (gtk_builder_get_object (builder, "measure_popover"));
+  shared.list_box = GTK_WIDGET (gtk_builder_get_object (builder, "measure_list"));
+  gtk_box_insert_child_after (GTK_BOX (gtk_widget_get_parent (self->viewport_grid)), shared.bar,
+                              NULL);
+  g_signal_connect (shared.list_box, "row-activated", G_CALLBACK (on_row_activated), self);
+  self->measure = state_for (self, self->canvas, &shared);
   update_actions (self);
 }
 
 void
 _lb_window_measure_dispose (LbWindow *self)
 {
-  LbWindowMeasure *m = wm (self);
-
-  if (m == NULL)
-    return;
+  /* the states go with their canvases */
+  if (self->measure != NULL)
+    g_cancellable_cancel (self->measure->cancellable);
   self->measure = NULL;
-  g_cancellable_cancel (m->cancellable);
-  g_clear_object (&m->cancellable);
-  g_signal_handlers_disconnect_by_data (m->list, self);
-  g_signal_handlers_disconnect_by_data (m->layer, self);
-  lb_measure_layer_detach (m->layer);
-  g_clear_object (&m->layer);
-  g_clear_object (&m->list);
-  g_clear_object (&m->store);
-  g_clear_object (&m->pending_select);
-  g_ptr_array_unref (m->docs);
-  g_string_free (m->save_errors, TRUE);
-  g_ptr_array_unref (m->conflicts);
-  g_free (m);
 }

@@ -7,6 +7,7 @@
 
 #include "lb-dialogs.h"
 #include "lb-dicomdir.h"
+#include "lb-dicomweb-store.h"
 #include "lb-store.h"
 #include "lb-window-private.h"
 
@@ -16,12 +17,25 @@
 #define MAX_RECENT_STORES 10
 
 static void
+open_series_now (LbWindow *self,
+                 gpointer  entry)
+{
+  _lb_window_frames_open_store_series (self, entry);
+}
+
+static void
 on_entry_activated (LbStoreBrowser *browser,
                     LbStoreEntry   *entry,
                     LbWindow       *self)
 {
   LbStoreEntryKind kind = lb_store_entry_get_kind (entry);
 
+  /* the row that ends a PACS's capped study list: the search finds the others */
+  if (lb_store_entry_get_attribute (entry, LB_DICOMWEB_MORE_STUDIES_ATTRIBUTE) != NULL)
+    {
+      gtk_widget_activate_action (GTK_WIDGET (self), "win.search-studies", NULL);
+      return;
+    }
   if (kind == LB_STORE_ENTRY_IMAGE || kind == LB_STORE_ENTRY_DICOM_INSTANCE
       || kind == LB_STORE_ENTRY_DICOM_FILE || kind == LB_STORE_ENTRY_FILE
       || kind == LB_STORE_ENTRY_UNKNOWN)
@@ -30,7 +44,14 @@ on_entry_activated (LbStoreBrowser *browser,
            && g_str_has_prefix (lb_store_entry_get_uri (entry), "file:"))
     /* a series of a local folder opens as a stack; a DICOMweb series only expands, as its
      * slices cannot be ordered before their metadata is fetched */
-    _lb_window_frames_open_store_series (self, entry);
+    _lb_window_after_unsaved (self, open_series_now, g_object_ref (entry), g_object_unref);
+}
+
+void
+_lb_window_open_entry (LbWindow     *self,
+                       LbStoreEntry *entry)
+{
+  on_entry_activated (self->browser, entry, self);
 }
 
 static void
@@ -47,6 +68,8 @@ static void
 add_recent_store (LbWindow   *self,
                   const char *uri)
 {
+  if (uri == NULL)
+    return;
   g_auto (GStrv) old = g_settings_get_strv (self->settings, "recent-stores");
   g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
   g_auto (GStrv) list = NULL;
@@ -166,10 +189,41 @@ lb_window_open_store (LbWindow   *self,
   g_set_object (&self->store, store);
   lb_store_browser_set_store (self->browser, store);
   gtk_stack_set_visible_child_name (GTK_STACK (self->tree_stack), "tree");
-  add_recent_store (self, lb_store_get_uri (store));
+  /* a recent store is one that answered: added once its root is listed (on_root_listed) */
   _lb_window_filters_load_store (self);
-  gtk_window_set_title (GTK_WINDOW (self), lb_store_get_uri (store));
+  _lb_window_update_title (self);
   _lb_window_update_actions (self);
+}
+
+static void
+on_root_listed (LbStoreBrowser *browser,
+                LbWindow       *self)
+{
+  add_recent_store (self, self->store ? lb_store_get_uri (self->store) : NULL);
+}
+
+/* An http(s) address of an image, not of a folder: its last segment has an image file's
+ * extension. Listings name folders with a trailing slash, so "…/series/" is a folder. */
+static gboolean
+is_image_address (const char *uri)
+{
+  static const char *const extensions[] = { ".png", ".jpg", ".jpeg", ".gif", ".tif", ".tiff",
+                                            ".bmp", ".dcm", ".dicom", NULL };
+  g_autoptr (GUri) parsed = g_uri_parse (uri, G_URI_FLAGS_NONE, NULL);
+  const char *path = parsed ? g_uri_get_path (parsed) : NULL;
+  const char *slash;
+  g_autofree char *last = NULL;
+
+  if (path == NULL || g_str_has_suffix (path, "/")
+      || (g_ascii_strcasecmp (g_uri_get_scheme (parsed), "http") != 0
+          && g_ascii_strcasecmp (g_uri_get_scheme (parsed), "https") != 0))
+    return FALSE;
+  slash = strrchr (path, '/');
+  last = g_ascii_strdown (slash ? slash + 1 : path, -1);
+  for (guint i = 0; extensions[i] != NULL; i++)
+    if (g_str_has_suffix (last, extensions[i]))
+      return TRUE;
+  return FALSE;
 }
 
 void
@@ -183,6 +237,17 @@ lb_window_open_uri (LbWindow   *self,
   g_return_if_fail (LB_IS_WINDOW (self));
   if (scheme != NULL && g_ascii_strcasecmp (scheme, "file") != 0)
     {
+      if (is_image_address (uri_or_path))
+        {
+          /* an image: its folder becomes the store (siblings in the tree, write-back next to
+           * it), and the image opens */
+          g_autofree char *parent = lb_store_uri_parent (uri_or_path);
+
+          lb_window_open_store (self, parent);
+          if (self->store != NULL && g_str_has_prefix (uri_or_path, lb_store_get_uri (self->store)))
+            lb_window_open_store_image (self, uri_or_path);
+          return;
+        }
       lb_window_open_store (self, uri_or_path);
       return;
     }
@@ -275,29 +340,53 @@ rebuild_store_lists (LbWindow *self)
   gtk_widget_set_visible (self->recent_list, recent[0] != NULL);
 }
 
+/* Says under the search field when no listed entry matches @text. */
+static void
+show_search_result (LbWindow   *self,
+                    const char *text,
+                    gboolean    found)
+{
+  gboolean none = !found && text != NULL && *text != '\0';
+
+  if (none)
+    {
+      g_autofree char *msg = g_strdup_printf (_("No listed entry matches “%s”"), text);
+
+      gtk_label_set_text (GTK_LABEL (self->tree_search_status), msg);
+      gtk_widget_add_css_class (self->tree_search, "error");
+    }
+  else
+    gtk_widget_remove_css_class (self->tree_search, "error");
+  gtk_widget_set_visible (self->tree_search_status, none);
+}
+
 static void
 on_search_changed (GtkSearchEntry *entry,
                    LbWindow       *self)
 {
-  lb_store_browser_search (self->browser, gtk_editable_get_text (GTK_EDITABLE (entry)), FALSE);
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (entry));
+
+  /* the tree shows the matches (and the folders they are in), the first one selected */
+  lb_store_browser_set_filter (self->browser, text);
+  show_search_result (self, text, lb_store_browser_search (self->browser, text, FALSE));
 }
 
 static void
 on_search_next (GtkSearchEntry *entry,
                 LbWindow       *self)
 {
-  lb_store_browser_search (self->browser, gtk_editable_get_text (GTK_EDITABLE (entry)), TRUE);
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (entry));
+
+  show_search_result (self, text, lb_store_browser_search (self->browser, text, TRUE));
 }
 
 static void
 on_search_activate (GtkSearchEntry *entry,
                     LbWindow       *self)
 {
-  GtkSelectionModel *sel = gtk_column_view_get_model (
-    GTK_COLUMN_VIEW (lb_store_browser_get_view (self->browser)));
-  guint pos = gtk_single_selection_get_selected (GTK_SINGLE_SELECTION (sel));
+  guint pos = lb_store_browser_get_selected (self->browser);
 
-  if (pos != GTK_INVALID_LIST_POSITION)
+  if (pos != G_MAXUINT)
     lb_store_browser_activate_row (self->browser, pos);
   gtk_widget_grab_focus (lb_store_browser_get_view (self->browser));
 }
@@ -317,6 +406,7 @@ _lb_window_stores_init (LbWindow *self)
   gtk_box_append (GTK_BOX (self->tree_box), GTK_WIDGET (self->browser));
   g_signal_connect (self->browser, "entry-activated", G_CALLBACK (on_entry_activated), self);
   g_signal_connect (self->browser, "listing-failed", G_CALLBACK (on_listing_failed), self);
+  g_signal_connect (self->browser, "root-listed", G_CALLBACK (on_root_listed), self);
   gtk_search_entry_set_key_capture_widget (GTK_SEARCH_ENTRY (self->tree_search),
                                            lb_store_browser_get_view (self->browser));
   g_signal_connect (self->tree_search, "search-changed", G_CALLBACK (on_search_changed), self);

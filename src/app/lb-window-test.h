@@ -61,4 +61,9 @@ LbMeasureLayer *lb_window_test_get_measure_layer   (LbWindow   *self);
 void            lb_window_test_export_measurements (LbWindow   *self,
                                                     const char *path);
 
+/* The open parameter dialog's second image: the file at @path, as if chosen with "From
+ * File…" (whose file chooser may be the desktop portal's, out of a test's reach). */
+void            lb_window_test_choose_aux_file     (LbWindow   *self,
+                                                    const char *path);
+
 G_END_DECLS

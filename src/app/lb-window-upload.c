@@ -19,6 +19,7 @@
 typedef struct {
   LbWindow *self;
   LbImage  *image;        /* the image with provenance metadata */
+  LbImage  *shown;        /* the history's image it was made from */
   char     *source_uri;
   char     *name;         /* what the user asked for */
   char     *uri;          /* where it goes now */
@@ -33,6 +34,7 @@ upload_ctx_free (UploadCtx *ctx)
 {
   g_object_unref (ctx->self);
   g_clear_object (&ctx->image);
+  g_clear_object (&ctx->shown);
   g_free (ctx->source_uri);
   g_free (ctx->name);
   g_free (ctx->uri);
@@ -111,6 +113,7 @@ finish_upload (UploadCtx         *ctx,
   self->last_upload_uri = g_strdup (result->uri);
   _lb_window_set_status (self, result->message);
   lb_store_browser_refresh_parent (self->browser, result->uri);
+  _lb_window_saved (self, ctx->shown);
   upload_ctx_free (ctx);
 }
 
@@ -170,6 +173,7 @@ on_put_done (GObject      *source,
         }
     }
   _lb_window_end_op (ctx->self);
+  _lb_window_save_failed (ctx->self);
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     _lb_window_set_status (ctx->self, _("Upload cancelled"));
   else
@@ -203,6 +207,7 @@ on_stat_for_overwrite (GObject      *source,
   if (entry == NULL)
     {
       _lb_window_end_op (ctx->self);
+      _lb_window_save_failed (ctx->self);
       _lb_window_show_error (ctx->self, _("Upload failed"), error);
       upload_ctx_free (ctx);
       return;
@@ -232,6 +237,7 @@ on_conflict_response (int      response,
   else
     {
       _lb_window_end_op (self);
+      _lb_window_save_failed (self);
       _lb_window_set_status (self, _("Upload cancelled"));
       upload_ctx_free (ctx);
     }
@@ -249,6 +255,7 @@ on_encoded (GObject      *source,
   if (ctx->png == NULL)
     {
       _lb_window_end_op (ctx->self);
+      _lb_window_save_failed (ctx->self);
       _lb_window_show_error (ctx->self, _("Could not encode the image"), error);
       upload_ctx_free (ctx);
       return;
@@ -265,6 +272,7 @@ start_upload (LbWindow   *self,
 
   ctx->self = g_object_ref (self);
   ctx->image = image_with_provenance (self);
+  ctx->shown = g_object_ref (lb_history_get_current (self->history));
   ctx->source_uri = g_strdup (lb_image_meta_get_source_uri (lb_image_get_meta (ctx->image)));
   ctx->name = g_strdup (name);
   ctx->attempt = 1;
@@ -288,9 +296,13 @@ on_upload_response (GtkWindow *dialog,
   self->upload_entry = NULL;
   g_strstrip (name);
   if (!accepted || *name == '\0' || self->history == NULL)
-    return;
+    {
+      _lb_window_save_failed (self);
+      return;
+    }
   if (strchr (name, '/') != NULL)
     {
+      _lb_window_save_failed (self);
       g_autoptr (GError) error = g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
                                               _("“%s” is not a file name: it must not contain “/”"),
                                               name);
@@ -312,6 +324,8 @@ _lb_window_upload (LbWindow *self)
 
   if (self->history == NULL || self->store == NULL || self->busy || self->upload_dialog)
     return;
+  if (_lb_window_series_upload (self))
+    return;
   current = lb_history_get_current (self->history);
   src = lb_image_meta_get_source_uri (lb_image_get_meta (current));
   if (src == NULL)
@@ -331,24 +345,30 @@ _lb_window_upload (LbWindow *self)
 
 typedef struct {
   LbImage *image;
+  LbImage *saved;      /* the history's image it was made from, NULL: not a result */
   char    *path;
-} ExportData;
+  char    *done;
+  char    *failed;
+} WriteData;
 
 static void
-export_data_free (ExportData *d)
+write_data_free (WriteData *d)
 {
   g_clear_object (&d->image);
+  g_clear_object (&d->saved);
   g_free (d->path);
+  g_free (d->done);
+  g_free (d->failed);
   g_free (d);
 }
 
 static void
-export_thread (GTask        *task,
-               gpointer      source,
-               gpointer      task_data,
-               GCancellable *cancellable)
+write_thread (GTask        *task,
+              gpointer      source,
+              gpointer      task_data,
+              GCancellable *cancellable)
 {
-  ExportData *d = task_data;
+  WriteData *d = task_data;
   GError *error = NULL;
 
   /* atomic: a temporary file renamed over the target only when complete */
@@ -359,39 +379,63 @@ export_thread (GTask        *task,
 }
 
 static void
-on_exported (GObject      *source,
-             GAsyncResult *res,
-             gpointer      user_data)
+on_written (GObject      *source,
+            GAsyncResult *res,
+            gpointer      user_data)
 {
   LbWindow *self = user_data;
-  ExportData *d = g_task_get_task_data (G_TASK (res));
+  WriteData *d = g_task_get_task_data (G_TASK (res));
   g_autoptr (GError) error = NULL;
 
   _lb_window_end_op (self);
   if (!g_task_propagate_boolean (G_TASK (res), &error))
-    _lb_window_show_error (self, _("Export failed"), error);
+    {
+      if (d->saved != NULL)
+        _lb_window_save_failed (self);
+      _lb_window_show_error (self, d->failed, error);
+    }
   else
     {
-      g_autofree char *msg = g_strdup_printf (_("Exported %s"), d->path);
-      _lb_window_set_status (self, msg);
+      _lb_window_set_status (self, d->done);
+      if (d->saved != NULL)
+        _lb_window_saved (self, d->saved);
     }
   g_object_unref (self);
+}
+
+void
+_lb_window_write_png (LbWindow   *self,
+                      LbImage    *image,
+                      LbImage    *saved,
+                      const char *path,
+                      const char *what,
+                      const char *done,
+                      const char *failed)
+{
+  WriteData *d = g_new0 (WriteData, 1);
+  GTask *task;
+
+  d->image = g_object_ref (image);
+  d->saved = saved ? g_object_ref (saved) : NULL;
+  d->path = g_strdup (path);
+  d->done = g_strdup (done);
+  d->failed = g_strdup (failed);
+  _lb_window_begin_op (self, what);
+  task = g_task_new (NULL, self->op_cancellable, on_written, g_object_ref (self));
+  g_task_set_task_data (task, d, (GDestroyNotify) write_data_free);
+  g_task_run_in_thread (task, write_thread);
+  g_object_unref (task);
 }
 
 void
 _lb_window_export_to_path (LbWindow   *self,
                            const char *path)
 {
-  ExportData *d = g_new0 (ExportData, 1);
-  GTask *task;
+  g_autoptr (LbImage) image = image_with_provenance (self);
+  g_autofree char *done = g_strdup_printf (_("Exported %s"), path);
 
-  d->image = image_with_provenance (self);
-  d->path = g_strdup (path);
-  _lb_window_begin_op (self, _("Exporting"));
-  task = g_task_new (NULL, self->op_cancellable, on_exported, g_object_ref (self));
-  g_task_set_task_data (task, d, (GDestroyNotify) export_data_free);
-  g_task_run_in_thread (task, export_thread);
-  g_object_unref (task);
+  _lb_window_write_png (self, image, lb_history_get_current (self->history), path,
+                        _("Exporting"), done, _("Export failed"));
 }
 
 static void
@@ -403,6 +447,8 @@ on_export_chosen (GFile    *file,
 
   if (path != NULL && self->history != NULL)
     _lb_window_export_to_path (self, path);
+  else
+    _lb_window_save_failed (self);
 }
 
 void

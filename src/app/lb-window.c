@@ -9,7 +9,9 @@
 #include "lb-dialogs.h"
 #include "lb-error.h"
 #include "lb-loader.h"
+#include "lb-messages.h"
 #include "lb-store.h"
+#include "lb-study-panel.h"
 #include "lb-window-private.h"
 
 G_DEFINE_FINAL_TYPE (LbWindow, lb_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -117,6 +119,7 @@ _lb_window_update_actions (LbWindow *self)
   g_simple_action_set_enabled (G_SIMPLE_ACTION (g_action_map_lookup_action (map, "cancel")),
                                self->busy || self->load_cancellable != NULL);
   _lb_window_frames_update_actions (self);
+  _lb_window_study_update_actions (self);
 }
 
 void
@@ -126,6 +129,8 @@ _lb_window_begin_op (LbWindow   *self,
   g_clear_object (&self->op_cancellable);
   self->op_cancellable = g_cancellable_new ();
   self->busy = TRUE;
+  /* the last operation's message is stale once the next one starts */
+  _lb_window_set_status (self, NULL);
   gtk_progress_bar_set_text (GTK_PROGRESS_BAR (self->progress_bar), what);
   gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress_bar), 0);
   gtk_widget_set_visible (self->progress_bar, TRUE);
@@ -141,6 +146,7 @@ _lb_window_end_op (LbWindow *self)
   gtk_widget_set_visible (self->progress_bar, self->load_cancellable != NULL);
   gtk_widget_set_visible (self->cancel_button, self->load_cancellable != NULL);
   _lb_window_update_actions (self);
+  _lb_window_focus_viewport (self);
 }
 
 void
@@ -216,19 +222,19 @@ on_probe_accept_certificate (SoupMessage          *msg,
   return FALSE; /* never accept: this request only asks what is wrong */
 }
 
+/* @explanation in plain words, @details the technical text behind "Details" (NULL: none). */
 static void
 present_error (LbWindow   *self,
                const char *title,
-               const char *detail)
+               const char *explanation,
+               const char *details)
 {
-  LbDialogsAsk ask = { .message = title, .detail = detail };
-
   /* the newest error replaces the one shown */
   if (self->error_cancellable != NULL)
     g_cancellable_cancel (self->error_cancellable);
   g_clear_object (&self->error_cancellable);
   self->error_cancellable = g_cancellable_new ();
-  lb_dialogs_ask (GTK_WINDOW (self), &ask, self->error_cancellable, NULL, NULL);
+  lb_dialogs_error (GTK_WINDOW (self), title, explanation, details, self->error_cancellable);
 }
 
 static void
@@ -240,10 +246,9 @@ on_probe_done (GObject      *source,
   /* only the TLS outcome (probe->flags) matters: the body, if any, is dropped */
   GInputStream *stream = soup_session_send_finish (SOUP_SESSION (source), result, NULL);
   g_autofree char *why = describe_certificate_flags (probe->seen ? probe->flags : 0);
-  g_autofree char *detail = g_strdup_printf ("%s\n\n%s", why, probe->message);
 
   g_clear_object (&stream);
-  present_error (probe->self, _("Certificate problem"), detail);
+  present_error (probe->self, _("Certificate problem"), why, probe->message);
   g_object_unref (probe->self);
   g_free (probe->title);
   g_free (probe->message);
@@ -257,9 +262,14 @@ _lb_window_show_error (LbWindow     *self,
 {
   gboolean tls = error->domain == G_TLS_ERROR || strstr (error->message, "TLS") != NULL;
   const char *uri = self->store ? lb_store_get_uri (self->store) : NULL;
+  const char *plain = lb_messages_explain (error);
+  g_autofree char *status = NULL;
 
   g_message ("%s: %s", title, error->message);
-  _lb_window_set_status (self, error->message);
+  /* the status line keeps the plain words; the method, URL and status are in the dialog's
+   * Details */
+  status = g_strdup_printf ("%s: %s", title, plain ? plain : error->message);
+  _lb_window_set_status (self, status);
   if (tls && uri != NULL && g_str_has_prefix (uri, "https"))
     {
       g_autoptr (SoupSession) session = soup_session_new_with_options ("timeout", 10, NULL);
@@ -273,7 +283,10 @@ _lb_window_show_error (LbWindow     *self,
       soup_session_send_async (session, msg, G_PRIORITY_DEFAULT, NULL, on_probe_done, probe);
       return;
     }
-  present_error (self, title, error->message);
+  if (plain != NULL)
+    present_error (self, title, plain, error->message);
+  else
+    present_error (self, title, error->message, NULL);
 }
 
 /* ---- image display --------------------------------------------------------------------- */
@@ -290,6 +303,7 @@ _lb_window_show_current (LbWindow *self)
   lb_canvas_set_before_image (self->canvas, lb_history_get_original (self->history));
   update_size_label (self, lb_image_get_width (current), lb_image_get_height (current),
                      lb_image_get_format (current));
+  _lb_window_update_title (self);
   _lb_window_update_actions (self);
 }
 
@@ -311,6 +325,8 @@ _lb_window_set_history (LbWindow  *self,
   if (history)
     g_signal_connect (history, "notify::position", G_CALLBACK (on_history_changed), self);
   _lb_window_measure_sync (self);
+  /* a new history starts saved */
+  g_clear_object (&self->saved_image);
   _lb_window_update_actions (self);
 }
 
@@ -412,7 +428,9 @@ on_image_loaded (GObject      *source,
   g_autoptr (LbImageMeta) meta = NULL;
   g_autoptr (LbImage) tagged = NULL;
   g_autoptr (LbHistory) history = NULL;
-  g_autofree char *title = NULL;
+  /* the first rows already started this image's view afresh (lb_canvas_begin_progressive);
+   * what the reader did to it since then stays */
+  gboolean progressive = self->progressive_serial == ctx->serial;
 
   if (ctx->serial != self->load_serial)
     {
@@ -446,14 +464,14 @@ on_image_loaded (GObject      *source,
   _lb_window_set_history (self, history);
   /* a multi-frame image opens on the frame it came as (1) and steps from there */
   _lb_window_frames_open (self, tagged, ctx->uri);
-  lb_canvas_set_image (self->canvas, tagged, TRUE);
+  /* another image: the previous one's rotation, flips and inversion do not carry over */
+  lb_canvas_set_image (self->canvas, tagged, progressive);
   lb_canvas_set_before_image (self->canvas, tagged);
   _lb_window_measure_open (self, ctx->uri);
   _lb_window_overlay_update (self);
   update_size_label (self, lb_image_get_width (tagged), lb_image_get_height (tagged),
                      lb_image_get_format (tagged));
-  title = g_strdup_printf ("%s — Lightbox", ctx->name);
-  gtk_window_set_title (GTK_WINDOW (self), title);
+  _lb_window_update_title (self);
   gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
   _lb_window_update_actions (self);
   load_ctx_free (ctx);
@@ -474,6 +492,7 @@ begin_load (LbWindow   *self,
   ctx->serial = ++self->load_serial;
   ctx->uri = g_strdup (uri);
   ctx->name = g_strdup (name);
+  _lb_window_set_status (self, NULL);
   self->load_started_us = g_get_monotonic_time ();
   self->first_pixels_us = 0;
   self->load_done_us = 0;
@@ -511,20 +530,28 @@ on_file_read (GObject      *source,
                         on_load_header, on_load_rows, ctx, on_image_loaded, ctx);
 }
 
-void
-lb_window_open_image_file (LbWindow *self,
-                           GFile    *file)
+static void
+open_image_file_now (LbWindow *self,
+                     gpointer  data)
 {
+  GFile *file = data;
   g_autofree char *uri = NULL;
   g_autofree char *name = NULL;
   LoadCtx *ctx;
 
-  g_return_if_fail (LB_IS_WINDOW (self));
-  g_return_if_fail (G_IS_FILE (file));
   uri = g_file_get_uri (file);
   name = g_file_get_basename (file);
   ctx = begin_load (self, uri, name);
   g_file_read_async (file, G_PRIORITY_DEFAULT, self->load_cancellable, on_file_read, ctx);
+}
+
+void
+lb_window_open_image_file (LbWindow *self,
+                           GFile    *file)
+{
+  g_return_if_fail (LB_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+  _lb_window_after_unsaved (self, open_image_file_now, g_object_ref (file), g_object_unref);
 }
 
 static void
@@ -569,21 +596,31 @@ on_store_read (GObject      *source,
                         on_load_header, on_load_rows, ctx, on_image_loaded, ctx);
 }
 
-void
-lb_window_open_store_image (LbWindow   *self,
-                            const char *uri)
+static void
+open_store_image_now (LbWindow *self,
+                      gpointer  data)
 {
+  const char *uri = data;
   g_autofree char *name = NULL;
   LoadCtx *ctx;
 
-  g_return_if_fail (LB_IS_WINDOW (self));
-  g_return_if_fail (self->store != NULL);
+  if (self->store == NULL)
+    return;
   name = lb_store_uri_display_name (uri);
   ctx = begin_load (self, uri, name);
   /* the progress callback may run after the load was superseded: it checks the serial, and
    * ctx lives until the read finishes */
   lb_store_read_async (self->store, uri, self->load_cancellable, on_download_progress, ctx,
                        on_store_read, ctx);
+}
+
+void
+lb_window_open_store_image (LbWindow   *self,
+                            const char *uri)
+{
+  g_return_if_fail (LB_IS_WINDOW (self));
+  g_return_if_fail (self->store != NULL);
+  _lb_window_after_unsaved (self, open_store_image_now, g_strdup (uri), g_free);
 }
 
 /* ---- toggles in step with the canvas and the settings ---------------------------------- */
@@ -607,6 +644,9 @@ on_canvas_notify (LbCanvas   *canvas,
 {
   const char *name = g_param_spec_get_name (pspec);
 
+  /* the status bar and the toggles show the active viewport's */
+  if (canvas != self->canvas)
+    return;
   if (g_str_equal (name, "zoom"))
     update_zoom_label (self);
   else if (g_str_equal (name, "window-center") || g_str_equal (name, "window-width"))
@@ -632,6 +672,25 @@ on_canvas_notify (LbCanvas   *canvas,
     sync_toggle (self, "split", lb_canvas_get_split (canvas));
 }
 
+void
+_lb_window_canvas_changed (LbWindow *self)
+{
+  LbImage *image = lb_canvas_get_image (self->canvas);
+
+  update_zoom_label (self);
+  update_wl_label (self);
+  update_probe_label (self);
+  _lb_window_rebuild_wl_menu (self);
+  sync_toggle (self, "invert", lb_canvas_get_invert (self->canvas));
+  sync_toggle (self, "flip", lb_canvas_get_flip (self->canvas));
+  sync_toggle (self, "split", lb_canvas_get_split (self->canvas));
+  if (image != NULL)
+    update_size_label (self, lb_image_get_width (image), lb_image_get_height (image),
+                       lb_image_get_format (image));
+  else
+    gtk_label_set_text (GTK_LABEL (self->size_label), "");
+}
+
 static void
 on_benchmark_setting (GSettings  *settings,
                       const char *key,
@@ -650,6 +709,9 @@ lb_window_close_request (GtkWindow *window)
   LbWindow *self = LB_WINDOW (window);
   int w, h;
 
+  /* unsaved results: the window stays until the reader answers */
+  if (_lb_window_close_needs_answer (self))
+    return TRUE;
   gtk_window_get_default_size (window, &w, &h);
   g_settings_delay (self->settings);
   if (!gtk_window_is_maximized (window) && w > 0 && h > 0)
@@ -677,8 +739,7 @@ lb_window_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->settings, self);
   if (self->history)
     g_signal_handlers_disconnect_by_func (self->history, on_history_changed, self);
-  if (self->canvas)
-    g_signal_handlers_disconnect_by_data (self->canvas, self);
+  _lb_window_viewports_dispose (self);
   /* a decoder buffer must not outlive the load that owns it */
   if (self->canvas && !lb_canvas_get_image (self->canvas))
     lb_canvas_clear (self->canvas);
@@ -692,6 +753,9 @@ lb_window_dispose (GObject *object)
   g_clear_object (&self->error_cancellable);
   _lb_window_nav_dispose (self);
   _lb_window_measure_dispose (self);
+  _lb_window_unsaved_dispose (self);
+  _lb_window_focus_dispose (self);
+  _lb_window_study_dispose (self);
   g_clear_object (&self->load_cancellable);
   g_clear_object (&self->op_cancellable);
   g_clear_object (&self->history);
@@ -724,7 +788,8 @@ lb_window_class_init (LbWindowClass *klass)
   object_class->finalize = lb_window_finalize;
   window_class->close_request = lb_window_close_request;
 
-  g_type_ensure (LB_TYPE_CANVAS);
+  g_type_ensure (LB_TYPE_STUDY_PANEL);
+  g_type_ensure (LB_TYPE_VIEWPORT_GRID);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/lightbox/Lightbox/ui/lb-window.ui");
 #define BIND(name) gtk_widget_class_bind_template_child (widget_class, LbWindow, name)
@@ -740,30 +805,18 @@ lb_window_class_init (LbWindowClass *klass)
   BIND (redo_button);
   BIND (paned);
   BIND (tree_search);
+  BIND (tree_search_status);
   BIND (tree_stack);
   BIND (tree_box);
   BIND (welcome_list);
-  BIND (canvas);
-  BIND (empty_label);
-  BIND (canvas_spinner);
+  BIND (study_panel);
+  BIND (viewport_grid);
   BIND (bench_revealer);
   BIND (probe_label);
   BIND (zoom_label);
   BIND (wl_label);
   BIND (size_label);
   BIND (frame_label);
-#define BIND_AT(id, member) \
-  gtk_widget_class_bind_template_child_full (widget_class, id, FALSE, \
-                                             G_STRUCT_OFFSET (LbWindow, member))
-  BIND_AT ("overlay_top_left", overlay_corner[0]);
-  BIND_AT ("overlay_top_right", overlay_corner[1]);
-  BIND_AT ("overlay_bottom_left", overlay_corner[2]);
-  BIND_AT ("overlay_bottom_right", overlay_corner[3]);
-  BIND_AT ("marker_top", overlay_edge[0]);
-  BIND_AT ("marker_right", overlay_edge[1]);
-  BIND_AT ("marker_bottom", overlay_edge[2]);
-  BIND_AT ("marker_left", overlay_edge[3]);
-#undef BIND_AT
   BIND (filter_time_label);
   BIND (progress_bar);
   BIND (cancel_button);
@@ -782,11 +835,14 @@ lb_window_init (LbWindow *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
   self->settings = g_settings_new (APP_ID);
+  /* first: the window's canvas is the active viewport's from here on */
+  _lb_window_viewports_init (self);
   _lb_window_actions_init (self);
   _lb_window_frames_init (self);
   _lb_window_overlay_init (self);
   _lb_window_nav_init (self);
   _lb_window_measure_init (self);
+  _lb_window_export_view_init (self);
 
   gtk_window_set_default_size (GTK_WINDOW (self), g_settings_get_int (self->settings, "window-width"),
                                g_settings_get_int (self->settings, "window-height"));
@@ -796,6 +852,7 @@ lb_window_init (LbWindow *self)
                           g_settings_get_int (self->settings, "sidebar-width"));
 
   _lb_window_stores_init (self);
+  _lb_window_study_init (self);
 
   /* menus */
   builder = gtk_builder_new_from_resource ("/io/github/lightbox/Lightbox/ui/lb-menus.ui");
@@ -808,8 +865,12 @@ lb_window_init (LbWindow *self)
 
   g_signal_connect (self->settings, "changed::benchmark-mode",
                     G_CALLBACK (on_benchmark_setting), self);
-  g_signal_connect (self->canvas, "notify", G_CALLBACK (on_canvas_notify), self);
+  for (guint i = 0; i < LB_VIEWPORT_GRID_MAX; i++)
+    g_signal_connect (lb_viewport_get_canvas (lb_viewport_grid_get_viewport (
+                        LB_VIEWPORT_GRID (self->viewport_grid), i)),
+                      "notify", G_CALLBACK (on_canvas_notify), self);
   on_benchmark_setting (self->settings, "benchmark-mode", self);
+  _lb_window_focus_init (self);
   _lb_window_update_actions (self);
 }
 

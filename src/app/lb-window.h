@@ -20,6 +20,10 @@ void      lb_window_open_image_file  (LbWindow      *self,
 /* Opens the image at @uri of the current store. */
 void      lb_window_open_store_image (LbWindow      *self,
                                       const char    *uri);
+/* Writes the view as shown, with its overlays, to the PNG file @path (win.export-view without
+ * its file dialog); the status line says when it is written. */
+void      lb_window_export_view_to_path (LbWindow   *self,
+                                         const char *path);
 /* TRUE while a download, filter, upload or export runs. */
 /* (transfer none): the measurements of the open image or series (LbMeasurementList, a
  * GListModel of LbMeasurement with the frame of each), for savers and exporters. */

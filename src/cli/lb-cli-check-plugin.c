@@ -27,6 +27,7 @@
 #include "lb-isolation.h"
 #include "lb-pipeline.h"
 #include "lb-plugin-loader.h"
+#include "lb-python-filter.h"
 
 #define CMD "check-plugin"
 /* The test image: odd sizes, so no band height or thread count divides them evenly. */
@@ -328,11 +329,13 @@ aux_for (LbImage *input)
   return *slot;
 }
 
+/* @guard: 0 none, 1 guard pages around the band's rows, 2 also a canary in the columns
+ * outside the write rectangle */
 static LbImage *
 run (LbFilter       *filter,
      LbFilterParams *params,
      LbImage        *input,
-     gboolean        guard,
+     guint           guard,
      guint           threads,
      guint           band_height,
      gboolean        with_selection,
@@ -348,7 +351,8 @@ run (LbFilter       *filter,
   lb_pipeline_set_band_height (pipe, band_height);
   if (with_selection)
     lb_pipeline_set_selection (pipe, &selection);
-  _lb_pipeline_set_guard (pipe, guard, FALSE);
+  _lb_pipeline_set_guard (pipe, guard > 0, FALSE);
+  _lb_pipeline_set_guard_columns (pipe, guard > 1);
   {
     g_autofree char *band = band_height == 0 ? g_strdup ("auto")
                             : band_height >= H ? g_strdup ("whole")
@@ -421,7 +425,7 @@ check_formats_and_bands (Checker *ck)
         g_autoptr(GError) error = NULL;
         g_autoptr(LbFilterParams) params = lb_filter_params_new (ck->filter);
 
-        ck->refs[f][s] = run (ck->filter, params, ck->inputs[f], TRUE, 1, H, s, &error);
+        ck->refs[f][s] = run (ck->filter, params, ck->inputs[f], 1, 1, H, s, &error);
         if (ck->refs[f][s] == NULL)
           {
             verdict (FALSE, "%s with default parameters failed: %s (%s)",
@@ -445,7 +449,7 @@ check_formats_and_bands (Checker *ck)
         {
           g_autoptr(GError) error = NULL;
           g_autoptr(LbFilterParams) params = lb_filter_params_new (ck->filter);
-          g_autoptr(LbImage) out = run (ck->filter, params, ck->inputs[f], TRUE, 1,
+          g_autoptr(LbImage) out = run (ck->filter, params, ck->inputs[f], 2, 1,
                                         b == 0 ? 1 : 7, s, &error);
           if (out == NULL)
             {
@@ -453,9 +457,13 @@ check_formats_and_bands (Checker *ck)
               return;
             }
         }
-  if (ok)
+  if (ok && lb_filter_get_kind (ck->filter) == LB_FILTER_KIND_PYTHON)
+    verdict (TRUE, "no bands: a Python filter gets its whole region in one call, in a "
+                   "process of its own");
+  else if (ok)
     verdict (TRUE, "every band touched only its own rows (guard pages; band heights 1, 7 "
-                   "and whole, with and without a selection)");
+                   "and whole) and, with a selection, only its columns (a canary left and "
+                   "right of them)");
 }
 
 static void
@@ -476,7 +484,7 @@ check_schedules (Checker *ck)
 
             if (ck->refs[f][s] == NULL)
               continue;
-            out = run (ck->filter, params, ck->inputs[f], FALSE, thread_counts[t],
+            out = run (ck->filter, params, ck->inputs[f], 0, thread_counts[t],
                        band_heights[b], s, &error);
             if (out == NULL)
               {
@@ -500,8 +508,21 @@ static void
 check_source (Checker *ck)
 {
   begin_check ("source untouched");
-  /* every pass above read a source mapped read-only: a write would have faulted */
-  verdict (TRUE, "the source pages were read-only in every pass");
+  /* every pass above read a source mapped read-only: a write would have faulted, or in
+   * Python raised (and failed the formats check with its traceback) */
+  if (lb_filter_get_kind (ck->filter) == LB_FILTER_KIND_PYTHON)
+    {
+      gboolean all_ran = TRUE;
+
+      for (guint f = 0; f < ck->n_formats; f++)
+        all_ran &= ck->refs[f][0] != NULL && ck->refs[f][1] != NULL;
+      /* a write into src raises (ValueError: assignment destination is read-only) */
+      verdict (all_ran, all_ran ? "src was a read-only array over a sealed memfd in every pass"
+                                : "not shown: passes failed (see formats; a write into src "
+                                  "fails the pass)");
+    }
+  else
+    verdict (TRUE, "the source pages were read-only in every pass");
 }
 
 /* The same format without alpha, or -1. */
@@ -652,7 +673,7 @@ check_limits (Checker *ck)
                          spec->name, value, error->message);
                 return;
               }
-            one = run (ck->filter, params, ck->inputs[f], TRUE, 1, H, FALSE, &error);
+            one = run (ck->filter, params, ck->inputs[f], 1, 1, H, FALSE, &error);
             if (one == NULL)
               {
                 /* a clear refusal is allowed (a parameter that makes no sense for this
@@ -663,7 +684,7 @@ check_limits (Checker *ck)
                                           error->message);
                 continue;
               }
-            many = run (ck->filter, params, ck->inputs[f], FALSE, 3, 7, FALSE, &error);
+            many = run (ck->filter, params, ck->inputs[f], 0, 3, 7, FALSE, &error);
             if (many == NULL)
               {
                 verdict (FALSE, "%s=%g: ran on one thread but failed on three: %s (%s)",
@@ -697,6 +718,12 @@ check_cancel (Checker *ck)
 
   begin_check ("cancel honoured");
   info = _lb_filter_get_info (ck->filter);
+  if (lb_filter_get_kind (ck->filter) == LB_FILTER_KIND_PYTHON)
+    {
+      verdict (TRUE, "a cancelled pass stops the Python process (SIGKILL): nothing for the "
+                     "module to do");
+      return;
+    }
   if (info->process == NULL)
     {
       verdict (TRUE, "no bands (all the work is in finish(), which gets the cancel flag)");
@@ -715,11 +742,13 @@ check_cancel (Checker *ck)
   out = lb_pipeline_run (pipe, tall, NULL, NULL, &error);
   if (out != NULL)
     /* Lightbox's fast kernels do this: the host polls between bands, a few ms apart */
-    verdict (TRUE, "process() never reported a row in a band of %d rows: a cancel is seen "
-                   "between bands only, which is fine for a fast filter; a slow one should "
-                   "call lb_filter_band_rows_done() every row", CANCEL_H);
+    verdict (TRUE, "no cancel point: process() never called lb_filter_band_rows_done() in a "
+                   "band of %d rows, so a cancel waits until the band is done. Fine for a "
+                   "fast filter; a slow one should call it every row and return when it "
+                   "answers FALSE", CANCEL_H);
   else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    verdict (TRUE, "process() stopped within a few rows of a cancel");
+    verdict (TRUE, "process() has a cancel point (lb_filter_band_rows_done()) and stopped "
+                   "within a few rows of a cancel");
   else
     verdict (FALSE, "%s (%s)", error->message, pass_context);
 }
@@ -811,6 +840,9 @@ probe_plugin (const char *path,
   /* the checks loading itself makes first, so that a refused file runs no code at all */
   if (!lb_plugin_check_permissions (dir, error) || !lb_plugin_check_permissions (path, error))
     return FALSE;
+  /* a Python filter's module is only ever imported in a Python process: loading is the probe */
+  if (g_str_has_suffix (path, LB_PYTHON_SUFFIX))
+    return TRUE;
   fd = open (path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     {
@@ -839,7 +871,7 @@ lb_cli_check_plugin (int    argc,
     { "only-filter", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &only_filter, NULL, NULL },
     { NULL },
   };
-  g_autoptr(GOptionContext) ctx = g_option_context_new ("FILE.so");
+  g_autoptr(GOptionContext) ctx = g_option_context_new ("FILE.so|FILE.py");
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) filters = NULL;
   g_autofree char *copy_dir = NULL;
@@ -849,13 +881,14 @@ lb_cli_check_plugin (int    argc,
   g_option_context_set_summary (ctx,
     "Checks a filter plugin as Lightbox's own tests check its filters: every declared format\n"
     "at full sample range; 1–4 threads, several band heights, with and without a selection,\n"
-    "all byte-identical; alpha kept; the source untouched; no write outside the band (guard\n"
-    "pages); every parameter at its limits; cancel honoured. Exits 1 if a check fails.");
+    "all byte-identical; alpha kept; the source untouched; no write outside the band's rows\n"
+    "(guard pages) or the write rectangle's columns (a canary); every parameter at its\n"
+    "limits; cancel honoured (or no cancel point, said so). Exits 1 if a check fails.");
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return lb_cli_fail (CMD, error);
   if (argc != 2)
     {
-      g_printerr ("Usage: lightbox-cli check-plugin [--install DIR] FILE.so\n");
+      g_printerr ("Usage: lightbox-cli check-plugin [--install DIR] FILE.so|FILE.py\n");
       return 2;
     }
   self_exe = g_file_read_link ("/proc/self/exe", &error);

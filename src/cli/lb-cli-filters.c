@@ -5,6 +5,7 @@
 
 #include "lb-cli.h"
 #include "lb-filter-registry.h"
+#include "lb-python-filter.h"
 
 static const char *
 type_name (const LbParamSpec *spec)
@@ -155,6 +156,12 @@ lb_cli_filters (int argc, char **argv)
         case LB_FILTER_KIND_PLUGIN:
           printf ("  origin: plugin %s (version %s)\n", lb_filter_get_origin (f),
                   lb_filter_get_version (f) ? lb_filter_get_version (f) : "unknown");
+          break;
+        case LB_FILTER_KIND_PYTHON:
+          printf ("  origin: Python filter %s (version %s), run by %s\n",
+                  lb_filter_get_origin (f),
+                  lb_filter_get_version (f) ? lb_filter_get_version (f) : "unknown",
+                  _lb_python_interpreter ());
           break;
         case LB_FILTER_KIND_KERNEL:
           printf ("  origin: declarative kernel %s\n", lb_filter_get_origin (f));

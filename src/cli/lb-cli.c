@@ -18,6 +18,8 @@ static const LbCliCommand commands[] = {
   { "get", "Download one entry of a store to a file (atomic)", lb_cli_get },
   { "search", "Search the studies of a DICOMweb store by patient, date, modality, accession", lb_cli_search },
   { "put", "Upload a file to a store without ever replacing (unless --overwrite)", lb_cli_put },
+  { "measure", "Measure an image in real-world units; save the measurements as a DICOM SR", lb_cli_measure },
+  { "measurements", "List an image's saved measurements (DICOM SRs on DICOMweb, else the JSON sidecar)", lb_cli_measurements },
 };
 
 int

@@ -23,6 +23,8 @@ int lb_cli_ls (int argc, char **argv);
 int lb_cli_get (int argc, char **argv);
 int lb_cli_put (int argc, char **argv);
 int lb_cli_search (int argc, char **argv);
+int lb_cli_measure (int argc, char **argv);
+int lb_cli_measurements (int argc, char **argv);
 
 /* Prints "lightbox-cli NAME: MESSAGE" to stderr and returns 1. */
 int lb_cli_fail (const char *command, const GError *error);

@@ -391,6 +391,44 @@ lb_dicom_write_part10 (const LbDicomDataset *dataset, GError **error)
 
 /* --- Secondary Capture --------------------------------------------------------------------- */
 
+static void
+copy_patient_and_study (LbDicomDataset *ds, const LbDicomDataset *source)
+{
+  static const guint32 copied[] = {
+    LB_TAG_PATIENT_NAME, LB_TAG_PATIENT_ID, LB_TAG_PATIENT_BIRTH_DATE, LB_TAG_PATIENT_SEX,
+    LB_TAG_STUDY_DATE, LB_TAG_STUDY_TIME, LB_TAG_STUDY_ID, LB_TAG_ACCESSION_NUMBER,
+    LB_TAG_REFERRING_PHYSICIAN,
+  };
+  static const char *const copied_vr[] = { "PN", "LO", "DA", "CS", "DA", "TM", "SH", "SH", "PN" };
+
+  /* Type 2 attributes are written empty when the source lacks them. */
+  for (guint i = 0; i < G_N_ELEMENTS (copied); i++)
+    if (!lb_dicom_dataset_copy_element (ds, source, copied[i]))
+      lb_dicom_dataset_set_string (ds, copied[i], copied_vr[i], NULL);
+  lb_dicom_dataset_copy_element (ds, source, LB_TAG_STUDY_INSTANCE_UID);
+  lb_dicom_dataset_copy_element (ds, source, LB_TAG_STUDY_DESCRIPTION);
+}
+
+LbDicomDataset *
+lb_dicom_new_instance_in_study (const char *sop_class, const LbDicomDataset *source,
+                                GDateTime *now)
+{
+  LbDicomDataset *ds = lb_dicom_dataset_new ();
+  g_autofree char *sop_uid = lb_dicom_generate_uid ();
+  g_autofree char *date = g_date_time_format (now, "%Y%m%d");
+  g_autofree char *time = g_date_time_format (now, "%H%M%S");
+
+  /* SOP Common */
+  lb_dicom_dataset_set_string (ds, LB_TAG_SPECIFIC_CHARACTER_SET, "CS", "ISO_IR 192");
+  lb_dicom_dataset_set_string (ds, LB_TAG_SOP_CLASS_UID, "UI", sop_class);
+  lb_dicom_dataset_set_string (ds, LB_TAG_SOP_INSTANCE_UID, "UI", sop_uid);
+  lb_dicom_dataset_set_string (ds, LB_TAG_INSTANCE_CREATION_DATE, "DA", date);
+  lb_dicom_dataset_set_string (ds, LB_TAG_INSTANCE_CREATION_TIME, "TM", time);
+  /* Patient, General Study */
+  copy_patient_and_study (ds, source);
+  return ds;
+}
+
 /* Truncates @s to at most @max characters (not bytes: UTF-8 stays valid). */
 static char *
 truncate_chars (const char *s, glong max)
@@ -417,16 +455,9 @@ lb_dicom_build_secondary_capture (LbImage              *image,
                                   guint                 series_number,
                                   GError              **error)
 {
-  static const guint32 copied[] = {
-    LB_TAG_PATIENT_NAME, LB_TAG_PATIENT_ID, LB_TAG_PATIENT_BIRTH_DATE, LB_TAG_PATIENT_SEX,
-    LB_TAG_STUDY_DATE, LB_TAG_STUDY_TIME, LB_TAG_STUDY_ID, LB_TAG_ACCESSION_NUMBER,
-    LB_TAG_REFERRING_PHYSICIAN,
-  };
-  static const char *const copied_vr[] = { "PN", "LO", "DA", "CS", "DA", "TM", "SH", "SH", "PN" };
   g_autoptr(LbDicomDataset) ds = NULL;
   g_autoptr(LbImage) img = NULL;
   g_autoptr(GDateTime) now = g_date_time_new_now_local ();
-  g_autofree char *sop_uid = lb_dicom_generate_uid ();
   g_autofree char *series_uid = lb_dicom_generate_uid ();
   g_autofree char *date = g_date_time_format (now, "%Y%m%d");
   g_autofree char *time = g_date_time_format (now, "%H%M%S");
@@ -493,21 +524,7 @@ lb_dicom_build_secondary_capture (LbImage              *image,
       return NULL;
     }
 
-  ds = lb_dicom_dataset_new ();
-
-  /* SOP Common */
-  lb_dicom_dataset_set_string (ds, LB_TAG_SPECIFIC_CHARACTER_SET, "CS", "ISO_IR 192");
-  lb_dicom_dataset_set_string (ds, LB_TAG_SOP_CLASS_UID, "UI", LB_DICOM_SOP_CLASS_SECONDARY_CAPTURE);
-  lb_dicom_dataset_set_string (ds, LB_TAG_SOP_INSTANCE_UID, "UI", sop_uid);
-  lb_dicom_dataset_set_string (ds, LB_TAG_INSTANCE_CREATION_DATE, "DA", date);
-  lb_dicom_dataset_set_string (ds, LB_TAG_INSTANCE_CREATION_TIME, "TM", time);
-
-  /* Patient and General Study: type 2 attributes are written empty when the source lacks them. */
-  for (guint i = 0; i < G_N_ELEMENTS (copied); i++)
-    if (!lb_dicom_dataset_copy_element (ds, source, copied[i]))
-      lb_dicom_dataset_set_string (ds, copied[i], copied_vr[i], NULL);
-  lb_dicom_dataset_set_string (ds, LB_TAG_STUDY_INSTANCE_UID, "UI", study_uid);
-  lb_dicom_dataset_copy_element (ds, source, LB_TAG_STUDY_DESCRIPTION);
+  ds = lb_dicom_new_instance_in_study (LB_DICOM_SOP_CLASS_SECONDARY_CAPTURE, source, now);
 
   /* General Series */
   clean = single_value (derivation && *derivation ? derivation : "derived image");

@@ -42,6 +42,22 @@ GBytes *lb_dicom_write_part10  (const LbDicomDataset *dataset,
                                 GError              **error);
 
 /**
+ * lb_dicom_new_instance_in_study:
+ * @source: an instance of the study the new one joins
+ * @now: the creation time
+ *
+ * The start of a new instance of @sop_class in @source's study: SOP Common (SpecificCharacterSet
+ * ISO_IR 192, SOPClassUID, a fresh SOPInstanceUID, InstanceCreationDate and Time) and the
+ * Patient and General Study modules copied from @source (PatientName, PatientID,
+ * PatientBirthDate, PatientSex, StudyInstanceUID, StudyDate, StudyTime, StudyID,
+ * AccessionNumber, ReferringPhysicianName, StudyDescription; the type 2 ones written empty
+ * when @source lacks them).
+ */
+LbDicomDataset *lb_dicom_new_instance_in_study (const char           *sop_class,
+                                                const LbDicomDataset *source,
+                                                GDateTime            *now);
+
+/**
  * lb_dicom_build_secondary_capture:
  * @image: the derived pixels (alpha is dropped; grey and RGB, 8 or 16 bits)
  * @source: the metadata of the instance @image was derived from; it must carry the

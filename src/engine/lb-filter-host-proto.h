@@ -41,6 +41,11 @@ G_BEGIN_DECLS
 
 #define LB_FH_MAGIC 0x4c424648u   /* "LBFH" */
 #define LB_FH_VERSION 2u
+/* The RUN of a Python filter (lightbox-python-host.py): the same message, but the params are
+ * a UTF-8 JSON object (name → number, bool, or an enum's nick) and the metadata the `meta`
+ * dictionary of the plugin guide, also JSON, instead of serialised GVariants; only the
+ * source and destination descriptors travel, and the replies are the same. */
+#define LB_FH_VERSION_JSON 0x102u
 /* Largest message either side sends or accepts, bytes (params are at most 64 KiB). */
 #define LB_FH_MAX_MESSAGE (128 * 1024)
 
@@ -92,6 +97,10 @@ typedef struct {
   double out_spacing_x;  /* DONE, out_width > 0: the output's pixel spacing, mm (0: none) */
   double out_spacing_y;
 } LbFhReply;
+
+/* The Python host packs and unpacks these with struct's native layout: keep them so. */
+G_STATIC_ASSERT (sizeof (LbFhRun) == 128);
+G_STATIC_ASSERT (sizeof (LbFhReply) == 72);
 
 /* The first @size bytes of the memfd @fd, mapped shared and read-only (pages populated at
  * once) for as long as the bytes live; %NULL with "cannot map @what: …" if mmap() fails.

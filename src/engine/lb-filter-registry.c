@@ -15,6 +15,7 @@
 #include "lb-filter-registry.h"
 #include "lb-pipeline.h"
 #include "lb-plugin-loader.h"
+#include "lb-python-filter.h"
 
 #define PLUGIN_SUFFIX "." G_MODULE_SUFFIX
 #define FILTER_SUFFIX ".lbfilter"
@@ -565,7 +566,11 @@ lb_filter_registry_rescan (LbFilterRegistry *self)
     watch_created_dirs (self);
 
   for (guint i = 0; i < self->plugin_dirs->len; i++)
-    list_dir (g_ptr_array_index (self->plugin_dirs, i), PLUGIN_SUFFIX, plugins);
+    {
+      list_dir (g_ptr_array_index (self->plugin_dirs, i), PLUGIN_SUFFIX, plugins);
+      /* Python filters load like plugins (lb_plugin_load_file() tells them apart) */
+      list_dir (g_ptr_array_index (self->plugin_dirs, i), LB_PYTHON_SUFFIX, plugins);
+    }
   for (guint i = 0; i < self->filter_dirs->len; i++)
     list_dir (g_ptr_array_index (self->filter_dirs, i), FILTER_SUFFIX, filters);
   for (guint i = 0; i < plugins->len; i++)

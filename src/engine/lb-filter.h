@@ -13,11 +13,14 @@ G_BEGIN_DECLS
  * @LB_FILTER_KIND_PLUGIN: code from a plugin module
  * @LB_FILTER_KIND_KERNEL: a declarative convolution kernel (data run by the engine)
  * @LB_FILTER_KIND_CHAIN: a declarative chain of other filters, resolved by id when run
+ * @LB_FILTER_KIND_PYTHON: a Python module (a .py plugin), always run in a python3 process
+ *   of its own (lb-python-filter.h)
  */
 typedef enum {
   LB_FILTER_KIND_PLUGIN,
   LB_FILTER_KIND_KERNEL,
   LB_FILTER_KIND_CHAIN,
+  LB_FILTER_KIND_PYTHON,
 } LbFilterKind;
 
 #define LB_TYPE_FILTER (lb_filter_get_type ())

@@ -33,6 +33,7 @@
 #include "lb-isolation.h"
 #include "lb-limits.h"
 #include "lb-plugin-loader.h"
+#include "lb-python-filter.h"
 
 /* Between a crash's message and the helper's backtrace (lb-crash-report.h). */
 #define BACKTRACE_HEADING "\nBacktrace of the helper process, innermost call first:\n"
@@ -47,8 +48,8 @@
 
 /* TRUE when this program itself runs from the build tree (tests, `meson devenv`): only then
  * are the build tree's plugins trusted and its helper used. */
-static gboolean
-running_from_build_tree (void)
+gboolean
+_lb_isolation_running_from_build_tree (void)
 {
   static gsize once;
   static gboolean in_tree;
@@ -84,7 +85,8 @@ _lb_plugin_path_is_trusted (const char *path)
   if (g_once_init_enter (&once))
     {
       installed = real_path (LB_PLUGINDIR);
-      build = running_from_build_tree () ? real_path (LB_BUILD_ROOT "/plugins") : NULL;
+      build = _lb_isolation_running_from_build_tree () ? real_path (LB_BUILD_ROOT "/plugins")
+                                                        : NULL;
       g_once_init_leave (&once, 1);
     }
   dir = g_path_get_dirname (path);
@@ -96,7 +98,8 @@ gboolean
 lb_filter_is_trusted (LbFilter *filter)
 {
   g_return_val_if_fail (LB_IS_FILTER (filter), FALSE);
-  if (lb_filter_get_kind (filter) != LB_FILTER_KIND_PLUGIN)
+  if (lb_filter_get_kind (filter) != LB_FILTER_KIND_PLUGIN
+      && lb_filter_get_kind (filter) != LB_FILTER_KIND_PYTHON)
     return TRUE;
   return _lb_plugin_path_is_trusted (lb_filter_get_origin (filter));
 }
@@ -167,6 +170,9 @@ lb_filter_runs_isolated (LbFilter   *filter,
                          LbIsolation isolation)
 {
   g_return_val_if_fail (LB_IS_FILTER (filter), FALSE);
+  /* Python has no other place to run */
+  if (lb_filter_get_kind (filter) == LB_FILTER_KIND_PYTHON)
+    return TRUE;
   if (lb_filter_get_kind (filter) != LB_FILTER_KIND_PLUGIN)
     return FALSE;
   return path_runs_isolated (lb_filter_get_origin (filter), isolation);
@@ -179,7 +185,7 @@ helper_path (void)
 
   if (env != NULL && *env != '\0')
     return env;
-  if (running_from_build_tree ())
+  if (_lb_isolation_running_from_build_tree ())
     return LB_BUILD_ROOT "/src/engine/lightbox-filter-host";
   return LB_LIBEXECDIR "/lightbox-filter-host";
 }
@@ -314,8 +320,10 @@ helper_spawn (LbFilter *filter,
               GError  **error)
 {
   gpointer module = _lb_filter_get_owner (filter);
-  int module_fd = _lb_plugin_module_get_fd (module);
+  gboolean python = lb_filter_get_kind (filter) == LB_FILTER_KIND_PYTHON;
+  int module_fd = python ? _lb_python_module_get_fd (module) : _lb_plugin_module_get_fd (module);
   g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_auto(GStrv) py_argv = NULL;
   const char *path = helper_path ();
   Helper *h;
   int sv[2], child_sock, plugin_fd;
@@ -357,8 +365,16 @@ helper_spawn (LbFilter *filter,
    * other end of the socket and its death shows up here as end-of-file. */
   launcher = helper_launcher_new (plugin_fd, h->crash_fd);
   g_subprocess_launcher_take_fd (launcher, child_sock, LB_FH_SOCKET_FD);
-  h->proc = g_subprocess_launcher_spawn (launcher, error, path, "--plugin",
-                                         lb_filter_get_origin (filter), NULL);
+  if (python)
+    {
+      /* the same descriptors: socket, the module (its source), the crash report */
+      py_argv = _lb_python_host_argv ("--serve", lb_filter_get_origin (filter));
+      path = py_argv[0];
+      h->proc = g_subprocess_launcher_spawnv (launcher, (const char *const *) py_argv, error);
+    }
+  else
+    h->proc = g_subprocess_launcher_spawn (launcher, error, path, "--plugin",
+                                           lb_filter_get_origin (filter), NULL);
   g_clear_object (&launcher);
   if (h->proc == NULL)
     {
@@ -407,9 +423,9 @@ deadline_cb (gpointer data)
 
 /* Waits for @proc to end, killing it if it is still running after @timeout_ms; TRUE if it
  * had to be killed. Runs on any thread: a private main context. */
-static gboolean
-wait_or_kill (GSubprocess *proc,
-              guint        timeout_ms)
+gboolean
+_lb_isolation_wait_or_kill (GSubprocess *proc,
+                            guint        timeout_ms)
 {
   g_autoptr(GMainContext) ctx = g_main_context_new ();
   g_autoptr(GSource) timer = g_timeout_source_new (timeout_ms);
@@ -432,7 +448,7 @@ wait_or_kill (GSubprocess *proc,
 static void
 helper_reap (Helper *h)
 {
-  wait_or_kill (h->proc, REAP_GRACE_MS);
+  _lb_isolation_wait_or_kill (h->proc, REAP_GRACE_MS);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -479,7 +495,7 @@ _lb_isolation_probe_plugin (int         fd,
     }
 
   timeout_s = timeout_s > 0 ? MIN (timeout_s, PROBE_MAX_S) : PROBE_MAX_S;
-  timed_out = wait_or_kill (proc, (guint) (timeout_s * 1000.0));
+  timed_out = _lb_isolation_wait_or_kill (proc, (guint) (timeout_s * 1000.0));
   if (timed_out)
     g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
                  "did not finish loading within %g s in a helper process, so it was not "
@@ -516,11 +532,11 @@ _lb_isolation_probe_plugin (int         fd,
  * and without page-table work in this process. The destination is never mapped here before
  * the helper is done (see take_output()); the helper's pipeline threads fault its pages in,
  * in parallel, as an in-process pass does. */
-static int
-make_memfd (const char *name,
-            gsize       size,
-            const guint8 *data,
-            GError    **error)
+int
+_lb_isolation_memfd_new (const char   *name,
+                         gsize         size,
+                         const guint8 *data,
+                         GError      **error)
 {
   int fd = memfd_create (name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
   int saved;
@@ -557,12 +573,12 @@ fail:
 }
 
 /* A memfd holding @bytes, read-only for the helper and fixed in size. */
-static int
-make_sealed_memfd (const char *name,
-                   GBytes     *bytes,
-                   GError    **error)
+int
+_lb_isolation_sealed_memfd_new (const char *name,
+                                GBytes     *bytes,
+                                GError    **error)
 {
-  int fd = make_memfd (name, g_bytes_get_size (bytes), g_bytes_get_data (bytes, NULL), error);
+  int fd = _lb_isolation_memfd_new (name, g_bytes_get_size (bytes), g_bytes_get_data (bytes, NULL), error);
 
   if (fd >= 0
       && fcntl (fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
@@ -667,8 +683,8 @@ static gboolean
 send_run (Helper        *h,
           const LbFhRun *run,
           const char    *id,
-          GVariant      *params,
-          GVariant      *meta,
+          GBytes        *params,
+          GBytes        *meta,
           int            src_fd,
           int            dst_fd,
           int            aux_fd,
@@ -678,8 +694,8 @@ send_run (Helper        *h,
   GOutputVector vec[4] = {
     { run, sizeof *run },
     { id, run->id_len },
-    { g_variant_get_data (params), run->params_len },
-    { g_variant_get_data (meta), run->meta_len },
+    { g_bytes_get_data (params, NULL), run->params_len },
+    { g_bytes_get_data (meta, NULL), run->meta_len },
   };
   gssize n;
 
@@ -714,7 +730,11 @@ set_died_error (GError   **error,
   const char *origin = lb_filter_get_origin (filter);
 
   helper_reap (h);
-  if (g_subprocess_get_if_signaled (h->proc))
+  if (lb_filter_get_kind (filter) == LB_FILTER_KIND_PYTHON
+      && g_subprocess_get_if_signaled (h->proc))
+    _lb_python_set_crash_error (error, id, origin, g_subprocess_get_term_sig (h->proc),
+                                h->crash_fd);
+  else if (g_subprocess_get_if_signaled (h->proc))
     {
       g_autofree char *backtrace = NULL;
       g_autofree char *what =
@@ -756,13 +776,10 @@ _lb_isolated_run_pass (LbFilter                *filter,
   gsize src_size = g_bytes_get_size (src_bytes);
   gsize dst_size = row_size * height;
   double timeout_s = options->timeout_s >= 0 ? options->timeout_s : lb_isolation_get_timeout ();
-  g_autoptr(GVariant) pv = g_variant_ref_sink (lb_filter_params_to_variant (params));
+  gboolean python = lb_filter_get_kind (filter) == LB_FILTER_KIND_PYTHON;
   LbImage *aux = options->aux;
-  g_autoptr(GVariant) mv =
-    g_variant_ref_sink (g_variant_new ("(@a{sv}@a{sv})",
-                                       _lb_fh_meta_to_variant (lb_image_get_meta (input)),
-                                       _lb_fh_meta_to_variant (aux ? lb_image_get_meta (aux)
-                                                                   : NULL)));
+  g_autoptr(GBytes) pv = NULL;
+  g_autoptr(GBytes) mv = NULL;
   g_autofree char *buf = NULL;
   int src_fd = -1, dst_fd = -1, aux_fd = -1;
   int *fds = NULL, n_fds = 0;   /* descriptors of the last reply */
@@ -778,13 +795,31 @@ _lb_isolated_run_pass (LbFilter                *filter,
   /* The same size limits as an in-process pass, before any work. */
   if (!lb_limits_check (NULL, width, height, format, &out_stride, &out_size, error))
     return NULL;
+  if (python)
+    {
+      /* LB_FH_VERSION_JSON: what Python reads without a GVariant parser */
+      pv = _lb_python_params_to_json (filter, params);
+      mv = _lb_python_meta_to_json (input);
+    }
+  else
+    {
+      g_autoptr(GVariant) p = g_variant_ref_sink (lb_filter_params_to_variant (params));
+      g_autoptr(GVariant) m =
+        g_variant_ref_sink (g_variant_new ("(@a{sv}@a{sv})",
+                                           _lb_fh_meta_to_variant (lb_image_get_meta (input)),
+                                           _lb_fh_meta_to_variant (aux ? lb_image_get_meta (aux)
+                                                                       : NULL)));
 
-  src_fd = make_sealed_memfd ("lightbox-filter-source", src_bytes, error);
+      pv = g_variant_get_data_as_bytes (p);
+      mv = g_variant_get_data_as_bytes (m);
+    }
+
+  src_fd = _lb_isolation_sealed_memfd_new ("lightbox-filter-source", src_bytes, error);
   if (src_fd < 0)
     goto out;
   if (aux != NULL)
     {
-      aux_fd = make_sealed_memfd ("lightbox-filter-aux", lb_image_get_bytes (aux), error);
+      aux_fd = _lb_isolation_sealed_memfd_new ("lightbox-filter-aux", lb_image_get_bytes (aux), error);
       if (aux_fd < 0)
         goto out;
       run.aux_format = lb_image_get_format (aux);
@@ -793,7 +828,7 @@ _lb_isolated_run_pass (LbFilter                *filter,
       run.aux_stride = lb_image_get_stride (aux);
       run.aux_size = g_bytes_get_size (lb_image_get_bytes (aux));
     }
-  dst_fd = make_memfd ("lightbox-filter-destination", dst_size, NULL, error);
+  dst_fd = _lb_isolation_memfd_new ("lightbox-filter-destination", dst_size, NULL, error);
   if (dst_fd < 0)
     goto out;
   /* The helper writes here, but can never shrink it under our mapping (SIGBUS). Writes
@@ -808,7 +843,7 @@ _lb_isolated_run_pass (LbFilter                *filter,
     }
 
   run.magic = LB_FH_MAGIC;
-  run.version = LB_FH_VERSION;
+  run.version = python ? LB_FH_VERSION_JSON : LB_FH_VERSION;
   run.type = LB_FH_RUN;
   run.format = format;
   run.width = width;
@@ -822,8 +857,8 @@ _lb_isolated_run_pass (LbFilter                *filter,
   run.n_threads = options->n_threads;
   run.band_height = options->band_height;
   run.id_len = (guint32) strlen (id);
-  run.params_len = (guint32) g_variant_get_size (pv);
-  run.meta_len = (guint32) g_variant_get_size (mv);
+  run.params_len = (guint32) g_bytes_get_size (pv);
+  run.meta_len = (guint32) g_bytes_get_size (mv);
 
   g_debug ("%s: %.1f ms to share %" G_GSIZE_FORMAT " + %" G_GSIZE_FORMAT " bytes", id,
            (g_get_monotonic_time () - t0) / 1000.0, src_size, dst_size);

@@ -99,6 +99,20 @@ LbImage    *_lb_isolated_run_pass          (LbFilter                *filter,
                                             LbIsolatedResult        *result,
                                             GCancellable            *cancellable,
                                             GError                 **error);
+/* Engine-internal: TRUE when this program runs from the build tree (tests, meson devenv). */
+gboolean    _lb_isolation_running_from_build_tree (void);
+/* Engine-internal: waits for @proc, killing it after @timeout_ms; TRUE if it was killed. */
+gboolean    _lb_isolation_wait_or_kill     (GSubprocess *proc,
+                                            guint        timeout_ms);
+/* Engine-internal: a memfd (close-on-exec, sealable) of @size bytes, holding @data if not
+ * NULL; and one holding @bytes, sealed against writes and resizing (what a helper reads). */
+int         _lb_isolation_memfd_new        (const char   *name,
+                                            gsize         size,
+                                            const guint8 *data,
+                                            GError      **error);
+int         _lb_isolation_sealed_memfd_new (const char   *name,
+                                            GBytes       *bytes,
+                                            GError      **error);
 /* Called by the loader when a module is unloaded: stops its idle helper. */
 void        _lb_isolation_forget_module    (gpointer     module);
 

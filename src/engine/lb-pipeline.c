@@ -41,6 +41,7 @@ struct _LbPipeline {
   gboolean progress_any_thread;
   gboolean guard;         /* _lb_pipeline_set_guard() */
   gboolean guard_cancel;
+  gboolean guard_columns; /* _lb_pipeline_set_guard_columns() */
   LbImage *aux;           /* owned, nullable: lb_pipeline_set_aux_input() */
   guint8 *out_data;       /* borrowed: _lb_pipeline_set_output_buffer() */
   gsize out_stride;
@@ -304,6 +305,14 @@ _lb_pipeline_set_guard (LbPipeline *self,
 }
 
 void
+_lb_pipeline_set_guard_columns (LbPipeline *self,
+                                gboolean    columns)
+{
+  g_return_if_fail (LB_IS_PIPELINE (self));
+  self->guard_columns = columns;
+}
+
+void
 _lb_pipeline_set_progress_any_thread (LbPipeline *self,
                                       gboolean    any_thread)
 {
@@ -468,7 +477,10 @@ run_pass (LbPipeline   *self,
     }
 
   t0 = g_get_monotonic_time ();
-  if (!self->guard && lb_filter_runs_isolated (pass->filter, self->isolation))
+  /* A Python filter runs in its Python process whatever the settings (guard pages cannot
+   * watch it; it gets the region in one call, never bands). */
+  if ((!self->guard && lb_filter_runs_isolated (pass->filter, self->isolation))
+      || lb_filter_get_kind (pass->filter) == LB_FILTER_KIND_PYTHON)
     {
       /* Same pipeline code, run by lightbox-filter-host on the same bands and threads. */
       LbIsolatedOptions options = { self->n_threads, self->band_height, self->has_selection,
@@ -569,6 +581,7 @@ run_pass (LbPipeline   *self,
   run.cancellable = cancellable;
   run.guard = guard;
   run.guard_cancel = self->guard_cancel;
+  run.guard_columns = guard != NULL && self->guard_columns;
   g_mutex_init (&run.lock);
   if (cancellable != NULL)
     handler = g_cancellable_connect (cancellable, G_CALLBACK (_lb_pass_cancelled_cb), &run,

@@ -18,6 +18,7 @@
 #include "lb-format.h"
 #include "lb-isolation.h"
 #include "lb-plugin-loader.h"
+#include "lb-python-filter.h"
 
 /* The plugin header repeats the core's format numbering; keep them in step. */
 G_STATIC_ASSERT ((int) LB_FILTER_FORMAT_GRAY8 == (int) LB_FORMAT_GRAY8);
@@ -350,6 +351,8 @@ lb_plugin_load_file (const char *path,
   GPtrArray *filters;
   int fd;
 
+  if (g_str_has_suffix (path, LB_PYTHON_SUFFIX))
+    return _lb_python_load_file (path, error);
   if (!lb_plugin_check_permissions (dir, error) || !lb_plugin_check_permissions (path, error))
     return NULL;
 

@@ -38,7 +38,7 @@ gboolean   lb_filter_id_is_valid       (const char *id,
 
 /**
  * lb_plugin_load_file:
- * @path: the plugin (.so) to load
+ * @path: the plugin (.so) to load, or a Python filter (.py, see lb-python-filter.h)
  * @copy_dir: a private directory (mode 0700) where the file is copied under a fresh name
  *   before dlopen(), so a later replacement of @path loads as new code instead of
  *   returning the already mapped old object, and an in-place overwrite of @path can never

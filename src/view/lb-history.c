@@ -159,14 +159,15 @@ lb_history_push_edit (LbHistory        *self,
   push_step (self, &s);
 }
 
-gboolean
-lb_history_has_image_steps (LbHistory *self)
+guint
+lb_history_get_n_image_steps (LbHistory *self)
 {
-  g_return_val_if_fail (LB_IS_HISTORY (self), FALSE);
+  guint n = 0;
+
+  g_return_val_if_fail (LB_IS_HISTORY (self), 0);
   for (guint i = 1; i < self->steps->len; i++)
-    if (g_array_index (self->steps, Step, i).edit == NULL)
-      return TRUE;
-  return FALSE;
+    n += g_array_index (self->steps, Step, i).edit == NULL;
+  return n;
 }
 
 gboolean
@@ -322,4 +323,22 @@ lb_history_set_file_label (LbHistory  *self,
   st = &g_array_index (self->steps, Step, self->position);
   g_free (st->file_label);
   st->file_label = g_strdup (label);
+}
+
+LbImage *
+lb_history_get_image_at (LbHistory *self,
+                         guint      index)
+{
+  g_return_val_if_fail (LB_IS_HISTORY (self), NULL);
+  g_return_val_if_fail (index < self->steps->len, NULL);
+  return g_array_index (self->steps, Step, index).image;
+}
+
+const char *
+lb_history_get_label_at (LbHistory *self,
+                         guint      index)
+{
+  g_return_val_if_fail (LB_IS_HISTORY (self), NULL);
+  g_return_val_if_fail (index < self->steps->len, NULL);
+  return g_array_index (self->steps, Step, index).label;
 }

@@ -37,8 +37,9 @@ void        lb_history_push_edit      (LbHistory        *self,
                                        LbHistoryEditFunc apply,
                                        gpointer          data,
                                        GDestroyNotify    destroy);
-/* TRUE when a step up to the end (redo included) changed the image: a filter or a revert. */
-gboolean    lb_history_has_image_steps (LbHistory *self);
+/* The steps up to the end (redo included) that changed the image: filters and reverts, not
+ * edits. */
+guint       lb_history_get_n_image_steps (LbHistory *self);
 gboolean    lb_history_undo           (LbHistory  *self);
 gboolean    lb_history_redo           (LbHistory  *self);
 /* Goes back to the original as a new, undoable step. FALSE if already there. */
@@ -51,6 +52,13 @@ guint       lb_history_get_position   (LbHistory  *self);
 guint       lb_history_get_length     (LbHistory  *self);
 /* Label of the step that made the current state (NULL at the original). */
 const char *lb_history_get_label      (LbHistory  *self);
+/* The state at @index (0, the original, … length − 1; redo states included) and the label of
+ * the step that made it (NULL for the original): the images a filter may read as its second
+ * input. */
+LbImage    *lb_history_get_image_at   (LbHistory  *self,
+                                       guint       index);
+const char *lb_history_get_label_at   (LbHistory  *self,
+                                       guint       index);
 /* The filter chain from the original to the current state, one line per step; NULL when
  * the current state is the original. (transfer full) */
 char       *lb_history_dup_chain      (LbHistory  *self);

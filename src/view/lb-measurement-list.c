@@ -267,6 +267,7 @@ edit_apply (gpointer data,
         lb_measurement_list_remove (e->list, e->measurement);
       break;
     case EDIT_MODIFY:
+    default:
       assign (e->measurement, redo ? e->after : e->before);
       lb_measurement_list_changed (e->list, e->measurement);
       break;

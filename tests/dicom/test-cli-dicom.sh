@@ -169,8 +169,13 @@ else
     case $path in */) continue;; esac
     total=$((total+1))
     for cmd in get convert; do
-      if "$CLI" $cmd "$base/$path" "$T/out.png" 2>"$T/err"; then
+      rc=0
+      "$CLI" $cmd "$base/$path" "$T/out.png" 2>"$T/err" || rc=$?
+      if [ $rc = 0 ]; then
         [ $cmd = get ] && got=$((got+1))
+      elif [ $rc -ge 128 ] || grep -q 'Sanitizer' "$T/err"; then
+        # killed by a signal or a sanitizer: the whole report, not its first line
+        echo "# $cmd $path: exit $rc:"; sed 's/^/#   /' "$T/err"
       elif grep -qiE 'not found|no such|not a DICOMweb|404|not inside' "$T/err"; then
         echo "# $cmd $path: $(cat "$T/err")"; continue 2
       else

@@ -28,7 +28,7 @@
 #include "lb-test-files.h"
 #include "lb-test-loop.h"
 #include "lb-test-process.h"
-#include "lb-test-xdo.h"
+#include "lb-test-xinput.h"
 #include "lb-window-test.h"
 #include "lb-window.h"
 
@@ -194,14 +194,19 @@ skip_without_phantom (void)
 
 /* ---- real input through XTest ----------------------------------------------------------- */
 
+static void
+xdotool (const char *args)
+{
+  lb_test_xdotool (args);
+}
+
 /* Puts the pointer over the middle of the canvas and the keyboard focus on it. */
 static void
 point_at_canvas (void)
 {
   GtkWidget *canvas = GTK_WIDGET (the_canvas ());
 
-  lb_test_xdo_point_at (canvas, gtk_widget_get_width (canvas) / 2.0,
-                        gtk_widget_get_height (canvas) / 2.0);
+  lb_test_point_at (canvas);
   gtk_widget_grab_focus (canvas);
   g_assert_true (gtk_widget_has_focus (canvas));
 }
@@ -216,7 +221,7 @@ press (const char *keys, const char *action)
   if (have_xdotool)
     {
       point_at_canvas ();
-      lb_test_xdo (words);
+      lb_test_xdotool (words);
     }
   else
     g_action_group_activate_action (G_ACTION_GROUP (the_window ()), action, NULL);
@@ -256,33 +261,33 @@ test_paging (void)
       point_at_canvas ();
       zoom = lb_canvas_get_zoom (the_canvas ());
       /* the plain wheel pages (button 5: down, towards the next slice) */
-      lb_test_xdo ("click 5");
+      lb_test_xdotool ("click 5");
       wait_slice (1);
-      lb_test_xdo ("click 5");
+      lb_test_xdotool ("click 5");
       wait_slice (2);
-      lb_test_xdo ("click 4");
+      lb_test_xdotool ("click 4");
       wait_slice (1);
       g_assert_cmpfloat (lb_canvas_get_zoom (the_canvas ()), ==, zoom);
       /* Ctrl+wheel zooms and stays on the slice */
-      lb_test_xdo ("keydown ctrl click 4 keyup ctrl");
+      lb_test_xdotool ("keydown ctrl click 4 keyup ctrl");
       drain ();
       g_assert_cmpfloat (lb_canvas_get_zoom (the_canvas ()), >, zoom * 1.05);
       check_slice (1);
       /* Up and Down step one slice */
-      lb_test_xdo ("key Down");
+      lb_test_xdotool ("key Down");
       wait_slice (2);
-      lb_test_xdo ("key Up");
+      lb_test_xdotool ("key Up");
       wait_slice (1);
       /* Page Down/Up move by a tenth of the stack, and stop at the ends */
-      lb_test_xdo ("key Next");
+      lb_test_xdotool ("key Next");
       wait_slice (1 + page_size ());
-      lb_test_xdo ("key Prior");
+      lb_test_xdotool ("key Prior");
       wait_slice (1);
-      lb_test_xdo ("key Prior");
+      lb_test_xdotool ("key Prior");
       wait_slice (0);
-      lb_test_xdo ("key End");
+      lb_test_xdotool ("key End");
       wait_slice (SLICES - 1);
-      lb_test_xdo ("key Prior");
+      lb_test_xdotool ("key Prior");
       wait_slice (SLICES - 1 - page_size ());
     }
   else
@@ -319,7 +324,7 @@ test_single_image_no_slider (void)
       double zoom = lb_canvas_get_zoom (the_canvas ());
 
       point_at_canvas ();
-      lb_test_xdo ("click 4");
+      lb_test_xdotool ("click 4");
       drain ();
       g_assert_cmpfloat (lb_canvas_get_zoom (the_canvas ()), >, zoom * 1.05);
     }
@@ -895,7 +900,7 @@ main (int argc, char **argv)
   if (app == NULL)
     return 0;
   /* real input needs X11 and xdotool */
-  have_xdotool = lb_test_xdo_available ();
+  have_xdotool = lb_test_have_xdotool ();
   make_phantom ();
 
   g_test_add_func ("/dicom/reading/paging", test_paging);

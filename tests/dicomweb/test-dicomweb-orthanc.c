@@ -266,6 +266,7 @@ main (int argc, char **argv)
   g_test_add_func ("/dicomweb/auth", test_auth);
   g_test_add_func ("/dicomweb/cancelled", test_cancelled);
   g_test_add_func ("/dicomweb/paging", test_paging);
+  g_test_add_func ("/dicomweb/save-report", test_save_report);
   g_test_add_func ("/dicomweb/frames", test_frames);
   return g_test_run ();
 }

@@ -67,6 +67,9 @@ char         *retrieve_instance_file  (LbStore          *store,
 /* test-dicomweb-orthanc-frames.c (last: it adds instances) */
 void test_frames (void);
 
+/* test-dicomweb-orthanc-reports.c */
+void test_save_report (void);
+
 /* test-dicomweb-orthanc-values.c */
 void test_values_round_trip (void);
 

@@ -65,6 +65,23 @@ lb_test_find_text (GtkWidget  *widget,
   return NULL;
 }
 
+/* The first GtkExpander under @widget (an error's "Details"), or NULL. A collapsed expander
+ * holds its child outside the widget tree: expand it before looking for the text in it. */
+static inline GtkExpander *
+lb_test_find_expander (GtkWidget *widget)
+{
+  if (GTK_IS_EXPANDER (widget))
+    return GTK_EXPANDER (widget);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkExpander *found = lb_test_find_expander (c);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 /* Clicks the button @label of the dialog over @parent, which must be there. */
 static inline void
 lb_test_answer_dialog (GtkWindow  *parent,

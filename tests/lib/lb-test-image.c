@@ -63,6 +63,22 @@ lb_test_image_new (guint          width,
   return lb_image_new_take (width, height, format, stride, px, NULL);
 }
 
+LbImage *
+lb_test_ct_image_new (guint width, guint height, guint32 seed)
+{
+  g_autoptr(LbImage) grey = lb_test_image_new (width, height, LB_FORMAT_GRAY16, seed);
+  g_autoptr(LbImageMeta) meta = lb_image_meta_new ();
+  g_autoptr(LbValueModel) model = NULL;
+  LbValueModelBuilder *b = lb_value_model_builder_new (NULL, 16);
+
+  lb_value_model_builder_set_source (b, TRUE, 16);
+  lb_value_model_builder_set_rescale (b, 1, -1024);
+  lb_value_model_builder_set_units (b, "HU");
+  model = lb_value_model_builder_end (b);
+  lb_image_meta_set_value_model (meta, model);
+  return lb_image_with_meta (grey, meta);
+}
+
 guint
 lb_test_image_sample (LbImage *image,
                       guint    x,

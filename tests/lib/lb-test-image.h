@@ -19,6 +19,11 @@ LbImage *lb_test_image_new     (guint          width,
                                 guint          height,
                                 LbSampleFormat format,
                                 guint32        seed);
+/* lb_test_image_new() in GRAY16 with a CT's value model: signed 16-bit source, rescale
+ * 1 × stored − 1024, units HU (the measurement tests' statistics are in HU). */
+LbImage *lb_test_ct_image_new  (guint          width,
+                                guint          height,
+                                guint32        seed);
 /* Sample @c of pixel (@x, @y) of @image, 8 or 16 bits. */
 guint    lb_test_image_sample  (LbImage       *image,
                                 guint          x,

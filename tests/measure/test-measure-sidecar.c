@@ -22,20 +22,13 @@
 static LbImage *
 test_image (void)
 {
-  g_autoptr(LbImage) grey = lb_test_image_new (40, 30, LB_FORMAT_GRAY16, 5);
-  g_autoptr(LbImageMeta) meta = lb_image_meta_new ();
-  g_autoptr(LbValueModel) model = NULL;
-  LbValueModelBuilder *b = lb_value_model_builder_new (NULL, 16);
+  g_autoptr(LbImage) ct = lb_test_ct_image_new (40, 30, 5);
+  g_autoptr(LbImageMeta) meta = lb_image_meta_copy (lb_image_get_meta (ct));
 
-  lb_value_model_builder_set_source (b, TRUE, 16);
-  lb_value_model_builder_set_rescale (b, 1, -1024);
-  lb_value_model_builder_set_units (b, "HU");
-  model = lb_value_model_builder_end (b);
-  lb_image_meta_set_value_model (meta, model);
   lb_image_meta_set_source_uri (meta, "file:///data/CT%201.dcm");
   lb_image_meta_set_source_etag (meta, "\"abc\"");
   lb_image_meta_set_text (meta, "dicom:SOPInstanceUID", "1.2.3.4");
-  return lb_image_with_meta (grey, meta);
+  return lb_image_with_meta (ct, meta);
 }
 
 static GPtrArray *

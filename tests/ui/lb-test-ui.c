@@ -2,6 +2,10 @@
 #include "config.h"
 
 #include "lb-test-ui.h"
+#include "lb-test-app.h"
+
+#include "lb-test-dialogs.h"
+#include "lb-test-loop.h"
 
 #include <fcntl.h>
 #include <glib/gstdio.h>
@@ -97,4 +101,50 @@ lb_test_ui_make_empty_files (const char *dir,
       g_assert_cmpint (fd, >=, 0);
       close (fd);
     }
+}
+
+gboolean
+lb_test_ui_has_upload_dialog (gpointer window)
+{
+  return lb_window_test_get_upload_dialog (LB_WINDOW (window)) != NULL;
+}
+
+static gboolean
+no_upload_dialog (gpointer window)
+{
+  return lb_window_test_get_upload_dialog (LB_WINDOW (window)) == NULL;
+}
+
+void
+lb_test_ui_upload_as (LbWindow   *win,
+                      const char *name,
+                      const char *conflict_choice)
+{
+  GtkEditable *entry;
+
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.upload", NULL);
+  g_assert_true (lb_test_wait (lb_test_ui_has_upload_dialog, win, 2000));
+  entry = GTK_EDITABLE (lb_window_test_get_upload_entry (win));
+  gtk_editable_set_text (entry, name);
+  /* Enter in the name uploads, as a user would */
+  g_signal_emit_by_name (gtk_editable_get_delegate (entry), "activate");
+  /* (the Upload button answers after its press animation) */
+  g_assert_true (lb_test_wait (no_upload_dialog, win, 2000));
+  if (conflict_choice != NULL)
+    {
+      g_assert_true (lb_test_wait (lb_test_has_dialog, win, 10000));
+      g_assert_nonnull (lb_test_find_text (GTK_WIDGET (lb_test_dialog_over (GTK_WINDOW (win))),
+                                           "already exists in the store"));
+      lb_test_answer_dialog (GTK_WINDOW (win), conflict_choice);
+    }
+  g_assert_true (lb_test_wait (lb_test_ui_not_busy, win, 10000));
+}
+
+GdkTexture *
+lb_test_ui_render (GtkWidget *widget)
+{
+  GdkTexture *tex = lb_test_render_widget (widget);
+
+  g_assert_nonnull (tex);
+  return tex;
 }

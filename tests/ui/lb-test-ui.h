@@ -22,6 +22,14 @@ void           lb_test_ui_drain            (guint        ms);
  * in progress; the store tree listed, with at least one row. */
 gboolean       lb_test_ui_not_busy         (gpointer     window);
 gboolean       lb_test_ui_tree_listed      (gpointer     window);
+/* A condition for lb_test_wait(): the upload dialog of the LbWindow @window is open. */
+gboolean       lb_test_ui_has_upload_dialog (gpointer    window);
+/* Uploads @win's current image as @name through the upload dialog, as a user would (Enter in
+ * the name); @conflict_choice: the button to press when asked about a name taken (NULL: must
+ * not be asked). Waits until the upload is over. */
+void           lb_test_ui_upload_as        (LbWindow    *win,
+                                            const char  *name,
+                                            const char  *conflict_choice);
 typedef struct {
   const char *path;
   GTestFunc   func;
@@ -34,6 +42,9 @@ int            lb_test_ui_main             (int                 argc,
                                             LbApplication     **app,
                                             const LbTestUiCase *cases,
                                             gsize               n_cases);
+/* @widget (a toplevel, or any widget of one) rendered through its window's renderer at its
+ * size (gtk-toolchain.md §6a): for screenshots. */
+GdkTexture    *lb_test_ui_render           (GtkWidget   *widget);
 /* @n empty files img-000000.png … in @dir (a folder too large to create by hand). */
 void           lb_test_ui_make_empty_files (const char  *dir,
                                             int          n);

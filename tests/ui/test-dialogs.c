@@ -3,7 +3,8 @@
  * lb-dialogs.c on the GTK it is built with (GtkAlertDialog and GtkFileDialog from GTK 4.10,
  * GtkMessageDialog and GtkFileChooserNative on 4.8): a question answers the button pressed, the
  * cancel choice when closed or cancelled, and nothing when its parent goes first; a form
- * answers accept on Enter and cancel on closing, and frees its data once; the save and folder
+ * answers accept on Enter and cancel on closing, and frees its data once; an error folds its
+ * technical text under Details; the save and folder
  * dialogs offer the title, folder and name they were given and answer the file chosen. The dialogs are found
  * and answered by what they show (tests/lib/lb-test-dialogs.h), under Xvfb.
  */
@@ -180,6 +181,51 @@ test_ask_alert (void)
   lb_test_answer_dialog (parent, "_Close");
   g_assert_true (lb_test_wait (no_dialog, parent, 5000));
   gtk_window_destroy (parent);
+}
+
+/* An error: the message and the plain reason shown, the technical text folded under Details
+ * (out of sight until expanded), Close, Escape and the cancellable each take it down, and it
+ * goes with its parent. The same window on every GTK. */
+static void
+test_error (void)
+{
+  static const char *const technical = "PUT http://127.0.0.1:1/a.png: 412 Precondition Failed";
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  GtkWindow *parent = new_parent ();
+  GtkWindow *dialog;
+  GtkExpander *details;
+
+  lb_dialogs_error (parent, "Could not save", "The file already exists.", technical, NULL);
+  g_assert_true (lb_test_wait (lb_test_has_dialog, parent, 5000));
+  dialog = lb_test_dialog_over (parent);
+  g_assert_true (gtk_window_get_modal (dialog));
+  g_assert_nonnull (lb_test_find_text (GTK_WIDGET (dialog), "Could not save"));
+  g_assert_nonnull (lb_test_find_text (GTK_WIDGET (dialog), "The file already exists."));
+  details = lb_test_find_expander (GTK_WIDGET (dialog));
+  g_assert_nonnull (details);
+  g_assert_false (gtk_expander_get_expanded (details));
+  g_assert_null (lb_test_find_text (GTK_WIDGET (dialog), "412"));
+  gtk_expander_set_expanded (details, TRUE);
+  g_assert_cmpstr (lb_test_find_text (GTK_WIDGET (dialog), "412"), ==, technical);
+  lb_test_answer_dialog (parent, "_Close");
+  g_assert_true (lb_test_wait (no_dialog, parent, 5000));
+
+  /* without details: no expander */
+  lb_dialogs_error (parent, "Upload failed", "“a/b” is not a file name", NULL, NULL);
+  g_assert_true (lb_test_wait (lb_test_has_dialog, parent, 5000));
+  g_assert_null (lb_test_find_expander (GTK_WIDGET (lb_test_dialog_over (parent))));
+  gtk_window_close (lb_test_dialog_over (parent));
+  g_assert_true (lb_test_wait (no_dialog, parent, 5000));
+
+  lb_dialogs_error (parent, "Could not save", NULL, technical, cancellable);
+  g_assert_true (lb_test_wait (lb_test_has_dialog, parent, 5000));
+  g_cancellable_cancel (cancellable);
+  g_assert_true (lb_test_wait (no_dialog, parent, 5000));
+
+  lb_dialogs_error (parent, "Could not save", NULL, technical, NULL);
+  g_assert_true (lb_test_wait (lb_test_has_dialog, parent, 5000));
+  gtk_window_destroy (parent);
+  drain ();
 }
 
 /* A question whose parent goes first goes with it and calls nobody back; cancelling
@@ -414,6 +460,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/dialogs/ask-cancellable", test_ask_cancellable);
   g_test_add_func ("/ui/dialogs/ask-alert", test_ask_alert);
   g_test_add_func ("/ui/dialogs/ask-parent-destroyed", test_ask_parent_destroyed);
+  g_test_add_func ("/ui/dialogs/error", test_error);
   g_test_add_func ("/ui/dialogs/form", test_form);
   g_test_add_func ("/ui/dialogs/save-file", test_save_file);
   g_test_add_func ("/ui/dialogs/select-folder", test_select_folder);

@@ -78,9 +78,9 @@ test_measurement_steps (void)
   g_autofree char *chain = NULL;
 
   lb_measurement_list_add_undoable (list, h, m, 1, "Add");
-  g_assert_false (lb_history_has_image_steps (h));
+  g_assert_cmpuint (lb_history_get_n_image_steps (h), ==, 0);
   lb_history_push (h, b, "Blur", "blur:size=3 (xv 1.0)");
-  g_assert_true (lb_history_has_image_steps (h));
+  g_assert_cmpuint (lb_history_get_n_image_steps (h), ==, 1);
   lb_measurement_list_add_undoable (list, h, n, 2, "Add");
   before = lb_measurement_copy (m);
   lb_measurement_set_point (m, 1, 30, 40);
@@ -127,11 +127,30 @@ test_measurement_steps (void)
   g_assert_false (lb_history_can_redo (h));
 }
 
+/* Every state, redo ones included, by index: what a filter's second image is chosen from. */
+static void
+test_states (void)
+{
+  g_autoptr (LbImage) a = image_of (1), b = image_of (2), c = image_of (3);
+  g_autoptr (LbHistory) h = lb_history_new (a);
+
+  lb_history_push (h, b, "Blur", "blur:size=3 (xv 1.0)");
+  lb_history_push (h, c, "Sharpen", "sharpen:amount=50 (xv 1.0)");
+  g_assert_true (lb_history_undo (h));
+  g_assert_true (lb_history_get_image_at (h, 0) == a);
+  g_assert_true (lb_history_get_image_at (h, 1) == b);
+  g_assert_true (lb_history_get_image_at (h, 2) == c);
+  g_assert_null (lb_history_get_label_at (h, 0));
+  g_assert_cmpstr (lb_history_get_label_at (h, 1), ==, "Blur");
+  g_assert_cmpstr (lb_history_get_label_at (h, 2), ==, "Sharpen");
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/history/undo-redo", test_undo_redo);
   g_test_add_func ("/history/measurement-steps", test_measurement_steps);
+  g_test_add_func ("/history/states", test_states);
   return g_test_run ();
 }

@@ -40,7 +40,7 @@
 #include "lb-test-loop.h"
 #include "lb-test-process.h"
 #include "lb-test-ui.h"
-#include "lb-test-xdo.h"
+#include "lb-test-xinput.h"
 #include "lb-window-test.h"
 #include "lb-window.h"
 
@@ -63,7 +63,7 @@ skip (void)
       g_test_skip ("pydicom and numpy are needed for the phantom");
       return TRUE;
     }
-  if (!lb_test_xdo_available ())
+  if (!lb_test_have_xdotool ())
     {
       g_test_skip ("xdotool and X11 are needed for real pointer events");
       return TRUE;
@@ -117,9 +117,9 @@ press_keys (const char *keys)
   g_autofree char *words = g_strconcat ("key ", keys, NULL);
   GtkWidget *canvas = GTK_WIDGET (the_canvas ());
 
-  lb_test_xdo_point_at (canvas, 5, 5);
+  lb_test_point_at_xy (canvas, 5, 5);
   gtk_widget_grab_focus (canvas);
-  lb_test_xdo (words);
+  lb_test_xdotool (words);
   lb_test_ui_drain (150);
 }
 
@@ -130,16 +130,16 @@ drag (double x0, double y0, double x1, double y1)
 {
   GtkWidget *canvas = GTK_WIDGET (the_canvas ());
 
-  lb_test_xdo_point_at (canvas, x0, y0);
+  lb_test_point_at_xy (canvas, x0, y0);
   lb_test_ui_drain (50);
-  lb_test_xdo ("mousedown 1");
+  lb_test_xdotool ("mousedown 1");
   lb_test_ui_drain (50);
   for (int i = 1; i <= 10; i++)
     {
-      lb_test_xdo_point_at (canvas, x0 + (x1 - x0) * i / 10, y0 + (y1 - y0) * i / 10);
+      lb_test_point_at_xy (canvas, x0 + (x1 - x0) * i / 10, y0 + (y1 - y0) * i / 10);
       lb_test_ui_drain (20);
     }
-  lb_test_xdo ("mouseup 1");
+  lb_test_xdotool ("mouseup 1");
   lb_test_ui_drain (150);
 }
 
@@ -149,9 +149,9 @@ clicks (const double *xy, guint n, gboolean double_last)
 {
   for (guint i = 0; i < n; i++)
     {
-      lb_test_xdo_point_at (GTK_WIDGET (the_canvas ()), xy[2 * i], xy[2 * i + 1]);
+      lb_test_point_at_xy (GTK_WIDGET (the_canvas ()), xy[2 * i], xy[2 * i + 1]);
       lb_test_ui_drain (50);
-      lb_test_xdo (double_last && i + 1 == n ? "click --repeat 2 --delay 80 1" : "click 1");
+      lb_test_xdotool (double_last && i + 1 == n ? "click --repeat 2 --delay 80 1" : "click 1");
       lb_test_ui_drain (double_last && i + 1 == n ? 150 : 500);
     }
   lb_test_ui_drain (400);
@@ -160,9 +160,9 @@ clicks (const double *xy, guint n, gboolean double_last)
 static void
 click (double x, double y)
 {
-  lb_test_xdo_point_at (GTK_WIDGET (the_canvas ()), x, y);
+  lb_test_point_at_xy (GTK_WIDGET (the_canvas ()), x, y);
   lb_test_ui_drain (50);
-  lb_test_xdo ("click 1");
+  lb_test_xdotool ("click 1");
   /* past the double click's time, so the next press is a press of its own */
   lb_test_ui_drain (500);
 }
@@ -399,20 +399,20 @@ test_other_tools (void)
 
   /* freehand: one drag around a triangle */
   press_keys ("d");
-  lb_test_xdo_point_at (GTK_WIDGET (the_canvas ()), xy[0], xy[1]);
-  lb_test_xdo ("mousedown 1");
+  lb_test_point_at_xy (GTK_WIDGET (the_canvas ()), xy[0], xy[1]);
+  lb_test_xdotool ("mousedown 1");
   lb_test_ui_drain (50);
   for (guint k = 1; k <= 3; k++)
     for (int i = 1; i <= 8; i++)
       {
         guint a = (k - 1) % 3, b = k % 3;
 
-        lb_test_xdo_point_at (GTK_WIDGET (the_canvas ()),
+        lb_test_point_at_xy (GTK_WIDGET (the_canvas ()),
                               xy[2 * a] + (xy[2 * b] - xy[2 * a]) * i / 8,
                               xy[2 * a + 1] + (xy[2 * b + 1] - xy[2 * a + 1]) * i / 8);
         lb_test_ui_drain (15);
       }
-  lb_test_xdo ("mouseup 1");
+  lb_test_xdotool ("mouseup 1");
   lb_test_ui_drain (200);
   g_assert_cmpint (lb_measurement_get_tool (last_measurement ()), ==, LB_MEASUREMENT_FREEHAND);
   g_assert_cmpuint (lb_measurement_get_n_points (last_measurement ()), >=, 3);
@@ -426,10 +426,10 @@ test_other_tools (void)
   g_assert_true (lb_test_wait (has_form, NULL, 5000));
   form = lb_test_dialog_over (GTK_WINDOW (the_window ()));
   /* the form's window gets the keys: focused, the pointer on its entry */
-  lb_test_xdo_point_at (lb_test_find_widget (GTK_WIDGET (form), GTK_TYPE_TEXT, NULL), 5, 5);
+  lb_test_point_at_xy (lb_test_find_widget (GTK_WIDGET (form), GTK_TYPE_TEXT, NULL), 5, 5);
   g_assert_true (lb_test_wait (form_active, form, 5000));
-  lb_test_xdo ("type --delay 20 nodule");
-  lb_test_xdo ("key Return");
+  lb_test_xdotool ("type --delay 20 nodule");
+  lb_test_xdotool ("key Return");
   lb_test_ui_drain (300);
   g_assert_cmpint (lb_measurement_get_tool (last_measurement ()), ==, LB_MEASUREMENT_ARROW);
   g_assert_cmpstr (lb_measurement_get_text (last_measurement ()), ==, "nodule");
@@ -634,6 +634,7 @@ test_malformed_sidecar (void)
 {
   g_autofree char *sidecar = NULL;
   g_autoptr(GBytes) after = NULL;
+  GtkWidget *dialog;
   static const char bad[] = "{\"format\": \"lightbox-measurements\", \"version\": 1, "
                             "\"image\": {}, \"measurements\": [{\"tool\": \"length\", "
                             "\"points\": [[1, 2], [\"x\", 4]]}]}";
@@ -643,14 +644,16 @@ test_malformed_sidecar (void)
   sidecar = g_strconcat (image_path, LB_MEASUREMENT_SIDECAR_SUFFIX, NULL);
   g_assert_true (g_file_set_contents (sidecar, bad, -1, NULL));
   open_image ();
-  /* a dialog says so, the status line says what is wrong and where */
+  /* a dialog says so, with what is wrong and where; the status line too */
   g_assert_true (lb_test_wait (lb_test_has_dialog, the_window (), 10000));
-  gtk_window_close (lb_test_dialog_over (GTK_WINDOW (the_window ())));
+  g_assert_true (status_starts ((gpointer) "Could not read the saved measurements"));
+  dialog = GTK_WIDGET (lb_test_dialog_over (GTK_WINDOW (the_window ())));
+  /* plain words first, the reader's exact reason under Details */
+  gtk_expander_set_expanded (lb_test_find_expander (dialog), TRUE);
+  g_assert_nonnull (lb_test_find_text (dialog, "point 2 is not a pair of numbers"));
+  g_assert_nonnull (lb_test_find_text (dialog, LB_MEASUREMENT_SIDECAR_SUFFIX));
+  gtk_window_close (GTK_WINDOW (dialog));
   lb_test_ui_drain (200);
-  g_assert_nonnull (strstr (lb_window_test_get_last_status (the_window ()),
-                            "point 2 is not a pair of numbers"));
-  g_assert_nonnull (strstr (lb_window_test_get_last_status (the_window ()),
-                            LB_MEASUREMENT_SIDECAR_SUFFIX));
   g_assert_nonnull (lb_canvas_get_image (the_canvas ()));
   g_assert_cmpuint (lb_measurement_list_get_n (the_list ()), ==, 0);
   /* a new measurement and Save: the unreadable file is not written over */
@@ -660,10 +663,12 @@ test_malformed_sidecar (void)
   g_assert_cmpuint (lb_measurement_list_get_n (the_list ()), ==, 1);
   g_action_group_activate_action (G_ACTION_GROUP (the_window ()), "measurements-save", NULL);
   g_assert_true (lb_test_wait (lb_test_has_dialog, the_window (), 10000));
-  gtk_window_close (lb_test_dialog_over (GTK_WINDOW (the_window ())));
-  g_assert_nonnull (strstr (lb_window_test_get_last_status (the_window ()),
-                            "the saved measurements could not be read, so they are not written "
-                            "over"));
+  g_assert_true (status_starts ((gpointer) "Could not save the measurements"));
+  dialog = GTK_WIDGET (lb_test_dialog_over (GTK_WINDOW (the_window ())));
+  gtk_expander_set_expanded (lb_test_find_expander (dialog), TRUE);
+  g_assert_nonnull (lb_test_find_text (dialog, "the saved measurements could not be read, so "
+                                       "they are not written over"));
+  gtk_window_close (GTK_WINDOW (dialog));
   after = lb_test_read_file (sidecar);
   g_assert_cmpmem (g_bytes_get_data (after, NULL), g_bytes_get_size (after), bad,
                    strlen (bad));

@@ -4,7 +4,8 @@
  * while the main loop keeps running; collapsing cancels the listing and nothing lands later;
  * the size and date columns sort each folder (folders first), from the column view's sorter
  * (what a header click changes) and from the keyboard action; the order persists in GSettings;
- * tree.refresh lists a folder again and tree.open toggles it.
+ * tree.refresh lists a folder again, keeping what was expanded below it and the selection,
+ * and tree.open toggles it.
  */
 #include "config.h"
 
@@ -407,6 +408,64 @@ test_refresh_open (void)
   tree_close (&t);
 }
 
+static gboolean
+row_expanded (Tree       *t,
+              const char *name)
+{
+  g_autoptr (GtkTreeListRow) row = NULL;
+  guint pos = lb_store_browser_find_row (t->browser, name);
+
+  g_assert_cmpuint (pos, !=, G_MAXUINT);
+  row = gtk_tree_list_model_get_row (GTK_TREE_LIST_MODEL (lb_store_browser_get_rows (t->browser)),
+                                     pos);
+  return gtk_tree_list_row_get_expanded (row);
+}
+
+/* F5 lists again without collapsing the rest: the folders expanded below the one refreshed,
+ * at every depth, are expanded again, and the selected row is selected again. */
+static void
+test_refresh_keeps_expanded (void)
+{
+  g_autofree char *inner = g_build_filename (root_dir, "sorted", "a-dir", "x.png", NULL);
+  g_autofree char *added = g_build_filename (root_dir, "sorted", "img5.png", NULL);
+  GtkSingleSelection *sel;
+  Tree t = { 0 };
+  guint pos;
+
+  g_settings_reset (settings, "tree-sort-column");
+  g_settings_reset (settings, "tree-sort-descending");
+  g_assert_true (g_file_set_contents (inner, "", 0, NULL));
+  tree_open (&t);
+  pos = expand_sorted (&t);
+  g_assert_true (lb_store_browser_expand_row (t.browser, pos + 1, TRUE));
+  g_assert_true (lb_test_wait (idle_cond, t.browser, 60000));
+  g_assert_cmpuint (n_rows (&t), ==, 2 + 5 + 1);
+  sel = GTK_SINGLE_SELECTION (gtk_column_view_get_model (
+    GTK_COLUMN_VIEW (lb_store_browser_get_view (t.browser))));
+
+  /* the whole store (nothing selected): both levels come back expanded */
+  gtk_single_selection_set_selected (sel, GTK_INVALID_LIST_POSITION);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (t.browser), "tree.refresh", NULL));
+  g_assert_true (lb_test_wait (idle_cond, t.browser, 60000));
+  g_assert_true (row_expanded (&t, "sorted"));
+  g_assert_true (row_expanded (&t, "a-dir"));
+  g_assert_cmpuint (n_rows (&t), ==, 2 + 5 + 1);
+  g_assert_cmpuint (lb_store_browser_find_row (t.browser, "x.png"), !=, G_MAXUINT);
+
+  /* a file's folder (the file selected): the new file shows, a-dir stays open, the
+   * selection stays on the file */
+  g_assert_true (g_file_set_contents (added, "", 0, NULL));
+  lb_store_browser_select_row (t.browser, lb_store_browser_find_row (t.browser, "img2.png"));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (t.browser), "tree.refresh", NULL));
+  g_assert_true (lb_test_wait (idle_cond, t.browser, 60000));
+  g_assert_true (row_expanded (&t, "a-dir"));
+  g_assert_cmpuint (n_rows (&t), ==, 2 + 6 + 1);
+  g_assert_cmpstr (name_at (&t, gtk_single_selection_get_selected (sel)), ==, "img2.png");
+  tree_close (&t);
+  g_assert_cmpint (g_unlink (inner), ==, 0);
+  g_assert_cmpint (g_unlink (added), ==, 0);
+}
+
 /* ---- data ------------------------------------------------------------------------------ */
 
 static void
@@ -465,6 +524,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ui/store-tree/switch-store", test_switch_store);
   g_test_add_func ("/ui/store-tree/sort", test_sort);
   g_test_add_func ("/ui/store-tree/refresh-open", test_refresh_open);
+  g_test_add_func ("/ui/store-tree/refresh-keeps-expanded", test_refresh_keeps_expanded);
   ret = g_test_run ();
 
   g_clear_object (&settings);

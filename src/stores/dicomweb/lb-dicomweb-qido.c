@@ -85,6 +85,8 @@ typedef struct {
   char      *path_query;
   char      *url;         /* of the current page, for messages */
   guint      offset;
+  guint      limit;       /* asked for on the current page */
+  guint      max;         /* stop once more than this many are in; 0: no cap */
   GPtrArray *all;         /* LbDicomDataset* */
   GHashTable *seen;       /* identity keys of the data sets so far */
   GFileProgressCallback progress;
@@ -170,8 +172,9 @@ on_qido_done (GObject *source, GAsyncResult *result, gpointer user_data)
                                              self->base_url, q->path_query, max_entries));
       return;
     }
-  /* a short page (or one that ignored the limit, or brought nothing new) is the last */
-  if (arr->len != self->page_size || added == 0)
+  /* a short page (or one that ignored the limit, or brought nothing new) is the last; with a
+   * cap, one data set past it is enough to know that there are more */
+  if (arr->len != q->limit || added == 0 || (q->max > 0 && q->all->len > q->max))
     {
       g_task_return_pointer (task, g_ptr_array_ref (q->all), (GDestroyNotify) g_ptr_array_unref);
       g_object_unref (task);
@@ -188,8 +191,11 @@ qido_next_page (GTask *task)
   QidoData *q = g_task_get_task_data (task);
 
   g_free (q->url);
+  q->limit = self->page_size;
+  if (q->max > 0)
+    q->limit = MIN (q->limit, q->max + 1 - q->all->len);
   q->url = g_strdup_printf ("%s%s%climit=%u&offset=%u", self->base_url, q->path_query,
-                            strchr (q->path_query, '?') ? '&' : '?', self->page_size, q->offset);
+                            strchr (q->path_query, '?') ? '&' : '?', q->limit, q->offset);
   lb_dicomweb_request_async (self, "GET", q->url, LB_MEDIA_DICOM_JSON, NULL, NULL,
                              lb_dicomweb_max_json_bytes (self), g_task_get_cancellable (task),
                              q->progress, q->progress_data, on_qido_done, task);
@@ -200,10 +206,21 @@ lb_dicomweb_qido_async (LbDicomwebStore *self, const char *path_query, GCancella
                         GFileProgressCallback progress, gpointer progress_data,
                         GAsyncReadyCallback callback, gpointer user_data)
 {
+  lb_dicomweb_qido_capped_async (self, path_query, 0, cancellable, progress, progress_data,
+                                 callback, user_data);
+}
+
+void
+lb_dicomweb_qido_capped_async (LbDicomwebStore *self, const char *path_query, guint max,
+                               GCancellable *cancellable, GFileProgressCallback progress,
+                               gpointer progress_data, GAsyncReadyCallback callback,
+                               gpointer user_data)
+{
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   QidoData *q = g_new0 (QidoData, 1);
 
   g_task_set_source_tag (task, lb_dicomweb_qido_async);
+  q->max = max;
   q->path_query = g_strdup (path_query);
   q->all = g_ptr_array_new_with_free_func ((GDestroyNotify) lb_dicom_dataset_unref);
   q->seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -519,6 +536,18 @@ children_query (const LbDicomwebLoc *loc)
 
 /* ---- list --------------------------------------------------------------------------------- */
 
+/* The levels that list every study of the archive (the root, and the patient without an ID,
+ * which QIDO-RS cannot ask for) stop at the store's tree cap: a PACS of 100 000 studies is
+ * searched (lb-dicomweb-search.h), never listed whole. 0: no cap. */
+static guint
+tree_cap (LbDicomwebStore *self, const LbDicomwebLoc *loc)
+{
+  if (loc->level == LB_DICOMWEB_ROOT
+      || (loc->level == LB_DICOMWEB_PATIENT && *loc->patient_id == '\0'))
+    return self->tree_max_studies;
+  return 0;
+}
+
 static void
 on_list_found (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -527,11 +556,25 @@ on_list_found (GObject *source, GAsyncResult *result, gpointer user_data)
   GError *error = NULL;
   g_autoptr(GPtrArray) found = lb_dicomweb_qido_finish (result, &error);
 
+  LbDicomwebLoc *loc = g_task_get_task_data (task);
+  GPtrArray *entries;
+  guint max = tree_cap (self, loc);
+  gboolean more;
+
   if (found == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, entries_for (self, g_task_get_task_data (task), found),
-                           (GDestroyNotify) g_ptr_array_unref);
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  /* more studies than the tree lists: the first ones, and a row that says so */
+  more = max > 0 && found->len > max;
+  if (more)
+    g_ptr_array_set_size (found, max);
+  entries = entries_for (self, loc, found);
+  if (more)
+    g_ptr_array_add (entries, lb_dicomweb_more_studies_entry (self, loc->uri, max));
+  g_task_return_pointer (task, entries, (GDestroyNotify) g_ptr_array_unref);
   g_object_unref (task);
 }
 
@@ -556,7 +599,9 @@ lb_dicomweb_list_async (LbStore *store, const char *uri, GCancellable *cancellab
       return;
     }
   query = children_query (loc);
-  lb_dicomweb_qido_async (self, query, cancellable, progress, progress_data, on_list_found, task);
+  /* one more than the cap: enough to know that the archive holds more */
+  lb_dicomweb_qido_capped_async (self, query, tree_cap (self, loc), cancellable, progress,
+                                 progress_data, on_list_found, task);
 }
 
 /* ---- stat --------------------------------------------------------------------------------- */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lb-dicomweb-store-private.h"
+#include "lb-dicom-tags.h"
 #include "lb-error.h"
 #include "lb-http.h"
 
@@ -16,6 +17,9 @@
   "includefield=00100010&includefield=00100020&includefield=00100030&includefield=00100040" \
   "&includefield=00081030&includefield=00080020&includefield=00080030&includefield=00080061" \
   "&includefield=00080050&includefield=00201206&includefield=00201208"
+
+/* NumberOfStudyRelatedSeries (PS3.6): QIDO-RS computes it (PS3.18 §10.6.3.3.1) */
+#define NUMBER_OF_STUDY_RELATED_SERIES LB_DICOM_TAG (0x0020, 0x1206)
 
 static gboolean
 valid_date (const char *field, const char *d, GError **error)
@@ -172,4 +176,62 @@ lb_dicomweb_store_search_studies_sync (LbDicomwebStore *self, const LbDicomwebSt
   found = lb_dicomweb_store_search_studies_finish (self, result, error);
   g_main_context_pop_thread_default (context);
   return found;
+}
+
+/* ---- the tree's cap ----------------------------------------------------------------------- */
+
+void
+lb_dicomweb_store_set_tree_max_studies (LbDicomwebStore *self, guint max_studies)
+{
+  g_return_if_fail (LB_IS_DICOMWEB_STORE (self));
+  self->tree_max_studies = max_studies;
+}
+
+guint
+lb_dicomweb_store_get_tree_max_studies (LbDicomwebStore *self)
+{
+  g_return_val_if_fail (LB_IS_DICOMWEB_STORE (self), 0);
+  return self->tree_max_studies;
+}
+
+LbStoreEntry *
+lb_dicomweb_more_studies_entry (LbDicomwebStore *self, const char *parent_uri, guint shown)
+{
+  /* not a resource of the server: a name no UID can take (UIDs are digits and dots) */
+  g_autofree char *uri = g_strconcat (parent_uri ? parent_uri : self->root_uri,
+                                      "more-studies", NULL);
+  g_autofree char *label = g_strdup_printf ("Only the first %u studies are listed: search the "
+                                            "archive for the others", shown);
+  g_autofree char *count = g_strdup_printf ("%u", shown);
+  LbStoreEntry *entry = lb_store_entry_new (uri, "more-studies", LB_STORE_ENTRY_FILE);
+
+  lb_store_entry_set_display_name (entry, label);
+  lb_store_entry_set_attribute (entry, LB_DICOMWEB_MORE_STUDIES_ATTRIBUTE, count);
+  return entry;
+}
+
+LbStoreEntry *
+lb_dicomweb_store_study_entry (LbDicomwebStore *self, const LbDicomDataset *study)
+{
+  const char *uid = lb_dicom_dataset_get_string (study, LB_TAG_STUDY_INSTANCE_UID, 0);
+  g_autofree char *uri = NULL;
+  g_autoptr(GString) modalities = g_string_new (NULL);
+  LbStoreEntry *entry;
+  const char *v;
+
+  g_return_val_if_fail (LB_IS_DICOMWEB_STORE (self), NULL);
+  if (uid == NULL)
+    return NULL;
+  uri = lb_dicomweb_study_uri (self, uid);
+  entry = lb_dicom_study_entry (uri, study);
+  /* ModalitiesInStudy is multi-valued (CS, VM 1-n) */
+  for (guint i = 0; (v = lb_dicom_dataset_get_string (study, LB_TAG_MODALITIES_IN_STUDY, i)); i++)
+    g_string_append_printf (modalities, "%s%s", i ? ", " : "", v);
+  if (modalities->len > 0)
+    lb_store_entry_set_attribute (entry, "ModalitiesInStudy", modalities->str);
+  if ((v = lb_dicom_dataset_get_string (study, NUMBER_OF_STUDY_RELATED_SERIES, 0)))
+    lb_store_entry_set_attribute (entry, "NumberOfStudyRelatedSeries", v);
+  if ((v = lb_dicom_dataset_get_string (study, LB_TAG_ACCESSION_NUMBER, 0)))
+    lb_store_entry_set_attribute (entry, "AccessionNumber", v);
+  return entry;
 }

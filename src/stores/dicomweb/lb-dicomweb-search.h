@@ -48,4 +48,10 @@ GPtrArray *lb_dicomweb_store_search_studies_sync   (LbDicomwebStore            *
                                                     GCancellable               *cancellable,
                                                     GError                    **error);
 
+/* The study entry (LB_STORE_ENTRY_DICOM_STUDY, its URI in the store's tree) of a data set that
+ * a search returned, with the attributes of lb_dicom_study_entry() and ModalitiesInStudy,
+ * NumberOfStudyRelatedSeries and AccessionNumber; NULL without a StudyInstanceUID. */
+LbStoreEntry *lb_dicomweb_store_study_entry (LbDicomwebStore      *self,
+                                             const LbDicomDataset *study);
+
 G_END_DECLS

@@ -7,7 +7,8 @@
  *   lb-dicomweb-qido.c      QIDO-RS search (paged), labels, entries; list and stat
  *   lb-dicomweb-search.c    study search for readers: one page of a query (public API)
  *   lb-dicomweb-wado.c      WADO-RS metadata and first frame; fetch image and read
- *   lb-dicomweb-stow.c      STOW-RS; store derived and write */
+ *   lb-dicomweb-stow.c      STOW-RS; store derived, save report (an SR) and write
+ *   lb-dicomweb-reports.c   finding the Structured Reports of a study (public API) */
 
 #include <libsoup/soup.h>
 
@@ -27,6 +28,7 @@ struct _LbDicomwebStore {
   LbStoreOptions *options;
   SoupSession    *session;
   guint           page_size;  /* QIDO results asked for per request */
+  guint           tree_max_studies;  /* studies the root lists at most; 0: all */
 };
 
 /* Where a store URI points (lb-dicomweb-store.h has the tree). */
@@ -106,6 +108,18 @@ void       lb_dicomweb_qido_async  (LbDicomwebStore *self, const char *path_quer
                                     gpointer progress_data, GAsyncReadyCallback callback,
                                     gpointer user_data);
 GPtrArray *lb_dicomweb_qido_finish (GAsyncResult *result, GError **error);
+/* The same, stopping once more than @max data sets are in (0: no cap); finish returns at most
+ * @max + 1 of them. */
+void       lb_dicomweb_qido_capped_async (LbDicomwebStore *self, const char *path_query,
+                                          guint max, GCancellable *cancellable,
+                                          GFileProgressCallback progress, gpointer progress_data,
+                                          GAsyncReadyCallback callback, gpointer user_data);
+
+/* The row a capped tree level ends with (lb-dicomweb-search.c): @shown studies are listed, the
+ * archive holds more. A file entry below @parent_uri with the attribute "lb:more-studies". */
+LbStoreEntry *lb_dicomweb_more_studies_entry (LbDicomwebStore *self,
+                                              const char      *parent_uri,
+                                              guint            shown);
 
 /* The first data set of @found whose @tag has the value @value (QIDO-RS matching may be looser
  * than equality: case, wildcards). */

@@ -36,6 +36,7 @@ static void
 lb_dicomweb_store_init (LbDicomwebStore *self)
 {
   self->page_size = LB_DICOMWEB_DEFAULT_PAGE_SIZE;
+  self->tree_max_studies = LB_DICOMWEB_DEFAULT_TREE_MAX_STUDIES;
 }
 
 void

@@ -62,6 +62,17 @@ void     lb_dicomweb_register (void);
 void        lb_dicomweb_store_set_page_size (LbDicomwebStore *self,
                                              guint            page_size);
 
+/* The root of a DICOMweb store (and its patient without an ID) lists the patients of at most
+ * this many studies, then a row "lb:more-studies" that says the archive holds more: a PACS of
+ * 100 000 studies is searched, not listed. 0: no cap. */
+#define LB_DICOMWEB_DEFAULT_TREE_MAX_STUDIES 500
+void  lb_dicomweb_store_set_tree_max_studies (LbDicomwebStore *self,
+                                              guint            max_studies);
+guint lb_dicomweb_store_get_tree_max_studies (LbDicomwebStore *self);
+
+/* The attribute of that row: the number of studies listed, as a decimal string. */
+#define LB_DICOMWEB_MORE_STUDIES_ATTRIBUTE "lb:more-studies"
+
 /* The http(s) URL of the DICOMweb root, without a trailing slash. */
 const char *lb_dicomweb_store_get_base_url (LbDicomwebStore *self);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lb-dicom-frame.h"
+#include "lb-dicom-sr.h"
 #include "lb-dicom-tags.h"
 #include "lb-dicom-multipart.h"
 #include "lb-dicom-writer.h"
@@ -14,6 +15,7 @@
 #include "lb-json-depth.h"
 #include "lb-http.h"
 #include "lb-image-loader.h"
+#include "lb-dicomweb-reports.h"
 
 /* ---- store derived (STOW-RS) -------------------------------------------------------------- */
 
@@ -27,6 +29,8 @@ typedef struct {
   GBytes         *dicom;        /* the Part 10 file to send */
   LbDicomDataset *metadata;     /* source metadata */
   char           *sop_uid, *series_uid, *study_uid;
+  const char     *sop_class;    /* of the instance sent; NULL: Secondary Capture */
+  LbDicomDataset *report;       /* save report: the SR to send */
   char           *stow_url;
 } StowData;
 
@@ -43,6 +47,7 @@ stow_data_free (StowData *d)
   g_free (d->sop_uid);
   g_free (d->series_uid);
   g_free (d->study_uid);
+  g_clear_pointer (&d->report, lb_dicom_dataset_unref);
   g_free (d->stow_url);
   g_free (d);
 }
@@ -197,7 +202,8 @@ on_stowed (GObject *source, GAsyncResult *result, gpointer user_data)
   lb_store_entry_set_attribute (entry, "StudyInstanceUID", d->study_uid);
   lb_store_entry_set_attribute (entry, "SeriesInstanceUID", d->series_uid);
   lb_store_entry_set_attribute (entry, "SOPInstanceUID", d->sop_uid);
-  lb_store_entry_set_attribute (entry, "SOPClassUID", LB_DICOM_SOP_CLASS_SECONDARY_CAPTURE);
+  lb_store_entry_set_attribute (entry, "SOPClassUID",
+                                d->sop_class ? d->sop_class : LB_DICOM_SOP_CLASS_SECONDARY_CAPTURE);
   g_task_return_pointer (task, entry, g_object_unref);
   g_object_unref (task);
 }
@@ -246,6 +252,23 @@ restore_exact_spacing (StowData *d)
     }
 }
 
+/* A new series is numbered after every series already in the study (@series: QIDO-RS results
+ * with SeriesNumber). */
+static guint
+next_series_number (GPtrArray *series)
+{
+  gint64 max_number = 0;
+
+  for (guint i = 0; i < series->len; i++)
+    {
+      gint64 n;
+
+      if (lb_dicom_dataset_get_int (series->pdata[i], LB_TAG_SERIES_NUMBER, 0, &n))
+        max_number = MAX (max_number, n);
+    }
+  return (guint) CLAMP (max_number + 1, 1, G_MAXINT32);
+}
+
 static void
 on_study_series (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -254,24 +277,15 @@ on_study_series (GObject *source, GAsyncResult *result, gpointer user_data)
   GError *error = NULL;
   g_autoptr(GPtrArray) series = lb_dicomweb_qido_finish (result, &error);
   g_autoptr(LbDicomDataset) sc = NULL;
-  gint64 max_number = 0;
 
   if (series == NULL)
     {
       lb_store_task_fail (task, error);
       return;
     }
-  /* the new series is numbered after every series already in the study */
-  for (guint i = 0; i < series->len; i++)
-    {
-      gint64 n;
-
-      if (lb_dicom_dataset_get_int (series->pdata[i], LB_TAG_SERIES_NUMBER, 0, &n))
-        max_number = MAX (max_number, n);
-    }
   restore_exact_spacing (d);
   sc = lb_dicom_build_secondary_capture (d->image, d->metadata, d->derivation,
-                                         (guint) MIN (max_number + 1, G_MAXINT32), &error);
+                                         next_series_number (series), &error);
   if (sc == NULL)
     {
       g_prefix_error (&error, "%s: ", d->source.uri);
@@ -359,22 +373,11 @@ lb_dicomweb_store_store_derived_finish (LbDicomwebStore *self, GAsyncResult *res
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
-/* ---- write -------------------------------------------------------------------------------- */
-
-static gboolean
-is_part10 (GBytes *bytes)
-{
-  gsize len;
-  const guint8 *p = g_bytes_get_data (bytes, &len);
-
-  return len >= 132 && memcmp (p + 128, "DICM", 4) == 0;
-}
-
-/* A ready DICOM file names its own SOP Instance UID: refuse (CREATE semantics) when the server
- * already has it, since STOW-RS servers may replace or silently keep the old one. A narrow race
- * remains between this check and the POST. */
+/* An instance that names its own SOP Instance UID (a ready DICOM file, a report) is refused
+ * (CREATE semantics) when the server already has it, since STOW-RS servers may replace or
+ * silently keep the old one. A narrow race remains between this check and the POST. */
 static void
-on_raw_precheck (GObject *source, GAsyncResult *result, gpointer user_data)
+on_instance_precheck (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
   StowData *d = g_task_get_task_data (task);
@@ -387,11 +390,116 @@ on_raw_precheck (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
     }
   if (lb_dicomweb_find (found, LB_TAG_SOP_INSTANCE_UID, d->sop_uid) != NULL)
-    lb_store_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_CONFLICT,
-                                           "instance %s is already stored on the server; "
-                                           "DICOM instances are never replaced", d->sop_uid));
-  else
-    stow_send (task);
+    {
+      lb_store_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_CONFLICT,
+                                             "instance %s is already stored on the server; "
+                                             "DICOM instances are never replaced", d->sop_uid));
+      return;
+    }
+  if (d->dicom == NULL)
+    {
+      d->dicom = lb_dicom_write_part10 (d->report, &error);
+      if (d->dicom == NULL)
+        {
+          lb_store_task_fail (task, error);
+          return;
+        }
+    }
+  stow_send (task);
+}
+
+/* Looks d->sop_uid up on the server, then sends d->dicom (or d->report written as Part 10). */
+static void
+precheck_and_send (GTask *task)
+{
+  LbDicomwebStore *self = g_task_get_source_object (task);
+  StowData *d = g_task_get_task_data (task);
+  g_autofree char *e = lb_dicomweb_escape (d->sop_uid);
+  g_autofree char *query = g_strdup_printf ("/instances?SOPInstanceUID=%s", e);
+
+  lb_dicomweb_qido_async (self, query, g_task_get_cancellable (task), NULL, NULL,
+                          on_instance_precheck, task);
+}
+
+/* ---- save report -------------------------------------------------------------------------- */
+
+static void
+on_report_series (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  StowData *d = g_task_get_task_data (task);
+  GError *error = NULL;
+  g_autoptr(GPtrArray) series = lb_dicomweb_qido_finish (result, &error);
+
+  if (series == NULL)
+    {
+      lb_store_task_fail (task, error);
+      return;
+    }
+  /* a series of its own: never joins (and so never replaces in) another reader's */
+  if (lb_dicomweb_find (series, LB_TAG_SERIES_INSTANCE_UID, d->series_uid) != NULL)
+    {
+      lb_store_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_CONFLICT,
+                                             "series %s already exists in study %s; a report "
+                                             "is saved in a new series", d->series_uid,
+                                             d->study_uid));
+      return;
+    }
+  lb_dicom_dataset_set_uint (d->report, LB_TAG_SERIES_NUMBER, "IS", next_series_number (series));
+  precheck_and_send (task);
+}
+
+void
+lb_dicomweb_store_save_report_async (LbDicomwebStore *self, LbDicomDataset *report,
+                                     GCancellable *cancellable, GAsyncReadyCallback callback,
+                                     gpointer user_data)
+{
+  GTask *task;
+  StowData *d;
+  g_autofree char *st = NULL, *query = NULL;
+
+  g_return_if_fail (LB_IS_DICOMWEB_STORE (self));
+  g_return_if_fail (report != NULL);
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, lb_dicomweb_store_save_report_async);
+  d = g_new0 (StowData, 1);
+  g_task_set_task_data (task, d, (GDestroyNotify) stow_data_free);
+  d->report = lb_dicom_dataset_ref (report);
+  d->study_uid = g_strdup (lb_dicom_dataset_get_string (report, LB_TAG_STUDY_INSTANCE_UID, 0));
+  d->series_uid = g_strdup (lb_dicom_dataset_get_string (report, LB_TAG_SERIES_INSTANCE_UID, 0));
+  d->sop_uid = g_strdup (lb_dicom_dataset_get_string (report, LB_TAG_SOP_INSTANCE_UID, 0));
+  d->sop_class = lb_dicom_dataset_get_string (report, LB_TAG_SOP_CLASS_UID, 0);
+  if (!lb_dicom_sr_is_sr (report) || d->study_uid == NULL || d->series_uid == NULL
+      || d->sop_uid == NULL)
+    {
+      lb_store_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                                             "a report needs an SR SOPClassUID, "
+                                             "StudyInstanceUID, SeriesInstanceUID and "
+                                             "SOPInstanceUID"));
+      return;
+    }
+  st = lb_dicomweb_escape (d->study_uid);
+  query = g_strdup_printf ("/studies/%s/series?includefield=00200011", st);
+  lb_dicomweb_qido_async (self, query, cancellable, NULL, NULL, on_report_series, task);
+}
+
+LbStoreEntry *
+lb_dicomweb_store_save_report_finish (LbDicomwebStore *self, GAsyncResult *result,
+                                      GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* ---- write -------------------------------------------------------------------------------- */
+
+static gboolean
+is_part10 (GBytes *bytes)
+{
+  gsize len;
+  const guint8 *p = g_bytes_get_data (bytes, &len);
+
+  return len >= 132 && memcmp (p + 128, "DICM", 4) == 0;
 }
 
 /* Reads (0002,0003) MediaStorageSOPInstanceUID from the file meta (always explicit VR little
@@ -516,13 +624,7 @@ on_write_read (GObject *source, GAsyncResult *result, gpointer user_data)
       d->dicom = g_bytes_ref (bytes);
       d->study_uid = g_strdup (d->target.study);
       /* d->series_uid stays NULL: the series comes from the STOW response's RetrieveURL */
-      {
-        g_autofree char *e = lb_dicomweb_escape (d->sop_uid);
-        g_autofree char *query = g_strdup_printf ("/instances?SOPInstanceUID=%s", e);
-
-        lb_dicomweb_qido_async (self, query, g_task_get_cancellable (task), NULL, NULL,
-                                on_raw_precheck, task);
-      }
+      precheck_and_send (task);
       return;
     }
 
