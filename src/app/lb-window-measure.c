@@ -859,6 +859,16 @@ follow_canvas (LbWindow *self)
   lb_measure_layer_set_tool (self->measure->layer, active, tool);
 }
 
+/* Full screen shows only the viewports: the bar goes with the rest of the window's chrome. */
+static void
+on_fullscreen_state (GActionGroup *group,
+                     const char   *name,
+                     GVariant     *state,
+                     GtkWidget    *bar)
+{
+  gtk_widget_set_visible (bar, !g_variant_get_boolean (state));
+}
+
 void
 _lb_window_measure_init (LbWindow *self)
 {
@@ -883,6 +893,8 @@ _lb_window_measure_init (LbWindow *self)
   gtk_box_insert_child_after (GTK_BOX (gtk_widget_get_parent (self->viewport_grid)), shared.bar,
                               NULL);
   g_signal_connect (shared.list_box, "row-activated", G_CALLBACK (on_row_activated), self);
+  g_signal_connect_object (self, "action-state-changed::fullscreen",
+                           G_CALLBACK (on_fullscreen_state), shared.bar, 0);
   self->measure = state_for (self, self->canvas, &shared);
   update_actions (self);
 }
