@@ -15,44 +15,11 @@
 
 #include "lb-measure.h"
 #include "lb-measurement-geometry.h"
+#include "measure-ct.h"
 
-#define SIZE    512
-#define SPACING 0.7     /* mm */
+#define SIZE    MEASURE_CT_SIZE
+#define SPACING MEASURE_CT_SPACING
 #define ROI_MM  200.0
-
-static LbImage *
-make_ct (void)
-{
-  g_autofree guint16 *px = g_new (guint16, SIZE * SIZE);
-  g_autoptr(LbImageMeta) meta = lb_image_meta_new ();
-  g_autoptr(LbValueModel) model = NULL;
-  LbValueModelBuilder *b = lb_value_model_builder_new (NULL, 16);
-  guint32 seed = 27;
-
-  for (guint y = 0; y < SIZE; y++)
-    for (guint x = 0; x < SIZE; x++)
-      {
-        double dx = x + 0.5 - SIZE / 2.0, dy = y + 0.5 - SIZE / 2.0;
-        gint32 stored;
-
-        seed ^= seed << 13, seed ^= seed >> 17, seed ^= seed << 5;
-        if (dx * dx + dy * dy > (SIZE / 2.0) * (SIZE / 2.0))
-          stored = -2000;                               /* padding outside the scan */
-        else
-          stored = 1024 + 40 + (gint32) (seed % 61) - 30 + (gint32) (dx * 0.5);
-        px[y * SIZE + x] = (guint16) (stored + LB_VALUE_MODEL_SIGNED_OFFSET);
-      }
-  lb_value_model_builder_set_source (b, TRUE, 16);
-  lb_value_model_builder_set_rescale (b, 1, -1024);
-  lb_value_model_builder_set_units (b, "HU");
-  lb_value_model_builder_set_padding (b, -2000 + LB_VALUE_MODEL_SIGNED_OFFSET,
-                                      -2000 + LB_VALUE_MODEL_SIGNED_OFFSET);
-  model = lb_value_model_builder_end (b);
-  lb_image_meta_set_value_model (meta, model);
-  lb_image_meta_set_pixel_spacing (meta, SPACING, SPACING);
-  return lb_image_new_take (SIZE, SIZE, LB_FORMAT_GRAY16, SIZE * 2,
-                            (guint8 *) g_steal_pointer (&px), meta);
-}
 
 static LbMeasurement *
 make_roi (LbMeasurementTool tool, double cx, double cy)
@@ -127,7 +94,7 @@ time_updates (LbImage *image, LbMeasurementTool tool, gboolean reference, guint 
 int
 main (int argc, char **argv)
 {
-  g_autoptr(LbImage) image = make_ct ();
+  g_autoptr(LbImage) image = measure_ct_new ();
   static const LbMeasurementTool tools[] = {
     LB_MEASUREMENT_ELLIPSE, LB_MEASUREMENT_RECTANGLE, LB_MEASUREMENT_FREEHAND,
   };

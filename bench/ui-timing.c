@@ -19,6 +19,9 @@
  *     Orthanc over DICOMweb (under tests/dicomweb/orthanc-run.sh) against curl with as many
  *     connections, and a loaded 1000-slice series' resident size against its pixel bytes
  *     (ui-timing-series.c).
+ *  8. an ellipse ROI of 200 mm dragged over a 512×512 CT: its statistics per update and the
+ *     update to the painted frame; baselines: a length dragged the same way, the reference
+ *     statistics path (ui-timing-measure.c).
  *  3. cold start: process start to the first painted frame of the Lightbox window
  *     (LIGHTBOX_BENCH_STARTUP=1 makes the app print it and quit); baseline: a plain
  *     GtkWindow with one label, started the same way by this program.
@@ -468,6 +471,8 @@ main (int argc, char **argv)
     ui_timing_bench_json_listing (win);
   if (section_wanted ('7'))
     ui_timing_bench_series (win);
+  if (section_wanted ('8'))
+    ui_timing_bench_measure (win);
   gtk_window_destroy (GTK_WINDOW (win));
   if (section_wanted ('3'))
   {

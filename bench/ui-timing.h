@@ -66,5 +66,7 @@ void        ui_timing_bench_download     (LbWindow     *win,
 
 /* ui-timing-series.c (7): stack scroll, a DICOMweb series' load, a loaded series' memory */
 void        ui_timing_bench_series       (LbWindow     *win);
+/* Section 8 (ui-timing-measure.c): an ellipse ROI dragged over a 512 × 512 CT. */
+void        ui_timing_bench_measure      (LbWindow     *win);
 
 G_END_DECLS

@@ -38,6 +38,8 @@ BUILD_PKGS=(
 TEST_PKGS=(
   # headless session
   xvfb xauth dbus at-spi2-core
+  # real pointer and key events through XTest (the measurement tools' UI test)
+  xdotool
   # independent decoders and tools the tests compare against
   netpbm imagemagick curl python3-dogtail valgrind file
   # lightbox-bench filters times libvips' operators next to ImageMagick's

@@ -189,6 +189,21 @@ lb_application_startup (GApplication *app)
     /* Escape leaves full screen when there is nothing to cancel (win.cancel is disabled) */
     { "win.leave-fullscreen", { "Escape", NULL } },
     { "win.tag-browser", { "<Control><Shift>t", NULL } },
+    /* measurement tools: on the canvas also the single keys l g y b e d p t and Delete */
+    { "win.measure-tool::length", { "<Control><Alt>l", NULL } },
+    { "win.measure-tool::angle", { "<Control><Alt>g", NULL } },
+    { "win.measure-tool::polyline", { "<Control><Alt>y", NULL } },
+    { "win.measure-tool::rectangle", { "<Control><Alt>b", NULL } },
+    { "win.measure-tool::ellipse", { "<Control><Alt>o", NULL } },
+    { "win.measure-tool::freehand", { "<Control><Alt>d", NULL } },
+    { "win.measure-tool::probe", { "<Control><Alt>p", NULL } },
+    { "win.measure-tool::arrow", { "<Control><Alt>t", NULL } },
+    /* Escape leaves the tool when nothing is to be cancelled; after win.cancel */
+    { "win.measure-leave", { "Escape", NULL } },
+    { "win.measure-delete", { "<Control>Delete", NULL } },
+    { "win.measurements", { "<Control><Shift>m", NULL } },
+    { "win.measurements-save", { "<Control><Alt>s", NULL } },
+    { "win.measurements-export", { "<Control><Alt>c", NULL } },
     { "win.benchmark-mode", { "<Control><Shift>b", NULL } },
     { "win.focus-tree", { "<Control>t", NULL } },
     { "win.search-studies", { "<Control><Shift>f", NULL } },

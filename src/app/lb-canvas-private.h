@@ -53,6 +53,9 @@ struct _LbCanvas {
   double          drag_wl_center, drag_wl_width;
   char           *probe_text;
   double          scroll_steps;  /* wheel deltas not yet turned into a page step */
+
+  LbCanvasOverlayFunc overlay_func; /* drawn over the image: the measurements */
+  gpointer        overlay_data;
 };
 
 /* lb-canvas.c */

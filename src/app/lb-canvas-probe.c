@@ -35,6 +35,38 @@ lb_canvas_widget_to_image (LbCanvas *self,
 }
 
 gboolean
+lb_canvas_widget_to_image_point (LbCanvas *self,
+                                 double    x,
+                                 double    y,
+                                 double   *ix,
+                                 double   *iy)
+{
+  g_return_val_if_fail (LB_IS_CANVAS (self), FALSE);
+  if (!self->have_src)
+    return FALSE;
+  lb_view_to_image (&self->view, self->src.width, self->src.height,
+                    gtk_widget_get_width (GTK_WIDGET (self)),
+                    gtk_widget_get_height (GTK_WIDGET (self)), x, y, ix, iy);
+  return TRUE;
+}
+
+gboolean
+lb_canvas_image_to_widget (LbCanvas *self,
+                           double    ix,
+                           double    iy,
+                           double   *x,
+                           double   *y)
+{
+  g_return_val_if_fail (LB_IS_CANVAS (self), FALSE);
+  if (!self->have_src)
+    return FALSE;
+  lb_view_from_image (&self->view, self->src.width, self->src.height,
+                      gtk_widget_get_width (GTK_WIDGET (self)),
+                      gtk_widget_get_height (GTK_WIDGET (self)), ix, iy, x, y);
+  return TRUE;
+}
+
+gboolean
 lb_canvas_get_visible_rect (LbCanvas     *self,
                             GdkRectangle *rect)
 {

@@ -818,6 +818,19 @@ lb_canvas_snapshot (GtkWidget   *widget,
       gtk_snapshot_append_color (snapshot, &(GdkRGBA) { 1, 0.8f, 0.2f, 1 },
                                  &GRAPHENE_RECT_INIT (sx - 0.5f, 0, 1, h));
     }
+  if (self->overlay_func != NULL)
+    self->overlay_func (self, snapshot, w, h, self->overlay_data);
+}
+
+void
+lb_canvas_set_overlay_func (LbCanvas           *self,
+                            LbCanvasOverlayFunc func,
+                            gpointer            user_data)
+{
+  g_return_if_fail (LB_IS_CANVAS (self));
+  self->overlay_func = func;
+  self->overlay_data = user_data;
+  gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 static void

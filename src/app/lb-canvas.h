@@ -106,6 +106,29 @@ gboolean   lb_canvas_widget_to_image    (LbCanvas          *self,
                                          double             y,
                                          int               *ix,
                                          int               *iy);
+/* Continuous image coordinates (lb-measurement.h's convention) of widget point (@x, @y), and
+ * back, through the view (zoom, pan, rotation, flip); FALSE without pixels. Unlike
+ * lb_canvas_widget_to_image(), points outside the image are given too. */
+gboolean   lb_canvas_widget_to_image_point (LbCanvas       *self,
+                                            double          x,
+                                            double          y,
+                                            double         *ix,
+                                            double         *iy);
+gboolean   lb_canvas_image_to_widget    (LbCanvas          *self,
+                                         double             ix,
+                                         double             iy,
+                                         double            *x,
+                                         double            *y);
+/* Draws over the image after every snapshot (the measurements), in widget coordinates; one
+ * function at a time, NULL removes it. */
+typedef void (*LbCanvasOverlayFunc) (LbCanvas    *canvas,
+                                     GtkSnapshot *snapshot,
+                                     int          width,
+                                     int          height,
+                                     gpointer     user_data);
+void       lb_canvas_set_overlay_func   (LbCanvas           *self,
+                                         LbCanvasOverlayFunc func,
+                                         gpointer            user_data);
 /* The part of the image currently visible, clipped to the image. FALSE if none. */
 gboolean   lb_canvas_get_visible_rect   (LbCanvas          *self,
                                          GdkRectangle      *rect);

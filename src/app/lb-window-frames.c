@@ -275,6 +275,7 @@ _lb_window_frames_open_series (LbWindow *self, LbFrameSource *series, const char
       _lb_window_set_status (self, text);
     }
   update_frame_label (self);
+  _lb_window_measure_open (self, NULL);
   load_frame (self, 1);
   /* win.cancel: Escape stops the loading from now on */
   _lb_window_update_actions (self);
@@ -539,12 +540,13 @@ typedef struct {
 enum { CHOICE_KEEP, CHOICE_DISCARD };
 
 /* Whether the frame shown has filter results (undone ones too: redo brings them back),
- * besides those of a filter over the whole series, which every slice keeps. */
+ * besides those of a filter over the whole series, which every slice keeps; measurement
+ * steps are not results: the measurements stay in the window's list. */
 static gboolean
 has_results (LbWindow *self)
 {
   return self->history != NULL
-         && lb_history_get_length (self->history) > 1 + _lb_window_series_filter_n_shared (self);
+         && lb_history_get_n_image_steps (self->history) > _lb_window_series_filter_n_shared (self);
 }
 
 static void

@@ -15,6 +15,9 @@
 
 G_BEGIN_DECLS
 
+typedef struct _LbWindowMeasure LbWindowMeasure;
+typedef struct _LbMeasureLayer LbMeasureLayer;
+
 /* Something to do once unsaved results are answered for (lb-window-unsaved.c). */
 typedef void (*LbWindowThen) (LbWindow *self,
                               gpointer  data);
@@ -135,6 +138,8 @@ struct _LbWindow {
   gboolean        was_fullscreen;
   GtkWidget      *tag_browser;        /* LbTagBrowser, made on first use */
   char           *tag_uri;            /* the file whose header it shows, NULL for a slice */
+
+  LbWindowMeasure *measure;           /* the measurement tools (lb-window-measure.c) */
 
   /* Unsaved results (lb-window-unsaved.c) */
   LbImage        *saved_image;        /* the history's image last uploaded or exported */
@@ -367,6 +372,22 @@ void _lb_window_write_png      (LbWindow     *self,
 /* Exports without the file chooser (tests). */
 void _lb_window_export_to_path (LbWindow     *self,
                                 const char   *path);
+
+/* lb-window-measure.c */
+/* Adds the measurement actions (measure-tool, measure-leave, measure-delete, measurements,
+ * measurements-save, measurements-export), the tool bar above the canvas, its panel. */
+void _lb_window_measure_init    (LbWindow     *self);
+void _lb_window_measure_dispose (LbWindow     *self);
+/* An image (@uri) or, with @uri NULL, the series in self->frames was opened: the list starts
+ * over with the measurements saved beside it. */
+void _lb_window_measure_open    (LbWindow     *self,
+                                 const char   *uri);
+/* The history or the frame shown changed: the tools follow. */
+void _lb_window_measure_sync    (LbWindow     *self);
+LbMeasureLayer *_lb_window_measure_get_layer (LbWindow *self);
+/* Writes the measurement list as CSV to @file (the export without the file chooser). */
+void _lb_window_measure_export_to_file (LbWindow *self,
+                                        GFile    *file);
 
 /* lb-window-unsaved.c */
 /* TRUE while the current image is a result that was neither uploaded nor exported. */

@@ -140,6 +140,23 @@ lb_window_test_get_tag_browser (LbWindow *self)
   return self->tag_browser;
 }
 
+LbMeasureLayer *
+lb_window_test_get_measure_layer (LbWindow *self)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
+  return _lb_window_measure_get_layer (self);
+}
+
+void
+lb_window_test_export_measurements (LbWindow   *self,
+                                    const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+
+  g_return_if_fail (LB_IS_WINDOW (self));
+  _lb_window_measure_export_to_file (self, file);
+}
+
 void
 lb_window_test_choose_aux_file (LbWindow   *self,
                                 const char *path)

@@ -6,6 +6,7 @@
 #include "lb-bench-panel.h"
 #include "lb-canvas.h"
 #include "lb-history.h"
+#include "lb-measure-layer.h"
 #include "lb-store-browser.h"
 #include "lb-series-loader.h"
 #include "lb-window.h"
@@ -60,6 +61,11 @@ void            lb_window_test_open_series         (LbWindow   *self,
 LbSeriesLoader *lb_window_test_get_series_loader   (LbWindow   *self);
 /* The DICOM tag browser (an LbTagBrowser), NULL before win.tag-browser first opens it. */
 GtkWidget      *lb_window_test_get_tag_browser     (LbWindow   *self);
+/* The measurement tools on the canvas, and the CSV export without the file chooser
+ * (asynchronous: the status says "Measurements exported" when written). */
+LbMeasureLayer *lb_window_test_get_measure_layer   (LbWindow   *self);
+void            lb_window_test_export_measurements (LbWindow   *self,
+                                                    const char *path);
 
 /* The open parameter dialog's second image: the file at @path, as if chosen with "From
  * File…" (whose file chooser may be the desktop portal's, out of a test's reach). */

@@ -325,6 +325,7 @@ _lb_window_set_history (LbWindow  *self,
   g_set_object (&self->history, history);
   if (history)
     g_signal_connect (history, "notify::position", G_CALLBACK (on_history_changed), self);
+  _lb_window_measure_sync (self);
   /* a new history starts saved */
   g_clear_object (&self->saved_image);
   _lb_window_update_actions (self);
@@ -467,6 +468,7 @@ on_image_loaded (GObject      *source,
   /* another image: the previous one's rotation, flips and inversion do not carry over */
   lb_canvas_set_image (self->canvas, tagged, progressive);
   lb_canvas_set_before_image (self->canvas, tagged);
+  _lb_window_measure_open (self, ctx->uri);
   _lb_window_overlay_update (self);
   update_size_label (self, lb_image_get_width (tagged), lb_image_get_height (tagged),
                      lb_image_get_format (tagged));
@@ -751,6 +753,7 @@ lb_window_dispose (GObject *object)
     g_cancellable_cancel (self->error_cancellable);
   g_clear_object (&self->error_cancellable);
   _lb_window_nav_dispose (self);
+  _lb_window_measure_dispose (self);
   _lb_window_unsaved_dispose (self);
   _lb_window_focus_dispose (self);
   _lb_window_study_dispose (self);
@@ -839,6 +842,7 @@ lb_window_init (LbWindow *self)
   _lb_window_frames_init (self);
   _lb_window_overlay_init (self);
   _lb_window_nav_init (self);
+  _lb_window_measure_init (self);
   _lb_window_export_view_init (self);
 
   gtk_window_set_default_size (GTK_WINDOW (self), g_settings_get_int (self->settings, "window-width"),

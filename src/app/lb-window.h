@@ -2,6 +2,7 @@
 #pragma once
 
 #include "lb-application.h"
+#include "lb-measurement-list.h"
 
 G_BEGIN_DECLS
 
@@ -23,6 +24,9 @@ void      lb_window_open_store_image (LbWindow      *self,
  * its file dialog); the status line says when it is written. */
 void      lb_window_export_view_to_path (LbWindow   *self,
                                          const char *path);
+/* (transfer none): the measurements of the open image or series (LbMeasurementList, a
+ * GListModel of LbMeasurement with the frame of each), for savers and exporters. */
+LbMeasurementList *lb_window_get_measurements (LbWindow *self);
 /* TRUE while a download, filter, upload or export runs, or the frame shown is on its way. */
 gboolean  lb_window_is_busy          (LbWindow      *self);
 

@@ -11,6 +11,9 @@ typedef struct {
   char    *provenance;  /* NULL for the original and for revert steps */
   char    *file_label;
   gboolean revert;      /* a revert restarts the chain */
+  LbHistoryEditFunc edit; /* an edit step: the image stays the previous step's */
+  gpointer edit_data;
+  GDestroyNotify edit_destroy;
 } Step;
 
 struct _LbHistory {
@@ -34,6 +37,9 @@ step_clear (gpointer data)
   g_clear_pointer (&s->label, g_free);
   g_clear_pointer (&s->provenance, g_free);
   g_clear_pointer (&s->file_label, g_free);
+  if (s->edit_destroy != NULL && s->edit_data != NULL)
+    s->edit_destroy (s->edit_data);
+  s->edit_data = NULL;
 }
 
 static void
@@ -134,12 +140,47 @@ lb_history_push (LbHistory  *self,
   push_step (self, &s);
 }
 
+void
+lb_history_push_edit (LbHistory        *self,
+                      const char       *label,
+                      LbHistoryEditFunc apply,
+                      gpointer          data,
+                      GDestroyNotify    destroy)
+{
+  Step s = { 0 };
+
+  g_return_if_fail (LB_IS_HISTORY (self));
+  g_return_if_fail (apply != NULL);
+  s.image = g_object_ref (lb_history_get_current (self));
+  s.label = g_strdup (label);
+  s.edit = apply;
+  s.edit_data = data;
+  s.edit_destroy = destroy;
+  push_step (self, &s);
+}
+
+guint
+lb_history_get_n_image_steps (LbHistory *self)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (LB_IS_HISTORY (self), 0);
+  for (guint i = 1; i < self->steps->len; i++)
+    n += g_array_index (self->steps, Step, i).edit == NULL;
+  return n;
+}
+
 gboolean
 lb_history_undo (LbHistory *self)
 {
+  Step *st;
+
   g_return_val_if_fail (LB_IS_HISTORY (self), FALSE);
   if (self->position == 0)
     return FALSE;
+  st = &g_array_index (self->steps, Step, self->position);
+  if (st->edit != NULL)
+    st->edit (st->edit_data, FALSE);
   self->position--;
   changed (self);
   return TRUE;
@@ -148,10 +189,15 @@ lb_history_undo (LbHistory *self)
 gboolean
 lb_history_redo (LbHistory *self)
 {
+  Step *st;
+
   g_return_val_if_fail (LB_IS_HISTORY (self), FALSE);
   if (self->position + 1 >= self->steps->len)
     return FALSE;
   self->position++;
+  st = &g_array_index (self->steps, Step, self->position);
+  if (st->edit != NULL)
+    st->edit (st->edit_data, TRUE);
   changed (self);
   return TRUE;
 }
@@ -237,9 +283,17 @@ lb_history_dup_chain (LbHistory *self)
   for (guint i = first; i <= self->position; i++)
     {
       const Step *st = &g_array_index (self->steps, Step, i);
+      /* an edit (a measurement) is no step of the filter chain */
+      if (st->edit != NULL)
+        continue;
       if (s->len > 0)
         g_string_append_c (s, '\n');
       g_string_append (s, st->provenance != NULL ? st->provenance : st->label);
+    }
+  if (s->len == 0)
+    {
+      g_string_free (s, TRUE);
+      return NULL;
     }
   return g_string_free (s, FALSE);
 }

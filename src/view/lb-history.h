@@ -14,6 +14,10 @@ G_BEGIN_DECLS
  * the description of the step that produced it ("Blur (size 5)") and the provenance line of
  * the filter chain. Position 0 is the original. Pushing after an undo drops the redo tail.
  * Images are shared, never copied, so many levels cost only the filtered results.
+ *
+ * A step may also be an edit that leaves the image as it is (a measurement added, moved or
+ * deleted, lb_history_push_edit()): undo and redo call its function, so filters and
+ * measurements share one history in the order the user made them.
  */
 #define LB_TYPE_HISTORY (lb_history_get_type ())
 G_DECLARE_FINAL_TYPE (LbHistory, lb_history, LB, HISTORY, GObject)
@@ -23,6 +27,19 @@ void        lb_history_push           (LbHistory  *self,
                                        LbImage    *image,
                                        const char *label,
                                        const char *provenance);
+/* @apply (@data, FALSE) undoes the edit, (@data, TRUE) does it again; it is called when the
+ * step is undone or redone, never when it is pushed (the caller has made the edit). @destroy
+ * frees @data when the step is dropped. */
+typedef void (*LbHistoryEditFunc) (gpointer data,
+                                   gboolean redo);
+void        lb_history_push_edit      (LbHistory        *self,
+                                       const char       *label,
+                                       LbHistoryEditFunc apply,
+                                       gpointer          data,
+                                       GDestroyNotify    destroy);
+/* The steps up to the end (redo included) that changed the image: filters and reverts, not
+ * edits. */
+guint       lb_history_get_n_image_steps (LbHistory *self);
 gboolean    lb_history_undo           (LbHistory  *self);
 gboolean    lb_history_redo           (LbHistory  *self);
 /* Goes back to the original as a new, undoable step. FALSE if already there. */

@@ -248,6 +248,34 @@ lb_view_to_image (const LbViewTransform *view,
   unrotate (view->rotation, width, height, vx, vy, ix, iy);
 }
 
+void
+lb_view_from_image (const LbViewTransform *view,
+                    guint                  width,
+                    guint                  height,
+                    double                 out_w,
+                    double                 out_h,
+                    double                 ix,
+                    double                 iy,
+                    double                *ox,
+                    double                *oy)
+{
+  double rw, rh, vx, vy;
+
+  lb_view_rotated_size (view, width, height, &rw, &rh);
+  /* rotate forward: the inverse of unrotate() */
+  switch (view->rotation & 3)
+    {
+    case 1: vx = height - iy; vy = ix; break;
+    case 2: vx = width - ix; vy = height - iy; break;
+    case 3: vx = iy; vy = width - ix; break;
+    default: vx = ix; vy = iy; break;
+    }
+  if (view->flip)
+    vx = rw - vx;
+  *ox = (vx - view->center_x) * view->zoom + out_w / 2.0;
+  *oy = (vy - view->center_y) * view->zoom + out_h / 2.0;
+}
+
 /* The offset of output pixel (ox, oy) in the source is col_off[ox] + row_off[oy]: one axis of
  * the output always maps to one axis of the image, whatever the quarter turn and flip. Entries
  * are -1 where the output falls outside the image. */

@@ -116,6 +116,19 @@ void     lb_view_to_image      (const LbViewTransform *view,
                                 double                *ix,
                                 double                *iy);
 
+/* The inverse of lb_view_to_image(): continuous image coordinates → the output point (device
+ * pixels, continuous) that shows them. Measurements are drawn through it, so their points stay
+ * in image coordinates whatever the zoom, rotation and flip. */
+void     lb_view_from_image    (const LbViewTransform *view,
+                                guint                  width,
+                                guint                  height,
+                                double                 out_w,
+                                double                 out_h,
+                                double                 ix,
+                                double                 iy,
+                                double                *ox,
+                                double                *oy);
+
 /**
  * lb_render_view:
  * @out: @out_w × @out_h opaque pixels, native-endian ARGB32 (GDK_MEMORY_DEFAULT), @out_stride

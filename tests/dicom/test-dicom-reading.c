@@ -194,12 +194,6 @@ skip_without_phantom (void)
 
 /* ---- real input through XTest ----------------------------------------------------------- */
 
-static void
-xdotool (const char *args)
-{
-  lb_test_xdotool (args);
-}
-
 /* Puts the pointer over the middle of the canvas and the keyboard focus on it. */
 static void
 point_at_canvas (void)

@@ -64,28 +64,49 @@ xid_of (GtkWidget *widget)
 #endif
 
 void
-lb_test_point_at (GtkWidget *widget)
+lb_test_point_at_xy (GtkWidget *widget,
+                     double     x,
+                     double     y)
 {
 #ifdef GDK_WINDOWING_X11
   GtkNative *native;
-  graphene_point_t p, middle;
+  graphene_point_t p, at = GRAPHENE_POINT_INIT (x, y);
   double sx, sy;
+  gulong xid;
+  int wx, wy;
   g_autofree char *move = NULL, *focus = NULL;
+  /* where the last move put the pointer: "mousemove --sync" to the point the pointer is at
+   * waits for a motion that never comes (15 s, then gives up) */
+  static gulong last_xid;
+  static int last_x = -1, last_y = -1;
 
   g_assert_true (lb_test_wait (on_screen, widget, 20000));
   native = gtk_widget_get_native (widget);
-  middle = GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.0,
-                                gtk_widget_get_height (widget) / 2.0);
-  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native), &middle, &p));
+  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native), &at, &p));
   gtk_native_get_surface_transform (native, &sx, &sy);
-  focus = g_strdup_printf ("windowfocus %lu", xid_of (widget));
+  xid = xid_of (widget);
+  focus = g_strdup_printf ("windowfocus %lu", xid);
   lb_test_xdotool (focus);
-  move = g_strdup_printf ("mousemove --sync --window %lu %d %d", xid_of (widget),
-                          (int) (p.x + sx), (int) (p.y + sy));
+  wx = (int) (p.x + sx);
+  wy = (int) (p.y + sy);
+  if (xid == last_xid && wx == last_x && wy == last_y)
+    return;
+  move = g_strdup_printf ("mousemove --sync --window %lu %d %d", xid, wx, wy);
   lb_test_xdotool (move);
+  last_xid = xid;
+  last_x = wx;
+  last_y = wy;
 #else
   g_assert_not_reached ();
 #endif
+}
+
+void
+lb_test_point_at (GtkWidget *widget)
+{
+  g_assert_true (lb_test_wait (on_screen, widget, 20000));
+  lb_test_point_at_xy (widget, gtk_widget_get_width (widget) / 2.0,
+                       gtk_widget_get_height (widget) / 2.0);
 }
 
 void

@@ -161,11 +161,16 @@ check_view (LbImage *img,
   for (guint oy = 0; oy < oh; oy++)
     for (guint ox = 0; ox < ow; ox++)
       {
-        double fx, fy;
+        double fx, fy, bx, by;
         int ix, iy;
         guint32 want;
 
+
         lb_view_to_image (&view, src.width, src.height, ow, oh, ox + 0.5, oy + 0.5, &fx, &fy);
+        /* the inverse (measurements are drawn through it) gives the output point back */
+        lb_view_from_image (&view, src.width, src.height, ow, oh, fx, fy, &bx, &by);
+        g_assert_cmpfloat_with_epsilon (bx, ox + 0.5, 1e-9);
+        g_assert_cmpfloat_with_epsilon (by, oy + 0.5, 1e-9);
         ix = (int) floor (fx);
         iy = (int) floor (fy);
         if (ix < 0 || iy < 0 || ix >= (int) src.width || iy >= (int) src.height)
@@ -209,6 +214,10 @@ test_rotation_corners (void)
   lb_view_to_image (&view, 4, 2, 2, 4, 1.9, 3.9, &ix, &iy);
   g_assert_cmpint ((int) floor (ix), ==, 3);
   g_assert_cmpint ((int) floor (iy), ==, 0);
+  /* the image's top-left corner is the view's top-right corner */
+  lb_view_from_image (&view, 4, 2, 2, 4, 0, 0, &ix, &iy);
+  g_assert_cmpfloat_with_epsilon (ix, 2.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (iy, 0.0, 1e-12);
 }
 
 static void
