@@ -82,6 +82,7 @@ _lb_window_overlay_update (LbWindow *self)
       view.zoom = lb_canvas_get_zoom (self->canvas);
       view.has_window = lb_canvas_get_value_model (self->canvas) != NULL;
       lb_canvas_get_window (self->canvas, &view.window_center, &view.window_width);
+      view.window_units = lb_canvas_get_units_label (self->canvas);
       if (self->frames != NULL && lb_frame_source_is_series (self->frames) && self->frame > 0)
         {
           view.slice_index = self->frame - 1;
