@@ -92,23 +92,6 @@ on_read (GObject *source, GAsyncResult *result, gpointer user_data)
     read_more (task, FIRST_READ);
 }
 
-static void
-on_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  GTask *task = user_data;
-  GError *error = NULL;
-  LbDicomDataset *ds = lb_dicomweb_store_fetch_metadata_finish (LB_DICOMWEB_STORE (source),
-                                                                result, &error);
-
-  if (ds == NULL)
-    {
-      lb_store_task_fail (task, error);
-      return;
-    }
-  g_task_return_pointer (task, ds, (GDestroyNotify) lb_dicom_dataset_unref);
-  g_object_unref (task);
-}
-
 void
 lb_store_read_dataset_async (LbStore *store, const char *uri, GCancellable *cancellable,
                              GAsyncReadyCallback callback, gpointer user_data)
@@ -118,15 +101,15 @@ lb_store_read_dataset_async (LbStore *store, const char *uri, GCancellable *canc
 
   g_return_if_fail (LB_IS_STORE (store));
   g_return_if_fail (uri != NULL);
-  task = g_task_new (store, cancellable, callback, user_data);
-  g_task_set_source_tag (task, lb_store_read_dataset_async);
   if (LB_IS_DICOMWEB_STORE (store))
     {
       /* the server has the data set apart from the pixels: no Part 10 file to read */
       lb_dicomweb_store_fetch_metadata_async (LB_DICOMWEB_STORE (store), uri, cancellable,
-                                              on_metadata, task);
+                                              callback, user_data);
       return;
     }
+  task = g_task_new (store, cancellable, callback, user_data);
+  g_task_set_source_tag (task, lb_store_read_dataset_async);
   h = g_new0 (Header, 1);
   h->uri = g_strdup (uri);
   h->buf = g_byte_array_new ();
@@ -137,6 +120,8 @@ lb_store_read_dataset_async (LbStore *store, const char *uri, GCancellable *canc
 LbDicomDataset *
 lb_store_read_dataset_finish (LbStore *store, GAsyncResult *result, GError **error)
 {
+  if (g_async_result_is_tagged (result, lb_dicomweb_store_fetch_metadata_async))
+    return lb_dicomweb_store_fetch_metadata_finish (LB_DICOMWEB_STORE (store), result, error);
   g_return_val_if_fail (g_task_is_valid (result, store), NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
 }

@@ -733,11 +733,8 @@ main (int argc, char **argv)
 
   if (!lb_test_ui_init (&argc, &argv))
     return 0;
-  if (g_getenv ("LB_DICOMWEB_URL") == NULL)
-    {
-      g_print ("1..0 # SKIP run by tests/dicomweb/orthanc-run.sh\n");
-      return 0;
-    }
+  if (lb_test_ui_dicomweb_url () == NULL)
+    return 0;
   http_url = g_strdup (g_getenv ("LB_DICOMWEB_URL"));
   store_url = g_strconcat ("dicomweb+", http_url, NULL);
   if (!seed ())

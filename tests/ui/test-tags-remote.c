@@ -259,11 +259,8 @@ main (int argc, char **argv)
 
   if (!lb_test_ui_init (&argc, &argv))
     return 0;
-  if (g_getenv ("LB_DICOMWEB_URL") == NULL)
-    {
-      g_print ("1..0 # SKIP run by tests/dicomweb/orthanc-run.sh\n");
-      return 0;
-    }
+  if (lb_test_ui_dicomweb_url () == NULL)
+    return 0;
   dicomweb_url = g_strdup (g_getenv ("LB_DICOMWEB_URL"));
   dir = lb_test_make_tmpdir ("tags-remote");
   json = lb_test_run_reference ("ui", "tags-reference.py", dir);
