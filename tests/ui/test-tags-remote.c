@@ -157,6 +157,8 @@ test_http (void)
   g_autofree char *uri = g_strconcat (server.url, "ct.dcm", NULL);
 
   open_image (server.url, uri);
+  /* a file keeps its name as the title */
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (win)), ==, "ct.dcm — Lightbox");
   check_window_line ();
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.tag-browser", NULL));
   g_assert_true (lb_test_wait (browser_lists, (gpointer) "ct.dcm", 30000));
