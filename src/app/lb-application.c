@@ -177,6 +177,15 @@ lb_application_startup (GApplication *app)
     { "win.wl-edit", { "<Control><Shift>w", NULL } },
     { "win.flip-vertical", { "<Control><Shift>h", NULL } },
     { "win.fullscreen", { "F11", NULL } },
+    /* viewports: rows × columns */
+    { "win.layout::1x1", { "<Control><Alt>1", NULL } },
+    { "win.layout::1x2", { "<Control><Alt>2", NULL } },
+    { "win.layout::2x1", { "<Control><Alt>3", NULL } },
+    { "win.layout::2x2", { "<Control><Alt>4", NULL } },
+    { "win.next-viewport", { "<Control>F6", NULL } },
+    { "win.sync-scroll", { "<Control><Shift>y", NULL } },
+    { "win.link-wl", { "<Control><Shift>k", NULL } },
+    { "win.reference-lines", { "<Control><Shift>l", NULL } },
     /* Escape leaves full screen when there is nothing to cancel (win.cancel is disabled) */
     { "win.leave-fullscreen", { "Escape", NULL } },
     { "win.tag-browser", { "<Control><Shift>t", NULL } },

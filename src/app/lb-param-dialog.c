@@ -20,8 +20,14 @@ struct _LbParamDialog {
   GtkWidget      *notice;
   GtkWidget      *preview_error;
   GtkWidget      *preview;
+  GtkWidget      *aux_box;       /* the second image, for a filter that reads two */
+  GtkWidget      *aux_choice;
+  GtkWidget      *aux_file;
+  GtkWidget      *scope_box;     /* this slice or the whole series */
+  GtkWidget      *scope;
 
   /* Owned */
+  GtkStringList  *aux_labels;
   LbFilter       *filter;
   LbFilterParams *params;
   GHashTable     *widgets;     /* name → editing widget (borrowed) */
@@ -31,7 +37,7 @@ struct _LbParamDialog {
 
 G_DEFINE_FINAL_TYPE (LbParamDialog, lb_param_dialog, GTK_TYPE_WINDOW)
 
-enum { SIGNAL_CHANGED, SIGNAL_DONE, N_SIGNALS };
+enum { SIGNAL_CHANGED, SIGNAL_DONE, SIGNAL_CHOOSE_AUX_FILE, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static const char *
@@ -226,6 +232,19 @@ on_preview_toggled (LbParamDialog *self)
 }
 
 static void
+on_aux_selected (LbParamDialog *self)
+{
+  if (gtk_drop_down_get_selected (GTK_DROP_DOWN (self->aux_choice)) != GTK_INVALID_LIST_POSITION)
+    g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+}
+
+static void
+on_aux_file_clicked (LbParamDialog *self)
+{
+  g_signal_emit (self, signals[SIGNAL_CHOOSE_AUX_FILE], 0);
+}
+
+static void
 lb_param_dialog_dispose (GObject *object)
 {
   LbParamDialog *self = LB_PARAM_DIALOG (object);
@@ -233,6 +252,7 @@ lb_param_dialog_dispose (GObject *object)
   g_clear_pointer (&self->widgets, g_hash_table_unref);
   g_clear_pointer (&self->params, lb_filter_params_unref);
   g_clear_object (&self->filter);
+  g_clear_object (&self->aux_labels);
   gtk_widget_dispose_template (GTK_WIDGET (object), LB_TYPE_PARAM_DIALOG);
   G_OBJECT_CLASS (lb_param_dialog_parent_class)->dispose (object);
 }
@@ -248,6 +268,9 @@ lb_param_dialog_class_init (LbParamDialogClass *klass)
                                           0, NULL, NULL, NULL, G_TYPE_NONE, 0);
   signals[SIGNAL_DONE] = g_signal_new ("done", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                        0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_BOOLEAN);
+  signals[SIGNAL_CHOOSE_AUX_FILE] = g_signal_new ("choose-aux-file", G_TYPE_FROM_CLASS (klass),
+                                                  G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                                  G_TYPE_NONE, 0);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
 
   gtk_widget_class_set_template_from_resource (widget_class,
@@ -261,6 +284,13 @@ lb_param_dialog_class_init (LbParamDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LbParamDialog, notice);
   gtk_widget_class_bind_template_child (widget_class, LbParamDialog, preview_error);
   gtk_widget_class_bind_template_child (widget_class, LbParamDialog, preview);
+  gtk_widget_class_bind_template_child (widget_class, LbParamDialog, aux_box);
+  gtk_widget_class_bind_template_child (widget_class, LbParamDialog, aux_choice);
+  gtk_widget_class_bind_template_child (widget_class, LbParamDialog, aux_file);
+  gtk_widget_class_bind_template_child (widget_class, LbParamDialog, scope_box);
+  gtk_widget_class_bind_template_child (widget_class, LbParamDialog, scope);
+  gtk_widget_class_bind_template_callback (widget_class, on_aux_selected);
+  gtk_widget_class_bind_template_callback (widget_class, on_aux_file_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_apply_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_cancel_clicked);
   gtk_widget_class_bind_template_callback (widget_class, on_preview_toggled);
@@ -270,6 +300,8 @@ static void
 lb_param_dialog_init (LbParamDialog *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->aux_labels = gtk_string_list_new (NULL);
+  gtk_drop_down_set_model (GTK_DROP_DOWN (self->aux_choice), G_LIST_MODEL (self->aux_labels));
   self->widgets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
@@ -309,6 +341,7 @@ build_rows (LbParamDialog *self)
       gtk_grid_attach (grid, editor, 1, (*r)++, 1, 1);
     }
   gtk_widget_set_visible (self->advanced, advanced_row > 0);
+  gtk_widget_set_visible (self->aux_box, lb_filter_get_n_inputs (filter) > 1);
 }
 
 LbParamDialog *
@@ -372,7 +405,11 @@ lb_param_dialog_rebind (LbParamDialog *self,
   build_rows (self);
   gtk_widget_set_visible (self->error_label, FALSE);
   gtk_widget_set_sensitive (self->apply, TRUE);
-  if (n_reset == 0)
+  if (lb_filter_get_kind (filter) != LB_FILTER_KIND_PLUGIN)
+    /* TRANSLATORS: a declarative filter's file (.lbfilter) was replaced while its dialog was
+     * open; a declarative filter has no parameters */
+    notice = g_strdup (_("The filter file was replaced; Apply runs the new one."));
+  else if (n_reset == 0)
     /* TRANSLATORS: the filter's plugin file was replaced while its dialog was open */
     notice = g_strdup_printf (_("The plugin was replaced by version %s; the values were kept."),
                               lb_filter_get_version (filter) ? lb_filter_get_version (filter) : "—");
@@ -477,4 +514,78 @@ lb_param_dialog_get_apply_button (LbParamDialog *self)
 {
   g_return_val_if_fail (LB_IS_PARAM_DIALOG (self), NULL);
   return self->apply;
+}
+
+guint
+lb_param_dialog_add_aux_choice (LbParamDialog *self,
+                                const char    *label)
+{
+  g_return_val_if_fail (LB_IS_PARAM_DIALOG (self), 0);
+  gtk_string_list_append (self->aux_labels, label);
+  return g_list_model_get_n_items (G_LIST_MODEL (self->aux_labels)) - 1;
+}
+
+guint
+lb_param_dialog_find_aux_choice (LbParamDialog *self,
+                                 const char    *label)
+{
+  GListModel *model;
+
+  g_return_val_if_fail (LB_IS_PARAM_DIALOG (self), GTK_INVALID_LIST_POSITION);
+  model = G_LIST_MODEL (self->aux_labels);
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    if (g_strcmp0 (gtk_string_list_get_string (self->aux_labels, i), label) == 0)
+      return i;
+  return GTK_INVALID_LIST_POSITION;
+}
+
+void
+lb_param_dialog_set_aux_choice (LbParamDialog *self,
+                                guint          index)
+{
+  g_return_if_fail (LB_IS_PARAM_DIALOG (self));
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (self->aux_choice), index);
+}
+
+guint
+lb_param_dialog_get_aux_choice (LbParamDialog *self)
+{
+  g_return_val_if_fail (LB_IS_PARAM_DIALOG (self), GTK_INVALID_LIST_POSITION);
+  return gtk_drop_down_get_selected (GTK_DROP_DOWN (self->aux_choice));
+}
+
+void
+lb_param_dialog_set_series (LbParamDialog *self,
+                            guint          n_slices)
+{
+  g_return_if_fail (LB_IS_PARAM_DIALOG (self));
+  gtk_widget_set_visible (self->scope_box, n_slices > 1);
+  if (n_slices > 1)
+    {
+      g_autofree char *all = NULL;
+      GtkStringList *list = GTK_STRING_LIST (gtk_drop_down_get_model (GTK_DROP_DOWN (self->scope)));
+      const char *whole[] = { NULL, NULL };
+
+      /* TRANSLATORS: the scope of a filter in its dialog: every slice of the open series */
+      all = g_strdup_printf (ngettext ("The whole series (%u slice)",
+                                       "The whole series (%u slices)", n_slices), n_slices);
+      whole[0] = all;
+      gtk_string_list_splice (list, 1, 1, whole);
+    }
+}
+
+gboolean
+lb_param_dialog_get_whole_series (LbParamDialog *self)
+{
+  g_return_val_if_fail (LB_IS_PARAM_DIALOG (self), FALSE);
+  return gtk_widget_get_visible (self->scope_box)
+         && gtk_drop_down_get_selected (GTK_DROP_DOWN (self->scope)) == 1;
+}
+
+void
+lb_param_dialog_set_whole_series (LbParamDialog *self,
+                                  gboolean       whole)
+{
+  g_return_if_fail (LB_IS_PARAM_DIALOG (self));
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (self->scope), whole ? 1 : 0);
 }

@@ -15,7 +15,8 @@ G_BEGIN_DECLS
  * booleans, a drop-down for enums; parameters flagged advanced sit in an expander. Values go
  * through lb_filter_params_set_number(), so an invalid value (an even mask size) shows the
  * engine's message and disables Apply. Emits ::changed after every valid change (the window
- * previews) and ::done with TRUE for Apply, FALSE for Cancel or close.
+ * previews) and ::done with TRUE for Apply, FALSE for Cancel or close; ::choose-aux-file when
+ * the user asks for a file as the second image.
  */
 #define LB_TYPE_PARAM_DIALOG (lb_param_dialog_get_type ())
 G_DECLARE_FINAL_TYPE (LbParamDialog, lb_param_dialog, LB, PARAM_DIALOG, GtkWindow)
@@ -54,5 +55,25 @@ void            lb_param_dialog_set_preview_error (LbParamDialog *self,
 /* The texts shown now, or NULL when hidden (for tests). */
 const char     *lb_param_dialog_get_preview_error (LbParamDialog *self);
 const char     *lb_param_dialog_get_notice (LbParamDialog  *self);
+
+/* The second image of a filter that reads two (lb_filter_get_n_inputs() 2): the caller lists
+ * what may be chosen (labels in order; it keeps what each one means) and reads the choice
+ * (GTK_INVALID_LIST_POSITION when none). Choosing one emits ::changed; the "From File…"
+ * button emits ::choose-aux-file, after which the caller adds the file and selects it. */
+guint           lb_param_dialog_add_aux_choice (LbParamDialog *self,
+                                                const char    *label);
+/* The position of the choice labelled @label, GTK_INVALID_LIST_POSITION if none. */
+guint           lb_param_dialog_find_aux_choice (LbParamDialog *self,
+                                                 const char    *label);
+void            lb_param_dialog_set_aux_choice (LbParamDialog *self,
+                                                guint          index);
+guint           lb_param_dialog_get_aux_choice (LbParamDialog *self);
+/* The image is a slice of a series of @n_slices (0 or 1: not): the dialog offers to apply the
+ * filter to the slice shown or to the whole series. */
+void            lb_param_dialog_set_series     (LbParamDialog *self,
+                                                guint          n_slices);
+gboolean        lb_param_dialog_get_whole_series (LbParamDialog *self);
+void            lb_param_dialog_set_whole_series (LbParamDialog *self,
+                                                  gboolean       whole);
 
 G_END_DECLS

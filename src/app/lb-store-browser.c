@@ -245,6 +245,49 @@ on_view_activate (GtkColumnView  *view,
     lb_store_browser_activate_row (self, position);
 }
 
+/* ---- dragging a row ----------------------------------------------------------------------- */
+
+/* The first GtkTreeExpander in @root's tree: the name cell of a row. */
+static GtkWidget *
+find_expander (GtkWidget *root)
+{
+  if (GTK_IS_TREE_EXPANDER (root))
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_expander (c);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* A row dragged out of the tree (onto a viewport) carries its entry's URI as a string. The
+ * row is the nearest ancestor of the widget under the pointer that holds a name cell. */
+static GdkContentProvider *
+on_drag_prepare (GtkDragSource  *source,
+                 double          x,
+                 double          y,
+                 LbStoreBrowser *self)
+{
+  GtkWidget *picked = gtk_widget_pick (self->view, x, y, GTK_PICK_DEFAULT);
+  GtkWidget *expander = NULL;
+  g_autoptr (LbBrowserNode) node = NULL;
+  LbStoreEntry *entry;
+
+  for (GtkWidget *w = picked; w != NULL && w != self->view && expander == NULL;
+       w = gtk_widget_get_parent (w))
+    expander = find_expander (w);
+  if (expander == NULL)
+    return NULL;
+  node = gtk_tree_expander_get_item (GTK_TREE_EXPANDER (expander));
+  entry = LB_IS_BROWSER_NODE (node) ? lb_browser_node_get_entry (node) : NULL;
+  if (entry == NULL)
+    return NULL;
+  return gdk_content_provider_new_typed (G_TYPE_STRING, lb_store_entry_get_uri (entry));
+}
+
 /* ---- sort order ------------------------------------------------------------------------ */
 
 /* A column's sorter: that column ascending, as the column view asks it. The view never sorts
@@ -538,6 +581,13 @@ lb_store_browser_init (LbStoreBrowser *self)
   restore_sort (self);
   g_signal_connect (gtk_column_view_get_sorter (GTK_COLUMN_VIEW (self->view)), "changed",
                     G_CALLBACK (on_view_sorter_changed), self);
+  {
+    GtkDragSource *drag = gtk_drag_source_new ();
+
+    gtk_drag_source_set_actions (drag, GDK_ACTION_COPY);
+    g_signal_connect (drag, "prepare", G_CALLBACK (on_drag_prepare), self);
+    gtk_widget_add_controller (self->view, GTK_EVENT_CONTROLLER (drag));
+  }
   update_actions (self);
 }
 

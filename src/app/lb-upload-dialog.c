@@ -9,6 +9,7 @@ struct _LbUploadDialog {
   GtkWindow  parent_instance;
 
   /* Template widgets */
+  GtkWidget *prompt;
   GtkWidget *entry;
 };
 
@@ -29,6 +30,7 @@ lb_upload_dialog_class_init (LbUploadDialogClass *klass)
   G_OBJECT_CLASS (klass)->dispose = lb_upload_dialog_dispose;
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/lightbox/Lightbox/ui/lb-upload-dialog.ui");
+  gtk_widget_class_bind_template_child (widget_class, LbUploadDialog, prompt);
   gtk_widget_class_bind_template_child (widget_class, LbUploadDialog, entry);
 }
 
@@ -52,4 +54,12 @@ lb_upload_dialog_get_entry (LbUploadDialog *self)
 {
   g_return_val_if_fail (LB_IS_UPLOAD_DIALOG (self), NULL);
   return self->entry;
+}
+
+void
+lb_upload_dialog_set_prompt (LbUploadDialog *self,
+                             const char     *prompt)
+{
+  g_return_if_fail (LB_IS_UPLOAD_DIALOG (self));
+  gtk_label_set_text (GTK_LABEL (self->prompt), prompt);
 }

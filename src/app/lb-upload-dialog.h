@@ -20,4 +20,8 @@ LbUploadDialog *lb_upload_dialog_new       (const char     *name);
 /* (transfer none): the GtkEntry of the name */
 GtkWidget      *lb_upload_dialog_get_entry (LbUploadDialog *self);
 
+/* What the name is for, above the entry (the default: an image next to the original). */
+void            lb_upload_dialog_set_prompt (LbUploadDialog *self,
+                                             const char     *prompt);
+
 G_END_DECLS

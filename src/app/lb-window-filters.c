@@ -7,7 +7,6 @@
 
 #include "lb-declarative.h"
 #include "lb-error.h"
-#include "lb-measure.h"
 #include "lb-param-dialog.h"
 #include "lb-pipeline.h"
 #include "lb-store.h"
@@ -15,13 +14,14 @@
 
 /* The Filter menu (built from the registry, grouped by category, plus the store's own
  * declarative filters), parameter dialogs with live preview, asynchronous runs with progress
- * and cancel, benchmark logging and the "Run benchmark" action. */
+ * and cancel, and benchmark logging. Run Benchmark is in lb-window-bench.c, the second image
+ * in lb-window-aux.c, filters over a whole series in lb-window-series-filter.c. */
 
 #define STORE_FILTER_DIR ".lightbox/filters/"
 #define PREVIEW_DELAY_MS 120
 
-static guint
-thread_count (LbWindow *self)
+guint
+_lb_window_filter_threads (LbWindow *self)
 {
   int n = g_settings_get_int (self->settings, "threads");
 
@@ -169,8 +169,8 @@ on_registry_changed (GListModel *model,
 
 /* The registry loads every plugin (dlopen), so it is opened after the first frame, or at
  * once when something needs it. */
-static void
-ensure_registry (LbWindow *self)
+void
+_lb_window_ensure_registry (LbWindow *self)
 {
   GtkApplication *app;
 
@@ -190,7 +190,7 @@ load_registry_idle (gpointer data)
   LbWindow *self = data;
 
   self->registry_source = 0;
-  ensure_registry (self);
+  _lb_window_ensure_registry (self);
   return G_SOURCE_REMOVE;
 }
 
@@ -198,7 +198,7 @@ LbFilter *
 _lb_window_find_filter (LbWindow   *self,
                         const char *target)
 {
-  ensure_registry (self);
+  _lb_window_ensure_registry (self);
   if (self->registry == NULL)
     return NULL;
   if (g_str_has_prefix (target, "store:"))
@@ -228,6 +228,7 @@ typedef struct {
   LbFilter       *filter;
   LbFilterParams *params;
   LbImage        *input;
+  LbImage        *aux;      /* the second image, or NULL */
   gboolean        preview;
   guint           serial;
 } RunCtx;
@@ -239,6 +240,7 @@ run_ctx_free (RunCtx *ctx)
   g_object_unref (ctx->filter);
   lb_filter_params_unref (ctx->params);
   g_object_unref (ctx->input);
+  g_clear_object (&ctx->aux);
   g_free (ctx);
 }
 
@@ -278,8 +280,18 @@ on_pipeline_progress (double   fraction,
   g_main_context_invoke_full (NULL, G_PRIORITY_DEFAULT, apply_progress, m, progress_msg_free);
 }
 
-static char *
-provenance_line (LbFilter       *filter,
+char *
+_lb_window_filter_label (LbFilter       *filter,
+                         LbFilterParams *params)
+{
+  g_autofree char *p = lb_filter_params_to_string (params);
+
+  return *p ? g_strdup_printf ("%s (%s)", lb_filter_get_name (filter), p)
+            : g_strdup (lb_filter_get_name (filter));
+}
+
+char *
+_lb_window_filter_provenance (LbFilter       *filter,
                  LbFilterParams *params)
 {
   g_autofree char *p = lb_filter_params_to_string (params);
@@ -290,8 +302,8 @@ provenance_line (LbFilter       *filter,
                           origin, version ? " " : "", version ? version : "");
 }
 
-static const char *
-file_label_for (LbFilter *filter)
+const char *
+_lb_window_filter_file_label (LbFilter *filter)
 {
   const char *alias = lb_filter_get_alias (filter);
   const char *id = lb_filter_get_id (filter);
@@ -300,8 +312,8 @@ file_label_for (LbFilter *filter)
   return alias != NULL ? alias : dot ? dot + 1 : id;
 }
 
-static void
-log_timings (LbWindow  *self,
+void
+_lb_window_log_timings (LbWindow  *self,
              GPtrArray *timings)
 {
   for (guint i = 0; timings && i < timings->len; i++)
@@ -354,11 +366,8 @@ on_run_done (GObject      *source,
       return;
     }
   {
-    g_autofree char *params = lb_filter_params_to_string (ctx->params);
-    g_autofree char *label = *params ? g_strdup_printf ("%s (%s)", lb_filter_get_name (ctx->filter),
-                                                        params)
-                                     : g_strdup (lb_filter_get_name (ctx->filter));
-    g_autofree char *prov = provenance_line (ctx->filter, ctx->params);
+    g_autofree char *label = _lb_window_filter_label (ctx->filter, ctx->params);
+    g_autofree char *prov = _lb_window_filter_provenance (ctx->filter, ctx->params);
     g_autofree char *status = NULL;
     gint64 usec = 0;
 
@@ -370,12 +379,12 @@ on_run_done (GObject      *source,
                               self->last_filter_ms);
     _lb_window_set_status (self, status);
     lb_history_push (self->history, output, label, prov);
-    lb_history_set_file_label (self->history, file_label_for (ctx->filter));
+    lb_history_set_file_label (self->history, _lb_window_filter_file_label (ctx->filter));
     g_set_object (&self->last_filter, ctx->filter);
     g_clear_pointer (&self->last_params, lb_filter_params_unref);
     self->last_params = lb_filter_params_ref (ctx->params);
     if (g_settings_get_boolean (self->settings, "benchmark-mode"))
-      log_timings (self, timings);
+      _lb_window_log_timings (self, timings);
   }
   run_ctx_free (ctx);
 }
@@ -384,22 +393,25 @@ static LbPipeline *
 make_pipeline (LbWindow       *self,
                LbFilter       *filter,
                LbFilterParams *params,
+               LbImage        *aux,
                GError        **error)
 {
   g_autoptr (LbPipeline) pipeline = NULL;
 
-  ensure_registry (self);
+  _lb_window_ensure_registry (self);
   pipeline = lb_pipeline_new (self->registry);
   if (!lb_pipeline_append (pipeline, filter, params, error))
     return NULL;
-  lb_pipeline_set_n_threads (pipeline, thread_count (self));
+  lb_pipeline_set_n_threads (pipeline, _lb_window_filter_threads (self));
+  lb_pipeline_set_aux_input (pipeline, aux);
   return g_steal_pointer (&pipeline);
 }
 
 void
 _lb_window_run_filter (LbWindow       *self,
                        LbFilter       *filter,
-                       LbFilterParams *params)
+                       LbFilterParams *params,
+                       LbImage        *aux)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (LbPipeline) pipeline = NULL;
@@ -412,7 +424,8 @@ _lb_window_run_filter (LbWindow       *self,
   ctx->filter = g_object_ref (filter);
   ctx->params = params ? lb_filter_params_ref (params) : lb_filter_params_new (filter);
   ctx->input = g_object_ref (lb_history_get_current (self->history));
-  pipeline = make_pipeline (self, filter, ctx->params, &error);
+  ctx->aux = aux ? g_object_ref (aux) : NULL;
+  pipeline = make_pipeline (self, filter, ctx->params, ctx->aux, &error);
   if (pipeline == NULL)
     {
       _lb_window_show_error (self, _("The filter failed"), error);
@@ -435,6 +448,7 @@ run_preview (gpointer user_data)
   g_autoptr (GError) error = NULL;
   GdkRectangle rect;
   LbFilterRect sel;
+  LbImage *aux = NULL;
   RunCtx *ctx;
 
   self->preview_source = 0;
@@ -449,8 +463,20 @@ run_preview (gpointer user_data)
       _lb_window_show_current (self);
       return G_SOURCE_REMOVE;
     }
+  if (lb_filter_get_n_inputs (lb_param_dialog_get_filter (dialog)) > 1)
+    {
+      aux = _lb_window_aux_get (self, dialog, &error);
+      if (aux == NULL)
+        {
+          /* no preview of a subtraction from nothing: the canvas shows the image as it is */
+          self->preview_serial++;
+          _lb_window_show_current (self);
+          lb_param_dialog_set_preview_error (dialog, error);
+          return G_SOURCE_REMOVE;
+        }
+    }
   pipeline = make_pipeline (self, lb_param_dialog_get_filter (dialog),
-                            lb_param_dialog_get_params (dialog), &error);
+                            lb_param_dialog_get_params (dialog), aux, &error);
   if (pipeline == NULL)
     {
       lb_param_dialog_set_preview_error (dialog, error);
@@ -470,6 +496,7 @@ run_preview (gpointer user_data)
   ctx->filter = g_object_ref (lb_param_dialog_get_filter (dialog));
   ctx->params = lb_filter_params_copy (lb_param_dialog_get_params (dialog));
   ctx->input = g_object_ref (lb_history_get_current (self->history));
+  ctx->aux = aux ? g_object_ref (aux) : NULL;
   ctx->preview = TRUE;
   ctx->serial = ++self->preview_serial;
   self->preview_cancellable = g_cancellable_new ();
@@ -492,16 +519,32 @@ on_dialog_done (LbParamDialog *dialog,
 {
   g_autoptr (LbFilter) filter = g_object_ref (lb_param_dialog_get_filter (dialog));
   g_autoptr (LbFilterParams) params = lb_filter_params_copy (lb_param_dialog_get_params (dialog));
+  g_autoptr (LbImage) aux = NULL;
+  g_autoptr (GError) error = NULL;
+  gboolean whole_series = lb_param_dialog_get_whole_series (dialog);
 
+  if (apply && lb_filter_get_n_inputs (filter) > 1)
+    {
+      LbImage *chosen = _lb_window_aux_get (self, dialog, &error);
+
+      aux = chosen ? g_object_ref (chosen) : NULL;
+    }
   g_clear_handle_id (&self->preview_source, g_source_remove);
   if (self->preview_cancellable)
     g_cancellable_cancel (self->preview_cancellable);
   g_clear_object (&self->preview_cancellable);
   self->preview_serial++;
   self->param_dialog = NULL;
+  _lb_window_aux_clear (self);
   _lb_window_show_current (self);
-  if (apply)
-    _lb_window_run_filter (self, filter, params);
+  if (!apply)
+    return;
+  if (lb_filter_get_n_inputs (filter) > 1 && aux == NULL)
+    _lb_window_show_error (self, _("The filter failed"), error);
+  else if (whole_series)
+    _lb_window_series_filter_run (self, filter, params, aux);
+  else
+    _lb_window_run_filter (self, filter, params, aux);
 }
 
 static void
@@ -535,9 +578,12 @@ apply_filter_activated (GSimpleAction *action,
           return;
         }
     }
-  if (lb_filter_get_n_params (filter) == 0)
+  /* straight away, unless there is something to choose: values, a second image, or the
+   * slice or the whole series */
+  if (lb_filter_get_n_params (filter) == 0 && lb_filter_get_n_inputs (filter) < 2
+      && !_lb_window_series_filter_possible (self))
     {
-      _lb_window_run_filter (self, filter, NULL);
+      _lb_window_run_filter (self, filter, NULL, NULL);
       return;
     }
   /* start from the values used last time for this filter */
@@ -546,6 +592,9 @@ apply_filter_activated (GSimpleAction *action,
     initial = lb_filter_params_ref (self->last_params);
   dialog = lb_param_dialog_new (filter, initial, GTK_WINDOW (self));
   self->param_dialog = GTK_WIDGET (dialog);
+  _lb_window_aux_setup (self, dialog);
+  if (_lb_window_series_filter_possible (self))
+    lb_param_dialog_set_series (dialog, lb_frame_source_get_n_frames (self->frames));
   g_signal_connect (dialog, "changed", G_CALLBACK (on_dialog_changed), self);
   g_signal_connect (dialog, "done", G_CALLBACK (on_dialog_done), self);
   gtk_window_present (GTK_WINDOW (dialog));
@@ -563,7 +612,7 @@ check_step (const char *step,
   g_autoptr (LbFilter) f = NULL;
   g_autoptr (LbFilterParams) p = NULL;
 
-  ensure_registry (self);
+  _lb_window_ensure_registry (self);
   return lb_pipeline_parse_step (self->registry, step, &f, &p, error);
 }
 
@@ -691,228 +740,10 @@ _lb_window_filters_load_store (LbWindow *self)
                        on_filters_listed, lf);
 }
 
-/* ---- benchmark ------------------------------------------------------------------------- */
-
-/* Nearest-neighbour resample, used to make the smaller sizes of the benchmark series. */
-static LbImage *
-scale_image (LbImage *src,
-             guint    width,
-             guint    height)
-{
-  LbSampleFormat fmt = lb_image_get_format (src);
-  gsize ps = lb_sample_format_get_pixel_size (fmt), stride;
-  guint sw = lb_image_get_width (src), sh = lb_image_get_height (src);
-  guint8 *pixels = lb_image_alloc_pixels (width, height, fmt, NULL, &stride, NULL);
-
-  if (pixels == NULL)
-    return NULL;
-  for (guint y = 0; y < height; y++)
-    {
-      const guint8 *srow = lb_image_get_row (src, (guint) ((guint64) y * sh / height));
-      guint8 *drow = pixels + y * stride;
-      for (guint x = 0; x < width; x++)
-        memcpy (drow + x * ps, srow + (gsize) ((guint64) x * sw / width) * ps, ps);
-    }
-  return lb_image_new_take (width, height, fmt, stride, pixels, lb_image_get_meta (src));
-}
-
-typedef struct {
-  LbPipeline *pipeline;
-  LbImage    *image;
-  GCancellable *cancellable;
-  GError    **error;
-} BenchRun;
-
-/* One timed run, as lightbox-bench does it: lb_pipeline_run's own pass timing, in ms. */
-static double
-bench_once (gpointer user_data)
-{
-  BenchRun *r = user_data;
-  g_autoptr (GPtrArray) timings = NULL;
-  g_autoptr (LbImage) out = NULL;
-  double ms = 0;
-
-  if (*r->error != NULL)
-    return 0;
-  out = lb_pipeline_run (r->pipeline, r->image, &timings, r->cancellable, r->error);
-  for (guint i = 0; timings && i < timings->len; i++)
-    ms += ((LbPassTiming *) timings->pdata[i])->usec / 1000.0;
-  return ms;
-}
-
-typedef struct {
-  LbWindow       *self;
-  LbFilter       *filter;
-  LbFilterParams *params;
-  LbImage        *image;
-  guint           threads;
-} BenchJob;
-
-typedef struct {
-  LbWindow *self;
-  char     *filter;
-  char     *params;
-  guint     width, height;
-  LbSampleFormat format;
-  guint     threads;
-  double    ms;
-  double    fraction;
-} BenchPoint;
-
-static gboolean
-post_point (gpointer data)
-{
-  BenchPoint *p = data;
-
-  lb_bench_panel_add (p->self->bench, p->filter, p->params, p->width, p->height, p->format,
-                      p->threads, p->ms);
-  if (p->self->busy)
-    _lb_window_set_progress (p->self, p->fraction);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-bench_point_free (gpointer data)
-{
-  BenchPoint *p = data;
-
-  g_object_unref (p->self);
-  g_free (p->filter);
-  g_free (p->params);
-  g_free (p);
-}
-
-static void
-bench_job_free (BenchJob *job)
-{
-  g_object_unref (job->self);
-  g_object_unref (job->filter);
-  lb_filter_params_unref (job->params);
-  g_object_unref (job->image);
-  g_free (job);
-}
-
-static void
-bench_thread (GTask        *task,
-              gpointer      source,
-              gpointer      task_data,
-              GCancellable *cancellable)
-{
-  BenchJob *job = task_data;
-  static const double scales[] = { 0.125, 0.25, 0.5, 0.75, 1.0 };
-  const LbMeasureOptions options = { 1, 3, 25, 1.5, 0.05 };
-  guint w = lb_image_get_width (job->image), h = lb_image_get_height (job->image);
-  g_autofree char *params = lb_filter_params_to_string (job->params);
-  GError *error = NULL;
-
-  for (guint i = 0; i < G_N_ELEMENTS (scales); i++)
-    {
-      guint sw = MAX (16, (guint) (w * scales[i])), sh = MAX (16, (guint) (h * scales[i]));
-      g_autoptr (LbImage) img = scales[i] == 1.0 ? g_object_ref (job->image)
-                                                 : scale_image (job->image, sw, sh);
-      g_autoptr (LbPipeline) pipeline = lb_pipeline_new (job->self->registry);
-      BenchRun run = { pipeline, img, cancellable, &error };
-      LbMeasureStats stats;
-      BenchPoint *p;
-
-      if (img == NULL || !lb_pipeline_append (pipeline, job->filter, job->params, &error))
-        break;
-      lb_pipeline_set_n_threads (pipeline, job->threads);
-      stats = lb_measure_run (bench_once, &run, &options);
-      if (error != NULL)
-        break;
-      p = g_new0 (BenchPoint, 1);
-      p->self = g_object_ref (job->self);
-      p->filter = g_strdup (lb_filter_get_id (job->filter));
-      p->params = g_strdup (params);
-      p->width = lb_image_get_width (img);
-      p->height = lb_image_get_height (img);
-      p->format = lb_image_get_format (img);
-      p->threads = job->threads;
-      p->ms = stats.median;
-      p->fraction = (i + 1.0) / G_N_ELEMENTS (scales);
-      g_main_context_invoke_full (NULL, G_PRIORITY_DEFAULT, post_point, p, bench_point_free);
-    }
-  if (error)
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
-}
-
-static void
-on_bench_done (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
-{
-  LbWindow *self = user_data;
-  g_autoptr (GError) error = NULL;
-
-  _lb_window_end_op (self);
-  if (!g_task_propagate_boolean (G_TASK (result), &error))
-    {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        _lb_window_set_status (self, _("Benchmark cancelled"));
-      else
-        _lb_window_show_error (self, _("The benchmark failed"), error);
-    }
-  else
-    _lb_window_set_status (self, _("Benchmark finished"));
-  g_object_unref (self);
-}
-
-static void
-run_benchmark_activated (GSimpleAction *action,
-                         GVariant      *param,
-                         gpointer       user_data)
-{
-  LbWindow *self = user_data;
-  BenchJob *job;
-  GTask *task;
-  LbFilter *filter = self->last_filter;
-  g_autoptr (LbFilter) fallback = NULL;
-  LbSampleFormat fmt;
-
-  if (self->history == NULL || self->busy)
-    return;
-  ensure_registry (self);
-  if (self->registry == NULL)
-    return;
-  fmt = lb_image_get_format (lb_history_get_current (self->history));
-  if (filter == NULL)
-    {
-      /* no filter used yet: the first one (menu order) that takes this image */
-      guint n = g_list_model_get_n_items (G_LIST_MODEL (self->registry));
-      for (guint i = 0; i < n && fallback == NULL; i++)
-        {
-          g_autoptr (LbFilter) f = g_list_model_get_item (G_LIST_MODEL (self->registry), i);
-          if (lb_filter_get_kind (f) != LB_FILTER_KIND_CHAIN && lb_filter_supports_format (f, fmt))
-            fallback = g_steal_pointer (&f);
-        }
-      filter = fallback;
-    }
-  if (filter == NULL)
-    return;
-  if (!g_settings_get_boolean (self->settings, "benchmark-mode"))
-    g_settings_set_boolean (self->settings, "benchmark-mode", TRUE);
-  job = g_new0 (BenchJob, 1);
-  job->self = g_object_ref (self);
-  job->filter = g_object_ref (filter);
-  job->params = self->last_params && filter == self->last_filter
-                ? lb_filter_params_copy (self->last_params) : lb_filter_params_new (filter);
-  job->image = g_object_ref (lb_history_get_current (self->history));
-  job->threads = thread_count (self);
-  _lb_window_begin_op (self, _("Benchmark"));
-  task = g_task_new (NULL, self->op_cancellable, on_bench_done, g_object_ref (self));
-  g_task_set_task_data (task, job, (GDestroyNotify) bench_job_free);
-  g_task_run_in_thread (task, bench_thread);
-  g_object_unref (task);
-}
-
 /* ---- setup ----------------------------------------------------------------------------- */
 
 static const GActionEntry filter_entries[] = {
   { .name = "apply-filter", .activate = apply_filter_activated, .parameter_type = "s" },
-  { .name = "run-benchmark", .activate = run_benchmark_activated },
 };
 
 void
@@ -920,6 +751,7 @@ _lb_window_filters_init (LbWindow *self)
 {
   g_action_map_add_action_entries (G_ACTION_MAP (self), filter_entries,
                                    G_N_ELEMENTS (filter_entries), self);
+  _lb_window_bench_init (self);
   self->store_filters = g_list_store_new (LB_TYPE_FILTER);
   self->registry_source = g_idle_add_full (G_PRIORITY_LOW, load_registry_idle, self, NULL);
   self->bench = LB_BENCH_PANEL (lb_bench_panel_new ());
@@ -948,4 +780,5 @@ _lb_window_filters_dispose (LbWindow *self)
   if (self->param_dialog)
     gtk_window_destroy (GTK_WINDOW (self->param_dialog));
   self->param_dialog = NULL;
+  _lb_window_aux_clear (self);
 }

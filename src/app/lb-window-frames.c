@@ -93,6 +93,7 @@ _lb_window_frames_close (LbWindow *self)
     gtk_spinner_set_spinning (GTK_SPINNER (self->canvas_spinner), FALSE);
   self->frame_loading = FALSE;
   g_clear_object (&self->frames);
+  _lb_window_series_filter_forget (self);
   self->frame = 0;
   self->frame_serial++;
   if (self->frame_label != NULL)
@@ -296,12 +297,13 @@ on_frame_loaded (GObject *source, GAsyncResult *result, gpointer user_data)
     lb_image_meta_set_source_etag (meta,
                                    lb_image_meta_get_source_etag (lb_image_get_meta (original)));
   tagged = lb_image_with_meta (image, meta);
+  /* with the whole-series filter results in effect (read from the slice left) */
+  history = _lb_window_series_filter_history (self, fl->number, tagged);
   self->frame = fl->number;
-  history = lb_history_new (tagged);
   _lb_window_set_history (self, history);
   /* keep_view: zoom, pan, rotation and window/level stay as the reader set them; the first
    * slice of a series starts from the file's window and a fitted view */
-  lb_canvas_set_image (self->canvas, tagged, !first);
+  lb_canvas_set_image (self->canvas, lb_history_get_current (history), !first);
   lb_canvas_set_before_image (self->canvas, tagged);
   if (first)
     gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
@@ -351,11 +353,13 @@ typedef struct {
 
 enum { CHOICE_KEEP, CHOICE_DISCARD };
 
-/* Whether the frame shown has filter results (undone ones too: redo brings them back). */
+/* Whether the frame shown has filter results (undone ones too: redo brings them back),
+ * besides those of a filter over the whole series, which every slice keeps. */
 static gboolean
 has_results (LbWindow *self)
 {
-  return self->history != NULL && lb_history_get_length (self->history) > 1;
+  return self->history != NULL
+         && lb_history_get_length (self->history) > 1 + _lb_window_series_filter_n_shared (self);
 }
 
 static void
@@ -481,6 +485,13 @@ cine_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
   if (play && self->frames != NULL)
     self->cine_source = g_timeout_add (MAX ((guint) (1000 / _lb_window_nav_cine_fps (self) + 0.5),
                                             1), cine_tick, self);
+}
+
+void
+_lb_window_frames_refresh (LbWindow *self)
+{
+  update_frame_label (self);
+  _lb_window_frames_update_actions (self);
 }
 
 void

@@ -8,7 +8,6 @@
 
 #include "lb-dicom-file.h"
 #include "lb-messages.h"
-#include "lb-scale-bar.h"
 #include "lb-store-dataset.h"
 #include "lb-tag-browser.h"
 #include "lb-window-private.h"
@@ -23,12 +22,6 @@
 /* Cine speed when the object gives none (frames per second). */
 #define DEFAULT_CINE_FPS 10.0
 #define MAX_CINE_FPS 60.0
-
-/* The scale bar's drawing (logical pixels): the bar's thickness and its distance from the
- * viewport's bottom, above the orientation marker of the bottom edge (the caption sits above
- * the bar). */
-#define BAR_THICK 4
-#define BAR_BOTTOM 34
 
 static gboolean
 action_state (LbWindow *self, const char *name)
@@ -200,6 +193,7 @@ _lb_window_nav_update (LbWindow *self)
   g_autofree char *text = NULL;
   double mm;
 
+  _lb_window_viewports_follow (self);
   if (self->nav_bar == NULL)
     return;
   update_tag_browser (self);
@@ -529,85 +523,15 @@ on_fullscreened (GtkWindow *window, GParamSpec *pspec, LbWindow *self)
 
 /* ---- the scale bar ----------------------------------------------------------------------- */
 
-static void
-draw_scale_bar (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer user_data)
-{
-  LbWindow *self = user_data;
-  g_autofree char *caption = NULL;
-  g_autoptr(PangoLayout) layout = NULL;
-  double y = height - BAR_BOTTOM - BAR_THICK;
-  double x = round ((width - self->scale_bar_px) / 2);
-  int tw, th;
-
-  if (self->scale_bar_mm <= 0)
-    return;
-  /* a dark rim keeps the white bar readable on bright images */
-  cairo_set_source_rgba (cr, 0, 0, 0, 0.6);
-  cairo_rectangle (cr, x - 1, y - 1, self->scale_bar_px + 2, BAR_THICK + 2);
-  cairo_fill (cr);
-  cairo_set_source_rgb (cr, 1, 1, 1);
-  cairo_rectangle (cr, x, y, self->scale_bar_px, BAR_THICK);
-  cairo_fill (cr);
-
-  caption = lb_scale_bar_format (self->scale_bar_mm);
-  layout = gtk_widget_create_pango_layout (GTK_WIDGET (area), caption);
-  pango_layout_get_pixel_size (layout, &tw, &th);
-  cairo_move_to (cr, (width - tw) / 2.0 + 1, y - 2 - th + 1);
-  cairo_set_source_rgba (cr, 0, 0, 0, 0.8);
-  pango_cairo_show_layout (cr, layout);
-  cairo_move_to (cr, (width - tw) / 2.0, y - 2 - th);
-  cairo_set_source_rgb (cr, 1, 1, 1);
-  pango_cairo_show_layout (cr, layout);
-}
-
+/* Each viewport draws its own (lb-viewport.c); the active one's follows the window's zoom,
+ * rotation, image and overlay. */
 void
 _lb_window_nav_update_scale_bar (LbWindow *self)
 {
-  LbImage *image = self->canvas != NULL ? lb_canvas_get_image (self->canvas) : NULL;
-  double sx, sy, mm = 0, px = 0;
+  LbViewport *active = _lb_window_viewports_get_active (self);
 
-  if (self->scale_bar == NULL)
-    return;
-  /* with the overlay, across at most a quarter of the viewport */
-  if (image != NULL && action_state (self, "overlay")
-      && lb_image_meta_get_pixel_spacing (lb_image_get_meta (image), &sx, &sy)
-      && !lb_scale_bar_choose (lb_scale_bar_mm_per_pixel (sx, sy,
-                                                          lb_canvas_get_rotation (self->canvas),
-                                                          lb_canvas_get_zoom (self->canvas)),
-                               gtk_widget_get_width (GTK_WIDGET (self->canvas)) / 4.0, &mm, &px))
-    mm = px = 0;
-  self->scale_bar_mm = mm;
-  self->scale_bar_px = px;
-  if (mm > 0)
-    {
-      g_autofree char *caption = lb_scale_bar_format (mm);
-
-      gtk_accessible_update_property (GTK_ACCESSIBLE (self->scale_bar),
-                                      GTK_ACCESSIBLE_PROPERTY_LABEL, caption, -1);
-    }
-  gtk_widget_queue_draw (self->scale_bar);
-}
-
-/* The drawing covers the viewport, so that a new size of the viewport (the window, the tree
- * pane, full screen) gives the bar its new room even when the zoom stays. */
-static void
-on_scale_bar_resize (GtkDrawingArea *area, int width, int height, LbWindow *self)
-{
-  _lb_window_nav_update_scale_bar (self);
-}
-
-static void
-make_scale_bar (LbWindow *self)
-{
-  GtkWidget *overlay = gtk_widget_get_parent (GTK_WIDGET (self->canvas));
-
-  self->scale_bar = gtk_drawing_area_new ();
-  gtk_widget_set_name (self->scale_bar, "scale_bar");
-  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->scale_bar), draw_scale_bar, self,
-                                  NULL);
-  g_signal_connect (self->scale_bar, "resize", G_CALLBACK (on_scale_bar_resize), self);
-  gtk_widget_set_can_target (self->scale_bar, FALSE);
-  gtk_overlay_add_overlay (GTK_OVERLAY (overlay), self->scale_bar);
+  if (active != NULL)
+    lb_viewport_update_scale_bar (active, action_state (self, "overlay"));
 }
 
 void
@@ -640,7 +564,8 @@ _lb_window_nav_init (LbWindow *self)
     { .name = "leave-fullscreen", .activate = leave_fullscreen_activated },
     { .name = "tag-browser", .activate = tag_browser_activated },
   };
-  GtkWidget *overlay = gtk_widget_get_parent (GTK_WIDGET (self->canvas));
+  /* the bar under the viewports */
+  GtkWidget *overlay = self->viewport_grid;
 
   g_action_map_add_action_entries (G_ACTION_MAP (self), entries, G_N_ELEMENTS (entries), self);
   g_simple_action_set_enabled (G_SIMPLE_ACTION (g_action_map_lookup_action (
@@ -649,7 +574,6 @@ _lb_window_nav_init (LbWindow *self)
   self->nav_bar = make_nav_bar (self);
   gtk_box_insert_child_after (GTK_BOX (gtk_widget_get_parent (overlay)), self->nav_bar, overlay);
   make_wl_popover (self);
-  make_scale_bar (self);
   g_signal_connect (self, "notify::fullscreened", G_CALLBACK (on_fullscreened), self);
   _lb_window_nav_update (self);
 }

@@ -58,10 +58,16 @@ transform_mark (const LbOverlayView *view, gboolean inverted)
   }
 }
 
+/* Each viewport has its overlay: the active one's stack is the window's, another's is in its
+ * state. */
 void
-_lb_window_overlay_update (LbWindow *self)
+_lb_window_overlay_update_viewport (LbWindow *self, LbViewport *viewport)
 {
-  LbImage *image = self->canvas ? lb_canvas_get_image (self->canvas) : NULL;
+  LbCanvas *canvas = lb_viewport_get_canvas (viewport);
+  gboolean active = viewport == _lb_window_viewports_get_active (self);
+  LbFrameSource *frames = active ? self->frames : lb_viewport_get_state (viewport)->frames;
+  guint frame = active ? self->frame : lb_viewport_get_state (viewport)->frame;
+  LbImage *image = lb_canvas_get_image (canvas);
   const LbDicomDataset *ds = NULL;
   g_autoptr(LbDicomDataset) empty = NULL;
   gboolean on = image != NULL && overlay_on (self);
@@ -69,26 +75,23 @@ _lb_window_overlay_update (LbWindow *self)
   char letters[4][3];
   LbOverlayView view = { 0 };
 
-  if (self->overlay_corner[0] == NULL)
-    return;
   if (on)
     {
-      if (self->frames != NULL && self->frame > 0)
-        ds = lb_frame_source_get_dataset (self->frames, self->frame);
+      if (frames != NULL && frame > 0)
+        ds = lb_frame_source_get_dataset (frames, frame);
       if (ds == NULL)
         ds = empty = lb_dicom_dataset_new ();
-      view.rotation = lb_canvas_get_rotation (self->canvas);
-      view.flip_h = lb_canvas_get_flip (self->canvas);
-      view.zoom = lb_canvas_get_zoom (self->canvas);
-      view.has_window = lb_canvas_get_value_model (self->canvas) != NULL;
-      lb_canvas_get_window (self->canvas, &view.window_center, &view.window_width);
-      view.window_units = lb_canvas_get_units_label (self->canvas);
-      if (self->frames != NULL && lb_frame_source_is_series (self->frames) && self->frame > 0)
+      view.rotation = lb_canvas_get_rotation (canvas);
+      view.flip_h = lb_canvas_get_flip (canvas);
+      view.zoom = lb_canvas_get_zoom (canvas);
+      view.has_window = lb_canvas_get_value_model (canvas) != NULL;
+      lb_canvas_get_window (canvas, &view.window_center, &view.window_width);
+      view.window_units = lb_canvas_get_units_label (canvas);
+      if (frames != NULL && lb_frame_source_is_series (frames) && frame > 0)
         {
-          view.slice_index = self->frame - 1;
-          view.n_slices = lb_frame_source_get_n_frames (self->frames);
-          view.has_location = lb_frame_source_get_location (self->frames, self->frame,
-                                                            &view.location);
+          view.slice_index = frame - 1;
+          view.n_slices = lb_frame_source_get_n_frames (frames);
+          view.has_location = lb_frame_source_get_location (frames, frame, &view.location);
         }
       for (guint c = 0; c < 4; c++)
         {
@@ -96,7 +99,7 @@ _lb_window_overlay_update (LbWindow *self)
 
           /* a view that is not the image as stored says so where W/L and zoom are */
           g_autofree char *mark = c == LB_OVERLAY_BOTTOM_RIGHT
-                                  ? transform_mark (&view, lb_canvas_get_invert (self->canvas))
+                                  ? transform_mark (&view, lb_canvas_get_invert (canvas))
                                   : NULL;
 
           if (mark != NULL)
@@ -107,20 +110,31 @@ _lb_window_overlay_update (LbWindow *self)
               text = both;
             }
 
-          gtk_label_set_text (GTK_LABEL (self->overlay_corner[c]), text);
-          gtk_widget_set_visible (self->overlay_corner[c], *text != '\0');
+          gtk_label_set_text (GTK_LABEL (lb_viewport_get_corner (viewport, c)), text);
+          gtk_widget_set_visible (lb_viewport_get_corner (viewport, c), *text != '\0');
         }
       markers = lb_overlay_dataset_markers (ds, &view, letters);
     }
   else
     for (guint c = 0; c < 4; c++)
-      gtk_widget_set_visible (self->overlay_corner[c], FALSE);
+      gtk_widget_set_visible (lb_viewport_get_corner (viewport, c), FALSE);
   for (guint e = 0; e < 4; e++)
     {
-      gtk_label_set_text (GTK_LABEL (self->overlay_edge[e]), markers ? letters[e] : "");
-      gtk_widget_set_visible (self->overlay_edge[e], markers && letters[e][0] != '\0');
+      GtkWidget *edge = lb_viewport_get_edge (viewport, e);
+
+      gtk_label_set_text (GTK_LABEL (edge), markers ? letters[e] : "");
+      gtk_widget_set_visible (edge, markers && letters[e][0] != '\0');
     }
-  _lb_window_nav_update_scale_bar (self);
+  lb_viewport_update_scale_bar (viewport, overlay_on (self));
+}
+
+void
+_lb_window_overlay_update (LbWindow *self)
+{
+  LbViewport *active = _lb_window_viewports_get_active (self);
+
+  if (active != NULL)
+    _lb_window_overlay_update_viewport (self, active);
 }
 
 static void
@@ -129,13 +143,18 @@ overlay_change_state (GSimpleAction *action, GVariant *state, gpointer user_data
   LbWindow *self = user_data;
 
   g_simple_action_set_state (action, state);
-  _lb_window_overlay_update (self);
+  for (guint i = 0; i < LB_VIEWPORT_GRID_MAX; i++)
+    _lb_window_overlay_update_viewport (self, lb_viewport_grid_get_viewport (
+                                          LB_VIEWPORT_GRID (self->viewport_grid), i));
 }
 
 static void
 on_canvas_view (LbCanvas *canvas, GParamSpec *pspec, LbWindow *self)
 {
-  _lb_window_overlay_update (self);
+  GtkWidget *viewport = gtk_widget_get_ancestor (GTK_WIDGET (canvas), LB_TYPE_VIEWPORT);
+
+  if (viewport != NULL)
+    _lb_window_overlay_update_viewport (self, LB_VIEWPORT (viewport));
 }
 
 void
@@ -150,7 +169,10 @@ _lb_window_overlay_init (LbWindow *self)
   };
 
   g_action_map_add_action_entries (G_ACTION_MAP (self), entries, G_N_ELEMENTS (entries), self);
-  for (guint i = 0; i < G_N_ELEMENTS (view_props); i++)
-    g_signal_connect (self->canvas, view_props[i], G_CALLBACK (on_canvas_view), self);
+  for (guint v = 0; v < LB_VIEWPORT_GRID_MAX; v++)
+    for (guint i = 0; i < G_N_ELEMENTS (view_props); i++)
+      g_signal_connect (lb_viewport_get_canvas (lb_viewport_grid_get_viewport (
+                          LB_VIEWPORT_GRID (self->viewport_grid), v)),
+                        view_props[i], G_CALLBACK (on_canvas_view), self);
   _lb_window_overlay_update (self);
 }

@@ -7,7 +7,9 @@
 #include "lb-filter-params.h"
 #include "lb-frame-source.h"
 #include "lb-history.h"
+#include "lb-param-dialog.h"
 #include "lb-store-browser.h"
+#include "lb-viewport-grid.h"
 #include "lb-window.h"
 
 G_BEGIN_DECLS
@@ -38,6 +40,8 @@ struct _LbWindow {
   GtkWidget      *tree_stack;
   GtkWidget      *tree_box;
   GtkWidget      *welcome_list;
+  GtkWidget      *viewport_grid;      /* LbViewportGrid */
+  /* The active viewport's widgets (lb-window-viewports.c points them at it) */
   LbCanvas       *canvas;
   GtkWidget      *empty_label;
   GtkWidget      *canvas_spinner;
@@ -94,6 +98,14 @@ struct _LbWindow {
   double          last_filter_ms;
   LbBenchPanel   *bench;
 
+  /* The second image of the open dialog's filter (lb-window-aux.c) */
+  GPtrArray      *aux_choices;        /* what the dialog lists, in its order */
+  GCancellable   *aux_cancellable;    /* slices and files being read for it */
+
+  /* Filters over a whole series (lb-window-series-filter.c) */
+  GPtrArray      *series_steps;       /* the whole-series results of the stack shown */
+  guint           series_pos;         /* how many of them are in effect (undo, redo) */
+
   /* Frames of a multi-frame image (lb-window-frames.c) */
   LbFrameSource  *frames;             /* NULL unless the image has several frames */
   guint           frame;              /* the frame shown, from 1 */
@@ -114,9 +126,7 @@ struct _LbWindow {
   GtkWidget      *wl_edit_button;
   GtkWidget      *wl_center_spin;
   GtkWidget      *wl_width_spin;
-  GtkWidget      *scale_bar;          /* a drawing over the canvas */
-  double          scale_bar_mm;       /* its length, 0 when none is shown */
-  double          scale_bar_px;       /* the same in logical pixels */
+  GtkWidget      *scale_bar;          /* the active viewport's (LbViewport draws it) */
   gboolean        was_fullscreen;
   GtkWidget      *tag_browser;        /* LbTagBrowser, made on first use */
   char           *tag_uri;            /* the file whose header it shows, NULL for a slice */
@@ -136,6 +146,10 @@ struct _LbWindow {
   /* Studies (lb-window-study.c) */
   GtkWidget      *study_panel;        /* LbStudyPanel, template child under the tree */
   GtkWidget      *study_search;       /* LbStudySearch, made on first use */
+  /* Viewports (lb-window-viewports.c) */
+  LbFrameSource  *follow_frames;      /* the active stack and slice the others last followed */
+  guint           follow_frame;
+  gboolean        linking;            /* linked W/L is setting the other viewports' windows */
 };
 
 /* lb-window.c */
@@ -153,6 +167,9 @@ void _lb_window_set_progress   (LbWindow     *self,
 void _lb_window_show_current   (LbWindow     *self);
 /* Enables the actions that the current image, store and operation allow. */
 void _lb_window_update_actions (LbWindow     *self);
+
+/* The active canvas changed: the status bar's labels, the toggles and the W/L menu follow. */
+void _lb_window_canvas_changed (LbWindow     *self);
 
 /* The image's history (NULL: none); the actions follow it. */
 void _lb_window_set_history    (LbWindow     *self,
@@ -181,11 +198,17 @@ void _lb_window_frames_open_folder (LbWindow *self,
 void _lb_window_frames_open_store_series (LbWindow     *self,
                                           LbStoreEntry *series);
 
+/* The frame label, the reading controls and the frame actions follow self->frames. */
+void _lb_window_frames_refresh (LbWindow *self);
+
 /* lb-window-overlay.c */
 /* Adds win.overlay (the corner texts and orientation markers over the canvas). */
 void _lb_window_overlay_init   (LbWindow     *self);
 /* The image, slice or view changed: the texts and markers follow. */
 void _lb_window_overlay_update (LbWindow     *self);
+/* The same for any viewport (the active one's from the window's fields). */
+void _lb_window_overlay_update_viewport (LbWindow   *self,
+                                         LbViewport *viewport);
 
 /* lb-window-nav.c */
 /* Adds the reading actions (cine-faster, cine-slower, cine-bounce, wl-edit, flip-vertical,
@@ -201,6 +224,19 @@ void   _lb_window_nav_update_scale_bar (LbWindow *self);
 double _lb_window_nav_cine_fps         (LbWindow *self);
 guint  _lb_window_nav_cine_next        (LbWindow *self);
 
+/* lb-window-viewports.c */
+/* Adds win.layout, win.sync-scroll, win.link-wl, win.reference-lines, win.next-viewport and
+ * the layout button; points the window's widget fields at the active viewport. */
+void        _lb_window_viewports_init       (LbWindow   *self);
+void        _lb_window_viewports_dispose    (LbWindow   *self);
+/* The active slice may have changed: the other viewports follow (synchronised scrolling) and
+ * their reference lines are drawn anew. */
+void        _lb_window_viewports_follow     (LbWindow   *self);
+/* Opens @uri (a store or study panel row, a local file or folder) in the active viewport. */
+void        _lb_window_viewports_open_uri   (LbWindow   *self,
+                                             const char *uri);
+LbViewport *_lb_window_viewports_get_active (LbWindow   *self);
+
 /* lb-window-actions.c */
 /* Adds the win.* actions and builds the window/level menu. */
 void _lb_window_actions_init   (LbWindow     *self);
@@ -210,6 +246,10 @@ void _lb_window_rebuild_wl_menu (LbWindow    *self);
 /* lb-window-stores.c */
 /* Makes the store tree and connects the store widgets (URL entry, lists, tree search). */
 void _lb_window_stores_init    (LbWindow     *self);
+/* What activating @entry's row in the store tree does: opens an image, or a local series as
+ * its stack. */
+void _lb_window_open_entry     (LbWindow     *self,
+                                LbStoreEntry *entry);
 
 /* lb-window-study.c */
 /* Adds win.search-studies and connects the study panel to the tree and the search. */
@@ -229,13 +269,80 @@ void _lb_window_filters_init    (LbWindow     *self);
 void _lb_window_filters_dispose (LbWindow     *self);
 /* The store changed: fetch the filters it publishes. */
 void _lb_window_filters_load_store (LbWindow  *self);
-/* Runs @filter with @params (NULL = defaults) on the current image, pushing the result. */
+/* Runs @filter with @params (NULL = defaults) on the current image, pushing the result;
+ * @aux: (nullable) its second image. */
 void _lb_window_run_filter     (LbWindow       *self,
                                 LbFilter       *filter,
-                                LbFilterParams *params);
+                                LbFilterParams *params,
+                                LbImage        *aux);
+/* The worker threads a filter pass gets (the "threads" setting, 0: every processor). */
+guint       _lb_window_filter_threads    (LbWindow       *self);
+/* Opens the application's filter registry now if it is not open yet. */
+void        _lb_window_ensure_registry   (LbWindow       *self);
+/* lb-window-bench.c: adds win.run-benchmark. */
+void        _lb_window_bench_init        (LbWindow       *self);
+/* What a step of @filter with @params is called in the history ("Blur (size=5)"), its
+ * provenance line, the short label of derived file names, and the bench panel's rows of
+ * @timings (LbPassTiming) in benchmark mode. */
+char       *_lb_window_filter_label      (LbFilter       *filter,
+                                          LbFilterParams *params);
+char       *_lb_window_filter_provenance (LbFilter       *filter,
+                                          LbFilterParams *params);
+const char *_lb_window_filter_file_label (LbFilter       *filter);
+void        _lb_window_log_timings       (LbWindow       *self,
+                                          GPtrArray      *timings);
 /* The filter for an apply-filter target ("ID" or "store:ID"). (transfer none) */
 LbFilter *_lb_window_find_filter (LbWindow   *self,
                                   const char *target);
+
+/* lb-window-aux.c */
+/* Lists @dialog's choices of a second image when its filter reads two. */
+void     _lb_window_aux_setup (LbWindow      *self,
+                               LbParamDialog *dialog);
+/* (transfer none) The chosen second image; NULL with G_IO_ERROR_PENDING while it is read
+ * (the dialog emits ::changed when it is there), or with the reason there is none. */
+LbImage *_lb_window_aux_get   (LbWindow      *self,
+                               LbParamDialog *dialog,
+                               GError       **error);
+/* Reads @file (a local image) and adds it to the dialog's choices, selected. */
+void     _lb_window_aux_add_file (LbWindow   *self,
+                                  GFile      *file);
+/* The dialog closed: stops reading, forgets the choices. */
+void     _lb_window_aux_clear (LbWindow      *self);
+
+/* lb-window-series-filter.c */
+/* Whether the image shown is a slice of a series that a filter may run over whole. */
+gboolean _lb_window_series_filter_possible (LbWindow       *self);
+/* Runs @filter over every slice of the series in the background, as one undoable step. */
+void     _lb_window_series_filter_run      (LbWindow       *self,
+                                            LbFilter       *filter,
+                                            LbFilterParams *params,
+                                            LbImage        *aux);
+/* The history of slice @number (its @original, then the whole-series steps, at the position
+ * the slice left says); lb-window-frames.c makes every slice's history here. */
+LbHistory *_lb_window_series_filter_history (LbWindow      *self,
+                                             guint          number,
+                                             LbImage       *original);
+/* How many states after the original of the slice shown are whole-series steps (its own
+ * results are the ones after them). */
+guint    _lb_window_series_filter_n_shared (LbWindow       *self);
+/* The stack closes: its whole-series results go. */
+void     _lb_window_series_filter_forget   (LbWindow       *self);
+/* (transfer none) The slices of the whole-series step shown (the current state of the slice
+ * shown is one), with its file label and provenance; NULL otherwise. */
+GPtrArray *_lb_window_series_filter_current (LbWindow      *self,
+                                             const char   **label,
+                                             const char   **provenance);
+/* The whole-series step of @slices was written back; whether the state shown is such a step
+ * (every slice of it is then saved, whichever slice is shown). */
+void     _lb_window_series_filter_mark_saved (LbWindow     *self,
+                                              GPtrArray    *slices);
+gboolean _lb_window_series_filter_is_saved  (LbWindow      *self);
+
+/* lb-window-series-upload.c */
+/* When the current state is a whole-series result: asks for a folder name and writes the
+ * series there, TRUE; else FALSE (an upload of the image shown). */
+gboolean _lb_window_series_upload (LbWindow *self);
 
 /* lb-window-upload.c */
 void _lb_window_upload         (LbWindow     *self);

@@ -47,6 +47,13 @@ on_entry_activated (LbStoreBrowser *browser,
     _lb_window_after_unsaved (self, open_series_now, g_object_ref (entry), g_object_unref);
 }
 
+void
+_lb_window_open_entry (LbWindow     *self,
+                       LbStoreEntry *entry)
+{
+  on_entry_activated (self->browser, entry, self);
+}
+
 static void
 on_listing_failed (LbStoreBrowser *browser,
                    const GError   *error,

@@ -56,7 +56,10 @@ lb_window_test_get_child (LbWindow   *self,
 
   g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
   child = gtk_widget_get_template_child (GTK_WIDGET (self), LB_TYPE_WINDOW, id);
-  return GTK_IS_WIDGET (child) ? GTK_WIDGET (child) : NULL;
+  if (GTK_IS_WIDGET (child))
+    return GTK_WIDGET (child);
+  /* the overlay's widgets are the active viewport's */
+  return lb_viewport_find_child (_lb_window_viewports_get_active (self), id);
 }
 
 GtkWidget *
@@ -127,8 +130,7 @@ lb_window_test_get_scale_bar (LbWindow *self,
                               double   *mm)
 {
   g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
-  *mm = self->scale_bar_mm;
-  return self->scale_bar;
+  return lb_viewport_get_scale_bar (_lb_window_viewports_get_active (self), mm);
 }
 
 GtkWidget *
@@ -136,4 +138,14 @@ lb_window_test_get_tag_browser (LbWindow *self)
 {
   g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
   return self->tag_browser;
+}
+
+void
+lb_window_test_choose_aux_file (LbWindow   *self,
+                                const char *path)
+{
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+
+  g_return_if_fail (LB_IS_WINDOW (self));
+  _lb_window_aux_add_file (self, file);
 }

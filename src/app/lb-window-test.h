@@ -55,4 +55,9 @@ GtkWidget      *lb_window_test_get_scale_bar       (LbWindow   *self,
 /* The DICOM tag browser (an LbTagBrowser), NULL before win.tag-browser first opens it. */
 GtkWidget      *lb_window_test_get_tag_browser     (LbWindow   *self);
 
+/* The open parameter dialog's second image: the file at @path, as if chosen with "From
+ * File…" (whose file chooser may be the desktop portal's, out of a test's reach). */
+void            lb_window_test_choose_aux_file     (LbWindow   *self,
+                                                    const char *path);
+
 G_END_DECLS

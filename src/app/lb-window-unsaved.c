@@ -25,7 +25,8 @@ _lb_window_is_modified (LbWindow *self)
   if (self->history == NULL)
     return FALSE;
   current = lb_history_get_current (self->history);
-  return current != lb_history_get_original (self->history) && current != self->saved_image;
+  return current != lb_history_get_original (self->history) && current != self->saved_image
+         && !_lb_window_series_filter_is_saved (self);
 }
 
 /* A DICOMweb instance's name is its SOP Instance UID, which says nothing to a reader: it is

@@ -324,6 +324,8 @@ _lb_window_upload (LbWindow *self)
 
   if (self->history == NULL || self->store == NULL || self->busy || self->upload_dialog)
     return;
+  if (_lb_window_series_upload (self))
+    return;
   current = lb_history_get_current (self->history);
   src = lb_image_meta_get_source_uri (lb_image_get_meta (current));
   if (src == NULL)

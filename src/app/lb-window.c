@@ -642,6 +642,9 @@ on_canvas_notify (LbCanvas   *canvas,
 {
   const char *name = g_param_spec_get_name (pspec);
 
+  /* the status bar and the toggles show the active viewport's */
+  if (canvas != self->canvas)
+    return;
   if (g_str_equal (name, "zoom"))
     update_zoom_label (self);
   else if (g_str_equal (name, "window-center") || g_str_equal (name, "window-width"))
@@ -665,6 +668,25 @@ on_canvas_notify (LbCanvas   *canvas,
     sync_toggle (self, "flip", lb_canvas_get_flip (canvas));
   else if (g_str_equal (name, "split"))
     sync_toggle (self, "split", lb_canvas_get_split (canvas));
+}
+
+void
+_lb_window_canvas_changed (LbWindow *self)
+{
+  LbImage *image = lb_canvas_get_image (self->canvas);
+
+  update_zoom_label (self);
+  update_wl_label (self);
+  update_probe_label (self);
+  _lb_window_rebuild_wl_menu (self);
+  sync_toggle (self, "invert", lb_canvas_get_invert (self->canvas));
+  sync_toggle (self, "flip", lb_canvas_get_flip (self->canvas));
+  sync_toggle (self, "split", lb_canvas_get_split (self->canvas));
+  if (image != NULL)
+    update_size_label (self, lb_image_get_width (image), lb_image_get_height (image),
+                       lb_image_get_format (image));
+  else
+    gtk_label_set_text (GTK_LABEL (self->size_label), "");
 }
 
 static void
@@ -715,8 +737,7 @@ lb_window_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->settings, self);
   if (self->history)
     g_signal_handlers_disconnect_by_func (self->history, on_history_changed, self);
-  if (self->canvas)
-    g_signal_handlers_disconnect_by_data (self->canvas, self);
+  _lb_window_viewports_dispose (self);
   /* a decoder buffer must not outlive the load that owns it */
   if (self->canvas && !lb_canvas_get_image (self->canvas))
     lb_canvas_clear (self->canvas);
@@ -764,8 +785,8 @@ lb_window_class_init (LbWindowClass *klass)
   object_class->finalize = lb_window_finalize;
   window_class->close_request = lb_window_close_request;
 
-  g_type_ensure (LB_TYPE_CANVAS);
   g_type_ensure (LB_TYPE_STUDY_PANEL);
+  g_type_ensure (LB_TYPE_VIEWPORT_GRID);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/lightbox/Lightbox/ui/lb-window.ui");
 #define BIND(name) gtk_widget_class_bind_template_child (widget_class, LbWindow, name)
@@ -786,27 +807,13 @@ lb_window_class_init (LbWindowClass *klass)
   BIND (tree_box);
   BIND (welcome_list);
   BIND (study_panel);
-  BIND (canvas);
-  BIND (empty_label);
-  BIND (canvas_spinner);
+  BIND (viewport_grid);
   BIND (bench_revealer);
   BIND (probe_label);
   BIND (zoom_label);
   BIND (wl_label);
   BIND (size_label);
   BIND (frame_label);
-#define BIND_AT(id, member) \
-  gtk_widget_class_bind_template_child_full (widget_class, id, FALSE, \
-                                             G_STRUCT_OFFSET (LbWindow, member))
-  BIND_AT ("overlay_top_left", overlay_corner[0]);
-  BIND_AT ("overlay_top_right", overlay_corner[1]);
-  BIND_AT ("overlay_bottom_left", overlay_corner[2]);
-  BIND_AT ("overlay_bottom_right", overlay_corner[3]);
-  BIND_AT ("marker_top", overlay_edge[0]);
-  BIND_AT ("marker_right", overlay_edge[1]);
-  BIND_AT ("marker_bottom", overlay_edge[2]);
-  BIND_AT ("marker_left", overlay_edge[3]);
-#undef BIND_AT
   BIND (filter_time_label);
   BIND (progress_bar);
   BIND (cancel_button);
@@ -825,6 +832,8 @@ lb_window_init (LbWindow *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
   self->settings = g_settings_new (APP_ID);
+  /* first: the window's canvas is the active viewport's from here on */
+  _lb_window_viewports_init (self);
   _lb_window_actions_init (self);
   _lb_window_frames_init (self);
   _lb_window_overlay_init (self);
@@ -852,7 +861,10 @@ lb_window_init (LbWindow *self)
 
   g_signal_connect (self->settings, "changed::benchmark-mode",
                     G_CALLBACK (on_benchmark_setting), self);
-  g_signal_connect (self->canvas, "notify", G_CALLBACK (on_canvas_notify), self);
+  for (guint i = 0; i < LB_VIEWPORT_GRID_MAX; i++)
+    g_signal_connect (lb_viewport_get_canvas (lb_viewport_grid_get_viewport (
+                        LB_VIEWPORT_GRID (self->viewport_grid), i)),
+                      "notify", G_CALLBACK (on_canvas_notify), self);
   on_benchmark_setting (self->settings, "benchmark-mode", self);
   _lb_window_focus_init (self);
   _lb_window_update_actions (self);

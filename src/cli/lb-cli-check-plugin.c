@@ -329,11 +329,13 @@ aux_for (LbImage *input)
   return *slot;
 }
 
+/* @guard: 0 none, 1 guard pages around the band's rows, 2 also a canary in the columns
+ * outside the write rectangle */
 static LbImage *
 run (LbFilter       *filter,
      LbFilterParams *params,
      LbImage        *input,
-     gboolean        guard,
+     guint           guard,
      guint           threads,
      guint           band_height,
      gboolean        with_selection,
@@ -349,7 +351,8 @@ run (LbFilter       *filter,
   lb_pipeline_set_band_height (pipe, band_height);
   if (with_selection)
     lb_pipeline_set_selection (pipe, &selection);
-  _lb_pipeline_set_guard (pipe, guard, FALSE);
+  _lb_pipeline_set_guard (pipe, guard > 0, FALSE);
+  _lb_pipeline_set_guard_columns (pipe, guard > 1);
   {
     g_autofree char *band = band_height == 0 ? g_strdup ("auto")
                             : band_height >= H ? g_strdup ("whole")
@@ -422,7 +425,7 @@ check_formats_and_bands (Checker *ck)
         g_autoptr(GError) error = NULL;
         g_autoptr(LbFilterParams) params = lb_filter_params_new (ck->filter);
 
-        ck->refs[f][s] = run (ck->filter, params, ck->inputs[f], TRUE, 1, H, s, &error);
+        ck->refs[f][s] = run (ck->filter, params, ck->inputs[f], 1, 1, H, s, &error);
         if (ck->refs[f][s] == NULL)
           {
             verdict (FALSE, "%s with default parameters failed: %s (%s)",
@@ -446,7 +449,7 @@ check_formats_and_bands (Checker *ck)
         {
           g_autoptr(GError) error = NULL;
           g_autoptr(LbFilterParams) params = lb_filter_params_new (ck->filter);
-          g_autoptr(LbImage) out = run (ck->filter, params, ck->inputs[f], TRUE, 1,
+          g_autoptr(LbImage) out = run (ck->filter, params, ck->inputs[f], 2, 1,
                                         b == 0 ? 1 : 7, s, &error);
           if (out == NULL)
             {
@@ -459,7 +462,8 @@ check_formats_and_bands (Checker *ck)
                    "process of its own");
   else if (ok)
     verdict (TRUE, "every band touched only its own rows (guard pages; band heights 1, 7 "
-                   "and whole, with and without a selection)");
+                   "and whole) and, with a selection, only its columns (a canary left and "
+                   "right of them)");
 }
 
 static void
@@ -480,7 +484,7 @@ check_schedules (Checker *ck)
 
             if (ck->refs[f][s] == NULL)
               continue;
-            out = run (ck->filter, params, ck->inputs[f], FALSE, thread_counts[t],
+            out = run (ck->filter, params, ck->inputs[f], 0, thread_counts[t],
                        band_heights[b], s, &error);
             if (out == NULL)
               {
@@ -669,7 +673,7 @@ check_limits (Checker *ck)
                          spec->name, value, error->message);
                 return;
               }
-            one = run (ck->filter, params, ck->inputs[f], TRUE, 1, H, FALSE, &error);
+            one = run (ck->filter, params, ck->inputs[f], 1, 1, H, FALSE, &error);
             if (one == NULL)
               {
                 /* a clear refusal is allowed (a parameter that makes no sense for this
@@ -680,7 +684,7 @@ check_limits (Checker *ck)
                                           error->message);
                 continue;
               }
-            many = run (ck->filter, params, ck->inputs[f], FALSE, 3, 7, FALSE, &error);
+            many = run (ck->filter, params, ck->inputs[f], 0, 3, 7, FALSE, &error);
             if (many == NULL)
               {
                 verdict (FALSE, "%s=%g: ran on one thread but failed on three: %s (%s)",
@@ -738,11 +742,13 @@ check_cancel (Checker *ck)
   out = lb_pipeline_run (pipe, tall, NULL, NULL, &error);
   if (out != NULL)
     /* Lightbox's fast kernels do this: the host polls between bands, a few ms apart */
-    verdict (TRUE, "process() never reported a row in a band of %d rows: a cancel is seen "
-                   "between bands only, which is fine for a fast filter; a slow one should "
-                   "call lb_filter_band_rows_done() every row", CANCEL_H);
+    verdict (TRUE, "no cancel point: process() never called lb_filter_band_rows_done() in a "
+                   "band of %d rows, so a cancel waits until the band is done. Fine for a "
+                   "fast filter; a slow one should call it every row and return when it "
+                   "answers FALSE", CANCEL_H);
   else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    verdict (TRUE, "process() stopped within a few rows of a cancel");
+    verdict (TRUE, "process() has a cancel point (lb_filter_band_rows_done()) and stopped "
+                   "within a few rows of a cancel");
   else
     verdict (FALSE, "%s (%s)", error->message, pass_context);
 }
@@ -875,8 +881,9 @@ lb_cli_check_plugin (int    argc,
   g_option_context_set_summary (ctx,
     "Checks a filter plugin as Lightbox's own tests check its filters: every declared format\n"
     "at full sample range; 1–4 threads, several band heights, with and without a selection,\n"
-    "all byte-identical; alpha kept; the source untouched; no write outside the band (guard\n"
-    "pages); every parameter at its limits; cancel honoured. Exits 1 if a check fails.");
+    "all byte-identical; alpha kept; the source untouched; no write outside the band's rows\n"
+    "(guard pages) or the write rectangle's columns (a canary); every parameter at its\n"
+    "limits; cancel honoured (or no cancel point, said so). Exits 1 if a check fails.");
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return lb_cli_fail (CMD, error);
   if (argc != 2)

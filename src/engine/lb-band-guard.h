@@ -18,7 +18,8 @@ G_BEGIN_DECLS
  * Guard pages rather than a comparison of schedules: a comparison finds a write outside the
  * band only when a later band happens to overwrite it with something else, cannot tell it
  * from nondeterminism, and never sees a write past the last row; a fault names the row.
- * Columns outside [x0, x1) share their rows' pages and are not guarded.
+ * Columns outside [x0, x1) share their rows' pages: the pipeline guards them with a canary
+ * instead (lb-pipeline-bands.c), checked when process() returns.
  *
  * One guard is active per process at a time (the fault handler finds it without locks);
  * the pass runs its bands on one thread, in order.

@@ -32,6 +32,65 @@ _lb_pass_copy_row_outside (guint8       *d,
     memcpy (d + right, s + right, row_size - right);
 }
 
+/* check-plugin's guard for columns. Guard pages take away whole rows; the columns left and
+ * right of the write rectangle share their rows' pages, so in a guarded pass they hold a
+ * canary while process() runs (a pattern no filter computes from the source), checked and
+ * replaced by the source's samples when it returns. A write there, even of the value the
+ * host would have copied, changes the pattern. */
+static inline guint8
+canary_byte (gsize i,
+             int   y)
+{
+  return (guint8) (0xA5u ^ (guint) (i * 7u + (guint) y * 13u));
+}
+
+static void
+canary_fill (PassRun            *run,
+             const LbFilterBand *bp)
+{
+  const gsize px = run->row_size / (gsize) run->image->width;
+  const gsize left = (gsize) bp->x0 * px, right = (gsize) bp->x1 * px;
+
+  for (int y = bp->y0; y < bp->y1; y++)
+    {
+      guint8 *d = run->dst + (gsize) y * run->dst_stride;
+
+      for (gsize i = 0; i < left; i++)
+        d[i] = canary_byte (i, y);
+      for (gsize i = right; i < run->row_size; i++)
+        d[i] = canary_byte (i, y);
+    }
+}
+
+/* FALSE, with the first sample written, when process() touched the canary. Every row of the
+ * band gets the source's samples back either way. */
+static gboolean
+canary_check (PassRun            *run,
+              const LbFilterBand *bp,
+              GError            **error)
+{
+  const gsize px = run->row_size / (gsize) run->image->width;
+  const gsize left = (gsize) bp->x0 * px, right = (gsize) bp->x1 * px;
+  gboolean ok = TRUE;
+
+  for (int y = bp->y0; y < bp->y1; y++)
+    {
+      guint8 *d = run->dst + (gsize) y * run->dst_stride;
+
+      for (gsize i = 0; ok && i < run->row_size; i++)
+        if ((i < left || i >= right) && d[i] != canary_byte (i, y))
+          {
+            g_set_error (error, LB_ERROR, LB_ERROR_PLUGIN,
+                         "process() wrote column %d of row %d, outside the write rectangle's "
+                         "columns %d..%d", (int) (i / px), y, bp->x0, bp->x1 - 1);
+            ok = FALSE;
+          }
+      _lb_pass_copy_row_outside (d, run->image->src + (gsize) y * run->image->src_stride,
+                                 run->row_size, run->image->width, bp->x0, bp->x1);
+    }
+  return ok;
+}
+
 /* What one thread knows of the band it runs; the plugin's band comes first so that the
  * rows_done() hook can find the rest from the pointer it is given. */
 typedef struct {
@@ -126,7 +185,7 @@ run_bands (PassRun *run,
     {
       int b = g_atomic_int_add (&run->next_band, 1);
       g_autoptr(GError) error = NULL;
-      gboolean ok;
+      gboolean ok, guarded_columns;
 
       if (b >= run->n_bands || g_atomic_int_get (&run->stop))
         break;
@@ -156,11 +215,17 @@ run_bands (PassRun *run,
                               run->image->src + (gsize) y * run->image->src_stride,
                               run->row_size, run->image->width, bp->x0, bp->x1);
         }
+      guarded_columns = run->guard_columns && run->copy_in_bands
+                        && (bp->x0 > 0 || bp->x1 < run->image->width);
+      if (guarded_columns)
+        canary_fill (run, bp);
       if (run->guard != NULL)
         _lb_band_guard_enter (run->guard, bp->y0, bp->y1);
       ok = run->info->process (run->state, bp, &error);
       if (run->guard != NULL)
         _lb_band_guard_leave (run->guard);
+      if (guarded_columns && !canary_check (run, bp, ok ? &error : NULL))
+        ok = FALSE;
       if (!ok && (error != NULL || !g_atomic_int_get (&run->stop)))
         {
           /* FALSE without an error and without cancellation is still a failure. */

@@ -26,6 +26,7 @@ typedef struct {
   GCancellable *cancellable;
   LbBandGuard *guard;     /* nullable: check-plugin's guarded destination */
   gboolean guard_cancel;  /* stop the band at its first report of rows (check-plugin) */
+  gboolean guard_columns; /* a canary outside the write rectangle's columns (check-plugin) */
 
   gint next_band;        /* atomic: the next band to take */
   gint rows_done;        /* atomic: for progress */

@@ -41,6 +41,7 @@ struct _LbPipeline {
   gboolean progress_any_thread;
   gboolean guard;         /* _lb_pipeline_set_guard() */
   gboolean guard_cancel;
+  gboolean guard_columns; /* _lb_pipeline_set_guard_columns() */
   LbImage *aux;           /* owned, nullable: lb_pipeline_set_aux_input() */
   guint8 *out_data;       /* borrowed: _lb_pipeline_set_output_buffer() */
   gsize out_stride;
@@ -301,6 +302,14 @@ _lb_pipeline_set_guard (LbPipeline *self,
   g_return_if_fail (LB_IS_PIPELINE (self));
   self->guard = guard;
   self->guard_cancel = guard && cancel_in_band;
+}
+
+void
+_lb_pipeline_set_guard_columns (LbPipeline *self,
+                                gboolean    columns)
+{
+  g_return_if_fail (LB_IS_PIPELINE (self));
+  self->guard_columns = columns;
 }
 
 void
@@ -572,6 +581,7 @@ run_pass (LbPipeline   *self,
   run.cancellable = cancellable;
   run.guard = guard;
   run.guard_cancel = self->guard_cancel;
+  run.guard_columns = guard != NULL && self->guard_columns;
   g_mutex_init (&run.lock);
   if (cancellable != NULL)
     handler = g_cancellable_connect (cancellable, G_CALLBACK (_lb_pass_cancelled_cb), &run,

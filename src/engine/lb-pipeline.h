@@ -116,6 +116,12 @@ void        _lb_pipeline_set_output_buffer (LbPipeline *self,
 void        _lb_pipeline_set_guard       (LbPipeline *self,
                                           gboolean    guard,
                                           gboolean    cancel_in_band);
+/* Engine-internal (lightbox-cli check-plugin): in a guarded pass, the columns left and right
+ * of the write rectangle hold a canary while process() runs; a band that changed it fails
+ * the pass with %LB_ERROR_PLUGIN naming the first sample written ("process() wrote column
+ * 8 of row 5, outside the write rectangle's columns 9..39"). */
+void        _lb_pipeline_set_guard_columns (LbPipeline *self,
+                                            gboolean    columns);
 /* Engine-internal (lightbox-filter-host): call the progress function after every band on
  * whichever pipeline thread finished it (it must then be thread-safe; fractions may arrive
  * slightly out of order). */

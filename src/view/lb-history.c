@@ -270,3 +270,21 @@ lb_history_set_file_label (LbHistory  *self,
   g_free (st->file_label);
   st->file_label = g_strdup (label);
 }
+
+LbImage *
+lb_history_get_image_at (LbHistory *self,
+                         guint      index)
+{
+  g_return_val_if_fail (LB_IS_HISTORY (self), NULL);
+  g_return_val_if_fail (index < self->steps->len, NULL);
+  return g_array_index (self->steps, Step, index).image;
+}
+
+const char *
+lb_history_get_label_at (LbHistory *self,
+                         guint      index)
+{
+  g_return_val_if_fail (LB_IS_HISTORY (self), NULL);
+  g_return_val_if_fail (index < self->steps->len, NULL);
+  return g_array_index (self->steps, Step, index).label;
+}

@@ -35,6 +35,13 @@ guint       lb_history_get_position   (LbHistory  *self);
 guint       lb_history_get_length     (LbHistory  *self);
 /* Label of the step that made the current state (NULL at the original). */
 const char *lb_history_get_label      (LbHistory  *self);
+/* The state at @index (0, the original, … length − 1; redo states included) and the label of
+ * the step that made it (NULL for the original): the images a filter may read as its second
+ * input. */
+LbImage    *lb_history_get_image_at   (LbHistory  *self,
+                                       guint       index);
+const char *lb_history_get_label_at   (LbHistory  *self,
+                                       guint       index);
 /* The filter chain from the original to the current state, one line per step; NULL when
  * the current state is the original. (transfer full) */
 char       *lb_history_dup_chain      (LbHistory  *self);

@@ -20,6 +20,12 @@ Options:
                     first three)
   --shuffle SEED    files named by random tokens and written in a random order, so that
                     neither names nor directory order give the slice order
+  --centre X,Y,Z    every series centred on this patient point (mm): its middle slice's centre
+                    pixel there, so that the orientations cut through one another (reference
+                    lines); without it each series starts at (−25, −30, 100)
+  --frame-of-reference UID
+                    the FrameOfReferenceUID (and a StudyInstanceUID derived from it), so that
+                    the series of two runs share the patient's coordinate system
   --multiframe      also OUTDIR/multiframe.dcm: the axial slices as one multi-frame object
                     whose frames are stored in reverse order, each with its Plane Position in
                     the Per-frame Functional Groups
@@ -125,6 +131,11 @@ def make_series(args, name, study_uid, frame_uid, rng):
     row, col = np.array(iop[:3]), np.array(iop[3:])
     normal = np.cross(row, col)
     origin = np.array([-25.0, -30.0, 100.0])
+    if args.centre is not None:
+        # PixelSpacing is row spacing \ column spacing: along a row the columns are 0.7 apart
+        half = (args.size - 1) / 2.0
+        origin = (np.array(args.centre) - half * 0.7 * row - half * 0.8 * col
+                  - (args.slices - 1) / 2.0 * args.spacing * normal)
     series_uid = generate_uid()
     os.makedirs(os.path.join(args.out, name), exist_ok=True)
     order = list(range(args.slices))
@@ -194,9 +205,14 @@ def main():
     p.add_argument('--orientations', default='axial,sagittal,coronal')
     p.add_argument('--shuffle', type=int)
     p.add_argument('--multiframe', action='store_true')
+    p.add_argument('--centre', type=lambda s: [float(x) for x in s.split(',')])
+    p.add_argument('--frame-of-reference')
     args = p.parse_args()
     rng = np.random.default_rng(args.shuffle if args.shuffle is not None else 26)
     study_uid, frame_uid = generate_uid(), generate_uid()
+    if args.frame_of_reference is not None:
+        frame_uid = args.frame_of_reference
+        study_uid = generate_uid(entropy_srcs=[frame_uid])
     manifest = {'patient': PATIENT, 'study': dict(STUDY, StudyInstanceUID=study_uid),
                 'frame_of_reference': frame_uid, 'spacing': args.spacing,
                 'pixel_spacing': [0.8, 0.7], 'size': args.size, 'series': []}

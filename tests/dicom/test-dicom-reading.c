@@ -221,7 +221,7 @@ press (const char *keys, const char *action)
   if (have_xdotool)
     {
       point_at_canvas ();
-      xdotool (words);
+      lb_test_xdotool (words);
     }
   else
     g_action_group_activate_action (G_ACTION_GROUP (the_window ()), action, NULL);
@@ -261,33 +261,33 @@ test_paging (void)
       point_at_canvas ();
       zoom = lb_canvas_get_zoom (the_canvas ());
       /* the plain wheel pages (button 5: down, towards the next slice) */
-      xdotool ("click 5");
+      lb_test_xdotool ("click 5");
       wait_slice (1);
-      xdotool ("click 5");
+      lb_test_xdotool ("click 5");
       wait_slice (2);
-      xdotool ("click 4");
+      lb_test_xdotool ("click 4");
       wait_slice (1);
       g_assert_cmpfloat (lb_canvas_get_zoom (the_canvas ()), ==, zoom);
       /* Ctrl+wheel zooms and stays on the slice */
-      xdotool ("keydown ctrl click 4 keyup ctrl");
+      lb_test_xdotool ("keydown ctrl click 4 keyup ctrl");
       drain ();
       g_assert_cmpfloat (lb_canvas_get_zoom (the_canvas ()), >, zoom * 1.05);
       check_slice (1);
       /* Up and Down step one slice */
-      xdotool ("key Down");
+      lb_test_xdotool ("key Down");
       wait_slice (2);
-      xdotool ("key Up");
+      lb_test_xdotool ("key Up");
       wait_slice (1);
       /* Page Down/Up move by a tenth of the stack, and stop at the ends */
-      xdotool ("key Next");
+      lb_test_xdotool ("key Next");
       wait_slice (1 + page_size ());
-      xdotool ("key Prior");
+      lb_test_xdotool ("key Prior");
       wait_slice (1);
-      xdotool ("key Prior");
+      lb_test_xdotool ("key Prior");
       wait_slice (0);
-      xdotool ("key End");
+      lb_test_xdotool ("key End");
       wait_slice (SLICES - 1);
-      xdotool ("key Prior");
+      lb_test_xdotool ("key Prior");
       wait_slice (SLICES - 1 - page_size ());
     }
   else
@@ -324,7 +324,7 @@ test_single_image_no_slider (void)
       double zoom = lb_canvas_get_zoom (the_canvas ());
 
       point_at_canvas ();
-      xdotool ("click 4");
+      lb_test_xdotool ("click 4");
       drain ();
       g_assert_cmpfloat (lb_canvas_get_zoom (the_canvas ()), >, zoom * 1.05);
     }

@@ -481,22 +481,6 @@ check_markers (const char expect[4])
     }
 }
 
-/* The edges of an unrotated view from the series' ImageOrientationPatient: the row direction
- * points right, the column direction down. */
-static void
-view_letters (JsonObject *sm, char out[4])
-{
-  JsonArray *o = json_object_get_array_member (sm, "orientation");
-  double v[6];
-
-  for (guint i = 0; i < 6; i++)
-    v[i] = json_array_get_double_element (o, i);
-  out[1] = lb_test_axis_letter (v[0], v[1], v[2]);
-  out[3] = lb_test_axis_letter (-v[0], -v[1], -v[2]);
-  out[2] = lb_test_axis_letter (v[3], v[4], v[5]);
-  out[0] = lb_test_axis_letter (-v[3], -v[4], -v[5]);
-}
-
 static gboolean
 new_series_shown (gpointer data)
 {
@@ -574,7 +558,7 @@ test_series_overlay (void)
     }
   sm = phantom_series ("axial");
   open_phantom ("axial");
-  view_letters (sm, want);
+  lb_test_phantom_view_letters (sm, want);
   g_assert_cmpmem (want, 4, "ALPR", 4);  /* the manifest is the scanner's axial plane */
   check_markers (want);
   corner = gtk_label_get_text (GTK_LABEL (lb_window_test_get_child (the_window (),
@@ -610,7 +594,7 @@ test_series_overlay (void)
   sm = phantom_series ("sagittal");
   open_phantom ("sagittal");
   check_slice (sm, 0);
-  view_letters (sm, want);
+  lb_test_phantom_view_letters (sm, want);
   check_markers (want);
 }
 

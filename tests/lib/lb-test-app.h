@@ -8,6 +8,7 @@
 
 #include "lb-application.h"
 #include "lb-window.h"
+#include "lb-test-xinput.h"
 
 G_BEGIN_DECLS
 
@@ -24,6 +25,9 @@ void           lb_test_app_open_path  (LbApplication *app,
 GtkWidget     *lb_test_find_widget    (GtkWidget     *root,
                                        GType          type,
                                        const char    *name);
+/* What @widget shows, after it has drawn a frame, rendered by its window's renderer at its
+ * size (logical pixels; the test display has a scale of 1). NULL when it drew nothing. */
+GdkTexture    *lb_test_render_widget  (GtkWidget     *widget);
 /* Destroys every toplevel and drops @app. */
 void           lb_test_app_free       (LbApplication *app);
 

@@ -230,6 +230,20 @@ lb_test_axis_letter (double x, double y, double z)
   return z > 0 ? 'H' : 'F';
 }
 
+void
+lb_test_phantom_view_letters (JsonObject *series, char out[4])
+{
+  JsonArray *o = json_object_get_array_member (series, "orientation");
+  double v[6];
+
+  for (guint i = 0; i < 6; i++)
+    v[i] = json_array_get_double_element (o, i);
+  out[1] = lb_test_axis_letter (v[0], v[1], v[2]);
+  out[3] = lb_test_axis_letter (-v[0], -v[1], -v[2]);
+  out[2] = lb_test_axis_letter (v[3], v[4], v[5]);
+  out[0] = lb_test_axis_letter (-v[3], -v[4], -v[5]);
+}
+
 char *
 lb_test_variant_path (const char *dir, const char *name, const char *suffix)
 {

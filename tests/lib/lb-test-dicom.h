@@ -53,6 +53,10 @@ JsonObject     *lb_test_phantom_file        (JsonObject *series,
 char            lb_test_axis_letter         (double      x,
                                              double      y,
                                              double      z);
+/* The letters at the top, right, bottom and left edges (@out[0…3]) of an unrotated view of the
+ * manifest's @series: its row direction points right, its column direction down. */
+void            lb_test_phantom_view_letters (JsonObject *series,
+                                              char        out[4]);
 /* The file make-variants.py wrote for @name with @suffix (".dcm", ".json", "-f2.values", …) in
  * @dir: its path, its bytes, or (".json") its one data set. */
 char           *lb_test_variant_path        (const char *dir,

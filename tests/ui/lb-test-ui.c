@@ -2,6 +2,10 @@
 #include "config.h"
 
 #include "lb-test-ui.h"
+#include "lb-test-app.h"
+
+#include "lb-test-dialogs.h"
+#include "lb-test-loop.h"
 
 #include <fcntl.h>
 #include <glib/gstdio.h>
@@ -109,30 +113,48 @@ lb_test_ui_make_empty_files (const char *dir,
     }
 }
 
+gboolean
+lb_test_ui_has_upload_dialog (gpointer window)
+{
+  return lb_window_test_get_upload_dialog (LB_WINDOW (window)) != NULL;
+}
+
+static gboolean
+no_upload_dialog (gpointer window)
+{
+  return lb_window_test_get_upload_dialog (LB_WINDOW (window)) == NULL;
+}
+
+void
+lb_test_ui_upload_as (LbWindow   *win,
+                      const char *name,
+                      const char *conflict_choice)
+{
+  GtkEditable *entry;
+
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.upload", NULL);
+  g_assert_true (lb_test_wait (lb_test_ui_has_upload_dialog, win, 2000));
+  entry = GTK_EDITABLE (lb_window_test_get_upload_entry (win));
+  gtk_editable_set_text (entry, name);
+  /* Enter in the name uploads, as a user would */
+  g_signal_emit_by_name (gtk_editable_get_delegate (entry), "activate");
+  /* (the Upload button answers after its press animation) */
+  g_assert_true (lb_test_wait (no_upload_dialog, win, 2000));
+  if (conflict_choice != NULL)
+    {
+      g_assert_true (lb_test_wait (lb_test_has_dialog, win, 10000));
+      g_assert_nonnull (lb_test_find_text (GTK_WIDGET (lb_test_dialog_over (GTK_WINDOW (win))),
+                                           "already exists in the store"));
+      lb_test_answer_dialog (GTK_WINDOW (win), conflict_choice);
+    }
+  g_assert_true (lb_test_wait (lb_test_ui_not_busy, win, 10000));
+}
+
 GdkTexture *
 lb_test_ui_render (GtkWidget *widget)
 {
-  g_autoptr (GdkPaintable) p = gtk_widget_paintable_new (widget);
-  GskRenderNode *node = NULL;
-  GdkTexture *tex;
-  int w = 0, h = 0;
+  GdkTexture *tex = lb_test_render_widget (widget);
 
-  /* A widget that has not been drawn since it was shown or resized snapshots to nothing;
-   * on a loaded machine that can last a while, so wait for a frame (up to 10 s). */
-  for (int tries = 0; node == NULL && tries < 100; tries++)
-    {
-      GtkSnapshot *s = gtk_snapshot_new ();
-
-      if (tries > 0)
-        lb_test_ui_drain (100);
-      w = gtk_widget_get_width (widget);
-      h = gtk_widget_get_height (widget);
-      gdk_paintable_snapshot (p, s, w, h);
-      node = gtk_snapshot_free_to_node (s);
-    }
-  g_assert_nonnull (node);
-  tex = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)),
-                                     node, &GRAPHENE_RECT_INIT (0, 0, w, h));
-  gsk_render_node_unref (node);
+  g_assert_nonnull (tex);
   return tex;
 }

@@ -25,6 +25,14 @@ void           lb_test_ui_drain            (guint        ms);
  * in progress; the store tree listed, with at least one row. */
 gboolean       lb_test_ui_not_busy         (gpointer     window);
 gboolean       lb_test_ui_tree_listed      (gpointer     window);
+/* A condition for lb_test_wait(): the upload dialog of the LbWindow @window is open. */
+gboolean       lb_test_ui_has_upload_dialog (gpointer    window);
+/* Uploads @win's current image as @name through the upload dialog, as a user would (Enter in
+ * the name); @conflict_choice: the button to press when asked about a name taken (NULL: must
+ * not be asked). Waits until the upload is over. */
+void           lb_test_ui_upload_as        (LbWindow    *win,
+                                            const char  *name,
+                                            const char  *conflict_choice);
 typedef struct {
   const char *path;
   GTestFunc   func;

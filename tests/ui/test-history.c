@@ -57,10 +57,29 @@ test_undo_redo (void)
   g_assert_true (lb_history_get_current (h) == d);
 }
 
+/* Every state, redo ones included, by index: what a filter's second image is chosen from. */
+static void
+test_states (void)
+{
+  g_autoptr (LbImage) a = image_of (1), b = image_of (2), c = image_of (3);
+  g_autoptr (LbHistory) h = lb_history_new (a);
+
+  lb_history_push (h, b, "Blur", "blur:size=3 (xv 1.0)");
+  lb_history_push (h, c, "Sharpen", "sharpen:amount=50 (xv 1.0)");
+  g_assert_true (lb_history_undo (h));
+  g_assert_true (lb_history_get_image_at (h, 0) == a);
+  g_assert_true (lb_history_get_image_at (h, 1) == b);
+  g_assert_true (lb_history_get_image_at (h, 2) == c);
+  g_assert_null (lb_history_get_label_at (h, 0));
+  g_assert_cmpstr (lb_history_get_label_at (h, 1), ==, "Blur");
+  g_assert_cmpstr (lb_history_get_label_at (h, 2), ==, "Sharpen");
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/history/undo-redo", test_undo_redo);
+  g_test_add_func ("/history/states", test_states);
   return g_test_run ();
 }

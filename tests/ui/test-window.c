@@ -474,18 +474,6 @@ test_filter_undo_redo (void)
   g_assert_false (lb_history_can_redo (win_history ()));
 }
 
-static gboolean
-has_upload_dialog (gpointer data)
-{
-  return lb_window_test_get_upload_dialog (LB_WINDOW (data)) != NULL;
-}
-
-static gboolean
-no_upload_dialog (gpointer data)
-{
-  return lb_window_test_get_upload_dialog (LB_WINDOW (data)) == NULL;
-}
-
 static LbImage *
 load_from_root (const char *rel)
 {
@@ -503,29 +491,6 @@ load_from_root (const char *rel)
   return image;
 }
 
-/* @conflict_choice: the button to press when asked about a name taken, NULL: not asked */
-static void
-upload_as (const char *name,
-           const char *conflict_choice)
-{
-  gtk_widget_activate_action (GTK_WIDGET (win), "win.upload", NULL);
-  g_assert_true (lb_test_wait (has_upload_dialog, win, 2000));
-  g_assert_true (g_str_has_suffix (gtk_editable_get_text (win_upload_entry ()), ".png"));
-  gtk_editable_set_text (win_upload_entry (), name);
-  /* Enter in the name uploads, as a user would */
-  g_signal_emit_by_name (gtk_editable_get_delegate (win_upload_entry ()), "activate");
-  /* (the Upload button answers after its press animation) */
-  g_assert_true (lb_test_wait (no_upload_dialog, win, 2000));
-  if (conflict_choice != NULL)
-    {
-      g_assert_true (lb_test_wait (lb_test_has_dialog, win, 10000));
-      g_assert_nonnull (lb_test_find_text (GTK_WIDGET (lb_test_dialog_over (GTK_WINDOW (win))),
-                                           "already exists in the store"));
-      lb_test_answer_dialog (GTK_WINDOW (win), conflict_choice);
-    }
-  g_assert_true (lb_test_wait (lb_test_ui_not_busy, win, 10000));
-}
-
 static void
 test_upload (void)
 {
@@ -539,14 +504,14 @@ test_upload (void)
 
   /* the derived default name: source name + filter alias */
   gtk_widget_activate_action (GTK_WIDGET (win), "win.upload", NULL);
-  g_assert_true (lb_test_wait (has_upload_dialog, win, 2000));
+  g_assert_true (lb_test_wait (lb_test_ui_has_upload_dialog, win, 2000));
   default_name = g_strdup (gtk_editable_get_text (win_upload_entry ()));
   g_assert_cmpstr (default_name, ==, "ct-head-128-16bit.threshold.png");
   /* closing it (Escape) cancels */
   gtk_window_close (GTK_WINDOW (lb_window_test_get_upload_dialog (win)));
   g_assert_null (lb_window_test_get_upload_dialog (win));
 
-  upload_as ("result.png", NULL);
+  lb_test_ui_upload_as (win, "result.png", NULL);
   g_assert_nonnull (lb_window_test_get_last_upload_uri (win));
   g_assert_true (g_str_has_suffix (lb_window_test_get_last_upload_uri (win), "/CT/result.png"));
   uploaded = load_from_root ("CT/result.png");
@@ -560,13 +525,13 @@ test_upload (void)
   g_assert_nonnull (lb_window_test_get_last_status (win));
 
   /* the same name again: conflict → keep both → result-2.png, the first one untouched */
-  upload_as ("result.png", "_Keep Both");
+  lb_test_ui_upload_as (win, "result.png", "_Keep Both");
   second = load_from_root ("CT/result-2.png");
   g_assert_true (lb_image_equal_pixels (second, current));
 
   /* a new state, then overwrite result.png with explicit consent */
   gtk_widget_activate_action (GTK_WIDGET (win), "win.undo", NULL);
-  upload_as ("result.png", "_Overwrite");
+  lb_test_ui_upload_as (win, "result.png", "_Overwrite");
   replaced = load_from_root ("CT/result.png");
   g_assert_true (lb_image_equal_pixels (replaced, lb_history_get_current (win_history ())));
   g_assert_false (lb_image_equal_pixels (replaced, uploaded));

@@ -5,6 +5,9 @@
  * point filter), so only the one bug can fail a check:
  *
  *   BAD_OUTSIDE_BAND  also writes the row below its band (the next band's first row)
+ *   BAD_OUTSIDE_COLUMNS also writes the sample left of its write rectangle, in its own rows
+ *                     (the value the host copies there: only a canary can tell)
+ *   BAD_NO_CANCEL     never calls lb_filter_band_rows_done(): no cancel point (allowed)
  *   BAD_ALPHA         inverts alpha too (treats it as a colour)
  *   BAD_SCHEDULE      adds the row's index within its band and the thread's index, so the
  *                     output depends on how the image was cut and on which thread ran what
@@ -62,8 +65,10 @@ bad_process (gconstpointer       state,
       const guint8 *in = im->src + (gsize) y * im->src_stride;
       guint8 *out = band->dst + (gsize) y * band->dst_stride;
 
-#ifdef BAD_CANCEL
+#if defined(BAD_CANCEL)
       (void) lb_filter_band_rows_done (band, y > band->y0);
+#elif defined(BAD_NO_CANCEL)
+      /* no cancel point */
 #else
       if (!lb_filter_band_rows_done (band, y > band->y0))
         return TRUE;
@@ -80,6 +85,14 @@ bad_process (gconstpointer       state,
           }
 #ifdef BAD_SOURCE
       ((guint8 *) in)[0] = out[0];
+#endif
+#ifdef BAD_OUTSIDE_COLUMNS
+      if (band->x0 > 0)
+        {
+          gsize i = (gsize) (band->x0 - 1) * im->channels;
+
+          put (out, im, i, get (in, im, i));
+        }
 #endif
     }
 #ifdef BAD_OUTSIDE_BAND

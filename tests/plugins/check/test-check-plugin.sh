@@ -34,10 +34,28 @@ expect_fail () {   # FILE CHECK PATTERN
   fi
 }
 expect_fail bad-outside-band "writes outside the band" "row [0-9]* of the destination, outside the band of rows"
+expect_fail bad-outside-columns "writes outside the band" "process() wrote column 8 of row 5, outside the write rectangle's columns 9..39"
 expect_fail bad-alpha "alpha kept" "alpha at (0, 0) changed"
 expect_fail bad-schedule "same output for any threads and bands" "differs from one band on one thread at"
 expect_fail bad-cancel "cancel honoured" "after the pass was cancelled at row"
 expect_fail bad-source "source untouched" "wrote into the source image"
+
+# A plugin without a cancel point passes, and the verdict says so; one with a cancel point
+# says it has one
+out=$("$cli" check-plugin "$bad/bad-no-cancel.so"); status=$?
+if [ "$status" -eq 0 ] && ! grep -q '^  FAIL' <<<"$out" \
+   && grep -q "^  PASS  cancel honoured: no cancel point: process() never called lb_filter_band_rows_done()" <<<"$out"; then
+  echo "ok: bad-no-cancel: $(grep 'cancel honoured' <<<"$out")"
+else
+  echo "not ok: bad-no-cancel should pass, saying it has no cancel point (status $status)"
+  echo "$out"; fail=1
+fi
+out=$("$cli" check-plugin "$LB_BUILD_ROOT/plugins/lb-example-threshold.so")
+if grep -q "^  PASS  cancel honoured: process() has a cancel point" <<<"$out"; then
+  echo "ok: the example plugin has a cancel point"
+else
+  echo "not ok: the example plugin's cancel verdict"; echo "$out"; fail=1
+fi
 
 # A plugin that crashes or exits while being loaded (a constructor, the query function) gets
 # a FAIL verdict for the load, naming the crash, and the checker itself ends normally; also
