@@ -31,7 +31,8 @@ _lb_window_is_modified (LbWindow *self)
 
 /* A DICOMweb instance's name is its SOP Instance UID, which says nothing to a reader: it is
  * called by its patient, series description and instance number instead ("Alpha, Bert — T1
- * sag #3"), as far as its data set has them (the image's text from lb-dicom-frame.c). */
+ * sag #3"), as far as its data set has them (the image's text from lb-dicom-frame.c); a
+ * DICOMweb series shown as a stack by its patient and series. */
 char *
 _lb_window_image_title (LbWindow *self)
 {
@@ -46,7 +47,9 @@ _lb_window_image_title (LbWindow *self)
     return g_strdup (self->image_name);
   patient = lb_image_meta_get_text (meta, "Patient");
   series = lb_image_meta_get_text (meta, "Series");
-  number = lb_image_meta_get_text (meta, "Instance number");
+  /* a stack's title stays as its slices change: the series, not one instance of it */
+  number = self->frames != NULL && lb_frame_source_is_series (self->frames)
+           ? NULL : lb_image_meta_get_text (meta, "Instance number");
   if (series != NULL || number != NULL)
     second = g_strdup_printf ("%s%s%s%s", series ? series : "", series && number ? " " : "",
                               number ? "#" : "", number ? number : "");
