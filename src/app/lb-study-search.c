@@ -7,7 +7,7 @@
 
 #include "lb-dicom-frame.h"
 #include "lb-dicom-tags.h"
-#include "lb-error.h"
+#include "lb-messages.h"
 #include "lb-study-search.h"
 
 struct _LbStudySearch {
@@ -23,6 +23,8 @@ struct _LbStudySearch {
   GtkWidget       *accession;
   GtkWidget       *spinner;
   GtkWidget       *status;
+  GtkWidget       *details;        /* the expander under it, shown after a failure */
+  GtkWidget       *details_label;
   GtkWidget       *stop_button;
   GtkWidget       *search_button;
   GtkWidget       *view;
@@ -66,7 +68,7 @@ static void
 set_status (LbStudySearch *self, const char *text, gboolean error)
 {
   gtk_label_set_text (GTK_LABEL (self->status), text);
-  gtk_widget_set_tooltip_text (self->status, NULL);
+  gtk_widget_set_visible (self->details, FALSE);
   if (error)
     gtk_widget_add_css_class (self->status, "error");
   else
@@ -167,18 +169,20 @@ on_page (GObject *source, GAsyncResult *result, gpointer user_data)
   g_clear_object (&self->cancellable);
   if (found == NULL)
     {
+      const char *plain = lb_messages_explain (error);
       g_autofree char *text = NULL;
 
-      /* plain words in the line, the request and what the server said in its tooltip */
-      if (g_error_matches (error, LB_ERROR, LB_ERROR_NETWORK))
-        text = g_strdup (_("The search failed: the store did not answer."));
-      else if (g_error_matches (error, LB_ERROR, LB_ERROR_PERMISSION))
-        text = g_strdup (_("The search failed: the store refused the credentials."));
-      else
-        text = g_strdup_printf (_("The search failed: %s"), error->message);
+      /* plain words in the line, as the window has them; the request and what the server
+       * said behind Details */
+      text = g_strdup_printf (_("The search failed: %s"), plain ? plain : error->message);
       self->more = FALSE;
       set_status (self, text, TRUE);
-      gtk_widget_set_tooltip_text (self->status, error->message);
+      if (plain != NULL)
+        {
+          gtk_label_set_text (GTK_LABEL (self->details_label), error->message);
+          gtk_expander_set_expanded (GTK_EXPANDER (self->details), FALSE);
+          gtk_widget_set_visible (self->details, TRUE);
+        }
       update_sensitivity (self);
       g_object_unref (self);
       return;
@@ -444,6 +448,14 @@ lb_study_search_get_status (LbStudySearch *self)
   return gtk_label_get_text (GTK_LABEL (self->status));
 }
 
+const char *
+lb_study_search_get_details (LbStudySearch *self)
+{
+  g_return_val_if_fail (LB_IS_STUDY_SEARCH (self), NULL);
+  return gtk_widget_get_visible (self->details)
+         ? gtk_label_get_text (GTK_LABEL (self->details_label)) : NULL;
+}
+
 /* Escape stops a running search, else closes the window. */
 static gboolean
 on_escape (GtkWidget *widget, GVariant *args, gpointer user_data)
@@ -500,6 +512,8 @@ lb_study_search_class_init (LbStudySearchClass *klass)
   BIND (accession);
   BIND (spinner);
   BIND (status);
+  BIND (details);
+  BIND (details_label);
   BIND (stop_button);
   BIND (search_button);
   BIND (view);

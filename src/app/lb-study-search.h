@@ -51,6 +51,9 @@ gboolean       lb_study_search_has_more      (LbStudySearch              *self);
 /* The studies found so far (LbStoreEntry), in the server's order. */
 GListModel    *lb_study_search_get_results   (LbStudySearch              *self);
 const char    *lb_study_search_get_status    (LbStudySearch              *self);
+/* The technical text behind the status' Details after a failure (request, URL, status);
+ * NULL when there is none. */
+const char    *lb_study_search_get_details   (LbStudySearch              *self);
 /* What choosing does: emits ::study-chosen for result @position and hides the window. */
 void           lb_study_search_choose        (LbStudySearch              *self,
                                               guint                       position);

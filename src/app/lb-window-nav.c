@@ -7,6 +7,8 @@
 #include <math.h>
 
 #include "lb-dicom-file.h"
+#include "lb-messages.h"
+#include "lb-store-dataset.h"
 #include "lb-tag-browser.h"
 #include "lb-window-private.h"
 
@@ -31,8 +33,76 @@ action_state (LbWindow *self, const char *name)
 
 /* ---- the tag browser ------------------------------------------------------------------- */
 
-/* The browser follows the slice shown: a series' slice from the headers already read, any
- * other image from its local file's header (read again only for another file). */
+typedef struct {
+  LbWindow *self;  /* a reference: the read is cancelled on dispose */
+  char     *uri;
+} TagRead;
+
+/* The data set of a store's image arrived (or not): shown if the browser still waits for it. */
+static void
+on_tag_dataset (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  TagRead *tr = user_data;
+  LbWindow *self = tr->self;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbDicomDataset) ds = lb_store_read_dataset_finish (LB_STORE (source), result,
+                                                               &error);
+  g_autofree char *name = _lb_window_image_title (self);
+
+  if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) && self->tag_browser != NULL
+      && g_strcmp0 (tr->uri, self->tag_uri) == 0)
+    {
+      g_autofree char *why = NULL;
+
+      if (ds == NULL)
+        {
+          const char *plain = lb_messages_explain (error);
+
+          g_message ("the tags of %s: %s", tr->uri, error->message);
+          why = g_strdup_printf (_("No DICOM tags: %s"), plain ? plain : error->message);
+        }
+      lb_tag_browser_set_dataset (LB_TAG_BROWSER (self->tag_browser), ds, name, why);
+    }
+  g_object_unref (tr->self);
+  g_free (tr->uri);
+  g_free (tr);
+}
+
+static void
+cancel_tag_read (LbWindow *self)
+{
+  if (self->tag_cancellable != NULL)
+    g_cancellable_cancel (self->tag_cancellable);
+  g_clear_object (&self->tag_cancellable);
+}
+
+/* The data set of @uri, an image of the window's store (over HTTP, WebDAV or DICOMweb), read
+ * in the background; the browser says so meanwhile. */
+static void
+read_store_tags (LbWindow *self, const char *uri)
+{
+  g_autofree char *name = _lb_window_image_title (self);
+  TagRead *tr;
+
+  if (self->store == NULL || !g_str_has_prefix (uri, lb_store_get_uri (self->store)))
+    {
+      lb_tag_browser_set_dataset (LB_TAG_BROWSER (self->tag_browser), NULL, name,
+                                  _("The tags are shown for DICOM files and series of the "
+                                    "open store."));
+      return;
+    }
+  lb_tag_browser_set_dataset (LB_TAG_BROWSER (self->tag_browser), NULL, name,
+                              _("Reading the tags…"));
+  self->tag_cancellable = g_cancellable_new ();
+  tr = g_new0 (TagRead, 1);
+  tr->self = g_object_ref (self);
+  tr->uri = g_strdup (uri);
+  lb_store_read_dataset_async (self->store, uri, self->tag_cancellable, on_tag_dataset, tr);
+}
+
+/* The browser follows the slice shown: a series' slice from the headers already read, a local
+ * file's image from its header (read again only for another file), a store's image from its
+ * data set read over the network (again only for another image) while the browser is open. */
 static void
 update_tag_browser (LbWindow *self)
 {
@@ -40,6 +110,7 @@ update_tag_browser (LbWindow *self)
   /* the image as read (the canvas gets it after the frames are set up) */
   LbImage *image = self->history != NULL ? lb_history_get_original (self->history) : NULL;
   const char *uri = image ? lb_image_meta_get_source_uri (lb_image_get_meta (image)) : NULL;
+  g_autofree char *name = NULL;
   g_autoptr(GFile) file = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(LbDicomFile) dicom = NULL;
@@ -51,6 +122,7 @@ update_tag_browser (LbWindow *self)
       g_autofree char *title = g_strdup_printf (_("slice %u/%u"), self->frame,
                                                 lb_frame_source_get_n_frames (self->frames));
 
+      cancel_tag_read (self);
       g_clear_pointer (&self->tag_uri, g_free);
       lb_tag_browser_set_dataset (browser, lb_frame_source_get_dataset (self->frames,
                                                                         self->frame),
@@ -59,6 +131,7 @@ update_tag_browser (LbWindow *self)
     }
   if (uri != NULL && g_strcmp0 (uri, self->tag_uri) == 0)
     return;
+  cancel_tag_read (self);
   g_free (self->tag_uri);
   self->tag_uri = g_strdup (uri);
   if (uri == NULL)
@@ -68,21 +141,28 @@ update_tag_browser (LbWindow *self)
     }
   if (!g_str_has_prefix (uri, "file:"))
     {
-      lb_tag_browser_set_dataset (browser, NULL, self->image_name,
-                                  _("The tags are shown for local DICOM files and series."));
+      read_store_tags (self, uri);
       return;
     }
+  name = _lb_window_image_title (self);
   file = g_file_new_for_uri (uri);
   dicom = lb_dicom_file_read_header (file, NULL, &error);
   if (dicom == NULL)
     {
       g_autofree char *why = g_strdup_printf (_("No DICOM tags: %s"), error->message);
 
-      lb_tag_browser_set_dataset (browser, NULL, self->image_name, why);
+      lb_tag_browser_set_dataset (browser, NULL, name, why);
       return;
     }
-  lb_tag_browser_set_dataset (browser, lb_dicom_file_get_dataset (dicom), self->image_name,
-                              NULL);
+  lb_tag_browser_set_dataset (browser, lb_dicom_file_get_dataset (dicom), name, NULL);
+}
+
+/* Closing the browser drops a read of tags no one waits for; opening it again reads anew. */
+static void
+on_tag_browser_hidden (GtkWidget *browser, LbWindow *self)
+{
+  cancel_tag_read (self);
+  g_clear_pointer (&self->tag_uri, g_free);
 }
 
 static void
@@ -95,6 +175,8 @@ tag_browser_activated (GSimpleAction *action, GVariant *param, gpointer user_dat
       self->tag_browser = GTK_WIDGET (lb_tag_browser_new (GTK_WINDOW (self)));
       /* the toplevel list owns it; whoever destroys it first, the pointer follows */
       g_object_add_weak_pointer (G_OBJECT (self->tag_browser), (gpointer *) &self->tag_browser);
+      g_signal_connect_object (self->tag_browser, "hide", G_CALLBACK (on_tag_browser_hidden),
+                               self, 0);
     }
   g_clear_pointer (&self->tag_uri, g_free);
   gtk_window_present (GTK_WINDOW (self->tag_browser));
@@ -465,6 +547,7 @@ void
 _lb_window_nav_dispose (LbWindow *self)
 {
   g_clear_object (&self->nav_frames);
+  cancel_tag_read (self);
   g_clear_pointer (&self->tag_uri, g_free);
   if (self->tag_browser != NULL)
     {

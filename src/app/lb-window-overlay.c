@@ -86,6 +86,7 @@ _lb_window_overlay_update_viewport (LbWindow *self, LbViewport *viewport)
       view.zoom = lb_canvas_get_zoom (canvas);
       view.has_window = lb_canvas_get_value_model (canvas) != NULL;
       lb_canvas_get_window (canvas, &view.window_center, &view.window_width);
+      view.window_units = lb_canvas_get_units_label (canvas);
       if (frames != NULL && lb_frame_source_is_series (frames) && frame > 0)
         {
           view.slice_index = frame - 1;

@@ -138,6 +138,7 @@ struct _LbWindow {
   gboolean        was_fullscreen;
   GtkWidget      *tag_browser;        /* LbTagBrowser, made on first use */
   char           *tag_uri;            /* the file whose header it shows, NULL for a slice */
+  GCancellable   *tag_cancellable;    /* reading a store image's data set for it */
 
   LbWindowMeasure *measure;           /* the measurement tools (lb-window-measure.c) */
 
@@ -392,6 +393,9 @@ void _lb_window_measure_export_to_file (LbWindow *self,
 /* lb-window-unsaved.c */
 /* TRUE while the current image is a result that was neither uploaded nor exported. */
 gboolean _lb_window_is_modified        (LbWindow      *self);
+/* What the reader calls the image: its name, or for a DICOMweb instance its patient, series
+ * and instance number; NULL when none is open. */
+char    *_lb_window_image_title        (LbWindow      *self);
 /* The title: the image's name, marked while it is modified; else the store. */
 void     _lb_window_update_title       (LbWindow      *self);
 /* Calls @func at once when nothing unsaved would be lost, else after asking Save / Discard /

@@ -6,6 +6,7 @@
 #include <glib/gi18n.h>
 
 #include "lb-dialogs.h"
+#include "lb-dicomweb-store.h"
 #include "lb-window-private.h"
 
 /* Unsaved results are never lost silently. A filter result that was neither uploaded nor
@@ -28,16 +29,48 @@ _lb_window_is_modified (LbWindow *self)
          && !_lb_window_series_filter_is_saved (self);
 }
 
+/* A DICOMweb instance's name is its SOP Instance UID, which says nothing to a reader: it is
+ * called by its patient, series description and instance number instead ("Alpha, Bert — T1
+ * sag #3"), as far as its data set has them (the image's text from lb-dicom-frame.c); a
+ * DICOMweb series shown as a stack by its patient and series. */
+char *
+_lb_window_image_title (LbWindow *self)
+{
+  const LbImageMeta *meta = self->history != NULL
+    ? lb_image_get_meta (lb_history_get_original (self->history)) : NULL;
+  const char *uri = meta != NULL ? lb_image_meta_get_source_uri (meta) : NULL;
+  const char *patient, *series, *number;
+  g_autofree char *second = NULL;
+
+  if (self->image_name == NULL || uri == NULL || !LB_IS_DICOMWEB_STORE (self->store)
+      || !g_str_has_prefix (uri, lb_store_get_uri (self->store)))
+    return g_strdup (self->image_name);
+  patient = lb_image_meta_get_text (meta, "Patient");
+  series = lb_image_meta_get_text (meta, "Series");
+  /* a stack's title stays as its slices change: the series, not one instance of it */
+  number = self->frames != NULL && lb_frame_source_is_series (self->frames)
+           ? NULL : lb_image_meta_get_text (meta, "Instance number");
+  if (series != NULL || number != NULL)
+    second = g_strdup_printf ("%s%s%s%s", series ? series : "", series && number ? " " : "",
+                              number ? "#" : "", number ? number : "");
+  if (patient != NULL && second != NULL)
+    return g_strdup_printf ("%s — %s", patient, second);
+  if (patient != NULL)
+    return g_strdup (patient);
+  return second != NULL ? g_steal_pointer (&second) : g_strdup (self->image_name);
+}
+
 void
 _lb_window_update_title (LbWindow *self)
 {
   g_autofree char *title = NULL;
+  g_autofree char *name = _lb_window_image_title (self);
 
-  if (self->image_name != NULL)
+  if (name != NULL)
     /* TRANSLATORS: the window title; the first %s marks unsaved results ("• "), the second is
      * the image's name */
     title = g_strdup_printf (_("%s%s — Lightbox"), _lb_window_is_modified (self) ? "• " : "",
-                             self->image_name);
+                             name);
   else if (self->store != NULL)
     title = g_strdup (lb_store_get_uri (self->store));
   else
@@ -125,6 +158,7 @@ _lb_window_after_unsaved (LbWindow      *self,
 {
   const char *choices[] = { _("_Cancel"), _("_Discard"), _("_Save…"), NULL };
   g_autofree char *message = NULL;
+  g_autofree char *name = NULL;
   LbDialogsAsk ask = {
     .detail = _("The filter result is neither uploaded nor exported. If you discard it, it is "
                 "lost."),
@@ -149,8 +183,8 @@ _lb_window_after_unsaved (LbWindow      *self,
   if (self->asking_unsaved)
     return;
   self->asking_unsaved = TRUE;
-  message = g_strdup_printf (_("Save the changes to “%s”?"),
-                             self->image_name ? self->image_name : _("the image"));
+  name = _lb_window_image_title (self);
+  message = g_strdup_printf (_("Save the changes to “%s”?"), name ? name : _("the image"));
   ask.message = message;
   lb_dialogs_ask (GTK_WINDOW (self), &ask, NULL, on_unsaved_answer, self);
 }

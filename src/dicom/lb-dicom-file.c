@@ -371,6 +371,34 @@ lb_dicom_file_new_for_path (const char *path, LbDicomReadFlags flags, const LbLi
 }
 
 LbDicomFile *
+lb_dicom_file_new_from_prefix (GBytes *prefix, const char *name, gboolean at_end,
+                               gsize *out_want, GError **error)
+{
+  g_autoptr(LbDicomFile) self = NULL;
+  gsize len;
+  const guint8 *data;
+
+  g_return_val_if_fail (prefix != NULL, NULL);
+  g_return_val_if_fail (out_want != NULL, NULL);
+  data = g_bytes_get_data (prefix, &len);
+  *out_want = 0;
+  if (!lb_dicom_sniff (data, len, NULL))
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED, "%s: not a DICOM file", name);
+      return NULL;
+    }
+  self = _lb_dicom_file_read (prefix, name, LB_DICOM_READ_HEADER_ONLY, NULL, 0, error);
+  if (self == NULL)
+    return NULL;
+  /* done at the pixel data or the end of the file, or once everything a listing shows
+   * (the attributes before the Image Pixel module, group 0028) is in */
+  if (!at_end && !self->header_complete && self->last_tag < LB_DICOM_TAG (0x0028, 0x0000)
+      && len < HEADER_PREFIX_MAX)
+    *out_want = MIN (MAX (len, HEADER_PREFIX / 4) * 4, HEADER_PREFIX_MAX);
+  return g_steal_pointer (&self);
+}
+
+LbDicomFile *
 lb_dicom_file_read_header (GFile *file, GCancellable *cancellable, GError **error)
 {
   g_autoptr(GFileInputStream) in = NULL;
@@ -388,30 +416,17 @@ lb_dicom_file_read_header (GFile *file, GCancellable *cancellable, GError **erro
       g_autoptr(GBytes) prefix = NULL;
       g_autoptr(LbDicomFile) self = NULL;
       gsize have = buf->len, n = 0;
-      gboolean at_end;
 
       g_byte_array_set_size (buf, (guint) want);
       if (!g_input_stream_read_all (G_INPUT_STREAM (in), buf->data + have, want - have, &n,
                                     cancellable, error))
         return NULL;
       g_byte_array_set_size (buf, (guint) (have + n));
-      at_end = have + n < want;
-      if (have == 0 && !lb_dicom_sniff (buf->data, buf->len, NULL))
-        {
-          g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED, "%s: not a DICOM file", name);
-          return NULL;
-        }
       /* a copy: the data set's binary values are slices of it, and @buf grows */
       prefix = g_bytes_new (buf->data, buf->len);
-      self = _lb_dicom_file_read (prefix, name, LB_DICOM_READ_HEADER_ONLY, NULL, 0, error);
-      if (self == NULL)
-        return NULL;
-      /* done at the pixel data or the end of the file, or once everything a listing shows
-       * (the attributes before the Image Pixel module, group 0028) is in */
-      if (at_end || self->header_complete || self->last_tag >= LB_DICOM_TAG (0x0028, 0x0000)
-          || want >= HEADER_PREFIX_MAX)
+      self = lb_dicom_file_new_from_prefix (prefix, name, have + n < want, &want, error);
+      if (self == NULL || want == 0)
         return g_steal_pointer (&self);
-      want *= 4;
     }
 }
 

@@ -87,6 +87,22 @@ LbDicomFile   *lb_dicom_file_read_header        (GFile           *file,
                                                  GCancellable    *cancellable,
                                                  GError         **error);
 
+/**
+ * lb_dicom_file_new_from_prefix:
+ * @prefix: the first bytes of a file
+ * @at_end: whether @prefix is the whole file
+ * @out_want: (out): 0 when the header is read as far as lb_dicom_file_read_header() reads it;
+ *   else how many bytes of the file to offer next time, for a header that goes on past @prefix
+ *
+ * One step of lb_dicom_file_read_header() for a file that arrives in pieces (a store's
+ * download): the header read from @prefix, NULL (and @error) when it is not DICOM or broken.
+ */
+LbDicomFile   *lb_dicom_file_new_from_prefix    (GBytes          *prefix,
+                                                 const char      *name,
+                                                 gboolean         at_end,
+                                                 gsize           *out_want,
+                                                 GError         **error);
+
 const char     *lb_dicom_file_get_name           (LbDicomFile *self);
 /* (transfer none) the data set (without the pixel data) and the file meta group (empty when
  * the file has none) */

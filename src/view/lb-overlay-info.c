@@ -112,7 +112,10 @@ display_corner (GString *s, const LbOverlayView *view)
   g_autofree char *zoom = NULL;
 
   if (view->has_window)
-    wl = g_strdup_printf ("W %.0f L %.0f", view->window_width, view->window_center);
+    /* the unit after both values, as the status bar has it: "W 400 L 40 HU" */
+    wl = g_strdup_printf ("W %.0f L %.0f%s%s", view->window_width, view->window_center,
+                          view->window_units ? " " : "",
+                          view->window_units ? view->window_units : "");
   add_line (s, wl);
   if (view->zoom > 0)
     zoom = g_strdup_printf ("Zoom %.0f%%", view->zoom * 100);

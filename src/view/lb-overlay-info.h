@@ -22,6 +22,7 @@ typedef struct {
   gboolean has_window;
   double   window_center;  /* in real-world units (HU for CT) */
   double   window_width;
+  const char *window_units; /* the unit of the window's values ("HU"), NULL when unknown */
   guint    slice_index;    /* 0-based */
   guint    n_slices;       /* 0: no slice line */
   gboolean has_location;   /* the series' slice location (LbDicomSeries), else SliceLocation */

@@ -24,6 +24,16 @@ lb_test_ui_init (int    *argc,
   return TRUE;
 }
 
+const char *
+lb_test_ui_dicomweb_url (void)
+{
+  const char *url = g_getenv ("LB_DICOMWEB_URL");
+
+  if (url == NULL)
+    g_print ("1..0 # SKIP run by tests/dicomweb/orthanc-run.sh\n");
+  return url;
+}
+
 LbApplication *
 lb_test_ui_app_new (void)
 {

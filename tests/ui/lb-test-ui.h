@@ -14,6 +14,9 @@ G_BEGIN_DECLS
  * returns FALSE (the caller returns 0). */
 gboolean       lb_test_ui_init             (int         *argc,
                                             char      ***argv);
+/* $LB_DICOMWEB_URL, the Orthanc that tests/dicomweb/orthanc-run.sh started; without it,
+ * prints the TAP plan that skips the whole test and returns NULL (the caller returns 0). */
+const char    *lb_test_ui_dicomweb_url     (void);
 /* A registered, non-unique LbApplication, as the tests drive it. */
 LbApplication *lb_test_ui_app_new          (void);
 /* Iterates the default main context, without blocking, for @ms milliseconds. */

@@ -277,6 +277,7 @@ test_search_messages (void)
   g_assert_true (lb_test_wait (search_done, s, 30000));
   g_assert_cmpuint (g_list_model_get_n_items (lb_study_search_get_results (s)), ==, 0);
   g_assert_cmpstr (lb_study_search_get_status (s), ==, "No study matches the search.");
+  g_assert_null (lb_study_search_get_details (s));
   /* a bad date is refused before anything is sent */
   set_criteria (s, (Criteria) { .date_from = "2024-13" });
   lb_study_search_run (s);
@@ -299,7 +300,11 @@ test_search_messages (void)
     g_assert_true (lb_test_wait (search_done, s, 60000));
     g_test_message ("a dead server: %s", lb_study_search_get_status (s));
     g_assert_cmpstr (lb_study_search_get_status (s), ==,
-                     "The search failed: the store did not answer.");
+                     "The search failed: The store did not answer.");
+    /* the request behind Details, not in the line */
+    g_test_message ("its details: %s", lb_study_search_get_details (s));
+    g_assert_nonnull (strstr (lb_study_search_get_details (s), "127.0.0.1:1"));
+    g_assert_null (strstr (lb_study_search_get_status (s), "127.0.0.1"));
     g_assert_cmpuint (g_list_model_get_n_items (lb_study_search_get_results (s)), ==, 0);
     g_assert_false (lb_study_search_has_more (s));
     /* the window gives the search its own store back when it opens it */
@@ -728,11 +733,8 @@ main (int argc, char **argv)
 
   if (!lb_test_ui_init (&argc, &argv))
     return 0;
-  if (g_getenv ("LB_DICOMWEB_URL") == NULL)
-    {
-      g_print ("1..0 # SKIP run by tests/dicomweb/orthanc-run.sh\n");
-      return 0;
-    }
+  if (lb_test_ui_dicomweb_url () == NULL)
+    return 0;
   http_url = g_strdup (g_getenv ("LB_DICOMWEB_URL"));
   store_url = g_strconcat ("dicomweb+", http_url, NULL);
   if (!seed ())

@@ -81,6 +81,8 @@ for series in manifest['series']:
     pn = ds.PatientName
     name = ('%s, %s %s' % (pn.family_name, pn.given_name, pn.middle_name)).strip()
     date = datetime.datetime.strptime(ds.StudyDate, '%Y%m%d').date().isoformat()
+    # the RescaleType, Hounsfield units for CT without one (PS3.3 C.11.1.1.2)
+    units = ds.get('RescaleType') or ('HU' if ds.Modality == 'CT' else None)
     corners = {
         'top_left': '\n'.join([name, 'ID %s' % ds.PatientID,
                                '%s %s' % (ds.PatientSex, ds.PatientAge)]),
@@ -89,8 +91,8 @@ for series in manifest['series']:
         'bottom_left': '\n'.join(['Se %d %s' % (ds.SeriesNumber, ds.SeriesDescription), 'Im 3/5',
                                   mm('Loc', float(ds.SliceLocation)),
                                   mm('Thk', float(ds.SliceThickness))]),
-        # W/L 400/40 at 150 % as the view says
-        'bottom_right': 'W 400 L 40\nZoom 150%',
+        # W/L 400/40 at 150 % as the view says, in the unit of the rescaled values
+        'bottom_right': 'W 400 L 40%s\nZoom 150%%' % (' ' + units if units else ''),
     }
     cases.append({'series': series['dir'], 'file': path, 'markers': markers, 'corners': corners})
 json.dump(cases, sys.stdout, indent=1)

@@ -23,6 +23,7 @@ check_series (JsonObject *c)
   g_autoptr(LbDicomFile) file = lb_dicom_file_new_for_path (
     json_object_get_string_member (c, "file"), 0, NULL, &error);
   LbDicomDataset *ds;
+  g_autoptr(LbImage) image = NULL;
   LbOverlayView view = { 0 };
   static const struct { const char *key; LbOverlayCorner corner; } corner_keys[] = {
     { "top_left", LB_OVERLAY_TOP_LEFT },
@@ -56,8 +57,13 @@ check_series (JsonObject *c)
                          || (view.rotation == 2 && view.flip_h && view.flip_v)));
     }
 
+  /* the window's unit is the one the file's value model gives its values */
+  image = lb_dicom_file_decode_frame (file, 0, NULL, &error);
+  g_assert_no_error (error);
   view = (LbOverlayView) { .zoom = 1.5, .has_window = TRUE, .window_center = 40,
-                           .window_width = 400, .slice_index = 2, .n_slices = 5 };
+                           .window_width = 400, .slice_index = 2, .n_slices = 5,
+                           .window_units = lb_value_model_get_units (
+                             lb_image_meta_get_value_model (lb_image_get_meta (image))) };
   for (guint i = 0; i < G_N_ELEMENTS (corner_keys); i++)
     {
       g_autofree char *text = lb_overlay_corner_text (ds, &view, corner_keys[i].corner);
@@ -119,11 +125,26 @@ test_conventional_views (void)
   }
 }
 
+/* The W/L line with and without a unit, written out by hand. */
+static void
+test_window_units (void)
+{
+  LbOverlayView view = { .has_window = TRUE, .window_center = 40, .window_width = 400 };
+  g_autofree char *plain = lb_overlay_corner_text (NULL, &view, LB_OVERLAY_BOTTOM_RIGHT);
+  g_autofree char *hu = NULL;
+
+  g_assert_cmpstr (plain, ==, "W 400 L 40");
+  view.window_units = "HU";
+  hu = lb_overlay_corner_text (NULL, &view, LB_OVERLAY_BOTTOM_RIGHT);
+  g_assert_cmpstr (hu, ==, "W 400 L 40 HU");
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/view/overlay/phantom", test_phantom);
   g_test_add_func ("/view/overlay/conventional-views", test_conventional_views);
+  g_test_add_func ("/view/overlay/window-units", test_window_units);
   return g_test_run ();
 }

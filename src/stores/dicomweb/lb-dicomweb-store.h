@@ -136,6 +136,23 @@ void      lb_dicomweb_store_fetch_frame_async  (LbDicomwebStore      *self,
                                                 gpointer              user_data);
 
 /**
+ * lb_dicomweb_store_fetch_metadata_async:
+ * @uri: an instance entry's URI (or one of its frames')
+ *
+ * The instance's data set as the server describes it (WADO-RS …/metadata, the DICOM JSON
+ * model of PS3.18 F.2), bulk data such as the pixels as BulkDataURIs.
+ */
+void            lb_dicomweb_store_fetch_metadata_async  (LbDicomwebStore     *self,
+                                                         const char          *uri,
+                                                         GCancellable        *cancellable,
+                                                         GAsyncReadyCallback  callback,
+                                                         gpointer             user_data);
+/* (transfer full) */
+LbDicomDataset *lb_dicomweb_store_fetch_metadata_finish (LbDicomwebStore     *self,
+                                                         GAsyncResult        *result,
+                                                         GError             **error);
+
+/**
  * lb_dicomweb_store_store_derived_async:
  * @source_uri: the instance @image was derived from
  * @derivation: (nullable): the filter chain, for SeriesDescription/DerivationDescription

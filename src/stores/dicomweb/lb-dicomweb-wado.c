@@ -208,6 +208,54 @@ lb_dicomweb_store_series_metadata_finish (LbDicomwebStore *self, GAsyncResult *r
   return g_ptr_array_ref (m->datasets);
 }
 
+/* ---- one instance's metadata ------------------------------------------------------------ */
+
+static void
+on_instance_metadata (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  GError *error = NULL;
+  LbDicomDataset *ds = lb_dicomweb_metadata_finish (result, &error);
+
+  if (ds == NULL)
+    {
+      lb_store_task_fail (task, error);
+      return;
+    }
+  g_task_return_pointer (task, ds, (GDestroyNotify) lb_dicom_dataset_unref);
+  g_object_unref (task);
+}
+
+void
+lb_dicomweb_store_fetch_metadata_async (LbDicomwebStore *self, const char *uri,
+                                        GCancellable *cancellable, GAsyncReadyCallback callback,
+                                        gpointer user_data)
+{
+  GTask *task;
+  LbDicomwebLoc loc = { 0 };
+
+  g_return_if_fail (LB_IS_DICOMWEB_STORE (self));
+  g_return_if_fail (uri != NULL);
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, lb_dicomweb_store_fetch_metadata_async);
+  if (!lb_dicomweb_task_loc (task, uri, FALSE, &loc))
+    return;
+  if (loc.level != LB_DICOMWEB_INSTANCE)
+    lb_store_task_fail (task, g_error_new (LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                                           "%s is a container, not an instance", uri));
+  else
+    lb_dicomweb_metadata_async (self, &loc, cancellable, on_instance_metadata, task);
+  lb_dicomweb_loc_clear (&loc);
+}
+
+LbDicomDataset *
+lb_dicomweb_store_fetch_metadata_finish (LbDicomwebStore *self, GAsyncResult *result,
+                                         GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
 /* ---- fetch image -------------------------------------------------------------------------- */
 
 typedef enum {
