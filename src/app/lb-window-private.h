@@ -273,9 +273,6 @@ void _lb_window_study_update_actions (LbWindow     *self);
 /* Opens @series (a series entry of the window's store) as a stack. */
 void _lb_window_study_open_series    (LbWindow     *self,
                                       LbStoreEntry *series);
-/* A DICOMweb series: for now its first instance (see lb-window-study.c). */
-void _lb_window_study_open_dicomweb_series (LbWindow     *self,
-                                            LbStoreEntry *series);
 
 /* lb-window-filters.c */
 void _lb_window_filters_init    (LbWindow     *self);

@@ -50,60 +50,14 @@ show_study (LbWindow *self, LbStoreEntry *study)
 
 /* ---- opening a series ------------------------------------------------------------------- */
 
-typedef struct {
-  LbWindow *self;  /* a reference */
-  char     *name;
-} FirstSlice;
-
-static void
-on_first_slice_listed (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  FirstSlice *fs = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) entries = lb_store_list_finish (LB_STORE (source), result, &error);
-  const char *uri = NULL;
-
-  for (guint i = 0; entries != NULL && i < entries->len && uri == NULL; i++)
-    if (lb_store_entry_get_kind (entries->pdata[i]) == LB_STORE_ENTRY_DICOM_INSTANCE)
-      uri = lb_store_entry_get_uri (entries->pdata[i]);
-  if (entries != NULL && uri == NULL)
-    g_set_error (&error, LB_ERROR, LB_ERROR_NOT_FOUND, "%s: the series has no image", fs->name);
-  if (uri != NULL)
-    lb_window_open_store_image (fs->self, uri);
-  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    _lb_window_show_error (fs->self, _("Could not open the series"), error);
-  g_object_unref (fs->self);
-  g_free (fs->name);
-  g_free (fs);
-}
-
-/* LEAD: the entry point for a DICOMweb series as a stack (helper "series") goes here. Until
- * it is wired, the series' first instance by InstanceNumber opens as an image. */
-void
-_lb_window_study_open_dicomweb_series (LbWindow *self, LbStoreEntry *series)
-{
-  FirstSlice *fs = g_new0 (FirstSlice, 1);
-
-  if (self->series_cancellable)
-    g_cancellable_cancel (self->series_cancellable);
-  g_clear_object (&self->series_cancellable);
-  self->series_cancellable = g_cancellable_new ();
-  fs->self = g_object_ref (self);
-  fs->name = g_strdup (lb_store_entry_get_display_name (series));
-  lb_store_list_async (self->store, lb_store_entry_get_uri (series), self->series_cancellable,
-                       NULL, NULL, on_first_slice_listed, fs);
-}
-
 void
 _lb_window_study_open_series (LbWindow *self, LbStoreEntry *series)
 {
   g_return_if_fail (lb_store_entry_get_kind (series) == LB_STORE_ENTRY_DICOM_SERIES);
   if (self->store == NULL)
     return;
-  if (g_str_has_prefix (lb_store_entry_get_uri (series), "file:"))
-    _lb_window_frames_open_store_series (self, series);
-  else
-    _lb_window_study_open_dicomweb_series (self, series);
+  /* a local series from its files, a DICOMweb series from its metadata: one stack */
+  _lb_window_frames_open_store_series (self, series);
 }
 
 static void

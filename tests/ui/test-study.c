@@ -12,6 +12,7 @@
 #include <json-glib/json-glib.h>
 
 #include "lb-dicomweb-search.h"
+#include "lb-series-loader.h"
 #include "lb-study-panel.h"
 #include "lb-study-search.h"
 #include "lb-test-loop.h"
@@ -503,6 +504,10 @@ test_panel_dicomweb (void)
                                      lb_history_get_original (lb_window_test_get_history (win)))),
                                    first_uri));
   check_first_slice (axial);
+  /* the series opened as one stack of all its images, loaded in the background */
+  g_assert_nonnull (lb_window_test_get_series_loader (win));
+  g_assert_cmpuint (lb_frame_source_get_n_frames (lb_series_loader_get_source (lb_window_test_get_series_loader (win))), ==,
+                    (guint) json_object_get_int_member (axial, "count"));
 }
 
 /* The first row after @from whose entry is of @kind, once the tree has listed it. */
