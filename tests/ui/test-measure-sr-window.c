@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Measurements of an image on a DICOMweb server saved from the window as DICOM SR (TID 1500)
+ * and read back by a fresh window, on a real Orthanc (tests/dicomweb/orthanc-run.sh) holding
+ * the CT phantom of tests/measure/measure-reference.py (pydicom):
+ *
+ * - an ellipse over the disc and a length between two markers, then Save Measurements: the
+ *   status names the new report; pydicom reads the one SR Orthanc then holds (WADO-RS through
+ *   curl, tests/measure/sr-check.py) and finds SCOORDs equal to the drawn points, on the image;
+ * - a new window on the same store opens the same image: the same measurements on it, with
+ *   the same values (area, mean, SD, min, max, length);
+ * - one of them moved there and saved: a second SR series, and the first report's bytes are
+ *   as they were.
+ *
+ * A screenshot of the second window with the measurements it read is written for people. */
+#include <gtk/gtk.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "lb-measure-layer.h"
+#include "lb-test-files.h"
+#include "lb-test-loop.h"
+#include "lb-test-process.h"
+#include "lb-test-ui.h"
+#include "lb-window-test.h"
+#include "lb-window.h"
+
+static LbApplication *app;
+static char *dir;             /* scratch: the phantom and the drawn points */
+static JsonObject *phantom;   /* measure-reference.py's "iso" case */
+static char *dicomweb_url;    /* http://127.0.0.1:PORT/dicom-web */
+static char *store_uri;       /* dicomweb+…/ */
+static char *image_uri;       /* the phantom's instance in the store */
+static char *study, *series, *sop;
+static LbWindow *first, *second;
+
+/* ---- the window -------------------------------------------------------------------------- */
+
+typedef struct {
+  LbWindow   *win;
+  const char *uri;
+} Wanted;
+
+static gboolean
+shows_image (gpointer data)
+{
+  const Wanted *w = data;
+  LbHistory *h = lb_window_test_get_history (w->win);
+
+  if (h == NULL || lb_window_is_busy (w->win))
+    return FALSE;
+  return g_strcmp0 (lb_image_meta_get_source_uri (lb_image_get_meta (lb_history_get_original (h))),
+                    w->uri) == 0;
+}
+
+static LbWindow *
+open_window (void)
+{
+  LbWindow *win = lb_window_new (app);
+  Wanted w = { win, image_uri };
+
+  gtk_window_present (GTK_WINDOW (win));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (win));
+  lb_window_open_store (win, store_uri);
+  g_assert_true (lb_test_wait (lb_test_ui_tree_listed, win, 30000));
+  lb_window_open_store_image (win, image_uri);
+  g_assert_true (lb_test_wait (shows_image, &w, 30000));
+  return win;
+}
+
+typedef struct {
+  LbWindow *win;
+  guint     n;
+} Count;
+
+static gboolean
+has_n (gpointer data)
+{
+  const Count *c = data;
+
+  return lb_measurement_list_get_n (lb_window_get_measurements (c->win)) == c->n;
+}
+
+#define SAVED "Measurements saved as a new report: "
+
+static gboolean
+saved (gpointer win)
+{
+  const char *status = lb_window_test_get_last_status (win);
+
+  return status != NULL && g_str_has_prefix (status, SAVED)
+         && g_action_group_get_action_enabled (G_ACTION_GROUP (win), "measurements-save");
+}
+
+/* Activates Save Measurements on @win (which saved nothing before) and waits for the status
+ * it ends with. */
+static void
+save (LbWindow *win)
+{
+  const char *status;
+
+  g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (win), "measurements-save"));
+  g_assert_false (saved (win));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.measurements-save", NULL));
+  if (!lb_test_wait (saved, win, 30000))
+    g_error ("not saved; status: %s", lb_window_test_get_last_status (win));
+  status = lb_window_test_get_last_status (win);
+  g_test_message ("status: %s", status);
+  /* it names where: the report's instance in the image's study */
+  g_assert_nonnull (strstr (status, study));
+}
+
+/* A value on a quarter pixel: single precision keeps it exactly, so a report's FL points are
+ * the drawn ones. */
+static double
+quarter (double v)
+{
+  return round (v * 4) / 4;
+}
+
+/* ---- the independent side ---------------------------------------------------------------- */
+
+/* The study's SR instances as pydicom reads them from Orthanc (sr-check.py reports), checked
+ * against @measurements on the image. */
+static JsonArray *
+reports (LbMeasurementList *measurements)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonNode) query = NULL, root = NULL;
+  g_autofree char *text = NULL, *out = NULL, *err = NULL;
+  g_autofree char *drawn = g_build_filename (dir, "drawn.json", NULL);
+  g_autofree char *script = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "tests", "measure",
+                                              "sr-check.py", NULL);
+  const char *argv[] = { "/usr/bin/python3", script, "reports", dicomweb_url, study, drawn, NULL };
+  int status;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "sop");
+  json_builder_add_string_value (b, sop);
+  json_builder_set_member_name (b, "measurements");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < lb_measurement_list_get_n (measurements); i++)
+    {
+      LbMeasurement *m = lb_measurement_list_get (measurements, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "tool");
+      json_builder_add_string_value (b, lb_measurement_tool_to_string (lb_measurement_get_tool (m)));
+      json_builder_set_member_name (b, "points");
+      json_builder_begin_array (b);
+      for (guint k = 0; k < lb_measurement_get_n_points (m); k++)
+        {
+          LbMeasurementPoint p = lb_measurement_get_point (m, k);
+
+          json_builder_begin_array (b);
+          json_builder_add_double_value (b, p.x);
+          json_builder_add_double_value (b, p.y);
+          json_builder_end_array (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  query = json_builder_get_root (b);
+  text = json_to_string (query, FALSE);
+  g_assert_true (g_file_set_contents (drawn, text, -1, NULL));
+  out = lb_test_run_tool (argv, &err, &status);
+  if (status != 0)
+    g_error ("sr-check.py reports: %s", err);
+  root = json_from_string (out, NULL);
+  g_assert_nonnull (root);
+  g_test_message ("reports: %s", out);
+  return json_array_ref (json_node_get_array (root));
+}
+
+/* ---- the cases --------------------------------------------------------------------------- */
+
+static LbMeasurementValues drawn_values[2];
+static char *first_md5;
+
+static void
+test_save (void)
+{
+  LbMeasurementList *list;
+  LbMeasureLayer *layer;
+  JsonObject *disc = json_object_get_object_member (phantom, "disc");
+  JsonArray *centre = json_object_get_array_member (disc, "centre_px");
+  JsonArray *radius = json_object_get_array_member (disc, "radius_px");
+  JsonObject *markers = json_object_get_object_member (phantom, "markers");
+  JsonArray *a = json_object_get_array_member (markers, "3001");
+  JsonArray *b = json_object_get_array_member (markers, "3002");
+  double cx = json_array_get_double_element (centre, 0), cy = json_array_get_double_element (centre, 1);
+  double rx = json_array_get_double_element (radius, 0), ry = json_array_get_double_element (radius, 1);
+  LbMeasurementPoint box[2] = {
+    { quarter (cx - rx), quarter (cy - ry) }, { quarter (cx + rx), quarter (cy + ry) },
+  };
+  LbMeasurementPoint line[2] = {
+    { json_array_get_int_element (a, 0) + 0.5, json_array_get_int_element (a, 1) + 0.5 },
+    { json_array_get_int_element (b, 0) + 0.5, json_array_get_int_element (b, 1) + 0.5 },
+  };
+  g_autoptr(LbMeasurement) ellipse = lb_measurement_new_with_points (LB_MEASUREMENT_ELLIPSE, box,
+                                                                     2, NULL);
+  g_autoptr(LbMeasurement) length = lb_measurement_new_with_points (LB_MEASUREMENT_LENGTH, line,
+                                                                    2, NULL);
+  g_autoptr(JsonArray) found = NULL;
+  JsonObject *r;
+
+  first = open_window ();
+  list = lb_window_get_measurements (first);
+  layer = lb_window_test_get_measure_layer (first);
+  /* the study has no report yet: nothing to show, nothing to save */
+  lb_test_ui_drain (500);
+  g_assert_cmpuint (lb_measurement_list_get_n (list), ==, 0);
+  g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (first), "measurements-save"));
+
+  lb_measurement_list_append (list, ellipse, 1);
+  lb_measurement_list_append (list, length, 1);
+  g_assert_true (lb_measure_layer_compute (layer, ellipse, &drawn_values[0]));
+  g_assert_true (lb_measure_layer_compute (layer, length, &drawn_values[1]));
+  g_assert_true (drawn_values[0].has_stats);
+  /* the disc: 20 mm of radius */
+  g_assert_cmpfloat (fabs (drawn_values[0].area - G_PI * 20 * 20) / (G_PI * 20 * 20), <, 0.01);
+  save (first);
+
+  found = reports (list);
+  g_assert_cmpuint (json_array_get_length (found), ==, 1);
+  r = json_array_get_object_element (found, 0);
+  g_assert_true (json_object_get_boolean_member (r, "matches"));
+  first_md5 = g_strdup (json_object_get_string_member (r, "md5"));
+  /* it is the study's new series: not the image's */
+  g_assert_cmpstr (json_object_get_string_member (r, "series"), !=,
+                   series);
+}
+
+static gboolean
+values_equal (const LbMeasurementValues *x, const LbMeasurementValues *y)
+{
+  return x->length == y->length && x->area == y->area && x->has_stats == y->has_stats
+         && (!x->has_stats
+             || (x->stats.n_pixels == y->stats.n_pixels && x->stats.mean == y->stats.mean
+                 && x->stats.sd == y->stats.sd && x->stats.min == y->stats.min
+                 && x->stats.max == y->stats.max));
+}
+
+static void
+test_reopen (void)
+{
+  Count two;
+  LbMeasurementList *list;
+  LbMeasureLayer *layer;
+  LbMeasurement *m;
+  LbMeasurementPoint p;
+  g_autoptr(JsonArray) found = NULL;
+
+  g_assert_nonnull (first_md5);
+  second = open_window ();
+  two.win = second;
+  two.n = 2;
+  g_assert_true (lb_test_wait (has_n, &two, 30000));
+  list = lb_window_get_measurements (second);
+  layer = lb_window_test_get_measure_layer (second);
+  for (guint i = 0; i < 2; i++)
+    {
+      LbMeasurementValues v;
+
+      m = lb_measurement_list_get (list, i);
+      g_assert_cmpuint (lb_measurement_list_get_frame (list, m), ==, 1);
+      g_assert_true (lb_measure_layer_compute (layer, m, &v));
+      g_test_message ("%s: length %.6f mm, area %.6f mm², mean %.6f",
+                      lb_measurement_tool_to_string (lb_measurement_get_tool (m)), v.length,
+                      v.area, v.stats.mean);
+      g_assert_true (values_equal (&v, &drawn_values[i]));
+    }
+  g_assert_cmpint (lb_measurement_get_tool (lb_measurement_list_get (list, 0)), ==,
+                   LB_MEASUREMENT_ELLIPSE);
+  g_assert_cmpint (lb_measurement_get_tool (lb_measurement_list_get (list, 1)), ==,
+                   LB_MEASUREMENT_LENGTH);
+
+  /* moved and saved: a new report; the first stays as it was */
+  m = lb_measurement_list_get (list, 1);
+  p = lb_measurement_get_point (m, 1);
+  lb_measurement_set_point (m, 1, p.x + 3, p.y + 2);
+  lb_measurement_list_changed (list, m);
+  save (second);
+  found = reports (list);
+  g_assert_cmpuint (json_array_get_length (found), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (found, 0), "md5"),
+                   ==, first_md5);
+  g_assert_false (json_object_get_boolean_member (json_array_get_object_element (found, 0),
+                                                  "matches"));
+  g_assert_true (json_object_get_boolean_member (json_array_get_object_element (found, 1),
+                                                 "matches"));
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (found, 0),
+                                                  "series"), !=,
+                   json_object_get_string_member (json_array_get_object_element (found, 1),
+                                                  "series"));
+}
+
+static void
+test_screenshot (void)
+{
+  g_autoptr(GdkTexture) tex = NULL;
+  g_autofree char *path = g_build_filename (g_getenv ("LB_BUILD_ROOT"), "ui-measure-sr.png",
+                                            NULL);
+
+  g_assert_nonnull (second);
+  gtk_window_present (GTK_WINDOW (second));
+  lb_test_ui_drain (300);
+  tex = lb_test_ui_render (GTK_WIDGET (second));
+  g_assert_nonnull (tex);
+  g_assert_true (gdk_texture_save_to_png (tex, path));
+  g_test_message ("screenshot: %s", path);
+}
+
+/* Orthanc takes the file over its REST API. */
+static void
+upload_to_orthanc (const char *file)
+{
+  g_autofree char *rest = g_strndup (dicomweb_url, strlen (dicomweb_url) - strlen ("/dicom-web"));
+  g_autofree char *url = g_strconcat (rest, "/instances", NULL);
+  g_autofree char *at = g_strconcat ("@", file, NULL);
+  const char *argv[] = { "curl", "-sf", "--noproxy", "*", "-H", "Expect:", "--data-binary", at,
+                         url, NULL };
+  g_autofree char *err = NULL, *out = NULL;
+  int status;
+
+  out = lb_test_run_tool (argv, &err, &status);
+  if (status != 0)
+    g_error ("curl %s: %s", url, err);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autofree char *out = NULL, *uids = NULL, *err = NULL, *script = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_auto(GStrv) parts = NULL;
+  JsonArray *cases;
+  const char *file = NULL;
+  int status, ret;
+
+  if (!lb_test_ui_init (&argc, &argv))
+    return 0;
+  if (lb_test_ui_dicomweb_url () == NULL)
+    return 0;
+  dicomweb_url = g_strdup (g_getenv ("LB_DICOMWEB_URL"));
+  dir = lb_test_make_tmpdir ("measure-sr-window");
+  out = lb_test_run_reference ("measure", "measure-reference.py", dir);
+  if (out == NULL)
+    {
+      lb_test_remove_tree (dir);
+      g_print ("1..0 # SKIP pydicom or numpy missing\n");
+      return 0;
+    }
+  root = json_from_string (out, NULL);
+  g_assert_nonnull (root);
+  cases = json_node_get_array (root);
+  for (guint i = 0; i < json_array_get_length (cases); i++)
+    if (g_str_equal (json_object_get_string_member (json_array_get_object_element (cases, i),
+                                                    "name"), "iso"))
+      phantom = json_array_get_object_element (cases, i);
+  g_assert_nonnull (phantom);
+  file = json_object_get_string_member (phantom, "file");
+  upload_to_orthanc (file);
+  script = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "tests", "measure", "sr-check.py",
+                             NULL);
+  {
+    const char *uid_argv[] = { "/usr/bin/python3", script, "uids", file, NULL };
+
+    uids = lb_test_run_tool (uid_argv, &err, &status);
+    if (status != 0)
+      g_error ("sr-check.py uids: %s", err);
+  }
+  parts = g_strsplit (g_strstrip (uids), " ", 3);
+  g_assert_cmpuint (g_strv_length (parts), ==, 3);
+  study = g_strdup (parts[0]);
+  series = g_strdup (parts[1]);
+  sop = g_strdup (parts[2]);
+  store_uri = g_strconcat ("dicomweb+", dicomweb_url, "/", NULL);
+  image_uri = g_strdup_printf ("%sstudies/%s/series/%s/instances/%s", store_uri, parts[0],
+                               parts[1], parts[2]);
+
+  app = lb_test_ui_app_new ();
+  g_test_add_func ("/measure-sr-window/save", test_save);
+  g_test_add_func ("/measure-sr-window/reopen", test_reopen);
+  g_test_add_func ("/measure-sr-window/screenshot", test_screenshot);
+  ret = g_test_run ();
+  if (first != NULL)
+    gtk_window_destroy (GTK_WINDOW (first));
+  if (second != NULL && second != first)
+    gtk_window_destroy (GTK_WINDOW (second));
+  lb_test_ui_drain (50);
+  g_clear_object (&app);
+  lb_test_remove_tree (dir);
+  return ret;
+}
