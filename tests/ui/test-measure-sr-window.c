@@ -36,35 +36,14 @@ static LbWindow *first, *second;
 
 /* ---- the window -------------------------------------------------------------------------- */
 
-typedef struct {
-  LbWindow   *win;
-  const char *uri;
-} Wanted;
-
-static gboolean
-shows_image (gpointer data)
-{
-  const Wanted *w = data;
-  LbHistory *h = lb_window_test_get_history (w->win);
-
-  if (h == NULL || lb_window_is_busy (w->win))
-    return FALSE;
-  return g_strcmp0 (lb_image_meta_get_source_uri (lb_image_get_meta (lb_history_get_original (h))),
-                    w->uri) == 0;
-}
-
 static LbWindow *
 open_window (void)
 {
   LbWindow *win = lb_window_new (app);
-  Wanted w = { win, image_uri };
 
   gtk_window_present (GTK_WINDOW (win));
   gtk_test_widget_wait_for_draw (GTK_WIDGET (win));
-  lb_window_open_store (win, store_uri);
-  g_assert_true (lb_test_wait (lb_test_ui_tree_listed, win, 30000));
-  lb_window_open_store_image (win, image_uri);
-  g_assert_true (lb_test_wait (shows_image, &w, 30000));
+  lb_test_ui_open_store_image (win, store_uri, image_uri);
   return win;
 }
 
@@ -132,35 +111,16 @@ reports (LbMeasurementList *measurements)
   g_autofree char *script = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "tests", "measure",
                                               "sr-check.py", NULL);
   const char *argv[] = { "/usr/bin/python3", script, "reports", dicomweb_url, study, drawn, NULL };
+  g_autoptr(GPtrArray) drawn_list = g_ptr_array_new ();
   int status;
 
+  for (guint i = 0; i < lb_measurement_list_get_n (measurements); i++)
+    g_ptr_array_add (drawn_list, lb_measurement_list_get (measurements, i));
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "sop");
   json_builder_add_string_value (b, sop);
   json_builder_set_member_name (b, "measurements");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < lb_measurement_list_get_n (measurements); i++)
-    {
-      LbMeasurement *m = lb_measurement_list_get (measurements, i);
-
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "tool");
-      json_builder_add_string_value (b, lb_measurement_tool_to_string (lb_measurement_get_tool (m)));
-      json_builder_set_member_name (b, "points");
-      json_builder_begin_array (b);
-      for (guint k = 0; k < lb_measurement_get_n_points (m); k++)
-        {
-          LbMeasurementPoint p = lb_measurement_get_point (m, k);
-
-          json_builder_begin_array (b);
-          json_builder_add_double_value (b, p.x);
-          json_builder_add_double_value (b, p.y);
-          json_builder_end_array (b);
-        }
-      json_builder_end_array (b);
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
+  lb_test_ui_json_measurements (b, (LbMeasurement *const *) drawn_list->pdata, drawn_list->len);
   json_builder_end_object (b);
   query = json_builder_get_root (b);
   text = json_to_string (query, FALSE);
@@ -313,30 +273,12 @@ test_screenshot (void)
   g_test_message ("screenshot: %s", path);
 }
 
-/* Orthanc takes the file over its REST API. */
-static void
-upload_to_orthanc (const char *file)
-{
-  g_autofree char *rest = g_strndup (dicomweb_url, strlen (dicomweb_url) - strlen ("/dicom-web"));
-  g_autofree char *url = g_strconcat (rest, "/instances", NULL);
-  g_autofree char *at = g_strconcat ("@", file, NULL);
-  const char *argv[] = { "curl", "-sf", "--noproxy", "*", "-H", "Expect:", "--data-binary", at,
-                         url, NULL };
-  g_autofree char *err = NULL, *out = NULL;
-  int status;
-
-  out = lb_test_run_tool (argv, &err, &status);
-  if (status != 0)
-    g_error ("curl %s: %s", url, err);
-}
-
 int
 main (int argc, char **argv)
 {
   g_autofree char *out = NULL, *uids = NULL, *err = NULL, *script = NULL;
   g_autoptr(JsonNode) root = NULL;
   g_auto(GStrv) parts = NULL;
-  JsonArray *cases;
   const char *file = NULL;
   int status, ret;
 
@@ -355,14 +297,9 @@ main (int argc, char **argv)
     }
   root = json_from_string (out, NULL);
   g_assert_nonnull (root);
-  cases = json_node_get_array (root);
-  for (guint i = 0; i < json_array_get_length (cases); i++)
-    if (g_str_equal (json_object_get_string_member (json_array_get_object_element (cases, i),
-                                                    "name"), "iso"))
-      phantom = json_array_get_object_element (cases, i);
-  g_assert_nonnull (phantom);
+  phantom = lb_test_ui_json_case (json_node_get_array (root), "iso");
   file = json_object_get_string_member (phantom, "file");
-  upload_to_orthanc (file);
+  lb_test_ui_orthanc_upload (file);
   script = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "tests", "measure", "sr-check.py",
                              NULL);
   {
