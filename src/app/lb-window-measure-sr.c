@@ -97,7 +97,9 @@ on_reports_found (GObject *source, GAsyncResult *result, gpointer user_data)
 
       if (entries == NULL)
         {
-          g_string_append_printf (failures, "%s%s", failures->len ? "\n" : "",
+          /* which report: the reader can find it in the study */
+          g_string_append_printf (failures, "%s%s: %s", failures->len ? "\n" : "",
+                                  lb_dicom_dataset_get_string (sr, LB_TAG_SOP_INSTANCE_UID, 0),
                                   read_error->message);
           continue;
         }

@@ -13,6 +13,8 @@ must be, and pydicom writes a TID 1500 report the way other tools do.
   foreign OUT.dcm IMAGE.dcm     writes a TID 1500 SR as another tool would (dcmjs-style NUM →
                                 INFERRED FROM SCOORD, TID 1419 Derivation, SRT codes, CIRCLE, a
                                 rotated ELLIPSE, a rectangle outline starting down a column)
+  malformed OUT.dcm IMAGE.dcm   the same report (series 98) with its first SCOORD broken: three
+                                GraphicData values, which are no (column, row) points
   check-foreign LISTED.json     `measurements --json` read that report back as it should
   reports DICOMWEB_URL STUDY [DRAWN.json]
                                 the study's SR instances as pydicom reads them from WADO-RS
@@ -354,6 +356,16 @@ def cmd_foreign(out, image_path):
     ds.save_as(out, write_like_original=False)
 
 
+def cmd_malformed(out, image_path):
+    cmd_foreign(out, image_path)
+    ds = pydicom.dcmread(out)
+    ds.SeriesInstanceUID, ds.SeriesNumber = generate_uid(), 98
+    ds.SOPInstanceUID = ds.file_meta.MediaStorageSOPInstanceUID = generate_uid()
+    first = scoords(groups(ds)[0])[0][0]
+    first.GraphicData = [1.0, 2.0, 3.0]
+    ds.save_as(out, write_like_original=False)
+
+
 def cmd_check_foreign(listed_path):
     doc = json.load(open(listed_path))
     reps = [r for r in doc['reports'] if r.get('series_number') == '99']
@@ -495,7 +507,8 @@ def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     fn = {'args': cmd_args, 'uids': cmd_uids, 'check-sr': cmd_check_sr, 'compare': cmd_compare,
           'foreign': cmd_foreign, 'check-foreign': cmd_check_foreign,
-          'multiframe': cmd_multiframe, 'reports': cmd_reports, 'check-frame': cmd_check_frame}[cmd]
+          'multiframe': cmd_multiframe, 'reports': cmd_reports,
+          'malformed': cmd_malformed, 'check-frame': cmd_check_frame}[cmd]
     result = fn(*args)
     sys.exit(0 if result in (None, True) else 1)
 

@@ -11,6 +11,9 @@
  * - one of them moved there and saved: a second SR series, and the first report's bytes are
  *   as they were.
  *
+ * - a report pydicom wrote with a broken SCOORD joins the study: a third window opens the image
+ *   all the same, says the report could not be read, and shows the other reports' measurements.
+ *
  * A screenshot of the second window with the measurements it read is written for people. */
 #include <gtk/gtk.h>
 #include <json-glib/json-glib.h>
@@ -273,6 +276,42 @@ test_screenshot (void)
   g_test_message ("screenshot: %s", path);
 }
 
+static gboolean
+status_says_unreadable (gpointer win)
+{
+  const char *status = lb_window_test_get_last_status (win);
+
+  return status != NULL
+         && g_str_has_prefix (status, "Could not read a measurement report of the study");
+}
+
+static void
+test_unreadable (void)
+{
+  g_autofree char *bad = g_build_filename (dir, "malformed.dcm", NULL);
+  g_autofree char *script = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "tests", "measure",
+                                              "sr-check.py", NULL);
+  const char *argv[] = { "/usr/bin/python3", script, "malformed", bad,
+                         json_object_get_string_member (phantom, "file"), NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  LbWindow *third;
+  Count four;
+  int status;
+
+  out = lb_test_run_tool (argv, &err, &status);
+  if (status != 0)
+    g_error ("sr-check.py malformed: %s", err);
+  lb_test_ui_orthanc_upload (bad);
+  third = open_window ();
+  g_assert_true (lb_test_wait (status_says_unreadable, third, 30000));
+  g_test_message ("status: %s", lb_window_test_get_last_status (third));
+  /* the two reports saved above: two measurements each */
+  four.win = third;
+  four.n = 4;
+  g_assert_true (lb_test_wait (has_n, &four, 30000));
+  gtk_window_destroy (GTK_WINDOW (third));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -322,6 +361,7 @@ main (int argc, char **argv)
   g_test_add_func ("/measure-sr-window/save", test_save);
   g_test_add_func ("/measure-sr-window/reopen", test_reopen);
   g_test_add_func ("/measure-sr-window/screenshot", test_screenshot);
+  g_test_add_func ("/measure-sr-window/unreadable", test_unreadable);
   ret = g_test_run ();
   if (first != NULL)
     gtk_window_destroy (GTK_WINDOW (first));
