@@ -21,7 +21,8 @@ must be, and pydicom writes a TID 1500 report the way other tools do.
                                 (curl): JSON [{series, series_number, sop, md5, scoords,
                                 matches}] by SeriesNumber; with DRAWN.json ({"sop": the image's
                                 SOPInstanceUID, "measurements": [{tool, points}]}) "matches"
-                                says whether the SCOORDs are those points on that image, in order
+                                says whether the SCOORDs are those points on that image, in order ("sops": one image
+                                per measurement instead)
   multiframe OUT.dcm            writes a 3-frame object (frame k holds noise around 100 k)
   check-frame SR.dcm IMAGE.dcm FRAME X0 Y0 X1 Y1
                                 the SR's rectangle on frame FRAME (from 1): ReferencedFrameNumber
@@ -494,10 +495,11 @@ def cmd_reports(base, study, drawn_path=None):
                      'md5': hashlib.md5(data).hexdigest(), 'scoords': found}
             if drawn is not None:
                 want = [expected_points(m['tool'], m['points']) for m in drawn['measurements']]
+                sops = drawn.get('sops') or [drawn['sop']] * len(want)
                 entry['matches'] = len(want) == len(found) and all(
-                    f['type'] == t and f['ref'] == drawn['sop']
+                    f['type'] == t and f['ref'] == ref
                     and f['points'] == [v for xy in pts for v in xy]
-                    for f, (t, pts) in zip(found, want))
+                    for f, (t, pts), ref in zip(found, want, sops))
             out.append(entry)
     out.sort(key=lambda e: e['series_number'])
     print(json.dumps(out))

@@ -14,6 +14,9 @@
  * - a report pydicom wrote with a broken SCOORD joins the study: a third window opens the image
  *   all the same, says the report could not be read, and shows the other reports' measurements.
  *
+ * - on a series (tests/dicom/make-phantom.py, 4 slices), a length on slices 2 and 4: the report
+ *   references the instance each slice shows, and a new window puts each back on its slice.
+ *
  * A screenshot of the second window with the measurements it read is written for people. */
 #include <gtk/gtk.h>
 #include <json-glib/json-glib.h>
@@ -75,9 +78,9 @@ saved (gpointer win)
 }
 
 /* Activates Save Measurements on @win (which saved nothing before) and waits for the status
- * it ends with. */
+ * it ends with, which names the new report in @study_uid. */
 static void
-save (LbWindow *win)
+save (LbWindow *win, const char *study_uid)
 {
   const char *status;
 
@@ -89,7 +92,7 @@ save (LbWindow *win)
   status = lb_window_test_get_last_status (win);
   g_test_message ("status: %s", status);
   /* it names where: the report's instance in the image's study */
-  g_assert_nonnull (strstr (status, study));
+  g_assert_nonnull (strstr (status, study_uid));
 }
 
 /* A value on a quarter pixel: single precision keeps it exactly, so a report's FL points are
@@ -102,10 +105,10 @@ quarter (double v)
 
 /* ---- the independent side ---------------------------------------------------------------- */
 
-/* The study's SR instances as pydicom reads them from Orthanc (sr-check.py reports), checked
- * against @measurements on the image. */
+/* The SR instances of @study_uid as pydicom reads them from Orthanc (sr-check.py reports),
+ * checked against @measurements on the image, or with @sops (NULL-ended), each on its own. */
 static JsonArray *
-reports (LbMeasurementList *measurements)
+reports_of (const char *study_uid, LbMeasurementList *measurements, const char *const *sops)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(JsonNode) query = NULL, root = NULL;
@@ -113,7 +116,8 @@ reports (LbMeasurementList *measurements)
   g_autofree char *drawn = g_build_filename (dir, "drawn.json", NULL);
   g_autofree char *script = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "tests", "measure",
                                               "sr-check.py", NULL);
-  const char *argv[] = { "/usr/bin/python3", script, "reports", dicomweb_url, study, drawn, NULL };
+  const char *argv[] = { "/usr/bin/python3", script, "reports", dicomweb_url, study_uid, drawn,
+                         NULL };
   g_autoptr(GPtrArray) drawn_list = g_ptr_array_new ();
   int status;
 
@@ -122,6 +126,14 @@ reports (LbMeasurementList *measurements)
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "sop");
   json_builder_add_string_value (b, sop);
+  if (sops != NULL)
+    {
+      json_builder_set_member_name (b, "sops");
+      json_builder_begin_array (b);
+      for (guint i = 0; sops[i] != NULL; i++)
+        json_builder_add_string_value (b, sops[i]);
+      json_builder_end_array (b);
+    }
   json_builder_set_member_name (b, "measurements");
   lb_test_ui_json_measurements (b, (LbMeasurement *const *) drawn_list->pdata, drawn_list->len);
   json_builder_end_object (b);
@@ -135,6 +147,12 @@ reports (LbMeasurementList *measurements)
   g_assert_nonnull (root);
   g_test_message ("reports: %s", out);
   return json_array_ref (json_node_get_array (root));
+}
+
+static JsonArray *
+reports (LbMeasurementList *measurements)
+{
+  return reports_of (study, measurements, NULL);
 }
 
 /* ---- the cases --------------------------------------------------------------------------- */
@@ -184,7 +202,7 @@ test_save (void)
   g_assert_true (drawn_values[0].has_stats);
   /* the disc: 20 mm of radius */
   g_assert_cmpfloat (fabs (drawn_values[0].area - G_PI * 20 * 20) / (G_PI * 20 * 20), <, 0.01);
-  save (first);
+  save (first, study);
 
   found = reports (list);
   g_assert_cmpuint (json_array_get_length (found), ==, 1);
@@ -245,7 +263,7 @@ test_reopen (void)
   p = lb_measurement_get_point (m, 1);
   lb_measurement_set_point (m, 1, p.x + 3, p.y + 2);
   lb_measurement_list_changed (list, m);
-  save (second);
+  save (second, study);
   found = reports (list);
   g_assert_cmpuint (json_array_get_length (found), ==, 2);
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (found, 0), "md5"),
@@ -274,6 +292,108 @@ test_screenshot (void)
   g_assert_nonnull (tex);
   g_assert_true (gdk_texture_save_to_png (tex, path));
   g_test_message ("screenshot: %s", path);
+}
+
+/* ---- a series ------------------------------------------------------------------------------ */
+
+#define SLICES 4
+
+static char *series_uri, *series_study;
+
+static gboolean
+series_loaded (gpointer win)
+{
+  LbSeriesLoader *loader = lb_window_test_get_series_loader (win);
+
+  return loader != NULL && lb_series_loader_get_n_loaded (loader) == SLICES
+         && lb_series_loader_is_idle (loader) && !lb_window_is_busy (win);
+}
+
+static LbWindow *
+open_series_window (void)
+{
+  LbWindow *win = lb_window_new (app);
+
+  gtk_window_present (GTK_WINDOW (win));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (win));
+  lb_window_open_store (win, store_uri);
+  g_assert_true (lb_test_wait (lb_test_ui_tree_listed, win, 30000));
+  lb_window_test_open_series (win, series_uri);
+  g_assert_true (lb_test_wait (series_loaded, win, 30000));
+  return win;
+}
+
+/* The SOP Instance UID of the slice @frame shows (from 1): the window steps to it. */
+static char *
+instance_of_frame (LbWindow *win, guint frame)
+{
+  LbHistory *h;
+  const char *uri, *p;
+
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.go-to-frame", "u", frame);
+  lb_test_ui_drain (300);
+  g_assert_true (lb_test_wait (lb_test_ui_not_busy, win, 30000));
+  h = lb_window_test_get_history (win);
+  uri = lb_image_meta_get_source_uri (lb_image_get_meta (lb_history_get_original (h)));
+  p = strstr (uri, "/instances/");
+  g_assert_nonnull (p);
+  p += strlen ("/instances/");
+  return g_strndup (p, strcspn (p, "/"));
+}
+
+/* A length on slices 2 and 4 of a series: the report references each slice's own instance,
+ * and a new window on the series puts each back on its slice. */
+static void
+test_series (void)
+{
+  LbWindow *a, *b;
+  LbMeasurementPoint p2[2] = { { 3.5, 4.5 }, { 20.25, 9.5 } };
+  LbMeasurementPoint p4[2] = { { 10.5, 25.5 }, { 28.75, 2.5 } };
+  g_autoptr(LbMeasurement) on2 = lb_measurement_new_with_points (LB_MEASUREMENT_LENGTH, p2, 2,
+                                                                 NULL);
+  g_autoptr(LbMeasurement) on4 = lb_measurement_new_with_points (LB_MEASUREMENT_LENGTH, p4, 2,
+                                                                 NULL);
+  g_autofree char *sop2 = NULL, *sop4 = NULL;
+  const char *sops[3];
+  g_autoptr(JsonArray) found = NULL;
+  LbMeasurementList *list;
+  Count two;
+
+  a = open_series_window ();
+  sop2 = instance_of_frame (a, 2);
+  sop4 = instance_of_frame (a, 4);
+  g_assert_cmpstr (sop2, !=, sop4);
+  list = lb_window_get_measurements (a);
+  lb_measurement_list_append (list, on2, 2);
+  lb_measurement_list_append (list, on4, 4);
+  save (a, series_study);
+  sops[0] = sop2;
+  sops[1] = sop4;
+  sops[2] = NULL;
+  found = reports_of (series_study, list, sops);
+  g_assert_cmpuint (json_array_get_length (found), ==, 1);
+  g_assert_true (json_object_get_boolean_member (json_array_get_object_element (found, 0),
+                                                 "matches"));
+
+  b = open_series_window ();
+  two.win = b;
+  two.n = 2;
+  g_assert_true (lb_test_wait (has_n, &two, 30000));
+  list = lb_window_get_measurements (b);
+  for (guint i = 0; i < 2; i++)
+    {
+      LbMeasurement *m = lb_measurement_list_get (list, i);
+      const LbMeasurementPoint *want = i == 0 ? p2 : p4;
+
+      g_assert_cmpuint (lb_measurement_list_get_frame (list, m), ==, i == 0 ? 2 : 4);
+      for (guint k = 0; k < 2; k++)
+        {
+          g_assert_cmpfloat (lb_measurement_get_point (m, k).x, ==, want[k].x);
+          g_assert_cmpfloat (lb_measurement_get_point (m, k).y, ==, want[k].y);
+        }
+    }
+  gtk_window_destroy (GTK_WINDOW (a));
+  gtk_window_destroy (GTK_WINDOW (b));
 }
 
 static gboolean
@@ -357,11 +477,49 @@ main (int argc, char **argv)
   image_uri = g_strdup_printf ("%sstudies/%s/series/%s/instances/%s", store_uri, parts[0],
                                parts[1], parts[2]);
 
+  {
+    g_autofree char *series_dir = g_build_filename (dir, "series", NULL);
+    g_autofree char *axial = g_build_filename (series_dir, "axial", NULL);
+    g_autofree char *maker = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "tests", "dicom",
+                                               "make-phantom.py", NULL);
+    const char *make_argv[] = { "/usr/bin/python3", maker, series_dir, "--slices", "4", "--size",
+                                "32", "--orientations", "axial", NULL };
+    g_autoptr(GDir) d = NULL;
+    g_auto(GStrv) sp = NULL;
+    g_autofree char *one = NULL, *sout = NULL, *serr = NULL;
+    const char *name;
+
+    g_free (lb_test_run_tool (make_argv, &serr, &status));
+    if (status != 0)
+      g_error ("make-phantom.py: %s", serr);
+    d = g_dir_open (axial, 0, NULL);
+    g_assert_nonnull (d);
+    while ((name = g_dir_read_name (d)) != NULL)
+      {
+        g_autofree char *path = g_build_filename (axial, name, NULL);
+
+        lb_test_ui_orthanc_upload (path);
+        if (one == NULL)
+          one = g_steal_pointer (&path);
+      }
+    g_assert_nonnull (one);
+    {
+      const char *uid_argv[] = { "/usr/bin/python3", script, "uids", one, NULL };
+
+      sout = lb_test_run_tool (uid_argv, &serr, &status);
+      g_assert_cmpint (status, ==, 0);
+    }
+    sp = g_strsplit (g_strstrip (sout), " ", 3);
+    series_study = g_strdup (sp[0]);
+    series_uri = g_strdup_printf ("%sstudies/%s/series/%s/", store_uri, sp[0], sp[1]);
+  }
+
   app = lb_test_ui_app_new ();
   g_test_add_func ("/measure-sr-window/save", test_save);
   g_test_add_func ("/measure-sr-window/reopen", test_reopen);
   g_test_add_func ("/measure-sr-window/screenshot", test_screenshot);
   g_test_add_func ("/measure-sr-window/unreadable", test_unreadable);
+  g_test_add_func ("/measure-sr-window/series", test_series);
   ret = g_test_run ();
   if (first != NULL)
     gtk_window_destroy (GTK_WINDOW (first));
