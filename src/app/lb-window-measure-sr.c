@@ -35,7 +35,7 @@ instance_uid_of (const char *uri)
 
 /* The frame of the list (from 1) an entry goes on; 0: not on what is open. */
 static guint
-frame_of_entry (LbWindow *self, LbWindowMeasure *m, GHashTable *slices, const char *sop,
+frame_of_entry (LbWindow *self, GHashTable *slices, const char *sop,
                 const LbMeasurementSrEntry *e)
 {
   guint n = self->frames != NULL ? lb_frame_source_get_n_frames (self->frames) : 1;
@@ -106,7 +106,7 @@ on_reports_found (GObject *source, GAsyncResult *result, gpointer user_data)
       for (guint i = 0; i < entries->len; i++)
         {
           const LbMeasurementSrEntry *e = g_ptr_array_index (entries, i);
-          guint frame = frame_of_entry (self, m, slices, sop, e);
+          guint frame = frame_of_entry (self, slices, sop, e);
 
           /* the measurement is the list's own: editing it changes no report, and the next
            * save writes it into a new one */
