@@ -7,46 +7,18 @@
 #include <string.h>
 
 #include "lb-dialogs.h"
+#include "lb-dicomweb-store.h"
 #include "lb-error.h"
 #include "lb-measure-layer.h"
 #include "lb-measure-text.h"
 #include "lb-measurement-csv.h"
 #include "lb-measurement-store.h"
-#include "lb-window-private.h"
+#include "lb-window-measure-private.h"
 
 /* The measurement tools in the window: the tool bar above the canvas and its actions, the
  * measurements panel, and the JSON sidecars of the image or series (lb-measurement-store.h):
  * loaded when it opens, saved on the user's word only. The list (LbMeasurementList) is the
  * one place the measurements live; lb_window_get_measurements() hands it to other savers. */
-
-/* One image file whose sidecar holds some of the list: the image, or a slice of a series. */
-typedef struct {
-  char    *uri;
-  guint    frame;   /* a slice of a series: its measurements are this frame's; 0: all */
-  char    *etag;    /* the sidecar's, as read; NULL when there was none */
-  gboolean failed;  /* unreadable: it is never written over */
-} Doc;
-
-/* The measurements of one viewport's image or series: each canvas has its own (set on it as
- * STATE_KEY), the window points at the active viewport's. The bar, panel and popover are the
- * window's, shared. Counted: a load or save in flight holds it. */
-struct _LbWindowMeasure {
-  guint              refs;
-  gboolean           dead;           /* its canvas went: callbacks do nothing */
-  LbMeasurementList *list;
-  LbMeasureLayer    *layer;
-  GtkWidget         *bar;
-  GtkWidget         *list_box;
-  GtkWidget         *popover;
-  GPtrArray         *docs;           /* Doc */
-  LbStore           *store;          /* where the sidecars are read and written */
-  GCancellable      *cancellable;    /* loads and saves of the image open */
-  LbMeasurement     *pending_select; /* selected once its slice is shown */
-  guint              saving;         /* documents still being saved */
-  guint              generation;     /* a new image or series makes older callbacks no-ops */
-  GString           *save_errors;
-  GPtrArray         *conflicts;      /* Doc: saves refused because the sidecar changed */
-};
 
 #define STATE_KEY "lb-window-measure"
 
@@ -79,11 +51,13 @@ _lb_window_measure_get_layer (LbWindow *self)
   return self->measure != NULL ? self->measure->layer : NULL;
 }
 
-static guint
-frame_shown (LbWindow *self)
+guint
+_lb_window_measure_frame_shown (LbWindow *self)
 {
   return self->frames != NULL && self->frame > 0 ? self->frame : 1;
 }
+
+#define frame_shown _lb_window_measure_frame_shown
 
 static void
 enable (LbWindow *self, const char *name, gboolean on)
@@ -94,8 +68,8 @@ enable (LbWindow *self, const char *name, gboolean on)
     g_simple_action_set_enabled (G_SIMPLE_ACTION (action), on);
 }
 
-static void
-update_actions (LbWindow *self)
+void
+_lb_window_measure_update_actions (LbWindow *self)
 {
   LbWindowMeasure *m = wm (self);
   /* the history comes with every image and slice shown (before the canvas has it) */
@@ -105,7 +79,9 @@ update_actions (LbWindow *self)
   enable (self, "measure-tool", image);
   enable (self, "measure-leave", lb_measure_layer_get_tool (m->layer, &tool));
   enable (self, "measure-delete", lb_measure_layer_get_selected (m->layer) != NULL);
-  enable (self, "measurements-save", m->docs->len > 0 && m->saving == 0);
+  /* a report is written only with something in it; a sidecar also to empty it */
+  enable (self, "measurements-save", m->saving == 0
+          && (m->dicomweb ? lb_measurement_list_get_n (m->list) > 0 : m->docs->len > 0));
   enable (self, "measurements-export", lb_measurement_list_get_n (m->list) > 0);
 }
 
@@ -194,31 +170,22 @@ static void
 on_list_changed (LbWindow *self)
 {
   rebuild_rows (self);
-  update_actions (self);
+  _lb_window_measure_update_actions (self);
 }
 
 static void
 on_selection_changed (LbWindow *self)
 {
   rebuild_rows (self);
-  update_actions (self);
+  _lb_window_measure_update_actions (self);
 }
 
 /* ---- loading the sidecars ---------------------------------------------------------------- */
 
-typedef struct {
-  LbWindow        *self;
-  LbWindowMeasure *m;           /* a reference: the viewport's state the document is of */
-  Doc             *doc;         /* owned by m->docs while @generation is current */
-  guint            generation;
-  gboolean         replacing;   /* the user agreed to replace the sidecar as it is now */
-} DocOp;
-
-static void state_unref   (LbWindowMeasure *m);
 static void follow_canvas (LbWindow        *self);
 
-static DocOp *
-doc_op_new (LbWindow *self, LbWindowMeasure *m, Doc *d)
+DocOp *
+_lb_window_measure_op_new (LbWindow *self, LbWindowMeasure *m, Doc *d)
 {
   DocOp *op = g_new0 (DocOp, 1);
 
@@ -230,10 +197,10 @@ doc_op_new (LbWindow *self, LbWindowMeasure *m, Doc *d)
   return op;
 }
 
-static void
-doc_op_free (DocOp *op)
+void
+_lb_window_measure_op_free (DocOp *op)
 {
-  state_unref (op->m);
+  _lb_window_measure_state_unref (op->m);
   g_object_unref (op->self);
   g_free (op);
 }
@@ -241,8 +208,8 @@ doc_op_free (DocOp *op)
 /* Whether @op is still about the image its viewport shows: the window, the viewport and the
  * documents are as they were (a result may arrive after another image was opened, even after
  * its cancellation). */
-static gboolean
-op_current (DocOp *op)
+gboolean
+_lb_window_measure_op_current (DocOp *op)
 {
   return op->self->measure != NULL && !op->m->dead && op->generation == op->m->generation;
 }
@@ -260,7 +227,7 @@ on_sidecar_loaded (GObject      *source,
   char *etag = NULL;
 
   loaded = lb_measurement_store_load_finish (LB_STORE (source), result, &etag, &ref, &error);
-  if (!op_current (op) || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+  if (!_lb_window_measure_op_current (op) || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       g_free (etag);
       goto out;
@@ -283,7 +250,7 @@ on_sidecar_loaded (GObject      *source,
     }
 out:
   lb_measurement_image_ref_clear (&ref);
-  doc_op_free (op);
+  _lb_window_measure_op_free (op);
 }
 
 /* The store that holds @uri's sidecar: the store open, else the local folder of a file. */
@@ -316,7 +283,7 @@ add_doc (LbWindow *self, const char *uri, guint frame)
   d->uri = g_strdup (uri);
   d->frame = frame;
   g_ptr_array_add (m->docs, d);
-  op = doc_op_new (self, m, d);
+  op = _lb_window_measure_op_new (self, m, d);
   lb_measurement_store_load_async (m->store, uri, m->cancellable, on_sidecar_loaded, op);
 }
 
@@ -337,12 +304,22 @@ _lb_window_measure_open (LbWindow   *self,
   g_ptr_array_set_size (m->conflicts, 0);
   g_ptr_array_set_size (m->docs, 0);
   g_clear_object (&m->store);
+  g_clear_pointer (&m->instance_uri, g_free);
+  g_clear_pointer (&m->instance_ds, lb_dicom_dataset_unref);
   first = uri;
   if (first == NULL && self->frames != NULL)
     first = lb_frame_source_get_frame_uri (self->frames, 1);
   if (first != NULL)
     m->store = sidecar_store (self, first);
-  if (uri == NULL && self->frames != NULL && lb_frame_source_is_series (self->frames))
+  /* measurements on a DICOMweb server are DICOM SR reports in the study (TID 1500) */
+  m->dicomweb = m->store != NULL && LB_IS_DICOMWEB_STORE (m->store);
+  if (m->dicomweb)
+    {
+      if (uri != NULL)
+        m->instance_uri = g_strdup (uri);
+      _lb_window_measure_sr_load (self, m);
+    }
+  else if (uri == NULL && self->frames != NULL && lb_frame_source_is_series (self->frames))
     for (guint i = 1; i <= lb_frame_source_get_n_frames (self->frames); i++)
       add_doc (self, lb_frame_source_get_frame_uri (self->frames, i), i);
   else
@@ -368,7 +345,7 @@ _lb_window_measure_sync (LbWindow *self)
       g_clear_object (&m->pending_select);
     }
   rebuild_rows (self);
-  update_actions (self);
+  _lb_window_measure_update_actions (self);
 }
 
 /* ---- saving ------------------------------------------------------------------------------ */
@@ -393,7 +370,7 @@ save_done (LbWindow *self, LbWindowMeasure *m)
   else
     _lb_window_set_status (self, _("Measurements saved"));
   g_string_truncate (m->save_errors, 0);
-  update_actions (self);
+  _lb_window_measure_update_actions (self);
 }
 
 static void
@@ -428,7 +405,7 @@ on_sidecar_saved (GObject      *source,
     }
   save_done (self, m);
 out:
-  doc_op_free (op);
+  _lb_window_measure_op_free (op);
 }
 
 /* The document of @d: its measurements, its image reference and spacing. NULL when there is
@@ -518,7 +495,7 @@ save_doc (LbWindow *self, LbWindowMeasure *m, Doc *d, gboolean replacing)
                                 error->message);
       return;
     }
-  op = doc_op_new (self, m, d);
+  op = _lb_window_measure_op_new (self, m, d);
   op->replacing = replacing;
   m->saving++;
   lb_measurement_store_save_async (m->store, d->uri, bytes, d->etag, m->cancellable,
@@ -533,11 +510,16 @@ save_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 
   if (m->saving > 0 || m->store == NULL)
     return;
+  if (m->dicomweb)
+    {
+      _lb_window_measure_sr_save (self, m);
+      return;
+    }
   g_ptr_array_set_size (m->conflicts, 0);
   m->saving = 1;  /* held until every document is started */
   for (guint i = 0; i < m->docs->len; i++)
     save_doc (self, m, g_ptr_array_index (m->docs, i), FALSE);
-  update_actions (self);
+  _lb_window_measure_update_actions (self);
   save_done (self, m);
 }
 
@@ -553,7 +535,7 @@ on_replace_stat (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (self->measure == NULL || op->m->dead)
     goto out;
-  if (op_current (op))
+  if (_lb_window_measure_op_current (op))
     {
       g_free (op->doc->etag);
       /* gone meanwhile: created anew, which still never replaces a file */
@@ -562,7 +544,7 @@ on_replace_stat (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   save_done (self, op->m);
 out:
-  doc_op_free (op);
+  _lb_window_measure_op_free (op);
 }
 
 static void
@@ -589,7 +571,7 @@ on_replace_answer (int choice, gpointer user_data)
 
       m->saving++;
       lb_store_stat_async (m->store, sidecar, m->cancellable, on_replace_stat,
-                           doc_op_new (self, m, d));
+                           _lb_window_measure_op_new (self, m, d));
     }
   save_done (self, m);
 }
@@ -724,7 +706,7 @@ tool_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
     active = FALSE;
   lb_measure_layer_set_tool (wm (self)->layer, active, tool);
   g_simple_action_set_state (action, g_variant_new_string (active ? name : "none"));
-  update_actions (self);
+  _lb_window_measure_update_actions (self);
 }
 
 static void
@@ -781,8 +763,8 @@ add_canvas_keys (LbWindow *self, LbCanvas *canvas)
   gtk_widget_add_controller (GTK_WIDGET (canvas), ctrl);
 }
 
-static void
-state_unref (LbWindowMeasure *m)
+void
+_lb_window_measure_state_unref (LbWindowMeasure *m)
 {
   if (--m->refs > 0)
     return;
@@ -791,6 +773,8 @@ state_unref (LbWindowMeasure *m)
   g_clear_object (&m->list);
   g_clear_object (&m->store);
   g_clear_object (&m->pending_select);
+  g_clear_pointer (&m->instance_ds, lb_dicom_dataset_unref);
+  g_free (m->instance_uri);
   g_ptr_array_unref (m->docs);
   g_string_free (m->save_errors, TRUE);
   g_ptr_array_unref (m->conflicts);
@@ -806,7 +790,7 @@ state_kill (gpointer data)
   m->dead = TRUE;
   g_cancellable_cancel (m->cancellable);
   lb_measure_layer_detach (m->layer);
-  state_unref (m);
+  _lb_window_measure_state_unref (m);
 }
 
 /* The measurements of @canvas's viewport, made on first use. */
@@ -896,7 +880,7 @@ _lb_window_measure_init (LbWindow *self)
   g_signal_connect_object (self, "action-state-changed::fullscreen",
                            G_CALLBACK (on_fullscreen_state), shared.bar, 0);
   self->measure = state_for (self, self->canvas, &shared);
-  update_actions (self);
+  _lb_window_measure_update_actions (self);
 }
 
 void

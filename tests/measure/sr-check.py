@@ -13,7 +13,16 @@ must be, and pydicom writes a TID 1500 report the way other tools do.
   foreign OUT.dcm IMAGE.dcm     writes a TID 1500 SR as another tool would (dcmjs-style NUM →
                                 INFERRED FROM SCOORD, TID 1419 Derivation, SRT codes, CIRCLE, a
                                 rotated ELLIPSE, a rectangle outline starting down a column)
+  malformed OUT.dcm IMAGE.dcm   the same report (series 98) with its first SCOORD broken: three
+                                GraphicData values, which are no (column, row) points
   check-foreign LISTED.json     `measurements --json` read that report back as it should
+  reports DICOMWEB_URL STUDY [DRAWN.json]
+                                the study's SR instances as pydicom reads them from WADO-RS
+                                (curl): JSON [{series, series_number, sop, md5, scoords,
+                                matches}] by SeriesNumber; with DRAWN.json ({"sop": the image's
+                                SOPInstanceUID, "measurements": [{tool, points}]}) "matches"
+                                says whether the SCOORDs are those points on that image, in order ("sops": one image
+                                per measurement instead)
   multiframe OUT.dcm            writes a 3-frame object (frame k holds noise around 100 k)
   check-frame SR.dcm IMAGE.dcm FRAME X0 Y0 X1 Y1
                                 the SR's rectangle on frame FRAME (from 1): ReferencedFrameNumber
@@ -21,8 +30,12 @@ must be, and pydicom writes a TID 1500 report the way other tools do.
 
 Every check prints "PASS text" or "FAIL text"; other lines start with '#'. Exit status 77
 without pydicom/numpy."""
+import email
+import hashlib
+import io
 import json
 import math
+import subprocess
 import sys
 
 try:
@@ -344,6 +357,16 @@ def cmd_foreign(out, image_path):
     ds.save_as(out, write_like_original=False)
 
 
+def cmd_malformed(out, image_path):
+    cmd_foreign(out, image_path)
+    ds = pydicom.dcmread(out)
+    ds.SeriesInstanceUID, ds.SeriesNumber = generate_uid(), 98
+    ds.SOPInstanceUID = ds.file_meta.MediaStorageSOPInstanceUID = generate_uid()
+    first = scoords(groups(ds)[0])[0][0]
+    first.GraphicData = [1.0, 2.0, 3.0]
+    ds.save_as(out, write_like_original=False)
+
+
 def cmd_check_foreign(listed_path):
     doc = json.load(open(listed_path))
     reps = [r for r in doc['reports'] if r.get('series_number') == '99']
@@ -427,11 +450,67 @@ def cmd_check_frame(sr_path, image_path, frame, x0, y0, x1, y1):
     return ok
 
 
+# ---- the reports a DICOMweb server holds ---------------------------------------------------------
+
+def curl(url, accept):
+    cmd = ['curl', '-sf', '--noproxy', '*', '-H', 'Accept: ' + accept, '-D', '-', url]
+    out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE).stdout
+    head, _, body = out.partition(b'\r\n\r\n')
+    ctype = [l.split(b':', 1)[1].strip() for l in head.split(b'\r\n')
+             if l.lower().startswith(b'content-type:')][0]
+    return ctype.decode(), body
+
+
+def wado_instance(url):
+    """The Part 10 bytes of an instance from WADO-RS (PS3.18 10.4, multipart/related)."""
+    ctype, body = curl(url, 'multipart/related; type="application/dicom"')
+    msg = email.message_from_bytes(b'Content-Type: ' + ctype.encode() + b'\r\n\r\n' + body)
+    parts = [p.get_payload(decode=True) for p in msg.walk() if not p.is_multipart()]
+    if len(parts) != 1:
+        raise SystemExit('%s: %d parts' % (url, len(parts)))
+    return parts[0]
+
+
+def cmd_reports(base, study, drawn_path=None):
+    drawn = json.load(open(drawn_path)) if drawn_path else None
+    _, body = curl('%s/studies/%s/series?Modality=SR' % (base, study), 'application/dicom+json')
+    out = []
+    for series in json.loads(body or b'[]'):
+        se = series['0020000E']['Value'][0]
+        _, body = curl('%s/studies/%s/series/%s/instances' % (base, study, se),
+                       'application/dicom+json')
+        for inst in json.loads(body):
+            sop = inst['00080018']['Value'][0]
+            data = wado_instance('%s/studies/%s/series/%s/instances/%s' % (base, study, se, sop))
+            sr = pydicom.dcmread(io.BytesIO(data))
+            found = []
+            for g in groups(sr):
+                for item, _ in scoords(g)[:1]:
+                    refs = [c for c in children(item) if c.ValueType == 'IMAGE']
+                    found.append({'type': str(item.GraphicType),
+                                  'points': [float(v) for v in item.GraphicData],
+                                  'ref': str(refs[0].ReferencedSOPSequence[0]
+                                             .ReferencedSOPInstanceUID) if refs else None})
+            entry = {'series': se, 'series_number': int(sr.SeriesNumber), 'sop': sop,
+                     'md5': hashlib.md5(data).hexdigest(), 'scoords': found}
+            if drawn is not None:
+                want = [expected_points(m['tool'], m['points']) for m in drawn['measurements']]
+                sops = drawn.get('sops') or [drawn['sop']] * len(want)
+                entry['matches'] = len(want) == len(found) and all(
+                    f['type'] == t and f['ref'] == ref
+                    and f['points'] == [v for xy in pts for v in xy]
+                    for f, (t, pts), ref in zip(found, want, sops))
+            out.append(entry)
+    out.sort(key=lambda e: e['series_number'])
+    print(json.dumps(out))
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     fn = {'args': cmd_args, 'uids': cmd_uids, 'check-sr': cmd_check_sr, 'compare': cmd_compare,
           'foreign': cmd_foreign, 'check-foreign': cmd_check_foreign,
-          'multiframe': cmd_multiframe, 'check-frame': cmd_check_frame}[cmd]
+          'multiframe': cmd_multiframe, 'reports': cmd_reports,
+          'malformed': cmd_malformed, 'check-frame': cmd_check_frame}[cmd]
     result = fn(*args)
     sys.exit(0 if result in (None, True) else 1)
 

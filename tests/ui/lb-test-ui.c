@@ -6,9 +6,11 @@
 
 #include "lb-test-dialogs.h"
 #include "lb-test-loop.h"
+#include "lb-test-process.h"
 
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <string.h>
 #include <unistd.h>
 
 gboolean
@@ -32,6 +34,98 @@ lb_test_ui_dicomweb_url (void)
   if (url == NULL)
     g_print ("1..0 # SKIP run by tests/dicomweb/orthanc-run.sh\n");
   return url;
+}
+
+void
+lb_test_ui_orthanc_upload (const char *path)
+{
+  const char *dicomweb = g_getenv ("LB_DICOMWEB_URL");
+  g_autofree char *rest = NULL, *url = NULL, *at = NULL, *err = NULL, *out = NULL;
+  int status;
+
+  g_assert_nonnull (dicomweb);
+  g_assert_true (g_str_has_suffix (dicomweb, "/dicom-web"));
+  rest = g_strndup (dicomweb, strlen (dicomweb) - strlen ("/dicom-web"));
+  url = g_strconcat (rest, "/instances", NULL);
+  at = g_strconcat ("@", path, NULL);
+  {
+    const char *argv[] = { "curl", "-sf", "--noproxy", "*", "-H", "Expect:", "--data-binary",
+                           at, url, NULL };
+
+    out = lb_test_run_tool (argv, &err, &status);
+  }
+  if (status != 0)
+    g_error ("curl %s: %s", url, err);
+}
+
+typedef struct {
+  LbWindow   *win;
+  const char *uri;
+} Shown;
+
+static gboolean
+shows_uri (gpointer data)
+{
+  const Shown *w = data;
+  LbHistory *h = lb_window_test_get_history (w->win);
+
+  if (h == NULL || lb_window_is_busy (w->win))
+    return FALSE;
+  return g_strcmp0 (lb_image_meta_get_source_uri (lb_image_get_meta (lb_history_get_original (h))),
+                    w->uri) == 0;
+}
+
+void
+lb_test_ui_open_store_image (LbWindow   *win,
+                             const char *store_uri,
+                             const char *uri)
+{
+  Shown w = { win, uri };
+
+  lb_window_open_store (win, store_uri);
+  g_assert_true (lb_test_wait (lb_test_ui_tree_listed, win, 30000));
+  lb_window_open_store_image (win, uri);
+  g_assert_true (lb_test_wait (shows_uri, &w, 30000));
+}
+
+void
+lb_test_ui_json_measurements (JsonBuilder *b, LbMeasurement *const *measurements, guint n)
+{
+  json_builder_begin_array (b);
+  for (guint i = 0; i < n; i++)
+    {
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "tool");
+      json_builder_add_string_value (b, lb_measurement_tool_to_string (
+                                          lb_measurement_get_tool (measurements[i])));
+      json_builder_set_member_name (b, "points");
+      json_builder_begin_array (b);
+      for (guint k = 0; k < lb_measurement_get_n_points (measurements[i]); k++)
+        {
+          LbMeasurementPoint p = lb_measurement_get_point (measurements[i], k);
+
+          json_builder_begin_array (b);
+          json_builder_add_double_value (b, p.x);
+          json_builder_add_double_value (b, p.y);
+          json_builder_end_array (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+JsonObject *
+lb_test_ui_json_case (JsonArray *cases, const char *name)
+{
+  for (guint i = 0; i < json_array_get_length (cases); i++)
+    {
+      JsonObject *o = json_array_get_object_element (cases, i);
+
+      if (g_strcmp0 (json_object_get_string_member (o, "name"), name) == 0)
+        return o;
+    }
+  g_error ("no case %s", name);
 }
 
 LbApplication *

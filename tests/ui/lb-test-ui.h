@@ -5,6 +5,7 @@
  * waiting on the main loop, the window's busy and tree states, and folders of many files. */
 
 #include <gtk/gtk.h>
+#include <json-glib/json-glib.h>
 
 #include "lb-window-test.h"
 
@@ -17,6 +18,21 @@ gboolean       lb_test_ui_init             (int         *argc,
 /* $LB_DICOMWEB_URL, the Orthanc that tests/dicomweb/orthanc-run.sh started; without it,
  * prints the TAP plan that skips the whole test and returns NULL (the caller returns 0). */
 const char    *lb_test_ui_dicomweb_url     (void);
+/* Orthanc ($LB_DICOMWEB_URL's server) takes the DICOM file @path over its REST API. */
+void           lb_test_ui_orthanc_upload   (const char  *path);
+/* Opens the store @store_uri in @win, then its image @uri, and waits until it is shown. */
+void           lb_test_ui_open_store_image (LbWindow    *win,
+                                            const char  *store_uri,
+                                            const char  *uri);
+/* Adds @measurements (@n) to @b as a JSON array of {"tool": name, "points": [[x, y], …]}
+ * (image pixel coordinates): what the Python references read. */
+void           lb_test_ui_json_measurements (JsonBuilder          *b,
+                                             LbMeasurement *const *measurements,
+                                             guint                 n);
+/* The object of the JSON array @cases whose "name" is @name (measure-reference.py's phantoms);
+ * fails the test when there is none. */
+JsonObject    *lb_test_ui_json_case        (JsonArray   *cases,
+                                            const char  *name);
 /* A registered, non-unique LbApplication, as the tests drive it. */
 LbApplication *lb_test_ui_app_new          (void);
 /* Iterates the default main context, without blocking, for @ms milliseconds. */

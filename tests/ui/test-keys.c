@@ -508,6 +508,10 @@ test_export_view (void)
   g_autofree char *dir = lb_test_make_tmpdir ("keys-export");
   g_autofree char *png = g_build_filename (dir, "view.png", NULL);
   g_autofree char *bright = g_build_filename (dir, "bright.png", NULL);
+  g_autofree char *measured = g_build_filename (dir, "measured.png", NULL);
+  LbMeasurementPoint ends[2] = { { 4.5, 6.5 }, { 60.5, 40.5 } };
+  g_autoptr (LbMeasurement) line = NULL;
+  double lx0, ly0, lx1, ly1;
   g_autofree char *source = lb_test_build_path ("LB_SOURCE_ROOT", "data", "samples", "CT",
                                                 CT_SAMPLE, NULL);
   g_autofree char *params = NULL, *params_path = NULL, *out = NULL;
@@ -534,6 +538,16 @@ test_export_view (void)
 
   lb_window_export_view_to_path (win, png);
   g_assert_true (lb_test_wait (file_exists, png, 20000));
+  /* the same view with a length drawn on it: the line is burnt in */
+  line = lb_measurement_new_with_points (LB_MEASUREMENT_LENGTH, ends, 2, NULL);
+  g_assert_nonnull (line);
+  lb_measurement_list_append (lb_window_get_measurements (win), line, 1);
+  lb_test_ui_drain (300);
+  g_assert_true (lb_canvas_image_to_widget (canvas (), ends[0].x, ends[0].y, &lx0, &ly0));
+  g_assert_true (lb_canvas_image_to_widget (canvas (), ends[1].x, ends[1].y, &lx1, &ly1));
+  lb_window_export_view_to_path (win, measured);
+  g_assert_true (lb_test_wait (file_exists, measured, 20000));
+  g_assert_true (lb_measurement_list_remove (lb_window_get_measurements (win), line));
   /* the overlay over bright pixels: every pixel white (a window far below air), the image
    * filling the canvas */
   lb_canvas_set_window (canvas (), -3000, 10);
@@ -543,8 +557,10 @@ test_export_view (void)
   g_assert_true (lb_test_wait (file_exists, bright, 20000));
   params = g_strdup_printf ("{\"view\": \"%s\", \"bright\": \"%s\", \"source\": \"%s\", "
                             "\"center\": 40, \"width\": 400, \"x0\": %d, \"y0\": %d, "
-                            "\"canvas_width\": %d, \"canvas_height\": %d}",
-                            png, bright, source, x0, y0, width, height);
+                            "\"canvas_width\": %d, \"canvas_height\": %d, "
+                            "\"measured\": \"%s\", \"line\": [%.3f, %.3f, %.3f, %.3f]}",
+                            png, bright, source, x0, y0, width, height, measured, lx0, ly0,
+                            lx1, ly1);
   params_path = g_build_filename (dir, "params.json", NULL);
   g_assert_true (g_file_set_contents (params_path, params, -1, NULL));
   out = lb_test_run_reference ("ui", "view-export-reference.py", dir);

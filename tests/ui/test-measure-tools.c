@@ -183,28 +183,7 @@ reference (LbMeasurement **measurements, guint n)
   json_builder_set_member_name (b, "file");
   json_builder_add_string_value (b, image_path);
   json_builder_set_member_name (b, "measurements");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < n; i++)
-    {
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "tool");
-      json_builder_add_string_value (b, lb_measurement_tool_to_string (
-                                          lb_measurement_get_tool (measurements[i])));
-      json_builder_set_member_name (b, "points");
-      json_builder_begin_array (b);
-      for (guint k = 0; k < lb_measurement_get_n_points (measurements[i]); k++)
-        {
-          LbMeasurementPoint p = lb_measurement_get_point (measurements[i], k);
-
-          json_builder_begin_array (b);
-          json_builder_add_double_value (b, p.x);
-          json_builder_add_double_value (b, p.y);
-          json_builder_end_array (b);
-        }
-      json_builder_end_array (b);
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
+  lb_test_ui_json_measurements (b, measurements, n);
   json_builder_end_object (b);
   query = json_builder_get_root (b);
   text = json_to_string (query, FALSE);
@@ -879,16 +858,9 @@ main (int argc, char **argv)
   out = lb_test_run_reference ("measure", "measure-reference.py", dir);
   if (out != NULL)
     {
-      JsonArray *cases;
-
       root = json_from_string (out, NULL);
       g_assert_nonnull (root);
-      cases = json_node_get_array (root);
-      for (guint i = 0; i < json_array_get_length (cases); i++)
-        if (g_str_equal (json_object_get_string_member (json_array_get_object_element (cases, i),
-                                                        "name"), "iso"))
-          phantom = json_array_get_object_element (cases, i);
-      g_assert_nonnull (phantom);
+      phantom = lb_test_ui_json_case (json_node_get_array (root), "iso");
       image_path = g_strdup (json_object_get_string_member (phantom, "file"));
     }
 

@@ -35,33 +35,10 @@ ref_string (const char *key)
 
 /* ---- the window ------------------------------------------------------------------------------ */
 
-typedef struct {
-  const char *uri;
-} Wanted;
-
-/* The image of @data's URI is open and loaded. */
-static gboolean
-shows_image (gpointer data)
-{
-  const Wanted *w = data;
-  LbHistory *h = lb_window_test_get_history (win);
-  const char *uri;
-
-  if (h == NULL || lb_window_is_busy (win))
-    return FALSE;
-  uri = lb_image_meta_get_source_uri (lb_image_get_meta (lb_history_get_original (h)));
-  return g_strcmp0 (uri, w->uri) == 0;
-}
-
 static void
 open_image (const char *store_uri, const char *uri)
 {
-  Wanted w = { uri };
-
-  lb_window_open_store (win, store_uri);
-  g_assert_true (lb_test_wait (lb_test_ui_tree_listed, win, 30000));
-  lb_window_open_store_image (win, uri);
-  g_assert_true (lb_test_wait (shows_image, &w, 30000));
+  lb_test_ui_open_store_image (win, store_uri, uri);
 }
 
 static LbTagBrowser *
@@ -233,24 +210,6 @@ test_screenshot (void)
   g_test_message ("screenshot: %s", path);
 }
 
-/* Orthanc takes the file over its REST API. */
-static void
-upload_to_orthanc (const char *file)
-{
-  g_autofree char *rest = g_strndup (dicomweb_url, strlen (dicomweb_url) - strlen ("/dicom-web"));
-  g_autofree char *url = g_strconcat (rest, "/instances", NULL);
-  g_autofree char *at = g_strconcat ("@", file, NULL);
-  const char *argv[] = { "curl", "-sf", "--noproxy", "*", "-H", "Expect:", "--data-binary", at,
-                         url, NULL };
-  g_autofree char *err = NULL;
-  g_autofree char *out = NULL;
-  int status;
-
-  out = lb_test_run_tool (argv, &err, &status);
-  if (status != 0)
-    g_error ("curl %s: %s", url, err);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -275,7 +234,7 @@ main (int argc, char **argv)
   root = json_from_string (json, NULL);
   g_assert_nonnull (root);
   ref = json_node_get_object (root);
-  upload_to_orthanc (ref_string ("file"));
+  lb_test_ui_orthanc_upload (ref_string ("file"));
   lb_test_server_start (&server, dir);
 
   app = lb_test_ui_app_new ();

@@ -11,7 +11,10 @@ exported image must hold exactly those greys (±1 for rounding) in that place, a
 one pixel off; the bottom-right corner of the canvas (the overlay's W/L and zoom lines) must
 hold light text on a dark outline, and over an image that is white everywhere ("bright", the
 same view zoomed in with a window below air) the corner must still hold the outline's dark
-pixels. Prints a JSON summary; exit 77 without numpy or Pillow."""
+pixels. With "measured" (the same view with a length measurement drawn from widget point
+"line"[0:2] to "line"[2:4]), the line must be burnt in: the export, grey everywhere on the image
+otherwise, holds coloured pixels (red and blue apart by more than 60) within a pixel of every
+point along the line away from its ends, where the plain view holds none. Prints a JSON summary; exit 77 without numpy or Pillow."""
 import json, os, sys
 
 try:
@@ -76,7 +79,21 @@ bcorner = bright[ch - 70:ch, cw - 260:cw].mean(axis=2)
 bright_dark = int(np.sum(bcorner < 60))
 bright_white = float(np.mean(bright[ch // 2 - 20:ch // 2 + 20, cw // 2 - 20:cw // 2 + 20] > 250))
 
-summary = {'match': exact, 'bright_corner_dark_pixels': bright_dark,
+# the measurement's line, burnt in: coloured where the plain view is grey
+line_hits = line_plain = None
+if 'measured' in p:
+    meas = np.array(Image.open(p['measured']).convert('RGB'), dtype=np.int32)
+    coloured = np.abs(meas[..., 0] - meas[..., 2]) > 60
+    plain = np.abs(view[..., 0] - view[..., 2]) > 60
+    lx0, ly0, lx1, ly1 = p['line']
+    line_hits = line_plain = 0
+    samples = [0.1 + 0.8 * i / 99 for i in range(100)]
+    for t in samples:
+        x, y = int(lx0 + t * (lx1 - lx0)), int(ly0 + t * (ly1 - ly0))
+        line_hits += bool(coloured[y - 1:y + 2, x - 1:x + 2].any())
+        line_plain += bool(plain[y - 1:y + 2, x - 1:x + 2].any())
+
+summary = {'match': exact, 'line_hits': line_hits, 'line_plain': line_plain, 'bright_corner_dark_pixels': bright_dark,
            'bright_centre_white': bright_white, 'shifted_match': shifted, 'grey': is_grey,
            'corner_light_pixels': light, 'outlined_light_pixels': dark_next_to_light,
            'distinct_greys': int(len(np.unique(expected)))}
@@ -91,3 +108,5 @@ assert bright_white == 1.0, summary
 # a one-pixel outline all round: 723 dark pixels here, against 182 for the soft shadow
 # the overlay had before (Debian 12, its default font)
 assert bright_dark >= 400, summary
+if line_hits is not None:
+    assert line_hits == 100 and line_plain == 0, summary
