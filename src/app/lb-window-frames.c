@@ -285,6 +285,7 @@ typedef struct {
   LbWindow *self;  /* a reference: the read is cancelled on dispose */
   char     *name;
   gboolean  quiet; /* a folder that is not one series stays a store: no error */
+  const char *error_title;  /* translated, static */
 } SeriesOpen;
 
 static SeriesOpen *
@@ -325,7 +326,8 @@ on_series_read (GObject *source, GAsyncResult *result, gpointer user_data)
     /* a folder of other images, or of several series: it stays a store to browse */
     g_debug ("%s: not one series: %s", so->name, error->message);
   else
-    _lb_window_show_error (so->self, _("Could not open the series"), error);
+    _lb_window_show_error (so->self, so->error_title ? so->error_title
+                                     : _("Could not open the series"), error);
   series_open_free (so);
 }
 
@@ -372,6 +374,47 @@ on_series_listed (GObject *source, GAsyncResult *result, gpointer user_data)
   list = g_strv_builder_end (uris);
   lb_frame_source_new_for_files_async ((const char * const *) list,
                                        so->self->series_cancellable, on_series_read, so);
+}
+
+static void
+on_folder_listed (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  SeriesOpen *so = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) entries = lb_store_list_finish (LB_STORE (source), result, &error);
+  g_autoptr(GStrvBuilder) uris = g_strv_builder_new ();
+  g_auto(GStrv) list = NULL;
+
+  if (entries == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _lb_window_show_error (so->self, _("Could not open the folder as a stack"), error);
+      series_open_free (so);
+      return;
+    }
+  /* the folder's files; its subfolders are not slices */
+  for (guint i = 0; i < entries->len; i++)
+    {
+      LbStoreEntry *entry = g_ptr_array_index (entries, i);
+      LbStoreEntryKind kind = lb_store_entry_get_kind (entry);
+
+      if (kind == LB_STORE_ENTRY_IMAGE || kind == LB_STORE_ENTRY_DICOM_FILE)
+        g_strv_builder_add (uris, lb_store_entry_get_uri (entry));
+    }
+  list = g_strv_builder_end (uris);
+  lb_frame_source_new_for_store_files_async (LB_STORE (source), so->name,
+                                             (const char * const *) list,
+                                             so->self->series_cancellable, on_series_read, so);
+}
+
+void
+_lb_window_frames_open_store_folder (LbWindow *self, LbStoreEntry *folder)
+{
+  SeriesOpen *so = series_open_new (self, lb_store_entry_get_display_name (folder), FALSE);
+
+  so->error_title = _("Could not open the folder as a stack");
+  lb_store_list_async (self->store, lb_store_entry_get_uri (folder), self->series_cancellable,
+                       NULL, NULL, on_folder_listed, so);
 }
 
 void

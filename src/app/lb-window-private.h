@@ -208,6 +208,9 @@ void _lb_window_frames_open_folder (LbWindow *self,
                                     GFile    *folder);
 /* The same for a series of a local folder's store (its instances are local files) or of a
  * DICOMweb store (from the series' metadata); errors are shown. */
+/* The images of a folder of the store (not DICOMweb) as one stack, when they are alike. */
+void _lb_window_frames_open_store_folder (LbWindow     *self,
+                                          LbStoreEntry *folder);
 void _lb_window_frames_open_store_series (LbWindow     *self,
                                           LbStoreEntry *series);
 

@@ -4,6 +4,7 @@
 #include "lb-frame-source.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "lb-dicom-file.h"
 #include "lb-dicom-frame.h"
@@ -12,6 +13,7 @@
 #include "lb-dicom-tags.h"
 #include "lb-dicomweb-store.h"
 #include "lb-error.h"
+#include "lb-format.h"
 #include "lb-image-loader.h"
 
 struct _LbFrameSource {
@@ -366,6 +368,275 @@ lb_frame_source_new_for_files_async (const char * const *uris, GCancellable *can
   g_task_run_in_thread (task, scan_files);
 }
 
+/* ---- the images of a store folder: read whole, checked alike, ordered ------------------- */
+
+/* What one image of a folder is, for the checks that make the folder one stack. */
+typedef struct {
+  char           *uri;
+  char           *kind;    /* "DICOM", "PNG" or "image": a stack is of one kind */
+  guint           width;
+  guint           height;
+  LbSampleFormat  format;
+  LbDicomDataset *ds;      /* DICOM only */
+} FolderImage;
+
+static void
+folder_image_free (gpointer data)
+{
+  FolderImage *image = data;
+
+  g_free (image->uri);
+  g_free (image->kind);
+  g_clear_pointer (&image->ds, lb_dicom_dataset_unref);
+  g_free (image);
+}
+
+static int
+compare_natural (gconstpointer a, gconstpointer b)
+{
+  const FolderImage *ia = *(FolderImage * const *) a;
+  const FolderImage *ib = *(FolderImage * const *) b;
+  g_autofree char *ka = g_utf8_collate_key_for_filename (ia->uri, -1);
+  g_autofree char *kb = g_utf8_collate_key_for_filename (ib->uri, -1);
+  int cmp = strcmp (ka, kb);
+
+  return cmp != 0 ? cmp : strcmp (ia->uri, ib->uri);
+}
+
+/* One stack of @images (FolderImage) of @store, or an error naming the first image that is
+ * not like the others: a folder of mixed sizes or formats is not a stack and stays a folder.
+ * DICOM slices are ordered as a series (along the normal, InstanceNumber, name); other images
+ * by natural name order, "slice2" before "slice10", as the store tree sorts them. */
+static LbFrameSource *
+series_from_images (LbStore *store, GPtrArray *images, const char *what, GError **error)
+{
+  const FolderImage *first;
+  LbFrameSource *self;
+
+  if (images->len == 0)
+    {
+      g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED, "%s holds no image", what);
+      return NULL;
+    }
+  first = g_ptr_array_index (images, 0);
+  for (guint i = 1; i < images->len; i++)
+    {
+      const FolderImage *image = g_ptr_array_index (images, i);
+
+      if (strcmp (image->kind, first->kind) != 0)
+        {
+          g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED,
+                       "%s is not one stack: %s is %s, %s is %s", what, first->uri,
+                       first->kind, image->uri, image->kind);
+          return NULL;
+        }
+      if (image->width != first->width || image->height != first->height
+          || image->format != first->format)
+        {
+          g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED,
+                       "%s is not one stack: %s is %u×%u %s, %s is %u×%u %s", what,
+                       first->uri, first->width, first->height,
+                       lb_sample_format_to_string (first->format), image->uri, image->width,
+                       image->height, lb_sample_format_to_string (image->format));
+          return NULL;
+        }
+    }
+  if (first->ds != NULL)
+    {
+      g_autoptr(GHashTable) datasets = new_dataset_table ();
+
+      for (guint i = 0; i < images->len; i++)
+        {
+          const FolderImage *image = g_ptr_array_index (images, i);
+
+          g_hash_table_insert (datasets, g_strdup (image->uri),
+                               lb_dicom_dataset_ref (image->ds));
+        }
+      self = series_from_datasets (datasets, what, error);
+    }
+  else
+    {
+      g_ptr_array_sort (images, compare_natural);
+      self = lb_frame_source_new (NULL, what, images->len);
+      self->slices = g_array_sized_new (FALSE, TRUE, sizeof (Slice), images->len);
+      g_array_set_clear_func (self->slices, slice_clear);
+      for (guint i = 0; i < images->len; i++)
+        {
+          const FolderImage *image = g_ptr_array_index (images, i);
+          Slice slice = { .uri = g_strdup (image->uri) };
+
+          g_array_append_val (self->slices, slice);
+        }
+    }
+  if (self != NULL)
+    self->store = g_object_ref (store);
+  return self;
+}
+
+typedef struct {
+  LbStore   *store;
+  GStrv      uris;
+  guint      next;     /* the index in @uris being read */
+  GPtrArray *images;   /* FolderImage */
+  char      *what;
+} StoreScan;
+
+static void
+store_scan_free (gpointer data)
+{
+  StoreScan *scan = data;
+
+  g_object_unref (scan->store);
+  g_strfreev (scan->uris);
+  g_ptr_array_unref (scan->images);
+  g_free (scan->what);
+  g_free (scan);
+}
+
+static void store_scan_next (GTask *task);
+
+/* Decodes one image of the folder on a worker thread, for its size and format. */
+static void
+probe_image (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  GBytes *bytes = data;
+  StoreScan *scan = g_object_get_data (G_OBJECT (task), "lb-scan");
+  const char *uri = scan->uris[scan->next];
+  gsize len = 0;
+  const guint8 *head = g_bytes_get_data (bytes, &len);
+  static const guint8 png[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+  FolderImage *info = g_new0 (FolderImage, 1);
+  GError *error = NULL;
+  g_autoptr(LbImage) image = NULL;
+
+  info->uri = g_strdup (uri);
+  if (lb_dicom_sniff (head, len, uri))
+    {
+      g_autoptr(LbDicomFile) dcm = lb_dicom_file_new_from_bytes (bytes, uri,
+                                                                LB_DICOM_READ_HEADER_ONLY,
+                                                                NULL, &error);
+
+      info->kind = g_strdup ("DICOM");
+      if (dcm != NULL)
+        info->ds = lb_dicom_dataset_ref (lb_dicom_file_get_dataset (dcm));
+    }
+  else
+    info->kind = g_strdup (len >= 8 && memcmp (head, png, 8) == 0 ? "PNG" : "image");
+  if (error == NULL)
+    image = lb_image_load_bytes (bytes, uri, NULL, &error);
+  if (image == NULL)
+    {
+      folder_image_free (info);
+      g_task_return_error (task, error);
+      return;
+    }
+  info->width = lb_image_get_width (image);
+  info->height = lb_image_get_height (image);
+  info->format = lb_image_get_format (image);
+  g_task_return_pointer (task, info, folder_image_free);
+}
+
+static void
+on_image_probed (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  StoreScan *scan = g_task_get_task_data (task);
+  GError *error = NULL;
+  FolderImage *info = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (info == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  g_ptr_array_add (scan->images, info);
+  scan->next++;
+  store_scan_next (task);
+}
+
+static void
+on_image_fetched (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  GError *error = NULL;
+  GTask *probe;
+
+  if (g_output_stream_splice_finish (G_OUTPUT_STREAM (source), result, &error) < 0)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  probe = g_task_new (NULL, g_task_get_cancellable (task), on_image_probed, task);
+  g_object_set_data (G_OBJECT (probe), "lb-scan", g_task_get_task_data (task));
+  g_task_set_task_data (probe, g_memory_output_stream_steal_as_bytes (
+                                 G_MEMORY_OUTPUT_STREAM (source)),
+                        (GDestroyNotify) g_bytes_unref);
+  g_task_run_in_thread (probe, probe_image);
+  g_object_unref (probe);
+}
+
+static void
+on_image_opened (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  GError *error = NULL;
+  g_autoptr(GInputStream) in = lb_store_read_finish (LB_STORE (source), result, NULL, &error);
+  g_autoptr(GOutputStream) out = NULL;
+
+  if (in == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  out = g_memory_output_stream_new_resizable ();
+  g_output_stream_splice_async (out, in, G_OUTPUT_STREAM_SPLICE_CLOSE_SOURCE
+                                | G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, G_PRIORITY_DEFAULT,
+                                g_task_get_cancellable (task), on_image_fetched, task);
+}
+
+/* Reads the images one after the other (consumes a reference to @task when it returns). */
+static void
+store_scan_next (GTask *task)
+{
+  StoreScan *scan = g_task_get_task_data (task);
+  GError *error = NULL;
+  LbFrameSource *self;
+
+  if (scan->uris[scan->next] != NULL)
+    {
+      lb_store_read_async (scan->store, scan->uris[scan->next], g_task_get_cancellable (task),
+                           NULL, NULL, on_image_opened, task);
+      return;
+    }
+  self = series_from_images (scan->store, scan->images, scan->what, &error);
+  if (self == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, self, g_object_unref);
+  g_object_unref (task);
+}
+
+void
+lb_frame_source_new_for_store_files_async (LbStore *store, const char *what,
+                                           const char * const *uris, GCancellable *cancellable,
+                                           GAsyncReadyCallback callback, gpointer user_data)
+{
+  GTask *task = g_task_new (NULL, cancellable, callback, user_data);
+  StoreScan *scan = g_new0 (StoreScan, 1);
+
+  g_return_if_fail (LB_IS_STORE (store) && what != NULL && uris != NULL);
+  g_task_set_source_tag (task, lb_frame_source_new_for_series_finish);
+  scan->store = g_object_ref (store);
+  scan->uris = g_strdupv ((char **) uris);
+  scan->images = g_ptr_array_new_with_free_func (folder_image_free);
+  scan->what = g_strdup (what);
+  g_task_set_task_data (task, scan, store_scan_free);
+  store_scan_next (task);
+}
+
 /* ---- a DICOMweb series: its metadata in one request ------------------------------------ */
 
 static void
@@ -490,7 +761,8 @@ decode_bytes (GTask *task, gpointer source, gpointer data, GCancellable *cancell
 {
   LbFrameSource *self = source;
   GError *error = NULL;
-  LbImage *image = lb_image_load_bytes (data, self->uri, NULL, &error);
+  const char *name = g_object_get_data (G_OBJECT (task), "lb-name");
+  LbImage *image = lb_image_load_bytes (data, name ? name : self->uri, NULL, &error);
 
   if (image == NULL)
     g_task_return_error (task, error);
@@ -578,6 +850,16 @@ lb_frame_source_load_async (LbFrameSource *self, guint number, GCancellable *can
 
       lb_dicomweb_store_fetch_frame_async (LB_DICOMWEB_STORE (self->store), frame_uri,
                                            slice->ds, NULL, cancellable, on_dicomweb_frame, task);
+      return;
+    }
+  if (self->slices != NULL && get_slice (self, number)->path == NULL && self->store != NULL)
+    {
+      /* a slice of a store folder: its whole file through the store, decoded on a thread */
+      const Slice *slice = get_slice (self, number);
+
+      g_object_set_data_full (G_OBJECT (task), "lb-name", g_strdup (slice->uri), g_free);
+      lb_store_read_async (self->store, slice->uri, cancellable, NULL, NULL, on_store_read,
+                           task);
       return;
     }
   if (self->path != NULL || self->slices != NULL)

@@ -68,6 +68,25 @@ void           lb_frame_source_new_for_store_series_async (LbStore             *
                                                            GCancellable        *cancellable,
                                                            GAsyncReadyCallback  callback,
                                                            gpointer             user_data);
+/**
+ * lb_frame_source_new_for_store_files_async:
+ * @store: an HTTP listing, WebDAV or lightbox-store store
+ * @what: the folder, named in errors
+ * @uris: the images of the folder (entries of @store, NULL-ended)
+ *
+ * The images of a store folder as one stack: each is read whole through @store (one after
+ * the other) and decoded for its size and format, then read again when its slice is shown.
+ * DICOM images are ordered as a series (along the normal, then InstanceNumber, then name),
+ * other images by natural name order (slice2 before slice10). Fails with
+ * %LB_ERROR_UNSUPPORTED naming two images when they differ in size, sample format or kind
+ * (DICOM, PNG, other): such a folder is not a stack.
+ */
+void           lb_frame_source_new_for_store_files_async (LbStore             *store,
+                                                          const char          *what,
+                                                          const char * const  *uris,
+                                                          GCancellable        *cancellable,
+                                                          GAsyncReadyCallback  callback,
+                                                          gpointer             user_data);
 LbFrameSource *lb_frame_source_new_for_series_finish (GAsyncResult        *result,
                                                       GError             **error);
 /* Whether the frames are the slices of a series (else the frames of one object). */
