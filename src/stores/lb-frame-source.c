@@ -404,7 +404,8 @@ compare_natural (gconstpointer a, gconstpointer b)
 }
 
 /* One stack of @images (FolderImage) of @store, or an error naming the first image that is
- * not like the others: a folder of mixed sizes or formats is not a stack and stays a folder.
+ * not like the others (%LB_ERROR_INVALID_ARGUMENT: the message is its own reason, see
+ * lb-messages.c): a folder of mixed sizes or formats is not a stack and stays a folder.
  * DICOM slices are ordered as a series (along the normal, InstanceNumber, name); other images
  * by natural name order, "slice2" before "slice10", as the store tree sorts them. */
 static LbFrameSource *
@@ -415,7 +416,7 @@ series_from_images (LbStore *store, GPtrArray *images, const char *what, GError 
 
   if (images->len == 0)
     {
-      g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED, "%s holds no image", what);
+      g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT, "%s holds no image", what);
       return NULL;
     }
   first = g_ptr_array_index (images, 0);
@@ -423,23 +424,25 @@ series_from_images (LbStore *store, GPtrArray *images, const char *what, GError 
     {
       const FolderImage *image = g_ptr_array_index (images, i);
 
+      g_autofree char *first_name = NULL, *name = NULL;
+
+      if (strcmp (image->kind, first->kind) == 0 && image->width == first->width
+          && image->height == first->height && image->format == first->format)
+        continue;
+      /* the images by their names in the folder: the folder is named before them */
+      first_name = lb_store_uri_display_name (first->uri);
+      name = lb_store_uri_display_name (image->uri);
       if (strcmp (image->kind, first->kind) != 0)
-        {
-          g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED,
-                       "%s is not one stack: %s is %s, %s is %s", what, first->uri,
-                       first->kind, image->uri, image->kind);
-          return NULL;
-        }
-      if (image->width != first->width || image->height != first->height
-          || image->format != first->format)
-        {
-          g_set_error (error, LB_ERROR, LB_ERROR_UNSUPPORTED,
-                       "%s is not one stack: %s is %u×%u %s, %s is %u×%u %s", what,
-                       first->uri, first->width, first->height,
-                       lb_sample_format_to_string (first->format), image->uri, image->width,
-                       image->height, lb_sample_format_to_string (image->format));
-          return NULL;
-        }
+        g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                     "%s is not one stack: %s is %s, %s is %s", what, first_name,
+                     first->kind, name, image->kind);
+      else
+        g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
+                     "%s is not one stack: %s is %u×%u %s, %s is %u×%u %s", what, first_name,
+                     first->width, first->height, lb_sample_format_to_string (first->format),
+                     name, image->width, image->height,
+                     lb_sample_format_to_string (image->format));
+      return NULL;
     }
   if (first->ds != NULL)
     {

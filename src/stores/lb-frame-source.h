@@ -78,7 +78,7 @@ void           lb_frame_source_new_for_store_series_async (LbStore             *
  * the other) and decoded for its size and format, then read again when its slice is shown.
  * DICOM images are ordered as a series (along the normal, then InstanceNumber, then name),
  * other images by natural name order (slice2 before slice10). Fails with
- * %LB_ERROR_UNSUPPORTED naming two images when they differ in size, sample format or kind
+ * %LB_ERROR_INVALID_ARGUMENT naming two images when they differ in size, sample format or kind
  * (DICOM, PNG, other): such a folder is not a stack.
  */
 void           lb_frame_source_new_for_store_files_async (LbStore             *store,
