@@ -14,18 +14,22 @@
 #include <string.h>
 
 #include "lb-test-dialogs.h"
+#include "lb-test-dicom.h"
 #include "lb-test-files.h"
 #include "lb-test-loop.h"
 #include "lb-test-process.h"
 #include "lb-test-ui.h"
 
 #define N_SLICES 12
+#define N_PHANTOM 8
+#define PHANTOM_SIZE 32
 
 static LbApplication *app;
 static LbWindow *win;
 static LbTestServer server;
 static char *store_dir;
 static JsonObject *reference;
+static guint n_slices = N_SLICES;  /* of the stack being read */
 
 static const char *
 frame_label (void)
@@ -59,12 +63,16 @@ static gboolean
 showing_slice (gpointer data)
 {
   guint k = GPOINTER_TO_UINT (data);
-  g_autofree char *label = g_strdup_printf ("slice %u/%u", k, N_SLICES);
+  g_autofree char *label = g_strdup_printf ("slice %u/%u", k, n_slices);
+  g_autofree char *prefix = g_strconcat (label, " · ", NULL);
   LbHistory *history = lb_window_test_get_history (win);
 
+  /* "slice 3/12", or "slice 3/8 · 5.0 mm" with a location, never "· loading…" */
   return history != NULL && !lb_window_is_busy (win)
          && lb_canvas_get_loading (lb_window_test_get_canvas (win)) == NULL
-         && g_strcmp0 (frame_label (), label) == 0;
+         && (g_strcmp0 (frame_label (), label) == 0
+             || (g_str_has_prefix (frame_label (), prefix)
+                 && g_str_has_suffix (frame_label (), " mm")));
 }
 
 static void
@@ -151,6 +159,56 @@ test_mixed_refused (void)
   g_assert_true (row_listed ((gpointer) "slice3.png"));
 }
 
+/* A folder of DICOM slices whose names and InstanceNumbers are shuffled (make-phantom.py,
+ * pydicom): the stack follows ImagePositionPatient along the normal, slice k (1-based) holding
+ * 2000 + k − 1 in its centre square, at the location the manifest gives. */
+static void
+test_dicom_by_position (void)
+{
+  const char *options[] = { "--slices", G_STRINGIFY (N_PHANTOM), "--size",
+                            G_STRINGIFY (PHANTOM_SIZE), "--orientations", "axial",
+                            "--shuffle", "26", "--shuffle-numbers", NULL };
+  g_autoptr(JsonNode) manifest = NULL;
+  g_autofree char *root = lb_test_make_phantom ("store-stack-dicom", options, &manifest);
+  LbTestServer phantom_server = { 0 };
+  JsonObject *axial;
+
+  if (root == NULL)
+    {
+      g_test_skip ("make-phantom.py needs pydicom and numpy");
+      return;
+    }
+  axial = lb_test_phantom_series (manifest, "axial");
+  lb_test_server_start (&phantom_server, root);
+  lb_window_open_store (win, phantom_server.url);
+  n_slices = N_PHANTOM;
+  open_folder_stack ("axial");
+  for (guint k = 1; k <= N_PHANTOM; k++)
+    {
+      JsonObject *file = lb_test_phantom_file (axial, k - 1);
+      g_autofree char *label = g_strdup_printf ("slice %u/%u · %.1f mm", k, N_PHANTOM,
+                                                json_object_get_double_member (file,
+                                                                               "location"));
+      LbImage *image;
+      const LbValueModel *model;
+      const guint16 *row;
+
+      if (k > 1)
+        g_action_group_activate_action (G_ACTION_GROUP (win), "next-frame", NULL);
+      g_assert_true (lb_test_wait (showing_slice, GUINT_TO_POINTER (k), 30000));
+      g_assert_cmpstr (frame_label (), ==, label);
+      image = lb_history_get_original (lb_window_test_get_history (win));
+      g_assert_true (g_str_has_suffix (lb_image_meta_get_source_uri (lb_image_get_meta (image)),
+                                       json_object_get_string_member (file, "name")));
+      model = lb_image_meta_get_value_model (lb_image_get_meta (image));
+      row = (const guint16 *) lb_image_get_row (image, PHANTOM_SIZE / 2);
+      g_assert_cmpint (lb_value_model_sample_to_stored (model, row[PHANTOM_SIZE / 2]), ==,
+                       2000 + (int) k - 1);
+    }
+  lb_test_server_stop (&phantom_server);
+  lb_test_remove_tree (root);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -180,6 +238,7 @@ main (int argc, char **argv)
   /* in this order: the refusal checks that the stack opened first stays */
   g_test_add_func ("/store-stack/natural-order", test_stack_in_natural_order);
   g_test_add_func ("/store-stack/mixed-refused", test_mixed_refused);
+  g_test_add_func ("/store-stack/dicom-by-position", test_dicom_by_position);
   ret = g_test_run ();
   lb_test_ui_drain (50);
   lb_test_server_stop (&server);
