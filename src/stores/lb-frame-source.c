@@ -368,6 +368,73 @@ lb_frame_source_new_for_files_async (const char * const *uris, GCancellable *can
   g_task_run_in_thread (task, scan_files);
 }
 
+/* ---- a store entry read whole, then decoded on a worker thread ------------------------- */
+
+typedef struct {
+  GTask           *task;
+  GTaskThreadFunc  decode;
+} ReadWhole;
+
+static void
+read_whole_fail (ReadWhole *rw, GError *error)
+{
+  g_task_return_error (rw->task, error);
+  g_object_unref (rw->task);
+  g_free (rw);
+}
+
+static void
+on_whole_spliced (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  ReadWhole *rw = user_data;
+  GError *error = NULL;
+
+  if (g_output_stream_splice_finish (G_OUTPUT_STREAM (source), result, &error) < 0)
+    {
+      read_whole_fail (rw, error);
+      return;
+    }
+  g_task_set_task_data (rw->task, g_memory_output_stream_steal_as_bytes (
+                                    G_MEMORY_OUTPUT_STREAM (source)),
+                        (GDestroyNotify) g_bytes_unref);
+  g_task_run_in_thread (rw->task, rw->decode);
+  g_object_unref (rw->task);
+  g_free (rw);
+}
+
+static void
+on_whole_opened (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  ReadWhole *rw = user_data;
+  GError *error = NULL;
+  g_autoptr(GInputStream) in = lb_store_read_finish (LB_STORE (source), result, NULL, &error);
+  g_autoptr(GOutputStream) out = NULL;
+
+  if (in == NULL)
+    {
+      read_whole_fail (rw, error);
+      return;
+    }
+  out = g_memory_output_stream_new_resizable ();
+  g_output_stream_splice_async (out, in, G_OUTPUT_STREAM_SPLICE_CLOSE_SOURCE
+                                | G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, G_PRIORITY_DEFAULT,
+                                g_task_get_cancellable (rw->task), on_whole_spliced, rw);
+}
+
+/* Reads @uri of @store whole (a frame, a slice, an image of a folder), then runs @decode on a
+ * worker thread with the GBytes as @task's data; a failed read returns its error on @task.
+ * Consumes @task. */
+static void
+read_then_decode (LbStore *store, const char *uri, GTask *task, GTaskThreadFunc decode)
+{
+  ReadWhole *rw = g_new0 (ReadWhole, 1);
+
+  rw->task = task;
+  rw->decode = decode;
+  lb_store_read_async (store, uri, g_task_get_cancellable (task), NULL, NULL, on_whole_opened,
+                       rw);
+}
+
 /* ---- the images of a store folder: read whole, checked alike, ordered ------------------- */
 
 /* What one image of a folder is, for the checks that make the folder one stack. */
@@ -558,48 +625,6 @@ on_image_probed (GObject *source, GAsyncResult *result, gpointer user_data)
   store_scan_next (task);
 }
 
-static void
-on_image_fetched (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  GTask *task = user_data;
-  GError *error = NULL;
-  GTask *probe;
-
-  if (g_output_stream_splice_finish (G_OUTPUT_STREAM (source), result, &error) < 0)
-    {
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-  probe = g_task_new (NULL, g_task_get_cancellable (task), on_image_probed, task);
-  g_object_set_data (G_OBJECT (probe), "lb-scan", g_task_get_task_data (task));
-  g_task_set_task_data (probe, g_memory_output_stream_steal_as_bytes (
-                                 G_MEMORY_OUTPUT_STREAM (source)),
-                        (GDestroyNotify) g_bytes_unref);
-  g_task_run_in_thread (probe, probe_image);
-  g_object_unref (probe);
-}
-
-static void
-on_image_opened (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  GTask *task = user_data;
-  GError *error = NULL;
-  g_autoptr(GInputStream) in = lb_store_read_finish (LB_STORE (source), result, NULL, &error);
-  g_autoptr(GOutputStream) out = NULL;
-
-  if (in == NULL)
-    {
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-  out = g_memory_output_stream_new_resizable ();
-  g_output_stream_splice_async (out, in, G_OUTPUT_STREAM_SPLICE_CLOSE_SOURCE
-                                | G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, G_PRIORITY_DEFAULT,
-                                g_task_get_cancellable (task), on_image_fetched, task);
-}
-
 /* Reads the images one after the other (consumes a reference to @task when it returns). */
 static void
 store_scan_next (GTask *task)
@@ -610,8 +635,10 @@ store_scan_next (GTask *task)
 
   if (scan->uris[scan->next] != NULL)
     {
-      lb_store_read_async (scan->store, scan->uris[scan->next], g_task_get_cancellable (task),
-                           NULL, NULL, on_image_opened, task);
+      GTask *probe = g_task_new (NULL, g_task_get_cancellable (task), on_image_probed, task);
+
+      g_object_set_data (G_OBJECT (probe), "lb-scan", scan);
+      read_then_decode (scan->store, scan->uris[scan->next], probe, probe_image);
       return;
     }
   self = series_from_images (scan->store, scan->images, scan->what, &error);
@@ -774,45 +801,6 @@ decode_bytes (GTask *task, gpointer source, gpointer data, GCancellable *cancell
 }
 
 static void
-on_spliced (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  GTask *task = user_data;
-  GError *error = NULL;
-
-  if (g_output_stream_splice_finish (G_OUTPUT_STREAM (source), result, &error) < 0)
-    {
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-  g_task_set_task_data (task, g_memory_output_stream_steal_as_bytes (
-                                G_MEMORY_OUTPUT_STREAM (source)),
-                        (GDestroyNotify) g_bytes_unref);
-  g_task_run_in_thread (task, decode_bytes);
-  g_object_unref (task);
-}
-
-static void
-on_store_read (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  GTask *task = user_data;
-  GError *error = NULL;
-  g_autoptr(GInputStream) in = lb_store_read_finish (LB_STORE (source), result, NULL, &error);
-  g_autoptr(GOutputStream) out = NULL;
-
-  if (in == NULL)
-    {
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-  out = g_memory_output_stream_new_resizable ();
-  g_output_stream_splice_async (out, in, G_OUTPUT_STREAM_SPLICE_CLOSE_SOURCE
-                                | G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, G_PRIORITY_DEFAULT,
-                                g_task_get_cancellable (task), on_spliced, task);
-}
-
-static void
 on_dicomweb_frame (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
@@ -861,8 +849,7 @@ lb_frame_source_load_async (LbFrameSource *self, guint number, GCancellable *can
       const Slice *slice = get_slice (self, number);
 
       g_object_set_data_full (G_OBJECT (task), "lb-name", g_strdup (slice->uri), g_free);
-      lb_store_read_async (self->store, slice->uri, cancellable, NULL, NULL, on_store_read,
-                           task);
+      read_then_decode (self->store, slice->uri, task, decode_bytes);
       return;
     }
   if (self->path != NULL || self->slices != NULL)
@@ -886,7 +873,7 @@ lb_frame_source_load_async (LbFrameSource *self, guint number, GCancellable *can
                                                   g_str_has_suffix (self->uri, "/") ? "" : "/",
                                                   number);
 
-    lb_store_read_async (self->store, frame_uri, cancellable, NULL, NULL, on_store_read, task);
+    read_then_decode (self->store, frame_uri, task, decode_bytes);
   }
 }
 
