@@ -486,6 +486,8 @@ series_from_images (LbStore *store, GPtrArray *images, const char *what, GError 
       g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT, "%s holds no image", what);
       return NULL;
     }
+  /* in natural order whatever order they arrived in: the same two images are named each time */
+  g_ptr_array_sort (images, compare_natural);
   first = g_ptr_array_index (images, 0);
   for (guint i = 1; i < images->len; i++)
     {
@@ -526,7 +528,6 @@ series_from_images (LbStore *store, GPtrArray *images, const char *what, GError 
     }
   else
     {
-      g_ptr_array_sort (images, compare_natural);
       self = lb_frame_source_new (NULL, what, images->len);
       self->slices = g_array_sized_new (FALSE, TRUE, sizeof (Slice), images->len);
       g_array_set_clear_func (self->slices, slice_clear);
@@ -546,10 +547,17 @@ series_from_images (LbStore *store, GPtrArray *images, const char *what, GError 
 typedef struct {
   LbStore   *store;
   GStrv      uris;
-  guint      next;     /* the index in @uris being read */
-  GPtrArray *images;   /* FolderImage */
+  guint      next;       /* the index in @uris to read next */
+  guint      in_flight;  /* images being read or decoded */
+  GPtrArray *images;     /* FolderImage, in the order they arrived */
+  GError    *error;      /* the first failure: no more reads start */
   char      *what;
 } StoreScan;
+
+/* Images of a folder read at once: a few, as the series loader's default (the
+ * series-parallel-loads setting), so that a 300-image folder is not 300 round trips in a
+ * row, nor 300 requests at once. */
+#define STORE_SCAN_PARALLEL 4
 
 static void
 store_scan_free (gpointer data)
@@ -559,6 +567,7 @@ store_scan_free (gpointer data)
   g_object_unref (scan->store);
   g_strfreev (scan->uris);
   g_ptr_array_unref (scan->images);
+  g_clear_error (&scan->error);
   g_free (scan->what);
   g_free (scan);
 }
@@ -570,8 +579,7 @@ static void
 probe_image (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
   GBytes *bytes = data;
-  StoreScan *scan = g_object_get_data (G_OBJECT (task), "lb-scan");
-  const char *uri = scan->uris[scan->next];
+  const char *uri = g_object_get_data (G_OBJECT (task), "lb-uri");
   gsize len = 0;
   const guint8 *head = g_bytes_get_data (bytes, &len);
   static const guint8 png[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
@@ -614,18 +622,18 @@ on_image_probed (GObject *source, GAsyncResult *result, gpointer user_data)
   GError *error = NULL;
   FolderImage *info = g_task_propagate_pointer (G_TASK (result), &error);
 
-  if (info == NULL)
-    {
-      g_task_return_error (task, error);
-      g_object_unref (task);
-      return;
-    }
-  g_ptr_array_add (scan->images, info);
-  scan->next++;
+  scan->in_flight--;
+  if (info != NULL)
+    g_ptr_array_add (scan->images, info);
+  else if (scan->error == NULL)
+    scan->error = error;
+  else
+    g_error_free (error);
   store_scan_next (task);
 }
 
-/* Reads the images one after the other (consumes a reference to @task when it returns). */
+/* Starts reading images, up to STORE_SCAN_PARALLEL at once; when all are in (or one failed
+ * and the others are over), returns the stack on @task and drops its reference. */
 static void
 store_scan_next (GTask *task)
 {
@@ -633,12 +641,23 @@ store_scan_next (GTask *task)
   GError *error = NULL;
   LbFrameSource *self;
 
-  if (scan->uris[scan->next] != NULL)
+  while (scan->error == NULL && scan->uris[scan->next] != NULL
+         && scan->in_flight < STORE_SCAN_PARALLEL)
     {
+      const char *uri = scan->uris[scan->next++];
       GTask *probe = g_task_new (NULL, g_task_get_cancellable (task), on_image_probed, task);
 
-      g_object_set_data (G_OBJECT (probe), "lb-scan", scan);
-      read_then_decode (scan->store, scan->uris[scan->next], probe, probe_image);
+      /* set before the thread runs, only read there */
+      g_object_set_data_full (G_OBJECT (probe), "lb-uri", g_strdup (uri), g_free);
+      scan->in_flight++;
+      read_then_decode (scan->store, uri, probe, probe_image);
+    }
+  if (scan->in_flight > 0)
+    return;
+  if (scan->error != NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&scan->error));
+      g_object_unref (task);
       return;
     }
   self = series_from_images (scan->store, scan->images, scan->what, &error);

@@ -74,8 +74,8 @@ void           lb_frame_source_new_for_store_series_async (LbStore             *
  * @what: the folder, named in errors
  * @uris: the images of the folder (entries of @store, NULL-ended)
  *
- * The images of a store folder as one stack: each is read whole through @store (one after
- * the other) and decoded for its size and format, then read again when its slice is shown.
+ * The images of a store folder as one stack: each is read whole through @store (a few at
+ * once) and decoded for its size and format, then read again when its slice is shown.
  * DICOM images are ordered as a series (along the normal, then InstanceNumber, then name),
  * other images by natural name order (slice2 before slice10). Fails with
  * %LB_ERROR_INVALID_ARGUMENT naming two images when they differ in size, sample format or kind
