@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A store folder of alike images opened as one stack (issue 26, "Series and stacks"), in a real
  * window under Xvfb, over a real lightbox-store on 127.0.0.1. The slices are written at test
- * time by Pillow from numpy (stack-slices.py): twelve 16-bit PNGs slice1 … slice12, slice k
+ * time by Pillow from numpy (stack-slices.py) (run by servers.sh, the same folders through
+ * nginx's JSON listing instead: the store-stack-nginx test): twelve 16-bit PNGs slice1 … slice12, slice k
  * holding 1000·k + x + 32·y, and a folder "mixed" of three such slices and one of another size.
  *   - win.open-folder-stack on the "stack" row opens one stack of 12 slices in natural name
  *     order (slice2 before slice10), and paging through it with win.next-frame shows, at each
@@ -28,6 +29,7 @@ static LbApplication *app;
 static LbWindow *win;
 static LbTestServer server;
 static char *store_dir;
+static char *store_url;  /* the lightbox-store's, or nginx's JSON listing of store_dir */
 static JsonObject *reference;
 static guint n_slices = N_SLICES;  /* of the stack being read */
 
@@ -115,7 +117,7 @@ screenshot (const char *name)
 static void
 test_stack_in_natural_order (void)
 {
-  lb_window_open_store (win, server.url);
+  lb_window_open_store (win, store_url);
   open_folder_stack ("stack");
   g_assert_true (lb_test_wait (showing_slice, GUINT_TO_POINTER (1), 30000));
   check_slice (1);
@@ -219,7 +221,16 @@ main (int argc, char **argv)
 
   if (!lb_test_ui_init (&argc, &argv))
     return 0;
-  store_dir = lb_test_make_tmpdir ("store-stack");
+  if (g_getenv ("LB_NGINX_JSON_URL") != NULL)
+    {
+      /* under the document root of servers.sh's nginx, readable by its workers */
+      store_dir = g_build_filename (g_getenv ("LB_STORES_RUNDIR"), "www-nginx", "store-stack",
+                                    NULL);
+      g_assert_cmpint (g_mkdir_with_parents (store_dir, 0755), ==, 0);
+      store_url = g_strconcat (g_getenv ("LB_NGINX_JSON_URL"), "store-stack/", NULL);
+    }
+  else
+    store_dir = lb_test_make_tmpdir ("store-stack");
   json = lb_test_run_reference ("ui", "stack-slices.py", store_dir);
   if (json == NULL)
     {
@@ -230,7 +241,11 @@ main (int argc, char **argv)
   g_assert_true (json_parser_load_from_data (parser, json, -1, &error));
   reference = json_node_get_object (json_parser_get_root (parser));
   app = lb_test_ui_app_new ();
-  lb_test_server_start (&server, store_dir);
+  if (store_url == NULL)
+    {
+      lb_test_server_start (&server, store_dir);
+      store_url = g_strdup (server.url);
+    }
   win = lb_window_new (app);
   gtk_window_set_default_size (GTK_WINDOW (win), 1200, 760);
   gtk_window_present (GTK_WINDOW (win));
@@ -243,6 +258,7 @@ main (int argc, char **argv)
   lb_test_ui_drain (50);
   lb_test_server_stop (&server);
   lb_test_remove_tree (store_dir);
+  g_free (store_url);
   g_clear_object (&app);
   return ret;
 }
