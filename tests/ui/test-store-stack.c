@@ -8,7 +8,9 @@
  *     order (slice2 before slice10), and paging through it with win.next-frame shows, at each
  *     step, the samples Pillow wrote into that slice, every one of them;
  *   - on the "mixed" row it is refused with an error naming the odd image and both sizes, the
- *     stack shown stays, and the folder still expands to its four images. */
+ *     stack shown stays, and the folder still expands to its four images;
+ *   - the same folder of a local store (file://) opens alike;
+ *   - a folder of DICOM slices (make-phantom.py, pydicom) stacks by position, not by name. */
 #include "config.h"
 
 #include <json-glib/json-glib.h>
@@ -161,6 +163,28 @@ test_mixed_refused (void)
   g_assert_true (row_listed ((gpointer) "slice3.png"));
 }
 
+/* The same folder opened as a local store (a file:// URI): the action reads it through the
+ * local store alike, slice10 still after slice9. */
+static void
+test_local_store (void)
+{
+  g_autofree char *uri = g_filename_to_uri (store_dir, NULL, NULL);
+
+  lb_window_open_store (win, uri);
+  n_slices = N_SLICES;
+  open_folder_stack ("stack");
+  for (guint k = 1; k <= N_SLICES; k++)
+    {
+      if (k > 1)
+        g_action_group_activate_action (G_ACTION_GROUP (win), "next-frame", NULL);
+      g_assert_true (lb_test_wait (showing_slice, GUINT_TO_POINTER (k), 30000));
+      check_slice (k);
+      /* from the local files, not the stack of the HTTP store opened before */
+      g_assert_true (g_str_has_prefix (lb_image_meta_get_source_uri (lb_image_get_meta (
+        lb_history_get_original (lb_window_test_get_history (win)))), uri));
+    }
+}
+
 /* A folder of DICOM slices whose names and InstanceNumbers are shuffled (make-phantom.py,
  * pydicom): the stack follows ImagePositionPatient along the normal, slice k (1-based) holding
  * 2000 + k − 1 in its centre square, at the location the manifest gives. */
@@ -253,6 +277,7 @@ main (int argc, char **argv)
   /* in this order: the refusal checks that the stack opened first stays */
   g_test_add_func ("/store-stack/natural-order", test_stack_in_natural_order);
   g_test_add_func ("/store-stack/mixed-refused", test_mixed_refused);
+  g_test_add_func ("/store-stack/local-store", test_local_store);
   g_test_add_func ("/store-stack/dicom-by-position", test_dicom_by_position);
   ret = g_test_run ();
   lb_test_ui_drain (50);
