@@ -810,9 +810,35 @@ decode_bytes (GTask *task, gpointer source, gpointer data, GCancellable *cancell
 {
   LbFrameSource *self = source;
   GError *error = NULL;
-  const char *name = g_object_get_data (G_OBJECT (task), "lb-name");
-  LbImage *image = lb_image_load_bytes (data, name ? name : self->uri, NULL, &error);
+  LbImage *image = lb_image_load_bytes (data, self->uri, NULL, &error);
 
+  if (image == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, image, g_object_unref);
+}
+
+/* A slice of a store folder, read whole: a DICOM slice is frame slice->frame of its object
+ * (a multi-frame object in the folder gives one slice per frame), any other image its one
+ * picture. */
+static void
+decode_slice_bytes (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  LbFrameSource *self = source;
+  guint number = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (task), "lb-number"));
+  const Slice *slice = get_slice (self, number);
+  g_autoptr(LbDicomFile) file = NULL;
+  GError *error = NULL;
+  LbImage *image;
+
+  if (slice->ds == NULL)
+    image = lb_image_load_bytes (data, slice->uri, NULL, &error);
+  else
+    {
+      file = lb_dicom_file_new_from_bytes (data, slice->uri, LB_DICOM_READ_DEFAULT, NULL,
+                                           &error);
+      image = file ? lb_dicom_file_decode_frame (file, slice->frame, NULL, &error) : NULL;
+    }
   if (image == NULL)
     g_task_return_error (task, error);
   else
@@ -867,8 +893,8 @@ lb_frame_source_load_async (LbFrameSource *self, guint number, GCancellable *can
       /* a slice of a store folder: its whole file through the store, decoded on a thread */
       const Slice *slice = get_slice (self, number);
 
-      g_object_set_data_full (G_OBJECT (task), "lb-name", g_strdup (slice->uri), g_free);
-      read_then_decode (self->store, slice->uri, task, decode_bytes);
+      g_object_set_data (G_OBJECT (task), "lb-number", GUINT_TO_POINTER (number));
+      read_then_decode (self->store, slice->uri, task, decode_slice_bytes);
       return;
     }
   if (self->path != NULL || self->slices != NULL)

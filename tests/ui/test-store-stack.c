@@ -10,9 +10,11 @@
  *   - on the "mixed" row it is refused with an error naming the odd image and both sizes, the
  *     stack shown stays, and the folder still expands to its four images;
  *   - the same folder of a local store (file://) opens alike;
- *   - a folder of DICOM slices (make-phantom.py, pydicom) stacks by position, not by name. */
+ *   - a folder of DICOM slices (make-phantom.py, pydicom) stacks by position, not by name, and
+ *     a folder of one multi-frame object by its frames' positions. */
 #include "config.h"
 
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
 
@@ -185,30 +187,14 @@ test_local_store (void)
     }
 }
 
-/* A folder of DICOM slices whose names and InstanceNumbers are shuffled (make-phantom.py,
- * pydicom): the stack follows ImagePositionPatient along the normal, slice k (1-based) holding
- * 2000 + k − 1 in its centre square, at the location the manifest gives. */
+/* Pages through the phantom's stack opened from folder @folder: slice k (1-based) is at the
+ * manifest's location of the axial file k − 1 and holds 2000 + k − 1 in its centre square; it
+ * came from that file, or from @multiframe when not NULL. */
 static void
-test_dicom_by_position (void)
+page_phantom (JsonObject *axial, const char *folder, const char *multiframe)
 {
-  const char *options[] = { "--slices", G_STRINGIFY (N_PHANTOM), "--size",
-                            G_STRINGIFY (PHANTOM_SIZE), "--orientations", "axial",
-                            "--shuffle", "26", "--shuffle-numbers", NULL };
-  g_autoptr(JsonNode) manifest = NULL;
-  g_autofree char *root = lb_test_make_phantom ("store-stack-dicom", options, &manifest);
-  LbTestServer phantom_server = { 0 };
-  JsonObject *axial;
-
-  if (root == NULL)
-    {
-      g_test_skip ("make-phantom.py needs pydicom and numpy");
-      return;
-    }
-  axial = lb_test_phantom_series (manifest, "axial");
-  lb_test_server_start (&phantom_server, root);
-  lb_window_open_store (win, phantom_server.url);
   n_slices = N_PHANTOM;
-  open_folder_stack ("axial");
+  open_folder_stack (folder);
   for (guint k = 1; k <= N_PHANTOM; k++)
     {
       JsonObject *file = lb_test_phantom_file (axial, k - 1);
@@ -225,12 +211,44 @@ test_dicom_by_position (void)
       g_assert_cmpstr (frame_label (), ==, label);
       image = lb_history_get_original (lb_window_test_get_history (win));
       g_assert_true (g_str_has_suffix (lb_image_meta_get_source_uri (lb_image_get_meta (image)),
-                                       json_object_get_string_member (file, "name")));
+                                       multiframe ? multiframe
+                                       : json_object_get_string_member (file, "name")));
       model = lb_image_meta_get_value_model (lb_image_get_meta (image));
       row = (const guint16 *) lb_image_get_row (image, PHANTOM_SIZE / 2);
       g_assert_cmpint (lb_value_model_sample_to_stored (model, row[PHANTOM_SIZE / 2]), ==,
                        2000 + (int) k - 1);
     }
+}
+
+/* A folder of DICOM slices whose names and InstanceNumbers are shuffled (make-phantom.py,
+ * pydicom) stacks along the normal, not by name; a folder holding the same slices as the
+ * frames of one multi-frame object (stored in reverse order) stacks by frame position. */
+static void
+test_dicom_by_position (void)
+{
+  const char *options[] = { "--slices", G_STRINGIFY (N_PHANTOM), "--size",
+                            G_STRINGIFY (PHANTOM_SIZE), "--orientations", "axial",
+                            "--shuffle", "26", "--shuffle-numbers", "--multiframe", NULL };
+  g_autoptr(JsonNode) manifest = NULL;
+  g_autofree char *root = lb_test_make_phantom ("store-stack-dicom", options, &manifest);
+  g_autofree char *mf_dir = NULL, *from = NULL, *to = NULL;
+  LbTestServer phantom_server = { 0 };
+
+  if (root == NULL)
+    {
+      g_test_skip ("make-phantom.py needs pydicom and numpy");
+      return;
+    }
+  /* the multi-frame object alone in a folder of its own */
+  mf_dir = g_build_filename (root, "multiframe", NULL);
+  from = g_build_filename (root, "multiframe.dcm", NULL);
+  to = g_build_filename (mf_dir, "multiframe.dcm", NULL);
+  g_assert_cmpint (g_mkdir (mf_dir, 0755), ==, 0);
+  g_assert_cmpint (g_rename (from, to), ==, 0);
+  lb_test_server_start (&phantom_server, root);
+  lb_window_open_store (win, phantom_server.url);
+  page_phantom (lb_test_phantom_series (manifest, "axial"), "axial", NULL);
+  page_phantom (lb_test_phantom_series (manifest, "axial"), "multiframe", "multiframe.dcm");
   lb_test_server_stop (&phantom_server);
   lb_test_remove_tree (root);
 }
