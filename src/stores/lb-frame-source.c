@@ -440,10 +440,10 @@ read_then_decode (LbStore *store, const char *uri, GTask *task, GTaskThreadFunc 
 /* What one image of a folder is, for the checks that make the folder one stack. */
 typedef struct {
   char           *uri;
-  char           *kind;    /* "DICOM", "PNG" or "image": a stack is of one kind */
+  char           *kind;    /* "DICOM", "PNG" or "image": a stack is of one kind; NULL: skip */
   guint           width;
   guint           height;
-  LbSampleFormat  format;
+  char           *format;  /* the samples: "gray16", or a DICOM header's "16-bit × 1" */
   LbDicomDataset *ds;      /* DICOM only */
 } FolderImage;
 
@@ -454,6 +454,7 @@ folder_image_free (gpointer data)
 
   g_free (image->uri);
   g_free (image->kind);
+  g_free (image->format);
   g_clear_pointer (&image->ds, lb_dicom_dataset_unref);
   g_free (image);
 }
@@ -496,7 +497,7 @@ series_from_images (LbStore *store, GPtrArray *images, const char *what, GError 
       g_autofree char *first_name = NULL, *name = NULL;
 
       if (strcmp (image->kind, first->kind) == 0 && image->width == first->width
-          && image->height == first->height && image->format == first->format)
+          && image->height == first->height && strcmp (image->format, first->format) == 0)
         continue;
       /* the images by their names in the folder: the folder is named before them */
       first_name = lb_store_uri_display_name (first->uri);
@@ -508,9 +509,8 @@ series_from_images (LbStore *store, GPtrArray *images, const char *what, GError 
       else
         g_set_error (error, LB_ERROR, LB_ERROR_INVALID_ARGUMENT,
                      "%s is not one stack: %s is %u×%u %s, %s is %u×%u %s", what, first_name,
-                     first->width, first->height, lb_sample_format_to_string (first->format),
-                     name, image->width, image->height,
-                     lb_sample_format_to_string (image->format));
+                     first->width, first->height, first->format, name, image->width,
+                     image->height, image->format);
       return NULL;
     }
   if (first->ds != NULL)
@@ -590,27 +590,47 @@ probe_image (GTask *task, gpointer source, gpointer data, GCancellable *cancella
   info->uri = g_strdup (uri);
   if (lb_dicom_sniff (head, len, uri))
     {
+      /* the header says size and samples: no frame decoded twice (it may be JPEG 2000) */
       g_autoptr(LbDicomFile) dcm = lb_dicom_file_new_from_bytes (bytes, uri,
                                                                 LB_DICOM_READ_HEADER_ONLY,
                                                                 NULL, &error);
+      LbDicomDataset *ds = dcm ? lb_dicom_file_get_dataset (dcm) : NULL;
+      gint64 rows = 0, columns = 0, bits = 0, samples = 1;
 
-      info->kind = g_strdup ("DICOM");
-      if (dcm != NULL)
-        info->ds = lb_dicom_dataset_ref (lb_dicom_file_get_dataset (dcm));
+      if (dcm == NULL)
+        {
+          folder_image_free (info);
+          g_task_return_error (task, error);
+          return;
+        }
+      if (lb_dicom_dataset_get_int (ds, LB_TAG_ROWS, 0, &rows)
+          && lb_dicom_dataset_get_int (ds, LB_TAG_COLUMNS, 0, &columns))
+        {
+          /* an object without an image (SR, presentation state) is not a slice: kind NULL */
+          info->kind = g_strdup ("DICOM");
+          info->ds = lb_dicom_dataset_ref (ds);
+          lb_dicom_dataset_get_int (ds, LB_TAG_BITS_ALLOCATED, 0, &bits);
+          lb_dicom_dataset_get_int (ds, LB_TAG_SAMPLES_PER_PIXEL, 0, &samples);
+          info->width = (guint) CLAMP (columns, 0, G_MAXUINT);
+          info->height = (guint) CLAMP (rows, 0, G_MAXUINT);
+          info->format = g_strdup_printf ("%" G_GINT64_FORMAT "-bit × %" G_GINT64_FORMAT,
+                                          bits, samples);
+        }
     }
   else
-    info->kind = g_strdup (len >= 8 && memcmp (head, png, 8) == 0 ? "PNG" : "image");
-  if (error == NULL)
-    image = lb_image_load_bytes (bytes, uri, NULL, &error);
-  if (image == NULL)
     {
-      folder_image_free (info);
-      g_task_return_error (task, error);
-      return;
+      image = lb_image_load_bytes (bytes, uri, NULL, &error);
+      if (image == NULL)
+        {
+          folder_image_free (info);
+          g_task_return_error (task, error);
+          return;
+        }
+      info->kind = g_strdup (len >= 8 && memcmp (head, png, 8) == 0 ? "PNG" : "image");
+      info->width = lb_image_get_width (image);
+      info->height = lb_image_get_height (image);
+      info->format = g_strdup (lb_sample_format_to_string (lb_image_get_format (image)));
     }
-  info->width = lb_image_get_width (image);
-  info->height = lb_image_get_height (image);
-  info->format = lb_image_get_format (image);
   g_task_return_pointer (task, info, folder_image_free);
 }
 
@@ -623,7 +643,9 @@ on_image_probed (GObject *source, GAsyncResult *result, gpointer user_data)
   FolderImage *info = g_task_propagate_pointer (G_TASK (result), &error);
 
   scan->in_flight--;
-  if (info != NULL)
+  if (info != NULL && info->kind == NULL)
+    folder_image_free (info);  /* not an image */
+  else if (info != NULL)
     g_ptr_array_add (scan->images, info);
   else if (scan->error == NULL)
     scan->error = error;

@@ -75,7 +75,8 @@ void           lb_frame_source_new_for_store_series_async (LbStore             *
  * @uris: the images of the folder (entries of @store, NULL-ended)
  *
  * The images of a store folder as one stack: each is read whole through @store (a few at
- * once) and decoded for its size and format, then read again when its slice is shown.
+ * once) for its size and samples (a DICOM file's from its header, another image decoded),
+ * then read again when its slice is shown. DICOM objects without an image (SR) are skipped.
  * DICOM images are ordered as a series (along the normal, then InstanceNumber, then name),
  * other images by natural name order (slice2 before slice10). Fails with
  * %LB_ERROR_INVALID_ARGUMENT naming two images when they differ in size, sample format or kind
