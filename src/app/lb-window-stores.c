@@ -404,8 +404,8 @@ open_folder_now (LbWindow *self,
   _lb_window_frames_open_store_folder (self, entry);
 }
 
-/* win.open-folder-stack: the selected folder's images as one stack; a DICOMweb series (or a
- * row inside a folder) opens what it belongs to */
+/* win.open-folder-stack: the selected folder's images as one stack; a series row opens as
+ * its series (as activating it does); any other row is not a folder: the status says so */
 static void
 open_folder_stack_activated (GSimpleAction *action,
                              GVariant      *param,

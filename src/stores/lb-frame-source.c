@@ -444,6 +444,7 @@ typedef struct {
   guint           width;
   guint           height;
   char           *format;  /* the samples: "gray16", or a DICOM header's "16-bit × 1" */
+  char           *sort_key; /* natural, case-folded name, as the store tree sorts */
   LbDicomDataset *ds;      /* DICOM only */
 } FolderImage;
 
@@ -455,6 +456,7 @@ folder_image_free (gpointer data)
   g_free (image->uri);
   g_free (image->kind);
   g_free (image->format);
+  g_free (image->sort_key);
   g_clear_pointer (&image->ds, lb_dicom_dataset_unref);
   g_free (image);
 }
@@ -464,9 +466,7 @@ compare_natural (gconstpointer a, gconstpointer b)
 {
   const FolderImage *ia = *(FolderImage * const *) a;
   const FolderImage *ib = *(FolderImage * const *) b;
-  g_autofree char *ka = g_utf8_collate_key_for_filename (ia->uri, -1);
-  g_autofree char *kb = g_utf8_collate_key_for_filename (ib->uri, -1);
-  int cmp = strcmp (ka, kb);
+  int cmp = strcmp (ia->sort_key, ib->sort_key);
 
   return cmp != 0 ? cmp : strcmp (ia->uri, ib->uri);
 }
@@ -488,6 +488,14 @@ series_from_images (LbStore *store, GPtrArray *images, const char *what, GError 
       return NULL;
     }
   /* in natural order whatever order they arrived in: the same two images are named each time */
+  for (guint i = 0; i < images->len; i++)
+    {
+      FolderImage *image = g_ptr_array_index (images, i);
+      g_autofree char *name = lb_store_uri_display_name (image->uri);
+      g_autofree char *folded = g_utf8_casefold (name, -1);
+
+      image->sort_key = g_utf8_collate_key_for_filename (folded, -1);
+    }
   g_ptr_array_sort (images, compare_natural);
   first = g_ptr_array_index (images, 0);
   for (guint i = 1; i < images->len; i++)

@@ -70,7 +70,7 @@ void           lb_frame_source_new_for_store_series_async (LbStore             *
                                                            gpointer             user_data);
 /**
  * lb_frame_source_new_for_store_files_async:
- * @store: an HTTP listing, WebDAV or lightbox-store store
+ * @store: a store of folders: HTTP listing, WebDAV, lightbox-store, local
  * @what: the folder, named in errors
  * @uris: the images of the folder (entries of @store, NULL-ended)
  *
