@@ -146,6 +146,7 @@ lb_application_startup (GApplication *app)
     { "app.quit", { "<Control>q", NULL } },
     { "win.open-file", { "<Control>o", NULL } },
     { "win.open-store", { "<Control>l", NULL } },
+    { "win.open-folder-stack", { "<Control><Alt>f", NULL } },
     { "win.upload", { "<Control>u", NULL } },
     { "win.export", { "<Control><Shift>e", NULL } },
     { "win.export-view", { "<Control><Alt>e", NULL } },

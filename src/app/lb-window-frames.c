@@ -285,6 +285,8 @@ typedef struct {
   LbWindow *self;  /* a reference: the read is cancelled on dispose */
   char     *name;
   gboolean  quiet; /* a folder that is not one series stays a store: no error */
+  gboolean  folder; /* a store folder of images, not a series */
+  const char *error_title;  /* translated, static; NULL: "Could not open the series" */
 } SeriesOpen;
 
 static SeriesOpen *
@@ -325,7 +327,8 @@ on_series_read (GObject *source, GAsyncResult *result, gpointer user_data)
     /* a folder of other images, or of several series: it stays a store to browse */
     g_debug ("%s: not one series: %s", so->name, error->message);
   else
-    _lb_window_show_error (so->self, _("Could not open the series"), error);
+    _lb_window_show_error (so->self, so->error_title ? so->error_title
+                                     : _("Could not open the series"), error);
   series_open_free (so);
 }
 
@@ -338,6 +341,8 @@ _lb_window_frames_open_folder (LbWindow *self, GFile *folder)
   lb_frame_source_new_for_folder_async (folder, self->series_cancellable, on_series_read, so);
 }
 
+/* The entries of a series of a local store (DICOM files), or of a folder of a store (its
+ * images: a stack when they are alike), listed: their slices read and ordered. */
 static void
 on_series_listed (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -345,33 +350,60 @@ on_series_listed (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) entries = lb_store_list_finish (LB_STORE (source), result, &error);
   g_autoptr(GStrvBuilder) uris = g_strv_builder_new ();
+  const char *title = so->error_title ? so->error_title : _("Could not open the series");
   g_auto(GStrv) list = NULL;
 
   if (entries == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        _lb_window_show_error (so->self, _("Could not open the series"), error);
+        _lb_window_show_error (so->self, title, error);
       series_open_free (so);
       return;
     }
   for (guint i = 0; i < entries->len; i++)
     {
-      const char *uri = lb_store_entry_get_uri (g_ptr_array_index (entries, i));
+      LbStoreEntry *entry = g_ptr_array_index (entries, i);
+      LbStoreEntryKind kind = lb_store_entry_get_kind (entry);
+      const char *uri = lb_store_entry_get_uri (entry);
 
+      if (so->folder)
+        {
+          /* the folder's images; its subfolders and other files are not slices */
+          if (kind == LB_STORE_ENTRY_IMAGE || kind == LB_STORE_ENTRY_DICOM_FILE)
+            g_strv_builder_add (uris, uri);
+          continue;
+        }
       if (!g_str_has_prefix (uri, "file:"))
         {
           g_set_error (&error, LB_ERROR, LB_ERROR_UNSUPPORTED,
                        "%s: only series of local folders open as a stack, not %s", so->name,
                        uri);
-          _lb_window_show_error (so->self, _("Could not open the series"), error);
+          _lb_window_show_error (so->self, title, error);
           series_open_free (so);
           return;
         }
       g_strv_builder_add (uris, uri);
     }
   list = g_strv_builder_end (uris);
-  lb_frame_source_new_for_files_async ((const char * const *) list,
-                                       so->self->series_cancellable, on_series_read, so);
+  if (so->folder)
+    lb_frame_source_new_for_store_files_async (LB_STORE (source), so->name,
+                                               (const char * const *) list,
+                                               so->self->series_cancellable, on_series_read,
+                                               so);
+  else
+    lb_frame_source_new_for_files_async ((const char * const *) list,
+                                         so->self->series_cancellable, on_series_read, so);
+}
+
+void
+_lb_window_frames_open_store_folder (LbWindow *self, LbStoreEntry *folder)
+{
+  SeriesOpen *so = series_open_new (self, lb_store_entry_get_display_name (folder), FALSE);
+
+  so->folder = TRUE;
+  so->error_title = _("Could not open the folder as a stack");
+  lb_store_list_async (self->store, lb_store_entry_get_uri (folder), self->series_cancellable,
+                       NULL, NULL, on_series_listed, so);
 }
 
 void

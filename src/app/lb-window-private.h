@@ -206,6 +206,10 @@ void _lb_window_frames_open_series (LbWindow      *self,
  * shows it as a stack. */
 void _lb_window_frames_open_folder (LbWindow *self,
                                     GFile    *folder);
+/* The images of a folder of the store (not DICOMweb) as one stack, when they are alike;
+ * else the error says which two differ. */
+void _lb_window_frames_open_store_folder (LbWindow     *self,
+                                          LbStoreEntry *folder);
 /* The same for a series of a local folder's store (its instances are local files) or of a
  * DICOMweb store (from the series' metadata); errors are shown. */
 void _lb_window_frames_open_store_series (LbWindow     *self,

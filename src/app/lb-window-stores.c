@@ -397,9 +397,42 @@ on_search_stop (GtkSearchEntry *entry,
   gtk_widget_grab_focus (lb_store_browser_get_view (self->browser));
 }
 
+static void
+open_folder_now (LbWindow *self,
+                 gpointer  entry)
+{
+  _lb_window_frames_open_store_folder (self, entry);
+}
+
+/* win.open-folder-stack: the selected folder's images as one stack; a series row opens as
+ * its series (as activating it does); any other row is not a folder: the status says so */
+static void
+open_folder_stack_activated (GSimpleAction *action,
+                             GVariant      *param,
+                             gpointer       user_data)
+{
+  LbWindow *self = user_data;
+  guint pos = lb_store_browser_get_selected (self->browser);
+  LbStoreEntry *entry = pos == G_MAXUINT ? NULL : lb_store_browser_get_entry (self->browser, pos);
+
+  if (self->store == NULL || entry == NULL)
+    return;
+  if (lb_store_entry_get_kind (entry) == LB_STORE_ENTRY_DICOM_SERIES)
+    _lb_window_after_unsaved (self, open_series_now, g_object_ref (entry), g_object_unref);
+  else if (lb_store_entry_get_kind (entry) == LB_STORE_ENTRY_DIRECTORY)
+    _lb_window_after_unsaved (self, open_folder_now, g_object_ref (entry), g_object_unref);
+  else
+    _lb_window_set_status (self, _("Select a folder of images to open it as a stack"));
+}
+
 void
 _lb_window_stores_init (LbWindow *self)
 {
+  static const GActionEntry entries[] = {
+    { .name = "open-folder-stack", .activate = open_folder_stack_activated },
+  };
+
+  g_action_map_add_action_entries (G_ACTION_MAP (self), entries, G_N_ELEMENTS (entries), self);
   self->browser = LB_STORE_BROWSER (lb_store_browser_new ());
   gtk_box_append (GTK_BOX (self->tree_box), GTK_WIDGET (self->browser));
   g_signal_connect (self->browser, "entry-activated", G_CALLBACK (on_entry_activated), self);

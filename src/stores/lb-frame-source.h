@@ -68,6 +68,26 @@ void           lb_frame_source_new_for_store_series_async (LbStore             *
                                                            GCancellable        *cancellable,
                                                            GAsyncReadyCallback  callback,
                                                            gpointer             user_data);
+/**
+ * lb_frame_source_new_for_store_files_async:
+ * @store: a store of folders: HTTP listing, WebDAV, lightbox-store, local
+ * @what: the folder, named in errors
+ * @uris: the images of the folder (entries of @store, NULL-ended)
+ *
+ * The images of a store folder as one stack: each is read whole through @store (a few at
+ * once) for its size and samples (a DICOM file's from its header, another image decoded),
+ * then read again when its slice is shown. DICOM objects without an image (SR) are skipped.
+ * DICOM images are ordered as a series (along the normal, then InstanceNumber, then name),
+ * other images by natural name order (slice2 before slice10). Fails with
+ * %LB_ERROR_INVALID_ARGUMENT naming two images when they differ in size, sample format or kind
+ * (DICOM, PNG, other): such a folder is not a stack.
+ */
+void           lb_frame_source_new_for_store_files_async (LbStore             *store,
+                                                          const char          *what,
+                                                          const char * const  *uris,
+                                                          GCancellable        *cancellable,
+                                                          GAsyncReadyCallback  callback,
+                                                          gpointer             user_data);
 LbFrameSource *lb_frame_source_new_for_series_finish (GAsyncResult        *result,
                                                       GError             **error);
 /* Whether the frames are the slices of a series (else the frames of one object). */
