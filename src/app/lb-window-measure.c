@@ -106,6 +106,21 @@ values_of (LbWindow *self, LbMeasurement *meas, LbMeasurementValues *values)
   values->spacing = spacing;
 }
 
+static GtkWidget *
+append_row (LbWindowMeasure *m, const char *text)
+{
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_widget_set_margin_start (label, 6);
+  gtk_widget_set_margin_end (label, 6);
+  gtk_widget_set_margin_top (label, 3);
+  gtk_widget_set_margin_bottom (label, 3);
+  gtk_list_box_append (GTK_LIST_BOX (m->list_box), label);
+  return label;
+}
+
 static void
 rebuild_rows (LbWindow *self)
 {
@@ -127,17 +142,22 @@ rebuild_rows (LbWindow *self)
       /* TRANSLATORS: a row of the measurements panel: slice, tool, value */
       text = g_strdup_printf (_("Slice %u · %s · %s"), lb_measurement_list_get_frame (m->list, meas),
                               lb_measure_text_tool_name (lb_measurement_get_tool (meas)), value);
-      label = gtk_label_new (text);
-      gtk_label_set_xalign (GTK_LABEL (label), 0);
-      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-      gtk_widget_set_margin_start (label, 6);
-      gtk_widget_set_margin_end (label, 6);
-      gtk_widget_set_margin_top (label, 3);
-      gtk_widget_set_margin_bottom (label, 3);
-      gtk_list_box_append (GTK_LIST_BOX (m->list_box), label);
+      label = append_row (m, text);
       if (meas == selected)
         gtk_list_box_select_row (GTK_LIST_BOX (m->list_box),
                                  GTK_LIST_BOX_ROW (gtk_widget_get_parent (label)));
+    }
+  for (guint i = 0; i < m->others->len; i++)
+    {
+      LbWindowMeasureOther *o = g_ptr_array_index (m->others, i);
+      g_autofree char *text = NULL;
+
+      /* another series of the study: its name (modality, number, description), the tool and
+       * the value as its report states it (nothing to translate in the separators) */
+      text = g_strdup_printf ("%s · %s · %s", o->label != NULL ? o->label : o->series_uid,
+                              lb_measure_text_tool_name (lb_measurement_get_tool (o->measurement)),
+                              o->value);
+      append_row (m, text);
     }
 }
 
@@ -151,8 +171,18 @@ on_row_activated (GtkListBox    *box,
   LbMeasurement *meas;
   guint frame;
 
-  if (index < 0 || (guint) index >= lb_measurement_list_get_n (m->list))
+  if (index < 0)
     return;
+  if ((guint) index >= lb_measurement_list_get_n (m->list))
+    {
+      index -= lb_measurement_list_get_n (m->list);
+      if ((guint) index < m->others->len)
+        {
+          gtk_popover_popdown (GTK_POPOVER (m->popover));
+          _lb_window_measure_open_other (self, m, g_ptr_array_index (m->others, index));
+        }
+      return;
+    }
   meas = lb_measurement_list_get (m->list, index);
   frame = lb_measurement_list_get_frame (m->list, meas);
   /* the panel goes, so the measurement is seen */
@@ -164,6 +194,13 @@ on_row_activated (GtkListBox    *box,
     }
   else
     lb_measure_layer_select (m->layer, meas);
+}
+
+void
+_lb_window_measure_rows_changed (LbWindow *self)
+{
+  rebuild_rows (self);
+  _lb_window_measure_update_actions (self);
 }
 
 static void
@@ -303,6 +340,7 @@ _lb_window_measure_open (LbWindow   *self,
   lb_measurement_list_clear (m->list);
   g_ptr_array_set_size (m->conflicts, 0);
   g_ptr_array_set_size (m->docs, 0);
+  g_ptr_array_set_size (m->others, 0);
   g_clear_object (&m->store);
   g_clear_pointer (&m->instance_uri, g_free);
   g_clear_pointer (&m->instance_ds, lb_dicom_dataset_unref);
@@ -776,6 +814,9 @@ _lb_window_measure_state_unref (LbWindowMeasure *m)
   g_clear_pointer (&m->instance_ds, lb_dicom_dataset_unref);
   g_free (m->instance_uri);
   g_ptr_array_unref (m->docs);
+  g_ptr_array_unref (m->others);
+  g_free (m->pending_sop);
+  g_clear_object (&m->pending_other);
   g_string_free (m->save_errors, TRUE);
   g_ptr_array_unref (m->conflicts);
   g_free (m);
@@ -806,6 +847,7 @@ state_for (LbWindow *self, LbCanvas *canvas, LbWindowMeasure *shared)
   m->list = lb_measurement_list_new ();
   m->layer = lb_measure_layer_new (canvas, m->list);
   m->docs = g_ptr_array_new_with_free_func (doc_free);
+  m->others = g_ptr_array_new_with_free_func (_lb_window_measure_other_free);
   m->cancellable = g_cancellable_new ();
   m->save_errors = g_string_new (NULL);
   m->conflicts = g_ptr_array_new ();
