@@ -82,7 +82,7 @@ _lb_window_measure_update_actions (LbWindow *self)
   /* a report is written only with something in it; a sidecar also to empty it */
   enable (self, "measurements-save", m->saving == 0
           && (m->dicomweb ? lb_measurement_list_get_n (m->list) > 0 : m->docs->len > 0));
-  enable (self, "measurements-export", lb_measurement_list_get_n (m->list) > 0);
+  enable (self, "measurements-export", lb_measurement_list_get_n (m->list) + m->others->len > 0);
 }
 
 /* ---- the panel ----------------------------------------------------------------------------- */
@@ -651,28 +651,49 @@ static char *
 csv_text (LbWindow *self)
 {
   LbWindowMeasure *m = wm (self);
-  guint n = lb_measurement_list_get_n (m->list);
-  g_autofree LbMeasurementCsvRow *rows = g_new0 (LbMeasurementCsvRow, MAX (n, 1));
-  g_autofree LbMeasurementValues *values = g_new0 (LbMeasurementValues, MAX (n, 1));
+  guint n = lb_measurement_list_get_n (m->list), all = n + m->others->len;
+  g_autofree LbMeasurementCsvRow *rows = g_new0 (LbMeasurementCsvRow, MAX (all, 1));
+  g_autofree LbMeasurementValues *values = g_new0 (LbMeasurementValues, MAX (all, 1));
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  gboolean series = self->frames != NULL && lb_frame_source_is_series (self->frames);
 
   for (guint i = 0; i < n; i++)
     {
       LbMeasurement *meas = lb_measurement_list_get (m->list, i);
       guint frame = lb_measurement_list_get_frame (m->list, meas);
-      const char *uri = self->frames != NULL && lb_frame_source_is_series (self->frames)
-                        ? lb_frame_source_get_frame_uri (self->frames, frame) : NULL;
+      const char *uri = series ? lb_frame_source_get_frame_uri (self->frames, frame) : NULL;
       const char *slash = uri != NULL ? strrchr (uri, '/') : NULL;
+      const LbDicomDataset *ds = series ? lb_frame_source_get_dataset (self->frames, frame)
+                                        : NULL;
 
       values_of (self, meas, &values[i]);
       g_ptr_array_add (names, slash != NULL ? g_uri_unescape_string (slash + 1, NULL)
                                             : g_strdup (self->image_name));
-      rows[i].image = g_ptr_array_index (names, i);
+      rows[i].image = g_ptr_array_index (names, names->len - 1);
       rows[i].slice = frame;
       rows[i].measurement = meas;
       rows[i].values = &values[i];
+      /* named as the study's listing names it: modality, number, description */
+      g_ptr_array_add (names, ds != NULL ? lb_dicomweb_label_series (ds) : NULL);
+      rows[i].series = g_ptr_array_index (names, names->len - 1);
     }
-  return lb_measurement_csv (rows, n);
+  for (guint i = n; i < all; i++)
+    {
+      LbWindowMeasureOther *o = g_ptr_array_index (m->others, i - n);
+      LbMeasurementSpacing spacing;
+
+      /* the other series' spacing is not known here: its lengths and areas in pixels, said
+       * so in the spacing column (the panel shows the report's own values) */
+      lb_measurement_spacing_init_unknown (&spacing);
+      if (!lb_measurement_compute (o->measurement, &spacing, NULL, &values[i], NULL))
+        memset (&values[i], 0, sizeof values[i]);
+      values[i].spacing = spacing;
+      rows[i].image = o->sop_uid;
+      rows[i].measurement = o->measurement;
+      rows[i].values = &values[i];
+      rows[i].series = o->label != NULL ? o->label : o->series_uid;
+    }
+  return lb_measurement_csv (rows, all);
 }
 
 static void

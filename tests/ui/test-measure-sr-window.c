@@ -442,6 +442,12 @@ on_axial_with_selection (gpointer win)
          && lb_measure_layer_get_selected (layer) != NULL;
 }
 
+static gboolean
+exported (gpointer win)
+{
+  return g_strcmp0 (lb_window_test_get_last_status (win), "Measurements exported") == 0;
+}
+
 /* Another series of the study lists the axial series' lengths; a click opens it there. */
 static void
 test_other_series (void)
@@ -451,7 +457,8 @@ test_other_series (void)
   LbMeasurement *sel;
   LbHistory *h;
   const char *uri;
-  g_autofree char *want = NULL;
+  g_autofree char *want = NULL, *csv_path = NULL, *csv = NULL;
+  g_auto(GStrv) lines = NULL;
 
   g_assert_nonnull (sop4);  /* test_series saved them */
   c = open_series_window_at (other_series_uri);
@@ -469,6 +476,19 @@ test_other_series (void)
 
     g_free (lb_test_run_tool (import_argv, &err, &status));
   }
+  /* the export holds the whole list, each row with its series */
+  csv_path = g_build_filename (dir, "other-series.csv", NULL);
+  lb_window_test_export_measurements (c, csv_path);
+  g_assert_true (lb_test_wait (exported, c, 10000));
+  g_assert_true (g_file_get_contents (csv_path, &csv, NULL, NULL));
+  lines = g_strsplit (csv, "\r\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 4);  /* header, 2 rows, "" after the last */
+  g_assert_true (g_str_has_suffix (lines[0], ",points,series"));
+  for (guint i = 1; i <= 2; i++)
+    {
+      g_assert_true (g_str_has_prefix (lines[i], i == 2 ? sop4 : ""));
+      g_assert_true (g_str_has_suffix (lines[i], ",CT #1 Phantom axial 2.5 mm"));
+    }
   axial_rows (c, &last);
   g_signal_emit_by_name (lb_window_test_get_measurements_rows (c), "row-activated", last);
   g_assert_true (lb_test_wait (on_axial_with_selection, c, 30000));
