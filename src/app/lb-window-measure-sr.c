@@ -279,8 +279,10 @@ on_reports_found (GObject *source, GAsyncResult *result, gpointer user_data)
               const char *series = g_hash_table_lookup (series_of, e->sop_instance_uid);
               LbWindowMeasureOther *o;
 
-              /* another series of the study: listed, to be opened from the panel */
-              if (series == NULL || study_uri == NULL || g_strcmp0 (series, shown_series) == 0)
+              /* another series of the study, or another instance of the one open alone:
+               * listed, to be opened from the panel (a series shown has them all) */
+              if (series == NULL || study_uri == NULL
+                  || (slices != NULL && g_strcmp0 (series, shown_series) == 0))
                 continue;
               o = g_new0 (LbWindowMeasureOther, 1);
               o->measurement = g_object_ref (e->measurement);
