@@ -18,7 +18,12 @@
  *   references the instance each slice shows, and a new window puts each back on its slice.
  * - a window on another series of that study (the phantom's sagittal one) lists those two
  *   lengths in its measurements panel, named by the axial series' number and description;
- *   clicking the second opens the axial series there, on slice 4, with that length selected.
+ *   clicking the second opens the axial series there, on slice 4, with that length selected;
+ *   the CSV export has both, each with its series.
+ * - two viewports, the axial series in the first and the sagittal one in the second (active):
+ *   the panel lists the first viewport's two lengths once (not again from the reports) with
+ *   series and slice; clicking the second makes the first viewport active on slice 4 with
+ *   that length selected.
  *
  * A screenshot of the second window with the measurements it read is written for people. */
 #include <gtk/gtk.h>
@@ -448,16 +453,51 @@ exported (gpointer win)
   return g_strcmp0 (lb_window_test_get_last_status (win), "Measurements exported") == 0;
 }
 
+/* A row was clicked: @win shows the axial series' slice 4 with the length drawn there
+ * selected. */
+static void
+assert_on_length4 (LbWindow *win)
+{
+  LbMeasurement *sel;
+  LbHistory *h;
+  const char *uri;
+  g_autofree char *want = NULL;
+
+  g_assert_true (lb_test_wait (on_axial_with_selection, win, 30000));
+  lb_test_ui_drain (300);
+  sel = lb_measure_layer_get_selected (lb_window_test_get_measure_layer (win));
+  for (guint k = 0; k < 2; k++)
+    {
+      g_assert_cmpfloat (lb_measurement_get_point (sel, k).x, ==, p4[k].x);
+      g_assert_cmpfloat (lb_measurement_get_point (sel, k).y, ==, p4[k].y);
+    }
+  /* the slice shown is the instance the length was drawn on, of the axial series */
+  h = lb_window_test_get_history (win);
+  uri = lb_image_meta_get_source_uri (lb_image_get_meta (lb_history_get_original (h)));
+  want = g_strconcat (series_uri, "instances/", sop4, NULL);
+  g_assert_true (g_str_has_prefix (uri, want));
+}
+
+/* The screen, for people: the panel is a popover, a surface of its own, which a render of
+ * the window leaves out. */
+static void
+screen_shot (const char *name)
+{
+  g_autofree char *shot = g_build_filename (g_getenv ("LB_BUILD_ROOT"), name, NULL);
+  const char *import_argv[] = { "/usr/bin/import", "-window", "root", shot, NULL };
+  g_autofree char *err = NULL;
+  int status;
+
+  g_free (lb_test_run_tool (import_argv, &err, &status));
+}
+
 /* Another series of the study lists the axial series' lengths; a click opens it there. */
 static void
 test_other_series (void)
 {
   LbWindow *c;
   GtkListBoxRow *last = NULL;
-  LbMeasurement *sel;
-  LbHistory *h;
-  const char *uri;
-  g_autofree char *want = NULL, *csv_path = NULL, *csv = NULL;
+  g_autofree char *csv_path = NULL, *csv = NULL;
   g_auto(GStrv) lines = NULL;
 
   g_assert_nonnull (sop4);  /* test_series saved them */
@@ -466,16 +506,7 @@ test_other_series (void)
   g_assert_cmpuint (lb_measurement_list_get_n (lb_window_get_measurements (c)), ==, 0);
   gtk_widget_activate_action (GTK_WIDGET (c), "win.measurements", NULL);
   lb_test_ui_drain (300);
-  {
-    /* the screen, for people: the panel is a popover, a surface of its own */
-    g_autofree char *shot = g_build_filename (g_getenv ("LB_BUILD_ROOT"),
-                                              "ui-measure-sr-other-series.png", NULL);
-    const char *import_argv[] = { "/usr/bin/import", "-window", "root", shot, NULL };
-    g_autofree char *err = NULL;
-    int status;
-
-    g_free (lb_test_run_tool (import_argv, &err, &status));
-  }
+  screen_shot ("ui-measure-sr-other-series.png");
   /* the export holds the whole list, each row with its series */
   csv_path = g_build_filename (dir, "other-series.csv", NULL);
   lb_window_test_export_measurements (c, csv_path);
@@ -491,19 +522,7 @@ test_other_series (void)
     }
   axial_rows (c, &last);
   g_signal_emit_by_name (lb_window_test_get_measurements_rows (c), "row-activated", last);
-  g_assert_true (lb_test_wait (on_axial_with_selection, c, 30000));
-  lb_test_ui_drain (300);
-  sel = lb_measure_layer_get_selected (lb_window_test_get_measure_layer (c));
-  for (guint k = 0; k < 2; k++)
-    {
-      g_assert_cmpfloat (lb_measurement_get_point (sel, k).x, ==, p4[k].x);
-      g_assert_cmpfloat (lb_measurement_get_point (sel, k).y, ==, p4[k].y);
-    }
-  /* the slice shown is the instance the length was drawn on, of the axial series */
-  h = lb_window_test_get_history (c);
-  uri = lb_image_meta_get_source_uri (lb_image_get_meta (lb_history_get_original (h)));
-  want = g_strconcat (series_uri, "instances/", sop4, NULL);
-  g_assert_true (g_str_has_prefix (uri, want));
+  assert_on_length4 (c);
   gtk_window_destroy (GTK_WINDOW (c));
 }
 
@@ -577,6 +596,63 @@ upload_series (const char *series_dir, const char *name, const char *script, cha
   return g_strdup_printf ("%sstudies/%s/series/%s/", store_uri, uids[0], uids[1]);
 }
 
+/* The panel's rows are the first viewport's two axial lengths, on slices 2 and 4, once. */
+static gboolean
+viewport_rows (gpointer win)
+{
+  GtkListBox *box = lb_window_test_get_measurements_rows (win);
+  GtkListBoxRow *row;
+  guint n = 0;
+
+  for (; (row = gtk_list_box_get_row_at_index (box, n)) != NULL; n++)
+    {
+      const char *text = gtk_label_get_text (GTK_LABEL (gtk_list_box_row_get_child (row)));
+      g_autofree char *want = g_strdup_printf ("CT #1 Phantom axial 2.5 mm · Slice %u · "
+                                               "Length · ", n == 0 ? 2 : 4);
+
+      if (!g_str_has_prefix (text, want))
+        return FALSE;
+    }
+  return n == 2;
+}
+
+static void
+test_viewports (void)
+{
+  LbWindow *w = lb_window_new (app);
+  GtkListBox *box;
+  Count two;
+
+  g_assert_nonnull (sop4);  /* test_series saved them */
+  gtk_window_present (GTK_WINDOW (w));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (w));
+  g_action_group_change_action_state (G_ACTION_GROUP (w), "layout", g_variant_new_string ("1x2"));
+  lb_window_open_store (w, store_uri);
+  g_assert_true (lb_test_wait (lb_test_ui_tree_listed, w, 30000));
+  lb_window_test_open_series (w, series_uri);
+  g_assert_true (lb_test_wait (series_loaded, w, 30000));
+  two.win = w;
+  two.n = 2;
+  g_assert_true (lb_test_wait (has_n, &two, 30000));
+  gtk_widget_activate_action (GTK_WIDGET (w), "win.next-viewport", NULL);
+  lb_window_test_open_series (w, other_series_uri);
+  g_assert_true (lb_test_wait (series_loaded, w, 30000));
+  g_assert_cmpuint (lb_measurement_list_get_n (lb_window_get_measurements (w)), ==, 0);
+  g_assert_true (lb_test_wait (viewport_rows, w, 30000));
+  /* the reports' copies of them come with the study listing: still listed once */
+  lb_test_ui_drain (1000);
+  g_assert_true (viewport_rows (w));
+
+  gtk_widget_activate_action (GTK_WIDGET (w), "win.measurements", NULL);
+  lb_test_ui_drain (300);
+  screen_shot ("ui-measure-sr-viewports.png");
+  box = lb_window_test_get_measurements_rows (w);
+  g_signal_emit_by_name (box, "row-activated", gtk_list_box_get_row_at_index (box, 1));
+  assert_on_length4 (w);
+  g_assert_cmpuint (lb_measurement_list_get_n (lb_window_get_measurements (w)), ==, 2);
+  gtk_window_destroy (GTK_WINDOW (w));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -645,6 +721,7 @@ main (int argc, char **argv)
   g_test_add_func ("/measure-sr-window/unreadable", test_unreadable);
   g_test_add_func ("/measure-sr-window/series", test_series);
   g_test_add_func ("/measure-sr-window/other-series", test_other_series);
+  g_test_add_func ("/measure-sr-window/viewports", test_viewports);
   ret = g_test_run ();
   if (first != NULL)
     gtk_window_destroy (GTK_WINDOW (first));
