@@ -71,8 +71,18 @@ void     _lb_window_measure_update_actions (LbWindow *self);
 /* The frame shown, from 1. */
 guint    _lb_window_measure_frame_shown  (LbWindow *self);
 
+/* On each viewport's canvas: its LbWindowMeasure. */
+#define LB_WINDOW_MEASURE_STATE_KEY "lb-window-measure"
+
+/* lb-window-measure-panel.c */
 /* The list or its other series changed: the panel follows. */
 void     _lb_window_measure_rows_changed (LbWindow *self);
+void     _lb_window_measure_row_activated (GtkListBox    *box,
+                                           GtkListBoxRow *row,
+                                           LbWindow      *self);
+void     _lb_window_measure_export_activated (GSimpleAction *action,
+                                              GVariant      *param,
+                                              gpointer       user_data);
 
 /* lb-window-measure-sr.c */
 void     _lb_window_measure_other_free   (gpointer other);
