@@ -644,9 +644,11 @@ state_for (LbWindow *self, LbCanvas *canvas, LbWindowMeasure *shared)
     }
   /* the window's panel follows whichever list is the active one's (connect_object: never
    * after the window) */
-  g_signal_connect_object (m->list, "items-changed", G_CALLBACK (_lb_window_measure_rows_changed), self,
+  g_signal_connect_object (m->list, "items-changed",
+                           G_CALLBACK (_lb_window_measure_rows_changed), self,
                            G_CONNECT_SWAPPED);
-  g_signal_connect_object (m->layer, "selection-changed", G_CALLBACK (_lb_window_measure_rows_changed),
+  g_signal_connect_object (m->layer, "selection-changed",
+                           G_CALLBACK (_lb_window_measure_rows_changed),
                            self, G_CONNECT_SWAPPED);
   add_canvas_keys (self, canvas);
   g_object_set_data_full (G_OBJECT (canvas), STATE_KEY, m, state_kill);
@@ -703,7 +705,8 @@ _lb_window_measure_init (LbWindow *self)
   shared.list_box = GTK_WIDGET (gtk_builder_get_object (builder, "measure_list"));
   gtk_box_insert_child_after (GTK_BOX (gtk_widget_get_parent (self->viewport_grid)), shared.bar,
                               NULL);
-  g_signal_connect (shared.list_box, "row-activated", G_CALLBACK (_lb_window_measure_row_activated), self);
+  g_signal_connect (shared.list_box, "row-activated",
+                    G_CALLBACK (_lb_window_measure_row_activated), self);
   g_signal_connect_object (self, "action-state-changed::fullscreen",
                            G_CALLBACK (on_fullscreen_state), shared.bar, 0);
   self->measure = state_for (self, self->canvas, &shared);
