@@ -16,6 +16,17 @@ typedef struct {
   gboolean failed;  /* unreadable: it is never written over */
 } Doc;
 
+/* A measurement of the study on a series that is not open here (from a report on DICOMweb):
+ * listed in the panel, never edited or saved from here. */
+typedef struct {
+  LbMeasurement *measurement;
+  char          *series_uri;  /* the series' URI in the store */
+  char          *series_uid;
+  char          *sop_uid;     /* the instance it was drawn on */
+  char          *label;       /* the series as the study's listing names it; NULL until then */
+  char          *value;       /* the first value as the report states it */
+} LbWindowMeasureOther;
+
 /* The measurements of one viewport's image or series: each canvas has its own (set on it as
  * STATE_KEY), the window points at the active viewport's. The bar, panel and popover are the
  * window's, shared. Counted: a load or save in flight holds it. */
@@ -38,6 +49,10 @@ struct _LbWindowMeasure {
   gboolean           dicomweb;       /* @store is a DICOMweb store: reports, no sidecars */
   char              *instance_uri;   /* the one instance open there; NULL for a series */
   LbDicomDataset    *instance_ds;    /* its metadata, once fetched for a report */
+  GPtrArray         *others;         /* LbWindowMeasureOther: the study's other series' */
+  /* a row of another series was clicked: selected once that series' reports are read */
+  char              *pending_sop;
+  LbMeasurement     *pending_other;
 };
 
 typedef struct {
@@ -56,7 +71,24 @@ void     _lb_window_measure_update_actions (LbWindow *self);
 /* The frame shown, from 1. */
 guint    _lb_window_measure_frame_shown  (LbWindow *self);
 
+/* On each viewport's canvas: its LbWindowMeasure. */
+#define LB_WINDOW_MEASURE_STATE_KEY "lb-window-measure"
+
+/* lb-window-measure-panel.c */
+/* The list or its other series changed: the panel follows. */
+void     _lb_window_measure_rows_changed (LbWindow *self);
+void     _lb_window_measure_row_activated (GtkListBox    *box,
+                                           GtkListBoxRow *row,
+                                           LbWindow      *self);
+void     _lb_window_measure_export_activated (GSimpleAction *action,
+                                              GVariant      *param,
+                                              gpointer       user_data);
+
 /* lb-window-measure-sr.c */
+void     _lb_window_measure_other_free   (gpointer other);
+/* Opens @other's series here (after the unsaved-results question) and selects it there. */
+void     _lb_window_measure_open_other   (LbWindow *self, LbWindowMeasure *m,
+                                          LbWindowMeasureOther *other);
 /* Finds the study's reports that reference what m shows and adds their measurements. */
 void     _lb_window_measure_sr_load      (LbWindow *self, LbWindowMeasure *m);
 /* Saves m's measurements as a new report (a new series) of the study. */

@@ -6,6 +6,7 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "lb-dicom-sr.h"
 #include "lb-dicom-tags.h"
 #include "lb-dicomweb-reports.h"
 #include "lb-dicomweb-store.h"
@@ -50,6 +51,146 @@ frame_of_entry (LbWindow *self, GHashTable *slices, const char *sop,
   return (guint) e->frame < n ? (guint) e->frame + 1 : 0;
 }
 
+/* ---- the study's other series ------------------------------------------------------------ */
+
+void
+_lb_window_measure_other_free (gpointer data)
+{
+  LbWindowMeasureOther *o = data;
+
+  g_clear_object (&o->measurement);
+  g_free (o->series_uri);
+  g_free (o->series_uid);
+  g_free (o->sop_uid);
+  g_free (o->label);
+  g_free (o->value);
+  g_free (o);
+}
+
+/* The URI of the study @uri (a series or instance of a DICOMweb store) is in, with its '/'. */
+static char *
+study_uri_of (const char *uri)
+{
+  const char *p = uri != NULL ? strstr (uri, "/series/") : NULL;
+
+  return p != NULL ? g_strndup (uri, p + 1 - uri) : NULL;
+}
+
+/* The UID of the series @uri is in (…/series/{uid}/…). */
+static char *
+series_uid_of (const char *uri)
+{
+  const char *p = uri != NULL ? strstr (uri, "/series/") : NULL;
+
+  if (p == NULL)
+    return NULL;
+  p += strlen ("/series/");
+  return g_strndup (p, strcspn (p, "/"));
+}
+
+/* The series of each instance @sr references, from its Current Requested Procedure Evidence
+ * Sequence (PS3.3 C.17.2.2: every instance the content references is listed there). */
+static void
+add_evidence (GHashTable *series_of, const LbDicomDataset *sr)
+{
+  for (guint i = 0; i < lb_dicom_dataset_get_n_items (sr, LB_TAG_CURRENT_EVIDENCE_SEQUENCE); i++)
+    {
+      LbDicomDataset *study = lb_dicom_dataset_get_item (sr, LB_TAG_CURRENT_EVIDENCE_SEQUENCE, i);
+
+      for (guint j = 0; j < lb_dicom_dataset_get_n_items (study, LB_TAG_REFERENCED_SERIES_SEQUENCE);
+           j++)
+        {
+          LbDicomDataset *series = lb_dicom_dataset_get_item (study,
+                                                              LB_TAG_REFERENCED_SERIES_SEQUENCE, j);
+          const char *uid = lb_dicom_dataset_get_string (series, LB_TAG_SERIES_INSTANCE_UID, 0);
+
+          for (guint k = 0; uid != NULL
+               && k < lb_dicom_dataset_get_n_items (series, LB_TAG_REFERENCED_SOP_SEQUENCE); k++)
+            {
+              const char *sop = lb_dicom_dataset_get_string (
+                lb_dicom_dataset_get_item (series, LB_TAG_REFERENCED_SOP_SEQUENCE, k),
+                LB_TAG_REFERENCED_SOP_INSTANCE_UID, 0);
+
+              if (sop != NULL)
+                g_hash_table_insert (series_of, g_strdup (sop), g_strdup (uid));
+            }
+        }
+    }
+}
+
+/* The report states it: the first value, in its unit. */
+static char *
+value_text (const LbMeasurementSrEntry *e)
+{
+  const LbMeasurementSrValue *v;
+
+  if (e->values == NULL || e->values->len == 0)
+    return g_strdup ("");
+  v = &g_array_index (e->values, LbMeasurementSrValue, 0);
+  return g_strdup_printf ("%s %.5g %s", v->name, v->value, v->unit);
+}
+
+static gboolean
+same_points (LbMeasurement *a, LbMeasurement *b)
+{
+  guint n = lb_measurement_get_n_points (a);
+
+  if (lb_measurement_get_tool (a) != lb_measurement_get_tool (b)
+      || n != lb_measurement_get_n_points (b))
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      LbMeasurementPoint p = lb_measurement_get_point (a, i), q = lb_measurement_get_point (b, i);
+
+      if (p.x != q.x || p.y != q.y)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+on_study_listed (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  DocOp *op = user_data;
+  g_autoptr(GPtrArray) series = lb_store_list_finish (LB_STORE (source), result, NULL);
+
+  /* without the listing the rows name the series by its UID */
+  if (series == NULL || !_lb_window_measure_op_current (op))
+    goto out;
+  for (guint i = 0; i < op->m->others->len; i++)
+    {
+      LbWindowMeasureOther *o = g_ptr_array_index (op->m->others, i);
+
+      for (guint k = 0; k < series->len; k++)
+        if (g_strcmp0 (lb_store_entry_get_attribute (g_ptr_array_index (series, k),
+                                                     "SeriesInstanceUID"), o->series_uid) == 0)
+          o->label = g_strdup (lb_store_entry_get_display_name (g_ptr_array_index (series, k)));
+    }
+  if (op->self->measure == op->m)
+    _lb_window_measure_rows_changed (op->self);
+out:
+  _lb_window_measure_op_free (op);
+}
+
+static void
+open_other_now (LbWindow *self, gpointer entry)
+{
+  _lb_window_frames_open_store_series (self, entry);
+}
+
+void
+_lb_window_measure_open_other (LbWindow *self, LbWindowMeasure *m, LbWindowMeasureOther *o)
+{
+  g_autoptr(LbStoreEntry) entry = lb_store_entry_new (o->series_uri, o->series_uid,
+                                                      LB_STORE_ENTRY_DICOM_SERIES);
+
+  g_free (m->pending_sop);
+  m->pending_sop = g_strdup (o->sop_uid);
+  g_set_object (&m->pending_other, o->measurement);
+  lb_store_entry_set_display_name (entry, o->label != NULL ? o->label : o->series_uid);
+  _lb_window_after_unsaved (self, open_other_now, g_steal_pointer (&entry), g_object_unref);
+}
+
 static void
 on_reports_found (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -61,7 +202,10 @@ on_reports_found (GObject *source, GAsyncResult *result, gpointer user_data)
                                    LB_DICOMWEB_STORE (source), result, &error);
   g_autoptr(GHashTable) slices = NULL;
   g_autoptr(GString) failures = g_string_new (NULL);
-  g_autofree char *sop = NULL;
+  g_autoptr(GHashTable) series_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                          g_free);
+  g_autofree char *sop = NULL, *shown_series = NULL, *study_uri = NULL;
+  const char *uri = m->instance_uri;
 
   if (!_lb_window_measure_op_current (op)
       || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -89,6 +233,10 @@ on_reports_found (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   else
     sop = instance_uid_of (m->instance_uri);
+  if (uri == NULL && self->frames != NULL)
+    uri = lb_frame_source_get_frame_uri (self->frames, 1);
+  shown_series = series_uid_of (uri);
+  study_uri = study_uri_of (uri);
   for (guint r = 0; r < reports->len; r++)
     {
       const LbDicomDataset *sr = g_ptr_array_index (reports, r);
@@ -103,6 +251,7 @@ on_reports_found (GObject *source, GAsyncResult *result, gpointer user_data)
                                   read_error->message);
           continue;
         }
+      add_evidence (series_of, sr);
       for (guint i = 0; i < entries->len; i++)
         {
           const LbMeasurementSrEntry *e = g_ptr_array_index (entries, i);
@@ -111,9 +260,46 @@ on_reports_found (GObject *source, GAsyncResult *result, gpointer user_data)
           /* the measurement is the list's own: editing it changes no report, and the next
            * save writes it into a new one */
           if (frame > 0)
-            lb_measurement_list_append (m->list, e->measurement, frame);
+            {
+              lb_measurement_list_append (m->list, e->measurement, frame);
+              /* the row of another series clicked: this is it, on its slice */
+              if (m->pending_other != NULL
+                  && g_strcmp0 (m->pending_sop, e->sop_instance_uid) == 0
+                  && same_points (m->pending_other, e->measurement))
+                {
+                  g_clear_object (&m->pending_other);
+                  g_set_object (&m->pending_select, e->measurement);
+                  if (frame != _lb_window_measure_frame_shown (self) && self->measure == m)
+                    gtk_widget_activate_action (GTK_WIDGET (self), "win.go-to-frame", "u",
+                                                frame);
+                }
+            }
+          else
+            {
+              const char *series = g_hash_table_lookup (series_of, e->sop_instance_uid);
+              LbWindowMeasureOther *o;
+
+              /* another series of the study, or another instance of the one open alone:
+               * listed, to be opened from the panel (a series shown has them all) */
+              if (series == NULL || study_uri == NULL
+                  || (slices != NULL && g_strcmp0 (series, shown_series) == 0))
+                continue;
+              o = g_new0 (LbWindowMeasureOther, 1);
+              o->measurement = g_object_ref (e->measurement);
+              o->series_uid = g_strdup (series);
+              o->series_uri = g_strconcat (study_uri, "series/", series, "/", NULL);
+              o->sop_uid = g_strdup (e->sop_instance_uid);
+              o->value = value_text (e);
+              g_ptr_array_add (m->others, o);
+            }
         }
     }
+  g_clear_object (&m->pending_other);
+  if (m->others->len > 0)
+    lb_store_list_async (m->store, study_uri, m->cancellable, NULL, NULL, on_study_listed,
+                         _lb_window_measure_op_new (self, m, NULL));
+  if (self->measure == m)
+    _lb_window_measure_sync (self);
   if (failures->len > 0)
     {
       g_autoptr(GError) parse = g_error_new_literal (LB_ERROR, LB_ERROR_PARSE, failures->str);

@@ -10,17 +10,16 @@
 #include "lb-dicomweb-store.h"
 #include "lb-error.h"
 #include "lb-measure-layer.h"
-#include "lb-measure-text.h"
-#include "lb-measurement-csv.h"
 #include "lb-measurement-store.h"
 #include "lb-window-measure-private.h"
 
-/* The measurement tools in the window: the tool bar above the canvas and its actions, the
- * measurements panel, and the JSON sidecars of the image or series (lb-measurement-store.h):
- * loaded when it opens, saved on the user's word only. The list (LbMeasurementList) is the
- * one place the measurements live; lb_window_get_measurements() hands it to other savers. */
+/* The measurement tools in the window: the tool bar above the canvas and its actions, each
+ * viewport's measurements (the panel and its CSV are lb-window-measure-panel.c), and the
+ * JSON sidecars of the image or series (lb-measurement-store.h): loaded when it opens, saved
+ * on the user's word only. The list (LbMeasurementList) is the one place the measurements
+ * live; lb_window_get_measurements() hands it to other savers. */
 
-#define STATE_KEY "lb-window-measure"
+#define STATE_KEY LB_WINDOW_MEASURE_STATE_KEY
 
 static void
 doc_free (gpointer data)
@@ -82,102 +81,9 @@ _lb_window_measure_update_actions (LbWindow *self)
   /* a report is written only with something in it; a sidecar also to empty it */
   enable (self, "measurements-save", m->saving == 0
           && (m->dicomweb ? lb_measurement_list_get_n (m->list) > 0 : m->docs->len > 0));
-  enable (self, "measurements-export", lb_measurement_list_get_n (m->list) > 0);
-}
-
-/* ---- the panel ----------------------------------------------------------------------------- */
-
-/* The values of @meas, on its own slice's image when it is shown, else without an image
- * (lengths and areas; the spacing of the slice shown). */
-static void
-values_of (LbWindow *self, LbMeasurement *meas, LbMeasurementValues *values)
-{
-  LbImage *image = lb_canvas_get_image (self->canvas);
-  LbMeasurementSpacing spacing;
-
-  if (lb_measurement_list_get_frame (wm (self)->list, meas) == frame_shown (self)
-      && lb_measure_layer_compute (wm (self)->layer, meas, values))
-    return;
-  lb_measurement_spacing_init_unknown (&spacing);
-  if (image != NULL)
-    lb_measurement_spacing_from_meta (lb_image_get_meta (image), &spacing);
-  if (!lb_measurement_compute (meas, &spacing, NULL, values, NULL))
-    memset (values, 0, sizeof *values);
-  values->spacing = spacing;
-}
-
-static void
-rebuild_rows (LbWindow *self)
-{
-  LbWindowMeasure *m = wm (self);
-  GtkWidget *child;
-  LbMeasurement *selected = lb_measure_layer_get_selected (m->layer);
-
-  while ((child = gtk_widget_get_first_child (m->list_box)) != NULL)
-    gtk_list_box_remove (GTK_LIST_BOX (m->list_box), child);
-  for (guint i = 0; i < lb_measurement_list_get_n (m->list); i++)
-    {
-      LbMeasurement *meas = lb_measurement_list_get (m->list, i);
-      LbMeasurementValues values;
-      g_autofree char *value = NULL, *text = NULL;
-      GtkWidget *label;
-
-      values_of (self, meas, &values);
-      value = lb_measure_text_summary (meas, &values);
-      /* TRANSLATORS: a row of the measurements panel: slice, tool, value */
-      text = g_strdup_printf (_("Slice %u · %s · %s"), lb_measurement_list_get_frame (m->list, meas),
-                              lb_measure_text_tool_name (lb_measurement_get_tool (meas)), value);
-      label = gtk_label_new (text);
-      gtk_label_set_xalign (GTK_LABEL (label), 0);
-      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-      gtk_widget_set_margin_start (label, 6);
-      gtk_widget_set_margin_end (label, 6);
-      gtk_widget_set_margin_top (label, 3);
-      gtk_widget_set_margin_bottom (label, 3);
-      gtk_list_box_append (GTK_LIST_BOX (m->list_box), label);
-      if (meas == selected)
-        gtk_list_box_select_row (GTK_LIST_BOX (m->list_box),
-                                 GTK_LIST_BOX_ROW (gtk_widget_get_parent (label)));
-    }
-}
-
-static void
-on_row_activated (GtkListBox    *box,
-                  GtkListBoxRow *row,
-                  LbWindow      *self)
-{
-  LbWindowMeasure *m = wm (self);
-  int index = gtk_list_box_row_get_index (row);
-  LbMeasurement *meas;
-  guint frame;
-
-  if (index < 0 || (guint) index >= lb_measurement_list_get_n (m->list))
-    return;
-  meas = lb_measurement_list_get (m->list, index);
-  frame = lb_measurement_list_get_frame (m->list, meas);
-  /* the panel goes, so the measurement is seen */
-  gtk_popover_popdown (GTK_POPOVER (m->popover));
-  if (frame != frame_shown (self) && self->frames != NULL)
-    {
-      g_set_object (&m->pending_select, meas);
-      gtk_widget_activate_action (GTK_WIDGET (self), "win.go-to-frame", "u", frame);
-    }
-  else
-    lb_measure_layer_select (m->layer, meas);
-}
-
-static void
-on_list_changed (LbWindow *self)
-{
-  rebuild_rows (self);
-  _lb_window_measure_update_actions (self);
-}
-
-static void
-on_selection_changed (LbWindow *self)
-{
-  rebuild_rows (self);
-  _lb_window_measure_update_actions (self);
+  /* every row of the panel is exported: the study's, not only the list's */
+  enable (self, "measurements-export", lb_measurement_list_get_n (m->list) > 0
+          || gtk_widget_get_first_child (m->list_box) != NULL);
 }
 
 /* ---- loading the sidecars ---------------------------------------------------------------- */
@@ -303,6 +209,7 @@ _lb_window_measure_open (LbWindow   *self,
   lb_measurement_list_clear (m->list);
   g_ptr_array_set_size (m->conflicts, 0);
   g_ptr_array_set_size (m->docs, 0);
+  g_ptr_array_set_size (m->others, 0);
   g_clear_object (&m->store);
   g_clear_pointer (&m->instance_uri, g_free);
   g_clear_pointer (&m->instance_ds, lb_dicom_dataset_unref);
@@ -344,8 +251,7 @@ _lb_window_measure_sync (LbWindow *self)
       lb_measure_layer_select (m->layer, m->pending_select);
       g_clear_object (&m->pending_select);
     }
-  rebuild_rows (self);
-  _lb_window_measure_update_actions (self);
+  _lb_window_measure_rows_changed (self);
 }
 
 /* ---- saving ------------------------------------------------------------------------------ */
@@ -607,89 +513,6 @@ ask_replace (LbWindow *self, LbWindowMeasure *m)
   lb_dialogs_ask (GTK_WINDOW (self), &ask, NULL, on_replace_answer, self);
 }
 
-/* ---- CSV --------------------------------------------------------------------------------- */
-
-static char *
-csv_text (LbWindow *self)
-{
-  LbWindowMeasure *m = wm (self);
-  guint n = lb_measurement_list_get_n (m->list);
-  g_autofree LbMeasurementCsvRow *rows = g_new0 (LbMeasurementCsvRow, MAX (n, 1));
-  g_autofree LbMeasurementValues *values = g_new0 (LbMeasurementValues, MAX (n, 1));
-  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-
-  for (guint i = 0; i < n; i++)
-    {
-      LbMeasurement *meas = lb_measurement_list_get (m->list, i);
-      guint frame = lb_measurement_list_get_frame (m->list, meas);
-      const char *uri = self->frames != NULL && lb_frame_source_is_series (self->frames)
-                        ? lb_frame_source_get_frame_uri (self->frames, frame) : NULL;
-      const char *slash = uri != NULL ? strrchr (uri, '/') : NULL;
-
-      values_of (self, meas, &values[i]);
-      g_ptr_array_add (names, slash != NULL ? g_uri_unescape_string (slash + 1, NULL)
-                                            : g_strdup (self->image_name));
-      rows[i].image = g_ptr_array_index (names, i);
-      rows[i].slice = frame;
-      rows[i].measurement = meas;
-      rows[i].values = &values[i];
-    }
-  return lb_measurement_csv (rows, n);
-}
-
-static void
-on_csv_written (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  LbWindow *self = user_data;
-  g_autoptr(GError) error = NULL;
-
-  if (!g_file_replace_contents_finish (G_FILE (source), result, NULL, &error))
-    _lb_window_show_error (self, _("Could not export the measurements"), error);
-  else
-    _lb_window_set_status (self, _("Measurements exported"));
-  g_object_unref (self);
-}
-
-void
-_lb_window_measure_export_to_file (LbWindow *self,
-                                   GFile    *file)
-{
-  g_autofree char *text = csv_text (self);
-  g_autoptr(GBytes) bytes = g_bytes_new_take (g_steal_pointer (&text), strlen (text));
-
-  g_file_replace_contents_bytes_async (file, bytes, NULL, FALSE, G_FILE_CREATE_NONE, NULL,
-                                       on_csv_written, g_object_ref (self));
-}
-
-static void
-on_csv_chosen (GFile *file, gpointer user_data)
-{
-  LbWindow *self = user_data;
-
-  if (file != NULL)
-    _lb_window_measure_export_to_file (self, file);
-  g_object_unref (self);
-}
-
-static void
-export_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
-{
-  LbWindow *self = user_data;
-  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
-  g_autofree char *name = g_strdup_printf ("%s.measurements.csv",
-                                           self->image_name ? self->image_name : "lightbox");
-  LbFileDialogOptions options = {
-    .title = _("Export Measurements"),
-    .filter = filter,
-    .initial_name = name,
-  };
-
-  /* TRANSLATORS: a file type in the save dialog */
-  gtk_file_filter_set_name (filter, _("Measurements (CSV)"));
-  gtk_file_filter_add_suffix (filter, "csv");
-  lb_dialogs_save_file (GTK_WINDOW (self), &options, on_csv_chosen, g_object_ref (self));
-}
-
 /* ---- tools ------------------------------------------------------------------------------- */
 
 static void
@@ -776,6 +599,9 @@ _lb_window_measure_state_unref (LbWindowMeasure *m)
   g_clear_pointer (&m->instance_ds, lb_dicom_dataset_unref);
   g_free (m->instance_uri);
   g_ptr_array_unref (m->docs);
+  g_ptr_array_unref (m->others);
+  g_free (m->pending_sop);
+  g_clear_object (&m->pending_other);
   g_string_free (m->save_errors, TRUE);
   g_ptr_array_unref (m->conflicts);
   g_free (m);
@@ -806,6 +632,7 @@ state_for (LbWindow *self, LbCanvas *canvas, LbWindowMeasure *shared)
   m->list = lb_measurement_list_new ();
   m->layer = lb_measure_layer_new (canvas, m->list);
   m->docs = g_ptr_array_new_with_free_func (doc_free);
+  m->others = g_ptr_array_new_with_free_func (_lb_window_measure_other_free);
   m->cancellable = g_cancellable_new ();
   m->save_errors = g_string_new (NULL);
   m->conflicts = g_ptr_array_new ();
@@ -817,9 +644,11 @@ state_for (LbWindow *self, LbCanvas *canvas, LbWindowMeasure *shared)
     }
   /* the window's panel follows whichever list is the active one's (connect_object: never
    * after the window) */
-  g_signal_connect_object (m->list, "items-changed", G_CALLBACK (on_list_changed), self,
+  g_signal_connect_object (m->list, "items-changed",
+                           G_CALLBACK (_lb_window_measure_rows_changed), self,
                            G_CONNECT_SWAPPED);
-  g_signal_connect_object (m->layer, "selection-changed", G_CALLBACK (on_selection_changed),
+  g_signal_connect_object (m->layer, "selection-changed",
+                           G_CALLBACK (_lb_window_measure_rows_changed),
                            self, G_CONNECT_SWAPPED);
   add_canvas_keys (self, canvas);
   g_object_set_data_full (G_OBJECT (canvas), STATE_KEY, m, state_kill);
@@ -863,7 +692,7 @@ _lb_window_measure_init (LbWindow *self)
     { .name = "measure-delete", .activate = delete_activated },
     { .name = "measurements", .activate = panel_activated },
     { .name = "measurements-save", .activate = save_activated },
-    { .name = "measurements-export", .activate = export_activated },
+    { .name = "measurements-export", .activate = _lb_window_measure_export_activated },
   };
   g_autoptr(GtkBuilder) builder =
     gtk_builder_new_from_resource ("/io/github/lightbox/Lightbox/ui/lb-measure-bar.ui");
@@ -876,7 +705,8 @@ _lb_window_measure_init (LbWindow *self)
   shared.list_box = GTK_WIDGET (gtk_builder_get_object (builder, "measure_list"));
   gtk_box_insert_child_after (GTK_BOX (gtk_widget_get_parent (self->viewport_grid)), shared.bar,
                               NULL);
-  g_signal_connect (shared.list_box, "row-activated", G_CALLBACK (on_row_activated), self);
+  g_signal_connect (shared.list_box, "row-activated",
+                    G_CALLBACK (_lb_window_measure_row_activated), self);
   g_signal_connect_object (self, "action-state-changed::fullscreen",
                            G_CALLBACK (on_fullscreen_state), shared.bar, 0);
   self->measure = state_for (self, self->canvas, &shared);

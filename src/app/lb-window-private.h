@@ -253,6 +253,9 @@ void        _lb_window_viewports_follow     (LbWindow   *self);
 void        _lb_window_viewports_open_uri   (LbWindow   *self,
                                              const char *uri);
 LbViewport *_lb_window_viewports_get_active (LbWindow   *self);
+/* Makes @vp the active viewport; FALSE (and says why) while a task of the active one runs. */
+gboolean    _lb_window_viewports_activate   (LbWindow   *self,
+                                             LbViewport *vp);
 
 /* lb-window-actions.c */
 /* Adds the win.* actions and builds the window/level menu. */

@@ -3,7 +3,7 @@
 
 #include "config.h"
 
-#include "lb-window-private.h"
+#include "lb-window-measure-private.h"
 #include "lb-window-test.h"
 
 LbCanvas *
@@ -145,6 +145,13 @@ lb_window_test_get_measure_layer (LbWindow *self)
 {
   g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
   return _lb_window_measure_get_layer (self);
+}
+
+GtkListBox *
+lb_window_test_get_measurements_rows (LbWindow *self)
+{
+  g_return_val_if_fail (LB_IS_WINDOW (self), NULL);
+  return GTK_LIST_BOX (self->measure->list_box);
 }
 
 void

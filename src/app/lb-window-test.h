@@ -66,6 +66,8 @@ GtkWidget      *lb_window_test_get_tag_browser     (LbWindow   *self);
 LbMeasureLayer *lb_window_test_get_measure_layer   (LbWindow   *self);
 void            lb_window_test_export_measurements (LbWindow   *self,
                                                     const char *path);
+/* The measurements panel's list: one row per measurement of the study. */
+GtkListBox     *lb_window_test_get_measurements_rows (LbWindow *self);
 
 /* The open parameter dialog's second image: the file at @path, as if chosen with "From
  * File…" (whose file chooser may be the desktop portal's, out of a test's reach). */

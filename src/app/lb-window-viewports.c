@@ -203,8 +203,8 @@ point_at (LbWindow *self, LbViewport *vp)
 }
 
 /* Makes @vp the active viewport; FALSE (and says why) while a task of the active one runs. */
-static gboolean
-activate_viewport (LbWindow *self, LbViewport *vp)
+gboolean
+_lb_window_viewports_activate (LbWindow *self, LbViewport *vp)
 {
   LbViewportGrid *grid = LB_VIEWPORT_GRID (self->viewport_grid);
   LbViewport *old = active_viewport (self);
@@ -287,7 +287,7 @@ activate_viewport (LbWindow *self, LbViewport *vp)
 static void
 on_request_active (LbViewport *vp, LbWindow *self)
 {
-  activate_viewport (self, vp);
+  _lb_window_viewports_activate (self, vp);
 }
 
 static void
@@ -354,7 +354,7 @@ _lb_window_viewports_open_uri (LbWindow *self, const char *uri)
 static void
 on_open_uri (LbViewport *vp, const char *uri, LbWindow *self)
 {
-  if (activate_viewport (self, vp))
+  if (_lb_window_viewports_activate (self, vp))
     _lb_window_viewports_open_uri (self, uri);
 }
 
@@ -376,7 +376,7 @@ layout_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
   columns = (guint) (name[2] - '0');
   /* the active viewport hidden by the new layout: the first takes over (as the window's) */
   if ((guint) lb_viewport_grid_index_of (grid, active_viewport (self)) >= rows * columns
-      && !activate_viewport (self, lb_viewport_grid_get_viewport (grid, 0)))
+      && !_lb_window_viewports_activate (self, lb_viewport_grid_get_viewport (grid, 0)))
     return;
   g_simple_action_set_state (action, state);
   keep = active_viewport (self);
@@ -421,7 +421,7 @@ next_viewport_activated (GSimpleAction *action, GVariant *param, gpointer user_d
   guint n = lb_viewport_grid_get_n_shown (grid);
   guint i = (guint) lb_viewport_grid_index_of (grid, active_viewport (self));
 
-  if (activate_viewport (self, lb_viewport_grid_get_viewport (grid, (i + 1) % n)))
+  if (_lb_window_viewports_activate (self, lb_viewport_grid_get_viewport (grid, (i + 1) % n)))
     gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
 }
 

@@ -8,6 +8,7 @@
 static const char *const columns[] = {
   "image", "slice", "tool", "text", "length", "length_unit", "angle_deg", "area", "area_unit",
   "pixels", "padding", "mean", "sd", "min", "max", "value", "value_unit", "spacing", "points",
+  "series",
 };
 
 /* One line being written: the fields so far. */
@@ -113,6 +114,7 @@ add_row (GString *text, const LbMeasurementCsvRow *row)
   add_field (out, some || v->has_value ? v->value_unit : NULL, TRUE);
   add_field (out, lb_measurement_spacing_kind_to_string (v->spacing.kind), FALSE);
   add_points (out, row->measurement);
+  add_field (out, row->series, TRUE);
   g_string_append (text, "\r\n");
 }
 

@@ -91,13 +91,14 @@ test_csv (void)
       ms[t] = lb_measurement_new_with_points (t, pts, MIN (hi, G_N_ELEMENTS (pts)), NULL);
       lb_measurement_set_text (ms[t], texts[t]);
       g_assert_true (lb_measurement_compute (ms[t], &spacing, image, &vs[t], NULL));
-      rows[t] = (LbMeasurementCsvRow) { t % 2 ? "CT, series 2" : "CT.dcm", t, ms[t], &vs[t] };
+      rows[t] = (LbMeasurementCsvRow) { t % 2 ? "CT, series 2" : "CT.dcm", t, ms[t], &vs[t],
+                                        t % 2 ? "CT #2, \"axial\"" : NULL };
     }
   csv = lb_measurement_csv (rows, LB_MEASUREMENT_N_TOOLS);
   lines = read_back (csv, &root);
   g_assert_cmpuint (json_array_get_length (lines), ==, LB_MEASUREMENT_N_TOOLS + 1);
   header = json_array_get_array_element (lines, 0);
-  g_assert_cmpuint (json_array_get_length (header), ==, 19);
+  g_assert_cmpuint (json_array_get_length (header), ==, 20);
 
   for (guint t = 0; t < LB_MEASUREMENT_N_TOOLS; t++)
     {
@@ -106,6 +107,7 @@ test_csv (void)
 
       g_assert_cmpstr (cell (lines, r, header, "tool"), ==, lb_measurement_tool_to_string (t));
       g_assert_cmpstr (cell (lines, r, header, "image"), ==, t % 2 ? "CT, series 2" : "CT.dcm");
+      g_assert_cmpstr (cell (lines, r, header, "series"), ==, t % 2 ? "CT #2, \"axial\"" : "");
       {
         g_autofree char *slice = t ? g_strdup_printf ("%u", t) : g_strdup ("");
 
@@ -178,7 +180,7 @@ test_csv (void)
   /* no rows: the header alone */
   g_free (csv);
   csv = lb_measurement_csv (NULL, 0);
-  g_assert_true (g_str_has_suffix (csv, "points\r\n"));
+  g_assert_true (g_str_has_suffix (csv, "points,series\r\n"));
   g_assert_true (strchr (csv, '\n') == csv + strlen (csv) - 1);
 }
 

@@ -16,6 +16,14 @@
  *
  * - on a series (tests/dicom/make-phantom.py, 4 slices), a length on slices 2 and 4: the report
  *   references the instance each slice shows, and a new window puts each back on its slice.
+ * - a window on another series of that study (the phantom's sagittal one) lists those two
+ *   lengths in its measurements panel, named by the axial series' number and description;
+ *   clicking the second opens the axial series there, on slice 4, with that length selected;
+ *   the CSV export has both, each with its series.
+ * - two viewports, the axial series in the first and the sagittal one in the second (active):
+ *   the panel lists the first viewport's two lengths once (not again from the reports) with
+ *   series and slice; clicking the second makes the first viewport active on slice 4 with
+ *   that length selected.
  *
  * A screenshot of the second window with the measurements it read is written for people. */
 #include <gtk/gtk.h>
@@ -298,7 +306,10 @@ test_screenshot (void)
 
 #define SLICES 4
 
-static char *series_uri, *series_study;
+static char *series_uri, *series_study, *other_series_uri;
+static char *sop4;  /* the instance slice 4 of the axial series shows */
+static const LbMeasurementPoint p2[2] = { { 3.5, 4.5 }, { 20.25, 9.5 } };
+static const LbMeasurementPoint p4[2] = { { 10.5, 25.5 }, { 28.75, 2.5 } };
 
 static gboolean
 series_loaded (gpointer win)
@@ -310,7 +321,7 @@ series_loaded (gpointer win)
 }
 
 static LbWindow *
-open_series_window (void)
+open_series_window_at (const char *uri)
 {
   LbWindow *win = lb_window_new (app);
 
@@ -318,9 +329,15 @@ open_series_window (void)
   gtk_test_widget_wait_for_draw (GTK_WIDGET (win));
   lb_window_open_store (win, store_uri);
   g_assert_true (lb_test_wait (lb_test_ui_tree_listed, win, 30000));
-  lb_window_test_open_series (win, series_uri);
+  lb_window_test_open_series (win, uri);
   g_assert_true (lb_test_wait (series_loaded, win, 30000));
   return win;
+}
+
+static LbWindow *
+open_series_window (void)
+{
+  return open_series_window_at (series_uri);
 }
 
 /* The SOP Instance UID of the slice @frame shows (from 1): the window steps to it. */
@@ -347,13 +364,11 @@ static void
 test_series (void)
 {
   LbWindow *a, *b;
-  LbMeasurementPoint p2[2] = { { 3.5, 4.5 }, { 20.25, 9.5 } };
-  LbMeasurementPoint p4[2] = { { 10.5, 25.5 }, { 28.75, 2.5 } };
   g_autoptr(LbMeasurement) on2 = lb_measurement_new_with_points (LB_MEASUREMENT_LENGTH, p2, 2,
                                                                  NULL);
   g_autoptr(LbMeasurement) on4 = lb_measurement_new_with_points (LB_MEASUREMENT_LENGTH, p4, 2,
                                                                  NULL);
-  g_autofree char *sop2 = NULL, *sop4 = NULL;
+  g_autofree char *sop2 = NULL;
   const char *sops[3];
   g_autoptr(JsonArray) found = NULL;
   LbMeasurementList *list;
@@ -396,6 +411,121 @@ test_series (void)
   gtk_window_destroy (GTK_WINDOW (b));
 }
 
+/* The rows of @win's measurements panel that name the axial series. */
+static guint
+axial_rows (LbWindow *win, GtkListBoxRow **last)
+{
+  GtkListBox *box = lb_window_test_get_measurements_rows (win);
+  guint n = 0;
+
+  for (GtkListBoxRow *row; (row = gtk_list_box_get_row_at_index (box, n)) != NULL; n++)
+    {
+      const char *text = gtk_label_get_text (GTK_LABEL (gtk_list_box_row_get_child (row)));
+
+      /* lb_dicomweb_label_series(): modality, #SeriesNumber, SeriesDescription */
+      if (!g_str_has_prefix (text, "CT #1 Phantom axial 2.5 mm · Length · "))
+        return 0;
+      if (last != NULL)
+        *last = row;
+    }
+  return n;
+}
+
+static gboolean
+two_axial_rows (gpointer win)
+{
+  return axial_rows (win, NULL) == 2;
+}
+
+static gboolean
+on_axial_with_selection (gpointer win)
+{
+  LbMeasureLayer *layer = lb_window_test_get_measure_layer (win);
+  LbSeriesLoader *loader = lb_window_test_get_series_loader (win);
+
+  return loader != NULL && lb_series_loader_is_idle (loader) && !lb_window_is_busy (win)
+         && lb_measure_layer_get_selected (layer) != NULL;
+}
+
+static gboolean
+exported (gpointer win)
+{
+  return g_strcmp0 (lb_window_test_get_last_status (win), "Measurements exported") == 0;
+}
+
+/* A row was clicked: @win shows the axial series' slice 4 with the length drawn there
+ * selected. */
+static void
+assert_on_length4 (LbWindow *win)
+{
+  LbMeasurement *sel;
+  LbHistory *h;
+  const char *uri;
+  g_autofree char *want = NULL;
+
+  g_assert_true (lb_test_wait (on_axial_with_selection, win, 30000));
+  lb_test_ui_drain (300);
+  sel = lb_measure_layer_get_selected (lb_window_test_get_measure_layer (win));
+  for (guint k = 0; k < 2; k++)
+    {
+      g_assert_cmpfloat (lb_measurement_get_point (sel, k).x, ==, p4[k].x);
+      g_assert_cmpfloat (lb_measurement_get_point (sel, k).y, ==, p4[k].y);
+    }
+  /* the slice shown is the instance the length was drawn on, of the axial series */
+  h = lb_window_test_get_history (win);
+  uri = lb_image_meta_get_source_uri (lb_image_get_meta (lb_history_get_original (h)));
+  want = g_strconcat (series_uri, "instances/", sop4, NULL);
+  g_assert_true (g_str_has_prefix (uri, want));
+}
+
+/* The screen, for people: the panel is a popover, a surface of its own, which a render of
+ * the window leaves out. */
+static void
+screen_shot (const char *name)
+{
+  g_autofree char *shot = g_build_filename (g_getenv ("LB_BUILD_ROOT"), name, NULL);
+  const char *import_argv[] = { "/usr/bin/import", "-window", "root", shot, NULL };
+  g_autofree char *err = NULL;
+  int status;
+
+  g_free (lb_test_run_tool (import_argv, &err, &status));
+}
+
+/* Another series of the study lists the axial series' lengths; a click opens it there. */
+static void
+test_other_series (void)
+{
+  LbWindow *c;
+  GtkListBoxRow *last = NULL;
+  g_autofree char *csv_path = NULL, *csv = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  g_assert_nonnull (sop4);  /* test_series saved them */
+  c = open_series_window_at (other_series_uri);
+  g_assert_true (lb_test_wait (two_axial_rows, c, 30000));
+  g_assert_cmpuint (lb_measurement_list_get_n (lb_window_get_measurements (c)), ==, 0);
+  gtk_widget_activate_action (GTK_WIDGET (c), "win.measurements", NULL);
+  lb_test_ui_drain (300);
+  screen_shot ("ui-measure-sr-other-series.png");
+  /* the export holds the whole list, each row with its series */
+  csv_path = g_build_filename (dir, "other-series.csv", NULL);
+  lb_window_test_export_measurements (c, csv_path);
+  g_assert_true (lb_test_wait (exported, c, 10000));
+  g_assert_true (g_file_get_contents (csv_path, &csv, NULL, NULL));
+  lines = g_strsplit (csv, "\r\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 4);  /* header, 2 rows, "" after the last */
+  g_assert_true (g_str_has_suffix (lines[0], ",points,series"));
+  for (guint i = 1; i <= 2; i++)
+    {
+      g_assert_true (g_str_has_prefix (lines[i], i == 2 ? sop4 : ""));
+      g_assert_true (g_str_has_suffix (lines[i], ",CT #1 Phantom axial 2.5 mm"));
+    }
+  axial_rows (c, &last);
+  g_signal_emit_by_name (lb_window_test_get_measurements_rows (c), "row-activated", last);
+  assert_on_length4 (c);
+  gtk_window_destroy (GTK_WINDOW (c));
+}
+
 static gboolean
 status_says_unreadable (gpointer win)
 {
@@ -430,6 +560,97 @@ test_unreadable (void)
   four.n = 4;
   g_assert_true (lb_test_wait (has_n, &four, 30000));
   gtk_window_destroy (GTK_WINDOW (third));
+}
+
+/* Uploads the phantom's series @name (a folder of @series_dir) to Orthanc; its URI in the
+ * store, and its study's UID. */
+static char *
+upload_series (const char *series_dir, const char *name, const char *script, char **study_uid)
+{
+  g_autofree char *folder = g_build_filename (series_dir, name, NULL);
+  g_autoptr(GDir) d = g_dir_open (folder, 0, NULL);
+  g_autofree char *one = NULL, *out = NULL, *err = NULL;
+  g_auto(GStrv) uids = NULL;
+  const char *file;
+  int status;
+
+  g_assert_nonnull (d);
+  while ((file = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (folder, file, NULL);
+
+      lb_test_ui_orthanc_upload (path);
+      if (one == NULL)
+        one = g_steal_pointer (&path);
+    }
+  g_assert_nonnull (one);
+  {
+    const char *uid_argv[] = { "/usr/bin/python3", script, "uids", one, NULL };
+
+    out = lb_test_run_tool (uid_argv, &err, &status);
+    g_assert_cmpint (status, ==, 0);
+  }
+  uids = g_strsplit (g_strstrip (out), " ", 3);
+  if (study_uid != NULL)
+    *study_uid = g_strdup (uids[0]);
+  return g_strdup_printf ("%sstudies/%s/series/%s/", store_uri, uids[0], uids[1]);
+}
+
+/* The panel's rows are the first viewport's two axial lengths, on slices 2 and 4, once. */
+static gboolean
+viewport_rows (gpointer win)
+{
+  GtkListBox *box = lb_window_test_get_measurements_rows (win);
+  GtkListBoxRow *row;
+  guint n = 0;
+
+  for (; (row = gtk_list_box_get_row_at_index (box, n)) != NULL; n++)
+    {
+      const char *text = gtk_label_get_text (GTK_LABEL (gtk_list_box_row_get_child (row)));
+      g_autofree char *want = g_strdup_printf ("CT #1 Phantom axial 2.5 mm · Slice %u · "
+                                               "Length · ", n == 0 ? 2 : 4);
+
+      if (!g_str_has_prefix (text, want))
+        return FALSE;
+    }
+  return n == 2;
+}
+
+static void
+test_viewports (void)
+{
+  LbWindow *w = lb_window_new (app);
+  GtkListBox *box;
+  Count two;
+
+  g_assert_nonnull (sop4);  /* test_series saved them */
+  gtk_window_present (GTK_WINDOW (w));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (w));
+  g_action_group_change_action_state (G_ACTION_GROUP (w), "layout", g_variant_new_string ("1x2"));
+  lb_window_open_store (w, store_uri);
+  g_assert_true (lb_test_wait (lb_test_ui_tree_listed, w, 30000));
+  lb_window_test_open_series (w, series_uri);
+  g_assert_true (lb_test_wait (series_loaded, w, 30000));
+  two.win = w;
+  two.n = 2;
+  g_assert_true (lb_test_wait (has_n, &two, 30000));
+  gtk_widget_activate_action (GTK_WIDGET (w), "win.next-viewport", NULL);
+  lb_window_test_open_series (w, other_series_uri);
+  g_assert_true (lb_test_wait (series_loaded, w, 30000));
+  g_assert_cmpuint (lb_measurement_list_get_n (lb_window_get_measurements (w)), ==, 0);
+  g_assert_true (lb_test_wait (viewport_rows, w, 30000));
+  /* the reports' copies of them come with the study listing: still listed once */
+  lb_test_ui_drain (1000);
+  g_assert_true (viewport_rows (w));
+
+  gtk_widget_activate_action (GTK_WIDGET (w), "win.measurements", NULL);
+  lb_test_ui_drain (300);
+  screen_shot ("ui-measure-sr-viewports.png");
+  box = lb_window_test_get_measurements_rows (w);
+  g_signal_emit_by_name (box, "row-activated", gtk_list_box_get_row_at_index (box, 1));
+  assert_on_length4 (w);
+  g_assert_cmpuint (lb_measurement_list_get_n (lb_window_get_measurements (w)), ==, 2);
+  gtk_window_destroy (GTK_WINDOW (w));
 }
 
 int
@@ -479,39 +700,18 @@ main (int argc, char **argv)
 
   {
     g_autofree char *series_dir = g_build_filename (dir, "series", NULL);
-    g_autofree char *axial = g_build_filename (series_dir, "axial", NULL);
     g_autofree char *maker = g_build_filename (g_getenv ("LB_SOURCE_ROOT"), "tests", "dicom",
                                                "make-phantom.py", NULL);
     const char *make_argv[] = { "/usr/bin/python3", maker, series_dir, "--slices", "4", "--size",
-                                "32", "--orientations", "axial", NULL };
-    g_autoptr(GDir) d = NULL;
-    g_auto(GStrv) sp = NULL;
-    g_autofree char *one = NULL, *sout = NULL, *serr = NULL;
-    const char *name;
+                                "32", "--orientations", "axial,sagittal", NULL };
+    g_autofree char *serr = NULL;
 
     g_free (lb_test_run_tool (make_argv, &serr, &status));
     if (status != 0)
       g_error ("make-phantom.py: %s", serr);
-    d = g_dir_open (axial, 0, NULL);
-    g_assert_nonnull (d);
-    while ((name = g_dir_read_name (d)) != NULL)
-      {
-        g_autofree char *path = g_build_filename (axial, name, NULL);
-
-        lb_test_ui_orthanc_upload (path);
-        if (one == NULL)
-          one = g_steal_pointer (&path);
-      }
-    g_assert_nonnull (one);
-    {
-      const char *uid_argv[] = { "/usr/bin/python3", script, "uids", one, NULL };
-
-      sout = lb_test_run_tool (uid_argv, &serr, &status);
-      g_assert_cmpint (status, ==, 0);
-    }
-    sp = g_strsplit (g_strstrip (sout), " ", 3);
-    series_study = g_strdup (sp[0]);
-    series_uri = g_strdup_printf ("%sstudies/%s/series/%s/", store_uri, sp[0], sp[1]);
+    /* two series of one study: the axial one measured, the sagittal one the other */
+    series_uri = upload_series (series_dir, "axial", script, &series_study);
+    other_series_uri = upload_series (series_dir, "sagittal", script, NULL);
   }
 
   app = lb_test_ui_app_new ();
@@ -520,6 +720,8 @@ main (int argc, char **argv)
   g_test_add_func ("/measure-sr-window/screenshot", test_screenshot);
   g_test_add_func ("/measure-sr-window/unreadable", test_unreadable);
   g_test_add_func ("/measure-sr-window/series", test_series);
+  g_test_add_func ("/measure-sr-window/other-series", test_other_series);
+  g_test_add_func ("/measure-sr-window/viewports", test_viewports);
   ret = g_test_run ();
   if (first != NULL)
     gtk_window_destroy (GTK_WINDOW (first));
