@@ -37,6 +37,11 @@ struct _LbParamDialog {
 
 G_DEFINE_FINAL_TYPE (LbParamDialog, lb_param_dialog, GTK_TYPE_WINDOW)
 
+/* The second-image list starts with "None chosen": a drop-down always has a selection once
+ * its list has items (GTK 4.18 selects the first that arrives), and until the reader picks
+ * an image none is chosen. Choice i of the API is item i + AUX_FIRST. */
+#define AUX_FIRST 1
+
 enum { SIGNAL_CHANGED, SIGNAL_DONE, SIGNAL_CHOOSE_AUX_FILE, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
@@ -234,7 +239,7 @@ on_preview_toggled (LbParamDialog *self)
 static void
 on_aux_selected (LbParamDialog *self)
 {
-  if (gtk_drop_down_get_selected (GTK_DROP_DOWN (self->aux_choice)) != GTK_INVALID_LIST_POSITION)
+  if (lb_param_dialog_get_aux_choice (self) != GTK_INVALID_LIST_POSITION)
     g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
 }
 
@@ -301,6 +306,7 @@ lb_param_dialog_init (LbParamDialog *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   self->aux_labels = gtk_string_list_new (NULL);
+  gtk_string_list_append (self->aux_labels, _("None chosen"));
   gtk_drop_down_set_model (GTK_DROP_DOWN (self->aux_choice), G_LIST_MODEL (self->aux_labels));
   self->widgets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
@@ -522,7 +528,7 @@ lb_param_dialog_add_aux_choice (LbParamDialog *self,
 {
   g_return_val_if_fail (LB_IS_PARAM_DIALOG (self), 0);
   gtk_string_list_append (self->aux_labels, label);
-  return g_list_model_get_n_items (G_LIST_MODEL (self->aux_labels)) - 1;
+  return g_list_model_get_n_items (G_LIST_MODEL (self->aux_labels)) - 1 - AUX_FIRST;
 }
 
 guint
@@ -533,9 +539,9 @@ lb_param_dialog_find_aux_choice (LbParamDialog *self,
 
   g_return_val_if_fail (LB_IS_PARAM_DIALOG (self), GTK_INVALID_LIST_POSITION);
   model = G_LIST_MODEL (self->aux_labels);
-  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+  for (guint i = AUX_FIRST; i < g_list_model_get_n_items (model); i++)
     if (g_strcmp0 (gtk_string_list_get_string (self->aux_labels, i), label) == 0)
-      return i;
+      return i - AUX_FIRST;
   return GTK_INVALID_LIST_POSITION;
 }
 
@@ -544,14 +550,19 @@ lb_param_dialog_set_aux_choice (LbParamDialog *self,
                                 guint          index)
 {
   g_return_if_fail (LB_IS_PARAM_DIALOG (self));
-  gtk_drop_down_set_selected (GTK_DROP_DOWN (self->aux_choice), index);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (self->aux_choice),
+                              index == GTK_INVALID_LIST_POSITION ? 0 : index + AUX_FIRST);
 }
 
 guint
 lb_param_dialog_get_aux_choice (LbParamDialog *self)
 {
+  guint item;
+
   g_return_val_if_fail (LB_IS_PARAM_DIALOG (self), GTK_INVALID_LIST_POSITION);
-  return gtk_drop_down_get_selected (GTK_DROP_DOWN (self->aux_choice));
+  item = gtk_drop_down_get_selected (GTK_DROP_DOWN (self->aux_choice));
+  return item == GTK_INVALID_LIST_POSITION || item < AUX_FIRST ? GTK_INVALID_LIST_POSITION
+                                                                : item - AUX_FIRST;
 }
 
 void

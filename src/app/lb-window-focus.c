@@ -69,6 +69,37 @@ on_active_changed (LbWindow   *self,
     focus_soon (self);
 }
 
+/* A dialog of this window was hidden. GTK 4.18 under X without a window manager does not
+ * always make the window active again (no notify::is-active) when a transient dialog
+ * closes, so the dialogs are watched themselves. */
+static void
+on_dialog_visible (GtkWindow  *dialog,
+                   GParamSpec *pspec,
+                   LbWindow   *self)
+{
+  if (!gtk_widget_get_visible (GTK_WIDGET (dialog))
+      && gtk_window_get_transient_for (dialog) == GTK_WINDOW (self))
+    focus_soon (self);
+}
+
+static void
+on_toplevels_changed (GListModel *toplevels,
+                      guint       position,
+                      guint       removed,
+                      guint       added,
+                      LbWindow   *self)
+{
+  /* its transient parent is set after a window joins the list: checked when it hides */
+  for (guint i = position; i < position + added; i++)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
+
+      if (window != GTK_WINDOW (self))
+        g_signal_connect_object (window, "notify::visible", G_CALLBACK (on_dialog_visible),
+                                 self, 0);
+    }
+}
+
 static void
 watch_menu_button (LbWindow  *self,
                    GtkWidget *button)
@@ -88,6 +119,8 @@ _lb_window_focus_init (LbWindow *self)
   watch_menu_button (self, self->main_menu_button);
   g_signal_connect (self->store_popover, "closed", G_CALLBACK (on_popover_closed), self);
   g_signal_connect (self, "notify::is-active", G_CALLBACK (on_active_changed), NULL);
+  g_signal_connect_object (gtk_window_get_toplevels (), "items-changed",
+                           G_CALLBACK (on_toplevels_changed), self, 0);
 }
 
 void

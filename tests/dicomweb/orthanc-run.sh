@@ -110,7 +110,7 @@ JSON
   rm -rf "$RUN/db"
 done
 [ -n "$started" ] || { echo "Orthanc failed to start"; exit 1; }
-echo "Orthanc listening on 127.0.0.1:$PORT (pid $PID, dir $RUN)"
+echo "Orthanc listening on 127.0.0.1:$PORT (pid $PID, dir $RUN)" >&2
 
 # CT (16-bit signed, rescale), MR (16-bit signed, window), RT dose (32-bit: must be refused),
 # a JPEG 2000 CT (14-bit signed; decoded by the client). The J2K file stays in the installed

@@ -202,7 +202,10 @@ test_subtract_file (void)
   open_store_image ("post.png");
   open_dialog (SUBTRACT_ID);
   /* nothing chosen yet: the dialog says what is missing, and lists the folder's images */
-  g_assert_true (lb_test_wait (preview_error_is, (gpointer) "Choose the second image", 5000));
+  if (!lb_test_wait (preview_error_is, (gpointer) "Choose the second image", 5000))
+    g_error ("the dialog's preview error is \"%s\", choice %u",
+             dialog () ? lb_param_dialog_get_preview_error (dialog ()) : "(no dialog)",
+             dialog () ? lb_param_dialog_get_aux_choice (dialog ()) : 0);
   g_assert_true (lb_test_wait (has_aux_choice, (gpointer) "pre.png", 10000));
   g_assert_cmpuint (lb_param_dialog_find_aux_choice (dialog (), "post.png"), ==,
                     GTK_INVALID_LIST_POSITION);
