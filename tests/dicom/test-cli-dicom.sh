@@ -74,7 +74,10 @@ if [ -z "${LB_DICOMWEB_URL:-}" ]; then
     if "$CLI" get "$base/$path" "$T/got" 2>"$T/get-err" && cmp -s "$T/got" "$T/folder/$path"; then
       got=$((got+1))
     else
-      echo "# get $path failed:"; grep -v '^ *#[0-9]' "$T/get-err" | head -20 | sed 's/^/#   /'
+      echo "# get $path failed:"
+      # a sanitizer's report whole, with its stack; otherwise the message without backtraces
+      if grep -q 'Sanitizer' "$T/get-err"; then sed 's/^/#   /' "$T/get-err"
+      else grep -v '^ *#[0-9]' "$T/get-err" | head -20 | sed 's/^/#   /'; fi
     fi
     case $path in *.txt|*/README.txt|*DICOMDIR*) continue;; esac
     if "$CLI" convert "$base/$path" "$T/conv.png" 2>>"$T/err"; then conv=$((conv+1));
